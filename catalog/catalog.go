@@ -1,0 +1,208 @@
+package catalog
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+)
+
+// Store is the durable key-value store the catalog persists objects in.
+// storage/ provides it on Badger; tests may use an in-memory map.
+type Store interface {
+	Get(key []byte) (val []byte, ok bool, err error)
+	Put(key, val []byte) error
+	Delete(key []byte) error
+	// Scan calls fn for every key with the prefix, in key order.
+	Scan(prefix []byte, fn func(key, val []byte) error) error
+}
+
+// ErrorCode classifies catalog errors for callers that branch on them.
+type ErrorCode uint8
+
+// The catalog error codes.
+const (
+	ErrNotFound      ErrorCode = iota + 1 // no object of that name
+	ErrExists                             // an object of that name exists
+	ErrWrongKind                          // the object is of another kind than the statement names
+	ErrHasDependents                      // other objects read this one
+)
+
+// Error is a catalog error about one object.
+type Error struct {
+	Code ErrorCode
+	Name string
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// IsCode reports whether err is a catalog *Error with the given code.
+func IsCode(err error, code ErrorCode) bool {
+	var ce *Error
+	return errors.As(err, &ce) && ce.Code == code
+}
+
+const (
+	objectPrefix = "catalog/object/"
+	nextIDKey    = "catalog/next_id"
+)
+
+// Catalog holds the objects, keyed by lower-cased name. It is safe for
+// concurrent use.
+type Catalog struct {
+	mu      sync.RWMutex
+	store   Store
+	objects map[string]*Object
+	nextID  uint64
+}
+
+// Open loads every object persisted in store.
+func Open(store Store) (*Catalog, error) {
+	c := &Catalog{store: store, objects: map[string]*Object{}, nextID: 1}
+	if v, ok, err := store.Get([]byte(nextIDKey)); err != nil {
+		return nil, fmt.Errorf("catalog: reading next id: %w", err)
+	} else if ok && len(v) == 8 {
+		c.nextID = binary.BigEndian.Uint64(v)
+	}
+	err := store.Scan([]byte(objectPrefix), func(k, v []byte) error {
+		var o Object
+		if err := json.Unmarshal(v, &o); err != nil {
+			return fmt.Errorf("catalog: decoding %s: %w", k, err)
+		}
+		c.objects[strings.ToLower(o.Name)] = &o
+		if o.ID >= c.nextID {
+			c.nextID = o.ID + 1
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// Get returns the object named name (case-insensitive).
+func (c *Catalog) Get(name string) (*Object, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	o, ok := c.objects[strings.ToLower(name)]
+	return o, ok
+}
+
+// Lookup returns the object or a NotFound error naming it.
+func (c *Catalog) Lookup(name string) (*Object, error) {
+	if o, ok := c.Get(name); ok {
+		return o, nil
+	}
+	return nil, &Error{Code: ErrNotFound, Name: name, Msg: fmt.Sprintf("unknown stream, table or view '%s'", name)}
+}
+
+// Create assigns o an ID and persists it. It fails with ErrExists if the
+// name is taken, and with ErrNotFound if a dependency does not exist.
+func (c *Catalog) Create(o *Object) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strings.ToLower(o.Name)
+	if old, ok := c.objects[key]; ok {
+		return &Error{Code: ErrExists, Name: o.Name, Msg: fmt.Sprintf("%s '%s' already exists", old.Kind, old.Name)}
+	}
+	for _, d := range o.DependsOn {
+		if _, ok := c.objects[strings.ToLower(d)]; !ok {
+			return &Error{Code: ErrNotFound, Name: d, Msg: fmt.Sprintf("unknown stream, table or view '%s'", d)}
+		}
+	}
+	o.ID = c.nextID
+	if err := c.persist(o, c.nextID+1); err != nil {
+		return err
+	}
+	c.nextID++
+	c.objects[key] = o
+	return nil
+}
+
+func (c *Catalog) persist(o *Object, nextID uint64) error {
+	b, err := json.Marshal(o)
+	if err != nil {
+		return fmt.Errorf("catalog: encoding %s: %w", o.Name, err)
+	}
+	var idb [8]byte
+	binary.BigEndian.PutUint64(idb[:], nextID)
+	if err := c.store.Put([]byte(nextIDKey), idb[:]); err != nil {
+		return fmt.Errorf("catalog: persisting %s: %w", o.Name, err)
+	}
+	if err := c.store.Put([]byte(objectPrefix+strings.ToLower(o.Name)), b); err != nil {
+		return fmt.Errorf("catalog: persisting %s: %w", o.Name, err)
+	}
+	return nil
+}
+
+// Dependents returns the names of the objects that read name, sorted.
+func (c *Catalog) Dependents(name string) []string {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	return c.dependentsLocked(name)
+}
+
+func (c *Catalog) dependentsLocked(name string) []string {
+	var out []string
+	for _, o := range c.objects {
+		for _, d := range o.DependsOn {
+			if strings.EqualFold(d, name) {
+				out = append(out, o.Name)
+				break
+			}
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Drop removes the object named name, which must be of kind k. It refuses
+// while other objects depend on it.
+func (c *Catalog) Drop(name string, k Kind) (*Object, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strings.ToLower(name)
+	o, ok := c.objects[key]
+	if !ok {
+		return nil, &Error{Code: ErrNotFound, Name: name, Msg: fmt.Sprintf("unknown %s '%s'", k, name)}
+	}
+	if o.Kind != k {
+		return nil, &Error{Code: ErrWrongKind, Name: name, Msg: fmt.Sprintf("'%s' is a %s, not a %s", o.Name, o.Kind, k)}
+	}
+	if deps := c.dependentsLocked(o.Name); len(deps) > 0 {
+		return nil, &Error{Code: ErrHasDependents, Name: name, Msg: fmt.Sprintf(
+			"cannot drop %s '%s': %s depend on it (drop them first)", o.Kind, o.Name, strings.Join(deps, ", "))}
+	}
+	if err := c.store.Delete([]byte(objectPrefix + key)); err != nil {
+		return nil, fmt.Errorf("catalog: dropping %s: %w", o.Name, err)
+	}
+	delete(c.objects, key)
+	return o, nil
+}
+
+// List returns the objects of kind k (all objects for k == 0), ordered by name.
+func (c *Catalog) List(k Kind) []*Object {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	var out []*Object
+	for _, o := range c.objects {
+		if k == 0 || o.Kind == k {
+			out = append(out, o)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return strings.ToLower(out[i].Name) < strings.ToLower(out[j].Name) })
+	return out
+}
+
+// InCreationOrder returns every object ordered by ID, so that an object comes
+// after everything it depends on.
+func (c *Catalog) InCreationOrder() []*Object {
+	out := c.List(0)
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}

@@ -1,0 +1,6 @@
+// Package catalog owns eddy's named objects — streams, tables, materialized
+// views and sinks — with their columns (SQL types that map onto an Arrow
+// schema), connector options, watermark, defining query and dependencies.
+// The catalog persists every object through a KV store so that a restart
+// finds them all again, and it refuses to drop an object others depend on.
+package catalog

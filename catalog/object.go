@@ -1,0 +1,117 @@
+package catalog
+
+import (
+	"sort"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// Kind is the kind of a catalog object.
+type Kind uint8
+
+// The object kinds.
+const (
+	Stream Kind = iota + 1 // append-only; a source (INSERT-fed or a connector) or derived (AS SELECT)
+	Table                  // a changelog keyed by a PRIMARY KEY
+	View                   // a materialized view
+	Sink                   // a continuous query writing to a connector
+)
+
+// String returns the kind as SQL spells it, in lower case.
+func (k Kind) String() string {
+	switch k {
+	case Stream:
+		return "stream"
+	case Table:
+		return "table"
+	case View:
+		return "materialized view"
+	case Sink:
+		return "sink"
+	}
+	return "object"
+}
+
+// Column is a column of an object.
+type Column struct {
+	Name     string  `json:"name"`
+	Type     types.T `json:"type"`
+	Nullable bool    `json:"nullable"`
+}
+
+// Watermark declares a stream's event time: WATERMARK FOR Column AS Column - Delay.
+type Watermark struct {
+	Column  string `json:"column"`
+	DelayMs int64  `json:"delay_ms"`
+	Text    string `json:"text"` // the expression as written, for DESCRIBE
+}
+
+// Object is a stream, table, view or sink.
+type Object struct {
+	ID      uint64            `json:"id"` // unique and never reused; orders objects by creation
+	Name    string            `json:"name"`
+	Kind    Kind              `json:"kind"`
+	Columns []Column          `json:"columns"`
+	Options map[string]string `json:"options,omitempty"` // WITH options, keys lower-case
+	// PrimaryKey holds column ordinals (tables; derived keys of views).
+	PrimaryKey []int      `json:"primary_key,omitempty"`
+	Watermark  *Watermark `json:"watermark,omitempty"`
+	// Query is the defining SQL of a view, sink or derived stream.
+	Query string `json:"query,omitempty"`
+	// DependsOn names the objects the defining query reads.
+	DependsOn []string `json:"depends_on,omitempty"`
+}
+
+// Connector returns the object's connector option ("" when fed by INSERT).
+func (o *Object) Connector() string { return o.Options["connector"] }
+
+// IsSource reports whether the object is a source stream or table (not
+// defined by a query).
+func (o *Object) IsSource() bool {
+	return (o.Kind == Stream || o.Kind == Table) && o.Query == ""
+}
+
+// ColumnIndex returns the ordinal of the named column (case-insensitive), or -1.
+func (o *Object) ColumnIndex(name string) int {
+	for i, c := range o.Columns {
+		if strings.EqualFold(c.Name, name) {
+			return i
+		}
+	}
+	return -1
+}
+
+// Schema returns the Arrow schema of the object's rows.
+func (o *Object) Schema() *arrow.Schema {
+	fields := make([]arrow.Field, len(o.Columns))
+	for i, c := range o.Columns {
+		fields[i] = types.Field(c.Name, c.Type, c.Nullable)
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Types returns the SQL types of the columns.
+func (o *Object) Types() []types.T {
+	ts := make([]types.T, len(o.Columns))
+	for i, c := range o.Columns {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+// SortedOptions returns the WITH options as sorted key/value pairs.
+func (o *Object) SortedOptions() [][2]string {
+	keys := make([]string, 0, len(o.Options))
+	for k := range o.Options {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][2]string, len(keys))
+	for i, k := range keys {
+		out[i] = [2]string{k, o.Options[k]}
+	}
+	return out
+}

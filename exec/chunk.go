@@ -1,0 +1,147 @@
+package exec
+
+import (
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// Op is the change a row of a Chunk makes to the collection it describes.
+// Insert and UpdateAfter have weight +1; Delete and UpdateBefore −1. An update
+// is an UpdateBefore row (the old value) immediately followed by an
+// UpdateAfter row (the new value).
+type Op int8
+
+// The row operations, printed as in Flink's changelog: +I, -D, -U, +U.
+const (
+	Insert       Op = iota // +I
+	Delete                 // -D
+	UpdateBefore           // -U
+	UpdateAfter            // +U
+)
+
+// String returns +I, -D, -U or +U.
+func (o Op) String() string {
+	switch o {
+	case Insert:
+		return "+I"
+	case Delete:
+		return "-D"
+	case UpdateBefore:
+		return "-U"
+	case UpdateAfter:
+		return "+U"
+	}
+	return "?"
+}
+
+// Weight is the Z-set weight of the operation: +1 or −1.
+func (o Op) Weight() int64 {
+	if o == Delete || o == UpdateBefore {
+		return -1
+	}
+	return 1
+}
+
+// IsRetraction reports whether the row removes a previous row.
+func (o Op) IsRetraction() bool { return o == Delete || o == UpdateBefore }
+
+// Chunk is a batch of changes: Arrow columns plus, per row, its operation.
+// Ops is nil when every row is an Insert (append-only data needs no ops).
+//
+// Ownership: a Chunk passed to a function is borrowed for the duration of the
+// call. A callee that keeps the batch beyond the call must Retain it (and
+// Release it later); the caller releases what it created after the call.
+type Chunk struct {
+	Batch arrow.RecordBatch
+	Ops   []Op
+}
+
+// NumRows is the number of rows in the chunk.
+func (c Chunk) NumRows() int {
+	if c.Batch == nil {
+		return 0
+	}
+	return int(c.Batch.NumRows())
+}
+
+// Op returns the operation of row i.
+func (c Chunk) Op(i int) Op {
+	if c.Ops == nil {
+		return Insert
+	}
+	return c.Ops[i]
+}
+
+// AppendOnly reports whether every row of the chunk is an Insert.
+func (c Chunk) AppendOnly() bool {
+	for _, o := range c.Ops {
+		if o != Insert {
+			return false
+		}
+	}
+	return true
+}
+
+// ControlKind is the kind of a control message.
+type ControlKind uint8
+
+// The control messages that travel in order with the data.
+const (
+	// Watermark: no later row will carry an event time below Watermark.
+	Watermark ControlKind = iota + 1
+	// Barrier: a checkpoint barrier for Epoch.
+	Barrier
+	// Flush: every row ingested before flush FlushID was requested has been
+	// sent ahead of this marker (SQL.md FLUSH).
+	Flush
+	// EndOfInput: the input is finished (a bounded source read to its end).
+	// Nothing follows it.
+	EndOfInput
+)
+
+// Control is a control message. Operators see a control message once it has
+// arrived on every input (aligned); a watermark is then the minimum over the
+// inputs.
+type Control struct {
+	Kind      ControlKind
+	Watermark int64 // ms since the epoch; for Watermark
+	Epoch     uint64
+	FlushID   uint64
+}
+
+// String renders the message for traces and tests.
+func (c Control) String() string {
+	switch c.Kind {
+	case Watermark:
+		return "watermark(" + itoa(c.Watermark) + ")"
+	case Barrier:
+		return "barrier(" + itoa(int64(c.Epoch)) + ")"
+	case Flush:
+		return "flush(" + itoa(int64(c.FlushID)) + ")"
+	case EndOfInput:
+		return "end-of-input"
+	}
+	return "control(?)"
+}
+
+func itoa(v int64) string {
+	if v == 0 {
+		return "0"
+	}
+	neg := v < 0
+	u := uint64(v)
+	if neg {
+		u = uint64(-v)
+	}
+	var b [21]byte
+	n := len(b)
+	for u > 0 {
+		n--
+		b[n] = byte('0' + u%10)
+		u /= 10
+	}
+	if neg {
+		n--
+		b[n] = '-'
+	}
+	return string(b[n:])
+}

@@ -1,0 +1,51 @@
+package plan
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// ColumnMeta describes one column of a plan.
+type ColumnMeta struct {
+	ID       ColumnID
+	Name     string // the column's name as users see it (alias or source column)
+	Table    string // the table or alias it came from, if any
+	Type     types.T
+	Nullable bool
+}
+
+// Metadata allocates the ColumnIDs of one statement's plan and remembers
+// what each denotes. It is shared by the planner and the optimizer for one
+// statement and never shrinks.
+type Metadata struct {
+	cols []ColumnMeta
+}
+
+// NewMetadata returns empty metadata.
+func NewMetadata() *Metadata { return &Metadata{} }
+
+// AddColumn allocates a new ColumnID.
+func (m *Metadata) AddColumn(name, table string, t types.T, nullable bool) ColumnID {
+	id := ColumnID(len(m.cols) + 1)
+	m.cols = append(m.cols, ColumnMeta{ID: id, Name: name, Table: table, Type: t, Nullable: nullable})
+	return id
+}
+
+// Column returns the metadata of id; it panics for an unknown ID (a broken
+// invariant: every ID in a plan was allocated here).
+func (m *Metadata) Column(id ColumnID) *ColumnMeta {
+	if id < 1 || int(id) > len(m.cols) {
+		panic(fmt.Sprintf("plan: unknown column ID %d", id))
+	}
+	return &m.cols[id-1]
+}
+
+// NumColumns is the number of IDs allocated so far.
+func (m *Metadata) NumColumns() int { return len(m.cols) }
+
+// Ref returns a ColRef expression for id.
+func (m *Metadata) Ref(id ColumnID) *ColRef {
+	c := m.Column(id)
+	return &ColRef{ID: id, Name: c.Name, Typ: c.Type, Null: c.Nullable}
+}
