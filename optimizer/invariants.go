@@ -1,0 +1,98 @@
+package optimizer
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// checkRewrite verifies that a rule's output can replace its input: the same
+// output columns in the same order with the same types, and every column
+// reference in the new subtree bound to a column its node's inputs produce.
+func checkRewrite(md *plan.Metadata, rule string, before, after plan.Node) error {
+	if !slices.Equal(before.Output(), after.Output()) {
+		return &InternalError{Rule: rule, Msg: fmt.Sprintf("output columns changed from %v to %v", before.Output(), after.Output())}
+	}
+	if err := CheckPlan(md, after); err != nil {
+		return &InternalError{Rule: rule, Msg: err.Error()}
+	}
+	return nil
+}
+
+// CheckPlan verifies that every expression of the plan refers only to columns
+// its node's inputs produce, with the types the metadata records.
+func CheckPlan(md *plan.Metadata, n plan.Node) error {
+	for _, in := range n.Inputs() {
+		if err := CheckPlan(md, in); err != nil {
+			return err
+		}
+	}
+	var avail plan.ColSet
+	for _, in := range n.Inputs() {
+		avail = avail.Union(in.Output().ToSet())
+	}
+	check := func(e plan.Expr) error {
+		var err error
+		plan.Walk(e, func(x plan.Expr) bool {
+			c, ok := x.(*plan.ColRef)
+			if !ok || err != nil {
+				return err == nil
+			}
+			if !avail.Contains(c.ID) {
+				err = fmt.Errorf("%s: column %s (#%d) is not produced by its input", plan.FormatLine(md, n), c.Name, c.ID)
+			} else if t := md.Column(c.ID).Type; t != c.Typ {
+				err = fmt.Errorf("%s: column %s has type %s, metadata says %s", plan.FormatLine(md, n), c.Name, c.Typ, t)
+			}
+			return err == nil
+		})
+		return err
+	}
+	switch n := n.(type) {
+	case *plan.Filter:
+		return check(n.Pred)
+	case *plan.Project:
+		return checkItems(md, n.Items, check)
+	case *plan.Calc:
+		if n.Pred != nil {
+			if err := check(n.Pred); err != nil {
+				return err
+			}
+		}
+		return checkItems(md, n.Items, check)
+	case *plan.Aggregate:
+		for _, g := range n.Group {
+			if !avail.Contains(g) {
+				return fmt.Errorf("%s: grouping column #%d is not produced by its input", plan.FormatLine(md, n), g)
+			}
+		}
+		for _, a := range n.Aggs {
+			if a.Arg != 0 && !avail.Contains(a.Arg) {
+				return fmt.Errorf("%s: aggregate argument #%d is not produced by its input", plan.FormatLine(md, n), a.Arg)
+			}
+		}
+	case *plan.Sort:
+		for _, k := range n.Keys {
+			if !avail.Contains(k.Col) {
+				return fmt.Errorf("%s: sort column #%d is not produced by its input", plan.FormatLine(md, n), k.Col)
+			}
+		}
+	case *plan.Scan:
+		if len(n.Cols) != len(n.Ords) {
+			return fmt.Errorf("%s: %d columns but %d ordinals", plan.FormatLine(md, n), len(n.Cols), len(n.Ords))
+		}
+	}
+	return nil
+}
+
+func checkItems(md *plan.Metadata, items []plan.ProjItem, check func(plan.Expr) error) error {
+	for _, it := range items {
+		if err := check(it.Expr); err != nil {
+			return err
+		}
+		if t := md.Column(it.ID).Type; t != it.Expr.Type() && it.Expr.Type().Kind != 0 {
+			return fmt.Errorf("projection %s has type %s, its column #%d has %s", it.Expr, it.Expr.Type(), it.ID, t)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,79 @@
+package optimizer
+
+import "github.com/eddysql/eddy/optimizer/rules"
+
+// Phase is a batch of rules run together to a fixed point.
+type Phase struct {
+	Name  string
+	Rules []rules.Rule
+}
+
+// phases is the only place rules are registered; their order is the order
+// they are tried at each node.
+var phases = []Phase{
+	{
+		// normalize simplifies expressions and moves filters towards the
+		// sources. Folding comes first so that pushdown sees simplified
+		// predicates (and RemoveTrueFilter sees the TRUEs folding makes);
+		// MergeFilters runs before the pushdown rules so a stack of filters
+		// moves as one conjunction.
+		Name: "normalize",
+		Rules: []rules.Rule{
+			rules.FoldConstants{},
+			rules.RemoveTrueFilter{},
+			rules.MergeFilters{},
+			rules.PushFilterThroughProject{},
+			rules.PushFilterBelowAggregate{},
+			rules.MergeProjects{},
+			rules.EliminateProject{},
+		},
+	},
+	{
+		// fuse turns each projection over a filter into a Calc. It runs
+		// after normalize, once filters have reached their final place, so
+		// fusion does not hide a filter that could still move below an
+		// aggregate.
+		Name: "fuse",
+		Rules: []rules.Rule{
+			rules.MergeFilterProject{},
+		},
+	},
+	{
+		// calc turns the remaining filters and projections into Calcs and
+		// merges adjacent Calcs. It is a phase of its own, after fuse,
+		// because traversal is bottom-up: in one phase a filter would
+		// become a Calc before the projection above it could fuse with it.
+		Name: "calc",
+		Rules: []rules.Rule{
+			rules.ConvertToCalc{},
+			rules.MergeCalcs{},
+			rules.EliminateProject{},
+		},
+	},
+	{
+		// prune narrows every operator's input to the columns it uses,
+		// down to the sources. It runs last, when the consumers are the
+		// final Calcs and Aggregates, so each Calc asks only for what its
+		// merged predicate and projections read.
+		Name: "prune",
+		Rules: []rules.Rule{
+			rules.PruneColumns{},
+			rules.EliminateProject{},
+		},
+	},
+}
+
+// RuleNames lists every registered rule once, in phase order.
+func RuleNames() []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, p := range phases {
+		for _, r := range p.Rules {
+			if !seen[r.Name()] {
+				seen[r.Name()] = true
+				out = append(out, r.Name())
+			}
+		}
+	}
+	return out
+}

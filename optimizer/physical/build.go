@@ -1,0 +1,228 @@
+package physical
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/optimizer/cost"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Options configure physical planning.
+type Options struct {
+	// Parallelism is the number of instances of each keyed (stateful)
+	// operator; sources and their stateless chains run at their number of
+	// splits (one for every source eddy has so far).
+	Parallelism int
+}
+
+// Build turns an optimized logical plan into a physical plan, binding column
+// references to input ordinals and inserting exchanges. The root's output
+// columns are the logical root's, in order; when the root runs at
+// parallelism above one a single-distribution exchange gathers it, since
+// result sinks run as one instance.
+func Build(md *plan.Metadata, root plan.Node, opts Options) (Node, error) {
+	if opts.Parallelism < 1 {
+		opts.Parallelism = 1
+	}
+	b := &builder{md: md, opts: opts}
+	n, err := b.build(root)
+	if err != nil {
+		return nil, err
+	}
+	if n.Hdr().Parallelism > 1 {
+		n = b.exchange(n, Single, nil, 1)
+	}
+	return n, nil
+}
+
+type builder struct {
+	md     *plan.Metadata
+	opts   Options
+	nextID int
+}
+
+func (b *builder) header(cols plan.ColList, p int, inputs ...Node) Header {
+	b.nextID++
+	h := Header{ID: b.nextID, Parallelism: p, Inputs: inputs}
+	for _, id := range cols {
+		c := b.md.Column(id)
+		h.Cols = append(h.Cols, Col{Name: c.Name, Type: c.Type, Nullable: c.Nullable})
+	}
+	return h
+}
+
+func (b *builder) exchange(in Node, d DistKind, keys []int, p int) Node {
+	b.nextID++
+	ih := in.Hdr()
+	return &Exchange{
+		Header: Header{ID: b.nextID, Cols: ih.Cols, Inputs: []Node{in}, Parallelism: p,
+			Est: Estimate{RowsPerSec: ih.Est.RowsPerSec}},
+		Dist: d, Keys: keys,
+	}
+}
+
+func (b *builder) build(n plan.Node) (Node, error) {
+	switch n := n.(type) {
+	case *plan.Scan:
+		return b.buildScan(n), nil
+	case *plan.Values:
+		v := &Values{Header: b.header(n.Cols, 1), Rows: n.Rows}
+		v.Est.RowsPerSec = float64(len(n.Rows))
+		return v, nil
+	case *plan.Filter:
+		return b.buildCalc(n.Input, n.Pred, nil, n.Output())
+	case *plan.Project:
+		return b.buildCalc(n.Input, nil, n.Items, n.Output())
+	case *plan.Calc:
+		return b.buildCalc(n.Input, n.Pred, n.Items, n.Output())
+	case *plan.Aggregate:
+		return b.buildAgg(n)
+	case *plan.Sort:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		if in.Hdr().Parallelism > 1 {
+			in = b.exchange(in, Single, nil, 1)
+		}
+		inCols := n.Input.Output()
+		s := &Sort{Header: b.header(n.Output(), 1, in)}
+		for _, k := range n.Keys {
+			s.Keys = append(s.Keys, SortKey{Ord: inCols.Find(k.Col), Desc: k.Desc})
+		}
+		s.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateBounded: true,
+			StateRows: cost.DefaultSnapshotRows, StateBytes: cost.DefaultSnapshotRows * cost.RowWidth(s.Types())}
+		return s, nil
+	case *plan.Limit:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		if in.Hdr().Parallelism > 1 {
+			in = b.exchange(in, Single, nil, 1)
+		}
+		l := &Limit{Header: b.header(n.Output(), 1, in), Count: n.Count, Offset: n.Offset,
+			AppendOnlyInput: n.Input.Props().AppendOnly}
+		l.Est.RowsPerSec = in.Hdr().Est.RowsPerSec
+		return l, nil
+	}
+	return nil, fmt.Errorf("physical: no physical operator for %T", n)
+}
+
+func (b *builder) buildScan(n *plan.Scan) Node {
+	bounded := n.Props().Bounded
+	src := &Source{Header: b.header(n.Cols, 1), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded}
+	src.Est.RowsPerSec = cost.SourceRate(n.Object, bounded)
+	if n.Object.Kind != catalog.Table {
+		return src
+	}
+	// A table's log holds upserts; Upsert turns them into its changelog,
+	// partitioned by the primary key.
+	var keys []int
+	for _, pk := range n.Object.PrimaryKey {
+		for i, o := range n.Ords {
+			if o == pk {
+				keys = append(keys, i)
+			}
+		}
+	}
+	in := Node(src)
+	if b.opts.Parallelism > 1 {
+		in = b.exchange(src, Hash, keys, b.opts.Parallelism)
+	}
+	u := &Upsert{Header: b.header(n.Cols, in.Hdr().Parallelism, in), Keys: keys}
+	rows := cost.DefaultDistinct
+	u.Est = Estimate{RowsPerSec: src.Est.RowsPerSec, Stateful: true, StateBounded: false,
+		StateRows: rows, StateBytes: rows * cost.RowWidth(u.Types())}
+	return u
+}
+
+func (b *builder) buildCalc(input plan.Node, pred plan.Expr, items []plan.ProjItem, out plan.ColList) (Node, error) {
+	in, err := b.build(input)
+	if err != nil {
+		return nil, err
+	}
+	inCols := input.Output()
+	c := &Calc{Header: b.header(out, in.Hdr().Parallelism, in)}
+	if pred != nil {
+		if c.Filter, err = bind(pred, inCols); err != nil {
+			return nil, err
+		}
+	}
+	if items == nil {
+		for i, id := range inCols {
+			col := b.md.Column(id)
+			c.Projs = append(c.Projs, &plan.InputRef{Ord: i, Name: col.Name, Typ: col.Type, Null: col.Nullable})
+		}
+	} else {
+		for _, it := range items {
+			e, err := bind(it.Expr, inCols)
+			if err != nil {
+				return nil, err
+			}
+			c.Projs = append(c.Projs, e)
+		}
+	}
+	c.Est.RowsPerSec = in.Hdr().Est.RowsPerSec * cost.Selectivity(pred)
+	return c, nil
+}
+
+func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
+	in, err := b.build(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	inCols := n.Input.Output()
+	var keys []int
+	for _, g := range n.Group {
+		keys = append(keys, inCols.Find(g))
+	}
+	p := b.opts.Parallelism
+	if len(keys) == 0 {
+		p = 1 // a global aggregate has one group, hence one instance
+		in = b.exchange(in, Single, nil, 1)
+	} else {
+		in = b.exchange(in, Hash, keys, p)
+	}
+	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly}
+	retractable := false
+	for _, a := range n.Aggs {
+		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
+		if a.Arg != 0 {
+			spec.Arg = inCols.Find(a.Arg)
+		}
+		if a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax {
+			retractable = true
+		}
+		agg.Aggs = append(agg.Aggs, spec)
+	}
+	inProps := n.Input.Props()
+	groups := cost.GroupCount(len(keys), cost.DefaultSnapshotRows, inProps.Bounded)
+	agg.Est = Estimate{
+		RowsPerSec:   in.Hdr().Est.RowsPerSec,
+		Stateful:     true,
+		StateRows:    groups,
+		StateBytes:   groups * (cost.RowWidth(agg.Types()) + 16),
+		StateBounded: inProps.Bounded || (len(keys) == 0 && (!retractable || inProps.AppendOnly)),
+	}
+	return agg, nil
+}
+
+// bind replaces column references by ordinals into in.
+func bind(e plan.Expr, in plan.ColList) (plan.Expr, error) {
+	var err error
+	out := plan.Rewrite(e, func(x plan.Expr) plan.Expr {
+		c, ok := x.(*plan.ColRef)
+		if !ok {
+			return x
+		}
+		i := in.Find(c.ID)
+		if i < 0 {
+			err = fmt.Errorf("physical: column %s (#%d) is not produced by the input", c.Name, c.ID)
+			return x
+		}
+		return &plan.InputRef{Ord: i, Name: c.Name, Typ: c.Typ, Null: c.Null}
+	})
+	return out, err
+}

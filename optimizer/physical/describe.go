@@ -1,0 +1,123 @@
+package physical
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Describe implementations.
+
+func (n *Source) Describe() (string, []plan.Attr) {
+	cols := make([]string, len(n.Ords))
+	for i, o := range n.Ords {
+		cols[i] = n.Object.Columns[o].Name
+	}
+	attrs := []plan.Attr{{Value: n.Object.Name}, {Key: "kind", Value: sourceKind(n.Object)}, {Key: "columns", Value: "[" + strings.Join(cols, ", ") + "]"}}
+	if n.Mode == plan.ScanSnapshot {
+		attrs = append(attrs, plan.Attr{Key: "mode", Value: "snapshot"})
+	}
+	return "Source", attrs
+}
+
+func sourceKind(o *catalog.Object) string {
+	switch {
+	case o.Kind == catalog.View:
+		return "view"
+	case o.Connector() != "":
+		return o.Connector()
+	case o.Kind == catalog.Table:
+		return "table"
+	}
+	return "insert"
+}
+
+func (n *Values) Describe() (string, []plan.Attr) {
+	return "Values", []plan.Attr{{Key: "rows", Value: strconv.Itoa(len(n.Rows))}}
+}
+
+func (n *Calc) Describe() (string, []plan.Attr) {
+	var attrs []plan.Attr
+	if n.Filter != nil {
+		attrs = append(attrs, plan.Attr{Key: "filter", Value: n.Filter.String()})
+	}
+	projs := make([]string, len(n.Projs))
+	for i, p := range n.Projs {
+		projs[i] = p.String()
+		if name := n.Cols[i].Name; name != projs[i] {
+			projs[i] += " AS " + name
+		}
+	}
+	return "Calc", append(attrs, plan.Attr{Key: "project", Value: "[" + strings.Join(projs, ", ") + "]"})
+}
+
+func (n *HashAgg) Describe() (string, []plan.Attr) {
+	var attrs []plan.Attr
+	if len(n.GroupKeys) > 0 {
+		attrs = append(attrs, plan.Attr{Key: "group", Value: "[" + strings.Join(cols(n.Cols[:len(n.GroupKeys)]).names(), ", ") + "]"})
+	}
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = a.Text
+		if name := n.Cols[len(n.GroupKeys)+i].Name; name != a.Text {
+			aggs[i] += " AS " + name
+		}
+	}
+	attrs = append(attrs, plan.Attr{Key: "aggs", Value: "[" + strings.Join(aggs, ", ") + "]"})
+	if n.AppendOnlyInput {
+		attrs = append(attrs, plan.Attr{Key: "input", Value: "append-only"})
+	}
+	return "HashAggregate", attrs
+}
+
+func (n *Upsert) Describe() (string, []plan.Attr) {
+	keys := make([]string, len(n.Keys))
+	for i, k := range n.Keys {
+		keys[i] = n.Cols[k].Name
+	}
+	return "Upsert", []plan.Attr{{Key: "key", Value: "[" + strings.Join(keys, ", ") + "]"}}
+}
+
+func (n *Exchange) Describe() (string, []plan.Attr) {
+	d := n.Dist.String()
+	if n.Dist == Hash {
+		in := n.Inputs[0].Hdr().Cols
+		keys := make([]string, len(n.Keys))
+		for i, k := range n.Keys {
+			keys[i] = in[k].Name
+		}
+		d += "(" + strings.Join(keys, ", ") + ")"
+	}
+	return "Exchange", []plan.Attr{{Value: d}}
+}
+
+func (n *Sort) Describe() (string, []plan.Attr) {
+	keys := make([]string, len(n.Keys))
+	for i, k := range n.Keys {
+		keys[i] = n.Cols[k.Ord].Name
+		if k.Desc {
+			keys[i] += " DESC"
+		}
+	}
+	return "Sort", []plan.Attr{{Value: strings.Join(keys, ", ")}}
+}
+
+func (n *Limit) Describe() (string, []plan.Attr) {
+	attrs := []plan.Attr{{Value: strconv.FormatInt(n.Count, 10)}}
+	if n.Offset > 0 {
+		attrs = append(attrs, plan.Attr{Key: "offset", Value: strconv.FormatInt(n.Offset, 10)})
+	}
+	return "Limit", attrs
+}
+
+type cols []Col
+
+func (cs cols) names() []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Name
+	}
+	return out
+}

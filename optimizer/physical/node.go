@@ -1,0 +1,173 @@
+package physical
+
+import (
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Node is a physical operator.
+type Node interface {
+	// Hdr returns the fields every operator has.
+	Hdr() *Header
+	// Describe returns the operator's name and attributes for EXPLAIN.
+	Describe() (op string, attrs []plan.Attr)
+}
+
+// Col is an output column of a physical operator.
+type Col struct {
+	Name     string
+	Type     types.T
+	Nullable bool
+}
+
+// Estimate is what the optimizer expects of an operator.
+type Estimate struct {
+	// RowsPerSec is the expected output rate.
+	RowsPerSec float64
+	// StateRows and StateBytes estimate the operator's retained state.
+	StateRows, StateBytes float64
+	// StateBounded is false when the state grows without limit (for
+	// example a GROUP BY over an unbounded stream's keys); EXPLAIN warns.
+	StateBounded bool
+	// Stateful marks operators that keep state at all.
+	Stateful bool
+}
+
+// Header holds what every physical operator has.
+type Header struct {
+	ID          int
+	Cols        []Col
+	Inputs      []Node
+	Parallelism int
+	Est         Estimate
+}
+
+// Hdr implements Node.
+func (h *Header) Hdr() *Header { return h }
+
+// Types returns the output column types.
+func (h *Header) Types() []types.T {
+	ts := make([]types.T, len(h.Cols))
+	for i, c := range h.Cols {
+		ts[i] = c.Type
+	}
+	return ts
+}
+
+// Names returns the output column names.
+func (h *Header) Names() []string {
+	ns := make([]string, len(h.Cols))
+	for i, c := range h.Cols {
+		ns[i] = c.Name
+	}
+	return ns
+}
+
+// Source reads a catalog object: an INSERT-fed log, a connector, or a view's
+// changes (continuous) or contents (snapshot).
+type Source struct {
+	Header
+	Object  *catalog.Object
+	Ords    []int // the object's columns read, in output order
+	Mode    plan.ScanMode
+	Bounded bool
+}
+
+// Values produces constant rows.
+type Values struct {
+	Header
+	Rows [][]types.Datum
+}
+
+// Calc filters rows by Filter (nil keeps all) and computes Projs.
+type Calc struct {
+	Header
+	Filter plan.Expr
+	Projs  []plan.Expr
+}
+
+// AggSpec is one aggregate of a HashAgg, over input ordinals.
+type AggSpec struct {
+	Func     plan.AggFunc
+	Distinct bool
+	Arg      int // input ordinal; -1 for COUNT(*)
+	ArgType  types.T
+	Type     types.T
+	Text     string
+}
+
+// HashAgg groups by GroupKeys and maintains Aggs incrementally.
+type HashAgg struct {
+	Header
+	GroupKeys       []int
+	Aggs            []AggSpec
+	AppendOnlyInput bool
+}
+
+// Upsert turns a table's upserts (latest row per primary key) into a
+// changelog: a row for a new key is +I, a row for an existing key is -U of
+// the old row and +U of the new.
+type Upsert struct {
+	Header
+	Keys []int
+}
+
+// DistKind is how an exchange distributes rows among the consumer's instances.
+type DistKind uint8
+
+// The distributions.
+const (
+	// Forward sends instance i's output to consumer instance i.
+	Forward DistKind = iota + 1
+	// Hash sends each row to the instance owning its key's key group.
+	Hash
+	// Broadcast sends every row to every consumer instance.
+	Broadcast
+	// Single gathers every row into the one consumer instance.
+	Single
+)
+
+// String returns the distribution's name.
+func (d DistKind) String() string {
+	return [...]string{"", "forward", "hash", "broadcast", "single"}[d]
+}
+
+// Exchange redistributes its input among the next operator's instances.
+type Exchange struct {
+	Header
+	Dist DistKind
+	Keys []int // for Hash
+}
+
+// SortKey is one ORDER BY key over an input ordinal.
+type SortKey struct {
+	Ord  int
+	Desc bool
+}
+
+// Sort orders a bounded input.
+type Sort struct {
+	Header
+	Keys []SortKey
+}
+
+// Limit keeps Count rows after skipping Offset.
+type Limit struct {
+	Header
+	Count, Offset int64
+	// AppendOnlyInput: the input never retracts, so the first rows can
+	// pass through as they arrive.
+	AppendOnlyInput bool
+}
+
+var (
+	_ Node = (*Source)(nil)
+	_ Node = (*Values)(nil)
+	_ Node = (*Calc)(nil)
+	_ Node = (*HashAgg)(nil)
+	_ Node = (*Upsert)(nil)
+	_ Node = (*Exchange)(nil)
+	_ Node = (*Sort)(nil)
+	_ Node = (*Limit)(nil)
+)

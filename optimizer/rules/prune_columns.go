@@ -1,0 +1,158 @@
+package rules
+
+import (
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// PruneColumns narrows a node's input to the columns the node uses, all the
+// way down to the source, so that connectors decode and operators carry only
+// what the query needs:
+//
+//	Project channel (Filter price > 10 (Scan bid columns=[auction, bidder, price, channel, date_time]))
+//	  ⇒  Project channel (Filter price > 10 (Scan bid columns=[price, channel]))
+//
+// The rule matches a node that consumes named columns (Project, Calc,
+// Aggregate, Sort) and rebuilds its input without the unused ones: a Scan
+// or VALUES drops columns, a Project or Calc drops items, an Aggregate drops
+// unused aggregates (never grouping columns), and a Filter, Sort or Limit
+// passes the request on to its own input plus the columns it tests itself.
+//
+// Safety: a dropped column is read by no operator above, so no value any
+// operator computes changes; row counts and ops are untouched (no rows are
+// removed, and grouping columns — which decide row identity — stay).
+// Profitability: always — less decoding, copying, shuffling and state.
+type PruneColumns struct{}
+
+// Name implements Rule.
+func (PruneColumns) Name() string { return "PruneColumns" }
+
+// Apply implements Rule.
+func (PruneColumns) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
+	var needed plan.ColSet
+	switch n := n.(type) {
+	case *plan.Project:
+		for _, it := range n.Items {
+			needed = needed.Union(plan.ColsUsed(it.Expr))
+		}
+	case *plan.Calc:
+		if n.Pred != nil {
+			needed = plan.ColsUsed(n.Pred)
+		}
+		for _, it := range n.Items {
+			needed = needed.Union(plan.ColsUsed(it.Expr))
+		}
+	case *plan.Aggregate:
+		needed = n.Group.ToSet()
+		for _, a := range n.Aggs {
+			if a.Arg != 0 {
+				needed.Add(a.Arg)
+			}
+		}
+	default:
+		return n, false, nil
+	}
+	in := n.Inputs()[0]
+	narrowed, ok := narrow(in, needed)
+	if !ok {
+		return n, false, nil
+	}
+	return n.WithInputs(narrowed), true, nil
+}
+
+// narrow rebuilds n so that its output keeps only the needed columns (as far
+// as n can drop them) and reports whether its output shrank.
+func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
+	out := n.Output()
+	if out.ToSet().SubsetOf(needed) {
+		return n, false
+	}
+	switch n := n.(type) {
+	case *plan.Scan:
+		// A table's primary key stays: its upserts are matched by key.
+		pk := map[int]bool{}
+		if n.Object.Kind == catalog.Table {
+			for _, o := range n.Object.PrimaryKey {
+				pk[o] = true
+			}
+		}
+		s := *n
+		s.Cols, s.Ords = nil, nil
+		for i, col := range n.Cols {
+			if needed.Contains(col) || pk[n.Ords[i]] {
+				s.Cols = append(s.Cols, col)
+				s.Ords = append(s.Ords, n.Ords[i])
+			}
+		}
+		if len(s.Cols) == len(n.Cols) {
+			return n, false
+		}
+		return plan.ResetProps(&s), true
+	case *plan.Values:
+		v := &plan.Values{}
+		var keep []int
+		for i, col := range n.Cols {
+			if needed.Contains(col) {
+				v.Cols = append(v.Cols, col)
+				keep = append(keep, i)
+			}
+		}
+		for _, r := range n.Rows {
+			row := make([]types.Datum, len(keep))
+			for j, k := range keep {
+				row[j] = r[k]
+			}
+			v.Rows = append(v.Rows, row)
+		}
+		return v, true
+	case *plan.Project:
+		return &plan.Project{Input: n.Input, Items: keepItems(n.Items, needed)}, true
+	case *plan.Calc:
+		return &plan.Calc{Input: n.Input, Pred: n.Pred, Items: keepItems(n.Items, needed)}, true
+	case *plan.Aggregate:
+		var aggs []plan.AggCall
+		for _, a := range n.Aggs {
+			if needed.Contains(a.Out) {
+				aggs = append(aggs, a)
+			}
+		}
+		if len(aggs) == len(n.Aggs) {
+			return n, false
+		}
+		return &plan.Aggregate{Input: n.Input, Group: n.Group, Aggs: aggs}, true
+	case *plan.Filter:
+		in, ok := narrow(n.Input, needed.Union(plan.ColsUsed(n.Pred)))
+		if !ok {
+			return n, false
+		}
+		return &plan.Filter{Input: in, Pred: n.Pred}, true
+	case *plan.Sort:
+		want := needed
+		for _, k := range n.Keys {
+			want.Add(k.Col)
+		}
+		in, ok := narrow(n.Input, want)
+		if !ok {
+			return n, false
+		}
+		return &plan.Sort{Input: in, Keys: n.Keys}, true
+	case *plan.Limit:
+		in, ok := narrow(n.Input, needed)
+		if !ok {
+			return n, false
+		}
+		return &plan.Limit{Input: in, Count: n.Count, Offset: n.Offset}, true
+	}
+	return n, false
+}
+
+func keepItems(items []plan.ProjItem, needed plan.ColSet) []plan.ProjItem {
+	var out []plan.ProjItem
+	for _, it := range items {
+		if needed.Contains(it.ID) {
+			out = append(out, it)
+		}
+	}
+	return out
+}

@@ -1,0 +1,26 @@
+package rules
+
+import (
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Rule rewrites one node.
+type Rule interface {
+	// Name is the rule's CamelCase name, as used by traces and by
+	// disable=Name in tests.
+	Name() string
+	// Apply returns the rewritten node and whether it changed. A rule that
+	// does not match returns n, false.
+	Apply(c *Context, n plan.Node) (plan.Node, bool, error)
+}
+
+// Context is what rules may use: the statement's metadata and a constant
+// evaluator. Rules must not execute queries.
+type Context struct {
+	Md *plan.Metadata
+	// Fold evaluates an expression without column references. It is
+	// supplied by the engine (the same kernels that run queries), so
+	// folding can never disagree with execution. Nil disables folding.
+	Fold func(e plan.Expr) (types.Datum, error)
+}

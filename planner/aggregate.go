@@ -1,0 +1,178 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// aggCtx lets expressions above an aggregate refer to its grouping
+// expressions and aggregate results.
+type aggCtx struct {
+	groups    map[string]plan.ColumnID // restored GROUP BY expression → column
+	groupCols plan.ColSet
+	aggs      map[string]plan.ColumnID // restored aggregate call → result column
+}
+
+// buildAggregate binds GROUP BY and the aggregate calls: a projection
+// computes the grouping expressions and aggregate arguments as columns, and
+// an Aggregate groups by them.
+func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, calls []*ast.AggregateFuncExpr) (plan.Node, *aggCtx, error) {
+	gctx := &exprCtx{sc: sc, clause: "GROUP BY"}
+	var pre []plan.ProjItem
+	inPre := plan.ColSet{}
+	addPre := func(e plan.Expr, name string) plan.ColumnID {
+		if ref, ok := e.(*plan.ColRef); ok {
+			if !inPre.Contains(ref.ID) {
+				inPre.Add(ref.ID)
+				pre = append(pre, plan.ProjItem{ID: ref.ID, Expr: ref})
+			}
+			return ref.ID
+		}
+		id := b.md.AddColumn(name, "", e.Type(), e.Nullable())
+		inPre.Add(id)
+		pre = append(pre, plan.ProjItem{ID: id, Expr: e})
+		return id
+	}
+	ac := &aggCtx{groups: map[string]plan.ColumnID{}, aggs: map[string]plan.ColumnID{}}
+	var group plan.ColList
+	if s.GroupBy != nil {
+		if s.GroupBy.Rollup {
+			return nil, nil, b.unsupported(nil, "GROUP BY ... WITH ROLLUP")
+		}
+		for _, item := range s.GroupBy.Items {
+			expr, err := b.resolveGroupItem(item.Expr, sc, s.Fields.Fields)
+			if err != nil {
+				return nil, nil, err
+			}
+			e, err := b.bindExpr(expr, gctx)
+			if err != nil {
+				return nil, nil, err
+			}
+			id := addPre(e, restore(expr))
+			if group.Find(id) < 0 {
+				group = append(group, id)
+			}
+			ac.groups[restore(expr)] = id
+			ac.groupCols.Add(id)
+		}
+	}
+	var aggs []plan.AggCall
+	for _, call := range calls {
+		key := restore(call)
+		if _, dup := ac.aggs[key]; dup {
+			continue
+		}
+		a, err := b.bindAggCall(call, gctx, addPre)
+		if err != nil {
+			return nil, nil, err
+		}
+		ac.aggs[key] = a.Out
+		aggs = append(aggs, a)
+	}
+	return &plan.Aggregate{Input: &plan.Project{Input: in, Items: pre}, Group: group, Aggs: aggs}, ac, nil
+}
+
+// resolveGroupItem turns GROUP BY 2 and GROUP BY alias into the select
+// list's expression; a name that is a FROM column keeps its meaning.
+func (b *Builder) resolveGroupItem(e ast.ExprNode, sc *scope, fields []*ast.SelectField) (ast.ExprNode, error) {
+	switch x := unparen(e).(type) {
+	case *driver.ValueExpr:
+		if x.Kind() != driver.KindInt64 && x.Kind() != driver.KindUint64 {
+			return e, nil
+		}
+		n := x.GetInt64()
+		if n < 1 || int(n) > len(fields) || fields[n-1].Expr == nil {
+			return nil, b.errAt(e, "GROUP BY position %d is not in the select list", n)
+		}
+		return fields[n-1].Expr, nil
+	case *ast.ColumnNameExpr:
+		if x.Name.Table.O != "" {
+			return e, nil
+		}
+		if _, _, found := sc.lookup("", x.Name.Name.O); found {
+			return e, nil
+		}
+		for _, f := range fields {
+			if f.Expr != nil && strings.EqualFold(f.AsName.O, x.Name.Name.O) {
+				return f.Expr, nil
+			}
+		}
+	}
+	return e, nil
+}
+
+// bindAggCall binds one aggregate call; its argument becomes a column of the
+// pre-aggregation projection.
+func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre func(plan.Expr, string) plan.ColumnID) (plan.AggCall, error) {
+	name := strings.ToLower(call.F)
+	var f plan.AggFunc
+	switch name {
+	case "count":
+		f = plan.AggCount
+	case "sum":
+		f = plan.AggSum
+	case "min":
+		f = plan.AggMin
+	case "max":
+		f = plan.AggMax
+	case "avg":
+		f = plan.AggAvg
+	case "approx_count_distinct":
+		return plan.AggCall{}, b.unsupported(call, "APPROX_COUNT_DISTINCT")
+	default:
+		return plan.AggCall{}, b.unsupported(call, "aggregate function "+strings.ToUpper(name))
+	}
+	if len(call.Args) != 1 {
+		return plan.AggCall{}, b.errAt(call, "%s takes one argument", strings.ToUpper(name))
+	}
+	if call.Order != nil {
+		return plan.AggCall{}, b.unsupported(call, "ORDER BY inside an aggregate")
+	}
+	a := plan.AggCall{Func: f, Distinct: call.Distinct}
+	arg := call.Args[0]
+	if v, ok := arg.(*driver.ValueExpr); ok && f == plan.AggCount && !call.Distinct && v.Kind() != driver.KindNull {
+		// COUNT(*) (which TiDB parses as COUNT(1)) and COUNT(<literal>) count rows.
+		a.Func = plan.AggCountStar
+		a.Typ = plan.AggResultType(a.Func, types.NullT)
+		a.Text = "COUNT(*)"
+		a.Out = b.md.AddColumn(a.Text, "", a.Typ, false)
+		return a, nil
+	}
+	e, err := b.bindExpr(arg, &exprCtx{sc: c.sc, clause: "an aggregate's argument"})
+	if err != nil {
+		return plan.AggCall{}, err
+	}
+	t := e.Type()
+	switch f {
+	case plan.AggSum, plan.AggAvg:
+		if t.Kind == types.Null {
+			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
+		}
+		if !t.IsNumeric() {
+			return plan.AggCall{}, b.errAt(arg, "%s needs a numeric argument, got %s", strings.ToUpper(name), t)
+		}
+	case plan.AggMin, plan.AggMax:
+		if t.Kind == types.Null {
+			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
+		}
+		if t.Kind == types.Interval {
+			return plan.AggCall{}, b.errAt(arg, "%s of an INTERVAL is not supported", strings.ToUpper(name))
+		}
+	}
+	a.ArgTyp = t
+	a.Arg = addPre(e, restore(arg))
+	a.Typ = plan.AggResultType(f, t)
+	distinct := ""
+	if call.Distinct {
+		distinct = "DISTINCT "
+	}
+	a.Text = fmt.Sprintf("%s(%s%s)", strings.ToUpper(name), distinct, e.String())
+	a.Out = b.md.AddColumn(a.Text, "", a.Typ, plan.AggNullable(f))
+	return a, nil
+}

@@ -1,0 +1,145 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/format"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/sql"
+)
+
+// Catalog is what the planner needs of the catalog.
+type Catalog interface {
+	Lookup(name string) (*catalog.Object, error)
+}
+
+// Mode says how a query reads its inputs.
+type Mode uint8
+
+// The query modes.
+const (
+	// Continuous queries (views, push queries) read their inputs from the
+	// beginning and follow them.
+	Continuous Mode = iota
+	// Snapshot queries (pull queries) read what their inputs hold now.
+	Snapshot
+)
+
+// Query is a bound query: its logical plan and how to present its result.
+type Query struct {
+	Root  plan.Node
+	Md    *plan.Metadata
+	Cols  plan.ColList // the result columns, in order
+	Names []string     // their names
+	// Deps are the catalog objects the query reads, in first-use order.
+	Deps []string
+	// Limit is a push query's LIMIT (-1: none).
+	Limit             int64
+	EmitChanges       bool
+	EmitOnWindowClose bool
+}
+
+// Types returns the result column types.
+func (q *Query) Types() []types.T {
+	ts := make([]types.T, len(q.Cols))
+	for i, c := range q.Cols {
+		ts[i] = q.Md.Column(c).Type
+	}
+	return ts
+}
+
+// Builder binds one statement.
+type Builder struct {
+	cat   Catalog
+	md    *plan.Metadata
+	src   *sql.Source
+	start sql.Pos
+	mode  Mode
+	deps  []string
+	ctes  map[string]*ast.CommonTableExpression
+	tvfs  *sql.Query
+	// Fold evaluates constant expressions (LIMIT counts, INSERT values); the
+	// engine supplies the runtime's evaluator.
+	Fold func(plan.Expr) (types.Datum, error)
+}
+
+// NewBuilder returns a builder for one statement of src starting at start.
+func NewBuilder(cat Catalog, src *sql.Source, start sql.Pos) *Builder {
+	return &Builder{cat: cat, md: plan.NewMetadata(), src: src, start: start}
+}
+
+// Metadata returns the builder's column metadata.
+func (b *Builder) Metadata() *plan.Metadata { return b.md }
+
+// BuildQuery binds a query for the given mode.
+func (b *Builder) BuildQuery(q *sql.Query, mode Mode) (*Query, error) {
+	b.mode = mode
+	b.tvfs = q
+	root, _, err := b.buildResultSet(q.Select, nil)
+	if err != nil {
+		return nil, err
+	}
+	out := &Query{Root: root.node, Md: b.md, Cols: root.node.Output(), Names: root.names, Deps: b.deps,
+		Limit: -1, EmitChanges: q.EmitChanges, EmitOnWindowClose: q.EmitOnWindowClose}
+	if root.limit != nil {
+		switch {
+		case q.EmitChanges:
+			out.Limit = root.limit.Count
+			if root.limit.Offset > 0 {
+				return nil, &NotSupportedError{Feature: "OFFSET in a push query"}
+			}
+		case mode == Snapshot:
+			out.Root = root.limit
+		default:
+			return nil, &NotSupportedError{Feature: "LIMIT in a continuous query (Top-N)", Pos: b.start}
+		}
+	}
+	if q.EmitOnWindowClose {
+		return nil, &NotSupportedError{Feature: "EMIT ON WINDOW CLOSE", Pos: b.start}
+	}
+	return out, nil
+}
+
+// built is a bound relational expression with its output names.
+type built struct {
+	node   plan.Node
+	names  []string
+	limit  *plan.Limit // a LIMIT to apply on top (kept apart for push queries)
+	sorted bool
+}
+
+// useDep records that the query reads obj.
+func (b *Builder) useDep(obj *catalog.Object) {
+	for _, d := range b.deps {
+		if strings.EqualFold(d, obj.Name) {
+			return
+		}
+	}
+	b.deps = append(b.deps, obj.Name)
+}
+
+// restore renders a TiDB node as SQL text (for matching GROUP BY
+// expressions and naming columns).
+func restore(n ast.Node) string {
+	var sb strings.Builder
+	if err := n.Restore(format.NewRestoreCtx(format.DefaultRestoreFlags, &sb)); err != nil {
+		return ""
+	}
+	return sb.String()
+}
+
+// buildResultSet binds a SELECT (or set operation) as a relation; outer is
+// the enclosing scope for correlated references (unsupported so far).
+func (b *Builder) buildResultSet(rs ast.ResultSetNode, outer *scope) (*built, *scope, error) {
+	switch rs := rs.(type) {
+	case *ast.SelectStmt:
+		return b.buildSelect(rs)
+	case *ast.SetOprStmt:
+		return nil, nil, b.unsupported(rs, "UNION, INTERSECT and EXCEPT")
+	}
+	return nil, nil, b.unsupported(nil, "this kind of query")
+}

@@ -1,0 +1,105 @@
+package planner
+
+import (
+	"fmt"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/eddysql/eddy/sql"
+)
+
+// BindError is an error in a statement's meaning (an unknown column, a type
+// mismatch), pointing at the offending text.
+type BindError struct {
+	Pos  sql.Pos
+	Msg  string
+	Hint string // e.g. "did you mean 'price'?"
+	Line string // the source line, for the caret
+}
+
+var _ sql.PosError = (*BindError)(nil)
+
+// Error renders "msg at line:col (hint)".
+func (e *BindError) Error() string {
+	s := e.Msg
+	if e.Pos.Line > 0 {
+		s += fmt.Sprintf(" at %d:%d", e.Pos.Line, e.Pos.Col)
+	}
+	if e.Hint != "" {
+		s += " (" + e.Hint + ")"
+	}
+	return s
+}
+
+// Position implements sql.PosError.
+func (e *BindError) Position() sql.Pos { return e.Pos }
+
+// Snippet implements sql.PosError.
+func (e *BindError) Snippet() string {
+	if e.Line == "" {
+		return ""
+	}
+	return sql.Snippet(e.Line, e.Pos.Col)
+}
+
+// NotSupportedError reports a feature eddy does not run yet.
+type NotSupportedError struct {
+	Feature string
+	Pos     sql.Pos
+	Line    string
+}
+
+// Error renders "not supported yet: feature".
+func (e *NotSupportedError) Error() string {
+	s := "not supported yet: " + e.Feature
+	if e.Pos.Line > 0 {
+		s += fmt.Sprintf(" at %d:%d", e.Pos.Line, e.Pos.Col)
+	}
+	return s
+}
+
+// Position implements sql.PosError.
+func (e *NotSupportedError) Position() sql.Pos { return e.Pos }
+
+// Snippet implements sql.PosError.
+func (e *NotSupportedError) Snippet() string {
+	if e.Line == "" {
+		return ""
+	}
+	return sql.Snippet(e.Line, e.Pos.Col)
+}
+
+// errAt builds a BindError at a TiDB node's position.
+func (b *Builder) errAt(n ast.Node, format string, args ...any) *BindError {
+	return b.errAtPos(b.posOf(n), format, args...)
+}
+
+func (b *Builder) errAtPos(p sql.Pos, format string, args ...any) *BindError {
+	e := &BindError{Pos: p, Msg: fmt.Sprintf(format, args...)}
+	if b.src != nil && p.Line > 0 {
+		e.Line = b.src.Line(p)
+	}
+	return e
+}
+
+// unsupported builds a NotSupportedError at a node's position.
+func (b *Builder) unsupported(n ast.Node, feature string) error {
+	p := b.posOf(n)
+	e := &NotSupportedError{Feature: feature, Pos: p}
+	if b.src != nil && p.Line > 0 {
+		e.Line = b.src.Line(p)
+	}
+	return e
+}
+
+// posOf returns the script position of a TiDB node; nodes without a
+// recorded offset map to the statement's start.
+func (b *Builder) posOf(n ast.Node) sql.Pos {
+	if b.src == nil {
+		return sql.Pos{}
+	}
+	if n == nil {
+		return b.start
+	}
+	return b.src.Pos(n.OriginTextPosition())
+}

@@ -1,0 +1,412 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	"github.com/pingcap/tidb/pkg/parser/opcode"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// exprCtx is what an expression may refer to.
+type exprCtx struct {
+	sc     *scope
+	agg    *aggCtx // set above an aggregate: refer to groups and aggregates only
+	clause string  // for messages: "WHERE", "SELECT", ...
+	fields []*ast.SelectField
+}
+
+// bindExpr binds a TiDB expression to a typed plan expression.
+func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
+	if c.agg != nil {
+		if id, ok := c.agg.groups[restore(n)]; ok {
+			return b.md.Ref(id), nil
+		}
+	}
+	switch x := n.(type) {
+	case *ast.ParenthesesExpr:
+		return b.bindExpr(x.Expr, c)
+	case *ast.AggregateFuncExpr:
+		if c.agg == nil {
+			return nil, b.errAt(x, "aggregate function %s is not allowed in %s", strings.ToUpper(x.F), c.clause)
+		}
+		id, ok := c.agg.aggs[restore(x)]
+		if !ok {
+			return nil, b.errAt(x, "aggregate function %s is not allowed in %s", strings.ToUpper(x.F), c.clause)
+		}
+		return b.md.Ref(id), nil
+	case *ast.ColumnNameExpr:
+		return b.bindColumn(x, c)
+	case *ast.BinaryOperationExpr:
+		return b.bindBinary(x, c)
+	case *ast.UnaryOperationExpr:
+		return b.bindUnary(x, c)
+	case *ast.IsNullExpr:
+		arg, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		return &plan.IsNull{Arg: arg, Negated: x.Not}, nil
+	case *ast.IsTruthExpr:
+		return b.bindIsTruth(x, c)
+	case *ast.PatternInExpr:
+		return b.bindIn(x, c)
+	case *ast.BetweenExpr:
+		return b.bindBetween(x, c)
+	case *ast.PatternLikeOrIlikeExpr:
+		return b.bindLike(x, c)
+	case *ast.CaseExpr:
+		return b.bindCase(x, c)
+	case *ast.FuncCallExpr:
+		return b.bindFunc(x, c)
+	case *ast.FuncCastExpr:
+		t, err := castTargetFromTiDB(x)
+		if err != nil {
+			return nil, b.errAt(x, "%v", err)
+		}
+		arg, err := b.bindExpr(x.Expr, c)
+		if err != nil {
+			return nil, err
+		}
+		return b.cast(x, arg, t)
+	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
+		return nil, b.unsupported(x, "subqueries in expressions")
+	case *ast.WindowFuncExpr:
+		return nil, b.unsupported(x, "window functions (OVER)")
+	case *ast.PatternRegexpExpr:
+		return nil, b.unsupported(x, "REGEXP (use REGEXP_EXTRACT)")
+	case *ast.RowExpr:
+		return nil, b.unsupported(x, "row constructors")
+	case *ast.VariableExpr:
+		return nil, b.unsupported(x, "variables")
+	case *ast.DefaultExpr:
+		return nil, b.unsupported(x, "DEFAULT")
+	case *ast.TimeUnitExpr:
+		return nil, b.errAt(x, "a time unit (%s) is not a value", x.Unit)
+	}
+	if v, ok := n.(*driver.ValueExpr); ok {
+		return b.bindValue(v)
+	}
+	return nil, b.unsupported(n, fmt.Sprintf("expression %s", restore(n)))
+}
+
+func (b *Builder) bindColumn(x *ast.ColumnNameExpr, c *exprCtx) (plan.Expr, error) {
+	table, name := x.Name.Table.O, x.Name.Name.O
+	col, ambiguous, found := c.sc.lookup(table, name)
+	if !found {
+		full := name
+		if table != "" {
+			full = table + "." + name
+			if !c.sc.hasTable(table) {
+				return nil, b.errAt(x, "unknown table '%s' in column '%s'", table, full)
+			}
+		}
+		e := b.errAt(x, "unknown column '%s'", full)
+		if s := c.sc.suggest(name); s != "" {
+			e.Hint = fmt.Sprintf("did you mean '%s'?", s)
+		}
+		return nil, e
+	}
+	if ambiguous {
+		return nil, b.errAt(x, "column '%s' is ambiguous: qualify it with its table", name)
+	}
+	if c.agg != nil && !c.agg.groupCols.Contains(col.id) {
+		return nil, b.errAt(x, "column '%s' must appear in the GROUP BY clause or be used in an aggregate function", name)
+	}
+	return b.md.Ref(col.id), nil
+}
+
+// bindBool binds a condition and converts it to BOOLEAN (a number is true
+// when non-zero, as in MySQL).
+func (b *Builder) bindBool(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
+	e, err := b.bindExpr(n, c)
+	if err != nil {
+		return nil, err
+	}
+	return b.toBool(n, e, c.clause)
+}
+
+func (b *Builder) toBool(n ast.Node, e plan.Expr, clause string) (plan.Expr, error) {
+	t := e.Type()
+	switch {
+	case t.Kind == types.Boolean:
+		return e, nil
+	case t.Kind == types.Null:
+		return &plan.Const{Val: types.NullDatum, Typ: types.BoolT}, nil
+	case t.IsNumeric():
+		zero, err := b.coerce(n, &plan.Const{Val: types.IntDatum(0), Typ: types.BigIntT}, t)
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Binary{Op: plan.OpNe, L: e, R: zero, Typ: types.BoolT}, nil
+	}
+	return nil, b.errAt(n, "%s needs a boolean condition, got %s", clause, t)
+}
+
+func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr, error) {
+	switch x.Op {
+	case opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
+		l, err := b.bindBool(x.L, c)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.bindBool(x.R, c)
+		if err != nil {
+			return nil, err
+		}
+		switch x.Op {
+		case opcode.LogicAnd:
+			return plan.MakeAnd([]plan.Expr{l, r}), nil
+		case opcode.LogicOr:
+			return makeOr(l, r), nil
+		}
+		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT}, nil // XOR of booleans
+	}
+	l, err := b.bindExpr(x.L, c)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.bindExpr(x.R, c)
+	if err != nil {
+		return nil, err
+	}
+	switch x.Op {
+	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
+		op := map[opcode.Op]plan.BinOp{opcode.EQ: plan.OpEq, opcode.NE: plan.OpNe, opcode.LT: plan.OpLt,
+			opcode.LE: plan.OpLe, opcode.GT: plan.OpGt, opcode.GE: plan.OpGe, opcode.NullEQ: plan.OpNullSafeEq}[x.Op]
+		return b.compare(x, op, l, r)
+	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
+		op := map[opcode.Op]plan.BinOp{opcode.Plus: plan.OpAdd, opcode.Minus: plan.OpSub, opcode.Mul: plan.OpMul,
+			opcode.Div: plan.OpDiv, opcode.IntDiv: plan.OpIntDiv, opcode.Mod: plan.OpMod}[x.Op]
+		return b.arith(x, op, l, r)
+	}
+	return nil, b.unsupported(x, "operator "+x.Op.String())
+}
+
+func makeOr(l, r plan.Expr) plan.Expr {
+	var args []plan.Expr
+	for _, e := range []plan.Expr{l, r} {
+		if o, ok := e.(*plan.Or); ok {
+			args = append(args, o.Args...)
+		} else {
+			args = append(args, e)
+		}
+	}
+	return &plan.Or{Args: args}
+}
+
+func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, error) {
+	switch x.Op {
+	case opcode.Not, opcode.Not2:
+		e, err := b.bindBool(x.V, c)
+		if err != nil {
+			return nil, err
+		}
+		return &plan.Not{Arg: e}, nil
+	case opcode.Plus:
+		return b.bindExpr(x.V, c)
+	case opcode.Minus:
+		e, err := b.bindExpr(x.V, c)
+		if err != nil {
+			return nil, err
+		}
+		t := e.Type()
+		switch {
+		case t.Kind == types.Null:
+			return e, nil
+		case t.Kind == types.Varchar:
+			if e, err = b.coerce(x.V, e, types.DoubleT); err != nil {
+				return nil, err
+			}
+			t = types.DoubleT
+		case t.Kind == types.Boolean:
+			if e, err = b.coerce(x.V, e, types.BigIntT); err != nil {
+				return nil, err
+			}
+			t = types.BigIntT
+		case t.Kind == types.Interval:
+		case !t.IsNumeric():
+			return nil, b.errAt(x, "cannot negate a %s", t)
+		}
+		if t.IsInteger() {
+			t = types.BigIntT
+		}
+		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t}, nil
+	}
+	return nil, b.unsupported(x, "operator "+x.Op.String())
+}
+
+func (b *Builder) bindIsTruth(x *ast.IsTruthExpr, c *exprCtx) (plan.Expr, error) {
+	e, err := b.bindBool(x.Expr, c)
+	if err != nil {
+		return nil, err
+	}
+	if x.True == 0 {
+		e = &plan.Not{Arg: e}
+	}
+	// x IS TRUE is TRUE exactly when x is TRUE, and never NULL.
+	var out plan.Expr = &plan.Case{
+		Whens: []plan.When{{Cond: e, Result: &plan.Const{Val: types.BoolDatum(true), Typ: types.BoolT}}},
+		Else:  &plan.Const{Val: types.BoolDatum(false), Typ: types.BoolT},
+		Typ:   types.BoolT,
+	}
+	if x.Not {
+		out = &plan.Not{Arg: out}
+	}
+	return out, nil
+}
+
+func (b *Builder) bindIn(x *ast.PatternInExpr, c *exprCtx) (plan.Expr, error) {
+	if x.Sel != nil {
+		return nil, b.unsupported(x, "IN (subquery)")
+	}
+	arg, err := b.bindExpr(x.Expr, c)
+	if err != nil {
+		return nil, err
+	}
+	list := make([]plan.Expr, len(x.List))
+	t := arg.Type()
+	for i, e := range x.List {
+		if list[i], err = b.bindExpr(e, c); err != nil {
+			return nil, err
+		}
+		if t, err = b.comparisonType(e, t, list[i].Type()); err != nil {
+			return nil, err
+		}
+	}
+	if arg, err = b.coerce(x.Expr, arg, t); err != nil {
+		return nil, err
+	}
+	for i := range list {
+		if list[i], err = b.coerce(x.List[i], list[i], t); err != nil {
+			return nil, err
+		}
+	}
+	return &plan.In{Arg: arg, List: list, Negated: x.Not}, nil
+}
+
+func (b *Builder) bindBetween(x *ast.BetweenExpr, c *exprCtx) (plan.Expr, error) {
+	arg, err := b.bindExpr(x.Expr, c)
+	if err != nil {
+		return nil, err
+	}
+	lo, err := b.bindExpr(x.Left, c)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := b.bindExpr(x.Right, c)
+	if err != nil {
+		return nil, err
+	}
+	if x.Not {
+		l, err := b.compare(x, plan.OpLt, arg, lo)
+		if err != nil {
+			return nil, err
+		}
+		r, err := b.compare(x, plan.OpGt, arg, hi)
+		if err != nil {
+			return nil, err
+		}
+		return makeOr(l, r), nil
+	}
+	l, err := b.compare(x, plan.OpGe, arg, lo)
+	if err != nil {
+		return nil, err
+	}
+	r, err := b.compare(x, plan.OpLe, arg, hi)
+	if err != nil {
+		return nil, err
+	}
+	return plan.MakeAnd([]plan.Expr{l, r}), nil
+}
+
+func (b *Builder) bindLike(x *ast.PatternLikeOrIlikeExpr, c *exprCtx) (plan.Expr, error) {
+	arg, err := b.bindExpr(x.Expr, c)
+	if err != nil {
+		return nil, err
+	}
+	pat, err := b.bindExpr(x.Pattern, c)
+	if err != nil {
+		return nil, err
+	}
+	if arg, err = b.coerce(x.Expr, arg, types.VarcharT); err != nil {
+		return nil, err
+	}
+	if pat, err = b.coerce(x.Pattern, pat, types.VarcharT); err != nil {
+		return nil, err
+	}
+	if !x.IsLike { // ILIKE: compare lower-cased
+		arg = &plan.Func{Name: "lower", Args: []plan.Expr{arg}, Typ: types.VarcharT, Null: arg.Nullable()}
+		pat = &plan.Func{Name: "lower", Args: []plan.Expr{pat}, Typ: types.VarcharT, Null: pat.Nullable()}
+	}
+	esc := x.Escape
+	if esc == 0 {
+		esc = '\\'
+	}
+	return &plan.Like{Arg: arg, Pattern: pat, Escape: esc, Negated: x.Not}, nil
+}
+
+func (b *Builder) bindCase(x *ast.CaseExpr, c *exprCtx) (plan.Expr, error) {
+	var operand plan.Expr
+	var err error
+	if x.Value != nil {
+		if operand, err = b.bindExpr(x.Value, c); err != nil {
+			return nil, err
+		}
+	}
+	out := &plan.Case{}
+	var results []plan.Expr
+	var nodes []ast.Node
+	for _, w := range x.WhenClauses {
+		var cond plan.Expr
+		if operand != nil {
+			v, err := b.bindExpr(w.Expr, c)
+			if err != nil {
+				return nil, err
+			}
+			if cond, err = b.compare(w.Expr, plan.OpEq, operand, v); err != nil {
+				return nil, err
+			}
+		} else if cond, err = b.bindBool(w.Expr, c); err != nil {
+			return nil, err
+		}
+		r, err := b.bindExpr(w.Result, c)
+		if err != nil {
+			return nil, err
+		}
+		out.Whens = append(out.Whens, plan.When{Cond: cond, Result: r})
+		results, nodes = append(results, r), append(nodes, w.Result)
+	}
+	if x.ElseClause != nil {
+		e, err := b.bindExpr(x.ElseClause, c)
+		if err != nil {
+			return nil, err
+		}
+		results, nodes = append(results, e), append(nodes, x.ElseClause)
+	} else {
+		results, nodes = append(results, &plan.Const{Val: types.NullDatum, Typ: types.NullT}), append(nodes, x)
+	}
+	t := types.NullT
+	for i, r := range results {
+		if t, err = b.unionType(nodes[i], t, r.Type()); err != nil {
+			return nil, err
+		}
+	}
+	if t.Kind == types.Null {
+		t = types.VarcharT
+	}
+	for i := range results {
+		if results[i], err = b.coerce(nodes[i], results[i], t); err != nil {
+			return nil, err
+		}
+	}
+	for i := range out.Whens {
+		out.Whens[i].Result = results[i]
+	}
+	out.Else, out.Typ = results[len(results)-1], t
+	return out, nil
+}

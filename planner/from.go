@@ -1,0 +1,119 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/sql"
+)
+
+// buildFrom binds a FROM clause.
+func (b *Builder) buildFrom(j *ast.Join) (plan.Node, *scope, error) {
+	if j.Right != nil {
+		return nil, nil, b.unsupported(j.On, "joins (including comma-separated FROM lists)")
+	}
+	return b.buildTableRef(j.Left)
+}
+
+func (b *Builder) buildTableRef(rs ast.ResultSetNode) (plan.Node, *scope, error) {
+	switch rs := rs.(type) {
+	case *ast.Join:
+		return b.buildFrom(rs)
+	case *ast.TableSource:
+		return b.buildTableSource(rs)
+	}
+	return nil, nil, b.unsupported(nil, "this kind of FROM item")
+}
+
+func (b *Builder) buildTableSource(ts *ast.TableSource) (plan.Node, *scope, error) {
+	alias := ts.AsName.O
+	switch src := ts.Source.(type) {
+	case *ast.TableName:
+		if alias == "" {
+			alias = src.Name.O
+		}
+		if src.Schema.O != "" {
+			return nil, nil, b.errAtPos(b.namePos(src.Schema.O), "eddy has no schemas: write '%s' without '%s.'", src.Name.O, src.Schema.O)
+		}
+		if cte, ok := b.ctes[strings.ToLower(src.Name.O)]; ok {
+			return b.buildDerived(cte.Query.Query, alias, nil)
+		}
+		if b.tvfs != nil {
+			if tvf := b.tvfs.TVF(src.Name.O); tvf != nil {
+				return nil, nil, &NotSupportedError{Feature: "window table function " + tvf.Kind.String(), Pos: tvf.Pos, Line: b.src.Line(tvf.Pos)}
+			}
+		}
+		return b.buildScan(src.Name.O, alias)
+	case *ast.SelectStmt, *ast.SetOprStmt:
+		return b.buildDerived(src, alias, ts.ColumnNames)
+	}
+	return nil, nil, b.unsupported(nil, "this kind of FROM item")
+}
+
+// namePos finds a name in the statement text (TiDB records no position for
+// table names).
+func (b *Builder) namePos(name string) sql.Pos {
+	if b.src == nil {
+		return b.start
+	}
+	if p, ok := b.src.IdentPos(name, b.start); ok {
+		return p
+	}
+	return b.start
+}
+
+func (b *Builder) buildScan(name, alias string) (plan.Node, *scope, error) {
+	obj, err := b.cat.Lookup(name)
+	if err != nil {
+		return nil, nil, b.errAtPos(b.namePos(name), "unknown stream, table or view '%s'", name)
+	}
+	if obj.Kind == catalog.Sink {
+		return nil, nil, b.errAtPos(b.namePos(name), "'%s' is a sink: sinks write to connectors and cannot be read", obj.Name)
+	}
+	b.useDep(obj)
+	s := &plan.Scan{Object: obj, Alias: alias}
+	if b.mode == Snapshot {
+		s.Mode = plan.ScanSnapshot
+	}
+	s.Bounded = obj.Connector() == "file" && !strings.EqualFold(obj.Options["follow"], "true")
+	sc := &scope{}
+	for i, c := range obj.Columns {
+		id := b.md.AddColumn(c.Name, alias, c.Type, c.Nullable)
+		s.Cols = append(s.Cols, id)
+		s.Ords = append(s.Ords, i)
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.Name, id: id})
+	}
+	return s, sc, nil
+}
+
+// buildDerived binds a subquery in FROM; its columns are visible under
+// alias, renamed by colNames when given.
+func (b *Builder) buildDerived(q ast.ResultSetNode, alias string, colNames []ast.CIStr) (plan.Node, *scope, error) {
+	sub, _, err := b.buildResultSet(q, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	node := sub.node
+	if sub.limit != nil {
+		if b.mode != Snapshot {
+			return nil, nil, &NotSupportedError{Feature: "LIMIT in a continuous query (Top-N)", Pos: b.start}
+		}
+		node = sub.limit
+	}
+	out := node.Output()
+	if len(colNames) > 0 && len(colNames) != len(out) {
+		return nil, nil, b.errAtPos(b.namePos(alias), "derived table '%s' has %d columns but %d names", alias, len(out), len(colNames))
+	}
+	sc := &scope{}
+	for i, id := range out {
+		name := sub.names[i]
+		if len(colNames) > 0 {
+			name = colNames[i].O
+		}
+		sc.cols = append(sc.cols, scopeCol{table: alias, name: name, id: id})
+	}
+	return node, sc, nil
+}

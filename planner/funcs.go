@@ -1,0 +1,183 @@
+package planner
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// castFunc is the function eddy's front end rewrites CAST(x AS type) into.
+const castFunc = "__eddy_cast"
+
+// bindFunc binds a scalar function call: CAST, date arithmetic, EXTRACT and
+// TRIM get their own forms; everything else is typed by the built-in
+// registry (plan.LookupBuiltin).
+func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
+	name := x.FnName.L
+	switch name {
+	case castFunc:
+		return b.bindCast(x, c)
+	case "date_add", "date_sub", "adddate", "subdate":
+		return b.bindDateArith(x, c)
+	case "extract":
+		if len(x.Args) != 2 {
+			return nil, b.errAt(x, "EXTRACT takes a unit and a value")
+		}
+		u, ok := x.Args[0].(*ast.TimeUnitExpr)
+		if !ok {
+			return nil, b.errAt(x, "EXTRACT needs a time unit")
+		}
+		arg, err := b.bindExpr(x.Args[1], c)
+		if err != nil {
+			return nil, err
+		}
+		unit := &plan.Const{Val: types.StringDatum(u.Unit.String()), Typ: types.VarcharT}
+		return b.callBuiltin(x, "extract", []plan.Expr{unit, arg}, []ast.Node{x.Args[0], x.Args[1]})
+	case "trim":
+		return b.bindTrim(x, c)
+	}
+	args := make([]plan.Expr, len(x.Args))
+	nodes := make([]ast.Node, len(x.Args))
+	for i, a := range x.Args {
+		e, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		args[i], nodes[i] = e, a
+	}
+	return b.callBuiltin(x, name, args, nodes)
+}
+
+// callBuiltin types a call with the registry and casts its arguments.
+func (b *Builder) callBuiltin(x ast.Node, name string, args []plan.Expr, nodes []ast.Node) (plan.Expr, error) {
+	fn, ok := plan.LookupBuiltin(name)
+	if !ok {
+		return nil, b.errAt(x, "unknown function %s", strings.ToUpper(name))
+	}
+	if len(args) < fn.MinArgs || (fn.MaxArgs >= 0 && len(args) > fn.MaxArgs) {
+		want := strconv.Itoa(fn.MinArgs)
+		switch {
+		case fn.MaxArgs < 0:
+			want = "at least " + want
+		case fn.MaxArgs != fn.MinArgs:
+			want += " to " + strconv.Itoa(fn.MaxArgs)
+		}
+		return nil, b.errAt(x, "%s takes %s arguments, got %d", strings.ToUpper(name), want, len(args))
+	}
+	ts := make([]types.T, len(args))
+	ns := make([]bool, len(args))
+	for i, a := range args {
+		ts[i], ns[i] = a.Type(), a.Nullable()
+	}
+	want, ret, nullable, err := fn.Resolve(ts, ns)
+	if err != nil {
+		return nil, b.errAt(x, "%s: %v", strings.ToUpper(name), err)
+	}
+	for i := range args {
+		if args[i], err = b.coerce(nodes[i], args[i], want[i]); err != nil {
+			return nil, err
+		}
+	}
+	return &plan.Func{Name: fn.Name, Args: args, Typ: ret, Null: nullable}, nil
+}
+
+func (b *Builder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
+	if len(x.Args) != 2 {
+		return nil, b.errAt(x, "malformed CAST")
+	}
+	v, ok := x.Args[1].(*driver.ValueExpr)
+	if !ok {
+		return nil, b.errAt(x, "malformed CAST")
+	}
+	t, err := types.Parse(v.GetString())
+	if err != nil {
+		return nil, b.errAt(x.Args[1], "%v", err)
+	}
+	arg, err := b.bindExpr(x.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	return b.cast(x, arg, t)
+}
+
+// bindDateArith binds DATE_ADD(d, INTERVAL n unit) and its relatives (TiDB
+// also parses `d + INTERVAL n unit` into them) as d ± interval, with the
+// interval a constant.
+func (b *Builder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
+	if len(x.Args) != 3 {
+		return nil, b.errAt(x, "%s takes a date and an interval", strings.ToUpper(x.FnName.O))
+	}
+	u, ok := x.Args[2].(*ast.TimeUnitExpr)
+	if !ok {
+		return nil, b.errAt(x, "%s needs an interval", strings.ToUpper(x.FnName.O))
+	}
+	unitMs, ok := types.IntervalUnitMs(u.Unit.String())
+	if !ok {
+		return nil, b.unsupported(x.Args[2], "INTERVAL unit "+u.Unit.String()+" (only MILLISECOND to WEEK have a fixed length)")
+	}
+	n, err := b.bindExpr(x.Args[1], c)
+	if err != nil {
+		return nil, err
+	}
+	if b.Fold == nil || !isConstTree(n) {
+		return nil, b.unsupported(x.Args[1], "an INTERVAL whose length is not a constant")
+	}
+	if n, err = b.coerce(x.Args[1], n, types.BigIntT); err != nil {
+		return nil, err
+	}
+	d, err := b.Fold(n)
+	if err != nil || d.Null {
+		return nil, b.errAt(x.Args[1], "invalid INTERVAL length")
+	}
+	iv := &plan.Const{Val: types.IntDatum(d.I * unitMs), Typ: types.IntervalT}
+	base, err := b.bindExpr(x.Args[0], c)
+	if err != nil {
+		return nil, err
+	}
+	op := plan.OpAdd
+	if x.FnName.L == "date_sub" || x.FnName.L == "subdate" {
+		op = plan.OpSub
+	}
+	return b.timeArith(x, op, base, iv)
+}
+
+// bindTrim binds TRIM(s), TRIM(r FROM s) and TRIM(BOTH|LEADING|TRAILING [r] FROM s).
+func (b *Builder) bindTrim(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
+	var args []plan.Expr
+	var nodes []ast.Node
+	for i, a := range x.Args {
+		if d, ok := a.(*ast.TrimDirectionExpr); ok && i == 2 {
+			dir := map[ast.TrimDirectionType]string{ast.TrimBoth: "BOTH", ast.TrimLeading: "LEADING", ast.TrimTrailing: "TRAILING"}[d.Direction]
+			if dir == "" {
+				dir = "BOTH"
+			}
+			args = append(args, &plan.Const{Val: types.StringDatum(dir), Typ: types.VarcharT})
+			nodes = append(nodes, a)
+			continue
+		}
+		e, err := b.bindExpr(a, c)
+		if err != nil {
+			return nil, err
+		}
+		args, nodes = append(args, e), append(nodes, a)
+	}
+	return b.callBuiltin(x, "trim", args, nodes)
+}
+
+// isConstTree reports whether e has no column references.
+func isConstTree(e plan.Expr) bool {
+	ok := true
+	plan.Walk(e, func(x plan.Expr) bool {
+		switch x.(type) {
+		case *plan.ColRef, *plan.InputRef:
+			ok = false
+		}
+		return ok
+	})
+	return ok
+}

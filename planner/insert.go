@@ -1,0 +1,92 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/sql"
+)
+
+// BindInsertValues evaluates the rows of INSERT INTO obj [(cols)] VALUES
+// into values of obj's column types, in obj's column order. Columns the
+// statement does not name are NULL.
+func (b *Builder) BindInsertValues(obj *catalog.Object, st *sql.Insert) ([][]types.Datum, error) {
+	if b.Fold == nil {
+		return nil, b.errAtPos(b.start, "internal error: no constant evaluator")
+	}
+	target := make([]int, 0, len(obj.Columns))
+	if len(st.Columns) == 0 {
+		for i := range obj.Columns {
+			target = append(target, i)
+		}
+	} else {
+		seen := map[int]bool{}
+		for _, id := range st.Columns {
+			i := obj.ColumnIndex(id.Name)
+			if i < 0 {
+				e := b.errAtPos(id.Pos, "unknown column '%s' in '%s'", id.Name, obj.Name)
+				sc := b.objectScope(obj)
+				if s := sc.suggest(id.Name); s != "" {
+					e.Hint = "did you mean '" + s + "'?"
+				}
+				return nil, e
+			}
+			if seen[i] {
+				return nil, b.errAtPos(id.Pos, "column '%s' is listed twice", id.Name)
+			}
+			seen[i] = true
+			target = append(target, i)
+		}
+		for i, c := range obj.Columns {
+			if !seen[i] && !c.Nullable {
+				return nil, b.errAtPos(st.Table.Pos, "column '%s' is NOT NULL and needs a value", c.Name)
+			}
+		}
+	}
+	empty := &exprCtx{sc: &scope{}, clause: "VALUES"}
+	rows := make([][]types.Datum, 0, len(st.Rows))
+	for r, row := range st.Rows {
+		if len(row) != len(target) {
+			var at ast.Node
+			if len(row) > 0 {
+				at = row[0]
+			}
+			return nil, b.errAt(at, "row %d has %d values but %d columns are inserted", r+1, len(row), len(target))
+		}
+		out := make([]types.Datum, len(obj.Columns))
+		for i := range out {
+			out[i] = types.NullDatum
+		}
+		for j, e := range row {
+			col := obj.Columns[target[j]]
+			x, err := b.bindExpr(e, empty)
+			if err != nil {
+				return nil, err
+			}
+			if x, err = b.coerce(e, x, col.Type); err != nil {
+				return nil, err
+			}
+			d, err := b.Fold(x)
+			if err != nil {
+				return nil, b.errAt(e, "row %d, column '%s': %s", r+1, col.Name, strings.TrimPrefix(err.Error(), "expr: "))
+			}
+			if d.Null && !col.Nullable {
+				return nil, b.errAt(e, "row %d: column '%s' is NOT NULL", r+1, col.Name)
+			}
+			out[target[j]] = d
+		}
+		rows = append(rows, out)
+	}
+	return rows, nil
+}
+
+func (b *Builder) objectScope(obj *catalog.Object) *scope {
+	sc := &scope{}
+	for _, c := range obj.Columns {
+		sc.cols = append(sc.cols, scopeCol{table: obj.Name, name: c.Name})
+	}
+	return sc
+}

@@ -1,0 +1,130 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// buildOrderBy adds a Sort for a pull query's ORDER BY. Keys may be result
+// positions (ORDER BY 2), result names or aliases, or expressions; an
+// expression not in the result is computed as a hidden column and dropped
+// after sorting.
+func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, exprs []ast.ExprNode) error {
+	proj, ok := out.node.(*plan.Project)
+	if !ok && b.mode == Snapshot {
+		// SELECT DISTINCT: keys must be result columns.
+		proj = nil
+	}
+	visible := out.node.Output()
+	var keys []plan.SortKey
+	var hidden []plan.ProjItem
+	for _, item := range s.OrderBy.Items {
+		col, err := b.orderKey(item.Expr, out.names, visible, exprs, sel)
+		if err != nil {
+			return err
+		}
+		if col == 0 {
+			if proj == nil {
+				return b.errAt(item.Expr, "with SELECT DISTINCT, ORDER BY expressions must appear in the select list")
+			}
+			e, err := b.bindExpr(item.Expr, sel)
+			if err != nil {
+				return err
+			}
+			col = b.md.AddColumn(restore(item.Expr), "", e.Type(), e.Nullable())
+			hidden = append(hidden, plan.ProjItem{ID: col, Expr: e})
+		}
+		keys = append(keys, plan.SortKey{Col: col, Desc: item.Desc})
+	}
+	if b.mode != Snapshot {
+		if s.Limit != nil {
+			return &NotSupportedError{Feature: "ORDER BY ... LIMIT in a continuous query (Top-N)", Pos: b.start}
+		}
+		return b.errAt(s.OrderBy.Items[0].Expr, "ORDER BY is not allowed in a continuous query: its result is a set kept up to date, so order the rows when you read them")
+	}
+	var node plan.Node = out.node
+	if len(hidden) > 0 {
+		node = &plan.Project{Input: proj.Input, Items: append(append([]plan.ProjItem(nil), proj.Items...), hidden...)}
+	}
+	node = &plan.Sort{Input: node, Keys: keys}
+	if len(hidden) > 0 {
+		items := make([]plan.ProjItem, len(visible))
+		for i, id := range visible {
+			items[i] = plan.ProjItem{ID: id, Expr: b.md.Ref(id)}
+		}
+		node = &plan.Project{Input: node, Items: items}
+	}
+	out.node, out.sorted = node, true
+	return nil
+}
+
+// orderKey resolves an ORDER BY key to a result column, or 0 when it must be
+// computed.
+func (b *Builder) orderKey(e ast.ExprNode, names []string, visible plan.ColList, exprs []ast.ExprNode, sel *exprCtx) (plan.ColumnID, error) {
+	switch x := unparen(e).(type) {
+	case *driver.ValueExpr:
+		if x.Kind() == driver.KindInt64 || x.Kind() == driver.KindUint64 {
+			n := x.GetInt64()
+			if n < 1 || int(n) > len(visible) {
+				return 0, b.errAt(e, "ORDER BY position %d is not in the select list", n)
+			}
+			return visible[n-1], nil
+		}
+	case *ast.ColumnNameExpr:
+		if x.Name.Table.O == "" {
+			match := plan.ColumnID(0)
+			for i, n := range names {
+				if strings.EqualFold(n, x.Name.Name.O) {
+					if match != 0 && match != visible[i] {
+						return 0, b.errAt(e, "ORDER BY '%s' is ambiguous", x.Name.Name.O)
+					}
+					match = visible[i]
+				}
+			}
+			if match != 0 {
+				return match, nil
+			}
+		}
+	}
+	text := restore(e)
+	for i, fe := range exprs {
+		if fe != nil && restore(fe) == text {
+			return visible[i], nil
+		}
+	}
+	return 0, nil
+}
+
+// buildLimit binds LIMIT [offset,] count over node.
+func (b *Builder) buildLimit(l *ast.Limit, node plan.Node) (*plan.Limit, error) {
+	count, err := b.limitValue(l.Count)
+	if err != nil {
+		return nil, err
+	}
+	lim := &plan.Limit{Input: node, Count: count}
+	if l.Offset != nil {
+		if lim.Offset, err = b.limitValue(l.Offset); err != nil {
+			return nil, err
+		}
+	}
+	return lim, nil
+}
+
+func (b *Builder) limitValue(e ast.ExprNode) (int64, error) {
+	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "LIMIT"})
+	if err != nil {
+		return 0, err
+	}
+	if !x.Type().IsInteger() || b.Fold == nil {
+		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
+	}
+	d, err := b.Fold(x)
+	if err != nil || d.Null || d.I < 0 {
+		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
+	}
+	return d.I, nil
+}

@@ -1,0 +1,352 @@
+package plan
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// ErrNotSupported marks features eddy does not implement; errors wrapping it
+// read "not supported yet: X".
+var ErrNotSupported = errors.New("not supported yet")
+
+// Builtin describes a scalar built-in function: its arity and its typing
+// rule. The binder uses it to type calls and insert argument casts; the
+// kernels in exec/expr implement each Name.
+type Builtin struct {
+	Name             string // lower case
+	MinArgs, MaxArgs int    // MaxArgs -1 = variadic
+	// Resolve checks the argument types and returns the types the binder
+	// must cast each argument to, the result type, and whether the result
+	// can be NULL given which arguments can be NULL.
+	Resolve func(args []types.T, argNullable []bool) (want []types.T, ret types.T, nullable bool, err error)
+}
+
+// LookupBuiltin returns the built-in function called name (any case).
+func LookupBuiltin(name string) (*Builtin, bool) {
+	b, ok := builtins[strings.ToLower(name)]
+	return b, ok
+}
+
+// Builtins returns every built-in function, sorted by name.
+func Builtins() []*Builtin {
+	out := make([]*Builtin, 0, len(builtins))
+	for _, b := range builtins {
+		out = append(out, b)
+	}
+	slices.SortFunc(out, func(a, b *Builtin) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// resolveFunc is the signature of Builtin.Resolve.
+type resolveFunc = func(args []types.T, argNullable []bool) ([]types.T, types.T, bool, error)
+
+// argRule maps an argument's type to the type the kernel wants, or fails.
+type argRule func(t types.T) (types.T, bool)
+
+func anyNull(ns []bool) bool { return slices.Contains(ns, true) }
+
+// strict returns a rule for a function that is NULL when any argument is
+// NULL: argument i is converted by rules[i] (the last rule repeats).
+func strict(ret types.T, rules ...argRule) resolveFunc {
+	return typed(func([]types.T) types.T { return ret }, false, rules...)
+}
+
+// typed is strict with a result type computed from the wanted argument
+// types; alwaysNull marks functions that can be NULL on non-NULL input.
+func typed(ret func(want []types.T) types.T, alwaysNull bool, rules ...argRule) resolveFunc {
+	return func(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+		want := make([]types.T, len(args))
+		for i, a := range args {
+			r := rules[min(i, len(rules)-1)]
+			w, ok := r(a)
+			if !ok {
+				return nil, types.UnknownT, false, fmt.Errorf("argument %d has unsupported type %s", i+1, a)
+			}
+			want[i] = w
+		}
+		return want, ret(want), alwaysNull || anyNull(nulls), nil
+	}
+}
+
+// Argument rules.
+
+func str(t types.T) (types.T, bool) { return types.VarcharT, t.Kind != types.Unknown }
+
+func integer(t types.T) (types.T, bool) {
+	switch {
+	case t.IsNumeric(), t.Kind == types.Boolean, t.Kind == types.Varchar, t.Kind == types.Null:
+		return types.BigIntT, true
+	}
+	return types.UnknownT, false
+}
+
+func double(t types.T) (types.T, bool) {
+	_, ok := integer(t)
+	return types.DoubleT, ok
+}
+
+// number keeps integer, decimal and floating-point types; other convertible
+// types become BIGINT (BOOLEAN, NULL) or DOUBLE (VARCHAR).
+func number(t types.T) (types.T, bool) {
+	switch {
+	case t.IsNumeric():
+		return t, true
+	case t.Kind == types.Boolean, t.Kind == types.Null:
+		return types.BigIntT, true
+	case t.Kind == types.Varchar:
+		return types.DoubleT, true
+	}
+	return types.UnknownT, false
+}
+
+// timestamp keeps TIMESTAMP(fsp); DATE becomes TIMESTAMP(0) and VARCHAR
+// TIMESTAMP(3) (strings may carry milliseconds).
+func timestamp(t types.T) (types.T, bool) {
+	switch t.Kind {
+	case types.Timestamp:
+		return t, true
+	case types.Date, types.Null:
+		return types.TimestampT(0), true
+	case types.Varchar:
+		return types.TimestampT(types.MaxFsp), true
+	}
+	return types.UnknownT, false
+}
+
+// dateOrTimestamp keeps DATE and TIMESTAMP and parses strings as timestamps.
+func dateOrTimestamp(t types.T) (types.T, bool) {
+	if t.Kind == types.Date {
+		return t, true
+	}
+	return timestamp(t)
+}
+
+// common resolves a function whose arguments share one common type, which
+// is also the result type.
+func common(nullable func(ns []bool) bool) resolveFunc {
+	return func(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+		t := types.NullT
+		for _, a := range args {
+			c, err := CommonType(t, a)
+			if err != nil {
+				return nil, types.UnknownT, false, err
+			}
+			t = c
+		}
+		if t.Kind == types.Null {
+			t = types.VarcharT // every argument is an untyped NULL
+		}
+		want := make([]types.T, len(args))
+		for i := range want {
+			want[i] = t
+		}
+		return want, t, nullable(nulls), nil
+	}
+}
+
+func allNull(ns []bool) bool {
+	for _, n := range ns {
+		if !n {
+			return false
+		}
+	}
+	return true
+}
+
+// numericCommon is common restricted to numbers (MOD).
+func numericCommon(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+	args = slices.Clone(args)
+	for i, a := range args {
+		w, ok := number(a)
+		if !ok {
+			return nil, types.UnknownT, false, fmt.Errorf("argument %d has unsupported type %s", i+1, a)
+		}
+		args[i] = w
+	}
+	want, t, _, err := common(anyNull)(args, nulls)
+	if t.IsInteger() {
+		t = types.BigIntT
+		for i := range want {
+			want[i] = t
+		}
+	}
+	return want, t, true, err
+}
+
+// intDigits is how many decimal digits an integer type needs.
+func intDigits(k types.Kind) int {
+	switch k {
+	case types.Boolean:
+		return 1
+	case types.TinyInt:
+		return 3
+	case types.SmallInt:
+		return 5
+	case types.Int:
+		return 10
+	}
+	return 19
+}
+
+// CommonType returns the type two values are converted to when one
+// expression may yield either (COALESCE, CASE, GREATEST, comparisons):
+// NULL adapts to the other type; integers widen to BIGINT, to DECIMAL with
+// enough integer digits, or to DOUBLE; DATE widens to TIMESTAMP; anything
+// meets VARCHAR as VARCHAR.
+func CommonType(a, b types.T) (types.T, error) {
+	switch {
+	case a == b:
+		return a, nil
+	case a.Kind == types.Null:
+		return b, nil
+	case b.Kind == types.Null:
+		return a, nil
+	case a.Kind == b.Kind && a.Kind == types.Timestamp:
+		return types.TimestampT(int(max(a.Fsp, b.Fsp))), nil
+	case a.Kind == types.Varchar || b.Kind == types.Varchar:
+		return types.VarcharT, nil
+	case a.IsTemporal() && b.IsTemporal():
+		return types.TimestampT(int(max(a.Fsp, b.Fsp))), nil
+	}
+	an := a.IsNumeric() || a.Kind == types.Boolean
+	bn := b.IsNumeric() || b.Kind == types.Boolean
+	if !an || !bn {
+		return types.UnknownT, fmt.Errorf("incompatible types %s and %s", a, b)
+	}
+	switch {
+	case a.Physical() == types.PhysFloat64 || b.Physical() == types.PhysFloat64:
+		return types.DoubleT, nil
+	case a.Kind == types.Decimal || b.Kind == types.Decimal:
+		digits := func(t types.T) (int, int) {
+			if t.Kind == types.Decimal {
+				return int(t.Precision - t.Scale), int(t.Scale)
+			}
+			return intDigits(t.Kind), 0
+		}
+		ai, as := digits(a)
+		bi, bs := digits(b)
+		s := max(as, bs)
+		return types.DecimalT(min(max(ai, bi)+s, types.MaxDecimalPrecision), s), nil
+	}
+	return types.BigIntT, nil
+}
+
+// nonDeterministic resolves functions whose value depends on when they run.
+func nonDeterministic(name string) resolveFunc {
+	return func([]types.T, []bool) ([]types.T, types.T, bool, error) {
+		return nil, types.UnknownT, false, fmt.Errorf("%w: %s() (non-deterministic)", ErrNotSupported, strings.ToUpper(name))
+	}
+}
+
+// builtins is the registry, keyed by lower-case name. Aliases are separate
+// entries sharing a rule.
+var builtins = func() map[string]*Builtin {
+	vc, bi := types.VarcharT, types.BigIntT
+	one := func(want []types.T) types.T { return want[0] }
+	m := map[string]*Builtin{}
+	add := func(lo, hi int, r resolveFunc, names ...string) {
+		for _, n := range names {
+			m[n] = &Builtin{Name: n, MinArgs: lo, MaxArgs: hi, Resolve: r}
+		}
+	}
+	// Conditional functions.
+	add(1, -1, common(allNull), "coalesce")
+	add(2, 2, common(allNull), "ifnull")
+	add(2, 2, common(func([]bool) bool { return true }), "nullif")
+	add(2, -1, common(anyNull), "greatest", "least")
+	add(3, 3, resolveIf, "if")
+	// Strings; positions and lengths count characters unless noted.
+	add(1, -1, strict(vc, str), "concat")
+	add(1, 1, strict(vc, str), "upper", "ucase", "lower", "lcase", "reverse", "ltrim", "rtrim")
+	add(1, 3, strict(vc, str), "trim") // trim(s[, remstr[, 'BOTH'|'LEADING'|'TRAILING']])
+	add(2, 3, strict(vc, str, integer), "substring", "substr")
+	add(1, 1, strict(bi, str), "length", "char_length", "character_length") // length counts bytes
+	add(3, 3, strict(vc, str), "replace")
+	add(2, 2, strict(vc, str, integer), "left", "right")
+	add(3, 3, typed(func([]types.T) types.T { return vc }, true, str, integer, str), "lpad", "rpad")
+	add(2, 3, strict(bi, str, str, integer), "position", "locate") // (substr, str[, pos])
+	add(2, 2, strict(bi, str), "instr")                            // (str, substr)
+	add(3, 3, strict(vc, str, str, integer), "split_part")
+	add(2, 3, typed(func([]types.T) types.T { return vc }, true, str, str, integer), "regexp_extract")
+	// Date and time.
+	add(2, 2, strict(bi, str, timestamp), "extract") // extract('UNIT', ts)
+	add(2, 2, strict(vc, timestamp, str), "date_format", "to_char")
+	add(1, 1, strict(types.DateT, dateOrTimestamp), "date")
+	add(0, 1, resolveUnixTimestamp, "unix_timestamp")
+	add(1, 1, strict(types.TimestampT(0), integer), "from_unixtime")
+	for _, n := range []string{"now", "current_timestamp", "localtimestamp", "localtime", "sysdate", "curdate", "current_date", "utc_timestamp", "rand", "uuid"} {
+		add(0, 1, nonDeterministic(n), n)
+	}
+	// Numbers.
+	add(1, 1, typed(one, false, number), "abs")
+	add(1, 2, resolveRound, "round")
+	add(1, 1, resolveFloorCeil, "floor", "ceil", "ceiling")
+	add(2, 2, numericCommon, "mod")
+	add(2, 2, typed(one, true, double), "power", "pow")
+	add(1, 1, typed(one, true, double), "sqrt")
+	return m
+}()
+
+// resolveIf types IF(cond, a, b): cond is BOOLEAN, a and b meet in their
+// common type, which is the result.
+func resolveIf(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+	if _, ok := integer(args[0]); !ok {
+		return nil, types.UnknownT, false, fmt.Errorf("argument 1 has unsupported type %s", args[0])
+	}
+	want, t, n, err := common(anyNull)(args[1:], nulls[1:])
+	if err != nil {
+		return nil, types.UnknownT, false, err
+	}
+	return append([]types.T{types.BoolT}, want...), t, n, nil
+}
+
+func resolveUnixTimestamp(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+	if len(args) == 0 {
+		return nonDeterministic("unix_timestamp")(args, nulls)
+	}
+	return strict(types.BigIntT, timestamp)(args, nulls)
+}
+
+// resolveRound types ROUND(x[, d]): integers stay BIGINT, doubles DOUBLE. A
+// DECIMAL(p,s) becomes DECIMAL(p-s+1, 0) with one argument; with a digit
+// count d (unknown when typing) it keeps its scale, digits beyond d zeroed,
+// and gains one integer digit for the carry.
+func resolveRound(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+	want, _, n, err := strict(types.UnknownT, number, integer)(args, nulls)
+	if err != nil {
+		return nil, types.UnknownT, false, err
+	}
+	w := want[0]
+	switch {
+	case w.IsInteger():
+		want[0] = types.BigIntT
+	case w.Kind == types.Decimal && w.Scale > 0 && len(args) == 1:
+		return want, types.DecimalT(min(int(w.Precision-w.Scale)+1, types.MaxDecimalPrecision), 0), n, nil
+	case w.Kind == types.Decimal && w.Scale > 0:
+		return want, types.DecimalT(min(int(w.Precision)+1, types.MaxDecimalPrecision), int(w.Scale)), n, nil
+	case w.Physical() == types.PhysFloat64:
+		want[0] = types.DoubleT
+	}
+	return want, want[0], n, nil
+}
+
+// resolveFloorCeil types FLOOR and CEIL: integers and doubles keep their
+// type, DECIMAL(p,s) becomes DECIMAL(p-s+1, 0).
+func resolveFloorCeil(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+	want, _, n, err := strict(types.UnknownT, number)(args, nulls)
+	if err != nil {
+		return nil, types.UnknownT, false, err
+	}
+	w := want[0]
+	if w.Kind == types.Decimal && w.Scale > 0 {
+		return want, types.DecimalT(min(int(w.Precision-w.Scale)+1, types.MaxDecimalPrecision), 0), n, nil
+	}
+	if w.Physical() == types.PhysFloat64 {
+		want[0] = types.DoubleT
+	}
+	return want, want[0], n, nil
+}

@@ -1,0 +1,54 @@
+package plan
+
+import (
+	"fmt"
+)
+
+// Node is a logical relational operator. Nodes are immutable; rewrites build
+// new ones with WithInputs.
+type Node interface {
+	// Inputs returns the node's inputs.
+	Inputs() []Node
+	// WithInputs returns a copy with the inputs replaced; it panics on a
+	// wrong arity (a broken invariant).
+	WithInputs(in ...Node) Node
+	// Output is the ordered list of columns the node produces.
+	Output() ColList
+	// Props returns the node's derived streaming properties.
+	Props() *Props
+	// Describe returns the node's operator name and its attributes, in a
+	// fixed order, for the one-line text form.
+	Describe(md *Metadata) (op string, attrs []Attr)
+	nodeMarker()
+}
+
+// Attr is one key=value attribute of a node's text form; an empty Key prints
+// the value alone.
+type Attr struct {
+	Key, Value string
+}
+
+// Props are a node's streaming properties, derived from its inputs.
+type Props struct {
+	// Bounded: the node's input ends (a file, a snapshot, VALUES).
+	Bounded bool
+	// AppendOnly: the node never emits retractions (-D, -U).
+	AppendOnly bool
+	// Keys are column sets that uniquely identify a row of the node's
+	// current result (e.g. an aggregate's GROUP BY columns).
+	Keys []ColSet
+}
+
+func checkArity(n Node, in []Node, want int) {
+	if len(in) != want {
+		panic(fmt.Sprintf("plan: %T.WithInputs: got %d inputs, want %d", n, len(in), want))
+	}
+}
+
+// Walk visits n and its descendants in pre-order.
+func WalkNodes(n Node, fn func(Node)) {
+	fn(n)
+	for _, in := range n.Inputs() {
+		WalkNodes(in, fn)
+	}
+}

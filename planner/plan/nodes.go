@@ -1,0 +1,364 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// ScanMode says how a Scan reads its object.
+type ScanMode uint8
+
+// The scan modes.
+const (
+	// ScanContinuous reads the object from its beginning and follows it:
+	// the input of continuous queries.
+	ScanContinuous ScanMode = iota
+	// ScanSnapshot reads what the object holds now and ends: the input of
+	// pull queries.
+	ScanSnapshot
+)
+
+// Scan reads a catalog object: a stream's or table's rows, or a view's changes.
+type Scan struct {
+	Object *catalog.Object
+	Alias  string
+	// Cols are the output columns; Ords the object's column ordinals they read.
+	Cols ColList
+	Ords []int
+	Mode ScanMode
+	// Bounded is set when the object's input ends (a file without follow).
+	Bounded bool
+	props   *Props
+}
+
+// Values produces constant rows (a SELECT without FROM).
+type Values struct {
+	Rows  [][]types.Datum
+	Cols  ColList
+	props *Props
+}
+
+// Filter keeps the rows for which Pred is TRUE.
+type Filter struct {
+	Input Node
+	Pred  Expr
+	props *Props
+}
+
+// ProjItem is one output column of a Project or Calc.
+type ProjItem struct {
+	ID   ColumnID
+	Expr Expr
+}
+
+// Project computes new columns from each input row.
+type Project struct {
+	Input Node
+	Items []ProjItem
+	props *Props
+}
+
+// Calc is a Filter and a Project fused into one operator: rows where Pred is
+// TRUE (or all rows, when Pred is nil) are projected to Items.
+type Calc struct {
+	Input Node
+	Pred  Expr
+	Items []ProjItem
+	props *Props
+}
+
+// Aggregate groups its input by Group and computes Aggs per group; its
+// output is the group columns followed by the aggregates' Out columns.
+type Aggregate struct {
+	Input Node
+	Group ColList
+	Aggs  []AggCall
+	props *Props
+}
+
+// SortKey is one ORDER BY key.
+type SortKey struct {
+	Col  ColumnID
+	Desc bool
+}
+
+// Sort orders a bounded input (pull queries only).
+type Sort struct {
+	Input Node
+	Keys  []SortKey
+	props *Props
+}
+
+// Limit keeps Count rows after skipping Offset (pull queries only).
+type Limit struct {
+	Input  Node
+	Count  int64
+	Offset int64
+	props  *Props
+}
+
+var (
+	_ Node = (*Scan)(nil)
+	_ Node = (*Values)(nil)
+	_ Node = (*Filter)(nil)
+	_ Node = (*Project)(nil)
+	_ Node = (*Calc)(nil)
+	_ Node = (*Aggregate)(nil)
+	_ Node = (*Sort)(nil)
+	_ Node = (*Limit)(nil)
+)
+
+func (*Scan) nodeMarker()      {}
+func (*Values) nodeMarker()    {}
+func (*Filter) nodeMarker()    {}
+func (*Project) nodeMarker()   {}
+func (*Calc) nodeMarker()      {}
+func (*Aggregate) nodeMarker() {}
+func (*Sort) nodeMarker()      {}
+func (*Limit) nodeMarker()     {}
+
+// Inputs implementations.
+
+func (n *Scan) Inputs() []Node      { return nil }
+func (n *Values) Inputs() []Node    { return nil }
+func (n *Filter) Inputs() []Node    { return []Node{n.Input} }
+func (n *Project) Inputs() []Node   { return []Node{n.Input} }
+func (n *Calc) Inputs() []Node      { return []Node{n.Input} }
+func (n *Aggregate) Inputs() []Node { return []Node{n.Input} }
+func (n *Sort) Inputs() []Node      { return []Node{n.Input} }
+func (n *Limit) Inputs() []Node     { return []Node{n.Input} }
+
+// WithInputs implementations.
+
+func (n *Scan) WithInputs(in ...Node) Node   { checkArity(n, in, 0); return n }
+func (n *Values) WithInputs(in ...Node) Node { checkArity(n, in, 0); return n }
+func (n *Filter) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	return &Filter{Input: in[0], Pred: n.Pred}
+}
+func (n *Project) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	return &Project{Input: in[0], Items: n.Items}
+}
+func (n *Calc) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	return &Calc{Input: in[0], Pred: n.Pred, Items: n.Items}
+}
+func (n *Aggregate) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	return &Aggregate{Input: in[0], Group: n.Group, Aggs: n.Aggs}
+}
+func (n *Sort) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	return &Sort{Input: in[0], Keys: n.Keys}
+}
+func (n *Limit) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	return &Limit{Input: in[0], Count: n.Count, Offset: n.Offset}
+}
+
+// Output implementations.
+
+func (n *Scan) Output() ColList   { return n.Cols }
+func (n *Values) Output() ColList { return n.Cols }
+func (n *Filter) Output() ColList { return n.Input.Output() }
+func (n *Project) Output() ColList {
+	out := make(ColList, len(n.Items))
+	for i, it := range n.Items {
+		out[i] = it.ID
+	}
+	return out
+}
+func (n *Calc) Output() ColList {
+	out := make(ColList, len(n.Items))
+	for i, it := range n.Items {
+		out[i] = it.ID
+	}
+	return out
+}
+func (n *Aggregate) Output() ColList {
+	out := append(ColList(nil), n.Group...)
+	for _, a := range n.Aggs {
+		out = append(out, a.Out)
+	}
+	return out
+}
+func (n *Sort) Output() ColList  { return n.Input.Output() }
+func (n *Limit) Output() ColList { return n.Input.Output() }
+
+// Props implementations.
+
+func (n *Scan) Props() *Props {
+	if n.props == nil {
+		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: n.Object.Kind == catalog.Stream}
+	}
+	return n.props
+}
+func (n *Values) Props() *Props {
+	if n.props == nil {
+		n.props = &Props{Bounded: true, AppendOnly: true}
+	}
+	return n.props
+}
+func (n *Filter) Props() *Props {
+	if n.props == nil {
+		in := n.Input.Props()
+		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys}
+	}
+	return n.props
+}
+func (n *Project) Props() *Props {
+	if n.props == nil {
+		n.props = projectProps(n.Input.Props(), n.Items)
+	}
+	return n.props
+}
+func (n *Calc) Props() *Props {
+	if n.props == nil {
+		n.props = projectProps(n.Input.Props(), n.Items)
+	}
+	return n.props
+}
+func (n *Aggregate) Props() *Props {
+	if n.props == nil {
+		// An aggregate updates its rows as input arrives, so it retracts
+		// even over an append-only input.
+		n.props = &Props{Bounded: n.Input.Props().Bounded, Keys: []ColSet{n.Group.ToSet()}}
+	}
+	return n.props
+}
+func (n *Sort) Props() *Props  { return n.Input.Props() }
+func (n *Limit) Props() *Props { return n.Input.Props() }
+
+// projectProps keeps the input's keys that survive the projection as
+// pass-through columns.
+func projectProps(in *Props, items []ProjItem) *Props {
+	out := &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly}
+	var passed ColSet
+	for _, it := range items {
+		if c, ok := it.Expr.(*ColRef); ok && c.ID == it.ID {
+			passed.Add(c.ID)
+		}
+	}
+	for _, k := range in.Keys {
+		if k.SubsetOf(passed) {
+			out.Keys = append(out.Keys, k)
+		}
+	}
+	return out
+}
+
+// Describe implementations.
+
+func (n *Scan) Describe(md *Metadata) (string, []Attr) {
+	name := n.Object.Name
+	if n.Alias != "" && !strings.EqualFold(n.Alias, n.Object.Name) {
+		name += " AS " + n.Alias
+	}
+	attrs := []Attr{{"", name}, {"columns", colNames(md, n.Cols)}}
+	if n.Mode == ScanSnapshot {
+		attrs = append(attrs, Attr{"mode", "snapshot"})
+	}
+	return "Scan", attrs
+}
+
+func (n *Values) Describe(md *Metadata) (string, []Attr) {
+	return "Values", []Attr{{"rows", strconv.Itoa(len(n.Rows))}, {"columns", colNames(md, n.Cols)}}
+}
+
+func (n *Filter) Describe(md *Metadata) (string, []Attr) {
+	return "Filter", []Attr{{"", n.Pred.String()}}
+}
+
+func (n *Project) Describe(md *Metadata) (string, []Attr) {
+	return "Project", []Attr{{"", projText(md, n.Items)}}
+}
+
+func (n *Calc) Describe(md *Metadata) (string, []Attr) {
+	var attrs []Attr
+	if n.Pred != nil {
+		attrs = append(attrs, Attr{"filter", n.Pred.String()})
+	}
+	return "Calc", append(attrs, Attr{"project", projText(md, n.Items)})
+}
+
+func (n *Aggregate) Describe(md *Metadata) (string, []Attr) {
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = a.String()
+		if name := md.Column(a.Out).Name; name != aggs[i] {
+			aggs[i] += " AS " + name
+		}
+	}
+	attrs := []Attr{}
+	if len(n.Group) > 0 {
+		attrs = append(attrs, Attr{"group", colNames(md, n.Group)})
+	}
+	return "Aggregate", append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+}
+
+func (n *Sort) Describe(md *Metadata) (string, []Attr) {
+	keys := make([]string, len(n.Keys))
+	for i, k := range n.Keys {
+		keys[i] = md.Column(k.Col).Name
+		if k.Desc {
+			keys[i] += " DESC"
+		}
+	}
+	return "Sort", []Attr{{"", strings.Join(keys, ", ")}}
+}
+
+func (n *Limit) Describe(md *Metadata) (string, []Attr) {
+	attrs := []Attr{{"", strconv.FormatInt(n.Count, 10)}}
+	if n.Offset > 0 {
+		attrs = append(attrs, Attr{"offset", strconv.FormatInt(n.Offset, 10)})
+	}
+	return "Limit", attrs
+}
+
+func colNames(md *Metadata, cols ColList) string {
+	names := make([]string, len(cols))
+	for i, c := range cols {
+		names[i] = md.Column(c).Name
+	}
+	return "[" + strings.Join(names, ", ") + "]"
+}
+
+func projText(md *Metadata, items []ProjItem) string {
+	parts := make([]string, len(items))
+	for i, it := range items {
+		s := it.Expr.String()
+		if name := md.Column(it.ID).Name; name != s {
+			s += " AS " + name
+		}
+		parts[i] = s
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// ResetProps clears a copied node's cached properties so they are derived
+// again for its new contents.
+func ResetProps(n Node) Node {
+	switch n := n.(type) {
+	case *Scan:
+		n.props = nil
+	case *Values:
+		n.props = nil
+	case *Filter:
+		n.props = nil
+	case *Project:
+		n.props = nil
+	case *Calc:
+		n.props = nil
+	case *Aggregate:
+		n.props = nil
+	case *Sort:
+		n.props = nil
+	case *Limit:
+		n.props = nil
+	}
+	return n
+}

@@ -1,0 +1,227 @@
+package planner
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// buildSelect binds one SELECT: FROM, WHERE, GROUP BY and aggregates,
+// HAVING, the select list, DISTINCT, ORDER BY and LIMIT.
+func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
+	if s.Kind != ast.SelectStmtKindSelect {
+		return nil, nil, b.unsupported(nil, "TABLE and VALUES statements")
+	}
+	if s.LockInfo != nil || s.SelectIntoOpt != nil {
+		return nil, nil, b.unsupported(nil, "SELECT ... FOR UPDATE / INTO")
+	}
+	if len(s.WindowSpecs) > 0 {
+		return nil, nil, b.unsupported(nil, "named windows (WINDOW clause)")
+	}
+	if s.With != nil {
+		if s.With.IsRecursive {
+			return nil, nil, b.unsupported(nil, "recursive common table expressions")
+		}
+		saved := b.ctes
+		b.ctes = map[string]*ast.CommonTableExpression{}
+		for k, v := range saved {
+			b.ctes[k] = v
+		}
+		for _, cte := range s.With.CTEs {
+			b.ctes[strings.ToLower(cte.Name.O)] = cte
+		}
+		defer func() { b.ctes = saved }()
+	}
+
+	var in plan.Node
+	sc := &scope{}
+	if s.From == nil {
+		in = &plan.Values{Rows: [][]types.Datum{{}}}
+	} else {
+		var err error
+		if in, sc, err = b.buildFrom(s.From.TableRefs); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.Where != nil {
+		pred, err := b.bindBool(s.Where, &exprCtx{sc: sc, clause: "WHERE"})
+		if err != nil {
+			return nil, nil, err
+		}
+		in = &plan.Filter{Input: in, Pred: pred}
+	}
+
+	sel := &exprCtx{sc: sc, clause: "SELECT", fields: s.Fields.Fields}
+	aggNodes := collectAggs(s)
+	if len(aggNodes) > 0 || s.GroupBy != nil {
+		node, ac, err := b.buildAggregate(in, sc, s, aggNodes)
+		if err != nil {
+			return nil, nil, err
+		}
+		in, sel.agg = node, ac
+	}
+	if s.Having != nil {
+		if sel.agg == nil {
+			return nil, nil, b.errAt(s.Having.Expr, "HAVING needs GROUP BY or an aggregate function")
+		}
+		hctx := *sel
+		hctx.clause = "HAVING"
+		pred, err := b.bindBool(s.Having.Expr, &hctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		in = &plan.Filter{Input: in, Pred: pred}
+	}
+
+	items, names, exprs, err := b.bindFields(s.Fields.Fields, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	var node plan.Node = &plan.Project{Input: in, Items: items}
+	if s.Distinct {
+		node = &plan.Aggregate{Input: node, Group: node.Output()}
+	}
+	out := &built{node: node, names: names}
+	if s.OrderBy != nil {
+		if err := b.buildOrderBy(out, s, sel, exprs); err != nil {
+			return nil, nil, err
+		}
+	}
+	if s.Limit != nil {
+		lim, err := b.buildLimit(s.Limit, out.node)
+		if err != nil {
+			return nil, nil, err
+		}
+		out.limit = lim
+	}
+	outSc := &scope{}
+	for i, id := range out.node.Output() {
+		outSc.cols = append(outSc.cols, scopeCol{name: names[i], id: id})
+	}
+	return out, outSc, nil
+}
+
+// bindFields binds the select list into projection items with their names;
+// exprs keeps each item's TiDB expression (nil for * columns) for ORDER BY.
+func (b *Builder) bindFields(fields []*ast.SelectField, c *exprCtx) ([]plan.ProjItem, []string, []ast.ExprNode, error) {
+	var items []plan.ProjItem
+	var names []string
+	var exprs []ast.ExprNode
+	used := plan.ColSet{}
+	add := func(e plan.Expr, name string, src ast.ExprNode) {
+		id := plan.ColumnID(0)
+		if ref, ok := e.(*plan.ColRef); ok && !used.Contains(ref.ID) && strings.EqualFold(ref.Name, name) {
+			id = ref.ID // pass the column through under its own ID
+		} else {
+			id = b.md.AddColumn(name, "", e.Type(), e.Nullable())
+		}
+		used.Add(id)
+		items = append(items, plan.ProjItem{ID: id, Expr: e})
+		names = append(names, name)
+		exprs = append(exprs, src)
+	}
+	for _, f := range fields {
+		if f.WildCard != nil {
+			table := f.WildCard.Table.O
+			if table != "" && !c.sc.hasTable(table) {
+				return nil, nil, nil, b.errAtPos(b.namePos(table), "unknown table '%s' in %s.*", table, table)
+			}
+			for _, col := range c.sc.cols {
+				if col.hidden || (table != "" && !strings.EqualFold(col.table, table)) {
+					continue
+				}
+				if c.agg != nil && !c.agg.groupCols.Contains(col.id) {
+					return nil, nil, nil, b.errAtPos(b.start, "column '%s' must appear in the GROUP BY clause or be used in an aggregate function", col.name)
+				}
+				add(b.md.Ref(col.id), col.name, nil)
+			}
+			continue
+		}
+		e, err := b.bindExpr(f.Expr, c)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		add(e, b.fieldName(f), f.Expr)
+	}
+	return items, names, exprs, nil
+}
+
+// fieldName is a result column's name: its alias, the column it reads, or
+// its text as written (as MySQL names columns).
+func (b *Builder) fieldName(f *ast.SelectField) string {
+	if f.AsName.O != "" {
+		return f.AsName.O
+	}
+	if cn, ok := unparen(f.Expr).(*ast.ColumnNameExpr); ok {
+		return cn.Name.Name.O
+	}
+	if t := b.originalText(f.Offset, f.Text()); t != "" {
+		return t
+	}
+	return restore(f.Expr)
+}
+
+// originalText maps text TiDB saw (starting at offset) back to the user's
+// spelling, undoing eddy's rewrites.
+func (b *Builder) originalText(offset int, text string) string {
+	text = strings.TrimSpace(text)
+	if b.src == nil || text == "" {
+		return text
+	}
+	lo, hi := b.src.Pos(offset), b.src.Pos(offset+len(text))
+	full := b.src.Text()
+	base := b.start.Offset
+	if lo.Offset-base < 0 || hi.Offset-base > len(full) || lo.Offset > hi.Offset {
+		return text
+	}
+	return strings.TrimSpace(full[lo.Offset-base : hi.Offset-base])
+}
+
+func unparen(e ast.ExprNode) ast.ExprNode {
+	for {
+		p, ok := e.(*ast.ParenthesesExpr)
+		if !ok {
+			return e
+		}
+		e = p.Expr
+	}
+}
+
+// aggCollector finds aggregate calls, not descending into subqueries.
+type aggCollector struct {
+	found []*ast.AggregateFuncExpr
+}
+
+func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
+	switch n := n.(type) {
+	case *ast.AggregateFuncExpr:
+		v.found = append(v.found, n)
+		return n, true
+	case *ast.SubqueryExpr:
+		return n, true
+	}
+	return n, false
+}
+
+func (v *aggCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+func collectAggs(s *ast.SelectStmt) []*ast.AggregateFuncExpr {
+	v := &aggCollector{}
+	for _, f := range s.Fields.Fields {
+		if f.Expr != nil {
+			f.Expr.Accept(v)
+		}
+	}
+	if s.Having != nil {
+		s.Having.Expr.Accept(v)
+	}
+	if s.OrderBy != nil {
+		for _, it := range s.OrderBy.Items {
+			it.Expr.Accept(v)
+		}
+	}
+	return v.found
+}
