@@ -54,7 +54,7 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 			if err != nil {
 				return nil, nil, err
 			}
-			id := addPre(e, restore(expr))
+			id := addPre(e, e.String())
 			if group.Find(id) < 0 {
 				group = append(group, id)
 			}
@@ -82,12 +82,9 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 // list's expression; a name that is a FROM column keeps its meaning.
 func (b *Builder) resolveGroupItem(e ast.ExprNode, sc *scope, fields []*ast.SelectField) (ast.ExprNode, error) {
 	switch x := unparen(e).(type) {
-	case *driver.ValueExpr:
-		if x.Kind() != driver.KindInt64 && x.Kind() != driver.KindUint64 {
-			return e, nil
-		}
-		n := x.GetInt64()
-		if n < 1 || int(n) > len(fields) || fields[n-1].Expr == nil {
+	case *ast.PositionExpr:
+		n := x.N
+		if n < 1 || n > len(fields) || fields[n-1].Expr == nil {
 			return nil, b.errAt(e, "GROUP BY position %d is not in the select list", n)
 		}
 		return fields[n-1].Expr, nil
@@ -166,7 +163,7 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 		}
 	}
 	a.ArgTyp = t
-	a.Arg = addPre(e, restore(arg))
+	a.Arg = addPre(e, e.String())
 	a.Typ = plan.AggResultType(f, t)
 	distinct := ""
 	if call.Distinct {

@@ -95,7 +95,7 @@ func (b *Builder) BuildQuery(q *sql.Query, mode Mode) (*Query, error) {
 		case mode == Snapshot:
 			out.Root = root.limit
 		default:
-			return nil, &NotSupportedError{Feature: "LIMIT in a continuous query (Top-N)", Pos: b.start}
+			return nil, b.unsupported(nil, "LIMIT in a continuous query (Top-N)")
 		}
 	}
 	if q.EmitOnWindowClose {
@@ -139,7 +139,14 @@ func (b *Builder) buildResultSet(rs ast.ResultSetNode, outer *scope) (*built, *s
 	case *ast.SelectStmt:
 		return b.buildSelect(rs)
 	case *ast.SetOprStmt:
-		return nil, nil, b.unsupported(rs, "UNION, INTERSECT and EXCEPT")
+		p := b.start
+		for _, w := range []string{"UNION", "INTERSECT", "EXCEPT"} {
+			if wp, ok := b.src.IdentPos(w, b.start); ok {
+				p = wp
+				break
+			}
+		}
+		return nil, nil, &NotSupportedError{Feature: "UNION, INTERSECT and EXCEPT", Pos: p, Line: b.src.Line(p)}
 	}
 	return nil, nil, b.unsupported(nil, "this kind of query")
 }

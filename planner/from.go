@@ -13,7 +13,11 @@ import (
 // buildFrom binds a FROM clause.
 func (b *Builder) buildFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if j.Right != nil {
-		return nil, nil, b.unsupported(j.On, "joins (including comma-separated FROM lists)")
+		p := b.start
+		if jp, ok := b.src.IdentPos("JOIN", b.start); ok {
+			p = jp
+		}
+		return nil, nil, &NotSupportedError{Feature: "joins (including comma-separated FROM lists)", Pos: p, Line: b.src.Line(p)}
 	}
 	return b.buildTableRef(j.Left)
 }

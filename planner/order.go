@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -35,14 +34,14 @@ func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, expr
 			if err != nil {
 				return err
 			}
-			col = b.md.AddColumn(restore(item.Expr), "", e.Type(), e.Nullable())
+			col = b.md.AddColumn(e.String(), "", e.Type(), e.Nullable())
 			hidden = append(hidden, plan.ProjItem{ID: col, Expr: e})
 		}
 		keys = append(keys, plan.SortKey{Col: col, Desc: item.Desc})
 	}
 	if b.mode != Snapshot {
 		if s.Limit != nil {
-			return &NotSupportedError{Feature: "ORDER BY ... LIMIT in a continuous query (Top-N)", Pos: b.start}
+			return b.unsupported(s.OrderBy.Items[0].Expr, "ORDER BY ... LIMIT in a continuous query (Top-N)")
 		}
 		return b.errAt(s.OrderBy.Items[0].Expr, "ORDER BY is not allowed in a continuous query: its result is a set kept up to date, so order the rows when you read them")
 	}
@@ -66,14 +65,11 @@ func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, expr
 // computed.
 func (b *Builder) orderKey(e ast.ExprNode, names []string, visible plan.ColList, exprs []ast.ExprNode, sel *exprCtx) (plan.ColumnID, error) {
 	switch x := unparen(e).(type) {
-	case *driver.ValueExpr:
-		if x.Kind() == driver.KindInt64 || x.Kind() == driver.KindUint64 {
-			n := x.GetInt64()
-			if n < 1 || int(n) > len(visible) {
-				return 0, b.errAt(e, "ORDER BY position %d is not in the select list", n)
-			}
-			return visible[n-1], nil
+	case *ast.PositionExpr:
+		if x.N < 1 || x.N > len(visible) {
+			return 0, b.errAt(e, "ORDER BY position %d is not in the select list", x.N)
 		}
+		return visible[x.N-1], nil
 	case *ast.ColumnNameExpr:
 		if x.Name.Table.O == "" {
 			match := plan.ColumnID(0)

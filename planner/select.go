@@ -144,6 +144,10 @@ func (b *Builder) bindFields(fields []*ast.SelectField, c *exprCtx) ([]plan.Proj
 		if err != nil {
 			return nil, nil, nil, err
 		}
+		if e.Type().Kind == types.Null {
+			// An untyped NULL result is a VARCHAR, as PostgreSQL types it.
+			e = &plan.Const{Val: types.NullDatum, Typ: types.VarcharT}
+		}
 		add(e, b.fieldName(f), f.Expr)
 	}
 	return items, names, exprs, nil

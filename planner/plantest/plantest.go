@@ -1,0 +1,105 @@
+// Package plantest helps tests of the planner and the optimizer: an
+// in-memory catalog that DDL statements populate, and one-call binding of a
+// query.
+package plantest
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/sql"
+	"github.com/eddysql/eddy/storage/mem"
+)
+
+// NewCatalog returns an empty in-memory catalog.
+func NewCatalog() (*catalog.Catalog, error) {
+	return catalog.Open(mem.New().KV())
+}
+
+// ExecDDL runs CREATE STREAM, CREATE TABLE and CREATE MATERIALIZED VIEW
+// statements against cat. Views are bound (to learn their columns), not run.
+func ExecDDL(cat *catalog.Catalog, text string) error {
+	stmts, err := sql.Parse(text)
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if err := execOne(cat, st); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func execOne(cat *catalog.Catalog, st sql.Stmt) error {
+	switch x := st.(type) {
+	case *sql.CreateStream:
+		obj := &catalog.Object{Name: x.Name.Name, Kind: catalog.Stream, Options: map[string]string{}}
+		for _, o := range x.With {
+			obj.Options[o.Key] = o.Value
+		}
+		if err := addColumns(obj, x.Columns); err != nil {
+			return err
+		}
+		return cat.Create(obj)
+	case *sql.CreateTable:
+		obj := &catalog.Object{Name: x.Name.Name, Kind: catalog.Table}
+		if err := addColumns(obj, x.Columns); err != nil {
+			return err
+		}
+		for _, k := range x.PrimaryKey {
+			obj.PrimaryKey = append(obj.PrimaryKey, obj.ColumnIndex(k.Name))
+		}
+		return cat.Create(obj)
+	case *sql.CreateView:
+		q, err := Bind(cat, x, planner.Continuous)
+		if err != nil {
+			return err
+		}
+		obj := &catalog.Object{Name: x.Name.Name, Kind: catalog.View, Query: x.Query.Text, DependsOn: q.Deps}
+		for i, n := range q.Names {
+			obj.Columns = append(obj.Columns, catalog.Column{Name: n, Type: q.Types()[i], Nullable: true})
+		}
+		return cat.Create(obj)
+	}
+	return fmt.Errorf("plantest: unsupported DDL %T", st)
+}
+
+func addColumns(obj *catalog.Object, defs []sql.ColumnDef) error {
+	for _, d := range defs {
+		t, err := types.FromName(d.Type.Name, d.Type.Args)
+		if err != nil {
+			return err
+		}
+		obj.Columns = append(obj.Columns, catalog.Column{Name: d.Name.Name, Type: t, Nullable: !d.NotNull && !d.PrimaryKey})
+	}
+	return nil
+}
+
+// Bind binds the query of a SELECT or CREATE MATERIALIZED VIEW statement.
+func Bind(cat *catalog.Catalog, st sql.Stmt, mode planner.Mode) (*planner.Query, error) {
+	var q *sql.Query
+	switch x := st.(type) {
+	case *sql.Select:
+		q = x.Query
+	case *sql.CreateView:
+		q = x.Query
+	default:
+		return nil, fmt.Errorf("plantest: not a query: %T", st)
+	}
+	b := planner.NewBuilder(cat, st.Source(), sql.Pos{Line: 1, Col: 1})
+	b.Fold = expr.EvalConst
+	return b.BuildQuery(q, mode)
+}
+
+// BindText parses and binds one query.
+func BindText(cat *catalog.Catalog, text string, mode planner.Mode) (*planner.Query, error) {
+	st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
+	if err != nil {
+		return nil, err
+	}
+	return Bind(cat, st, mode)
+}
