@@ -2,12 +2,23 @@ package engine
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/sql"
+	"github.com/eddysql/eddy/storage"
+	"github.com/eddysql/eddy/storage/badger"
+	"github.com/eddysql/eddy/storage/mem"
 )
 
 // Config configures an Engine.
@@ -35,32 +46,186 @@ type SessionOptions struct {
 	Interactive bool
 }
 
-// Engine is one eddy instance.
+// Engine is one eddy instance: storage, catalog and the continuous queries
+// that run until their objects are dropped.
 type Engine struct {
-	cfg Config
+	cfg   Config
+	db    storage.DB
+	cat   *catalog.Catalog
+	alloc memory.Allocator
+
+	ctx    context.Context // the lifetime of continuous queries
+	cancel context.CancelFunc
+
+	mu      sync.Mutex
+	queries map[string]*runningQuery // continuous queries by object name (lower case)
+	pushes  map[*exec.Job]struct{}   // running push queries
+
+	flushSeq atomic.Uint64
+	notices  noticeLog
+}
+
+// runningQuery is the continuous query behind a materialized view.
+type runningQuery struct {
+	obj *catalog.Object
+	job *exec.Job
+	mv  *exec.MView
 }
 
 // Open starts an engine on cfg.DataDir, restoring every object and resuming
 // every continuous query.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
-	return &Engine{cfg: cfg}, nil
+	if cfg.Parallelism < 1 {
+		cfg.Parallelism = 1
+	}
+	if cfg.Alloc == nil {
+		cfg.Alloc = memory.DefaultAllocator
+	}
+	if cfg.BaseDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("engine: %w", err)
+		}
+		cfg.BaseDir = wd
+	}
+	var db storage.DB
+	if cfg.DataDir == "" {
+		db = mem.New()
+	} else {
+		dir, err := filepath.Abs(cfg.DataDir)
+		if err != nil {
+			return nil, fmt.Errorf("engine: data directory: %w", err)
+		}
+		bdb, err := badger.Open(dir, badger.Options{})
+		if err != nil {
+			return nil, err
+		}
+		db = bdb
+	}
+	cat, err := catalog.Open(db.KV())
+	if err != nil {
+		db.Close()
+		return nil, err
+	}
+	qctx, cancel := context.WithCancel(context.Background())
+	e := &Engine{cfg: cfg, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
+		queries: map[string]*runningQuery{}, pushes: map[*exec.Job]struct{}{}}
+	if err := e.resume(); err != nil {
+		e.Close()
+		return nil, err
+	}
+	// Until checkpoints exist, resumed views rebuild their state from their
+	// inputs; wait until they have caught up, so a restarted engine answers
+	// pull queries as it did before.
+	if err := e.waitCaughtUp(ctx); err != nil {
+		e.Close()
+		return nil, err
+	}
+	return e, nil
+}
+
+// waitCaughtUp returns once every continuous query reflects every row
+// ingested so far.
+func (e *Engine) waitCaughtUp(ctx context.Context) error {
+	id := e.flushSeq.Add(1)
+	for _, j := range e.requestFlush(id, nil) {
+		if err := j.WaitFlushed(ctx, id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resume restarts the continuous query of every view, in creation order so
+// that a view starts after the views it reads.
+func (e *Engine) resume() error {
+	for _, obj := range e.cat.InCreationOrder() {
+		if obj.Kind != catalog.View {
+			continue
+		}
+		stmt, err := sql.ParseOne(obj.Query, sql.Pos{Line: 1, Col: 1})
+		if err != nil {
+			return fmt.Errorf("engine: resuming view %s: %w", obj.Name, err)
+		}
+		sel, ok := stmt.(*sql.Select)
+		if !ok {
+			return fmt.Errorf("engine: resuming view %s: stored query is not a SELECT", obj.Name)
+		}
+		cq, err := e.planQuery(sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, continuous, e.cfg.Parallelism)
+		if err != nil {
+			return fmt.Errorf("engine: resuming view %s: %w", obj.Name, err)
+		}
+		if err := e.startView(obj, cq); err != nil {
+			return fmt.Errorf("engine: resuming view %s: %w", obj.Name, err)
+		}
+	}
+	return nil
 }
 
 // Close stops every query and closes storage.
-func (e *Engine) Close() error { return nil }
-
-// Session is one user's connection: settings and statement execution.
-type Session struct {
-	eng  *Engine
-	opts SessionOptions
+func (e *Engine) Close() error {
+	e.cancel()
+	e.mu.Lock()
+	var jobs []*exec.Job
+	for _, q := range e.queries {
+		jobs = append(jobs, q.job)
+	}
+	for j := range e.pushes {
+		jobs = append(jobs, j)
+	}
+	e.mu.Unlock()
+	for _, j := range jobs {
+		j.Stop()
+	}
+	return e.db.Close()
 }
 
-// NewSession returns a session.
-func (e *Engine) NewSession(opts SessionOptions) *Session {
-	return &Session{eng: e, opts: opts}
+// Catalog returns the engine's catalog.
+func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
+
+// noticeLog collects warnings from running queries until a statement
+// returns them to the user.
+type noticeLog struct {
+	mu   sync.Mutex
+	msgs []string
 }
 
-// Execute runs one parsed statement.
-func (s *Session) Execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
-	return nil, errors.New("engine: under construction")
+// maxPendingNotices bounds the warnings kept between statements; a source
+// reports only its first few bad rows anyway.
+const maxPendingNotices = 100
+
+func (l *noticeLog) add(msg string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.msgs) < maxPendingNotices {
+		l.msgs = append(l.msgs, msg)
+	}
+}
+
+func (l *noticeLog) drain() []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	out := l.msgs
+	l.msgs = nil
+	return out
+}
+
+// warner returns the warning callback for a query's jobs.
+func (e *Engine) warner(query string) func(string) {
+	return func(msg string) {
+		if query != "" {
+			msg = query + ": " + msg
+		}
+		e.notices.add(msg)
+	}
+}
+
+func lower(s string) string { return strings.ToLower(s) }
+
+// defaultParallelism is the parallelism sessions start with.
+func (e *Engine) defaultParallelism() int {
+	if e.cfg.Parallelism > 0 {
+		return e.cfg.Parallelism
+	}
+	return runtime.NumCPU()
 }

@@ -193,7 +193,10 @@ func (n *Limit) Output() ColList { return n.Input.Output() }
 
 func (n *Scan) Props() *Props {
 	if n.props == nil {
-		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: n.Object.Kind == catalog.Stream}
+		// A stream only appends; a snapshot of a view is read as inserts. A
+		// table's log holds upserts, which become updates even in a snapshot.
+		appendOnly := n.Object.Kind == catalog.Stream || (n.Object.Kind == catalog.View && n.Mode == ScanSnapshot)
+		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: appendOnly}
 	}
 	return n.props
 }
@@ -230,8 +233,21 @@ func (n *Aggregate) Props() *Props {
 	}
 	return n.props
 }
-func (n *Sort) Props() *Props  { return n.Input.Props() }
-func (n *Limit) Props() *Props { return n.Input.Props() }
+
+// Sort and Limit integrate their bounded input and emit the result as
+// inserts, in order.
+func (n *Sort) Props() *Props {
+	if n.props == nil {
+		n.props = &Props{Bounded: true, AppendOnly: true, Keys: n.Input.Props().Keys}
+	}
+	return n.props
+}
+func (n *Limit) Props() *Props {
+	if n.props == nil {
+		n.props = &Props{Bounded: true, AppendOnly: true}
+	}
+	return n.props
+}
 
 // projectProps keeps the input's keys that survive the projection as
 // pass-through columns.

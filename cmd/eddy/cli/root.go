@@ -1,0 +1,207 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+
+	"github.com/peterh/liner"
+	"github.com/spf13/cobra"
+
+	"github.com/eddysql/eddy/exec/engine"
+)
+
+// The process exit codes.
+const (
+	exitOK      = 0
+	exitFailure = 1 // a statement or slt record failed, or the engine did
+	exitUsage   = 2 // bad flags, arguments or commands
+)
+
+// IO is where a command reads and writes.
+type IO struct {
+	In  io.Reader
+	Out io.Writer
+	Err io.Writer
+	// Terminal says In is the process's interactive terminal, so the shell
+	// can edit lines; otherwise input is read whole, like a script.
+	Terminal bool
+}
+
+// StdIO returns the process's standard streams.
+func StdIO() IO {
+	_, err := liner.TerminalMode() // fails unless stdin is a terminal
+	return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Terminal: err == nil}
+}
+
+// usageError is a mistake in how eddy was invoked.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// exitError ends the process with a code. A reported error has already
+// been printed (a statement's ERROR line); others are printed by Main.
+type exitError struct {
+	code     int
+	err      error
+	reported bool
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// errReported is returned when a statement failed and its error was printed.
+var errReported = &exitError{code: exitFailure, err: errors.New("a statement failed"), reported: true}
+
+// options are the global flags.
+type options struct {
+	dataDir     string
+	format      string
+	parallelism int
+	timing      bool
+}
+
+// app is one invocation: its streams and global options.
+type app struct {
+	io   IO
+	opts options
+	out  *syncWriter // io.Out, shared with the engine's print sinks
+	// openSession opens the engine and a session on it, and returns the
+	// function that closes them. It is engineSession except in tests.
+	openSession func(ctx context.Context, interactive bool) (session, func() error, error)
+}
+
+// Main runs the eddy command line args and returns the exit code.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	return mainWith(ctx, args, stdio, nil)
+}
+
+// mainWith is Main with a replacement for engineSession (nil: none).
+func mainWith(ctx context.Context, args []string, stdio IO, open func(context.Context, bool) (session, func() error, error)) int {
+	a := &app{io: stdio, out: &syncWriter{w: stdio.Out}, openSession: open}
+	if a.openSession == nil {
+		a.openSession = a.engineSession
+	}
+	cmd := a.rootCommand()
+	cmd.SetArgs(args)
+	cmd.SetIn(stdio.In)
+	cmd.SetOut(stdio.Out)
+	cmd.SetErr(stdio.Err)
+	err := cmd.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if !ee.reported {
+			fmt.Fprintf(stdio.Err, "ERROR: %v\n", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintf(stdio.Err, "Error: %v\nRun 'eddy --help' for usage.\n", err)
+	return exitUsage
+}
+
+// rootCommand builds the command tree.
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "eddy",
+		Short: "eddy is a streaming SQL engine",
+		Long: `eddy is a streaming SQL engine. Without a command it starts the
+interactive shell; with input piped in it runs that input as a script.`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: func(*cobra.Command, []string) error { return a.checkOptions() },
+		RunE:              a.run(a.shell),
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.opts.dataDir, "data-dir", "./eddy-data", "directory of the catalog, stream logs and state")
+	pf.StringVar(&a.opts.format, "format", "table", "result format: table, csv or json (one object per line)")
+	pf.IntVar(&a.opts.parallelism, "parallelism", 0, "default parallelism of new queries (0: the engine's default)")
+	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
+	root.CompletionOptions.HiddenDefaultCmd = true
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	root.AddCommand(
+		&cobra.Command{
+			Use:   "shell",
+			Short: "Start the interactive shell (the default command)",
+			Args:  cobra.NoArgs,
+			RunE:  a.run(a.shell),
+		},
+		a.execCommand(),
+		a.sltCommand(),
+		a.versionCommand(),
+	)
+	return root
+}
+
+// checkOptions validates the global flags.
+func (a *app) checkOptions() error {
+	if _, err := parseFormat(a.opts.format); err != nil {
+		return &usageError{err}
+	}
+	if a.opts.parallelism < 0 {
+		return usagef("--parallelism must not be negative, got %d", a.opts.parallelism)
+	}
+	return nil
+}
+
+// run adapts a command body: usage errors stay usage errors, and anything
+// else is a failure (exit 1).
+func (a *app) run(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		err := fn(cmd, args)
+		var ue *usageError
+		var ee *exitError
+		if err == nil || errors.As(err, &ue) || errors.As(err, &ee) {
+			return err
+		}
+		return &exitError{code: exitFailure, err: err}
+	}
+}
+
+// engineSession opens the engine the global flags describe and a session
+// on it.
+func (a *app) engineSession(ctx context.Context, interactive bool) (session, func() error, error) {
+	cwd, err := os.Getwd()
+	if err != nil {
+		return nil, nil, err
+	}
+	eng, err := engine.Open(ctx, engine.Config{
+		DataDir:     a.opts.dataDir,
+		BaseDir:     cwd,
+		Parallelism: a.opts.parallelism,
+		Stdout:      a.out,
+	})
+	if err != nil {
+		return nil, nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)
+	}
+	closeFn := func() error {
+		if err := eng.Close(); err != nil {
+			return fmt.Errorf("closing the engine: %w", err)
+		}
+		return nil
+	}
+	return eng.NewSession(engine.SessionOptions{Interactive: interactive}), closeFn, nil
+}
+
+// syncWriter serializes writes, since the engine's print sinks write to the
+// same stream as the results.
+type syncWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (s *syncWriter) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.w.Write(p)
+}

@@ -1,0 +1,275 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/peterh/liner"
+	"github.com/spf13/cobra"
+
+	"github.com/eddysql/eddy/sql"
+)
+
+// The shell's prompts: the first line of a statement, and the next ones.
+const (
+	promptFirst = "eddy> "
+	promptMore  = "   ..> "
+)
+
+// historyFile is the shell's history, kept in the data directory.
+const historyFile = ".eddy_history"
+
+// lineReader reads the shell's input lines: liner on a terminal, a fake in
+// tests. Prompt returns liner.ErrPromptAborted on Ctrl-C and io.EOF on
+// Ctrl-D.
+type lineReader interface {
+	Prompt(prompt string) (string, error)
+	AppendHistory(item string)
+}
+
+// shell is an interactive session: it reads lines until a statement is
+// complete, runs it, and handles meta commands.
+type shell struct {
+	r     *runner
+	lines lineReader
+	in    io.Reader // read without line editing if liner cannot write to the terminal
+	out   io.Writer
+	// interrupts delivers Ctrl-C while a statement runs; it cancels that
+	// statement only.
+	interrupts <-chan os.Signal
+	buf        string // the unfinished statement
+}
+
+// shell is the `shell` command and the default one. Without a terminal it
+// runs standard input as a script.
+func (a *app) shell(cmd *cobra.Command, _ []string) error {
+	ctx := cmd.Context()
+	if !a.io.Terminal {
+		return a.runPiped(ctx)
+	}
+	sess, closeFn, err := a.openSession(ctx, true)
+	if err != nil {
+		return err
+	}
+	ln := liner.NewLiner()
+	ln.SetCtrlCAborts(true)
+	ln.SetMultiLineMode(true)
+	histPath := filepath.Join(a.opts.dataDir, historyFile)
+	if f, err := os.Open(histPath); err == nil {
+		ln.ReadHistory(f)
+		f.Close()
+	}
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt)
+	sh := &shell{
+		r:          &runner{sess: sess, p: a.newPrinter()},
+		lines:      ln,
+		in:         a.io.In,
+		out:        a.out,
+		interrupts: sigs,
+	}
+	fmt.Fprintf(a.out, "eddy %s. Type \\help for help, \\q to quit.\n", versionString())
+	err = sh.loop(ctx)
+	signal.Stop(sigs)
+	if herr := saveHistory(ln, histPath); herr != nil {
+		fmt.Fprintf(a.io.Err, "NOTICE: history not saved: %v\n", herr)
+	}
+	ln.Close()
+	if cerr := closeFn(); cerr != nil && err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// saveHistory writes the shell's history file, creating its directory.
+func saveHistory(ln *liner.State, path string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	if _, err := ln.WriteHistory(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// plainLines reads lines without editing or prompts.
+type plainLines struct{ r *bufio.Reader }
+
+func (p *plainLines) Prompt(string) (string, error) {
+	line, err := p.r.ReadString('\n')
+	if err == io.EOF && line != "" {
+		err = nil
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(line, "\n"), "\r"), err
+}
+
+func (p *plainLines) AppendHistory(string) {}
+
+// loop reads and runs input until \q, Ctrl-D or ctx ends. Statement errors
+// are printed and the session goes on.
+func (sh *shell) loop(ctx context.Context) error {
+	for ctx.Err() == nil {
+		prompt := promptFirst
+		if sh.buf != "" {
+			prompt = promptMore
+		}
+		line, err := sh.lines.Prompt(prompt)
+		switch {
+		case errors.Is(err, liner.ErrPromptAborted):
+			sh.buf = "" // Ctrl-C while typing clears the input
+			continue
+		case errors.Is(err, io.EOF):
+			fmt.Fprintln(sh.out)
+			return nil
+		case errors.Is(err, liner.ErrNotTerminalOutput) && sh.in != nil:
+			// Typing at a terminal with the output redirected: read
+			// plain lines, without prompts.
+			sh.lines, sh.in = &plainLines{r: bufio.NewReader(sh.in)}, nil
+			continue
+		case err != nil:
+			return err
+		}
+		if strings.TrimSpace(line) != "" {
+			sh.lines.AppendHistory(line)
+		}
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, `\`) || (sh.buf == "" && (t == "quit" || t == "exit")) {
+			if sh.meta(t) {
+				return nil
+			}
+			continue
+		}
+		sh.buf += line + "\n"
+		pieces, rest := sql.Split(sh.buf)
+		for _, pc := range pieces {
+			sh.runStatement(ctx, pc)
+		}
+		sh.buf = rest
+	}
+	return nil
+}
+
+// runStatement runs one statement with a context that Ctrl-C cancels.
+func (sh *shell) runStatement(ctx context.Context, pc sql.Piece) {
+	for drained := false; !drained; { // forget interrupts from before the statement
+		select {
+		case <-sh.interrupts:
+		default:
+			drained = true
+		}
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		select {
+		case <-sh.interrupts:
+			cancel()
+		case <-done:
+		}
+	}()
+	sh.r.runStatement(ctx, "", pc.Text, pc.Start) // errors are printed; the session goes on
+	close(done)
+	wg.Wait()
+}
+
+// meta runs a meta command (a line starting with a backslash, or quit and
+// exit on their own) and reports whether the shell should quit.
+func (sh *shell) meta(line string) bool {
+	f := strings.Fields(line)
+	cmd, args := f[0], f[1:]
+	p := sh.r.p
+	switch cmd {
+	case `\q`, `\quit`, "quit", "exit":
+		return true
+	case `\help`, `\h`, `\?`:
+		io.WriteString(sh.out, helpText)
+	case `\timing`:
+		on, ok := onOff(args, p.timing)
+		if !ok {
+			p.printError(errors.New(`usage: \timing [on|off]`), "")
+			break
+		}
+		p.timing = on
+		fmt.Fprintf(sh.out, "Timing is %s.\n", map[bool]string{true: "on", false: "off"}[on])
+	case `\format`:
+		if len(args) == 0 {
+			fmt.Fprintf(sh.out, "Format is %s.\n", formatName(p.format))
+			break
+		}
+		f, err := parseFormat(args[0])
+		if err != nil || len(args) > 1 {
+			p.printError(errors.New(`usage: \format [table|csv|json]`), "")
+			break
+		}
+		p.format = f
+		fmt.Fprintf(sh.out, "Format is %s.\n", formatName(f))
+	default:
+		p.printError(fmt.Errorf(`unknown command %s: type \help for help`, cmd), "")
+	}
+	return false
+}
+
+// onOff parses the argument of a toggle: none flips cur.
+func onOff(args []string, cur bool) (bool, bool) {
+	if len(args) == 0 {
+		return !cur, true
+	}
+	if len(args) == 1 {
+		switch strings.ToLower(args[0]) {
+		case "on":
+			return true, true
+		case "off":
+			return false, true
+		}
+	}
+	return false, false
+}
+
+// formatName returns the --format name of f.
+func formatName(f outputFormat) string {
+	for name, v := range formatNames {
+		if v == f {
+			return name
+		}
+	}
+	return "table"
+}
+
+const helpText = `Statements (end each with ;):
+  CREATE STREAM [IF NOT EXISTS] s (col TYPE, ..., [WATERMARK FOR col AS col - INTERVAL '4' SECOND]) [WITH (...)]
+  CREATE STREAM s AS SELECT ...                derived stream
+  CREATE TABLE [IF NOT EXISTS] t (col TYPE, ..., PRIMARY KEY (col)) [WITH (...)]
+  CREATE MATERIALIZED VIEW [IF NOT EXISTS] v AS SELECT ... [EMIT ON WINDOW CLOSE]
+  CREATE SINK k FROM v WITH (...)  |  CREATE SINK k AS SELECT ... WITH (...)
+  INSERT INTO s VALUES (...), ...  |  INSERT INTO s SELECT ...
+  SELECT ... FROM v [WHERE ...] [ORDER BY ...] [LIMIT n]   pull query: a snapshot
+  SELECT ... EMIT CHANGES [LIMIT n]            push query: changes until LIMIT or Ctrl-C
+  FLUSH                                        wait until every ingested row is reflected
+  EXPLAIN [LOGICAL | VERBOSE] statement  |  EXPLAIN ANALYZE name
+  SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES
+  DESCRIBE name
+  DROP STREAM | TABLE | MATERIALIZED VIEW | SINK [IF EXISTS] name
+  SET setting = value
+Meta commands:
+  \help                     this help (also \h, \?)
+  \timing [on|off]          show elapsed times
+  \format [table|csv|json]  how results are printed
+  \q                        quit (also quit, exit, Ctrl-D)
+Ctrl-C clears the current input, or cancels the running statement.
+`

@@ -1,0 +1,147 @@
+package aggstate
+
+// Slots hands out dense group slots (0, 1, 2, ...) and reuses freed ones, so
+// that per-slot state columns stay as short as the largest number of groups
+// alive at once.
+type Slots struct {
+	free []int32
+	high int32
+	live int
+}
+
+// Alloc returns a free slot.
+func (s *Slots) Alloc() int32 {
+	s.live++
+	if n := len(s.free); n > 0 {
+		slot := s.free[n-1]
+		s.free = s.free[:n-1]
+		return slot
+	}
+	s.high++
+	return s.high - 1
+}
+
+// Free returns slot to the pool.
+func (s *Slots) Free(slot int32) {
+	s.live--
+	s.free = append(s.free, slot)
+}
+
+// Live returns the number of allocated slots.
+func (s *Slots) Live() int { return s.live }
+
+// High returns one more than the largest slot ever handed out: the length
+// per-slot columns must have.
+func (s *Slots) High() int { return int(s.high) }
+
+// IntGroups maps a single integer-like group key (the int64 value of a
+// BIGINT, DATE, TIMESTAMP, ...) to its slot with a typed hash table (see
+// intTable for why not a Go map). NULL is a group of its own, as GROUP BY
+// requires.
+type IntGroups struct {
+	Slots
+	m        intTable
+	keys     []int64 // by slot
+	nullSlot int32   // the slot of the NULL group, or -1
+}
+
+// NewIntGroups returns an empty table.
+func NewIntGroups() *IntGroups {
+	return &IntGroups{nullSlot: -1}
+}
+
+// Find returns the slot of key k, creating the group if needed.
+func (g *IntGroups) Find(k int64) (slot int32, created bool) {
+	if s, ok := g.m.get(k); ok {
+		return s, false
+	}
+	s := g.Alloc()
+	g.m.put(k, s)
+	if int(s) == len(g.keys) {
+		g.keys = append(g.keys, k)
+	} else {
+		g.keys[s] = k
+	}
+	return s, true
+}
+
+// FindNull returns the slot of the NULL key, creating the group if needed.
+func (g *IntGroups) FindNull() (slot int32, created bool) {
+	if g.nullSlot >= 0 {
+		return g.nullSlot, false
+	}
+	s := g.Alloc()
+	g.nullSlot = s
+	if int(s) == len(g.keys) {
+		g.keys = append(g.keys, 0)
+	}
+	return s, true
+}
+
+// Key returns the key of a live slot; null reports the NULL group.
+func (g *IntGroups) Key(slot int32) (k int64, null bool) {
+	if slot == g.nullSlot {
+		return 0, true
+	}
+	return g.keys[slot], false
+}
+
+// Delete removes the group of a live slot and frees the slot.
+func (g *IntGroups) Delete(slot int32) {
+	if slot == g.nullSlot {
+		g.nullSlot = -1
+	} else {
+		g.m.delete(g.keys[slot])
+	}
+	g.Free(slot)
+}
+
+// TableBytes returns the memory of the hash table and of the keys by slot.
+func (g *IntGroups) TableBytes() int64 { return g.m.bytes() + 8*int64(cap(g.keys)) }
+
+// BytesGroups maps encoded group keys to slots. The encoding is the
+// caller's; equal keys must encode to equal bytes.
+type BytesGroups struct {
+	Slots
+	m    map[string]int32
+	keys []string // by slot; shares its bytes with the map's key
+	size int64    // total bytes of the live keys
+}
+
+// NewBytesGroups returns an empty table.
+func NewBytesGroups() *BytesGroups {
+	return &BytesGroups{m: make(map[string]int32)}
+}
+
+// Find returns the slot of the encoded key k, creating the group if needed.
+// k is copied when a group is created, so the caller may reuse it.
+func (g *BytesGroups) Find(k []byte) (slot int32, created bool) {
+	if s, ok := g.m[string(k)]; ok {
+		return s, false
+	}
+	key := string(k)
+	s := g.Alloc()
+	g.m[key] = s
+	if int(s) == len(g.keys) {
+		g.keys = append(g.keys, key)
+	} else {
+		g.keys[s] = key
+	}
+	g.size += int64(len(key))
+	return s, true
+}
+
+// Key returns the encoded key of a live slot.
+func (g *BytesGroups) Key(slot int32) string { return g.keys[slot] }
+
+// KeyBytes returns the total size of the live encoded keys.
+func (g *BytesGroups) KeyBytes() int64 { return g.size }
+
+// Delete removes the group of a live slot and frees the slot.
+func (g *BytesGroups) Delete(slot int32) {
+	k := g.keys[slot]
+	delete(g.m, k)
+	g.size -= int64(len(k))
+	g.keys[slot] = ""
+	g.Free(slot)
+}

@@ -1,0 +1,248 @@
+package aggstate
+
+import (
+	"cmp"
+	"errors"
+	"unsafe"
+)
+
+// ErrNegativeCount is returned when a retraction would take a count below
+// zero: the input retracted something it never inserted, which breaks the
+// changelog invariant of the operator upstream.
+var ErrNegativeCount = errors.New("retraction of a value that was never inserted")
+
+// Entry is one distinct value of a Multiset with its number of occurrences.
+type Entry[V cmp.Ordered] struct {
+	Val V
+	N   int64
+}
+
+// Bucket sizes. A bucket is a sorted run of entries; bucketMax bounds the
+// cost of an insertion into a bucket (a copy of at most bucketMax entries)
+// while keeping the bucket list short (n/bucketMax headers to shift when a
+// bucket splits), the trade-off of a two-level sorted list. bucketMin is the
+// size below which a bucket is merged into its successor, so that deletions
+// cannot leave many near-empty buckets.
+const (
+	bucketMax = 128
+	bucketMin = bucketMax / 4
+)
+
+// Multiset is an ordered multiset of values with counts: the per-group state
+// of a retractable MIN/MAX or of a DISTINCT aggregate. Values are ordered by
+// cmp.Compare (NaN first, -0 equal to 0).
+//
+// A multiset of up to bucketMax values is one sorted slice (small), so the
+// common small group costs one allocation and one pointer to follow; a
+// larger one is a two-level sorted list (big: sorted buckets of sorted
+// entries) that still updates in O(log n + bucketMax). The zero value is
+// empty and ready to use.
+type Multiset[V cmp.Ordered] struct {
+	small    []Entry[V]
+	big      [][]Entry[V]
+	distinct int
+}
+
+// Len returns the number of distinct values held.
+func (m *Multiset[V]) Len() int { return m.distinct }
+
+// Reset empties the multiset and drops its memory.
+func (m *Multiset[V]) Reset() { *m = Multiset[V]{} }
+
+// First returns the smallest value, and false if the multiset is empty.
+func (m *Multiset[V]) First() (V, bool) {
+	switch {
+	case m.big != nil:
+		return m.big[0][0].Val, true
+	case len(m.small) > 0:
+		return m.small[0].Val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Last returns the largest value, and false if the multiset is empty.
+func (m *Multiset[V]) Last() (V, bool) {
+	switch {
+	case m.big != nil:
+		b := m.big[len(m.big)-1]
+		return b[len(b)-1].Val, true
+	case len(m.small) > 0:
+		return m.small[len(m.small)-1].Val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// Count returns the number of occurrences of v.
+func (m *Multiset[V]) Count(v V) int64 {
+	b := m.small
+	if m.big != nil {
+		b = m.big[m.findBucket(v)]
+	}
+	if i, found := search(b, v); found {
+		return b[i].N
+	}
+	return 0
+}
+
+// Add adds w occurrences of v (w < 0 removes them) and returns the count of v
+// before the change. A value whose count reaches zero is removed. If the
+// count would become negative, Add changes nothing and returns
+// ErrNegativeCount. clone, if not nil, copies a value the multiset starts
+// keeping (a string read from an Arrow buffer must not outlive its batch).
+func (m *Multiset[V]) Add(v V, w int64, clone func(V) V) (before int64, err error) {
+	bi := -1
+	b := m.small
+	if m.big != nil {
+		bi = m.findBucket(v)
+		b = m.big[bi]
+	}
+	i, found := search(b, v)
+	if found {
+		before = b[i].N
+		switch after := before + w; {
+		case after < 0:
+			return before, ErrNegativeCount
+		case after == 0:
+			m.remove(bi, i)
+		default:
+			b[i].N = after
+		}
+		return before, nil
+	}
+	switch {
+	case w < 0:
+		return 0, ErrNegativeCount
+	case w == 0:
+		return 0, nil
+	}
+	if clone != nil {
+		v = clone(v)
+	}
+	b = append(b, Entry[V]{})
+	copy(b[i+1:], b[i:])
+	b[i] = Entry[V]{Val: v, N: w}
+	m.distinct++
+	if bi < 0 {
+		m.small = b
+		if len(b) > bucketMax {
+			m.big = [][]Entry[V]{b}
+			m.small = nil
+			m.split(0)
+		}
+		return 0, nil
+	}
+	m.big[bi] = b
+	if len(b) > bucketMax {
+		m.split(bi)
+	}
+	return 0, nil
+}
+
+// Each calls fn for every distinct value in ascending order, with its count.
+func (m *Multiset[V]) Each(fn func(v V, n int64)) {
+	for _, e := range m.small {
+		fn(e.Val, e.N)
+	}
+	for _, b := range m.big {
+		for _, e := range b {
+			fn(e.Val, e.N)
+		}
+	}
+}
+
+// EntryBytes is the in-memory size of one entry of a Multiset[V], not
+// counting what a value points to (string bytes).
+func EntryBytes[V cmp.Ordered]() int64 {
+	var e Entry[V]
+	return int64(unsafe.Sizeof(e))
+}
+
+// findBucket returns the bucket of big that holds v or where v belongs: the
+// first bucket whose last value is >= v, else the last bucket.
+func (m *Multiset[V]) findBucket(v V) int {
+	lo, hi := 0, len(m.big)-1
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		b := m.big[mid]
+		if cmp.Less(b[len(b)-1].Val, v) {
+			lo = mid + 1
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// search returns the index of the first entry of b whose value is >= v and
+// whether that entry equals v. The loop has no data-dependent branch but
+// the conditional move, as values arrive in no particular order.
+func search[V cmp.Ordered](b []Entry[V], v V) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	base, n := 0, len(b)
+	for n > 1 {
+		half := n >> 1
+		if cmp.Less(b[base+half-1].Val, v) {
+			base += half
+		}
+		n -= half
+	}
+	if cmp.Less(b[base].Val, v) {
+		base++
+	}
+	return base, base < len(b) && !cmp.Less(v, b[base].Val)
+}
+
+// split cuts bucket bi of big in two halves.
+func (m *Multiset[V]) split(bi int) {
+	b := m.big[bi]
+	half := len(b) / 2
+	right := make([]Entry[V], len(b)-half, bucketMax+1)
+	copy(right, b[half:])
+	clear(b[half:])
+	m.big[bi] = b[:half]
+	m.big = append(m.big, nil)
+	copy(m.big[bi+2:], m.big[bi+1:])
+	m.big[bi+1] = right
+}
+
+// remove removes entry i of bucket bi (of small when bi < 0), dropping a
+// bucket when it empties, merging it into its successor when it becomes
+// small, and going back to a single slice when one bucket is left.
+func (m *Multiset[V]) remove(bi, i int) {
+	m.distinct--
+	if bi < 0 {
+		m.small = removeEntry(m.small, i)
+		if len(m.small) == 0 {
+			m.small = nil
+		}
+		return
+	}
+	b := removeEntry(m.big[bi], i)
+	m.big[bi] = b
+	switch {
+	case len(b) == 0:
+		m.dropBucket(bi)
+	case len(b) < bucketMin && bi+1 < len(m.big) && len(b)+len(m.big[bi+1]) <= bucketMax:
+		m.big[bi+1] = append(b, m.big[bi+1]...)
+		m.dropBucket(bi)
+	}
+	if len(m.big) == 1 {
+		m.small, m.big = m.big[0], nil
+	}
+}
+
+func removeEntry[V cmp.Ordered](b []Entry[V], i int) []Entry[V] {
+	copy(b[i:], b[i+1:])
+	b[len(b)-1] = Entry[V]{}
+	return b[:len(b)-1]
+}
+
+func (m *Multiset[V]) dropBucket(bi int) {
+	copy(m.big[bi:], m.big[bi+1:])
+	m.big[len(m.big)-1] = nil
+	m.big = m.big[:len(m.big)-1]
+}

@@ -1,0 +1,58 @@
+package exec
+
+import (
+	"reflect"
+	"testing"
+)
+
+func TestAlignerWatermarkIsMinimumOverSenders(t *testing.T) {
+	a := newAligner(2)
+	if got := a.add(0, Control{Kind: Watermark, Watermark: 10}); len(got) != 0 {
+		t.Fatalf("one sender's watermark must not advance the output: %v", got)
+	}
+	got := a.add(1, Control{Kind: Watermark, Watermark: 5})
+	want := []Control{{Kind: Watermark, Watermark: 5}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %v, want %v", got, want)
+	}
+	if got := a.add(1, Control{Kind: Watermark, Watermark: 7}); !reflect.DeepEqual(got, []Control{{Kind: Watermark, Watermark: 7}}) {
+		t.Fatalf("advance to 7: got %v", got)
+	}
+	// A watermark going backwards is ignored.
+	if got := a.add(0, Control{Kind: Watermark, Watermark: 3}); len(got) != 0 {
+		t.Fatalf("regressing watermark: got %v", got)
+	}
+	// An ended sender no longer holds the watermark back.
+	got = a.add(1, Control{Kind: EndOfInput})
+	if !reflect.DeepEqual(got, []Control{{Kind: Watermark, Watermark: 10}}) {
+		t.Fatalf("after end of sender 1: got %v", got)
+	}
+	got = a.add(0, Control{Kind: EndOfInput})
+	if !reflect.DeepEqual(got, []Control{{Kind: EndOfInput}}) {
+		t.Fatalf("after both ended: got %v", got)
+	}
+}
+
+func TestAlignerMarkersWaitForEverySender(t *testing.T) {
+	a := newAligner(3)
+	if got := a.add(0, Control{Kind: Flush, FlushID: 1}); len(got) != 0 {
+		t.Fatalf("got %v", got)
+	}
+	if got := a.add(2, Control{Kind: Flush, FlushID: 2}); len(got) != 0 {
+		t.Fatalf("got %v", got)
+	}
+	// Sender 1 reaches flush 2 (having passed 1): the aligned flush is the
+	// lowest every sender passed, 1.
+	if got := a.add(1, Control{Kind: Flush, FlushID: 2}); !reflect.DeepEqual(got, []Control{{Kind: Flush, FlushID: 1}}) {
+		t.Fatalf("got %v", got)
+	}
+	if got := a.add(0, Control{Kind: Flush, FlushID: 2}); !reflect.DeepEqual(got, []Control{{Kind: Flush, FlushID: 2}}) {
+		t.Fatalf("got %v", got)
+	}
+	// Barriers align independently of flushes.
+	a.add(0, Control{Kind: Barrier, Epoch: 1})
+	a.add(1, Control{Kind: Barrier, Epoch: 1})
+	if got := a.add(2, Control{Kind: EndOfInput}); !reflect.DeepEqual(got, []Control{{Kind: Barrier, Epoch: 1}}) {
+		t.Fatalf("an ended sender must release the barrier: got %v", got)
+	}
+}

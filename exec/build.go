@@ -1,0 +1,120 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/optimizer/physical"
+)
+
+// SourceFactory creates the source of a physical Source node for one
+// instance. The engine provides it: it knows the storage logs, connectors
+// and views the sources read.
+type SourceFactory func(src *physical.Source, instance int) (Source, error)
+
+// BuildGraph cuts a physical plan into stages — a new stage starts at every
+// source and every exchange; everything else fuses into its input's stage —
+// and appends sink as the last operator of the root's stage.
+func BuildGraph(root physical.Node, sources SourceFactory, sink OpSpec) (GraphSpec, error) {
+	b := &graphBuilder{sources: sources}
+	si, err := b.build(root)
+	if err != nil {
+		return GraphSpec{}, err
+	}
+	if si != len(b.g.Stages)-1 {
+		return GraphSpec{}, fmt.Errorf("exec: the root stage is not the last stage")
+	}
+	last := &b.g.Stages[si]
+	last.Ops = append(last.Ops, sink)
+	return b.g, nil
+}
+
+type graphBuilder struct {
+	g       GraphSpec
+	sources SourceFactory
+}
+
+// build returns the index of the stage whose chain ends with n.
+func (b *graphBuilder) build(n physical.Node) (int, error) {
+	h := n.Hdr()
+	switch n := n.(type) {
+	case *physical.Source:
+		b.g.Stages = append(b.g.Stages, StageSpec{
+			Parallelism: h.Parallelism, SourceName: physical.Line(n),
+			Source: func(inst int) (Source, error) { return b.sources(n, inst) },
+		})
+		return len(b.g.Stages) - 1, nil
+	case *physical.Values:
+		names, ts, rows := h.Names(), h.Types(), n.Rows
+		b.g.Stages = append(b.g.Stages, StageSpec{
+			Parallelism: 1, SourceName: physical.Line(n),
+			Source: func(int) (Source, error) { return &ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
+		})
+		return len(b.g.Stages) - 1, nil
+	case *physical.Exchange:
+		up, err := b.build(h.Inputs[0])
+		if err != nil {
+			return 0, err
+		}
+		dist := map[physical.DistKind]Distribution{physical.Forward: DistForward, physical.Hash: DistHash,
+			physical.Broadcast: DistBroadcast, physical.Single: DistSingle}[n.Dist]
+		b.g.Stages = append(b.g.Stages, StageSpec{
+			Parallelism: h.Parallelism,
+			Inputs:      []InputSpec{{From: up, Dist: dist, Keys: n.Keys}},
+		})
+		return len(b.g.Stages) - 1, nil
+	}
+	if len(h.Inputs) != 1 {
+		return 0, fmt.Errorf("exec: no runtime for %s", physical.Line(n))
+	}
+	si, err := b.build(h.Inputs[0])
+	if err != nil {
+		return 0, err
+	}
+	spec, err := b.opSpec(n)
+	if err != nil {
+		return 0, err
+	}
+	if b.g.Stages[si].Parallelism != h.Parallelism {
+		return 0, fmt.Errorf("exec: %s runs at parallelism %d but its input at %d without an exchange",
+			physical.Line(n), h.Parallelism, b.g.Stages[si].Parallelism)
+	}
+	b.g.Stages[si].Ops = append(b.g.Stages[si].Ops, spec)
+	return si, nil
+}
+
+func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
+	h := n.Hdr()
+	name := physical.Line(n)
+	inTypes := h.Inputs[0].Hdr().Types()
+	names, ts := h.Names(), h.Types()
+	switch n := n.(type) {
+	case *physical.Calc:
+		return OpSpec{Name: name, New: func(int) (Operator, error) {
+			return NewCalc(inTypes, n.Filter, n.Projs, names), nil
+		}}, nil
+	case *physical.HashAgg:
+		cfg := HashAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
+		for _, a := range n.Aggs {
+			cfg.Aggs = append(cfg.Aggs, AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+		}
+		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewHashAgg(cfg), nil }}, nil
+	case *physical.Upsert:
+		return OpSpec{Name: name, New: func(int) (Operator, error) {
+			return &Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
+		}}, nil
+	case *physical.Sort:
+		keys := make([]SortKey, len(n.Keys))
+		for i, k := range n.Keys {
+			keys[i] = SortKey{Col: k.Ord, Desc: k.Desc}
+		}
+		return OpSpec{Name: name, New: func(int) (Operator, error) {
+			return &Sort{Names: names, Types: ts, Keys: keys}, nil
+		}}, nil
+	case *physical.Limit:
+		_, sorted := h.Inputs[0].(*physical.Sort)
+		return OpSpec{Name: name, New: func(int) (Operator, error) {
+			return &Limit{Names: names, Types: ts, Count: n.Count, Offset: n.Offset, AppendOnly: sorted || n.AppendOnlyInput}, nil
+		}}, nil
+	}
+	return OpSpec{}, fmt.Errorf("exec: no runtime for %s", name)
+}

@@ -1,0 +1,177 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Calc is a fused filter + projection: rows where Filter is TRUE are kept,
+// and Projections are evaluated over them. Ops pass through: a row's op
+// follows the row (Calc is linear on Z-sets).
+//
+// The filter is evaluated once into a selection vector. When it keeps every
+// row, projections run over the batch as is, and a projection that is just
+// an input column is passed through without a copy. Otherwise each
+// projection gathers the columns it reads at the selected rows and is
+// evaluated over those only (expr.EvalSelected): BenchmarkCalc measures
+// this against evaluating over the whole batch and then taking, and it also
+// means a projection never fails on a row the filter dropped.
+type Calc struct {
+	input  []types.T
+	filter plan.Expr
+	projs  []plan.Expr
+	names  []string
+
+	env    *Env
+	pred   *expr.Expr // nil: keep every row
+	exprs  []*expr.Expr
+	schema *arrow.Schema
+	sel    []int32 // reused selection buffer
+	cols   []arrow.Array
+}
+
+var _ Operator = (*Calc)(nil)
+
+// NewCalc returns a Calc over batches whose columns have types input. A nil
+// filter keeps every row; names name the output columns. Expressions are
+// compiled by Open.
+func NewCalc(input []types.T, filter plan.Expr, projections []plan.Expr, names []string) *Calc {
+	return &Calc{input: input, filter: filter, projs: projections, names: names}
+}
+
+// Open compiles the filter and the projections.
+func (c *Calc) Open(_ context.Context, env *Env) error {
+	if len(c.names) != len(c.projs) {
+		return fmt.Errorf("calc: %d names for %d projections", len(c.names), len(c.projs))
+	}
+	c.env = env
+	c.pred = nil
+	if c.filter != nil && !plan.IsTrue(c.filter) {
+		p, err := expr.Compile(c.filter, c.input)
+		if err != nil {
+			return fmt.Errorf("calc: filter %s: %w", c.filter, err)
+		}
+		if p.Type().Kind != types.Boolean {
+			return fmt.Errorf("calc: filter %s is %s, not BOOLEAN", c.filter, p.Type())
+		}
+		c.pred = p
+	}
+	c.exprs = make([]*expr.Expr, len(c.projs))
+	fields := make([]arrow.Field, len(c.projs))
+	for i, p := range c.projs {
+		x, err := expr.Compile(p, c.input)
+		if err != nil {
+			return fmt.Errorf("calc: %s: %w", p, err)
+		}
+		c.exprs[i] = x
+		fields[i] = types.Field(c.names[i], p.Type(), p.Nullable())
+	}
+	c.schema = arrow.NewSchema(fields, nil)
+	c.cols = make([]arrow.Array, len(c.projs))
+	return nil
+}
+
+// Process filters and projects one chunk.
+func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error {
+	if c.env == nil {
+		return errors.New("calc: Process before Open")
+	}
+	if in != 0 {
+		return fmt.Errorf("calc: no input %d", in)
+	}
+	n := ch.NumRows()
+	m := c.env.Metrics
+	m.BatchesIn.Add(1)
+	m.RowsIn.Add(int64(n))
+	if n == 0 {
+		return nil
+	}
+	var sel []int32 // nil: every row
+	if c.pred != nil {
+		s, err := c.pred.Select(c.env.Alloc, ch.Batch, c.sel[:0])
+		if err != nil {
+			return fmt.Errorf("calc: filter %s: %w", c.filter, err)
+		}
+		c.sel = s
+		switch len(s) {
+		case 0:
+			return nil
+		case n:
+		default:
+			sel = s
+		}
+	}
+	rows, err := c.project(ch.Batch, sel)
+	if err != nil {
+		return err
+	}
+	rec := array.NewRecordBatch(c.schema, c.cols, int64(rows))
+	c.releaseCols()
+	ops := ch.Ops
+	if ops != nil && sel != nil {
+		// A fresh slice: the receiver may keep the chunk's ops.
+		ops = make([]Op, len(sel))
+		for j, i := range sel {
+			ops[j] = ch.Ops[i]
+		}
+	}
+	err = out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	rec.Release()
+	if err != nil {
+		return err
+	}
+	m.BatchesOut.Add(1)
+	m.RowsOut.Add(int64(rows))
+	return nil
+}
+
+// project evaluates every projection into c.cols over the selected rows
+// (all when sel is nil) and returns the row count.
+func (c *Calc) project(batch arrow.RecordBatch, sel []int32) (int, error) {
+	rows := int(batch.NumRows())
+	if sel != nil {
+		rows = len(sel)
+	}
+	for i, x := range c.exprs {
+		var col arrow.Array
+		var err error
+		if sel == nil {
+			col, err = x.Eval(c.env.Alloc, batch)
+		} else {
+			col, err = x.EvalSelected(c.env.Alloc, batch, sel)
+		}
+		if err != nil {
+			c.releaseCols()
+			return 0, fmt.Errorf("calc: %s: %w", c.projs[i], err)
+		}
+		c.cols[i] = col
+	}
+	return rows, nil
+}
+
+func (c *Calc) releaseCols() {
+	for i, col := range c.cols {
+		if col != nil {
+			col.Release()
+			c.cols[i] = nil
+		}
+	}
+}
+
+// OnControl does nothing: Calc keeps no state between chunks.
+func (c *Calc) OnControl(context.Context, Control, Emitter) error { return nil }
+
+// Close releases the compiled expressions. It is idempotent.
+func (c *Calc) Close() error {
+	c.releaseCols()
+	c.pred, c.exprs = nil, nil
+	return nil
+}

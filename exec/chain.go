@@ -1,0 +1,103 @@
+package exec
+
+import (
+	"context"
+	"time"
+)
+
+// chain runs a fused sequence of operators in one goroutine: operator i's
+// output goes straight into operator i+1 (no channel), and the last
+// operator's output goes to out. It measures each operator's rows, batches
+// and exclusive busy time (time in its own code, excluding the operators it
+// calls downstream).
+type chain struct {
+	ops      []Operator
+	metrics  []*OperatorMetrics
+	emitters []*chainEmitter // emitters[i] receives op i's output
+	out      Emitter
+}
+
+// chainEmitter feeds operator next (or the chain's output when next ==
+// len(ops)) and charges the time spent there to the caller's child time, so
+// the caller's busy time stays exclusive.
+type chainEmitter struct {
+	c     *chain
+	next  int
+	child time.Duration // time spent downstream during the current call
+}
+
+func newChain(ops []Operator, metrics []*OperatorMetrics, out Emitter) *chain {
+	c := &chain{ops: ops, metrics: metrics, out: out}
+	c.emitters = make([]*chainEmitter, len(ops))
+	for i := range ops {
+		c.emitters[i] = &chainEmitter{c: c, next: i + 1}
+	}
+	return c
+}
+
+// Emit implements Emitter.
+func (e *chainEmitter) Emit(ctx context.Context, ch Chunk) error {
+	if ch.NumRows() == 0 {
+		return nil
+	}
+	start := time.Now()
+	m := e.c.metrics[e.next-1]
+	m.RowsOut.Add(int64(ch.NumRows()))
+	m.BatchesOut.Add(1)
+	var err error
+	if e.next == len(e.c.ops) {
+		err = e.c.out.Emit(ctx, ch)
+	} else {
+		err = e.c.process(ctx, e.next, 0, ch)
+	}
+	e.child += time.Since(start)
+	return err
+}
+
+// process hands a chunk to operator i.
+func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
+	if len(c.ops) == 0 {
+		return c.out.Emit(ctx, ch)
+	}
+	m := c.metrics[i]
+	m.RowsIn.Add(int64(ch.NumRows()))
+	m.BatchesIn.Add(1)
+	em := c.emitters[i]
+	saved := em.child
+	em.child = 0
+	start := time.Now()
+	err := c.ops[i].Process(ctx, input, ch, em)
+	m.BusyNanos.Add(int64(time.Since(start) - em.child))
+	em.child = saved
+	return err
+}
+
+// control delivers an aligned control message to every operator in order,
+// each after the output its predecessor emitted while handling it, and
+// returns; the caller forwards the message downstream.
+func (c *chain) control(ctx context.Context, m Control) error {
+	for i, op := range c.ops {
+		em := c.emitters[i]
+		saved := em.child
+		em.child = 0
+		start := time.Now()
+		err := op.OnControl(ctx, m, em)
+		c.metrics[i].BusyNanos.Add(int64(time.Since(start) - em.child))
+		em.child = saved
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// close closes every operator, returning the first error.
+func (c *chain) close() error {
+	var first error
+	for _, op := range c.ops {
+		if err := op.Close(); err != nil && first == nil {
+			first = err
+		}
+	}
+	return first
+}

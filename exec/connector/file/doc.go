@@ -1,0 +1,29 @@
+// Package file is the `file` source connector: it reads a CSV or JSON-lines
+// file into Arrow record batches whose columns are a stream's declared
+// columns (SQL.md, "Connectors").
+//
+// A stream declared
+//
+//	CREATE STREAM bid (auction BIGINT, price BIGINT, date_time TIMESTAMP(3))
+//	WITH (connector = 'file', path = 'bids.csv', format = 'csv', header = 'true');
+//
+// becomes a Source through FromOptions and New. A bounded file yields its
+// rows and then io.EOF; with follow = 'true' the file is tailed: at its end
+// Next returns exec.ErrCaughtUp and Wait polls for growth, an incomplete last
+// line is held back until its line break arrives, and a file that is
+// truncated or replaced is read again from its beginning.
+//
+// Parsing is hand-written for speed and for the NULL rules SQL.md sets: in
+// CSV (RFC 4180) an unquoted empty field is NULL and "" is the empty string,
+// as PostgreSQL's CSV COPY reads them; in JSON lines a missing field or null
+// is NULL. A TIMESTAMP is 'YYYY-MM-DD HH:MM:SS[.fff]' or an integer count of
+// milliseconds since the Unix epoch, cut to the column's fsp. Values are
+// parsed straight from the file's bytes into typed Arrow builders, with no
+// per-row allocation on the common path.
+//
+// A row that cannot be read (a bad value, a wrong field count, malformed
+// JSON, a value out of range, NULL in a NOT NULL column) is skipped and
+// counted in the metrics' BadRows; the first five are reported with their
+// file and line through Env.Warnf. With on_error = 'fail', Next returns the
+// *RowError instead, after the rows before it.
+package file

@@ -1,0 +1,96 @@
+package file
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// RowError describes an input row the source could not read: the file (as
+// the stream's path option gave it), the 1-based physical line the record
+// starts on, the column at fault if any, and what was wrong. Its text is what
+// a warning shows, e.g. `f.csv:7: column price: cannot parse "abc" as BIGINT`.
+type RowError struct {
+	Path   string
+	Line   int
+	Column string // empty for faults of the whole record (field count, JSON syntax)
+	Msg    string
+}
+
+// Error returns "path:line: column name: msg", without the column part for a
+// record-level fault.
+func (e *RowError) Error() string {
+	if e.Column == "" {
+		return e.Path + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
+	}
+	return e.Path + ":" + strconv.Itoa(e.Line) + ": column " + e.Column + ": " + e.Msg
+}
+
+// OptionError reports a WITH option of a file stream that is unknown,
+// missing or has a bad value. Option names the option.
+type OptionError struct {
+	Option string
+	Msg    string
+}
+
+// Error returns "file connector: option name: msg".
+func (e *OptionError) Error() string {
+	return fmt.Sprintf("file connector: option %s: %s", e.Option, e.Msg)
+}
+
+// maxShown is how many bytes of a bad value a message quotes; longer values
+// are cut so that a runaway field cannot flood the log.
+const maxShown = 64
+
+// shown renders a bad value for a message: CSV text quoted, JSON text as it
+// appears in the line (raw).
+func shown(b []byte, raw bool) string {
+	cut := len(b) > maxShown
+	if cut {
+		b = b[:maxShown]
+	}
+	s := string(b)
+	if !raw {
+		s = strconv.Quote(s)
+	}
+	if cut {
+		s += "..."
+	}
+	return s
+}
+
+// faultCode classifies a bad row.
+type faultCode uint8
+
+const (
+	faultNone   faultCode = iota
+	faultSyntax           // a value that does not parse as its column's type
+	faultRange            // a value out of its column's range or precision
+	faultNull             // NULL in a NOT NULL column
+	faultUTF8             // text that is not valid UTF-8
+	faultRecord           // the record itself: field count, CSV quoting, JSON syntax
+)
+
+// fault says why a row is bad; the zero fault means the row is good. It is a
+// plain value so the good path allocates nothing.
+type fault struct {
+	code  faultCode
+	col   int    // the column at fault, for value faults
+	value []byte // the offending text
+	raw   bool   // value is shown as it appears (JSON) rather than quoted (CSV)
+	msg   string // faultRecord: the description
+}
+
+// message renders a value fault for column col.
+func (f fault) message(col *column) string {
+	switch f.code {
+	case faultSyntax:
+		return fmt.Sprintf("cannot parse %s as %s", shown(f.value, f.raw), col.t)
+	case faultRange:
+		return fmt.Sprintf("value %s out of range for %s", shown(f.value, f.raw), col.t)
+	case faultNull:
+		return "NULL in a NOT NULL column"
+	case faultUTF8:
+		return fmt.Sprintf("value %s is not valid UTF-8", shown(f.value, f.raw))
+	}
+	return f.msg
+}

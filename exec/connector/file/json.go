@@ -1,0 +1,230 @@
+package file
+
+import (
+	"bytes"
+	"fmt"
+)
+
+// maxFoldedKeys bounds the cache of object keys resolved case-insensitively,
+// so that lines with ever-new keys cannot grow it without end.
+const maxFoldedKeys = 1024
+
+// maxJSONDepth bounds the nesting of ignored or text-kept values, so that a
+// hostile line cannot exhaust the stack.
+const maxJSONDepth = 512
+
+// jsonParser parses JSON lines, one object per line, straight into a row's
+// cells: a field goes to the column of its name (exact match first, then
+// case-insensitive), other fields are checked for syntax and ignored.
+// Strings without escapes point into the line; unescaped ones into scratch.
+type jsonParser struct {
+	cols    []column
+	names   [][]byte
+	exact   map[string]int
+	folded  map[string]int // key → column, or -1 for none
+	guesses []keyGuess     // by field position: the key seen there last
+	scratch []byte
+	data    []byte
+	i       int
+}
+
+// keyGuess remembers the key at one position of the last object and where
+// it went. Producers write fields in the same order line after line, so
+// comparing with the guess usually replaces a hash lookup.
+type keyGuess struct {
+	key   []byte
+	col   int
+	exact bool
+}
+
+// maxGuesses bounds the positions remembered; later fields use the maps.
+const maxGuesses = 64
+
+// newJSONParser returns a parser for rows of cols.
+func newJSONParser(cols []column) *jsonParser {
+	p := &jsonParser{cols: cols, exact: make(map[string]int, len(cols)), folded: make(map[string]int)}
+	for j, c := range cols {
+		p.names = append(p.names, []byte(c.name))
+		p.exact[c.name] = j
+	}
+	return p
+}
+
+// parse parses line into cells, one per column. A missing field or a JSON
+// null is NULL; a duplicated field keeps its last value.
+func (p *jsonParser) parse(line []byte, cells []cell) fault {
+	p.data, p.i, p.scratch = line, 0, p.scratch[:0]
+	for j := range cells {
+		cells[j].null, cells[j].exact = true, false // other fields are set with the value
+	}
+	p.ws()
+	if !p.eat('{') {
+		return p.syntax("expected an object")
+	}
+	p.ws()
+	if !p.eat('}') {
+		for pos := 0; ; pos++ {
+			p.ws()
+			if p.i >= len(p.data) || p.data[p.i] != '"' {
+				return p.syntax("expected a field name")
+			}
+			key, ok := p.str()
+			if !ok {
+				return p.syntax("invalid string")
+			}
+			p.ws()
+			if !p.eat(':') {
+				return p.syntax("expected ':' after a field name")
+			}
+			p.ws()
+			j, exact := p.lookup(pos, key)
+			if j < 0 || (!exact && cells[j].exact) {
+				if !p.skip(0) {
+					return p.syntax("invalid value")
+				}
+			} else if f := p.value(j, &cells[j]); f.code != faultNone {
+				return f
+			} else {
+				cells[j].exact = exact
+			}
+			p.ws()
+			if p.eat(',') {
+				continue
+			}
+			if p.eat('}') {
+				break
+			}
+			return p.syntax("expected ',' or '}'")
+		}
+	}
+	p.ws()
+	if p.i != len(p.data) {
+		return p.syntax("unexpected text after the object")
+	}
+	for j := range cells {
+		if cells[j].null && !p.cols[j].nullable {
+			return fault{code: faultNull, col: j}
+		}
+	}
+	return fault{}
+}
+
+// lookup returns the column the field name at position pos of the object
+// belongs to, or -1, and whether the name matched exactly.
+func (p *jsonParser) lookup(pos int, key []byte) (int, bool) {
+	if pos < len(p.guesses) && string(p.guesses[pos].key) == string(key) {
+		return p.guesses[pos].col, p.guesses[pos].exact
+	}
+	j, exact := p.resolve(key)
+	if pos < maxGuesses {
+		for len(p.guesses) <= pos {
+			p.guesses = append(p.guesses, keyGuess{col: -1})
+		}
+		g := &p.guesses[pos]
+		g.key, g.col, g.exact = append(g.key[:0], key...), j, exact
+	}
+	return j, exact
+}
+
+// resolve finds the column of a field name through the maps.
+func (p *jsonParser) resolve(key []byte) (int, bool) {
+	if j, ok := p.exact[string(key)]; ok {
+		return j, true
+	}
+	if j, ok := p.folded[string(key)]; ok {
+		return j, false
+	}
+	j := -1
+	for k, name := range p.names {
+		if bytes.EqualFold(name, key) {
+			j = k
+			break
+		}
+	}
+	if len(p.folded) < maxFoldedKeys {
+		p.folded[string(key)] = j
+	}
+	return j, false
+}
+
+// value parses the value at p.i into c for column j.
+func (p *jsonParser) value(j int, c *cell) fault {
+	col := &p.cols[j]
+	c.null = false
+	start := p.i
+	if start >= len(p.data) {
+		return p.syntax("expected a value")
+	}
+	switch ch := p.data[start]; {
+	case ch == '"':
+		s, ok := p.str()
+		if !ok {
+			return p.syntax("invalid string")
+		}
+		return valueFault(parseText(col, s, c), j, p.data[start:p.i])
+	case ch == 'n':
+		if !p.literal("null") {
+			return p.syntax("invalid literal")
+		}
+		c.null = true
+		return fault{}
+	case ch == 't' || ch == 'f':
+		if !p.literal("true") && !p.literal("false") {
+			return p.syntax("invalid literal")
+		}
+		raw := p.data[start:p.i]
+		switch col.kind {
+		case kindBool:
+			c.i = 0
+			if raw[0] == 't' {
+				c.i = 1
+			}
+		case kindString:
+			c.s = raw
+		default:
+			return valueFault(faultSyntax, j, raw)
+		}
+		return fault{}
+	case ch == '-' || isDigit(ch):
+		raw, ok := p.number()
+		if !ok {
+			return p.syntax("invalid number")
+		}
+		switch col.kind {
+		case kindString:
+			c.s = raw
+			return fault{}
+		case kindTimestamp: // a number is milliseconds since the epoch, and integral
+			v, code := parseInt(raw)
+			c.i = v - floorMod(v, col.truncMs)
+			return valueFault(code, j, raw)
+		case kindDate:
+			return valueFault(faultSyntax, j, raw)
+		}
+		return valueFault(parseText(col, raw, c), j, raw)
+	case ch == '{' || ch == '[':
+		if !p.skip(0) {
+			return p.syntax("invalid value")
+		}
+		raw := p.data[start:p.i]
+		if col.kind != kindString {
+			return valueFault(faultSyntax, j, raw)
+		}
+		c.s = raw // a nested value is kept as its JSON text
+		return fault{}
+	}
+	return p.syntax("expected a value")
+}
+
+// valueFault wraps a parse outcome for column j; raw is the value's text.
+func valueFault(code faultCode, j int, raw []byte) fault {
+	if code == faultNone {
+		return fault{}
+	}
+	return fault{code: code, col: j, value: raw, raw: true}
+}
+
+// syntax returns a malformed-JSON fault at the current byte.
+func (p *jsonParser) syntax(what string) fault {
+	return fault{code: faultRecord, msg: fmt.Sprintf("malformed JSON: %s at byte %d", what, p.i+1)}
+}

@@ -1,0 +1,248 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/file"
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/sql"
+)
+
+// knownConnectors are the connectors of SQL.md; those not listed in
+// runnable are recognized but not implemented yet.
+var knownConnectors = map[string]bool{"file": true, "nexmark": false, "datagen": false, "kafka": false}
+
+func bindErr(p sql.Pos, src *sql.Source, format string, args ...any) *planner.BindError {
+	e := &planner.BindError{Pos: p, Msg: fmt.Sprintf(format, args...)}
+	if src != nil {
+		e.Line = src.Line(p)
+	}
+	return e
+}
+
+// columns resolves column definitions to catalog columns.
+func columns(defs []sql.ColumnDef, src *sql.Source, pk map[string]bool) ([]catalog.Column, error) {
+	seen := map[string]bool{}
+	var out []catalog.Column
+	for _, d := range defs {
+		if seen[lower(d.Name.Name)] {
+			return nil, bindErr(d.Name.Pos, src, "column '%s' is defined twice", d.Name.Name)
+		}
+		seen[lower(d.Name.Name)] = true
+		t, err := types.FromName(d.Type.Name, d.Type.Args)
+		if err != nil {
+			return nil, bindErr(d.Type.Pos, src, "%v", err)
+		}
+		if t.Kind == types.Interval {
+			return nil, bindErr(d.Type.Pos, src, "a column cannot be an INTERVAL")
+		}
+		out = append(out, catalog.Column{Name: d.Name.Name, Type: t, Nullable: !d.NotNull && !d.PrimaryKey && !pk[lower(d.Name.Name)]})
+	}
+	return out, nil
+}
+
+// options turns WITH options into a map and validates the connector.
+func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Source, start sql.Pos) (map[string]string, error) {
+	m := map[string]string{}
+	var conn *sql.Option
+	for i := range opts {
+		m[opts[i].Key] = opts[i].Value
+		if opts[i].Key == "connector" {
+			conn = &opts[i]
+		}
+	}
+	if len(m) == 0 {
+		return nil, nil
+	}
+	if conn == nil {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		return nil, bindErr(opts[0].KeyPos, src, "WITH needs a 'connector' option (got %s); a stream without WITH is fed by INSERT", strings.Join(keys, ", "))
+	}
+	name := lower(conn.Value)
+	runnable, known := knownConnectors[name]
+	switch {
+	case !known:
+		return nil, bindErr(conn.ValuePos, src, "unknown connector '%s' (connectors: datagen, file, kafka, nexmark)", conn.Value)
+	case !runnable:
+		return nil, &planner.NotSupportedError{Feature: "connector '" + name + "'", Pos: conn.ValuePos, Line: src.Line(conn.ValuePos)}
+	}
+	m["connector"] = name
+	if name == "file" {
+		if _, err := file.FromOptions(m, cols, s.eng.cfg.BaseDir); err != nil {
+			return nil, bindErr(conn.ValuePos, src, "%v", err)
+		}
+	}
+	return m, nil
+}
+
+// exists handles CREATE of a name already taken: an error, or with IF NOT
+// EXISTS a result with a notice.
+func (s *Session) exists(tag string, name sql.Ident, ifNotExists bool, src *sql.Source) (*Result, error) {
+	obj, found := s.eng.cat.Get(name.Name)
+	if !found {
+		return nil, nil
+	}
+	if ifNotExists {
+		r := ok(tag)
+		r.Notices = append(r.Notices, fmt.Sprintf("%s '%s' already exists, skipping", obj.Kind, obj.Name))
+		return r, nil
+	}
+	return nil, bindErr(name.Pos, src, "%s '%s' already exists", obj.Kind, obj.Name)
+}
+
+func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
+	src := st.Source()
+	if r, err := s.exists("CREATE STREAM", st.Name, st.IfNotExists, src); r != nil || err != nil {
+		return r, err
+	}
+	if st.Query != nil {
+		return nil, &planner.NotSupportedError{Feature: "derived streams (CREATE STREAM ... AS SELECT)", Pos: st.Query.Pos, Line: src.Line(st.Query.Pos)}
+	}
+	if st.Watermark != nil {
+		return nil, &planner.NotSupportedError{Feature: "WATERMARK", Pos: st.Watermark.Pos, Line: src.Line(st.Watermark.Pos)}
+	}
+	cols, err := columns(st.Columns, src, nil)
+	if err != nil {
+		return nil, err
+	}
+	for _, d := range st.Columns {
+		if d.PrimaryKey {
+			return nil, bindErr(d.Name.Pos, src, "a stream has no primary key: use CREATE TABLE for a changelog keyed by '%s'", d.Name.Name)
+		}
+	}
+	opts, err := s.options(st.With, cols, src, st.Start)
+	if err != nil {
+		return nil, err
+	}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Columns: cols, Options: opts}
+	if err := s.eng.cat.Create(obj); err != nil {
+		return nil, err
+	}
+	return ok("CREATE STREAM"), nil
+}
+
+func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
+	src := st.Source()
+	if r, err := s.exists("CREATE TABLE", st.Name, st.IfNotExists, src); r != nil || err != nil {
+		return r, err
+	}
+	if st.Watermark != nil {
+		return nil, &planner.NotSupportedError{Feature: "WATERMARK", Pos: st.Watermark.Pos, Line: src.Line(st.Watermark.Pos)}
+	}
+	pk := map[string]bool{}
+	for _, k := range st.PrimaryKey {
+		pk[lower(k.Name)] = true
+	}
+	cols, err := columns(st.Columns, src, pk)
+	if err != nil {
+		return nil, err
+	}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Table, Columns: cols}
+	for _, k := range st.PrimaryKey {
+		i := obj.ColumnIndex(k.Name)
+		if i < 0 {
+			return nil, bindErr(k.Pos, src, "primary key column '%s' is not a column of '%s'", k.Name, st.Name.Name)
+		}
+		obj.PrimaryKey = append(obj.PrimaryKey, i)
+	}
+	if len(obj.PrimaryKey) == 0 {
+		return nil, bindErr(st.Name.Pos, src, "a table needs a PRIMARY KEY")
+	}
+	if obj.Options, err = s.options(st.With, cols, src, st.Start); err != nil {
+		return nil, err
+	}
+	if err := s.eng.cat.Create(obj); err != nil {
+		return nil, err
+	}
+	return ok("CREATE TABLE"), nil
+}
+
+func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, error) {
+	src := st.Source()
+	if r, err := s.exists("CREATE MATERIALIZED VIEW", st.Name, st.IfNotExists, src); r != nil || err != nil {
+		return r, err
+	}
+	if st.Query.EmitChanges {
+		return nil, bindErr(st.Query.Pos, src, "EMIT CHANGES belongs to push queries, not to a materialized view")
+	}
+	cq, err := s.eng.planQuery(st.Query, src, st.Start, continuous, s.parallelism)
+	if err != nil {
+		return nil, err
+	}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text, DependsOn: cq.bound.Deps,
+		PrimaryKey: resultKey(cq.logical)}
+	seen := map[string]bool{}
+	for i, name := range cq.names() {
+		if seen[lower(name)] {
+			return nil, bindErr(st.Query.Pos, src, "the view would have two columns named '%s': give them distinct aliases", name)
+		}
+		seen[lower(name)] = true
+		obj.Columns = append(obj.Columns, catalog.Column{Name: name, Type: cq.types()[i], Nullable: cq.bound.Md.Column(cq.bound.Cols[i]).Nullable})
+	}
+	if err := s.eng.cat.Create(obj); err != nil {
+		return nil, err
+	}
+	if err := s.eng.startView(obj, cq); err != nil {
+		s.eng.cat.Drop(obj.Name, catalog.View)
+		return nil, err
+	}
+	return ok("CREATE MATERIALIZED VIEW"), nil
+}
+
+// startView starts the continuous query that maintains a view.
+func (e *Engine) startView(obj *catalog.Object, cq *compiledQuery) error {
+	mv := exec.NewMView(cq.names(), cq.types(), resultKey(cq.logical))
+	sink := exec.OpSpec{Name: "Materialize " + obj.Name, New: func(int) (exec.Operator, error) { return &exec.MViewSink{MV: mv}, nil }}
+	g, err := exec.BuildGraph(cq.phys, e.sourceFor, sink)
+	if err != nil {
+		return err
+	}
+	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: obj.Name, Alloc: e.alloc, OnWarning: e.warner("materialized view " + obj.Name)})
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	e.queries[lower(obj.Name)] = &runningQuery{obj: obj, job: job, mv: mv}
+	e.mu.Unlock()
+	return nil
+}
+
+func (s *Session) drop(st *sql.Drop) (*Result, error) {
+	kind := map[sql.ObjectKind]catalog.Kind{sql.ObjStream: catalog.Stream, sql.ObjTable: catalog.Table,
+		sql.ObjView: catalog.View, sql.ObjSink: catalog.Sink}[st.Kind]
+	tag := "DROP " + st.Kind.String()
+	obj, err := s.eng.cat.Drop(st.Name.Name, kind)
+	if err != nil {
+		if catalog.IsCode(err, catalog.ErrNotFound) && st.IfExists {
+			r := ok(tag)
+			r.Notices = []string{fmt.Sprintf("%s '%s' does not exist, skipping", kind, st.Name.Name)}
+			return r, nil
+		}
+		return nil, bindErr(st.Name.Pos, st.Source(), "%v", err)
+	}
+	e := s.eng
+	e.mu.Lock()
+	q := e.queries[lower(obj.Name)]
+	delete(e.queries, lower(obj.Name))
+	e.mu.Unlock()
+	if q != nil {
+		q.job.Stop()
+		q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
+	}
+	if obj.IsSource() && obj.Connector() == "" {
+		if err := e.db.Log().Drop(obj.ID); err != nil {
+			return nil, fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
+		}
+	}
+	return ok(tag), nil
+}

@@ -1,0 +1,49 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/sql"
+)
+
+// insert appends rows to an INSERT-fed stream's or table's durable log.
+func (s *Session) insert(st *sql.Insert) (*Result, error) {
+	src := st.Source()
+	obj, found := s.eng.cat.Get(st.Table.Name)
+	if !found {
+		return nil, bindErr(st.Table.Pos, src, "unknown stream or table '%s'", st.Table.Name)
+	}
+	switch {
+	case obj.Kind == catalog.View:
+		return nil, bindErr(st.Table.Pos, src, "cannot insert into materialized view '%s': its rows come from its query", obj.Name)
+	case obj.Kind == catalog.Sink:
+		return nil, bindErr(st.Table.Pos, src, "cannot insert into sink '%s'", obj.Name)
+	case obj.Connector() != "":
+		return nil, bindErr(st.Table.Pos, src, "cannot insert into %s '%s': it reads from connector '%s'", obj.Kind, obj.Name, obj.Connector())
+	case !obj.IsSource():
+		return nil, bindErr(st.Table.Pos, src, "cannot insert into derived %s '%s'", obj.Kind, obj.Name)
+	}
+	if st.Query != nil {
+		return nil, &planner.NotSupportedError{Feature: "INSERT INTO ... SELECT (continuous inserts)", Pos: st.Query.Pos, Line: src.Line(st.Query.Pos)}
+	}
+	rows, err := s.eng.newBuilder(src, st.Start).BindInsertValues(obj, st)
+	if err != nil {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return ok("INSERT 0"), nil
+	}
+	names := make([]string, len(obj.Columns))
+	for i, c := range obj.Columns {
+		names[i] = c.Name
+	}
+	rec := types.BuildRecord(s.eng.alloc, names, obj.Types(), rows)
+	defer rec.Release()
+	if _, err := s.eng.db.Log().Append(obj.ID, rec); err != nil {
+		return nil, fmt.Errorf("writing to %s: %w", obj.Name, err)
+	}
+	return ok(fmt.Sprintf("INSERT %d", len(rows))), nil
+}

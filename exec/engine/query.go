@@ -1,0 +1,88 @@
+package engine
+
+import (
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/optimizer"
+	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/optimizer/rules"
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/sql"
+)
+
+// Query modes, as the planner defines them.
+const (
+	continuous = planner.Continuous
+	snapshot   = planner.Snapshot
+)
+
+// compiledQuery is a query through every planning stage.
+type compiledQuery struct {
+	bound   *planner.Query
+	logical plan.Node // after the rule phases
+	trace   *optimizer.Trace
+	phys    physical.Node
+}
+
+// names returns the result column names.
+func (c *compiledQuery) names() []string { return c.bound.Names }
+
+// types returns the result column types.
+func (c *compiledQuery) types() []types.T { return c.bound.Types() }
+
+// fold evaluates a constant expression with the runtime's kernels, so that
+// plan-time folding never disagrees with execution.
+func fold(e plan.Expr) (types.Datum, error) { return expr.EvalConst(e) }
+
+// newBuilder returns a planner for one statement.
+func (e *Engine) newBuilder(src *sql.Source, start sql.Pos) *planner.Builder {
+	b := planner.NewBuilder(e.cat, src, start)
+	b.Fold = fold
+	return b
+}
+
+// planQuery binds, optimizes and physically plans a query.
+func (e *Engine) planQuery(q *sql.Query, src *sql.Source, start sql.Pos, mode planner.Mode, parallelism int) (*compiledQuery, error) {
+	bound, err := e.newBuilder(src, start).BuildQuery(q, mode)
+	if err != nil {
+		return nil, err
+	}
+	return e.optimize(bound, parallelism, optimizer.Options{})
+}
+
+// optimize runs the rule phases and physical planning over a bound query.
+func (e *Engine) optimize(bound *planner.Query, parallelism int, opts optimizer.Options) (*compiledQuery, error) {
+	rc := &rules.Context{Md: bound.Md, Fold: fold}
+	logical, trace, err := optimizer.Normalize(rc, bound.Root, opts)
+	if err != nil {
+		return nil, err
+	}
+	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: parallelism})
+	if err != nil {
+		return nil, err
+	}
+	return &compiledQuery{bound: bound, logical: logical, trace: trace, phys: phys}, nil
+}
+
+// resultKey returns the ordinals of a unique key of the query's result, if
+// the plan knows one.
+func resultKey(logical plan.Node) []int {
+	props := logical.Props()
+	if len(props.Keys) == 0 {
+		return nil
+	}
+	out := logical.Output()
+	var key []int
+	for _, id := range props.Keys[0].Ordered() {
+		i := out.Find(id)
+		if i < 0 {
+			return nil
+		}
+		key = append(key, i)
+	}
+	if len(key) == 0 {
+		return nil // a global aggregate: one row, no key columns
+	}
+	return key
+}

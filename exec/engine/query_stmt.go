@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/sql"
+)
+
+// query runs a SELECT: a pull query returns a snapshot, a push query
+// (EMIT CHANGES) a stream of changes.
+func (s *Session) query(ctx context.Context, st *sql.Select) (*Result, error) {
+	if st.Query.EmitChanges {
+		return s.push(st)
+	}
+	return s.pull(ctx, st)
+}
+
+// pull runs a query over what its inputs hold now and returns the result.
+func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
+	e := s.eng
+	cq, err := e.planQuery(st.Query, st.Source(), st.Start, snapshot, s.parallelism)
+	if err != nil {
+		return nil, err
+	}
+	ts := cq.types()
+	collect := &collector{ordered: cq.logical.Props().AppendOnly, types: ts}
+	collect.mv = exec.NewMView(cq.names(), ts, nil)
+	sink := exec.OpSpec{Name: "Result", New: func(int) (exec.Operator, error) { return collect, nil }}
+	g, err := exec.BuildGraph(cq.phys, e.sourceFor, sink)
+	if err != nil {
+		return nil, err
+	}
+	job, err := exec.StartJob(ctx, g, exec.JobOptions{Name: "query", Alloc: e.alloc, OnWarning: e.warner("")})
+	if err != nil {
+		return nil, err
+	}
+	if err := job.Wait(ctx); err != nil {
+		return nil, err
+	}
+	if state, _ := job.State(); state != exec.JobFinished {
+		return nil, fmt.Errorf("query %s", state)
+	}
+	rows := collect.rows
+	if !collect.ordered {
+		rows = collect.mv.Snapshot()
+	}
+	res := &Result{Kind: ResultRows, Tag: fmt.Sprintf("SELECT %d", len(rows)), Rows: rows}
+	for i, n := range cq.names() {
+		res.Columns = append(res.Columns, Column{Name: n, Type: ts[i]})
+	}
+	return res, nil
+}
+
+// collector is the sink of a pull query. Over an append-only result it
+// keeps the rows in arrival order (so ORDER BY holds); otherwise it
+// integrates the changes.
+type collector struct {
+	ordered bool
+	types   []types.T
+	rows    [][]types.Datum
+	mv      *exec.MView
+}
+
+func (c *collector) Open(ctx context.Context, env *exec.Env) error { return nil }
+
+func (c *collector) Process(ctx context.Context, in int, ch exec.Chunk, out exec.Emitter) error {
+	if !c.ordered {
+		return c.mv.Apply(ctx, ch)
+	}
+	c.rows = append(c.rows, types.Rows(ch.Batch, c.types)...)
+	return nil
+}
+
+func (c *collector) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	return nil
+}
+
+func (c *collector) Close() error { return nil }
+
+// push starts a push query and returns its change stream.
+func (s *Session) push(st *sql.Select) (*Result, error) {
+	e := s.eng
+	cq, err := e.planQuery(st.Query, st.Source(), st.Start, continuous, s.parallelism)
+	if err != nil {
+		return nil, err
+	}
+	ts := cq.types()
+	ch := make(chan exec.ChangeBatch, 4)
+	ended := make(chan struct{})
+	sink := &exec.PushSink{Types: ts, Limit: max(cq.bound.Limit, 0)}
+	sink.Out = func(ctx context.Context, rows exec.ChangeBatch) bool {
+		select {
+		case ch <- rows:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	sink.End = func() { close(ended) }
+	var flushID uint64
+	if !s.opts.Interactive {
+		// Nothing can be ingested while a script waits on this query, so
+		// it ends once it has caught up with what was ingested so far.
+		flushID = e.flushSeq.Add(1)
+		sink.EndAt = flushID
+	}
+	g, err := exec.BuildGraph(cq.phys, e.sourceFor, exec.OpSpec{Name: "PushChanges", New: func(int) (exec.Operator, error) { return sink, nil }})
+	if err != nil {
+		return nil, err
+	}
+	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: "push query", Alloc: e.alloc, OnWarning: e.warner("")})
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.pushes[job] = struct{}{}
+	e.mu.Unlock()
+	if flushID > 0 {
+		e.requestFlush(flushID, job)
+	}
+	stop := func() {
+		job.Stop()
+		e.mu.Lock()
+		delete(e.pushes, job)
+		e.mu.Unlock()
+	}
+	next := func(ctx context.Context) ([][]types.Datum, error) {
+		select {
+		case rows := <-ch:
+			return rows, nil
+		default:
+		}
+		select {
+		case rows := <-ch:
+			return rows, nil
+		case <-ended:
+			// The sink sent everything before it ended; drain what is queued.
+			select {
+			case rows := <-ch:
+				return rows, nil
+			default:
+			}
+			stop()
+			return nil, io.EOF
+		case <-job.Done():
+			select {
+			case rows := <-ch:
+				return rows, nil
+			default:
+			}
+			stop()
+			if _, err := job.State(); err != nil {
+				return nil, err
+			}
+			return nil, io.EOF
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	res := &Result{Kind: ResultStream, Tag: "SELECT", Stream: NewStream(next, stop)}
+	res.Columns = append(res.Columns, Column{Name: "op", Type: types.VarcharT})
+	for i, n := range cq.names() {
+		res.Columns = append(res.Columns, Column{Name: n, Type: ts[i]})
+	}
+	return res, nil
+}

@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"strconv"
+	"strings"
+
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/sql"
+)
+
+// Session is one user's connection: settings and statement execution.
+type Session struct {
+	eng         *Engine
+	opts        SessionOptions
+	parallelism int
+}
+
+// NewSession returns a session.
+func (e *Engine) NewSession(opts SessionOptions) *Session {
+	return &Session{eng: e, opts: opts, parallelism: e.cfg.Parallelism}
+}
+
+// InternalError is a broken invariant inside eddy, caught at the statement
+// boundary so the session survives it.
+type InternalError struct {
+	Panic any
+	Stack string
+}
+
+func (e *InternalError) Error() string {
+	return fmt.Sprintf("internal error: %v (please report this with the statement that caused it)", e.Panic)
+}
+
+// Execute runs one parsed statement. A panic inside eddy (a bug) is
+// recovered here and returned as an InternalError.
+func (s *Session) Execute(ctx context.Context, stmt sql.Stmt) (res *Result, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			res, err = nil, &InternalError{Panic: p, Stack: string(debug.Stack())}
+		}
+	}()
+	res, err = s.execute(ctx, stmt)
+	if res != nil {
+		res.Notices = append(res.Notices, s.eng.notices.drain()...)
+	}
+	return res, err
+}
+
+func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
+	switch st := stmt.(type) {
+	case *sql.CreateStream:
+		return s.createStream(st)
+	case *sql.CreateTable:
+		return s.createTable(st)
+	case *sql.CreateView:
+		return s.createView(ctx, st)
+	case *sql.CreateSink:
+		return nil, notSupported(st.Start, "CREATE SINK")
+	case *sql.Insert:
+		return s.insert(st)
+	case *sql.Select:
+		return s.query(ctx, st)
+	case *sql.Explain:
+		return s.explain(st)
+	case *sql.Show:
+		return s.show(st)
+	case *sql.Describe:
+		return s.describe(st)
+	case *sql.Drop:
+		return s.drop(st)
+	case *sql.Set:
+		return s.set(st)
+	case *sql.Flush:
+		return s.flush(ctx)
+	case *sql.Analyze:
+		return nil, notSupported(st.Start, "ANALYZE")
+	}
+	return nil, fmt.Errorf("not supported yet: %T", stmt)
+}
+
+func notSupported(p sql.Pos, feature string) error {
+	return &planner.NotSupportedError{Feature: feature, Pos: p}
+}
+
+// ok returns a result without rows.
+func ok(tag string) *Result { return &Result{Kind: ResultOK, Tag: tag} }
+
+// set changes a session setting.
+func (s *Session) set(st *sql.Set) (*Result, error) {
+	switch strings.ToLower(st.Name.Name) {
+	case "parallelism":
+		n, err := strconv.Atoi(st.Value)
+		if err != nil || n < 1 || n > 256 {
+			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("parallelism must be an integer from 1 to 256, got '%s'", st.Value)}
+		}
+		s.parallelism = n
+		return ok("SET"), nil
+	}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism"}
+}

@@ -1,0 +1,126 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/sql"
+)
+
+func textColumns(names ...string) []Column {
+	cols := make([]Column, len(names))
+	for i, n := range names {
+		cols[i] = Column{Name: n, Type: types.VarcharT}
+	}
+	return cols
+}
+
+func textRow(vals ...string) []types.Datum {
+	row := make([]types.Datum, len(vals))
+	for i, v := range vals {
+		row[i] = types.StringDatum(v)
+	}
+	return row
+}
+
+func rowsResult(tag string, cols []Column, rows [][]types.Datum) *Result {
+	return &Result{Kind: ResultRows, Tag: fmt.Sprintf("%s %d", tag, len(rows)), Columns: cols, Rows: rows}
+}
+
+func connectorName(o *catalog.Object) string {
+	if c := o.Connector(); c != "" {
+		return c
+	}
+	return "insert"
+}
+
+func (s *Session) show(st *sql.Show) (*Result, error) {
+	e := s.eng
+	switch st.What {
+	case sql.ShowStreams:
+		var rows [][]types.Datum
+		for _, o := range e.cat.List(catalog.Stream) {
+			rows = append(rows, textRow(o.Name, connectorName(o), columnList(o)))
+		}
+		return rowsResult("SHOW", textColumns("name", "connector", "columns"), rows), nil
+	case sql.ShowTables:
+		var rows [][]types.Datum
+		for _, o := range e.cat.List(catalog.Table) {
+			var pk []string
+			for _, k := range o.PrimaryKey {
+				pk = append(pk, o.Columns[k].Name)
+			}
+			rows = append(rows, textRow(o.Name, connectorName(o), strings.Join(pk, ", "), columnList(o)))
+		}
+		return rowsResult("SHOW", textColumns("name", "connector", "primary_key", "columns"), rows), nil
+	case sql.ShowViews:
+		var rows [][]types.Datum
+		for _, o := range e.cat.List(catalog.View) {
+			status, n := "stopped", int64(0)
+			e.mu.Lock()
+			q := e.queries[lower(o.Name)]
+			e.mu.Unlock()
+			if q != nil {
+				state, err := q.job.State()
+				status = state.String()
+				if state == exec.JobFailed {
+					status += ": " + err.Error()
+				}
+				n = int64(q.mv.Len())
+			}
+			row := textRow(o.Name, status)
+			row = append(row, types.IntDatum(n), types.StringDatum(o.Query))
+			rows = append(rows, row)
+		}
+		cols := textColumns("name", "status")
+		cols = append(cols, Column{Name: "rows", Type: types.BigIntT}, Column{Name: "query", Type: types.VarcharT})
+		return rowsResult("SHOW", cols, rows), nil
+	case sql.ShowSinks:
+		var rows [][]types.Datum
+		for _, o := range e.cat.List(catalog.Sink) {
+			rows = append(rows, textRow(o.Name, connectorName(o), o.Query))
+		}
+		return rowsResult("SHOW", textColumns("name", "connector", "query"), rows), nil
+	case sql.ShowQueries:
+		return nil, notSupported(st.Start, "SHOW QUERIES")
+	}
+	return nil, fmt.Errorf("unknown SHOW")
+}
+
+func columnList(o *catalog.Object) string {
+	parts := make([]string, len(o.Columns))
+	for i, c := range o.Columns {
+		parts[i] = c.Name + " " + c.Type.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *Session) describe(st *sql.Describe) (*Result, error) {
+	o, ok := s.eng.cat.Get(st.Name.Name)
+	if !ok {
+		e := bindErr(st.Name.Pos, st.Source(), "unknown stream, table, view or sink '%s'", st.Name.Name)
+		return nil, e
+	}
+	key := map[int]bool{}
+	for _, k := range o.PrimaryKey {
+		key[k] = true
+	}
+	var rows [][]types.Datum
+	for i, c := range o.Columns {
+		null, k := "YES", ""
+		if !c.Nullable {
+			null = "NO"
+		}
+		if key[i] {
+			k = "PRI"
+			if o.Kind == catalog.View {
+				k = "UNI" // a derived unique key, not a declared one
+			}
+		}
+		rows = append(rows, textRow(c.Name, c.Type.String(), null, k))
+	}
+	return rowsResult("DESCRIBE", textColumns("column", "type", "nullable", "key"), rows), nil
+}

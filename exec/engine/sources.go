@@ -1,0 +1,202 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/file"
+	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/storage"
+)
+
+// sourceFor creates the runtime source of a physical Source node.
+func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, error) {
+	obj := src.Object
+	snap := src.Mode == plan.ScanSnapshot
+	switch {
+	case obj.Kind == catalog.View:
+		e.mu.Lock()
+		q := e.queries[lower(obj.Name)]
+		e.mu.Unlock()
+		if q == nil {
+			return nil, fmt.Errorf("materialized view '%s' is not running", obj.Name)
+		}
+		if snap {
+			rows := projectRows(q.mv.Snapshot(), src.Ords)
+			return &exec.ValuesSource{Names: src.Names(), Types: src.Types(), Rows: rows}, nil
+		}
+		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
+	case obj.Connector() == "file":
+		cfg, err := file.FromOptions(obj.Options, obj.Columns, e.cfg.BaseDir)
+		if err != nil {
+			return nil, err
+		}
+		if snap {
+			cfg.Follow = false // a snapshot reads what the file holds now
+		}
+		fs, err := file.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		return &projecting{inner: fs, ords: src.Ords, schema: schemaOf(src)}, nil
+	case obj.Connector() == "":
+		return &logSource{log: e.db.Log(), stream: obj.ID, full: obj.Schema(), ords: src.Ords,
+			schema: schemaOf(src), snapshot: snap}, nil
+	}
+	return nil, fmt.Errorf("not supported yet: connector '%s'", obj.Connector())
+}
+
+func schemaOf(src *physical.Source) *arrow.Schema {
+	fields := make([]arrow.Field, len(src.Cols))
+	for i, c := range src.Cols {
+		fields[i] = types.Field(c.Name, c.Type, c.Nullable)
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+func projectRows(rows [][]types.Datum, ords []int) [][]types.Datum {
+	out := make([][]types.Datum, len(rows))
+	for i, r := range rows {
+		p := make([]types.Datum, len(ords))
+		for j, o := range ords {
+			p[j] = r[o]
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// projectBatch returns a new batch holding rec's columns ords (zero-copy).
+func projectBatch(rec arrow.RecordBatch, ords []int, schema *arrow.Schema) arrow.RecordBatch {
+	cols := make([]arrow.Array, len(ords))
+	for i, o := range ords {
+		cols[i] = rec.Column(o)
+	}
+	return array.NewRecordBatch(schema, cols, rec.NumRows())
+}
+
+// projecting narrows another source's chunks to the columns a query reads.
+type projecting struct {
+	inner  exec.Source
+	ords   []int
+	schema *arrow.Schema
+}
+
+var _ exec.MessageSource = (*projectingMessages)(nil)
+
+func (p *projecting) Open(ctx context.Context, env *exec.Env) error { return p.inner.Open(ctx, env) }
+func (p *projecting) Wait(ctx context.Context) error                { return p.inner.Wait(ctx) }
+func (p *projecting) Close() error                                  { return p.inner.Close() }
+
+func (p *projecting) Next(ctx context.Context) (exec.Chunk, error) {
+	c, err := p.inner.Next(ctx)
+	if err != nil {
+		return c, err
+	}
+	return p.project(c), nil
+}
+
+func (p *projecting) project(c exec.Chunk) exec.Chunk {
+	out := exec.Chunk{Batch: projectBatch(c.Batch, p.ords, p.schema), Ops: c.Ops}
+	c.Batch.Release()
+	return out
+}
+
+// projectingMessages is projecting over a MessageSource.
+type projectingMessages struct{ *projecting }
+
+func (p projectingMessages) NextMessage(ctx context.Context) (exec.Chunk, exec.Control, error) {
+	c, ctl, err := p.inner.(exec.MessageSource).NextMessage(ctx)
+	if err != nil || ctl.Kind != 0 {
+		return c, ctl, err
+	}
+	return p.project(c), ctl, nil
+}
+
+// logSource reads an INSERT-fed stream's durable log: from the beginning,
+// following new appends (continuous), or up to the end it had when opened
+// (snapshot).
+type logSource struct {
+	log      storage.Log
+	stream   uint64
+	full     *arrow.Schema // the stream's schema, as logged
+	ords     []int
+	schema   *arrow.Schema
+	snapshot bool
+
+	alloc   memory.Allocator
+	next    uint64
+	end     uint64 // snapshot bound
+	pending []arrow.RecordBatch
+}
+
+// logReadEntries bounds the entries read per Next, so a long log is
+// delivered in steps instead of decoded all at once.
+const logReadEntries = 64
+
+func (s *logSource) Open(ctx context.Context, env *exec.Env) error {
+	s.alloc = env.Alloc
+	if s.snapshot {
+		end, err := s.log.End(s.stream)
+		if err != nil {
+			return err
+		}
+		s.end = end
+	}
+	return nil
+}
+
+func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
+	if len(s.pending) == 0 {
+		to := uint64(math.MaxUint64)
+		if s.snapshot {
+			to = s.end
+		}
+		if s.next < to {
+			to = min(to, s.next+logReadEntries)
+			next, err := s.log.Read(ctx, s.stream, s.next, to, s.full, s.alloc, func(_ uint64, b arrow.RecordBatch) error {
+				s.pending = append(s.pending, projectBatch(b, s.ords, s.schema))
+				return nil
+			})
+			if err != nil {
+				return exec.Chunk{}, err
+			}
+			s.next = next
+		}
+	}
+	if len(s.pending) == 0 {
+		if s.snapshot {
+			return exec.Chunk{}, io.EOF
+		}
+		return exec.Chunk{}, exec.ErrCaughtUp
+	}
+	b := s.pending[0]
+	s.pending = s.pending[1:]
+	return exec.Chunk{Batch: b}, nil
+}
+
+func (s *logSource) Wait(ctx context.Context) error {
+	return s.log.Wait(ctx, s.stream, s.next)
+}
+
+func (s *logSource) Close() error {
+	for _, b := range s.pending {
+		b.Release()
+	}
+	s.pending = nil
+	return nil
+}
+
+// isFollow reports whether a file stream tails its file.
+func isFollow(obj *catalog.Object) bool { return strings.EqualFold(obj.Options["follow"], "true") }

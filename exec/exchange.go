@@ -1,0 +1,181 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/exec/expr"
+)
+
+// message is what travels on a channel between stages: a chunk or a control
+// message, tagged with its sender (for alignment) and with which input of
+// the receiving operator it feeds.
+type message struct {
+	sender int
+	input  int
+	chunk  Chunk
+	ctrl   Control // Kind 0 for data
+}
+
+// Distribution says how an output writer spreads rows over the consumer's
+// instances.
+type Distribution uint8
+
+// The distributions (see optimizer/physical).
+const (
+	DistForward Distribution = iota + 1
+	DistHash
+	DistBroadcast
+	DistSingle
+)
+
+// outWriter sends one task's output into the consumer stage's inboxes. It is
+// the Emitter at the end of a chain that feeds an exchange. Time blocked on
+// a full inbox is backpressure.
+type outWriter struct {
+	alloc    memory.Allocator
+	dist     Distribution
+	keys     []int
+	inboxes  []chan message
+	instance int // this task's instance index (for forward)
+	sender   int // this task's sender index at the consumer
+	input    int
+	bp       *int64 // accumulates backpressured nanoseconds
+
+	hashes []uint64
+	sels   [][]int32
+}
+
+func (w *outWriter) send(ctx context.Context, dst int, m message) error {
+	m.sender, m.input = w.sender, w.input
+	select {
+	case w.inboxes[dst] <- m:
+		return nil
+	default:
+	}
+	start := time.Now()
+	defer func() { *w.bp += int64(time.Since(start)) }()
+	select {
+	case w.inboxes[dst] <- m:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Emit implements Emitter. The chunk is borrowed: what is sent is retained
+// (or newly built) for the receiver, which releases it.
+func (w *outWriter) Emit(ctx context.Context, c Chunk) error {
+	n := len(w.inboxes)
+	switch {
+	case w.dist == DistForward:
+		return w.sendRetained(ctx, w.instance%n, c)
+	case w.dist == DistSingle || n == 1:
+		return w.sendRetained(ctx, 0, c)
+	case w.dist == DistBroadcast:
+		for i := 0; i < n; i++ {
+			if err := w.sendRetained(ctx, i, c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return w.emitHashed(ctx, c)
+}
+
+func (w *outWriter) sendRetained(ctx context.Context, dst int, c Chunk) error {
+	c.Batch.Retain()
+	if err := w.send(ctx, dst, message{chunk: c}); err != nil {
+		c.Batch.Release()
+		return err
+	}
+	return nil
+}
+
+func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
+	rows := c.NumRows()
+	if cap(w.hashes) < rows {
+		w.hashes = make([]uint64, rows)
+	}
+	w.hashes = w.hashes[:rows]
+	cols := make([]arrow.Array, len(w.keys))
+	for i, k := range w.keys {
+		cols[i] = c.Batch.Column(k)
+	}
+	if err := HashRows(cols, w.hashes); err != nil {
+		return err
+	}
+	n := len(w.inboxes)
+	if len(w.sels) != n {
+		w.sels = make([][]int32, n)
+	}
+	for i := range w.sels {
+		w.sels[i] = w.sels[i][:0]
+	}
+	for r, h := range w.hashes {
+		dst := InstanceForKeyGroup(KeyGroup(h), n)
+		w.sels[dst] = append(w.sels[dst], int32(r))
+	}
+	for dst, sel := range w.sels {
+		switch len(sel) {
+		case 0:
+			continue
+		case rows:
+			if err := w.sendRetained(ctx, dst, c); err != nil {
+				return err
+			}
+			continue
+		}
+		part, err := takeChunk(w.alloc, c, sel)
+		if err != nil {
+			return err
+		}
+		if err := w.send(ctx, dst, message{chunk: part}); err != nil {
+			part.Batch.Release()
+			return err
+		}
+	}
+	return nil
+}
+
+// control sends a control message to every consumer instance.
+func (w *outWriter) control(ctx context.Context, m Control) error {
+	for i := range w.inboxes {
+		if err := w.send(ctx, i, message{ctrl: m}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// takeChunk returns a new chunk holding c's rows at sel, ops included.
+func takeChunk(alloc memory.Allocator, c Chunk, sel []int32) (Chunk, error) {
+	b := c.Batch
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		a, err := expr.Take(alloc, b.Column(i), sel)
+		if err != nil {
+			for _, x := range cols[:i] {
+				x.Release()
+			}
+			return Chunk{}, fmt.Errorf("exec: partitioning: %w", err)
+		}
+		cols[i] = a
+	}
+	out := Chunk{Batch: array.NewRecordBatch(b.Schema(), cols, int64(len(sel)))}
+	for _, a := range cols {
+		a.Release()
+	}
+	if c.Ops != nil {
+		out.Ops = make([]Op, len(sel))
+		for i, r := range sel {
+			out.Ops[i] = c.Ops[r]
+		}
+	}
+	return out, nil
+}

@@ -1,0 +1,248 @@
+package expr
+
+import (
+	"errors"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// toStringKernel renders values as VARCHAR: integers in decimal, decimals at
+// their scale, doubles by types.FormatFloat, booleans as true/false, dates
+// as YYYY-MM-DD, timestamps per their fsp, intervals as INTERVAL literals.
+func toStringKernel(from types.T) (kernel, error) {
+	p := from.Physical()
+	if p == types.PhysNull {
+		return nil, notSupported("CAST(%s AS VARCHAR)", from)
+	}
+	fsp, scale := int(from.Fsp), int32(from.Scale)
+	return func(in []*vector, n int, out *result) error {
+		v := in[0]
+		out.strings(n, n*8)
+		for i := 0; i < n; i++ {
+			if !out.isValid(i) {
+				out.appendStr("")
+				continue
+			}
+			switch p {
+			case types.PhysInt64:
+				out.buf.data = strconv.AppendInt(out.buf.data, v.int64At(i), 10)
+				out.buf.offs = append(out.buf.offs, int32(len(out.buf.data)))
+			case types.PhysBool:
+				out.appendStr(strconv.FormatBool(v.boolAt(i)))
+			case types.PhysFloat64:
+				out.appendStr(types.FormatFloat(v.float64At(i)))
+			case types.PhysDecimal:
+				out.appendStr(formatDecimal(v.decAt(i), scale))
+			case types.PhysDate32:
+				out.buf.data = appendDate(out.buf.data, int64(v.int32At(i))*types.MsPerDay, -1)
+				out.buf.offs = append(out.buf.offs, int32(len(out.buf.data)))
+			case types.PhysTimestamp:
+				out.buf.data = appendDate(out.buf.data, v.int64At(i), fsp)
+				out.buf.offs = append(out.buf.offs, int32(len(out.buf.data)))
+			case types.PhysDuration:
+				out.appendStr(types.FormatInterval(v.int64At(i)))
+			}
+		}
+		out.finishStrings()
+		return nil
+	}, nil
+}
+
+// appendDate appends the timestamp ms as types.FormatTimestamp(ms, fsp)
+// does, or as types.FormatDate when fsp < 0, without allocating for years
+// 0 to 9999.
+func appendDate(d []byte, ms int64, fsp int) []byte {
+	f := split(ms)
+	if f.year < 0 || f.year > 9999 {
+		if fsp < 0 {
+			return append(d, types.FormatDate(int32(f.days))...)
+		}
+		return append(d, types.FormatTimestamp(ms, fsp)...)
+	}
+	d = append(appendPadded(d, f.year, 4), '-')
+	d = append(appendPadded(d, int64(f.month), 2), '-')
+	d = appendPadded(d, int64(f.day), 2)
+	if fsp < 0 {
+		return d
+	}
+	d = appendClock(append(d, ' '), f.hour, f.min, f.sec)
+	if fsp > 0 {
+		var frac [3]byte
+		frac[0], frac[1], frac[2] = byte('0'+f.ms/100), byte('0'+f.ms/10%10), byte('0'+f.ms%10)
+		d = append(append(d, '.'), frac[:min(fsp, types.MaxFsp)]...)
+	}
+	return d
+}
+
+// formatDecimal renders v at scale, without math/big for values that fit
+// an int64.
+func formatDecimal(v decimal128.Num, scale int32) string {
+	x, ok := decToInt64(v)
+	if !ok || x == math.MinInt64 {
+		return v.ToString(scale)
+	}
+	neg := x < 0
+	if neg {
+		x = -x
+	}
+	digits := strconv.FormatInt(x, 10)
+	if scale > 0 {
+		if pad := int(scale) + 1 - len(digits); pad > 0 {
+			digits = strings.Repeat("0", pad) + digits
+		}
+		cut := len(digits) - int(scale)
+		digits = digits[:cut] + "." + digits[cut:]
+	}
+	if neg {
+		return "-" + digits
+	}
+	return digits
+}
+
+// fromStringKernel parses VARCHAR values (surrounding spaces ignored) as
+// numbers, booleans, dates or timestamps; a value that does not parse is a
+// BadCast error such as "cannot cast 'abc' to BIGINT".
+func fromStringKernel(to types.T) (kernel, error) {
+	var parse func(s string, i int, out *result) bool
+	switch to.Physical() {
+	case types.PhysInt64:
+		lo, hi, _ := intRange(to)
+		parse = func(s string, i int, out *result) bool {
+			v, ok := parseInt(s)
+			out.i64[i] = v
+			return ok && v >= lo && v <= hi
+		}
+	case types.PhysFloat64:
+		parse = func(s string, i int, out *result) bool {
+			f, err := strconv.ParseFloat(s, 64)
+			out.f64[i] = f
+			return err == nil
+		}
+	case types.PhysDecimal:
+		prec, scale := int32(to.Precision), int32(to.Scale)
+		parse = func(s string, i int, out *result) bool {
+			if !isDecimalSyntax(s) {
+				return false
+			}
+			d, err := decimal128.FromString(s, prec, scale)
+			out.dec[i] = d
+			return err == nil
+		}
+	case types.PhysBool:
+		parse = func(s string, i int, out *result) bool {
+			b, ok := parseBool(s)
+			out.b[i] = b
+			return ok
+		}
+	case types.PhysDate32:
+		parse = func(s string, i int, out *result) bool {
+			if d, err := types.ParseDate(s); err == nil {
+				out.i32[i] = d
+				return true
+			}
+			ms, err := types.ParseTimestamp(s)
+			out.i32[i] = int32(floorDiv(ms, types.MsPerDay))
+			return err == nil
+		}
+	case types.PhysTimestamp:
+		unit := int64(math.Pow10(types.MaxFsp - int(to.Fsp)))
+		parse = func(s string, i int, out *result) bool {
+			ms, err := types.ParseTimestamp(s)
+			out.i64[i] = floorDiv(ms, unit) * unit
+			return err == nil
+		}
+	default:
+		return nil, notSupported("CAST(VARCHAR AS %s)", to)
+	}
+	p := to.Physical()
+	return func(in []*vector, n int, out *result) error {
+		switch p {
+		case types.PhysInt64, types.PhysTimestamp:
+			out.int64s(n)
+		case types.PhysFloat64:
+			out.float64s(n)
+		case types.PhysDecimal:
+			out.decs(n)
+		case types.PhysBool:
+			out.bools(n)
+		case types.PhysDate32:
+			out.int32s(n)
+		}
+		for i := 0; i < n; i++ {
+			if out.isValid(i) && !parse(strings.TrimSpace(in[0].str(i)), i, out) {
+				return castFail(in[0], i, types.VarcharT, to)
+			}
+		}
+		return nil
+	}, nil
+}
+
+// parseInt parses an integer; a number with a fraction or exponent is
+// rounded half away from zero, as casting a DOUBLE is.
+func parseInt(s string) (int64, bool) {
+	v, err := strconv.ParseInt(s, 10, 64)
+	if err == nil {
+		return v, true
+	}
+	if errors.Is(err, strconv.ErrRange) || !isDecimalSyntax(s) {
+		return 0, false
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	f = math.Round(f)
+	if err != nil || !(f >= -1<<63 && f < 1<<63) {
+		return 0, false
+	}
+	return int64(f), true
+}
+
+// isDecimalSyntax reports whether s is [+-]digits[.digits][e[+-]digits]
+// with at least one digit.
+func isDecimalSyntax(s string) bool {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := 0
+	for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+		digits++
+	}
+	if i < len(s) && s[i] == '.' {
+		for i++; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			digits++
+		}
+	}
+	if digits == 0 {
+		return false
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		exp := 0
+		for ; i < len(s) && s[i] >= '0' && s[i] <= '9'; i++ {
+			exp++
+		}
+		if exp == 0 {
+			return false
+		}
+	}
+	return i == len(s)
+}
+
+// parseBool accepts true/false, t/f, yes/no, y/n, on/off and 1/0, in any
+// case.
+func parseBool(s string) (bool, bool) {
+	switch strings.ToLower(s) {
+	case "true", "t", "yes", "y", "on", "1":
+		return true, true
+	case "false", "f", "no", "n", "off", "0":
+		return false, true
+	}
+	return false, false
+}

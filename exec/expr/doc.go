@@ -1,0 +1,42 @@
+// Package expr evaluates typed scalar expressions (plan.Expr) over Arrow
+// record batches, a column at a time.
+//
+// Compile turns an expression whose columns are bound to input ordinals
+// (*plan.InputRef) into a tree of nodes once; Eval and Select then run it
+// per batch. Each node produces a vector: a view of an input column's Arrow
+// buffers (no copy), or typed Go slices in scratch memory the node reuses
+// from batch to batch, so the steady state allocates nothing but the result
+// array. Kernels are tight loops over []int64, []float64, []bool... with
+// fast paths for columns without NULLs and for a column against a constant;
+// constant subtrees are folded at compile time.
+//
+// Semantics follow MySQL unless noted:
+//
+//   - NULL propagates through operators and functions; AND, OR and NOT use
+//     three-valued logic; IS NULL and <=> are never NULL; x IN (...) is
+//     NULL when nothing matches and x or a list element is NULL.
+//   - Integer +, -, * and DIV fail on overflow ("BIGINT value is out of
+//     range in '...'"); DECIMAL arithmetic is exact in decimal128 and fails
+//     past the result type's precision (at most 38 digits); DOUBLE
+//     arithmetic is IEEE. Division and modulo by zero give NULL.
+//   - Strings compare bytewise and case-sensitively (binary collation, as
+//     in Flink, RisingWave and PostgreSQL's C collation), and LIKE matches
+//     bytewise too, with _ matching one UTF-8 character. This differs from
+//     MySQL's default case-insensitive collation on purpose: it is cheap,
+//     predictable and stable across versions.
+//   - CASE (and IF, COALESCE, IFNULL) evaluate each branch only over the
+//     rows that take it, so a guarded division or cast does not fail on the
+//     rows the guard excludes. AND and OR evaluate all arguments over the
+//     batch and, only when a later argument fails on some row, evaluate
+//     again lazily so that earlier arguments guard later ones.
+//   - Casts: DOUBLE and DECIMAL to integers round half away from zero;
+//     narrowing integer casts check the target's range; strings are trimmed
+//     and parsed strictly ("cannot cast 'abc' to BIGINT"); BOOLEAN renders
+//     as true/false; TIMESTAMP(fsp) renders with fsp fractional digits and
+//     a cast to a smaller fsp truncates.
+//
+// Failures on a row's values are *RowError values (OutOfRange, BadCast,
+// BadArgument); unsupported expressions fail at Compile with errors
+// wrapping ErrNotSupported. A compiled Expr keeps scratch memory and is not
+// safe for concurrent use.
+package expr

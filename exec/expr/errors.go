@@ -1,0 +1,75 @@
+package expr
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// ErrNotSupported is plan.ErrNotSupported: Compile wraps it for expressions,
+// casts and functions eddy does not implement.
+var ErrNotSupported = plan.ErrNotSupported
+
+// RowErrorKind classifies a RowError.
+type RowErrorKind uint8
+
+// The kinds of row errors.
+const (
+	// OutOfRange: an arithmetic result or conversion does not fit its type
+	// (integer overflow, a too large DECIMAL).
+	OutOfRange RowErrorKind = iota + 1
+	// BadCast: a value cannot be converted, such as 'abc' to BIGINT.
+	BadCast
+	// BadArgument: a function argument is invalid, such as a malformed
+	// regular expression.
+	BadArgument
+)
+
+// RowError is the failure of an expression on one row's values. Its message
+// names the offending value. Callers that skip bad rows (sources with
+// on_error, INSERT) detect it with errors.As.
+type RowError struct {
+	Kind RowErrorKind
+	Msg  string
+}
+
+// Error returns the message.
+func (e *RowError) Error() string { return e.Msg }
+
+// IsRowError reports whether err is (or wraps) a RowError.
+func IsRowError(err error) bool {
+	var re *RowError
+	return errors.As(err, &re)
+}
+
+// outOfRange reports a result of type t that does not fit, computed as
+// expr (for example "9223372036854775807 + 1").
+func outOfRange(t types.T, expr string) error {
+	name := t.Kind.String()
+	if t.Physical() == types.PhysInt64 {
+		name = "BIGINT" // every integer is computed as BIGINT
+	}
+	return &RowError{Kind: OutOfRange, Msg: fmt.Sprintf("%s value is out of range in '%s'", name, expr)}
+}
+
+// badCast reports a value (rendered as SQL) that cannot be cast to t.
+func badCast(value string, t types.T) error {
+	return &RowError{Kind: BadCast, Msg: fmt.Sprintf("cannot cast %s to %s", value, t)}
+}
+
+// badArgument reports an invalid function argument.
+func badArgument(format string, args ...any) error {
+	return &RowError{Kind: BadArgument, Msg: fmt.Sprintf(format, args...)}
+}
+
+// notSupported returns an error wrapping ErrNotSupported.
+func notSupported(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrNotSupported, fmt.Sprintf(format, args...))
+}
+
+// sqlValue renders row i of v (of type t) as a SQL literal for messages.
+func sqlValue(v *vector, i int, t types.T) string {
+	return plan.FormatConst(datumAt(v, i, t), t)
+}

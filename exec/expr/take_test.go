@@ -1,0 +1,172 @@
+package expr
+
+import (
+	"errors"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+func TestTake(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	ts := []types.T{boolT, bigint, double, dec102, vchar, dateT, ts3, ivl, types.NullT}
+	rows := [][]types.Datum{
+		{b(true), i(1), f(1.5), d("1.25", 2), s("one"), dd("2024-01-01"), tsd("2024-01-01 00:00:01"), i(1000), null},
+		{null, null, null, null, null, null, null, null, null},
+		{b(false), i(-3), f(-2), d("-3.00", 2), s(""), dd("1969-12-31"), tsd("1969-12-31 23:59:59.999"), i(-5), null},
+		{b(true), i(4), f(0), d("0.01", 2), s("four€"), dd("2000-02-29"), tsd("2000-02-29 12:00:00"), i(0), null},
+	}
+	sel := []int32{3, 1, 0, 0, 2}
+	for _, sliced := range []bool{false, true} {
+		rec := makeBatch(alloc, ts, rows, sliced)
+		for j, typ := range ts {
+			got, err := Take(alloc, rec.Column(j), sel)
+			if err != nil {
+				t.Fatalf("%s: %v", typ, err)
+			}
+			if got.Len() != len(sel) {
+				t.Fatalf("%s: %d rows", typ, got.Len())
+			}
+			for k, r := range sel {
+				g, w := types.DatumAt(got, k, typ), rows[r][j]
+				if !types.Equal(g, w, typ) {
+					t.Errorf("sliced=%v %s row %d: got %s, want %s", sliced, typ, k, types.Format(g, typ), types.Format(w, typ))
+				}
+			}
+			got.Release()
+			empty, err := Take(alloc, rec.Column(j), nil)
+			if err != nil || empty.Len() != 0 {
+				t.Fatalf("%s: empty take: %v", typ, err)
+			}
+			empty.Release()
+		}
+		if _, err := Take(alloc, rec.Column(1), []int32{4}); err == nil {
+			t.Errorf("out of range index accepted")
+		}
+		rec.Release()
+	}
+	lst := array.NewListBuilder(alloc, arrow.PrimitiveTypes.Int64)
+	lst.AppendNull()
+	la := lst.NewArray()
+	if _, err := Take(alloc, la, []int32{0}); err == nil {
+		t.Errorf("Take of a list array succeeded")
+	}
+	la.Release()
+	lst.Release()
+}
+
+func TestEvalConstAndErrors(t *testing.T) {
+	v := evalConst(t, bin(plan.OpAdd, litI(2), litI(3), bigint))
+	if v.I != 5 {
+		t.Errorf("2+3 = %d", v.I)
+	}
+	v = evalConst(t, fn("upper", vchar, litS("abc")))
+	if v.S != "ABC" {
+		t.Errorf("upper = %q", v.S)
+	}
+	v = evalConst(t, bin(plan.OpIntDiv, litI(1), litI(0), bigint))
+	if !v.Null {
+		t.Errorf("1 DIV 0 = %v", v)
+	}
+	_, err := EvalConst(cast(litS("abc"), bigint))
+	var re *RowError
+	if !errorsAs(err, &re) || re.Kind != BadCast || re.Error() != "cannot cast 'abc' to BIGINT" {
+		t.Errorf("cast error: %v", err)
+	}
+	if _, err := EvalConst(col(0, bigint)); err == nil {
+		t.Errorf("EvalConst of a column succeeded")
+	}
+	if _, err := Compile(&plan.ColRef{ID: 1, Name: "x", Typ: bigint}, []types.T{bigint}); err == nil {
+		t.Errorf("Compile of a ColRef succeeded")
+	}
+	if _, err := Compile(col(0, vchar), []types.T{bigint}); err == nil {
+		t.Errorf("Compile with a mistyped input succeeded")
+	}
+	if _, err := Compile(fn("no_such_fn", bigint), nil); err == nil {
+		t.Errorf("unknown function compiled")
+	}
+	x, err := Compile(col(0, bigint), []types.T{bigint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	rec := types.BuildRecord(alloc, []string{"s"}, []types.T{vchar}, [][]types.Datum{{s("x")}})
+	defer rec.Release()
+	if _, err := x.Eval(alloc, rec); err == nil {
+		t.Errorf("Eval over a column of the wrong type succeeded")
+	}
+	if _, err := x.Select(alloc, rec, nil); err == nil {
+		t.Errorf("Select of a BIGINT succeeded")
+	}
+}
+
+// TestConstantResults checks results that are constants (broadcast on
+// export) for every physical type.
+func TestConstantResults(t *testing.T) {
+	rows := [][]types.Datum{{i(1)}, {null}, {i(3)}}
+	runCases(t, []types.T{bigint}, []tcase{
+		{name: "bool", e: litB(true), rows: rows, want: []types.Datum{b(true), b(true), b(true)}},
+		{name: "int", e: litI(7), rows: rows, want: []types.Datum{i(7), i(7), i(7)}},
+		{name: "string", e: litS("ab"), rows: rows, want: []types.Datum{s("ab"), s("ab"), s("ab")}},
+		{name: "decimal", e: lit(d("1.5", 2), dec102), rows: rows, want: []types.Datum{d("1.5", 2), d("1.5", 2), d("1.5", 2)}},
+		{name: "date", e: lit(dd("2024-01-01"), dateT), rows: rows, want: []types.Datum{dd("2024-01-01"), dd("2024-01-01"), dd("2024-01-01")}},
+		{name: "null", e: litNull(vchar), rows: rows, want: []types.Datum{null, null, null}},
+		{name: "column", e: col(0, bigint), rows: rows, want: []types.Datum{i(1), null, i(3)}},
+	})
+}
+
+func errorsAs(err error, target **RowError) bool { return errors.As(err, target) }
+
+// TestSteadyStateAllocations checks that, once scratch buffers have grown,
+// evaluation allocates only the result array.
+func TestSteadyStateAllocations(t *testing.T) {
+	alloc := memory.NewGoAllocator()
+	in := []types.T{bigint, vchar, double}
+	var rows [][]types.Datum
+	for k := 0; k < 1000; k++ {
+		v := null
+		if k%7 != 0 {
+			v = i(int64(k))
+		}
+		rows = append(rows, []types.Datum{v, s("abc"[:k%4]), f(float64(k) / 3)})
+	}
+	rec := types.BuildRecord(alloc, []string{"a", "b", "c"}, in, rows)
+	defer rec.Release()
+	pred, err := Compile(&plan.And{Args: []plan.Expr{
+		cmpE(plan.OpGt, bin(plan.OpMul, col(0, bigint), litI(2), bigint), litI(5)),
+		&plan.Like{Arg: col(1, vchar), Pattern: litS("a%")},
+		&plan.In{Arg: col(0, bigint), List: []plan.Expr{litI(1), litI(8), litI(9)}, Negated: true},
+	}}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sel := make([]int32, 0, 1000)
+	if n := testing.AllocsPerRun(20, func() {
+		if sel, err = pred.Select(alloc, rec, sel); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Select allocates %v times per batch", n)
+	}
+	proj, err := Compile(&plan.Case{Whens: []plan.When{{Cond: cmpE(plan.OpLt, col(2, double), litF(100)), Result: fn("upper", vchar, col(1, vchar))}},
+		Else: fn("concat", vchar, col(1, vchar), litS("!")), Typ: vchar}, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testing.AllocsPerRun(20, func() {
+		out, err := proj.EvalSelected(alloc, rec, sel)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out.Release()
+	}); n > 12 {
+		t.Errorf("EvalSelected allocates %v times per batch", n)
+	}
+}

@@ -1,0 +1,221 @@
+package expr
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// fmtTok is one element of a parsed date format: a literal, or a field
+// named by a MySQL DATE_FORMAT specifier letter ('z' is milliseconds,
+// which only TO_CHAR has).
+type fmtTok struct {
+	field byte // 0 for a literal
+	lit   string
+}
+
+// parseDateFormat parses a MySQL DATE_FORMAT string. An unknown specifier
+// prints its letter; a trailing % prints itself.
+func parseDateFormat(f string) []fmtTok {
+	var toks []fmtTok
+	lit := []byte{}
+	flush := func() {
+		if len(lit) > 0 {
+			toks = append(toks, fmtTok{lit: string(lit)})
+			lit = lit[:0]
+		}
+	}
+	for i := 0; i < len(f); i++ {
+		if f[i] != '%' || i+1 == len(f) {
+			lit = append(lit, f[i])
+			continue
+		}
+		i++
+		switch c := f[i]; c {
+		case 'Y', 'y', 'm', 'c', 'd', 'e', 'H', 'k', 'h', 'I', 'l', 'i', 's', 'S', 'f', 'p', 'M', 'b', 'W', 'a', 'j', 'T', 'r':
+			flush()
+			toks = append(toks, fmtTok{field: c})
+		default:
+			lit = append(lit, c) // %% and unknown specifiers print the character
+		}
+	}
+	flush()
+	return toks
+}
+
+// pgPatterns are TO_CHAR's template patterns, longest first, and the
+// fields they print.
+var pgPatterns = []struct {
+	pat   string
+	field byte
+}{{"YYYY", 'Y'}, {"HH24", 'H'}, {"HH12", 'h'}, {"HH", 'h'}, {"MM", 'm'}, {"DD", 'd'}, {"MI", 'i'}, {"SS", 's'}, {"MS", 'z'}}
+
+// parseToChar parses a PostgreSQL TO_CHAR template: YYYY MM DD HH24 HH12 HH
+// (12-hour) MI SS MS, in either case; text in double quotes and any other
+// character print as is.
+func parseToChar(f string) []fmtTok {
+	var toks []fmtTok
+	lit := []byte{}
+	flush := func() {
+		if len(lit) > 0 {
+			toks = append(toks, fmtTok{lit: string(lit)})
+			lit = lit[:0]
+		}
+	}
+next:
+	for i := 0; i < len(f); {
+		if f[i] == '"' {
+			j := strings.IndexByte(f[i+1:], '"')
+			if j < 0 {
+				j = len(f) - i - 1
+			}
+			lit = append(lit, f[i+1:i+1+j]...)
+			i += j + 2
+			continue
+		}
+		for _, p := range pgPatterns {
+			if len(f)-i >= len(p.pat) && strings.EqualFold(f[i:i+len(p.pat)], p.pat) {
+				flush()
+				toks = append(toks, fmtTok{field: p.field})
+				i += len(p.pat)
+				continue next
+			}
+		}
+		lit = append(lit, f[i])
+		i++
+	}
+	flush()
+	return toks
+}
+
+var (
+	monthNames = [...]string{"January", "February", "March", "April", "May", "June", "July",
+		"August", "September", "October", "November", "December"}
+	dayNames = [...]string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
+
+// appendPadded appends v with at least width digits.
+func appendPadded(d []byte, v int64, width int) []byte {
+	if v < 0 {
+		d = append(d, '-')
+		v = -v
+	}
+	var tmp [20]byte
+	s := strconv.AppendInt(tmp[:0], v, 10)
+	for k := len(s); k < width; k++ {
+		d = append(d, '0')
+	}
+	return append(d, s...)
+}
+
+// appendClock appends hh:mm:ss.
+func appendClock(d []byte, h, m, s int) []byte {
+	d = append(appendPadded(d, int64(h), 2), ':')
+	d = append(appendPadded(d, int64(m), 2), ':')
+	return appendPadded(d, int64(s), 2)
+}
+
+// appendFormatted appends the timestamp ms formatted by toks.
+func appendFormatted(d []byte, toks []fmtTok, ms int64) []byte {
+	f := split(ms)
+	h12 := f.hour % 12
+	if h12 == 0 {
+		h12 = 12
+	}
+	ampm := "AM"
+	if f.hour >= 12 {
+		ampm = "PM"
+	}
+	for _, t := range toks {
+		switch t.field {
+		case 0:
+			d = append(d, t.lit...)
+		case 'Y':
+			d = appendPadded(d, f.year, 4)
+		case 'y':
+			d = appendPadded(d, floorMod(f.year, 100), 2)
+		case 'm':
+			d = appendPadded(d, int64(f.month), 2)
+		case 'c':
+			d = appendPadded(d, int64(f.month), 1)
+		case 'd':
+			d = appendPadded(d, int64(f.day), 2)
+		case 'e':
+			d = appendPadded(d, int64(f.day), 1)
+		case 'H':
+			d = appendPadded(d, int64(f.hour), 2)
+		case 'k':
+			d = appendPadded(d, int64(f.hour), 1)
+		case 'h', 'I':
+			d = appendPadded(d, int64(h12), 2)
+		case 'l':
+			d = appendPadded(d, int64(h12), 1)
+		case 'i':
+			d = appendPadded(d, int64(f.min), 2)
+		case 's', 'S':
+			d = appendPadded(d, int64(f.sec), 2)
+		case 'f':
+			d = appendPadded(d, int64(f.ms)*1000, 6)
+		case 'z':
+			d = appendPadded(d, int64(f.ms), 3)
+		case 'p':
+			d = append(d, ampm...)
+		case 'M':
+			d = append(d, monthNames[f.month-1]...)
+		case 'b':
+			d = append(d, monthNames[f.month-1][:3]...)
+		case 'W':
+			d = append(d, dayNames[f.weekday()]...)
+		case 'a':
+			d = append(d, dayNames[f.weekday()][:3]...)
+		case 'j':
+			d = appendPadded(d, int64(f.yearDay()), 3)
+		case 'T':
+			d = appendClock(d, f.hour, f.min, f.sec)
+		case 'r':
+			d = append(append(appendClock(d, h12, f.min, f.sec), ' '), ampm...)
+		}
+	}
+	return d
+}
+
+// buildFormat compiles DATE_FORMAT(ts, fmt) (MySQL specifiers) or, with
+// pg, TO_CHAR(ts, fmt) (PostgreSQL patterns). A constant format is parsed
+// once; a varying one when it changes.
+func buildFormat(pg bool) funcBuilder {
+	return strict(func(e *plan.Func) (kernel, error) {
+		if err := argsOf(e, types.PhysTimestamp, types.PhysString); err != nil {
+			return nil, err
+		}
+		parse := parseDateFormat
+		if pg {
+			parse = parseToChar
+		}
+		var toks []fmtTok
+		fixed := false
+		if d, ok := constArg(e, 1); ok {
+			toks, fixed = parse(d.S), true
+		}
+		lastSrc := ""
+		return func(in []*vector, n int, out *result) error {
+			strOut(out, n, n*20)
+			for i := 0; i < n; i++ {
+				if !out.isValid(i) {
+					out.appendStr("")
+					continue
+				}
+				if !fixed {
+					if src := in[1].str(i); toks == nil || src != lastSrc {
+						toks, lastSrc = parse(src), strings.Clone(src)
+					}
+				}
+				out.buf.data = appendFormatted(out.buf.data, toks, in[0].int64At(i))
+				out.buf.offs = append(out.buf.offs, int32(len(out.buf.data)))
+			}
+			out.finishStrings()
+			return nil
+		}, nil
+	})
+}

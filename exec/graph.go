@@ -1,0 +1,81 @@
+package exec
+
+import (
+	"context"
+	"errors"
+)
+
+// OpSpec describes one operator of a stage's chain.
+type OpSpec struct {
+	// Name is the operator's one-line description (EXPLAIN ANALYZE).
+	Name string
+	// New creates the operator for one parallel instance.
+	New func(instance int) (Operator, error)
+}
+
+// InputSpec connects a stage to an upstream stage through an exchange.
+type InputSpec struct {
+	From  int // index of the upstream stage
+	Dist  Distribution
+	Keys  []int // hash keys (input ordinals), for DistHash
+	Input int   // which input of the stage's first operator it feeds
+}
+
+// StageSpec describes a stage: either a source (Source set, no Inputs) or a
+// consumer of exchanges, followed by a chain of fused operators.
+type StageSpec struct {
+	Parallelism int
+	Source      func(instance int) (Source, error)
+	SourceName  string
+	Inputs      []InputSpec
+	Ops         []OpSpec
+}
+
+// GraphSpec is a dataflow: stages in topological order (every stage after
+// the stages it reads). The last stage ends in the query's sink and runs as
+// one instance.
+type GraphSpec struct {
+	Stages []StageSpec
+}
+
+// MessageSource is a Source whose input carries its own control messages:
+// a subscription to a materialized view's changes. The runtime forwards its
+// markers instead of generating flush markers and end of input itself.
+type MessageSource interface {
+	Source
+	// NextMessage blocks until a chunk (Control.Kind == 0) or a control
+	// message is available, or ctx is done.
+	NextMessage(ctx context.Context) (Chunk, Control, error)
+}
+
+// inboxCapacity is the number of messages a stage instance's inbox holds.
+// Channels are bounded so a slow consumer back-pressures its producers down
+// to the sources; 16 batches of up to 4K rows keep producers busy across
+// scheduling hiccups without letting memory grow.
+const inboxCapacity = 16
+
+func (g *GraphSpec) validate() error {
+	if len(g.Stages) == 0 {
+		return errors.New("exec: empty dataflow")
+	}
+	for i, s := range g.Stages {
+		if s.Parallelism < 1 {
+			return errors.New("exec: stage with parallelism below 1")
+		}
+		if (s.Source == nil) == (len(s.Inputs) == 0) {
+			return errors.New("exec: a stage needs either a source or inputs")
+		}
+		for _, in := range s.Inputs {
+			if in.From >= i {
+				return errors.New("exec: stages are not in topological order")
+			}
+			if in.Dist == DistForward && g.Stages[in.From].Parallelism != s.Parallelism {
+				return errors.New("exec: forward exchange between stages of different parallelism")
+			}
+		}
+	}
+	if g.Stages[len(g.Stages)-1].Parallelism != 1 {
+		return errors.New("exec: the sink stage must run as one instance")
+	}
+	return nil
+}

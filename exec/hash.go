@@ -1,0 +1,152 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// NumKeyGroups is the number of key groups keys hash into. An instance owns
+// a contiguous range of key groups, so rescaling moves whole key groups and
+// never rehashes a key. 256 allows up to 256 instances per operator with an
+// even split, and keeps per-group bookkeeping small.
+const NumKeyGroups = 256
+
+// hashSeed starts every row hash. It is fixed, never random: key groups are
+// part of the state layout and must be stable across runs.
+const hashSeed = 0x9E3779B97F4A7C15
+
+// mix64 is a 64-bit finalizer (from MurmurHash3) that spreads the bits of
+// h over the whole word.
+func mix64(h uint64) uint64 {
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return h
+}
+
+// HashRows sets out[i] to the hash of row i's values in cols, combining the
+// columns in order. Equal values hash equally whatever array holds them;
+// NULL has its own hash. out must have the batch's length.
+func HashRows(cols []arrow.Array, out []uint64) error {
+	for i := range out {
+		out[i] = hashSeed
+	}
+	for _, col := range cols {
+		if err := hashColumn(col, out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const nullHash = 0x5bd1e9955bd1e995
+
+func combine(h, v uint64) uint64 { return mix64(h ^ (v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2))) }
+
+func hashColumn(col arrow.Array, out []uint64) error {
+	nulls := col.NullN() > 0
+	switch a := col.(type) {
+	case *array.Int64:
+		vs := a.Int64Values()
+		for i := range out {
+			v := uint64(vs[i])
+			if nulls && a.IsNull(i) {
+				v = nullHash
+			}
+			out[i] = combine(out[i], v)
+		}
+	case *array.Timestamp:
+		vs := a.TimestampValues()
+		for i := range out {
+			v := uint64(vs[i])
+			if nulls && a.IsNull(i) {
+				v = nullHash
+			}
+			out[i] = combine(out[i], v)
+		}
+	case *array.Date32:
+		vs := a.Date32Values()
+		for i := range out {
+			v := uint64(vs[i])
+			if nulls && a.IsNull(i) {
+				v = nullHash
+			}
+			out[i] = combine(out[i], v)
+		}
+	case *array.Float64:
+		vs := a.Float64Values()
+		for i := range out {
+			f := vs[i]
+			if f == 0 {
+				f = 0 // -0 and +0 are equal, so they must hash equally
+			}
+			v := math.Float64bits(f)
+			if nulls && a.IsNull(i) {
+				v = nullHash
+			}
+			out[i] = combine(out[i], v)
+		}
+	case *array.Boolean:
+		for i := range out {
+			v := uint64(0)
+			switch {
+			case nulls && a.IsNull(i):
+				v = nullHash
+			case a.Value(i):
+				v = 1
+			}
+			out[i] = combine(out[i], v)
+		}
+	case *array.String:
+		for i := range out {
+			if nulls && a.IsNull(i) {
+				out[i] = combine(out[i], nullHash)
+				continue
+			}
+			out[i] = combine(out[i], hashString(a.Value(i)))
+		}
+	case *array.Decimal128:
+		for i := range out {
+			if nulls && a.IsNull(i) {
+				out[i] = combine(out[i], nullHash)
+				continue
+			}
+			n := a.Value(i)
+			out[i] = combine(combine(out[i], n.LowBits()), uint64(n.HighBits()))
+		}
+	case *array.Duration:
+		vs := a.DurationValues()
+		for i := range out {
+			v := uint64(vs[i])
+			if nulls && a.IsNull(i) {
+				v = nullHash
+			}
+			out[i] = combine(out[i], v)
+		}
+	default:
+		return fmt.Errorf("exec: cannot hash a column of type %s", col.DataType())
+	}
+	return nil
+}
+
+// hashString is FNV-1a over the bytes, finalized with mix64.
+func hashString(s string) uint64 {
+	h := uint64(0xcbf29ce484222325)
+	for i := 0; i < len(s); i++ {
+		h ^= uint64(s[i])
+		h *= 0x100000001b3
+	}
+	return mix64(h)
+}
+
+// KeyGroup maps a row hash to its key group.
+func KeyGroup(h uint64) int { return int(h % NumKeyGroups) }
+
+// InstanceForKeyGroup returns the instance (of p) that owns key group kg:
+// instance i owns the contiguous range [i·G/p, (i+1)·G/p).
+func InstanceForKeyGroup(kg, p int) int { return kg * p / NumKeyGroups }

@@ -1,0 +1,60 @@
+package exec
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+func TestHashRowsIsValueBased(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	ints := types.BuildArray(alloc, types.BigIntT, []types.Datum{types.IntDatum(7), types.NullDatum, types.IntDatum(7), types.IntDatum(8)})
+	defer ints.Release()
+	strs := types.BuildArray(alloc, types.VarcharT, []types.Datum{types.StringDatum("a"), types.StringDatum("a"), types.StringDatum("a"), types.StringDatum("a")})
+	defer strs.Release()
+	h := make([]uint64, 4)
+	if err := HashRows([]arrow.Array{ints, strs}, h); err != nil {
+		t.Fatal(err)
+	}
+	if h[0] != h[2] {
+		t.Errorf("equal rows hash differently")
+	}
+	if h[0] == h[1] || h[0] == h[3] {
+		t.Errorf("different rows collide: %x", h)
+	}
+	// A sliced array hashes its own values, not the parent's.
+	sl := arraySlice(ints, 2, 4)
+	defer sl.Release()
+	h2 := make([]uint64, 2)
+	if err := HashRows([]arrow.Array{sl}, h2); err != nil {
+		t.Fatal(err)
+	}
+	h3 := make([]uint64, 4)
+	if err := HashRows([]arrow.Array{ints}, h3); err != nil {
+		t.Fatal(err)
+	}
+	if h2[0] != h3[2] || h2[1] != h3[3] {
+		t.Errorf("sliced array hashes differ")
+	}
+}
+
+func TestKeyGroupsSpreadEvenly(t *testing.T) {
+	counts := make([]int, 4)
+	for kg := 0; kg < NumKeyGroups; kg++ {
+		counts[InstanceForKeyGroup(kg, 4)]++
+	}
+	for i, c := range counts {
+		if c != NumKeyGroups/4 {
+			t.Errorf("instance %d owns %d key groups, want %d", i, c, NumKeyGroups/4)
+		}
+	}
+}
+
+func arraySlice(a arrow.Array, i, j int64) arrow.Array {
+	return array.NewSlice(a, i, j)
+}

@@ -1,0 +1,143 @@
+package exec
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Shape of the resident-state benchmark (the target): batches of
+// benchRows rows that each touch benchKeys distinct groups chosen at random
+// among the resident ones. benchBatches distinct batches are prepared so
+// that the keys they touch spread over the whole key space instead of
+// staying in cache; values are drawn from [0, benchValues) so that the
+// MAX multisets of a small key space stay as small as those of a large one.
+const (
+	benchRows    = 4096
+	benchKeys    = 1000
+	benchBatches = 256
+	benchValues  = 64
+)
+
+// BenchmarkHashAggResident measures the cost of a batch against the number
+// of resident groups: per DESIGN it must follow the keys a batch touches,
+// not the state size. Aggregates: COUNT(*), SUM(BIGINT), MAX(BIGINT), with
+// retractable state (MAX keeps a multiset) and, in the append-only variant,
+// the simpler state the planner may ask for.
+func BenchmarkHashAggResident(b *testing.B) {
+	for _, appendOnly := range []bool{false, true} {
+		for _, n := range []struct {
+			name   string
+			groups int
+		}{{"1K", 1_000}, {"1M", 1_000_000}} {
+			name := n.name
+			if appendOnly {
+				name += "/append-only"
+			}
+			b.Run(name, func(b *testing.B) { benchResident(b, n.groups, appendOnly) })
+		}
+	}
+}
+
+func benchResident(b *testing.B, groups int, appendOnly bool) {
+	alloc := memory.NewGoAllocator()
+	cfg := HashAggConfig{
+		Input:     []types.T{types.BigIntT, types.BigIntT},
+		GroupKeys: []int{0},
+		Aggs: []AggSpec{
+			{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
+			{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT},
+			{Func: plan.AggMax, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT},
+		},
+		Names:      []string{"k", "count", "sum", "max"},
+		AppendOnly: appendOnly,
+	}
+	h := NewHashAgg(cfg)
+	ctx := context.Background()
+	if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+		b.Fatal(err)
+	}
+	defer h.Close()
+	var emitted int64
+	out := EmitterFunc(func(_ context.Context, c Chunk) error {
+		emitted += int64(c.NumRows())
+		return nil
+	})
+	r := rand.New(rand.NewPCG(1, uint64(groups)))
+
+	// Make every group resident.
+	keys := make([]int64, 0, benchRows)
+	vals := make([]int64, 0, benchRows)
+	for k := range groups {
+		keys = append(keys, int64(k))
+		vals = append(vals, r.Int64N(benchValues))
+		if len(keys) == benchRows || k == groups-1 {
+			rec := benchRecord(alloc, keys, vals)
+			if err := h.Process(ctx, 0, Chunk{Batch: rec}, out); err != nil {
+				b.Fatal(err)
+			}
+			rec.Release()
+			keys, vals = keys[:0], vals[:0]
+		}
+	}
+
+	batches := make([]arrow.RecordBatch, benchBatches)
+	for i := range batches {
+		batches[i] = benchTouchBatch(alloc, r, groups)
+		defer batches[i].Release()
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if err := h.Process(ctx, 0, Chunk{Batch: batches[i%benchBatches]}, out); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/batch")
+	b.ReportMetric(float64(h.env.Metrics.StateKeys.Load()), "groups")
+}
+
+// benchTouchBatch returns benchRows inserts spread over benchKeys distinct
+// random keys of [0, groups), in random order.
+func benchTouchBatch(alloc memory.Allocator, r *rand.Rand, groups int) arrow.RecordBatch {
+	chosen := make(map[int64]bool, benchKeys)
+	distinct := make([]int64, 0, benchKeys)
+	for len(distinct) < benchKeys {
+		k := r.Int64N(int64(groups))
+		if !chosen[k] {
+			chosen[k] = true
+			distinct = append(distinct, k)
+		}
+	}
+	keys := make([]int64, benchRows)
+	vals := make([]int64, benchRows)
+	for i := range keys {
+		keys[i] = distinct[i%benchKeys]
+		vals[i] = r.Int64N(benchValues)
+	}
+	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+	return benchRecord(alloc, keys, vals)
+}
+
+func benchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatch {
+	kb := array.NewInt64Builder(alloc)
+	defer kb.Release()
+	vb := array.NewInt64Builder(alloc)
+	defer vb.Release()
+	kb.AppendValues(keys, nil)
+	vb.AppendValues(vals, nil)
+	k, v := kb.NewArray(), vb.NewArray()
+	defer k.Release()
+	defer v.Release()
+	schema := arrow.NewSchema([]arrow.Field{
+		types.Field("k", types.BigIntT, true), types.Field("v", types.BigIntT, true)}, nil)
+	return array.NewRecordBatch(schema, []arrow.Array{k, v}, int64(len(keys)))
+}

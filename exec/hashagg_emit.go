@@ -1,0 +1,130 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// emitChanges compares the touched groups' results before and after the
+// batch, emits one chunk with their changes, and frees the groups that lost
+// their last row.
+func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
+	touched := h.touched
+	for i, a := range h.aggs {
+		h.newVecs[i].resize(len(touched))
+		if err := a.result(touched, &h.newVecs[i]); err != nil {
+			return fmt.Errorf("hash aggregate: %w", err)
+		}
+	}
+	h.changed = aggResize(h.changed, len(touched))
+	clear(h.changed)
+	for i := range h.aggs {
+		aggMarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
+	}
+
+	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
+	if h.keys.mode == aggKeysGlobal {
+		switch {
+		case !h.initialSent:
+			h.addRow(0, false, Insert)
+			h.initialSent = true
+		case h.changed[0]:
+			h.addRow(0, true, UpdateBefore)
+			h.addRow(0, false, UpdateAfter)
+		}
+		return h.emitRows(ctx, out)
+	}
+
+	freed := false
+	for j, s := range touched {
+		before, after := h.oldRows[j], h.groups[s].rows
+		switch {
+		case before == 0 && after > 0:
+			h.addRow(j, false, Insert)
+		case before > 0 && after == 0:
+			h.addRow(j, true, Delete)
+			freed = true
+		case after > 0 && h.changed[j]:
+			h.addRow(j, true, UpdateBefore)
+			h.addRow(j, false, UpdateAfter)
+		case after == 0:
+			freed = true // created and emptied within the batch
+		}
+	}
+	err := h.emitRows(ctx, out)
+	if freed {
+		for _, s := range touched {
+			if h.groups[s].rows == 0 {
+				h.keys.delete(s)
+				for _, a := range h.aggs {
+					a.free(s)
+				}
+			}
+		}
+	}
+	return err
+}
+
+// sendInitial emits a global aggregate's row (COUNT 0, other aggregates NULL
+// over no rows) if it has not been emitted yet.
+func (h *HashAgg) sendInitial(ctx context.Context, out Emitter) error {
+	if h.keys.mode != aggKeysGlobal || h.initialSent {
+		return nil
+	}
+	h.touched = append(h.touched[:0], 0)
+	for i, a := range h.aggs {
+		h.newVecs[i].resize(1)
+		if err := a.result(h.touched, &h.newVecs[i]); err != nil {
+			return fmt.Errorf("hash aggregate: %w", err)
+		}
+	}
+	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
+	h.addRow(0, false, Insert)
+	h.initialSent = true
+	return h.emitRows(ctx, out)
+}
+
+// addRow adds an output row for touched group j.
+func (h *HashAgg) addRow(j int, old bool, op Op) {
+	h.outRows = append(h.outRows, aggOutRow{j: int32(j), old: old})
+	h.ops = append(h.ops, op)
+}
+
+// emitRows builds a chunk of h.outRows (keys of h.touched, old or new
+// results) and emits it.
+func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
+	if len(h.outRows) == 0 {
+		return nil
+	}
+	h.keys.decode(h.touched, h.firstRow, h.keyVecs)
+	cols := make([]arrow.Array, 0, len(h.builders))
+	release := func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}
+	for i, b := range h.builders {
+		var err error
+		if k := len(h.keyVecs); i < k {
+			err = aggAppendRows(b, &h.keyVecs[i], &h.keyVecs[i], h.outRows)
+		} else {
+			err = aggAppendRows(b, &h.oldVecs[i-k], &h.newVecs[i-k], h.outRows)
+		}
+		cols = append(cols, b.NewArray())
+		if err != nil {
+			release()
+			return err
+		}
+	}
+	rec := array.NewRecordBatch(h.schema, cols, int64(len(h.outRows)))
+	release()
+	err := out.Emit(ctx, Chunk{Batch: rec, Ops: h.ops})
+	rec.Release()
+	m := h.env.Metrics
+	m.BatchesOut.Add(1)
+	m.RowsOut.Add(int64(len(h.outRows)))
+	return err
+}

@@ -1,0 +1,347 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// aggKeyMode is how a hash aggregate finds a row's group.
+type aggKeyMode uint8
+
+const (
+	aggKeysGlobal aggKeyMode = iota // no GROUP BY: one group, slot 0
+	aggKeysInt                      // one integer-like key: a typed map
+	aggKeysBytes                    // anything else: encoded keys in a map of strings
+)
+
+// aggBytesGroupBytes approximates the per-group overhead of the encoded-key
+// table, for the StateBytes metric: a Go map entry (string header, slot,
+// control byte, load-factor slack) plus the key's string header by slot.
+const aggBytesGroupBytes = 16 + 4 + 8 + 16
+
+// aggGroupKeys maps the group key of each row of a batch to its group's slot.
+type aggGroupKeys struct {
+	mode  aggKeyMode
+	cols  []int     // input ordinals of the key columns
+	kinds []aggKind // their representations
+	ints  *aggstate.IntGroups
+	bytes *aggstate.BytesGroups
+
+	// The key column of the batch being processed (integer mode), from
+	// which decode reads the keys of touched groups.
+	batchKeys  []int64
+	batchNulls arrow.Array
+
+	ibuf []int64
+	buf  []byte
+	off  []int
+	cur  []int
+}
+
+func newAggGroupKeys(cols []int, kinds []aggKind) *aggGroupKeys {
+	g := &aggGroupKeys{cols: cols, kinds: kinds}
+	switch {
+	case len(cols) == 0:
+		g.mode = aggKeysGlobal
+	case len(cols) == 1 && kinds[0] == aggInt:
+		g.mode = aggKeysInt
+		g.ints = aggstate.NewIntGroups()
+	default:
+		g.mode = aggKeysBytes
+		g.bytes = aggstate.NewBytesGroups()
+	}
+	return g
+}
+
+// high returns the length every per-slot column must have.
+func (g *aggGroupKeys) high() int {
+	switch g.mode {
+	case aggKeysInt:
+		return g.ints.High()
+	case aggKeysBytes:
+		return g.bytes.High()
+	}
+	return 1
+}
+
+// live returns the number of groups.
+func (g *aggGroupKeys) live() int {
+	switch g.mode {
+	case aggKeysInt:
+		return g.ints.Live()
+	case aggKeysBytes:
+		return g.bytes.Live()
+	}
+	return 1
+}
+
+// stateBytes estimates the memory of the group table.
+func (g *aggGroupKeys) stateBytes() int64 {
+	switch g.mode {
+	case aggKeysInt:
+		return g.ints.TableBytes()
+	case aggKeysBytes:
+		return int64(g.bytes.Live())*aggBytesGroupBytes + g.bytes.KeyBytes()
+	}
+	return 0
+}
+
+// releaseBatch drops the references to the batch's key column.
+func (g *aggGroupKeys) releaseBatch() { g.batchKeys, g.batchNulls = nil, nil }
+
+// delete forgets the group of slot; the global group is never deleted.
+func (g *aggGroupKeys) delete(slot int32) {
+	switch g.mode {
+	case aggKeysInt:
+		g.ints.Delete(slot)
+	case aggKeysBytes:
+		g.bytes.Delete(slot)
+	}
+}
+
+// resolve sets slots[i] to the slot of row i's group, creating groups.
+func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots []int32) error {
+	switch g.mode {
+	case aggKeysGlobal:
+		clear(slots)
+	case aggKeysInt:
+		arr := rec.Column(g.cols[0])
+		vals, buf, err := aggIntValues(arr, g.ibuf)
+		g.ibuf = buf
+		if err != nil {
+			return fmt.Errorf("group key column %d: %w", g.cols[0], err)
+		}
+		g.batchKeys, g.batchNulls = vals, nil
+		if arr.NullN() == 0 {
+			for i, v := range vals {
+				slots[i], _ = g.ints.Find(v)
+			}
+			return nil
+		}
+		g.batchNulls = arr
+		for i, v := range vals {
+			if arr.IsNull(i) {
+				slots[i], _ = g.ints.FindNull()
+			} else {
+				slots[i], _ = g.ints.Find(v)
+			}
+		}
+	case aggKeysBytes:
+		if err := g.encode(rec); err != nil {
+			return err
+		}
+		for i := range slots {
+			slots[i], _ = g.bytes.Find(g.buf[g.off[i]:g.off[i+1]])
+		}
+	}
+	return nil
+}
+
+// encode writes every row's key into g.buf, row i at g.off[i]:g.off[i+1].
+// Each column is a tag byte (0 NULL, 1 value) followed, for a value, by 8
+// bytes (integers, doubles with -0 and NaN made canonical), 16 (decimals),
+// or a uvarint length and the bytes (strings). Equal keys encode equally.
+func (g *aggGroupKeys) encode(rec arrow.RecordBatch) error {
+	n := int(rec.NumRows())
+	g.off = aggResize(g.off, n+1)
+	g.cur = aggResize(g.cur, n)
+	clear(g.cur)
+	for c, ord := range g.cols {
+		arr := rec.Column(ord)
+		for i := range n {
+			g.cur[i] += 1 + aggKeyLen(arr, g.kinds[c], i)
+		}
+	}
+	g.off[0] = 0
+	for i := range n {
+		g.off[i+1] = g.off[i] + g.cur[i]
+		g.cur[i] = g.off[i]
+	}
+	g.buf = aggResize(g.buf, g.off[n])
+	for c, ord := range g.cols {
+		if err := g.encodeColumn(rec.Column(ord), g.kinds[c]); err != nil {
+			return fmt.Errorf("group key column %d: %w", ord, err)
+		}
+	}
+	return nil
+}
+
+// aggKeyLen is the size of row i's value after its tag byte.
+func aggKeyLen(arr arrow.Array, k aggKind, i int) int {
+	if arr.IsNull(i) {
+		return 0
+	}
+	switch k {
+	case aggDec:
+		return 16
+	case aggStr:
+		l := arr.(*array.String).ValueLen(i)
+		return aggUvarintLen(uint64(l)) + l
+	}
+	return 8
+}
+
+func aggUvarintLen(v uint64) int {
+	n := 1
+	for v >= 0x80 {
+		v >>= 7
+		n++
+	}
+	return n
+}
+
+// encodeColumn appends one column's part of every row's key at g.cur.
+func (g *aggGroupKeys) encodeColumn(arr arrow.Array, k aggKind) error {
+	buf, cur := g.buf, g.cur
+	nulls := arr.NullN() > 0
+	tag := func(i int) bool {
+		if nulls && arr.IsNull(i) {
+			buf[cur[i]] = 0
+			cur[i]++
+			return false
+		}
+		buf[cur[i]] = 1
+		cur[i]++
+		return true
+	}
+	switch k {
+	case aggInt:
+		vals, ibuf, err := aggIntValues(arr, g.ibuf)
+		g.ibuf = ibuf
+		if err != nil {
+			return err
+		}
+		for i, v := range vals {
+			if tag(i) {
+				binary.LittleEndian.PutUint64(buf[cur[i]:], uint64(v))
+				cur[i] += 8
+			}
+		}
+	case aggFloat:
+		a, ok := arr.(*array.Float64)
+		if !ok {
+			return fmt.Errorf("expected float64, got %s", arr.DataType())
+		}
+		for i, v := range a.Float64Values() {
+			if tag(i) {
+				binary.LittleEndian.PutUint64(buf[cur[i]:], aggFloatBits(v))
+				cur[i] += 8
+			}
+		}
+	case aggDec:
+		a, ok := arr.(*array.Decimal128)
+		if !ok {
+			return fmt.Errorf("expected decimal128, got %s", arr.DataType())
+		}
+		for i, v := range a.Values() {
+			if tag(i) {
+				binary.LittleEndian.PutUint64(buf[cur[i]:], v.LowBits())
+				binary.LittleEndian.PutUint64(buf[cur[i]+8:], uint64(v.HighBits()))
+				cur[i] += 16
+			}
+		}
+	case aggStr:
+		a, ok := arr.(*array.String)
+		if !ok {
+			return fmt.Errorf("expected utf8, got %s", arr.DataType())
+		}
+		for i := range a.Len() {
+			if tag(i) {
+				s := a.Value(i)
+				cur[i] += binary.PutUvarint(buf[cur[i]:], uint64(len(s)))
+				cur[i] += copy(buf[cur[i]:], s)
+			}
+		}
+	}
+	return nil
+}
+
+// aggFloatBits returns the bits of f with -0 as 0 and every NaN alike, so
+// that GROUP BY puts equal doubles together.
+func aggFloatBits(f float64) uint64 {
+	switch {
+	case f == 0:
+		return 0
+	case f != f:
+		return math.Float64bits(math.NaN())
+	}
+	return math.Float64bits(f)
+}
+
+// decode fills out[c] (one vec per key column, of its kind) with the key of
+// each group in slots; rows[j] is a row of the current batch in group
+// slots[j]. An integer key is read from that row, which is in cache, rather
+// than from the group table.
+func (g *aggGroupKeys) decode(slots, rows []int32, out []aggVec) {
+	for c := range out {
+		out[c].resize(len(slots))
+	}
+	switch g.mode {
+	case aggKeysInt:
+		v := &out[0]
+		for j, r := range rows {
+			v.i[j], v.valid[j] = g.batchKeys[r], g.batchNulls == nil || g.batchNulls.IsValid(int(r))
+		}
+	case aggKeysBytes:
+		g.cur = aggResize(g.cur, len(slots))
+		clear(g.cur)
+		for c := range out {
+			v := &out[c]
+			for j, s := range slots {
+				key := g.bytes.Key(s)
+				p := g.cur[j]
+				v.valid[j] = key[p] == 1
+				p++
+				if v.valid[j] {
+					p += aggDecodeKey(key[p:], v, j)
+				}
+				g.cur[j] = p
+			}
+		}
+	}
+}
+
+// aggDecodeKey reads one encoded value into v[j] and returns its size.
+func aggDecodeKey(key string, v *aggVec, j int) int {
+	switch v.kind {
+	case aggInt:
+		v.i[j] = int64(aggLE64(key))
+		return 8
+	case aggFloat:
+		v.f[j] = math.Float64frombits(aggLE64(key))
+		return 8
+	case aggDec:
+		v.d[j] = decimal128.New(int64(aggLE64(key[8:])), aggLE64(key))
+		return 16
+	}
+	l, n := aggUvarint(key)
+	v.s[j] = key[n : n+l]
+	return n + l
+}
+
+// aggUvarint decodes a length written by binary.PutUvarint at the start of s.
+func aggUvarint(s string) (v, n int) {
+	shift := 0
+	for {
+		b := s[n]
+		n++
+		v |= int(b&0x7f) << shift
+		if b < 0x80 {
+			return v, n
+		}
+		shift += 7
+	}
+}
+
+func aggLE64(s string) uint64 {
+	_ = s[7]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+}

@@ -1,0 +1,168 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// ErrAggNotSupported is returned by HashAgg.Open for an aggregate it cannot
+// compute yet (APPROX_COUNT_DISTINCT), or over an argument type it does not
+// accept.
+var ErrAggNotSupported = errors.New("aggregate not supported")
+
+// AggSpec is one aggregate computed by a HashAgg.
+type AggSpec struct {
+	Func     plan.AggFunc
+	Distinct bool
+	// Arg is the input column ordinal of the argument; -1 for COUNT(*).
+	Arg     int
+	ArgType types.T
+	// Type is the result type (plan.AggResultType).
+	Type types.T
+}
+
+// HashAggConfig configures a HashAgg.
+type HashAggConfig struct {
+	// Input are the input column types.
+	Input []types.T
+	// GroupKeys are the input ordinals of the GROUP BY columns; empty for a
+	// global aggregate.
+	GroupKeys []int
+	Aggs      []AggSpec
+	// Names are the output column names: the group columns, then the
+	// aggregates.
+	Names []string
+	// AppendOnly is set when the planner guarantees that the input never
+	// retracts; MIN and MAX then keep only the extreme value per group.
+	AppendOnly bool
+}
+
+// schema validates cfg and returns the output schema.
+func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
+	if len(cfg.Names) != len(cfg.GroupKeys)+len(cfg.Aggs) {
+		return nil, fmt.Errorf("hash aggregate: %d names for %d group keys and %d aggregates",
+			len(cfg.Names), len(cfg.GroupKeys), len(cfg.Aggs))
+	}
+	fields := make([]arrow.Field, 0, len(cfg.Names))
+	for i, ord := range cfg.GroupKeys {
+		if ord < 0 || ord >= len(cfg.Input) {
+			return nil, fmt.Errorf("hash aggregate: group key ordinal %d out of range", ord)
+		}
+		if _, ok := aggKindOf(cfg.Input[ord]); !ok {
+			return nil, fmt.Errorf("hash aggregate: cannot group by a column of type %s: %w", cfg.Input[ord], ErrAggNotSupported)
+		}
+		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
+	}
+	for i, a := range cfg.Aggs {
+		fields = append(fields, types.Field(cfg.Names[len(cfg.GroupKeys)+i], a.Type, plan.AggNullable(a.Func)))
+	}
+	return arrow.NewSchema(fields, nil), nil
+}
+
+// newAggState returns the state of aggregate a; groups are the operator's
+// per-slot group headers (COUNT(*) reads their row counts).
+func newAggState(a AggSpec, appendOnly bool, groups *[]aggGroup, nInput int) (aggState, error) {
+	name := a.Func.String()
+	if a.Func == plan.AggCountStar {
+		if a.Type.Physical() != types.PhysInt64 {
+			return nil, fmt.Errorf("hash aggregate: COUNT(*) must return BIGINT, not %s", a.Type)
+		}
+		return &countStarAgg{groups: groups}, nil
+	}
+	if a.Func == plan.AggApproxCountDistinct {
+		return nil, fmt.Errorf("APPROX_COUNT_DISTINCT is not supported yet: %w", ErrAggNotSupported)
+	}
+	if a.Arg < 0 || a.Arg >= nInput {
+		return nil, fmt.Errorf("hash aggregate: %s argument ordinal %d out of range", name, a.Arg)
+	}
+	argKind, ok := aggKindOf(a.ArgType)
+	if !ok {
+		return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
+	}
+	var st aggState
+	var want aggKind
+	switch a.Func {
+	case plan.AggCount:
+		st, want = &countAgg{}, aggInt
+	case plan.AggSum, plan.AggAvg:
+		avg := a.Func == plan.AggAvg
+		want = argKind
+		switch argKind {
+		case aggInt:
+			if a.ArgType.Physical() != types.PhysInt64 {
+				return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
+			}
+			st = &intSumAgg{avg: avg}
+		case aggFloat:
+			st = &floatSumAgg{avg: avg}
+		case aggDec:
+			st = &decSumAgg{avg: avg, scale: int32(a.ArgType.Scale)}
+		default:
+			return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
+		}
+		if avg {
+			want = aggFloat
+		}
+	case plan.AggMin, plan.AggMax:
+		st, want = newAggMinMax(argKind, a.Func == plan.AggMax, appendOnly), argKind
+	default:
+		return nil, fmt.Errorf("aggregate %d: %w", a.Func, ErrAggNotSupported)
+	}
+	if got, ok := aggKindOf(a.Type); !ok || got != want {
+		return nil, fmt.Errorf("hash aggregate: %s over %s cannot return %s", name, a.ArgType, a.Type)
+	}
+	if a.Distinct && a.Func != plan.AggMin && a.Func != plan.AggMax {
+		st = newAggDistinct(argKind, st)
+	}
+	return st, nil
+}
+
+// newAggMinMax returns the MIN or MAX state for values of kind k.
+func newAggMinMax(k aggKind, max, appendOnly bool) aggState {
+	switch k {
+	case aggInt:
+		if appendOnly {
+			return newExtremeAgg[int64](max)
+		}
+		return &minMaxAgg[int64]{max: max, aggMultisets: newAggMultisets[int64]()}
+	case aggFloat:
+		if appendOnly {
+			return newExtremeAgg[float64](max)
+		}
+		return &minMaxAgg[float64]{max: max, aggMultisets: newAggMultisets[float64]()}
+	}
+	var st aggState
+	if appendOnly {
+		st = newExtremeAgg[string](max)
+	} else {
+		st = &minMaxAgg[string]{max: max, aggMultisets: newAggMultisets[string]()}
+	}
+	if k == aggDec {
+		st = &aggDecMinMax{aggState: st, keys: aggVec{kind: aggStr}}
+	}
+	return st
+}
+
+// newAggDistinct wraps inner in a DISTINCT filter for values of kind k
+// (decimals are told apart by their keys).
+func newAggDistinct(k aggKind, inner aggState) aggState {
+	switch k {
+	case aggInt:
+		return &distinctAgg[int64]{aggMultisets: newAggMultisets[int64](), inner: inner}
+	case aggFloat:
+		return &distinctAgg[float64]{aggMultisets: newAggMultisets[float64](), inner: inner}
+	}
+	return &distinctAgg[string]{aggMultisets: newAggMultisets[string](), inner: inner}
+}
+
+// aggNeedsKeys reports whether aggregate a reads its decimal argument as
+// order-preserving keys.
+func aggNeedsKeys(a AggSpec) bool {
+	return a.ArgType.Physical() == types.PhysDecimal &&
+		(a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax)
+}

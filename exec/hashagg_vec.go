@@ -1,0 +1,228 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// aggKind is the Go representation of a column's values inside the hash
+// aggregate: every SQL type maps onto one of four.
+type aggKind uint8
+
+const (
+	aggInt   aggKind = iota // BOOLEAN (0/1), integers, DATE (days), TIMESTAMP and INTERVAL (ms)
+	aggFloat                // FLOAT, DOUBLE
+	aggDec                  // DECIMAL
+	aggStr                  // VARCHAR
+)
+
+// aggKindOf returns the representation of t, and false for types the hash
+// aggregate cannot hold (NULL, UNKNOWN).
+func aggKindOf(t types.T) (aggKind, bool) {
+	switch t.Physical() {
+	case types.PhysBool, types.PhysInt64, types.PhysDate32, types.PhysTimestamp, types.PhysDuration:
+		return aggInt, true
+	case types.PhysFloat64:
+		return aggFloat, true
+	case types.PhysDecimal:
+		return aggDec, true
+	case types.PhysString:
+		return aggStr, true
+	}
+	return 0, false
+}
+
+// aggValue is the set of Go types that hold values (see aggKind).
+type aggValue interface {
+	int64 | float64 | decimal128.Num | string
+}
+
+// aggValues is a column of values; only the slice of its kind is used.
+type aggValues struct {
+	i []int64
+	f []float64
+	d []decimal128.Num
+	s []string
+}
+
+// aggTyped returns the slice of v that holds values of type V.
+func aggTyped[V aggValue](v *aggValues) *[]V {
+	var zero V
+	switch any(zero).(type) {
+	case int64:
+		return any(&v.i).(*[]V)
+	case float64:
+		return any(&v.f).(*[]V)
+	case decimal128.Num:
+		return any(&v.d).(*[]V)
+	}
+	return any(&v.s).(*[]V)
+}
+
+// aggVec is one output value per touched group (old or new aggregate results,
+// or decoded group keys), with validity.
+type aggVec struct {
+	kind  aggKind
+	valid []bool
+	aggValues
+}
+
+// resize makes v hold n values, keeping its buffers.
+func (v *aggVec) resize(n int) {
+	v.valid = aggResize(v.valid, n)
+	switch v.kind {
+	case aggInt:
+		v.i = aggResize(v.i, n)
+	case aggFloat:
+		v.f = aggResize(v.f, n)
+	case aggDec:
+		v.d = aggResize(v.d, n)
+	case aggStr:
+		clear(v.s)
+		v.s = aggResize(v.s, n)
+	}
+}
+
+// aggResize returns s with length n, reusing its array when large enough.
+func aggResize[E any](s []E, n int) []E {
+	if cap(s) >= n {
+		return s[:n]
+	}
+	return make([]E, n, n+n/4)
+}
+
+// aggMarkChanged sets changed[j] for every j where old and new differ (NULL
+// equals NULL; doubles compare by their bits, so NaN is unchanged).
+func aggMarkChanged(old, new *aggVec, changed []bool) {
+	for j := range changed {
+		if old.valid[j] != new.valid[j] {
+			changed[j] = true
+		}
+	}
+	switch old.kind {
+	case aggInt:
+		for j := range changed {
+			if new.valid[j] && old.i[j] != new.i[j] {
+				changed[j] = true
+			}
+		}
+	case aggFloat:
+		for j := range changed {
+			if new.valid[j] && math.Float64bits(old.f[j]) != math.Float64bits(new.f[j]) {
+				changed[j] = true
+			}
+		}
+	case aggDec:
+		for j := range changed {
+			if new.valid[j] && old.d[j] != new.d[j] {
+				changed[j] = true
+			}
+		}
+	case aggStr:
+		for j := range changed {
+			if new.valid[j] && old.s[j] != new.s[j] {
+				changed[j] = true
+			}
+		}
+	}
+}
+
+// aggOutRow is one output row: the touched group j, from its old or new values.
+type aggOutRow struct {
+	j   int32
+	old bool
+}
+
+// aggAppendRows appends one value per row to b, taken from old or new as the
+// row says. Key columns pass the same vec twice.
+func aggAppendRows(b array.Builder, old, new *aggVec, rows []aggOutRow) error {
+	b.Reserve(len(rows))
+	src := func(r aggOutRow) *aggVec {
+		if r.old {
+			return old
+		}
+		return new
+	}
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(v.i[r.j])
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.BooleanBuilder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(v.i[r.j] != 0)
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.Date32Builder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(arrow.Date32(v.i[r.j]))
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.TimestampBuilder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(arrow.Timestamp(v.i[r.j]))
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.DurationBuilder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(arrow.Duration(v.i[r.j]))
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.Float64Builder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(v.f[r.j])
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.Decimal128Builder:
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.UnsafeAppend(v.d[r.j])
+			} else {
+				b.AppendNull()
+			}
+		}
+	case *array.StringBuilder:
+		size := 0
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				size += len(v.s[r.j])
+			}
+		}
+		b.ReserveData(size)
+		for _, r := range rows {
+			if v := src(r); v.valid[r.j] {
+				b.Append(v.s[r.j])
+			} else {
+				b.AppendNull()
+			}
+		}
+	default:
+		return fmt.Errorf("hash aggregate: no output builder for %T", b)
+	}
+	return nil
+}

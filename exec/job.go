@@ -1,0 +1,243 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// JobState is the lifecycle state of a job.
+type JobState uint8
+
+// The job states.
+const (
+	JobRunning   JobState = iota + 1
+	JobFinished           // every input ended and the sink saw end of input
+	JobFailed             // an operator failed; Err says why
+	JobCancelled          // stopped by Stop or its context
+)
+
+// String returns the state's name.
+func (s JobState) String() string {
+	return [...]string{"", "running", "finished", "failed", "cancelled"}[s]
+}
+
+// JobOptions configure a job.
+type JobOptions struct {
+	Name  string
+	Alloc memory.Allocator
+	// OnWarning receives warnings from the job's operators and sources.
+	OnWarning func(msg string)
+}
+
+// Job is a running dataflow. It owns one goroutine per stage instance and
+// waits for all of them.
+type Job struct {
+	name   string
+	stages []*stageRun
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+
+	mu       sync.Mutex
+	state    JobState
+	err      error
+	flushed  uint64        // every flush id <= flushed has reached the sink
+	progress chan struct{} // closed and replaced whenever flushed or state changes
+	done     chan struct{}
+	running  atomic.Int32
+}
+
+// stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
+type stageRun struct {
+	spec    StageSpec
+	inboxes []chan message
+	senders int // upstream instances feeding each instance
+	tasks   []*task
+}
+
+// StartJob starts the dataflow g.
+func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
+	if err := g.validate(); err != nil {
+		return nil, err
+	}
+	if opts.Alloc == nil {
+		opts.Alloc = memory.DefaultAllocator
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
+		progress: make(chan struct{}), done: make(chan struct{})}
+	for _, s := range g.Stages {
+		sr := &stageRun{spec: s}
+		if s.Source == nil {
+			sr.inboxes = make([]chan message, s.Parallelism)
+			for i := range sr.inboxes {
+				sr.inboxes[i] = make(chan message, inboxCapacity)
+			}
+		}
+		j.stages = append(j.stages, sr)
+	}
+	// Number each consumer's senders: all instances of its first input,
+	// then of its second, and so on.
+	senderBase := make([][]int, len(g.Stages)) // [consumer][input spec] → base
+	for ci, s := range g.Stages {
+		base := 0
+		senderBase[ci] = make([]int, len(s.Inputs))
+		for k, in := range s.Inputs {
+			senderBase[ci][k] = base
+			base += g.Stages[in.From].Parallelism
+		}
+		j.stages[ci].senders = base
+	}
+	// Create every task before starting any, so a failure to create one
+	// leaves nothing running.
+	for si, sr := range j.stages {
+		for inst := 0; inst < sr.spec.Parallelism; inst++ {
+			t, err := j.newTask(si, inst, g, senderBase, opts)
+			if err != nil {
+				j.closeTasks()
+				cancel()
+				return nil, err
+			}
+			sr.tasks = append(sr.tasks, t)
+		}
+	}
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			j.wg.Add(1)
+			j.running.Add(1)
+			go j.runTask(ctx, t)
+		}
+	}
+	go func() {
+		j.wg.Wait()
+		j.mu.Lock()
+		if j.state == JobRunning {
+			j.state = JobCancelled
+		}
+		j.signalLocked()
+		j.mu.Unlock()
+		close(j.done)
+	}()
+	return j, nil
+}
+
+func (j *Job) closeTasks() {
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			t.close()
+		}
+	}
+}
+
+func (j *Job) runTask(ctx context.Context, t *task) {
+	defer j.wg.Done()
+	err := t.run(ctx)
+	if cerr := t.close(); err == nil {
+		err = cerr
+	}
+	j.running.Add(-1)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		j.fail(fmt.Errorf("%s: %w", t.name, err))
+	}
+}
+
+// fail records the job's first error and stops every task.
+func (j *Job) fail(err error) {
+	j.mu.Lock()
+	if j.state == JobRunning {
+		j.state, j.err = JobFailed, err
+		j.signalLocked()
+	}
+	j.mu.Unlock()
+	j.cancel()
+}
+
+func (j *Job) signalLocked() {
+	close(j.progress)
+	j.progress = make(chan struct{})
+}
+
+// sinkControl is called by the sink stage after its chain handled an aligned
+// control message.
+func (j *Job) sinkControl(m Control) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	switch m.Kind {
+	case Flush:
+		if m.FlushID > j.flushed {
+			j.flushed = m.FlushID
+			j.signalLocked()
+		}
+	case EndOfInput:
+		if j.state == JobRunning {
+			j.state = JobFinished
+			j.signalLocked()
+		}
+	}
+}
+
+// Name returns the job's name.
+func (j *Job) Name() string { return j.name }
+
+// State returns the job's state and, when it failed, its error.
+func (j *Job) State() (JobState, error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.state, j.err
+}
+
+// RequestFlush asks every source of the job to send flush marker id after
+// the rows it has ingested so far (bounded sources: after their last row).
+func (j *Job) RequestFlush(id uint64) {
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			if t.source != nil {
+				t.requestFlush(id)
+			}
+		}
+	}
+}
+
+// WaitFlushed blocks until flush id reached the sink, the job ended, or ctx
+// is done.
+func (j *Job) WaitFlushed(ctx context.Context, id uint64) error {
+	for {
+		j.mu.Lock()
+		if j.flushed >= id || j.state != JobRunning {
+			j.mu.Unlock()
+			return nil
+		}
+		ch := j.progress
+		j.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Stop cancels the job and waits for its goroutines to exit.
+func (j *Job) Stop() {
+	j.cancel()
+	<-j.done
+}
+
+// Wait blocks until the job's goroutines have exited (or ctx is done) and
+// returns the job's error, if it failed.
+func (j *Job) Wait(ctx context.Context) error {
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	_, err := j.State()
+	return err
+}
+
+// Done is closed when every goroutine of the job has exited.
+func (j *Job) Done() <-chan struct{} { return j.done }

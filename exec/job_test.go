@@ -1,0 +1,221 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// collectSink records every row it receives and the control messages it sees.
+type collectSink struct {
+	mu    sync.Mutex
+	rows  []int64
+	ctrls []Control
+}
+
+func (s *collectSink) Open(context.Context, *Env) error { return nil }
+func (s *collectSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, r := range types.Rows(c.Batch, []types.T{types.BigIntT}) {
+		s.rows = append(s.rows, r[0].I)
+	}
+	return nil
+}
+func (s *collectSink) OnControl(ctx context.Context, m Control, out Emitter) error {
+	s.mu.Lock()
+	s.ctrls = append(s.ctrls, m)
+	s.mu.Unlock()
+	return nil
+}
+func (s *collectSink) Close() error { return nil }
+
+func (s *collectSink) snapshot() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := append([]int64(nil), s.rows...)
+	sort.Slice(out, func(i, j int) bool { return out[i] < out[j] })
+	return out
+}
+
+// passthrough forwards chunks.
+type passthrough struct{}
+
+func (p *passthrough) Open(context.Context, *Env) error { return nil }
+func (p *passthrough) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	return out.Emit(ctx, c)
+}
+func (p *passthrough) OnControl(context.Context, Control, Emitter) error { return nil }
+func (p *passthrough) Close() error                                      { return nil }
+
+func intRows(lo, hi int) [][]types.Datum {
+	var rows [][]types.Datum
+	for i := lo; i < hi; i++ {
+		rows = append(rows, []types.Datum{types.IntDatum(int64(i))})
+	}
+	return rows
+}
+
+func TestJobHashExchangeDeliversEveryRowOnce(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	sink := &collectSink{}
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) {
+			return &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 10000)}, nil
+		}},
+		{Parallelism: 3, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
+			Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := job.State(); st != JobFinished {
+		t.Fatalf("state %s", st)
+	}
+	got := sink.snapshot()
+	if len(got) != 10000 {
+		t.Fatalf("got %d rows, want 10000", len(got))
+	}
+	for i, v := range got {
+		if v != int64(i) {
+			t.Fatalf("row %d is %d", i, v)
+		}
+	}
+	// End of input arrives once, after all three instances ended.
+	n := 0
+	for _, c := range sink.ctrls {
+		if c.Kind == EndOfInput {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Fatalf("sink saw %d end-of-input messages", n)
+	}
+}
+
+// growingSource is an unbounded source whose rows a test appends.
+type growingSource struct {
+	mu     sync.Mutex
+	rows   []int64
+	next   int
+	signal chan struct{}
+	alloc  memory.Allocator
+}
+
+func newGrowingSource() *growingSource { return &growingSource{signal: make(chan struct{}, 1)} }
+
+func (s *growingSource) add(vs ...int64) {
+	s.mu.Lock()
+	s.rows = append(s.rows, vs...)
+	s.mu.Unlock()
+	select {
+	case s.signal <- struct{}{}:
+	default:
+	}
+}
+
+func (s *growingSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
+func (s *growingSource) Next(ctx context.Context) (Chunk, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.next == len(s.rows) {
+		return Chunk{}, ErrCaughtUp
+	}
+	var rows [][]types.Datum
+	for _, v := range s.rows[s.next:] {
+		rows = append(rows, []types.Datum{types.IntDatum(v)})
+	}
+	s.next = len(s.rows)
+	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, rows)}, nil
+}
+func (s *growingSource) Wait(ctx context.Context) error {
+	select {
+	case <-s.signal:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+func (s *growingSource) Close() error { return nil }
+
+func TestJobFlushReflectsEveryIngestedRow(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	src := newGrowingSource()
+	sink := &collectSink{}
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
+			Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Stop()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for round := 1; round <= 20; round++ {
+		for i := 0; i < 50; i++ {
+			src.add(int64(round*1000 + i))
+		}
+		job.RequestFlush(uint64(round))
+		if err := job.WaitFlushed(ctx, uint64(round)); err != nil {
+			t.Fatal(err)
+		}
+		if got := len(sink.snapshot()); got != round*50 {
+			t.Fatalf("after flush %d the sink has %d rows, want %d", round, got, round*50)
+		}
+	}
+	job.Stop()
+	if st, _ := job.State(); st != JobCancelled {
+		t.Fatalf("state after Stop: %s", st)
+	}
+}
+
+func TestJobFailureStopsEveryTask(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	src := newGrowingSource()
+	src.add(1, 2, 3)
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistForward}},
+			Ops: []OpSpec{{Name: "fail", New: func(int) (Operator, error) { return failing{}, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = job.Wait(context.Background())
+	if err == nil || st(job) != JobFailed {
+		t.Fatalf("want a failed job, got %v (%s)", err, st(job))
+	}
+}
+
+func st(j *Job) JobState { s, _ := j.State(); return s }
+
+type failing struct{}
+
+func (failing) Open(context.Context, *Env) error { return nil }
+func (failing) Process(context.Context, int, Chunk, Emitter) error {
+	return io.ErrUnexpectedEOF
+}
+func (failing) OnControl(context.Context, Control, Emitter) error { return nil }
+func (failing) Close() error                                      { return nil }

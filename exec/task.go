@@ -1,0 +1,307 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// task runs one instance of a stage: it reads its source or its inbox,
+// drives its operator chain, and writes to the next stage's inboxes (or,
+// in the sink stage, reports markers to the job).
+type task struct {
+	name    string
+	job     *Job
+	env     *Env
+	source  Source
+	inbox   chan message
+	align   *aligner
+	chain   *chain
+	out     *outWriter // nil in the sink stage
+	isSink  bool
+	metrics []*OperatorMetrics
+	taskM   TaskMetrics
+	closed  bool
+
+	mu      sync.Mutex
+	pending uint64             // highest flush id requested and not yet sent
+	wake    context.CancelFunc // interrupts a waiting source when a flush arrives
+}
+
+// TaskMetrics are the times of one stage instance: waiting for input (idle)
+// and blocked on output (backpressure). Busy time is per operator.
+type TaskMetrics struct {
+	IdleNanos         int64
+	BackpressureNanos int64
+}
+
+type discard struct{}
+
+func (discard) Emit(context.Context, Chunk) error { return nil }
+
+func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOptions) (*task, error) {
+	sr := j.stages[si]
+	spec := sr.spec
+	t := &task{name: fmt.Sprintf("stage %d instance %d", si, inst), job: j}
+	t.env = &Env{Alloc: opts.Alloc, Instance: inst, Parallelism: spec.Parallelism,
+		Metrics: &OperatorMetrics{}, OnWarning: opts.OnWarning}
+	if spec.Source != nil {
+		src, err := spec.Source(inst)
+		if err != nil {
+			return nil, err
+		}
+		t.source = src
+	} else {
+		t.inbox = sr.inboxes[inst]
+		t.align = newAligner(sr.senders)
+	}
+	ops := make([]Operator, 0, len(spec.Ops))
+	for _, os := range spec.Ops {
+		op, err := os.New(inst)
+		if err != nil {
+			for _, o := range ops {
+				o.Close()
+			}
+			if t.source != nil {
+				t.source.Close()
+			}
+			return nil, fmt.Errorf("%s: %w", os.Name, err)
+		}
+		ops = append(ops, op)
+		t.metrics = append(t.metrics, &OperatorMetrics{})
+	}
+	// Find the consumer of this stage's output.
+	var out Emitter = discard{}
+	for ci := si + 1; ci < len(g.Stages); ci++ {
+		for k, in := range g.Stages[ci].Inputs {
+			if in.From != si {
+				continue
+			}
+			t.out = &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys,
+				inboxes: j.stages[ci].inboxes, instance: inst, sender: senderBase[ci][k] + inst,
+				input: in.Input, bp: &t.taskM.BackpressureNanos}
+			out = t.out
+		}
+	}
+	t.isSink = t.out == nil
+	t.chain = newChain(ops, t.metrics, out)
+	return t, nil
+}
+
+func (t *task) close() error {
+	if t.closed {
+		return nil
+	}
+	t.closed = true
+	err := t.chain.close()
+	if t.source != nil {
+		if cerr := t.source.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if t.inbox != nil {
+		// Release whatever is still queued for this instance.
+		for {
+			select {
+			case m := <-t.inbox:
+				if m.chunk.Batch != nil {
+					m.chunk.Batch.Release()
+				}
+				continue
+			default:
+			}
+			break
+		}
+	}
+	return err
+}
+
+func (t *task) run(ctx context.Context) error {
+	for _, op := range t.chain.ops {
+		if err := op.Open(ctx, t.env); err != nil {
+			return err
+		}
+	}
+	if t.source != nil {
+		if err := t.source.Open(ctx, t.env); err != nil {
+			return err
+		}
+		if ms, ok := t.source.(MessageSource); ok {
+			return t.runMessageSource(ctx, ms)
+		}
+		return t.runSource(ctx)
+	}
+	return t.runInbox(ctx)
+}
+
+// deliver runs an aligned control message through the chain and passes it on.
+func (t *task) deliver(ctx context.Context, m Control) error {
+	if err := t.chain.control(ctx, m); err != nil {
+		return err
+	}
+	if t.out != nil {
+		return t.out.control(ctx, m)
+	}
+	t.job.sinkControl(m)
+	return nil
+}
+
+func (t *task) runInbox(ctx context.Context) error {
+	for {
+		var m message
+		select {
+		case m = <-t.inbox:
+		default:
+			start := time.Now()
+			select {
+			case m = <-t.inbox:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+			t.taskM.IdleNanos += int64(time.Since(start))
+		}
+		if m.ctrl.Kind == 0 {
+			err := t.chain.process(ctx, 0, m.input, m.chunk)
+			m.chunk.Batch.Release()
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		for _, c := range t.align.add(m.sender, m.ctrl) {
+			if err := t.deliver(ctx, c); err != nil {
+				return err
+			}
+			if c.Kind == EndOfInput {
+				return nil
+			}
+		}
+	}
+}
+
+// requestFlush records a flush request and wakes the source if it waits.
+func (t *task) requestFlush(id uint64) {
+	t.mu.Lock()
+	if id > t.pending {
+		t.pending = id
+	}
+	wake := t.wake
+	t.mu.Unlock()
+	if wake != nil {
+		wake()
+	}
+}
+
+func (t *task) takePending() uint64 {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	p := t.pending
+	t.pending = 0
+	return p
+}
+
+func (t *task) runSource(ctx context.Context) error {
+	for {
+		// Flush requests made before this call to Next are satisfied once
+		// Next reports the source caught up (or ended).
+		asked := t.takePending()
+		c, err := t.source.Next(ctx)
+		switch {
+		case err == nil:
+			perr := t.chain.process(ctx, 0, 0, c)
+			c.Batch.Release()
+			if perr != nil {
+				return perr
+			}
+			t.requeue(asked)
+		case errors.Is(err, io.EOF):
+			if asked > 0 {
+				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+					return err
+				}
+			}
+			return t.deliver(ctx, Control{Kind: EndOfInput})
+		case errors.Is(err, ErrCaughtUp):
+			if asked > 0 {
+				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+					return err
+				}
+			}
+			if err := t.wait(ctx); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}
+
+// requeue puts back flush requests taken before a Next that returned data:
+// they are satisfied only when the source catches up.
+func (t *task) requeue(id uint64) {
+	if id == 0 {
+		return
+	}
+	t.mu.Lock()
+	if id > t.pending {
+		t.pending = id
+	}
+	t.mu.Unlock()
+}
+
+// wait blocks in the source's Wait until data may be available, a flush is
+// requested, or ctx is done.
+func (t *task) wait(ctx context.Context) error {
+	wctx, cancel := context.WithCancel(ctx)
+	t.mu.Lock()
+	if t.pending > 0 {
+		t.mu.Unlock()
+		cancel()
+		return nil
+	}
+	t.wake = cancel
+	t.mu.Unlock()
+	start := time.Now()
+	err := t.source.Wait(wctx)
+	t.taskM.IdleNanos += int64(time.Since(start))
+	t.mu.Lock()
+	t.wake = nil
+	t.mu.Unlock()
+	cancel()
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return err
+	}
+	return nil
+}
+
+func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
+	for {
+		start := time.Now()
+		c, ctrl, err := ms.NextMessage(ctx)
+		t.taskM.IdleNanos += int64(time.Since(start))
+		if err != nil {
+			return err
+		}
+		t.takePending() // markers arrive in-band
+		if ctrl.Kind == 0 {
+			perr := t.chain.process(ctx, 0, 0, c)
+			c.Batch.Release()
+			if perr != nil {
+				return perr
+			}
+			continue
+		}
+		if err := t.deliver(ctx, ctrl); err != nil {
+			return err
+		}
+		if ctrl.Kind == EndOfInput {
+			return nil
+		}
+	}
+}

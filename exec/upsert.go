@@ -1,0 +1,96 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// Upsert turns a table's upserts into its changelog (as Flink's
+// ChangelogNormalize): each input row is the latest version of the row with
+// its primary key. A key seen for the first time emits +I; a key seen before
+// emits -U with the previous row and +U with the new one (nothing when the
+// row did not change); an input retraction deletes the key (-D).
+type Upsert struct {
+	Names []string
+	Types []types.T
+	Keys  []int
+
+	env    *Env
+	rows   map[string][]types.Datum
+	keyBuf []byte
+}
+
+var _ Operator = (*Upsert)(nil)
+
+// Open implements Operator.
+func (u *Upsert) Open(ctx context.Context, env *Env) error {
+	u.env = env
+	u.rows = map[string][]types.Datum{}
+	return nil
+}
+
+// Process implements Operator.
+func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	n := c.NumRows()
+	cols := c.Batch.Columns()
+	keyCols := make([]arrow.Array, len(u.Keys))
+	for i, k := range u.Keys {
+		keyCols[i] = cols[k]
+	}
+	var outRows [][]types.Datum
+	var ops []Op
+	for i := 0; i < n; i++ {
+		u.keyBuf = appendRowKey(u.keyBuf[:0], keyCols, i)
+		old, exists := u.rows[string(u.keyBuf)]
+		if c.Op(i).IsRetraction() {
+			if !exists {
+				return fmt.Errorf("exec: upsert: delete of a key the table does not hold")
+			}
+			delete(u.rows, string(u.keyBuf))
+			outRows, ops = append(outRows, old), append(ops, Delete)
+			continue
+		}
+		row := make([]types.Datum, len(cols))
+		for j, col := range cols {
+			row[j] = types.DatumAt(col, i, u.Types[j])
+		}
+		switch {
+		case !exists:
+			outRows, ops = append(outRows, row), append(ops, Insert)
+		case sameRow(old, row, u.Types):
+			continue
+		default:
+			outRows, ops = append(outRows, old, row), append(ops, UpdateBefore, UpdateAfter)
+		}
+		u.rows[string(u.keyBuf)] = row
+	}
+	u.env.Metrics.StateKeys.Store(int64(len(u.rows)))
+	if len(outRows) == 0 {
+		return nil
+	}
+	rec := types.BuildRecord(u.env.Alloc, u.Names, u.Types, outRows)
+	defer rec.Release()
+	return out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+}
+
+func sameRow(a, b []types.Datum, ts []types.T) bool {
+	for i, t := range ts {
+		if !types.Equal(a[i], b[i], t) {
+			return false
+		}
+	}
+	return true
+}
+
+// OnControl implements Operator.
+func (u *Upsert) OnControl(ctx context.Context, m Control, out Emitter) error { return nil }
+
+// Close implements Operator.
+func (u *Upsert) Close() error {
+	u.rows = nil
+	return nil
+}

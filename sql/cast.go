@@ -1,0 +1,144 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// CastFunc is the function every CAST(expr AS type) becomes in the TiDB
+// AST: __eddy_cast(expr, 'TYPE'), where TYPE is the target's canonical
+// spelling (types.T.String(): BIGINT, VARCHAR, DECIMAL(10,2),
+// TIMESTAMP(3), ...), so that any type eddy knows can be a target and the
+// planner has one path for casts.
+const CastFunc = "__eddy_cast"
+
+// rewriteCast rewrites the CAST whose keyword is token j into a call of
+// CastFunc. It returns the index of the AS before the type and of the
+// closing ')'.
+func (p *parser) rewriteCast(j, hi int) (as, closing int, err error) {
+	open := j + 1
+	depth := 0
+	as, closing = -1, -1
+	for k := open + 1; closing < 0; k++ {
+		t := p.toks[k]
+		switch {
+		case k >= hi || t.kind == tEOF:
+			return -1, -1, p.errAt(p.toks[open], "missing ')' to close CAST(")
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			if depth == 0 {
+				closing = k
+			}
+			depth--
+		case depth == 0 && t.is("AS"):
+			as = k
+		}
+	}
+	if as < 0 {
+		return -1, -1, p.errAt(p.toks[closing], "expected AS <type> in CAST, found %s", describe(p.toks[closing]))
+	}
+	if as == open+1 {
+		return -1, -1, p.errAt(p.toks[as], "expected an expression before AS in CAST")
+	}
+	save := p.i
+	p.i = as + 1
+	tn, err := p.parseType()
+	end := p.i
+	p.i = save
+	if err != nil {
+		return -1, -1, err
+	}
+	if end != closing {
+		return -1, -1, p.errAt(p.toks[end], "expected ')' after the type in CAST, found %s", describe(p.toks[end]))
+	}
+	t, err := types.FromName(tn.Name, tn.Args)
+	if err != nil {
+		return -1, -1, p.errAt(p.toks[as+1], "%s", err.Error())
+	}
+	cast := p.toks[j]
+	p.edits = append(p.edits,
+		edit{lo: cast.off, hi: cast.end, repl: CastFunc, anchor: cast.off},
+		edit{lo: p.toks[as].off, hi: p.toks[closing-1].end, repl: ", '" + t.String() + "'", anchor: p.toks[as].off},
+	)
+	return as, closing, nil
+}
+
+// rewriteInterval makes the interval literal at token j (INTERVAL) one
+// that MySQL reads: a plural unit (INTERVAL '10' SECONDS) becomes
+// singular, Postgres' INTERVAL '10 seconds' becomes INTERVAL '10' SECOND,
+// and MILLISECOND, which MySQL lacks, becomes MICROSECOND with the value
+// times 1000. Other intervals are left to TiDB.
+func (p *parser) rewriteInterval(j, hi int) {
+	if j+1 >= hi {
+		return
+	}
+	v := p.toks[j+1]
+	if v.kind != tString && v.kind != tNumber {
+		return
+	}
+	value := strings.TrimSpace(v.val)
+	var unit token
+	inString := false
+	if j+2 < hi && p.toks[j+2].kind == tWord && isUnitWord(p.toks[j+2].text) {
+		unit = p.toks[j+2]
+	} else if f := strings.Fields(v.val); v.kind == tString && len(f) == 2 && isUnitWord(f[1]) {
+		value = f[0]
+		unit = token{kind: tWord, text: f[1]}
+		inString = true
+	} else {
+		return
+	}
+	u := strings.ToUpper(unit.text)
+	if !timeUnits[u] {
+		u = strings.TrimSuffix(u, "S")
+	}
+	if u == "MILLISECOND" {
+		if !isWholeNumber(value) {
+			return
+		}
+		value += "000"
+		u = "MICROSECOND"
+	}
+	if inString {
+		// The unit was inside the string: rewrite the whole literal.
+		p.edits = append(p.edits, edit{lo: v.off, hi: v.end, repl: quoteLike(v, value) + " " + u, anchor: v.off})
+		return
+	}
+	if value != v.val {
+		p.edits = append(p.edits, edit{lo: v.off, hi: v.end, repl: quoteLike(v, value), anchor: v.off})
+	}
+	if !strings.EqualFold(u, unit.text) {
+		p.edits = append(p.edits, edit{lo: unit.off, hi: unit.end, repl: u, anchor: unit.off})
+	}
+}
+
+// isUnitWord reports whether w is an interval unit, singular or plural,
+// including MILLISECOND.
+func isUnitWord(w string) bool {
+	u := strings.ToUpper(w)
+	return timeUnits[u] || timeUnits[strings.TrimSuffix(u, "S")] || u == "MILLISECOND" || u == "MILLISECONDS"
+}
+
+// isWholeNumber reports whether s is an optionally signed run of digits.
+func isWholeNumber(s string) bool {
+	s = strings.TrimPrefix(strings.TrimSpace(s), "-")
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// quoteLike writes value as a literal of the same kind as t.
+func quoteLike(t token, value string) string {
+	if t.kind == tString {
+		return "'" + strings.ReplaceAll(value, "'", "''") + "'"
+	}
+	return value
+}

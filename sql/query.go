@@ -1,0 +1,214 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// queryOpts says where a query appears.
+type queryOpts struct {
+	changes  bool // EMIT CHANGES is allowed: the query is a SELECT statement
+	sinkWith bool // a WITH ( at depth 0 ends the query: CREATE SINK's options
+}
+
+// parseQuery parses a query from the current token to the end of the
+// statement (or to CREATE SINK's trailing WITH). Eddy's clauses (EMIT,
+// window functions) are found here and rewritten; TiDB parses the rest.
+func (p *parser) parseQuery(o queryOpts) (*Query, error) {
+	start := p.i
+	j := start
+	for p.toks[j].isOp("(") {
+		j++
+	}
+	if t := p.toks[j]; !t.is("SELECT") && !t.is("WITH") {
+		return nil, p.errAt(p.toks[start], "expected a query (SELECT ...), found %s", describe(p.toks[start]))
+	}
+	end, depth := start, 0
+	for ; p.toks[end].kind != tEOF; end++ {
+		t := p.toks[end]
+		switch {
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			depth--
+		case o.sinkWith && depth == 0 && end > start && t.is("WITH") && p.toks[end+1].isOp("("):
+			goto done
+		}
+	}
+done:
+	q := &Query{Pos: p.pos(p.toks[start])}
+	if err := p.scanRegion(start, end, q, o.changes); err != nil {
+		return nil, err
+	}
+	lo, hi := p.toks[start].off, p.toks[end-1].end
+	q.Text = p.sc.text[lo:hi]
+	p.setJob(&tidbJob{lo: lo, hi: hi, fill: func(stmts []ast.StmtNode) error {
+		if len(stmts) == 1 {
+			switch s := stmts[0].(type) {
+			case *ast.SelectStmt:
+				if s.SelectIntoOpt != nil {
+					return p.errAt(p.toks[start], "not supported: SELECT ... INTO")
+				}
+				q.Select = s
+			case *ast.SetOprStmt:
+				q.Select = s
+			}
+			if q.Select != nil {
+				p.placeTables(q)
+				return p.markFullJoins(q)
+			}
+		}
+		return p.errAt(p.toks[start], "expected a query")
+	}})
+	p.i = end
+	return q, nil
+}
+
+// fromEnders are the keywords that end a FROM clause at their depth.
+var fromEnders = map[string]bool{
+	"SELECT": true, "WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true,
+	"LIMIT": true, "WINDOW": true, "UNION": true, "EXCEPT": true, "INTERSECT": true,
+	"QUALIFY": true,
+}
+
+// scanRegion walks the tokens [lo, hi) that TiDB will parse and records
+// the rewrites they need: CAST targets, interval units, and (when q is not
+// nil, in a query) window functions in FROM and EMIT clauses. changes says
+// whether EMIT CHANGES is allowed.
+func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
+	depth := 0
+	inFrom := []bool{false} // inFrom[d]: depth d is in a FROM clause
+	skip := map[int]int{}   // token index → index to resume at
+	for j := lo; j < hi; j++ {
+		if to, ok := skip[j]; ok {
+			j = to - 1
+			continue
+		}
+		t := p.toks[j]
+		var prev token
+		if j > lo {
+			prev = p.toks[j-1]
+		}
+		next := p.toks[min(j+1, len(p.toks)-1)]
+		if q != nil && t.isName() && inFrom[depth] && isTableStart(prev) && !(t.kind == tWord && notTables[strings.ToUpper(t.text)]) {
+			p.tableToks = append(p.tableToks, j)
+		}
+		switch {
+		case t.isOp("("):
+			table := inFrom[depth] && isTableStart(prev)
+			depth++
+			if depth == len(inFrom) {
+				inFrom = append(inFrom, false)
+			}
+			inFrom[depth] = table
+		case t.isOp(")"):
+			if depth > 0 {
+				depth--
+			}
+		case t.kind != tWord || prev.isOp("."):
+			// Only bare, unqualified words are keywords.
+		case t.is("FROM") || t.is("JOIN"):
+			inFrom[depth] = true
+		case fromEnders[strings.ToUpper(t.text)]:
+			inFrom[depth] = false
+		case q != nil && inFrom[depth] && t.is("FULL") && (next.is("JOIN") || next.is("OUTER") && p.toks[j+2].is("JOIN")):
+			// TiDB has no FULL JOIN: it parses a LEFT JOIN, which
+			// markFullJoins finds again after the parse.
+			p.fullJoins = append(p.fullJoins, j)
+			p.edits = append(p.edits, edit{lo: t.off, hi: t.end, repl: "LEFT", anchor: t.off})
+		case q != nil && t.is("EMIT") && (next.is("CHANGES") || next.is("ON")):
+			n, err := p.emitClause(j, hi, depth, q, changes)
+			if err != nil {
+				return err
+			}
+			j = n - 1
+		case q != nil && t.is("TABLE") && next.isOp("(") && inFrom[depth] && isTableStart(prev) &&
+			windowKinds[strings.ToUpper(p.toks[j+2].text)] != 0 && p.toks[j+2].kind == tWord && p.toks[j+3].isOp("("):
+			// Flink's FROM TABLE(TUMBLE(...)): the wrapper goes with the call.
+			n, err := p.parseTVF(j+2, hi, q)
+			if err != nil {
+				return err
+			}
+			if !p.toks[n].isOp(")") || n >= hi {
+				return p.errAt(p.toks[n], "expected ')' to close TABLE(, found %s", describe(p.toks[n]))
+			}
+			e := &p.edits[len(p.edits)-1]
+			e.lo, e.hi = t.off, p.toks[n].end
+			j = n
+		case windowKinds[strings.ToUpper(t.text)] != 0 && next.isOp("("):
+			if q == nil || !inFrom[depth] || !isTableStart(prev) {
+				return p.errAt(t, "%s is a window table function: it belongs in FROM", strings.ToUpper(t.text))
+			}
+			n, err := p.parseTVF(j, hi, q)
+			if err != nil {
+				return err
+			}
+			j = n - 1
+		case t.is("CAST") && next.isOp("("):
+			as, closing, err := p.rewriteCast(j, hi)
+			if err != nil {
+				return err
+			}
+			skip[as] = closing
+		case t.is("INTERVAL"):
+			p.rewriteInterval(j, hi)
+		}
+	}
+	return nil
+}
+
+// emitClause handles EMIT CHANGES or EMIT ON WINDOW CLOSE at token j: it
+// sets the query's flag and blanks the clause for TiDB. It returns the
+// index after the clause.
+func (p *parser) emitClause(j, hi, depth int, q *Query, changes bool) (int, error) {
+	t := p.toks[j]
+	if depth > 0 {
+		return 0, p.errAt(t, "EMIT must come at the end of the outermost query")
+	}
+	var n int
+	var what string
+	if p.toks[j+1].is("CHANGES") {
+		what = "EMIT CHANGES"
+		if !changes {
+			return 0, p.errAt(t, "EMIT CHANGES is only for a SELECT statement (a push query)")
+		}
+		if q.EmitChanges {
+			return 0, p.errAt(t, "EMIT CHANGES is given twice")
+		}
+		q.EmitChanges = true
+		n = j + 2
+	} else {
+		what = "EMIT ON WINDOW CLOSE"
+		if !p.toks[j+2].is("WINDOW") || !p.toks[j+3].is("CLOSE") {
+			bad := p.toks[j+2]
+			if bad.is("WINDOW") {
+				bad = p.toks[j+3]
+			}
+			return 0, p.errAt(bad, "expected WINDOW CLOSE after EMIT ON, found %s", describe(bad))
+		}
+		if q.EmitOnWindowClose {
+			return 0, p.errAt(t, "EMIT ON WINDOW CLOSE is given twice")
+		}
+		q.EmitOnWindowClose = true
+		n = j + 4
+	}
+	if nt := p.toks[n]; n < hi && !nt.is("LIMIT") && !nt.is("ORDER") && !nt.is("EMIT") {
+		return 0, p.errAt(nt, "only ORDER BY and LIMIT may follow %s, found %s", what, describe(nt))
+	}
+	p.edits = append(p.edits, edit{lo: t.off, hi: p.toks[n-1].end, blank: true})
+	return n, nil
+}
+
+// notTables are the words that may follow FROM but are no table's name.
+var notTables = map[string]bool{"SELECT": true, "WITH": true, "VALUES": true, "TABLE": true, "LATERAL": true}
+
+// isTableStart reports whether a table name may follow token t in FROM.
+func isTableStart(t token) bool {
+	return t.is("FROM") || t.is("JOIN") || t.isOp(",") || t.isOp("(")
+}
+
+// placeholder returns the table name that stands for the n-th window
+// function of a statement.
+func placeholder(n int) string { return fmt.Sprintf("%s%d", TVFPrefix, n) }

@@ -1,0 +1,126 @@
+package sql
+
+import (
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+)
+
+// placeTables gives every table name of the query's TiDB AST the offset
+// of its name in the TiDB text, as TiDB does for expressions, so that
+// Source.Pos finds it. TiDB visits table names in the order they are
+// written; each is matched to the next token in table position (after
+// FROM, JOIN, ',' or '(' in a FROM clause) that spells it, or else the
+// next one. A window
+// function's placeholder gets the offset of the function's name.
+func (p *parser) placeTables(q *Query) {
+	cursor := 0
+	inspect(q.Select, func(n ast.Node) {
+		tn, ok := n.(*ast.TableName)
+		if !ok {
+			return
+		}
+		if strings.HasPrefix(tn.Name.L, TVFPrefix) {
+			if w := q.TVF(tn.Name.O); w != nil {
+				tn.SetOriginTextPosition(p.src.tidbOffset(p.sc.offset(w.Pos)))
+			}
+			return
+		}
+		first := tn.Name.O
+		if tn.Schema.O != "" {
+			first = tn.Schema.O
+		}
+		match := func(k int) bool {
+			t := p.toks[p.tableToks[k]]
+			if !strings.EqualFold(t.val, first) {
+				return false
+			}
+			tn.SetOriginTextPosition(p.src.tidbOffset(t.off))
+			return true
+		}
+		for k := cursor; k < len(p.tableToks); k++ {
+			if match(k) {
+				cursor = k + 1
+				return
+			}
+		}
+		for k := 0; k < cursor; k++ {
+			if match(k) {
+				return
+			}
+		}
+		// TiDB respells names it cannot read (invalid UTF-8 becomes '?'):
+		// take the next table position.
+		if cursor < len(p.tableToks) {
+			tn.SetOriginTextPosition(p.src.tidbOffset(p.toks[p.tableToks[cursor]].off))
+			cursor++
+		}
+	})
+}
+
+// markFullJoins finds the joins written FULL [OUTER] JOIN (parsed by TiDB
+// as LEFT joins): the one whose right side starts with the first table
+// name after the JOIN keyword.
+func (p *parser) markFullJoins(q *Query) error {
+	for _, f := range p.fullJoins {
+		right := -1
+		for _, k := range p.tableToks {
+			if k > f {
+				right = p.src.tidbOffset(p.toks[k].off)
+				break
+			}
+		}
+		var found *ast.Join
+		inspect(q.Select, func(n ast.Node) {
+			j, ok := n.(*ast.Join)
+			if ok && found == nil && j.Tp == ast.LeftJoin && j.Right != nil && leftmostTable(j.Right) == right {
+				found = j
+			}
+		})
+		if found == nil {
+			return p.errAt(p.toks[f], "FULL JOIN needs a table (or a query reading one) on its right")
+		}
+		q.FullJoins = append(q.FullJoins, found)
+	}
+	return nil
+}
+
+// leftmostTable returns the smallest offset of a table name under n, or -1.
+func leftmostTable(n ast.Node) int {
+	best := -1
+	inspect(n, func(n ast.Node) {
+		if tn, ok := n.(*ast.TableName); ok {
+			if off := tn.OriginTextPosition(); best < 0 || off < best {
+				best = off
+			}
+		}
+	})
+	return best
+}
+
+// tidbOffset maps a script text offset to the TiDB text offset that
+// Source.Pos maps back to it, or -1.
+func (s *Source) tidbOffset(k int) int {
+	for _, g := range s.segs {
+		if g.exact && g.orig <= k && k < g.orig+(g.hi-g.lo) {
+			return g.lo + k - g.orig
+		}
+		if !g.exact && g.orig == k {
+			return g.lo
+		}
+	}
+	return -1
+}
+
+// visitor calls fn on every node of a TiDB tree, in TiDB's visiting order.
+type visitor struct{ fn func(ast.Node) }
+
+func (v visitor) Enter(n ast.Node) (ast.Node, bool) { v.fn(n); return n, false }
+func (v visitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+
+// inspect calls fn on every node of the tree rooted at n.
+func inspect(n ast.Node, fn func(ast.Node)) {
+	if n != nil {
+		n.Accept(visitor{fn})
+	}
+}

@@ -1,0 +1,94 @@
+package badger
+
+import (
+	"fmt"
+
+	bdg "github.com/dgraph-io/badger/v4"
+	"github.com/eddysql/eddy/storage"
+)
+
+// kv is the DB's storage.KV, in the k key space.
+type kv struct{ db *DB }
+
+var _ storage.KV = kv{}
+
+func (k kv) Get(key []byte) (val []byte, ok bool, err error) {
+	if err := k.db.g.Enter(); err != nil {
+		return nil, false, err
+	}
+	defer k.db.g.Exit()
+	err = k.db.bdb.View(func(txn *bdg.Txn) error {
+		item, err := txn.Get(kvKey(key))
+		if err != nil {
+			return err
+		}
+		val, err = item.ValueCopy(nil)
+		return err
+	})
+	if isNotFound(err) {
+		return nil, false, nil
+	}
+	if err != nil {
+		return nil, false, wrap("reading", key, err)
+	}
+	return val, true, nil
+}
+
+func (k kv) Put(key, val []byte) error {
+	if err := k.db.g.Enter(); err != nil {
+		return err
+	}
+	defer k.db.g.Exit()
+	err := k.db.write(func() error {
+		return k.db.bdb.Update(func(txn *bdg.Txn) error {
+			return txn.Set(kvKey(key), val) // Update returns after Badger has copied val
+		})
+	})
+	return wrap("writing", key, err)
+}
+
+func (k kv) Delete(key []byte) error {
+	if err := k.db.g.Enter(); err != nil {
+		return err
+	}
+	defer k.db.g.Exit()
+	err := k.db.write(func() error {
+		return k.db.bdb.Update(func(txn *bdg.Txn) error {
+			return txn.Delete(kvKey(key))
+		})
+	})
+	return wrap("deleting", key, err)
+}
+
+func (k kv) Scan(prefix []byte, fn func(key, val []byte) error) error {
+	if err := k.db.g.Enter(); err != nil {
+		return err
+	}
+	defer k.db.g.Exit()
+	txn := k.db.bdb.NewTransaction(false)
+	defer txn.Discard()
+	it := txn.NewIterator(bdg.IteratorOptions{Prefix: kvKey(prefix)})
+	defer it.Close()
+	var buf []byte
+	for it.Rewind(); it.Valid(); it.Next() {
+		item := it.Item()
+		var err error
+		// Copy the value so fn does not run inside Badger's value callback,
+		// which may hold a value log file's lock.
+		if buf, err = item.ValueCopy(buf[:0]); err != nil {
+			return wrap("scanning", prefix, err)
+		}
+		if err := fn(item.Key()[1:], buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// wrap adds the operation and KV key to a Badger error; nil stays nil.
+func wrap(op string, key []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("storage: %s key %q: %w", op, key, err)
+}

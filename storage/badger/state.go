@@ -1,0 +1,242 @@
+package badger
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	bdg "github.com/dgraph-io/badger/v4"
+	"github.com/eddysql/eddy/storage"
+	"github.com/eddysql/eddy/storage/internal/statecore"
+)
+
+// stateBackend holds one job's committed state under s <job> d.
+type stateBackend struct {
+	db   *DB
+	job  string
+	keys jobKeys
+}
+
+var _ statecore.Backend = (*stateBackend)(nil)
+
+func (b *stateBackend) Get(key []byte) (val []byte, ok bool, err error) {
+	err = b.db.bdb.View(func(txn *bdg.Txn) error {
+		item, err := txn.Get(b.keys.data(key))
+		if err != nil {
+			return err
+		}
+		val, err = item.ValueCopy(nil)
+		return err
+	})
+	if isNotFound(err) {
+		return nil, false, nil
+	}
+	return val, err == nil, err
+}
+
+func (b *stateBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
+	prefix := b.keys.dataPrefix()
+	txn := b.db.bdb.NewTransaction(false)
+	defer txn.Discard()
+	it := txn.NewIterator(bdg.IteratorOptions{Prefix: prefix})
+	defer it.Close()
+	var buf []byte
+	for it.Seek(b.keys.data(lo)); it.Valid(); it.Next() {
+		item := it.Item()
+		k := item.Key()[len(prefix):]
+		if hi != nil && bytes.Compare(k, hi) >= 0 {
+			break
+		}
+		// Copy the value so fn does not run inside Badger's value callback,
+		// which may hold a value log file's lock.
+		var err error
+		if buf, err = item.ValueCopy(buf[:0]); err != nil {
+			return err
+		}
+		if err := fn(k, buf); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (b *stateBackend) Epoch() (uint64, error) {
+	var epoch uint64
+	err := b.db.bdb.View(func(txn *bdg.Txn) error {
+		item, err := txn.Get(b.keys.epoch())
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			if len(v) != 8 {
+				return fmt.Errorf("%w: epoch marker of job %q is %d bytes", storage.ErrCorrupt, b.job, len(v))
+			}
+			epoch = binary.BigEndian.Uint64(v)
+			return nil
+		})
+	})
+	if isNotFound(err) {
+		return 0, nil
+	}
+	return epoch, err
+}
+
+func (b *stateBackend) Close() error {
+	b.db.releaseJob(b.job)
+	return nil
+}
+
+// Commit writes muts and the epoch marker in one transaction when they
+// fit, and through an intent otherwise (see commitLarge).
+func (b *stateBackend) Commit(ctx context.Context, muts []statecore.Mutation, epoch uint64) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return b.db.write(func() error { return b.commit(muts, epoch) })
+}
+
+func (b *stateBackend) commit(muts []statecore.Mutation, epoch uint64) error {
+	txn := b.db.bdb.NewTransaction(true)
+	defer txn.Discard()
+	err := b.stage(txn, muts, epoch)
+	if err == nil {
+		return txn.Commit()
+	}
+	if !errors.Is(err, bdg.ErrTxnTooBig) {
+		return err
+	}
+	txn.Discard()
+	return b.commitLarge(muts, epoch)
+}
+
+// stage adds muts and the epoch marker to txn.
+func (b *stateBackend) stage(txn *bdg.Txn, muts []statecore.Mutation, epoch uint64) error {
+	for _, m := range muts {
+		var err error
+		if m.Delete {
+			err = txn.Delete(b.keys.data(m.Key))
+		} else {
+			err = txn.Set(b.keys.data(m.Key), m.Val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return txn.Set(b.keys.epoch(), binary.BigEndian.AppendUint64(nil, epoch))
+}
+
+// crashHook, when set by a test, is called at each step of a large commit
+// and stops it (as a crash would) when it returns true.
+var crashHook func(step string) bool
+
+func crashAt(step string) bool { return crashHook != nil && crashHook(step) }
+
+var errCrashed = errors.New("storage: test crash")
+
+// commitLarge commits muts too large for one transaction: it writes them
+// as an intent blob (the commit point is the transaction that writes the
+// intent's chunk 0), applies them, and then sets the epoch marker and
+// deletes the intent together. recoverIntent finishes the job after a
+// crash at any step.
+func (b *stateBackend) commitLarge(muts []statecore.Mutation, epoch uint64) error {
+	if err := b.db.putBlob(b.keys.intent, encodeIntent(epoch, muts)); err != nil {
+		return err
+	}
+	if crashAt("intent") {
+		return errCrashed
+	}
+	return b.apply(muts, epoch)
+}
+
+// apply writes muts with a WriteBatch, then sets the epoch marker and
+// deletes the intent's chunk 0 in one transaction, then the other chunks.
+func (b *stateBackend) apply(muts []statecore.Mutation, epoch uint64) error {
+	wb := b.db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, m := range muts {
+		var err error
+		if m.Delete {
+			err = wb.Delete(b.keys.data(m.Key))
+		} else {
+			err = wb.Set(b.keys.data(m.Key), m.Val)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if err := wb.Flush(); err != nil {
+		return err
+	}
+	if crashAt("applied") {
+		return errCrashed
+	}
+	err := b.db.bdb.Update(func(txn *bdg.Txn) error {
+		if err := txn.Set(b.keys.epoch(), binary.BigEndian.AppendUint64(nil, epoch)); err != nil {
+			return err
+		}
+		return txn.Delete(b.keys.intent(0))
+	})
+	if err != nil {
+		return err
+	}
+	if crashAt("marked") {
+		return errCrashed
+	}
+	return b.deleteIntentChunks()
+}
+
+// recoverIntent finishes a large commit whose intent was committed, and
+// deletes the chunks of one that was not.
+func (b *stateBackend) recoverIntent() error {
+	var epoch uint64
+	var muts []statecore.Mutation
+	found := false
+	err := b.db.bdb.View(func(txn *bdg.Txn) error {
+		it := txn.NewIterator(bdg.IteratorOptions{Prefix: b.keys.intentPrefix()})
+		defer it.Close()
+		it.Seek(b.keys.intent(0))
+		if !it.Valid() || !bytes.Equal(it.Item().Key(), b.keys.intent(0)) {
+			return nil
+		}
+		found = true
+		var r blobReader
+		return r.read(it, b.keys.intentPrefix(), func(data []byte) error {
+			var err error
+			epoch, muts, err = decodeIntent(bytes.Clone(data))
+			return err
+		})
+	})
+	if err != nil {
+		return fmt.Errorf("reading the intent of an interrupted commit: %w", err)
+	}
+	if found {
+		return b.apply(muts, epoch)
+	}
+	return b.deleteIntentChunks()
+}
+
+// deleteIntentChunks deletes every key under the job's intent prefix.
+func (b *stateBackend) deleteIntentChunks() error {
+	var keys [][]byte
+	err := b.db.bdb.View(func(txn *bdg.Txn) error {
+		it := txn.NewIterator(bdg.IteratorOptions{Prefix: b.keys.intentPrefix(), PrefetchValues: false})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			keys = append(keys, it.Item().KeyCopy(nil))
+		}
+		return nil
+	})
+	if err != nil || len(keys) == 0 {
+		return err
+	}
+	wb := b.db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	for _, k := range keys {
+		if err := wb.Delete(k); err != nil {
+			return err
+		}
+	}
+	return wb.Flush()
+}

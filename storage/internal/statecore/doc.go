@@ -1,0 +1,12 @@
+// Package statecore implements storage.StateStore over a Backend that holds
+// the committed state. It owns what both storage implementations must do
+// alike: buffering writes in memory until Commit, reads that merge the
+// committed data with the buffered writes, table isolation by key prefix,
+// epoch checks, and letting writes continue while a commit is written.
+//
+// Buffered writes live in overlays. The live overlay takes new writes; a
+// Commit freezes it (a new live overlay takes the writes of the next epoch),
+// turns it into a list of mutations, has the backend apply them atomically
+// and drops it. Reads consult the live overlay, then the frozen one, then
+// the backend.
+package statecore

@@ -1,0 +1,202 @@
+package statecore
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/eddysql/eddy/storage"
+	"github.com/eddysql/eddy/storage/internal/guard"
+)
+
+// Mutation is one committed write: a key set to Val, or deleted.
+type Mutation struct {
+	Key, Val []byte
+	Delete   bool
+}
+
+// Backend holds one job's committed state. Keys are a table's prefix
+// followed by the key within the table.
+type Backend interface {
+	// Get returns a copy of the committed value of key.
+	Get(key []byte) (val []byte, ok bool, err error)
+	// Scan calls fn for the committed keys in [lo, hi) in order, over a
+	// snapshot; k and v are valid only during fn. Errors from fn are
+	// returned as they are.
+	Scan(lo, hi []byte, fn func(k, v []byte) error) error
+	// Commit atomically applies muts (sorted by key, each key once) and
+	// records epoch as the last committed epoch.
+	Commit(ctx context.Context, muts []Mutation, epoch uint64) error
+	// Epoch returns the last committed epoch, 0 if none.
+	Epoch() (uint64, error)
+	// Close releases the job's state so that it can be opened again.
+	Close() error
+}
+
+// Store implements storage.StateStore over a Backend.
+type Store struct {
+	job string
+	b   Backend
+	g   *guard.Guard // the DB's
+
+	commitMu sync.Mutex // serializes Commit, Recover and Close
+
+	mu     sync.Mutex // guards the fields below
+	closed bool
+	live   *overlay // writes since the last commit began
+	frozen *overlay // writes being committed, nil between commits
+	epoch  uint64   // the last committed epoch
+	tables map[string]*table
+}
+
+var _ storage.StateStore = (*Store)(nil)
+
+// New returns the store of job over b, whose operations g guards.
+func New(job string, b Backend, g *guard.Guard) (*Store, error) {
+	epoch, err := b.Epoch()
+	if err != nil {
+		return nil, fmt.Errorf("storage: opening state of job %q: %w", job, err)
+	}
+	return &Store{job: job, b: b, g: g, live: newOverlay(), epoch: epoch, tables: map[string]*table{}}, nil
+}
+
+// enter starts an operation on the store; exit ends it.
+func (s *Store) enter() error {
+	if err := s.g.Enter(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		s.g.Exit()
+		return fmt.Errorf("storage: state of job %q: %w", s.job, storage.ErrClosed)
+	}
+	return nil
+}
+
+func (s *Store) exit() { s.g.Exit() }
+
+// Table implements storage.StateStore.
+func (s *Store) Table(name string, _ storage.TableOptions) (storage.StateTable, error) {
+	if err := s.enter(); err != nil {
+		return nil, err
+	}
+	defer s.exit()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.tables[name]
+	if !ok {
+		prefix := storage.AppendString(nil, name)
+		t = &table{s: s, prefix: prefix, end: storage.PrefixEnd(prefix)}
+		s.tables[name] = t
+	}
+	return t, nil
+}
+
+// Commit implements storage.StateStore.
+func (s *Store) Commit(ctx context.Context, epoch uint64) error {
+	if err := s.enter(); err != nil {
+		return err
+	}
+	defer s.exit()
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return fmt.Errorf("storage: state of job %q: %w", s.job, storage.ErrClosed)
+	}
+	if epoch <= s.epoch {
+		last := s.epoch
+		s.mu.Unlock()
+		return fmt.Errorf("%w: job %q cannot commit epoch %d after epoch %d", storage.ErrStaleEpoch, s.job, epoch, last)
+	}
+	frozen := s.live
+	frozen.sorted() // from now on frozen is only read, also without s.mu
+	s.frozen, s.live = frozen, newOverlay()
+	s.mu.Unlock()
+
+	muts, err := s.mutations(frozen)
+	if err == nil {
+		err = s.b.Commit(ctx, muts, epoch)
+	}
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frozen = nil
+	if err != nil {
+		s.live = under(frozen, s.live)
+		return fmt.Errorf("storage: committing epoch %d of job %q: %w", epoch, s.job, err)
+	}
+	s.epoch = epoch
+	return nil
+}
+
+// mutations turns the frozen overlay o into the backend's mutations,
+// listing the committed keys its spans delete.
+func (s *Store) mutations(o *overlay) ([]Mutation, error) {
+	muts := make([]Mutation, 0, len(o.entries))
+	seen := map[string]bool{}
+	for _, sp := range o.spans {
+		err := s.b.Scan(sp.lo, sp.hi, func(k, _ []byte) error {
+			key := string(k)
+			if _, ok := o.entries[key]; !ok && !seen[key] {
+				seen[key] = true
+				muts = append(muts, Mutation{Key: []byte(key), Delete: true})
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
+	for _, k := range o.sorted() {
+		e := o.entries[k]
+		muts = append(muts, Mutation{Key: []byte(k), Val: e.val, Delete: e.del})
+	}
+	slices.SortFunc(muts, func(a, b Mutation) int { return bytes.Compare(a.Key, b.Key) })
+	return muts, nil
+}
+
+// Recover implements storage.StateStore.
+func (s *Store) Recover(ctx context.Context) (uint64, error) {
+	if err := s.enter(); err != nil {
+		return 0, err
+	}
+	defer s.exit()
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	epoch, err := s.b.Epoch()
+	if err != nil {
+		return 0, fmt.Errorf("storage: recovering state of job %q: %w", s.job, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live = newOverlay()
+	s.epoch = epoch
+	return epoch, nil
+}
+
+// Close implements storage.StateStore.
+func (s *Store) Close() error {
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.live = nil
+	s.mu.Unlock()
+	return s.b.Close()
+}
