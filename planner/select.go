@@ -113,9 +113,17 @@ func (b *Builder) bindFields(fields []*ast.SelectField, c *exprCtx) ([]plan.Proj
 	used := plan.ColSet{}
 	add := func(e plan.Expr, name string, src ast.ExprNode) {
 		id := plan.ColumnID(0)
-		if ref, ok := e.(*plan.ColRef); ok && !used.Contains(ref.ID) && strings.EqualFold(ref.Name, name) {
+		ref, isRef := e.(*plan.ColRef)
+		switch {
+		case isRef && !used.Contains(ref.ID) && strings.EqualFold(ref.Name, name):
 			id = ref.ID // pass the column through under its own ID
-		} else {
+		case isRef && !used.Contains(ref.ID) && b.md.Column(ref.ID).Table == "":
+			// A computed column (an aggregate, a subquery's expression)
+			// takes the alias as its name instead of being copied.
+			id = ref.ID
+			b.md.Column(id).Name = name
+			e = b.md.Ref(id)
+		default:
 			id = b.md.AddColumn(name, "", e.Type(), e.Nullable())
 		}
 		used.Add(id)
