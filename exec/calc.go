@@ -88,9 +88,6 @@ func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error
 		return fmt.Errorf("calc: no input %d", in)
 	}
 	n := ch.NumRows()
-	m := c.env.Metrics
-	m.BatchesIn.Add(1)
-	m.RowsIn.Add(int64(n))
 	if n == 0 {
 		return nil
 	}
@@ -125,12 +122,7 @@ func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error
 	}
 	err = out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
 	rec.Release()
-	if err != nil {
-		return err
-	}
-	m.BatchesOut.Add(1)
-	m.RowsOut.Add(int64(rows))
-	return nil
+	return err
 }
 
 // project evaluates every projection into c.cols over the selected rows
@@ -169,9 +161,10 @@ func (c *Calc) releaseCols() {
 // OnControl does nothing: Calc keeps no state between chunks.
 func (c *Calc) OnControl(context.Context, Control, Emitter) error { return nil }
 
-// Close releases the compiled expressions. It is idempotent.
+// Close drops the compiled expressions; Process fails afterwards. It is
+// safe without Open and idempotent.
 func (c *Calc) Close() error {
 	c.releaseCols()
-	c.pred, c.exprs = nil, nil
+	c.env, c.pred, c.exprs = nil, nil, nil
 	return nil
 }

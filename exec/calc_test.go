@@ -81,7 +81,7 @@ func TestCalcFilterProjectWithOps(t *testing.T) {
 	filter := &plan.Binary{Op: plan.OpGt, L: calcCol(1), R: calcInt(10), Typ: types.BoolT}
 	double := &plan.Binary{Op: plan.OpMul, L: calcCol(1), R: calcInt(2), Typ: types.BigIntT}
 	upper := &plan.Func{Name: "upper", Args: []plan.Expr{calcCol(2)}, Typ: types.VarcharT, Null: true}
-	c, env := openCalc(t, alloc, filter, []plan.Expr{calcCol(0), double, upper}, []string{"auction", "p2", "ch"})
+	c, _ := openCalc(t, alloc, filter, []plan.Expr{calcCol(0), double, upper}, []string{"auction", "p2", "ch"})
 	defer c.Close()
 
 	rec := calcBatch(alloc, calcRows)
@@ -100,10 +100,6 @@ func TestCalcFilterProjectWithOps(t *testing.T) {
 	}
 	if f := got.schema.Field(1); f.Name != "p2" || f.Type.ID() != arrow.INT64 {
 		t.Errorf("field %v", f)
-	}
-	m := env.Metrics
-	if m.RowsIn.Load() != 4 || m.RowsOut.Load() != 2 || m.BatchesIn.Load() != 1 || m.BatchesOut.Load() != 1 {
-		t.Errorf("metrics in %d/%d out %d/%d", m.RowsIn.Load(), m.BatchesIn.Load(), m.RowsOut.Load(), m.BatchesOut.Load())
 	}
 	if err := c.OnControl(context.Background(), Control{Kind: Watermark, Watermark: 5}, got.emitter()); err != nil || got.batches != 1 {
 		t.Errorf("OnControl: %v, %d batches", err, got.batches)
@@ -136,7 +132,7 @@ func TestCalcZeroCopyAndSelections(t *testing.T) {
 
 	// A filter that keeps every row avoids the take: ops pass through as is.
 	all := &plan.IsNull{Arg: calcCol(0), Negated: true}
-	c, env := openCalc(t, alloc, all, []plan.Expr{calcCol(1)}, []string{"p"})
+	c, _ = openCalc(t, alloc, all, []plan.Expr{calcCol(1)}, []string{"p"})
 	ops := []Op{Insert, Delete, Insert, Insert}
 	var got collected
 	if err := c.Process(context.Background(), 0, Chunk{Batch: rec, Ops: ops}, got.emitter()); err != nil {
@@ -147,11 +143,11 @@ func TestCalcZeroCopyAndSelections(t *testing.T) {
 	}
 	// A filter that keeps nothing emits nothing (NULL is not TRUE).
 	none := &plan.Binary{Op: plan.OpGt, L: calcCol(1), R: &plan.Const{Val: types.NullDatum, Typ: types.BigIntT}, Typ: types.BoolT}
-	c2, env2 := openCalc(t, alloc, none, []plan.Expr{calcCol(1)}, []string{"p"})
+	c2, _ := openCalc(t, alloc, none, []plan.Expr{calcCol(1)}, []string{"p"})
 	if err := c2.Process(context.Background(), 0, Chunk{Batch: rec}, got.emitter()); err != nil {
 		t.Fatal(err)
 	}
-	if got.batches != 1 || env2.Metrics.BatchesOut.Load() != 0 || env2.Metrics.RowsIn.Load() != 4 {
+	if got.batches != 1 {
 		t.Errorf("empty selection emitted: %d batches", got.batches)
 	}
 	// An empty chunk emits nothing.
@@ -160,9 +156,6 @@ func TestCalcZeroCopyAndSelections(t *testing.T) {
 		t.Errorf("empty chunk: %v, %d batches", err, got.batches)
 	}
 	empty.Release()
-	if env.Metrics.BatchesIn.Load() != 2 {
-		t.Errorf("batches in %d", env.Metrics.BatchesIn.Load())
-	}
 }
 
 func TestCalcErrors(t *testing.T) {

@@ -40,6 +40,7 @@ type HashAgg struct {
 	groups      []aggGroup   // by slot
 	epoch       uint32       // numbers the batches, for aggGroup.epoch
 	initialSent bool         // a global aggregate emitted its row
+	sink        int64        // keeps the touching loads (touchGroups, aggState.touch) alive
 	builders    []array.Builder
 
 	// Scratch reused across batches.
@@ -232,6 +233,7 @@ func (h *HashAgg) apply(c Chunk) error {
 		h.epoch = 1
 	}
 	h.touched, h.oldRows, h.firstRow = h.touched[:0], h.oldRows[:0], h.firstRow[:0]
+	h.sink += h.touchGroups()
 	for i, s := range h.slots {
 		if g := &h.groups[s]; g.epoch != h.epoch {
 			g.epoch = h.epoch
@@ -239,6 +241,9 @@ func (h *HashAgg) apply(c Chunk) error {
 			h.oldRows = append(h.oldRows, g.rows)
 			h.firstRow = append(h.firstRow, int32(i))
 		}
+	}
+	for _, a := range h.aggs {
+		h.sink += a.touch(h.touched)
 	}
 	for i, a := range h.aggs {
 		h.oldVecs[i].resize(len(h.touched))
@@ -270,6 +275,17 @@ func (h *HashAgg) apply(c Chunk) error {
 		}
 	}
 	return nil
+}
+
+// touchGroups reads the header of every row's group, so that the cache
+// misses of a large state overlap (see aggstate's intTable.touch), and
+// returns a value depending on them.
+func (h *HashAgg) touchGroups() int64 {
+	var sum int64
+	for _, s := range h.slots {
+		sum += h.groups[s].rows
+	}
+	return sum
 }
 
 // growSlots makes every per-slot column as long as the group table needs.

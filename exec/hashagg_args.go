@@ -14,7 +14,7 @@ import (
 type aggArgCol struct {
 	ord  int // input column ordinal
 	kind aggKind
-	keys bool // decimals: also fill s with their keys (aggDecKeys)
+	keys bool // doubles, decimals: also fill i (aggFloatKey) or s (aggDecKeys) with keys
 	w    []int64
 	aggValues
 
@@ -40,6 +40,13 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 			return fmt.Errorf("hash aggregate: column %d: expected float64, got %s", a.ord, arr.DataType())
 		}
 		a.f = f.Float64Values()
+		if a.keys {
+			a.ibuf = aggResize(a.ibuf, n)
+			for i, v := range a.f {
+				a.ibuf[i] = aggFloatKey(v)
+			}
+			a.i = a.ibuf
+		}
 	case aggDec:
 		d, ok := arr.(*array.Decimal128)
 		if !ok {

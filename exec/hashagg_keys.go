@@ -120,9 +120,7 @@ func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots []int32) error {
 		}
 		g.batchKeys, g.batchNulls = vals, nil
 		if arr.NullN() == 0 {
-			for i, v := range vals {
-				slots[i], _ = g.ints.Find(v)
-			}
+			g.ints.FindAll(vals, slots)
 			return nil
 		}
 		g.batchNulls = arr

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
@@ -18,9 +19,10 @@ import (
 var errAggAppendOnly = errors.New("retraction reached an aggregate planned for append-only input")
 
 // aggOrdered are the representations kept in ordered state (MIN/MAX and
-// DISTINCT): decimals are kept as order-preserving keys (aggDecKey).
+// DISTINCT). Doubles are kept as int64 keys (aggFloatKey) and decimals as
+// 16-byte string keys (aggDecKeys), both order-preserving.
 type aggOrdered interface {
-	int64 | float64 | string
+	int64 | string
 }
 
 // aggCloneOf returns the function that copies a value before the state keeps
@@ -94,6 +96,17 @@ func (m *aggMultisets[V]) free(s int32) {
 	set.Reset()
 }
 
+// touch reads each group's multiset header and its smallest values.
+func (m *aggMultisets[V]) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		if set := &m.sets[s]; len(set.Small()) > 0 {
+			sum += set.Small()[0].N
+		}
+	}
+	return sum
+}
+
 func (m *aggMultisets[V]) stateBytes() int64 {
 	var set aggstate.Multiset[V]
 	return int64(len(m.sets))*int64(unsafe.Sizeof(set)) + m.entries*aggstate.EntryBytes[V]() + m.extra
@@ -159,6 +172,14 @@ func newExtremeAgg[V aggOrdered](max bool) *extremeAgg[V] {
 }
 
 func (a *extremeAgg[V]) grow(n int) { a.acc = aggGrow(a.acc, n) }
+
+func (a *extremeAgg[V]) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		sum += int64(b2i(a.acc[s].has))
+	}
+	return sum
+}
 
 func (a *extremeAgg[V]) free(s int32) {
 	if a.size != nil && a.acc[s].has {
@@ -228,6 +249,10 @@ func (a *distinctAgg[V]) free(s int32) {
 	a.inner.free(s)
 }
 
+func (a *distinctAgg[V]) touch(slots []int32) int64 {
+	return a.aggMultisets.touch(slots) + a.inner.touch(slots)
+}
+
 func (a *distinctAgg[V]) stateBytes() int64 {
 	return a.aggMultisets.stateBytes() + a.inner.stateBytes()
 }
@@ -259,24 +284,51 @@ func (a *distinctAgg[V]) result(slots []int32, dst *aggVec) error {
 	return a.inner.result(slots, dst)
 }
 
-// aggDecMinMax is MIN or MAX over decimals: the inner state orders their
-// keys (aggDecKey), and results are decoded back.
-type aggDecMinMax struct {
+// aggKeyedMinMax is MIN or MAX over doubles or decimals: the inner state
+// orders their keys, and results are decoded back.
+type aggKeyedMinMax struct {
 	aggState
-	keys aggVec
+	keys aggVec // of kind aggInt (doubles) or aggStr (decimals)
 }
 
-func (a *aggDecMinMax) result(slots []int32, dst *aggVec) error {
+func (a *aggKeyedMinMax) result(slots []int32, dst *aggVec) error {
 	a.keys.resize(len(slots))
 	if err := a.aggState.result(slots, &a.keys); err != nil {
 		return err
 	}
 	for j := range slots {
-		if dst.valid[j] = a.keys.valid[j]; dst.valid[j] {
+		if dst.valid[j] = a.keys.valid[j]; !dst.valid[j] {
+			continue
+		}
+		if a.keys.kind == aggInt {
+			dst.f[j] = aggFloatFromKey(a.keys.i[j])
+		} else {
 			dst.d[j] = aggDecFromKey(a.keys.s[j])
 		}
 	}
 	return nil
+}
+
+// aggFloatKey maps a double to an int64 whose order is the order of
+// types.Compare: NaN first, then -Inf ... +Inf, with -0 equal to 0 (it maps
+// to 0's key, as GROUP BY and DISTINCT treat them alike).
+func aggFloatKey(f float64) int64 {
+	switch {
+	case f != f:
+		return math.MinInt64
+	case f == 0:
+		return 0
+	}
+	b := int64(math.Float64bits(f))
+	return b ^ int64(uint64(b>>63)>>1)
+}
+
+// aggFloatFromKey inverts aggFloatKey.
+func aggFloatFromKey(k int64) float64 {
+	if k == math.MinInt64 {
+		return math.NaN()
+	}
+	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
 }
 
 // aggDecKeys encodes each decimal as 16 bytes whose byte order is the
@@ -301,4 +353,12 @@ func aggDecFromKey(k string) decimal128.Num {
 		lo = lo<<8 | uint64(k[8+i])
 	}
 	return decimal128.New(int64(hi^(1<<63)), lo)
+}
+
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

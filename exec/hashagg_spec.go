@@ -124,45 +124,41 @@ func newAggState(a AggSpec, appendOnly bool, groups *[]aggGroup, nInput int) (ag
 
 // newAggMinMax returns the MIN or MAX state for values of kind k.
 func newAggMinMax(k aggKind, max, appendOnly bool) aggState {
-	switch k {
-	case aggInt:
-		if appendOnly {
-			return newExtremeAgg[int64](max)
-		}
-		return &minMaxAgg[int64]{max: max, aggMultisets: newAggMultisets[int64]()}
-	case aggFloat:
-		if appendOnly {
-			return newExtremeAgg[float64](max)
-		}
-		return &minMaxAgg[float64]{max: max, aggMultisets: newAggMultisets[float64]()}
-	}
 	var st aggState
-	if appendOnly {
+	switch {
+	case (k == aggInt || k == aggFloat) && appendOnly:
+		st = newExtremeAgg[int64](max)
+	case k == aggInt || k == aggFloat:
+		st = &minMaxAgg[int64]{max: max, aggMultisets: newAggMultisets[int64]()}
+	case appendOnly:
 		st = newExtremeAgg[string](max)
-	} else {
+	default:
 		st = &minMaxAgg[string]{max: max, aggMultisets: newAggMultisets[string]()}
 	}
-	if k == aggDec {
-		st = &aggDecMinMax{aggState: st, keys: aggVec{kind: aggStr}}
+	switch k {
+	case aggFloat:
+		st = &aggKeyedMinMax{aggState: st, keys: aggVec{kind: aggInt}}
+	case aggDec:
+		st = &aggKeyedMinMax{aggState: st, keys: aggVec{kind: aggStr}}
 	}
 	return st
 }
 
 // newAggDistinct wraps inner in a DISTINCT filter for values of kind k
-// (decimals are told apart by their keys).
+// (doubles and decimals are told apart by their keys).
 func newAggDistinct(k aggKind, inner aggState) aggState {
-	switch k {
-	case aggInt:
+	if k == aggInt || k == aggFloat {
 		return &distinctAgg[int64]{aggMultisets: newAggMultisets[int64](), inner: inner}
-	case aggFloat:
-		return &distinctAgg[float64]{aggMultisets: newAggMultisets[float64](), inner: inner}
 	}
 	return &distinctAgg[string]{aggMultisets: newAggMultisets[string](), inner: inner}
 }
 
-// aggNeedsKeys reports whether aggregate a reads its decimal argument as
-// order-preserving keys.
+// aggNeedsKeys reports whether aggregate a reads its double or decimal
+// argument as order-preserving keys.
 func aggNeedsKeys(a AggSpec) bool {
-	return a.ArgType.Physical() == types.PhysDecimal &&
-		(a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax)
+	switch a.ArgType.Physical() {
+	case types.PhysFloat64, types.PhysDecimal:
+		return a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax
+	}
+	return false
 }

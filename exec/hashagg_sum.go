@@ -30,6 +30,10 @@ type aggState interface {
 	free(slot int32)
 	// stateBytes estimates the memory the state holds.
 	stateBytes() int64
+	// touch reads the state of each group of slots and returns a value
+	// depending on it: a prefetch, so that the cache misses of a large
+	// state overlap before the updates (see HashAgg.touchGroups).
+	touch(slots []int32) int64
 }
 
 // countStarAgg is COUNT(*): the group's row count, which the operator keeps.
@@ -39,6 +43,7 @@ func (a *countStarAgg) grow(int)                                  {}
 func (a *countStarAgg) update([]int32, []int64, *aggArgCol) error { return nil }
 func (a *countStarAgg) free(int32)                                {}
 func (a *countStarAgg) stateBytes() int64                         { return 0 }
+func (a *countStarAgg) touch([]int32) int64                       { return 0 }
 func (a *countStarAgg) result(slots []int32, dst *aggVec) error {
 	groups := *a.groups
 	for j, s := range slots {
@@ -53,6 +58,14 @@ type countAgg struct{ n []int64 }
 func (a *countAgg) grow(n int)        { a.n = aggGrow(a.n, n) }
 func (a *countAgg) free(s int32)      { a.n[s] = 0 }
 func (a *countAgg) stateBytes() int64 { return 8 * int64(len(a.n)) }
+
+func (a *countAgg) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		sum += a.n[s]
+	}
+	return sum
+}
 
 func (a *countAgg) update(slots []int32, w []int64, _ *aggArgCol) error {
 	for i, s := range slots {
@@ -94,6 +107,14 @@ func (a *intSumAgg) free(s int32) {
 }
 
 func (a *intSumAgg) stateBytes() int64 { return 16*int64(len(a.acc)) + 16*int64(len(a.carry)) }
+
+func (a *intSumAgg) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		sum += a.acc[s].n
+	}
+	return sum
+}
 
 func (a *intSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 	vals := arg.i
@@ -195,6 +216,14 @@ func (a *floatSumAgg) free(s int32) {
 }
 
 func (a *floatSumAgg) stateBytes() int64 { return 24*int64(len(a.acc)) + 32*int64(len(a.special)) }
+
+func (a *floatSumAgg) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		sum += a.acc[s].n
+	}
+	return sum
+}
 
 func (a *floatSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 	vals := arg.f
@@ -299,6 +328,14 @@ func (a *decSumAgg) grow(n int) { a.acc = aggGrow(a.acc, n) }
 func (a *decSumAgg) free(s int32) { a.acc[s] = decSum{} }
 
 func (a *decSumAgg) stateBytes() int64 { return 24 * int64(len(a.acc)) }
+
+func (a *decSumAgg) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		sum += a.acc[s].n
+	}
+	return sum
+}
 
 func (a *decSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 	vals := arg.d

@@ -47,7 +47,8 @@ type Env struct {
 	Alloc memory.Allocator
 	// Instance and Parallelism locate this instance among its stage's.
 	Instance, Parallelism int
-	// Metrics receives the operator's counters; never nil.
+	// Metrics is the operator's own: the runtime counts rows, batches and
+	// busy time there; stateful operators set the state gauges. Never nil.
 	Metrics *OperatorMetrics
 	// OnWarning, if set, receives warnings for the user (such as a bad
 	// input row a source skipped).

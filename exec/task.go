@@ -120,8 +120,12 @@ func (t *task) close() error {
 }
 
 func (t *task) run(ctx context.Context) error {
-	for _, op := range t.chain.ops {
-		if err := op.Open(ctx, t.env); err != nil {
+	for i, op := range t.chain.ops {
+		// Each operator gets its own metrics: the chain counts its rows,
+		// batches and busy time there, and the operator its state.
+		env := *t.env
+		env.Metrics = t.metrics[i]
+		if err := op.Open(ctx, &env); err != nil {
 			return err
 		}
 	}

@@ -43,6 +43,9 @@ type IntGroups struct {
 	m        intTable
 	keys     []int64 // by slot
 	nullSlot int32   // the slot of the NULL group, or -1
+
+	hashes []uint64 // scratch for FindAll
+	sink   int64    // keeps FindAll's touching loads alive
 }
 
 // NewIntGroups returns an empty table.
@@ -52,17 +55,42 @@ func NewIntGroups() *IntGroups {
 
 // Find returns the slot of key k, creating the group if needed.
 func (g *IntGroups) Find(k int64) (slot int32, created bool) {
-	if s, ok := g.m.get(k); ok {
+	h := intHash(k)
+	if s, ok := g.m.getHashed(k, h); ok {
 		return s, false
 	}
+	return g.add(k, h), true
+}
+
+// add creates the group of key k, whose hash is h.
+func (g *IntGroups) add(k int64, h uint64) int32 {
 	s := g.Alloc()
-	g.m.put(k, s)
+	g.m.putHashed(k, h, s)
 	if int(s) == len(g.keys) {
 		g.keys = append(g.keys, k)
 	} else {
 		g.keys[s] = k
 	}
-	return s, true
+	return s
+}
+
+// FindAll sets slots[i] to the slot of keys[i] (none NULL), creating
+// groups. It first touches every key's table entry (see intTable.touch), so
+// that a batch over a table larger than the cache waits for its misses
+// together rather than one at a time.
+func (g *IntGroups) FindAll(keys []int64, slots []int32) {
+	if cap(g.hashes) < len(keys) {
+		g.hashes = make([]uint64, len(keys))
+	}
+	hashes := g.hashes[:len(keys)]
+	g.sink += g.m.touch(keys, hashes)
+	for i, k := range keys {
+		s, ok := g.m.getHashed(k, hashes[i])
+		if !ok {
+			s = g.add(k, hashes[i])
+		}
+		slots[i] = s
+	}
 }
 
 // FindNull returns the slot of the NULL key, creating the group if needed.

@@ -58,8 +58,11 @@ func (t *intTable) home(h uint64) (*intPart, int) {
 }
 
 // get returns the slot of k.
-func (t *intTable) get(k int64) (int32, bool) {
-	p, i := t.home(intHash(k))
+func (t *intTable) get(k int64) (int32, bool) { return t.getHashed(k, intHash(k)) }
+
+// getHashed is get for a key whose hash is h.
+func (t *intTable) getHashed(k int64, h uint64) (int32, bool) {
+	p, i := t.home(h)
 	if len(p.entries) == 0 {
 		return 0, false
 	}
@@ -77,8 +80,10 @@ func (t *intTable) get(k int64) (int32, bool) {
 }
 
 // put maps k, which must be absent, to slot.
-func (t *intTable) put(k int64, slot int32) {
-	h := intHash(k)
+func (t *intTable) put(k int64, slot int32) { t.putHashed(k, intHash(k), slot) }
+
+// putHashed is put for a key whose hash is h.
+func (t *intTable) putHashed(k int64, h uint64, slot int32) {
 	p, _ := t.home(h)
 	if (p.n+1)*intMaxLoadDen > len(p.entries)*intMaxLoadNum {
 		t.entries -= len(p.entries)
@@ -93,6 +98,23 @@ func (t *intTable) put(k int64, slot int32) {
 	p.entries[i] = intEntry{key: k, slot: slot + 1}
 	p.n++
 	t.n++
+}
+
+// touch hashes every key into hashes and reads the entry where its probe
+// starts, returning a value that depends on all of them. Go has no prefetch
+// instruction; these loads serve as one: the loop has no data-dependent
+// branch, so the processor keeps many of its cache misses in flight at
+// once, and the lookups that follow find the entries in cache.
+func (t *intTable) touch(keys []int64, hashes []uint64) int64 {
+	var sum int64
+	for i, k := range keys {
+		h := intHash(k)
+		hashes[i] = h
+		if p, j := t.home(h); len(p.entries) > 0 {
+			sum += p.entries[j].key
+		}
+	}
+	return sum
 }
 
 // grow doubles the part's entries and reinserts its keys.

@@ -1,7 +1,6 @@
 package aggstate
 
 import (
-	"cmp"
 	"errors"
 	"unsafe"
 )
@@ -11,8 +10,15 @@ import (
 // changelog invariant of the operator upstream.
 var ErrNegativeCount = errors.New("retraction of a value that was never inserted")
 
+// Ordered are the value types a Multiset holds: integers and strings, whose
+// < is a total order. Callers map other types onto them with
+// order-preserving keys (a double's bits, a decimal's bytes).
+type Ordered interface {
+	~int64 | ~string
+}
+
 // Entry is one distinct value of a Multiset with its number of occurrences.
-type Entry[V cmp.Ordered] struct {
+type Entry[V Ordered] struct {
 	Val V
 	N   int64
 }
@@ -29,19 +35,23 @@ const (
 )
 
 // Multiset is an ordered multiset of values with counts: the per-group state
-// of a retractable MIN/MAX or of a DISTINCT aggregate. Values are ordered by
-// cmp.Compare (NaN first, -0 equal to 0).
+// of a retractable MIN/MAX or of a DISTINCT aggregate.
 //
 // A multiset of up to bucketMax values is one sorted slice (small), so the
 // common small group costs one allocation and one pointer to follow; a
 // larger one is a two-level sorted list (big: sorted buckets of sorted
 // entries) that still updates in O(log n + bucketMax). The zero value is
 // empty and ready to use.
-type Multiset[V cmp.Ordered] struct {
+type Multiset[V Ordered] struct {
 	small    []Entry[V]
 	big      [][]Entry[V]
 	distinct int
 }
+
+// Small returns the values of a multiset of at most bucketMax values, in
+// order, and nil for a larger one. It exists for prefetching; callers must
+// not modify it.
+func (m *Multiset[V]) Small() []Entry[V] { return m.small }
 
 // Len returns the number of distinct values held.
 func (m *Multiset[V]) Len() int { return m.distinct }
@@ -154,7 +164,7 @@ func (m *Multiset[V]) Each(fn func(v V, n int64)) {
 
 // EntryBytes is the in-memory size of one entry of a Multiset[V], not
 // counting what a value points to (string bytes).
-func EntryBytes[V cmp.Ordered]() int64 {
+func EntryBytes[V Ordered]() int64 {
 	var e Entry[V]
 	return int64(unsafe.Sizeof(e))
 }
@@ -166,7 +176,7 @@ func (m *Multiset[V]) findBucket(v V) int {
 	for lo < hi {
 		mid := int(uint(lo+hi) >> 1)
 		b := m.big[mid]
-		if cmp.Less(b[len(b)-1].Val, v) {
+		if b[len(b)-1].Val < v {
 			lo = mid + 1
 		} else {
 			hi = mid
@@ -176,24 +186,30 @@ func (m *Multiset[V]) findBucket(v V) int {
 }
 
 // search returns the index of the first entry of b whose value is >= v and
-// whether that entry equals v. The loop has no data-dependent branch but
-// the conditional move, as values arrive in no particular order.
-func search[V cmp.Ordered](b []Entry[V], v V) (int, bool) {
-	if len(b) == 0 {
+// whether that entry equals v. Values arrive in no particular order, so the
+// loop avoids data-dependent branches (a mispredicted branch per step would
+// cost more than the comparisons).
+func search[V Ordered](b []Entry[V], v V) (int, bool) {
+	n := len(b)
+	if n == 0 {
 		return 0, false
 	}
-	base, n := 0, len(b)
+	base := 0
 	for n > 1 {
 		half := n >> 1
-		if cmp.Less(b[base+half-1].Val, v) {
-			base += half
-		}
+		base += half & -b2i(b[base+half-1].Val < v)
 		n -= half
 	}
-	if cmp.Less(b[base].Val, v) {
-		base++
+	base += b2i(b[base].Val < v)
+	return base, base < len(b) && b[base].Val == v
+}
+
+// b2i is 1 for true and 0 for false; the compiler makes it a SETcc.
+func b2i(b bool) int {
+	if b {
+		return 1
 	}
-	return base, base < len(b) && !cmp.Less(v, b[base].Val)
+	return 0
 }
 
 // split cuts bucket bi of big in two halves.
@@ -235,7 +251,7 @@ func (m *Multiset[V]) remove(bi, i int) {
 	}
 }
 
-func removeEntry[V cmp.Ordered](b []Entry[V], i int) []Entry[V] {
+func removeEntry[V Ordered](b []Entry[V], i int) []Entry[V] {
 	copy(b[i:], b[i+1:])
 	b[len(b)-1] = Entry[V]{}
 	return b[:len(b)-1]

@@ -22,8 +22,8 @@ func (c *compiler) buildUnary(e *plan.Unary) (node, error) {
 		return nil, err
 	}
 	at := e.Arg.Type()
-	if e.Op != plan.OpNeg {
-		return nil, notSupported("unary operator %d", e.Op)
+	if e.Op != plan.OpNeg || at.Physical() != e.Typ.Physical() {
+		return nil, notSupported("-(%s) giving %s", at, e.Typ)
 	}
 	var k kernel
 	switch p := at.Physical(); {
@@ -252,6 +252,9 @@ func intDivKernel(op plan.BinOp, lt, rt, t types.T) kernel {
 func floatKernel(op plan.BinOp, lt, rt, t types.T) (kernel, error) {
 	switch op {
 	case plan.OpAdd, plan.OpSub, plan.OpMul:
+		if t.Physical() != types.PhysFloat64 {
+			break
+		}
 		return func(in []*vector, n int, out *result) error {
 			a, b, r := in[0], in[1], out.float64s(n)
 			if b.konst {

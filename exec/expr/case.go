@@ -21,6 +21,12 @@ func (c *compiler) branch(e plan.Expr) (branch, error) {
 	return branch{n: n, ords: colsUsed(e), ctx: newCtx(c.input)}, nil
 }
 
+// sameRepr reports whether values of t are stored as values of want are
+// (an untyped NULL fits anything).
+func sameRepr(t, want types.T) bool {
+	return t.Kind == types.Null || t.Physical() == want.Physical()
+}
+
 // evalOn evaluates b over the rows sel of c, an ascending subset of its
 // rows (all rows when sel is nil or has every row).
 func (b *branch) evalOn(c *evalCtx, sel []int32) (*vector, error) {
@@ -52,6 +58,14 @@ type caseNode struct {
 
 func (c *compiler) buildCase(e *plan.Case) (node, error) {
 	n := &caseNode{t: e.Typ}
+	for _, w := range e.Whens {
+		if !sameRepr(w.Result.Type(), e.Typ) || w.Cond.Type().Kind != types.Boolean && w.Cond.Type().Kind != types.Null {
+			return nil, notSupported("CASE WHEN %s THEN %s in a %s CASE", w.Cond.Type(), w.Result.Type(), e.Typ)
+		}
+	}
+	if !sameRepr(e.Else.Type(), e.Typ) {
+		return nil, notSupported("CASE ELSE %s in a %s CASE", e.Else.Type(), e.Typ)
+	}
 	for _, w := range e.Whens {
 		cb, err := c.branch(w.Cond)
 		if err != nil {

@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -102,7 +103,11 @@ func castKernel(from, to types.T) (kernel, error) {
 			return func(in []*vector, n int, out *result) error {
 				r := out.int32s(n)
 				for i := range r {
-					r[i] = int32(floorDiv(in[0].int64At(i), types.MsPerDay))
+					d := floorDiv(in[0].int64At(i), types.MsPerDay)
+					if d != int64(int32(d)) && out.isValid(i) {
+						return castFail(in[0], i, from, to)
+					}
+					r[i] = int32(d)
 				}
 				return nil
 			}, nil
@@ -241,7 +246,9 @@ func toDecimalKernel(from, to types.T) (kernel, error) {
 			if math.IsNaN(f) || math.IsInf(f, 0) {
 				return decimal128.Num{}, false
 			}
-			d, err := decimal128.FromFloat64(f, prec, scale)
+			// Round the shortest decimal form of f, half away from zero,
+			// as MySQL does: 1.005 becomes 1.01, not 1.00.
+			d, err := decimal128.FromString(strconv.FormatFloat(f, 'g', -1, 64), prec, scale)
 			return d, err == nil
 		}
 	default:

@@ -97,11 +97,6 @@ func constArg(e *plan.Func, i int) (types.Datum, bool) {
 	return d, true
 }
 
-// Kernel loop helpers for functions returning VARCHAR.
-
-// strOut prepares out for n strings of about size bytes in total.
-func strOut(out *result, n, size int) { out.strings(n, size) }
-
 // totalLen is the byte length of v's first n values.
 func totalLen(v *vector, n int) int {
 	if v.konst {

@@ -32,6 +32,7 @@ func TestTimeFunctions(t *testing.T) {
 		ext("MINUTE", i(5), i(0)),
 		ext("SECOND", i(9), i(0)),
 		ext("MILLISECOND", i(9045), i(0)),
+		ext("MICROSECOND", i(45000), i(0)),
 		ext("EPOCH", i(1709211909), i(-86400)),
 		{name: "extract date", e: fn("extract", bigint, litS("DAY"), D), rows: rows, want: []types.Datum{i(31), i(1), null}},
 		{name: "extract bad unit", e: fn("extract", bigint, litS("FORTNIGHT"), T), err: "not supported yet"},

@@ -13,6 +13,9 @@ import (
 // absKernel is ABS, which keeps its argument's type.
 func absKernel(e *plan.Func) (kernel, error) {
 	t := e.Args[0].Type()
+	if len(e.Args) != 1 || e.Typ.Physical() != t.Physical() {
+		return nil, notSupported("ABS of %s giving %s", t, e.Typ)
+	}
 	switch p := t.Physical(); p {
 	case types.PhysInt64, types.PhysFloat64, types.PhysDecimal:
 		return func(in []*vector, n int, out *result) error {

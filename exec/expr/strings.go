@@ -22,7 +22,7 @@ func concatKernel(e *plan.Func) (kernel, error) {
 		for _, v := range in {
 			size += totalLen(v, n)
 		}
-		strOut(out, n, size)
+		out.strings(n, size)
 		for i := 0; i < n; i++ {
 			if out.isValid(i) {
 				for _, v := range in {
@@ -43,7 +43,7 @@ func upperKernel(upper bool) func(e *plan.Func) (kernel, error) {
 			return nil, err
 		}
 		return func(in []*vector, n int, out *result) error {
-			strOut(out, n, totalLen(in[0], n))
+			out.strings(n, totalLen(in[0], n))
 			for i := 0; i < n; i++ {
 				s := in[0].str(i)
 				d := out.buf.data
@@ -87,7 +87,7 @@ func reverseKernel(e *plan.Func) (kernel, error) {
 		return nil, err
 	}
 	return func(in []*vector, n int, out *result) error {
-		strOut(out, n, totalLen(in[0], n))
+		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
 			s := in[0].str(i)
 			for j := len(s); j > 0; {
@@ -163,7 +163,7 @@ func substringKernel(e *plan.Func) (kernel, error) {
 		return nil, err
 	}
 	return func(in []*vector, n int, out *result) error {
-		strOut(out, n, totalLen(in[0], n))
+		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
 			length := int64(-1)
 			if len(in) > 2 {
@@ -185,7 +185,7 @@ func leftRightKernel(left bool) func(e *plan.Func) (kernel, error) {
 			return nil, err
 		}
 		return func(in []*vector, n int, out *result) error {
-			strOut(out, n, totalLen(in[0], n))
+			out.strings(n, totalLen(in[0], n))
 			for i := 0; i < n; i++ {
 				s, k := in[0].str(i), in[1].int64At(i)
 				switch {
@@ -212,7 +212,7 @@ func replaceKernel(e *plan.Func) (kernel, error) {
 		return nil, err
 	}
 	return func(in []*vector, n int, out *result) error {
-		strOut(out, n, totalLen(in[0], n))
+		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
 			s, from, to := in[0].str(i), in[1].str(i), in[2].str(i)
 			d := out.buf.data

@@ -13,7 +13,11 @@ import (
 // maxPadBytes bounds the result of LPAD/RPAD: a longer result is NULL, as
 // MySQL returns NULL past max_allowed_packet. It keeps a stray huge length
 // from exhausting memory.
-const maxPadBytes = 16 << 20
+const maxPadBytes = 1 << 20
+
+// maxBatchBytes bounds the strings one kernel call produces: Arrow's utf8
+// offsets are int32, so a batch must stay under 2 GiB.
+const maxBatchBytes = 1 << 30
 
 // buildTrim compiles TRIM(s[, remstr[, 'BOTH'|'LEADING'|'TRAILING']]),
 // LTRIM(s) and RTRIM(s). TRIM removes every leading and/or trailing
@@ -49,7 +53,7 @@ func buildTrim(c *compiler, e *plan.Func) (node, error) {
 		return nil, err
 	}
 	return newFn(func(in []*vector, n int, out *result) error {
-		strOut(out, n, totalLen(in[0], n))
+		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
 			s, rem := in[0].str(i), " "
 			if len(in) > 1 {
@@ -78,7 +82,7 @@ func padKernel(left bool) func(e *plan.Func) (kernel, error) {
 			return nil, err
 		}
 		return func(in []*vector, n int, out *result) error {
-			strOut(out, n, totalLen(in[0], n))
+			out.strings(n, totalLen(in[0], n))
 			for i := 0; i < n; i++ {
 				if !out.isValid(i) {
 					out.appendStr("")
@@ -110,6 +114,9 @@ func padKernel(left bool) func(e *plan.Func) (kernel, error) {
 				}
 				if left {
 					d = append(d, s...)
+				}
+				if len(d) > maxBatchBytes {
+					return &RowError{Kind: OutOfRange, Msg: fmt.Sprintf("%s results exceed %d bytes in one batch", strings.ToUpper(e.Name), maxBatchBytes)}
 				}
 				out.buf.data = d
 				out.buf.offs = append(out.buf.offs, int32(len(d)))
@@ -163,7 +170,7 @@ func splitPartKernel(e *plan.Func) (kernel, error) {
 		return nil, err
 	}
 	return func(in []*vector, n int, out *result) error {
-		strOut(out, n, totalLen(in[0], n))
+		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
 			out.appendStr(splitPart(in[0].str(i), in[1].str(i), in[2].int64At(i)))
 		}
@@ -229,7 +236,7 @@ func buildRegexpExtract(c *compiler, e *plan.Func) (node, error) {
 	var last *regexp.Regexp
 	var m []int
 	return newFn(func(in []*vector, n int, out *result) error {
-		strOut(out, n, totalLen(in[0], n)/2)
+		out.strings(n, totalLen(in[0], n)/2)
 		for i := 0; i < n; i++ {
 			if !out.isValid(i) {
 				out.appendStr("")

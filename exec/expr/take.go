@@ -19,7 +19,7 @@ func Take(alloc memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, er
 	data := arr.Data()
 	off := data.Offset()
 	for _, i := range sel {
-		if i < 0 || int(i) >= arr.Len() {
+		if uint32(i) >= uint32(arr.Len()) { // negative indices wrap to large ones
 			return nil, fmt.Errorf("expr: Take index %d out of range [0, %d)", i, arr.Len())
 		}
 	}

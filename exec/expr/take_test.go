@@ -170,3 +170,13 @@ func TestSteadyStateAllocations(t *testing.T) {
 		t.Errorf("EvalSelected allocates %v times per batch", n)
 	}
 }
+
+func TestTakeNegativeIndex(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	arr := types.BuildArray(alloc, bigint, []types.Datum{i(1), i(2)})
+	defer arr.Release()
+	if _, err := Take(alloc, arr, []int32{0, -1}); err == nil {
+		t.Errorf("negative index accepted")
+	}
+}

@@ -93,6 +93,7 @@ const (
 	unitMinute
 	unitSecond
 	unitMillisecond
+	unitMicrosecond
 	unitEpoch
 )
 
@@ -101,7 +102,7 @@ var extractUnits = map[string]extractUnit{
 	"YEAR": unitYear, "QUARTER": unitQuarter, "MONTH": unitMonth, "WEEK": unitWeek, "DAY": unitDay,
 	"DAYOFWEEK": unitDayOfWeek, "DOW": unitDayOfWeek, "DAYOFYEAR": unitDayOfYear, "DOY": unitDayOfYear,
 	"HOUR": unitHour, "MINUTE": unitMinute, "SECOND": unitSecond, "MILLISECOND": unitMillisecond,
-	"EPOCH": unitEpoch,
+	"MICROSECOND": unitMicrosecond, "EPOCH": unitEpoch,
 }
 
 // extractField returns field unit of the timestamp ms.
@@ -130,6 +131,9 @@ func extractField(unit extractUnit, ms int64) int64 {
 	case unitMillisecond:
 		// The seconds count too (0..59999), as in PostgreSQL and Flink.
 		return floorMod(ms, types.MsPerMinute)
+	case unitMicrosecond:
+		// Within the second (0..999999), as MySQL.
+		return floorMod(ms, types.MsPerSecond) * 1000
 	}
 	return floorDiv(ms, types.MsPerSecond) // EPOCH
 }
@@ -142,7 +146,8 @@ func isoWeek(ms int64) int64 {
 
 // buildExtract compiles EXTRACT('UNIT', ts) into BIGINT. DAYOFWEEK/DOW is
 // 1 (Sunday) to 7, as MySQL's DAYOFWEEK and Flink; WEEK is the ISO week;
-// EPOCH is whole seconds since 1970-01-01 UTC.
+// MILLISECOND includes the seconds (PostgreSQL, Flink), MICROSECOND does not
+// (MySQL); EPOCH is whole seconds since 1970-01-01 UTC.
 func buildExtract(c *compiler, e *plan.Func) (node, error) {
 	if len(e.Args) != 2 {
 		return nil, notSupported("EXTRACT with %d arguments", len(e.Args))

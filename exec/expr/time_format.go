@@ -200,7 +200,7 @@ func buildFormat(pg bool) funcBuilder {
 		}
 		lastSrc := ""
 		return func(in []*vector, n int, out *result) error {
-			strOut(out, n, n*20)
+			out.strings(n, n*20)
 			for i := 0; i < n; i++ {
 				if !out.isValid(i) {
 					out.appendStr("")
