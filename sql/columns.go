@@ -56,7 +56,7 @@ func (p *parser) parseTableBody(kind string) (tableBody, error) {
 			}
 			key := strings.ToLower(c.Name.Name)
 			if seen[key] {
-				return b, p.sc.errAt(p.sc.offset(c.Name.Pos), "duplicate column %s", c.Name.Name)
+				return b, p.sc.errAt(p.sc.offset(c.Name.Pos), "duplicate column %s", shown(c.Name.Name))
 			}
 			seen[key] = true
 			if c.PrimaryKey {
@@ -86,11 +86,11 @@ func (p *parser) parseTableBody(kind string) (tableBody, error) {
 	}
 	for _, id := range b.pk {
 		if !seen[strings.ToLower(id.Name)] {
-			return b, p.sc.errAt(p.sc.offset(id.Pos), "PRIMARY KEY names unknown column %s", id.Name)
+			return b, p.sc.errAt(p.sc.offset(id.Pos), "PRIMARY KEY names unknown column %s", shown(id.Name))
 		}
 	}
 	if b.wm != nil && !seen[strings.ToLower(b.wm.Column.Name)] {
-		return b, p.sc.errAt(p.sc.offset(b.wm.Column.Pos), "WATERMARK FOR names unknown column %s", b.wm.Column.Name)
+		return b, p.sc.errAt(p.sc.offset(b.wm.Column.Pos), "WATERMARK FOR names unknown column %s", shown(b.wm.Column.Name))
 	}
 	return b, nil
 }
@@ -161,7 +161,7 @@ func (p *parser) parsePrimaryKey() ([]Ident, error) {
 		}
 		for _, c := range cols {
 			if strings.EqualFold(c.Name, id.Name) {
-				return nil, p.sc.errAt(p.sc.offset(id.Pos), "column %s appears twice in PRIMARY KEY", id.Name)
+				return nil, p.sc.errAt(p.sc.offset(id.Pos), "column %s appears twice in PRIMARY KEY", shown(id.Name))
 			}
 		}
 		cols = append(cols, id)
@@ -231,13 +231,13 @@ func (p *parser) parseWatermark() (*Watermark, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := p.expect("AS", "after WATERMARK FOR "+col.Name); err != nil {
+	if err := p.expect("AS", "after WATERMARK FOR "+shown(col.Name)); err != nil {
 		return nil, err
 	}
 	start := p.i
 	end := p.exprEnd(start)
 	if end == start {
-		return nil, p.errf("expected an expression after WATERMARK FOR %s AS, found %s", col.Name, describe(p.peek()))
+		return nil, p.errf("expected an expression after WATERMARK FOR %s AS, found %s", shown(col.Name), describe(p.peek()))
 	}
 	if err := p.scanRegion(start, end, nil, false); err != nil {
 		return nil, err

@@ -93,7 +93,7 @@ func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 	}
 	ct.Columns, ct.PrimaryKey, ct.Watermark = body.cols, body.pk, body.wm
 	if len(ct.PrimaryKey) == 0 {
-		return nil, p.sc.errAt(p.sc.offset(ct.Name.Pos), "table %s needs a PRIMARY KEY: declare one with PRIMARY KEY (column, ...)", ct.Name.Name)
+		return nil, p.sc.errAt(p.sc.offset(ct.Name.Pos), "table %s needs a PRIMARY KEY: declare one with PRIMARY KEY (column, ...)", shown(ct.Name.Name))
 	}
 	if p.peek().is("WITH") {
 		if ct.With, err = p.parseOptions(); err != nil {

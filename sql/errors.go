@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -66,9 +67,25 @@ func Snippet(line string, col int) string {
 	return b.String()
 }
 
-// errAt returns a ParseError at script text offset k.
+// errAt returns a ParseError at script text offset k. The message is kept
+// on one line.
 func (sc *script) errAt(k int, format string, args ...any) *ParseError {
-	return &ParseError{Pos: sc.pos(k), Msg: fmt.Sprintf(format, args...), Line: sc.line(k)}
+	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(fmt.Sprintf(format, args...))
+	return &ParseError{Pos: sc.pos(k), Msg: msg, Line: sc.line(k)}
+}
+
+// shown renders a name from the user's text for a message: as is when it
+// is plain, else quoted (a `quoted identifier` may hold spaces or newlines).
+func shown(name string) string {
+	for _, r := range name {
+		if r <= ' ' || r == '"' || r == 0x7f || !unicode.IsPrint(r) {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
 }
 
 // describe renders a token for an error message: its text in quotes, or

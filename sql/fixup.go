@@ -1,3 +1,5 @@
+// This file holds what is done to TiDB's AST after it parsed a query.
+
 package sql
 
 import (
@@ -11,8 +13,8 @@ import (
 // Source.Pos finds it. TiDB visits table names in the order they are
 // written; each is matched to the next token in table position (after
 // FROM, JOIN, ',' or '(' in a FROM clause) that spells it, or else the
-// next one. A window
-// function's placeholder gets the offset of the function's name.
+// next one. A window function's placeholder gets the offset of the
+// function's name.
 func (p *parser) placeTables(q *Query) {
 	cursor := 0
 	inspect(q.Select, func(n ast.Node) {
@@ -54,6 +56,23 @@ func (p *parser) placeTables(q *Query) {
 		if cursor < len(p.tableToks) {
 			tn.SetOriginTextPosition(p.src.tidbOffset(p.toks[p.tableToks[cursor]].off))
 			cursor++
+		}
+	})
+}
+
+// restoreFieldTexts gives every select field of the query the text the
+// user wrote (TiDB records the rewritten text), which names a result
+// column that has no alias: SELECT CAST(a AS INT) names it CAST(a AS INT).
+func (p *parser) restoreFieldTexts(q *Query) {
+	inspect(q.Select, func(n ast.Node) {
+		f, ok := n.(*ast.SelectField)
+		if !ok || f.OriginalText() == "" {
+			return
+		}
+		lo := p.src.origOffset(f.Offset)
+		hi := p.src.origEnd(f.Offset + len(f.OriginalText()))
+		if lo < hi && hi <= len(p.sc.text) {
+			f.SetText(nil, p.sc.text[lo:hi])
 		}
 	})
 }

@@ -37,7 +37,7 @@ func (p *parser) parseInsert(base Base) (Stmt, error) {
 	}
 	if !p.peek().is("VALUES") {
 		if t := p.peek(); !t.is("SELECT") && !t.is("WITH") && !t.isOp("(") {
-			return nil, p.errf("expected VALUES or a query after INSERT INTO %s, found %s", ins.Table.Name, describe(t))
+			return nil, p.errf("expected VALUES or a query after INSERT INTO %s, found %s", shown(ins.Table.Name), describe(t))
 		}
 		if ins.Query, err = p.parseQuery(queryOpts{}); err != nil {
 			return nil, err

@@ -36,12 +36,12 @@ func (p *parser) parseOptions() ([]Option, error) {
 				return nil, p.errAt(kt, "duplicate option %q", key)
 			}
 		}
-		if err := p.expectOp("=", "after option "+key); err != nil {
+		if err := p.expectOp("=", "after option "+shown(key)); err != nil {
 			return nil, err
 		}
 		v, vpos, ok := p.literalValue()
 		if !ok {
-			return nil, p.errf("expected a value for option %s ('string', number, identifier, TRUE or FALSE), found %s", key, describe(p.peek()))
+			return nil, p.errf("expected a value for option %s ('string', number, identifier, TRUE or FALSE), found %s", shown(key), describe(p.peek()))
 		}
 		opts = append(opts, Option{Key: key, Value: v, KeyPos: p.pos(kt), ValuePos: vpos})
 		if p.acceptOp(",") {
@@ -53,7 +53,7 @@ func (p *parser) parseOptions() ([]Option, error) {
 		if p.at(tEOF) {
 			return nil, p.errf("expected ')' after the options")
 		}
-		return nil, p.errf("expected ',' or ')' after the value of option %s, found %s", key, describe(p.peek()))
+		return nil, p.errf("expected ',' or ')' after the value of option %s, found %s", shown(key), describe(p.peek()))
 	}
 }
 

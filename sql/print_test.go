@@ -219,6 +219,13 @@ func (pr *printer) query(indent int, src *Source, q *Query) {
 			pr.checks = append(pr.checks, "Query.TVF does not find "+t.Placeholder)
 		}
 	}
+	if sel, ok := q.Select.(*ast.SelectStmt); ok && pr.tidb && sel.Fields != nil {
+		var texts []string
+		for _, f := range sel.Fields.Fields {
+			texts = append(texts, fmt.Sprintf("%q", f.Text()))
+		}
+		pr.line(indent+1, "field texts: %s", strings.Join(texts, ", "))
+	}
 	pr.tables(indent+1, src, q)
 	pr.refs(indent+1, src, q.Select)
 }

@@ -25,19 +25,7 @@ func (p *parser) parseQuery(o queryOpts) (*Query, error) {
 	if t := p.toks[j]; !t.is("SELECT") && !t.is("WITH") {
 		return nil, p.errAt(p.toks[start], "expected a query (SELECT ...), found %s", describe(p.toks[start]))
 	}
-	end, depth := start, 0
-	for ; p.toks[end].kind != tEOF; end++ {
-		t := p.toks[end]
-		switch {
-		case t.isOp("("):
-			depth++
-		case t.isOp(")"):
-			depth--
-		case o.sinkWith && depth == 0 && end > start && t.is("WITH") && p.toks[end+1].isOp("("):
-			goto done
-		}
-	}
-done:
+	end := p.queryEnd(start, o.sinkWith)
 	q := &Query{Pos: p.pos(p.toks[start])}
 	if err := p.scanRegion(start, end, q, o.changes); err != nil {
 		return nil, err
@@ -57,6 +45,7 @@ done:
 			}
 			if q.Select != nil {
 				p.placeTables(q)
+				p.restoreFieldTexts(q)
 				return p.markFullJoins(q)
 			}
 		}
@@ -64,6 +53,26 @@ done:
 	}})
 	p.i = end
 	return q, nil
+}
+
+// queryEnd returns the index of the token after the query that starts at
+// start: the end of the statement, or with sinkWith the WITH of a
+// `WITH (` at depth 0 (a CTE's WITH is followed by a name, not '(').
+func (p *parser) queryEnd(start int, sinkWith bool) int {
+	depth := 0
+	for end := start; ; end++ {
+		t := p.toks[end]
+		switch {
+		case t.kind == tEOF:
+			return end
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			depth--
+		case sinkWith && depth == 0 && end > start && t.is("WITH") && p.toks[end+1].isOp("("):
+			return end
+		}
+	}
 }
 
 // fromEnders are the keywords that end a FROM clause at their depth.
@@ -94,6 +103,9 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 		next := p.toks[min(j+1, len(p.toks)-1)]
 		if q != nil && t.isName() && inFrom[depth] && isTableStart(prev) && !(t.kind == tWord && notTables[strings.ToUpper(t.text)]) {
 			p.tableToks = append(p.tableToks, j)
+		}
+		if t.kind == tNumber && countDigits(t.text) > maxDigits {
+			return p.errAt(t, "a number may have at most %d digits", maxDigits)
 		}
 		switch {
 		case t.isOp("("):
@@ -199,6 +211,21 @@ func (p *parser) emitClause(j, hi, depth int, q *Query, changes bool) (int, erro
 	}
 	p.edits = append(p.edits, edit{lo: t.off, hi: p.toks[n-1].end, blank: true})
 	return n, nil
+}
+
+// maxDigits is the most digits a numeric literal may have: MySQL's
+// largest DECIMAL precision (and within what TiDB's literal decimals hold).
+const maxDigits = 65
+
+// countDigits counts the decimal digits of a number's text.
+func countDigits(s string) int {
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if isDigit(s[i]) {
+			n++
+		}
+	}
+	return n
 }
 
 // notTables are the words that may follow FROM but are no table's name.

@@ -2,8 +2,9 @@ package sql
 
 import "strings"
 
-// Parse parses a whole script; it fails at the first bad statement.
-// Positions are relative to text, starting at line 1, column 1.
+// Parse parses a whole script; it fails at the first bad statement, and
+// then also returns the statements before it. Positions are relative to
+// text, starting at line 1, column 1.
 func Parse(text string) ([]Stmt, error) {
 	sc := newScript(text, Pos{Line: 1, Col: 1})
 	pieces, rest := splitScript(sc)
@@ -45,7 +46,8 @@ type Piece struct {
 // Split cuts text into the complete statements ended by ';' and returns
 // them with the incomplete remainder. Semicolons inside '...', "..." and
 // `...` (with their escapes) and inside -- and # line comments and /* */
-// comments do not end a statement. Empty statements (";;") are skipped,
+// comments do not end a statement ("--" starts a comment even without a
+// space after it, as in standard SQL). Empty statements (";;") are skipped,
 // and comments and whitespace between statements belong to no piece.
 //
 // rest is a suffix of text that starts at the first token of the

@@ -68,9 +68,10 @@ func (s *script) line(k int) string {
 // exact segment was copied (or blanked) byte for byte from script offset
 // orig; any other segment is text eddy wrote, and all of it maps to orig.
 type segment struct {
-	lo, hi int // in the TiDB text
-	orig   int // script text offset
-	exact  bool
+	lo, hi  int // in the TiDB text
+	orig    int // script text offset
+	origEnd int // for text eddy wrote: the end of the script text it replaced
+	exact   bool
 }
 
 // Source is the original text of one statement and the map from offsets in
@@ -122,6 +123,23 @@ func (s *Source) origOffset(offset int) int {
 	return g.orig
 }
 
+// origEnd maps the end (exclusive) of a range of the TiDB text to the end
+// of the script text it came from.
+func (s *Source) origEnd(end int) int {
+	if end <= 0 || len(s.segs) == 0 {
+		return s.origOffset(end)
+	}
+	i := sort.Search(len(s.segs), func(i int) bool { return s.segs[i].hi >= end })
+	if i == len(s.segs) {
+		return s.origOffset(end)
+	}
+	g := s.segs[i]
+	if g.exact {
+		return g.orig + end - g.lo
+	}
+	return g.origEnd
+}
+
 // IdentPos returns the position of the first identifier token equal to name
 // (case-insensitively; backquotes stripped) at or after from. It finds the
 // position of TiDB nodes that carry no offset, such as table names.
@@ -165,13 +183,13 @@ func (s *Source) buildTiDB(edits []edit) {
 	var b strings.Builder
 	b.Grow(s.hi - s.lo)
 	s.segs = s.segs[:0]
-	add := func(str string, orig int, exact bool) {
+	add := func(str string, orig, origEnd int, exact bool) {
 		if str == "" {
 			return
 		}
 		lo := b.Len()
 		b.WriteString(str)
-		s.segs = append(s.segs, segment{lo: lo, hi: b.Len(), orig: orig, exact: exact})
+		s.segs = append(s.segs, segment{lo: lo, hi: b.Len(), orig: orig, origEnd: origEnd, exact: exact})
 	}
 	cur := s.lo
 	for _, e := range edits {
@@ -185,18 +203,18 @@ func (s *Source) buildTiDB(edits []edit) {
 			}
 			lo = cur
 		}
-		add(text[cur:lo], cur, true)
+		add(text[cur:lo], cur, 0, true)
 		if e.blank {
-			add(blank(text[lo:hi]), lo, true)
+			add(blank(text[lo:hi]), lo, 0, true)
 		} else {
-			add(e.repl, e.anchor, false)
+			add(e.repl, e.anchor, hi, false)
 			if rest := lo + len(e.repl); rest < hi {
-				add(blank(text[rest:hi]), rest, true)
+				add(blank(text[rest:hi]), rest, 0, true)
 			}
 		}
 		cur = hi
 	}
-	add(text[cur:s.hi], cur, true)
+	add(text[cur:s.hi], cur, 0, true)
 	s.tidb = b.String()
 }
 

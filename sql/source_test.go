@@ -232,3 +232,20 @@ func TestFullJoin(t *testing.T) {
 		t.Errorf("full joins %v of %v", q.FullJoins, joins)
 	}
 }
+
+// TestLongStatementError checks errors past the 2048 bytes of text TiDB
+// quotes in its messages.
+func TestLongStatementError(t *testing.T) {
+	text := "SELECT a" + strings.Repeat(",\n  CAST(a AS BIGINT)", 400) + "\nFROM t WHERE = 1" + strings.Repeat(" AND b", 500)
+	_, err := Parse(text)
+	pe, ok := err.(*ParseError)
+	if !ok {
+		t.Fatalf("error %v", err)
+	}
+	if want := posOf(t, text, "= 1", 0); pe.Pos != want || pe.Msg != `unexpected "="` {
+		t.Errorf("error %v at %+v, want %+v", pe, pe.Pos, want)
+	}
+	if !strings.HasPrefix(pe.Line, "FROM t WHERE = 1 AND b") {
+		t.Errorf("line %.40q", pe.Line)
+	}
+}

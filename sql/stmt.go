@@ -181,7 +181,7 @@ func (p *parser) parseSet(base Base) (Stmt, error) {
 	}
 	v, pos, ok := p.literalValue()
 	if !ok {
-		return nil, p.errf("expected a value for %s ('string', number, identifier, TRUE or FALSE), found %s", name.Name, describe(p.peek()))
+		return nil, p.errf("expected a value for %s ('string', number, identifier, TRUE or FALSE), found %s", shown(name.Name), describe(p.peek()))
 	}
 	return &Set{Base: base, Name: name, Value: v, ValuePos: pos}, nil
 }

@@ -31,13 +31,18 @@ var parsers = sync.Pool{New: func() any {
 	return p
 }}
 
+// panicError is a panic inside TiDB's parser, returned as an error.
+type panicError struct{ v any }
+
+func (e panicError) Error() string { return fmt.Sprintf("internal parser error: %v", e.v) }
+
 // tidbParse parses text with TiDB. A panic inside TiDB's parser is
-// returned as an error (and the parser is not reused).
+// returned as a panicError (and the parser is not reused).
 func tidbParse(text string) (stmts []ast.StmtNode, err error) {
 	p := parsers.Get().(*tidbparser.Parser)
 	defer func() {
 		if r := recover(); r != nil {
-			stmts, err = nil, fmt.Errorf("internal parser error: %v", r)
+			stmts, err = nil, panicError{r}
 			return
 		}
 		parsers.Put(p)
@@ -85,6 +90,9 @@ func (p *parser) unsupported(orErr error) error {
 	if err != nil {
 		if orErr != nil {
 			return orErr
+		}
+		if _, ok := err.(panicError); ok {
+			return p.errAt(p.toks[0], "unexpected %s", describe(p.toks[0]))
 		}
 		return p.tidbError(err)
 	}

@@ -154,7 +154,7 @@ func (p *parser) parseInterval(lo, hi int, what string) (Interval, error) {
 		value, unit = f[0], f[1]
 	} else {
 		u := p.toks[next]
-		return Interval{}, p.errAt(u, "expected a unit (SECOND, MINUTE, HOUR, ...) after INTERVAL %s, found %s", v.text, describe(u))
+		return Interval{}, p.errAt(u, "expected a unit (SECOND, MINUTE, HOUR, ...) after INTERVAL %s, found %s", shown(v.text), describe(u))
 	}
 	if next < hi {
 		return Interval{}, p.errAt(p.toks[next], "unexpected %s after the interval", describe(p.toks[next]))
@@ -175,7 +175,7 @@ func (p *parser) parseInterval(lo, hi int, what string) (Interval, error) {
 		if timeUnits[u] {
 			return Interval{}, p.errAt(unitTok, "not supported yet: %s intervals in window functions (use MILLISECOND, SECOND, MINUTE, HOUR, DAY or WEEK)", u)
 		}
-		return Interval{}, p.errAt(unitTok, "unknown interval unit %s", unit)
+		return Interval{}, p.errAt(unitTok, "unknown interval unit %s", shown(unit))
 	}
 	if n > math.MaxInt64/ms {
 		return Interval{}, p.errAt(v, "interval is too large")
