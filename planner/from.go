@@ -14,7 +14,12 @@ import (
 func (b *Builder) buildFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if j.Right != nil {
 		p := b.start
-		if jp, ok := b.src.IdentPos("JOIN", b.start); ok {
+		if ts, ok := j.Right.(*ast.TableSource); ok {
+			if tn, ok := ts.Source.(*ast.TableName); ok {
+				p = b.posOf(tn)
+			}
+		}
+		if jp, ok := b.src.IdentPos("JOIN", b.start); ok && jp.Offset < p.Offset {
 			p = jp
 		}
 		return nil, nil, &NotSupportedError{Feature: "joins (including comma-separated FROM lists)", Pos: p, Line: b.src.Line(p)}
@@ -40,7 +45,7 @@ func (b *Builder) buildTableSource(ts *ast.TableSource) (plan.Node, *scope, erro
 			alias = src.Name.O
 		}
 		if src.Schema.O != "" {
-			return nil, nil, b.errAtPos(b.namePos(src.Schema.O), "eddy has no schemas: write '%s' without '%s.'", src.Name.O, src.Schema.O)
+			return nil, nil, b.errAt(src, "eddy has no schemas: write '%s' without '%s.'", src.Name.O, src.Schema.O)
 		}
 		if cte, ok := b.ctes[strings.ToLower(src.Name.O)]; ok {
 			return b.buildDerived(cte.Query.Query, alias, nil)
@@ -50,7 +55,7 @@ func (b *Builder) buildTableSource(ts *ast.TableSource) (plan.Node, *scope, erro
 				return nil, nil, &NotSupportedError{Feature: "window table function " + tvf.Kind.String(), Pos: tvf.Pos, Line: b.src.Line(tvf.Pos)}
 			}
 		}
-		return b.buildScan(src.Name.O, alias)
+		return b.buildScan(src, alias)
 	case *ast.SelectStmt, *ast.SetOprStmt:
 		return b.buildDerived(src, alias, ts.ColumnNames)
 	}
@@ -69,13 +74,14 @@ func (b *Builder) namePos(name string) sql.Pos {
 	return b.start
 }
 
-func (b *Builder) buildScan(name, alias string) (plan.Node, *scope, error) {
+func (b *Builder) buildScan(tn *ast.TableName, alias string) (plan.Node, *scope, error) {
+	name := tn.Name.O
 	obj, err := b.cat.Lookup(name)
 	if err != nil {
-		return nil, nil, b.errAtPos(b.namePos(name), "unknown stream, table or view '%s'", name)
+		return nil, nil, b.errAt(tn, "unknown stream, table or view '%s'", name)
 	}
 	if obj.Kind == catalog.Sink {
-		return nil, nil, b.errAtPos(b.namePos(name), "'%s' is a sink: sinks write to connectors and cannot be read", obj.Name)
+		return nil, nil, b.errAt(tn, "'%s' is a sink: sinks write to connectors and cannot be read", obj.Name)
 	}
 	b.useDep(obj)
 	s := &plan.Scan{Object: obj, Alias: alias}

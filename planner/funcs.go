@@ -116,9 +116,15 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, err
 	if !ok {
 		return nil, b.errAt(x, "%s needs an interval", strings.ToUpper(x.FnName.O))
 	}
-	unitMs, ok := types.IntervalUnitMs(u.Unit.String())
-	if !ok {
-		return nil, b.unsupported(x.Args[2], "INTERVAL unit "+u.Unit.String()+" (only MILLISECOND to WEEK have a fixed length)")
+	// The front end writes MILLISECOND as MICROSECOND × 1000, the unit
+	// TiDB knows; eddy keeps milliseconds.
+	unitMs, perMs := int64(1), int64(1)
+	if u.Unit == ast.TimeUnitMicrosecond {
+		perMs = 1000
+	} else if ms, ok := types.IntervalUnitMs(u.Unit.String()); ok {
+		unitMs = ms
+	} else {
+		return nil, b.unsupported(x, "INTERVAL unit "+u.Unit.String()+" (only MILLISECOND to WEEK have a fixed length)")
 	}
 	n, err := b.bindExpr(x.Args[1], c)
 	if err != nil {
@@ -134,7 +140,10 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, err
 	if err != nil || d.Null {
 		return nil, b.errAt(x.Args[1], "invalid INTERVAL length")
 	}
-	iv := &plan.Const{Val: types.IntDatum(d.I * unitMs), Typ: types.IntervalT}
+	if d.I%perMs != 0 {
+		return nil, b.errAt(x.Args[1], "eddy keeps milliseconds: an INTERVAL of %d microseconds is too fine", d.I)
+	}
+	iv := &plan.Const{Val: types.IntDatum(d.I / perMs * unitMs), Typ: types.IntervalT}
 	base, err := b.bindExpr(x.Args[0], c)
 	if err != nil {
 		return nil, err

@@ -41,23 +41,24 @@ func Builtins() []*Builtin {
 	return out
 }
 
-// resolveFunc is the signature of Builtin.Resolve.
-type resolveFunc = func(args []types.T, argNullable []bool) ([]types.T, types.T, bool, error)
+// resolveRule is the signature of Builtin.Resolve.
+type resolveRule = func(args []types.T, argNullable []bool) ([]types.T, types.T, bool, error)
 
 // argRule maps an argument's type to the type the kernel wants, or fails.
 type argRule func(t types.T) (types.T, bool)
 
-func anyNull(ns []bool) bool { return slices.Contains(ns, true) }
+func argsAnyNull(ns []bool) bool { return slices.Contains(ns, true) }
 
-// strict returns a rule for a function that is NULL when any argument is
-// NULL: argument i is converted by rules[i] (the last rule repeats).
-func strict(ret types.T, rules ...argRule) resolveFunc {
-	return typed(func([]types.T) types.T { return ret }, false, rules...)
+// strictRule returns a rule for a function that is NULL when any argument
+// is NULL: argument i is converted by rules[i] (the last rule repeats).
+func strictRule(ret types.T, rules ...argRule) resolveRule {
+	return typedRule(func([]types.T) types.T { return ret }, false, rules...)
 }
 
-// typed is strict with a result type computed from the wanted argument
-// types; alwaysNull marks functions that can be NULL on non-NULL input.
-func typed(ret func(want []types.T) types.T, alwaysNull bool, rules ...argRule) resolveFunc {
+// typedRule is strictRule with a result type computed from the wanted
+// argument types; alwaysNull marks functions that can be NULL on non-NULL
+// input.
+func typedRule(ret func(want []types.T) types.T, alwaysNull bool, rules ...argRule) resolveRule {
 	return func(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
 		want := make([]types.T, len(args))
 		for i, a := range args {
@@ -68,15 +69,18 @@ func typed(ret func(want []types.T) types.T, alwaysNull bool, rules ...argRule) 
 			}
 			want[i] = w
 		}
-		return want, ret(want), alwaysNull || anyNull(nulls), nil
+		return want, ret(want), alwaysNull || argsAnyNull(nulls), nil
 	}
 }
 
 // Argument rules.
 
-func str(t types.T) (types.T, bool) { return types.VarcharT, t.Kind != types.Unknown }
+// Argument rules: argVarchar converts anything to VARCHAR; argInteger
+// takes numbers, booleans and strings as BIGINT; argDouble as DOUBLE.
 
-func integer(t types.T) (types.T, bool) {
+func argVarchar(t types.T) (types.T, bool) { return types.VarcharT, t.Kind != types.Unknown }
+
+func argInteger(t types.T) (types.T, bool) {
 	switch {
 	case t.IsNumeric(), t.Kind == types.Boolean, t.Kind == types.Varchar, t.Kind == types.Null:
 		return types.BigIntT, true
@@ -84,14 +88,14 @@ func integer(t types.T) (types.T, bool) {
 	return types.UnknownT, false
 }
 
-func double(t types.T) (types.T, bool) {
-	_, ok := integer(t)
+func argDouble(t types.T) (types.T, bool) {
+	_, ok := argInteger(t)
 	return types.DoubleT, ok
 }
 
-// number keeps integer, decimal and floating-point types; other convertible
-// types become BIGINT (BOOLEAN, NULL) or DOUBLE (VARCHAR).
-func number(t types.T) (types.T, bool) {
+// argNumber keeps integer, decimal and floating-point types; other
+// convertible types become BIGINT (BOOLEAN, NULL) or DOUBLE (VARCHAR).
+func argNumber(t types.T) (types.T, bool) {
 	switch {
 	case t.IsNumeric():
 		return t, true
@@ -103,9 +107,9 @@ func number(t types.T) (types.T, bool) {
 	return types.UnknownT, false
 }
 
-// timestamp keeps TIMESTAMP(fsp); DATE becomes TIMESTAMP(0) and VARCHAR
+// argTimestamp keeps TIMESTAMP(fsp); DATE becomes TIMESTAMP(0) and VARCHAR
 // TIMESTAMP(3) (strings may carry milliseconds).
-func timestamp(t types.T) (types.T, bool) {
+func argTimestamp(t types.T) (types.T, bool) {
 	switch t.Kind {
 	case types.Timestamp:
 		return t, true
@@ -117,17 +121,17 @@ func timestamp(t types.T) (types.T, bool) {
 	return types.UnknownT, false
 }
 
-// dateOrTimestamp keeps DATE and TIMESTAMP and parses strings as timestamps.
-func dateOrTimestamp(t types.T) (types.T, bool) {
+// argDateOrTimestamp keeps DATE and TIMESTAMP and parses strings as timestamps.
+func argDateOrTimestamp(t types.T) (types.T, bool) {
 	if t.Kind == types.Date {
 		return t, true
 	}
-	return timestamp(t)
+	return argTimestamp(t)
 }
 
-// common resolves a function whose arguments share one common type, which
-// is also the result type.
-func common(nullable func(ns []bool) bool) resolveFunc {
+// commonRule resolves a function whose arguments share one common type,
+// which is also the result type.
+func commonRule(nullable func(ns []bool) bool) resolveRule {
 	return func(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
 		t := types.NullT
 		for _, a := range args {
@@ -148,7 +152,7 @@ func common(nullable func(ns []bool) bool) resolveFunc {
 	}
 }
 
-func allNull(ns []bool) bool {
+func argsAllNull(ns []bool) bool {
 	for _, n := range ns {
 		if !n {
 			return false
@@ -157,17 +161,17 @@ func allNull(ns []bool) bool {
 	return true
 }
 
-// numericCommon is common restricted to numbers (MOD).
-func numericCommon(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+// numericCommonRule is commonRule restricted to numbers (MOD).
+func numericCommonRule(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
 	args = slices.Clone(args)
 	for i, a := range args {
-		w, ok := number(a)
+		w, ok := argNumber(a)
 		if !ok {
 			return nil, types.UnknownT, false, fmt.Errorf("argument %d has unsupported type %s", i+1, a)
 		}
 		args[i] = w
 	}
-	want, t, _, err := common(anyNull)(args, nulls)
+	want, t, _, err := commonRule(argsAnyNull)(args, nulls)
 	if t.IsInteger() {
 		t = types.BigIntT
 		for i := range want {
@@ -177,8 +181,8 @@ func numericCommon(args []types.T, nulls []bool) ([]types.T, types.T, bool, erro
 	return want, t, true, err
 }
 
-// intDigits is how many decimal digits an integer type needs.
-func intDigits(k types.Kind) int {
+// integerDigits is how many decimal digits an integer type needs.
+func integerDigits(k types.Kind) int {
 	switch k {
 	case types.Boolean:
 		return 1
@@ -225,7 +229,7 @@ func CommonType(a, b types.T) (types.T, error) {
 			if t.Kind == types.Decimal {
 				return int(t.Precision - t.Scale), int(t.Scale)
 			}
-			return intDigits(t.Kind), 0
+			return integerDigits(t.Kind), 0
 		}
 		ai, as := digits(a)
 		bi, bs := digits(b)
@@ -235,8 +239,9 @@ func CommonType(a, b types.T) (types.T, error) {
 	return types.BigIntT, nil
 }
 
-// nonDeterministic resolves functions whose value depends on when they run.
-func nonDeterministic(name string) resolveFunc {
+// nonDeterministicRule resolves functions whose value depends on when they
+// run.
+func nonDeterministicRule(name string) resolveRule {
 	return func([]types.T, []bool) ([]types.T, types.T, bool, error) {
 		return nil, types.UnknownT, false, fmt.Errorf("%w: %s() (non-deterministic)", ErrNotSupported, strings.ToUpper(name))
 	}
@@ -248,56 +253,83 @@ var builtins = func() map[string]*Builtin {
 	vc, bi := types.VarcharT, types.BigIntT
 	one := func(want []types.T) types.T { return want[0] }
 	m := map[string]*Builtin{}
-	add := func(lo, hi int, r resolveFunc, names ...string) {
+	add := func(lo, hi int, r resolveRule, names ...string) {
 		for _, n := range names {
-			m[n] = &Builtin{Name: n, MinArgs: lo, MaxArgs: hi, Resolve: r}
+			m[n] = &Builtin{Name: n, MinArgs: lo, MaxArgs: hi, Resolve: arityRule(n, lo, hi, r)}
 		}
 	}
 	// Conditional functions.
-	add(1, -1, common(allNull), "coalesce")
-	add(2, 2, common(allNull), "ifnull")
-	add(2, 2, common(func([]bool) bool { return true }), "nullif")
-	add(2, -1, common(anyNull), "greatest", "least")
+	add(1, -1, commonRule(argsAllNull), "coalesce")
+	add(2, 2, commonRule(argsAllNull), "ifnull")
+	add(2, 2, commonRule(func([]bool) bool { return true }), "nullif")
+	add(2, -1, commonRule(argsAnyNull), "greatest", "least")
 	add(3, 3, resolveIf, "if")
 	// Strings; positions and lengths count characters unless noted.
-	add(1, -1, strict(vc, str), "concat")
-	add(1, 1, strict(vc, str), "upper", "ucase", "lower", "lcase", "reverse", "ltrim", "rtrim")
-	add(1, 3, strict(vc, str), "trim") // trim(s[, remstr[, 'BOTH'|'LEADING'|'TRAILING']])
-	add(2, 3, strict(vc, str, integer), "substring", "substr")
-	add(1, 1, strict(bi, str), "length", "char_length", "character_length") // length counts bytes
-	add(3, 3, strict(vc, str), "replace")
-	add(2, 2, strict(vc, str, integer), "left", "right")
-	add(3, 3, typed(func([]types.T) types.T { return vc }, true, str, integer, str), "lpad", "rpad")
-	add(2, 3, strict(bi, str, str, integer), "position", "locate") // (substr, str[, pos])
-	add(2, 2, strict(bi, str), "instr")                            // (str, substr)
-	add(3, 3, strict(vc, str, str, integer), "split_part")
-	add(2, 3, typed(func([]types.T) types.T { return vc }, true, str, str, integer), "regexp_extract")
+	add(1, -1, strictRule(vc, argVarchar), "concat")
+	add(1, 1, strictRule(vc, argVarchar), "upper", "ucase", "lower", "lcase", "reverse", "ltrim", "rtrim")
+	add(1, 3, strictRule(vc, argVarchar), "trim") // trim(s[, remstr[, 'BOTH'|'LEADING'|'TRAILING']])
+	add(2, 3, strictRule(vc, argVarchar, argInteger), "substring", "substr")
+	add(1, 1, strictRule(bi, argVarchar), "length", "char_length", "character_length") // length counts bytes
+	add(3, 3, strictRule(vc, argVarchar), "replace")
+	add(2, 2, strictRule(vc, argVarchar, argInteger), "left", "right")
+	add(3, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argInteger, argVarchar), "lpad", "rpad")
+	add(2, 3, strictRule(bi, argVarchar, argVarchar, argInteger), "position", "locate") // (substr, str[, pos])
+	add(2, 2, strictRule(bi, argVarchar), "instr")                                      // (str, substr)
+	add(3, 3, strictRule(vc, argVarchar, argVarchar, argInteger), "split_part")
+	add(2, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argVarchar, argInteger), "regexp_extract")
 	// Date and time.
-	add(2, 2, strict(bi, str, timestamp), "extract") // extract('UNIT', ts)
-	add(2, 2, strict(vc, timestamp, str), "date_format", "to_char")
-	add(1, 1, strict(types.DateT, dateOrTimestamp), "date")
+	add(2, 2, strictRule(bi, argVarchar, argTimestamp), "extract") // extract('UNIT', ts)
+	add(2, 2, strictRule(vc, argTimestamp, argVarchar), "date_format", "to_char")
+	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "date")
 	add(0, 1, resolveUnixTimestamp, "unix_timestamp")
-	add(1, 1, strict(types.TimestampT(0), integer), "from_unixtime")
+	add(1, 1, strictRule(types.TimestampT(0), argInteger), "from_unixtime")
 	for _, n := range []string{"now", "current_timestamp", "localtimestamp", "localtime", "sysdate", "curdate", "current_date", "utc_timestamp", "rand", "uuid"} {
-		add(0, 1, nonDeterministic(n), n)
+		add(0, 1, nonDeterministicRule(n), n)
 	}
 	// Numbers.
-	add(1, 1, typed(one, false, number), "abs")
+	add(1, 1, typedRule(one, false, argNumber), "abs")
 	add(1, 2, resolveRound, "round")
 	add(1, 1, resolveFloorCeil, "floor", "ceil", "ceiling")
-	add(2, 2, numericCommon, "mod")
-	add(2, 2, typed(one, true, double), "power", "pow")
-	add(1, 1, typed(one, true, double), "sqrt")
+	add(2, 2, numericCommonRule, "mod")
+	add(2, 2, typedRule(one, true, argDouble), "power", "pow")
+	add(1, 1, typedRule(one, true, argDouble), "sqrt")
 	return m
 }()
+
+// arityRule wraps r with a check of the argument count, and treats missing
+// nullability flags as nullable, so that Resolve never indexes out of range.
+func arityRule(name string, lo, hi int, r resolveRule) resolveRule {
+	return func(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+		if len(args) < lo || hi >= 0 && len(args) > hi {
+			return nil, types.UnknownT, false, fmt.Errorf("%s takes %s, not %d", strings.ToUpper(name), arityText(lo, hi), len(args))
+		}
+		for len(nulls) < len(args) {
+			nulls = append(nulls[:len(nulls):len(nulls)], true)
+		}
+		return r(args, nulls)
+	}
+}
+
+// arityText renders an argument count range.
+func arityText(lo, hi int) string {
+	switch {
+	case hi < 0:
+		return fmt.Sprintf("at least %d argument(s)", lo)
+	case lo == hi && lo == 1:
+		return "1 argument"
+	case lo == hi:
+		return fmt.Sprintf("%d arguments", lo)
+	}
+	return fmt.Sprintf("%d to %d arguments", lo, hi)
+}
 
 // resolveIf types IF(cond, a, b): cond is BOOLEAN, a and b meet in their
 // common type, which is the result.
 func resolveIf(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
-	if _, ok := integer(args[0]); !ok {
+	if _, ok := argInteger(args[0]); !ok {
 		return nil, types.UnknownT, false, fmt.Errorf("argument 1 has unsupported type %s", args[0])
 	}
-	want, t, n, err := common(anyNull)(args[1:], nulls[1:])
+	want, t, n, err := commonRule(argsAnyNull)(args[1:], nulls[1:])
 	if err != nil {
 		return nil, types.UnknownT, false, err
 	}
@@ -306,9 +338,9 @@ func resolveIf(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
 
 func resolveUnixTimestamp(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
 	if len(args) == 0 {
-		return nonDeterministic("unix_timestamp")(args, nulls)
+		return nonDeterministicRule("unix_timestamp")(args, nulls)
 	}
-	return strict(types.BigIntT, timestamp)(args, nulls)
+	return strictRule(types.BigIntT, argTimestamp)(args, nulls)
 }
 
 // resolveRound types ROUND(x[, d]): integers stay BIGINT, doubles DOUBLE. A
@@ -316,7 +348,7 @@ func resolveUnixTimestamp(args []types.T, nulls []bool) ([]types.T, types.T, boo
 // count d (unknown when typing) it keeps its scale, digits beyond d zeroed,
 // and gains one integer digit for the carry.
 func resolveRound(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
-	want, _, n, err := strict(types.UnknownT, number, integer)(args, nulls)
+	want, _, n, err := strictRule(types.UnknownT, argNumber, argInteger)(args, nulls)
 	if err != nil {
 		return nil, types.UnknownT, false, err
 	}
@@ -337,7 +369,7 @@ func resolveRound(args []types.T, nulls []bool) ([]types.T, types.T, bool, error
 // resolveFloorCeil types FLOOR and CEIL: integers and doubles keep their
 // type, DECIMAL(p,s) becomes DECIMAL(p-s+1, 0).
 func resolveFloorCeil(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
-	want, _, n, err := strict(types.UnknownT, number)(args, nulls)
+	want, _, n, err := strictRule(types.UnknownT, argNumber)(args, nulls)
 	if err != nil {
 		return nil, types.UnknownT, false, err
 	}
