@@ -114,15 +114,34 @@ func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error
 	c.releaseCols()
 	ops := ch.Ops
 	if ops != nil && sel != nil {
-		// A fresh slice: the receiver may keep the chunk's ops.
-		ops = make([]Op, len(sel))
-		for j, i := range sel {
-			ops[j] = ch.Ops[i]
-		}
+		ops = selectOps(ch.Ops, sel)
 	}
 	err = out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
 	rec.Release()
 	return err
+}
+
+// selectOps returns the ops of the selected rows in a fresh slice. An update
+// is a -U row immediately followed by its +U row; when the filter keeps only
+// one half, the kept half becomes what it now means: a lone -U is the row
+// leaving the result (-D), a lone +U a row entering it (+I).
+func selectOps(all []Op, sel []int32) []Op {
+	ops := make([]Op, len(sel))
+	for j, i := range sel {
+		op := all[i]
+		switch op {
+		case UpdateBefore:
+			if j+1 >= len(sel) || sel[j+1] != i+1 || all[i+1] != UpdateAfter {
+				op = Delete
+			}
+		case UpdateAfter:
+			if j == 0 || sel[j-1] != i-1 || all[i-1] != UpdateBefore {
+				op = Insert
+			}
+		}
+		ops[j] = op
+	}
+	return ops
 }
 
 // project evaluates every projection into c.cols over the selected rows

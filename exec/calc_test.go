@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -95,8 +96,10 @@ func TestCalcFilterProjectWithOps(t *testing.T) {
 	if strings.Join(got.rows, "|") != strings.Join(want, "|") {
 		t.Errorf("rows %v, want %v", got.rows, want)
 	}
-	if len(got.ops) != 2 || got.ops[0] != Delete || got.ops[1] != UpdateAfter {
-		t.Errorf("ops %v, want [-D +U]", got.ops)
+	// The kept +U lost its -U (row 3 is an insert), so it enters the
+	// result as an insert.
+	if len(got.ops) != 2 || got.ops[0] != Delete || got.ops[1] != Insert {
+		t.Errorf("ops %v, want [-D +I]", got.ops)
 	}
 	if f := got.schema.Field(1); f.Name != "p2" || f.Type.ID() != arrow.INT64 {
 		t.Errorf("field %v", f)
@@ -216,5 +219,24 @@ func TestCalcSlicedBatch(t *testing.T) {
 	}
 	if strings.Join(got.rows, "|") != "52 app|74 web" || got.ops[0] != Insert || got.ops[1] != Insert {
 		t.Errorf("rows %v ops %v", got.rows, got.ops)
+	}
+}
+
+func TestSelectOpsRepairsHalvedUpdates(t *testing.T) {
+	all := []Op{UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter, Insert, Delete}
+	for _, c := range []struct {
+		sel  []int32
+		want []Op
+	}{
+		{[]int32{0, 1, 2, 3}, []Op{UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter}},
+		{[]int32{0, 3}, []Op{Delete, Insert}}, // each update lost a half
+		{[]int32{1, 2}, []Op{Insert, Delete}}, // adjacent rows from different updates
+		{[]int32{4, 5, 6, 7}, []Op{UpdateBefore, UpdateAfter, Insert, Delete}},
+		{[]int32{5}, []Op{Insert}},
+	} {
+		got := selectOps(all, c.sel)
+		if fmt.Sprint(got) != fmt.Sprint(c.want) {
+			t.Errorf("selectOps(%v) = %v, want %v", c.sel, got, c.want)
+		}
 	}
 }

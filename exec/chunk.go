@@ -48,8 +48,10 @@ func (o Op) IsRetraction() bool { return o == Delete || o == UpdateBefore }
 // Ops is nil when every row is an Insert (append-only data needs no ops).
 //
 // Ownership: a Chunk passed to a function is borrowed for the duration of the
-// call. A callee that keeps the batch beyond the call must Retain it (and
-// Release it later); the caller releases what it created after the call.
+// call, its batch and its Ops alike. A callee that keeps the chunk beyond the
+// call must Retain the batch (and Release it later) and copy Ops (producers
+// may reuse their ops buffer for the next chunk); the caller releases what
+// it created after the call.
 type Chunk struct {
 	Batch arrow.RecordBatch
 	Ops   []Op
@@ -69,6 +71,16 @@ func (c Chunk) Op(i int) Op {
 		return Insert
 	}
 	return c.Ops[i]
+}
+
+// Keep returns a chunk the caller may hold beyond the current call: the
+// batch retained, the ops copied.
+func (c Chunk) Keep() Chunk {
+	c.Batch.Retain()
+	if c.Ops != nil {
+		c.Ops = append([]Op(nil), c.Ops...)
+	}
+	return c
 }
 
 // AppendOnly reports whether every row of the chunk is an Insert.

@@ -89,7 +89,7 @@ func (w *outWriter) Emit(ctx context.Context, c Chunk) error {
 }
 
 func (w *outWriter) sendRetained(ctx context.Context, dst int, c Chunk) error {
-	c.Batch.Retain()
+	c = c.Keep()
 	if err := w.send(ctx, dst, message{chunk: c}); err != nil {
 		c.Batch.Release()
 		return err

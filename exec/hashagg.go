@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -23,10 +23,16 @@ import (
 // other output (at the latest on the first control message) and afterwards
 // only updated.
 //
-// Groups live in slots: a group table maps keys to dense slot numbers,
-// freed slots are reused, and each aggregate keeps its state in columns
-// indexed by slot. A batch costs time in proportion to its rows and the
-// groups it touches, never to the number of groups held.
+// Groups live in slots: a group table maps keys to dense slot numbers and
+// freed slots are reused. A slot's fixed-width state (its row count, then
+// every aggregate's accumulators: counts, sums, extremes) is one row of an
+// arena of 8-byte words, so that touching a group costs one cache line
+// whatever the number of aggregates; variable-size state (the ordered
+// multisets of retractable MIN/MAX and of DISTINCT, strings) is in
+// slot-indexed columns of each aggregate. Nothing is a per-group object. A
+// batch costs time in proportion to its rows and the groups it touches,
+// never to the number of groups held; growing the state never copies it
+// (see aggstate.Column).
 type HashAgg struct {
 	cfg HashAggConfig
 
@@ -35,19 +41,19 @@ type HashAgg struct {
 	inputIDs    []arrow.Type // the Arrow type of each input column
 	keys        *aggGroupKeys
 	aggs        []aggState
-	args        []*aggArgCol // argument columns, one per distinct input ordinal
-	aggArg      []int        // per aggregate: its index in args, or -1
-	groups      []aggGroup   // by slot
-	epoch       uint32       // numbers the batches, for aggGroup.epoch
-	initialSent bool         // a global aggregate emitted its row
-	sink        int64        // keeps the touching loads (touchGroups, aggState.touch) alive
+	args        []*aggArgCol    // argument columns, one per distinct input ordinal
+	aggArg      []int           // per aggregate: its index in args, or -1
+	arena       *aggstate.Arena // by slot: the group header, then the aggregates' words
+	epoch       uint64          // numbers the batches, for the header's epoch word
+	initialSent bool            // a global aggregate emitted its row
+	sink        int64           // keeps the prefetching loads (touchRows, aggState.touch) alive
 	builders    []array.Builder
 
 	// Scratch reused across batches.
 	weights          []int64
 	slots            []int32
 	touched          []int32
-	oldRows          []int64
+	oldRows, newRows []int64 // by touched group: its row count before and after the batch
 	firstRow         []int32 // by touched group: the first row of the batch in it
 	changed          []bool
 	keyVecs          []aggVec
@@ -58,14 +64,16 @@ type HashAgg struct {
 
 var _ Operator = (*HashAgg)(nil)
 
-// aggGroup is the per-slot header of a group: its row count (the sum of the
-// weights of its rows; the group exists while it is positive) and the
-// number of the last batch that touched it. Both are read together for
-// every row, so they share a cache line.
-type aggGroup struct {
-	rows  int64
-	epoch uint32
-}
+// The group header: the first words of a group's arena row.
+const (
+	// aggRowsWord is the group's row count, the sum of the weights of its
+	// rows; the group exists while it is positive.
+	aggRowsWord = iota
+	// aggEpochWord is the number of the last batch that touched the group
+	// (see HashAgg.firstRows).
+	aggEpochWord
+	aggHeaderWords
+)
 
 // NewHashAgg returns a hash aggregate configured by cfg. The configuration is
 // checked by Open.
@@ -94,16 +102,18 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 		h.keyVecs[i].kind = kinds[i]
 	}
 	h.aggs = make([]aggState, len(cfg.Aggs))
+	words := aggHeaderWords
 	h.aggArg = make([]int, len(cfg.Aggs))
 	h.oldVecs = make([]aggVec, len(cfg.Aggs))
 	h.newVecs = make([]aggVec, len(cfg.Aggs))
 	h.args = nil
 	for i, a := range cfg.Aggs {
-		st, err := newAggState(a, cfg.AppendOnly, &h.groups, len(cfg.Input))
+		st, err := newAggState(a, cfg.AppendOnly, len(cfg.Input))
 		if err != nil {
-			return fmt.Errorf("aggregate %d (%s): %w", i, a.Func, err)
+			return fmt.Errorf("aggregate %d: %w", i, err)
 		}
 		h.aggs[i] = st
+		words += st.words()
 		k, _ := aggKindOf(a.Type)
 		h.oldVecs[i].kind, h.newVecs[i].kind = k, k
 		h.aggArg[i] = h.argIndex(a)
@@ -115,7 +125,13 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 		h.inputIDs[i] = t.Arrow().ID()
 	}
 	h.keys = newAggGroupKeys(cfg.GroupKeys, kinds)
-	h.groups, h.epoch, h.initialSent = nil, 0, false
+	h.arena = aggstate.NewArena(words)
+	off := aggHeaderWords
+	for _, st := range h.aggs {
+		st.bind(h.arena, off)
+		off += st.words()
+	}
+	h.epoch, h.initialSent = 0, false
 	h.growSlots()
 	h.builders = make([]array.Builder, len(schema.Fields()))
 	for i, f := range schema.Fields() {
@@ -128,7 +144,7 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 // argIndex returns the index in h.args of a's argument column, adding it
 // (with decimal keys if a needs them).
 func (h *HashAgg) argIndex(a AggSpec) int {
-	if a.Arg < 0 || a.Func == plan.AggCountStar {
+	if a.Arg < 0 || a.Func == plan.AggCountStar || a.ArgType.Kind == types.Null {
 		return -1
 	}
 	for i, c := range h.args {
@@ -142,9 +158,10 @@ func (h *HashAgg) argIndex(a AggSpec) int {
 	return len(h.args) - 1
 }
 
-// Process applies a batch of changes and emits the resulting changes. An
-// error (a retraction of a row never inserted, an overflow) leaves the state
-// undefined: the query must stop.
+// Process applies a batch of changes and emits the resulting changes, then
+// updates the state gauges of its metrics (the runtime counts rows and
+// batches). An error (a retraction of a row never inserted, an overflow)
+// leaves the state undefined: the query must stop.
 func (h *HashAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
 	if h.keys == nil {
 		return errors.New("hash aggregate: Process before Open")
@@ -152,11 +169,7 @@ func (h *HashAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) err
 	if in != 0 {
 		return fmt.Errorf("hash aggregate: no input %d", in)
 	}
-	n := c.NumRows()
-	m := h.env.Metrics
-	m.BatchesIn.Add(1)
-	m.RowsIn.Add(int64(n))
-	if n == 0 {
+	if c.NumRows() == 0 {
 		return h.sendInitial(ctx, out)
 	}
 	if err := h.checkChunk(c); err != nil {
@@ -205,116 +218,6 @@ func (h *HashAgg) Close() error {
 		b.Release()
 	}
 	h.builders = nil
-	h.keys, h.aggs, h.args = nil, nil, nil
-	h.groups = nil
+	h.keys, h.aggs, h.args, h.arena = nil, nil, nil, nil
 	return nil
-}
-
-// apply integrates the batch into the state, recording in h.touched the
-// groups it touched (in first-touch order), their row counts before the
-// batch in h.oldRows and their results before the batch in h.oldVecs.
-func (h *HashAgg) apply(c Chunk) error {
-	n := c.NumRows()
-	h.weights = aggResize(h.weights, n)
-	for i := range h.weights {
-		h.weights[i] = c.Op(i).Weight()
-	}
-	h.slots = aggResize(h.slots, n)
-	if err := h.keys.resolve(c.Batch, h.slots); err != nil {
-		return err
-	}
-	h.growSlots()
-
-	h.epoch++
-	if h.epoch == 0 { // wrapped around: forget every old epoch
-		for i := range h.groups {
-			h.groups[i].epoch = 0
-		}
-		h.epoch = 1
-	}
-	h.touched, h.oldRows, h.firstRow = h.touched[:0], h.oldRows[:0], h.firstRow[:0]
-	h.sink += h.touchGroups()
-	for i, s := range h.slots {
-		if g := &h.groups[s]; g.epoch != h.epoch {
-			g.epoch = h.epoch
-			h.touched = append(h.touched, s)
-			h.oldRows = append(h.oldRows, g.rows)
-			h.firstRow = append(h.firstRow, int32(i))
-		}
-	}
-	for _, a := range h.aggs {
-		h.sink += a.touch(h.touched)
-	}
-	for i, a := range h.aggs {
-		h.oldVecs[i].resize(len(h.touched))
-		if err := a.result(h.touched, &h.oldVecs[i]); err != nil {
-			return err
-		}
-	}
-
-	for i, s := range h.slots {
-		g := &h.groups[s]
-		if g.rows += h.weights[i]; g.rows < 0 {
-			return fmt.Errorf("hash aggregate: group row count: %w", aggstate.ErrNegativeCount)
-		}
-	}
-	for _, a := range h.args {
-		if err := a.load(c.Batch.Column(a.ord), h.weights); err != nil {
-			return err
-		}
-	}
-	for i, a := range h.aggs {
-		var arg *aggArgCol
-		w := h.weights
-		if k := h.aggArg[i]; k >= 0 {
-			arg = h.args[k]
-			w = arg.w
-		}
-		if err := a.update(h.slots, w, arg); err != nil {
-			return fmt.Errorf("hash aggregate: %w", err)
-		}
-	}
-	return nil
-}
-
-// touchGroups reads the header of every row's group, so that the cache
-// misses of a large state overlap (see aggstate's intTable.touch), and
-// returns a value depending on them.
-func (h *HashAgg) touchGroups() int64 {
-	var sum int64
-	for _, s := range h.slots {
-		sum += h.groups[s].rows
-	}
-	return sum
-}
-
-// growSlots makes every per-slot column as long as the group table needs.
-func (h *HashAgg) growSlots() {
-	n := h.keys.high()
-	if n <= len(h.groups) {
-		return
-	}
-	h.groups = aggGrow(h.groups, n)
-	for _, a := range h.aggs {
-		a.grow(n)
-	}
-}
-
-// releaseBatch drops the references the scratch holds into the batch.
-func (h *HashAgg) releaseBatch() {
-	h.keys.releaseBatch()
-	for _, a := range h.args {
-		a.release()
-	}
-}
-
-// updateStateMetrics publishes the group count and the state size estimate.
-func (h *HashAgg) updateStateMetrics() {
-	m := h.env.Metrics
-	m.StateKeys.Store(int64(h.keys.live()))
-	bytes := h.keys.stateBytes() + int64(len(h.groups))*int64(unsafe.Sizeof(aggGroup{}))
-	for _, a := range h.aggs {
-		bytes += a.stateBytes()
-	}
-	m.StateBytes.Store(bytes)
 }

@@ -10,7 +10,7 @@ import (
 // aggArgCol is an aggregate's argument column in the current batch: its values
 // in their Go representation and, per row, the weight the row contributes
 // (the row's +1/−1, or 0 when the argument is NULL). Several aggregates over
-// the same column share one argCol.
+// the same column share one aggArgCol.
 type aggArgCol struct {
 	ord  int // input column ordinal
 	kind aggKind

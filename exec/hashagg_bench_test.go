@@ -14,16 +14,20 @@ import (
 )
 
 // Shape of the resident-state benchmark (the target): batches of
-// benchRows rows that each touch benchKeys distinct groups chosen at random
-// among the resident ones. benchBatches distinct batches are prepared so
-// that the keys they touch spread over the whole key space instead of
-// staying in cache; values are drawn from [0, benchValues) so that the
-// MAX multisets of a small key space stay as small as those of a large one.
+// aggBenchRows rows that each touch aggBenchKeys distinct groups chosen at
+// random among the resident ones. aggBenchBatches distinct batches are
+// prepared, and together they touch about a million keys, so that with a
+// million groups a key's state is rarely still in cache when it is touched
+// again. Values are drawn from [0, aggBenchValues) and every group starts
+// with each of them, so that the MAX multisets have the same size
+// (aggBenchValues entries, one cache line) with a thousand groups as with a
+// million: the comparison is then about the number of groups, not the size
+// or the youth of their state.
 const (
-	benchRows    = 4096
-	benchKeys    = 1000
-	benchBatches = 256
-	benchValues  = 64
+	aggBenchRows    = 4096
+	aggBenchKeys    = 1000
+	aggBenchBatches = 1024
+	aggBenchValues  = 4
 )
 
 // BenchmarkHashAggResident measures the cost of a batch against the number
@@ -41,12 +45,13 @@ func BenchmarkHashAggResident(b *testing.B) {
 			if appendOnly {
 				name += "/append-only"
 			}
-			b.Run(name, func(b *testing.B) { benchResident(b, n.groups, appendOnly) })
+			b.Run(name, func(b *testing.B) { aggBenchResident(b, n.groups, appendOnly) })
 		}
 	}
 }
 
-func benchResident(b *testing.B, groups int, appendOnly bool) {
+// aggBenchResident runs the benchmark over groups resident groups.
+func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
 	alloc := memory.NewGoAllocator()
 	cfg := HashAggConfig{
 		Input:     []types.T{types.BigIntT, types.BigIntT},
@@ -72,62 +77,69 @@ func benchResident(b *testing.B, groups int, appendOnly bool) {
 	})
 	r := rand.New(rand.NewPCG(1, uint64(groups)))
 
-	// Make every group resident.
-	keys := make([]int64, 0, benchRows)
-	vals := make([]int64, 0, benchRows)
-	for k := range groups {
-		keys = append(keys, int64(k))
-		vals = append(vals, r.Int64N(benchValues))
-		if len(keys) == benchRows || k == groups-1 {
-			rec := benchRecord(alloc, keys, vals)
-			if err := h.Process(ctx, 0, Chunk{Batch: rec}, out); err != nil {
-				b.Fatal(err)
+	// Make every group resident, with every value once, so that the timed
+	// batches find the state at its steady size whatever the number of
+	// groups.
+	keys := make([]int64, 0, aggBenchRows)
+	vals := make([]int64, 0, aggBenchRows)
+	for v := range int64(aggBenchValues) {
+		for k := range groups {
+			keys = append(keys, int64(k))
+			vals = append(vals, v)
+			if len(keys) == aggBenchRows || k == groups-1 {
+				rec := aggBenchRecord(alloc, keys, vals)
+				if err := h.Process(ctx, 0, Chunk{Batch: rec}, out); err != nil {
+					b.Fatal(err)
+				}
+				rec.Release()
+				keys, vals = keys[:0], vals[:0]
 			}
-			rec.Release()
-			keys, vals = keys[:0], vals[:0]
 		}
 	}
 
-	batches := make([]arrow.RecordBatch, benchBatches)
+	batches := make([]arrow.RecordBatch, aggBenchBatches)
 	for i := range batches {
-		batches[i] = benchTouchBatch(alloc, r, groups)
+		batches[i] = aggBenchTouchBatch(alloc, r, groups)
 		defer batches[i].Release()
 	}
+	emitted = 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := h.Process(ctx, 0, Chunk{Batch: batches[i%benchBatches]}, out); err != nil {
+		if err := h.Process(ctx, 0, Chunk{Batch: batches[i%aggBenchBatches]}, out); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N), "ns/batch")
 	b.ReportMetric(float64(h.env.Metrics.StateKeys.Load()), "groups")
+	b.ReportMetric(float64(emitted)/float64(b.N), "rows-out/batch")
 }
 
-// benchTouchBatch returns benchRows inserts spread over benchKeys distinct
-// random keys of [0, groups), in random order.
-func benchTouchBatch(alloc memory.Allocator, r *rand.Rand, groups int) arrow.RecordBatch {
-	chosen := make(map[int64]bool, benchKeys)
-	distinct := make([]int64, 0, benchKeys)
-	for len(distinct) < benchKeys {
+// aggBenchTouchBatch returns aggBenchRows inserts spread over aggBenchKeys
+// distinct random keys of [0, groups), in random order.
+func aggBenchTouchBatch(alloc memory.Allocator, r *rand.Rand, groups int) arrow.RecordBatch {
+	chosen := make(map[int64]bool, aggBenchKeys)
+	distinct := make([]int64, 0, aggBenchKeys)
+	for len(distinct) < aggBenchKeys {
 		k := r.Int64N(int64(groups))
 		if !chosen[k] {
 			chosen[k] = true
 			distinct = append(distinct, k)
 		}
 	}
-	keys := make([]int64, benchRows)
-	vals := make([]int64, benchRows)
+	keys := make([]int64, aggBenchRows)
+	vals := make([]int64, aggBenchRows)
 	for i := range keys {
-		keys[i] = distinct[i%benchKeys]
-		vals[i] = r.Int64N(benchValues)
+		keys[i] = distinct[i%aggBenchKeys]
+		vals[i] = r.Int64N(aggBenchValues)
 	}
 	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-	return benchRecord(alloc, keys, vals)
+	return aggBenchRecord(alloc, keys, vals)
 }
 
-func benchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatch {
+// aggBenchRecord returns a batch of (key, value) BIGINT rows.
+func aggBenchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatch {
 	kb := array.NewInt64Builder(alloc)
 	defer kb.Release()
 	vb := array.NewInt64Builder(alloc)

@@ -9,16 +9,10 @@ import (
 )
 
 // emitChanges compares the touched groups' results before and after the
-// batch, emits one chunk with their changes, and frees the groups that lost
-// their last row.
+// batch (computed by apply), emits one chunk with their changes, and frees
+// the groups that lost their last row.
 func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 	touched := h.touched
-	for i, a := range h.aggs {
-		h.newVecs[i].resize(len(touched))
-		if err := a.result(touched, &h.newVecs[i]); err != nil {
-			return fmt.Errorf("hash aggregate: %w", err)
-		}
-	}
 	h.changed = aggResize(h.changed, len(touched))
 	clear(h.changed)
 	for i := range h.aggs {
@@ -39,8 +33,8 @@ func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 	}
 
 	freed := false
-	for j, s := range touched {
-		before, after := h.oldRows[j], h.groups[s].rows
+	for j := range touched {
+		before, after := h.oldRows[j], h.newRows[j]
 		switch {
 		case before == 0 && after > 0:
 			h.addRow(j, false, Insert)
@@ -56,12 +50,9 @@ func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 	}
 	err := h.emitRows(ctx, out)
 	if freed {
-		for _, s := range touched {
-			if h.groups[s].rows == 0 {
-				h.keys.delete(s)
-				for _, a := range h.aggs {
-					a.free(s)
-				}
+		for j, s := range touched {
+			if h.newRows[j] == 0 {
+				h.freeSlot(s)
 			}
 		}
 	}
@@ -75,9 +66,10 @@ func (h *HashAgg) sendInitial(ctx context.Context, out Emitter) error {
 		return nil
 	}
 	h.touched = append(h.touched[:0], 0)
+	h.newRows = append(h.newRows[:0], int64(h.arena.Row(0)[aggRowsWord]))
 	for i, a := range h.aggs {
 		h.newVecs[i].resize(1)
-		if err := a.result(h.touched, &h.newVecs[i]); err != nil {
+		if err := a.result(h.touched, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}
@@ -123,8 +115,5 @@ func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
 	release()
 	err := out.Emit(ctx, Chunk{Batch: rec, Ops: h.ops})
 	rec.Release()
-	m := h.env.Metrics
-	m.BatchesOut.Add(1)
-	m.RowsOut.Add(int64(len(h.outRows)))
 	return err
 }

@@ -18,15 +18,19 @@ import (
 )
 
 // aggChunk builds a chunk from its text form: a header line of types
-// ("bigint varchar decimal(10,2) date timestamp(3) double boolean"), then one
-// line per row: an op (+I, -D, -U, +U) and the values separated by spaces.
-// NULL is NULL, ” the empty string; timestamps are written with a T.
+// ("bigint varchar decimal(10,2) date timestamp(3) double boolean null"),
+// then one line per row: an op (+I, -D, -U, +U) and the values separated by
+// spaces. NULL is NULL, two single quotes the empty string; timestamps are
+// written with a T.
 func aggChunk(t testing.TB, alloc memory.Allocator, text string) Chunk {
 	t.Helper()
 	lines := strings.Split(strings.TrimSpace(text), "\n")
 	var ts []types.T
 	for _, f := range strings.Fields(lines[0]) {
 		typ, err := types.Parse(f)
+		if f == "null" {
+			typ, err = types.NullT, nil
+		}
 		if err != nil {
 			t.Fatalf("header %q: %v", lines[0], err)
 		}
@@ -102,7 +106,7 @@ func aggParseDatum(t testing.TB, s string, typ types.T) types.Datum {
 }
 
 // aggFormatRow renders a row for changelog comparisons: exact values, NULL,
-// and ” for the empty string.
+// and two single quotes for the empty string.
 func aggFormatRow(row []types.Datum, ts []types.T) string {
 	parts := make([]string, len(row))
 	for i, d := range row {

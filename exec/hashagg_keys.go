@@ -17,7 +17,7 @@ type aggKeyMode uint8
 
 const (
 	aggKeysGlobal aggKeyMode = iota // no GROUP BY: one group, slot 0
-	aggKeysInt                      // one integer-like key: a typed map
+	aggKeysInt                      // one integer-like key: a typed hash table
 	aggKeysBytes                    // anything else: encoded keys in a map of strings
 )
 
@@ -107,7 +107,12 @@ func (g *aggGroupKeys) delete(slot int32) {
 }
 
 // resolve sets slots[i] to the slot of row i's group, creating groups.
-func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots []int32) error {
+//
+// When it can tell at no extra cost (an integer key without NULLs, looked
+// up with IntGroups.FindAll), it also appends to first the index of the
+// first row of each distinct group, in order, and returns true; otherwise
+// the caller finds them.
+func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots, first []int32) ([]int32, bool, error) {
 	switch g.mode {
 	case aggKeysGlobal:
 		clear(slots)
@@ -116,12 +121,11 @@ func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots []int32) error {
 		vals, buf, err := aggIntValues(arr, g.ibuf)
 		g.ibuf = buf
 		if err != nil {
-			return fmt.Errorf("group key column %d: %w", g.cols[0], err)
+			return first, false, fmt.Errorf("group key column %d: %w", g.cols[0], err)
 		}
 		g.batchKeys, g.batchNulls = vals, nil
 		if arr.NullN() == 0 {
-			g.ints.FindAll(vals, slots)
-			return nil
+			return g.ints.FindAll(vals, slots, first), true, nil
 		}
 		g.batchNulls = arr
 		for i, v := range vals {
@@ -133,13 +137,13 @@ func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots []int32) error {
 		}
 	case aggKeysBytes:
 		if err := g.encode(rec); err != nil {
-			return err
+			return first, false, err
 		}
 		for i := range slots {
 			slots[i], _ = g.bytes.Find(g.buf[g.off[i]:g.off[i+1]])
 		}
 	}
-	return nil
+	return first, false, nil
 }
 
 // encode writes every row's key into g.buf, row i at g.off[i]:g.off[i+1].

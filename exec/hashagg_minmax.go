@@ -1,15 +1,9 @@
 package exec
 
 import (
-	"cmp"
-	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
-	"unsafe"
-
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/exec/aggstate"
 )
@@ -45,13 +39,14 @@ func aggSizeOf[K aggOrdered]() func(K) int64 {
 	return nil
 }
 
-// aggMultisets is a per-slot column of ordered multisets (value → count), with
-// the bookkeeping for the memory estimate. It is the state of a retractable
-// MIN/MAX and of a DISTINCT filter.
+// aggMultisets is a slot-indexed column of ordered multisets (value →
+// count), with the bookkeeping for the memory estimate. It is the state of
+// a retractable MIN/MAX and of a DISTINCT filter.
 type aggMultisets[V aggOrdered] struct {
+	columnAgg
 	clone   func(V) V
 	size    func(V) int64
-	sets    []aggstate.Multiset[V]
+	sets    aggstate.Column[aggstate.Multiset[V]]
 	entries int64 // distinct values held, over all groups
 	extra   int64 // bytes the held values point to
 }
@@ -62,7 +57,7 @@ func newAggMultisets[V aggOrdered]() aggMultisets[V] {
 
 // add adds w occurrences of v to group s and returns the count before.
 func (m *aggMultisets[V]) add(s int32, v V, w int64) (int64, error) {
-	before, err := m.sets[s].Add(v, w, m.clone)
+	before, err := m.sets.At(s).Add(v, w, m.clone)
 	if err != nil {
 		return before, err
 	}
@@ -81,10 +76,10 @@ func (m *aggMultisets[V]) add(s int32, v V, w int64) (int64, error) {
 	return before, nil
 }
 
-func (m *aggMultisets[V]) grow(n int) { m.sets = aggGrow(m.sets, n) }
+func (m *aggMultisets[V]) grow(n int) { m.sets.Grow(n) }
 
 func (m *aggMultisets[V]) free(s int32) {
-	set := &m.sets[s]
+	set := m.sets.At(s)
 	if set.Len() > 0 {
 		set.Each(func(v V, _ int64) {
 			m.entries--
@@ -96,20 +91,25 @@ func (m *aggMultisets[V]) free(s int32) {
 	set.Reset()
 }
 
-// touch reads each group's multiset header and its smallest values.
+// touch reads each group's multiset header, then both ends of its values
+// (MIN and MAX read them; a small multiset spans a line or two): two loops,
+// so that the misses of each are independent of one another (see
+// HashAgg.touchRows).
 func (m *aggMultisets[V]) touch(slots []int32) int64 {
 	var sum int64
 	for _, s := range slots {
-		if set := &m.sets[s]; len(set.Small()) > 0 {
-			sum += set.Small()[0].N
+		sum += int64(m.sets.At(s).Len())
+	}
+	for _, s := range slots {
+		if small := m.sets.At(s).Small(); len(small) > 0 {
+			sum += small[0].N + small[len(small)-1].N
 		}
 	}
 	return sum
 }
 
 func (m *aggMultisets[V]) stateBytes() int64 {
-	var set aggstate.Multiset[V]
-	return int64(len(m.sets))*int64(unsafe.Sizeof(set)) + m.entries*aggstate.EntryBytes[V]() + m.extra
+	return m.sets.Bytes() + m.entries*aggstate.EntryBytes[V]() + m.extra
 }
 
 // minMaxAgg is a retractable MIN or MAX: each group keeps its values in an
@@ -139,61 +139,31 @@ func (a *minMaxAgg[V]) name() string {
 	return "MIN"
 }
 
-func (a *minMaxAgg[V]) result(slots []int32, dst *aggVec) error {
+func (a *minMaxAgg[V]) result(slots []int32, _ []int64, dst *aggVec) error {
 	out := *aggTyped[V](&dst.aggValues)
 	for j, s := range slots {
 		if a.max {
-			out[j], dst.valid[j] = a.sets[s].Last()
+			out[j], dst.valid[j] = a.sets.At(s).Last()
 		} else {
-			out[j], dst.valid[j] = a.sets[s].First()
+			out[j], dst.valid[j] = a.sets.At(s).First()
 		}
 	}
 	return nil
 }
 
-// extremeAgg is MIN or MAX over an append-only input: only the extreme value
-// is kept per group.
-type extremeAgg[V aggOrdered] struct {
-	max   bool
-	clone func(V) V
-	size  func(V) int64
-	acc   []extreme[V]
-	extra int64
+// intExtremeAgg is MIN or MAX of integers (or double keys) over an
+// append-only input, in two arena words: the extreme value and whether
+// there is one.
+type intExtremeAgg struct {
+	arenaAgg
+	max bool
 }
 
-// extreme is one group's extreme value, if it has one.
-type extreme[V aggOrdered] struct {
-	v   V
-	has bool
-}
+func (a *intExtremeAgg) words() int { return 2 }
+func (a *intExtremeAgg) free(int32) {}
 
-func newExtremeAgg[V aggOrdered](max bool) *extremeAgg[V] {
-	return &extremeAgg[V]{max: max, clone: aggCloneOf[V](), size: aggSizeOf[V]()}
-}
-
-func (a *extremeAgg[V]) grow(n int) { a.acc = aggGrow(a.acc, n) }
-
-func (a *extremeAgg[V]) touch(slots []int32) int64 {
-	var sum int64
-	for _, s := range slots {
-		sum += int64(b2i(a.acc[s].has))
-	}
-	return sum
-}
-
-func (a *extremeAgg[V]) free(s int32) {
-	if a.size != nil && a.acc[s].has {
-		a.extra -= a.size(a.acc[s].v)
-	}
-	a.acc[s] = extreme[V]{}
-}
-
-func (a *extremeAgg[V]) stateBytes() int64 {
-	return int64(len(a.acc))*int64(unsafe.Sizeof(extreme[V]{})) + a.extra
-}
-
-func (a *extremeAgg[V]) update(slots []int32, w []int64, arg *aggArgCol) error {
-	vals := *aggTyped[V](&arg.aggValues)
+func (a *intExtremeAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
+	vals := arg.i
 	for i, s := range slots {
 		switch {
 		case w[i] == 0:
@@ -201,43 +171,99 @@ func (a *extremeAgg[V]) update(slots []int32, w []int64, arg *aggArgCol) error {
 		case w[i] < 0:
 			return errAggAppendOnly
 		}
-		v, acc := vals[i], &a.acc[s]
-		if acc.has {
-			c := cmp.Compare(v, acc.v)
-			if (a.max && c <= 0) || (!a.max && c >= 0) {
-				continue
-			}
-			if a.size != nil {
-				a.extra -= a.size(acc.v)
-			}
+		// Whether v replaces the extreme depends on the data, so it is
+		// selected with a mask rather than a branch.
+		r, v := a.at(s), vals[i]
+		better := aggB2I(v < int64(r[0]))
+		if a.max {
+			better = aggB2I(v > int64(r[0]))
 		}
-		if a.clone != nil {
-			v = a.clone(v)
-		}
-		if a.size != nil {
-			a.extra += a.size(v)
-		}
-		acc.v, acc.has = v, true
+		mask := -uint64(better | aggB2I(r[1] == 0))
+		r[0], r[1] = uint64(v)&mask|r[0]&^mask, 1
 	}
 	return nil
 }
 
-func (a *extremeAgg[V]) result(slots []int32, dst *aggVec) error {
-	out := *aggTyped[V](&dst.aggValues)
+func (a *intExtremeAgg) result(slots []int32, _ []int64, dst *aggVec) error {
 	for j, s := range slots {
-		out[j], dst.valid[j] = a.acc[s].v, a.acc[s].has
+		r := a.at(s)
+		dst.i[j], dst.valid[j] = int64(r[0]), r[1] != 0
+	}
+	return nil
+}
+
+// strExtremeAgg is MIN or MAX of strings (or decimal keys) over an
+// append-only input: a column of each group's extreme value.
+type strExtremeAgg struct {
+	columnAgg
+	max   bool
+	acc   aggstate.Column[strExtreme]
+	extra int64 // string bytes held
+}
+
+// strExtreme is one group's extreme string, if it has one.
+type strExtreme struct {
+	v   string
+	has bool
+}
+
+func (a *strExtremeAgg) grow(n int) { a.acc.Grow(n) }
+
+func (a *strExtremeAgg) touch(slots []int32) int64 {
+	var sum int64
+	for _, s := range slots {
+		sum += int64(len(a.acc.At(s).v))
+	}
+	return sum
+}
+
+func (a *strExtremeAgg) free(s int32) {
+	e := a.acc.At(s)
+	a.extra -= int64(len(e.v))
+	*e = strExtreme{}
+}
+
+func (a *strExtremeAgg) stateBytes() int64 { return a.acc.Bytes() + a.extra }
+
+func (a *strExtremeAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
+	vals := arg.s
+	for i, s := range slots {
+		switch {
+		case w[i] == 0:
+			continue
+		case w[i] < 0:
+			return errAggAppendOnly
+		}
+		e, v := a.acc.At(s), vals[i]
+		if e.has && ((a.max && v <= e.v) || (!a.max && v >= e.v)) {
+			continue
+		}
+		a.extra += int64(len(v) - len(e.v))
+		e.v, e.has = strings.Clone(v), true
+	}
+	return nil
+}
+
+func (a *strExtremeAgg) result(slots []int32, _ []int64, dst *aggVec) error {
+	for j, s := range slots {
+		e := a.acc.At(s)
+		dst.s[j], dst.valid[j] = e.v, e.has
 	}
 	return nil
 }
 
 // distinctAgg is COUNT, SUM or AVG of DISTINCT values: each group keeps its
-// aggValues with their counts, and the inner aggregate sees a value once when
+// values with their counts, and the inner aggregate sees a value once when
 // its count rises from zero and once (retracted) when it falls back to zero.
 type distinctAgg[V aggOrdered] struct {
 	aggMultisets[V]
 	inner aggState
 	ew    []int64
 }
+
+func (a *distinctAgg[V]) words() int { return a.inner.words() }
+
+func (a *distinctAgg[V]) bind(arena *aggstate.Arena, off int) { a.inner.bind(arena, off) }
 
 func (a *distinctAgg[V]) grow(n int) {
 	a.aggMultisets.grow(n)
@@ -270,18 +296,13 @@ func (a *distinctAgg[V]) update(slots []int32, w []int64, arg *aggArgCol) error 
 			return fmt.Errorf("DISTINCT: %w", err)
 		}
 		after := before + w[i]
-		switch {
-		case before == 0 && after > 0:
-			a.ew[i] = 1
-		case before > 0 && after == 0:
-			a.ew[i] = -1
-		}
+		a.ew[i] = int64(aggB2I(after > 0) - aggB2I(before > 0))
 	}
 	return a.inner.update(slots, a.ew, arg)
 }
 
-func (a *distinctAgg[V]) result(slots []int32, dst *aggVec) error {
-	return a.inner.result(slots, dst)
+func (a *distinctAgg[V]) result(slots []int32, rows []int64, dst *aggVec) error {
+	return a.inner.result(slots, rows, dst)
 }
 
 // aggKeyedMinMax is MIN or MAX over doubles or decimals: the inner state
@@ -291,9 +312,9 @@ type aggKeyedMinMax struct {
 	keys aggVec // of kind aggInt (doubles) or aggStr (decimals)
 }
 
-func (a *aggKeyedMinMax) result(slots []int32, dst *aggVec) error {
+func (a *aggKeyedMinMax) result(slots []int32, rows []int64, dst *aggVec) error {
 	a.keys.resize(len(slots))
-	if err := a.aggState.result(slots, &a.keys); err != nil {
+	if err := a.aggState.result(slots, rows, &a.keys); err != nil {
 		return err
 	}
 	for j := range slots {
@@ -307,58 +328,4 @@ func (a *aggKeyedMinMax) result(slots []int32, dst *aggVec) error {
 		}
 	}
 	return nil
-}
-
-// aggFloatKey maps a double to an int64 whose order is the order of
-// types.Compare: NaN first, then -Inf ... +Inf, with -0 equal to 0 (it maps
-// to 0's key, as GROUP BY and DISTINCT treat them alike).
-func aggFloatKey(f float64) int64 {
-	switch {
-	case f != f:
-		return math.MinInt64
-	case f == 0:
-		return 0
-	}
-	b := int64(math.Float64bits(f))
-	return b ^ int64(uint64(b>>63)>>1)
-}
-
-// aggFloatFromKey inverts aggFloatKey.
-func aggFloatFromKey(k int64) float64 {
-	if k == math.MinInt64 {
-		return math.NaN()
-	}
-	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
-}
-
-// aggDecKeys encodes each decimal as 16 bytes whose byte order is the
-// numeric order (the high word with its sign bit flipped, then the low word,
-// big-endian), written into buf, and returns one string holding them all so
-// that a batch costs one allocation.
-func aggDecKeys(vals []decimal128.Num, buf []byte) (string, []byte) {
-	buf = aggResize(buf, 16*len(vals))
-	for i, v := range vals {
-		binary.BigEndian.PutUint64(buf[16*i:], uint64(v.HighBits())^(1<<63))
-		binary.BigEndian.PutUint64(buf[16*i+8:], v.LowBits())
-	}
-	return string(buf), buf
-}
-
-// aggDecFromKey decodes a key made by aggDecKeys.
-func aggDecFromKey(k string) decimal128.Num {
-	hi := uint64(0)
-	lo := uint64(0)
-	for i := range 8 {
-		hi = hi<<8 | uint64(k[i])
-		lo = lo<<8 | uint64(k[8+i])
-	}
-	return decimal128.New(int64(hi^(1<<63)), lo)
-}
-
-// b2i is 1 for true and 0 for false, without a branch.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }

@@ -64,56 +64,56 @@ func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
 	return arrow.NewSchema(fields, nil), nil
 }
 
-// newAggState returns the state of aggregate a; groups are the operator's
-// per-slot group headers (COUNT(*) reads their row counts).
-func newAggState(a AggSpec, appendOnly bool, groups *[]aggGroup, nInput int) (aggState, error) {
+// newAggState returns the state of aggregate a over an input of nInput
+// columns, checking that its result type is the one it computes.
+func newAggState(a AggSpec, appendOnly bool, nInput int) (aggState, error) {
+	if a.Func < plan.AggCountStar || a.Func > plan.AggApproxCountDistinct {
+		return nil, fmt.Errorf("aggregate function %d: %w", a.Func, ErrAggNotSupported)
+	}
 	name := a.Func.String()
+	if a.Func == plan.AggApproxCountDistinct {
+		return nil, fmt.Errorf("APPROX_COUNT_DISTINCT is not supported yet: %w", ErrAggNotSupported)
+	}
 	if a.Func == plan.AggCountStar {
 		if a.Type.Physical() != types.PhysInt64 {
 			return nil, fmt.Errorf("hash aggregate: COUNT(*) must return BIGINT, not %s", a.Type)
 		}
-		return &countStarAgg{groups: groups}, nil
-	}
-	if a.Func == plan.AggApproxCountDistinct {
-		return nil, fmt.Errorf("APPROX_COUNT_DISTINCT is not supported yet: %w", ErrAggNotSupported)
+		return &countStarAgg{}, nil
 	}
 	if a.Arg < 0 || a.Arg >= nInput {
 		return nil, fmt.Errorf("hash aggregate: %s argument ordinal %d out of range", name, a.Arg)
+	}
+	if a.Func == plan.AggCount && a.ArgType.Kind == types.Null {
+		return &countNullAgg{}, nil // COUNT(NULL): every value is NULL
 	}
 	argKind, ok := aggKindOf(a.ArgType)
 	if !ok {
 		return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
 	}
 	var st aggState
-	var want aggKind
+	want := a.ArgType // the result type's physical type and scale
 	switch a.Func {
 	case plan.AggCount:
-		st, want = &countAgg{}, aggInt
+		st, want = &countAgg{}, types.BigIntT
 	case plan.AggSum, plan.AggAvg:
 		avg := a.Func == plan.AggAvg
-		want = argKind
-		switch argKind {
-		case aggInt:
-			if a.ArgType.Physical() != types.PhysInt64 {
-				return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
-			}
+		switch a.ArgType.Physical() {
+		case types.PhysInt64:
 			st = &intSumAgg{avg: avg}
-		case aggFloat:
+		case types.PhysFloat64:
 			st = &floatSumAgg{avg: avg}
-		case aggDec:
+		case types.PhysDecimal:
 			st = &decSumAgg{avg: avg, scale: int32(a.ArgType.Scale)}
 		default:
 			return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
 		}
 		if avg {
-			want = aggFloat
+			want = types.DoubleT
 		}
 	case plan.AggMin, plan.AggMax:
-		st, want = newAggMinMax(argKind, a.Func == plan.AggMax, appendOnly), argKind
-	default:
-		return nil, fmt.Errorf("aggregate %d: %w", a.Func, ErrAggNotSupported)
+		st = newAggMinMax(argKind, a.Func == plan.AggMax, appendOnly)
 	}
-	if got, ok := aggKindOf(a.Type); !ok || got != want {
+	if a.Type.Physical() != want.Physical() || (want.Physical() == types.PhysDecimal && a.Type.Scale != want.Scale) {
 		return nil, fmt.Errorf("hash aggregate: %s over %s cannot return %s", name, a.ArgType, a.Type)
 	}
 	if a.Distinct && a.Func != plan.AggMin && a.Func != plan.AggMax {
@@ -127,11 +127,11 @@ func newAggMinMax(k aggKind, max, appendOnly bool) aggState {
 	var st aggState
 	switch {
 	case (k == aggInt || k == aggFloat) && appendOnly:
-		st = newExtremeAgg[int64](max)
+		st = &intExtremeAgg{max: max}
 	case k == aggInt || k == aggFloat:
 		st = &minMaxAgg[int64]{max: max, aggMultisets: newAggMultisets[int64]()}
 	case appendOnly:
-		st = newExtremeAgg[string](max)
+		st = &strExtremeAgg{max: max}
 	default:
 		st = &minMaxAgg[string]{max: max, aggMultisets: newAggMultisets[string]()}
 	}

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -11,110 +10,21 @@ import (
 	"github.com/eddysql/eddy/exec/aggstate"
 )
 
-// ErrAggOverflow is returned when an aggregate's value does not fit its
-// result type (SUM of BIGINTs beyond 64 bits, of DECIMALs beyond 38 digits).
-var ErrAggOverflow = errors.New("aggregate value out of range")
-
-// aggState is the state of one aggregate for every group, in columns indexed
-// by group slot. Implementations are typed; the interface is called once per
-// batch, never per row.
-type aggState interface {
-	// grow makes room for n slots; new slots are empty.
-	grow(n int)
-	// update applies a batch: row i adds w[i] (−1, 0 or +1) occurrences of
-	// its argument value a to the group in slots[i].
-	update(slots []int32, w []int64, a *aggArgCol) error
-	// result writes the current value of each group of slots to dst.
-	result(slots []int32, dst *aggVec) error
-	// free empties the state of slot, whose group lost its last row.
-	free(slot int32)
-	// stateBytes estimates the memory the state holds.
-	stateBytes() int64
-	// touch reads the state of each group of slots and returns a value
-	// depending on it: a prefetch, so that the cache misses of a large
-	// state overlap before the updates (see HashAgg.touchGroups).
-	touch(slots []int32) int64
-}
-
-// countStarAgg is COUNT(*): the group's row count, which the operator keeps.
-type countStarAgg struct{ groups *[]aggGroup }
-
-func (a *countStarAgg) grow(int)                                  {}
-func (a *countStarAgg) update([]int32, []int64, *aggArgCol) error { return nil }
-func (a *countStarAgg) free(int32)                                {}
-func (a *countStarAgg) stateBytes() int64                         { return 0 }
-func (a *countStarAgg) touch([]int32) int64                       { return 0 }
-func (a *countStarAgg) result(slots []int32, dst *aggVec) error {
-	groups := *a.groups
-	for j, s := range slots {
-		dst.i[j], dst.valid[j] = groups[s].rows, true
-	}
-	return nil
-}
-
-// countAgg is COUNT(x): the number of non-NULL values.
-type countAgg struct{ n []int64 }
-
-func (a *countAgg) grow(n int)        { a.n = aggGrow(a.n, n) }
-func (a *countAgg) free(s int32)      { a.n[s] = 0 }
-func (a *countAgg) stateBytes() int64 { return 8 * int64(len(a.n)) }
-
-func (a *countAgg) touch(slots []int32) int64 {
-	var sum int64
-	for _, s := range slots {
-		sum += a.n[s]
-	}
-	return sum
-}
-
-func (a *countAgg) update(slots []int32, w []int64, _ *aggArgCol) error {
-	for i, s := range slots {
-		if w[i] != 0 {
-			if a.n[s] += w[i]; a.n[s] < 0 {
-				return fmt.Errorf("COUNT: %w", aggstate.ErrNegativeCount)
-			}
-		}
-	}
-	return nil
-}
-
-func (a *countAgg) result(slots []int32, dst *aggVec) error {
-	for j, s := range slots {
-		dst.i[j], dst.valid[j] = a.n[s], true
-	}
-	return nil
-}
-
-// intSumAgg is SUM or AVG over integers. The sum is exact in 128 bits: lo
-// holds its low 64 bits as a wrapping int64 and carry (sparse: almost always
-// empty) the multiples of 2^64 above them, so intermediate overflows that
-// later retractions undo are harmless and only a result beyond BIGINT fails.
+// intSumAgg is SUM or AVG over integers, in two arena words: the low 64
+// bits of the sum (a wrapping int64) and the number of non-NULL values. The
+// sum is exact in 128 bits: carry (sparse, almost always empty) holds the
+// multiples of 2^64 above the low word, so intermediate overflows that
+// later retractions undo are harmless and only a result beyond BIGINT
+// fails.
 type intSumAgg struct {
+	arenaAgg
 	avg   bool
-	acc   []intSum
 	carry map[int32]int64
 }
 
-// intSum is one group's integer sum: the low word and the number of
-// non-NULL values, side by side so that an update touches one cache line.
-type intSum struct{ lo, n int64 }
-
-func (a *intSumAgg) grow(n int) { a.acc = aggGrow(a.acc, n) }
-
-func (a *intSumAgg) free(s int32) {
-	a.acc[s] = intSum{}
-	delete(a.carry, s)
-}
-
-func (a *intSumAgg) stateBytes() int64 { return 16*int64(len(a.acc)) + 16*int64(len(a.carry)) }
-
-func (a *intSumAgg) touch(slots []int32) int64 {
-	var sum int64
-	for _, s := range slots {
-		sum += a.acc[s].n
-	}
-	return sum
-}
+func (a *intSumAgg) words() int        { return 2 }
+func (a *intSumAgg) free(s int32)      { delete(a.carry, s) }
+func (a *intSumAgg) stateBytes() int64 { return 16 * int64(len(a.carry)) }
 
 func (a *intSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 	vals := arg.i
@@ -123,29 +33,29 @@ func (a *intSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 		if wi == 0 {
 			continue
 		}
-		acc := &a.acc[s]
-		v, lo := vals[i], acc.lo
-		var r int64
+		r := a.at(s)
+		v, lo := vals[i], int64(r[0])
+		var sum int64
 		if wi > 0 {
-			r = lo + v
-			if (lo^r)&(v^r) < 0 {
+			sum = lo + v
+			if (lo^sum)&(v^sum) < 0 {
 				a.addCarry(s, v > 0)
 			}
 		} else {
-			r = lo - v
-			if (lo^v)&(lo^r) < 0 {
+			sum = lo - v
+			if (lo^v)&(lo^sum) < 0 {
 				a.addCarry(s, v < 0)
 			}
 		}
-		n := acc.n + wi
+		n := int64(r[1]) + wi
 		switch {
 		case n < 0:
 			return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
 		case n == 0:
-			r = 0
+			sum = 0
 			delete(a.carry, s)
 		}
-		acc.lo, acc.n = r, n
+		r[0], r[1] = uint64(sum), uint64(n)
 	}
 	return nil
 }
@@ -167,11 +77,11 @@ func (a *intSumAgg) addCarry(s int32, up bool) {
 	}
 }
 
-func (a *intSumAgg) result(slots []int32, dst *aggVec) error {
+func (a *intSumAgg) result(slots []int32, _ []int64, dst *aggVec) error {
 	for j, s := range slots {
-		acc := a.acc[s]
-		dst.valid[j] = acc.n > 0
-		if acc.n == 0 {
+		r := a.at(s)
+		lo, n := int64(r[0]), int64(r[1])
+		if dst.valid[j] = n > 0; n == 0 {
 			continue
 		}
 		var hi int64
@@ -179,51 +89,31 @@ func (a *intSumAgg) result(slots []int32, dst *aggVec) error {
 			hi = a.carry[s]
 		}
 		if a.avg {
-			sum := float64(hi)*(1<<64) + float64(acc.lo)
-			dst.f[j] = sum / float64(acc.n)
+			dst.f[j] = (float64(hi)*(1<<64) + float64(lo)) / float64(n)
 			continue
 		}
 		if hi != 0 {
 			return fmt.Errorf("BIGINT value is out of range in SUM: %w", ErrAggOverflow)
 		}
-		dst.i[j] = acc.lo
+		dst.i[j] = lo
 	}
 	return nil
 }
 
-// floatSumAgg is SUM or AVG over doubles, summed with Neumaier's
-// compensation so that retracting a large value does not wipe out the small
-// ones that remain. Infinities and NaNs are counted apart (sparsely), so that
-// retracting them restores a finite sum.
+// floatSumAgg is SUM or AVG over doubles, in three arena words: the running
+// sum, its Neumaier compensation (so that retracting a large value does not
+// wipe out the small ones that remain) and the number of non-NULL values.
+// Infinities and NaNs are counted apart (sparsely), so that retracting them
+// restores a finite sum.
 type floatSumAgg struct {
+	arenaAgg
 	avg     bool
-	acc     []floatSum
 	special map[int32][3]int64 // +Inf, -Inf and NaN counts by slot
 }
 
-// floatSum is one group's double sum: the running sum, its compensation and
-// the number of non-NULL values.
-type floatSum struct {
-	s, c float64
-	n    int64
-}
-
-func (a *floatSumAgg) grow(n int) { a.acc = aggGrow(a.acc, n) }
-
-func (a *floatSumAgg) free(s int32) {
-	a.acc[s] = floatSum{}
-	delete(a.special, s)
-}
-
-func (a *floatSumAgg) stateBytes() int64 { return 24*int64(len(a.acc)) + 32*int64(len(a.special)) }
-
-func (a *floatSumAgg) touch(slots []int32) int64 {
-	var sum int64
-	for _, s := range slots {
-		sum += a.acc[s].n
-	}
-	return sum
-}
+func (a *floatSumAgg) words() int        { return 3 }
+func (a *floatSumAgg) free(s int32)      { delete(a.special, s) }
+func (a *floatSumAgg) stateBytes() int64 { return 32 * int64(len(a.special)) }
 
 func (a *floatSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 	vals := arg.f
@@ -232,7 +122,7 @@ func (a *floatSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 		if wi == 0 {
 			continue
 		}
-		acc := &a.acc[s]
+		r := a.at(s)
 		v := vals[i]
 		if math.IsInf(v, 0) || v != v {
 			a.addSpecial(s, v, wi)
@@ -241,22 +131,24 @@ func (a *floatSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 			if wi < 0 {
 				x = -v
 			}
-			t := acc.s + x
-			if math.Abs(acc.s) >= math.Abs(x) {
-				acc.c += (acc.s - t) + x
+			sum, c := math.Float64frombits(r[0]), math.Float64frombits(r[1])
+			t := sum + x
+			if math.Abs(sum) >= math.Abs(x) {
+				c += (sum - t) + x
 			} else {
-				acc.c += (x - t) + acc.s
+				c += (x - t) + sum
 			}
-			acc.s = t
+			r[0], r[1] = math.Float64bits(t), math.Float64bits(c)
 		}
-		acc.n += wi
+		n := int64(r[2]) + wi
 		switch {
-		case acc.n < 0:
+		case n < 0:
 			return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
-		case acc.n == 0:
-			acc.s, acc.c = 0, 0
+		case n == 0:
+			r[0], r[1] = 0, 0
 			delete(a.special, s)
 		}
+		r[2] = uint64(n)
 	}
 	return nil
 }
@@ -281,14 +173,14 @@ func (a *floatSumAgg) addSpecial(s int32, v float64, w int64) {
 	}
 }
 
-func (a *floatSumAgg) result(slots []int32, dst *aggVec) error {
+func (a *floatSumAgg) result(slots []int32, _ []int64, dst *aggVec) error {
 	for j, s := range slots {
-		acc := a.acc[s]
-		dst.valid[j] = acc.n > 0
-		if acc.n == 0 {
+		r := a.at(s)
+		n := int64(r[2])
+		if dst.valid[j] = n > 0; n == 0 {
 			continue
 		}
-		sum := acc.s + acc.c
+		sum := math.Float64frombits(r[0]) + math.Float64frombits(r[1])
 		if len(a.special) > 0 {
 			if sp, ok := a.special[s]; ok {
 				switch {
@@ -302,40 +194,25 @@ func (a *floatSumAgg) result(slots []int32, dst *aggVec) error {
 			}
 		}
 		if a.avg {
-			sum /= float64(acc.n)
+			sum /= float64(n)
 		}
 		dst.f[j] = sum
 	}
 	return nil
 }
 
-// decSumAgg is SUM or AVG over DECIMAL(p,s): an exact decimal128 sum at
-// scale s. SUM's result is DECIMAL(38,s) and fails beyond 38 digits.
+// decSumAgg is SUM or AVG over DECIMAL(p,s), in three arena words: the
+// exact decimal128 sum at scale s (low and high words) and the number of
+// non-NULL values. SUM's result is DECIMAL(38,s) and fails beyond 38
+// digits.
 type decSumAgg struct {
+	arenaAgg
 	avg   bool
 	scale int32
-	acc   []decSum
 }
 
-// decSum is one group's decimal sum and its number of non-NULL values.
-type decSum struct {
-	s decimal128.Num
-	n int64
-}
-
-func (a *decSumAgg) grow(n int) { a.acc = aggGrow(a.acc, n) }
-
-func (a *decSumAgg) free(s int32) { a.acc[s] = decSum{} }
-
-func (a *decSumAgg) stateBytes() int64 { return 24 * int64(len(a.acc)) }
-
-func (a *decSumAgg) touch(slots []int32) int64 {
-	var sum int64
-	for _, s := range slots {
-		sum += a.acc[s].n
-	}
-	return sum
-}
+func (a *decSumAgg) words() int { return 3 }
+func (a *decSumAgg) free(int32) {}
 
 func (a *decSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 	vals := arg.d
@@ -344,53 +221,44 @@ func (a *decSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
 		if wi == 0 {
 			continue
 		}
-		acc := &a.acc[s]
+		r := a.at(s)
 		x := vals[i]
 		if wi < 0 {
 			x = x.Negate()
 		}
-		r := acc.s.Add(x)
-		if (acc.s.Sign() < 0) == (x.Sign() < 0) && (r.Sign() < 0) != (acc.s.Sign() < 0) {
+		sum := decimal128.New(int64(r[1]), r[0])
+		res := sum.Add(x)
+		if (sum.Sign() < 0) == (x.Sign() < 0) && (res.Sign() < 0) != (sum.Sign() < 0) {
 			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
 		}
-		n := acc.n + wi
+		n := int64(r[2]) + wi
 		switch {
 		case n < 0:
 			return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
 		case n == 0:
-			r = decimal128.Num{}
+			res = decimal128.Num{}
 		}
-		acc.s, acc.n = r, n
+		r[0], r[1], r[2] = res.LowBits(), uint64(res.HighBits()), uint64(n)
 	}
 	return nil
 }
 
-func (a *decSumAgg) result(slots []int32, dst *aggVec) error {
+func (a *decSumAgg) result(slots []int32, _ []int64, dst *aggVec) error {
 	for j, s := range slots {
-		acc := a.acc[s]
-		dst.valid[j] = acc.n > 0
-		if acc.n == 0 {
+		r := a.at(s)
+		n := int64(r[2])
+		if dst.valid[j] = n > 0; n == 0 {
 			continue
 		}
+		sum := decimal128.New(int64(r[1]), r[0])
 		if a.avg {
-			dst.f[j] = acc.s.ToFloat64(a.scale) / float64(acc.n)
+			dst.f[j] = sum.ToFloat64(a.scale) / float64(n)
 			continue
 		}
-		if !acc.s.FitsInPrecision(types.MaxDecimalPrecision) {
+		if !sum.FitsInPrecision(types.MaxDecimalPrecision) {
 			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
 		}
-		dst.d[j] = acc.s
+		dst.d[j] = sum
 	}
 	return nil
-}
-
-// aggGrow extends s to n elements with zero values, amortized.
-func aggGrow[E any](s []E, n int) []E {
-	if n <= len(s) {
-		return s
-	}
-	if n <= cap(s) {
-		return s[:n]
-	}
-	return append(s, make([]E, n-len(s))...)
 }

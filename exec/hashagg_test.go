@@ -10,7 +10,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
-	"github.com/eddysql/eddy/exec/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -63,10 +62,10 @@ type aggStep struct {
 	err  error
 }
 
-// runAggSteps runs steps through a fresh HashAgg, comparing each step's
+// aggRunSteps runs steps through a fresh HashAgg, comparing each step's
 // output with its want and the integral of all output with a brute-force
 // recomputation. It stops at the first step that expects an error.
-func runAggSteps(t *testing.T, cfg HashAggConfig, steps []aggStep) {
+func aggRunSteps(t *testing.T, cfg HashAggConfig, steps []aggStep) {
 	t.Helper()
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
@@ -117,7 +116,7 @@ func aggCheckIntegral(t testing.TB, step int, out *aggCollector, brute *aggBrute
 func TestHashAggBigint(t *testing.T) {
 	cfg := aggConfig(t, "bigint bigint", []int{0},
 		"count(*)", "count(1)", "sum(1)", "avg(1)", "min(1)", "max(1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint bigint\n+I 1 10\n+I 1 20\n+I 2 5", want: `
 +I 1 2 2 30 15 10 20
 +I 2 1 1 5 5 5 5`},
@@ -152,7 +151,7 @@ func TestHashAggBigint(t *testing.T) {
 
 func TestHashAggUnchangedEmitsNothing(t *testing.T) {
 	cfg := aggConfig(t, "bigint bigint", []int{0}, "max(1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint bigint\n+I 1 10", want: `+I 1 10`},
 		{in: "bigint bigint\n+I 1 5", want: ``},
 		{in: "bigint bigint\n-D 1 5", want: ``},
@@ -165,7 +164,7 @@ func TestHashAggUnchangedEmitsNothing(t *testing.T) {
 
 func TestHashAggNullKeysAndArgs(t *testing.T) {
 	cfg := aggConfig(t, "varchar bigint", []int{0}, "count(*)", "count(1)", "sum(1)", "min(1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "varchar bigint\n+I NULL 1\n+I NULL NULL\n+I a NULL\n+I '' 3", want: `
 +I NULL 2 1 1 1
 +I a 1 0 NULL NULL
@@ -182,7 +181,7 @@ func TestHashAggNullKeysAndArgs(t *testing.T) {
 
 func TestHashAggNullIntKey(t *testing.T) {
 	cfg := aggConfig(t, "date bigint", []int{0}, "sum(1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "date bigint\n+I NULL 1\n+I 2024-01-01 2\n+I NULL 3", want: `
 +I NULL 4
 +I 2024-01-01 2`},
@@ -194,7 +193,7 @@ func TestHashAggNullIntKey(t *testing.T) {
 func TestHashAggDistinct(t *testing.T) {
 	cfg := aggConfig(t, "bigint bigint", []int{0},
 		"count(distinct 1)", "sum(distinct 1)", "avg(distinct 1)", "count(1)", "max(distinct 1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint bigint\n+I 1 5\n+I 1 5\n+I 1 7\n+I 1 NULL", want: `+I 1 2 12 6 3 7`},
 		{in: "bigint bigint\n-D 1 5", want: `
 -U 1 2 12 6 3 7
@@ -209,7 +208,7 @@ func TestHashAggDistinct(t *testing.T) {
 
 func TestHashAggDistinctStringsAndDoubles(t *testing.T) {
 	cfg := aggConfig(t, "varchar double", nil, "count(distinct 0)", "sum(distinct 1)", "count(distinct 1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "varchar double\n+I a 1.5\n+I b 1.5\n+I a -0\n+I A 0", want: `+I 3 1.5 2`},
 		{in: "varchar double\n-D a 1.5\n-D b 1.5", want: `
 -U 3 1.5 2
@@ -219,7 +218,7 @@ func TestHashAggDistinctStringsAndDoubles(t *testing.T) {
 
 func TestHashAggGlobalEmptyInput(t *testing.T) {
 	cfg := aggConfig(t, "bigint", nil, "count(*)", "sum(0)", "min(0)", "avg(0)", "count(0)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "", want: `+I 0 NULL NULL NULL 0`},
 		{in: "", want: ``},
 		{in: "bigint\n+I 5", want: `
@@ -234,7 +233,7 @@ func TestHashAggGlobalEmptyInput(t *testing.T) {
 
 func TestHashAggGlobalFirstBatch(t *testing.T) {
 	cfg := aggConfig(t, "bigint", nil, "count(*)", "max(0)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint\n+I 5\n+I 6", want: `+I 2 6`},
 		{in: "", want: ``},
 		{in: "bigint\n+I 1", want: `
@@ -242,7 +241,7 @@ func TestHashAggGlobalFirstBatch(t *testing.T) {
 +U 3 6`},
 	})
 	// An empty batch before anything else emits the initial row.
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint", want: `+I 0 NULL`},
 		{in: "bigint", want: ``},
 	})
@@ -250,7 +249,7 @@ func TestHashAggGlobalFirstBatch(t *testing.T) {
 
 func TestHashAggMultiColumnKeys(t *testing.T) {
 	cfg := aggConfig(t, "varchar date bigint", []int{1, 0}, "sum(2)", "count(*)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: `varchar date bigint
 +I x 2024-01-01 1
 +I y 2024-01-01 2
@@ -281,7 +280,7 @@ func TestHashAggTypes(t *testing.T) {
 		"min(1)", "max(1)", "sum(1)", "avg(1)",
 		"min(2)", "max(2)", "min(3)", "max(3)", "min(4)", "max(4)", "min(5)", "max(5)")
 	hdr := in + "\n"
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: hdr + `+I 1.5 10.25 b 2024-01-02 2024-01-01T00:00:01.5 true
 +I -2.5 3.10 a 2024-01-01 2024-01-01T00:00:00 false
 +I NULL NULL NULL NULL NULL NULL`,
@@ -300,7 +299,7 @@ func TestHashAggTypesAppendOnly(t *testing.T) {
 	cfg := aggConfig(t, in, []int{0}, "min(1)", "max(1)", "min(2)", "max(2)", "min(3)", "max(3)", "max(0)")
 	cfg.AppendOnly = true
 	hdr := in + "\n"
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: hdr + "+I k 1.5 2.00 2024-01-02\n+I k NULL NULL NULL", want: `+I k 1.5 1.5 2.00 2.00 2024-01-02 2024-01-02 k`},
 		{in: hdr + "+I k 0.5 3.00 2024-01-01", want: `
 -U k 1.5 1.5 2.00 2.00 2024-01-02 2024-01-02 k
@@ -312,7 +311,7 @@ func TestHashAggTypesAppendOnly(t *testing.T) {
 
 func TestHashAggFloatSumRetraction(t *testing.T) {
 	cfg := aggConfig(t, "bigint double", []int{0}, "sum(1)", "avg(1)")
-	runAggSteps(t, cfg, []aggStep{
+	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint double\n+I 1 1e20\n+I 1 1\n+I 1 Inf", want: `+I 1 Infinity Infinity`},
 		{in: "bigint double\n-D 1 Inf", want: `
 -U 1 Infinity Infinity
@@ -323,146 +322,16 @@ func TestHashAggFloatSumRetraction(t *testing.T) {
 	})
 }
 
-func TestHashAggNegativeCount(t *testing.T) {
-	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)")
-	runAggSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n-D 1 10", err: aggstate.ErrNegativeCount},
+func TestHashAggCountNull(t *testing.T) {
+	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)")
+	cfg.Input = append(cfg.Input, types.NullT)
+	cfg.Aggs = append(cfg.Aggs, AggSpec{Func: plan.AggCount, Arg: 2, ArgType: types.NullT, Type: types.BigIntT},
+		AggSpec{Func: plan.AggCount, Distinct: true, Arg: 2, ArgType: types.NullT, Type: types.BigIntT})
+	cfg.Names = append(cfg.Names, "count(null)", "count(distinct null)")
+	aggRunSteps(t, cfg, []aggStep{
+		{in: "bigint bigint null\n+I 1 5 NULL\n+I 1 NULL NULL", want: `+I 1 2 1 0 0`},
+		{in: "bigint bigint null\n-D 1 5 NULL", want: `
+-U 1 2 1 0 0
++U 1 1 0 0 0`},
 	})
-	cfg = aggConfig(t, "bigint bigint", []int{0}, "max(1)")
-	runAggSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n+I 1 10\n+I 1 11", want: `+I 1 11`},
-		{in: "bigint bigint\n-D 1 20", err: aggstate.ErrNegativeCount},
-	})
-	cfg = aggConfig(t, "bigint bigint", []int{0}, "count(distinct 1)")
-	runAggSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n+I 1 10\n+I 1 11", want: `+I 1 2`},
-		{in: "bigint bigint\n-D 1 12", err: aggstate.ErrNegativeCount},
-	})
-}
-
-func TestHashAggSumOverflow(t *testing.T) {
-	cfg := aggConfig(t, "bigint bigint", []int{0}, "sum(1)")
-	runAggSteps(t, cfg, []aggStep{
-		// Overflowing along the way is fine when the result fits.
-		{in: "bigint bigint\n+I 1 9223372036854775807\n+I 1 1\n+I 1 1\n-D 1 1\n-D 1 1", want: `+I 1 9223372036854775807`},
-		{in: "bigint bigint\n+I 1 1", err: ErrAggOverflow},
-	})
-	runAggSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n+I 1 -9223372036854775808\n-D 1 -9223372036854775808\n+I 1 -9223372036854775808\n+I 1 -1\n-D 1 -1",
-			want: `+I 1 -9223372036854775808`},
-		{in: "bigint bigint\n+I 1 -1", err: ErrAggOverflow},
-	})
-	cfg = aggConfig(t, "bigint bigint", []int{0}, "avg(1)")
-	runAggSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n+I 1 9223372036854775807\n+I 1 9223372036854775807", want: `+I 1 9223372036854776000`},
-	})
-}
-
-func TestHashAggConfigErrors(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	for _, tc := range []struct {
-		cfg  HashAggConfig
-		want error
-	}{
-		{aggConfig(t, "bigint", nil, "approx_count_distinct(0)"), ErrAggNotSupported},
-		{aggConfig(t, "boolean", nil, "sum(0)"), ErrAggNotSupported},
-		{aggConfig(t, "varchar", nil, "avg(0)"), ErrAggNotSupported},
-	} {
-		h := NewHashAgg(tc.cfg)
-		if err := h.Open(context.Background(), NewTestEnv(alloc)); !errors.Is(err, tc.want) {
-			t.Errorf("%v: got %v, want %v", tc.cfg.Names, err, tc.want)
-		}
-		if err := h.Close(); err != nil {
-			t.Fatal(err)
-		}
-	}
-	bad := aggConfig(t, "bigint", nil, "count(*)")
-	bad.Names = nil
-	if err := NewHashAgg(bad).Open(context.Background(), NewTestEnv(alloc)); err == nil {
-		t.Error("Open accepted a configuration without names")
-	}
-}
-
-func TestHashAggMetricsAndSlotReuse(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	cfg := aggConfig(t, "varchar bigint", []int{0}, "count(*)", "max(1)")
-	h := NewHashAgg(cfg)
-	env := NewTestEnv(alloc)
-	ctx := context.Background()
-	if err := h.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	out := newAggCollector(t, 1)
-	run := func(text string) {
-		ch := aggChunk(t, alloc, text)
-		defer ch.Batch.Release()
-		if err := h.Process(ctx, 0, ch, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	run("varchar bigint\n+I a 1\n+I b 2\n+I c 3")
-	m := env.Metrics
-	if m.StateKeys.Load() != 3 || m.RowsIn.Load() != 3 || m.RowsOut.Load() != 3 ||
-		m.BatchesIn.Load() != 1 || m.BatchesOut.Load() != 1 || m.StateBytes.Load() <= 0 {
-		t.Fatalf("metrics after inserts: keys %d rows %d/%d batches %d/%d bytes %d", m.StateKeys.Load(),
-			m.RowsIn.Load(), m.RowsOut.Load(), m.BatchesIn.Load(), m.BatchesOut.Load(), m.StateBytes.Load())
-	}
-	full := m.StateBytes.Load()
-	run("varchar bigint\n-D a 1\n-D b 2\n-D c 3")
-	if m.StateKeys.Load() != 0 || m.StateBytes.Load() >= full {
-		t.Fatalf("after deletes: %d keys, %d bytes (was %d)", m.StateKeys.Load(), m.StateBytes.Load(), full)
-	}
-	run("varchar bigint\n+I d 1\n+I e 2\n+I f 3")
-	if got := h.keys.high(); got != 3 {
-		t.Fatalf("slots in use: %d, want 3 (freed slots reused)", got)
-	}
-	if got := out.take(); !strings.HasSuffix(got, "+I d 1 1\n+I e 1 2\n+I f 1 3") {
-		t.Fatalf("output:\n%s", got)
-	}
-	if err := h.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := h.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func TestHashAggBadChunks(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	cfg := aggConfig(t, "varchar bigint", []int{0}, "sum(1)")
-	h := NewHashAgg(cfg)
-	ctx := context.Background()
-	out := newAggCollector(t, 1)
-	if err := h.Process(ctx, 0, Chunk{}, out); err == nil {
-		t.Fatal("Process before Open succeeded")
-	}
-	if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	for _, tc := range []struct {
-		text string
-		ops  []Op
-	}{
-		{text: "bigint bigint\n+I 1 2"},               // wrong key type
-		{text: "varchar varchar\n+I a b"},             // wrong argument type
-		{text: "varchar\n+I a"},                       // missing column
-		{text: "varchar bigint\n+I a 1", ops: []Op{}}, // ops do not match rows
-	} {
-		ch := aggChunk(t, alloc, tc.text)
-		if tc.ops != nil {
-			ch.Ops = tc.ops
-		}
-		if err := h.Process(ctx, 0, ch, out); err == nil {
-			t.Errorf("%q: no error", tc.text)
-		}
-		ch.Batch.Release()
-	}
-	if err := h.Process(ctx, 1, Chunk{}, out); err == nil {
-		t.Error("input 1 accepted")
-	}
 }

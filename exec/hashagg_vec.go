@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
 
@@ -225,4 +226,58 @@ func aggAppendRows(b array.Builder, old, new *aggVec, rows []aggOutRow) error {
 		return fmt.Errorf("hash aggregate: no output builder for %T", b)
 	}
 	return nil
+}
+
+// aggFloatKey maps a double to an int64 whose order is the order of
+// types.Compare: NaN first, then -Inf ... +Inf, with -0 equal to 0 (it maps
+// to 0's key, as GROUP BY and DISTINCT treat them alike).
+func aggFloatKey(f float64) int64 {
+	switch {
+	case f != f:
+		return math.MinInt64
+	case f == 0:
+		return 0
+	}
+	b := int64(math.Float64bits(f))
+	return b ^ int64(uint64(b>>63)>>1)
+}
+
+// aggFloatFromKey inverts aggFloatKey.
+func aggFloatFromKey(k int64) float64 {
+	if k == math.MinInt64 {
+		return math.NaN()
+	}
+	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
+}
+
+// aggDecKeys encodes each decimal as 16 bytes whose byte order is the
+// numeric order (the high word with its sign bit flipped, then the low word,
+// big-endian), written into buf, and returns one string holding them all so
+// that a batch costs one allocation.
+func aggDecKeys(vals []decimal128.Num, buf []byte) (string, []byte) {
+	buf = aggResize(buf, 16*len(vals))
+	for i, v := range vals {
+		binary.BigEndian.PutUint64(buf[16*i:], uint64(v.HighBits())^(1<<63))
+		binary.BigEndian.PutUint64(buf[16*i+8:], v.LowBits())
+	}
+	return string(buf), buf
+}
+
+// aggDecFromKey decodes a key made by aggDecKeys.
+func aggDecFromKey(k string) decimal128.Num {
+	hi := uint64(0)
+	lo := uint64(0)
+	for i := range 8 {
+		hi = hi<<8 | uint64(k[i])
+		lo = lo<<8 | uint64(k[8+i])
+	}
+	return decimal128.New(int64(hi^(1<<63)), lo)
+}
+
+// aggB2I is 1 for true and 0 for false, without a branch.
+func aggB2I(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -219,3 +219,85 @@ func (failing) Process(context.Context, int, Chunk, Emitter) error {
 }
 func (failing) OnControl(context.Context, Control, Emitter) error { return nil }
 func (failing) Close() error                                      { return nil }
+
+// reusingOps emits every chunk with ops from one buffer it reuses, as
+// producers may (HashAgg does); consumers across an exchange must not see
+// the next chunk's ops.
+type reusingOps struct{ ops []Op }
+
+func (r *reusingOps) Open(context.Context, *Env) error { return nil }
+func (r *reusingOps) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	r.ops = r.ops[:0]
+	for i := 0; i < c.NumRows(); i++ {
+		op := Insert
+		if types.DatumAt(c.Batch.Column(0), i, types.BigIntT).I/4096%2 == 1 {
+			op = Delete
+		}
+		r.ops = append(r.ops, op)
+	}
+	return out.Emit(ctx, Chunk{Batch: c.Batch, Ops: r.ops})
+}
+func (r *reusingOps) OnControl(context.Context, Control, Emitter) error { return nil }
+func (r *reusingOps) Close() error                                      { return nil }
+
+// opsSink checks each row's op: chunk k (rows 4096k..) is all inserts for even k and all deletes for odd k.
+type opsSink struct {
+	mu  sync.Mutex
+	bad int
+	n   int
+}
+
+func (s *opsSink) Open(context.Context, *Env) error { return nil }
+func (s *opsSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := 0; i < c.NumRows(); i++ {
+		odd := types.DatumAt(c.Batch.Column(0), i, types.BigIntT).I/4096%2 == 1
+		if odd != (c.Op(i) == Delete) {
+			s.bad++
+		}
+		s.n++
+	}
+	return nil
+}
+func (s *opsSink) OnControl(context.Context, Control, Emitter) error { return nil }
+func (s *opsSink) Close() error                                      { return nil }
+
+func TestExchangeCopiesReusedOps(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	// Many small chunks, so several sit in the channel while the producer
+	// overwrites its ops buffer.
+	var rows [][]types.Datum
+	for i := 0; i < 20000; i++ {
+		rows = append(rows, []types.Datum{types.IntDatum(int64(i))})
+	}
+	src := &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rows}
+	sink := &opsSink{}
+	for _, dist := range []Distribution{DistForward, DistHash} {
+		p := 1
+		if dist == DistHash {
+			p = 2
+		}
+		src.Rows = rows
+		*sink = opsSink{}
+		g := GraphSpec{Stages: []StageSpec{
+			{Parallelism: 1, Source: func(int) (Source, error) { return src, nil },
+				Ops: []OpSpec{{Name: "reuse", New: func(int) (Operator, error) { return &reusingOps{}, nil }}}},
+			{Parallelism: p, Inputs: []InputSpec{{From: 0, Dist: dist, Keys: []int{0}}},
+				Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+			{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
+				Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+		}}
+		job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := job.Wait(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if sink.n != len(rows) || sink.bad != 0 {
+			t.Fatalf("%v: %d rows, %d with the wrong op", dist, sink.n, sink.bad)
+		}
+	}
+}

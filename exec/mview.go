@@ -25,6 +25,7 @@ type MView struct {
 	rows   map[string]*mvRow
 	subs   map[*Subscription]struct{}
 	ended  bool
+	err    error // set by Fail: the query maintaining the view failed
 	keyBuf []byte
 }
 
@@ -92,9 +93,9 @@ func (m *MView) Apply(ctx context.Context, c Chunk) error {
 	subs := m.subscribers()
 	m.mu.Unlock()
 	for _, s := range subs {
-		c.Batch.Retain()
-		if err := s.push(ctx, message{chunk: c}); err != nil {
-			c.Batch.Release()
+		kept := c.Keep()
+		if err := s.push(ctx, message{chunk: kept}); err != nil {
+			kept.Batch.Release()
 			return err
 		}
 	}
@@ -136,6 +137,26 @@ func (m *MView) Control(ctx context.Context, c Control) error {
 	return nil
 }
 
+// Fail records that the query maintaining the view failed: readers get err,
+// and subscribers stop with it instead of waiting for changes.
+func (m *MView) Fail(err error) {
+	m.mu.Lock()
+	m.err = err
+	subs := m.subscribers()
+	m.subs = map[*Subscription]struct{}{}
+	m.mu.Unlock()
+	for _, s := range subs {
+		s.fail(err)
+	}
+}
+
+// Err returns the error the view failed with, if any.
+func (m *MView) Err() error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.err
+}
+
 // Snapshot returns a copy of the rows held now (a row held k times appears
 // k times), in no particular order.
 func (m *MView) Snapshot() [][]types.Datum {
@@ -161,8 +182,11 @@ func (m *MView) Subscribe(alloc memory.Allocator) *Subscription {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := &Subscription{mv: m, alloc: alloc, ch: make(chan message, inboxCapacity),
-		closed: make(chan struct{}), initial: m.snapshotLocked(), ended: m.ended}
-	if !m.ended {
+		closed: make(chan struct{}), failed: make(chan struct{}), initial: m.snapshotLocked(), ended: m.ended}
+	switch {
+	case m.err != nil:
+		s.fail(m.err)
+	case !m.ended:
 		m.subs[s] = struct{}{}
 	}
 	return s
@@ -185,12 +209,22 @@ type Subscription struct {
 	ch      chan message
 	closed  chan struct{}
 	once    sync.Once
+	failed  chan struct{} // closed by fail, after err is set
+	err     error
+	fonce   sync.Once
 	initial [][]types.Datum
 	ended   bool // the view had ended when subscribed
 	done    bool
 }
 
 var _ MessageSource = (*Subscription)(nil)
+
+func (s *Subscription) fail(err error) {
+	s.fonce.Do(func() {
+		s.err = err
+		close(s.failed)
+	})
+}
 
 func (s *Subscription) push(ctx context.Context, m message) error {
 	select {
@@ -224,6 +258,11 @@ func (s *Subscription) Wait(ctx context.Context) error { return nil }
 
 // NextMessage implements MessageSource.
 func (s *Subscription) NextMessage(ctx context.Context) (Chunk, Control, error) {
+	select {
+	case <-s.failed:
+		return Chunk{}, Control{}, s.err
+	default:
+	}
 	if len(s.initial) > 0 {
 		n := min(len(s.initial), snapshotBatchRows)
 		rec := types.BuildRecord(s.alloc, s.mv.names, s.mv.types, s.initial[:n])
@@ -240,6 +279,8 @@ func (s *Subscription) NextMessage(ctx context.Context) (Chunk, Control, error) 
 	select {
 	case m := <-s.ch:
 		return m.chunk, m.ctrl, nil
+	case <-s.failed:
+		return Chunk{}, Control{}, s.err
 	case <-ctx.Done():
 		return Chunk{}, Control{}, ctx.Err()
 	}

@@ -212,7 +212,7 @@ func (b *Builder) arith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr, e
 		t, operand = types.DoubleT, types.DoubleT
 	case plan.OpIntDiv:
 		if !norm(lt).IsInteger() || !norm(rt).IsInteger() {
-			return nil, b.errAt(n, "DIV needs integer operands, got %s and %s", lt, rt)
+			return b.divTruncated(n, l, r)
 		}
 		t, operand = types.BigIntT, types.BigIntT
 	case plan.OpMul:
@@ -249,6 +249,31 @@ func (b *Builder) arith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr, e
 		return nil, err
 	}
 	return &plan.Binary{Op: op, L: l, R: r, Typ: t}, nil
+}
+
+// divTruncated binds a DIV b over non-integers as MySQL computes it: the
+// quotient truncated toward zero, as a BIGINT (7.5 DIV 2 = 3, -7.5 DIV 2 =
+// -3): CAST(CASE WHEN q >= 0 THEN FLOOR(q) ELSE CEIL(q) END AS BIGINT) with
+// q = a / b, which is NULL when b is 0.
+func (b *Builder) divTruncated(n ast.Node, l, r plan.Expr) (plan.Expr, error) {
+	q, err := b.arith(n, plan.OpDiv, l, r)
+	if err != nil {
+		return nil, err
+	}
+	zero := &plan.Const{Val: types.FloatDatum(0), Typ: types.DoubleT}
+	floor, err := b.callBuiltin(n, "floor", []plan.Expr{q}, []ast.Node{n})
+	if err != nil {
+		return nil, err
+	}
+	ceil, err := b.callBuiltin(n, "ceil", []plan.Expr{q}, []ast.Node{n})
+	if err != nil {
+		return nil, err
+	}
+	trunc := &plan.Case{
+		Whens: []plan.When{{Cond: &plan.Binary{Op: plan.OpGe, L: q, R: zero, Typ: types.BoolT}, Result: floor}},
+		Else:  ceil, Typ: types.DoubleT,
+	}
+	return &plan.Cast{Arg: trunc, To: types.BigIntT}, nil
 }
 
 // timeArith binds DATE/TIMESTAMP ± INTERVAL. A DATE stays a DATE when the
@@ -299,7 +324,11 @@ func (b *Builder) coerce(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) 
 			return e, nil
 		}
 	}
-	return b.cast(n, e, t)
+	out, err := b.cast(n, e, t)
+	if c, ok := out.(*plan.Cast); ok && from.Kind == types.Varchar && t.Kind == types.Double {
+		c.Implicit = true // MySQL reads a string's numeric prefix here
+	}
+	return out, err
 }
 
 // cast builds an explicit or implicit conversion, refusing the ones that

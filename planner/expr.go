@@ -18,6 +18,7 @@ type exprCtx struct {
 	agg    *aggCtx // set above an aggregate: refer to groups and aggregates only
 	clause string  // for messages: "WHERE", "SELECT", ...
 	fields []*ast.SelectField
+	noFrom bool // the SELECT has no FROM clause
 }
 
 // bindExpr binds a TiDB expression to a typed plan expression.
@@ -97,6 +98,14 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 func (b *Builder) bindColumn(x *ast.ColumnNameExpr, c *exprCtx) (plan.Expr, error) {
 	table, name := x.Name.Table.O, x.Name.Name.O
 	col, ambiguous, found := c.sc.lookup(table, name)
+	if !found && table == "" && c.clause == "HAVING" {
+		// MySQL lets HAVING name a result column by its alias.
+		for _, f := range c.fields {
+			if f.Expr != nil && strings.EqualFold(f.AsName.O, name) {
+				return b.bindExpr(f.Expr, c)
+			}
+		}
+	}
 	if !found {
 		full := name
 		if table != "" {

@@ -48,7 +48,7 @@ func (b *Builder) buildTableSource(ts *ast.TableSource) (plan.Node, *scope, erro
 			return nil, nil, b.errAt(src, "eddy has no schemas: write '%s' without '%s.'", src.Name.O, src.Schema.O)
 		}
 		if cte, ok := b.ctes[strings.ToLower(src.Name.O)]; ok {
-			return b.buildDerived(cte.Query.Query, alias, nil)
+			return b.buildDerived(cte.Query.Query, alias, cte.ColNameList)
 		}
 		if b.tvfs != nil {
 			if tvf := b.tvfs.TVF(src.Name.O); tvf != nil {

@@ -9,10 +9,8 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/sql"
 )
-
-// castFunc is the function eddy's front end rewrites CAST(x AS type) into.
-const castFunc = "__eddy_cast"
 
 // bindFunc binds a scalar function call: CAST, date arithmetic, EXTRACT and
 // TRIM get their own forms; everything else is typed by the built-in
@@ -20,7 +18,7 @@ const castFunc = "__eddy_cast"
 func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 	name := x.FnName.L
 	switch name {
-	case castFunc:
+	case sql.CastFunc:
 		return b.bindCast(x, c)
 	case "date_add", "date_sub", "adddate", "subdate":
 		return b.bindDateArith(x, c)
@@ -38,8 +36,41 @@ func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 		}
 		unit := &plan.Const{Val: types.StringDatum(u.Unit.String()), Typ: types.VarcharT}
 		return b.callBuiltin(x, "extract", []plan.Expr{unit, arg}, []ast.Node{x.Args[0], x.Args[1]})
+	case sql.ExtractFunc:
+		// EXTRACT with a unit TiDB does not know: __eddy_extract('DOW', x).
+		if len(x.Args) != 2 {
+			return nil, b.errAt(x, "EXTRACT takes a unit and a value")
+		}
+		unit, err := b.bindExpr(x.Args[0], c)
+		if err != nil {
+			return nil, err
+		}
+		arg, err := b.bindExpr(x.Args[1], c)
+		if err != nil {
+			return nil, err
+		}
+		return b.callBuiltin(x, "extract", []plan.Expr{unit, arg}, []ast.Node{x.Args[0], x.Args[1]})
 	case "trim":
 		return b.bindTrim(x, c)
+	case ast.DateLiteral, ast.TimestampLiteral:
+		// DATE '2024-01-02' and TIMESTAMP '2024-01-02 03:04:05.678'.
+		if len(x.Args) != 1 {
+			return nil, b.errAt(x, "malformed literal")
+		}
+		arg, err := b.bindExpr(x.Args[0], c)
+		if err != nil {
+			return nil, err
+		}
+		t := types.DateT
+		if name == ast.TimestampLiteral {
+			t = types.TimestampT(types.MaxFsp)
+			if v, ok := x.Args[0].(*driver.ValueExpr); ok && !strings.Contains(v.GetString(), ".") {
+				t = types.TimestampT(0)
+			}
+		}
+		return b.cast(x, arg, t)
+	case ast.TimeLiteral:
+		return nil, b.unsupported(x, "TIME values")
 	}
 	args := make([]plan.Expr, len(x.Args))
 	nodes := make([]ast.Node, len(x.Args))

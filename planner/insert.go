@@ -7,6 +7,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -68,6 +69,11 @@ func (b *Builder) BindInsertValues(obj *catalog.Object, st *sql.Insert) ([][]typ
 			}
 			if x, err = b.coerce(e, x, col.Type); err != nil {
 				return nil, err
+			}
+			if col.Type.IsInteger() && x.Type().Kind != col.Type.Kind {
+				// TINYINT, SMALLINT and INT share BIGINT's representation;
+				// an explicit cast checks the narrower range.
+				x = &plan.Cast{Arg: x, To: col.Type}
 			}
 			d, err := b.Fold(x)
 			if err != nil {

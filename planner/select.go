@@ -54,7 +54,7 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		in = &plan.Filter{Input: in, Pred: pred}
 	}
 
-	sel := &exprCtx{sc: sc, clause: "SELECT", fields: s.Fields.Fields}
+	sel := &exprCtx{sc: sc, clause: "SELECT", fields: s.Fields.Fields, noFrom: s.From == nil}
 	aggNodes := collectAggs(s)
 	if len(aggNodes) > 0 || s.GroupBy != nil {
 		node, ac, err := b.buildAggregate(in, sc, s, aggNodes)
@@ -133,6 +133,9 @@ func (b *Builder) bindFields(fields []*ast.SelectField, c *exprCtx) ([]plan.Proj
 	}
 	for _, f := range fields {
 		if f.WildCard != nil {
+			if c.noFrom {
+				return nil, nil, nil, b.errAtPos(b.src.Pos(f.Offset), "SELECT * needs a FROM clause")
+			}
 			table := f.WildCard.Table.O
 			if table != "" && !c.sc.hasTable(table) {
 				return nil, nil, nil, b.errAtPos(b.namePos(table), "unknown table '%s' in %s.*", table, table)

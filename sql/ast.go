@@ -107,6 +107,12 @@ type WindowTVF struct {
 	Pos         Pos
 }
 
+// DerivedColumns names the columns of a derived table: `AS Alias(Names...)`.
+type DerivedColumns struct {
+	Alias string
+	Names []Ident
+}
+
 // Query is a SELECT (or UNION) with eddy's streaming additions.
 type Query struct {
 	// Select is *ast.SelectStmt or *ast.SetOprStmt.
@@ -116,6 +122,10 @@ type Query struct {
 	EmitOnWindowClose bool // EMIT ON WINDOW CLOSE
 	Text              string
 	Pos               Pos
+	// DerivedColumns are the column lists of derived tables, `(SELECT ...)
+	// AS t(a, b)`, which TiDB does not parse: the front end puts each on
+	// its TableSource's ColumnNames after parsing; they are kept here too.
+	DerivedColumns []DerivedColumns
 	// FullJoins are the joins written FULL [OUTER] JOIN. TiDB's AST has no
 	// full join, so they appear as LEFT joins (ast.LeftJoin); see IsFullJoin.
 	FullJoins []*ast.Join

@@ -142,3 +142,33 @@ func quoteLike(t token, value string) string {
 	}
 	return value
 }
+
+// ExtractFunc is the function EXTRACT(unit FROM expr) becomes when unit is
+// one TiDB does not know (DOW, DOY, EPOCH, MILLISECOND, ...):
+// __eddy_extract('UNIT', expr). EXTRACT with MySQL's units stays TiDB's.
+const ExtractFunc = "__eddy_extract"
+
+// extractUnits are the EXTRACT units eddy supports beyond MySQL's.
+var extractUnits = map[string]bool{
+	"DOW": true, "DAYOFWEEK": true, "DOY": true, "DAYOFYEAR": true,
+	"EPOCH": true, "MILLISECOND": true, "ISODOW": true,
+}
+
+// rewriteExtract rewrites EXTRACT(unit FROM ...) at token j into a call of
+// ExtractFunc when unit is one of extractUnits, and reports whether it did.
+func (p *parser) rewriteExtract(j, hi int) bool {
+	if j+3 >= hi || !p.toks[j+1].isOp("(") {
+		return false
+	}
+	unit, from := p.toks[j+2], p.toks[j+3]
+	name := strings.ToUpper(unit.text)
+	if unit.kind != tWord || !extractUnits[name] || !from.is("FROM") {
+		return false
+	}
+	kw := p.toks[j]
+	p.edits = append(p.edits,
+		edit{lo: kw.off, hi: kw.end, repl: ExtractFunc, anchor: kw.off},
+		edit{lo: unit.off, hi: from.end, repl: "'" + name + "',", anchor: unit.off},
+	)
+	return true
+}

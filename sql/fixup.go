@@ -3,6 +3,7 @@
 package sql
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -142,4 +143,60 @@ func inspect(n ast.Node, fn func(ast.Node)) {
 	if n != nil {
 		n.Accept(visitor{fn})
 	}
+}
+
+// placePositions gives every `GROUP BY 2` / `ORDER BY 2` position of the
+// query (which TiDB parses into a PositionExpr without an offset) the
+// offset of its number, so errors about it point at it. Positions are
+// matched, in the order they are written, to number tokens that follow BY
+// or a comma.
+func (p *parser) placePositions(q *Query) {
+	cursor := 0
+	inspect(q.Select, func(n ast.Node) {
+		pe, ok := n.(*ast.PositionExpr)
+		if !ok || pe.P != nil {
+			return
+		}
+		want := strconv.Itoa(pe.N)
+		for k := max(cursor, 1); k < len(p.toks); k++ {
+			t, prev := p.toks[k], p.toks[k-1]
+			if t.kind != tNumber || t.text != want || !(prev.is("BY") || (prev.kind == tOp && prev.text == ",")) {
+				continue
+			}
+			if off := p.src.tidbOffset(t.off); off >= 0 {
+				pe.SetOriginTextPosition(off)
+			}
+			cursor = k + 1
+			return
+		}
+	})
+}
+
+// setDerivedColumns puts each recorded derived-table column list on the
+// TableSource of a subquery with that alias. Lists are recorded where they
+// close (inner first) while TiDB visits outer first, so each TableSource
+// takes the first unused list with its alias.
+func (p *parser) setDerivedColumns(q *Query) {
+	used := make([]bool, len(q.DerivedColumns))
+	inspect(q.Select, func(n ast.Node) {
+		ts, ok := n.(*ast.TableSource)
+		if !ok {
+			return
+		}
+		switch ts.Source.(type) {
+		case *ast.SelectStmt, *ast.SetOprStmt:
+		default:
+			return
+		}
+		for i, dc := range q.DerivedColumns {
+			if used[i] || !strings.EqualFold(ts.AsName.O, dc.Alias) {
+				continue
+			}
+			used[i] = true
+			for _, id := range dc.Names {
+				ts.ColumnNames = append(ts.ColumnNames, ast.NewCIStr(id.Name))
+			}
+			return
+		}
+	})
 }

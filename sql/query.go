@@ -45,6 +45,8 @@ func (p *parser) parseQuery(o queryOpts) (*Query, error) {
 			}
 			if q.Select != nil {
 				p.placeTables(q)
+				p.placePositions(q)
+				p.setDerivedColumns(q)
 				p.restoreFieldTexts(q)
 				return p.markFullJoins(q)
 			}
@@ -53,6 +55,43 @@ func (p *parser) parseQuery(o queryOpts) (*Query, error) {
 	}})
 	p.i = end
 	return q, nil
+}
+
+// derivedColumns recognizes the column list of a derived table, `(...) [AS]
+// t(a, b)`, starting at token j (after the closing parenthesis): TiDB does
+// not parse it, so it is blanked and recorded in q.DerivedColumns, and
+// setDerivedColumns puts it on the TableSource after the parse. It returns
+// the index after the list.
+func (p *parser) derivedColumns(j, hi int, q *Query) (int, bool) {
+	if j < hi && p.toks[j].is("AS") {
+		j++
+	}
+	if j+2 >= hi || !p.toks[j].isName() || !p.toks[j+1].isOp("(") {
+		return 0, false
+	}
+	alias := p.toks[j]
+	open := j + 1
+	var names []Ident
+	k := open + 1
+	for ; k < hi; k += 2 {
+		if !p.toks[k].isName() {
+			return 0, false
+		}
+		names = append(names, Ident{Name: p.toks[k].val, Pos: p.sc.pos(p.toks[k].off), Quoted: p.toks[k].kind == tQuoted})
+		if p.toks[k+1].isOp(")") {
+			break
+		}
+		if !p.toks[k+1].isOp(",") {
+			return 0, false
+		}
+	}
+	if k >= hi {
+		return 0, false
+	}
+	closing := k + 1
+	p.edits = append(p.edits, edit{lo: p.toks[open].off, hi: p.toks[closing].end, blank: true})
+	q.DerivedColumns = append(q.DerivedColumns, DerivedColumns{Alias: alias.val, Names: names})
+	return closing + 1, true
 }
 
 // queryEnd returns the index of the token after the query that starts at
@@ -88,8 +127,9 @@ var fromEnders = map[string]bool{
 // whether EMIT CHANGES is allowed.
 func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 	depth := 0
-	inFrom := []bool{false} // inFrom[d]: depth d is in a FROM clause
-	skip := map[int]int{}   // token index → index to resume at
+	inFrom := []bool{false}     // inFrom[d]: depth d is in a FROM clause
+	tableParen := []bool{false} // tableParen[d]: the parenthesis opening depth d is a FROM item
+	skip := map[int]int{}       // token index → index to resume at
 	for j := lo; j < hi; j++ {
 		if to, ok := skip[j]; ok {
 			j = to - 1
@@ -113,10 +153,16 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 			depth++
 			if depth == len(inFrom) {
 				inFrom = append(inFrom, false)
+				tableParen = append(tableParen, false)
 			}
-			inFrom[depth] = table
+			inFrom[depth], tableParen[depth] = table, table
 		case t.isOp(")"):
 			if depth > 0 {
+				if q != nil && tableParen[depth] {
+					if n, ok := p.derivedColumns(j+1, hi, q); ok {
+						skip[j+1] = n
+					}
+				}
 				depth--
 			}
 		case t.kind != tWord || prev.isOp("."):
@@ -166,6 +212,10 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 			skip[as] = closing
 		case t.is("INTERVAL"):
 			p.rewriteInterval(j, hi)
+		case t.is("EXTRACT") && next.isOp("("):
+			if p.rewriteExtract(j, hi) {
+				j += 3 // past the unit and FROM
+			}
 		}
 	}
 	return nil

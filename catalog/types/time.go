@@ -166,3 +166,20 @@ func IntervalUnitMs(unit string) (int64, bool) {
 	}
 	return 0, false
 }
+
+// RoundToFsp rounds a timestamp in milliseconds to fsp fractional digits,
+// half up, as MySQL stores a value into a TIMESTAMP(fsp) column.
+func RoundToFsp(ms int64, fsp int) int64 {
+	if fsp >= MaxFsp {
+		return ms
+	}
+	unit := int64(1)
+	for f := fsp; f < MaxFsp; f++ {
+		unit *= 10
+	}
+	q := (ms + unit/2) / unit
+	if (ms+unit/2)%unit < 0 {
+		q-- // floor division for times before 1970
+	}
+	return q * unit
+}

@@ -1,10 +1,17 @@
 // Package aggstate holds the state structures of eddy's incremental
-// aggregates: Multiset, a per-group ordered multiset of values with counts
-// (what MIN/MAX and DISTINCT keep so that retractions stay exact), and the
-// group tables that map group keys to dense slots (IntGroups for a single
-// integer-like key, BytesGroups for encoded keys), with freed slots reused.
+// aggregates:
 //
-// Everything here is plain typed Go data indexed by slot, so the aggregate
-// state of a group can be found, snapshotted and freed without scanning
-// other groups.
+//   - IntGroups and BytesGroups map group keys to dense slots (a bucketed
+//     open-addressing table for a single integer-like key, a Go map of
+//     encoded keys otherwise), reusing freed slots;
+//   - Arena keeps every group's fixed-width state (its row count and the
+//     aggregates' counters and sums) as one row of 8-byte words per slot,
+//     and Column keeps per-slot values of any type;
+//   - Multiset is a per-group ordered multiset of values with counts, what
+//     retractable MIN/MAX and DISTINCT keep so that retractions stay exact.
+//
+// Everything here is plain typed Go data indexed by slot, grown in chunks
+// so that adding a group never copies the others: the state of a group can
+// be found, snapshotted and freed without scanning other groups, and no
+// operation costs time in proportion to the number of groups held.
 package aggstate

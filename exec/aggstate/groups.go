@@ -1,5 +1,7 @@
 package aggstate
 
+import "slices"
+
 // Slots hands out dense group slots (0, 1, 2, ...) and reuses freed ones, so
 // that per-slot state columns stay as short as the largest number of groups
 // alive at once.
@@ -41,11 +43,13 @@ func (s *Slots) High() int { return int(s.high) }
 type IntGroups struct {
 	Slots
 	m        intTable
-	keys     []int64 // by slot
-	nullSlot int32   // the slot of the NULL group, or -1
+	keys     Column[int64] // by slot
+	nullSlot int32         // the slot of the NULL group, or -1
 
-	hashes []uint64 // scratch for FindAll
-	sink   int64    // keeps FindAll's touching loads alive
+	mark   uint32 // numbers the FindAll calls
+	hashes []uint64
+	home   []*intBucket
+	sink   int64 // keeps FindAll's prefetching loads alive
 }
 
 // NewIntGroups returns an empty table.
@@ -56,41 +60,86 @@ func NewIntGroups() *IntGroups {
 // Find returns the slot of key k, creating the group if needed.
 func (g *IntGroups) Find(k int64) (slot int32, created bool) {
 	h := intHash(k)
-	if s, ok := g.m.getHashed(k, h); ok {
-		return s, false
+	if b, e := g.m.find(k, h); b != nil {
+		return b.slots[e] - 1, false
 	}
-	return g.add(k, h), true
+	b, e, _ := g.add(k, h)
+	return b.slots[e] - 1, true
 }
 
 // add creates the group of key k, whose hash is h.
-func (g *IntGroups) add(k int64, h uint64) int32 {
+func (g *IntGroups) add(k int64, h uint64) (*intBucket, int, bool) {
 	s := g.Alloc()
-	g.m.putHashed(k, h, s)
-	if int(s) == len(g.keys) {
-		g.keys = append(g.keys, k)
-	} else {
-		g.keys[s] = k
-	}
-	return s
+	g.keys.Grow(int(s) + 1)
+	*g.keys.At(s) = k
+	return g.m.put(k, h, s)
 }
 
-// FindAll sets slots[i] to the slot of keys[i] (none NULL), creating
-// groups. It first touches every key's table entry (see intTable.touch), so
-// that a batch over a table larger than the cache waits for its misses
-// together rather than one at a time.
-func (g *IntGroups) FindAll(keys []int64, slots []int32) {
+// noBucket stands for the home bucket of keys in an empty part; it is only
+// read.
+var noBucket intBucket
+
+// FindAll sets slots[i] to the slot of keys[i] (none NULL), creating groups,
+// and appends to first, in order, the index of the first row of each
+// distinct key: the batch's distinct groups come out of the lookups, with
+// no second pass over the state. Each call stamps the entries it looks up
+// with its own mark, which tells a key's first row from the others.
+//
+// Go has no prefetch instruction, so the home buckets are first read by a
+// loop of a few instructions with no data-dependent branch, which the
+// processor runs far ahead of the loads that miss the cache: it then waits
+// for many misses at once (their latency, not bandwidth, is what a large
+// table costs) instead of one per key, and the lookups that follow find the
+// buckets in cache.
+func (g *IntGroups) FindAll(keys []int64, slots, first []int32) []int32 {
+	if g.mark++; g.mark == 0 { // wrapped around: forget every old mark
+		g.m.clearMarks()
+		g.mark = 1
+	}
 	if cap(g.hashes) < len(keys) {
 		g.hashes = make([]uint64, len(keys))
+		g.home = make([]*intBucket, len(keys))
 	}
-	hashes := g.hashes[:len(keys)]
-	g.sink += g.m.touch(keys, hashes)
+	hashes, home := g.hashes[:len(keys)], g.home[:len(keys)]
 	for i, k := range keys {
-		s, ok := g.m.getHashed(k, hashes[i])
-		if !ok {
-			s = g.add(k, hashes[i])
+		h := intHash(k)
+		hashes[i] = h
+		home[i] = &noBucket
+		if p, b := g.m.home(h); len(p.buckets) > 0 {
+			home[i] = &p.buckets[b]
 		}
-		slots[i] = s
 	}
+	var sum int64
+	for _, b := range home {
+		sum += b.keys[0]
+	}
+	g.sink += sum
+
+	// A quarter of the rows of a typical batch are first, in no predictable
+	// order, so they are kept without a branch: every row is written at the
+	// end of first, which only advances past a first row.
+	n := len(first)
+	first = slices.Grow(first, len(keys))[:n+len(keys)]
+	stale := false // a part grew: home pointers may point to old buckets
+	for i, k := range keys {
+		b, e := home[i], intBucketSize
+		if !stale {
+			e = b.match(k)
+		}
+		if e == intBucketSize {
+			if b, e = g.m.find(k, hashes[i]); b == nil {
+				var grew bool
+				b, e, grew = g.add(k, hashes[i])
+				stale = stale || grew
+			}
+		}
+		first[n] = int32(i)
+		n += b2i(b.marks[e] != g.mark)
+		b.marks[e] = g.mark
+		slots[i] = b.slots[e] - 1
+	}
+	clear(home)
+	return first[:n]
 }
 
 // FindNull returns the slot of the NULL key, creating the group if needed.
@@ -100,9 +149,7 @@ func (g *IntGroups) FindNull() (slot int32, created bool) {
 	}
 	s := g.Alloc()
 	g.nullSlot = s
-	if int(s) == len(g.keys) {
-		g.keys = append(g.keys, 0)
-	}
+	g.keys.Grow(int(s) + 1)
 	return s, true
 }
 
@@ -111,7 +158,7 @@ func (g *IntGroups) Key(slot int32) (k int64, null bool) {
 	if slot == g.nullSlot {
 		return 0, true
 	}
-	return g.keys[slot], false
+	return *g.keys.At(slot), false
 }
 
 // Delete removes the group of a live slot and frees the slot.
@@ -119,21 +166,21 @@ func (g *IntGroups) Delete(slot int32) {
 	if slot == g.nullSlot {
 		g.nullSlot = -1
 	} else {
-		g.m.delete(g.keys[slot])
+		g.m.delete(*g.keys.At(slot))
 	}
 	g.Free(slot)
 }
 
 // TableBytes returns the memory of the hash table and of the keys by slot.
-func (g *IntGroups) TableBytes() int64 { return g.m.bytes() + 8*int64(cap(g.keys)) }
+func (g *IntGroups) TableBytes() int64 { return g.m.bytes() + g.keys.Bytes() }
 
 // BytesGroups maps encoded group keys to slots. The encoding is the
 // caller's; equal keys must encode to equal bytes.
 type BytesGroups struct {
 	Slots
 	m    map[string]int32
-	keys []string // by slot; shares its bytes with the map's key
-	size int64    // total bytes of the live keys
+	keys Column[string] // by slot; shares its bytes with the map's key
+	size int64          // total bytes of the live keys
 }
 
 // NewBytesGroups returns an empty table.
@@ -150,26 +197,23 @@ func (g *BytesGroups) Find(k []byte) (slot int32, created bool) {
 	key := string(k)
 	s := g.Alloc()
 	g.m[key] = s
-	if int(s) == len(g.keys) {
-		g.keys = append(g.keys, key)
-	} else {
-		g.keys[s] = key
-	}
+	g.keys.Grow(int(s) + 1)
+	*g.keys.At(s) = key
 	g.size += int64(len(key))
 	return s, true
 }
 
 // Key returns the encoded key of a live slot.
-func (g *BytesGroups) Key(slot int32) string { return g.keys[slot] }
+func (g *BytesGroups) Key(slot int32) string { return *g.keys.At(slot) }
 
 // KeyBytes returns the total size of the live encoded keys.
 func (g *BytesGroups) KeyBytes() int64 { return g.size }
 
 // Delete removes the group of a live slot and frees the slot.
 func (g *BytesGroups) Delete(slot int32) {
-	k := g.keys[slot]
-	delete(g.m, k)
-	g.size -= int64(len(k))
-	g.keys[slot] = ""
+	k := g.keys.At(slot)
+	delete(g.m, *k)
+	g.size -= int64(len(*k))
+	*k = ""
 	g.Free(slot)
 }

@@ -1,10 +1,14 @@
 package aggstate
 
+import "math/bits"
+
 // intTable is an open-addressing hash table from int64 keys to int32 slots,
-// used instead of a Go map for the single-integer-key fast path: a lookup
-// costs one cache miss (key and slot share an entry, probes are linear)
-// where a Go map costs two or three (control word, slot, table header),
-// which is what dominates a batch once the groups no longer fit in cache.
+// used instead of a Go map for the single-integer-key fast path. Entries sit
+// in 64-byte buckets of four, one cache line each, and a key lives in its
+// home bucket unless that bucket is full (linear probing over buckets), so
+// a lookup nearly always costs one cache miss, where a Go map costs two or
+// three (control word, slot, table header). With a million groups those
+// misses are what a batch mostly waits for.
 //
 // The table is split into intTableParts parts by the top bits of the hash,
 // each growing on its own, so that a growth rehashes 1/intTableParts of the
@@ -12,31 +16,33 @@ package aggstate
 type intTable struct {
 	parts   [intTableParts]intPart
 	n       int // keys
-	entries int // entries allocated, over all parts
+	buckets int // buckets allocated, over all parts
 }
 
-// Table shape. 256 parts bound a growth to 0.4% of the keys; a part holds
-// at most intMaxLoadNum/intMaxLoadDen of its entries (1/2: the average
-// successful probe then reads 1.1–1.5 entries, nearly always in one cache
-// line), starting from intMinEntries entries once it holds a key.
+// Table shape. 256 parts bound a growth to 0.4% of the keys. A part is
+// kept at most half full (intMaxLoadNum/intMaxLoadDen of its entries):
+// a bucket then overflows into the next one for about 5% of the keys.
 const (
 	intTableBits  = 8
 	intTableParts = 1 << intTableBits
+	intBucketSize = 4
 	intMaxLoadNum = 1
 	intMaxLoadDen = 2
-	intMinEntries = 8
+	intMinBuckets = 2
 )
 
-// intEntry is a key and its slot plus one; 0 marks an empty entry.
-type intEntry struct {
-	key  int64
-	slot int32
+// intBucket is four entries: keys, slots plus one (0 marks an empty entry)
+// and marks (the last IntGroups.FindAll call that looked the key up).
+type intBucket struct {
+	keys  [intBucketSize]int64
+	slots [intBucketSize]int32
+	marks [intBucketSize]uint32
 }
 
 type intPart struct {
-	entries []intEntry // length is a power of two, or 0
+	buckets []intBucket // length is a power of two, or 0
 	n       int
-	shift   uint8 // 64 - log2(len(entries))
+	shift   uint8 // 64 - log2(len(buckets))
 }
 
 // intHash mixes a key (the finalizer of MurmurHash3) so that keys that
@@ -51,125 +57,168 @@ func intHash(k int64) uint64 {
 	return h
 }
 
-// home returns the part of a hash and its first probe position there.
+// home returns the part of a hash and its home bucket there (meaningless
+// while the part has no buckets).
 func (t *intTable) home(h uint64) (*intPart, int) {
 	p := &t.parts[h>>(64-intTableBits)]
 	return p, int((h << intTableBits) >> p.shift)
 }
 
-// get returns the slot of k.
-func (t *intTable) get(k int64) (int32, bool) { return t.getHashed(k, intHash(k)) }
+// match returns the entry of b that holds k, or intBucketSize when none
+// does. It compares the four entries without branches (keys arrive in no
+// predictable order).
+func (b *intBucket) match(k int64) int {
+	m := b2i(b.keys[0] == k)&b2i(b.slots[0] != 0) |
+		(b2i(b.keys[1] == k)&b2i(b.slots[1] != 0))<<1 |
+		(b2i(b.keys[2] == k)&b2i(b.slots[2] != 0))<<2 |
+		(b2i(b.keys[3] == k)&b2i(b.slots[3] != 0))<<3
+	return bits.TrailingZeros(uint(m | 1<<intBucketSize))
+}
 
-// getHashed is get for a key whose hash is h.
-func (t *intTable) getHashed(k int64, h uint64) (int32, bool) {
+// full reports whether b has no empty entry.
+func (b *intBucket) full() bool {
+	return b.slots[0] != 0 && b.slots[1] != 0 && b.slots[2] != 0 && b.slots[3] != 0
+}
+
+// find returns the bucket and entry of k, whose hash is h, or nil.
+func (t *intTable) find(k int64, h uint64) (*intBucket, int) {
 	p, i := t.home(h)
-	if len(p.entries) == 0 {
-		return 0, false
+	if len(p.buckets) == 0 {
+		return nil, 0
 	}
-	mask := len(p.entries) - 1
+	mask := len(p.buckets) - 1
 	for {
-		e := &p.entries[i]
-		if e.slot == 0 {
-			return 0, false
+		b := &p.buckets[i]
+		if e := b.match(k); e < intBucketSize {
+			return b, e
 		}
-		if e.key == k {
-			return e.slot - 1, true
+		if !b.full() {
+			return nil, 0
 		}
 		i = (i + 1) & mask
 	}
 }
 
-// put maps k, which must be absent, to slot.
-func (t *intTable) put(k int64, slot int32) { t.putHashed(k, intHash(k), slot) }
+// get returns the slot of k.
+func (t *intTable) get(k int64) (int32, bool) {
+	if b, e := t.find(k, intHash(k)); b != nil {
+		return b.slots[e] - 1, true
+	}
+	return 0, false
+}
 
-// putHashed is put for a key whose hash is h.
-func (t *intTable) putHashed(k int64, h uint64, slot int32) {
+// put maps k, which must be absent and hash to h, to slot, and returns
+// where it went and whether the part grew (which moves its entries, so
+// bucket pointers into it are stale).
+func (t *intTable) put(k int64, h uint64, slot int32) (b *intBucket, e int, grew bool) {
 	p, _ := t.home(h)
-	if (p.n+1)*intMaxLoadDen > len(p.entries)*intMaxLoadNum {
-		t.entries -= len(p.entries)
+	if (p.n+1)*intMaxLoadDen > len(p.buckets)*intBucketSize*intMaxLoadNum {
+		t.buckets -= len(p.buckets)
 		p.grow()
-		t.entries += len(p.entries)
+		t.buckets += len(p.buckets)
+		grew = true
 	}
 	_, i := t.home(h)
-	mask := len(p.entries) - 1
-	for p.entries[i].slot != 0 {
-		i = (i + 1) & mask
-	}
-	p.entries[i] = intEntry{key: k, slot: slot + 1}
 	p.n++
 	t.n++
+	b, e = p.insert(i, k, slot+1, 0)
+	return b, e, grew
 }
 
-// touch hashes every key into hashes and reads the entry where its probe
-// starts, returning a value that depends on all of them. Go has no prefetch
-// instruction; these loads serve as one: the loop has no data-dependent
-// branch, so the processor keeps many of its cache misses in flight at
-// once, and the lookups that follow find the entries in cache.
-func (t *intTable) touch(keys []int64, hashes []uint64) int64 {
-	var sum int64
-	for i, k := range keys {
-		h := intHash(k)
-		hashes[i] = h
-		if p, j := t.home(h); len(p.entries) > 0 {
-			sum += p.entries[j].key
+// clearMarks resets every entry's mark.
+func (t *intTable) clearMarks() {
+	for pi := range t.parts {
+		for bi := range t.parts[pi].buckets {
+			t.parts[pi].buckets[bi].marks = [intBucketSize]uint32{}
 		}
 	}
-	return sum
 }
 
-// grow doubles the part's entries and reinserts its keys.
-func (p *intPart) grow() {
-	old := p.entries
-	size := max(2*len(old), intMinEntries)
-	p.entries = make([]intEntry, size)
-	p.shift = uint8(64 - log2(size))
-	mask := size - 1
-	for _, e := range old {
-		if e.slot == 0 {
-			continue
+// insert stores an entry in the first bucket from i with room.
+func (p *intPart) insert(i int, k int64, slot int32, mark uint32) (*intBucket, int) {
+	mask := len(p.buckets) - 1
+	for {
+		b := &p.buckets[i]
+		for e := range intBucketSize {
+			if b.slots[e] == 0 {
+				b.keys[e], b.slots[e], b.marks[e] = k, slot, mark
+				return b, e
+			}
 		}
-		i := int((intHash(e.key) << intTableBits) >> p.shift)
-		for p.entries[i].slot != 0 {
-			i = (i + 1) & mask
-		}
-		p.entries[i] = e
-	}
-}
-
-func log2(n int) int {
-	b := 0
-	for n > 1 {
-		n >>= 1
-		b++
-	}
-	return b
-}
-
-// delete removes k, which must be present, shifting back the entries of
-// its probe run so that no tombstones are left.
-func (t *intTable) delete(k int64) {
-	p, i := t.home(intHash(k))
-	mask := len(p.entries) - 1
-	for p.entries[i].key != k || p.entries[i].slot == 0 {
 		i = (i + 1) & mask
 	}
-	for j := i; ; {
-		j = (j + 1) & mask
-		e := p.entries[j]
-		if e.slot == 0 {
-			break
-		}
-		// e may move into the hole at i if its home is not in (i, j].
-		home := int((intHash(e.key) << intTableBits) >> p.shift)
-		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			p.entries[i] = e
-			i = j
-		}
-	}
-	p.entries[i] = intEntry{}
-	p.n--
-	t.n--
 }
 
-// bytes returns the memory held by the entries.
-func (t *intTable) bytes() int64 { return int64(t.entries) * 16 }
+// grow doubles the part's buckets and reinserts its entries.
+func (p *intPart) grow() {
+	old := p.buckets
+	size := max(2*len(old), intMinBuckets)
+	p.buckets = make([]intBucket, size)
+	p.shift = uint8(64 - bits.TrailingZeros(uint(size)))
+	for bi := range old {
+		b := &old[bi]
+		for e := range intBucketSize {
+			if b.slots[e] != 0 {
+				p.insert(p.homeOf(b.keys[e]), b.keys[e], b.slots[e], b.marks[e])
+			}
+		}
+	}
+}
+
+// homeOf returns the home bucket of k in p.
+func (p *intPart) homeOf(k int64) int { return int((intHash(k) << intTableBits) >> p.shift) }
+
+// delete removes k, which must be present. Entries further along the probe
+// sequence that relied on the emptied entry's bucket being full move back
+// into the hole (backward-shift deletion), so no tombstones are left.
+func (t *intTable) delete(k int64) {
+	p, hole := t.home(intHash(k))
+	mask := len(p.buckets) - 1
+	for p.buckets[hole].match(k) == intBucketSize {
+		hole = (hole + 1) & mask
+	}
+	b := &p.buckets[hole]
+	e := b.match(k)
+	b.keys[e], b.slots[e], b.marks[e] = 0, 0, 0
+	p.n--
+	t.n--
+	for j := (hole + 1) & mask; j != hole; j = (j + 1) & mask {
+		bj := &p.buckets[j]
+		wasFull := bj.full()
+		moved := -1
+		for f := range intBucketSize {
+			if bj.slots[f] == 0 {
+				continue
+			}
+			// The entry's probe from its home to j passes the hole.
+			if home := p.homeOf(bj.keys[f]); (j-home)&mask >= (j-hole)&mask {
+				moved = f
+				break
+			}
+		}
+		if moved >= 0 {
+			hb := &p.buckets[hole]
+			he := hb.emptyEntry()
+			hb.keys[he], hb.slots[he], hb.marks[he] = bj.keys[moved], bj.slots[moved], bj.marks[moved]
+			bj.keys[moved], bj.slots[moved], bj.marks[moved] = 0, 0, 0
+			hole = j
+			continue
+		}
+		if !wasFull {
+			return
+		}
+	}
+}
+
+// emptyEntry returns an empty entry of b, which must have one.
+func (b *intBucket) emptyEntry() int {
+	for e := range intBucketSize {
+		if b.slots[e] == 0 {
+			return e
+		}
+	}
+	return -1
+}
+
+// bytes returns the memory held by the buckets.
+func (t *intTable) bytes() int64 { return int64(t.buckets) * 64 }

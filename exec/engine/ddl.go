@@ -192,10 +192,18 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 	if err := s.eng.cat.Create(obj); err != nil {
 		return nil, err
 	}
+	started := false
+	defer func() {
+		// Never leave a view in the catalog that did not start, even when
+		// starting it panicked: a restart would try it again.
+		if !started {
+			s.eng.cat.Drop(obj.Name, catalog.View)
+		}
+	}()
 	if err := s.eng.startView(obj, cq); err != nil {
-		s.eng.cat.Drop(obj.Name, catalog.View)
 		return nil, err
 	}
+	started = true
 	return ok("CREATE MATERIALIZED VIEW"), nil
 }
 
@@ -207,13 +215,21 @@ func (e *Engine) startView(obj *catalog.Object, cq *compiledQuery) error {
 	if err != nil {
 		return err
 	}
-	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: obj.Name, Alloc: e.alloc, OnWarning: e.warner("materialized view " + obj.Name)})
+	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: "materialized view " + obj.Name, Alloc: e.alloc, OnWarning: e.warner("materialized view " + obj.Name)})
 	if err != nil {
 		return err
 	}
 	e.mu.Lock()
 	e.queries[lower(obj.Name)] = &runningQuery{obj: obj, job: job, mv: mv}
 	e.mu.Unlock()
+	go func() {
+		// A failed query fails the queries reading its view, so nothing
+		// waits forever for changes that will not come.
+		<-job.Done()
+		if state, err := job.State(); state == exec.JobFailed {
+			mv.Fail(fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err))
+		}
+	}()
 	return nil
 }
 
@@ -234,6 +250,7 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	e.mu.Lock()
 	q := e.queries[lower(obj.Name)]
 	delete(e.queries, lower(obj.Name))
+	delete(e.broken, lower(obj.Name))
 	e.mu.Unlock()
 	if q != nil {
 		q.job.Stop()

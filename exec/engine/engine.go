@@ -59,6 +59,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	queries map[string]*runningQuery // continuous queries by object name (lower case)
+	broken  map[string]error         // views that could not resume, with why
 	pushes  map[*exec.Job]struct{}   // running push queries
 
 	flushSeq atomic.Uint64
@@ -109,11 +110,8 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	qctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
-		queries: map[string]*runningQuery{}, pushes: map[*exec.Job]struct{}{}}
-	if err := e.resume(); err != nil {
-		e.Close()
-		return nil, err
-	}
+		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*exec.Job]struct{}{}}
+	e.resume()
 	// Until checkpoints exist, resumed views rebuild their state from their
 	// inputs; wait until they have caught up, so a restarted engine answers
 	// pull queries as it did before.
@@ -137,29 +135,44 @@ func (e *Engine) waitCaughtUp(ctx context.Context) error {
 }
 
 // resume restarts the continuous query of every view, in creation order so
-// that a view starts after the views it reads.
-func (e *Engine) resume() error {
+// that a view starts after the views it reads. One broken view does not keep
+// the engine (and every other object) from opening: it is reported and
+// stays visible as failed until it is dropped.
+func (e *Engine) resume() {
 	for _, obj := range e.cat.InCreationOrder() {
 		if obj.Kind != catalog.View {
 			continue
 		}
-		stmt, err := sql.ParseOne(obj.Query, sql.Pos{Line: 1, Col: 1})
-		if err != nil {
-			return fmt.Errorf("engine: resuming view %s: %w", obj.Name, err)
-		}
-		sel, ok := stmt.(*sql.Select)
-		if !ok {
-			return fmt.Errorf("engine: resuming view %s: stored query is not a SELECT", obj.Name)
-		}
-		cq, err := e.planQuery(sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, continuous, e.cfg.Parallelism)
-		if err != nil {
-			return fmt.Errorf("engine: resuming view %s: %w", obj.Name, err)
-		}
-		if err := e.startView(obj, cq); err != nil {
-			return fmt.Errorf("engine: resuming view %s: %w", obj.Name, err)
+		if err := e.resumeView(obj); err != nil {
+			e.mu.Lock()
+			e.broken[lower(obj.Name)] = err
+			e.mu.Unlock()
+			e.notices.add(fmt.Sprintf("materialized view %s could not resume: %v", obj.Name, err))
 		}
 	}
-	return nil
+}
+
+// resumeView plans and starts a stored view, turning a panic (a bug) into an
+// error for that view alone.
+func (e *Engine) resumeView(obj *catalog.Object) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("internal error: %v", p)
+		}
+	}()
+	stmt, err := sql.ParseOne(obj.Query, sql.Pos{Line: 1, Col: 1})
+	if err != nil {
+		return err
+	}
+	sel, ok := stmt.(*sql.Select)
+	if !ok {
+		return fmt.Errorf("its stored query is not a SELECT")
+	}
+	cq, err := e.planQuery(sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, continuous, e.cfg.Parallelism)
+	if err != nil {
+		return err
+	}
+	return e.startView(obj, cq)
 }
 
 // Close stops every query and closes storage.

@@ -61,8 +61,11 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 		for _, o := range e.cat.List(catalog.View) {
 			status, n := "stopped", int64(0)
 			e.mu.Lock()
-			q := e.queries[lower(o.Name)]
+			q, broken := e.queries[lower(o.Name)], e.broken[lower(o.Name)]
 			e.mu.Unlock()
+			if broken != nil {
+				status = "failed: could not resume: " + broken.Error()
+			}
 			if q != nil {
 				state, err := q.job.State()
 				status = state.String()

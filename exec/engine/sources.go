@@ -27,10 +27,19 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 	switch {
 	case obj.Kind == catalog.View:
 		e.mu.Lock()
-		q := e.queries[lower(obj.Name)]
+		q, broken := e.queries[lower(obj.Name)], e.broken[lower(obj.Name)]
 		e.mu.Unlock()
+		if broken != nil {
+			return nil, fmt.Errorf("materialized view '%s' could not resume: %w", obj.Name, broken)
+		}
 		if q == nil {
 			return nil, fmt.Errorf("materialized view '%s' is not running", obj.Name)
+		}
+		if err := q.mv.Err(); err != nil {
+			return nil, err
+		}
+		if state, err := q.job.State(); state == exec.JobFailed {
+			return nil, fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err)
 		}
 		if snap {
 			rows := projectRows(q.mv.Snapshot(), src.Ords)

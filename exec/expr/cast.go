@@ -123,11 +123,11 @@ func castKernel(from, to types.T) (kernel, error) {
 				return nil
 			}, nil
 		case types.PhysTimestamp:
-			unit := int64(math.Pow10(types.MaxFsp - int(to.Fsp)))
+			fsp := int(to.Fsp)
 			return func(in []*vector, n int, out *result) error {
 				r := out.int64s(n)
 				for i := range r {
-					r[i] = floorDiv(in[0].int64At(i), unit) * unit
+					r[i] = types.RoundToFsp(in[0].int64At(i), fsp)
 				}
 				return nil
 			}, nil

@@ -150,10 +150,10 @@ func fromStringKernel(to types.T) (kernel, error) {
 			return err == nil
 		}
 	case types.PhysTimestamp:
-		unit := int64(math.Pow10(types.MaxFsp - int(to.Fsp)))
+		fsp := int(to.Fsp)
 		parse = func(s string, i int, out *result) bool {
 			ms, err := types.ParseTimestamp(s)
-			out.i64[i] = floorDiv(ms, unit) * unit
+			out.i64[i] = types.RoundToFsp(ms, fsp)
 			return err == nil
 		}
 	default:
@@ -245,4 +245,63 @@ func parseBool(s string) (bool, bool) {
 		return false, true
 	}
 	return false, false
+}
+
+// buildLenientDouble compiles an implicit string-to-DOUBLE conversion (see
+// plan.Cast): MySQL's reading of a string as a number, which takes the
+// longest numeric prefix and 0 when there is none, instead of failing.
+func (c *compiler) buildLenientDouble(arg node) (node, error) {
+	k := func(in []*vector, n int, out *result) error {
+		r := out.float64s(n)
+		for i := range r {
+			if out.isValid(i) {
+				r[i] = numericPrefix(in[0].str(i))
+			}
+		}
+		return nil
+	}
+	return newFn(k, true, arg), nil
+}
+
+// numericPrefix returns the value of the longest prefix of s (after leading
+// spaces) that is a number: [+-]digits[.digits][e[+-]digits]. It is 0 when
+// there is none.
+func numericPrefix(s string) float64 {
+	i := 0
+	for i < len(s) && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r') {
+		i++
+	}
+	start := i
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	digits := func() int {
+		k := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - k
+	}
+	n := digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		n += digits()
+	}
+	if n == 0 {
+		return 0
+	}
+	end := i
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() > 0 {
+			end = i
+		}
+	}
+	// The prefix is well formed, so only a magnitude beyond DOUBLE's range
+	// fails; ParseFloat then returns ±Inf, which MySQL reads too.
+	f, _ := strconv.ParseFloat(s[start:end], 64)
+	return f
 }

@@ -66,7 +66,7 @@ func TestCastStrings(t *testing.T) {
 		{name: "date from timestamp", e: cast(S, dateT), rows: one("2024-02-29 23:59:59"), want: []types.Datum{dd("2024-02-29"), null}},
 		{name: "date bad", e: cast(S, dateT), rows: one("2023-02-29"), err: "cannot cast '2023-02-29' to DATE"},
 		{name: "timestamp", e: cast(S, ts3), rows: one("2024-01-01 10:11:12.345"), want: []types.Datum{tsd("2024-01-01 10:11:12.345"), null}},
-		{name: "timestamp truncates", e: cast(S, ts0), rows: one("2024-01-01 10:11:12.999"), want: []types.Datum{tsd("2024-01-01 10:11:12"), null}},
+		{name: "timestamp rounds to its fsp", e: cast(S, ts0), rows: one("2024-01-01 10:11:12.999"), want: []types.Datum{tsd("2024-01-01 10:11:13"), null}},
 		{name: "timestamp bad", e: cast(S, ts3), rows: one("yesterday"), err: "cannot cast 'yesterday' to TIMESTAMP(3)"},
 	})
 }
@@ -96,8 +96,8 @@ func TestCastTemporal(t *testing.T) {
 	runCases(t, in, []tcase{
 		{name: "ts->date", e: cast(col(0, ts3), dateT), rows: rows, want: []types.Datum{dd("2024-01-01"), dd("1969-12-31"), null}},
 		{name: "date->ts", e: cast(col(1, dateT), ts0), rows: rows, want: []types.Datum{tsd("2024-01-01"), tsd("1969-12-31"), null}},
-		{name: "ts fsp truncates", e: cast(col(0, ts3), types.TimestampT(1)), rows: rows,
-			want: []types.Datum{tsd("2024-01-01 23:59:59.9"), tsd("1969-12-31 23:00:00.5"), null}},
+		{name: "ts fsp rounds half up", e: cast(col(0, ts3), types.TimestampT(1)), rows: rows,
+			want: []types.Datum{tsd("2024-01-02 00:00:00.0"), tsd("1969-12-31 23:00:00.5"), null}},
 		{name: "ts widen identity", e: cast(col(0, types.TimestampT(3)), ts3), rows: rows,
 			want: []types.Datum{tsd("2024-01-01 23:59:59.999"), tsd("1969-12-31 23:00:00.5"), null}},
 	})

@@ -249,6 +249,9 @@ func (c *compiler) build(e plan.Expr) (node, error) {
 		if err != nil {
 			return nil, err
 		}
+		if e.Implicit && e.Arg.Type().Kind == types.Varchar && e.To.Physical() == types.PhysFloat64 {
+			return c.buildLenientDouble(arg)
+		}
 		return c.buildCast(arg, e.Arg.Type(), e.To)
 	case *plan.Func:
 		return c.buildFunc(e)

@@ -14,6 +14,7 @@ import (
 type fmtTok struct {
 	field byte // 0 for a literal
 	lit   string
+	cas   byte // names: 'U' upper case, 'L' lower case, 0 as spelled (Capitalized)
 }
 
 // parseDateFormat parses a MySQL DATE_FORMAT string. An unknown specifier
@@ -34,7 +35,7 @@ func parseDateFormat(f string) []fmtTok {
 		}
 		i++
 		switch c := f[i]; c {
-		case 'Y', 'y', 'm', 'c', 'd', 'e', 'H', 'k', 'h', 'I', 'l', 'i', 's', 'S', 'f', 'p', 'M', 'b', 'W', 'a', 'j', 'T', 'r':
+		case 'Y', 'y', 'm', 'c', 'd', 'e', 'D', 'H', 'k', 'h', 'I', 'l', 'i', 's', 'S', 'f', 'p', 'M', 'b', 'W', 'a', 'w', 'j', 'T', 'r':
 			flush()
 			toks = append(toks, fmtTok{field: c})
 		default:
@@ -50,11 +51,17 @@ func parseDateFormat(f string) []fmtTok {
 var pgPatterns = []struct {
 	pat   string
 	field byte
-}{{"YYYY", 'Y'}, {"HH24", 'H'}, {"HH12", 'h'}, {"HH", 'h'}, {"MM", 'm'}, {"DD", 'd'}, {"MI", 'i'}, {"SS", 's'}, {"MS", 'z'}}
+}{
+	{"YYYY", 'Y'}, {"HH24", 'H'}, {"HH12", 'h'}, {"HH", 'h'}, {"MONTH", 'M'}, {"MON", 'b'},
+	{"MM", 'm'}, {"DAY", 'W'}, {"DDD", 'j'}, {"DD", 'd'}, {"DY", 'a'}, {"MI", 'i'},
+	{"SS", 's'}, {"MS", 'z'}, {"AM", 'p'}, {"PM", 'p'},
+}
 
-// parseToChar parses a PostgreSQL TO_CHAR template: YYYY MM DD HH24 HH12 HH
-// (12-hour) MI SS MS, in either case; text in double quotes and any other
-// character print as is.
+// parseToChar parses a PostgreSQL TO_CHAR template: YYYY MM DD DDD (day of
+// the year) HH24 HH12 HH (12-hour) MI SS MS, AM/PM, and the names Month,
+// Mon, Day, Dy, whose case follows the pattern's (MON → MAR, Mon → Mar,
+// mon → mar). Patterns match in either case; text in double quotes and any
+// other character print as is.
 func parseToChar(f string) []fmtTok {
 	var toks []fmtTok
 	lit := []byte{}
@@ -78,7 +85,7 @@ next:
 		for _, p := range pgPatterns {
 			if len(f)-i >= len(p.pat) && strings.EqualFold(f[i:i+len(p.pat)], p.pat) {
 				flush()
-				toks = append(toks, fmtTok{field: p.field})
+				toks = append(toks, fmtTok{field: p.field, cas: patternCase(f[i : i+len(p.pat)])})
 				i += len(p.pat)
 				continue next
 			}
@@ -88,6 +95,44 @@ next:
 	}
 	flush()
 	return toks
+}
+
+// patternCase tells how a TO_CHAR name pattern wants its name cased: all
+// upper (MON), all lower (mon), or as spelled (Mon).
+func patternCase(pat string) byte {
+	switch {
+	case len(pat) > 1 && pat[0] >= 'a' && pat[0] <= 'z':
+		return 'L'
+	case len(pat) > 1 && pat[1] >= 'A' && pat[1] <= 'Z':
+		return 'U'
+	}
+	return 0
+}
+
+// appendCased appends name cased as cas says.
+func appendCased(d []byte, name string, cas byte) []byte {
+	switch cas {
+	case 'U':
+		return append(d, strings.ToUpper(name)...)
+	case 'L':
+		return append(d, strings.ToLower(name)...)
+	}
+	return append(d, name...)
+}
+
+// daySuffix is the English ordinal suffix of a day of the month (MySQL %D).
+func daySuffix(day int) string {
+	switch {
+	case day >= 11 && day <= 13:
+		return "th"
+	case day%10 == 1:
+		return "st"
+	case day%10 == 2:
+		return "nd"
+	case day%10 == 3:
+		return "rd"
+	}
+	return "th"
 }
 
 var (
@@ -160,16 +205,20 @@ func appendFormatted(d []byte, toks []fmtTok, ms int64) []byte {
 			d = appendPadded(d, int64(f.ms)*1000, 6)
 		case 'z':
 			d = appendPadded(d, int64(f.ms), 3)
+		case 'D':
+			d = append(appendPadded(d, int64(f.day), 1), daySuffix(f.day)...)
+		case 'w':
+			d = appendPadded(d, int64(f.weekday()), 1)
 		case 'p':
-			d = append(d, ampm...)
+			d = appendCased(d, ampm, t.cas)
 		case 'M':
-			d = append(d, monthNames[f.month-1]...)
+			d = appendCased(d, monthNames[f.month-1], t.cas)
 		case 'b':
-			d = append(d, monthNames[f.month-1][:3]...)
+			d = appendCased(d, monthNames[f.month-1][:3], t.cas)
 		case 'W':
-			d = append(d, dayNames[f.weekday()]...)
+			d = appendCased(d, dayNames[f.weekday()], t.cas)
 		case 'a':
-			d = append(d, dayNames[f.weekday()][:3]...)
+			d = appendCased(d, dayNames[f.weekday()][:3], t.cas)
 		case 'j':
 			d = appendPadded(d, int64(f.yearDay()), 3)
 		case 'T':

@@ -71,7 +71,7 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		v.Est.RowsPerSec = float64(len(n.Rows))
 		return v, nil
 	case *plan.Filter:
-		return b.buildCalc(n.Input, n.Pred, nil, n.Output())
+		return b.buildCalc(n.Input, n.Pred, identity(b.md, n.Input.Output()), n.Output())
 	case *plan.Project:
 		return b.buildCalc(n.Input, nil, n.Items, n.Output())
 	case *plan.Calc:
@@ -150,19 +150,12 @@ func (b *builder) buildCalc(input plan.Node, pred plan.Expr, items []plan.ProjIt
 			return nil, err
 		}
 	}
-	if items == nil {
-		for i, id := range inCols {
-			col := b.md.Column(id)
-			c.Projs = append(c.Projs, &plan.InputRef{Ord: i, Name: col.Name, Typ: col.Type, Null: col.Nullable})
+	for _, it := range items {
+		e, err := bind(it.Expr, inCols)
+		if err != nil {
+			return nil, err
 		}
-	} else {
-		for _, it := range items {
-			e, err := bind(it.Expr, inCols)
-			if err != nil {
-				return nil, err
-			}
-			c.Projs = append(c.Projs, e)
-		}
+		c.Projs = append(c.Projs, e)
 	}
 	c.Est.RowsPerSec = in.Hdr().Est.RowsPerSec * cost.Selectivity(pred)
 	return c, nil
@@ -207,6 +200,15 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		StateBounded: inProps.Bounded || (len(keys) == 0 && (!retractable || inProps.AppendOnly)),
 	}
 	return agg, nil
+}
+
+// identity returns projection items forwarding cols.
+func identity(md *plan.Metadata, cols plan.ColList) []plan.ProjItem {
+	items := make([]plan.ProjItem, len(cols))
+	for i, id := range cols {
+		items[i] = plan.ProjItem{ID: id, Expr: md.Ref(id)}
+	}
+	return items
 }
 
 // bind replaces column references by ordinals into in.

@@ -163,10 +163,15 @@ type Case struct {
 }
 
 // Cast converts Arg to type To. A conversion that fails at run time (such as
-// a string that is not a number) is an error for the row.
+// a string that is not a number) is an error for the row — except for an
+// Implicit cast of a string to DOUBLE, which the binder inserts where MySQL
+// converts implicitly (comparing or computing with a string as a number):
+// like MySQL it reads the string's longest numeric prefix, and 0 when there
+// is none.
 type Cast struct {
-	Arg Expr
-	To  types.T
+	Arg      Expr
+	To       types.T
+	Implicit bool
 }
 
 // Func calls a scalar built-in function by its lower-case name. The binder has

@@ -78,7 +78,10 @@ func (e *Case) WithChildren(c ...Expr) Expr {
 	}
 	return &Case{Whens: ws, Else: c[len(c)-1], Typ: e.Typ}
 }
-func (e *Cast) WithChildren(c ...Expr) Expr { arity(e, c, 1); return &Cast{Arg: c[0], To: e.To} }
+func (e *Cast) WithChildren(c ...Expr) Expr {
+	arity(e, c, 1)
+	return &Cast{Arg: c[0], To: e.To, Implicit: e.Implicit}
+}
 func (e *Func) WithChildren(c ...Expr) Expr {
 	arity(e, c, len(e.Args))
 	return &Func{Name: e.Name, Args: append([]Expr(nil), c...), Typ: e.Typ, Null: e.Null}

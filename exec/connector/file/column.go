@@ -32,7 +32,7 @@ type column struct {
 	nullable bool
 	min, max int64   // kindInt: the range of the SQL integer type
 	maxFloat float64 // kindFloat: the largest finite magnitude
-	truncMs  int64   // kindTimestamp: values are cut to a multiple of this (the fsp)
+	truncMs  int64   // kindTimestamp: values are rounded to a multiple of this (the fsp), as MySQL stores them
 	dates    dateCache
 }
 
@@ -132,23 +132,12 @@ func parseText(col *column, b []byte, c *cell) faultCode {
 	case kindTimestamp:
 		v, code := parseTimestamp(b, &col.dates)
 		if code == faultNone && col.truncMs > 1 {
-			v -= floorMod(v, col.truncMs)
+			v = types.RoundToFsp(v, int(col.t.Fsp))
 		}
 		c.i = v
 		return code
 	}
 	return faultSyntax
-}
-
-// floorMod is a mod m rounded toward negative infinity (m > 0), so that
-// truncating a timestamp before 1970 moves it back in time, as its printed
-// form is cut.
-func floorMod(a, m int64) int64 {
-	r := a % m
-	if r < 0 {
-		r += m
-	}
-	return r
 }
 
 // isSpace reports whether b is a space or a tab, the blanks trimmed around

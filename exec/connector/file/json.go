@@ -3,6 +3,8 @@ package file
 import (
 	"bytes"
 	"fmt"
+
+	"github.com/eddysql/eddy/catalog/types"
 )
 
 // maxFoldedKeys bounds the cache of object keys resolved case-insensitively,
@@ -196,7 +198,7 @@ func (p *jsonParser) value(j int, c *cell) fault {
 			return fault{}
 		case kindTimestamp: // a number is milliseconds since the epoch, and integral
 			v, code := parseInt(raw)
-			c.i = v - floorMod(v, col.truncMs)
+			c.i = types.RoundToFsp(v, int(col.t.Fsp))
 			return valueFault(code, j, raw)
 		case kindDate:
 			return valueFault(faultSyntax, j, raw)

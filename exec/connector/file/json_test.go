@@ -35,7 +35,7 @@ func TestJSON(t *testing.T) {
 			content: `{"a":1}` + "\n" +
 				`{"s":null,"a":null,"extra":{"deep":[1,2,{"x":null}]},"more":[true,false],"ts":1704067201999}` + "\n" +
 				`{}` + "\n",
-			want: []string{"1 | NULL | NULL", "NULL | NULL | 2024-01-01 00:00:01", "NULL | NULL | NULL"},
+			want: []string{"1 | NULL | NULL", "NULL | NULL | 2024-01-01 00:00:02", "NULL | NULL | NULL"},
 		},
 		{
 			name: "names: exact first, then case-insensitive",

@@ -1,0 +1,79 @@
+package catalog_test
+
+import (
+	"testing"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/storage/mem"
+)
+
+func TestCatalogPersistsAndGuardsDependencies(t *testing.T) {
+	db := mem.New()
+	cat, err := catalog.Open(db.KV())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bid := &catalog.Object{Name: "Bid", Kind: catalog.Stream, Columns: []catalog.Column{
+		{Name: "price", Type: types.BigIntT, Nullable: true},
+		{Name: "ts", Type: types.TimestampT(3), Nullable: true},
+	}}
+	if err := cat.Create(bid); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Create(&catalog.Object{Name: "bid", Kind: catalog.Table}); !catalog.IsCode(err, catalog.ErrExists) {
+		t.Fatalf("names are case-insensitive: %v", err)
+	}
+	v := &catalog.Object{Name: "v", Kind: catalog.View, Query: "SELECT price FROM bid", DependsOn: []string{"bid"},
+		Columns: []catalog.Column{{Name: "price", Type: types.BigIntT}}}
+	if err := cat.Create(v); err != nil {
+		t.Fatal(err)
+	}
+	if err := cat.Create(&catalog.Object{Name: "w", Kind: catalog.View, DependsOn: []string{"nope"}}); !catalog.IsCode(err, catalog.ErrNotFound) {
+		t.Fatalf("a dependency must exist: %v", err)
+	}
+	if _, err := cat.Drop("bid", catalog.Stream); !catalog.IsCode(err, catalog.ErrHasDependents) {
+		t.Fatalf("drop with a dependent view: %v", err)
+	}
+	if _, err := cat.Drop("v", catalog.Stream); !catalog.IsCode(err, catalog.ErrWrongKind) {
+		t.Fatalf("drop with the wrong kind: %v", err)
+	}
+
+	// Reopen: every object, its types and its ID come back, and new IDs
+	// never reuse old ones.
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+	db2, err := db.Reopen()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cat2, err := catalog.Open(db2.KV())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := cat2.Get("BID")
+	if !ok || got.ID != bid.ID || got.Columns[1].Type != types.TimestampT(3) {
+		t.Fatalf("after reopen: %+v", got)
+	}
+	order := cat2.InCreationOrder()
+	if len(order) != 2 || order[0].Name != "Bid" || order[1].Name != "v" {
+		t.Fatalf("creation order: %v", order)
+	}
+	if _, err := cat2.Drop("v", catalog.View); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := cat2.Drop("bid", catalog.Stream); err != nil {
+		t.Fatal(err)
+	}
+	x := &catalog.Object{Name: "x", Kind: catalog.Stream}
+	if err := cat2.Create(x); err != nil {
+		t.Fatal(err)
+	}
+	if x.ID <= v.ID {
+		t.Fatalf("IDs must not be reused: %d after %d", x.ID, v.ID)
+	}
+	if len(cat2.List(0)) != 1 {
+		t.Fatalf("list: %v", cat2.List(0))
+	}
+}

@@ -1,0 +1,106 @@
+package types
+
+import (
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+)
+
+func TestParseTypeNames(t *testing.T) {
+	for in, want := range map[string]string{
+		"bigint": "BIGINT", "INT": "INT", "integer": "INT", "DECIMAL(10, 2)": "DECIMAL(10,2)",
+		"decimal": "DECIMAL(10,0)", "numeric(5)": "DECIMAL(5,0)", "TIMESTAMP(3)": "TIMESTAMP(3)",
+		"datetime(6)": "TIMESTAMP(3)", "timestamp": "TIMESTAMP", "varchar(255)": "VARCHAR", "text": "VARCHAR",
+		"double precision": "DOUBLE", "bool": "BOOLEAN", "date": "DATE",
+	} {
+		got, err := Parse(in)
+		if err != nil || got.String() != want {
+			t.Errorf("Parse(%q) = %v, %v; want %s", in, got, err, want)
+		}
+		back, err := Parse(got.String())
+		if err != nil || back != got {
+			t.Errorf("%s does not round-trip: %v %v", got, back, err)
+		}
+	}
+	for _, bad := range []string{"DECIMAL(39,2)", "DECIMAL(5,6)", "TIMESTAMP(7)", "BLOB", "INT(x)", "DOUBLE(3)"} {
+		if _, err := Parse(bad); err == nil {
+			t.Errorf("Parse(%q) accepted", bad)
+		}
+	}
+}
+
+func TestParseAndFormatTimestamps(t *testing.T) {
+	for in, want := range map[string]string{
+		"2024-01-01 00:00:01.000":  "2024-01-01 00:00:01.000",
+		"2024-01-01 00:00:02.5":    "2024-01-01 00:00:02.500",
+		"2024-01-01T10:20:30Z":     "2024-01-01 10:20:30.000",
+		"2024-02-29":               "2024-02-29 00:00:00.000",
+		"1969-12-31 23:59:59.999":  "1969-12-31 23:59:59.999",
+		"2024-01-01 10:20":         "2024-01-01 10:20:00.000",
+		"2024-01-01 00:00:01.9876": "2024-01-01 00:00:01.987",
+	} {
+		ms, err := ParseTimestamp(in)
+		if err != nil {
+			t.Errorf("ParseTimestamp(%q): %v", in, err)
+			continue
+		}
+		if got := FormatTimestamp(ms, 3); got != want {
+			t.Errorf("%q → %s, want %s", in, got, want)
+		}
+	}
+	for _, bad := range []string{"2023-02-29", "2024-13-01", "2024-01-01 24:00:00", "yesterday", "2024-01-01 10:20:30.x"} {
+		if _, err := ParseTimestamp(bad); err == nil {
+			t.Errorf("ParseTimestamp(%q) accepted", bad)
+		}
+	}
+}
+
+func TestRoundToFsp(t *testing.T) {
+	ts := func(s string) int64 {
+		ms, err := ParseTimestamp(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ms
+	}
+	for _, c := range []struct {
+		in   string
+		fsp  int
+		want string
+	}{
+		{"2024-01-01 10:00:00.789", 0, "2024-01-01 10:00:01.000"},
+		{"2024-01-01 10:00:00.499", 0, "2024-01-01 10:00:00.000"},
+		{"2024-01-01 10:00:00.500", 0, "2024-01-01 10:00:01.000"},
+		{"2024-01-01 23:59:59.999", 1, "2024-01-02 00:00:00.000"},
+		{"2024-01-01 10:00:00.149", 1, "2024-01-01 10:00:00.100"},
+		{"1969-12-31 23:59:59.999", 0, "1970-01-01 00:00:00.000"},
+		{"1969-12-31 23:59:59.400", 0, "1969-12-31 23:59:59.000"},
+		{"2024-01-01 10:00:00.123", 3, "2024-01-01 10:00:00.123"},
+	} {
+		if got := FormatTimestamp(RoundToFsp(ts(c.in), c.fsp), 3); got != c.want {
+			t.Errorf("RoundToFsp(%s, %d) = %s, want %s", c.in, c.fsp, got, c.want)
+		}
+	}
+}
+
+func TestFormatSLT(t *testing.T) {
+	dec, _ := decimal128.FromString("90.05", 4, 2)
+	for _, c := range []struct {
+		d    Datum
+		t    T
+		want string
+	}{
+		{FloatDatum(1.0 / 3), DoubleT, "0.333"},
+		{FloatDatum(-0.0001), DoubleT, "0.000"},
+		{DecimalDatum(dec), DecimalT(4, 2), "90.050"},
+		{StringDatum(""), VarcharT, "(empty)"},
+		{NullDatum, BigIntT, "NULL"},
+		{BoolDatum(true), BoolT, "true"},
+		{IntDatum(1704067201123), TimestampT(3), "2024-01-01 00:00:01.123"},
+		{IntDatum(1704067201123), TimestampT(0), "2024-01-01 00:00:01"},
+	} {
+		if got := FormatSLT(c.d, c.t); got != c.want {
+			t.Errorf("FormatSLT(%v, %s) = %q, want %q", c.d, c.t, got, c.want)
+		}
+	}
+}

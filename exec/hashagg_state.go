@@ -1,0 +1,115 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// ErrAggOverflow is returned when an aggregate's value does not fit its
+// result type (SUM of BIGINTs beyond 64 bits, of DECIMALs beyond 38 digits).
+var ErrAggOverflow = errors.New("aggregate value out of range")
+
+// aggState is the state of one aggregate for every group, indexed by group
+// slot. Fixed-width accumulators live in the operator's arena (words() words
+// of each group's row, from the offset bind gives); variable-size state
+// (ordered multisets, strings) lives in the aggregate's own slot-indexed
+// columns. Implementations are typed; the interface is called once per
+// batch, never per row.
+type aggState interface {
+	// words is how many arena words per group the aggregate keeps.
+	words() int
+	// bind gives the aggregate words off..off+words()-1 of every arena row.
+	bind(a *aggstate.Arena, off int)
+	// grow makes room for n slots in the aggregate's own columns.
+	grow(n int)
+	// update applies a batch: row i adds w[i] (−1, 0 or +1) occurrences of
+	// its argument value a to the group in slots[i].
+	update(slots []int32, w []int64, a *aggArgCol) error
+	// result writes the current value of each group of slots to dst;
+	// rows[j] is the row count of group slots[j] at that point.
+	result(slots []int32, rows []int64, dst *aggVec) error
+	// free empties the state of slot kept outside the arena (the operator
+	// clears the arena row) when its group lost its last row.
+	free(slot int32)
+	// stateBytes estimates the memory held outside the arena.
+	stateBytes() int64
+	// touch reads the state each group of slots keeps outside the arena and
+	// returns a value depending on it: a prefetch (see HashAgg.touchRows).
+	touch(slots []int32) int64
+}
+
+// arenaAgg is embedded by aggregates whose state is all in the arena.
+type arenaAgg struct {
+	arena *aggstate.Arena
+	off   int
+}
+
+func (p *arenaAgg) bind(a *aggstate.Arena, off int) { p.arena, p.off = a, off }
+func (p *arenaAgg) grow(int)                        {}
+func (p *arenaAgg) touch([]int32) int64             { return 0 }
+func (p *arenaAgg) stateBytes() int64               { return 0 }
+
+// at returns the aggregate's words of slot s's row.
+func (p *arenaAgg) at(s int32) []uint64 { return p.arena.Row(s)[p.off:] }
+
+// columnAgg is embedded by aggregates that keep nothing in the arena.
+type columnAgg struct{}
+
+func (columnAgg) words() int                { return 0 }
+func (columnAgg) bind(*aggstate.Arena, int) {}
+
+// countStarAgg is COUNT(*): the group's row count, which the operator keeps
+// and passes to result.
+type countStarAgg struct{ columnAgg }
+
+func (a *countStarAgg) grow(int)                                  {}
+func (a *countStarAgg) update([]int32, []int64, *aggArgCol) error { return nil }
+func (a *countStarAgg) free(int32)                                {}
+func (a *countStarAgg) stateBytes() int64                         { return 0 }
+func (a *countStarAgg) touch([]int32) int64                       { return 0 }
+func (a *countStarAgg) result(slots []int32, rows []int64, dst *aggVec) error {
+	for j := range slots {
+		dst.i[j], dst.valid[j] = rows[j], true
+	}
+	return nil
+}
+
+// countNullAgg is COUNT of an argument typed NULL: always 0.
+type countNullAgg struct{ countStarAgg }
+
+func (a *countNullAgg) result(slots []int32, _ []int64, dst *aggVec) error {
+	for j := range slots {
+		dst.i[j], dst.valid[j] = 0, true
+	}
+	return nil
+}
+
+// countAgg is COUNT(x): the number of non-NULL values, in one arena word.
+type countAgg struct{ arenaAgg }
+
+func (a *countAgg) words() int { return 1 }
+func (a *countAgg) free(int32) {}
+
+func (a *countAgg) update(slots []int32, w []int64, _ *aggArgCol) error {
+	for i, s := range slots {
+		if w[i] == 0 {
+			continue
+		}
+		r := a.at(s)
+		n := int64(r[0]) + w[i]
+		if n < 0 {
+			return fmt.Errorf("COUNT: %w", aggstate.ErrNegativeCount)
+		}
+		r[0] = uint64(n)
+	}
+	return nil
+}
+
+func (a *countAgg) result(slots []int32, _ []int64, dst *aggVec) error {
+	for j, s := range slots {
+		dst.i[j], dst.valid[j] = int64(a.at(s)[0]), true
+	}
+	return nil
+}
