@@ -175,8 +175,12 @@ func (c *Catalog) Drop(name string, k Kind) (*Object, error) {
 		return nil, &Error{Code: ErrWrongKind, Name: name, Msg: fmt.Sprintf("'%s' is a %s, not a %s", o.Name, o.Kind, k)}
 	}
 	if deps := c.dependentsLocked(o.Name); len(deps) > 0 {
+		verb, them := "depends", "it"
+		if len(deps) > 1 {
+			verb, them = "depend", "them"
+		}
 		return nil, &Error{Code: ErrHasDependents, Name: name, Msg: fmt.Sprintf(
-			"cannot drop %s '%s': %s depend on it (drop them first)", o.Kind, o.Name, strings.Join(deps, ", "))}
+			"cannot drop %s '%s': %s %s on it (drop %s first)", o.Kind, o.Name, strings.Join(deps, ", "), verb, them)}
 	}
 	if err := c.store.Delete([]byte(objectPrefix + key)); err != nil {
 		return nil, fmt.Errorf("catalog: dropping %s: %w", o.Name, err)
