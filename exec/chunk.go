@@ -1,6 +1,8 @@
 package exec
 
 import (
+	"strconv"
+
 	"github.com/apache/arrow-go/v18/arrow"
 )
 
@@ -124,36 +126,13 @@ type Control struct {
 func (c Control) String() string {
 	switch c.Kind {
 	case Watermark:
-		return "watermark(" + itoa(c.Watermark) + ")"
+		return "watermark(" + strconv.FormatInt(c.Watermark, 10) + ")"
 	case Barrier:
-		return "barrier(" + itoa(int64(c.Epoch)) + ")"
+		return "barrier(" + strconv.FormatUint(c.Epoch, 10) + ")"
 	case Flush:
-		return "flush(" + itoa(int64(c.FlushID)) + ")"
+		return "flush(" + strconv.FormatUint(c.FlushID, 10) + ")"
 	case EndOfInput:
 		return "end-of-input"
 	}
 	return "control(?)"
-}
-
-func itoa(v int64) string {
-	if v == 0 {
-		return "0"
-	}
-	neg := v < 0
-	u := uint64(v)
-	if neg {
-		u = uint64(-v)
-	}
-	var b [21]byte
-	n := len(b)
-	for u > 0 {
-		n--
-		b[n] = byte('0' + u%10)
-		u /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
 }

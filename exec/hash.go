@@ -49,39 +49,18 @@ const nullHash = 0x5bd1e9955bd1e995
 func combine(h, v uint64) uint64 { return mix64(h ^ (v + 0x9e3779b97f4a7c15 + (h << 6) + (h >> 2))) }
 
 func hashColumn(col arrow.Array, out []uint64) error {
-	nulls := col.NullN() > 0
 	switch a := col.(type) {
 	case *array.Int64:
-		vs := a.Int64Values()
-		for i := range out {
-			v := uint64(vs[i])
-			if nulls && a.IsNull(i) {
-				v = nullHash
-			}
-			out[i] = combine(out[i], v)
-		}
+		hashFixed(a, a.Int64Values(), out)
 	case *array.Timestamp:
-		vs := a.TimestampValues()
-		for i := range out {
-			v := uint64(vs[i])
-			if nulls && a.IsNull(i) {
-				v = nullHash
-			}
-			out[i] = combine(out[i], v)
-		}
+		hashFixed(a, a.TimestampValues(), out)
 	case *array.Date32:
-		vs := a.Date32Values()
-		for i := range out {
-			v := uint64(vs[i])
-			if nulls && a.IsNull(i) {
-				v = nullHash
-			}
-			out[i] = combine(out[i], v)
-		}
+		hashFixed(a, a.Date32Values(), out)
+	case *array.Duration:
+		hashFixed(a, a.DurationValues(), out)
 	case *array.Float64:
-		vs := a.Float64Values()
-		for i := range out {
-			f := vs[i]
+		nulls := a.NullN() > 0
+		for i, f := range a.Float64Values() {
 			if f == 0 {
 				f = 0 // -0 and +0 are equal, so they must hash equally
 			}
@@ -95,7 +74,7 @@ func hashColumn(col arrow.Array, out []uint64) error {
 		for i := range out {
 			v := uint64(0)
 			switch {
-			case nulls && a.IsNull(i):
+			case a.IsNull(i):
 				v = nullHash
 			case a.Value(i):
 				v = 1
@@ -104,34 +83,37 @@ func hashColumn(col arrow.Array, out []uint64) error {
 		}
 	case *array.String:
 		for i := range out {
-			if nulls && a.IsNull(i) {
-				out[i] = combine(out[i], nullHash)
-				continue
+			v := uint64(nullHash)
+			if !a.IsNull(i) {
+				v = hashString(a.Value(i))
 			}
-			out[i] = combine(out[i], hashString(a.Value(i)))
+			out[i] = combine(out[i], v)
 		}
 	case *array.Decimal128:
 		for i := range out {
-			if nulls && a.IsNull(i) {
+			if a.IsNull(i) {
 				out[i] = combine(out[i], nullHash)
 				continue
 			}
 			n := a.Value(i)
 			out[i] = combine(combine(out[i], n.LowBits()), uint64(n.HighBits()))
 		}
-	case *array.Duration:
-		vs := a.DurationValues()
-		for i := range out {
-			v := uint64(vs[i])
-			if nulls && a.IsNull(i) {
-				v = nullHash
-			}
-			out[i] = combine(out[i], v)
-		}
 	default:
 		return fmt.Errorf("exec: cannot hash a column of type %s", col.DataType())
 	}
 	return nil
+}
+
+// hashFixed mixes the values of a fixed-width integer-like column into out.
+func hashFixed[T int64 | arrow.Timestamp | arrow.Date32 | arrow.Duration](a arrow.Array, vs []T, out []uint64) {
+	nulls := a.NullN() > 0
+	for i := range out {
+		v := uint64(vs[i])
+		if nulls && a.IsNull(i) {
+			v = nullHash
+		}
+		out[i] = combine(out[i], v)
+	}
 }
 
 // hashString is FNV-1a over the bytes, finalized with mix64.

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -87,7 +88,7 @@ func (a *AggCall) String() string {
 		if a.Distinct {
 			b.WriteString("DISTINCT ")
 		}
-		b.WriteString("#" + itoa(int(a.Arg)))
+		b.WriteString("#" + strconv.Itoa(int(a.Arg)))
 	}
 	b.WriteByte(')')
 	return b.String()

@@ -1,6 +1,7 @@
 package plan
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -65,7 +66,7 @@ func (e *InputRef) String() string {
 	if e.Name != "" {
 		return e.Name
 	}
-	return "$" + itoa(e.Ord)
+	return "$" + strconv.Itoa(e.Ord)
 }
 
 func (e *Const) String() string { return FormatConst(e.Val, e.Typ) }
@@ -152,26 +153,4 @@ func (e *Func) String() string {
 		}
 	}
 	return strings.ToUpper(e.Name) + "(" + joinExprs(e.Args, ", ", 0) + ")"
-}
-
-func itoa(i int) string {
-	if i == 0 {
-		return "0"
-	}
-	neg := i < 0
-	if neg {
-		i = -i
-	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
-	}
-	if neg {
-		n--
-		b[n] = '-'
-	}
-	return string(b[n:])
 }
