@@ -16,6 +16,8 @@ type aligner struct {
 	ended     []bool
 	nEnded    int
 	wm        []int64
+	idle      []bool // senders that declared themselves idle
+	idleOut   bool   // the output is idle (every live sender is)
 	wmOut     int64
 	flushSeen []uint64 // latest flush id per sender
 	flushOut  uint64
@@ -27,7 +29,7 @@ const noWatermark = int64(-1 << 63)
 
 func newAligner(senders int) *aligner {
 	a := &aligner{
-		n: senders, ended: make([]bool, senders), wm: make([]int64, senders),
+		n: senders, ended: make([]bool, senders), wm: make([]int64, senders), idle: make([]bool, senders),
 		wmOut: noWatermark, flushSeen: make([]uint64, senders), barSeen: make([]uint64, senders),
 	}
 	for i := range a.wm {
@@ -41,7 +43,8 @@ func newAligner(senders int) *aligner {
 func (a *aligner) add(sender int, m Control) []Control {
 	switch m.Kind {
 	case Watermark:
-		if m.Watermark > a.wm[sender] {
+		a.idle[sender] = m.Idle
+		if !m.Idle && m.Watermark > a.wm[sender] {
 			a.wm[sender] = m.Watermark
 		}
 		return a.advanceWatermark(nil)
@@ -66,18 +69,32 @@ func (a *aligner) add(sender int, m Control) []Control {
 	return nil
 }
 
+// advanceWatermark reports the minimum watermark over the live senders that
+// are not idle, when it advanced, or that the output became idle (every
+// live sender idle) or active again.
 func (a *aligner) advanceWatermark(out []Control) []Control {
-	lo, live := int64(1<<63-1), false
+	lo, live, active := int64(1<<63-1), false, false
 	for i, w := range a.wm {
 		if a.ended[i] {
 			continue
 		}
 		live = true
+		if a.idle[i] {
+			continue
+		}
+		active = true
 		lo = min(lo, w)
 	}
-	if live && lo > a.wmOut {
-		a.wmOut = lo
-		out = append(out, Control{Kind: Watermark, Watermark: lo})
+	switch {
+	case live && !active:
+		if !a.idleOut {
+			a.idleOut = true
+			out = append(out, Control{Kind: Watermark, Watermark: a.wmOut, Idle: true})
+		}
+	case active && (lo > a.wmOut || a.idleOut):
+		a.idleOut = false
+		a.wmOut = max(a.wmOut, lo)
+		out = append(out, Control{Kind: Watermark, Watermark: a.wmOut})
 	}
 	return out
 }

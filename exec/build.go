@@ -11,11 +11,19 @@ import (
 // and views the sources read.
 type SourceFactory func(src *physical.Source, instance int) (Source, error)
 
+// Services are what the engine provides to turn a plan into a dataflow.
+type Services struct {
+	// Sources creates the sources.
+	Sources SourceFactory
+	// Watermarks returns the event-time handling of a source, or nil.
+	Watermarks func(src *physical.Source) *WatermarkSpec
+}
+
 // BuildGraph cuts a physical plan into stages — a new stage starts at every
 // source and every exchange; everything else fuses into its input's stage —
 // and appends sink as the last operator of the root's stage.
-func BuildGraph(root physical.Node, sources SourceFactory, sink OpSpec) (GraphSpec, error) {
-	b := &graphBuilder{sources: sources}
+func BuildGraph(root physical.Node, svc Services, sink OpSpec) (GraphSpec, error) {
+	b := &graphBuilder{svc: svc}
 	si, err := b.build(root)
 	if err != nil {
 		return GraphSpec{}, err
@@ -29,8 +37,8 @@ func BuildGraph(root physical.Node, sources SourceFactory, sink OpSpec) (GraphSp
 }
 
 type graphBuilder struct {
-	g       GraphSpec
-	sources SourceFactory
+	g   GraphSpec
+	svc Services
 }
 
 // build returns the index of the stage whose chain ends with n.
@@ -38,10 +46,14 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	h := n.Hdr()
 	switch n := n.(type) {
 	case *physical.Source:
-		b.g.Stages = append(b.g.Stages, StageSpec{
+		st := StageSpec{
 			Parallelism: h.Parallelism, SourceName: physical.Line(n),
-			Source: func(inst int) (Source, error) { return b.sources(n, inst) },
-		})
+			Source: func(inst int) (Source, error) { return b.svc.Sources(n, inst) },
+		}
+		if b.svc.Watermarks != nil {
+			st.Watermark = b.svc.Watermarks(n)
+		}
+		b.g.Stages = append(b.g.Stages, st)
 		return len(b.g.Stages) - 1, nil
 	case *physical.Values:
 		names, ts, rows := h.Names(), h.Types(), n.Rows

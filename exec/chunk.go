@@ -112,20 +112,34 @@ const (
 	EndOfInput
 )
 
+// MaxWatermark is the watermark of an input that has ended: every event
+// time is behind it.
+const MaxWatermark = int64(1<<63 - 1)
+
 // Control is a control message. Operators see a control message once it has
 // arrived on every input (aligned); a watermark is then the minimum over the
 // inputs.
 type Control struct {
 	Kind      ControlKind
 	Watermark int64 // ms since the epoch; for Watermark
-	Epoch     uint64
-	FlushID   uint64
+	// Idle marks a watermark message that says its sender has had no data
+	// for a while: receivers stop waiting for its watermark until it sends
+	// a watermark again.
+	Idle    bool
+	Epoch   uint64
+	FlushID uint64
 }
 
 // String renders the message for traces and tests.
 func (c Control) String() string {
 	switch c.Kind {
 	case Watermark:
+		if c.Idle {
+			return "idle"
+		}
+		if c.Watermark == MaxWatermark {
+			return "watermark(+inf)"
+		}
 		return "watermark(" + strconv.FormatInt(c.Watermark, 10) + ")"
 	case Barrier:
 		return "barrier(" + strconv.FormatUint(c.Epoch, 10) + ")"

@@ -27,8 +27,11 @@ type StageSpec struct {
 	Parallelism int
 	Source      func(instance int) (Source, error)
 	SourceName  string
-	Inputs      []InputSpec
-	Ops         []OpSpec
+	// Watermark, for a source stage, generates watermarks and drops late
+	// rows (nil: the source has no event time).
+	Watermark *WatermarkSpec
+	Inputs    []InputSpec
+	Ops       []OpSpec
 }
 
 // GraphSpec is a dataflow: stages in topological order (every stage after

@@ -27,6 +27,9 @@ type OperatorMetrics struct {
 	BadRows atomic.Int64
 	// LateRows counts rows dropped behind the watermark.
 	LateRows atomic.Int64
+	// Watermark is the operator's latest watermark (ms since the epoch),
+	// 0 before the first.
+	Watermark atomic.Int64
 }
 
 // AddBusy adds the time elapsed since start to the busy time.

@@ -25,6 +25,7 @@ type task struct {
 	metrics []*OperatorMetrics
 	taskM   TaskMetrics
 	closed  bool
+	wm      *watermarker // source stages with event time
 
 	mu      sync.Mutex
 	pending uint64             // highest flush id requested and not yet sent
@@ -54,6 +55,9 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			return nil, err
 		}
 		t.source = src
+		if spec.Watermark != nil {
+			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
+		}
 	} else {
 		t.inbox = sr.inboxes[inst]
 		t.align = newAligner(sr.senders)
@@ -215,13 +219,17 @@ func (t *task) runSource(ctx context.Context) error {
 		c, err := t.source.Next(ctx)
 		switch {
 		case err == nil:
-			perr := t.chain.process(ctx, 0, 0, c)
-			c.Batch.Release()
-			if perr != nil {
-				return perr
+			if err := t.sourceChunk(ctx, c); err != nil {
+				return err
 			}
 			t.requeue(asked)
 		case errors.Is(err, io.EOF):
+			if t.wm != nil {
+				// The end of a bounded input: every event time is behind it.
+				if err := t.deliver(ctx, Control{Kind: Watermark, Watermark: MaxWatermark}); err != nil {
+					return err
+				}
+			}
 			if asked > 0 {
 				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
 					return err
@@ -241,6 +249,30 @@ func (t *task) runSource(ctx context.Context) error {
 			return err
 		}
 	}
+}
+
+// sourceChunk runs one chunk from the source through the chain: late rows
+// dropped first, and the watermark it advanced delivered after it.
+func (t *task) sourceChunk(ctx context.Context, c Chunk) error {
+	t.env.Metrics.RowsOut.Add(int64(c.NumRows()))
+	t.env.Metrics.BatchesOut.Add(1)
+	if t.wm == nil {
+		err := t.chain.process(ctx, 0, 0, c)
+		c.Batch.Release()
+		return err
+	}
+	kept, advanced, err := t.wm.apply(ctx, c)
+	if err == nil && kept.NumRows() > 0 {
+		err = t.chain.process(ctx, 0, 0, kept)
+	}
+	if kept.Batch != c.Batch {
+		kept.Batch.Release()
+	}
+	c.Batch.Release()
+	if err != nil || !advanced {
+		return err
+	}
+	return t.deliver(ctx, t.wm.control())
 }
 
 // requeue puts back flush requests taken before a Next that returned data:
@@ -268,6 +300,15 @@ func (t *task) wait(ctx context.Context) error {
 	}
 	t.wake = cancel
 	t.mu.Unlock()
+	var deadline time.Time
+	hasDeadline := false
+	if t.wm != nil {
+		if deadline, hasDeadline = t.wm.idleDeadline(); hasDeadline {
+			var dcancel context.CancelFunc
+			wctx, dcancel = context.WithDeadline(wctx, deadline)
+			defer dcancel()
+		}
+	}
 	start := time.Now()
 	err := t.source.Wait(wctx)
 	t.taskM.IdleNanos += int64(time.Since(start))
@@ -278,7 +319,13 @@ func (t *task) wait(ctx context.Context) error {
 	if ctx.Err() != nil {
 		return ctx.Err()
 	}
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if hasDeadline && !time.Now().Before(deadline) && (err == nil || errors.Is(err, context.DeadlineExceeded)) {
+		// No data for the idle timeout: stop holding back downstream
+		// watermarks until data arrives again.
+		t.wm.idle = true
+		return t.deliver(ctx, t.wm.control())
+	}
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 		return err
 	}
 	return nil

@@ -71,6 +71,22 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 				return fmt.Errorf("%s: aggregate argument #%d is not produced by its input", plan.FormatLine(md, n), a.Arg)
 			}
 		}
+	case *plan.Window:
+		if !avail.Contains(n.TimeCol) {
+			return fmt.Errorf("%s: time column #%d is not produced by its input", plan.FormatLine(md, n), n.TimeCol)
+		}
+	case *plan.SessionAggregate:
+		cols := append(append(plan.ColList(nil), n.Keys...), n.TimeCol)
+		for _, a := range n.Aggs {
+			if a.Arg != 0 {
+				cols = append(cols, a.Arg)
+			}
+		}
+		for _, c := range cols {
+			if !avail.Contains(c) {
+				return fmt.Errorf("%s: column #%d is not produced by its input", plan.FormatLine(md, n), c)
+			}
+		}
 	case *plan.Sort:
 		for _, k := range n.Keys {
 			if !avail.Contains(k.Col) {

@@ -41,6 +41,7 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 	}
 	ac := &aggCtx{groups: map[string]plan.ColumnID{}, aggs: map[string]plan.ColumnID{}}
 	var group plan.ColList
+	var session *windowInfo // a SESSION window grouped by, if any
 	if s.GroupBy != nil {
 		if s.GroupBy.Rollup {
 			return nil, nil, b.unsupported(nil, "GROUP BY ... WITH ROLLUP")
@@ -49,6 +50,14 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 			expr, err := b.resolveGroupItem(item.Expr, sc, s.Fields.Fields)
 			if err != nil {
 				return nil, nil, err
+			}
+			if ref := b.sessionColumn(expr, sc); ref != 0 {
+				// window_start/window_end of a SESSION: the session
+				// aggregate produces them.
+				session = b.windowOf(ref)
+				ac.groups[restore(expr)] = ref
+				ac.groupCols.Add(ref)
+				continue
 			}
 			e, err := b.bindExpr(expr, gctx)
 			if err != nil {
@@ -75,7 +84,52 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 		ac.aggs[key] = a.Out
 		aggs = append(aggs, a)
 	}
-	return &plan.Aggregate{Input: &plan.Project{Input: in, Items: pre}, Group: group, Aggs: aggs}, ac, nil
+	if w := b.unaggregatedSession(sc); w != nil && session == nil {
+		return nil, nil, b.errAtPos(w.pos, "a SESSION window must be grouped by: GROUP BY window_start, window_end")
+	}
+	if session != nil {
+		if !in.Props().AppendOnly {
+			return nil, nil, b.errAtPos(session.pos, "SESSION windows need an append-only input (a stream); this input updates its rows")
+		}
+		timeCol := addPre(b.md.Ref(session.timeCol), "")
+		return &plan.SessionAggregate{Input: &plan.Project{Input: in, Items: pre}, Keys: group, TimeCol: timeCol,
+			Gap: session.size, Start: session.start, End: session.end, Aggs: aggs}, ac, nil
+	}
+	agg := &plan.Aggregate{Input: &plan.Project{Input: in, Items: pre}, Group: group, Aggs: aggs}
+	b.windowClose(agg)
+	return agg, ac, nil
+}
+
+// sessionColumn returns the ID of a SESSION window's window_start or
+// window_end when e names one, else 0.
+func (b *Builder) sessionColumn(e ast.ExprNode, sc *scope) plan.ColumnID {
+	cn, ok := unparen(e).(*ast.ColumnNameExpr)
+	if !ok {
+		return 0
+	}
+	col, ambiguous, found := sc.lookup(cn.Name.Table.O, cn.Name.Name.O)
+	if !found || ambiguous || !col.virtual {
+		return 0
+	}
+	return col.id
+}
+
+// windowClose tells a windowed aggregate which grouping column says when a
+// group's window closes: window_end, or window_start plus the size of a
+// fixed-size (TUMBLE, HOP) window.
+func (b *Builder) windowClose(agg *plan.Aggregate) {
+	for _, g := range agg.Group {
+		if w := b.windowOf(g); w != nil && g == w.end {
+			agg.WindowClose, agg.WindowCloseOffset = g, 0
+			return
+		}
+	}
+	for _, g := range agg.Group {
+		if w := b.windowOf(g); w != nil && g == w.start && w.kind != plan.Cumulate {
+			agg.WindowClose, agg.WindowCloseOffset = g, w.size
+			return
+		}
+	}
 }
 
 // resolveGroupItem turns GROUP BY 2 and GROUP BY alias into the select

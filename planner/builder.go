@@ -62,6 +62,9 @@ type Builder struct {
 	deps  []string
 	ctes  map[string]*ast.CommonTableExpression
 	tvfs  *sql.Query
+	// windows are the window table functions bound so far, by the IDs of
+	// their window_start and window_end columns.
+	windows map[plan.ColumnID]*windowInfo
 	// Fold evaluates constant expressions (LIMIT counts, INSERT values); the
 	// engine supplies the runtime's evaluator.
 	Fold func(plan.Expr) (types.Datum, error)
@@ -98,8 +101,8 @@ func (b *Builder) BuildQuery(q *sql.Query, mode Mode) (*Query, error) {
 			return nil, b.unsupported(nil, "LIMIT in a continuous query (Top-N)")
 		}
 	}
-	if q.EmitOnWindowClose {
-		return nil, &NotSupportedError{Feature: "EMIT ON WINDOW CLOSE", Pos: b.start}
+	if q.EmitOnWindowClose && !windowed(out.Root) {
+		return nil, b.errAtPos(q.Pos, "EMIT ON WINDOW CLOSE needs a windowed aggregation (GROUP BY the window_start or window_end of TUMBLE, HOP, CUMULATE or SESSION)")
 	}
 	return out, nil
 }
@@ -149,4 +152,19 @@ func (b *Builder) buildResultSet(rs ast.ResultSetNode, outer *scope) (*built, *s
 		return nil, nil, &NotSupportedError{Feature: "UNION, INTERSECT and EXCEPT", Pos: p, Line: b.src.Line(p)}
 	}
 	return nil, nil, b.unsupported(nil, "this kind of query")
+}
+
+// windowed reports whether a plan has an aggregation by windows, whose rows
+// can be emitted when their windows close.
+func windowed(n plan.Node) bool {
+	found := false
+	plan.WalkNodes(n, func(x plan.Node) {
+		switch x := x.(type) {
+		case *plan.Aggregate:
+			found = found || x.WindowClose != 0
+		case *plan.SessionAggregate:
+			found = true
+		}
+	})
+	return found
 }

@@ -123,6 +123,9 @@ func (b *Builder) bindColumn(x *ast.ColumnNameExpr, c *exprCtx) (plan.Expr, erro
 	if ambiguous {
 		return nil, b.errAt(x, "column '%s' is ambiguous: qualify it with its table", name)
 	}
+	if col.virtual && (c.agg == nil || !c.agg.groupCols.Contains(col.id)) {
+		return nil, b.errAt(x, "%s of a SESSION window is known only after aggregation: GROUP BY window_start, window_end", name)
+	}
 	if c.agg != nil && !c.agg.groupCols.Contains(col.id) {
 		return nil, b.errAt(x, "column '%s' must appear in the GROUP BY clause or be used in an aggregate function", name)
 	}

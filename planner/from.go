@@ -52,7 +52,7 @@ func (b *Builder) buildTableSource(ts *ast.TableSource) (plan.Node, *scope, erro
 		}
 		if b.tvfs != nil {
 			if tvf := b.tvfs.TVF(src.Name.O); tvf != nil {
-				return nil, nil, &NotSupportedError{Feature: "window table function " + tvf.Kind.String(), Pos: tvf.Pos, Line: b.src.Line(tvf.Pos)}
+				return b.buildTVF(tvf, ts.AsName.O)
 			}
 		}
 		return b.buildScan(src, alias)
@@ -75,13 +75,30 @@ func (b *Builder) namePos(name string) sql.Pos {
 }
 
 func (b *Builder) buildScan(tn *ast.TableName, alias string) (plan.Node, *scope, error) {
-	name := tn.Name.O
+	n, sc, err := b.buildScanNamed(tn.Name.O, b.posOf(tn))
+	if err != nil {
+		return nil, nil, err
+	}
+	if alias != tn.Name.O {
+		n.(*plan.Scan).Alias = alias
+		for i := range sc.cols {
+			sc.cols[i].table = alias
+			b.md.Column(sc.cols[i].id).Table = alias
+		}
+	}
+	return n, sc, nil
+}
+
+// buildScanNamed binds a scan of the object called name, written at p.
+func (b *Builder) buildScanNamed(name string, p sql.Pos) (plan.Node, *scope, error) {
+	alias := name
 	obj, err := b.cat.Lookup(name)
 	if err != nil {
-		return nil, nil, b.errAt(tn, "unknown stream, table or view '%s'", name)
+		e := b.errAtPos(p, "unknown stream, table or view '%s'", name)
+		return nil, nil, e
 	}
 	if obj.Kind == catalog.Sink {
-		return nil, nil, b.errAt(tn, "'%s' is a sink: sinks write to connectors and cannot be read", obj.Name)
+		return nil, nil, b.errAtPos(p, "'%s' is a sink: sinks write to connectors and cannot be read", obj.Name)
 	}
 	b.useDep(obj)
 	s := &plan.Scan{Object: obj, Alias: alias}

@@ -14,6 +14,9 @@ type scopeCol struct {
 	name   string
 	id     plan.ColumnID
 	hidden bool // not expanded by *
+	// virtual columns exist only above an aggregation: a SESSION window's
+	// window_start and window_end.
+	virtual bool
 }
 
 // scope is the set of columns a clause may refer to.

@@ -63,6 +63,9 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		}
 		in, sel.agg = node, ac
 	}
+	if w := b.unaggregatedSession(sc); w != nil && sel.agg == nil {
+		return nil, nil, b.errAtPos(w.pos, "a SESSION window must be aggregated: GROUP BY window_start, window_end (and the keys of the sessions)")
+	}
 	if s.Having != nil {
 		if sel.agg == nil {
 			return nil, nil, b.errAt(s.Having.Expr, "HAVING needs GROUP BY or an aggregate function")

@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
@@ -47,26 +49,83 @@ func columns(defs []sql.ColumnDef, src *sql.Source, pk map[string]bool) ([]catal
 	return out, nil
 }
 
-// options turns WITH options into a map and validates the connector.
+// streamOptions are the WITH options of every stream, whatever feeds it.
+var streamOptions = map[string]bool{"idle_timeout": true, "late_rows_to": true}
+
+// connectorOptions returns opts without the options of every stream: what
+// the connector itself validates.
+func connectorOptions(opts map[string]string) map[string]string {
+	out := make(map[string]string, len(opts))
+	for k, v := range opts {
+		if !streamOptions[k] {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// defaultIdleTimeout is how long a source split may go without data before
+// it stops holding back watermarks (SQL.md: a WITH option, default 5 s).
+const defaultIdleTimeout = 5 * time.Second
+
+// parseIdleTimeout reads idle_timeout: '5s', '500ms', '2 seconds', '1m', or
+// a number of milliseconds; 0 means a split is never idle.
+func parseIdleTimeout(v string) (time.Duration, error) {
+	s := strings.ToLower(strings.TrimSpace(v))
+	if ms, err := strconv.ParseInt(s, 10, 64); err == nil && ms >= 0 {
+		return time.Duration(ms) * time.Millisecond, nil
+	}
+	for long, short := range map[string]string{"milliseconds": "ms", "millisecond": "ms", "seconds": "s", "second": "s", "minutes": "m", "minute": "m", "hours": "h", "hour": "h"} {
+		if strings.HasSuffix(s, long) {
+			s = strings.TrimSuffix(s, long) + short
+			break
+		}
+	}
+	d, err := time.ParseDuration(strings.ReplaceAll(s, " ", ""))
+	if err != nil || d < 0 {
+		return 0, fmt.Errorf("idle_timeout: invalid duration '%s' (write e.g. '5s', '500ms' or '1m')", v)
+	}
+	return d, nil
+}
+
+// idleTimeout returns a stream's idle timeout.
+func idleTimeout(obj *catalog.Object) time.Duration {
+	if v, ok := obj.Options["idle_timeout"]; ok {
+		if d, err := parseIdleTimeout(v); err == nil {
+			return d
+		}
+	}
+	return defaultIdleTimeout
+}
+
+// options turns WITH options into a map and validates them: the options of
+// every stream, and the connector's own.
 func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Source, start sql.Pos) (map[string]string, error) {
 	m := map[string]string{}
 	var conn *sql.Option
-	for i := range opts {
-		m[opts[i].Key] = opts[i].Value
-		if opts[i].Key == "connector" {
+	var others []string
+	for i, o := range opts {
+		m[o.Key] = o.Value
+		switch {
+		case o.Key == "connector":
 			conn = &opts[i]
+		case o.Key == "idle_timeout":
+			if _, err := parseIdleTimeout(o.Value); err != nil {
+				return nil, bindErr(o.ValuePos, src, "%v", err)
+			}
+		case !streamOptions[o.Key]:
+			others = append(others, o.Key)
 		}
 	}
 	if len(m) == 0 {
 		return nil, nil
 	}
 	if conn == nil {
-		keys := make([]string, 0, len(m))
-		for k := range m {
-			keys = append(keys, k)
+		if len(others) > 0 {
+			sort.Strings(others)
+			return nil, bindErr(opts[0].KeyPos, src, "WITH needs a 'connector' option for %s; a stream without a connector is fed by INSERT", strings.Join(others, ", "))
 		}
-		sort.Strings(keys)
-		return nil, bindErr(opts[0].KeyPos, src, "WITH needs a 'connector' option (got %s); a stream without WITH is fed by INSERT", strings.Join(keys, ", "))
+		return m, nil
 	}
 	name := lower(conn.Value)
 	runnable, known := knownConnectors[name]
@@ -78,11 +137,37 @@ func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Sou
 	}
 	m["connector"] = name
 	if name == "file" {
-		if _, err := file.FromOptions(m, cols, s.eng.cfg.BaseDir); err != nil {
+		if _, err := file.FromOptions(connectorOptions(m), cols, s.eng.cfg.BaseDir); err != nil {
 			return nil, bindErr(conn.ValuePos, src, "%v", err)
 		}
 	}
 	return m, nil
+}
+
+// lateTarget checks late_rows_to: an INSERT-fed stream with the same column
+// types, which the new stream then depends on.
+func (s *Session) lateTarget(name string, cols []catalog.Column, opts []sql.Option, src *sql.Source) (string, error) {
+	var at sql.Pos
+	for _, o := range opts {
+		if o.Key == "late_rows_to" {
+			at = o.ValuePos
+		}
+	}
+	target, ok := s.eng.cat.Get(name)
+	switch {
+	case !ok:
+		return "", bindErr(at, src, "late_rows_to: unknown stream '%s' (create it first, with the same columns)", name)
+	case target.Kind != catalog.Stream || !target.IsSource() || target.Connector() != "":
+		return "", bindErr(at, src, "late_rows_to: '%s' must be a stream fed by INSERT", target.Name)
+	case len(target.Columns) != len(cols):
+		return "", bindErr(at, src, "late_rows_to: '%s' has %d columns, this stream %d", target.Name, len(target.Columns), len(cols))
+	}
+	for i, c := range cols {
+		if target.Columns[i].Type != c.Type {
+			return "", bindErr(at, src, "late_rows_to: column %d of '%s' is %s, here %s", i+1, target.Name, target.Columns[i].Type, c.Type)
+		}
+	}
+	return target.Name, nil
 }
 
 // exists handles CREATE of a name already taken: an error, or with IF NOT
@@ -108,9 +193,6 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 	if st.Query != nil {
 		return nil, &planner.NotSupportedError{Feature: "derived streams (CREATE STREAM ... AS SELECT)", Pos: st.Query.Pos, Line: src.Line(st.Query.Pos)}
 	}
-	if st.Watermark != nil {
-		return nil, &planner.NotSupportedError{Feature: "WATERMARK", Pos: st.Watermark.Pos, Line: src.Line(st.Watermark.Pos)}
-	}
 	cols, err := columns(st.Columns, src, nil)
 	if err != nil {
 		return nil, err
@@ -125,6 +207,31 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 		return nil, err
 	}
 	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Columns: cols, Options: opts}
+	if st.Watermark != nil {
+		delay, err := s.eng.newBuilder(src, st.Start).BindWatermark(cols, st.Watermark)
+		if err != nil {
+			return nil, err
+		}
+		col := cols[obj.ColumnIndex(st.Watermark.Column.Name)].Name
+		obj.Watermark = &catalog.Watermark{Column: col, DelayMs: delay, Text: col}
+		if delay > 0 {
+			obj.Watermark.Text = col + " - " + types.FormatInterval(delay)
+		}
+	}
+	if late, ok := opts["late_rows_to"]; ok {
+		if obj.Watermark == nil {
+			return nil, bindErr(st.Name.Pos, src, "late_rows_to needs a WATERMARK: without event time no row is late")
+		}
+		target, err := s.lateTarget(late, cols, st.With, src)
+		if err != nil {
+			return nil, err
+		}
+		obj.Options["late_rows_to"] = target
+		obj.DependsOn = append(obj.DependsOn, target)
+	}
+	if _, ok := opts["idle_timeout"]; ok && obj.Watermark == nil {
+		return nil, bindErr(st.Name.Pos, src, "idle_timeout needs a WATERMARK: a stream without event time has no watermark to hold back")
+	}
 	if err := s.eng.cat.Create(obj); err != nil {
 		return nil, err
 	}
@@ -211,7 +318,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 func (e *Engine) startView(obj *catalog.Object, cq *compiledQuery) error {
 	mv := exec.NewMView(cq.names(), cq.types(), resultKey(cq.logical))
 	sink := exec.OpSpec{Name: "Materialize " + obj.Name, New: func(int) (exec.Operator, error) { return &exec.MViewSink{MV: mv}, nil }}
-	g, err := exec.BuildGraph(cq.phys, e.sourceFor, sink)
+	g, err := exec.BuildGraph(cq.phys, e.services(), sink)
 	if err != nil {
 		return err
 	}
@@ -259,6 +366,11 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	if obj.IsSource() && obj.Connector() == "" {
 		if err := e.db.Log().Drop(obj.ID); err != nil {
 			return nil, fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
+		}
+	}
+	if obj.Watermark != nil {
+		if err := e.db.KV().Delete(lateKey(obj.ID)); err != nil {
+			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	return ok(tag), nil

@@ -64,6 +64,7 @@ type Engine struct {
 
 	flushSeq atomic.Uint64
 	notices  noticeLog
+	late     lateLedger
 }
 
 // runningQuery is the continuous query behind a materialized view.

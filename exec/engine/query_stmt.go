@@ -30,7 +30,7 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 	collect := &collector{ordered: cq.logical.Props().AppendOnly, types: ts}
 	collect.mv = exec.NewMView(cq.names(), ts, nil)
 	sink := exec.OpSpec{Name: "Result", New: func(int) (exec.Operator, error) { return collect, nil }}
-	g, err := exec.BuildGraph(cq.phys, e.sourceFor, sink)
+	g, err := exec.BuildGraph(cq.phys, e.services(), sink)
 	if err != nil {
 		return nil, err
 	}
@@ -108,7 +108,7 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 		flushID = e.flushSeq.Add(1)
 		sink.EndAt = flushID
 	}
-	g, err := exec.BuildGraph(cq.phys, e.sourceFor, exec.OpSpec{Name: "PushChanges", New: func(int) (exec.Operator, error) { return sink, nil }})
+	g, err := exec.BuildGraph(cq.phys, e.services(), exec.OpSpec{Name: "PushChanges", New: func(int) (exec.Operator, error) { return sink, nil }})
 	if err != nil {
 		return nil, err
 	}

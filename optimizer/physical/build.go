@@ -14,6 +14,9 @@ type Options struct {
 	// operator; sources and their stateless chains run at their number of
 	// splits (one for every source eddy has so far).
 	Parallelism int
+	// EmitOnClose makes windowed aggregations emit each window once, when
+	// the watermark passes its end (EMIT ON WINDOW CLOSE).
+	EmitOnClose bool
 }
 
 // Build turns an optimized logical plan into a physical plan, binding column
@@ -78,6 +81,21 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return b.buildCalc(n.Input, n.Pred, n.Items, n.Output())
 	case *plan.Aggregate:
 		return b.buildAgg(n)
+	case *plan.Window:
+		in, err := b.build(n.Input)
+		if err != nil {
+			return nil, err
+		}
+		w := &WindowAssign{Header: b.header(n.Output(), in.Hdr().Parallelism, in), Kind: n.Kind,
+			TimeCol: n.Input.Output().Find(n.TimeCol), Size: n.Size, Slide: n.Slide}
+		factor := 1.0
+		if n.Kind != plan.Tumble && n.Slide > 0 {
+			factor = float64(n.Size) / float64(n.Slide) // rows per window a row belongs to
+		}
+		w.Est.RowsPerSec = in.Hdr().Est.RowsPerSec * factor
+		return w, nil
+	case *plan.SessionAggregate:
+		return b.buildSessionAgg(n)
 	case *plan.Sort:
 		in, err := b.build(n.Input)
 		if err != nil {
@@ -112,7 +130,15 @@ func (b *builder) build(n plan.Node) (Node, error) {
 
 func (b *builder) buildScan(n *plan.Scan) Node {
 	bounded := n.Props().Bounded
-	src := &Source{Header: b.header(n.Cols, 1), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded}
+	src := &Source{Header: b.header(n.Cols, 1), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded, TimeOrd: -1}
+	if wm := n.Object.Watermark; wm != nil {
+		ts := n.Object.ColumnIndex(wm.Column)
+		for i, o := range n.Ords {
+			if o == ts {
+				src.TimeOrd = i
+			}
+		}
+	}
 	src.Est.RowsPerSec = cost.SourceRate(n.Object, bounded)
 	if n.Object.Kind != catalog.Table {
 		return src
@@ -178,7 +204,10 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	} else {
 		in = b.exchange(in, Hash, keys, p)
 	}
-	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly}
+	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1}
+	if n.WindowClose != 0 {
+		agg.CloseKey, agg.CloseOffset, agg.EmitOnClose = n.Group.Find(n.WindowClose), n.WindowCloseOffset, b.opts.EmitOnClose
+	}
 	retractable := false
 	for _, a := range n.Aggs {
 		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
@@ -193,13 +222,47 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	inProps := n.Input.Props()
 	groups := cost.GroupCount(len(keys), cost.DefaultSnapshotRows, inProps.Bounded)
 	agg.Est = Estimate{
-		RowsPerSec:   in.Hdr().Est.RowsPerSec,
-		Stateful:     true,
-		StateRows:    groups,
-		StateBytes:   groups * (cost.RowWidth(agg.Types()) + 16),
-		StateBounded: inProps.Bounded || (len(keys) == 0 && (!retractable || inProps.AppendOnly)),
+		RowsPerSec: in.Hdr().Est.RowsPerSec,
+		Stateful:   true,
+		StateRows:  groups,
+		StateBytes: groups * (cost.RowWidth(agg.Types()) + 16),
+		StateBounded: inProps.Bounded || (len(keys) == 0 && (!retractable || inProps.AppendOnly)) ||
+			(n.WindowClose != 0 && inProps.Watermarked),
 	}
 	return agg, nil
+}
+
+func (b *builder) buildSessionAgg(n *plan.SessionAggregate) (Node, error) {
+	in, err := b.build(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	inCols := n.Input.Output()
+	var keys []int
+	for _, k := range n.Keys {
+		keys = append(keys, inCols.Find(k))
+	}
+	p := b.opts.Parallelism
+	if len(keys) == 0 {
+		p = 1
+		in = b.exchange(in, Single, nil, 1)
+	} else {
+		in = b.exchange(in, Hash, keys, p)
+	}
+	s := &SessionAgg{Header: b.header(n.Output(), p, in), Keys: keys, TimeCol: inCols.Find(n.TimeCol), Gap: n.Gap,
+		EmitOnClose: b.opts.EmitOnClose}
+	for _, a := range n.Aggs {
+		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
+		if a.Arg != 0 {
+			spec.Arg = inCols.Find(a.Arg)
+		}
+		s.Aggs = append(s.Aggs, spec)
+	}
+	inProps := n.Input.Props()
+	groups := cost.GroupCount(len(keys), cost.DefaultSnapshotRows, inProps.Bounded)
+	s.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateRows: groups,
+		StateBytes: groups * (cost.RowWidth(s.Types()) + 16), StateBounded: inProps.Bounded || inProps.Watermarked}
+	return s, nil
 }
 
 // identity returns projection items forwarding cols.

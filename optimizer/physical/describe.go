@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -16,6 +17,9 @@ func (n *Source) Describe() (string, []plan.Attr) {
 		cols[i] = n.Object.Columns[o].Name
 	}
 	attrs := []plan.Attr{{Value: n.Object.Name}, {Key: "kind", Value: sourceKind(n.Object)}, {Key: "columns", Value: "[" + strings.Join(cols, ", ") + "]"}}
+	if wm := n.Object.Watermark; wm != nil {
+		attrs = append(attrs, plan.Attr{Key: "watermark", Value: "(" + wm.Text + ")"})
+	}
 	if n.Mode == plan.ScanSnapshot {
 		attrs = append(attrs, plan.Attr{Key: "mode", Value: "snapshot"})
 	}
@@ -69,7 +73,53 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 	if n.AppendOnlyInput {
 		attrs = append(attrs, plan.Attr{Key: "input", Value: "append-only"})
 	}
+	if n.CloseKey >= 0 {
+		close := n.Cols[n.CloseKey].Name
+		if n.CloseOffset != 0 {
+			close += " + " + intervalText(n.CloseOffset)
+		}
+		attrs = append(attrs, plan.Attr{Key: "closes", Value: close})
+		if n.EmitOnClose {
+			attrs = append(attrs, plan.Attr{Key: "emit", Value: "on-window-close"})
+		}
+	}
 	return "HashAggregate", attrs
+}
+
+func (n *WindowAssign) Describe() (string, []plan.Attr) {
+	in := n.Inputs[0].Hdr().Cols
+	attrs := []plan.Attr{{Value: n.Kind.String()}, {Key: "time", Value: in[n.TimeCol].Name}}
+	switch n.Kind {
+	case plan.Hop:
+		attrs = append(attrs, plan.Attr{Key: "slide", Value: intervalText(n.Slide)}, plan.Attr{Key: "size", Value: intervalText(n.Size)})
+	case plan.Cumulate:
+		attrs = append(attrs, plan.Attr{Key: "step", Value: intervalText(n.Slide)}, plan.Attr{Key: "size", Value: intervalText(n.Size)})
+	default:
+		attrs = append(attrs, plan.Attr{Key: "size", Value: intervalText(n.Size)})
+	}
+	return "WindowAssign", attrs
+}
+
+func (n *SessionAgg) Describe() (string, []plan.Attr) {
+	var attrs []plan.Attr
+	if len(n.Keys) > 0 {
+		attrs = append(attrs, plan.Attr{Key: "group", Value: "[" + strings.Join(cols(n.Cols[:len(n.Keys)]).names(), ", ") + "]"})
+	}
+	in := n.Inputs[0].Hdr().Cols
+	attrs = append(attrs, plan.Attr{Key: "time", Value: in[n.TimeCol].Name},
+		plan.Attr{Key: "gap", Value: intervalText(n.Gap)})
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = a.Text
+		if name := n.Cols[len(n.Keys)+2+i].Name; name != a.Text {
+			aggs[i] += " AS " + name
+		}
+	}
+	attrs = append(attrs, plan.Attr{Key: "aggs", Value: "[" + strings.Join(aggs, ", ") + "]"})
+	if n.EmitOnClose {
+		attrs = append(attrs, plan.Attr{Key: "emit", Value: "on-window-close"})
+	}
+	return "SessionAggregate", attrs
 }
 
 func (n *Upsert) Describe() (string, []plan.Attr) {
@@ -120,4 +170,9 @@ func (cs cols) names() []string {
 		out[i] = c.Name
 	}
 	return out
+}
+
+// intervalText renders a day-time interval as `10 SECOND`.
+func intervalText(ms int64) string {
+	return strings.ReplaceAll(strings.TrimPrefix(types.FormatInterval(ms), "INTERVAL "), "'", "")
 }

@@ -72,6 +72,9 @@ type Source struct {
 	Ords    []int // the object's columns read, in output order
 	Mode    plan.ScanMode
 	Bounded bool
+	// TimeOrd is the output ordinal of the event-time column when the
+	// object declares a WATERMARK, else -1.
+	TimeOrd int
 }
 
 // Values produces constant rows.
@@ -103,6 +106,35 @@ type HashAgg struct {
 	GroupKeys       []int
 	Aggs            []AggSpec
 	AppendOnlyInput bool
+	// CloseKey, when >= 0, is the index in GroupKeys of the column that
+	// tells when a group's window closes: at the watermark CloseKey's value
+	// + CloseOffset the group is final and its state is freed.
+	CloseKey    int
+	CloseOffset int64
+	// EmitOnClose emits each group once, when its window closes, instead
+	// of running results.
+	EmitOnClose bool
+}
+
+// WindowAssign assigns rows to TUMBLE, HOP or CUMULATE windows, adding
+// window_start and window_end.
+type WindowAssign struct {
+	Header
+	Kind    plan.WindowKind
+	TimeCol int
+	Size    int64
+	Slide   int64
+}
+
+// SessionAgg groups each key's rows into sessions and aggregates them. Its
+// output is the keys, window_start, window_end and the aggregates.
+type SessionAgg struct {
+	Header
+	Keys        []int
+	TimeCol     int
+	Gap         int64
+	Aggs        []AggSpec
+	EmitOnClose bool
 }
 
 // Upsert turns a table's upserts (latest row per primary key) into a
@@ -166,6 +198,8 @@ var (
 	_ Node = (*Values)(nil)
 	_ Node = (*Calc)(nil)
 	_ Node = (*HashAgg)(nil)
+	_ Node = (*WindowAssign)(nil)
+	_ Node = (*SessionAgg)(nil)
 	_ Node = (*Upsert)(nil)
 	_ Node = (*Exchange)(nil)
 	_ Node = (*Sort)(nil)

@@ -50,6 +50,14 @@ func (PruneColumns) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 				needed.Add(a.Arg)
 			}
 		}
+	case *plan.SessionAggregate:
+		needed = n.Keys.ToSet()
+		needed.Add(n.TimeCol)
+		for _, a := range n.Aggs {
+			if a.Arg != 0 {
+				needed.Add(a.Arg)
+			}
+		}
 	default:
 		return n, false, nil
 	}
@@ -70,11 +78,20 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 	}
 	switch n := n.(type) {
 	case *plan.Scan:
-		// A table's primary key stays: its upserts are matched by key.
+		// A table's primary key stays: its upserts are matched by key. The
+		// event-time column stays: the source derives watermarks from it.
+		// A stream that routes late rows elsewhere keeps every column, so
+		// a late row is routed whole.
 		pk := map[int]bool{}
 		if n.Object.Kind == catalog.Table {
 			for _, o := range n.Object.PrimaryKey {
 				pk[o] = true
+			}
+		}
+		if wm := n.Object.Watermark; wm != nil {
+			pk[n.Object.ColumnIndex(wm.Column)] = true
+			if n.Object.Options["late_rows_to"] != "" {
+				return n, false
 			}
 		}
 		s := *n
@@ -120,7 +137,27 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 		if len(aggs) == len(n.Aggs) {
 			return n, false
 		}
-		return &plan.Aggregate{Input: n.Input, Group: n.Group, Aggs: aggs}, true
+		return &plan.Aggregate{Input: n.Input, Group: n.Group, Aggs: aggs, WindowClose: n.WindowClose, WindowCloseOffset: n.WindowCloseOffset}, true
+	case *plan.SessionAggregate:
+		var aggs []plan.AggCall
+		for _, a := range n.Aggs {
+			if needed.Contains(a.Out) {
+				aggs = append(aggs, a)
+			}
+		}
+		if len(aggs) == len(n.Aggs) {
+			return n, false
+		}
+		c := *n
+		c.Aggs = aggs
+		return plan.ResetProps(&c), true
+	case *plan.Window:
+		want := needed.Union(plan.MakeColSet(n.TimeCol))
+		in, ok := narrow(n.Input, want)
+		if !ok {
+			return n, false
+		}
+		return n.WithInputs(in), true
 	case *plan.Filter:
 		in, ok := narrow(n.Input, needed.Union(plan.ColsUsed(n.Pred)))
 		if !ok {
@@ -128,7 +165,7 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 		}
 		return &plan.Filter{Input: in, Pred: n.Pred}, true
 	case *plan.Sort:
-		want := needed
+		want := needed.Union(plan.ColSet{})
 		for _, k := range n.Keys {
 			want.Add(k.Col)
 		}

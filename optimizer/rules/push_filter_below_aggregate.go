@@ -44,7 +44,7 @@ func (PushFilterBelowAggregate) Apply(c *Context, n plan.Node) (plan.Node, bool,
 	}
 	var out plan.Node = &plan.Aggregate{
 		Input: &plan.Filter{Input: agg.Input, Pred: plan.MakeAnd(below)},
-		Group: agg.Group, Aggs: agg.Aggs,
+		Group: agg.Group, Aggs: agg.Aggs, WindowClose: agg.WindowClose, WindowCloseOffset: agg.WindowCloseOffset,
 	}
 	if len(above) > 0 {
 		out = &plan.Filter{Input: out, Pred: plan.MakeAnd(above)}

@@ -7,6 +7,8 @@ import (
 )
 
 // ColSet is a set of ColumnIDs, kept sorted. Its zero value is the empty set.
+// Like a slice, a copied ColSet shares its storage: Add to a copy may change
+// the original, so copy with Union before adding.
 type ColSet struct{ ids []ColumnID }
 
 // MakeColSet returns the set of the given IDs.

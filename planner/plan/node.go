@@ -37,6 +37,9 @@ type Props struct {
 	// Keys are column sets that uniquely identify a row of the node's
 	// current result (e.g. an aggregate's GROUP BY columns).
 	Keys []ColSet
+	// Watermarked: the node's input carries watermarks (a stream declared
+	// with WATERMARK feeds it), so windows close and their state is freed.
+	Watermarked bool
 }
 
 func checkArity(n Node, in []Node, want int) {

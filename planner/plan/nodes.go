@@ -76,7 +76,15 @@ type Aggregate struct {
 	Input Node
 	Group ColList
 	Aggs  []AggCall
-	props *Props
+	// WindowClose is the grouping column that tells when a group's window
+	// closes, when the aggregate groups by TUMBLE/HOP/CUMULATE windows (0
+	// otherwise): window_end, or window_start with WindowCloseOffset = the
+	// window size. Once the watermark reaches WindowClose + offset the
+	// window is final, so its state can be freed (or, emitting on window
+	// close, its rows emitted).
+	WindowClose       ColumnID
+	WindowCloseOffset int64
+	props             *Props
 }
 
 // SortKey is one ORDER BY key.
@@ -149,7 +157,9 @@ func (n *Calc) WithInputs(in ...Node) Node {
 }
 func (n *Aggregate) WithInputs(in ...Node) Node {
 	checkArity(n, in, 1)
-	return &Aggregate{Input: in[0], Group: n.Group, Aggs: n.Aggs}
+	c := *n
+	c.Input, c.props = in[0], nil
+	return &c
 }
 func (n *Sort) WithInputs(in ...Node) Node {
 	checkArity(n, in, 1)
@@ -196,7 +206,8 @@ func (n *Scan) Props() *Props {
 		// A stream only appends; a snapshot of a view is read as inserts. A
 		// table's log holds upserts, which become updates even in a snapshot.
 		appendOnly := n.Object.Kind == catalog.Stream || (n.Object.Kind == catalog.View && n.Mode == ScanSnapshot)
-		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: appendOnly}
+		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: appendOnly,
+			Watermarked: n.Object.Watermark != nil && n.Object.Kind != catalog.View}
 	}
 	return n.props
 }
@@ -209,7 +220,7 @@ func (n *Values) Props() *Props {
 func (n *Filter) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
-		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys}
+		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys, Watermarked: in.Watermarked}
 	}
 	return n.props
 }
@@ -229,7 +240,8 @@ func (n *Aggregate) Props() *Props {
 	if n.props == nil {
 		// An aggregate updates its rows as input arrives, so it retracts
 		// even over an append-only input.
-		n.props = &Props{Bounded: n.Input.Props().Bounded, Keys: []ColSet{n.Group.ToSet()}}
+		in := n.Input.Props()
+		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{n.Group.ToSet()}, Watermarked: in.Watermarked}
 	}
 	return n.props
 }
@@ -252,7 +264,7 @@ func (n *Limit) Props() *Props {
 // projectProps keeps the input's keys that survive the projection as
 // pass-through columns.
 func projectProps(in *Props, items []ProjItem) *Props {
-	out := &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly}
+	out := &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked}
 	var passed ColSet
 	for _, it := range items {
 		if c, ok := it.Expr.(*ColRef); ok && c.ID == it.ID {
@@ -313,7 +325,15 @@ func (n *Aggregate) Describe(md *Metadata) (string, []Attr) {
 	if len(n.Group) > 0 {
 		attrs = append(attrs, Attr{"group", colNames(md, n.Group)})
 	}
-	return "Aggregate", append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+	attrs = append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+	if n.WindowClose != 0 {
+		close := md.Column(n.WindowClose).Name
+		if n.WindowCloseOffset != 0 {
+			close += " + " + intervalText(n.WindowCloseOffset)
+		}
+		attrs = append(attrs, Attr{"closes", close})
+	}
+	return "Aggregate", attrs
 }
 
 func (n *Sort) Describe(md *Metadata) (string, []Attr) {
@@ -374,6 +394,10 @@ func ResetProps(n Node) Node {
 	case *Sort:
 		n.props = nil
 	case *Limit:
+		n.props = nil
+	case *Window:
+		n.props = nil
+	case *SessionAggregate:
 		n.props = nil
 	}
 	return n

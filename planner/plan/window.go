@@ -1,0 +1,153 @@
+package plan
+
+import (
+	"strings"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// WindowKind is the kind of a window table function.
+type WindowKind uint8
+
+// The window kinds of SQL.md.
+const (
+	Tumble WindowKind = iota + 1
+	Hop
+	Cumulate
+	Session
+)
+
+// String returns the function name.
+func (k WindowKind) String() string {
+	return [...]string{"", "TUMBLE", "HOP", "CUMULATE", "SESSION"}[k]
+}
+
+// Window assigns each input row to its TUMBLE, HOP or CUMULATE windows: the
+// output is the input's columns plus window_start and window_end, one row
+// per window a row belongs to. (SESSION windows depend on other rows; they
+// are computed by SessionAggregate.)
+type Window struct {
+	Input      Node
+	Kind       WindowKind
+	TimeCol    ColumnID
+	Size       int64 // ms: TUMBLE and HOP size, CUMULATE maximum size
+	Slide      int64 // ms: HOP slide, CUMULATE step
+	Start, End ColumnID
+	props      *Props
+}
+
+// SessionAggregate groups each key's rows into sessions — runs of rows less
+// than Gap apart in event time — and aggregates each session. Its output is
+// the Keys, window_start (Start), window_end (End), then the aggregates.
+type SessionAggregate struct {
+	Input      Node
+	Keys       ColList
+	TimeCol    ColumnID
+	Gap        int64 // ms
+	Start, End ColumnID
+	Aggs       []AggCall
+	props      *Props
+}
+
+var (
+	_ Node = (*Window)(nil)
+	_ Node = (*SessionAggregate)(nil)
+)
+
+func (*Window) nodeMarker()           {}
+func (*SessionAggregate) nodeMarker() {}
+
+// Inputs implements Node.
+func (n *Window) Inputs() []Node { return []Node{n.Input} }
+
+// Inputs implements Node.
+func (n *SessionAggregate) Inputs() []Node { return []Node{n.Input} }
+
+// WithInputs implements Node.
+func (n *Window) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	c := *n
+	c.Input, c.props = in[0], nil
+	return &c
+}
+
+// WithInputs implements Node.
+func (n *SessionAggregate) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	c := *n
+	c.Input, c.props = in[0], nil
+	return &c
+}
+
+// Output implements Node.
+func (n *Window) Output() ColList {
+	return append(append(ColList(nil), n.Input.Output()...), n.Start, n.End)
+}
+
+// Output implements Node.
+func (n *SessionAggregate) Output() ColList {
+	out := append(append(ColList(nil), n.Keys...), n.Start, n.End)
+	for _, a := range n.Aggs {
+		out = append(out, a.Out)
+	}
+	return out
+}
+
+// Props implements Node: a window assignment is linear, so it keeps its
+// input's properties.
+func (n *Window) Props() *Props {
+	if n.props == nil {
+		in := n.Input.Props()
+		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked}
+	}
+	return n.props
+}
+
+// Props implements Node: sessions grow and merge, so the running result
+// updates its rows; a session is identified by its key and start.
+func (n *SessionAggregate) Props() *Props {
+	if n.props == nil {
+		key := append(append(ColList(nil), n.Keys...), n.Start)
+		in := n.Input.Props()
+		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{key.ToSet()}, Watermarked: in.Watermarked}
+	}
+	return n.props
+}
+
+// Describe implements Node.
+func (n *Window) Describe(md *Metadata) (string, []Attr) {
+	return "Window", append([]Attr{{Value: n.Kind.String()}, {Key: "time", Value: md.Column(n.TimeCol).Name}}, windowSizes(n.Kind, n.Size, n.Slide)...)
+}
+
+// Describe implements Node.
+func (n *SessionAggregate) Describe(md *Metadata) (string, []Attr) {
+	var attrs []Attr
+	if len(n.Keys) > 0 {
+		attrs = append(attrs, Attr{"group", colNames(md, n.Keys)})
+	}
+	attrs = append(attrs, Attr{"time", md.Column(n.TimeCol).Name}, Attr{"gap", intervalText(n.Gap)})
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = a.String()
+		if name := md.Column(a.Out).Name; name != aggs[i] {
+			aggs[i] += " AS " + name
+		}
+	}
+	return "SessionAggregate", append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+}
+
+// windowSizes renders a window's size attributes.
+func windowSizes(k WindowKind, size, slide int64) []Attr {
+	switch k {
+	case Hop:
+		return []Attr{{"slide", intervalText(slide)}, {"size", intervalText(size)}}
+	case Cumulate:
+		return []Attr{{"step", intervalText(slide)}, {"size", intervalText(size)}}
+	}
+	return []Attr{{"size", intervalText(size)}}
+}
+
+// intervalText renders a day-time interval as `10 SECOND`.
+func intervalText(ms int64) string {
+	return strings.ReplaceAll(strings.TrimPrefix(types.FormatInterval(ms), "INTERVAL "), "'", "")
+}
