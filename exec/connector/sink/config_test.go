@@ -1,0 +1,154 @@
+package sink
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+func TestFromOptions(t *testing.T) {
+	tests := []struct {
+		name    string
+		opts    map[string]string
+		want    Config // compared without BaseDir
+		wantErr string // the error text, or "" for success
+		option  string // the option an error names
+	}{
+		{name: "file json from the extension",
+			opts: map[string]string{"connector": "file", "path": "out.jsonl"},
+			want: Config{Connector: "file", Path: "out.jsonl", Format: "json"}},
+		{name: "file csv with everything",
+			opts: map[string]string{"Connector": "FILE", "PATH": "out.txt", "format": " CSV ", "header": "TRUE", "type": "Append-Only"},
+			want: Config{Connector: "file", Path: "out.txt", Format: "csv", Header: true, ForceAppendOnly: true}},
+		{name: "file csv from the extension, header false",
+			opts: map[string]string{"connector": "file", "path": "/data/out.CSV", "header": "false", "type": "upsert"},
+			want: Config{Connector: "file", Path: "/data/out.CSV", Format: "csv"}},
+		{name: "file ndjson", opts: map[string]string{"connector": "file", "path": "e.ndjson"},
+			want: Config{Connector: "file", Path: "e.ndjson", Format: "json"}},
+		{name: "print", opts: map[string]string{"connector": "print"},
+			want: Config{Connector: "print", Format: "text"}},
+		{name: "print json", opts: map[string]string{"connector": "print", "format": "json"},
+			want: Config{Connector: "print", Format: "json"}},
+		{name: "print csv header", opts: map[string]string{"connector": "print", "format": "csv", "header": "true"},
+			want: Config{Connector: "print", Format: "csv", Header: true}},
+		{name: "blackhole", opts: map[string]string{"connector": "blackhole", "type": "append-only"},
+			want: Config{Connector: "blackhole", ForceAppendOnly: true}},
+
+		{name: "no connector", opts: map[string]string{"path": "a.csv"},
+			option: "connector", wantErr: "sink: option connector: is required (want 'file', 'print' or 'blackhole')"},
+		{name: "unknown connector", opts: map[string]string{"connector": "kafka"},
+			option: "connector", wantErr: "sink: option connector: unknown sink connector 'kafka' (want 'file', 'print' or 'blackhole')"},
+		{name: "missing path", opts: map[string]string{"connector": "file", "format": "csv"},
+			option: "path", wantErr: "file sink: option path: is required"},
+		{name: "empty path", opts: map[string]string{"connector": "file", "path": "  "},
+			option: "path", wantErr: "file sink: option path: is required"},
+		{name: "unknown option", opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
+			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type)"},
+		{name: "path on print", opts: map[string]string{"connector": "print", "path": "a.csv"},
+			option: "path", wantErr: "print sink: option path: unknown option (valid: connector, format, header, type)"},
+		{name: "format on blackhole", opts: map[string]string{"connector": "blackhole", "format": "json"},
+			option: "format", wantErr: "blackhole sink: option format: unknown option (valid: connector, type)"},
+		{name: "bad format", opts: map[string]string{"connector": "file", "path": "a.csv", "format": "xml"},
+			option: "format", wantErr: "file sink: option format: invalid value 'xml' (want 'csv' or 'json')"},
+		{name: "text on a file", opts: map[string]string{"connector": "file", "path": "a.txt", "format": "text"},
+			option: "format", wantErr: "file sink: option format: invalid value 'text' (want 'csv' or 'json')"},
+		{name: "bad print format", opts: map[string]string{"connector": "print", "format": "avro"},
+			option: "format", wantErr: "print sink: option format: invalid value 'avro' (want 'text', 'json' or 'csv')"},
+		{name: "no format to infer", opts: map[string]string{"connector": "file", "path": "out.dat"},
+			option: "format", wantErr: "file sink: option format: is required (cannot infer it from the extension of 'out.dat'; want 'csv' or 'json')"},
+		{name: "bad header", opts: map[string]string{"connector": "file", "path": "a.csv", "header": "yes"},
+			option: "header", wantErr: "file sink: option header: invalid value 'yes' (want 'true' or 'false')"},
+		{name: "header on json", opts: map[string]string{"connector": "file", "path": "a.json", "header": "true"},
+			option: "header", wantErr: "file sink: option header: applies only to format 'csv'"},
+		{name: "header on text", opts: map[string]string{"connector": "print", "header": "false"},
+			option: "header", wantErr: "print sink: option header: applies only to format 'csv'"},
+		{name: "bad type", opts: map[string]string{"connector": "print", "type": "retract"},
+			option: "type", wantErr: "print sink: option type: invalid value 'retract' (want 'append-only' or 'upsert')"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := FromOptions(tt.opts, "/base")
+			if tt.wantErr != "" {
+				if err == nil || err.Error() != tt.wantErr {
+					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				}
+				var oe *OptionError
+				if !errors.As(err, &oe) || oe.Option != tt.option {
+					t.Fatalf("error %#v does not name option %q", err, tt.option)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.BaseDir != "/base" {
+				t.Errorf("BaseDir %q, want /base", got.BaseDir)
+			}
+			got.BaseDir = ""
+			if got.Connector != tt.want.Connector || got.Path != tt.want.Path || got.Format != tt.want.Format ||
+				got.Header != tt.want.Header || got.ForceAppendOnly != tt.want.ForceAppendOnly ||
+				got.AppendOnly || got.Names != nil || got.Types != nil || got.Stdout != nil {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
+	}
+}
+
+func TestResolvedPath(t *testing.T) {
+	abs := filepath.Join(t.TempDir(), "x.csv")
+	for _, tt := range []struct{ path, base, want string }{
+		{"out.csv", "/srv/eddy", "/srv/eddy/out.csv"},
+		{"sub/../out.csv", "/srv/eddy", "/srv/eddy/out.csv"},
+		{abs, "/srv/eddy", abs},
+		{"out.csv", "", "out.csv"},
+	} {
+		c := Config{Path: tt.path, BaseDir: tt.base}
+		if got := c.ResolvedPath(); got != filepath.FromSlash(tt.want) {
+			t.Errorf("ResolvedPath(%q, %q) = %q, want %q", tt.path, tt.base, got, tt.want)
+		}
+	}
+}
+
+func TestNewValidates(t *testing.T) {
+	one := []types.T{types.BigIntT}
+	tests := []struct {
+		name string
+		cfg  Config
+		want string
+	}{
+		{"no connector", Config{}, "sink: option connector: unknown sink connector '' (want 'file', 'print' or 'blackhole')"},
+		{"no path", Config{Connector: "file", Format: "csv"}, "file sink: option path: is required"},
+		{"no format", Config{Connector: "file", Path: "a.out"}, "file sink: option format: is required"},
+		{"bad format", Config{Connector: "print", Format: "xml"}, "print sink: option format: invalid value 'xml'"},
+		{"header on json", Config{Connector: "file", Path: "a.json", Header: true}, "file sink: option header: applies only to format 'csv'"},
+		{"names and types", Config{Connector: "blackhole", Names: []string{"a", "b"}, Types: one},
+			"blackhole sink: 2 column names for 1 column types"},
+		{"unknown type", Config{Connector: "print", Names: []string{"a"}, Types: []types.T{types.UnknownT}},
+			"print sink: column a: type UNKNOWN cannot be written"},
+		{"op column json", Config{Connector: "file", Path: "a.json", Names: []string{"op"}, Types: one},
+			"file sink: column op clashes with the op field"},
+		{"op column csv header", Config{Connector: "print", Format: "csv", Header: true, Names: []string{"op"}, Types: one},
+			"print sink: column op clashes with the op field"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if _, err := New(tt.cfg); err == nil || !strings.HasPrefix(err.Error(), tt.want) {
+				t.Fatalf("New: %v, want %q", err, tt.want)
+			}
+		})
+	}
+	// A column named op is fine where no op field is written.
+	for _, cfg := range []Config{
+		{Connector: "file", Path: "a.json", AppendOnly: true, Names: []string{"op"}, Types: one},
+		{Connector: "file", Path: "a.csv", Names: []string{"op"}, Types: one},
+		{Connector: "print", Names: []string{"op"}, Types: one},
+		{Connector: "blackhole", Names: []string{"op"}, Types: one},
+	} {
+		if _, err := New(cfg); err != nil {
+			t.Errorf("New(%+v): %v", cfg, err)
+		}
+	}
+}

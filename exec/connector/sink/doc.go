@@ -1,0 +1,73 @@
+// Package sink holds the sink connectors `file`, `print` and `blackhole`: the
+// operators that end a sink's continuous query and write its changes out
+// (SQL.md, "Statements" and "Connectors").
+//
+//	CREATE SINK k FROM v WITH (connector = 'file', path = 'out.jsonl');
+//	CREATE SINK k AS SELECT ... WITH (connector = 'print');
+//	CREATE SINK k FROM v WITH (connector = 'blackhole');
+//
+// FromOptions validates a sink's WITH options into a Config; the engine adds
+// the query's column names and types and whether it is append-only, and New
+// returns the operator, a *Sink.
+//
+// # Formats
+//
+// JSON lines (format = 'json', the default for .json, .jsonl and .ndjson
+// paths) write one object per row, its keys the column names in order.
+// Integers and decimals are JSON numbers in full precision (a decimal's
+// digits come from its 128 bits, never through a float64); doubles are
+// numbers in their shortest exact form, with NaN, Infinity and -Infinity as
+// strings; booleans are true and false; timestamps are strings
+// 'YYYY-MM-DD HH:MM:SS' with the column's fsp digits of milliseconds; dates
+// are 'YYYY-MM-DD'; intervals are strings such as "INTERVAL '10' SECOND";
+// NULL is null.
+//
+// CSV (format = 'csv', the default for .csv paths) follows RFC 4180 and
+// quotes a field only where needed. NULL is an unquoted empty field and the
+// empty string is "", so eddy's own CSV source reads both back as they were
+// (SQL.md); header = 'true' writes a first line naming the columns.
+//
+// For an updating query (one that retracts) every row carries its op, +I,
+// -D, -U or +U: as the first key "op" of a JSON object, or as a first CSV
+// column named op. A column named op is then rejected, as it would clash.
+// An append-only query's rows carry no op, so its file reads back as a
+// stream through the file source.
+//
+// print writes each row as one line to standard output (Config.Stdout):
+// the op first for an updating query, then the values as types.Format shows
+// them, separated by single spaces, e.g. `+I 7 web 2024-01-01 00:00:01.000`;
+// format = 'json' or 'csv' writes those formats instead. Each chunk's lines
+// go out in one Write under a lock shared by every print sink, so sinks
+// sharing standard output never interleave within a line.
+//
+// blackhole discards rows and counts them (Sink.Rows): the sink of
+// benchmarks, which measures a query without the cost of output.
+//
+// # Durability and restarts
+//
+// A file sink's writes go through a buffer. On a Flush marker, a checkpoint
+// barrier and the end of input the buffer is flushed and the file fsynced,
+// so that once eddy's FLUSH statement returns, the file holds every row
+// that reached the sink. A write error fails the query with the file's path
+// in its message.
+//
+// Until eddy has checkpoints, a sink's query is recomputed from the
+// beginning of its inputs after a restart, so Open creates the file or
+// truncates it and the output is written again from the start: the file
+// always holds one run's output, never a restarted run appended to an
+// earlier one. A file sink is written by one instance (the last stage of a
+// dataflow runs as one).
+//
+// The 'type' option ('append-only' or 'upsert') is accepted for
+// compatibility with RisingWave. 'append-only' sets Config.ForceAppendOnly,
+// which the engine checks against the query; 'upsert' changes nothing, as
+// the sink writes every change with its op.
+//
+// # Encoding
+//
+// A chunk is encoded column by column: one loop per column, typed once for
+// its Arrow array, appends the values' text to that column's buffer, and
+// the rows are then assembled from the buffers with precomputed keys and
+// separators. The buffers are reused across chunks, so writing allocates
+// nothing per row.
+package sink

@@ -1,0 +1,285 @@
+package sink
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"sync"
+	"sync/atomic"
+
+	"github.com/eddysql/eddy/exec"
+)
+
+// bufferSize is the size of a file sink's write buffer: large enough that
+// a chunk of a few thousand rows takes a handful of write system calls,
+// small enough not to matter per sink.
+const bufferSize = 64 << 10
+
+// printMu serializes the writes of every print sink, so that lines of sinks
+// sharing one Stdout never interleave: each chunk's lines go out in one
+// Write call under it.
+var printMu sync.Mutex
+
+// Errors of a sink used out of order.
+var (
+	errNotOpen = errors.New("not open")
+	errClosed  = errors.New("used after Close")
+)
+
+// Sink is the operator that ends a sink's dataflow: it writes each change
+// it receives to a file or to standard output, or counts it (blackhole).
+// The runtime calls it from one goroutine; Rows may be called from any.
+type Sink struct {
+	cfg  Config
+	path string   // file: the resolved path
+	enc  *encoder // nil for blackhole
+	out  io.Writer
+	rows atomic.Int64
+
+	file    *os.File
+	w       *bufio.Writer
+	regular bool // file is a regular file, which fsync applies to
+	dirty   bool // bytes were written since the last fsync
+
+	opened, closed bool
+	err            error // the first write error: every later call returns it
+}
+
+var _ exec.Operator = (*Sink)(nil)
+
+// New returns the sink operator for cfg, a *Sink, after validating cfg
+// (its connector, path, format and header, and its Names against Types).
+// Nothing is opened until Open.
+func New(cfg Config) (exec.Operator, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	s := &Sink{cfg: cfg}
+	switch cfg.Connector {
+	case ConnectorFile:
+		s.path = cfg.ResolvedPath()
+	case ConnectorPrint:
+		s.out = cfg.Stdout
+		if s.out == nil {
+			s.out = os.Stdout
+		}
+	}
+	if cfg.Connector != ConnectorBlackhole {
+		s.enc = newEncoder(cfg.Format, !cfg.AppendOnly, cfg.Names, cfg.Types)
+	}
+	return s, nil
+}
+
+// Rows returns the number of rows (changes) the sink has written, or, for
+// blackhole, received.
+func (s *Sink) Rows() int64 { return s.rows.Load() }
+
+// Open prepares the sink. A file sink creates its file, or truncates it
+// when it exists: its query is recomputed from its inputs' beginning, so
+// the file is rewritten from the start. A CSV sink with a header writes it
+// here. A file sink cannot be written by parallel instances.
+func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
+	switch {
+	case s.closed:
+		return s.errorf("%w", errClosed)
+	case s.opened:
+		return s.errorf("already open")
+	}
+	var header []byte
+	if s.cfg.Header {
+		header = s.enc.header()
+	}
+	switch s.cfg.Connector {
+	case ConnectorFile:
+		if env != nil && env.Parallelism > 1 {
+			return s.errorf("%s: cannot be written by %d parallel instances", s.cfg.Path, env.Parallelism)
+		}
+		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		if err != nil {
+			return s.ioErr("create", err)
+		}
+		info, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return s.ioErr("stat", err)
+		}
+		s.file, s.regular = f, info.Mode().IsRegular()
+		s.w = bufio.NewWriterSize(f, bufferSize)
+	}
+	s.opened = true
+	if header != nil {
+		return s.write(header)
+	}
+	return nil
+}
+
+// Process writes the rows of c, one line each. Rows carry their op unless
+// the query is append-only; an append-only sink that receives a retraction
+// reports it as an error rather than write it as an insert.
+func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	n := c.NumRows()
+	if n == 0 {
+		return nil
+	}
+	if err := s.checkOps(c, n); err != nil {
+		return err
+	}
+	if s.enc != nil {
+		b, err := s.enc.encode(c)
+		if err != nil {
+			return s.errorf("%w", err)
+		}
+		if err := s.write(b); err != nil {
+			return err
+		}
+	}
+	s.rows.Add(int64(n))
+	return nil
+}
+
+// OnControl makes the rows written so far durable on a Flush marker, a
+// checkpoint barrier and the end of input: the buffer is flushed and a file
+// is fsynced, so that once FLUSH returns the file holds every row.
+// Watermarks need nothing.
+func (s *Sink) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	if err := s.ready(); err != nil {
+		return err
+	}
+	switch m.Kind {
+	case exec.Flush, exec.Barrier, exec.EndOfInput:
+		return s.sync()
+	}
+	return nil
+}
+
+// Close flushes what is buffered, fsyncs and closes a file sink's file. It
+// is safe without Open and idempotent.
+func (s *Sink) Close() error {
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	if !s.opened {
+		return nil
+	}
+	var err error
+	if s.err == nil {
+		err = s.sync()
+	}
+	if s.file != nil {
+		if cerr := s.file.Close(); cerr != nil && err == nil {
+			err = s.ioErr("close", cerr)
+		}
+		s.file, s.w = nil, nil
+	}
+	return err
+}
+
+// ready returns the error that stops the sink from taking input: not
+// open, closed, or an earlier write error.
+func (s *Sink) ready() error {
+	switch {
+	case s.err != nil:
+		return s.err
+	case s.closed:
+		return s.errorf("%w", errClosed)
+	case !s.opened:
+		return s.errorf("%w", errNotOpen)
+	}
+	return nil
+}
+
+// checkOps checks that c's ops are valid for its n rows and, for an
+// append-only sink, all inserts.
+func (s *Sink) checkOps(c exec.Chunk, n int) error {
+	if c.Ops == nil {
+		return nil
+	}
+	if len(c.Ops) != n {
+		return s.errorf("chunk has %d ops for %d rows", len(c.Ops), n)
+	}
+	for i, op := range c.Ops {
+		switch {
+		case op < exec.Insert || op > exec.UpdateAfter:
+			return s.errorf("row %d has invalid op %d", i+1, op)
+		case op != exec.Insert && s.cfg.AppendOnly:
+			return s.errorf("the query was planned append-only, but row %d is a %s change", i+1, op)
+		}
+	}
+	return nil
+}
+
+// write writes b: a file sink's into its buffer, a print sink's in one
+// Write call under printMu. A failure is kept and returned from then on.
+func (s *Sink) write(b []byte) error {
+	switch s.cfg.Connector {
+	case ConnectorFile:
+		if _, err := s.w.Write(b); err != nil {
+			s.err = s.ioErr("write", err)
+			return s.err
+		}
+		s.dirty = true
+	case ConnectorPrint:
+		printMu.Lock()
+		_, err := s.out.Write(b)
+		printMu.Unlock()
+		if err != nil {
+			s.err = s.errorf("write: %w", err)
+			return s.err
+		}
+	}
+	return nil
+}
+
+// sync flushes the file sink's buffer and fsyncs its file when bytes were
+// written since the last fsync (and the file is a regular one: a device or
+// a pipe cannot be synced). A print sink flushes Stdout when it buffers.
+func (s *Sink) sync() error {
+	switch s.cfg.Connector {
+	case ConnectorFile:
+		if err := s.w.Flush(); err != nil {
+			s.err = s.ioErr("write", err)
+			return s.err
+		}
+		if s.dirty && s.regular {
+			if err := s.file.Sync(); err != nil {
+				s.err = s.ioErr("sync", err)
+				return s.err
+			}
+		}
+		s.dirty = false
+	case ConnectorPrint:
+		if f, ok := s.out.(interface{ Flush() error }); ok {
+			printMu.Lock()
+			err := f.Flush()
+			printMu.Unlock()
+			if err != nil {
+				s.err = s.errorf("flush: %w", err)
+				return s.err
+			}
+		}
+	}
+	return nil
+}
+
+// errorf returns an error prefixed with the sink's connector.
+func (s *Sink) errorf(format string, args ...any) error {
+	return fmt.Errorf(s.cfg.Connector+" sink: "+format, args...)
+}
+
+// ioErr returns a file operation's error as "file sink: op path: cause",
+// keeping the cause for errors.Is.
+func (s *Sink) ioErr(op string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
+	}
+	return s.errorf("%s %s: %w", op, s.path, err)
+}
