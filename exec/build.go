@@ -1,9 +1,11 @@
 package exec
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/planner/plan"
 )
 
 // SourceFactory creates the source of a physical Source node for one
@@ -62,16 +64,30 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 			Source: func(int) (Source, error) { return &ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
 		})
 		return len(b.g.Stages) - 1, nil
+	case *physical.Union:
+		st := StageSpec{Parallelism: h.Parallelism}
+		for k, in := range h.Inputs {
+			ex, ok := in.(*physical.Exchange)
+			if !ok {
+				return 0, fmt.Errorf("exec: a union's input %d is not an exchange", k)
+			}
+			up, err := b.build(ex.Hdr().Inputs[0])
+			if err != nil {
+				return 0, err
+			}
+			st.Inputs = append(st.Inputs, InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k})
+		}
+		st.Ops = []OpSpec{{Name: physical.Line(n), New: func(int) (Operator, error) { return unionOp{}, nil }}}
+		b.g.Stages = append(b.g.Stages, st)
+		return len(b.g.Stages) - 1, nil
 	case *physical.Exchange:
 		up, err := b.build(h.Inputs[0])
 		if err != nil {
 			return 0, err
 		}
-		dist := map[physical.DistKind]Distribution{physical.Forward: DistForward, physical.Hash: DistHash,
-			physical.Broadcast: DistBroadcast, physical.Single: DistSingle}[n.Dist]
 		b.g.Stages = append(b.g.Stages, StageSpec{
 			Parallelism: h.Parallelism,
-			Inputs:      []InputSpec{{From: up, Dist: dist, Keys: n.Keys}},
+			Inputs:      []InputSpec{{From: up, Dist: distOf(n.Dist), Keys: n.Keys}},
 		})
 		return len(b.g.Stages) - 1, nil
 	}
@@ -110,6 +126,23 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 			cfg.Aggs = append(cfg.Aggs, AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewHashAgg(cfg), nil }}, nil
+	case *physical.WindowAssign:
+		kind := map[plan.WindowKind]WindowKind{plan.Tumble: WindowTumble, plan.Hop: WindowHop, plan.Cumulate: WindowCumulate}[n.Kind]
+		cfg := WindowAssignConfig{Input: inTypes, TimeCol: n.TimeCol, Kind: kind, Size: n.Size, Slide: n.Slide, Names: names}
+		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewWindowAssign(cfg), nil }}, nil
+	case *physical.SessionAgg:
+		cfg := SessionAggConfig{Input: inTypes, GroupKeys: n.Keys, TimeCol: n.TimeCol, Gap: n.Gap, Names: names, EmitOnClose: n.EmitOnClose}
+		for _, a := range n.Aggs {
+			cfg.Aggs = append(cfg.Aggs, AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+		}
+		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewSessionWindowAgg(cfg) }}, nil
+	case *physical.TopN:
+		cfg := TopNConfig{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
+			AppendOnly: n.AppendOnlyInput, Names: names}
+		for _, k := range n.Order {
+			cfg.Order = append(cfg.Order, SortKey{Col: k.Ord, Desc: k.Desc})
+		}
+		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewTopN(cfg) }}, nil
 	case *physical.Upsert:
 		return OpSpec{Name: name, New: func(int) (Operator, error) {
 			return &Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
@@ -130,3 +163,20 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 	}
 	return OpSpec{}, fmt.Errorf("exec: no runtime for %s", name)
 }
+
+// distOf maps a physical distribution to the runtime's.
+func distOf(d physical.DistKind) Distribution {
+	return map[physical.DistKind]Distribution{physical.Forward: DistForward, physical.Hash: DistHash,
+		physical.Broadcast: DistBroadcast, physical.Single: DistSingle}[d]
+}
+
+// unionOp passes every input's chunks through: the union of changelogs is
+// their concatenation.
+type unionOp struct{}
+
+func (unionOp) Open(context.Context, *Env) error { return nil }
+func (unionOp) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	return out.Emit(ctx, c)
+}
+func (unionOp) OnControl(context.Context, Control, Emitter) error { return nil }
+func (unionOp) Close() error                                      { return nil }

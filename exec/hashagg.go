@@ -25,14 +25,20 @@ import (
 //
 // Groups live in slots: a group table maps keys to dense slot numbers and
 // freed slots are reused. A slot's fixed-width state (its row count, then
-// every aggregate's accumulators: counts, sums, extremes) is one row of an
-// arena of 8-byte words, so that touching a group costs one cache line
-// whatever the number of aggregates; variable-size state (the ordered
-// multisets of retractable MIN/MAX and of DISTINCT, strings) is in
-// slot-indexed columns of each aggregate. Nothing is a per-group object. A
-// batch costs time in proportion to its rows and the groups it touches,
-// never to the number of groups held; growing the state never copies it
-// (see aggstate.Column).
+// every aggregate's accumulators: counts, sums, extremes, and the values of
+// a retractable MIN/MAX over numbers while they are few) is one row of an
+// arena of 8-byte words, so that touching a group costs one or two cache
+// lines whatever the number of aggregates; variable-size state (larger
+// multisets, those of DISTINCT, strings) is in slot-indexed columns of each
+// aggregate. Nothing is a per-group object.
+//
+// A batch is first grouped on its own (aggGroupKeys.group): its rows are
+// numbered by distinct group, each group is looked up once, and aggregates
+// fold their rows into dense per-batch accumulators before touching each
+// group's state once. A batch therefore costs time in proportion to its
+// rows (in cache) and the groups it touches (out of cache), never to the
+// number of groups held; growing the state never copies it (see
+// aggstate.Column).
 type HashAgg struct {
 	cfg HashAggConfig
 
@@ -44,14 +50,13 @@ type HashAgg struct {
 	args        []*aggArgCol    // argument columns, one per distinct input ordinal
 	aggArg      []int           // per aggregate: its index in args, or -1
 	arena       *aggstate.Arena // by slot: the group header, then the aggregates' words
-	epoch       uint64          // numbers the batches, for the header's epoch word
 	initialSent bool            // a global aggregate emitted its row
-	sink        int64           // keeps the prefetching loads (touchRows, aggState.touch) alive
+	sink        int64           // keeps the prefetching loads (aggTouchRows, aggState.touch) alive
 	builders    []array.Builder
 
 	// Scratch reused across batches.
 	weights          []int64
-	slots            []int32
+	batch            aggBatch
 	touched          []int32
 	oldRows, newRows []int64 // by touched group: its row count before and after the batch
 	firstRow         []int32 // by touched group: the first row of the batch in it
@@ -59,6 +64,7 @@ type HashAgg struct {
 	keyVecs          []aggVec
 	oldVecs, newVecs []aggVec
 	outRows          []aggOutRow
+	out              aggOut
 	ops              []Op
 }
 
@@ -69,9 +75,6 @@ const (
 	// aggRowsWord is the group's row count, the sum of the weights of its
 	// rows; the group exists while it is positive.
 	aggRowsWord = iota
-	// aggEpochWord is the number of the last batch that touched the group
-	// (see HashAgg.firstRows).
-	aggEpochWord
 	aggHeaderWords
 )
 
@@ -131,7 +134,7 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 		st.bind(h.arena, off)
 		off += st.words()
 	}
-	h.epoch, h.initialSent = 0, false
+	h.initialSent = false
 	h.growSlots()
 	h.builders = make([]array.Builder, len(schema.Fields()))
 	for i, f := range schema.Fields() {

@@ -101,9 +101,9 @@ func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
 	for i, b := range h.builders {
 		var err error
 		if k := len(h.keyVecs); i < k {
-			err = aggAppendRows(b, &h.keyVecs[i], &h.keyVecs[i], h.outRows)
+			err = aggAppendRows(&h.out, b, &h.keyVecs[i], &h.keyVecs[i], h.outRows)
 		} else {
-			err = aggAppendRows(b, &h.oldVecs[i-k], &h.newVecs[i-k], h.outRows)
+			err = aggAppendRows(&h.out, b, &h.oldVecs[i-k], &h.newVecs[i-k], h.outRows)
 		}
 		cols = append(cols, b.NewArray())
 		if err != nil {

@@ -39,6 +39,11 @@ type aggGroupKeys struct {
 	batchKeys  []int64
 	batchNulls arrow.Array
 
+	batch    aggstate.BatchGroups
+	slotKeys []int64 // by row: its slot, as a key of batch
+	touched  []int32 // by local group: its slot
+	first    []int32 // by local group: its first row (global aggregate)
+
 	ibuf []int64
 	buf  []byte
 	off  []int
@@ -106,44 +111,62 @@ func (g *aggGroupKeys) delete(slot int32) {
 	}
 }
 
-// resolve sets slots[i] to the slot of row i's group, creating groups.
+// group numbers the batch's groups: it sets lids[i] to the local group of
+// row i (0, 1, ... in order of first occurrence) and returns, by local
+// group, its slot (creating groups) and the first row of the batch in it.
+// The returned slices are scratch of g, valid until the next call.
 //
-// When it can tell at no extra cost (an integer key without NULLs, looked
-// up with IntGroups.FindAll), it also appends to first the index of the
-// first row of each distinct group, in order, and returns true; otherwise
-// the caller finds them.
-func (g *aggGroupKeys) resolve(rec arrow.RecordBatch, slots, first []int32) ([]int32, bool, error) {
+// A single integer key without NULLs is grouped within the batch first and
+// looked up once per distinct key (IntGroups.FindDistinct); other keys are
+// looked up row by row and their slots grouped.
+func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, first []int32, err error) {
 	switch g.mode {
 	case aggKeysGlobal:
-		clear(slots)
+		clear(lids)
+		g.touched = append(g.touched[:0], 0)
+		g.first = append(g.first[:0], 0)
+		return g.touched, g.first, nil
 	case aggKeysInt:
 		arr := rec.Column(g.cols[0])
 		vals, buf, err := aggIntValues(arr, g.ibuf)
 		g.ibuf = buf
 		if err != nil {
-			return first, false, fmt.Errorf("group key column %d: %w", g.cols[0], err)
+			return nil, nil, fmt.Errorf("group key column %d: %w", g.cols[0], err)
 		}
 		g.batchKeys, g.batchNulls = vals, nil
 		if arr.NullN() == 0 {
-			return g.ints.FindAll(vals, slots, first), true, nil
+			g.batch.Group(vals, lids)
+			g.touched = aggResize(g.touched, len(g.batch.Keys))
+			g.ints.FindDistinct(g.batch.Keys, g.touched)
+			return g.touched, g.batch.First, nil
 		}
 		g.batchNulls = arr
+		g.slotKeys = aggResize(g.slotKeys, len(vals))
 		for i, v := range vals {
+			var s int32
 			if arr.IsNull(i) {
-				slots[i], _ = g.ints.FindNull()
+				s, _ = g.ints.FindNull()
 			} else {
-				slots[i], _ = g.ints.Find(v)
+				s, _ = g.ints.Find(v)
 			}
+			g.slotKeys[i] = int64(s)
 		}
 	case aggKeysBytes:
 		if err := g.encode(rec); err != nil {
-			return first, false, err
+			return nil, nil, err
 		}
-		for i := range slots {
-			slots[i], _ = g.bytes.Find(g.buf[g.off[i]:g.off[i+1]])
+		g.slotKeys = aggResize(g.slotKeys, len(lids))
+		for i := range lids {
+			s, _ := g.bytes.Find(g.buf[g.off[i]:g.off[i+1]])
+			g.slotKeys[i] = int64(s)
 		}
 	}
-	return first, false, nil
+	g.batch.Group(g.slotKeys, lids)
+	g.touched = aggResize(g.touched, len(g.batch.Keys))
+	for j, s := range g.batch.Keys {
+		g.touched[j] = int32(s)
+	}
+	return g.touched, g.batch.First, nil
 }
 
 // encode writes every row's key into g.buf, row i at g.off[i]:g.off[i+1].

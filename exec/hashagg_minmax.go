@@ -94,7 +94,7 @@ func (m *aggMultisets[V]) free(s int32) {
 // touch reads each group's multiset header, then both ends of its values
 // (MIN and MAX read them; a small multiset spans a line or two): two loops,
 // so that the misses of each are independent of one another (see
-// HashAgg.touchRows).
+// aggTouchRows).
 func (m *aggMultisets[V]) touch(slots []int32) int64 {
 	var sum int64
 	for _, s := range slots {
@@ -119,9 +119,9 @@ type minMaxAgg[V aggOrdered] struct {
 	aggMultisets[V]
 }
 
-func (a *minMaxAgg[V]) update(slots []int32, w []int64, arg *aggArgCol) error {
+func (a *minMaxAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := *aggTyped[V](&arg.aggValues)
-	for i, s := range slots {
+	for i, s := range b.rowSlots() {
 		if w[i] == 0 {
 			continue
 		}
@@ -147,47 +147,6 @@ func (a *minMaxAgg[V]) result(slots []int32, _ []int64, dst *aggVec) error {
 		} else {
 			out[j], dst.valid[j] = a.sets.At(s).First()
 		}
-	}
-	return nil
-}
-
-// intExtremeAgg is MIN or MAX of integers (or double keys) over an
-// append-only input, in two arena words: the extreme value and whether
-// there is one.
-type intExtremeAgg struct {
-	arenaAgg
-	max bool
-}
-
-func (a *intExtremeAgg) words() int { return 2 }
-func (a *intExtremeAgg) free(int32) {}
-
-func (a *intExtremeAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
-	vals := arg.i
-	for i, s := range slots {
-		switch {
-		case w[i] == 0:
-			continue
-		case w[i] < 0:
-			return errAggAppendOnly
-		}
-		// Whether v replaces the extreme depends on the data, so it is
-		// selected with a mask rather than a branch.
-		r, v := a.at(s), vals[i]
-		better := aggB2I(v < int64(r[0]))
-		if a.max {
-			better = aggB2I(v > int64(r[0]))
-		}
-		mask := -uint64(better | aggB2I(r[1] == 0))
-		r[0], r[1] = uint64(v)&mask|r[0]&^mask, 1
-	}
-	return nil
-}
-
-func (a *intExtremeAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		r := a.at(s)
-		dst.i[j], dst.valid[j] = int64(r[0]), r[1] != 0
 	}
 	return nil
 }
@@ -225,9 +184,9 @@ func (a *strExtremeAgg) free(s int32) {
 
 func (a *strExtremeAgg) stateBytes() int64 { return a.acc.Bytes() + a.extra }
 
-func (a *strExtremeAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
+func (a *strExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := arg.s
-	for i, s := range slots {
+	for i, s := range b.rowSlots() {
 		switch {
 		case w[i] == 0:
 			continue
@@ -283,8 +242,9 @@ func (a *distinctAgg[V]) stateBytes() int64 {
 	return a.aggMultisets.stateBytes() + a.inner.stateBytes()
 }
 
-func (a *distinctAgg[V]) update(slots []int32, w []int64, arg *aggArgCol) error {
+func (a *distinctAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := *aggTyped[V](&arg.aggValues)
+	slots := b.rowSlots()
 	a.ew = aggResize(a.ew, len(slots))
 	for i, s := range slots {
 		a.ew[i] = 0
@@ -298,7 +258,7 @@ func (a *distinctAgg[V]) update(slots []int32, w []int64, arg *aggArgCol) error 
 		after := before + w[i]
 		a.ew[i] = int64(aggB2I(after > 0) - aggB2I(before > 0))
 	}
-	return a.inner.update(slots, a.ew, arg)
+	return a.inner.update(b, a.ew, arg)
 }
 
 func (a *distinctAgg[V]) result(slots []int32, rows []int64, dst *aggVec) error {

@@ -129,7 +129,7 @@ func newAggMinMax(k aggKind, max, appendOnly bool) aggState {
 	case (k == aggInt || k == aggFloat) && appendOnly:
 		st = &intExtremeAgg{max: max}
 	case k == aggInt || k == aggFloat:
-		st = &minMaxAgg[int64]{max: max, aggMultisets: newAggMultisets[int64]()}
+		st = &intMinMaxAgg{max: max}
 	case appendOnly:
 		st = &strExtremeAgg{max: max}
 	default:

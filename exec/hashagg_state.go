@@ -11,6 +11,32 @@ import (
 // result type (SUM of BIGINTs beyond 64 bits, of DECIMALs beyond 38 digits).
 var ErrAggOverflow = errors.New("aggregate value out of range")
 
+// aggBatch describes the groups of the batch being applied. Rows are
+// numbered by local group (0, 1, ... in order of first occurrence), so that
+// aggregates can fold a batch's rows into dense per-group accumulators of
+// the batch's size, which stay in cache, and then touch each group's state
+// once.
+type aggBatch struct {
+	lids    []int32    // by row: its local group
+	touched []int32    // by local group: its slot
+	rows    [][]uint64 // by local group: its arena row
+	slots   []int32    // by row: its slot, once rowSlots has filled it
+	slotsOK bool
+}
+
+// rowSlots returns the slot of every row, for aggregates that update their
+// state row by row.
+func (b *aggBatch) rowSlots() []int32 {
+	if !b.slotsOK {
+		b.slots = aggResize(b.slots, len(b.lids))
+		for i, l := range b.lids {
+			b.slots[i] = b.touched[l]
+		}
+		b.slotsOK = true
+	}
+	return b.slots
+}
+
 // aggState is the state of one aggregate for every group, indexed by group
 // slot. Fixed-width accumulators live in the operator's arena (words() words
 // of each group's row, from the offset bind gives); variable-size state
@@ -25,8 +51,10 @@ type aggState interface {
 	// grow makes room for n slots in the aggregate's own columns.
 	grow(n int)
 	// update applies a batch: row i adds w[i] (−1, 0 or +1) occurrences of
-	// its argument value a to the group in slots[i].
-	update(slots []int32, w []int64, a *aggArgCol) error
+	// its argument value a to its group (see aggBatch). A batch is a Z-set:
+	// counts may be checked once its changes to a group are summed, so
+	// that it may retract a row it also inserts, in any order.
+	update(b *aggBatch, w []int64, a *aggArgCol) error
 	// result writes the current value of each group of slots to dst;
 	// rows[j] is the row count of group slots[j] at that point.
 	result(slots []int32, rows []int64, dst *aggVec) error
@@ -36,7 +64,7 @@ type aggState interface {
 	// stateBytes estimates the memory held outside the arena.
 	stateBytes() int64
 	// touch reads the state each group of slots keeps outside the arena and
-	// returns a value depending on it: a prefetch (see HashAgg.touchRows).
+	// returns a value depending on it: a prefetch (see aggTouchRows).
 	touch(slots []int32) int64
 }
 
@@ -64,11 +92,11 @@ func (columnAgg) bind(*aggstate.Arena, int) {}
 // and passes to result.
 type countStarAgg struct{ columnAgg }
 
-func (a *countStarAgg) grow(int)                                  {}
-func (a *countStarAgg) update([]int32, []int64, *aggArgCol) error { return nil }
-func (a *countStarAgg) free(int32)                                {}
-func (a *countStarAgg) stateBytes() int64                         { return 0 }
-func (a *countStarAgg) touch([]int32) int64                       { return 0 }
+func (a *countStarAgg) grow(int)                                    {}
+func (a *countStarAgg) update(*aggBatch, []int64, *aggArgCol) error { return nil }
+func (a *countStarAgg) free(int32)                                  {}
+func (a *countStarAgg) stateBytes() int64                           { return 0 }
+func (a *countStarAgg) touch([]int32) int64                         { return 0 }
 func (a *countStarAgg) result(slots []int32, rows []int64, dst *aggVec) error {
 	for j := range slots {
 		dst.i[j], dst.valid[j] = rows[j], true
@@ -87,18 +115,24 @@ func (a *countNullAgg) result(slots []int32, _ []int64, dst *aggVec) error {
 }
 
 // countAgg is COUNT(x): the number of non-NULL values, in one arena word.
-type countAgg struct{ arenaAgg }
+type countAgg struct {
+	arenaAgg
+	delta []int64 // by local group: the batch's change
+}
 
 func (a *countAgg) words() int { return 1 }
 func (a *countAgg) free(int32) {}
 
-func (a *countAgg) update(slots []int32, w []int64, _ *aggArgCol) error {
-	for i, s := range slots {
-		if w[i] == 0 {
-			continue
-		}
+func (a *countAgg) update(b *aggBatch, w []int64, _ *aggArgCol) error {
+	a.delta = aggResize(a.delta, len(b.touched))
+	d := a.delta
+	clear(d)
+	for i, l := range b.lids {
+		d[l] += w[i]
+	}
+	for j, s := range b.touched {
 		r := a.at(s)
-		n := int64(r[0]) + w[i]
+		n := int64(r[0]) + d[j]
 		if n < 0 {
 			return fmt.Errorf("COUNT: %w", aggstate.ErrNegativeCount)
 		}

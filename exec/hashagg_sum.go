@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -16,61 +17,76 @@ import (
 // multiples of 2^64 above the low word, so intermediate overflows that
 // later retractions undo are harmless and only a result beyond BIGINT
 // fails.
+//
+// A batch is first summed per local group in 128 bits (lo, hi, n, dense
+// and in cache), then added to each group's state once.
 type intSumAgg struct {
 	arenaAgg
 	avg   bool
 	carry map[int32]int64
+
+	lo []uint64 // by local group: the batch's sum, low word
+	hi []int64  // and the multiples of 2^64 above it
+	n  []int64  // the batch's change of the count
 }
 
 func (a *intSumAgg) words() int        { return 2 }
 func (a *intSumAgg) free(s int32)      { delete(a.carry, s) }
 func (a *intSumAgg) stateBytes() int64 { return 16 * int64(len(a.carry)) }
 
-func (a *intSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
-	vals := arg.i
-	for i, s := range slots {
-		wi := w[i]
-		if wi == 0 {
-			continue
+func (a *intSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+	m := len(b.touched)
+	a.lo, a.hi, a.n = aggResize(a.lo, m), aggResize(a.hi, m), aggResize(a.n, m)
+	lo, hi, cnt := a.lo, a.hi, a.n
+	clear(lo)
+	clear(hi)
+	clear(cnt)
+	vals := arg.i[:len(b.lids)]
+	w = w[:len(b.lids)]
+	for i, l := range b.lids {
+		v, wi := vals[i], w[i]
+		// v sign-extended to 128 bits is (uint64(v), v>>63).
+		switch {
+		case wi > 0:
+			sum, c := bits.Add64(lo[l], uint64(v), 0)
+			lo[l], hi[l] = sum, hi[l]+v>>63+int64(c)
+		case wi < 0:
+			diff, c := bits.Sub64(lo[l], uint64(v), 0)
+			lo[l], hi[l] = diff, hi[l]-v>>63-int64(c)
 		}
+		cnt[l] += wi
+	}
+	for j, s := range b.touched {
+		// The batch's sum is hi·2^64 + lo with lo unsigned, that is
+		// (hi + lo's top bit)·2^64 + int64(lo).
+		x, up := int64(lo[j]), hi[j]+int64(lo[j]>>63)
 		r := a.at(s)
-		v, lo := vals[i], int64(r[0])
-		var sum int64
-		if wi > 0 {
-			sum = lo + v
-			if (lo^sum)&(v^sum) < 0 {
-				a.addCarry(s, v > 0)
-			}
-		} else {
-			sum = lo - v
-			if (lo^v)&(lo^sum) < 0 {
-				a.addCarry(s, v < 0)
-			}
+		old := int64(r[0])
+		sum := old + x
+		if (old^sum)&(x^sum) < 0 {
+			up += int64(aggB2I(x > 0)*2 - 1)
 		}
-		n := int64(r[1]) + wi
+		n := int64(r[1]) + cnt[j]
 		switch {
 		case n < 0:
 			return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
 		case n == 0:
 			sum = 0
 			delete(a.carry, s)
+		case up != 0:
+			a.addCarry(s, up)
 		}
 		r[0], r[1] = uint64(sum), uint64(n)
 	}
 	return nil
 }
 
-// addCarry records that the low word of slot s wrapped around, upwards or
-// downwards.
-func (a *intSumAgg) addCarry(s int32, up bool) {
+// addCarry adds up multiples of 2^64 to the sum of slot s.
+func (a *intSumAgg) addCarry(s int32, up int64) {
 	if a.carry == nil {
 		a.carry = make(map[int32]int64)
 	}
-	c := a.carry[s] - 1
-	if up {
-		c += 2
-	}
-	if c == 0 {
+	if c := a.carry[s] + up; c == 0 {
 		delete(a.carry, s)
 	} else {
 		a.carry[s] = c
@@ -115,9 +131,12 @@ func (a *floatSumAgg) words() int        { return 3 }
 func (a *floatSumAgg) free(s int32)      { delete(a.special, s) }
 func (a *floatSumAgg) stateBytes() int64 { return 32 * int64(len(a.special)) }
 
-func (a *floatSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
+func (a *floatSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := arg.f
-	for i, s := range slots {
+	// Row by row, in the batch's order: a double's sum depends on the order
+	// of its terms, and the result must not depend on how rows are batched
+	// more than it has to.
+	for i, s := range b.rowSlots() {
 		wi := w[i]
 		if wi == 0 {
 			continue
@@ -214,9 +233,9 @@ type decSumAgg struct {
 func (a *decSumAgg) words() int { return 3 }
 func (a *decSumAgg) free(int32) {}
 
-func (a *decSumAgg) update(slots []int32, w []int64, arg *aggArgCol) error {
+func (a *decSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := arg.d
-	for i, s := range slots {
+	for i, s := range b.rowSlots() {
 		wi := w[i]
 		if wi == 0 {
 			continue

@@ -2,11 +2,8 @@ package exec
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -132,100 +129,6 @@ func aggMarkChanged(old, new *aggVec, changed []bool) {
 			}
 		}
 	}
-}
-
-// aggOutRow is one output row: the touched group j, from its old or new values.
-type aggOutRow struct {
-	j   int32
-	old bool
-}
-
-// aggAppendRows appends one value per row to b, taken from old or new as the
-// row says. Key columns pass the same vec twice.
-func aggAppendRows(b array.Builder, old, new *aggVec, rows []aggOutRow) error {
-	b.Reserve(len(rows))
-	src := func(r aggOutRow) *aggVec {
-		if r.old {
-			return old
-		}
-		return new
-	}
-	switch b := b.(type) {
-	case *array.Int64Builder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(v.i[r.j])
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.BooleanBuilder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(v.i[r.j] != 0)
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.Date32Builder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(arrow.Date32(v.i[r.j]))
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.TimestampBuilder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(arrow.Timestamp(v.i[r.j]))
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.DurationBuilder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(arrow.Duration(v.i[r.j]))
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.Float64Builder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(v.f[r.j])
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.Decimal128Builder:
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.UnsafeAppend(v.d[r.j])
-			} else {
-				b.AppendNull()
-			}
-		}
-	case *array.StringBuilder:
-		size := 0
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				size += len(v.s[r.j])
-			}
-		}
-		b.ReserveData(size)
-		for _, r := range rows {
-			if v := src(r); v.valid[r.j] {
-				b.Append(v.s[r.j])
-			} else {
-				b.AppendNull()
-			}
-		}
-	default:
-		return fmt.Errorf("hash aggregate: no output builder for %T", b)
-	}
-	return nil
 }
 
 // aggFloatKey maps a double to an int64 whose order is the order of

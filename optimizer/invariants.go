@@ -87,6 +87,38 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 				return fmt.Errorf("%s: column #%d is not produced by its input", plan.FormatLine(md, n), c)
 			}
 		}
+	case *plan.Union:
+		for k, in := range n.Ins {
+			out := in.Output().ToSet()
+			if len(n.InCols[k]) != len(n.Cols) {
+				return fmt.Errorf("%s: input %d maps %d columns, the union has %d", plan.FormatLine(md, n), k, len(n.InCols[k]), len(n.Cols))
+			}
+			for i, c := range n.InCols[k] {
+				if !out.Contains(c) {
+					return fmt.Errorf("%s: input %d does not produce column #%d", plan.FormatLine(md, n), k, c)
+				}
+				if md.Column(c).Type != md.Column(n.Cols[i]).Type {
+					return fmt.Errorf("%s: input %d column %d is %s, the union's %s", plan.FormatLine(md, n), k, i, md.Column(c).Type, md.Column(n.Cols[i]).Type)
+				}
+			}
+		}
+	case *plan.RowNumber, *plan.TopN:
+		var part plan.ColList
+		var order []plan.SortKey
+		if r, ok := n.(*plan.RowNumber); ok {
+			part, order = r.Partition, r.Order
+		} else {
+			t := n.(*plan.TopN)
+			part, order = t.Partition, t.Order
+		}
+		for _, k := range order {
+			part = append(part, k.Col)
+		}
+		for _, c := range part {
+			if !avail.Contains(c) {
+				return fmt.Errorf("%s: column #%d is not produced by its input", plan.FormatLine(md, n), c)
+			}
+		}
 	case *plan.Sort:
 		for _, k := range n.Keys {
 			if !avail.Contains(k.Col) {

@@ -24,6 +24,9 @@ var phases = []Phase{
 			rules.MergeFilters{},
 			rules.PushFilterThroughProject{},
 			rules.PushFilterBelowAggregate{},
+			// After PushFilterThroughProject, which brings a filter on a
+			// row number down to the RowNumber node it tests.
+			rules.RowNumberToTopN{},
 			rules.MergeProjects{},
 			rules.EliminateProject{},
 		},

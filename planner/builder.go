@@ -65,6 +65,7 @@ type Builder struct {
 	// windows are the window table functions bound so far, by the IDs of
 	// their window_start and window_end columns.
 	windows map[plan.ColumnID]*windowInfo
+	push    bool // binding a push query (EMIT CHANGES)
 	// Fold evaluates constant expressions (LIMIT counts, INSERT values); the
 	// engine supplies the runtime's evaluator.
 	Fold func(plan.Expr) (types.Datum, error)
@@ -82,6 +83,7 @@ func (b *Builder) Metadata() *plan.Metadata { return b.md }
 func (b *Builder) BuildQuery(q *sql.Query, mode Mode) (*Query, error) {
 	b.mode = mode
 	b.tvfs = q
+	b.push = q.EmitChanges
 	root, _, err := b.buildResultSet(q.Select, nil)
 	if err != nil {
 		return nil, err
@@ -101,8 +103,10 @@ func (b *Builder) BuildQuery(q *sql.Query, mode Mode) (*Query, error) {
 			return nil, b.unsupported(nil, "LIMIT in a continuous query (Top-N)")
 		}
 	}
-	if q.EmitOnWindowClose && !windowed(out.Root) {
-		return nil, b.errAtPos(q.Pos, "EMIT ON WINDOW CLOSE needs a windowed aggregation (GROUP BY the window_start or window_end of TUMBLE, HOP, CUMULATE or SESSION)")
+	if q.EmitOnWindowClose {
+		if err := b.EmitOnWindowClose(out.Root); err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }
@@ -113,6 +117,7 @@ type built struct {
 	names  []string
 	limit  *plan.Limit // a LIMIT to apply on top (kept apart for push queries)
 	sorted bool
+	topN   bool // ORDER BY ... LIMIT became a Top-N (continuous queries)
 }
 
 // useDep records that the query reads obj.
@@ -142,29 +147,29 @@ func (b *Builder) buildResultSet(rs ast.ResultSetNode, outer *scope) (*built, *s
 	case *ast.SelectStmt:
 		return b.buildSelect(rs)
 	case *ast.SetOprStmt:
-		p := b.start
-		for _, w := range []string{"UNION", "INTERSECT", "EXCEPT"} {
-			if wp, ok := b.src.IdentPos(w, b.start); ok {
-				p = wp
-				break
-			}
-		}
-		return nil, nil, &NotSupportedError{Feature: "UNION, INTERSECT and EXCEPT", Pos: p, Line: b.src.Line(p)}
+		return b.buildSetOpr(rs)
 	}
 	return nil, nil, b.unsupported(nil, "this kind of query")
 }
 
-// windowed reports whether a plan has an aggregation by windows, whose rows
-// can be emitted when their windows close.
-func windowed(n plan.Node) bool {
+// EmitOnWindowClose makes every windowed aggregation of a plan emit each
+// window once, when it closes (EMIT ON WINDOW CLOSE; derived streams and
+// append-only sinks ask for it too). It fails when the plan has none.
+func (b *Builder) EmitOnWindowClose(root plan.Node) error {
 	found := false
-	plan.WalkNodes(n, func(x plan.Node) {
+	plan.WalkNodes(root, func(x plan.Node) {
 		switch x := x.(type) {
 		case *plan.Aggregate:
-			found = found || x.WindowClose != 0
+			if x.WindowClose != 0 {
+				x.EmitOnClose, found = true, true
+			}
 		case *plan.SessionAggregate:
-			found = true
+			x.EmitOnClose, found = true, true
 		}
 	})
-	return found
+	if !found {
+		return b.errAtPos(b.start, "EMIT ON WINDOW CLOSE needs a windowed aggregation (GROUP BY the window_start or window_end of TUMBLE, HOP, CUMULATE or SESSION)")
+	}
+	plan.WalkNodes(root, func(x plan.Node) { plan.ResetProps(x) })
+	return nil
 }

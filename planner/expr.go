@@ -19,6 +19,8 @@ type exprCtx struct {
 	clause string  // for messages: "WHERE", "SELECT", ...
 	fields []*ast.SelectField
 	noFrom bool // the SELECT has no FROM clause
+	// rowNumbers maps the select list's ROW_NUMBER() calls to their columns.
+	rowNumbers map[string]plan.ColumnID
 }
 
 // bindExpr binds a TiDB expression to a typed plan expression.
@@ -77,7 +79,10 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
 		return nil, b.unsupported(x, "subqueries in expressions")
 	case *ast.WindowFuncExpr:
-		return nil, b.unsupported(x, "window functions (OVER)")
+		if id, ok := c.rowNumbers[restore(x)]; ok {
+			return b.md.Ref(id), nil
+		}
+		return nil, b.errAt(x, "window functions belong in the select list")
 	case *ast.PatternRegexpExpr:
 		return nil, b.unsupported(x, "REGEXP (use REGEXP_EXTRACT)")
 	case *ast.RowExpr:

@@ -96,3 +96,59 @@ func (b *Builder) objectScope(obj *catalog.Object) *scope {
 	}
 	return sc
 }
+
+// BuildInsertQuery binds the query of a continuous INSERT INTO obj [(cols)]
+// SELECT ...: the query's columns, matched by position to the named columns
+// (or to all of obj's), are cast to the columns' types; columns not named
+// are NULL. The result has obj's columns in obj's order.
+func (b *Builder) BuildInsertQuery(obj *catalog.Object, st *sql.Insert) (*Query, error) {
+	q, err := b.BuildQuery(st.Query, Continuous)
+	if err != nil {
+		return nil, err
+	}
+	if q.EmitChanges {
+		return nil, b.errAtPos(st.Query.Pos, "EMIT CHANGES belongs to push queries, not to INSERT ... SELECT")
+	}
+	target := make([]int, 0, len(obj.Columns))
+	if len(st.Columns) == 0 {
+		for i := range obj.Columns {
+			target = append(target, i)
+		}
+	} else {
+		for _, id := range st.Columns {
+			i := obj.ColumnIndex(id.Name)
+			if i < 0 {
+				return nil, b.errAtPos(id.Pos, "unknown column '%s' in '%s'", id.Name, obj.Name)
+			}
+			target = append(target, i)
+		}
+	}
+	if len(target) != len(q.Cols) {
+		return nil, b.errAtPos(st.Query.Pos, "the query has %d columns but %d are inserted", len(q.Cols), len(target))
+	}
+	byCol := map[int]plan.ColumnID{}
+	for j, i := range target {
+		byCol[i] = q.Cols[j]
+	}
+	items := make([]plan.ProjItem, len(obj.Columns))
+	names := make([]string, len(obj.Columns))
+	for i, c := range obj.Columns {
+		var e plan.Expr = &plan.Const{Val: types.NullDatum, Typ: c.Type}
+		if id, ok := byCol[i]; ok {
+			var err error
+			if e, err = b.coerce(nil, b.md.Ref(id), c.Type); err != nil {
+				return nil, b.errAtPos(st.Query.Pos, "column '%s': %v", c.Name, err)
+			}
+			if c.Type.IsInteger() && e.Type().Kind != c.Type.Kind {
+				e = &plan.Cast{Arg: e, To: c.Type}
+			}
+		} else if !c.Nullable {
+			return nil, b.errAtPos(st.Table.Pos, "column '%s' is NOT NULL and needs a value", c.Name)
+		}
+		items[i] = plan.ProjItem{ID: b.md.AddColumn(c.Name, "", c.Type, c.Nullable), Expr: e}
+		names[i] = c.Name
+	}
+	proj := &plan.Project{Input: q.Root, Items: items}
+	q.Root, q.Cols, q.Names = proj, proj.Output(), names
+	return q, nil
+}

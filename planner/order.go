@@ -5,6 +5,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -40,10 +41,10 @@ func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, expr
 		keys = append(keys, plan.SortKey{Col: col, Desc: item.Desc})
 	}
 	if b.mode != Snapshot {
-		if s.Limit != nil {
-			return b.unsupported(s.OrderBy.Items[0].Expr, "ORDER BY ... LIMIT in a continuous query (Top-N)")
+		if s.Limit == nil || b.push {
+			return b.errAt(s.OrderBy.Items[0].Expr, "ORDER BY is not allowed in a continuous query: its result is a set kept up to date, so order the rows when you read them (ORDER BY ... LIMIT n in a view is a Top-N)")
 		}
-		return b.errAt(s.OrderBy.Items[0].Expr, "ORDER BY is not allowed in a continuous query: its result is a set kept up to date, so order the rows when you read them")
+		return b.buildTopNLimit(out, s, proj, keys, hidden)
 	}
 	var node plan.Node = out.node
 	if len(hidden) > 0 {
@@ -123,4 +124,38 @@ func (b *Builder) limitValue(e ast.ExprNode) (int64, error) {
 		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
 	}
 	return d.I, nil
+}
+
+// buildTopNLimit binds ORDER BY ... LIMIT [offset,] n in a continuous query
+// as a global Top-N: the result is kept as the first n rows in order (after
+// skipping offset), updated as rows arrive and leave.
+func (b *Builder) buildTopNLimit(out *built, s *ast.SelectStmt, proj *plan.Project, keys []plan.SortKey, hidden []plan.ProjItem) error {
+	lim, err := b.buildLimit(s.Limit, out.node)
+	if err != nil {
+		return err
+	}
+	visible := out.node.Output()
+	var node plan.Node = out.node
+	if len(hidden) > 0 {
+		if proj == nil {
+			return b.errAt(s.OrderBy.Items[0].Expr, "with SELECT DISTINCT, ORDER BY expressions must appear in the select list")
+		}
+		node = &plan.Project{Input: proj.Input, Items: append(append([]plan.ProjItem(nil), proj.Items...), hidden...)}
+	}
+	top := &plan.TopN{Input: node, Order: keys, Limit: lim.Count + lim.Offset}
+	node = top
+	if lim.Offset > 0 {
+		top.Out = b.md.AddColumn("row_number", "", types.BigIntT, false)
+		node = &plan.Filter{Input: top, Pred: &plan.Binary{Op: plan.OpGt, L: b.md.Ref(top.Out),
+			R: &plan.Const{Val: types.IntDatum(lim.Offset), Typ: types.BigIntT}, Typ: types.BoolT}}
+	}
+	if len(hidden) > 0 || lim.Offset > 0 {
+		items := make([]plan.ProjItem, len(visible))
+		for i, id := range visible {
+			items[i] = plan.ProjItem{ID: id, Expr: b.md.Ref(id)}
+		}
+		node = &plan.Project{Input: node, Items: items}
+	}
+	out.node, out.topN = node, true
+	return nil
 }

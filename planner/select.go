@@ -79,6 +79,11 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		in = &plan.Filter{Input: in, Pred: pred}
 	}
 
+	in, rowNumbers, err := b.buildRowNumbers(in, s.Fields.Fields, sel)
+	if err != nil {
+		return nil, nil, err
+	}
+	sel.rowNumbers = rowNumbers
 	items, names, exprs, err := b.bindFields(s.Fields.Fields, sel)
 	if err != nil {
 		return nil, nil, err
@@ -93,7 +98,7 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 			return nil, nil, err
 		}
 	}
-	if s.Limit != nil {
+	if s.Limit != nil && !out.topN {
 		lim, err := b.buildLimit(s.Limit, out.node)
 		if err != nil {
 			return nil, nil, err

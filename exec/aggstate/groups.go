@@ -1,7 +1,5 @@
 package aggstate
 
-import "slices"
-
 // Slots hands out dense group slots (0, 1, 2, ...) and reuses freed ones, so
 // that per-slot state columns stay as short as the largest number of groups
 // alive at once.
@@ -46,10 +44,9 @@ type IntGroups struct {
 	keys     Column[int64] // by slot
 	nullSlot int32         // the slot of the NULL group, or -1
 
-	mark   uint32 // numbers the FindAll calls
 	hashes []uint64
 	home   []*intBucket
-	sink   int64 // keeps FindAll's prefetching loads alive
+	sink   int64 // keeps FindDistinct's prefetching loads alive
 }
 
 // NewIntGroups returns an empty table.
@@ -79,11 +76,10 @@ func (g *IntGroups) add(k int64, h uint64) (*intBucket, int, bool) {
 // read.
 var noBucket intBucket
 
-// FindAll sets slots[i] to the slot of keys[i] (none NULL), creating groups,
-// and appends to first, in order, the index of the first row of each
-// distinct key: the batch's distinct groups come out of the lookups, with
-// no second pass over the state. Each call stamps the entries it looks up
-// with its own mark, which tells a key's first row from the others.
+// FindDistinct sets slots[i] to the slot of keys[i], creating groups. The
+// keys must be distinct and none NULL: the caller numbers a batch's
+// distinct keys first (BatchGroups), so that the table is read once per
+// group a batch touches rather than once per row.
 //
 // Go has no prefetch instruction, so the home buckets are first read by a
 // loop of a few instructions with no data-dependent branch, which the
@@ -91,11 +87,7 @@ var noBucket intBucket
 // for many misses at once (their latency, not bandwidth, is what a large
 // table costs) instead of one per key, and the lookups that follow find the
 // buckets in cache.
-func (g *IntGroups) FindAll(keys []int64, slots, first []int32) []int32 {
-	if g.mark++; g.mark == 0 { // wrapped around: forget every old mark
-		g.m.clearMarks()
-		g.mark = 1
-	}
+func (g *IntGroups) FindDistinct(keys []int64, slots []int32) {
 	if cap(g.hashes) < len(keys) {
 		g.hashes = make([]uint64, len(keys))
 		g.home = make([]*intBucket, len(keys))
@@ -115,11 +107,6 @@ func (g *IntGroups) FindAll(keys []int64, slots, first []int32) []int32 {
 	}
 	g.sink += sum
 
-	// A quarter of the rows of a typical batch are first, in no predictable
-	// order, so they are kept without a branch: every row is written at the
-	// end of first, which only advances past a first row.
-	n := len(first)
-	first = slices.Grow(first, len(keys))[:n+len(keys)]
 	stale := false // a part grew: home pointers may point to old buckets
 	for i, k := range keys {
 		b, e := home[i], intBucketSize
@@ -133,13 +120,9 @@ func (g *IntGroups) FindAll(keys []int64, slots, first []int32) []int32 {
 				stale = stale || grew
 			}
 		}
-		first[n] = int32(i)
-		n += b2i(b.marks[e] != g.mark)
-		b.marks[e] = g.mark
 		slots[i] = b.slots[e] - 1
 	}
 	clear(home)
-	return first[:n]
 }
 
 // FindNull returns the slot of the NULL key, creating the group if needed.

@@ -40,35 +40,53 @@ func TestIntTableRandom(t *testing.T) {
 	}
 }
 
-func TestIntGroupsFindAll(t *testing.T) {
+func TestBatchGroupsAndFindDistinct(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	g := NewIntGroups()
+	var bg BatchGroups
 	want := map[int64]int32{}
 	for batch := range 300 {
-		keys := make([]int64, 1+r.IntN(300))
-		for i := range keys {
-			keys[i] = r.Int64N(int64(50 + batch*20))
+		// Batch sizes vary widely so that the batch table grows within a
+		// batch and shrinks after one; some keys are far apart.
+		n := 1 + r.IntN(300)
+		if batch%50 == 7 {
+			n = 5000
 		}
-		slots := make([]int32, len(keys))
-		first := g.FindAll(keys, slots, []int32{-1})[1:]
+		keys := make([]int64, n)
+		for i := range keys {
+			keys[i] = r.Int64N(int64(50+batch*20)) << (r.IntN(2) * 40)
+		}
+		ids := make([]int32, n)
+		bg.Group(keys, ids)
+		var wantKeys []int64
 		var wantFirst []int32
-		seen := map[int64]bool{}
+		local := map[int64]int32{}
 		for i, k := range keys {
-			if !seen[k] {
-				seen[k] = true
+			id, ok := local[k]
+			if !ok {
+				id = int32(len(wantKeys))
+				local[k] = id
+				wantKeys = append(wantKeys, k)
 				wantFirst = append(wantFirst, int32(i))
 			}
-			s, ok := want[k]
-			if !ok {
-				s = slots[i]
-				want[k] = s
-			}
-			if slots[i] != s {
-				t.Fatalf("batch %d: key %d in slot %d, want %d", batch, k, slots[i], s)
+			if ids[i] != id {
+				t.Fatalf("batch %d: row %d (key %d) in local group %d, want %d", batch, i, k, ids[i], id)
 			}
 		}
-		if !slices.Equal(first, wantFirst) {
-			t.Fatalf("batch %d: first rows %v, want %v", batch, first, wantFirst)
+		if !slices.Equal(bg.Keys, wantKeys) || !slices.Equal(bg.First, wantFirst) {
+			t.Fatalf("batch %d: distinct keys or first rows differ", batch)
+		}
+		slots := make([]int32, len(bg.Keys))
+		g.FindDistinct(bg.Keys, slots)
+		for j, k := range bg.Keys {
+			s, ok := want[k]
+			if !ok {
+				s = slots[j]
+				want[k] = s
+			}
+			if slots[j] != s {
+				t.Fatalf("batch %d: key %d in slot %d, want %d", batch, k, slots[j], s)
+			}
 		}
 		// Delete a few groups; their slots are reused.
 		for k, s := range want {
@@ -81,11 +99,10 @@ func TestIntGroupsFindAll(t *testing.T) {
 	if g.Live() != len(want) {
 		t.Fatalf("%d live groups, want %d", g.Live(), len(want))
 	}
-	// A wrapped-around mark clears the old ones.
-	g.mark = ^uint32(0)
-	keys := []int64{1, 2, 1}
-	if first := g.FindAll(keys, make([]int32, 3), nil); len(first) != 2 {
-		t.Fatalf("after the mark wrapped: first rows %v", first)
+	for k, s := range want {
+		if got, ok := g.m.get(k); !ok || got != s {
+			t.Fatalf("get(%d) = %d,%v; want %d", k, got, ok, s)
+		}
 	}
 }
 
@@ -164,5 +181,30 @@ func TestColumnAndArena(t *testing.T) {
 	}
 	if got := a.Chunks()[(chunkSlots+5)>>ChunkBits][((chunkSlots+5)&ChunkMask)*a.Stride()]; got != 7 {
 		t.Fatalf("Chunks layout: %d", got)
+	}
+}
+
+// BenchmarkBatchGroups groups batches of 4,096 rows over 1,000 distinct keys
+// in random order, the shape of the hash aggregate's resident benchmark.
+func BenchmarkBatchGroups(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	batches := make([][]int64, 64)
+	for i := range batches {
+		distinct := make([]int64, 1000)
+		for j := range distinct {
+			distinct[j] = r.Int64N(1 << 20)
+		}
+		keys := make([]int64, 4096)
+		for j := range keys {
+			keys[j] = distinct[j%len(distinct)]
+		}
+		r.Shuffle(len(keys), func(x, y int) { keys[x], keys[y] = keys[y], keys[x] })
+		batches[i] = keys
+	}
+	var g BatchGroups
+	ids := make([]int32, 4096)
+	b.ResetTimer()
+	for i := range b.N {
+		g.Group(batches[i%len(batches)], ids)
 	}
 }

@@ -4,7 +4,7 @@ import "math/bits"
 
 // intTable is an open-addressing hash table from int64 keys to int32 slots,
 // used instead of a Go map for the single-integer-key fast path. Entries sit
-// in 64-byte buckets of four, one cache line each, and a key lives in its
+// in 64-byte buckets of five, one cache line each, and a key lives in its
 // home bucket unless that bucket is full (linear probing over buckets), so
 // a lookup nearly always costs one cache miss, where a Go map costs two or
 // three (control word, slot, table header). With a million groups those
@@ -21,22 +21,23 @@ type intTable struct {
 
 // Table shape. 256 parts bound a growth to 0.4% of the keys. A part is
 // kept at most half full (intMaxLoadNum/intMaxLoadDen of its entries):
-// a bucket then overflows into the next one for about 5% of the keys.
+// a bucket of five then overflows into the next one for about 2% of the
+// keys.
 const (
 	intTableBits  = 8
 	intTableParts = 1 << intTableBits
-	intBucketSize = 4
+	intBucketSize = 5
 	intMaxLoadNum = 1
 	intMaxLoadDen = 2
 	intMinBuckets = 2
 )
 
-// intBucket is four entries: keys, slots plus one (0 marks an empty entry)
-// and marks (the last IntGroups.FindAll call that looked the key up).
+// intBucket is five entries, keys and slots plus one (0 marks an empty
+// entry), in 60 bytes padded to a cache line.
 type intBucket struct {
 	keys  [intBucketSize]int64
 	slots [intBucketSize]int32
-	marks [intBucketSize]uint32
+	_     uint32
 }
 
 type intPart struct {
@@ -45,17 +46,9 @@ type intPart struct {
 	shift   uint8 // 64 - log2(len(buckets))
 }
 
-// intHash mixes a key (the finalizer of MurmurHash3) so that keys that
-// differ only in a few bits, such as timestamps, spread over all parts.
-func intHash(k int64) uint64 {
-	h := uint64(k)
-	h ^= h >> 33
-	h *= 0xff51afd7ed558ccd
-	h ^= h >> 33
-	h *= 0xc4ceb9fe1a85ec53
-	h ^= h >> 33
-	return h
-}
+// intHash mixes a key so that keys that differ only in a few bits, such as
+// timestamps, spread over all parts.
+func intHash(k int64) uint64 { return Hash64(k) }
 
 // home returns the part of a hash and its home bucket there (meaningless
 // while the part has no buckets).
@@ -65,19 +58,20 @@ func (t *intTable) home(h uint64) (*intPart, int) {
 }
 
 // match returns the entry of b that holds k, or intBucketSize when none
-// does. It compares the four entries without branches (keys arrive in no
+// does. It compares the five entries without branches (keys arrive in no
 // predictable order).
 func (b *intBucket) match(k int64) int {
 	m := b2i(b.keys[0] == k)&b2i(b.slots[0] != 0) |
 		(b2i(b.keys[1] == k)&b2i(b.slots[1] != 0))<<1 |
 		(b2i(b.keys[2] == k)&b2i(b.slots[2] != 0))<<2 |
-		(b2i(b.keys[3] == k)&b2i(b.slots[3] != 0))<<3
+		(b2i(b.keys[3] == k)&b2i(b.slots[3] != 0))<<3 |
+		(b2i(b.keys[4] == k)&b2i(b.slots[4] != 0))<<4
 	return bits.TrailingZeros(uint(m | 1<<intBucketSize))
 }
 
 // full reports whether b has no empty entry.
 func (b *intBucket) full() bool {
-	return b.slots[0] != 0 && b.slots[1] != 0 && b.slots[2] != 0 && b.slots[3] != 0
+	return b.slots[0] != 0 && b.slots[1] != 0 && b.slots[2] != 0 && b.slots[3] != 0 && b.slots[4] != 0
 }
 
 // find returns the bucket and entry of k, whose hash is h, or nil.
@@ -121,27 +115,18 @@ func (t *intTable) put(k int64, h uint64, slot int32) (b *intBucket, e int, grew
 	_, i := t.home(h)
 	p.n++
 	t.n++
-	b, e = p.insert(i, k, slot+1, 0)
+	b, e = p.insert(i, k, slot+1)
 	return b, e, grew
 }
 
-// clearMarks resets every entry's mark.
-func (t *intTable) clearMarks() {
-	for pi := range t.parts {
-		for bi := range t.parts[pi].buckets {
-			t.parts[pi].buckets[bi].marks = [intBucketSize]uint32{}
-		}
-	}
-}
-
 // insert stores an entry in the first bucket from i with room.
-func (p *intPart) insert(i int, k int64, slot int32, mark uint32) (*intBucket, int) {
+func (p *intPart) insert(i int, k int64, slot int32) (*intBucket, int) {
 	mask := len(p.buckets) - 1
 	for {
 		b := &p.buckets[i]
 		for e := range intBucketSize {
 			if b.slots[e] == 0 {
-				b.keys[e], b.slots[e], b.marks[e] = k, slot, mark
+				b.keys[e], b.slots[e] = k, slot
 				return b, e
 			}
 		}
@@ -159,7 +144,7 @@ func (p *intPart) grow() {
 		b := &old[bi]
 		for e := range intBucketSize {
 			if b.slots[e] != 0 {
-				p.insert(p.homeOf(b.keys[e]), b.keys[e], b.slots[e], b.marks[e])
+				p.insert(p.homeOf(b.keys[e]), b.keys[e], b.slots[e])
 			}
 		}
 	}
@@ -179,7 +164,7 @@ func (t *intTable) delete(k int64) {
 	}
 	b := &p.buckets[hole]
 	e := b.match(k)
-	b.keys[e], b.slots[e], b.marks[e] = 0, 0, 0
+	b.keys[e], b.slots[e] = 0, 0
 	p.n--
 	t.n--
 	for j := (hole + 1) & mask; j != hole; j = (j + 1) & mask {
@@ -199,8 +184,8 @@ func (t *intTable) delete(k int64) {
 		if moved >= 0 {
 			hb := &p.buckets[hole]
 			he := hb.emptyEntry()
-			hb.keys[he], hb.slots[he], hb.marks[he] = bj.keys[moved], bj.slots[moved], bj.marks[moved]
-			bj.keys[moved], bj.slots[moved], bj.marks[moved] = 0, 0, 0
+			hb.keys[he], hb.slots[he] = bj.keys[moved], bj.slots[moved]
+			bj.keys[moved], bj.slots[moved] = 0, 0
 			hole = j
 			continue
 		}

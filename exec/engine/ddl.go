@@ -191,7 +191,14 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 		return r, err
 	}
 	if st.Query != nil {
-		return nil, &planner.NotSupportedError{Feature: "derived streams (CREATE STREAM ... AS SELECT)", Pos: st.Query.Pos, Line: src.Line(st.Query.Pos)}
+		if len(st.With) > 0 {
+			return nil, bindErr(st.With[0].KeyPos, src, "a derived stream takes no WITH options: its rows come from its query")
+		}
+		obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Query: st.Query.Text}
+		if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
+			return nil, err
+		}
+		return ok("CREATE STREAM"), nil
 	}
 	cols, err := columns(st.Columns, src, nil)
 	if err != nil {
@@ -282,61 +289,49 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 	if st.Query.EmitChanges {
 		return nil, bindErr(st.Query.Pos, src, "EMIT CHANGES belongs to push queries, not to a materialized view")
 	}
-	cq, err := s.eng.planQuery(st.Query, src, st.Start, continuous, s.parallelism)
-	if err != nil {
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text}
+	if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
 		return nil, err
 	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text, DependsOn: cq.bound.Deps,
-		PrimaryKey: resultKey(cq.logical)}
-	seen := map[string]bool{}
-	for i, name := range cq.names() {
-		if seen[lower(name)] {
-			return nil, bindErr(st.Query.Pos, src, "the view would have two columns named '%s': give them distinct aliases", name)
-		}
-		seen[lower(name)] = true
-		obj.Columns = append(obj.Columns, catalog.Column{Name: name, Type: cq.types()[i], Nullable: cq.bound.Md.Column(cq.bound.Cols[i]).Nullable})
-	}
-	if err := s.eng.cat.Create(obj); err != nil {
-		return nil, err
-	}
-	started := false
-	defer func() {
-		// Never leave a view in the catalog that did not start, even when
-		// starting it panicked: a restart would try it again.
-		if !started {
-			s.eng.cat.Drop(obj.Name, catalog.View)
-		}
-	}()
-	if err := s.eng.startView(obj, cq); err != nil {
-		return nil, err
-	}
-	started = true
 	return ok("CREATE MATERIALIZED VIEW"), nil
 }
 
-// startView starts the continuous query that maintains a view.
-func (e *Engine) startView(obj *catalog.Object, cq *compiledQuery) error {
-	mv := exec.NewMView(cq.names(), cq.types(), resultKey(cq.logical))
-	sink := exec.OpSpec{Name: "Materialize " + obj.Name, New: func(int) (exec.Operator, error) { return &exec.MViewSink{MV: mv}, nil }}
-	g, err := exec.BuildGraph(cq.phys, e.services(), sink)
+// createContinuous plans obj's query, gives obj the query's columns and
+// dependencies, stores it and starts its query.
+func (s *Session) createContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos) error {
+	cq, err := s.eng.planContinuous(obj, q, src, start, s.parallelism)
 	if err != nil {
 		return err
 	}
-	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: "materialized view " + obj.Name, Alloc: e.alloc, OnWarning: e.warner("materialized view " + obj.Name)})
-	if err != nil {
+	obj.DependsOn = append(obj.DependsOn, cq.bound.Deps...)
+	if obj.Kind == catalog.View {
+		obj.PrimaryKey = resultKey(cq.logical)
+	}
+	if obj.Columns == nil {
+		seen := map[string]bool{}
+		for i, name := range cq.names() {
+			if seen[lower(name)] {
+				return bindErr(q.Pos, src, "the %s would have two columns named '%s': give them distinct aliases", obj.Kind, name)
+			}
+			seen[lower(name)] = true
+			obj.Columns = append(obj.Columns, catalog.Column{Name: name, Type: cq.types()[i], Nullable: cq.bound.Md.Column(cq.bound.Cols[i]).Nullable})
+		}
+	}
+	if err := s.eng.cat.Create(obj); err != nil {
 		return err
 	}
-	e.mu.Lock()
-	e.queries[lower(obj.Name)] = &runningQuery{obj: obj, job: job, mv: mv}
-	e.mu.Unlock()
-	go func() {
-		// A failed query fails the queries reading its view, so nothing
-		// waits forever for changes that will not come.
-		<-job.Done()
-		if state, err := job.State(); state == exec.JobFailed {
-			mv.Fail(fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err))
+	started := false
+	defer func() {
+		// Never leave an object in the catalog whose query did not start,
+		// even when starting it panicked: a restart would try it again.
+		if !started {
+			s.eng.cat.Drop(obj.Name, obj.Kind)
 		}
 	}()
+	if err := s.eng.startQuery(obj, cq); err != nil {
+		return err
+	}
+	started = true
 	return nil
 }
 
@@ -363,9 +358,15 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 		q.job.Stop()
 		q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
 	}
-	if obj.IsSource() && obj.Connector() == "" {
+	if (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && obj.Connector() == "" {
+		// An INSERT-fed or derived stream's rows go with it.
 		if err := e.db.Log().Drop(obj.ID); err != nil {
 			return nil, fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
+		}
+	}
+	if obj.Options["connector"] == connectorStream {
+		if err := e.db.KV().Delete(insertKey(obj.ID)); err != nil {
+			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	if obj.Watermark != nil {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/badger"
@@ -67,11 +68,14 @@ type Engine struct {
 	late     lateLedger
 }
 
-// runningQuery is the continuous query behind a materialized view.
+// runningQuery is the continuous query behind a materialized view, a sink,
+// a derived stream or a continuous insert.
 type runningQuery struct {
-	obj *catalog.Object
-	job *exec.Job
-	mv  *exec.MView
+	obj   *catalog.Object
+	job   *exec.Job
+	mv    *exec.MView // views only
+	plan  physical.Node
+	graph exec.GraphSpec
 }
 
 // Open starts an engine on cfg.DataDir, restoring every object and resuming
@@ -126,36 +130,32 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // waitCaughtUp returns once every continuous query reflects every row
 // ingested so far.
 func (e *Engine) waitCaughtUp(ctx context.Context) error {
-	id := e.flushSeq.Add(1)
-	for _, j := range e.requestFlush(id, nil) {
-		if err := j.WaitFlushed(ctx, id); err != nil {
-			return err
-		}
-	}
-	return nil
+	_, err := e.flushAll(ctx, nil)
+	return err
 }
 
-// resume restarts the continuous query of every view, in creation order so
-// that a view starts after the views it reads. One broken view does not keep
-// the engine (and every other object) from opening: it is reported and
-// stays visible as failed until it is dropped.
+// resume restarts every continuous query — views, sinks, derived streams
+// and continuous inserts — in creation order, so that a query starts after
+// the objects it reads. One that cannot resume does not keep the engine
+// (and every other object) from opening: it is reported and stays visible
+// as failed until it is dropped.
 func (e *Engine) resume() {
 	for _, obj := range e.cat.InCreationOrder() {
-		if obj.Kind != catalog.View {
+		if obj.Query == "" {
 			continue
 		}
-		if err := e.resumeView(obj); err != nil {
+		if err := e.resumeQuery(obj); err != nil {
 			e.mu.Lock()
 			e.broken[lower(obj.Name)] = err
 			e.mu.Unlock()
-			e.notices.add(fmt.Sprintf("materialized view %s could not resume: %v", obj.Name, err))
+			e.notices.add(fmt.Sprintf("%s %s could not resume: %v", obj.Kind, obj.Name, err))
 		}
 	}
 }
 
-// resumeView plans and starts a stored view, turning a panic (a bug) into an
-// error for that view alone.
-func (e *Engine) resumeView(obj *catalog.Object) (err error) {
+// resumeQuery plans and starts a stored continuous query, turning a panic
+// (a bug) into an error for that query alone.
+func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("internal error: %v", p)
@@ -169,11 +169,11 @@ func (e *Engine) resumeView(obj *catalog.Object) (err error) {
 	if !ok {
 		return fmt.Errorf("its stored query is not a SELECT")
 	}
-	cq, err := e.planQuery(sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, continuous, e.cfg.Parallelism)
+	cq, err := e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, e.cfg.Parallelism)
 	if err != nil {
 		return err
 	}
-	return e.startView(obj, cq)
+	return e.startQuery(obj, cq)
 }
 
 // Close stops every query and closes storage.

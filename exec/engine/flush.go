@@ -5,22 +5,18 @@ import (
 	"fmt"
 	"sort"
 
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
 )
 
 // flush implements FLUSH: it returns once every row ingested so far (and
-// every bounded source read to its end) is reflected in every view. Each
-// query's sources send a flush marker after the rows they have; a view's
-// sink passes the marker on to the queries reading the view, so views over
-// views are flushed in order.
+// every bounded source read to its end) is reflected in every view, sink
+// and derived stream.
 func (s *Session) flush(ctx context.Context) (*Result, error) {
 	e := s.eng
-	id := e.flushSeq.Add(1)
-	jobs := e.requestFlush(id, nil)
-	for _, j := range jobs {
-		if err := j.WaitFlushed(ctx, id); err != nil {
-			return nil, err
-		}
+	jobs, err := e.flushAll(ctx, nil)
+	if err != nil {
+		return nil, err
 	}
 	res := ok("FLUSH")
 	var failed []string
@@ -34,20 +30,83 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// requestFlush sends flush marker id to every continuous query (and to
-// extra, when given) and returns the queries asked.
-func (e *Engine) requestFlush(id uint64, extra *exec.Job) []*exec.Job {
+// flushAll sends a flush marker through every continuous query (and extra,
+// when given) and waits for it to reach their sinks. Each query's sources
+// send the marker after the rows they hold; a view's sink passes it on to
+// the queries reading the view, so views over views need nothing more. A
+// derived stream or a continuous insert writes a log that other queries
+// read, so those readers are flushed after their writers finished: queries
+// go in levels, each after the level it reads from.
+func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, error) {
+	var all []*exec.Job
+	levels := e.flushLevels()
+	if extra != nil {
+		levels = append(levels, []*exec.Job{extra})
+	}
+	for _, jobs := range levels {
+		id := e.flushSeq.Add(1)
+		for _, j := range jobs {
+			j.RequestFlush(id)
+		}
+		for _, j := range jobs {
+			if err := j.WaitFlushed(ctx, id); err != nil {
+				return nil, err
+			}
+		}
+		all = append(all, jobs...)
+	}
+	return all, nil
+}
+
+// flushLevels groups the running queries by how many stream-writing
+// queries (derived streams, continuous inserts) stand between them and
+// their sources.
+func (e *Engine) flushLevels() [][]*exec.Job {
 	e.mu.Lock()
-	jobs := make([]*exec.Job, 0, len(e.queries)+1)
+	queries := make([]*runningQuery, 0, len(e.queries))
 	for _, q := range e.queries {
-		jobs = append(jobs, q.job)
+		queries = append(queries, q)
 	}
 	e.mu.Unlock()
-	if extra != nil {
-		jobs = append(jobs, extra)
+	// writers maps a stream to the queries that append to it.
+	writers := map[string][]*runningQuery{}
+	for _, q := range queries {
+		switch {
+		case q.obj.Kind == catalog.Stream:
+			writers[lower(q.obj.Name)] = append(writers[lower(q.obj.Name)], q)
+		case q.obj.Options["connector"] == connectorStream:
+			t := lower(q.obj.Options["stream"])
+			writers[t] = append(writers[t], q)
+		}
 	}
-	for _, j := range jobs {
-		j.RequestFlush(id)
+	level := map[*runningQuery]int{}
+	var depth func(q *runningQuery, seen map[*runningQuery]bool) int
+	depth = func(q *runningQuery, seen map[*runningQuery]bool) int {
+		if l, ok := level[q]; ok {
+			return l
+		}
+		if seen[q] {
+			return 0 // a cycle cannot be created; be safe anyway
+		}
+		seen[q] = true
+		l := 0
+		for _, d := range q.obj.DependsOn {
+			for _, w := range writers[lower(d)] {
+				if w != q {
+					l = max(l, depth(w, seen)+1)
+				}
+			}
+		}
+		level[q] = l
+		return l
 	}
-	return jobs
+	var out [][]*exec.Job
+	for _, q := range queries {
+		l := depth(q, map[*runningQuery]bool{})
+		for len(out) <= l {
+			out = append(out, nil)
+		}
+		out[l] = append(out[l], q.job)
+	}
+	return out
 }

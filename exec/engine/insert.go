@@ -5,7 +5,6 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
-	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -27,7 +26,7 @@ func (s *Session) insert(st *sql.Insert) (*Result, error) {
 		return nil, bindErr(st.Table.Pos, src, "cannot insert into derived %s '%s'", obj.Kind, obj.Name)
 	}
 	if st.Query != nil {
-		return nil, &planner.NotSupportedError{Feature: "INSERT INTO ... SELECT (continuous inserts)", Pos: st.Query.Pos, Line: src.Line(st.Query.Pos)}
+		return s.insertSelect(obj, st)
 	}
 	rows, err := s.eng.newBuilder(src, st.Start).BindInsertValues(obj, st)
 	if err != nil {

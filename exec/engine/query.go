@@ -58,7 +58,7 @@ func (e *Engine) optimize(bound *planner.Query, parallelism int, opts optimizer.
 	if err != nil {
 		return nil, err
 	}
-	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: parallelism, EmitOnClose: bound.EmitOnWindowClose})
+	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: parallelism})
 	if err != nil {
 		return nil, err
 	}

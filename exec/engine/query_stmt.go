@@ -101,12 +101,11 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 		}
 	}
 	sink.End = func() { close(ended) }
-	var flushID uint64
 	if !s.opts.Interactive {
 		// Nothing can be ingested while a script waits on this query, so
-		// it ends once it has caught up with what was ingested so far.
-		flushID = e.flushSeq.Add(1)
-		sink.EndAt = flushID
+		// it ends once it has caught up with what was ingested so far: at
+		// the first flush marker issued from now on (flush ids increase).
+		sink.EndAt = e.flushSeq.Load() + 1
 	}
 	g, err := exec.BuildGraph(cq.phys, e.services(), exec.OpSpec{Name: "PushChanges", New: func(int) (exec.Operator, error) { return sink, nil }})
 	if err != nil {
@@ -119,8 +118,14 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 	e.mu.Lock()
 	e.pushes[job] = struct{}{}
 	e.mu.Unlock()
-	if flushID > 0 {
-		e.requestFlush(flushID, job)
+	if !s.opts.Interactive {
+		go func() {
+			// Bring every query (and this one) up to date; the push query
+			// ends at the marker of its own level.
+			if _, err := e.flushAll(e.ctx, job); err != nil {
+				job.Stop()
+			}
+		}()
 	}
 	stop := func() {
 		job.Stop()

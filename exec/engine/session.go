@@ -58,7 +58,7 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 	case *sql.CreateView:
 		return s.createView(ctx, st)
 	case *sql.CreateSink:
-		return nil, notSupported(st.Start, "CREATE SINK")
+		return s.createSink(st)
 	case *sql.Insert:
 		return s.insert(st)
 	case *sql.Select:

@@ -31,8 +31,11 @@ func rowsResult(tag string, cols []Column, rows [][]types.Datum) *Result {
 }
 
 func connectorName(o *catalog.Object) string {
-	if c := o.Connector(); c != "" {
-		return c
+	switch {
+	case o.Connector() != "":
+		return o.Connector()
+	case o.Query != "":
+		return "query" // a derived stream
 	}
 	return "insert"
 }

@@ -2,6 +2,7 @@ package physical
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/optimizer/cost"
@@ -14,9 +15,6 @@ type Options struct {
 	// operator; sources and their stateless chains run at their number of
 	// splits (one for every source eddy has so far).
 	Parallelism int
-	// EmitOnClose makes windowed aggregations emit each window once, when
-	// the watermark passes its end (EMIT ON WINDOW CLOSE).
-	EmitOnClose bool
 }
 
 // Build turns an optimized logical plan into a physical plan, binding column
@@ -96,6 +94,16 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return w, nil
 	case *plan.SessionAggregate:
 		return b.buildSessionAgg(n)
+	case *plan.TopN:
+		return b.buildTopN(n)
+	case *plan.RowNumber:
+		if !n.Props().Bounded {
+			return nil, fmt.Errorf("ROW_NUMBER() over a stream needs a filter on its result: rn <= N keeps the top N rows of each partition, rn = 1 de-duplicates")
+		}
+		// A bounded input (a pull query) can number every row.
+		return b.buildTopN(&plan.TopN{Input: n.Input, Partition: n.Partition, Order: n.Order, Limit: math.MaxInt64, Out: n.Out})
+	case *plan.Union:
+		return b.buildUnion(n)
 	case *plan.Sort:
 		in, err := b.build(n.Input)
 		if err != nil {
@@ -206,7 +214,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	}
 	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1}
 	if n.WindowClose != 0 {
-		agg.CloseKey, agg.CloseOffset, agg.EmitOnClose = n.Group.Find(n.WindowClose), n.WindowCloseOffset, b.opts.EmitOnClose
+		agg.CloseKey, agg.CloseOffset, agg.EmitOnClose = n.Group.Find(n.WindowClose), n.WindowCloseOffset, n.EmitOnClose
 	}
 	retractable := false
 	for _, a := range n.Aggs {
@@ -250,7 +258,7 @@ func (b *builder) buildSessionAgg(n *plan.SessionAggregate) (Node, error) {
 		in = b.exchange(in, Hash, keys, p)
 	}
 	s := &SessionAgg{Header: b.header(n.Output(), p, in), Keys: keys, TimeCol: inCols.Find(n.TimeCol), Gap: n.Gap,
-		EmitOnClose: b.opts.EmitOnClose}
+		EmitOnClose: n.EmitOnClose}
 	for _, a := range n.Aggs {
 		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
 		if a.Arg != 0 {
@@ -290,4 +298,75 @@ func bind(e plan.Expr, in plan.ColList) (plan.Expr, error) {
 		return &plan.InputRef{Ord: i, Name: c.Name, Typ: c.Typ, Null: c.Null}
 	})
 	return out, err
+}
+
+func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
+	in, err := b.build(n.Input)
+	if err != nil {
+		return nil, err
+	}
+	inCols := n.Input.Output()
+	t := &TopN{Limit: n.Limit, RowNumber: n.Out != 0, AppendOnlyInput: n.Input.Props().AppendOnly}
+	for _, c := range n.Partition {
+		t.Partition = append(t.Partition, inCols.Find(c))
+	}
+	for _, k := range n.Order {
+		t.Order = append(t.Order, SortKey{Ord: inCols.Find(k.Col), Desc: k.Desc})
+	}
+	p := b.opts.Parallelism
+	if len(t.Partition) == 0 {
+		p = 1
+		in = b.exchange(in, Single, nil, 1)
+	} else {
+		in = b.exchange(in, Hash, t.Partition, p)
+	}
+	t.Header = b.header(n.Output(), p, in)
+	parts := cost.GroupCount(len(t.Partition), cost.DefaultSnapshotRows, n.Input.Props().Bounded)
+	rows := parts * float64(min(n.Limit, 1000))
+	if !t.AppendOnlyInput {
+		rows = parts * cost.DefaultDistinct // every row of a partition is kept for when the top ones retract
+	}
+	t.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateRows: rows,
+		StateBytes: rows * cost.RowWidth(t.Types()), StateBounded: n.Input.Props().Bounded || (t.AppendOnlyInput && len(t.Partition) == 0)}
+	return t, nil
+}
+
+func (b *builder) buildUnion(n *plan.Union) (Node, error) {
+	u := &Union{}
+	rate := 0.0
+	var ins []Node
+	for k, input := range n.Ins {
+		in, err := b.build(input)
+		if err != nil {
+			return nil, err
+		}
+		// Each input feeds the union's stage through its own exchange; a
+		// projection puts the input's columns in the union's order.
+		if cols := input.Output(); !sameCols(cols, n.InCols[k]) {
+			c := &Calc{Header: b.header(n.InCols[k], in.Hdr().Parallelism, in)}
+			for _, id := range n.InCols[k] {
+				col := b.md.Column(id)
+				c.Projs = append(c.Projs, &plan.InputRef{Ord: cols.Find(id), Name: col.Name, Typ: col.Type, Null: col.Nullable})
+			}
+			c.Est.RowsPerSec = in.Hdr().Est.RowsPerSec
+			in = c
+		}
+		rate += in.Hdr().Est.RowsPerSec
+		ins = append(ins, b.exchange(in, Single, nil, 1))
+	}
+	u.Header = b.header(n.Cols, 1, ins...)
+	u.Est.RowsPerSec = rate
+	return u, nil
+}
+
+func sameCols(a, b plan.ColList) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
 }

@@ -176,3 +176,35 @@ func (cs cols) names() []string {
 func intervalText(ms int64) string {
 	return strings.ReplaceAll(strings.TrimPrefix(types.FormatInterval(ms), "INTERVAL "), "'", "")
 }
+
+func (n *TopN) Describe() (string, []plan.Attr) {
+	in := n.Inputs[0].Hdr().Cols
+	var attrs []plan.Attr
+	if len(n.Partition) > 0 {
+		names := make([]string, len(n.Partition))
+		for i, p := range n.Partition {
+			names[i] = in[p].Name
+		}
+		attrs = append(attrs, plan.Attr{Key: "partition", Value: "[" + strings.Join(names, ", ") + "]"})
+	}
+	keys := make([]string, len(n.Order))
+	for i, k := range n.Order {
+		keys[i] = in[k.Ord].Name
+		if k.Desc {
+			keys[i] += " DESC"
+		}
+	}
+	attrs = append(attrs, plan.Attr{Key: "order", Value: "[" + strings.Join(keys, ", ") + "]"},
+		plan.Attr{Key: "limit", Value: strconv.FormatInt(n.Limit, 10)})
+	if n.RowNumber {
+		attrs = append(attrs, plan.Attr{Key: "row_number", Value: n.Cols[len(n.Cols)-1].Name})
+	}
+	if n.AppendOnlyInput {
+		attrs = append(attrs, plan.Attr{Key: "input", Value: "append-only"})
+	}
+	return "TopN", attrs
+}
+
+func (n *Union) Describe() (string, []plan.Attr) {
+	return "Union", []plan.Attr{{Value: "ALL"}, {Key: "inputs", Value: strconv.Itoa(len(n.Inputs))}}
+}

@@ -116,6 +116,22 @@ type HashAgg struct {
 	EmitOnClose bool
 }
 
+// TopN keeps the Limit first rows per partition in Order (ties broken by
+// the remaining columns), with their row number when RowNumber is set.
+type TopN struct {
+	Header
+	Partition       []int
+	Order           []SortKey
+	Limit           int64
+	RowNumber       bool
+	AppendOnlyInput bool
+}
+
+// Union concatenates its inputs, each an Exchange into the union's stage.
+type Union struct {
+	Header
+}
+
 // WindowAssign assigns rows to TUMBLE, HOP or CUMULATE windows, adding
 // window_start and window_end.
 type WindowAssign struct {
@@ -199,6 +215,8 @@ var (
 	_ Node = (*Calc)(nil)
 	_ Node = (*HashAgg)(nil)
 	_ Node = (*WindowAssign)(nil)
+	_ Node = (*TopN)(nil)
+	_ Node = (*Union)(nil)
 	_ Node = (*SessionAgg)(nil)
 	_ Node = (*Upsert)(nil)
 	_ Node = (*Exchange)(nil)

@@ -50,6 +50,8 @@ func (PruneColumns) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 				needed.Add(a.Arg)
 			}
 		}
+	case *plan.Union:
+		return pruneUnion(n)
 	case *plan.SessionAggregate:
 		needed = n.Keys.ToSet()
 		needed.Add(n.TimeCol)
@@ -137,7 +139,9 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 		if len(aggs) == len(n.Aggs) {
 			return n, false
 		}
-		return &plan.Aggregate{Input: n.Input, Group: n.Group, Aggs: aggs, WindowClose: n.WindowClose, WindowCloseOffset: n.WindowCloseOffset}, true
+		c := *n
+		c.Aggs = aggs
+		return plan.ResetProps(&c), true
 	case *plan.SessionAggregate:
 		var aggs []plan.AggCall
 		for _, a := range n.Aggs {
@@ -151,6 +155,52 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 		c := *n
 		c.Aggs = aggs
 		return plan.ResetProps(&c), true
+	case *plan.TopN:
+		want := needed.Union(n.Partition.ToSet())
+		for _, k := range n.Order {
+			want.Add(k.Col)
+		}
+		in, changed := narrow(n.Input, want)
+		out := n
+		if changed {
+			out = n.WithInputs(in).(*plan.TopN)
+		}
+		if n.Out != 0 && !needed.Contains(n.Out) {
+			c := *out
+			c.Out = 0
+			return plan.ResetProps(&c), true
+		}
+		return out, changed
+	case *plan.RowNumber:
+		want := needed.Union(n.Partition.ToSet())
+		for _, k := range n.Order {
+			want.Add(k.Col)
+		}
+		in, ok := narrow(n.Input, want)
+		if !ok {
+			return n, false
+		}
+		return n.WithInputs(in), true
+	case *plan.Union:
+		var keep []int
+		for i, col := range n.Cols {
+			if needed.Contains(col) {
+				keep = append(keep, i)
+			}
+		}
+		if len(keep) == len(n.Cols) {
+			return n, false
+		}
+		u := &plan.Union{Ins: n.Ins, InCols: make([]plan.ColList, len(n.Ins))}
+		for _, i := range keep {
+			u.Cols = append(u.Cols, n.Cols[i])
+		}
+		for k, ic := range n.InCols {
+			for _, i := range keep {
+				u.InCols[k] = append(u.InCols[k], ic[i])
+			}
+		}
+		return u, true
 	case *plan.Window:
 		want := needed.Union(plan.MakeColSet(n.TimeCol))
 		in, ok := narrow(n.Input, want)
@@ -182,6 +232,21 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 		return &plan.Limit{Input: in, Count: n.Count, Offset: n.Offset}, true
 	}
 	return n, false
+}
+
+// pruneUnion narrows each input of a union to the columns the union reads.
+func pruneUnion(u *plan.Union) (plan.Node, bool, error) {
+	ins := make([]plan.Node, len(u.Ins))
+	changed := false
+	for k, in := range u.Ins {
+		n, ok := narrow(in, u.InCols[k].ToSet())
+		ins[k] = n
+		changed = changed || ok
+	}
+	if !changed {
+		return u, false, nil
+	}
+	return u.WithInputs(ins...), true, nil
 }
 
 func keepItems(items []plan.ProjItem, needed plan.ColSet) []plan.ProjItem {

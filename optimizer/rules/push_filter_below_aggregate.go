@@ -42,10 +42,9 @@ func (PushFilterBelowAggregate) Apply(c *Context, n plan.Node) (plan.Node, bool,
 	if len(below) == 0 {
 		return n, false, nil
 	}
-	var out plan.Node = &plan.Aggregate{
-		Input: &plan.Filter{Input: agg.Input, Pred: plan.MakeAnd(below)},
-		Group: agg.Group, Aggs: agg.Aggs, WindowClose: agg.WindowClose, WindowCloseOffset: agg.WindowCloseOffset,
-	}
+	pushed := *agg
+	pushed.Input = &plan.Filter{Input: agg.Input, Pred: plan.MakeAnd(below)}
+	var out plan.Node = plan.ResetProps(&pushed)
 	if len(above) > 0 {
 		out = &plan.Filter{Input: out, Pred: plan.MakeAnd(above)}
 	}

@@ -84,7 +84,10 @@ type Aggregate struct {
 	// close, its rows emitted).
 	WindowClose       ColumnID
 	WindowCloseOffset int64
-	props             *Props
+	// EmitOnClose emits each window's rows once, when it closes (EMIT ON
+	// WINDOW CLOSE), instead of running results: the output only appends.
+	EmitOnClose bool
+	props       *Props
 }
 
 // SortKey is one ORDER BY key.
@@ -241,7 +244,8 @@ func (n *Aggregate) Props() *Props {
 		// An aggregate updates its rows as input arrives, so it retracts
 		// even over an append-only input.
 		in := n.Input.Props()
-		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{n.Group.ToSet()}, Watermarked: in.Watermarked}
+		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{n.Group.ToSet()}, Watermarked: in.Watermarked,
+			AppendOnly: n.EmitOnClose && n.WindowClose != 0 && in.AppendOnly}
 	}
 	return n.props
 }
@@ -332,6 +336,9 @@ func (n *Aggregate) Describe(md *Metadata) (string, []Attr) {
 			close += " + " + intervalText(n.WindowCloseOffset)
 		}
 		attrs = append(attrs, Attr{"closes", close})
+		if n.EmitOnClose {
+			attrs = append(attrs, Attr{"emit", "on-window-close"})
+		}
 	}
 	return "Aggregate", attrs
 }
@@ -398,6 +405,12 @@ func ResetProps(n Node) Node {
 	case *Window:
 		n.props = nil
 	case *SessionAggregate:
+		n.props = nil
+	case *Union:
+		n.props = nil
+	case *RowNumber:
+		n.props = nil
+	case *TopN:
 		n.props = nil
 	}
 	return n

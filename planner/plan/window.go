@@ -46,7 +46,10 @@ type SessionAggregate struct {
 	Gap        int64 // ms
 	Start, End ColumnID
 	Aggs       []AggCall
-	props      *Props
+	// EmitOnClose emits each session once, when it closes (EMIT ON WINDOW
+	// CLOSE): the output only appends.
+	EmitOnClose bool
+	props       *Props
 }
 
 var (
@@ -109,7 +112,7 @@ func (n *SessionAggregate) Props() *Props {
 	if n.props == nil {
 		key := append(append(ColList(nil), n.Keys...), n.Start)
 		in := n.Input.Props()
-		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{key.ToSet()}, Watermarked: in.Watermarked}
+		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{key.ToSet()}, Watermarked: in.Watermarked, AppendOnly: n.EmitOnClose}
 	}
 	return n.props
 }
@@ -133,7 +136,11 @@ func (n *SessionAggregate) Describe(md *Metadata) (string, []Attr) {
 			aggs[i] += " AS " + name
 		}
 	}
-	return "SessionAggregate", append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+	attrs = append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+	if n.EmitOnClose {
+		attrs = append(attrs, Attr{"emit", "on-window-close"})
+	}
+	return "SessionAggregate", attrs
 }
 
 // windowSizes renders a window's size attributes.

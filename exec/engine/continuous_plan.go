@@ -1,0 +1,67 @@
+package engine
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/connector/sink"
+	"github.com/eddysql/eddy/optimizer"
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/sql"
+)
+
+// planContinuous plans the query behind a continuous object. A derived
+// stream, an append-only sink and a continuous insert must only append:
+// their windowed aggregations emit each window once, when it closes, and a
+// query that still updates its rows is refused.
+func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos, parallelism int) (*compiledQuery, error) {
+	b := e.newBuilder(src, start)
+	var bound *planner.Query
+	var err error
+	what := ""
+	switch {
+	case obj.Kind == catalog.View:
+		bound, err = b.BuildQuery(q, continuous)
+	case obj.Kind == catalog.Stream:
+		what = "a derived stream (CREATE STREAM ... AS)"
+		bound, err = b.BuildQuery(q, continuous)
+	case obj.Options["connector"] == connectorStream:
+		target, ok := e.cat.Get(obj.Options["stream"])
+		if !ok {
+			return nil, fmt.Errorf("the target stream '%s' no longer exists", obj.Options["stream"])
+		}
+		ins := &sql.Insert{Table: sql.Ident{Name: target.Name, Pos: start}, Query: q}
+		if cols := obj.Options["columns"]; cols != "" {
+			for _, c := range strings.Split(cols, ",") {
+				ins.Columns = append(ins.Columns, sql.Ident{Name: c, Pos: start})
+			}
+		}
+		what = "INSERT INTO ... SELECT"
+		bound, err = b.BuildInsertQuery(target, ins)
+		parallelism = 1 // its replay after a restart must produce its rows in the same order
+	default:
+		cfg, cerr := sink.FromOptions(obj.Options, e.cfg.BaseDir)
+		if cerr != nil {
+			return nil, cerr
+		}
+		if cfg.ForceAppendOnly {
+			what = "an append-only sink"
+		}
+		bound, err = b.BuildQuery(q, continuous)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if what != "" && !bound.Root.Props().AppendOnly {
+		// Windowed aggregations can append: each window once, when it closes.
+		if werr := b.EmitOnWindowClose(bound.Root); werr == nil && bound.Root.Props().AppendOnly {
+			bound.EmitOnWindowClose = true
+		} else {
+			return nil, &planner.BindError{Pos: q.Pos, Msg: fmt.Sprintf(
+				"%s needs a query that only appends rows, but this one updates or deletes them (use a materialized view)", what),
+				Line: src.Line(q.Pos)}
+		}
+	}
+	return e.optimize(bound, parallelism, optimizer.Options{})
+}

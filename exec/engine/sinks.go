@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/connector/sink"
+	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/sql"
+)
+
+// createSink runs CREATE SINK k FROM v WITH (...) and CREATE SINK k AS
+// SELECT ... WITH (...): a continuous query writing its changes to a
+// connector.
+func (s *Session) createSink(st *sql.CreateSink) (*Result, error) {
+	src := st.Source()
+	if r, err := s.exists("CREATE SINK", st.Name, st.IfNotExists, src); r != nil || err != nil {
+		return r, err
+	}
+	opts := map[string]string{}
+	var connPos sql.Pos
+	for _, o := range st.With {
+		opts[o.Key] = o.Value
+		if o.Key == "connector" {
+			connPos = o.ValuePos
+		}
+	}
+	if opts["connector"] == connectorStream {
+		return nil, bindErr(connPos, src, "write to a stream with INSERT INTO ... SELECT")
+	}
+	if _, err := sink.FromOptions(opts, s.eng.cfg.BaseDir); err != nil {
+		at := st.Name.Pos
+		if connPos.Line > 0 {
+			at = connPos
+		}
+		return nil, bindErr(at, src, "%v", err)
+	}
+	q := st.Query
+	text := ""
+	if st.From != nil {
+		text = "SELECT * FROM `" + strings.ReplaceAll(st.From.Name, "`", "``") + "`"
+		stmt, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
+		if err != nil {
+			return nil, err
+		}
+		q = stmt.(*sql.Select).Query
+		src = stmt.Source()
+	} else {
+		text = q.Text
+	}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts}
+	if err := s.createContinuous(obj, q, src, st.Start); err != nil {
+		if st.From != nil {
+			var be *planner.BindError
+			if asBind(err, &be) {
+				be.Pos, be.Line = st.From.Pos, st.Source().Line(st.From.Pos)
+			}
+		}
+		return nil, err
+	}
+	return ok("CREATE SINK"), nil
+}
+
+// insertSelect starts a continuous INSERT INTO t [(cols)] SELECT ...: a
+// query appending its rows to the stream t, kept in the catalog as a sink
+// named insert_into_<t>_<n> (SHOW SINKS lists it, DROP SINK stops it).
+func (s *Session) insertSelect(target *catalog.Object, st *sql.Insert) (*Result, error) {
+	e := s.eng
+	name := ""
+	for n := 1; ; n++ {
+		name = fmt.Sprintf("insert_into_%s_%d", strings.ToLower(target.Name), n)
+		if _, taken := e.cat.Get(name); !taken {
+			break
+		}
+	}
+	if e.reads(st.Query, target.Name) {
+		return nil, bindErr(st.Query.Pos, st.Source(), "INSERT INTO %s SELECT ... reads %s itself: its rows would feed it forever", target.Name, target.Name)
+	}
+	var cols []string
+	for _, c := range st.Columns {
+		cols = append(cols, c.Name)
+	}
+	obj := &catalog.Object{Name: name, Kind: catalog.Sink, Query: st.Query.Text, DependsOn: []string{target.Name},
+		Options: map[string]string{"connector": connectorStream, "stream": target.Name}}
+	if len(cols) > 0 {
+		obj.Options["columns"] = strings.Join(cols, ",")
+	}
+	obj.Columns = target.Columns
+	if err := s.createContinuous(obj, st.Query, st.Source(), st.Start); err != nil {
+		return nil, err
+	}
+	r := ok("INSERT")
+	r.Notices = []string{fmt.Sprintf("the rows of the query are appended to %s continuously by sink %s (DROP SINK %s stops it)", target.Name, name, name)}
+	return r, nil
+}
+
+func asBind(err error, target **planner.BindError) bool { return errors.As(err, target) }
+
+// reads reports whether q reads name, directly or through the objects it
+// reads.
+func (e *Engine) reads(q *sql.Query, name string) bool {
+	b := e.newBuilder(nil, sql.Pos{})
+	bound, err := b.BuildQuery(q, continuous)
+	if err != nil {
+		return false // the real planning reports the error
+	}
+	seen := map[string]bool{}
+	var visit func(n string) bool
+	visit = func(n string) bool {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+		if seen[lower(n)] {
+			return false
+		}
+		seen[lower(n)] = true
+		obj, ok := e.cat.Get(n)
+		if !ok {
+			return false
+		}
+		for _, d := range obj.DependsOn {
+			if visit(d) {
+				return true
+			}
+		}
+		return false
+	}
+	for _, d := range bound.Deps {
+		if visit(d) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,112 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// TestHashAggInlineMultisets follows one group's MIN and MAX multisets
+// through the operator as they spill past aggstate.InlineValues distinct
+// values, move back inline, take retractions of values inserted in the same
+// batch, and are freed with their group while spilled.
+func TestHashAggInlineMultisets(t *testing.T) {
+	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)", "max(1)", "min(1)")
+	const hdr = "bigint bigint\n"
+	aggRunSteps(t, cfg, []aggStep{
+		// Five values: spilled.
+		{in: hdr + "+I 1 10\n+I 1 20\n+I 1 30\n+I 1 40\n+I 1 50", want: `+I 1 5 50 10`},
+		// Down to two values: back inline, with the extremes retracted.
+		{in: hdr + "-D 1 50\n-D 1 10\n-D 1 40", want: "-U 1 5 50 10\n+U 1 2 30 20"},
+		// A value inserted and retracted within the batch leaves no trace.
+		{in: hdr + "+I 1 60\n-D 1 60\n+I 1 5", want: "-U 1 2 30 20\n+U 1 3 30 5"},
+		// A retraction and a re-insertion of the maximum in one batch
+		// change nothing.
+		{in: hdr + "-D 1 30\n+I 1 30", want: ""},
+		// Spilled again, with repeated values, then emptied while spilled
+		// in the batch that creates group 2.
+		{in: hdr + "+I 1 1\n+I 1 2\n+I 1 3\n+I 1 3", want: "-U 1 3 30 5\n+U 1 7 30 1"},
+		{in: hdr + "-D 1 1\n-D 1 2\n-D 1 3\n-D 1 3\n+I 2 7\n-D 1 5\n-D 1 20\n-D 1 30",
+			want: "-D 1 7 30 1\n+I 2 1 7 7"},
+		// Group 3 reuses group 1's slot and finds its multisets empty.
+		{in: hdr + "+I 3 9", want: `+I 3 1 9 9`},
+	})
+}
+
+// TestHashAggInlineMultisetsFreed checks that freeing groups whose
+// multisets spilled returns their pool entries.
+func TestHashAggInlineMultisetsFreed(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	cfg := aggConfig(t, "bigint bigint", []int{0}, "max(1)")
+	h := NewHashAgg(cfg)
+	ctx := context.Background()
+	if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+		t.Fatal(err)
+	}
+	defer h.Close()
+	out := newAggCollector(t, 1)
+	run := func(op string) {
+		var sb strings.Builder
+		sb.WriteString("bigint bigint")
+		for k := range 3 {
+			for v := range 6 {
+				fmt.Fprintf(&sb, "\n%s %d %d", op, k, v)
+			}
+		}
+		ch := aggChunk(t, alloc, sb.String())
+		defer ch.Batch.Release()
+		if err := h.Process(ctx, 0, ch, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sets := &h.aggs[0].(*intMinMaxAgg).sets
+	run("+I")
+	if got := sets.Spilled(); got != 3 {
+		t.Fatalf("%d multisets spilled, want 3", got)
+	}
+	run("-D")
+	if got := sets.Spilled(); got != 0 {
+		t.Fatalf("after deleting every group: %d spilled", got)
+	}
+	if got := out.take(); strings.Count(got, "+I") != 3 || strings.Count(got, "-D") != 3 {
+		t.Fatalf("output:\n%s", got)
+	}
+}
+
+// TestHashAggBatchIsASet checks that a batch's changes to a group are
+// summed before its counts are checked: a Z-set batch has no order, so a
+// retraction is valid when the batch also inserts what it retracts.
+func TestHashAggBatchIsASet(t *testing.T) {
+	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)", "sum(1)")
+	aggRunSteps(t, cfg, []aggStep{
+		{in: "bigint bigint\n-D 1 10\n+I 1 10\n+I 2 3", want: `+I 2 1 1 3`},
+		{in: "bigint bigint\n-D 2 3\n+I 2 4\n-D 1 5\n+I 1 5", want: "-U 2 1 1 3\n+U 2 1 1 4"},
+		{in: "bigint bigint\n+I 1 1\n-D 1 1\n-D 1 1", err: aggstate.ErrNegativeCount},
+	})
+}
+
+// TestHashAggBatchSums checks SUM's per-batch 128-bit folding: a batch's
+// sum may exceed 64 bits in either direction as long as the group's sum
+// ends in range, and AVG keeps a sum beyond 64 bits across batches.
+func TestHashAggBatchSums(t *testing.T) {
+	const max, min = "9223372036854775807", "-9223372036854775808"
+	cfg := aggConfig(t, "bigint bigint", []int{0}, "sum(1)", "avg(1)")
+	aggRunSteps(t, cfg, []aggStep{
+		{in: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max + "\n+I 1 " + max + "\n+I 2 " + min + "\n+I 2 " + min +
+			"\n-D 1 " + max + "\n-D 1 " + max + "\n+I 2 1\n-D 2 " + min,
+			want: "+I 1 " + max + " 9223372036854776000\n+I 2 -9223372036854775807 -4611686018427388000"},
+		{in: "bigint bigint\n+I 2 " + min, err: ErrAggOverflow},
+	})
+	cfg = aggConfig(t, "bigint bigint", []int{0}, "avg(1)")
+	aggRunSteps(t, cfg, []aggStep{
+		{in: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max, want: "+I 1 9223372036854776000"},
+		// The multiple of 2^64 held since the first batch cancels out.
+		{in: "bigint bigint\n+I 1 " + min + "\n+I 1 " + min, want: "-U 1 9223372036854776000\n+U 1 -0.5"},
+	})
+}

@@ -1,0 +1,122 @@
+package exec
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// intMinMaxAgg is a retractable MIN or MAX of integers (or of the
+// order-preserving keys of doubles): each group keeps its values with
+// their counts in an aggstate.IntSets multiset, inline in its arena row
+// while it has few distinct values, so that retracting the extreme finds
+// the next one and touching a group reads no memory beyond its row.
+type intMinMaxAgg struct {
+	max  bool
+	off  int
+	sets aggstate.IntSets
+}
+
+func (a *intMinMaxAgg) words() int { return aggstate.IntSetWords }
+
+func (a *intMinMaxAgg) bind(arena *aggstate.Arena, off int) {
+	a.off = off
+	a.sets.Bind(arena, off)
+}
+
+func (a *intMinMaxAgg) grow(int)              {}
+func (a *intMinMaxAgg) free(s int32)          { a.sets.Free(s) }
+func (a *intMinMaxAgg) stateBytes() int64     { return a.sets.Bytes() }
+func (a *intMinMaxAgg) touch(_ []int32) int64 { return 0 }
+
+func (a *intMinMaxAgg) name() string {
+	if a.max {
+		return "MAX"
+	}
+	return "MIN"
+}
+
+// update adds each row's value to its group's multiset, row by row: a
+// retraction must find the value inserted before it, also within a batch.
+func (a *intMinMaxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+	if err := a.sets.AddRows(b.rows, a.off, b.lids, arg.i, w); err != nil {
+		return fmt.Errorf("%s: %w", a.name(), err)
+	}
+	return nil
+}
+
+func (a *intMinMaxAgg) result(slots []int32, _ []int64, dst *aggVec) error {
+	for j, s := range slots {
+		r := a.sets.Words(s)
+		if a.max {
+			dst.i[j], dst.valid[j] = a.sets.Last(r)
+		} else {
+			dst.i[j], dst.valid[j] = a.sets.First(r)
+		}
+	}
+	return nil
+}
+
+// intExtremeAgg is MIN or MAX of integers (or double keys) over an
+// append-only input, in two arena words: the extreme value and whether
+// there is one. A batch's extreme is first found per local group, then
+// compared with each group's once.
+type intExtremeAgg struct {
+	arenaAgg
+	max bool
+	ext []int64 // by local group: the batch's extreme
+	has []bool  // whether the batch has a value for it
+}
+
+func (a *intExtremeAgg) words() int { return 2 }
+func (a *intExtremeAgg) free(int32) {}
+
+func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+	m := len(b.touched)
+	a.ext, a.has = aggResize(a.ext, m), aggResize(a.has, m)
+	ext, has := a.ext, a.has
+	clear(has)
+	// Start from the identity of the extreme, so that the loops below are
+	// a branch-free max or min per row.
+	init := int64(math.MaxInt64)
+	if a.max {
+		init = math.MinInt64
+	}
+	for j := range ext {
+		ext[j] = init
+	}
+	vals, w := arg.i[:len(b.lids)], w[:len(b.lids)]
+	for i, l := range b.lids {
+		switch {
+		case w[i] == 0:
+			continue
+		case w[i] < 0:
+			return errAggAppendOnly
+		}
+		has[l] = true
+		if a.max {
+			ext[l] = max(ext[l], vals[i])
+		} else {
+			ext[l] = min(ext[l], vals[i])
+		}
+	}
+	for j, s := range b.touched {
+		if !has[j] {
+			continue
+		}
+		r, v := a.at(s), ext[j]
+		if r[1] == 0 || (a.max && v > int64(r[0])) || (!a.max && v < int64(r[0])) {
+			r[0], r[1] = uint64(v), 1
+		}
+	}
+	return nil
+}
+
+func (a *intExtremeAgg) result(slots []int32, _ []int64, dst *aggVec) error {
+	for j, s := range slots {
+		r := a.at(s)
+		dst.i[j], dst.valid[j] = int64(r[0]), r[1] != 0
+	}
+	return nil
+}

@@ -1,0 +1,129 @@
+package exec
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+)
+
+// aggOutRow is one output row: the touched group j, from its old or new values.
+type aggOutRow struct {
+	j   int32
+	old bool
+}
+
+// aggOut gathers an output column's values before appending them to its
+// builder in one call: a typed copy and, when every value is valid, no
+// per-row validity bit, where appending row by row set a bit and checked
+// the capacity for each value. Its slices are scratch reused across
+// batches; only the one of the column's type is used.
+type aggOut struct {
+	valid []bool
+	i     []int64
+	f     []float64
+	d     []decimal128.Num
+	b     []bool
+	d32   []arrow.Date32
+	ts    []arrow.Timestamp
+	dur   []arrow.Duration
+}
+
+// aggPick returns the vec a row's values come from.
+func aggPick(r aggOutRow, old, new *aggVec) *aggVec {
+	if r.old {
+		return old
+	}
+	return new
+}
+
+// aggGather sets dst[k] and o.valid[k] to the value and validity of row k
+// (from oldVals or newVals, of old or new) and returns the validity to
+// append: nil when every value is valid. dst must be as long as rows.
+func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, oldVals, newVals []T) []bool {
+	o.valid = aggResize(o.valid, len(rows))
+	valid := o.valid[:len(dst)]
+	nulls := 0
+	for k, r := range rows {
+		vals, ok := newVals, new.valid
+		if r.old {
+			vals, ok = oldVals, old.valid
+		}
+		dst[k], valid[k] = vals[r.j], ok[r.j]
+		nulls += 1 - aggB2I(valid[k])
+	}
+	if nulls == 0 {
+		return nil
+	}
+	return valid
+}
+
+// gatherInts gathers an integer-like column into o.i.
+func (o *aggOut) gatherInts(rows []aggOutRow, old, new *aggVec) []bool {
+	o.i = aggResize(o.i, len(rows))
+	return aggGather(o, o.i, rows, old, new, old.i, new.i)
+}
+
+// aggAppendRows appends one value per row to b, taken from old or new as the
+// row says. Key columns pass the same vec twice.
+func aggAppendRows(o *aggOut, b array.Builder, old, new *aggVec, rows []aggOutRow) error {
+	n := len(rows)
+	switch b := b.(type) {
+	case *array.Int64Builder:
+		b.AppendValues(o.i, o.gatherInts(rows, old, new))
+	case *array.Float64Builder:
+		o.f = aggResize(o.f, n)
+		b.AppendValues(o.f, aggGather(o, o.f, rows, old, new, old.f, new.f))
+	case *array.Decimal128Builder:
+		o.d = aggResize(o.d, n)
+		b.AppendValues(o.d, aggGather(o, o.d, rows, old, new, old.d, new.d))
+	case *array.BooleanBuilder:
+		valid := o.gatherInts(rows, old, new)
+		o.b = aggResize(o.b, n)
+		for k, v := range o.i {
+			o.b[k] = v != 0
+		}
+		b.AppendValues(o.b, valid)
+	case *array.Date32Builder:
+		valid := o.gatherInts(rows, old, new)
+		o.d32 = aggResize(o.d32, n)
+		for k, v := range o.i {
+			o.d32[k] = arrow.Date32(v)
+		}
+		b.AppendValues(o.d32, valid)
+	case *array.TimestampBuilder:
+		valid := o.gatherInts(rows, old, new)
+		o.ts = aggResize(o.ts, n)
+		for k, v := range o.i {
+			o.ts[k] = arrow.Timestamp(v)
+		}
+		b.AppendValues(o.ts, valid)
+	case *array.DurationBuilder:
+		valid := o.gatherInts(rows, old, new)
+		o.dur = aggResize(o.dur, n)
+		for k, v := range o.i {
+			o.dur[k] = arrow.Duration(v)
+		}
+		b.AppendValues(o.dur, valid)
+	case *array.StringBuilder:
+		b.Reserve(n)
+		size := 0
+		for _, r := range rows {
+			if v := aggPick(r, old, new); v.valid[r.j] {
+				size += len(v.s[r.j])
+			}
+		}
+		b.ReserveData(size)
+		for _, r := range rows {
+			if v := aggPick(r, old, new); v.valid[r.j] {
+				b.Append(v.s[r.j])
+			} else {
+				b.AppendNull()
+			}
+		}
+	default:
+		return fmt.Errorf("hash aggregate: no output builder for %T", b)
+	}
+	return nil
+}

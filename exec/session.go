@@ -1,0 +1,262 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// ErrSessionRetraction is returned by SessionWindowAgg for an input row that
+// is not an insert. The planner only builds SESSION windows over append-only
+// inputs; this is the runtime check of that promise.
+var ErrSessionRetraction = errors.New("SESSION windows need an append-only input")
+
+// SessionAggConfig configures a SessionWindowAgg.
+type SessionAggConfig struct {
+	// Input are the input column types.
+	Input []types.T
+	// GroupKeys are the input ordinals of the GROUP BY columns other than
+	// window_start and window_end; empty when sessions span all rows.
+	GroupKeys []int
+	// TimeCol is the ordinal of the event-time column (TIMESTAMP).
+	TimeCol int
+	// Gap is the session gap in ms: rows less than Gap apart share a session.
+	Gap  int64
+	Aggs []AggSpec
+	// Names are the output column names: the group keys, window_start,
+	// window_end, then one per aggregate.
+	Names []string
+	// EmitOnClose emits each session once, when the watermark passes its
+	// end, instead of its running result.
+	EmitOnClose bool
+}
+
+// SessionWindowAgg is a GROUP BY over SESSION windows: per group key, rows
+// whose consecutive event times are less than Gap apart form a session,
+// whose window_start is its first row's time and window_end its last row's
+// time plus Gap. It aggregates each session itself, as sessions mean nothing
+// without aggregation. Its output is the group key columns, window_start,
+// window_end (of the time column's type) and the aggregates.
+//
+// Rows arrive in any order within the watermark's delay, so a row may start
+// a session, fall inside one, extend one at either end, or bridge two or
+// more, which then merge into one. Each key keeps its open sessions ordered
+// and disjoint; a session's aggregates are mergeable accumulators (see
+// sessAgg), so a merge folds the absorbed sessions' accumulators into the
+// survivor's.
+//
+// In running mode (EmitOnClose false) the output is, after every chunk, a
+// changelog whose integral is exactly the current sessions: +I for a new
+// session, -D for each session absorbed by a merge, -U/+U for a session
+// whose bounds or values changed (deletes come first). A session is final
+// once the watermark reaches its window_end (no row at or after the
+// watermark can reach it); the operator then forgets it. With EmitOnClose
+// each session is emitted once, +I, when it becomes final, in OnControl
+// before the watermark passes on. End of input makes every session final.
+// Either way a final session's state is freed.
+//
+// The source drops rows behind the watermark. A row that gets here anyway
+// and falls within Gap of a session that was already final cannot join it
+// (its state is gone): it opens a new session, which may then overlap the
+// final one in the output. A row with a NULL time belongs to no session: it
+// is dropped and counted (Dropped). The input must be append-only: a
+// retraction fails with ErrSessionRetraction.
+//
+// The state gauges of the operator's metrics count open sessions
+// (StateKeys) and estimate their memory (StateBytes).
+type SessionWindowAgg struct {
+	cfg     SessionAggConfig
+	schema  *arrow.Schema
+	keyIDs  []arrow.Type // the Arrow type of each group key column
+	dropped atomic.Int64
+
+	env      *Env
+	aggs     []sessAgg
+	groups   map[string]*sessGroup
+	slots    aggstate.Slots
+	heap     sessHeap
+	pool     []*session // sessions to reuse
+	seq      uint64     // numbers sessions in creation order
+	epoch    uint64     // numbers chunks, for session.epoch
+	keyBytes int64      // memory of the groups' keys
+	builders []array.Builder
+
+	sessScratch
+}
+
+var _ Operator = (*SessionWindowAgg)(nil)
+
+// NewSessionWindowAgg checks cfg and returns the operator.
+func NewSessionWindowAgg(cfg SessionAggConfig) (*SessionWindowAgg, error) {
+	w := &SessionWindowAgg{cfg: cfg}
+	if err := w.check(); err != nil {
+		return nil, err
+	}
+	return w, nil
+}
+
+// check validates the configuration and builds the output schema.
+func (w *SessionWindowAgg) check() error {
+	cfg := &w.cfg
+	nk := len(cfg.GroupKeys)
+	if len(cfg.Names) != nk+2+len(cfg.Aggs) {
+		return fmt.Errorf("SESSION: %d names for %d group keys, the window bounds and %d aggregates",
+			len(cfg.Names), nk, len(cfg.Aggs))
+	}
+	if cfg.TimeCol < 0 || cfg.TimeCol >= len(cfg.Input) {
+		return fmt.Errorf("SESSION: time column %d out of range", cfg.TimeCol)
+	}
+	tt := cfg.Input[cfg.TimeCol]
+	if tt.Physical() != types.PhysTimestamp {
+		return fmt.Errorf("SESSION: the time column is %s, not TIMESTAMP", tt)
+	}
+	if cfg.Gap <= 0 {
+		return fmt.Errorf("SESSION: gap %d ms is not positive", cfg.Gap)
+	}
+	fields := make([]arrow.Field, 0, len(cfg.Names))
+	w.keyIDs = make([]arrow.Type, nk)
+	for i, ord := range cfg.GroupKeys {
+		if ord < 0 || ord >= len(cfg.Input) {
+			return fmt.Errorf("SESSION: group key ordinal %d out of range", ord)
+		}
+		if cfg.Input[ord].Physical() == types.PhysNull {
+			return fmt.Errorf("SESSION: cannot group by a column of type %s: %w", cfg.Input[ord], ErrAggNotSupported)
+		}
+		w.keyIDs[i] = cfg.Input[ord].Arrow().ID()
+		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
+	}
+	fields = append(fields, types.Field(cfg.Names[nk], tt, false), types.Field(cfg.Names[nk+1], tt, false))
+	for i, a := range cfg.Aggs {
+		if _, err := newSessAgg(a, len(cfg.Input)); err != nil {
+			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
+		}
+		fields = append(fields, types.Field(cfg.Names[nk+2+i], a.Type, plan.AggNullable(a.Func)))
+	}
+	w.schema = arrow.NewSchema(fields, nil)
+	return nil
+}
+
+// Schema returns the output schema.
+func (w *SessionWindowAgg) Schema() *arrow.Schema { return w.schema }
+
+// Dropped returns the number of rows dropped so far for their NULL event
+// time. It may be called from any goroutine.
+func (w *SessionWindowAgg) Dropped() int64 { return w.dropped.Load() }
+
+// Open creates empty state.
+func (w *SessionWindowAgg) Open(_ context.Context, env *Env) error {
+	if err := w.Close(); err != nil {
+		return err
+	}
+	w.aggs = make([]sessAgg, len(w.cfg.Aggs))
+	for i, a := range w.cfg.Aggs {
+		st, err := newSessAgg(a, len(w.cfg.Input))
+		if err != nil {
+			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
+		}
+		w.aggs[i] = st
+	}
+	w.env = env
+	w.groups = make(map[string]*sessGroup)
+	w.slots = aggstate.Slots{}
+	w.heap, w.pool, w.seq, w.epoch, w.keyBytes = nil, nil, 0, 0, 0
+	w.sessScratch = sessScratch{}
+	w.builders = make([]array.Builder, len(w.schema.Fields()))
+	for i, f := range w.schema.Fields() {
+		w.builders[i] = array.NewBuilder(env.Alloc, f.Type)
+	}
+	w.updateStateMetrics()
+	return nil
+}
+
+// Process assigns the rows of c to sessions and, in running mode, emits the
+// changes of the sessions it touched. An error (a retraction, an overflow)
+// leaves the state undefined: the query must stop.
+func (w *SessionWindowAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	if w.groups == nil {
+		return errors.New("SESSION: Process before Open")
+	}
+	if in != 0 {
+		return fmt.Errorf("SESSION: no input %d", in)
+	}
+	n := c.NumRows()
+	if n == 0 {
+		return nil
+	}
+	if err := w.checkChunk(c); err != nil {
+		return err
+	}
+	times := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp)
+	err := w.place(c.Batch, times)
+	if err == nil {
+		err = w.apply(c.Batch)
+	}
+	if err == nil && !w.cfg.EmitOnClose {
+		err = w.emitChanges(ctx, out)
+	}
+	w.settle()
+	w.updateStateMetrics()
+	return err
+}
+
+// checkChunk checks that c is append-only and has the configured columns,
+// so that the typed loops can trust the data.
+func (w *SessionWindowAgg) checkChunk(c Chunk) error {
+	if c.Ops != nil && len(c.Ops) != c.NumRows() {
+		return fmt.Errorf("SESSION: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
+	}
+	for _, op := range c.Ops {
+		if op != Insert {
+			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrSessionRetraction)
+		}
+	}
+	if got := int(c.Batch.NumCols()); got != len(w.cfg.Input) {
+		return fmt.Errorf("SESSION: batch has %d columns, want %d", got, len(w.cfg.Input))
+	}
+	if _, ok := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp); !ok {
+		return fmt.Errorf("SESSION: time column is %s, not a timestamp", c.Batch.Column(w.cfg.TimeCol).DataType())
+	}
+	for i, ord := range w.cfg.GroupKeys {
+		if got := c.Batch.Column(ord).DataType().ID(); got != w.keyIDs[i] {
+			return fmt.Errorf("SESSION: group key column %d is %s, want %s", ord, c.Batch.Column(ord).DataType(), w.cfg.Input[ord])
+		}
+	}
+	return nil
+}
+
+// OnControl closes the sessions a watermark makes final (all of them at end
+// of input), emitting them first in EmitOnClose mode.
+func (w *SessionWindowAgg) OnControl(ctx context.Context, m Control, out Emitter) error {
+	if w.groups == nil {
+		return errors.New("SESSION: OnControl before Open")
+	}
+	var err error
+	switch m.Kind {
+	case Watermark:
+		err = w.closeSessions(ctx, m.Watermark, false, out)
+	case EndOfInput:
+		err = w.closeSessions(ctx, 0, true, out)
+	}
+	w.updateStateMetrics()
+	return err
+}
+
+// Close releases the output builders and drops the state. It is safe
+// without Open and idempotent.
+func (w *SessionWindowAgg) Close() error {
+	for _, b := range w.builders {
+		b.Release()
+	}
+	w.builders = nil
+	w.aggs, w.groups, w.heap, w.pool = nil, nil, nil, nil
+	w.sessScratch = sessScratch{}
+	return nil
+}

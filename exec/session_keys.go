@@ -1,0 +1,115 @@
+package exec
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// sessGroupBytes estimates a group's memory beyond its key: the struct, its
+// map entry and its session list.
+const sessGroupBytes = int64(unsafe.Sizeof(sessGroup{})) + 64
+
+// encodeKeys encodes every row's group key into w.keyBufs, column by
+// column: per value a NULL flag, then 8 bytes for integer-like values and
+// doubles (-0 as 0, one NaN), 16 for decimals, a length and the bytes for
+// strings. Equal keys encode equally and different keys differently.
+func (w *SessionWindowAgg) encodeKeys(batch arrow.RecordBatch) error {
+	n := int(batch.NumRows())
+	w.keyBufs = sessResize(w.keyBufs, n)
+	for i := range w.keyBufs {
+		w.keyBufs[i] = w.keyBufs[i][:0]
+	}
+	var ibuf []int64
+	var fbuf []uint64
+	bufs := w.keyBufs
+	for _, ord := range w.cfg.GroupKeys {
+		col := batch.Column(ord)
+		valid := sessValidity(col, nil)
+		switch a := col.(type) {
+		case *array.Float64:
+			keys, _, err := sessFloatKeys(a, fbuf)
+			if err != nil {
+				return err
+			}
+			fbuf = keys
+			for i, k := range keys {
+				if !sessNullKey(bufs, i, valid) {
+					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], k)
+				}
+			}
+		case *array.Decimal128:
+			for i, v := range a.Values() {
+				if !sessNullKey(bufs, i, valid) {
+					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], v.LowBits())
+					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], uint64(v.HighBits()))
+				}
+			}
+		case *array.String:
+			for i := range n {
+				if !sessNullKey(bufs, i, valid) {
+					s := a.Value(i)
+					bufs[i] = append(binary.AppendUvarint(bufs[i], uint64(len(s))), s...)
+				}
+			}
+		default:
+			vals, buf, err := sessInts(col, ibuf)
+			if err != nil {
+				return fmt.Errorf("SESSION: group key column %d: %w", ord, err)
+			}
+			ibuf = buf
+			for i, v := range vals {
+				if !sessNullKey(bufs, i, valid) {
+					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], uint64(v))
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// sessNullKey appends row i's NULL flag to its key (0 for NULL, 1 before a
+// value) and reports whether the value is NULL.
+func sessNullKey(bufs [][]byte, i int, valid []bool) bool {
+	if valid != nil && !valid[i] {
+		bufs[i] = append(bufs[i], 0)
+		return true
+	}
+	bufs[i] = append(bufs[i], 1)
+	return false
+}
+
+// group returns the group of row i, whose encoded key is key, creating it
+// (with the row's key values) if needed.
+func (w *SessionWindowAgg) group(batch arrow.RecordBatch, i int, key []byte) *sessGroup {
+	if g := w.groups[string(key)]; g != nil {
+		return g
+	}
+	g := &sessGroup{mapKey: string(key), key: make([]types.Datum, len(w.cfg.GroupKeys))}
+	size := sessGroupBytes + int64(len(key)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
+	for j, ord := range w.cfg.GroupKeys {
+		d := types.DatumAt(batch.Column(ord), i, w.cfg.Input[ord])
+		d.S = strings.Clone(d.S)
+		size += int64(len(d.S))
+		g.key[j] = d
+	}
+	w.groups[g.mapKey] = g
+	w.keyBytes += size
+	return g
+}
+
+// dropGroup forgets g, whose last session closed.
+func (w *SessionWindowAgg) dropGroup(g *sessGroup) {
+	size := sessGroupBytes + int64(len(g.mapKey)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
+	for _, d := range g.key {
+		size += int64(len(d.S))
+	}
+	w.keyBytes -= size
+	delete(w.groups, g.mapKey)
+}

@@ -1,0 +1,266 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// TopNConfig configures a TopN: ROW_NUMBER() OVER (PARTITION BY Partition
+// ORDER BY Order) filtered by rn <= Limit.
+type TopNConfig struct {
+	// Input are the input column types.
+	Input []types.T
+	// Partition are the input ordinals of the PARTITION BY columns; empty
+	// for a global Top-N.
+	Partition []int
+	// Order are the ORDER BY keys: input ordinals with their direction.
+	Order []SortKey
+	// Limit is N: the operator keeps the rows numbered 1..N of every
+	// partition (rn <= N; de-duplication, rn = 1, is Limit 1). It must be
+	// at least 1.
+	Limit int64
+	// RowNumber adds a trailing BIGINT column with each row's number.
+	RowNumber bool
+	// AppendOnly is set when the planner guarantees that the input never
+	// retracts; the state then keeps only the top Limit rows per partition.
+	AppendOnly bool
+	// Names are the output column names: the input's, then the row
+	// number's when RowNumber is set.
+	Names []string
+}
+
+// TopN is the incremental Top-N operator. Its output, integrated, is always
+// exactly the rows numbered 1..Limit of every partition of the integral of
+// its input so far (a multiset: identical rows count separately), with their
+// row number when RowNumber is set. Rows are numbered by Order, ties broken
+// by the remaining columns in input order (ascending), so that the result
+// does not depend on arrival order; fully identical rows are
+// interchangeable. Values order as types.Compare orders them: NULL first
+// ascending and last descending, and a double's NaN before every number.
+//
+// After each chunk (never within one) it emits, for every partition the
+// chunk touched, +I for each row that entered the top rows, -D for each row
+// that left, and with RowNumber an adjacent -U old / +U new for each row
+// whose number changed; a row that entered and left within the chunk, and a
+// row that did not change, emit nothing. With Limit 1 and no row number a
+// partition whose only row was replaced by another emits -U old / +U new
+// (the same logical slot of the partition) rather than -D and +I.
+//
+// State: a partition's rows are encoded as order-preserving byte strings
+// (the ORDER BY columns, DESC ones with inverted bytes, then the remaining
+// columns; see topn_keys.go), so that ranking is bytes.Compare (of an
+// 8-byte integer prefix first, kept beside each key), and held with their
+// number of copies in a counted B+tree (topnTree) that finds a row's rank
+// and the row at a rank in O(log n). Output rows are decoded from their
+// keys, so a double's -0 comes out as 0, which it equals, and every NaN as
+// one NaN. In general every row of a partition is kept, so that a
+// retraction of a top row can promote the next one. With AppendOnly only
+// the top Limit rows are kept and a row that cannot enter is dropped at
+// once; de-duplication (AppendOnly, Limit 1, no row number) keeps a single
+// key per partition in a map. A chunk costs time in proportion to its rows
+// times log n plus its output, never to the number of partitions or rows
+// held.
+type TopN struct {
+	cfg    TopNConfig
+	env    *Env
+	schema *arrow.Schema
+	layout topnLayout
+
+	parts    map[string]*topnPartition // by encoded partition key; general mode
+	slots    map[string]*topnSlot      // by encoded partition key; de-duplication mode
+	gauge    topnGauge
+	epoch    uint64 // numbers the chunks, to mark touched partitions
+	builders []array.Builder
+
+	// Scratch reused across chunks.
+	pkeys, skeys [][]byte // per input row: its partition key and sort key
+	touched      []*topnPartition
+	touchedSlots []*topnSlot
+	deltas       []topnDelta // the chunk's changes, in input order
+	sorted       []topnDelta // the changes grouped by partition
+	ends         []int32     // by partition: the end of its changes in sorted
+	net          []topnDelta // one partition's changes, netted by key
+	oldRanks     []int64
+	newRanks     []int64
+	outRows      []topnOutRow
+	ops          []Op
+	decodeBuf    []byte
+	stringBuf    []byte
+}
+
+var _ Operator = (*TopN)(nil)
+
+// errTopNRetraction is returned when an input declared append-only retracts.
+var errTopNRetraction = errors.New("top-n: the input is declared append-only but retracts a row")
+
+// NewTopN checks cfg and returns a Top-N operator; Open creates its state.
+func NewTopN(cfg TopNConfig) (*TopN, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	return &TopN{cfg: cfg}, nil
+}
+
+// check validates the configuration.
+func (cfg *TopNConfig) check() error {
+	if len(cfg.Input) == 0 {
+		return errors.New("top-n: no input columns")
+	}
+	for i, t := range cfg.Input {
+		if t.Physical() == types.PhysNull && t.Kind != types.Null {
+			return fmt.Errorf("top-n: input column %d has unsupported type %s", i, t)
+		}
+	}
+	for _, ord := range cfg.Partition {
+		if ord < 0 || ord >= len(cfg.Input) {
+			return fmt.Errorf("top-n: partition ordinal %d out of range", ord)
+		}
+	}
+	for _, k := range cfg.Order {
+		if k.Col < 0 || k.Col >= len(cfg.Input) {
+			return fmt.Errorf("top-n: order ordinal %d out of range", k.Col)
+		}
+	}
+	if cfg.Limit < 1 {
+		return fmt.Errorf("top-n: limit %d is not positive", cfg.Limit)
+	}
+	want := len(cfg.Input)
+	if cfg.RowNumber {
+		want++
+	}
+	if len(cfg.Names) != want {
+		return fmt.Errorf("top-n: %d names for %d output columns", len(cfg.Names), want)
+	}
+	return nil
+}
+
+// dedup reports whether the operator runs the de-duplication fast path.
+func (cfg *TopNConfig) dedup() bool {
+	return cfg.AppendOnly && cfg.Limit == 1 && !cfg.RowNumber
+}
+
+// Schema returns the output schema: the input columns, then the row number
+// when RowNumber is set.
+func (t *TopN) Schema() *arrow.Schema {
+	fields := make([]arrow.Field, 0, len(t.cfg.Names))
+	for i, typ := range t.cfg.Input {
+		fields = append(fields, types.Field(t.cfg.Names[i], typ, true))
+	}
+	if t.cfg.RowNumber {
+		fields = append(fields, types.Field(t.cfg.Names[len(t.cfg.Input)], types.BigIntT, false))
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Open creates empty state and the output builders.
+func (t *TopN) Open(_ context.Context, env *Env) error {
+	if err := t.Close(); err != nil {
+		return err
+	}
+	t.env = env
+	t.schema = t.Schema()
+	t.layout = newTopNLayout(&t.cfg)
+	if t.cfg.dedup() {
+		t.slots = map[string]*topnSlot{}
+	} else {
+		t.parts = map[string]*topnPartition{}
+	}
+	t.gauge = topnGauge{}
+	t.epoch = 0
+	t.builders = make([]array.Builder, len(t.schema.Fields()))
+	for i, f := range t.schema.Fields() {
+		t.builders[i] = array.NewBuilder(env.Alloc, f.Type)
+	}
+	t.updateMetrics()
+	return nil
+}
+
+// Process applies a chunk of changes and emits the resulting changes of the
+// top rows, then updates the state gauges. An error (a retraction of a row
+// never inserted) leaves the state undefined: the query must stop.
+func (t *TopN) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	if t.builders == nil {
+		return errors.New("top-n: Process before Open")
+	}
+	if in != 0 {
+		return fmt.Errorf("top-n: no input %d", in)
+	}
+	if c.NumRows() == 0 {
+		return nil
+	}
+	if err := t.checkChunk(c); err != nil {
+		return err
+	}
+	t.epoch++
+	err := t.encode(c.Batch)
+	switch {
+	case err != nil:
+	case t.slots != nil:
+		err = t.applyDedup(c)
+		if err == nil {
+			t.diffDedup()
+		}
+	default:
+		err = t.apply(c)
+		if err == nil {
+			t.diff()
+		}
+	}
+	if err == nil {
+		err = t.emit(ctx, out)
+	}
+	t.finishChunk()
+	t.updateMetrics()
+	return err
+}
+
+// checkChunk checks that c has the configured columns (by physical type)
+// and one op per row, so that the typed loops can trust the data.
+func (t *TopN) checkChunk(c Chunk) error {
+	if got := int(c.Batch.NumCols()); got != len(t.cfg.Input) {
+		return fmt.Errorf("top-n: batch has %d columns, want %d", got, len(t.cfg.Input))
+	}
+	if c.Ops != nil && len(c.Ops) != c.NumRows() {
+		return fmt.Errorf("top-n: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
+	}
+	for i, typ := range t.cfg.Input {
+		if got := c.Batch.Column(i).DataType(); got.ID() != typ.Arrow().ID() {
+			return fmt.Errorf("top-n: column %d is %s, want %s", i, got, typ)
+		}
+	}
+	return nil
+}
+
+// OnControl does nothing: the operator buffers no output between chunks,
+// and a per-window Top-N (partitioned by window_start and window_end) has
+// its state freed by the planner's own means.
+func (t *TopN) OnControl(context.Context, Control, Emitter) error { return nil }
+
+// Close releases the output builders and drops the state. It is safe
+// without Open and idempotent.
+func (t *TopN) Close() error {
+	for _, b := range t.builders {
+		b.Release()
+	}
+	t.builders = nil
+	t.parts, t.slots = nil, nil
+	t.touched, t.touchedSlots, t.deltas, t.sorted, t.net, t.outRows = nil, nil, nil, nil, nil, nil
+	t.pkeys, t.skeys = nil, nil
+	return nil
+}
+
+// updateMetrics sets the state gauges: rows held and an estimate of their
+// bytes.
+func (t *TopN) updateMetrics() {
+	if t.env == nil {
+		return
+	}
+	t.env.Metrics.StateKeys.Store(t.gauge.rows)
+	t.env.Metrics.StateBytes.Store(t.gauge.bytes())
+}

@@ -1,0 +1,187 @@
+package exec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// topnPartition is the state of one partition outside the de-duplication
+// fast path: its rows in a tree.
+type topnPartition struct {
+	key   string // the encoded partition key
+	tree  topnTree
+	epoch uint64 // the last chunk that touched the partition
+	index int32  // the partition's position in TopN.touched during that chunk
+}
+
+// topnDelta is a change a chunk made to a partition's rows: w copies of
+// the row with sort key key in partition TopN.touched[part].
+type topnDelta struct {
+	part int32
+	topnKey
+	w int64
+}
+
+// topnSlot is the state of one partition in the de-duplication fast path:
+// its only row.
+type topnSlot struct {
+	part   string // the encoded partition key
+	key    string // the sort key of the partition's row
+	old    string // during a chunk that touched the slot: key before the chunk
+	hadOld bool   // during a chunk that touched the slot: whether it existed before
+	epoch  uint64 // the last chunk that touched the slot
+}
+
+// apply applies every row of c to its partition's tree in order and records
+// the changes in t.deltas.
+func (t *TopN) apply(c Chunk) error {
+	var p *topnPartition
+	for i := range t.skeys {
+		if p == nil || !bytes.Equal(t.pkeys[i], t.pkeys[i-1]) {
+			p = t.partition(t.pkeys[i])
+		}
+		key := topnKeyOf(topnView(t.skeys[i]))
+		w := c.Op(i).Weight()
+		if t.cfg.AppendOnly {
+			if err := t.addBounded(p, key, w); err != nil {
+				return err
+			}
+			continue
+		}
+		stored, err := p.tree.add(key, w, &t.gauge)
+		if err != nil {
+			return topnRowError(err)
+		}
+		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored, w: w})
+	}
+	return nil
+}
+
+// topnRowError reports a failed change of a tree.
+func topnRowError(err error) error {
+	if errors.Is(err, errTopNAbsent) {
+		return fmt.Errorf("top-n: %w", aggstate.ErrNegativeCount)
+	}
+	return fmt.Errorf("top-n: %w", err)
+}
+
+// partition returns the partition with encoded key pk, creating it, and
+// marks it touched by the current chunk.
+func (t *TopN) partition(pk []byte) *topnPartition {
+	p := t.parts[string(pk)]
+	if p == nil {
+		p = &topnPartition{key: string(pk)}
+		t.parts[p.key] = p
+		t.gauge.parts++
+		t.gauge.keyBytes += int64(len(p.key))
+	}
+	if p.epoch != t.epoch {
+		p.epoch = t.epoch
+		p.index = int32(len(t.touched))
+		t.touched = append(t.touched, p)
+	}
+	return p
+}
+
+// addBounded adds a row to a partition that keeps only its top Limit rows:
+// a row that sorts at or after the last of a full partition cannot enter
+// and is dropped; otherwise it enters and, if the partition was full, one
+// copy of its last row leaves.
+func (t *TopN) addBounded(p *topnPartition, key topnKey, w int64) error {
+	if w < 0 {
+		return errTopNRetraction
+	}
+	tr := &p.tree
+	var evict topnKey
+	if tr.total >= t.cfg.Limit {
+		last := tr.last()
+		if key.compare(last.topnKey) >= 0 {
+			return nil
+		}
+		evict = last.topnKey
+	}
+	stored, err := tr.add(key, 1, &t.gauge)
+	if err != nil {
+		return topnRowError(err)
+	}
+	t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored, w: 1})
+	if tr.total > t.cfg.Limit {
+		if _, err := tr.add(evict, -1, &t.gauge); err != nil {
+			return topnRowError(err)
+		}
+		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: evict, w: -1})
+	}
+	return nil
+}
+
+// applyDedup applies every row of c in the de-duplication fast path: a
+// partition keeps the row with the smallest sort key.
+func (t *TopN) applyDedup(c Chunk) error {
+	for i := range t.skeys {
+		if c.Op(i).IsRetraction() {
+			return errTopNRetraction
+		}
+		key := topnView(t.skeys[i])
+		s := t.slots[string(t.pkeys[i])]
+		if s == nil {
+			s = &topnSlot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.epoch}
+			t.slots[s.part] = s
+			t.touchedSlots = append(t.touchedSlots, s)
+			t.gauge.rows++
+			t.gauge.entries++
+			t.gauge.parts++
+			t.gauge.keyBytes += int64(len(s.part) + len(s.key))
+			continue
+		}
+		if s.epoch != t.epoch {
+			s.epoch, s.old, s.hadOld = t.epoch, s.key, true
+			t.touchedSlots = append(t.touchedSlots, s)
+		}
+		if key < s.key {
+			t.gauge.keyBytes += int64(len(key) - len(s.key))
+			s.key = strings.Clone(key)
+		}
+	}
+	return nil
+}
+
+// diffDedup records the output of the de-duplication fast path: +I for a
+// new partition's row, -U old / +U new for a replaced one.
+func (t *TopN) diffDedup() {
+	for _, s := range t.touchedSlots {
+		switch {
+		case !s.hadOld:
+			t.addOut(s.part, s.key, 0, Insert)
+		case s.old != s.key:
+			t.addOut(s.part, s.old, 0, UpdateBefore)
+			t.addOut(s.part, s.key, 0, UpdateAfter)
+		}
+	}
+}
+
+// finishChunk drops the partitions the chunk emptied and resets the
+// per-chunk scratch, dropping its references to keys.
+func (t *TopN) finishChunk() {
+	for _, p := range t.touched {
+		if p.tree.total == 0 {
+			delete(t.parts, p.key)
+			t.gauge.parts--
+			t.gauge.keyBytes -= int64(len(p.key))
+		}
+	}
+	for _, s := range t.touchedSlots {
+		s.old, s.hadOld = "", false
+	}
+	clear(t.touched)
+	clear(t.touchedSlots)
+	clear(t.deltas)
+	clear(t.sorted)
+	clear(t.net)
+	clear(t.outRows)
+	t.touched, t.touchedSlots = t.touched[:0], t.touchedSlots[:0]
+	t.deltas, t.sorted, t.net, t.outRows = t.deltas[:0], t.sorted[:0], t.net[:0], t.outRows[:0]
+}

@@ -1,0 +1,243 @@
+package exec
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+// topnOutRow is a row of the output chunk being built: a row of a
+// partition, its row number (when the output has one) and its op.
+type topnOutRow struct {
+	part string
+	key  string
+	rn   int64
+	op   Op
+}
+
+// diff computes the output of a chunk from its changes (t.deltas): it
+// groups them by partition (a counting sort, partitions being numbered by
+// first touch), sorts and nets each partition's by key, then compares each
+// touched partition's top rows before and after the chunk (diffPartition).
+func (t *TopN) diff() {
+	ends := slices.Grow(t.ends[:0], len(t.touched)+1)[:len(t.touched)+1]
+	clear(ends)
+	for _, d := range t.deltas {
+		ends[d.part+1]++
+	}
+	for p := 1; p < len(ends); p++ {
+		ends[p] += ends[p-1]
+	}
+	t.sorted = slices.Grow(t.sorted[:0], len(t.deltas))[:len(t.deltas)]
+	for _, d := range t.deltas {
+		t.sorted[ends[d.part]] = d
+		ends[d.part]++
+	}
+	t.ends = ends // ends[p] is now where partition p's changes end
+	start := int32(0)
+	for p, end := range ends[:len(t.touched)] {
+		ds := t.sorted[start:end]
+		start = end
+		if len(ds) > 1 {
+			slices.SortFunc(ds, func(a, b topnDelta) int { return a.compare(b.topnKey) })
+		}
+		t.net = t.net[:0]
+		for _, d := range ds {
+			if n := len(t.net); n > 0 && t.net[n-1].key == d.key {
+				t.net[n-1].w += d.w
+				continue
+			}
+			t.net = append(t.net, d)
+		}
+		t.net = slices.DeleteFunc(t.net, func(d topnDelta) bool { return d.w == 0 })
+		if len(t.net) == 0 {
+			continue
+		}
+		first := len(t.outRows)
+		t.diffPartition(t.touched[p], t.net)
+		if t.cfg.Limit == 1 && !t.cfg.RowNumber {
+			t.pairSlot(first)
+		}
+	}
+}
+
+// diffPartition records the output for one partition whose rows changed by
+// ds (netted, sorted by key, none zero), already applied to its tree.
+//
+// Ranks are counted from 0 in copies; a row is in the top rows when its
+// rank is below Limit. The tree gives every row's new rank. A row's old
+// rank is its new rank minus s, the net number of copies the chunk added
+// below it, which is constant between two changed keys. So only a changed
+// key, or an unchanged row whose rank moved across Limit (or, with row
+// numbers, moved at all within the top), can have output: the walk visits
+// the changed keys in order and, between them, just the ranks where rows
+// can have changed (diffRange). It costs O(len(ds) log n) plus the output.
+func (t *TopN) diffPartition(p *topnPartition, ds []topnDelta) {
+	limit := t.cfg.Limit
+	var s, end int64 // end: the new rank after the previous changed key
+	for _, d := range ds {
+		rNew, cNew := p.tree.find(d.topnKey)
+		t.diffRange(p, end, rNew, s)
+		rOld := rNew - s
+		if rOld >= limit && rNew >= limit {
+			return // every later row is out of the top rows before and after
+		}
+		t.diffEntry(p.key, d.key, rOld, cNew-d.w, rNew, cNew)
+		s += d.w
+		end = rNew + cNew
+	}
+	t.diffRange(p, end, p.tree.total, s)
+}
+
+// diffRange records the output for the unchanged rows at new ranks [a, b),
+// whose old ranks are s lower. Without row numbers only ranks between
+// Limit and Limit+s can cross the boundary; with them, every row in the
+// top rows before or after has a new number.
+func (t *TopN) diffRange(p *topnPartition, a, b, s int64) {
+	if s == 0 {
+		return
+	}
+	// A row is in the top rows after the chunk if its new rank r < limit,
+	// and was before if r-s < limit, that is r < limit+s (saturated: a pull
+	// query numbers every row with limit math.MaxInt64).
+	limit, shifted := t.cfg.Limit, t.cfg.Limit+s
+	if s > 0 && shifted < limit {
+		shifted = math.MaxInt64
+	}
+	lo, hi := a, min(b, max(limit, shifted))
+	if !t.cfg.RowNumber {
+		lo = max(a, min(limit, shifted))
+	}
+	if lo >= hi {
+		return
+	}
+	leaf, i, start := p.tree.seek(lo)
+	for leaf != nil && start < hi {
+		if i == len(leaf.entries) {
+			leaf, i = leaf.next, 0
+			continue
+		}
+		e := leaf.entries[i]
+		t.diffEntry(p.key, e.key, start-s, e.n, start, e.n)
+		start += e.n
+		i++
+	}
+}
+
+// diffEntry records the output for one distinct row of a partition that had
+// cOld copies from rank oldStart and has cNew from rank newStart. Copies are
+// interchangeable, so a row number held before and after is unchanged; the
+// others pair up as updates, and what is left over is deleted or inserted.
+func (t *TopN) diffEntry(part, key string, oldStart, cOld, newStart, cNew int64) {
+	limit := t.cfg.Limit
+	o1, o2 := min(oldStart, limit), min(oldStart+cOld, limit)
+	n1, n2 := min(newStart, limit), min(newStart+cNew, limit)
+	if !t.cfg.RowNumber {
+		for d := (n2 - n1) - (o2 - o1); d != 0; {
+			if d > 0 {
+				t.addOut(part, key, 0, Insert)
+				d--
+			} else {
+				t.addOut(part, key, 0, Delete)
+				d++
+			}
+		}
+		return
+	}
+	c1, c2 := max(o1, n1), min(o2, n2)
+	t.oldRanks = topnMinus(t.oldRanks[:0], o1, o2, c1, c2)
+	t.newRanks = topnMinus(t.newRanks[:0], n1, n2, c1, c2)
+	k := min(len(t.oldRanks), len(t.newRanks))
+	for j := range k {
+		t.addOut(part, key, t.oldRanks[j]+1, UpdateBefore)
+		t.addOut(part, key, t.newRanks[j]+1, UpdateAfter)
+	}
+	for _, r := range t.oldRanks[k:] {
+		t.addOut(part, key, r+1, Delete)
+	}
+	for _, r := range t.newRanks[k:] {
+		t.addOut(part, key, r+1, Insert)
+	}
+}
+
+// topnMinus appends to dst the ranks of [lo, hi) outside [c1, c2), an
+// interval within it or empty.
+func topnMinus(dst []int64, lo, hi, c1, c2 int64) []int64 {
+	if c1 >= c2 {
+		c1, c2 = hi, hi
+	}
+	for r := lo; r < min(hi, c1); r++ {
+		dst = append(dst, r)
+	}
+	for r := max(lo, c2); r < hi; r++ {
+		dst = append(dst, r)
+	}
+	return dst
+}
+
+// pairSlot turns a partition's output from start, with Limit 1 and no row
+// number, from a -D of its old row and a +I of its new one into -U old /
+// +U new: the partition's one slot was updated.
+func (t *TopN) pairSlot(start int) {
+	rows := t.outRows[start:]
+	if len(rows) != 2 || rows[0].op == rows[1].op {
+		return
+	}
+	if rows[0].op == Insert {
+		rows[0], rows[1] = rows[1], rows[0]
+	}
+	rows[0].op, rows[1].op = UpdateBefore, UpdateAfter
+}
+
+// addOut adds a row to the output chunk being built.
+func (t *TopN) addOut(part, key string, rn int64, op Op) {
+	t.outRows = append(t.outRows, topnOutRow{part: part, key: key, rn: rn, op: op})
+}
+
+// emit builds the output chunk from t.outRows, decoding the rows from their
+// keys, and emits it.
+func (t *TopN) emit(ctx context.Context, out Emitter) error {
+	n := len(t.outRows)
+	if n == 0 {
+		return nil
+	}
+	for _, b := range t.builders {
+		b.Reserve(n)
+	}
+	var rn *array.Int64Builder
+	if t.cfg.RowNumber {
+		rn = t.builders[len(t.cfg.Input)].(*array.Int64Builder)
+	}
+	t.ops = t.ops[:0]
+	for _, r := range t.outRows {
+		if err := t.appendRow(r.part, r.key); err != nil {
+			t.resetBuilders()
+			return err
+		}
+		if rn != nil {
+			rn.Append(r.rn)
+		}
+		t.ops = append(t.ops, r.op)
+	}
+	cols := make([]arrow.Array, len(t.builders))
+	for i, b := range t.builders {
+		cols[i] = b.NewArray()
+	}
+	rec := array.NewRecordBatch(t.schema, cols, int64(n))
+	for _, c := range cols {
+		c.Release()
+	}
+	err := out.Emit(ctx, Chunk{Batch: rec, Ops: t.ops})
+	rec.Release()
+	return err
+}
+
+// resetBuilders discards what the builders hold after a failed row.
+func (t *TopN) resetBuilders() {
+	for _, b := range t.builders {
+		b.NewArray().Release()
+	}
+}

@@ -1,0 +1,166 @@
+package exec
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+)
+
+// topnDomains are the values the randomized test draws from, per type: few
+// enough that partitions, ties and identical rows are common, with NULLs.
+// There is no -0: the operator outputs it as 0, which it equals.
+var topnDomains = map[string][]string{
+	"bigint":        {"-3", "-1", "0", "1", "2", "7", "NULL"},
+	"varchar":       {"a", "b", "ab", "''", "NULL"},
+	"double":        {"-1.5", "0", "2.25", "1e3", "NaN", "Inf", "-Inf", "NULL"},
+	"decimal(10,2)": {"-1.50", "0.00", "2.25", "10.01", "NULL"},
+	"date":          {"2024-01-01", "2024-02-29", "1969-12-31", "NULL"},
+	"timestamp(3)":  {"2024-01-01T00:00:00.001", "2024-01-01T00:00:00", "1970-01-01T00:00:00", "NULL"},
+	"boolean":       {"true", "false", "NULL"},
+}
+
+// topnRandomCase is a configuration of the randomized test.
+type topnRandomCase struct {
+	name       string
+	input      string
+	part       []int
+	order      string
+	limit      int64
+	rowNumber  bool
+	appendOnly bool
+	wide       int // if > 0, column 0 is a bigint drawn from [0, wide)
+}
+
+func TestTopNRandomized(t *testing.T) {
+	cases := []topnRandomCase{
+		{name: "partitioned-rn", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3, rowNumber: true},
+		{name: "partitioned", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3},
+		{name: "global-doubles", input: "double bigint", order: "0", limit: 4},
+		{name: "global-doubles-rn", input: "double bigint", order: "0 desc", limit: 4, rowNumber: true},
+		{name: "two-keys", input: "decimal(10,2) varchar date boolean", part: []int{1}, order: "0, 2 desc", limit: 2, rowNumber: true},
+		{name: "limit-one", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1},
+		{name: "order-in-partition", input: "bigint bigint varchar", part: []int{0, 1}, order: "1, 2 desc", limit: 2, rowNumber: true},
+		{name: "append-only-rn", input: "bigint varchar bigint", part: []int{0}, order: "2", limit: 3, rowNumber: true, appendOnly: true},
+		{name: "append-only", input: "varchar double", part: []int{0}, order: "1 desc", limit: 2, appendOnly: true},
+		{name: "dedup-first", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1", limit: 1, appendOnly: true},
+		{name: "dedup-last", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
+		// A pull query's ROW_NUMBER() numbers every row.
+		{name: "number-all", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: math.MaxInt64, rowNumber: true},
+		{name: "keep-all", input: "bigint varchar", order: "1", limit: math.MaxInt64},
+		// Many distinct rows in one partition make the trees split and merge.
+		{name: "deep-tree-rn", input: "bigint bigint", order: "0", limit: 40, rowNumber: true, wide: 400},
+		{name: "deep-tree", input: "bigint bigint", part: []int{1}, order: "0 desc", limit: 150, wide: 1000},
+		{name: "deep-append-only", input: "bigint bigint", order: "0 desc", limit: 100, rowNumber: true, appendOnly: true, wide: 1000},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(6) {
+				topnRandomRun(t, tc, rand.New(rand.NewPCG(seed, 7)))
+			}
+		})
+	}
+}
+
+// topnRandomRun feeds random chunks of inserts, deletes and updates (only
+// ever retracting rows present, sometimes within the same chunk) and checks
+// the integrated output against the brute force after every chunk. In
+// append-only cases it checks that the state stays bounded.
+func topnRandomRun(t *testing.T, tc topnRandomCase, r *rand.Rand) {
+	t.Helper()
+	cfg := topnConfig(t, tc.input, tc.part, tc.order, tc.limit, tc.rowNumber, tc.appendOnly)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	op, err := NewTopN(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	env := NewTestEnv(alloc)
+	if err := op.Open(ctx, env); err != nil {
+		t.Fatal(err)
+	}
+	defer op.Close()
+	out := newTopNCollector(t)
+	brute := &topnBrute{cfg: cfg, rows: map[string]*topnCounted{}}
+	cols := strings.Fields(tc.input)
+	newRow := func() string {
+		vals := make([]string, len(cols))
+		for j, c := range cols {
+			d := topnDomains[c]
+			vals[j] = d[r.IntN(len(d))]
+		}
+		if tc.wide > 0 {
+			vals[0] = strconv.Itoa(r.IntN(tc.wide))
+		}
+		return strings.Join(vals, " ")
+	}
+	var live []string // the rows of the integral, one entry per copy
+	chunks, maxRows := 60, 12
+	if tc.wide > 0 {
+		chunks, maxRows = 40, 80
+	}
+	for step := range chunks {
+		var lines []string
+		for range 1 + r.IntN(maxRows) {
+			switch k := r.IntN(10); {
+			case tc.appendOnly || len(live) == 0 || k < 5:
+				row := newRow()
+				live = append(live, row)
+				lines = append(lines, "+I "+row)
+			case k < 8:
+				i := r.IntN(len(live))
+				lines = append(lines, "-D "+live[i])
+				live[i] = live[len(live)-1]
+				live = live[:len(live)-1]
+			default:
+				i := r.IntN(len(live))
+				row := newRow()
+				lines = append(lines, "-U "+live[i], "+U "+row)
+				live[i] = row
+			}
+		}
+		ch := aggChunk(t, alloc, tc.input+"\n"+strings.Join(lines, "\n"))
+		brute.add(ch)
+		err := op.Process(ctx, 0, ch, out)
+		ch.Batch.Release()
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		out.take()
+		topnCheckIntegral(t, step, out, brute)
+		if held := env.Metrics.StateKeys.Load(); !tc.appendOnly && held != int64(len(live)) {
+			t.Fatalf("step %d: %d rows held, want %d", step, held, len(live))
+		}
+		if tc.appendOnly {
+			topnCheckBounded(t, step, cfg, env.Metrics, live)
+		}
+	}
+}
+
+// topnCheckBounded checks that an append-only Top-N holds at most Limit
+// rows per partition of the input.
+func topnCheckBounded(t *testing.T, step int, cfg TopNConfig, m *OperatorMetrics, live []string) {
+	t.Helper()
+	parts := map[string]int64{}
+	for _, row := range live {
+		f := strings.Fields(row)
+		var key []string
+		for _, c := range cfg.Partition {
+			key = append(key, f[c])
+		}
+		k := strings.Join(key, " ")
+		parts[k] = min(parts[k]+1, cfg.Limit)
+	}
+	var bound int64
+	for _, n := range parts {
+		bound += n
+	}
+	if held := m.StateKeys.Load(); held != bound {
+		t.Fatalf("step %d: %d rows held, want %d (at most %d per partition)", step, held, bound, cfg.Limit)
+	}
+}
