@@ -49,7 +49,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	switch n := n.(type) {
 	case *physical.Source:
 		st := StageSpec{
-			Parallelism: h.Parallelism, SourceName: physical.Line(n),
+			Parallelism: h.Parallelism, SourceName: physical.Line(n), SourceNodeID: h.ID,
 			Source: func(inst int) (Source, error) { return b.svc.Sources(n, inst) },
 		}
 		if b.svc.Watermarks != nil {
@@ -60,7 +60,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	case *physical.Values:
 		names, ts, rows := h.Names(), h.Types(), n.Rows
 		b.g.Stages = append(b.g.Stages, StageSpec{
-			Parallelism: 1, SourceName: physical.Line(n),
+			Parallelism: 1, SourceName: physical.Line(n), SourceNodeID: h.ID,
 			Source: func(int) (Source, error) { return &ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
 		})
 		return len(b.g.Stages) - 1, nil
@@ -77,7 +77,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 			}
 			st.Inputs = append(st.Inputs, InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k})
 		}
-		st.Ops = []OpSpec{{Name: physical.Line(n), New: func(int) (Operator, error) { return unionOp{}, nil }}}
+		st.Ops = []OpSpec{{Name: physical.Line(n), NodeID: h.ID, New: func(int) (Operator, error) { return unionOp{}, nil }}}
 		b.g.Stages = append(b.g.Stages, st)
 		return len(b.g.Stages) - 1, nil
 	case *physical.Exchange:
@@ -102,6 +102,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	spec.NodeID = h.ID
 	if b.g.Stages[si].Parallelism != h.Parallelism {
 		return 0, fmt.Errorf("exec: %s runs at parallelism %d but its input at %d without an exchange",
 			physical.Line(n), h.Parallelism, b.g.Stages[si].Parallelism)

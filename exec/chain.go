@@ -77,6 +77,9 @@ func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
 // returns; the caller forwards the message downstream.
 func (c *chain) control(ctx context.Context, m Control) error {
 	for i, op := range c.ops {
+		if m.Kind == Watermark && !m.Idle {
+			c.metrics[i].Watermark.Store(m.Watermark)
+		}
 		em := c.emitters[i]
 		saved := em.child
 		em.child = 0

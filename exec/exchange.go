@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -45,7 +46,7 @@ type outWriter struct {
 	instance int // this task's instance index (for forward)
 	sender   int // this task's sender index at the consumer
 	input    int
-	bp       *int64 // accumulates backpressured nanoseconds
+	bp       *atomic.Int64 // accumulates backpressured nanoseconds
 
 	hashes []uint64
 	sels   [][]int32
@@ -59,7 +60,7 @@ func (w *outWriter) send(ctx context.Context, dst int, m message) error {
 	default:
 	}
 	start := time.Now()
-	defer func() { *w.bp += int64(time.Since(start)) }()
+	defer func() { w.bp.Add(int64(time.Since(start))) }()
 	select {
 	case w.inboxes[dst] <- m:
 		return nil

@@ -9,6 +9,8 @@ import (
 type OpSpec struct {
 	// Name is the operator's one-line description (EXPLAIN ANALYZE).
 	Name string
+	// NodeID is the physical plan node the operator runs (0: none).
+	NodeID int
 	// New creates the operator for one parallel instance.
 	New func(instance int) (Operator, error)
 }
@@ -27,6 +29,8 @@ type StageSpec struct {
 	Parallelism int
 	Source      func(instance int) (Source, error)
 	SourceName  string
+	// SourceNodeID is the physical plan node of the source (0: none).
+	SourceNodeID int
 	// Watermark, for a source stage, generates watermarks and drops late
 	// rows (nil: the source has no event time).
 	Watermark *WatermarkSpec

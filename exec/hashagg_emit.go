@@ -99,12 +99,18 @@ func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
 		}
 	}
 	for i, b := range h.builders {
-		var err error
+		// A key column takes its values from the same vec for old and new.
+		var old, new *aggVec
 		if k := len(h.keyVecs); i < k {
-			err = aggAppendRows(&h.out, b, &h.keyVecs[i], &h.keyVecs[i], h.outRows)
+			old, new = &h.keyVecs[i], &h.keyVecs[i]
 		} else {
-			err = aggAppendRows(&h.out, b, &h.oldVecs[i-k], &h.newVecs[i-k], h.outRows)
+			old, new = &h.oldVecs[i-k], &h.newVecs[i-k]
 		}
+		if col := h.out.fixedColumn(h.env.Alloc, h.schema.Field(i).Type, old, new, h.outRows); col != nil {
+			cols = append(cols, col)
+			continue
+		}
+		err := aggAppendRows(&h.out, b, old, new, h.outRows)
 		cols = append(cols, b.NewArray())
 		if err != nil {
 			release()

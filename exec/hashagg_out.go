@@ -5,7 +5,9 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
 // aggOutRow is one output row: the touched group j, from its old or new values.
@@ -63,6 +65,52 @@ func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, ol
 func (o *aggOut) gatherInts(rows []aggOutRow, old, new *aggVec) []bool {
 	o.i = aggResize(o.i, len(rows))
 	return aggGather(o, o.i, rows, old, new, old.i, new.i)
+}
+
+// fixedColumn builds an output column of 8-byte values (BIGINT,
+// TIMESTAMP, INTERVAL, DOUBLE: most aggregate results) straight into a
+// buffer from alloc, with a validity bitmap only if some value is NULL; it
+// returns nil for other types, which go through a builder. A builder would
+// copy the gathered values and allocate a bitmap in every batch.
+func (o *aggOut) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *aggVec, rows []aggOutRow) arrow.Array {
+	n := len(rows)
+	var buf *memory.Buffer
+	var valid []bool
+	switch dt.ID() {
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
+		buf = memory.NewResizableBuffer(alloc)
+		buf.Resize(8 * n)
+		valid = aggGather(o, arrow.GetData[int64](buf.Bytes())[:n], rows, old, new, old.i, new.i)
+	case arrow.FLOAT64:
+		buf = memory.NewResizableBuffer(alloc)
+		buf.Resize(8 * n)
+		valid = aggGather(o, arrow.GetData[float64](buf.Bytes())[:n], rows, old, new, old.f, new.f)
+	default:
+		return nil
+	}
+	var nullBuf *memory.Buffer
+	nulls := 0
+	if valid != nil {
+		nullBuf = memory.NewResizableBuffer(alloc)
+		nullBuf.Resize(int(bitutil.BytesForBits(int64(n))))
+		bits := nullBuf.Bytes()
+		clear(bits)
+		for k, ok := range valid {
+			if ok {
+				bitutil.SetBit(bits, k)
+			} else {
+				nulls++
+			}
+		}
+	}
+	data := array.NewData(dt, n, []*memory.Buffer{nullBuf, buf}, nil, nulls, 0)
+	arr := array.MakeFromData(data)
+	data.Release()
+	buf.Release()
+	if nullBuf != nil {
+		nullBuf.Release()
+	}
+	return arr
 }
 
 // aggAppendRows appends one value per row to b, taken from old or new as the

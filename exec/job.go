@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -49,6 +50,8 @@ type Job struct {
 	progress chan struct{} // closed and replaced whenever flushed or state changes
 	done     chan struct{}
 	running  atomic.Int32
+	started  time.Time
+	ended    time.Time // set when every goroutine has exited
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -69,7 +72,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
-		progress: make(chan struct{}), done: make(chan struct{})}
+		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now()}
 	for _, s := range g.Stages {
 		sr := &stageRun{spec: s}
 		if s.Source == nil {
@@ -115,6 +118,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	go func() {
 		j.wg.Wait()
 		j.mu.Lock()
+		j.ended = time.Now()
 		if j.state == JobRunning {
 			j.state = JobCancelled
 		}

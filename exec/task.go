@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -26,6 +27,9 @@ type task struct {
 	taskM   TaskMetrics
 	closed  bool
 	wm      *watermarker // source stages with event time
+	// behindSince is when the source last had data waiting after being
+	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
+	behindSince atomic.Int64
 
 	mu      sync.Mutex
 	pending uint64             // highest flush id requested and not yet sent
@@ -35,8 +39,8 @@ type task struct {
 // TaskMetrics are the times of one stage instance: waiting for input (idle)
 // and blocked on output (backpressure). Busy time is per operator.
 type TaskMetrics struct {
-	IdleNanos         int64
-	BackpressureNanos int64
+	IdleNanos         atomic.Int64
+	BackpressureNanos atomic.Int64
 }
 
 type discard struct{}
@@ -169,7 +173,7 @@ func (t *task) runInbox(ctx context.Context) error {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
-			t.taskM.IdleNanos += int64(time.Since(start))
+			t.taskM.IdleNanos.Add(int64(time.Since(start)))
 		}
 		if m.ctrl.Kind == 0 {
 			err := t.chain.process(ctx, 0, m.input, m.chunk)
@@ -219,11 +223,15 @@ func (t *task) runSource(ctx context.Context) error {
 		c, err := t.source.Next(ctx)
 		switch {
 		case err == nil:
+			if t.behindSince.Load() == 0 {
+				t.behindSince.Store(time.Now().UnixNano())
+			}
 			if err := t.sourceChunk(ctx, c); err != nil {
 				return err
 			}
 			t.requeue(asked)
 		case errors.Is(err, io.EOF):
+			t.behindSince.Store(0)
 			if t.wm != nil {
 				// The end of a bounded input: every event time is behind it.
 				if err := t.deliver(ctx, Control{Kind: Watermark, Watermark: MaxWatermark}); err != nil {
@@ -237,6 +245,7 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			return t.deliver(ctx, Control{Kind: EndOfInput})
 		case errors.Is(err, ErrCaughtUp):
+			t.behindSince.Store(0)
 			if asked > 0 {
 				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
 					return err
@@ -254,14 +263,19 @@ func (t *task) runSource(ctx context.Context) error {
 // sourceChunk runs one chunk from the source through the chain: late rows
 // dropped first, and the watermark it advanced delivered after it.
 func (t *task) sourceChunk(ctx context.Context, c Chunk) error {
-	t.env.Metrics.RowsOut.Add(int64(c.NumRows()))
-	t.env.Metrics.BatchesOut.Add(1)
+	m := t.env.Metrics
+	m.RowsIn.Add(int64(c.NumRows()))
+	m.BatchesIn.Add(1)
 	if t.wm == nil {
+		m.RowsOut.Add(int64(c.NumRows()))
+		m.BatchesOut.Add(1)
 		err := t.chain.process(ctx, 0, 0, c)
 		c.Batch.Release()
 		return err
 	}
 	kept, advanced, err := t.wm.apply(ctx, c)
+	m.RowsOut.Add(int64(kept.NumRows()))
+	m.BatchesOut.Add(1)
 	if err == nil && kept.NumRows() > 0 {
 		err = t.chain.process(ctx, 0, 0, kept)
 	}
@@ -311,7 +325,7 @@ func (t *task) wait(ctx context.Context) error {
 	}
 	start := time.Now()
 	err := t.source.Wait(wctx)
-	t.taskM.IdleNanos += int64(time.Since(start))
+	t.taskM.IdleNanos.Add(int64(time.Since(start)))
 	t.mu.Lock()
 	t.wake = nil
 	t.mu.Unlock()
@@ -335,7 +349,7 @@ func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
 	for {
 		start := time.Now()
 		c, ctrl, err := ms.NextMessage(ctx)
-		t.taskM.IdleNanos += int64(time.Since(start))
+		t.taskM.IdleNanos.Add(int64(time.Since(start)))
 		if err != nil {
 			return err
 		}

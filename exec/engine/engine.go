@@ -82,7 +82,8 @@ type runningQuery struct {
 // every continuous query.
 func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Parallelism < 1 {
-		cfg.Parallelism = 1
+		// Every stage runs at the number of CPUs unless told otherwise.
+		cfg.Parallelism = runtime.NumCPU()
 	}
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
@@ -235,11 +236,3 @@ func (e *Engine) warner(query string) func(string) {
 }
 
 func lower(s string) string { return strings.ToLower(s) }
-
-// defaultParallelism is the parallelism sessions start with.
-func (e *Engine) defaultParallelism() int {
-	if e.cfg.Parallelism > 0 {
-		return e.cfg.Parallelism
-	}
-	return runtime.NumCPU()
-}

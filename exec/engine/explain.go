@@ -14,7 +14,7 @@ import (
 // explain renders the plan of a statement without running it.
 func (s *Session) explain(st *sql.Explain) (*Result, error) {
 	if st.Mode == sql.ExplainAnalyze {
-		return nil, notSupported(st.Start, "EXPLAIN ANALYZE")
+		return s.explainAnalyze(st)
 	}
 	var q *sql.Query
 	var mode planner.Mode

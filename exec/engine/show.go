@@ -91,7 +91,7 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 		}
 		return rowsResult("SHOW", textColumns("name", "connector", "query"), rows), nil
 	case sql.ShowQueries:
-		return nil, notSupported(st.Start, "SHOW QUERIES")
+		return s.showQueries()
 	}
 	return nil, fmt.Errorf("unknown SHOW")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
@@ -23,20 +24,25 @@ func TestSLT(t *testing.T) {
 	if len(files) == 0 {
 		t.Skip("no testdata/slt/*.slt files yet")
 	}
-	for _, file := range files {
-		t.Run(strings.TrimSuffix(filepath.Base(file), ".slt"), func(t *testing.T) {
-			cfg := RunConfig{
-				Engine:        Config{DataDir: t.TempDir()},
-				RecordTimeout: 2 * time.Minute,
-			}
-			rep, err := RunSLT(context.Background(), file, cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !rep.OK() {
-				t.Fatal(rep.String())
-			}
-		})
+	// Results must not depend on parallelism: the whole corpus runs at 1, 2
+	// and 4 (statements that SET parallelism override it for what follows).
+	for _, p := range []int{1, 2, 4} {
+		for _, file := range files {
+			name := fmt.Sprintf("p%d/%s", p, strings.TrimSuffix(filepath.Base(file), ".slt"))
+			t.Run(name, func(t *testing.T) {
+				cfg := RunConfig{
+					Engine:        Config{DataDir: t.TempDir(), Parallelism: p},
+					RecordTimeout: 2 * time.Minute,
+				}
+				rep, err := RunSLT(context.Background(), file, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !rep.OK() {
+					t.Fatal(rep.String())
+				}
+			})
+		}
 	}
 }
 

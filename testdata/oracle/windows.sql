@@ -86,3 +86,17 @@ SELECT window_start, window_end, COUNT(*), MAX(price)
 FROM (SELECT *, date_time - (date_time % 10000) AS window_start, date_time - (date_time % 10000) + 10000 AS window_end FROM bid)
 WHERE window_end - 1 <= (SELECT MAX(date_time) FROM bid) - 4000
 GROUP BY window_start, window_end;
+
+-- entry: session_emit_on_window_close
+-- needs: session, emit_on_close, watermark
+-- Only sessions the watermark has passed appear. SQLite reads them from
+-- the running sessions of the first view.
+CREATE MATERIALIZED VIEW running AS
+  SELECT bidder, window_start, window_end, COUNT(*) AS n
+  FROM SESSION(bid, date_time, INTERVAL '5' SECOND) GROUP BY bidder, window_start, window_end;
+CREATE MATERIALIZED VIEW closed AS
+  SELECT bidder, window_start, window_end, COUNT(*) AS n
+  FROM SESSION(bid, date_time, INTERVAL '5' SECOND) GROUP BY bidder, window_start, window_end
+  EMIT ON WINDOW CLOSE;
+-- sqlite closed:
+SELECT * FROM running WHERE window_end - 1 <= (SELECT MAX(date_time) FROM bid) - 4000;

@@ -1,0 +1,168 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/sql"
+)
+
+// showQueries lists the running continuous queries with their rates, lag
+// and health.
+func (s *Session) showQueries() (*Result, error) {
+	e := s.eng
+	e.mu.Lock()
+	queries := make([]*runningQuery, 0, len(e.queries))
+	for _, q := range e.queries {
+		queries = append(queries, q)
+	}
+	e.mu.Unlock()
+	sort.Slice(queries, func(i, j int) bool { return queries[i].obj.Name < queries[j].obj.Name })
+	cols := textColumns("name", "kind", "status")
+	for _, n := range []string{"parallelism", "rows_in", "rows_out", "rows_per_s", "late_rows", "bad_rows"} {
+		t := types.BigIntT
+		if n == "rows_per_s" {
+			t = types.DoubleT
+		}
+		cols = append(cols, Column{Name: n, Type: t})
+	}
+	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT})
+	var rows [][]types.Datum
+	for _, q := range queries {
+		state, err := q.job.State()
+		status := state.String()
+		if err != nil {
+			status += ": " + err.Error()
+		}
+		var in, out, late, bad int64
+		var lag time.Duration
+		wm := int64(0)
+		stats := q.job.Stats()
+		for i, st := range stats {
+			if st.Source {
+				in += st.RowsIn
+				late += st.LateRows
+				bad += st.BadRows
+				lag = max(lag, st.Lag)
+			}
+			if i == len(stats)-1 {
+				out, wm = st.RowsIn, st.Watermark
+			}
+		}
+		up := time.Since(q.job.Started()).Seconds()
+		row := []types.Datum{types.StringDatum(q.obj.Name), types.StringDatum(queryKind(q)), types.StringDatum(status),
+			types.IntDatum(int64(q.job.Parallelism())), types.IntDatum(in), types.IntDatum(out),
+			types.FloatDatum(math.Round(10*float64(in)/max(up, 1e-3)) / 10), types.IntDatum(late), types.IntDatum(bad), types.NullDatum,
+			types.StringDatum(lag.Round(time.Millisecond).String())}
+		if wm != 0 && wm != exec.MaxWatermark {
+			row[9] = types.IntDatum(wm)
+		}
+		rows = append(rows, row)
+	}
+	return rowsResult("SHOW", cols, rows), nil
+}
+
+func queryKind(q *runningQuery) string {
+	if q.obj.Options["connector"] == connectorStream {
+		return "insert into " + q.obj.Options["stream"]
+	}
+	return q.obj.Kind.String()
+}
+
+// explainAnalyze prints a running query's plan with each operator's
+// figures, summed over its instances.
+func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
+	e := s.eng
+	e.mu.Lock()
+	q := e.queries[lower(st.Target.Name)]
+	e.mu.Unlock()
+	if q == nil {
+		return nil, bindErr(st.Target.Pos, st.Source(), "'%s' is not a running continuous query (a view, sink or derived stream)", st.Target.Name)
+	}
+	byNode := map[int][]exec.OpStats{}
+	var sinkStats *exec.OpStats
+	for _, os := range q.job.Stats() {
+		if os.NodeID == 0 {
+			o := os
+			sinkStats = &o
+			continue
+		}
+		byNode[os.NodeID] = append(byNode[os.NodeID], os)
+	}
+	state, jerr := q.job.State()
+	head := fmt.Sprintf("%s %s (%s, running for %s)", q.obj.Kind, q.obj.Name, state, time.Since(q.job.Started()).Round(time.Millisecond))
+	if jerr != nil {
+		head += ": " + jerr.Error()
+	}
+	var b strings.Builder
+	b.WriteString(head + "\n")
+	if sinkStats != nil {
+		b.WriteString(sinkStats.Name + "  " + figures(*sinkStats) + "\n")
+	}
+	analyzeTree(&b, q.plan, byNode, "└── ", "    ")
+	res := &Result{Kind: ResultRows, Preformatted: true, Columns: []Column{{Name: "plan", Type: types.VarcharT}}}
+	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
+		res.Rows = append(res.Rows, []types.Datum{types.StringDatum(line)})
+	}
+	res.Tag = fmt.Sprintf("EXPLAIN %d", len(res.Rows))
+	return res, nil
+}
+
+func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]exec.OpStats, first, rest string) {
+	h := n.Hdr()
+	b.WriteString(first + physical.Line(n))
+	for _, st := range byNode[h.ID] {
+		b.WriteString("  " + figures(st))
+	}
+	b.WriteString("\n")
+	for i, c := range h.Inputs {
+		if i == len(h.Inputs)-1 {
+			analyzeTree(b, c, byNode, rest+"└── ", rest+"    ")
+		} else {
+			analyzeTree(b, c, byNode, rest+"├── ", rest+"│   ")
+		}
+	}
+}
+
+// figures renders an operator's figures: rows, how its time was spent,
+// watermark, late rows and state.
+func figures(s exec.OpStats) string {
+	pct := func(d time.Duration) float64 {
+		if s.Wall <= 0 {
+			return 0
+		}
+		return 100 * float64(d) / float64(s.Wall)
+	}
+	parts := []string{fmt.Sprintf("instances=%d", s.Instances)}
+	if !s.Source {
+		parts = append(parts, fmt.Sprintf("rows_in=%d", s.RowsIn))
+	}
+	parts = append(parts, fmt.Sprintf("rows_out=%d", s.RowsOut),
+		fmt.Sprintf("busy=%.1f%% idle=%.1f%% backpressured=%.1f%%", pct(s.Busy), pct(s.Idle), pct(s.Backpressure)))
+	if s.Watermark != 0 {
+		w := "+inf"
+		if s.Watermark != exec.MaxWatermark {
+			w = types.FormatTimestamp(s.Watermark, 3)
+		}
+		parts = append(parts, "watermark="+w)
+	}
+	if s.LateRows > 0 || s.Source {
+		parts = append(parts, fmt.Sprintf("late_rows=%d", s.LateRows))
+	}
+	if s.BadRows > 0 {
+		parts = append(parts, fmt.Sprintf("bad_rows=%d", s.BadRows))
+	}
+	if s.StateKeys > 0 || s.StateBytes > 0 {
+		parts = append(parts, fmt.Sprintf("state=%d keys/%sB", s.StateKeys, physical.Human(float64(s.StateBytes))))
+	}
+	if s.Lag > 0 {
+		parts = append(parts, "lag="+s.Lag.Round(time.Millisecond).String())
+	}
+	return "[" + strings.Join(parts, " ") + "]"
+}

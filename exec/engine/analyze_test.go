@@ -1,0 +1,111 @@
+package engine
+
+import (
+	"context"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/sql"
+)
+
+// run executes a script on a session and returns the last result.
+func run(t *testing.T, s *Session, script string) *Result {
+	t.Helper()
+	stmts, err := sql.Parse(script)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var res *Result
+	for _, st := range stmts {
+		if res, err = s.Execute(context.Background(), st); err != nil {
+			t.Fatalf("%v", err)
+		}
+	}
+	return res
+}
+
+func text(res *Result) string {
+	var b strings.Builder
+	for _, row := range res.Rows {
+		for i, d := range row {
+			if i > 0 {
+				b.WriteString(" | ")
+			}
+			b.WriteString(types.Format(d, res.Columns[i].Type))
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func TestShowQueriesAndExplainAnalyze(t *testing.T) {
+	e, err := Open(context.Background(), Config{Parallelism: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `
+		CREATE STREAM bid (auction BIGINT, price BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND);
+		CREATE MATERIALIZED VIEW w AS SELECT auction, window_start, COUNT(*) AS n FROM TUMBLE(bid, ts, INTERVAL '10' SECOND) GROUP BY auction, window_start;
+		CREATE SINK nothing AS SELECT auction FROM bid WHERE price > 10 WITH (connector = 'blackhole');
+		INSERT INTO bid VALUES (1, 5, '2024-01-01 00:00:05'), (2, 50, '2024-01-01 00:00:15');
+		INSERT INTO bid VALUES (3, 500, '2024-01-01 00:00:01');
+		FLUSH;`)
+	show := text(run(t, s, "SHOW QUERIES;"))
+	for _, want := range []string{
+		`(?m)^nothing \| sink \| running \| 1 \| 3 \| 1 \| [0-9.]+ \| 1 \| 0 \| 2024-01-01 00:00:14.000 \| 0s$`,
+		`(?m)^w \| materialized view \| running \| 2 \| 3 \| 2 \| [0-9.]+ \| 1 \| 0 \| 2024-01-01 00:00:14.000 \| 0s$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(show) {
+			t.Errorf("SHOW QUERIES does not match %s:\n%s", want, show)
+		}
+	}
+	plan := text(run(t, s, "EXPLAIN ANALYZE w;"))
+	for _, want := range []string{
+		`(?m)^materialized view w \(running, running for .*\)$`,
+		`(?m)^Materialize w  \[instances=1 rows_in=2 rows_out=0 busy=[0-9.]+% idle=[0-9.]+% backpressured=[0-9.]+% watermark=2024-01-01 00:00:14.000\]$`,
+		`HashAggregate group=\[auction, window_start\].*\[instances=2 rows_in=2 rows_out=2 .*state=2 keys/`,
+		`WindowAssign TUMBLE time=ts size=10 SECOND  \[instances=1 rows_in=2 rows_out=2 `,
+		`Source bid kind=insert .*\[instances=1 rows_out=2 .* late_rows=1\]`,
+	} {
+		if !regexp.MustCompile(want).MatchString(plan) {
+			t.Errorf("EXPLAIN ANALYZE does not match %s:\n%s", want, plan)
+		}
+	}
+	// busy + idle + backpressured is the wall time.
+	for _, m := range regexp.MustCompile(`busy=([0-9.]+)% idle=([0-9.]+)% backpressured=([0-9.]+)%`).FindAllStringSubmatch(plan, -1) {
+		sum := atof(m[1]) + atof(m[2]) + atof(m[3])
+		if sum < 99.5 || sum > 100.5 {
+			t.Errorf("times sum to %.1f%%: %s", sum, m[0])
+		}
+	}
+	if _, err := s.Execute(context.Background(), mustParse(t, "EXPLAIN ANALYZE bid;")); err == nil || !strings.Contains(err.Error(), "not a running continuous query") {
+		t.Errorf("EXPLAIN ANALYZE of a stream: %v", err)
+	}
+}
+
+func atof(s string) float64 {
+	var f float64
+	for _, c := range s {
+		if c == '.' {
+			break
+		}
+		f = f*10 + float64(c-'0')
+	}
+	if i := strings.IndexByte(s, '.'); i >= 0 && i+1 < len(s) {
+		f += float64(s[i+1]-'0') / 10
+	}
+	return f
+}
+
+func mustParse(t *testing.T, text string) sql.Stmt {
+	t.Helper()
+	st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st
+}

@@ -1,0 +1,109 @@
+package exec
+
+import (
+	"time"
+)
+
+// OpStats are one operator's figures, summed over its parallel instances:
+// what SHOW QUERIES and EXPLAIN ANALYZE report.
+type OpStats struct {
+	NodeID    int // the physical plan node (0: none)
+	Name      string
+	Source    bool // the stage's source rather than an operator
+	Instances int
+	RowsIn    int64
+	RowsOut   int64
+	// Busy is time in the operator's own code, Backpressure time its task
+	// was blocked on output, and Idle the rest of the wall time (waiting
+	// for input, or for the operators of its chain): the three sum to
+	// Wall, the instances' wall time.
+	Busy, Idle, Backpressure, Wall time.Duration
+	LateRows, BadRows              int64
+	StateKeys, StateBytes          int64
+	// Watermark is the lowest of the instances' watermarks (0: none yet).
+	Watermark int64
+	// Lag is, for a source, how long its oldest unread input has been
+	// waiting (0 when caught up).
+	Lag time.Duration
+}
+
+// Started returns when the job started.
+func (j *Job) Started() time.Time { return j.started }
+
+// Parallelism returns the highest parallelism of the job's stages.
+func (j *Job) Parallelism() int {
+	p := 1
+	for _, sr := range j.stages {
+		p = max(p, sr.spec.Parallelism)
+	}
+	return p
+}
+
+// Stats returns the figures of every source and operator of the job, in
+// stage order. It may be called while the job runs.
+func (j *Job) Stats() []OpStats {
+	j.mu.Lock()
+	ended := j.ended
+	j.mu.Unlock()
+	wall := time.Since(j.started)
+	if !ended.IsZero() {
+		wall = ended.Sub(j.started)
+	}
+	var out []OpStats
+	for _, sr := range j.stages {
+		if sr.spec.Source != nil {
+			s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: len(sr.tasks)}
+			for _, t := range sr.tasks {
+				m := t.env.Metrics
+				s.RowsIn += m.RowsIn.Load()
+				s.RowsOut += m.RowsOut.Load()
+				s.LateRows += m.LateRows.Load()
+				s.BadRows += m.BadRows.Load()
+				idle := time.Duration(t.taskM.IdleNanos.Load())
+				bp := time.Duration(t.taskM.BackpressureNanos.Load())
+				s.Idle += idle
+				s.Backpressure += bp
+				s.Busy += max(wall-idle-bp, 0)
+				s.Wall += wall
+				s.Watermark = lowestWatermark(s.Watermark, m.Watermark.Load())
+				if since := t.behindSince.Load(); since != 0 {
+					s.Lag = max(s.Lag, time.Since(time.Unix(0, since)))
+				}
+			}
+			out = append(out, s)
+		}
+		for i, os := range sr.spec.Ops {
+			s := OpStats{NodeID: os.NodeID, Name: os.Name, Instances: len(sr.tasks)}
+			for _, t := range sr.tasks {
+				if i >= len(t.metrics) {
+					continue
+				}
+				m := t.metrics[i]
+				busy := time.Duration(m.BusyNanos.Load())
+				bp := time.Duration(t.taskM.BackpressureNanos.Load())
+				s.RowsIn += m.RowsIn.Load()
+				s.RowsOut += m.RowsOut.Load()
+				s.LateRows += m.LateRows.Load()
+				s.StateKeys += m.StateKeys.Load()
+				s.StateBytes += m.StateBytes.Load()
+				s.Busy += busy
+				s.Backpressure += bp
+				s.Idle += max(wall-busy-bp, 0)
+				s.Wall += wall
+				s.Watermark = lowestWatermark(s.Watermark, m.Watermark.Load())
+			}
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+func lowestWatermark(a, b int64) int64 {
+	switch {
+	case a == 0:
+		return b
+	case b == 0:
+		return a
+	}
+	return min(a, b)
+}
