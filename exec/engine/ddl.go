@@ -356,7 +356,9 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	e.mu.Unlock()
 	if q != nil {
 		q.job.Stop()
-		q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
+		if q.mv != nil { // a view: end its subscribers' streams
+			q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
+		}
 	}
 	if (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && obj.Connector() == "" {
 		// An INSERT-fed or derived stream's rows go with it.

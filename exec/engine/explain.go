@@ -4,9 +4,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/optimizer/physical"
-	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/sql"
 )
@@ -16,34 +16,7 @@ func (s *Session) explain(st *sql.Explain) (*Result, error) {
 	if st.Mode == sql.ExplainAnalyze {
 		return s.explainAnalyze(st)
 	}
-	var q *sql.Query
-	var mode planner.Mode
-	var root string
-	inner := st.Stmt
-	switch x := inner.(type) {
-	case *sql.Select:
-		q, mode, root = x.Query, snapshot, "Result"
-		if x.Query.EmitChanges {
-			mode, root = continuous, "PushChanges"
-		}
-	case *sql.CreateView:
-		q, mode, root = x.Query, continuous, "Materialize "+x.Name.Name
-	case *sql.CreateStream:
-		if x.Query == nil {
-			return nil, bindErr(st.Start, st.Source(), "EXPLAIN needs a query: CREATE STREAM without AS SELECT runs none")
-		}
-		return nil, notSupported(x.Query.Pos, "derived streams (CREATE STREAM ... AS SELECT)")
-	case *sql.CreateSink:
-		return nil, notSupported(st.Start, "CREATE SINK")
-	case *sql.Insert:
-		if x.Query == nil {
-			return nil, bindErr(st.Start, st.Source(), "EXPLAIN needs a query: INSERT ... VALUES runs none")
-		}
-		return nil, notSupported(x.Query.Pos, "INSERT INTO ... SELECT (continuous inserts)")
-	default:
-		return nil, bindErr(st.Start, st.Source(), "EXPLAIN needs a query or a CREATE ... AS statement")
-	}
-	cq, err := s.eng.planQuery(q, inner.Source(), st.Start, mode, s.parallelism)
+	cq, root, err := s.explainPlan(st)
 	if err != nil {
 		return nil, err
 	}
@@ -62,6 +35,68 @@ func (s *Session) explain(st *sql.Explain) (*Result, error) {
 	}
 	res.Tag = fmt.Sprintf("EXPLAIN %d", len(res.Rows))
 	return res, nil
+}
+
+// explainPlan plans the statement EXPLAIN shows and names the root line
+// above its plan: where the query's rows go.
+func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
+	inner := st.Stmt
+	var obj *catalog.Object
+	var q *sql.Query
+	src := inner.Source()
+	switch x := inner.(type) {
+	case *sql.Select:
+		if x.Query.EmitChanges {
+			cq, err := s.eng.planQuery(x.Query, src, st.Start, continuous, s.parallelism)
+			return cq, "PushChanges", err
+		}
+		cq, err := s.eng.planQuery(x.Query, src, st.Start, snapshot, s.parallelism)
+		return cq, "Result", err
+	case *sql.CreateView:
+		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.View}, x.Query
+	case *sql.CreateStream:
+		if x.Query == nil {
+			return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query: CREATE STREAM without AS SELECT runs none")
+		}
+		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.Stream}, x.Query
+	case *sql.CreateSink:
+		var err error
+		if obj, q, src, err = s.sinkObject(x); err != nil {
+			return nil, "", err
+		}
+	case *sql.Insert:
+		if x.Query == nil {
+			return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query: INSERT ... VALUES runs none")
+		}
+		target, err := s.insertTarget(x)
+		if err != nil {
+			return nil, "", err
+		}
+		if obj, err = s.insertObject(target, x); err != nil {
+			return nil, "", err
+		}
+		q = x.Query
+	default:
+		return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query or a CREATE ... AS statement")
+	}
+	cq, err := s.eng.planContinuous(obj, q, src, st.Start, s.parallelism)
+	if err != nil {
+		return nil, "", err
+	}
+	return cq, rootLine(obj), nil
+}
+
+// rootLine names where a continuous object's rows go.
+func rootLine(obj *catalog.Object) string {
+	switch {
+	case obj.Kind == catalog.View:
+		return "Materialize " + obj.Name
+	case obj.Kind == catalog.Stream:
+		return "AppendStream " + obj.Name
+	case obj.Options["connector"] == connectorStream:
+		return "InsertInto " + obj.Options["stream"]
+	}
+	return fmt.Sprintf("Sink %s (connector=%s)", obj.Name, obj.Options["connector"])
 }
 
 // withRoot puts the sink line above a plan tree.

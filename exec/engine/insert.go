@@ -8,8 +8,9 @@ import (
 	"github.com/eddysql/eddy/sql"
 )
 
-// insert appends rows to an INSERT-fed stream's or table's durable log.
-func (s *Session) insert(st *sql.Insert) (*Result, error) {
+// insertTarget is the stream or table an INSERT writes: one fed by INSERT,
+// not by a connector or a query.
+func (s *Session) insertTarget(st *sql.Insert) (*catalog.Object, error) {
 	src := st.Source()
 	obj, found := s.eng.cat.Get(st.Table.Name)
 	if !found {
@@ -24,6 +25,16 @@ func (s *Session) insert(st *sql.Insert) (*Result, error) {
 		return nil, bindErr(st.Table.Pos, src, "cannot insert into %s '%s': it reads from connector '%s'", obj.Kind, obj.Name, obj.Connector())
 	case !obj.IsSource():
 		return nil, bindErr(st.Table.Pos, src, "cannot insert into derived %s '%s'", obj.Kind, obj.Name)
+	}
+	return obj, nil
+}
+
+// insert appends rows to an INSERT-fed stream's or table's durable log.
+func (s *Session) insert(st *sql.Insert) (*Result, error) {
+	src := st.Source()
+	obj, err := s.insertTarget(st)
+	if err != nil {
+		return nil, err
 	}
 	if st.Query != nil {
 		return s.insertSelect(obj, st)

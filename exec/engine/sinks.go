@@ -19,39 +19,11 @@ func (s *Session) createSink(st *sql.CreateSink) (*Result, error) {
 	if r, err := s.exists("CREATE SINK", st.Name, st.IfNotExists, src); r != nil || err != nil {
 		return r, err
 	}
-	opts := map[string]string{}
-	var connPos sql.Pos
-	for _, o := range st.With {
-		opts[o.Key] = o.Value
-		if o.Key == "connector" {
-			connPos = o.ValuePos
-		}
+	obj, q, qsrc, err := s.sinkObject(st)
+	if err != nil {
+		return nil, err
 	}
-	if opts["connector"] == connectorStream {
-		return nil, bindErr(connPos, src, "write to a stream with INSERT INTO ... SELECT")
-	}
-	if _, err := sink.FromOptions(opts, s.eng.cfg.BaseDir); err != nil {
-		at := st.Name.Pos
-		if connPos.Line > 0 {
-			at = connPos
-		}
-		return nil, bindErr(at, src, "%v", err)
-	}
-	q := st.Query
-	text := ""
-	if st.From != nil {
-		text = "SELECT * FROM `" + strings.ReplaceAll(st.From.Name, "`", "``") + "`"
-		stmt, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-		if err != nil {
-			return nil, err
-		}
-		q = stmt.(*sql.Select).Query
-		src = stmt.Source()
-	} else {
-		text = q.Text
-	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts}
-	if err := s.createContinuous(obj, q, src, st.Start); err != nil {
+	if err := s.createContinuous(obj, q, qsrc, st.Start); err != nil {
 		if st.From != nil {
 			var be *planner.BindError
 			if asBind(err, &be) {
@@ -63,10 +35,66 @@ func (s *Session) createSink(st *sql.CreateSink) (*Result, error) {
 	return ok("CREATE SINK"), nil
 }
 
+// sinkObject is the catalog object of a CREATE SINK statement (not yet
+// stored), with the query it runs and that query's source text.
+func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *sql.Source, error) {
+	src := st.Source()
+	opts := map[string]string{}
+	var connPos sql.Pos
+	for _, o := range st.With {
+		opts[o.Key] = o.Value
+		if o.Key == "connector" {
+			connPos = o.ValuePos
+		}
+	}
+	if opts["connector"] == connectorStream {
+		return nil, nil, nil, bindErr(connPos, src, "write to a stream with INSERT INTO ... SELECT")
+	}
+	if _, err := sink.FromOptions(opts, s.eng.cfg.BaseDir); err != nil {
+		at := st.Name.Pos
+		if connPos.Line > 0 {
+			at = connPos
+		}
+		return nil, nil, nil, bindErr(at, src, "%v", err)
+	}
+	q := st.Query
+	text := ""
+	if st.From != nil {
+		text = "SELECT * FROM `" + strings.ReplaceAll(st.From.Name, "`", "``") + "`"
+		stmt, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		q = stmt.(*sql.Select).Query
+		src = stmt.Source()
+	} else {
+		text = q.Text
+	}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts}
+	return obj, q, src, nil
+}
+
 // insertSelect starts a continuous INSERT INTO t [(cols)] SELECT ...: a
 // query appending its rows to the stream t, kept in the catalog as a sink
 // named insert_into_<t>_<n> (SHOW SINKS lists it, DROP SINK stops it).
 func (s *Session) insertSelect(target *catalog.Object, st *sql.Insert) (*Result, error) {
+	obj, err := s.insertObject(target, st)
+	if err != nil {
+		return nil, err
+	}
+	name := obj.Name
+	if err := s.createContinuous(obj, st.Query, st.Source(), st.Start); err != nil {
+		return nil, err
+	}
+	r := ok("INSERT")
+	r.Notices = []string{fmt.Sprintf("the rows of the query are appended to %s continuously by sink %s (DROP SINK %s stops it)", target.Name, name, name)}
+	return r, nil
+}
+
+// insertObject is the catalog object (a sink, not yet stored) that runs a
+// continuous INSERT INTO target SELECT ...; an insert whose rows would
+// feed its own query is refused.
+func (s *Session) insertObject(target *catalog.Object, st *sql.Insert) (*catalog.Object, error) {
 	e := s.eng
 	name := ""
 	for n := 1; ; n++ {
@@ -88,18 +116,13 @@ func (s *Session) insertSelect(target *catalog.Object, st *sql.Insert) (*Result,
 		obj.Options["columns"] = strings.Join(cols, ",")
 	}
 	obj.Columns = target.Columns
-	if err := s.createContinuous(obj, st.Query, st.Source(), st.Start); err != nil {
-		return nil, err
-	}
-	r := ok("INSERT")
-	r.Notices = []string{fmt.Sprintf("the rows of the query are appended to %s continuously by sink %s (DROP SINK %s stops it)", target.Name, name, name)}
-	return r, nil
+	return obj, nil
 }
 
 func asBind(err error, target **planner.BindError) bool { return errors.As(err, target) }
 
 // reads reports whether q reads name, directly or through the objects it
-// reads.
+// reads and the continuous inserts that feed them.
 func (e *Engine) reads(q *sql.Query, name string) bool {
 	b := e.newBuilder(nil, sql.Pos{})
 	bound, err := b.BuildQuery(q, continuous)
@@ -123,6 +146,18 @@ func (e *Engine) reads(q *sql.Query, name string) bool {
 		for _, d := range obj.DependsOn {
 			if visit(d) {
 				return true
+			}
+		}
+		// Rows reach n also through the continuous inserts into it.
+		for _, sk := range e.cat.List(catalog.Sink) {
+			target := sk.Options["stream"]
+			if sk.Options["connector"] != connectorStream || !strings.EqualFold(target, n) {
+				continue
+			}
+			for _, d := range sk.DependsOn {
+				if !strings.EqualFold(d, target) && visit(d) {
+					return true
+				}
 			}
 		}
 		return false

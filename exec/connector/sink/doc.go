@@ -29,7 +29,8 @@
 //
 // For an updating query (one that retracts) every row carries its op, +I,
 // -D, -U or +U: as the first key "op" of a JSON object, or as a first CSV
-// column named op. A column named op is then rejected, as it would clash.
+// column named op. A column named op is then rejected where it would clash
+// (JSON keys, a CSV header); header-less CSV is positional, so it is kept.
 // An append-only query's rows carry no op, so its file reads back as a
 // stream through the file source.
 //
