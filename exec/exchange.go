@@ -21,6 +21,7 @@ type message struct {
 	input  int
 	chunk  Chunk
 	ctrl   Control // Kind 0 for data
+	bytes  int64   // the batch's buffers, counted against the inbox's budget
 }
 
 // Distribution says how an output writer spreads rows over the consumer's
@@ -42,7 +43,7 @@ type outWriter struct {
 	alloc    memory.Allocator
 	dist     Distribution
 	keys     []int
-	inboxes  []chan message
+	inboxes  []*inbox
 	instance int // this task's instance index (for forward)
 	sender   int // this task's sender index at the consumer
 	input    int
@@ -54,19 +55,13 @@ type outWriter struct {
 
 func (w *outWriter) send(ctx context.Context, dst int, m message) error {
 	m.sender, m.input = w.sender, w.input
-	select {
-	case w.inboxes[dst] <- m:
+	m.bytes = batchBytes(m.chunk.Batch)
+	if w.inboxes[dst].tryPut(m) {
 		return nil
-	default:
 	}
 	start := time.Now()
 	defer func() { w.bp.Add(int64(time.Since(start))) }()
-	select {
-	case w.inboxes[dst] <- m:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return w.inboxes[dst].put(ctx, m)
 }
 
 // Emit implements Emitter. The chunk is borrowed: what is sent is retained

@@ -55,11 +55,9 @@ type MessageSource interface {
 	NextMessage(ctx context.Context) (Chunk, Control, error)
 }
 
-// inboxCapacity is the number of messages a stage instance's inbox holds.
-// Channels are bounded so a slow consumer back-pressures its producers down
-// to the sources; 16 batches of up to 4K rows keep producers busy across
-// scheduling hiccups without letting memory grow.
-const inboxCapacity = 16
+// subscriptionCapacity is the number of messages a view subscription
+// queues. It is bounded so a slow subscriber back-pressures its view.
+const subscriptionCapacity = 16
 
 func (g *GraphSpec) validate() error {
 	if len(g.Stages) == 0 {

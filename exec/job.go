@@ -33,6 +33,11 @@ type JobOptions struct {
 	Alloc memory.Allocator
 	// OnWarning receives warnings from the job's operators and sources.
 	OnWarning func(msg string)
+	// BufferBytes is the job's buffer budget: the most bytes of batches
+	// queued between its stages at once, split evenly over the stage
+	// instances' inboxes (0: DefaultBufferBytes). Operator state is not
+	// counted.
+	BufferBytes int64
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and
@@ -52,12 +57,13 @@ type Job struct {
 	running  atomic.Int32
 	started  time.Time
 	ended    time.Time // set when every goroutine has exited
+	budget   int64     // the buffer budget, bytes
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
 type stageRun struct {
 	spec    StageSpec
-	inboxes []chan message
+	inboxes []*inbox
 	senders int // upstream instances feeding each instance
 	tasks   []*task
 }
@@ -70,15 +76,25 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	if opts.Alloc == nil {
 		opts.Alloc = memory.DefaultAllocator
 	}
+	budget := opts.BufferBytes
+	if budget <= 0 {
+		budget = DefaultBufferBytes
+	}
+	nInboxes := 0
+	for _, s := range g.Stages {
+		if s.Source == nil {
+			nInboxes += s.Parallelism
+		}
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
-		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now()}
+		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now(), budget: budget}
 	for _, s := range g.Stages {
 		sr := &stageRun{spec: s}
 		if s.Source == nil {
-			sr.inboxes = make([]chan message, s.Parallelism)
+			sr.inboxes = make([]*inbox, s.Parallelism)
 			for i := range sr.inboxes {
-				sr.inboxes[i] = make(chan message, inboxCapacity)
+				sr.inboxes[i] = newInbox(budget / int64(nInboxes))
 			}
 		}
 		j.stages = append(j.stages, sr)

@@ -181,7 +181,7 @@ func (m *MView) snapshotLocked() [][]types.Datum {
 func (m *MView) Subscribe(alloc memory.Allocator) *Subscription {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := &Subscription{mv: m, alloc: alloc, ch: make(chan message, inboxCapacity),
+	s := &Subscription{mv: m, alloc: alloc, ch: make(chan message, subscriptionCapacity),
 		closed: make(chan struct{}), failed: make(chan struct{}), initial: m.snapshotLocked(), ended: m.ended}
 	switch {
 	case m.err != nil:

@@ -107,3 +107,23 @@ func lowestWatermark(a, b int64) int64 {
 	}
 	return min(a, b)
 }
+
+// BufferStats are the bytes of batches queued between a job's stages.
+type BufferStats struct {
+	Budget int64 // the job's buffer budget
+	Queued int64 // queued now
+	Peak   int64 // the highest any inbox reached, summed over inboxes
+}
+
+// Buffers returns the job's buffer figures. It may be called while the
+// job runs.
+func (j *Job) Buffers() BufferStats {
+	s := BufferStats{Budget: j.budget}
+	for _, sr := range j.stages {
+		for _, b := range sr.inboxes {
+			s.Queued += b.used.Load()
+			s.Peak += b.peak.Load()
+		}
+	}
+	return s
+}

@@ -18,7 +18,7 @@ type task struct {
 	job     *Job
 	env     *Env
 	source  Source
-	inbox   chan message
+	inbox   *inbox
 	align   *aligner
 	chain   *chain
 	out     *outWriter // nil in the sink stage
@@ -111,18 +111,7 @@ func (t *task) close() error {
 		}
 	}
 	if t.inbox != nil {
-		// Release whatever is still queued for this instance.
-		for {
-			select {
-			case m := <-t.inbox:
-				if m.chunk.Batch != nil {
-					m.chunk.Batch.Release()
-				}
-				continue
-			default:
-			}
-			break
-		}
+		t.inbox.drain() // release whatever is still queued for this instance
 	}
 	return err
 }
@@ -163,17 +152,9 @@ func (t *task) deliver(ctx context.Context, m Control) error {
 
 func (t *task) runInbox(ctx context.Context) error {
 	for {
-		var m message
-		select {
-		case m = <-t.inbox:
-		default:
-			start := time.Now()
-			select {
-			case m = <-t.inbox:
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-			t.taskM.IdleNanos.Add(int64(time.Since(start)))
+		m, err := t.inbox.take(ctx, &t.taskM.IdleNanos)
+		if err != nil {
+			return err
 		}
 		if m.ctrl.Kind == 0 {
 			err := t.chain.process(ctx, 0, m.input, m.chunk)

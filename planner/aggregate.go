@@ -202,7 +202,9 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	t := e.Type()
 	switch f {
 	case plan.AggSum, plan.AggAvg:
-		if t.Kind == types.Null {
+		// A BOOLEAN is a number here, as in MySQL: SUM counts the TRUE rows
+		// and AVG is their share.
+		if t.Kind == types.Null || t.Kind == types.Boolean {
 			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
 		}
 		if !t.IsNumeric() {

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 
@@ -48,7 +49,9 @@ func tidbParse(text string) (stmts []ast.StmtNode, err error) {
 		parsers.Put(p)
 	}()
 	stmts, _, err = p.ParseSQL(text)
-	return stmts, err
+	// The parser reuses its result slice on its next parse, which may run
+	// on another goroutine once p is back in the pool: copy it out.
+	return slices.Clone(stmts), err
 }
 
 // runJob builds the text TiDB parses, parses it and fills the statement.
