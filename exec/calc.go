@@ -17,13 +17,16 @@ import (
 // and Projections are evaluated over them. Ops pass through: a row's op
 // follows the row (Calc is linear on Z-sets).
 //
-// The filter is evaluated once into a selection vector. When it keeps every
-// row, projections run over the batch as is, and a projection that is just
-// an input column is passed through without a copy. Otherwise each
-// projection gathers the columns it reads at the selected rows and is
-// evaluated over those only (expr.EvalSelected): BenchmarkCalc measures
-// this against evaluating over the whole batch and then taking, and it also
-// means a projection never fails on a row the filter dropped.
+// The filter and the projections are compiled together into one
+// expr.Program, so that a subexpression they share (MergeCalcs composes
+// steps by substitution, which repeats the inner step's expressions) is
+// computed once per batch. The filter is evaluated once into a selection
+// vector. When it keeps every row, projections run over the batch as is,
+// and a projection that is just an input column is passed through without
+// a copy. Otherwise the projections run over the selected rows only, their
+// columns gathered first: BenchmarkCalc measures this against evaluating
+// over the whole batch and then taking, and it also means a projection
+// never fails on a row the filter dropped.
 type Calc struct {
 	input  []types.T
 	filter plan.Expr
@@ -31,8 +34,7 @@ type Calc struct {
 	names  []string
 
 	env    *Env
-	pred   *expr.Expr // nil: keep every row
-	exprs  []*expr.Expr
+	prog   *expr.Program
 	schema *arrow.Schema
 	sel    []int32 // reused selection buffer
 	cols   []arrow.Array
@@ -53,25 +55,17 @@ func (c *Calc) Open(_ context.Context, env *Env) error {
 		return fmt.Errorf("calc: %d names for %d projections", len(c.names), len(c.projs))
 	}
 	c.env = env
-	c.pred = nil
-	if c.filter != nil && !plan.IsTrue(c.filter) {
-		p, err := expr.Compile(c.filter, c.input)
-		if err != nil {
-			return fmt.Errorf("calc: filter %s: %w", c.filter, err)
-		}
-		if p.Type().Kind != types.Boolean {
-			return fmt.Errorf("calc: filter %s is %s, not BOOLEAN", c.filter, p.Type())
-		}
-		c.pred = p
+	filter := c.filter
+	if filter != nil && plan.IsTrue(filter) {
+		filter = nil
 	}
-	c.exprs = make([]*expr.Expr, len(c.projs))
+	prog, err := expr.CompileProgram(filter, c.projs, c.input)
+	if err != nil {
+		return fmt.Errorf("calc: %w", err)
+	}
+	c.prog = prog
 	fields := make([]arrow.Field, len(c.projs))
 	for i, p := range c.projs {
-		x, err := expr.Compile(p, c.input)
-		if err != nil {
-			return fmt.Errorf("calc: %s: %w", p, err)
-		}
-		c.exprs[i] = x
 		fields[i] = types.Field(c.names[i], p.Type(), p.Nullable())
 	}
 	c.schema = arrow.NewSchema(fields, nil)
@@ -87,28 +81,18 @@ func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error
 	if in != 0 {
 		return fmt.Errorf("calc: no input %d", in)
 	}
-	n := ch.NumRows()
-	if n == 0 {
+	if ch.NumRows() == 0 {
 		return nil
 	}
-	var sel []int32 // nil: every row
-	if c.pred != nil {
-		s, err := c.pred.Select(c.env.Alloc, ch.Batch, c.sel[:0])
-		if err != nil {
-			return fmt.Errorf("calc: filter %s: %w", c.filter, err)
-		}
-		c.sel = s
-		switch len(s) {
-		case 0:
-			return nil
-		case n:
-		default:
-			sel = s
-		}
+	rows, sel, err := c.prog.Eval(c.env.Alloc, ch.Batch, c.cols, c.sel[:0])
+	if sel != nil {
+		c.sel = sel
 	}
-	rows, err := c.project(ch.Batch, sel)
 	if err != nil {
-		return err
+		return fmt.Errorf("calc: %w", err)
+	}
+	if rows == 0 {
+		return nil
 	}
 	rec := array.NewRecordBatch(c.schema, c.cols, int64(rows))
 	c.releaseCols()
@@ -144,30 +128,6 @@ func selectOps(all []Op, sel []int32) []Op {
 	return ops
 }
 
-// project evaluates every projection into c.cols over the selected rows
-// (all when sel is nil) and returns the row count.
-func (c *Calc) project(batch arrow.RecordBatch, sel []int32) (int, error) {
-	rows := int(batch.NumRows())
-	if sel != nil {
-		rows = len(sel)
-	}
-	for i, x := range c.exprs {
-		var col arrow.Array
-		var err error
-		if sel == nil {
-			col, err = x.Eval(c.env.Alloc, batch)
-		} else {
-			col, err = x.EvalSelected(c.env.Alloc, batch, sel)
-		}
-		if err != nil {
-			c.releaseCols()
-			return 0, fmt.Errorf("calc: %s: %w", c.projs[i], err)
-		}
-		c.cols[i] = col
-	}
-	return rows, nil
-}
-
 func (c *Calc) releaseCols() {
 	for i, col := range c.cols {
 		if col != nil {
@@ -184,6 +144,6 @@ func (c *Calc) OnControl(context.Context, Control, Emitter) error { return nil }
 // safe without Open and idempotent.
 func (c *Calc) Close() error {
 	c.releaseCols()
-	c.env, c.pred, c.exprs = nil, nil, nil
+	c.env, c.prog = nil, nil
 	return nil
 }

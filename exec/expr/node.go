@@ -19,21 +19,24 @@ type node interface {
 // columns by ordinal, loaded from an Arrow record on first use or taken from
 // an enclosing context (CASE branches evaluate on subsets of the rows).
 type evalCtx struct {
-	n      int
-	input  []types.T
-	rec    arrow.RecordBatch
-	cols   []result
-	loaded []bool
+	n     int
+	input []types.T
+	// batchCols is how many of the input columns come from the batch (the
+	// others are a Program's temporaries).
+	batchCols int
+	rec       arrow.RecordBatch
+	cols      []result
+	loaded    []bool
 }
 
 func newCtx(input []types.T) *evalCtx {
-	return &evalCtx{input: input, cols: make([]result, len(input)), loaded: make([]bool, len(input))}
+	return &evalCtx{input: input, batchCols: len(input), cols: make([]result, len(input)), loaded: make([]bool, len(input))}
 }
 
 // reset points c at rec.
 func (c *evalCtx) reset(rec arrow.RecordBatch) error {
-	if int(rec.NumCols()) < len(c.input) {
-		return fmt.Errorf("expr: batch has %d columns, expression reads %d", rec.NumCols(), len(c.input))
+	if int(rec.NumCols()) < c.batchCols {
+		return fmt.Errorf("expr: batch has %d columns, expression reads %d", rec.NumCols(), c.batchCols)
 	}
 	c.n, c.rec = int(rec.NumRows()), rec
 	clear(c.loaded)
@@ -44,7 +47,7 @@ func (c *evalCtx) reset(rec arrow.RecordBatch) error {
 func (c *evalCtx) col(ord int) (*vector, error) {
 	r := &c.cols[ord]
 	if !c.loaded[ord] {
-		if c.rec == nil {
+		if c.rec == nil || ord >= c.batchCols {
 			return nil, fmt.Errorf("expr: column %d not loaded", ord)
 		}
 		if err := load(&r.vector, c.rec.Column(ord), c.input[ord], &r.buf); err != nil {

@@ -1,0 +1,230 @@
+package expr
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// Program is a filter and a list of projections over the same input,
+// compiled together so that a subexpression they share is computed once
+// per batch: it becomes a temporary column, evaluated before the
+// expressions that read it, which read it as they read an input column.
+// The filter and the temporaries it needs run over every row; the other
+// temporaries and the projections run over the rows the filter keeps only,
+// so a projection never fails on a row the filter dropped.
+//
+// Only subexpressions evaluated unconditionally are shared: not those in a
+// CASE branch, in an AND or OR operand after the first, or in a fallback of
+// COALESCE, IFNULL or IF, which run over the rows that reach them only.
+// Like an Expr, a Program keeps scratch memory and is not safe for
+// concurrent use.
+type Program struct {
+	nIn      int
+	temps    []temp
+	pred     node // nil: keep every row
+	predText string
+	predTemp int // temps[:predTemp] are the filter's, run over every row
+	outs     []output
+	subOrds  []int // the columns the projections read, gathered at the selected rows
+	ctx, sub *evalCtx
+}
+
+type temp struct {
+	ord  int // its column ordinal: nIn + its index
+	root node
+	text string
+}
+
+type output struct {
+	root node
+	typ  types.T
+	dt   arrow.DataType
+	col  int // >= 0: the output is input column col, passed through
+	text string
+}
+
+// CompileProgram compiles filter (nil: none) and projections for batches
+// whose columns have the types input.
+func CompileProgram(filter plan.Expr, projections []plan.Expr, input []types.T) (*Program, error) {
+	if filter != nil && filter.Type().Kind != types.Boolean {
+		return nil, fmt.Errorf("expr: filter %s is %s, not BOOLEAN", filter, filter.Type())
+	}
+	roots := make([]plan.Expr, 0, len(projections)+1)
+	roots = append(roots, projections...)
+	if filter != nil {
+		roots = append(roots, filter)
+	}
+	defs, roots := shareSubexpressions(roots, len(input))
+	if filter != nil {
+		filter, roots = roots[len(roots)-1], roots[:len(roots)-1]
+	}
+	// Order the temporaries: the filter's first, each after those it reads.
+	order := tempOrder(defs, filter, len(input))
+	all := append(append([]types.T(nil), input...), make([]types.T, len(defs))...)
+	for i, d := range defs {
+		all[len(input)+i] = d.Type()
+	}
+	c := &compiler{input: all}
+	p := &Program{nIn: len(input), ctx: newCtx(all), sub: newCtx(all)}
+	p.ctx.batchCols, p.sub.batchCols = len(input), len(input)
+	for _, k := range order.filter {
+		n, err := c.compile(defs[k])
+		if err != nil {
+			return nil, err
+		}
+		p.temps = append(p.temps, temp{ord: len(input) + k, root: n, text: defs[k].String()})
+	}
+	p.predTemp = len(p.temps)
+	for _, k := range order.rest {
+		n, err := c.compile(defs[k])
+		if err != nil {
+			return nil, err
+		}
+		p.temps = append(p.temps, temp{ord: len(input) + k, root: n, text: defs[k].String()})
+	}
+	if filter != nil && !plan.IsTrue(filter) {
+		n, err := c.compile(filter)
+		if err != nil {
+			return nil, err
+		}
+		p.pred, p.predText = n, filter.String()
+	}
+	seen := map[int]bool{}
+	for _, k := range order.rest {
+		for _, o := range colsUsed(defs[k]) {
+			if o < len(input) || !inRest(order.rest, o-len(input)) {
+				seen[o] = true
+			}
+		}
+	}
+	for _, e := range roots {
+		n, err := c.compile(e)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", e, err)
+		}
+		out := output{root: n, typ: e.Type(), dt: e.Type().Arrow(), col: -1, text: e.String()}
+		if r, ok := e.(*plan.InputRef); ok && r.Ord < len(input) {
+			out.col = r.Ord
+		}
+		p.outs = append(p.outs, out)
+		for _, o := range colsUsed(e) {
+			if o < len(input) || !inRest(order.rest, o-len(input)) {
+				seen[o] = true
+			}
+		}
+	}
+	for o := range all {
+		if seen[o] {
+			p.subOrds = append(p.subOrds, o)
+		}
+	}
+	return p, nil
+}
+
+func inRest(rest []int, k int) bool {
+	for _, r := range rest {
+		if r == k {
+			return true
+		}
+	}
+	return false
+}
+
+// Temps returns the number of shared subexpressions the program computes
+// as temporaries.
+func (p *Program) Temps() int { return len(p.temps) }
+
+// Eval filters batch and evaluates the projections over the rows kept,
+// into cols (len(cols) is the number of projections; the caller releases
+// what it gets). It returns the number of rows kept and, when the filter
+// dropped some, which (nil when it kept every row). A projection that is
+// an input column is passed through uncopied when every row is kept.
+func (p *Program) Eval(alloc memory.Allocator, batch arrow.RecordBatch, cols []arrow.Array, sel []int32) (int, []int32, error) {
+	if err := p.ctx.reset(batch); err != nil {
+		return 0, nil, err
+	}
+	if err := p.runTemps(p.ctx, p.temps[:p.predTemp]); err != nil {
+		return 0, nil, err
+	}
+	n := p.ctx.n
+	all := true
+	if p.pred != nil {
+		v, err := p.pred.eval(p.ctx)
+		if err != nil {
+			return 0, nil, fmt.Errorf("filter %s: %w", p.predText, err)
+		}
+		sel = selectTrue(v, n, sel[:0])
+		if len(sel) == 0 {
+			return 0, sel, nil
+		}
+		all = len(sel) == n
+	}
+	c := p.ctx
+	if !all {
+		if err := p.sub.subset(p.ctx, sel, p.subOrds); err != nil {
+			return 0, nil, err
+		}
+		c = p.sub
+	}
+	if err := p.runTemps(c, p.temps[p.predTemp:]); err != nil {
+		return 0, nil, err
+	}
+	for i, o := range p.outs {
+		if o.col >= 0 {
+			arr := batch.Column(o.col)
+			if err := checkColumn(arr, o.typ); err != nil {
+				releaseAll(cols[:i])
+				return 0, nil, err
+			}
+			if all {
+				arr.Retain()
+				cols[i] = arr
+			} else {
+				taken, err := Take(alloc, arr, sel)
+				if err != nil {
+					releaseAll(cols[:i])
+					return 0, nil, err
+				}
+				cols[i] = taken
+			}
+			continue
+		}
+		v, err := o.root.eval(c)
+		if err != nil {
+			releaseAll(cols[:i])
+			return 0, nil, fmt.Errorf("%s: %w", o.text, err)
+		}
+		cols[i] = export(alloc, v, o.typ, o.dt, c.n)
+	}
+	if all {
+		return n, nil, nil
+	}
+	return len(sel), sel, nil
+}
+
+// runTemps evaluates temporaries over c and makes them c's columns.
+func (p *Program) runTemps(c *evalCtx, ts []temp) error {
+	for _, t := range ts {
+		v, err := t.root.eval(c)
+		if err != nil {
+			return fmt.Errorf("%s: %w", t.text, err)
+		}
+		c.cols[t.ord].vector = *v
+		c.loaded[t.ord] = true
+	}
+	return nil
+}
+
+func releaseAll(cols []arrow.Array) {
+	for i, a := range cols {
+		if a != nil {
+			a.Release()
+			cols[i] = nil
+		}
+	}
+}
