@@ -301,3 +301,56 @@ func TestExchangeCopiesReusedOps(t *testing.T) {
 		}
 	}
 }
+
+// endlessSource generates a batch on every call and never catches up.
+type endlessSource struct {
+	alloc memory.Allocator
+	next  int64
+}
+
+func (s *endlessSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
+func (s *endlessSource) Next(ctx context.Context) (Chunk, error) {
+	s.next++
+	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(int(s.next), int(s.next)+1))}, nil
+}
+func (s *endlessSource) Wait(ctx context.Context) error { return nil }
+func (s *endlessSource) Close() error                   { return nil }
+
+// endlessGenerator is an endlessSource that declares itself a generator.
+type endlessGenerator struct{ endlessSource }
+
+func (*endlessGenerator) GeneratesRows() {}
+
+// TestJobFlushOverGenerator checks that a flush completes over an unbounded
+// generator, which never catches up, but not over an ordinary source that
+// never catches up (its rows were ingested and must all be reflected).
+func TestJobFlushOverGenerator(t *testing.T) {
+	for _, gen := range []bool{true, false} {
+		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+		src := Source(&endlessSource{})
+		if gen {
+			src = &endlessGenerator{}
+		}
+		g := GraphSpec{Stages: []StageSpec{
+			{Parallelism: 1, Source: func(int) (Source, error) { return src, nil },
+				Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+		}}
+		job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+		if err != nil {
+			t.Fatal(err)
+		}
+		job.RequestFlush(1)
+		ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		err = job.WaitFlushed(ctx, 1)
+		cancel()
+		job.Stop()
+		_ = job.Wait(context.Background())
+		switch {
+		case gen && err != nil:
+			t.Errorf("flush over a generator: %v", err)
+		case !gen && err == nil:
+			t.Errorf("flush over a source that never caught up completed")
+		}
+		alloc.AssertSize(t, 0)
+	}
+}

@@ -198,6 +198,11 @@ func (t *task) takePending() uint64 {
 
 func (t *task) runSource(ctx context.Context) error {
 	for {
+		// A source that always has data never blocks, so nothing else
+		// would notice that the job was stopped.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		// Flush requests made before this call to Next are satisfied once
 		// Next reports the source caught up (or ended).
 		asked := t.takePending()
@@ -209,6 +214,12 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			if err := t.sourceChunk(ctx, c); err != nil {
 				return err
+			}
+			if _, gen := t.source.(Generator); gen && asked > 0 {
+				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+					return err
+				}
+				continue
 			}
 			t.requeue(asked)
 		case errors.Is(err, io.EOF):
@@ -328,6 +339,9 @@ func (t *task) wait(ctx context.Context) error {
 
 func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
 	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		start := time.Now()
 		c, ctrl, err := ms.NextMessage(ctx)
 		t.taskM.IdleNanos.Add(int64(time.Since(start)))

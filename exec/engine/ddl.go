@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -12,13 +13,14 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/file"
+	"github.com/eddysql/eddy/exec/connector/nexmark"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
 
 // knownConnectors are the connectors of SQL.md; those not listed in
 // runnable are recognized but not implemented yet.
-var knownConnectors = map[string]bool{"file": true, "nexmark": false, "datagen": false, "kafka": false}
+var knownConnectors = map[string]bool{"file": true, "nexmark": true, "datagen": false, "kafka": false}
 
 func bindErr(p sql.Pos, src *sql.Source, format string, args ...any) *planner.BindError {
 	e := &planner.BindError{Pos: p, Msg: fmt.Sprintf(format, args...)}
@@ -136,12 +138,31 @@ func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Sou
 		return nil, &planner.NotSupportedError{Feature: "connector '" + name + "'", Pos: conn.ValuePos, Line: src.Line(conn.ValuePos)}
 	}
 	m["connector"] = name
-	if name == "file" {
+	switch name {
+	case "file":
 		if _, err := file.FromOptions(connectorOptions(m), cols, s.eng.cfg.BaseDir); err != nil {
 			return nil, bindErr(conn.ValuePos, src, "%v", err)
 		}
+	case "nexmark":
+		if _, err := nexmark.FromOptions(connectorOptions(m), cols); err != nil {
+			return nil, bindErr(optionPos(opts, err, conn.ValuePos), src, "%v", err)
+		}
 	}
 	return m, nil
+}
+
+// optionPos is where the option an error names is written (at when the
+// error names none).
+func optionPos(opts []sql.Option, err error, at sql.Pos) sql.Pos {
+	var oe *nexmark.OptionError
+	if errors.As(err, &oe) {
+		for _, o := range opts {
+			if strings.EqualFold(o.Key, oe.Option) {
+				return o.ValuePos
+			}
+		}
+	}
+	return at
 }
 
 // lateTarget checks late_rows_to: an INSERT-fed stream with the same column
@@ -212,6 +233,9 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 	opts, err := s.options(st.With, cols, src, st.Start)
 	if err != nil {
 		return nil, err
+	}
+	if len(cols) == 0 && opts["connector"] == "nexmark" {
+		cols = nexmark.Columns(lower(opts["table"])) // every column of its table
 	}
 	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Columns: cols, Options: opts}
 	if st.Watermark != nil {

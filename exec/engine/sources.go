@@ -15,6 +15,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/file"
+	"github.com/eddysql/eddy/exec/connector/nexmark"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/storage"
@@ -59,6 +60,23 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 			return nil, err
 		}
 		return &projecting{inner: fs, ords: src.Ords, schema: schemaOf(src)}, nil
+	case obj.Connector() == "nexmark":
+		if snap && !obj.Bounded() {
+			return nil, fmt.Errorf("cannot read a snapshot of '%s': its nexmark generator is unbounded (give the stream an 'events' option, or use EMIT CHANGES)", obj.Name)
+		}
+		cfg, err := nexmark.FromOptions(connectorOptions(obj.Options), obj.Columns)
+		if err != nil {
+			return nil, err
+		}
+		gen, err := nexmark.New(cfg)
+		if err != nil {
+			return nil, err
+		}
+		p := &projecting{inner: gen, ords: src.Ords, schema: schemaOf(src)}
+		if obj.Bounded() {
+			return p, nil // FLUSH waits for its end, as for a file
+		}
+		return generating{p}, nil
 	case obj.Connector() == "":
 		return &logSource{log: e.db.Log(), stream: obj.ID, full: obj.Schema(), ords: src.Ords,
 			schema: schemaOf(src), snapshot: snap}, nil
@@ -94,6 +112,13 @@ func projectBatch(rec arrow.RecordBatch, ords []int, schema *arrow.Schema) arrow
 	}
 	return array.NewRecordBatch(schema, cols, rec.NumRows())
 }
+
+// generating is a projecting generator: FLUSH need not wait for it.
+type generating struct{ *projecting }
+
+func (generating) GeneratesRows() {}
+
+var _ exec.Generator = generating{}
 
 // projecting narrows another source's chunks to the columns a query reads.
 type projecting struct {

@@ -138,7 +138,11 @@ func (b *builder) build(n plan.Node) (Node, error) {
 
 func (b *builder) buildScan(n *plan.Scan) Node {
 	bounded := n.Props().Bounded
-	src := &Source{Header: b.header(n.Cols, 1), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded, TimeOrd: -1}
+	p := 1
+	if n.Object.Splittable() {
+		p = b.opts.Parallelism // a split per instance
+	}
+	src := &Source{Header: b.header(n.Cols, p), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded, TimeOrd: -1}
 	if wm := n.Object.Watermark; wm != nil {
 		ts := n.Object.ColumnIndex(wm.Column)
 		for i, o := range n.Ords {

@@ -1,0 +1,70 @@
+package nexmark
+
+import (
+	"context"
+	"errors"
+	"io"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec"
+)
+
+// benchEvents is the length of the sequence each benchmark iteration
+// generates (all kinds; a table keeps its share).
+const benchEvents = 1_000_000
+
+// benchGenerate generates the first benchEvents events as table, with
+// columns declared (nil: all), once per iteration, and reports events of
+// the global sequence per second and rows per second.
+func benchGenerate(b *testing.B, table string, columns []catalog.Column) {
+	cfg := testConfig(table, benchEvents)
+	cfg.Columns = columns
+	ctx := context.Background()
+	env := exec.NewTestEnv(memory.NewGoAllocator())
+	rows := 0
+	b.ReportAllocs()
+	for b.Loop() {
+		src, err := New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := src.Open(ctx, env); err != nil {
+			b.Fatal(err)
+		}
+		for {
+			c, err := src.Next(ctx)
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+			rows += c.NumRows()
+			c.Batch.Release()
+		}
+		src.Close()
+	}
+	sec := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)*benchEvents/sec, "events/s")
+	b.ReportMetric(float64(rows)/sec, "rows/s")
+}
+
+// BenchmarkGenerate generates the bid table with all its columns: 920,000
+// bids out of 1M events.
+func BenchmarkGenerate(b *testing.B) { benchGenerate(b, TableBid, nil) }
+
+// BenchmarkGenerateBidNumbers generates only the bid table's numeric
+// columns, as a query that reads auction, bidder, price and date_time
+// would.
+func BenchmarkGenerateBidNumbers(b *testing.B) {
+	benchGenerate(b, TableBid, cols(b, TableBid, "auction", "bidder", "price", "date_time"))
+}
+
+// BenchmarkGenerateAuction generates the auction table: 60,000 auctions.
+func BenchmarkGenerateAuction(b *testing.B) { benchGenerate(b, TableAuction, nil) }
+
+// BenchmarkGeneratePerson generates the person table: 20,000 persons.
+func BenchmarkGeneratePerson(b *testing.B) { benchGenerate(b, TablePerson, nil) }

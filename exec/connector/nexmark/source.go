@@ -1,0 +1,178 @@
+package nexmark
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+)
+
+// Source generates one split of a nexmark table. It implements
+// exec.Source; the runtime calls it from one goroutine.
+type Source struct {
+	cfg       Config
+	kind      kind
+	fields    []field
+	outs      []outColumn
+	schema    *arrow.Schema
+	gen       *generator
+	batchSize int
+
+	alloc  memory.Allocator
+	cur    cursor
+	thr    throttle
+	opened bool
+	closed bool
+}
+
+var _ exec.Source = (*Source)(nil)
+
+// New returns a source for cfg, which is validated. Which split it
+// generates is decided by Open, from the Env's instance and parallelism.
+func New(cfg Config) (*Source, error) {
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	cfg.Table = strings.ToLower(strings.TrimSpace(cfg.Table))
+	k, _ := tableKind(cfg.Table)
+	outs, err := bindColumns(k, cfg.Table, cfg.Columns)
+	if err != nil {
+		return nil, err
+	}
+	fields := make([]arrow.Field, len(outs))
+	for i, o := range outs {
+		fields[i] = types.Field(o.col.Name, o.col.Type, o.col.Nullable)
+	}
+	s := &Source{
+		cfg:       cfg,
+		kind:      k,
+		fields:    fieldsOf(k),
+		outs:      outs,
+		schema:    arrow.NewSchema(fields, nil),
+		gen:       newGenerator(k, &cfg),
+		batchSize: cfg.BatchSize,
+	}
+	if s.batchSize == 0 {
+		s.batchSize = DefaultBatchSize
+	}
+	return s, nil
+}
+
+// Schema returns the schema of the chunks: the declared columns in their
+// order, or all of the table's.
+func (s *Source) Schema() *arrow.Schema { return s.schema }
+
+// Open positions the source at the start of split env.Instance of
+// env.Parallelism: it will generate the events n = Instance +
+// k*Parallelism of the global sequence that are of its table's kind. With
+// a rate, the wall-clock schedule starts now.
+func (s *Source) Open(ctx context.Context, env *exec.Env) error {
+	switch {
+	case s.closed:
+		return errClosed
+	case s.opened:
+		return errAlreadyOpen
+	}
+	p := max(env.Parallelism, 1)
+	if env.Instance < 0 || env.Instance >= p {
+		return fmt.Errorf("nexmark connector: instance %d is not among the %d instances", env.Instance, p)
+	}
+	s.alloc = env.Alloc
+	if s.alloc == nil {
+		s.alloc = memory.DefaultAllocator
+	}
+	s.cur = newCursor(s.kind, env.Instance, p, s.cfg.Events)
+	s.thr = throttle{rate: s.cfg.Rate, start: time.Now()}
+	s.opened = true
+	return nil
+}
+
+// Next returns the next chunk of at most BatchSize rows, in event order.
+// After the split's last event of a bounded sequence it returns io.EOF.
+// With a rate, it returns the events due by now and exec.ErrCaughtUp when
+// the next one is not due yet. An unbounded split that never meets an event
+// of its kind (table 'person' at a parallelism of 50, say) is always caught
+// up.
+func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
+	switch {
+	case s.closed:
+		return exec.Chunk{}, errClosed
+	case !s.opened:
+		return exec.Chunk{}, errNotOpen
+	}
+	if err := ctx.Err(); err != nil {
+		return exec.Chunk{}, err
+	}
+	if !s.cur.seek() {
+		if s.cfg.Events > 0 {
+			return exec.Chunk{}, io.EOF
+		}
+		return exec.Chunk{}, exec.ErrCaughtUp
+	}
+	limit := uint64(math.MaxUint64)
+	if s.thr.rate > 0 {
+		if limit = s.thr.lastDue(time.Now()); s.cur.n > limit {
+			return exec.Chunk{}, exec.ErrCaughtUp
+		}
+	}
+	rows := s.batchSize
+	if s.cfg.Events > 0 || s.thr.rate > 0 {
+		rows = s.cur.count(limit, rows)
+	}
+	b := newBatch(s.alloc, s.fields, s.outs, rows)
+	for b.rows < rows && s.cur.seek() && s.cur.n <= limit {
+		s.gen.event(s.cur.n, b)
+		s.cur.advance()
+	}
+	return exec.Chunk{Batch: b.finish(s.schema, s.outs)}, nil
+}
+
+// Wait blocks until the split's next event is due (with a rate) or ctx is
+// done, and then returns ctx.Err(). Without a rate there is always an event
+// ready, or the end of a bounded sequence, so it returns at once, except
+// for an unbounded split that has no events: it waits for ctx.
+func (s *Source) Wait(ctx context.Context) error {
+	switch {
+	case s.closed:
+		return errClosed
+	case !s.opened:
+		return errNotOpen
+	}
+	if s.cur.seek() {
+		if s.thr.rate == 0 {
+			return nil
+		}
+		d := time.Until(s.thr.due(s.cur.n))
+		if d <= 0 {
+			return nil
+		}
+		t := time.NewTimer(d)
+		defer t.Stop()
+		select {
+		case <-t.C:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	if s.cfg.Events > 0 {
+		return nil // Next returns io.EOF
+	}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// Close ends the source. Chunks already returned stay valid. It is safe
+// without Open and idempotent.
+func (s *Source) Close() error {
+	s.closed = true
+	return nil
+}
