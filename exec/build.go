@@ -65,21 +65,11 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		})
 		return len(b.g.Stages) - 1, nil
 	case *physical.Union:
-		st := StageSpec{Parallelism: h.Parallelism}
-		for k, in := range h.Inputs {
-			ex, ok := in.(*physical.Exchange)
-			if !ok {
-				return 0, fmt.Errorf("exec: a union's input %d is not an exchange", k)
-			}
-			up, err := b.build(ex.Hdr().Inputs[0])
-			if err != nil {
-				return 0, err
-			}
-			st.Inputs = append(st.Inputs, InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k})
-		}
-		st.Ops = []OpSpec{{Name: physical.Line(n), NodeID: h.ID, New: func(int) (Operator, error) { return unionOp{}, nil }}}
-		b.g.Stages = append(b.g.Stages, st)
-		return len(b.g.Stages) - 1, nil
+		return b.buildMultiInput(n, func(int) (Operator, error) { return unionOp{}, nil })
+	case *physical.HashJoin:
+		cfg := HashJoinConfig{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
+			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names()}
+		return b.buildMultiInput(n, func(int) (Operator, error) { return NewHashJoin(cfg), nil })
 	case *physical.Exchange:
 		up, err := b.build(h.Inputs[0])
 		if err != nil {
@@ -169,6 +159,27 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 func distOf(d physical.DistKind) Distribution {
 	return map[physical.DistKind]Distribution{physical.Forward: DistForward, physical.Hash: DistHash,
 		physical.Broadcast: DistBroadcast, physical.Single: DistSingle}[d]
+}
+
+// buildMultiInput builds the stage of an operator with several inputs,
+// each behind an exchange: input k of the operator reads the k-th.
+func (b *graphBuilder) buildMultiInput(n physical.Node, newOp func(int) (Operator, error)) (int, error) {
+	h := n.Hdr()
+	st := StageSpec{Parallelism: h.Parallelism}
+	for k, in := range h.Inputs {
+		ex, ok := in.(*physical.Exchange)
+		if !ok {
+			return 0, fmt.Errorf("exec: input %d of %s is not an exchange", k, physical.Line(n))
+		}
+		up, err := b.build(ex.Hdr().Inputs[0])
+		if err != nil {
+			return 0, err
+		}
+		st.Inputs = append(st.Inputs, InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k})
+	}
+	st.Ops = []OpSpec{{Name: physical.Line(n), NodeID: h.ID, New: newOp}}
+	b.g.Stages = append(b.g.Stages, st)
+	return len(b.g.Stages) - 1, nil
 }
 
 // unionOp passes every input's chunks through: the union of changelogs is

@@ -24,6 +24,8 @@ var phases = []Phase{
 			rules.MergeFilters{},
 			rules.PushFilterThroughProject{},
 			rules.PushFilterBelowAggregate{},
+			rules.PushFilterIntoJoin{},
+			rules.PushJoinCondition{},
 			// After PushFilterThroughProject, which brings a filter on a
 			// row number down to the RowNumber node it tests.
 			rules.RowNumberToTopN{},

@@ -13,16 +13,7 @@ import (
 // buildFrom binds a FROM clause.
 func (b *Builder) buildFrom(j *ast.Join) (plan.Node, *scope, error) {
 	if j.Right != nil {
-		p := b.start
-		if ts, ok := j.Right.(*ast.TableSource); ok {
-			if tn, ok := ts.Source.(*ast.TableName); ok {
-				p = b.posOf(tn)
-			}
-		}
-		if jp, ok := b.src.IdentPos("JOIN", b.start); ok && jp.Offset < p.Offset {
-			p = jp
-		}
-		return nil, nil, &NotSupportedError{Feature: "joins (including comma-separated FROM lists)", Pos: p, Line: b.src.Line(p)}
+		return b.buildJoin(j)
 	}
 	return b.buildTableRef(j.Left)
 }
@@ -141,6 +132,9 @@ func (b *Builder) buildDerived(q ast.ResultSetNode, alias string, colNames []ast
 			name = colNames[i].O
 		}
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: name, id: id})
+		if alias != "" {
+			b.md.Column(id).Table = alias // references from outside display alias.name
+		}
 	}
 	return node, sc, nil
 }

@@ -14,6 +14,9 @@ type scopeCol struct {
 	name   string
 	id     plan.ColumnID
 	hidden bool // not expanded by *
+	// qualifiedOnly columns are the sides' copies of a USING column: only
+	// t.c names them, and only t.* lists them.
+	qualifiedOnly bool
 	// virtual columns exist only above an aggregation: a SESSION window's
 	// window_start and window_end.
 	virtual bool
@@ -32,7 +35,7 @@ func (s *scope) lookup(table, name string) (scopeCol, bool, bool) {
 		if !strings.EqualFold(c.name, name) {
 			continue
 		}
-		if table != "" && !strings.EqualFold(c.table, table) {
+		if table != "" && !strings.EqualFold(c.table, table) || table == "" && c.qualifiedOnly {
 			continue
 		}
 		found = append(found, c)

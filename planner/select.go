@@ -149,7 +149,7 @@ func (b *Builder) bindFields(fields []*ast.SelectField, c *exprCtx) ([]plan.Proj
 				return nil, nil, nil, b.errAtPos(b.namePos(table), "unknown table '%s' in %s.*", table, table)
 			}
 			for _, col := range c.sc.cols {
-				if col.hidden || (table != "" && !strings.EqualFold(col.table, table)) {
+				if col.hidden || (table != "" && !strings.EqualFold(col.table, table)) || (table == "" && col.qualifiedOnly) {
 					continue
 				}
 				if c.agg != nil && !c.agg.groupCols.Contains(col.id) {

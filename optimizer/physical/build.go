@@ -104,6 +104,8 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return b.buildTopN(&plan.TopN{Input: n.Input, Partition: n.Partition, Order: n.Order, Limit: math.MaxInt64, Out: n.Out})
 	case *plan.Union:
 		return b.buildUnion(n)
+	case *plan.Join:
+		return b.buildJoin(n)
 	case *plan.Sort:
 		in, err := b.build(n.Input)
 		if err != nil {

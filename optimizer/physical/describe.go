@@ -38,6 +38,17 @@ func sourceKind(o *catalog.Object) string {
 	return "insert"
 }
 
+func (n *HashJoin) Describe() (string, []plan.Attr) {
+	attrs := []plan.Attr{{Value: n.Kind.String()}}
+	if len(n.KeyText) > 0 {
+		attrs = append(attrs, plan.Attr{Key: "keys", Value: "[" + strings.Join(n.KeyText, ", ") + "]"})
+	}
+	if n.Residual != nil {
+		attrs = append(attrs, plan.Attr{Key: "cond", Value: n.Residual.String()})
+	}
+	return "HashJoin", attrs
+}
+
 func (n *Values) Describe() (string, []plan.Attr) {
 	return "Values", []plan.Attr{{Key: "rows", Value: strconv.Itoa(len(n.Rows))}}
 }

@@ -50,7 +50,11 @@ func format(b *strings.Builder, n Node, first, rest string) {
 		childRest = rest + "│   "
 	}
 	if h.Est.Stateful && !h.Est.StateBounded {
-		fmt.Fprintf(b, "%s! unbounded state: grows with every distinct key and is never freed\n", childRest)
+		growth := h.Est.Growth
+		if growth == "" {
+			growth = "with every distinct key"
+		}
+		fmt.Fprintf(b, "%s! unbounded state: grows %s and is never freed\n", childRest, growth)
 	}
 	for i, c := range in {
 		if i == len(in)-1 {

@@ -32,6 +32,9 @@ type Estimate struct {
 	StateBounded bool
 	// Stateful marks operators that keep state at all.
 	Stateful bool
+	// Growth says how unbounded state grows, for EXPLAIN's warning ("" is
+	// "with every distinct key").
+	Growth string
 }
 
 // Header holds what every physical operator has.
@@ -75,6 +78,20 @@ type Source struct {
 	// TimeOrd is the output ordinal of the event-time column when the
 	// object declares a WATERMARK, else -1.
 	TimeOrd int
+}
+
+// HashJoin joins Inputs[0] (left) and Inputs[1] (right), each partitioned
+// on its keys (LeftKeys[i] = RightKeys[i]); without keys both sides meet in
+// one instance. Residual is the rest of the condition, over the left
+// columns followed by the right ones. Its output is the left columns then
+// the right ones (the left ones only for a semi or anti join).
+type HashJoin struct {
+	Header
+	Kind                plan.JoinKind
+	LeftKeys, RightKeys []int
+	Residual            plan.Expr
+	// KeyText shows each key pair as the query wrote it, for EXPLAIN.
+	KeyText []string
 }
 
 // Values produces constant rows.

@@ -16,8 +16,9 @@ import (
 // The rule matches a node that consumes named columns (Project, Calc,
 // Aggregate, Sort) and rebuilds its input without the unused ones: a Scan
 // or VALUES drops columns, a Project or Calc drops items, an Aggregate drops
-// unused aggregates (never grouping columns), and a Filter, Sort or Limit
-// passes the request on to its own input plus the columns it tests itself.
+// unused aggregates (never grouping columns), and a Filter, Sort, Limit or
+// Join passes the request on to its own inputs plus the columns it tests
+// itself.
 //
 // Safety: a dropped column is read by no operator above, so no value any
 // operator computes changes; row counts and ops are untouched (no rows are
@@ -208,6 +209,17 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 			return n, false
 		}
 		return n.WithInputs(in), true
+	case *plan.Join:
+		want := needed
+		if n.On != nil {
+			want = want.Union(plan.ColsUsed(n.On))
+		}
+		l, lok := narrow(n.Left, want)
+		r, rok := narrow(n.Right, want)
+		if !lok && !rok {
+			return n, false
+		}
+		return n.WithInputs(l, r), true
 	case *plan.Filter:
 		in, ok := narrow(n.Input, needed.Union(plan.ColsUsed(n.Pred)))
 		if !ok {

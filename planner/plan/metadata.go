@@ -20,6 +20,9 @@ type ColumnMeta struct {
 // statement and never shrinks.
 type Metadata struct {
 	cols []ColumnMeta
+	// Qualify makes the column references Ref returns display their table
+	// (t.c): set once a statement joins, where names alone are ambiguous.
+	Qualify bool
 }
 
 // NewMetadata returns empty metadata.
@@ -47,5 +50,9 @@ func (m *Metadata) NumColumns() int { return len(m.cols) }
 // Ref returns a ColRef expression for id.
 func (m *Metadata) Ref(id ColumnID) *ColRef {
 	c := m.Column(id)
-	return &ColRef{ID: id, Name: c.Name, Typ: c.Type, Null: c.Nullable}
+	name := c.Name
+	if m.Qualify && c.Table != "" {
+		name = c.Table + "." + name
+	}
+	return &ColRef{ID: id, Name: name, Typ: c.Type, Null: c.Nullable}
 }

@@ -386,6 +386,8 @@ func projText(md *Metadata, items []ProjItem) string {
 // again for its new contents.
 func ResetProps(n Node) Node {
 	switch n := n.(type) {
+	case *Join:
+		n.props = nil
 	case *Scan:
 		n.props = nil
 	case *Values:

@@ -1,0 +1,231 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// HashJoinConfig configures a HashJoin.
+type HashJoinConfig struct {
+	Kind plan.JoinKind
+	// Left and Right are the types of the inputs' columns: input 0 is the
+	// left side, input 1 the right.
+	Left, Right []types.T
+	// LeftKeys[i] = RightKeys[i] are the equi-join keys (input ordinals);
+	// none makes every pair a candidate (a cross join). A NULL key never
+	// matches.
+	LeftKeys, RightKeys []int
+	// Residual is the rest of the join condition, over the left columns
+	// followed by the right ones (nil: none).
+	Residual plan.Expr
+	// Names name the output columns: left then right, or left only for
+	// semi and anti joins.
+	Names []string
+}
+
+// HashJoin is the regular join of two changelogs: it keeps every row of
+// both sides, indexed by its join key, and for each change on one side
+// emits the change of the join result: the new (or retracted) row joined
+// with every matching row of the other side. Outer joins also count each
+// kept row's matches, so that a row of a preserved side is emitted padded
+// with NULLs while it has none, and that padded row is retracted when its
+// first match arrives (and emitted again when its last match leaves). Semi
+// and anti joins emit a left row when its match count leaves or reaches
+// zero. Its output is a changelog of inserts and deletes.
+//
+// The state is unbounded: it grows with both inputs (EXPLAIN warns). Each
+// batch costs work in the rows it touches and their matches, not in the
+// state size.
+type HashJoin struct {
+	cfg     HashJoinConfig
+	env     *Env
+	sides   [2]*joinSide
+	resid   *expr.Expr
+	schema  *arrow.Schema
+	keyBuf  []byte
+	cand    []int32 // candidate pairs: probe rows
+	candIDs []int32 // and the other side's row ids
+	keep    []int32
+	outP    []int32 // output rows: probe row (-1: NULL)
+	outO    []int32 // and other-side id (-1: NULL)
+	outOps  []Op
+}
+
+// joinSide is one input's state: its rows, indexed by join key, and for a
+// side whose matches are counted, each row's number of matches.
+type joinSide struct {
+	types   []types.T
+	keys    []int
+	store   *rowStore
+	index   map[string][]int32
+	counted bool
+	matches []int32
+}
+
+var _ Operator = (*HashJoin)(nil)
+
+// NewHashJoin returns a HashJoin.
+func NewHashJoin(cfg HashJoinConfig) *HashJoin { return &HashJoin{cfg: cfg} }
+
+// Open implements Operator.
+func (j *HashJoin) Open(ctx context.Context, env *Env) error {
+	c := j.cfg
+	if len(c.LeftKeys) != len(c.RightKeys) {
+		return fmt.Errorf("hash join: %d left keys for %d right keys", len(c.LeftKeys), len(c.RightKeys))
+	}
+	j.env = env
+	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: newRowStore(c.Left), index: map[string][]int32{},
+		counted: c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin}
+	right := &joinSide{types: c.Right, keys: c.RightKeys, store: newRowStore(c.Right), index: map[string][]int32{},
+		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
+	j.sides = [2]*joinSide{left, right}
+	if c.Residual != nil && !plan.IsTrue(c.Residual) {
+		r, err := expr.Compile(c.Residual, append(append([]types.T(nil), c.Left...), c.Right...))
+		if err != nil {
+			return fmt.Errorf("hash join: condition %s: %w", c.Residual, err)
+		}
+		j.resid = r
+	}
+	out := append(append([]types.T(nil), c.Left...), c.Right...)
+	if c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {
+		out = c.Left
+	}
+	if len(c.Names) != len(out) {
+		return fmt.Errorf("hash join: %d names for %d output columns", len(c.Names), len(out))
+	}
+	fields := make([]arrow.Field, len(out))
+	for i, t := range out {
+		fields[i] = types.Field(c.Names[i], t, true)
+	}
+	j.schema = arrow.NewSchema(fields, nil)
+	return nil
+}
+
+// Process implements Operator: input 0 is the left side, input 1 the right.
+func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	if in != 0 && in != 1 {
+		return fmt.Errorf("hash join: no input %d", in)
+	}
+	n := c.NumRows()
+	if n == 0 {
+		return nil
+	}
+	probe, other := j.sides[in], j.sides[1-in]
+	cols := c.Batch.Columns()
+	keyCols := make([]arrow.Array, len(probe.keys))
+	for k, o := range probe.keys {
+		keyCols[k] = cols[o]
+	}
+	// The candidates: every row of the other side with the same key.
+	j.cand, j.candIDs = j.cand[:0], j.candIDs[:0]
+	keys := make([]string, n) // "" marks a NULL key (it matches nothing)
+	for i := 0; i < n; i++ {
+		k, ok := j.key(keyCols, i)
+		if !ok {
+			continue
+		}
+		keys[i] = k
+		for _, id := range other.index[k] {
+			j.cand = append(j.cand, int32(i))
+			j.candIDs = append(j.candIDs, id)
+		}
+	}
+	if err := j.filterResidual(in, c, other); err != nil {
+		return err
+	}
+	// Apply the rows in order: emit their changes and update the state.
+	j.outP, j.outO, j.outOps = j.outP[:0], j.outO[:0], j.outOps[:0]
+	p := 0
+	for i := 0; i < n; i++ {
+		start := p
+		for p < len(j.cand) && int(j.cand[p]) == i {
+			p++
+		}
+		matches := j.candIDs[start:p]
+		op := Insert
+		if c.Ops != nil {
+			op = c.Ops[i]
+		}
+		insert := op == Insert || op == UpdateAfter
+		if err := j.apply(in, probe, other, cols, i, keys[i], matches, insert); err != nil {
+			return err
+		}
+	}
+	j.gauge()
+	return j.emit(ctx, in, c, other, out)
+}
+
+// key encodes row i's join key; false when a key column is NULL. A cross
+// join's key is empty, and every row has it.
+func (j *HashJoin) key(keyCols []arrow.Array, i int) (string, bool) {
+	for _, kc := range keyCols {
+		if kc.IsNull(i) {
+			return "", false
+		}
+	}
+	j.keyBuf = appendRowKey(append(j.keyBuf[:0], 1), keyCols, i)
+	return string(j.keyBuf), true
+}
+
+// filterResidual keeps the candidate pairs for which the residual
+// condition is TRUE.
+func (j *HashJoin) filterResidual(in int, c Chunk, other *joinSide) error {
+	if j.resid == nil || len(j.cand) == 0 {
+		return nil
+	}
+	probeCols, err := takeColumns(j.env, c.Batch, j.cand)
+	if err != nil {
+		return err
+	}
+	otherCols := make([]arrow.Array, len(other.types))
+	for k := range otherCols {
+		otherCols[k] = other.store.gather(j.env.Alloc, k, j.candIDs)
+	}
+	pairCols := append(probeCols, otherCols...)
+	if in == 1 {
+		pairCols = append(otherCols, probeCols...)
+	}
+	fields := make([]arrow.Field, len(pairCols))
+	for k, a := range pairCols {
+		fields[k] = arrow.Field{Name: fmt.Sprintf("c%d", k), Type: a.DataType(), Nullable: true}
+	}
+	pairs := array.NewRecordBatch(arrow.NewSchema(fields, nil), pairCols, int64(len(j.cand)))
+	for _, a := range pairCols {
+		a.Release()
+	}
+	defer pairs.Release()
+	j.keep, err = j.resid.Select(j.env.Alloc, pairs, j.keep[:0])
+	if err != nil {
+		return fmt.Errorf("hash join: condition %s: %w", j.cfg.Residual, err)
+	}
+	for k, idx := range j.keep {
+		j.cand[k], j.candIDs[k] = j.cand[idx], j.candIDs[idx]
+	}
+	j.cand, j.candIDs = j.cand[:len(j.keep)], j.candIDs[:len(j.keep)]
+	return nil
+}
+
+func takeColumns(env *Env, b arrow.RecordBatch, sel []int32) ([]arrow.Array, error) {
+	out := make([]arrow.Array, b.NumCols())
+	for k := range out {
+		a, err := expr.Take(env.Alloc, b.Column(k), sel)
+		if err != nil {
+			for _, x := range out[:k] {
+				x.Release()
+			}
+			return nil, err
+		}
+		out[k] = a
+	}
+	return out, nil
+}
+
+var errRetractUnknown = errors.New("hash join: a retraction of a row the join never received")

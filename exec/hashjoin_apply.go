@@ -1,0 +1,213 @@
+package exec
+
+import (
+	"context"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// apply emits the changes row i of the probe side (input in) makes to the
+// join result, given its matches among the other side's rows, and updates
+// the state. key is "" when the row's key is NULL (it matches nothing and
+// is not kept).
+func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i int, key string, matches []int32, insert bool) error {
+	kind := j.cfg.Kind
+	semi := kind == plan.SemiJoin || kind == plan.AntiJoin
+	op, inv := Insert, Delete
+	if !insert {
+		op, inv = Delete, Insert
+	}
+	probePad := in == 0 && kind.PreservesLeft() || in == 1 && kind.PreservesRight()
+	otherPad := in == 1 && kind.PreservesLeft() || in == 0 && kind.PreservesRight()
+	for _, o := range matches {
+		// A counted row of the other side whose count leaves or reaches
+		// zero changes what it contributes on its own.
+		flips := false
+		if other.counted {
+			if insert {
+				flips = other.matches[o] == 0
+				other.matches[o]++
+			} else {
+				other.matches[o]--
+				flips = other.matches[o] == 0
+			}
+		}
+		switch {
+		case semi:
+			// Only a left row is output; here the other side is the left.
+			if flips {
+				if kind == plan.SemiJoin {
+					j.out(-1, o, op)
+				} else {
+					j.out(-1, o, inv)
+				}
+			}
+		case otherPad && flips && insert:
+			j.out(-1, o, Delete) // the padded row gives way to its first match
+			j.out(int32(i), o, op)
+		case otherPad && flips:
+			j.out(int32(i), o, op)
+			j.out(-1, o, Insert) // its last match left: padded again
+		default:
+			j.out(int32(i), o, op)
+		}
+	}
+	switch {
+	case semi && in == 0:
+		if (kind == plan.SemiJoin) == (len(matches) > 0) {
+			j.out(int32(i), -1, op)
+		}
+	case probePad && len(matches) == 0:
+		j.out(int32(i), -1, op)
+	}
+	if key == "" {
+		return nil // a NULL key matches nothing: nothing to keep
+	}
+	if insert {
+		id := probe.store.add(cols, i)
+		probe.index[key] = append(probe.index[key], id)
+		if probe.counted {
+			for int(id) >= len(probe.matches) {
+				probe.matches = append(probe.matches, 0)
+			}
+			probe.matches[id] = int32(len(matches))
+		}
+		return nil
+	}
+	bucket := probe.index[key]
+	for k, id := range bucket {
+		if !probe.store.equal(id, cols, i) {
+			continue
+		}
+		last := len(bucket) - 1
+		bucket[k] = bucket[last]
+		if last == 0 {
+			delete(probe.index, key)
+		} else {
+			probe.index[key] = bucket[:last]
+		}
+		probe.store.remove(id)
+		return nil
+	}
+	return errRetractUnknown
+}
+
+func (j *HashJoin) out(p, o int32, op Op) {
+	j.outP = append(j.outP, p)
+	j.outO = append(j.outO, o)
+	j.outOps = append(j.outOps, op)
+}
+
+// emit builds and emits the output rows collected for one input chunk.
+func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, out Emitter) error {
+	n := len(j.outP)
+	if n == 0 {
+		return nil
+	}
+	alloc := j.env.Alloc
+	semi := j.cfg.Kind == plan.SemiJoin || j.cfg.Kind == plan.AntiJoin
+	var probeCols, otherCols []arrow.Array
+	if !semi || in == 0 {
+		for k := 0; k < int(c.Batch.NumCols()); k++ {
+			a, err := takeNullable(alloc, c.Batch.Column(k), j.outP)
+			if err != nil {
+				releaseArrays(probeCols)
+				return err
+			}
+			probeCols = append(probeCols, a)
+		}
+	}
+	if !semi || in == 1 {
+		for k := range other.types {
+			otherCols = append(otherCols, other.store.gather(alloc, k, j.outO))
+		}
+	}
+	cols := append(probeCols, otherCols...)
+	if in == 1 {
+		cols = append(otherCols, probeCols...)
+	}
+	rec := array.NewRecordBatch(j.schema, cols, int64(n))
+	releaseArrays(cols)
+	ops := make([]Op, n)
+	copy(ops, j.outOps)
+	err := out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	rec.Release()
+	return err
+}
+
+func releaseArrays(as []arrow.Array) {
+	for _, a := range as {
+		a.Release()
+	}
+}
+
+// takeNullable takes a's rows at idx, where -1 gives NULL.
+func takeNullable(alloc memory.Allocator, a arrow.Array, idx []int32) (arrow.Array, error) {
+	nulls := 0
+	for _, x := range idx {
+		if x < 0 {
+			nulls++
+		}
+	}
+	if nulls == 0 {
+		return expr.Take(alloc, a, idx)
+	}
+	if nulls == len(idx) || a.DataType().ID() == arrow.NULL {
+		return array.MakeArrayOfNull(alloc, a.DataType(), len(idx)), nil
+	}
+	safe := make([]int32, len(idx))
+	for k, x := range idx {
+		safe[k] = max(x, 0)
+	}
+	t, err := expr.Take(alloc, a, safe)
+	if err != nil {
+		return nil, err
+	}
+	defer t.Release()
+	bm := memory.NewResizableBuffer(alloc)
+	defer bm.Release()
+	bm.Resize(int(bitutil.BytesForBits(int64(len(idx)))))
+	bits := bm.Bytes()
+	clear(bits)
+	nullN := 0
+	for k, x := range idx {
+		if x >= 0 && t.IsValid(k) {
+			bitutil.SetBit(bits, k)
+		} else {
+			nullN++
+		}
+	}
+	d := t.Data()
+	bufs := append([]*memory.Buffer{bm}, d.Buffers()[1:]...)
+	nd := array.NewData(d.DataType(), len(idx), bufs, d.Children(), nullN, 0) // Take builds at offset 0
+	defer nd.Release()
+	return array.MakeFromData(nd), nil
+}
+
+// gauge publishes the state size.
+func (j *HashJoin) gauge() {
+	var rows, bytes int64
+	for _, s := range j.sides {
+		rows += int64(s.store.live())
+		bytes += s.store.bytes() + 4*int64(len(s.matches))
+	}
+	j.env.Metrics.StateKeys.Store(rows)
+	j.env.Metrics.StateBytes.Store(bytes)
+}
+
+// OnControl implements Operator: a regular join keeps its state whatever
+// the watermark says.
+func (j *HashJoin) OnControl(context.Context, Control, Emitter) error { return nil }
+
+// Close implements Operator.
+func (j *HashJoin) Close() error {
+	j.sides = [2]*joinSide{}
+	j.env = nil
+	return nil
+}

@@ -1,0 +1,139 @@
+package physical
+
+import (
+	"github.com/eddysql/eddy/optimizer/cost"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// equiKey is one conjunct l = r of a join condition, l over the left
+// side's columns only and r over the right's, compared in one physical
+// type: a hash join key.
+type equiKey struct{ l, r plan.Expr }
+
+// splitJoinCondition splits a join condition into equi-join keys and the
+// residual rest.
+func splitJoinCondition(on plan.Expr, left, right plan.ColSet) (keys []equiKey, residual []plan.Expr) {
+	if on == nil {
+		return nil, nil
+	}
+	for _, c := range plan.Conjuncts(on) {
+		if eq, ok := c.(*plan.Binary); ok && eq.Op == plan.OpEq &&
+			eq.L.Type().Physical() == eq.R.Type().Physical() {
+			lc, rc := plan.ColsUsed(eq.L), plan.ColsUsed(eq.R)
+			switch {
+			case !lc.Empty() && !rc.Empty() && lc.SubsetOf(left) && rc.SubsetOf(right):
+				keys = append(keys, equiKey{eq.L, eq.R})
+				continue
+			case !lc.Empty() && !rc.Empty() && lc.SubsetOf(right) && rc.SubsetOf(left):
+				keys = append(keys, equiKey{eq.R, eq.L})
+				continue
+			}
+		}
+		if !plan.IsTrue(c) {
+			residual = append(residual, c)
+		}
+	}
+	return keys, residual
+}
+
+// buildJoin plans a join as a HashJoin whose sides are hash-partitioned on
+// the equi-join keys (both sent to one instance when there are none). A
+// key that is an expression rather than a column is computed by a Calc
+// below its side, and a Calc above the join drops it again.
+func (b *builder) buildJoin(n *plan.Join) (Node, error) {
+	keys, residual := splitJoinCondition(n.On, n.Left.Output().ToSet(), n.Right.Output().ToSet())
+	var lk, rk []plan.Expr
+	for _, k := range keys {
+		lk, rk = append(lk, k.l), append(rk, k.r)
+	}
+	left, lcols, lords, err := b.buildJoinSide(n.Left, lk)
+	if err != nil {
+		return nil, err
+	}
+	right, rcols, rords, err := b.buildJoinSide(n.Right, rk)
+	if err != nil {
+		return nil, err
+	}
+	p := b.opts.Parallelism
+	if len(keys) == 0 {
+		p = 1
+		left, right = b.exchange(left, Single, nil, 1), b.exchange(right, Single, nil, 1)
+	} else {
+		left, right = b.exchange(left, Hash, lords, p), b.exchange(right, Hash, rords, p)
+	}
+	all := append(append(plan.ColList(nil), lcols...), rcols...)
+	out := all
+	if n.Kind == plan.SemiJoin || n.Kind == plan.AntiJoin {
+		out = lcols
+	}
+	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords}
+	for _, k := range keys {
+		j.KeyText = append(j.KeyText, k.l.String()+" = "+k.r.String())
+	}
+	if len(residual) > 0 {
+		if j.Residual, err = bind(plan.MakeAnd(residual), all); err != nil {
+			return nil, err
+		}
+	}
+	lp, rp := n.Left.Props(), n.Right.Props()
+	lr, rr := left.Hdr().Est.RowsPerSec, right.Hdr().Est.RowsPerSec
+	rows := cost.DefaultDistinct
+	j.Est = Estimate{RowsPerSec: lr + rr, Stateful: true, StateRows: 2 * rows,
+		StateBytes:   rows * (cost.RowWidth(left.Hdr().Types()) + cost.RowWidth(right.Hdr().Types())),
+		StateBounded: lp.Bounded && rp.Bounded, Growth: "with every row of both inputs"}
+	if len(out) == len(n.Output()) {
+		return j, nil
+	}
+	// Drop the computed keys.
+	c := &Calc{Header: b.header(n.Output(), p, j)}
+	for _, id := range n.Output() {
+		e, err := bind(b.md.Ref(id), out)
+		if err != nil {
+			return nil, err
+		}
+		c.Projs = append(c.Projs, e)
+	}
+	c.Est.RowsPerSec = j.Est.RowsPerSec
+	return c, nil
+}
+
+// buildJoinSide plans one side of a join and returns its columns with the
+// ordinals of its keys, adding a Calc that computes the keys that are not
+// columns.
+func (b *builder) buildJoinSide(in plan.Node, keys []plan.Expr) (Node, plan.ColList, []int, error) {
+	node, err := b.build(in)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	cols := in.Output()
+	var ords []int
+	var extra []plan.Expr
+	ext := append(plan.ColList(nil), cols...)
+	for _, k := range keys {
+		if c, ok := k.(*plan.ColRef); ok {
+			ords = append(ords, cols.Find(c.ID))
+			continue
+		}
+		id := b.md.AddColumn(k.String(), "", k.Type(), k.Nullable())
+		ext = append(ext, id)
+		ords = append(ords, len(ext)-1)
+		extra = append(extra, k)
+	}
+	if len(extra) == 0 {
+		return node, cols, ords, nil
+	}
+	calc := &Calc{Header: b.header(ext, node.Hdr().Parallelism, node)}
+	for _, id := range cols {
+		e, _ := bind(b.md.Ref(id), cols)
+		calc.Projs = append(calc.Projs, e)
+	}
+	for _, k := range extra {
+		e, err := bind(k, cols)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		calc.Projs = append(calc.Projs, e)
+	}
+	calc.Est.RowsPerSec = node.Hdr().Est.RowsPerSec
+	return calc, ext, ords, nil
+}

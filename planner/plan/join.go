@@ -1,0 +1,96 @@
+package plan
+
+// JoinKind is the kind of a join.
+type JoinKind uint8
+
+// The join kinds. Semi and Anti output the left side's columns only: the
+// left rows with at least one match (Semi) or none (Anti), from IN, EXISTS
+// and NOT EXISTS subqueries.
+const (
+	InnerJoin JoinKind = iota
+	LeftJoin
+	RightJoin
+	FullJoin
+	SemiJoin
+	AntiJoin
+)
+
+// String returns the kind as SQL writes it.
+func (k JoinKind) String() string {
+	return [...]string{"Inner", "Left", "Right", "Full", "Semi", "Anti"}[k]
+}
+
+// PreservesLeft reports whether every left row appears in the output
+// (padded with NULLs when unmatched).
+func (k JoinKind) PreservesLeft() bool { return k == LeftJoin || k == FullJoin }
+
+// PreservesRight reports whether every right row appears in the output.
+func (k JoinKind) PreservesRight() bool { return k == RightJoin || k == FullJoin }
+
+// Join combines the rows of Left and Right for which On is TRUE (a nil On
+// is a cross join). Its output is Left's columns then Right's, or Left's
+// only for a semi or anti join. The columns of a side an outer join pads
+// with NULLs are nullable in the metadata.
+type Join struct {
+	Kind        JoinKind
+	Left, Right Node
+	On          Expr
+	props       *Props
+}
+
+var _ Node = (*Join)(nil)
+
+func (*Join) nodeMarker() {}
+
+// Inputs implements Node.
+func (n *Join) Inputs() []Node { return []Node{n.Left, n.Right} }
+
+// WithInputs implements Node.
+func (n *Join) WithInputs(in ...Node) Node {
+	checkArity(n, in, 2)
+	return &Join{Kind: n.Kind, Left: in[0], Right: in[1], On: n.On}
+}
+
+// Output implements Node.
+func (n *Join) Output() ColList {
+	if n.Kind == SemiJoin || n.Kind == AntiJoin {
+		return n.Left.Output()
+	}
+	return append(append(ColList(nil), n.Left.Output()...), n.Right.Output()...)
+}
+
+// Props implements Node. An inner or semi join of append-only inputs only
+// appends; an outer join retracts its NULL-padded rows when a match
+// arrives, and an anti join retracts a row when its first match arrives.
+// A row of an inner join is identified by a key of each side.
+func (n *Join) Props() *Props {
+	if n.props == nil {
+		l, r := n.Left.Props(), n.Right.Props()
+		p := &Props{Bounded: l.Bounded && r.Bounded, Watermarked: l.Watermarked && r.Watermarked}
+		switch n.Kind {
+		case InnerJoin:
+			p.AppendOnly = l.AppendOnly && r.AppendOnly
+			for _, lk := range l.Keys {
+				for _, rk := range r.Keys {
+					p.Keys = append(p.Keys, lk.Union(rk))
+				}
+			}
+		case SemiJoin:
+			p.AppendOnly = l.AppendOnly && r.AppendOnly
+			p.Keys = l.Keys
+		case AntiJoin:
+			p.Keys = l.Keys
+		}
+		n.props = p
+	}
+	return n.props
+}
+
+// Describe implements Node.
+func (n *Join) Describe(md *Metadata) (string, []Attr) {
+	attrs := []Attr{{"", n.Kind.String()}}
+	if n.On != nil {
+		attrs = append(attrs, Attr{"on", n.On.String()})
+	}
+	return "Join", attrs
+}
