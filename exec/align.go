@@ -23,6 +23,11 @@ type aligner struct {
 	flushOut  uint64
 	barSeen   []uint64
 	barOut    uint64
+	deaf      []bool // senders whose watermarks do not count
+	inputOf   []int  // the operator input each sender feeds
+	caught    []bool // senders that sent CaughtUp (or ended)
+	caughtIn  []bool // inputs reported caught up
+	caughtAll bool
 }
 
 const noWatermark = int64(-1 << 63)
@@ -31,6 +36,8 @@ func newAligner(senders int) *aligner {
 	a := &aligner{
 		n: senders, ended: make([]bool, senders), wm: make([]int64, senders), idle: make([]bool, senders),
 		wmOut: noWatermark, flushSeen: make([]uint64, senders), barSeen: make([]uint64, senders),
+		deaf: make([]bool, senders), inputOf: make([]int, senders), caught: make([]bool, senders),
+		caughtIn: make([]bool, 1),
 	}
 	for i := range a.wm {
 		a.wm[i] = noWatermark
@@ -38,11 +45,26 @@ func newAligner(senders int) *aligner {
 	return a
 }
 
+// setInput records that sender feeds operator input in.
+func (a *aligner) setInput(sender, in int) {
+	a.inputOf[sender] = in
+	for len(a.caughtIn) <= in {
+		a.caughtIn = append(a.caughtIn, false)
+	}
+}
+
+// ignoreWatermarks leaves sender out of the watermark: it neither holds
+// it back nor advances it.
+func (a *aligner) ignoreWatermarks(sender int) { a.deaf[sender] = true }
+
 // add records a control message from sender and returns the messages that
 // became aligned, in order.
 func (a *aligner) add(sender int, m Control) []Control {
 	switch m.Kind {
 	case Watermark:
+		if a.deaf[sender] {
+			return nil
+		}
 		a.idle[sender] = m.Idle
 		if !m.Idle && m.Watermark > a.wm[sender] {
 			a.wm[sender] = m.Watermark
@@ -54,12 +76,17 @@ func (a *aligner) add(sender int, m Control) []Control {
 	case Barrier:
 		a.barSeen[sender] = max(a.barSeen[sender], m.Epoch)
 		return a.advanceMarkers(nil)
+	case CaughtUp:
+		a.caught[sender] = true
+		return a.advanceCaughtUp(nil)
 	case EndOfInput:
 		if !a.ended[sender] {
 			a.ended[sender] = true
 			a.nEnded++
 		}
-		out := a.advanceWatermark(nil)
+		a.caught[sender] = true
+		out := a.advanceCaughtUp(nil)
+		out = a.advanceWatermark(out)
 		out = a.advanceMarkers(out)
 		if a.nEnded == a.n {
 			out = append(out, Control{Kind: EndOfInput})
@@ -75,7 +102,7 @@ func (a *aligner) add(sender int, m Control) []Control {
 func (a *aligner) advanceWatermark(out []Control) []Control {
 	lo, live, active := int64(1<<63-1), false, false
 	for i, w := range a.wm {
-		if a.ended[i] {
+		if a.ended[i] || a.deaf[i] {
 			continue
 		}
 		live = true
@@ -95,6 +122,33 @@ func (a *aligner) advanceWatermark(out []Control) []Control {
 		a.idleOut = false
 		a.wmOut = max(a.wmOut, lo)
 		out = append(out, Control{Kind: Watermark, Watermark: a.wmOut})
+	}
+	return out
+}
+
+// advanceCaughtUp reports each input whose senders have all caught up,
+// then, once, that every input has.
+func (a *aligner) advanceCaughtUp(out []Control) []Control {
+	if a.caughtAll {
+		return out
+	}
+	all := true
+	for in := range a.caughtIn {
+		done := true
+		for s, k := range a.inputOf {
+			if k == in && !a.caught[s] {
+				done = false
+			}
+		}
+		if done && !a.caughtIn[in] {
+			a.caughtIn[in] = true
+			out = append(out, Control{Kind: CaughtUp, Input: in})
+		}
+		all = all && done
+	}
+	if all {
+		a.caughtAll = true
+		out = append(out, Control{Kind: CaughtUp, Input: -1})
 	}
 	return out
 }

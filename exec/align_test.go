@@ -28,8 +28,39 @@ func TestAlignerWatermarkIsMinimumOverSenders(t *testing.T) {
 		t.Fatalf("after end of sender 1: got %v", got)
 	}
 	got = a.add(0, Control{Kind: EndOfInput})
-	if !reflect.DeepEqual(got, []Control{{Kind: EndOfInput}}) {
-		t.Fatalf("after both ended: got %v", got)
+	want = []Control{{Kind: CaughtUp, Input: 0}, {Kind: CaughtUp, Input: -1}, {Kind: EndOfInput}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("after both ended: got %v, want %v", got, want)
+	}
+}
+
+func TestAlignerCaughtUpPerInput(t *testing.T) {
+	// Senders 0 and 1 feed input 0; sender 2 feeds input 1.
+	a := newAligner(3)
+	a.setInput(2, 1)
+	if got := a.add(2, Control{Kind: CaughtUp, Input: -1}); !reflect.DeepEqual(got, []Control{{Kind: CaughtUp, Input: 1}}) {
+		t.Fatalf("input 1 caught up: got %v", got)
+	}
+	if got := a.add(0, Control{Kind: CaughtUp, Input: -1}); len(got) != 0 {
+		t.Fatalf("half of input 0 caught up: got %v", got)
+	}
+	want := []Control{{Kind: CaughtUp, Input: 0}, {Kind: CaughtUp, Input: -1}}
+	if got := a.add(1, Control{Kind: EndOfInput}); !reflect.DeepEqual(got, want) {
+		t.Fatalf("an ended sender counts as caught up: got %v, want %v", got, want)
+	}
+	if got := a.add(0, Control{Kind: CaughtUp, Input: -1}); len(got) != 0 {
+		t.Fatalf("caught up is reported once: got %v", got)
+	}
+}
+
+func TestAlignerIgnoresDeafSendersWatermarks(t *testing.T) {
+	a := newAligner(2)
+	a.ignoreWatermarks(1)
+	if got := a.add(0, Control{Kind: Watermark, Watermark: 5}); !reflect.DeepEqual(got, []Control{{Kind: Watermark, Watermark: 5}}) {
+		t.Fatalf("the other sender alone sets the watermark: got %v", got)
+	}
+	if got := a.add(1, Control{Kind: Watermark, Watermark: 1}); len(got) != 0 {
+		t.Fatalf("a deaf sender's watermark counted: got %v", got)
 	}
 }
 

@@ -68,8 +68,13 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		return b.buildMultiInput(n, func(int) (Operator, error) { return unionOp{}, nil })
 	case *physical.HashJoin:
 		cfg := HashJoinConfig{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
-			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names()}
-		return b.buildMultiInput(n, func(int) (Operator, error) { return NewHashJoin(cfg), nil })
+			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup}
+		stage, err := b.buildMultiInput(n, func(int) (Operator, error) { return NewHashJoin(cfg), nil })
+		if err == nil && n.Lookup {
+			// The table side carries no event time.
+			b.g.Stages[stage].Inputs[1].IgnoreWatermarks = true
+		}
+		return stage, err
 	case *physical.Exchange:
 		up, err := b.build(h.Inputs[0])
 		if err != nil {

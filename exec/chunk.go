@@ -110,6 +110,12 @@ const (
 	// EndOfInput: the input is finished (a bounded source read to its end).
 	// Nothing follows it.
 	EndOfInput
+	// CaughtUp: the rows that were waiting when the query started have all
+	// been sent ahead of this marker (each source sends it once, when it
+	// first catches up or ends). An operator sees it once per input, with
+	// Input set, and then once with Input -1 when every input has; only
+	// that last one travels on downstream.
+	CaughtUp
 )
 
 // MaxWatermark is the watermark of an input that has ended: every event
@@ -128,6 +134,7 @@ type Control struct {
 	Idle    bool
 	Epoch   uint64
 	FlushID uint64
+	Input   int // for CaughtUp: the operator input it is about (-1: all)
 }
 
 // String renders the message for traces and tests.
@@ -147,6 +154,11 @@ func (c Control) String() string {
 		return "flush(" + strconv.FormatUint(c.FlushID, 10) + ")"
 	case EndOfInput:
 		return "end-of-input"
+	case CaughtUp:
+		if c.Input < 0 {
+			return "caught-up"
+		}
+		return "caught-up(input " + strconv.Itoa(c.Input) + ")"
 	}
 	return "control(?)"
 }

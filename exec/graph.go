@@ -21,6 +21,10 @@ type InputSpec struct {
 	Dist  Distribution
 	Keys  []int // hash keys (input ordinals), for DistHash
 	Input int   // which input of the stage's first operator it feeds
+	// IgnoreWatermarks makes the stage's watermark the minimum over its
+	// other inputs only: a lookup join's table side, whose rows carry no
+	// event time, must not hold back the stream's watermark.
+	IgnoreWatermarks bool
 }
 
 // StageSpec describes a stage: either a source (Source set, no Inputs) or a

@@ -29,6 +29,11 @@ type HashJoinConfig struct {
 	// Names name the output columns: left then right, or left only for
 	// semi and anti joins.
 	Names []string
+	// Lookup makes it a lookup join (Kind InnerJoin or LeftJoin): the
+	// right side's changes update its state and emit nothing, and each left
+	// (stream) row joins the right rows held when it arrives, is emitted
+	// once, and is not kept.
+	Lookup bool
 }
 
 // HashJoin is the regular join of two changelogs: it keeps every row of
@@ -57,6 +62,11 @@ type HashJoin struct {
 	outP    []int32 // output rows: probe row (-1: NULL)
 	outO    []int32 // and other-side id (-1: NULL)
 	outOps  []Op
+	// A lookup join holds its stream rows until the table side has caught
+	// up with the rows it held when the query started, so that a query
+	// created over existing data looks them up in the whole table.
+	waiting bool
+	pending []Chunk
 }
 
 // joinSide is one input's state: its rows, indexed by join key, and for a
@@ -81,9 +91,13 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 	if len(c.LeftKeys) != len(c.RightKeys) {
 		return fmt.Errorf("hash join: %d left keys for %d right keys", len(c.LeftKeys), len(c.RightKeys))
 	}
+	if c.Lookup && c.Kind != plan.InnerJoin && c.Kind != plan.LeftJoin {
+		return fmt.Errorf("hash join: a lookup join is inner or left, not %s", c.Kind)
+	}
 	j.env = env
+	j.waiting = c.Lookup
 	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: newRowStore(c.Left), index: map[string][]int32{},
-		counted: c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin}
+		counted: !c.Lookup && (c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin)}
 	right := &joinSide{types: c.Right, keys: c.RightKeys, store: newRowStore(c.Right), index: map[string][]int32{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	j.sides = [2]*joinSide{left, right}
@@ -118,6 +132,10 @@ func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	if n == 0 {
 		return nil
 	}
+	if j.waiting && in == 0 {
+		j.pending = append(j.pending, c.Keep())
+		return nil
+	}
 	probe, other := j.sides[in], j.sides[1-in]
 	cols := c.Batch.Columns()
 	keyCols := make([]arrow.Array, len(probe.keys))
@@ -133,6 +151,9 @@ func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 			continue
 		}
 		keys[i] = k
+		if j.cfg.Lookup && in == 1 {
+			continue // table changes look nothing up
+		}
 		for _, id := range other.index[k] {
 			j.cand = append(j.cand, int32(i))
 			j.candIDs = append(j.candIDs, id)

@@ -66,8 +66,8 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 	case probePad && len(matches) == 0:
 		j.out(int32(i), -1, op)
 	}
-	if key == "" {
-		return nil // a NULL key matches nothing: nothing to keep
+	if key == "" || j.cfg.Lookup && in == 0 {
+		return nil // a NULL key matches nothing, and a lookup keeps no stream row
 	}
 	if insert {
 		id := probe.store.add(cols, i)
@@ -202,11 +202,34 @@ func (j *HashJoin) gauge() {
 }
 
 // OnControl implements Operator: a regular join keeps its state whatever
-// the watermark says.
-func (j *HashJoin) OnControl(context.Context, Control, Emitter) error { return nil }
+// the watermark says. A lookup join starts looking up the stream rows it
+// held once its table side has caught up.
+func (j *HashJoin) OnControl(ctx context.Context, m Control, out Emitter) error {
+	if !j.waiting || m.Kind != CaughtUp || m.Input == 0 {
+		return nil
+	}
+	j.waiting = false
+	pending := j.pending
+	j.pending = nil
+	for i, c := range pending {
+		err := j.Process(ctx, 0, c, out)
+		c.Batch.Release()
+		if err != nil {
+			for _, rest := range pending[i+1:] {
+				rest.Batch.Release()
+			}
+			return err
+		}
+	}
+	return nil
+}
 
 // Close implements Operator.
 func (j *HashJoin) Close() error {
+	for _, c := range j.pending {
+		c.Batch.Release()
+	}
+	j.pending = nil
 	j.sides = [2]*joinSide{}
 	j.env = nil
 	return nil

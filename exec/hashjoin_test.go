@@ -207,3 +207,70 @@ func TestHashJoinRejectsUnknownRetraction(t *testing.T) {
 		t.Fatalf("got %v", err)
 	}
 }
+
+// TestLookupJoin checks a lookup join's semantics: stream rows join the
+// table rows held when they arrive, table changes emit nothing, stream rows
+// are not kept, and a LEFT lookup pads a row with no table match once.
+func TestLookupJoin(t *testing.T) {
+	for _, kind := range []plan.JoinKind{plan.InnerJoin, plan.LeftJoin} {
+		t.Run(kind.String(), func(t *testing.T) {
+			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer alloc.AssertSize(t, 0)
+			ts := []types.T{types.BigIntT, types.BigIntT}
+			j := NewHashJoin(HashJoinConfig{Kind: kind, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+				Names: []string{"k", "v", "tk", "tv"}, Lookup: true})
+			env := NewTestEnv(alloc)
+			ctx := context.Background()
+			if err := j.Open(ctx, env); err != nil {
+				t.Fatal(err)
+			}
+			defer j.Close()
+			var got []string
+			collect := EmitterFunc(func(ctx context.Context, c Chunk) error {
+				for i, row := range types.Rows(c.Batch, []types.T{types.BigIntT, types.BigIntT, types.BigIntT, types.BigIntT}) {
+					op := Insert
+					if c.Ops != nil {
+						op = c.Ops[i]
+					}
+					var vals []string
+					for _, d := range row {
+						vals = append(vals, types.Format(d, types.BigIntT))
+					}
+					got = append(got, fmt.Sprintf("%s (%s)", op, strings.Join(vals, ", ")))
+				}
+				return nil
+			})
+			send := func(side int, ops []Op, rows ...[]types.Datum) {
+				t.Helper()
+				rec := types.BuildRecord(alloc, []string{"k", "v"}, ts, rows)
+				defer rec.Release()
+				if err := j.Process(ctx, side, Chunk{Batch: rec, Ops: ops}, collect); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r := func(k, v int64) []types.Datum { return []types.Datum{types.IntDatum(k), types.IntDatum(v)} }
+			send(0, nil, r(1, 7), r(3, 8)) // stream rows before the table caught up: held
+			send(1, nil, r(1, 100), r(2, 200))
+			if len(got) != 0 {
+				t.Fatalf("looked up before the table caught up: %v", got)
+			}
+			if err := j.OnControl(ctx, Control{Kind: CaughtUp, Input: 1}, collect); err != nil {
+				t.Fatal(err) // now 1 matches, 3 does not
+			}
+			send(1, []Op{UpdateBefore, UpdateAfter}, r(1, 100), r(1, 101)) // a table update: nothing
+			send(0, nil, r(1, 9))                                          // sees the new table row
+			send(1, []Op{Delete}, r(2, 200))                               // a table delete: nothing
+			send(0, nil, r(2, 10))                                         // no match any more
+			want := []string{"+I (1, 7, 1, 100)", "+I (1, 9, 1, 101)"}
+			if kind == plan.LeftJoin {
+				want = []string{"+I (1, 7, 1, 100)", "+I (3, 8, NULL, NULL)", "+I (1, 9, 1, 101)", "+I (2, 10, NULL, NULL)"}
+			}
+			if fmt.Sprint(got) != fmt.Sprint(want) {
+				t.Fatalf("got %v\nwant %v", got, want)
+			}
+			if held := env.Metrics.StateKeys.Load(); held != 1 {
+				t.Fatalf("holds %d rows; want the table's 1 (stream rows are not kept)", held)
+			}
+		})
+	}
+}

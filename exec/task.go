@@ -31,9 +31,10 @@ type task struct {
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
 	behindSince atomic.Int64
 
-	mu      sync.Mutex
-	pending uint64             // highest flush id requested and not yet sent
-	wake    context.CancelFunc // interrupts a waiting source when a flush arrives
+	mu         sync.Mutex
+	pending    uint64             // highest flush id requested and not yet sent
+	caughtSent bool               // CaughtUp was sent
+	wake       context.CancelFunc // interrupts a waiting source when a flush arrives
 }
 
 // TaskMetrics are the times of one stage instance: waiting for input (idle)
@@ -65,6 +66,16 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	} else {
 		t.inbox = sr.inboxes[inst]
 		t.align = newAligner(sr.senders)
+		for k, in := range spec.Inputs {
+			for p := 0; p < g.Stages[in.From].Parallelism; p++ {
+				t.align.setInput(senderBase[si][k]+p, in.Input)
+			}
+			if in.IgnoreWatermarks {
+				for p := 0; p < g.Stages[in.From].Parallelism; p++ {
+					t.align.ignoreWatermarks(senderBase[si][k] + p)
+				}
+			}
+		}
 	}
 	ops := make([]Operator, 0, len(spec.Ops))
 	for _, os := range spec.Ops {
@@ -142,6 +153,9 @@ func (t *task) run(ctx context.Context) error {
 func (t *task) deliver(ctx context.Context, m Control) error {
 	if err := t.chain.control(ctx, m); err != nil {
 		return err
+	}
+	if m.Kind == CaughtUp && m.Input >= 0 {
+		return nil // for this stage's operator only: downstream learns when every input is
 	}
 	if t.out != nil {
 		return t.out.control(ctx, m)
@@ -224,6 +238,9 @@ func (t *task) runSource(ctx context.Context) error {
 			t.requeue(asked)
 		case errors.Is(err, io.EOF):
 			t.behindSince.Store(0)
+			if err := t.caughtUp(ctx); err != nil {
+				return err
+			}
 			if t.wm != nil {
 				// The end of a bounded input: every event time is behind it.
 				if err := t.deliver(ctx, Control{Kind: Watermark, Watermark: MaxWatermark}); err != nil {
@@ -238,6 +255,9 @@ func (t *task) runSource(ctx context.Context) error {
 			return t.deliver(ctx, Control{Kind: EndOfInput})
 		case errors.Is(err, ErrCaughtUp):
 			t.behindSince.Store(0)
+			if err := t.caughtUp(ctx); err != nil {
+				return err
+			}
 			if asked > 0 {
 				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
 					return err
@@ -337,7 +357,21 @@ func (t *task) wait(ctx context.Context) error {
 	return nil
 }
 
+// caughtUp sends CaughtUp the first time the source catches up (or ends).
+func (t *task) caughtUp(ctx context.Context) error {
+	if t.caughtSent {
+		return nil
+	}
+	t.caughtSent = true
+	return t.deliver(ctx, Control{Kind: CaughtUp, Input: -1})
+}
+
 func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
+	// A message source (a view's changes) starts with the view's contents:
+	// it counts as caught up from the start.
+	if err := t.caughtUp(ctx); err != nil {
+		return err
+	}
 	for {
 		if err := ctx.Err(); err != nil {
 			return err

@@ -117,7 +117,7 @@ func TestWatermarksLateRowsAndEndOfInput(t *testing.T) {
 		"row 11", "row NULL",
 		"row 20", "watermark 18",
 		"row 18",
-		"watermark(+inf)", "end-of-input",
+		"caught-up(input 0)", "caught-up", "watermark(+inf)", "end-of-input",
 	}
 	if got := sink.get(); !reflect.DeepEqual(got, want) {
 		t.Fatalf("events\n got %v\nwant %v", got, want)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -53,9 +54,12 @@ func (b *Builder) buildJoin(j *ast.Join) (plan.Node, *scope, error) {
 	if j.NaturalJoin {
 		using = naturalColumns(lsc, rsc)
 	}
+	var node plan.Node = join
 	switch {
 	case len(using) > 0:
-		return b.buildUsing(join, lsc, rsc, using)
+		if node, sc, err = b.buildUsing(join, lsc, rsc, using); err != nil {
+			return nil, nil, err
+		}
 	case j.On != nil:
 		on, err := b.bindBool(j.On.Expr, &exprCtx{sc: sc, clause: "ON"})
 		if err != nil {
@@ -65,7 +69,45 @@ func (b *Builder) buildJoin(j *ast.Join) (plan.Node, *scope, error) {
 	case kind != plan.InnerJoin:
 		return nil, nil, b.errAtPos(b.start, "a %s JOIN needs an ON or USING condition", strings.ToUpper(kind.String()))
 	}
-	return join, sc, nil
+	if b.mode == Continuous {
+		makeLookup(join)
+	}
+	return node, sc, nil
+}
+
+// makeLookup turns a continuous join of a stream with a table into a
+// lookup join (SQL.md): the stream's rows look up the table's current
+// rows. The stream becomes the left side: `table JOIN stream` and `table
+// RIGHT JOIN stream` swap their sides (columns are referred to by ID, so
+// the output is unchanged). A join that must keep every table row (the
+// table on the preserved side of an outer join) stays a regular join.
+func makeLookup(j *plan.Join) {
+	stream := func(n plan.Node) bool { return n.Props().AppendOnly }
+	switch {
+	case isTable(j.Right) && stream(j.Left) && (j.Kind == plan.InnerJoin || j.Kind == plan.LeftJoin):
+		j.Lookup = true
+	case isTable(j.Left) && stream(j.Right) && (j.Kind == plan.InnerJoin || j.Kind == plan.RightJoin):
+		j.Left, j.Right = j.Right, j.Left
+		if j.Kind == plan.RightJoin {
+			j.Kind = plan.LeftJoin
+		}
+		j.Lookup = true
+	}
+}
+
+// isTable reports whether n reads a table, through filters and
+// projections only.
+func isTable(n plan.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.Scan:
+			return x.Object.Kind == catalog.Table
+		case *plan.Filter, *plan.Project, *plan.Calc:
+			n = x.Inputs()[0]
+		default:
+			return false
+		}
+	}
 }
 
 func tablesOf(sc *scope) []string {

@@ -46,6 +46,9 @@ func (n *HashJoin) Describe() (string, []plan.Attr) {
 	if n.Residual != nil {
 		attrs = append(attrs, plan.Attr{Key: "cond", Value: n.Residual.String()})
 	}
+	if n.Lookup {
+		return "LookupJoin", attrs
+	}
 	return "HashJoin", attrs
 }
 

@@ -66,7 +66,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	if n.Kind == plan.SemiJoin || n.Kind == plan.AntiJoin {
 		out = lcols
 	}
-	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords}
+	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords, Lookup: n.Lookup}
 	for _, k := range keys {
 		j.KeyText = append(j.KeyText, k.l.String()+" = "+k.r.String())
 	}
@@ -81,6 +81,11 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	j.Est = Estimate{RowsPerSec: lr + rr, Stateful: true, StateRows: 2 * rows,
 		StateBytes:   rows * (cost.RowWidth(left.Hdr().Types()) + cost.RowWidth(right.Hdr().Types())),
 		StateBounded: lp.Bounded && rp.Bounded, Growth: "with every row of both inputs"}
+	if n.Lookup {
+		// It keeps the table's current rows only.
+		j.Est.RowsPerSec, j.Est.StateRows, j.Est.StateBounded = lr, rows, true
+		j.Est.StateBytes = rows * cost.RowWidth(right.Hdr().Types())
+	}
 	if len(out) == len(n.Output()) {
 		return j, nil
 	}

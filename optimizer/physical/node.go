@@ -92,6 +92,9 @@ type HashJoin struct {
 	Residual            plan.Expr
 	// KeyText shows each key pair as the query wrote it, for EXPLAIN.
 	KeyText []string
+	// Lookup: the left side is a stream that looks up the right side, a
+	// table; only stream rows produce output (see plan.Join).
+	Lookup bool
 }
 
 // Values produces constant rows.

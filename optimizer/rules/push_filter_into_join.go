@@ -73,7 +73,7 @@ func (PushFilterIntoJoin) Apply(c *Context, n plan.Node) (plan.Node, bool, error
 	if kind == j.Kind && len(toLeft)+len(toRight)+len(toOn) == 0 {
 		return n, false, nil
 	}
-	out := &plan.Join{Kind: kind, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight), On: j.On}
+	out := &plan.Join{Kind: kind, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight), On: j.On, Lookup: j.Lookup}
 	if len(toOn) > 0 {
 		if j.On != nil {
 			toOn = append(plan.Conjuncts(j.On), toOn...)

@@ -51,7 +51,7 @@ func (PushJoinCondition) Apply(c *Context, n plan.Node) (plan.Node, bool, error)
 	if len(toLeft)+len(toRight) == 0 {
 		return n, false, nil
 	}
-	out := &plan.Join{Kind: k, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight)}
+	out := &plan.Join{Kind: k, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight), Lookup: j.Lookup}
 	if len(keep) > 0 {
 		out.On = plan.MakeAnd(keep)
 	}

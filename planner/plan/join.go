@@ -35,7 +35,11 @@ type Join struct {
 	Kind        JoinKind
 	Left, Right Node
 	On          Expr
-	props       *Props
+	// Lookup makes a continuous join of a stream (Left) with a table
+	// (Right) a lookup join (SQL.md): each stream row joins the table's
+	// rows current when it arrives, and table changes emit nothing.
+	Lookup bool
+	props  *Props
 }
 
 var _ Node = (*Join)(nil)
@@ -48,7 +52,7 @@ func (n *Join) Inputs() []Node { return []Node{n.Left, n.Right} }
 // WithInputs implements Node.
 func (n *Join) WithInputs(in ...Node) Node {
 	checkArity(n, in, 2)
-	return &Join{Kind: n.Kind, Left: in[0], Right: in[1], On: n.On}
+	return &Join{Kind: n.Kind, Left: in[0], Right: in[1], On: n.On, Lookup: n.Lookup}
 }
 
 // Output implements Node.
@@ -67,18 +71,21 @@ func (n *Join) Props() *Props {
 	if n.props == nil {
 		l, r := n.Left.Props(), n.Right.Props()
 		p := &Props{Bounded: l.Bounded && r.Bounded, Watermarked: l.Watermarked && r.Watermarked}
-		switch n.Kind {
-		case InnerJoin:
+		switch {
+		case n.Lookup:
+			// Only the stream's rows produce output, each once.
+			p.AppendOnly, p.Watermarked = l.AppendOnly, l.Watermarked
+		case n.Kind == InnerJoin:
 			p.AppendOnly = l.AppendOnly && r.AppendOnly
 			for _, lk := range l.Keys {
 				for _, rk := range r.Keys {
 					p.Keys = append(p.Keys, lk.Union(rk))
 				}
 			}
-		case SemiJoin:
+		case n.Kind == SemiJoin:
 			p.AppendOnly = l.AppendOnly && r.AppendOnly
 			p.Keys = l.Keys
-		case AntiJoin:
+		case n.Kind == AntiJoin:
 			p.Keys = l.Keys
 		}
 		n.props = p
@@ -89,6 +96,9 @@ func (n *Join) Props() *Props {
 // Describe implements Node.
 func (n *Join) Describe(md *Metadata) (string, []Attr) {
 	attrs := []Attr{{"", n.Kind.String()}}
+	if n.Lookup {
+		attrs = append(attrs, Attr{"", "lookup"})
+	}
 	if n.On != nil {
 		attrs = append(attrs, Attr{"on", n.On.String()})
 	}
