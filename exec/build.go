@@ -68,7 +68,8 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		return b.buildMultiInput(n, func(int) (Operator, error) { return unionOp{}, nil })
 	case *physical.HashJoin:
 		cfg := HashJoinConfig{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
-			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup}
+			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
+			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi}
 		stage, err := b.buildMultiInput(n, func(int) (Operator, error) { return NewHashJoin(cfg), nil })
 		if err == nil && n.Lookup {
 			// The table side carries no event time.

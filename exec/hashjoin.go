@@ -29,6 +29,16 @@ type HashJoinConfig struct {
 	// Names name the output columns: left then right, or left only for
 	// semi and anti joins.
 	Names []string
+	// Windowed makes it an interval or window join over append-only
+	// inputs: a left row is freed once the watermark passes its time
+	// column LeftTime minus Lo, a right row once it passes RightTime plus
+	// Hi (the condition bounds left time - right time to [Lo, Hi], so no
+	// later row can match them), and an outer join pads an unmatched row
+	// when it is freed rather than when it arrives, so the output only
+	// appends.
+	Windowed            bool
+	LeftTime, RightTime int
+	Lo, Hi              int64
 	// Lookup makes it a lookup join (Kind InnerJoin or LeftJoin): the
 	// right side's changes update its state and emit nothing, and each left
 	// (stream) row joins the right rows held when it arrives, is emitted
@@ -78,6 +88,14 @@ type joinSide struct {
 	index   map[string][]int32
 	counted bool
 	matches []int32
+	// For a windowed join: the time column, the offset that makes a row's
+	// deadline (freed when deadline < watermark), the rows by deadline and
+	// each row's key.
+	timeCol  int
+	offset   int64
+	deadline deadlineHeap
+	keyOf    []string
+	padded   bool // an outer join pads this side's unmatched rows
 }
 
 var _ Operator = (*HashJoin)(nil)
@@ -101,6 +119,15 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 	right := &joinSide{types: c.Right, keys: c.RightKeys, store: newRowStore(c.Right), index: map[string][]int32{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	j.sides = [2]*joinSide{left, right}
+	if c.Windowed {
+		if c.Lookup || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {
+			return fmt.Errorf("hash join: a %s join cannot be windowed", c.Kind)
+		}
+		left.timeCol, left.offset, left.padded = c.LeftTime, -c.Lo, c.Kind.PreservesLeft()
+		right.timeCol, right.offset, right.padded = c.RightTime, c.Hi, c.Kind.PreservesRight()
+		// Matches are counted to know, when a row is freed, whether to pad it.
+		left.counted, right.counted = left.padded, right.padded
+	}
 	if c.Residual != nil && !plan.IsTrue(c.Residual) {
 		r, err := expr.Compile(c.Residual, append(append([]types.T(nil), c.Left...), c.Right...))
 		if err != nil {

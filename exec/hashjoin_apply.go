@@ -25,6 +25,21 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 	}
 	probePad := in == 0 && kind.PreservesLeft() || in == 1 && kind.PreservesRight()
 	otherPad := in == 1 && kind.PreservesLeft() || in == 0 && kind.PreservesRight()
+	windowed := j.cfg.Windowed
+	if windowed {
+		if !insert {
+			return errWindowedRetraction
+		}
+		// A windowed join pads a row when it is freed, not now; and the
+		// rows it pads were never output padded, so a match only adds.
+		otherPad = false
+		if cols[probe.timeCol].IsNull(i) {
+			key = "" // no time: it matches nothing and is never freed by a watermark
+		}
+		if key != "" {
+			probePad = false // padded when freed, if it never matched
+		}
+	}
 	for _, o := range matches {
 		// A counted row of the other side whose count leaves or reaches
 		// zero changes what it contributes on its own.
@@ -72,6 +87,13 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 	if insert {
 		id := probe.store.add(cols, i)
 		probe.index[key] = append(probe.index[key], id)
+		if windowed {
+			for int(id) >= len(probe.keyOf) {
+				probe.keyOf = append(probe.keyOf, "")
+			}
+			probe.keyOf[id] = key
+			probe.deadline.push(timeValue(cols[probe.timeCol], i)+probe.offset, id)
+		}
 		if probe.counted {
 			for int(id) >= len(probe.matches) {
 				probe.matches = append(probe.matches, 0)
@@ -202,9 +224,13 @@ func (j *HashJoin) gauge() {
 }
 
 // OnControl implements Operator: a regular join keeps its state whatever
-// the watermark says. A lookup join starts looking up the stream rows it
+// the watermark says, while a windowed join frees what the watermark
+// passed. A lookup join starts looking up the stream rows it
 // held once its table side has caught up.
 func (j *HashJoin) OnControl(ctx context.Context, m Control, out Emitter) error {
+	if j.cfg.Windowed && m.Kind == Watermark && !m.Idle {
+		return j.evict(ctx, m.Watermark, out)
+	}
 	if !j.waiting || m.Kind != CaughtUp || m.Input == 0 {
 		return nil
 	}

@@ -68,6 +68,7 @@ func (b *Builder) buildTVF(tvf *sql.WindowTVF, alias string) (plan.Node, *scope,
 	sc := &scope{}
 	for _, c := range inSc.cols {
 		c.table = alias
+		b.md.Column(c.id).Table = alias // references display alias.name
 		sc.cols = append(sc.cols, c)
 	}
 	virtual := w.kind == plan.Session

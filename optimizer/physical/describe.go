@@ -46,6 +46,13 @@ func (n *HashJoin) Describe() (string, []plan.Attr) {
 	if n.Residual != nil {
 		attrs = append(attrs, plan.Attr{Key: "cond", Value: n.Residual.String()})
 	}
+	if n.Windowed {
+		attrs = append(attrs, plan.Attr{Key: "time", Value: n.TimeText})
+		if n.Lo == 0 && n.Hi == 0 {
+			return "WindowJoin", attrs // equal windows
+		}
+		return "IntervalJoin", attrs
+	}
 	if n.Lookup {
 		return "LookupJoin", attrs
 	}

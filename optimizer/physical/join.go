@@ -81,6 +81,13 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	j.Est = Estimate{RowsPerSec: lr + rr, Stateful: true, StateRows: 2 * rows,
 		StateBytes:   rows * (cost.RowWidth(left.Hdr().Types()) + cost.RowWidth(right.Hdr().Types())),
 		StateBounded: lp.Bounded && rp.Bounded, Growth: "with every row of both inputs"}
+	if tb, ok := n.Windowed(); ok {
+		j.Windowed, j.Lo, j.Hi = true, tb.Lo, tb.Hi
+		j.LeftTime, j.RightTime = lcols.Find(tb.Left), rcols.Find(tb.Right)
+		j.TimeText = b.md.Ref(tb.Left).String() + " - " + b.md.Ref(tb.Right).String() + " in " + tb.String()
+		// Each side keeps the rows of a time span the watermark moves on.
+		j.Est.StateBounded = true
+	}
 	if n.Lookup {
 		// It keeps the table's current rows only.
 		j.Est.RowsPerSec, j.Est.StateRows, j.Est.StateBounded = lr, rows, true

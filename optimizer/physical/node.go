@@ -95,6 +95,13 @@ type HashJoin struct {
 	// Lookup: the left side is a stream that looks up the right side, a
 	// table; only stream rows produce output (see plan.Join).
 	Lookup bool
+	// Windowed: an interval or window join (plan.Join.Windowed) whose
+	// sides free their rows by their time columns LeftTime and RightTime
+	// (input ordinals), as Lo <= left - right <= Hi allows.
+	Windowed            bool
+	LeftTime, RightTime int
+	Lo, Hi              int64
+	TimeText            string
 }
 
 // Values produces constant rows.

@@ -71,17 +71,33 @@ func (n *Join) Props() *Props {
 	if n.props == nil {
 		l, r := n.Left.Props(), n.Right.Props()
 		p := &Props{Bounded: l.Bounded && r.Bounded, Watermarked: l.Watermarked && r.Watermarked}
-		switch {
-		case n.Lookup:
-			// Only the stream's rows produce output, each once.
-			p.AppendOnly, p.Watermarked = l.AppendOnly, l.Watermarked
-		case n.Kind == InnerJoin:
-			p.AppendOnly = l.AppendOnly && r.AppendOnly
+		if n.Kind == InnerJoin && !n.Lookup {
+			// A pair is identified by a key of each side.
 			for _, lk := range l.Keys {
 				for _, rk := range r.Keys {
 					p.Keys = append(p.Keys, lk.Union(rk))
 				}
 			}
+		}
+		tb, windowed := n.Windowed()
+		switch {
+		case windowed:
+			// Both sides' state is freed by the watermark, and an outer
+			// join pads a row only then, once: the result only appends.
+			p.AppendOnly = true
+			if n.Kind == InnerJoin {
+				if tb.Lo >= 0 {
+					p.TimeCols.Add(tb.Left)
+				}
+				if tb.Hi <= 0 {
+					p.TimeCols.Add(tb.Right)
+				}
+			}
+		case n.Lookup:
+			// Only the stream's rows produce output, each once.
+			p.AppendOnly, p.Watermarked = l.AppendOnly, l.Watermarked
+		case n.Kind == InnerJoin:
+			p.AppendOnly = l.AppendOnly && r.AppendOnly
 		case n.Kind == SemiJoin:
 			p.AppendOnly = l.AppendOnly && r.AppendOnly
 			p.Keys = l.Keys
@@ -93,11 +109,30 @@ func (n *Join) Props() *Props {
 	return n.props
 }
 
+// Windowed returns the join's time bound when it makes an interval or
+// window join: two append-only inputs whose condition bounds the
+// difference of their event times on both sides (TimeBound), joined
+// INNER, LEFT, RIGHT or FULL. Its state is then freed as the watermark
+// passes, and an outer join pads an unmatched row when it is freed.
+func (n *Join) Windowed() (TimeBound, bool) {
+	if n.Lookup || n.Kind == SemiJoin || n.Kind == AntiJoin || !n.Left.Props().AppendOnly || !n.Right.Props().AppendOnly {
+		return TimeBound{}, false
+	}
+	tb, ok := n.TimeBound()
+	if !ok || !tb.Bounded() {
+		return TimeBound{}, false
+	}
+	return tb, true
+}
+
 // Describe implements Node.
 func (n *Join) Describe(md *Metadata) (string, []Attr) {
 	attrs := []Attr{{"", n.Kind.String()}}
 	if n.Lookup {
 		attrs = append(attrs, Attr{"", "lookup"})
+	}
+	if tb, ok := n.Windowed(); ok {
+		attrs = append(attrs, Attr{"time", md.Column(tb.Left).Name + " - " + md.Column(tb.Right).Name + " in " + tb.String()})
 	}
 	if n.On != nil {
 		attrs = append(attrs, Attr{"on", n.On.String()})

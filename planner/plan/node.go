@@ -40,6 +40,11 @@ type Props struct {
 	// Watermarked: the node's input carries watermarks (a stream declared
 	// with WATERMARK feeds it), so windows close and their state is freed.
 	Watermarked bool
+	// TimeCols are columns that follow the watermark: a row that arrives
+	// after watermark W has a value of at least W (the event-time column a
+	// WATERMARK is declared on, a window's window_end). Interval and window
+	// joins free their state by them.
+	TimeCols ColSet
 }
 
 func checkArity(n Node, in []Node, want int) {

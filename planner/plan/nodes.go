@@ -211,6 +211,14 @@ func (n *Scan) Props() *Props {
 		appendOnly := n.Object.Kind == catalog.Stream || (n.Object.Kind == catalog.View && n.Mode == ScanSnapshot)
 		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: appendOnly,
 			Watermarked: n.Object.Watermark != nil && n.Object.Kind != catalog.View}
+		if n.props.Watermarked && n.Mode != ScanSnapshot {
+			wm := n.Object.ColumnIndex(n.Object.Watermark.Column)
+			for i, o := range n.Ords {
+				if o == wm {
+					n.props.TimeCols = MakeColSet(n.Cols[i])
+				}
+			}
+		}
 	}
 	return n.props
 }
@@ -223,7 +231,8 @@ func (n *Values) Props() *Props {
 func (n *Filter) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
-		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys, Watermarked: in.Watermarked}
+		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys, Watermarked: in.Watermarked,
+			TimeCols: in.TimeCols}
 	}
 	return n.props
 }
@@ -273,6 +282,9 @@ func projectProps(in *Props, items []ProjItem) *Props {
 	for _, it := range items {
 		if c, ok := it.Expr.(*ColRef); ok && c.ID == it.ID {
 			passed.Add(c.ID)
+			if in.TimeCols.Contains(c.ID) {
+				out.TimeCols.Add(c.ID)
+			}
 		}
 	}
 	for _, k := range in.Keys {

@@ -102,6 +102,11 @@ func (n *Window) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked}
+		if in.Watermarked {
+			// A row's windows end after its time, so window_end follows
+			// the watermark as its time does.
+			n.props.TimeCols = in.TimeCols.Union(MakeColSet(n.End))
+		}
 	}
 	return n.props
 }

@@ -44,6 +44,19 @@ func execOne(cat *catalog.Catalog, st sql.Stmt) error {
 		if err := addColumns(obj, x.Columns); err != nil {
 			return err
 		}
+		if x.Watermark != nil {
+			b := planner.NewBuilder(cat, x.Source(), x.Start)
+			b.Fold = expr.EvalConst
+			delay, err := b.BindWatermark(obj.Columns, x.Watermark)
+			if err != nil {
+				return err
+			}
+			col := obj.Columns[obj.ColumnIndex(x.Watermark.Column.Name)].Name
+			obj.Watermark = &catalog.Watermark{Column: col, DelayMs: delay, Text: col}
+			if delay > 0 {
+				obj.Watermark.Text = col + " - " + types.FormatInterval(delay)
+			}
+		}
 		return cat.Create(obj)
 	case *sql.CreateTable:
 		obj := &catalog.Object{Name: x.Name.Name, Kind: catalog.Table}

@@ -1,0 +1,118 @@
+package exec
+
+import (
+	"container/heap"
+	"context"
+	"errors"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+)
+
+var errWindowedRetraction = errors.New("hash join: an interval or window join received a retraction; its inputs must only append")
+
+// deadlineHeap orders a windowed join side's rows by the watermark that
+// frees them.
+type deadlineHeap struct{ items []deadlineItem }
+
+type deadlineItem struct {
+	at int64
+	id int32
+}
+
+func (h *deadlineHeap) Len() int           { return len(h.items) }
+func (h *deadlineHeap) Less(i, j int) bool { return h.items[i].at < h.items[j].at }
+func (h *deadlineHeap) Swap(i, j int)      { h.items[i], h.items[j] = h.items[j], h.items[i] }
+func (h *deadlineHeap) Push(x any)         { h.items = append(h.items, x.(deadlineItem)) }
+func (h *deadlineHeap) Pop() any {
+	it := h.items[len(h.items)-1]
+	h.items = h.items[:len(h.items)-1]
+	return it
+}
+
+func (h *deadlineHeap) push(at int64, id int32) { heap.Push(h, deadlineItem{at: at, id: id}) }
+
+// popBefore removes and returns the ids of the rows whose deadline is
+// below wm, appending to ids.
+func (h *deadlineHeap) popBefore(wm int64, ids []int32) []int32 {
+	for len(h.items) > 0 && h.items[0].at < wm {
+		ids = append(ids, heap.Pop(h).(deadlineItem).id)
+	}
+	return ids
+}
+
+// timeValue reads row i of a TIMESTAMP column as milliseconds.
+func timeValue(a arrow.Array, i int) int64 {
+	if ts, ok := a.(*array.Timestamp); ok {
+		return int64(ts.Value(i))
+	}
+	return a.(*array.Int64).Value(i)
+}
+
+// evict frees, on both sides of a windowed join, the rows no later row can
+// match once the watermark is wm, and emits the outer join's padding for
+// those that never matched.
+func (j *HashJoin) evict(ctx context.Context, wm int64, out Emitter) error {
+	for in, side := range j.sides {
+		ids := side.deadline.popBefore(wm, nil)
+		if len(ids) == 0 {
+			continue
+		}
+		var pad []int32
+		if side.padded {
+			for _, id := range ids {
+				if side.matches[id] == 0 {
+					pad = append(pad, id)
+				}
+			}
+		}
+		if len(pad) > 0 {
+			if err := j.emitPadded(ctx, in, side, pad, out); err != nil {
+				return err
+			}
+		}
+		for _, id := range ids {
+			key := side.keyOf[id]
+			bucket := side.index[key]
+			for k, b := range bucket {
+				if b == id {
+					last := len(bucket) - 1
+					bucket[k] = bucket[last]
+					if last == 0 {
+						delete(side.index, key)
+					} else {
+						side.index[key] = bucket[:last]
+					}
+					break
+				}
+			}
+			side.keyOf[id] = ""
+			side.store.remove(id)
+		}
+	}
+	j.gauge()
+	return nil
+}
+
+// emitPadded emits side's rows ids, each padded with NULLs for the other
+// side, as inserts.
+func (j *HashJoin) emitPadded(ctx context.Context, in int, side *joinSide, ids []int32, out Emitter) error {
+	alloc := j.env.Alloc
+	other := j.sides[1-in]
+	var mine, nulls []arrow.Array
+	for k := range side.types {
+		mine = append(mine, side.store.gather(alloc, k, ids))
+	}
+	for _, t := range other.types {
+		nulls = append(nulls, array.MakeArrayOfNull(alloc, t.Arrow(), len(ids)))
+	}
+	cols := append(mine, nulls...)
+	if in == 1 {
+		cols = append(nulls, mine...)
+	}
+	rec := array.NewRecordBatch(j.schema, cols, int64(len(ids)))
+	releaseArrays(cols)
+	err := out.Emit(ctx, Chunk{Batch: rec})
+	rec.Release()
+	return err
+}

@@ -1,0 +1,138 @@
+package plan
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// TimeBound is what a join condition says about the event times of the
+// rows it pairs: Lo <= L - R <= Hi (ms) for a time column L of the left
+// side and R of the right side (see Props.TimeCols). An interval join
+// (`a.ts BETWEEN b.ts - INTERVAL '5' SECOND AND b.ts + ...`) has both
+// bounds; a window join (`a.window_end = b.window_end`) has Lo = Hi = 0.
+// A missing bound is math.MinInt64 (Lo) or math.MaxInt64 (Hi).
+type TimeBound struct {
+	Left, Right ColumnID
+	Lo, Hi      int64
+}
+
+// Bounded reports whether both bounds are set: then the state of both
+// sides can be freed as the watermark passes.
+func (b TimeBound) Bounded() bool { return b.Lo != math.MinInt64 && b.Hi != math.MaxInt64 }
+
+// String renders the bound for EXPLAIN.
+func (b TimeBound) String() string {
+	lo, hi := "-inf", "+inf"
+	if b.Lo != math.MinInt64 {
+		lo = fmt.Sprintf("%dms", b.Lo)
+	}
+	if b.Hi != math.MaxInt64 {
+		hi = fmt.Sprintf("%dms", b.Hi)
+	}
+	return fmt.Sprintf("[%s, %s]", lo, hi)
+}
+
+// TimeBound returns the tightest bound the join condition puts on the
+// difference of one left time column and one right time column, when the
+// condition has one (the first such pair found, in condition order).
+func (n *Join) TimeBound() (TimeBound, bool) {
+	if n.On == nil {
+		return TimeBound{}, false
+	}
+	lt, rt := n.Left.Props().TimeCols, n.Right.Props().TimeCols
+	var tb TimeBound
+	found := false
+	for _, c := range Conjuncts(n.On) {
+		l, r, lo, hi, ok := differenceBound(c, lt, rt)
+		if !ok {
+			continue
+		}
+		if !found {
+			tb, found = TimeBound{Left: l, Right: r, Lo: math.MinInt64, Hi: math.MaxInt64}, true
+		}
+		if l != tb.Left || r != tb.Right {
+			continue
+		}
+		tb.Lo, tb.Hi = max(tb.Lo, lo), min(tb.Hi, hi)
+	}
+	return tb, found
+}
+
+// differenceBound reads a comparison `x op y` of a left and a right time
+// column, each plus or minus a constant interval, as bounds on L - R.
+func differenceBound(e Expr, left, right ColSet) (l, r ColumnID, lo, hi int64, ok bool) {
+	b, isBin := e.(*Binary)
+	if !isBin || !b.Op.IsComparison() || b.Op == OpNe {
+		return 0, 0, 0, 0, false
+	}
+	xc, xoff, ok1 := timeTerm(b.L)
+	yc, yoff, ok2 := timeTerm(b.R)
+	if !ok1 || !ok2 {
+		return 0, 0, 0, 0, false
+	}
+	op := b.Op
+	switch {
+	case left.Contains(xc) && right.Contains(yc):
+	case left.Contains(yc) && right.Contains(xc):
+		// y op' x: swap the sides and mirror the operator.
+		xc, yc, xoff, yoff = yc, xc, yoff, xoff
+		op = mirror(op)
+	default:
+		return 0, 0, 0, 0, false
+	}
+	// x + xoff op y + yoff  ⇔  L - R op yoff - xoff.
+	d := yoff - xoff
+	lo, hi = math.MinInt64, math.MaxInt64
+	switch op {
+	case OpEq:
+		lo, hi = d, d
+	case OpGe:
+		lo = d
+	case OpGt:
+		lo = d + 1 // event times are whole milliseconds
+	case OpLe:
+		hi = d
+	case OpLt:
+		hi = d - 1
+	default:
+		return 0, 0, 0, 0, false
+	}
+	return xc, yc, lo, hi, true
+}
+
+// timeTerm reads `col`, `col + INTERVAL c` or `col - INTERVAL c`.
+func timeTerm(e Expr) (ColumnID, int64, bool) {
+	switch x := e.(type) {
+	case *ColRef:
+		return x.ID, 0, x.Typ.Kind == types.Timestamp
+	case *Binary:
+		c, ok := x.L.(*ColRef)
+		k, isConst := x.R.(*Const)
+		if !ok || !isConst || k.Val.Null || k.Typ.Kind != types.Interval || c.Typ.Kind != types.Timestamp {
+			return 0, 0, false
+		}
+		switch x.Op {
+		case OpAdd:
+			return c.ID, k.Val.I, true
+		case OpSub:
+			return c.ID, -k.Val.I, true
+		}
+	}
+	return 0, 0, false
+}
+
+func mirror(op BinOp) BinOp {
+	switch op {
+	case OpLt:
+		return OpGt
+	case OpLe:
+		return OpGe
+	case OpGt:
+		return OpLt
+	case OpGe:
+		return OpLe
+	}
+	return op
+}
