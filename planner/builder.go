@@ -66,6 +66,11 @@ type Builder struct {
 	// their window_start and window_end columns.
 	windows map[plan.ColumnID]*windowInfo
 	push    bool // binding a push query (EMIT CHANGES)
+	// outer are the scopes of the queries enclosing the subquery being
+	// bound, innermost last; correlated collects the outer columns it
+	// refers to.
+	outer      []*scope
+	correlated plan.ColSet
 	// Fold evaluates constant expressions (LIMIT counts, INSERT values); the
 	// engine supplies the runtime's evaluator.
 	Fold func(plan.Expr) (types.Datum, error)

@@ -103,6 +103,16 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 func (b *Builder) bindColumn(x *ast.ColumnNameExpr, c *exprCtx) (plan.Expr, error) {
 	table, name := x.Name.Table.O, x.Name.Name.O
 	col, ambiguous, found := c.sc.lookup(table, name)
+	if !found {
+		// A column of an enclosing query: the subquery is correlated.
+		for i := len(b.outer) - 1; i >= 0; i-- {
+			oc, amb, ok := b.outer[i].lookup(table, name)
+			if ok && !amb {
+				b.correlated.Add(oc.id)
+				return b.md.Ref(oc.id), nil
+			}
+		}
+	}
 	if !found && table == "" && c.clause == "HAVING" {
 		// MySQL lets HAVING name a result column by its alias.
 		for _, f := range c.fields {
@@ -115,7 +125,7 @@ func (b *Builder) bindColumn(x *ast.ColumnNameExpr, c *exprCtx) (plan.Expr, erro
 		full := name
 		if table != "" {
 			full = table + "." + name
-			if !c.sc.hasTable(table) {
+			if !c.sc.hasTable(table) && !b.outerHasTable(table) {
 				return nil, b.errAt(x, "unknown table '%s' in column '%s'", table, full)
 			}
 		}

@@ -47,11 +47,24 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		}
 	}
 	if s.Where != nil {
-		pred, err := b.bindBool(s.Where, &exprCtx{sc: sc, clause: "WHERE"})
-		if err != nil {
-			return nil, nil, err
+		subs, rest := splitWhere(s.Where)
+		for _, p := range subs {
+			var err error
+			if in, err = b.buildSemiJoin(in, sc, p); err != nil {
+				return nil, nil, err
+			}
 		}
-		in = &plan.Filter{Input: in, Pred: pred}
+		var preds []plan.Expr
+		for _, r := range rest {
+			pred, err := b.bindBool(r, &exprCtx{sc: sc, clause: "WHERE"})
+			if err != nil {
+				return nil, nil, err
+			}
+			preds = append(preds, pred)
+		}
+		if len(preds) > 0 {
+			in = &plan.Filter{Input: in, Pred: plan.MakeAnd(preds)}
+		}
 	}
 
 	sel := &exprCtx{sc: sc, clause: "SELECT", fields: s.Fields.Fields, noFrom: s.From == nil}

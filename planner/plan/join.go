@@ -139,3 +139,65 @@ func (n *Join) Describe(md *Metadata) (string, []Attr) {
 	}
 	return "Join", attrs
 }
+
+// ColsRead returns the columns n's own expressions and keys read (not its
+// inputs').
+func ColsRead(n Node) ColSet {
+	var s ColSet
+	add := func(e Expr) {
+		if e != nil {
+			s = s.Union(ColsUsed(e))
+		}
+	}
+	switch n := n.(type) {
+	case *Filter:
+		add(n.Pred)
+	case *Project:
+		for _, it := range n.Items {
+			add(it.Expr)
+		}
+	case *Calc:
+		add(n.Pred)
+		for _, it := range n.Items {
+			add(it.Expr)
+		}
+	case *Join:
+		add(n.On)
+	case *Aggregate:
+		s = n.Group.ToSet()
+		for _, a := range n.Aggs {
+			if a.Arg != 0 {
+				s.Add(a.Arg)
+			}
+		}
+	case *SessionAggregate:
+		s = n.Keys.ToSet()
+		s.Add(n.TimeCol)
+		for _, a := range n.Aggs {
+			if a.Arg != 0 {
+				s.Add(a.Arg)
+			}
+		}
+	case *Window:
+		s.Add(n.TimeCol)
+	case *Sort:
+		for _, k := range n.Keys {
+			s.Add(k.Col)
+		}
+	case *TopN:
+		s = n.Partition.ToSet()
+		for _, k := range n.Order {
+			s.Add(k.Col)
+		}
+	case *RowNumber:
+		s = n.Partition.ToSet()
+		for _, k := range n.Order {
+			s.Add(k.Col)
+		}
+	case *Union:
+		for _, c := range n.InCols {
+			s = s.Union(c.ToSet())
+		}
+	}
+	return s
+}
