@@ -185,4 +185,3 @@ func readsAny(n plan.Node, cols plan.ColSet) bool {
 	})
 	return found
 }
-
