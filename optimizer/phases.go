@@ -68,6 +68,23 @@ var phases = []Phase{
 	},
 }
 
+// required are the rules a plan cannot run without: a continuous ROW_NUMBER
+// filter runs only as a Top-N.
+var required = map[string]bool{"RowNumberToTopN": true}
+
+// OptionalRules names every rule that may be disabled without changing
+// what a plan can run: disabling them all must never change a query's
+// answer (the property test checks it).
+func OptionalRules() map[string]bool {
+	out := map[string]bool{}
+	for _, name := range RuleNames() {
+		if !required[name] {
+			out[name] = true
+		}
+	}
+	return out
+}
+
 // RuleNames lists every registered rule once, in phase order.
 func RuleNames() []string {
 	seen := map[string]bool{}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec/connector/sink"
-	"github.com/eddysql/eddy/optimizer"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
@@ -15,7 +14,7 @@ import (
 // stream, an append-only sink and a continuous insert must only append:
 // their windowed aggregations emit each window once, when it closes, and a
 // query that still updates its rows is refused.
-func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos, parallelism int) (*compiledQuery, error) {
+func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos, ps planSettings) (*compiledQuery, error) {
 	b := e.newBuilder(src, start)
 	var bound *planner.Query
 	var err error
@@ -39,7 +38,7 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 		}
 		what = "INSERT INTO ... SELECT"
 		bound, err = b.BuildInsertQuery(target, ins)
-		parallelism = 1 // its replay after a restart must produce its rows in the same order
+		ps.parallelism = 1 // its replay after a restart must produce its rows in the same order
 	default:
 		cfg, cerr := sink.FromOptions(obj.Options, e.cfg.BaseDir)
 		if cerr != nil {
@@ -63,5 +62,5 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 				Line: src.Line(q.Pos)}
 		}
 	}
-	return e.optimize(bound, parallelism, optimizer.Options{})
+	return e.optimize(bound, ps)
 }

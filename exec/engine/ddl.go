@@ -323,7 +323,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 // createContinuous plans obj's query, gives obj the query's columns and
 // dependencies, stores it and starts its query.
 func (s *Session) createContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos) error {
-	cq, err := s.eng.planContinuous(obj, q, src, start, s.parallelism)
+	cq, err := s.eng.planContinuous(obj, q, src, start, s.settings())
 	if err != nil {
 		return err
 	}

@@ -170,7 +170,7 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 	if !ok {
 		return fmt.Errorf("its stored query is not a SELECT")
 	}
-	cq, err := e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, e.cfg.Parallelism)
+	cq, err := e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, planSettings{parallelism: e.cfg.Parallelism})
 	if err != nil {
 		return err
 	}

@@ -47,10 +47,10 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 	switch x := inner.(type) {
 	case *sql.Select:
 		if x.Query.EmitChanges {
-			cq, err := s.eng.planQuery(x.Query, src, st.Start, continuous, s.parallelism)
+			cq, err := s.eng.planQuery(x.Query, src, st.Start, continuous, s.settings())
 			return cq, "PushChanges", err
 		}
-		cq, err := s.eng.planQuery(x.Query, src, st.Start, snapshot, s.parallelism)
+		cq, err := s.eng.planQuery(x.Query, src, st.Start, snapshot, s.settings())
 		return cq, "Result", err
 	case *sql.CreateView:
 		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.View}, x.Query
@@ -79,7 +79,7 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 	default:
 		return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query or a CREATE ... AS statement")
 	}
-	cq, err := s.eng.planContinuous(obj, q, src, st.Start, s.parallelism)
+	cq, err := s.eng.planContinuous(obj, q, src, st.Start, s.settings())
 	if err != nil {
 		return nil, "", err
 	}

@@ -42,23 +42,35 @@ func (e *Engine) newBuilder(src *sql.Source, start sql.Pos) *planner.Builder {
 	return b
 }
 
+// planSettings are the session settings planning follows.
+type planSettings struct {
+	parallelism int
+	// noOptimize disables every optional rewrite rule (SET optimizer =
+	// off), for comparing plans and results.
+	noOptimize bool
+}
+
 // planQuery binds, optimizes and physically plans a query.
-func (e *Engine) planQuery(q *sql.Query, src *sql.Source, start sql.Pos, mode planner.Mode, parallelism int) (*compiledQuery, error) {
+func (e *Engine) planQuery(q *sql.Query, src *sql.Source, start sql.Pos, mode planner.Mode, ps planSettings) (*compiledQuery, error) {
 	bound, err := e.newBuilder(src, start).BuildQuery(q, mode)
 	if err != nil {
 		return nil, err
 	}
-	return e.optimize(bound, parallelism, optimizer.Options{})
+	return e.optimize(bound, ps)
 }
 
 // optimize runs the rule phases and physical planning over a bound query.
-func (e *Engine) optimize(bound *planner.Query, parallelism int, opts optimizer.Options) (*compiledQuery, error) {
+func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery, error) {
 	rc := &rules.Context{Md: bound.Md, Fold: fold}
+	var opts optimizer.Options
+	if ps.noOptimize {
+		opts.Disabled = optimizer.OptionalRules()
+	}
 	logical, trace, err := optimizer.Normalize(rc, bound.Root, opts)
 	if err != nil {
 		return nil, err
 	}
-	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: parallelism})
+	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism})
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,7 @@ func (s *Session) query(ctx context.Context, st *sql.Select) (*Result, error) {
 // pull runs a query over what its inputs hold now and returns the result.
 func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 	e := s.eng
-	cq, err := e.planQuery(st.Query, st.Source(), st.Start, snapshot, s.parallelism)
+	cq, err := e.planQuery(st.Query, st.Source(), st.Start, snapshot, s.settings())
 	if err != nil {
 		return nil, err
 	}
@@ -84,7 +84,7 @@ func (c *collector) Close() error { return nil }
 // push starts a push query and returns its change stream.
 func (s *Session) push(st *sql.Select) (*Result, error) {
 	e := s.eng
-	cq, err := e.planQuery(st.Query, st.Source(), st.Start, continuous, s.parallelism)
+	cq, err := e.planQuery(st.Query, st.Source(), st.Start, continuous, s.settings())
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ type Session struct {
 	eng         *Engine
 	opts        SessionOptions
 	parallelism int
+	noOptimize  bool // SET optimizer = off
 }
 
 // NewSession returns a session.
@@ -85,12 +86,27 @@ func notSupported(p sql.Pos, feature string) error {
 	return &planner.NotSupportedError{Feature: feature, Pos: p}
 }
 
+// settings are the session's planning settings.
+func (s *Session) settings() planSettings {
+	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize}
+}
+
 // ok returns a result without rows.
 func ok(tag string) *Result { return &Result{Kind: ResultOK, Tag: tag} }
 
 // set changes a session setting.
 func (s *Session) set(st *sql.Set) (*Result, error) {
 	switch strings.ToLower(st.Name.Name) {
+	case "optimizer":
+		switch strings.ToLower(st.Value) {
+		case "on", "true", "1":
+			s.noOptimize = false
+		case "off", "false", "0":
+			s.noOptimize = true
+		default:
+			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("optimizer must be on or off, got '%s'", st.Value)}
+		}
+		return ok("SET"), nil
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
@@ -99,5 +115,5 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism"}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer"}
 }
