@@ -53,6 +53,8 @@ var phases = []Phase{
 			rules.ConvertToCalc{},
 			rules.MergeCalcs{},
 			rules.EliminateProject{},
+			// After MergeCalcs, which composes the predicates it orders.
+			rules.OrderConjuncts{},
 		},
 	},
 	{

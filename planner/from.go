@@ -100,6 +100,7 @@ func (b *Builder) buildScanNamed(name string, p sql.Pos) (plan.Node, *scope, err
 	sc := &scope{}
 	for i, c := range obj.Columns {
 		id := b.md.AddColumn(c.Name, alias, c.Type, c.Nullable)
+		b.md.Column(id).Object, b.md.Column(id).Ord = obj, i
 		s.Cols = append(s.Cols, id)
 		s.Ords = append(s.Ords, i)
 		sc.cols = append(sc.cols, scopeCol{table: alias, name: c.Name, id: id})

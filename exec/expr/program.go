@@ -24,14 +24,24 @@ import (
 // Like an Expr, a Program keeps scratch memory and is not safe for
 // concurrent use.
 type Program struct {
-	nIn      int
-	temps    []temp
-	pred     node // nil: keep every row
-	predText string
+	nIn   int
+	temps []temp
+	// conj are the filter's conjuncts, in order (none: keep every row).
+	// Each is evaluated only over the rows the ones before it kept, so a
+	// cheap, selective conjunct first spares the later ones most rows.
+	conj     []conjunct
+	fsub     *evalCtx // the rows still selected, for conjuncts after the first
+	selBuf   []int32
 	predTemp int // temps[:predTemp] are the filter's, run over every row
 	outs     []output
 	subOrds  []int // the columns the projections read, gathered at the selected rows
 	ctx, sub *evalCtx
+}
+
+type conjunct struct {
+	root node
+	ords []int // the columns it reads
+	text string
 }
 
 type temp struct {
@@ -88,11 +98,15 @@ func CompileProgram(filter plan.Expr, projections []plan.Expr, input []types.T) 
 		p.temps = append(p.temps, temp{ord: len(input) + k, root: n, text: defs[k].String()})
 	}
 	if filter != nil && !plan.IsTrue(filter) {
-		n, err := c.compile(filter)
-		if err != nil {
-			return nil, err
+		for _, cj := range plan.Conjuncts(filter) {
+			n, err := c.compile(cj)
+			if err != nil {
+				return nil, err
+			}
+			p.conj = append(p.conj, conjunct{root: n, ords: colsUsed(cj), text: cj.String()})
 		}
-		p.pred, p.predText = n, filter.String()
+		p.fsub = newCtx(all)
+		p.fsub.batchCols = len(input)
 	}
 	seen := map[int]bool{}
 	for _, k := range order.rest {
@@ -153,12 +167,11 @@ func (p *Program) Eval(alloc memory.Allocator, batch arrow.RecordBatch, cols []a
 	}
 	n := p.ctx.n
 	all := true
-	if p.pred != nil {
-		v, err := p.pred.eval(p.ctx)
-		if err != nil {
-			return 0, nil, fmt.Errorf("filter %s: %w", p.predText, err)
+	if len(p.conj) > 0 {
+		var err error
+		if sel, err = p.filter(sel); err != nil {
+			return 0, nil, err
 		}
-		sel = selectTrue(v, n, sel[:0])
 		if len(sel) == 0 {
 			return 0, sel, nil
 		}
@@ -205,6 +218,38 @@ func (p *Program) Eval(alloc memory.Allocator, batch arrow.RecordBatch, cols []a
 		return n, nil, nil
 	}
 	return len(sel), sel, nil
+}
+
+// filter evaluates the conjuncts in order, each over the rows the ones
+// before it kept, and returns the rows every one of them keeps.
+func (p *Program) filter(sel []int32) ([]int32, error) {
+	n := p.ctx.n
+	for k, cj := range p.conj {
+		if k == 0 || len(sel) == n { // every row is still in: no gathering
+			v, err := cj.root.eval(p.ctx)
+			if err != nil {
+				return nil, fmt.Errorf("filter %s: %w", cj.text, err)
+			}
+			sel = selectTrue(v, n, sel[:0])
+		} else {
+			if err := p.fsub.subset(p.ctx, sel, cj.ords); err != nil {
+				return nil, err
+			}
+			v, err := cj.root.eval(p.fsub)
+			if err != nil {
+				return nil, fmt.Errorf("filter %s: %w", cj.text, err)
+			}
+			p.selBuf = selectTrue(v, len(sel), p.selBuf[:0])
+			for j, i := range p.selBuf {
+				sel[j] = sel[i]
+			}
+			sel = sel[:len(p.selBuf)]
+		}
+		if len(sel) == 0 {
+			break
+		}
+	}
+	return sel, nil
 }
 
 // runTemps evaluates temporaries over c and makes them c's columns.

@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -203,5 +204,41 @@ func TestShareSubexpressionsKeys(t *testing.T) {
 		if got := exprKey(tc.x) == exprKey(tc.y); got != tc.same {
 			t.Errorf("%s vs %s: same key %v, want %v", tc.x, tc.y, got, tc.same)
 		}
+	}
+}
+
+// TestProgramFiltersProgressively checks that a later conjunct sees only
+// the rows the earlier ones kept: a conjunct that would fail on a row an
+// earlier one dropped does not fail the batch.
+func TestProgramFiltersProgressively(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	input := []types.T{bigint}
+	a := col(0, bigint)
+	overflows := cmpE(plan.OpGt, bin(plan.OpMul, a, litI(1<<40), bigint), litI(0)) // fails for a >= 2^23
+	p, err := CompileProgram(&plan.And{Args: []plan.Expr{cmpE(plan.OpLt, a, litI(100)), overflows}}, []plan.Expr{a}, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rec := makeBatch(alloc, input, [][]types.Datum{{i(1)}, {i(1 << 30)}, {i(-2)}, {i(3)}}, false)
+	defer rec.Release()
+	cols := make([]arrow.Array, 1)
+	n, sel, err := p.Eval(alloc, rec, cols, nil)
+	if err != nil {
+		t.Fatalf("the second conjunct ran on a row the first dropped: %v", err)
+	}
+	defer releaseAll(cols)
+	if n != 2 || fmt.Sprint(sel) != "[0 3]" {
+		t.Fatalf("kept %d rows %v, want [0 3]", n, sel)
+	}
+	// The other order evaluates the failing conjunct on every row.
+	q, err := CompileProgram(&plan.And{Args: []plan.Expr{overflows, cmpE(plan.OpLt, a, litI(100))}}, []plan.Expr{a}, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]arrow.Array, 1)
+	if _, _, err := q.Eval(alloc, rec, out, nil); err == nil {
+		releaseAll(out)
+		t.Fatal("a conjunct over every row did not fail on the row it overflows")
 	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -23,4 +24,7 @@ type Context struct {
 	// supplied by the engine (the same kernels that run queries), so
 	// folding can never disagree with execution. Nil disables folding.
 	Fold func(e plan.Expr) (types.Datum, error)
+	// Cost estimates selectivities and costs for the cost-based rules
+	// (nil: the defaults).
+	Cost *cost.Estimator
 }

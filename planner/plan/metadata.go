@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 )
 
@@ -13,6 +14,10 @@ type ColumnMeta struct {
 	Table    string // the table or alias it came from, if any
 	Type     types.T
 	Nullable bool
+	// Object and Ord locate the stored column a scan reads (nil for
+	// computed columns), for the cost model's statistics.
+	Object *catalog.Object
+	Ord    int
 }
 
 // Metadata allocates the ColumnIDs of one statement's plan and remembers
