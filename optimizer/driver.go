@@ -3,6 +3,7 @@ package optimizer
 import (
 	"fmt"
 
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/optimizer/rules"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -36,9 +37,11 @@ type TraceStep struct {
 	Before, After string // one-line forms of the rewritten node
 }
 
-// Trace is the list of rule applications, in order.
+// Trace is the list of rule applications, in order, and the cost-based
+// decisions taken.
 type Trace struct {
-	Steps []TraceStep
+	Steps     []TraceStep
+	Decisions []cost.Decision
 }
 
 // Fired reports whether the named rule fired at least once.
@@ -60,6 +63,23 @@ func Normalize(c *rules.Context, root plan.Node, opts Options) (plan.Node, *Trac
 		root, err = runPhase(c, ph, root, opts, tr)
 		if err != nil {
 			return nil, tr, err
+		}
+		if ph.Name == "normalize" && !opts.Disabled[ReorderJoinsName] {
+			// Join order is chosen once filters and conditions have moved
+			// into place, before fusion hides them in Calcs.
+			before := root
+			out, changed, ds := reorderJoins(c.Cost, c.Md, root)
+			tr.Decisions = append(tr.Decisions, ds...)
+			if changed {
+				if opts.CheckInvariants {
+					if err := checkRewrite(c.Md, ReorderJoinsName, before, out); err != nil {
+						return nil, tr, err
+					}
+				}
+				tr.Steps = append(tr.Steps, TraceStep{Phase: "join-order", Rule: ReorderJoinsName,
+					Before: plan.FormatLine(c.Md, before), After: plan.FormatLine(c.Md, out)})
+				root = out
+			}
 		}
 	}
 	return root, tr, nil

@@ -10,6 +10,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/optimizer"
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/optimizer/rules"
 	"github.com/eddysql/eddy/planner"
@@ -26,6 +27,9 @@ import (
 //	                              every expected rule fired and no expect-not rule did
 //	physical [parallelism=N]      the physical plan, as EXPLAIN prints it
 //	trace                         the rules that fired, with before and after
+//	decisions                     the cost-based decisions, with alternatives
+//	stats name [rows=N] [rate=R] [distinct=(c:N,...)]
+//	                              statistics the cost model sees for name
 //
 // Every optimization in these tests checks the plan's invariants after each
 // rule application. Regenerate with `go test ./optimizer -rewrite`.
@@ -35,20 +39,51 @@ func TestRules(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		stats := map[string]cost.TableStats{}
 		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
-			return runCommand(t, cat, d)
+			if d.Cmd == "stats" {
+				return setStats(t, d, stats)
+			}
+			return runCommand(t, cat, stats, d)
 		})
 	})
 }
 
-func runCommand(t *testing.T, cat *catalog.Catalog, d *datadriven.TestData) string {
+// setStats records statistics for the cost model.
+func setStats(t *testing.T, d *datadriven.TestData, stats map[string]cost.TableStats) string {
+	if len(d.CmdArgs) == 0 {
+		d.Fatalf(t, "stats needs a name")
+	}
+	s := cost.TableStats{Distinct: map[string]float64{}}
+	for _, arg := range d.CmdArgs[1:] {
+		switch arg.Key {
+		case "rows":
+			fmt.Sscan(arg.Vals[0], &s.Rows)
+		case "rate":
+			fmt.Sscan(arg.Vals[0], &s.RowsPerSec)
+		case "distinct":
+			for _, v := range arg.Vals {
+				var n float64
+				col, num, _ := strings.Cut(v, ":")
+				fmt.Sscan(num, &n)
+				s.Distinct[strings.ToLower(col)] = n
+			}
+		default:
+			d.Fatalf(t, "unknown argument %s", arg.Key)
+		}
+	}
+	stats[strings.ToLower(d.CmdArgs[0].Key)] = s
+	return ""
+}
+
+func runCommand(t *testing.T, cat *catalog.Catalog, stats map[string]cost.TableStats, d *datadriven.TestData) string {
 	switch d.Cmd {
 	case "exec-ddl":
 		if err := plantest.ExecDDL(cat, d.Input); err != nil {
 			return "error: " + err.Error() + "\n"
 		}
 		return ""
-	case "build", "opt", "physical", "trace":
+	case "build", "opt", "physical", "trace", "decisions":
 		q, err := plantest.BindText(cat, d.Input, planner.Continuous)
 		if err != nil {
 			return "error: " + err.Error() + "\n"
@@ -84,7 +119,11 @@ func runCommand(t *testing.T, cat *catalog.Catalog, d *datadriven.TestData) stri
 				d.Fatalf(t, "unknown rule %s", r)
 			}
 		}
-		out, tr, err := optimizer.Normalize(&rules.Context{Md: q.Md, Fold: expr.EvalConst}, q.Root, opts)
+		est := &cost.Estimator{Md: q.Md, Stats: func(o *catalog.Object) (cost.TableStats, bool) {
+			s, ok := stats[strings.ToLower(o.Name)]
+			return s, ok
+		}}
+		out, tr, err := optimizer.Normalize(&rules.Context{Md: q.Md, Fold: expr.EvalConst, Cost: est}, q.Root, opts)
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}
@@ -107,6 +146,8 @@ func runCommand(t *testing.T, cat *catalog.Catalog, d *datadriven.TestData) stri
 				fmt.Fprintf(&b, "%s/%s\n  before: %s\n  after:  %s\n", s.Phase, s.Rule, s.Before, s.After)
 			}
 			return b.String()
+		case "decisions":
+			return cost.FormatDecisions(tr.Decisions)
 		}
 		p, err := physical.Build(q.Md, out, physical.Options{Parallelism: parallelism})
 		if err != nil {

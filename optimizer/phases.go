@@ -20,12 +20,26 @@ var phases = []Phase{
 		Name: "normalize",
 		Rules: []rules.Rule{
 			rules.FoldConstants{},
+			// After folding, which turns x = NULL into NULL in filters and
+			// projections; InferJoinPredicates compares conjuncts in the
+			// form these two leave them in.
+			rules.OrEqualitiesToIn{},
 			rules.RemoveTrueFilter{},
 			rules.MergeFilters{},
+			// After MergeFilters, whose conjunction may repeat a conjunct,
+			// and before the pushdown rules, so a conjunct already applied
+			// below is dropped rather than pushed down a second time.
+			rules.EliminateRedundant{},
 			rules.PushFilterThroughProject{},
 			rules.PushFilterBelowAggregate{},
 			rules.PushFilterIntoJoin{},
 			rules.PushJoinCondition{},
+			// After PushFilterIntoJoin and PushJoinCondition, so the
+			// restrictions of a join's keys already sit on its inputs
+			// (where it reads them) and its condition keeps only what
+			// cannot move; the filters it adds on the inputs move further
+			// down in the next pass.
+			rules.InferJoinPredicates{},
 			// After PushFilterThroughProject, which brings a filter on a
 			// row number down to the RowNumber node it tests.
 			rules.RowNumberToTopN{},
@@ -97,6 +111,9 @@ func RuleNames() []string {
 				seen[r.Name()] = true
 				out = append(out, r.Name())
 			}
+		}
+		if p.Name == "normalize" {
+			out = append(out, ReorderJoinsName)
 		}
 	}
 	return out

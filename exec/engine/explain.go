@@ -6,6 +6,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/sql"
@@ -122,6 +123,12 @@ func verboseTrailer(cq *compiledQuery) string {
 	}
 	for _, st := range cq.trace.Steps {
 		fmt.Fprintf(&b, "  %s/%s:\n    before: %s\n    after:  %s\n", st.Phase, st.Rule, st.Before, st.After)
+	}
+	if ds := cq.decisions(); len(ds) > 0 {
+		b.WriteString("\nCost-based decisions:\n")
+		for _, line := range strings.Split(strings.TrimRight(cost.FormatDecisions(ds), "\n"), "\n") {
+			b.WriteString("  " + line + "\n")
+		}
 	}
 	return b.String()
 }

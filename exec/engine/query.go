@@ -1,9 +1,11 @@
 package engine
 
 import (
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/optimizer"
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/optimizer/rules"
 	"github.com/eddysql/eddy/planner"
@@ -25,6 +27,14 @@ type compiledQuery struct {
 	phys    physical.Node
 }
 
+// decisions returns the cost-based decisions taken for the query.
+func (c *compiledQuery) decisions() []cost.Decision {
+	if c.trace == nil {
+		return nil
+	}
+	return c.trace.Decisions
+}
+
 // names returns the result column names.
 func (c *compiledQuery) names() []string { return c.bound.Names }
 
@@ -40,6 +50,12 @@ func (e *Engine) newBuilder(src *sql.Source, start sql.Pos) *planner.Builder {
 	b := planner.NewBuilder(e.cat, src, start)
 	b.Fold = fold
 	return b
+}
+
+// statistics gives the cost model what the catalog knows of an object.
+// The catalog does not keep statistics yet: the defaults apply.
+func (e *Engine) statistics(o *catalog.Object) (cost.TableStats, bool) {
+	return cost.TableStats{}, false
 }
 
 // planSettings are the session settings planning follows.
@@ -61,7 +77,7 @@ func (e *Engine) planQuery(q *sql.Query, src *sql.Source, start sql.Pos, mode pl
 
 // optimize runs the rule phases and physical planning over a bound query.
 func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery, error) {
-	rc := &rules.Context{Md: bound.Md, Fold: fold}
+	rc := &rules.Context{Md: bound.Md, Fold: fold, Cost: &cost.Estimator{Md: bound.Md, Stats: e.statistics}}
 	var opts optimizer.Options
 	if ps.noOptimize {
 		opts.Disabled = optimizer.OptionalRules()
