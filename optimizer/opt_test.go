@@ -147,9 +147,13 @@ func runCommand(t *testing.T, cat *catalog.Catalog, stats map[string]cost.TableS
 			}
 			return b.String()
 		case "decisions":
-			return cost.FormatDecisions(tr.Decisions)
+			p, err := physical.Build(q.Md, out, physical.Options{Parallelism: parallelism, Cost: est})
+			if err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return cost.FormatDecisions(append(tr.Decisions, physical.Decisions(p)...))
 		}
-		p, err := physical.Build(q.Md, out, physical.Options{Parallelism: parallelism})
+		p, err := physical.Build(q.Md, out, physical.Options{Parallelism: parallelism, Cost: est})
 		if err != nil {
 			return "error: " + err.Error() + "\n"
 		}

@@ -29,10 +29,11 @@ type compiledQuery struct {
 
 // decisions returns the cost-based decisions taken for the query.
 func (c *compiledQuery) decisions() []cost.Decision {
-	if c.trace == nil {
-		return nil
+	var out []cost.Decision
+	if c.trace != nil {
+		out = append(out, c.trace.Decisions...)
 	}
-	return c.trace.Decisions
+	return append(out, physical.Decisions(c.phys)...)
 }
 
 // names returns the result column names.
@@ -86,7 +87,7 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 	if err != nil {
 		return nil, err
 	}
-	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism})
+	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost})
 	if err != nil {
 		return nil, err
 	}

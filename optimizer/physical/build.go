@@ -15,6 +15,29 @@ type Options struct {
 	// operator; sources and their stateless chains run at their number of
 	// splits (one for every source eddy has so far).
 	Parallelism int
+	// Cost estimates sizes for the cost-based choices (nil: defaults).
+	Cost *cost.Estimator
+	// BroadcastBudget is the most bytes a broadcast join side may take in
+	// all its replicas together (0: DefaultBroadcastBudget).
+	BroadcastBudget float64
+}
+
+// DefaultBroadcastBudget bounds the memory the replicas of a broadcast
+// join side may take together.
+const DefaultBroadcastBudget = 256 << 20
+
+// Decisions returns the cost-based choices made while building the plan.
+func Decisions(n Node) []cost.Decision {
+	var out []cost.Decision
+	var walk func(n Node)
+	walk = func(n Node) {
+		for _, in := range n.Hdr().Inputs {
+			walk(in)
+		}
+		out = append(out, n.Hdr().Decisions...)
+	}
+	walk(n)
+	return out
 }
 
 // Build turns an optimized logical plan into a physical plan, binding column
@@ -153,7 +176,7 @@ func (b *builder) buildScan(n *plan.Scan) Node {
 			}
 		}
 	}
-	src.Est.RowsPerSec = cost.SourceRate(n.Object, bounded)
+	src.Est.RowsPerSec = b.opts.Cost.SourceRate(n.Object, bounded)
 	if n.Object.Kind != catalog.Table {
 		return src
 	}

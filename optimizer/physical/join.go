@@ -1,6 +1,10 @@
 package physical
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -55,10 +59,17 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		return nil, err
 	}
 	p := b.opts.Parallelism
-	if len(keys) == 0 {
+	dist := b.chooseDistribution(n, left, right, len(keys) > 0)
+	switch {
+	case len(keys) == 0:
 		p = 1
 		left, right = b.exchange(left, Single, nil, 1), b.exchange(right, Single, nil, 1)
-	} else {
+	case dist.broadcast:
+		// The left side stays where it is; each of its instances gets all
+		// of the right side.
+		p = left.Hdr().Parallelism
+		left, right = b.exchange(left, Forward, nil, p), b.exchange(right, Broadcast, nil, p)
+	default:
 		left, right = b.exchange(left, Hash, lords, p), b.exchange(right, Hash, rords, p)
 	}
 	all := append(append(plan.ColList(nil), lcols...), rcols...)
@@ -92,6 +103,14 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		// It keeps the table's current rows only.
 		j.Est.RowsPerSec, j.Est.StateRows, j.Est.StateBounded = lr, rows, true
 		j.Est.StateBytes = rows * cost.RowWidth(right.Hdr().Types())
+	}
+	if dist.decision != nil {
+		j.Decisions = append(j.Decisions, *dist.decision)
+	}
+	if dist.broadcast {
+		// Every instance keeps all of the right side.
+		j.Est.StateRows *= float64(p)
+		j.Est.StateBytes *= float64(p)
 	}
 	if len(out) == len(n.Output()) {
 		return j, nil
@@ -148,4 +167,110 @@ func (b *builder) buildJoinSide(in plan.Node, keys []plan.Expr) (Node, plan.ColL
 	}
 	calc.Est.RowsPerSec = node.Hdr().Est.RowsPerSec
 	return calc, ext, ords, nil
+}
+
+// distChoice is how a join's inputs are distributed.
+type distChoice struct {
+	broadcast bool
+	decision  *cost.Decision
+}
+
+// Per-row weights of the distribution choice: shuffling a row through a
+// hash exchange (hashing, partitioning, a channel hop) and sending a row
+// to one replica of a broadcast side (a channel hop and an insert into
+// that replica's state). Equal weights give the classic rule: broadcast
+// when parallelism × |small| < |large| + |small|.
+const (
+	shuffleWeight   = 1.0
+	broadcastWeight = 1.0
+)
+
+// chooseDistribution decides between hash-partitioning both sides of an
+// equi-join on its keys and broadcasting the right side to the instances
+// of the left one (which is then not shuffled at all). Broadcast is
+// considered when the left side already runs in parallel, the right side's
+// state is bounded (a table, a bounded input), the join kind needs no
+// right row padded (inner, left, semi, anti, lookup), and all replicas fit
+// the broadcast budget; it wins when it moves fewer rows: p × |right| <
+// |left| + |right|, with sizes from the cost model.
+func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool) distChoice {
+	p := left.Hdr().Parallelism
+	switch n.Kind {
+	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
+	default:
+		return distChoice{}
+	}
+	if !keyed || p < 2 || b.opts.Parallelism < 2 {
+		return distChoice{}
+	}
+	if _, windowed := n.Windowed(); windowed {
+		return distChoice{}
+	}
+	rp := n.Right.Props()
+	if !rp.Bounded && !isTableSide(n.Right) {
+		return distChoice{}
+	}
+	est := b.opts.Cost
+	ls, rs := est.Size(n.Left), est.Size(n.Right)
+	width := cost.RowWidth(right.Hdr().Types())
+	budget := b.opts.BroadcastBudget
+	if budget <= 0 {
+		budget = DefaultBroadcastBudget
+	}
+	hash := shuffleWeight * (ls + rs)
+	bcast := broadcastWeight * float64(p) * rs
+	d := &cost.Decision{What: "distribution of the join " + strings.Join(joinNames(b, n), " ⋈ ")}
+	d.Alternatives = []cost.Alternative{
+		{Desc: fmt.Sprintf("hash both sides on the keys at parallelism %d (rows moved: |left| + |right| = %s + %s)", b.opts.Parallelism, Human(ls), Human(rs)), Cost: hash},
+		{Desc: fmt.Sprintf("broadcast the right side to the left's %d instances (rows moved: %d × |right| = %d × %s)", p, p, p, Human(rs)), Cost: bcast},
+	}
+	fits := float64(p)*rs*width <= budget
+	if bcast < hash && fits {
+		d.Chosen = 1
+		d.Why = "broadcasting moves fewer rows, and the left side is not shuffled at all"
+		return distChoice{broadcast: true, decision: d}
+	}
+	d.Chosen = 0
+	d.Why = "hashing moves fewer rows"
+	if bcast < hash {
+		d.Why = fmt.Sprintf("the replicas of the right side (%sB) would not fit the broadcast budget (%sB)", Human(float64(p)*rs*width), Human(budget))
+	}
+	return distChoice{decision: d}
+}
+
+// isTableSide reports whether n reads a table through filters and
+// projections: its state is bounded by the table's size.
+func isTableSide(n plan.Node) bool {
+	for {
+		switch x := n.(type) {
+		case *plan.Scan:
+			return x.Object.Kind == catalog.Table
+		case *plan.Filter, *plan.Project, *plan.Calc:
+			n = x.Inputs()[0]
+		default:
+			return false
+		}
+	}
+}
+
+// joinNames names a join's sides for EXPLAIN: the tables or aliases they
+// read.
+func joinNames(b *builder, n *plan.Join) []string {
+	name := func(side plan.Node) string {
+		var names []string
+		plan.WalkNodes(side, func(x plan.Node) {
+			if s, ok := x.(*plan.Scan); ok {
+				if s.Alias != "" {
+					names = append(names, s.Alias)
+				} else {
+					names = append(names, s.Object.Name)
+				}
+			}
+		})
+		if len(names) == 1 {
+			return names[0]
+		}
+		return "(" + strings.Join(names, " ⋈ ") + ")"
+	}
+	return []string{name(n.Left), name(n.Right)}
 }

@@ -3,6 +3,7 @@ package physical
 import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -44,6 +45,8 @@ type Header struct {
 	Inputs      []Node
 	Parallelism int
 	Est         Estimate
+	// Decisions are the cost-based choices made for this operator.
+	Decisions []cost.Decision
 }
 
 // Hdr implements Node.
