@@ -354,3 +354,54 @@ func TestJobFlushOverGenerator(t *testing.T) {
 		alloc.AssertSize(t, 0)
 	}
 }
+
+// trickleSource is bounded but catches up between its rows, like a
+// throttled generator: it has nothing due on every other call.
+type trickleSource struct {
+	alloc memory.Allocator
+	calls int
+	rows  int
+}
+
+func (s *trickleSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
+func (s *trickleSource) Next(ctx context.Context) (Chunk, error) {
+	s.calls++
+	switch {
+	case s.rows == 5:
+		return Chunk{}, io.EOF
+	case s.calls%2 == 1:
+		return Chunk{}, ErrCaughtUp
+	}
+	s.rows++
+	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(s.rows, s.rows+1))}, nil
+}
+func (s *trickleSource) Wait(ctx context.Context) error { time.Sleep(time.Millisecond); return nil }
+func (s *trickleSource) Close() error                   { return nil }
+func (s *trickleSource) Bounded() bool                  { return true }
+
+// TestJobFlushWaitsForBoundedEnd checks that a flush over a bounded
+// source that catches up before its end waits for the end (FLUSH reads
+// every bounded source to its end).
+func TestJobFlushWaitsForBoundedEnd(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	sink := &collectSink{}
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) { return &trickleSource{}, nil },
+			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Stop()
+	job.RequestFlush(1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := job.WaitFlushed(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if got := len(sink.snapshot()); got != 5 {
+		t.Fatalf("the flush returned with %d of the source's 5 rows", got)
+	}
+}

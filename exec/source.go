@@ -28,6 +28,16 @@ type Source interface {
 	Close() error
 }
 
+// BoundedSource is implemented by sources that may be caught up before
+// their end — a throttled bounded generator has nothing due yet but more
+// to come. FLUSH promises that every bounded source is read to its end,
+// so for one whose Bounded is true a flush request waits for io.EOF, not
+// for ErrCaughtUp.
+type BoundedSource interface {
+	Source
+	Bounded() bool
+}
+
 // Generator is implemented by unbounded sources that make their rows
 // rather than read rows someone ingested (an unbounded nexmark stream).
 // Nothing ingested is ever waiting in a generator, so a flush request is

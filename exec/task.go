@@ -258,6 +258,10 @@ func (t *task) runSource(ctx context.Context) error {
 			if err := t.caughtUp(ctx); err != nil {
 				return err
 			}
+			if bs, ok := t.source.(BoundedSource); ok && bs.Bounded() {
+				t.requeue(asked) // answered at its end
+				asked = 0
+			}
 			if asked > 0 {
 				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
 					return err

@@ -133,6 +133,12 @@ func (p *projecting) Open(ctx context.Context, env *exec.Env) error { return p.i
 func (p *projecting) Wait(ctx context.Context) error                { return p.inner.Wait(ctx) }
 func (p *projecting) Close() error                                  { return p.inner.Close() }
 
+// Bounded implements exec.BoundedSource for the source it wraps.
+func (p *projecting) Bounded() bool {
+	bs, ok := p.inner.(exec.BoundedSource)
+	return ok && bs.Bounded()
+}
+
 func (p *projecting) Next(ctx context.Context) (exec.Chunk, error) {
 	c, err := p.inner.Next(ctx)
 	if err != nil {

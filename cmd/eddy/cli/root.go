@@ -138,6 +138,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 		},
 		a.execCommand(),
 		a.sltCommand(),
+		a.benchCommand(),
 		a.versionCommand(),
 	)
 	return root

@@ -70,6 +70,10 @@ func New(cfg Config) (*Source, error) {
 // order, or all of the table's.
 func (s *Source) Schema() *arrow.Schema { return s.schema }
 
+// Bounded implements exec.BoundedSource: with a number of events the
+// source ends, even when a rate makes it wait for its next event.
+func (s *Source) Bounded() bool { return s.cfg.Events > 0 }
+
 // Open positions the source at the start of split env.Instance of
 // env.Parallelism: it will generate the events n = Instance +
 // k*Parallelism of the global sequence that are of its table's kind. With

@@ -1,0 +1,93 @@
+package nexmark
+
+import (
+	"math"
+	"time"
+)
+
+// Measurement is what one run of a query measured.
+type Measurement struct {
+	// Events is the length of the global event sequence the run consumed.
+	Events int64
+	// Wall is the elapsed time from just before the query's first
+	// statement to just after FLUSH returned.
+	Wall time.Duration
+	// CPU is the user plus system CPU time the process spent over the
+	// same span.
+	CPU time.Duration
+	// PeakRSS is the process's peak resident set size, in bytes.
+	PeakRSS int64
+}
+
+// Figures are a query's results as `eddy bench nexmark --json` prints
+// them, one JSON object per line with exactly these fields.
+type Figures struct {
+	Query             string  `json:"query"`
+	Events            int64   `json:"events"`
+	WallS             float64 `json:"wall_s"`
+	CPUS              float64 `json:"cpu_s"`
+	Cores             float64 `json:"cores"`
+	EventsPerS        float64 `json:"events_per_s"`
+	EventsPerSPerCore float64 `json:"events_per_s_per_core"`
+	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
+}
+
+// Compute derives the figures of a measurement: cores is CPU time per
+// second of wall time, events per second per core is events per CPU
+// second. Times are rounded to microseconds, cores to thousandths and
+// rates to whole events, which is finer than a run can be repeated. A
+// zero time gives zero for the rates that divide by it, never an infinity.
+func Compute(query string, m Measurement) Figures {
+	wall, cpu := m.Wall.Seconds(), m.CPU.Seconds()
+	f := Figures{
+		Query:        query,
+		Events:       m.Events,
+		WallS:        round(wall, 1e6),
+		CPUS:         round(cpu, 1e6),
+		PeakRSSBytes: m.PeakRSS,
+	}
+	if wall > 0 {
+		f.Cores = round(cpu/wall, 1e3)
+		f.EventsPerS = math.Round(float64(m.Events) / wall)
+	}
+	if cpu > 0 {
+		f.EventsPerSPerCore = math.Round(float64(m.Events) / cpu)
+	}
+	return f
+}
+
+// round rounds x to a multiple of 1/scale.
+func round(x, scale float64) float64 { return math.Round(x*scale) / scale }
+
+// Ratios are a query's figures divided by the baseline's; a ratio whose
+// baseline figure is zero is NaN (printed as a dash).
+type Ratios struct {
+	Wall, CPU, Cores, EventsPerS, EventsPerSPerCore, PeakRSS float64
+}
+
+// RatiosTo returns f's figures divided by base's.
+func (f Figures) RatiosTo(base Figures) Ratios {
+	return Ratios{
+		Wall:              ratio(f.WallS, base.WallS),
+		CPU:               ratio(f.CPUS, base.CPUS),
+		Cores:             ratio(f.Cores, base.Cores),
+		EventsPerS:        ratio(f.EventsPerS, base.EventsPerS),
+		EventsPerSPerCore: ratio(f.EventsPerSPerCore, base.EventsPerSPerCore),
+		PeakRSS:           ratio(float64(f.PeakRSSBytes), float64(base.PeakRSSBytes)),
+	}
+}
+
+func ratio(a, b float64) float64 {
+	if b == 0 {
+		return math.NaN()
+	}
+	return a / b
+}
+
+// Outcome is how one query of a run ended: its figures, or why it could
+// not run.
+type Outcome struct {
+	Query   string
+	Figures Figures // valid when Err is nil
+	Err     error
+}

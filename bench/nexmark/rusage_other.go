@@ -1,0 +1,13 @@
+//go:build !unix
+
+package nexmark
+
+import (
+	"errors"
+	"time"
+)
+
+// usage is not implemented off Unix: the benchmark needs getrusage.
+func usage() (time.Duration, int64, error) {
+	return 0, 0, errors.New("eddy bench needs getrusage, which this system lacks")
+}

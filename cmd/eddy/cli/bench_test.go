@@ -1,0 +1,124 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+)
+
+// benchHelperEnv marks the test binary run as eddy by benchSelf in
+// TestBenchNexmark.
+const benchHelperEnv = "EDDY_CLI_BENCH_HELPER"
+
+// TestBenchHelperProcess is not a test: it is eddy, run by the bench as a
+// child process (see useTestBinaryAsEddy).
+func TestBenchHelperProcess(t *testing.T) {
+	if os.Getenv(benchHelperEnv) != "1" {
+		return
+	}
+	args := os.Args
+	for len(args) > 0 && args[0] != "--" {
+		args = args[1:]
+	}
+	if len(args) == 0 {
+		os.Exit(exitUsage)
+	}
+	os.Exit(Main(context.Background(), args[1:], StdIO()))
+}
+
+// useTestBinaryAsEddy makes the bench run its children as this test
+// binary, which TestBenchHelperProcess turns into eddy.
+func useTestBinaryAsEddy(t *testing.T) {
+	old := benchSelf
+	benchSelf = func() ([]string, error) {
+		return []string{os.Args[0], "-test.run=^TestBenchHelperProcess$", "--"}, nil
+	}
+	t.Setenv(benchHelperEnv, "1")
+	t.Cleanup(func() { benchSelf = old })
+}
+
+func runBench(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code := Main(context.Background(), append([]string{"bench", "nexmark"}, args...), IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+	return code, out.String(), errOut.String()
+}
+
+func TestBenchUsageErrors(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--events", "0"}, "--events must be at least 1"},
+		{[]string{"--events", "many"}, "invalid argument"},
+		{[]string{"--rate", "-5"}, "--rate must not be negative"},
+		{[]string{"--queries", "q0,bid"}, `"bid" is not a query name`},
+		{[]string{"--queries", ""}, "no queries"},
+		{[]string{"--queries", "q0,q99"}, "no query q99"},
+		{[]string{"--dir", "/nonexistent/nexmark"}, "query directory"},
+		{[]string{"extra"}, "unknown command"},
+	} {
+		code, out, errOut := runBench(t, tc.args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}
+
+func TestBenchHelp(t *testing.T) {
+	code, out, _ := runBench(t, "--help")
+	if code != exitOK || !strings.Contains(out, "--events") || !strings.Contains(out, "--queries") || strings.Contains(out, "--child") {
+		t.Errorf("exit %d, help:\n%s", code, out)
+	}
+}
+
+// TestBenchNexmark runs the bench end to end, children and all, on q0 and
+// q1 with a tiny run.
+func TestBenchNexmark(t *testing.T) {
+	useTestBinaryAsEddy(t)
+	code, out, errOut := runBench(t, "--events", "20000", "--queries", "q0,q1", "--parallelism", "2", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("want 3 lines (baseline, q0, q1), got:\n%s\nstderr:\n%s", out, errOut)
+	}
+	for i, want := range []string{"baseline", "q0", "q1"} {
+		var f struct {
+			Query             string   `json:"query"`
+			Events            *int64   `json:"events"`
+			WallS             *float64 `json:"wall_s"`
+			CPUS              *float64 `json:"cpu_s"`
+			Cores             *float64 `json:"cores"`
+			EventsPerS        *float64 `json:"events_per_s"`
+			EventsPerSPerCore *float64 `json:"events_per_s_per_core"`
+			PeakRSSBytes      *int64   `json:"peak_rss_bytes"`
+		}
+		dec := json.NewDecoder(strings.NewReader(lines[i]))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&f); err != nil {
+			t.Fatalf("line %d: %v: %s", i, err, lines[i])
+		}
+		if f.Query != want || f.Events == nil || *f.Events != 20000 || f.WallS == nil || *f.WallS <= 0 ||
+			f.CPUS == nil || *f.CPUS < 0 || f.Cores == nil || f.EventsPerS == nil || *f.EventsPerS <= 0 ||
+			f.EventsPerSPerCore == nil || f.PeakRSSBytes == nil || *f.PeakRSSBytes < 1<<20 {
+			t.Errorf("line %d: %s", i, lines[i])
+		}
+	}
+	if !strings.Contains(errOut, "nexmark [3/3] q1: 20,000 events in") {
+		t.Errorf("progress:\n%s", errOut)
+	}
+}
+
+// TestBenchNexmarkTable runs one query with the table report.
+func TestBenchNexmarkTable(t *testing.T) {
+	useTestBinaryAsEddy(t)
+	code, out, errOut := runBench(t, "--events", "20000", "--queries", "q2")
+	if code != exitOK || !strings.Contains(out, "\nbaseline ") || !strings.Contains(out, "\nq2 ") || !strings.HasSuffix(out, "1 of 1 queries ran.\n") {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
