@@ -58,6 +58,7 @@ type Catalog struct {
 	store   Store
 	objects map[string]*Object
 	nextID  uint64
+	stats   map[uint64]Stats // by object ID (stats.go)
 }
 
 // Open loads every object persisted in store.
@@ -80,6 +81,9 @@ func Open(store Store) (*Catalog, error) {
 		return nil
 	})
 	if err != nil {
+		return nil, err
+	}
+	if err := c.loadStats(); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -181,6 +185,9 @@ func (c *Catalog) Drop(name string, k Kind) (*Object, error) {
 		}
 		return nil, &Error{Code: ErrHasDependents, Name: name, Msg: fmt.Sprintf(
 			"cannot drop %s '%s': %s %s on it (drop %s first)", o.Kind, o.Name, strings.Join(deps, ", "), verb, them)}
+	}
+	if err := c.dropStatsLocked(o.ID); err != nil {
+		return nil, err
 	}
 	if err := c.store.Delete([]byte(objectPrefix + key)); err != nil {
 		return nil, fmt.Errorf("catalog: dropping %s: %w", o.Name, err)

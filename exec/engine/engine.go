@@ -66,6 +66,7 @@ type Engine struct {
 	flushSeq atomic.Uint64
 	notices  noticeLog
 	late     lateLedger
+	statsObs *statsObserver // keeps observed statistics current (observe_stats.go)
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,
@@ -125,6 +126,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	e.startStatsObserver()
 	return e, nil
 }
 
@@ -179,6 +181,7 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 
 // Close stops every query and closes storage.
 func (e *Engine) Close() error {
+	e.stopStatsObserver()
 	e.cancel()
 	e.mu.Lock()
 	var jobs []*exec.Job

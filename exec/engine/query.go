@@ -53,10 +53,20 @@ func (e *Engine) newBuilder(src *sql.Source, start sql.Pos) *planner.Builder {
 	return b
 }
 
-// statistics gives the cost model what the catalog knows of an object.
-// The catalog does not keep statistics yet: the defaults apply.
+// statistics gives the cost model what the catalog knows of an object
+// (ANALYZE and running queries collect it); without statistics the cost
+// model's defaults apply.
 func (e *Engine) statistics(o *catalog.Object) (cost.TableStats, bool) {
-	return cost.TableStats{}, false
+	s, ok := e.cat.Stats(o.Name)
+	if !ok {
+		return cost.TableStats{}, false
+	}
+	t := cost.TableStats{Rows: float64(s.Rows), RowsPerSec: s.RowsPerSec, RowBytes: s.RowBytes,
+		Distinct: map[string]float64{}, NullFrac: map[string]float64{}}
+	for name, c := range s.Columns {
+		t.Distinct[name], t.NullFrac[name] = c.Distinct, c.NullFrac
+	}
+	return t, true
 }
 
 // planSettings are the session settings planning follows.
@@ -65,6 +75,9 @@ type planSettings struct {
 	// noOptimize disables every optional rewrite rule (SET optimizer =
 	// off), for comparing plans and results.
 	noOptimize bool
+	// joinDistribution forces joins that could be broadcast to "hash" or
+	// "broadcast" ("": the cost model decides).
+	joinDistribution string
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -87,7 +100,8 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 	if err != nil {
 		return nil, err
 	}
-	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost})
+	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost,
+		JoinDistribution: ps.joinDistribution})
 	if err != nil {
 		return nil, err
 	}

@@ -13,10 +13,11 @@ import (
 
 // Session is one user's connection: settings and statement execution.
 type Session struct {
-	eng         *Engine
-	opts        SessionOptions
-	parallelism int
-	noOptimize  bool // SET optimizer = off
+	eng              *Engine
+	opts             SessionOptions
+	parallelism      int
+	noOptimize       bool   // SET optimizer = off
+	joinDistribution string // SET join_distribution
 }
 
 // NewSession returns a session.
@@ -77,7 +78,7 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 	case *sql.Flush:
 		return s.flush(ctx)
 	case *sql.Analyze:
-		return nil, notSupported(st.Start, "ANALYZE")
+		return s.analyzeStats(ctx, st)
 	}
 	return nil, fmt.Errorf("not supported yet: %T", stmt)
 }
@@ -88,7 +89,7 @@ func notSupported(p sql.Pos, feature string) error {
 
 // settings are the session's planning settings.
 func (s *Session) settings() planSettings {
-	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize}
+	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution}
 }
 
 // ok returns a result without rows.
@@ -107,6 +108,16 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("optimizer must be on or off, got '%s'", st.Value)}
 		}
 		return ok("SET"), nil
+	case "join_distribution":
+		switch v := strings.ToLower(st.Value); v {
+		case "auto":
+			s.joinDistribution = ""
+		case "hash", "broadcast":
+			s.joinDistribution = v
+		default:
+			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("join_distribution must be auto, hash or broadcast, got '%s'", st.Value)}
+		}
+		return ok("SET"), nil
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
@@ -115,5 +126,5 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer"}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer, join_distribution"}
 }

@@ -114,6 +114,10 @@ func (s *Session) describe(st *sql.Describe) (*Result, error) {
 	for _, k := range o.PrimaryKey {
 		key[k] = true
 	}
+	// Once ANALYZE has measured the columns, two more columns show their
+	// estimated distinct values and null fraction (NULL where unknown).
+	stats, _ := s.eng.cat.Stats(o.Name)
+	withStats := len(stats.Columns) > 0
 	var rows [][]types.Datum
 	for i, c := range o.Columns {
 		null, k := "YES", ""
@@ -126,7 +130,15 @@ func (s *Session) describe(st *sql.Describe) (*Result, error) {
 				k = "UNI" // a derived unique key, not a declared one
 			}
 		}
-		rows = append(rows, textRow(c.Name, c.Type.String(), null, k))
+		row := textRow(c.Name, c.Type.String(), null, k)
+		if withStats {
+			row = append(row, columnStatsRow(stats, c.Name)...)
+		}
+		rows = append(rows, row)
 	}
-	return rowsResult("DESCRIBE", textColumns("column", "type", "nullable", "key"), rows), nil
+	cols := textColumns("column", "type", "nullable", "key")
+	if withStats {
+		cols = append(cols, Column{Name: "distinct", Type: types.BigIntT}, Column{Name: "null_frac", Type: types.DoubleT})
+	}
+	return rowsResult("DESCRIBE", cols, rows), nil
 }

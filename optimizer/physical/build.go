@@ -20,6 +20,10 @@ type Options struct {
 	// BroadcastBudget is the most bytes a broadcast join side may take in
 	// all its replicas together (0: DefaultBroadcastBudget).
 	BroadcastBudget float64
+	// JoinDistribution forces the distribution of the joins that could be
+	// broadcast: "hash" or "broadcast" ("" or "auto": the cost model
+	// decides).
+	JoinDistribution string
 }
 
 // DefaultBroadcastBudget bounds the memory the replicas of a broadcast

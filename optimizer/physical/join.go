@@ -175,15 +175,6 @@ type distChoice struct {
 	decision  *cost.Decision
 }
 
-// Per-row weights of the distribution choice: shuffling a row through a
-// hash exchange (hashing, partitioning, a channel hop) and sending a row
-// to one replica of a broadcast side (a channel hop and an insert into
-// that replica's state). Equal weights give the classic rule: broadcast
-// when parallelism × |small| < |large| + |small|.
-const (
-	shuffleWeight   = 1.0
-	broadcastWeight = 1.0
-)
 
 // chooseDistribution decides between hash-partitioning both sides of an
 // equi-join on its keys and broadcasting the right side to the instances
@@ -191,8 +182,16 @@ const (
 // considered when the left side already runs in parallel, the right side's
 // state is bounded (a table, a bounded input), the join kind needs no
 // right row padded (inner, left, semi, anti, lookup), and all replicas fit
-// the broadcast budget; it wins when it moves fewer rows: p × |right| <
-// |left| + |right|, with sizes from the cost model.
+// the broadcast budget. It wins when it costs less:
+//
+//	hash      = (|left| + |right|) × shuffle + |right| × insert
+//	broadcast = |left| × forward + p × |right| × (send + insert)
+//
+// with sizes from the cost model and the measured per-row costs of
+// cost.ShuffleRow, cost.ForwardRow, cost.BroadcastRow and cost.InsertRow.
+// With equal costs it is the classic rule p × |small| < |large| + |small|;
+// with eddy's, where inserting a row into a join's state costs far more
+// than shuffling one, broadcasting pays only for much smaller tables.
 func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool) distChoice {
 	p := left.Hdr().Parallelism
 	switch n.Kind {
@@ -217,21 +216,29 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool)
 	if budget <= 0 {
 		budget = DefaultBroadcastBudget
 	}
-	hash := shuffleWeight * (ls + rs)
-	bcast := broadcastWeight * float64(p) * rs
+	hash := (ls+rs)*cost.ShuffleRow + rs*cost.InsertRow
+	bcast := ls*cost.ForwardRow + float64(p)*rs*(cost.BroadcastRow+cost.InsertRow)
 	d := &cost.Decision{What: "distribution of the join " + strings.Join(joinNames(b, n), " ⋈ ")}
 	d.Alternatives = []cost.Alternative{
-		{Desc: fmt.Sprintf("hash both sides on the keys at parallelism %d (rows moved: |left| + |right| = %s + %s)", b.opts.Parallelism, Human(ls), Human(rs)), Cost: hash},
-		{Desc: fmt.Sprintf("broadcast the right side to the left's %d instances (rows moved: %d × |right| = %d × %s)", p, p, p, Human(rs)), Cost: bcast},
+		{Desc: fmt.Sprintf("hash both sides on the keys at parallelism %d: shuffle %s + %s rows, keep %s", b.opts.Parallelism, Human(ls), Human(rs), Human(rs)), Cost: hash},
+		{Desc: fmt.Sprintf("broadcast the right side to the left's %d instances: keep %d × %s rows, shuffle none", p, p, Human(rs)), Cost: bcast},
 	}
 	fits := float64(p)*rs*width <= budget
+	switch b.opts.JoinDistribution {
+	case "hash":
+		d.Chosen, d.Why = 0, "SET join_distribution = hash"
+		return distChoice{decision: d}
+	case "broadcast":
+		d.Chosen, d.Why = 1, "SET join_distribution = broadcast"
+		return distChoice{broadcast: true, decision: d}
+	}
 	if bcast < hash && fits {
 		d.Chosen = 1
-		d.Why = "broadcasting moves fewer rows, and the left side is not shuffled at all"
+		d.Why = "the left side is not shuffled, and the right side is small enough to keep whole in every instance"
 		return distChoice{broadcast: true, decision: d}
 	}
 	d.Chosen = 0
-	d.Why = "hashing moves fewer rows"
+	d.Why = "keeping the right side in every instance costs more than shuffling the left"
 	if bcast < hash {
 		d.Why = fmt.Sprintf("the replicas of the right side (%sB) would not fit the broadcast budget (%sB)", Human(float64(p)*rs*width), Human(budget))
 	}

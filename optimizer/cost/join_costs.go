@@ -1,0 +1,17 @@
+package cost
+
+// Per-row costs of moving rows between stages and keeping them in a join's
+// state, in nanoseconds on this project's machine (2 cores), measured by
+//
+//	go test ./exec -run XXX -bench BenchmarkJoinCosts -count 5 -cpu 1
+//
+// (medians; docs/benchmarks.md). Forwarding and broadcasting hand batches
+// over without copying, so their cost per row is nearly nothing; a hash
+// exchange hashes, partitions and copies each row; a join inserts each row
+// of a side into its row store and key index.
+const (
+	ShuffleRow   = 39.0
+	ForwardRow   = 0.2
+	BroadcastRow = 0.1 // per replica
+	InsertRow    = 700.0
+)
