@@ -175,7 +175,6 @@ type distChoice struct {
 	decision  *cost.Decision
 }
 
-
 // chooseDistribution decides between hash-partitioning both sides of an
 // equi-join on its keys and broadcasting the right side to the instances
 // of the left one (which is then not shuffled at all). Broadcast is
