@@ -16,7 +16,7 @@ import (
 
 var (
 	joinBenchLarge = flag.Int("joinbench.large", 1_000_000, "bids on the large side of BenchmarkJoinDistribution")
-	joinBenchSmall = flag.String("joinbench.small", "10000,50000,100000,200000,400000,800000",
+	joinBenchSmall = flag.String("joinbench.small", "10000,25000,40000,55000,70000,85000,100000,150000,200000,400000",
 		"table sizes BenchmarkJoinDistribution sweeps")
 )
 
@@ -69,6 +69,7 @@ func BenchmarkJoinDistribution(b *testing.B) {
 					run("SET join_distribution = " + dist)
 					run(fmt.Sprintf("CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR) WITH (connector = 'file', path = 't%d.csv', format = 'csv', header = 'true')", small))
 					run(fmt.Sprintf("CREATE STREAM bid (bidder BIGINT, price BIGINT) WITH (connector = 'nexmark', table = 'bid', events = '%d')", *joinBenchLarge*50/46))
+					run("ANALYZE t") // the optimizer learns the table's size
 					query := "SELECT b.price, t.v FROM bid b JOIN t ON b.bidder = t.id"
 					if i == 0 {
 						plan := run("EXPLAIN " + query)
