@@ -38,9 +38,10 @@ import (
 // have no match, and a dropped right row matched none), and on the left
 // side of a right join. It never adds a filter to a side the join
 // preserves (the left of LEFT and ANTI, the right of RIGHT, both of FULL),
-// because an unmatched row there is still output, padded with NULLs: an
-// inferred b.k = 5 on the preserved side of `a RIGHT JOIN b ON a.k = b.k
-// AND a.k = 5` would drop rows the join outputs with NULLs for a; and the
+// because an unmatched row there is still output — padded with NULLs, or
+// as it is by the anti join: an inferred b.k = 5 on the preserved side of
+// `a RIGHT JOIN b ON a.k = b.k AND a.k = 5` would drop the rows the join
+// outputs with NULLs for a; and the
 // filter always goes below the join, never above it, where the padded
 // rows' NULLs would fail it. Retractions are filtered like their rows, and
 // a row the filter drops never matched, so neither did its retraction.
@@ -53,8 +54,9 @@ import (
 // FoldConstants and OrEqualitiesToIn leave them in, so it fires once per
 // conjunct and key.
 // Profitability: rows that cannot match are dropped before they are
-// shuffled and kept in join state, and a filter on a source may reach the
-// connector; the cost is one evaluation of a conjunct per row of that side.
+// shuffled and kept in join state, and the cost-based join order sees the
+// smaller inputs; the cost is one evaluation of a conjunct per row of that
+// side, less than the shuffle and the state it saves.
 type InferJoinPredicates struct{}
 
 // Name implements Rule.
@@ -140,9 +142,10 @@ func inferOnto(c *Context, out, from []plan.Expr, src, dst *plan.ColRef, target 
 		if cols.Len() != 1 || !cols.Contains(src.ID) || isVolatile(cj) {
 			continue
 		}
-		if src.Null != dst.Null && hasFunc(cj) {
-			// A function call records whether it can return NULL, which
-			// was decided for src's nullability.
+		if dst.Null && hasNonNullFunc(cj) {
+			// A function call records whether it can return NULL, decided
+			// for its arguments when bound; one marked never NULL must not
+			// be given a column that can be.
 			continue
 		}
 		t := canonical(c, plan.Rewrite(cj, func(x plan.Expr) plan.Expr {
@@ -159,10 +162,11 @@ func inferOnto(c *Context, out, from []plan.Expr, src, dst *plan.ColRef, target 
 	return out
 }
 
-func hasFunc(e plan.Expr) bool {
+// hasNonNullFunc reports whether e calls a function marked never NULL.
+func hasNonNullFunc(e plan.Expr) bool {
 	found := false
 	plan.Walk(e, func(x plan.Expr) bool {
-		if _, ok := x.(*plan.Func); ok {
+		if f, ok := x.(*plan.Func); ok && !f.Null {
 			found = true
 		}
 		return !found
