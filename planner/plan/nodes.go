@@ -211,6 +211,20 @@ func (n *Scan) Props() *Props {
 		appendOnly := n.Object.Kind == catalog.Stream || (n.Object.Kind == catalog.View && n.Mode == ScanSnapshot)
 		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: appendOnly,
 			Watermarked: n.Object.Watermark != nil && n.Object.Kind != catalog.View}
+		if n.Object.Kind == catalog.Table && len(n.Object.PrimaryKey) > 0 {
+			// A table holds one row per primary key.
+			var key ColSet
+			for _, pk := range n.Object.PrimaryKey {
+				for i, o := range n.Ords {
+					if o == pk {
+						key.Add(n.Cols[i])
+					}
+				}
+			}
+			if key.Len() == len(n.Object.PrimaryKey) {
+				n.props.Keys = []ColSet{key}
+			}
+		}
 		if n.props.Watermarked && n.Mode != ScanSnapshot {
 			wm := n.Object.ColumnIndex(n.Object.Watermark.Column)
 			for i, o := range n.Ords {
