@@ -123,6 +123,14 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 			cfg.Aggs = append(cfg.Aggs, AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewHashAgg(cfg), nil }}, nil
+	case *physical.LocalAgg:
+		cfg := LocalAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names}
+		for _, p := range n.Partials {
+			kind := map[plan.AggFunc]PartialKind{plan.AggCountStar: PartialCountStar, plan.AggCount: PartialCount,
+				plan.AggSum: PartialSum, plan.AggMin: PartialMin, plan.AggMax: PartialMax}[p.Kind]
+			cfg.Partials = append(cfg.Partials, PartialSpec{Kind: kind, Arg: p.Arg, Type: p.Type})
+		}
+		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewLocalAgg(cfg), nil }}, nil
 	case *physical.WindowAssign:
 		kind := map[plan.WindowKind]WindowKind{plan.Tumble: WindowTumble, plan.Hop: WindowHop, plan.Cumulate: WindowCumulate}[n.Kind]
 		cfg := WindowAssignConfig{Input: inTypes, TimeCol: n.TimeCol, Kind: kind, Size: n.Size, Slide: n.Slide, Names: names}

@@ -180,6 +180,12 @@ type SLTFailure struct {
 	// actual result as the record would spell it; both are nil otherwise.
 	Diff *sltMismatch
 	Got  []string
+	// Raw is the actual result of a mismatch, one line per row as it would
+	// be written (values joined by a space, rows sorted for rowsort), and
+	// DashLine and ExpectedLines locate the record's result section: what
+	// RunConfig.Rewrite replaces.
+	Raw                     []string
+	DashLine, ExpectedLines int
 }
 
 // String renders the failure: file:line and reason, the SQL, then for a

@@ -78,6 +78,9 @@ type planSettings struct {
 	// joinDistribution forces joins that could be broadcast to "hash" or
 	// "broadcast" ("": the cost model decides).
 	joinDistribution string
+	// twoPhase forces two-phase aggregation "on" or "off" ("": the cost
+	// model decides).
+	twoPhase string
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -101,7 +104,7 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 		return nil, err
 	}
 	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost,
-		JoinDistribution: ps.joinDistribution})
+		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase})
 	if err != nil {
 		return nil, err
 	}

@@ -18,6 +18,7 @@ type Session struct {
 	parallelism      int
 	noOptimize       bool   // SET optimizer = off
 	joinDistribution string // SET join_distribution
+	twoPhase         string // SET two_phase_agg
 }
 
 // NewSession returns a session.
@@ -89,7 +90,8 @@ func notSupported(p sql.Pos, feature string) error {
 
 // settings are the session's planning settings.
 func (s *Session) settings() planSettings {
-	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution}
+	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution,
+		twoPhase: s.twoPhase}
 }
 
 // ok returns a result without rows.
@@ -106,6 +108,16 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 			s.noOptimize = true
 		default:
 			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("optimizer must be on or off, got '%s'", st.Value)}
+		}
+		return ok("SET"), nil
+	case "two_phase_agg":
+		switch v := strings.ToLower(st.Value); v {
+		case "auto":
+			s.twoPhase = ""
+		case "on", "off":
+			s.twoPhase = v
+		default:
+			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("two_phase_agg must be auto, on or off, got '%s'", st.Value)}
 		}
 		return ok("SET"), nil
 	case "join_distribution":
@@ -126,5 +138,5 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer, join_distribution"}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer, join_distribution, two_phase_agg"}
 }

@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -32,6 +34,11 @@ type RunConfig struct {
 	RecordTimeout time.Duration
 	// FailFast stops a file at its first failed record.
 	FailFast bool
+	// Rewrite replaces the expected results of every query record whose
+	// result differs with the actual result, in the file itself: for
+	// accepting changed EXPLAIN output after reviewing it. Values keep
+	// their spacing (plan lines), rows are joined by one space.
+	Rewrite bool
 }
 
 // sltExecutor runs what the records of a file ask of an engine. RunSLT uses
@@ -81,7 +88,31 @@ func RunSLT(ctx context.Context, path string, cfg RunConfig) (*SLTReport, error)
 	if err := x.Close(); err != nil && runErr == nil {
 		runErr = fmt.Errorf("%s: closing the engine: %w", path, err)
 	}
+	if cfg.Rewrite && runErr == nil && rep != nil {
+		runErr = rewriteSLT(path, rep.Failures)
+	}
 	return rep, runErr
+}
+
+// rewriteSLT replaces the result sections of the failed query records
+// with their actual results.
+func rewriteSLT(path string, failures []SLTFailure) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	lines := strings.Split(string(data), "\n")
+	fs := append([]SLTFailure(nil), failures...)
+	sort.Slice(fs, func(i, j int) bool { return fs[i].DashLine > fs[j].DashLine })
+	for _, f := range fs {
+		if f.DashLine == 0 || f.Raw == nil && f.Diff == nil {
+			continue
+		}
+		from := f.DashLine // 0-based index of the first result line
+		to := from + f.ExpectedLines
+		lines = append(lines[:from], append(append([]string(nil), f.Raw...), lines[to:]...)...)
+	}
+	return os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644)
 }
 
 // sltRunner runs the records of one file.
@@ -228,6 +259,13 @@ func sltCheckQuery(rec *sltRecord, res *Result, rows [][]types.Datum, fail func(
 	}
 	f := fail("result mismatch: expected %s, got %d", sltPlural(mm.NExpected, mm.Unit), mm.NGot)
 	f.Diff, f.Got = mm, got
+	f.DashLine, f.ExpectedLines = rec.dashLine, len(rec.expected)
+	for _, r := range sltValues(res.Columns, rows) {
+		f.Raw = append(f.Raw, strings.Join(r, " "))
+	}
+	if rec.sort == sltRowSort {
+		slices.Sort(f.Raw)
+	}
 	return f
 }
 

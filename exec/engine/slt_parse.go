@@ -50,6 +50,7 @@ type sltRecord struct {
 	sort     sltSort  // query sort mode
 	label    string   // query label (unused)
 	expected []string // result lines after ----
+	dashLine int      // the line of ---- (0: no result section)
 
 	target string   // insert / watermark: the source
 	arg    string   // watermark: the timestamp
@@ -205,6 +206,7 @@ func (p *sltParser) parseRecord(rec *sltRecord, f []string, t string) error {
 			if rec.wantErr {
 				return p.errorf(p.lines[p.pos].num, "query error takes no result section")
 			}
+			rec.dashLine = p.lines[p.pos].num
 			p.pos++
 			rec.expected = p.readBlock()
 		}

@@ -15,3 +15,14 @@ const (
 	BroadcastRow = 0.1 // per replica
 	InsertRow    = 700.0
 )
+
+// Per-row costs of aggregating, in the same units: a row of a hash
+// aggregate's input (hashing its key, finding its group, updating its
+// aggregates) and a row of a local aggregate (the same within one batch,
+// without keeping state), measured by
+//
+//	go test ./exec -run XXX -bench BenchmarkAggCosts -count 5 -cpu 1
+const (
+	AggRow      = 60.0
+	LocalAggRow = 35.0
+)

@@ -20,6 +20,9 @@ type Options struct {
 	// BroadcastBudget is the most bytes a broadcast join side may take in
 	// all its replicas together (0: DefaultBroadcastBudget).
 	BroadcastBudget float64
+	// TwoPhase forces two-phase aggregation "on" or "off" where it is
+	// possible ("" or "auto": the cost model decides).
+	TwoPhase string
 	// JoinDistribution forces the distribution of the joins that could be
 	// broadcast: "hash" or "broadcast" ("" or "auto": the cost model
 	// decides).
@@ -238,6 +241,10 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	for _, g := range n.Group {
 		keys = append(keys, inCols.Find(g))
 	}
+	two := b.chooseTwoPhase(n, in)
+	if two.twoPhase {
+		return b.buildTwoPhaseAgg(n, in, keys, two.decision)
+	}
 	p := b.opts.Parallelism
 	if len(keys) == 0 {
 		p = 1 // a global aggregate has one group, hence one instance
@@ -246,6 +253,9 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		in = b.exchange(in, Hash, keys, p)
 	}
 	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1}
+	if two.decision != nil {
+		agg.Decisions = append(agg.Decisions, *two.decision)
+	}
 	if n.WindowClose != 0 {
 		agg.CloseKey, agg.CloseOffset, agg.EmitOnClose = n.Group.Find(n.WindowClose), n.WindowCloseOffset, n.EmitOnClose
 	}

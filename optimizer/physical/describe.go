@@ -78,6 +78,23 @@ func (n *Calc) Describe() (string, []plan.Attr) {
 	return "Calc", append(attrs, plan.Attr{Key: "project", Value: "[" + strings.Join(projs, ", ") + "]"})
 }
 
+func (n *LocalAgg) Describe() (string, []plan.Attr) {
+	var attrs []plan.Attr
+	if len(n.GroupKeys) > 0 { // the group columns lead the output
+		attrs = append(attrs, plan.Attr{Key: "group", Value: "[" + strings.Join(cols(n.Cols[:len(n.GroupKeys)]).names(), ", ") + "]"})
+	}
+	parts := make([]string, len(n.Partials))
+	in := n.Inputs[0].Hdr().Cols
+	for i, p := range n.Partials {
+		arg := "*"
+		if p.Arg >= 0 {
+			arg = in[p.Arg].Name
+		}
+		parts[i] = p.Kind.String() + "(" + arg + ")"
+	}
+	return "LocalAggregate", append(attrs, plan.Attr{Key: "partials", Value: "[" + strings.Join(parts, ", ") + "]"})
+}
+
 func (n *HashAgg) Describe() (string, []plan.Attr) {
 	var attrs []plan.Attr
 	if len(n.GroupKeys) > 0 {
@@ -91,6 +108,9 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 		}
 	}
 	attrs = append(attrs, plan.Attr{Key: "aggs", Value: "[" + strings.Join(aggs, ", ") + "]"})
+	if n.Final {
+		attrs = append(attrs, plan.Attr{Key: "phase", Value: "final"})
+	}
 	if n.AppendOnlyInput {
 		attrs = append(attrs, plan.Attr{Key: "input", Value: "append-only"})
 	}

@@ -130,12 +130,31 @@ type AggSpec struct {
 	Text     string
 }
 
+// PartialSpec is one partial aggregate of a LocalAgg, over input ordinals.
+type PartialSpec struct {
+	Kind plan.AggFunc // AggCountStar, AggCount, AggSum, AggMin or AggMax
+	Arg  int          // -1 for COUNT(*)
+	Type types.T
+}
+
+// LocalAgg is the first phase of a two-phase aggregation: each batch is
+// aggregated by itself, one row of partials per group, on the input's
+// instances; a hash exchange then feeds the final HashAgg.
+type LocalAgg struct {
+	Header
+	GroupKeys []int
+	Partials  []PartialSpec
+}
+
 // HashAgg groups by GroupKeys and maintains Aggs incrementally.
 type HashAgg struct {
 	Header
 	GroupKeys       []int
 	Aggs            []AggSpec
 	AppendOnlyInput bool
+	// Final: the second phase of a two-phase aggregation, merging a
+	// LocalAgg's partials (each aggregate shown as the one it completes).
+	Final bool
 	// CloseKey, when >= 0, is the index in GroupKeys of the column that
 	// tells when a group's window closes: at the watermark CloseKey's value
 	// + CloseOffset the group is final and its state is freed.

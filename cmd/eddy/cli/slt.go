@@ -38,6 +38,7 @@ line and first differing row; eddy exits with status 1 if any record failed.`,
 	}
 	cmd.Flags().BoolVarP(&cfg.Verbose, "verbose", "v", false, "print every record as it runs")
 	cmd.Flags().BoolVar(&cfg.FailFast, "fail-fast", false, "stop a file at its first failure")
+	cmd.Flags().BoolVar(&cfg.Rewrite, "rewrite", false, "replace the expected results of the queries that differ with their actual results (review the diff!)")
 	cmd.Flags().DurationVar(&cfg.RecordTimeout, "timeout", 5*time.Minute, "fail a record that runs longer than this (0: no limit)")
 	return cmd
 }

@@ -1,0 +1,208 @@
+package exec
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// PartialKind is what a LocalAgg computes for one aggregate.
+type PartialKind uint8
+
+// The partial aggregates: each merges into the final one by SUM (counts
+// and sums) or by MIN and MAX.
+const (
+	PartialCountStar PartialKind = iota + 1 // rows of the group
+	PartialCount                            // non-NULL values of Arg
+	PartialSum                              // SUM(Arg): NULL when the group has no non-NULL value
+	PartialMin
+	PartialMax
+)
+
+// PartialSpec is one partial aggregate of a LocalAgg.
+type PartialSpec struct {
+	Kind PartialKind
+	Arg  int     // input ordinal (not for PartialCountStar)
+	Type types.T // the partial's type: BIGINT for counts, the sum's or the argument's
+}
+
+// LocalAggConfig configures a LocalAgg.
+type LocalAggConfig struct {
+	Input     []types.T
+	GroupKeys []int
+	Partials  []PartialSpec
+	Names     []string // the group keys' names, then the partials'
+}
+
+// LocalAgg is the first phase of a two-phase aggregation: it aggregates
+// each input batch by itself, per group, and emits one row of partial
+// results per group the batch holds, which a hash exchange then sends to
+// the final HashAgg (which SUMs counts and sums, and takes the MIN of the
+// MINs and the MAX of the MAXes). It keeps nothing between batches, so
+// watermarks and other control messages pass through untouched, and it
+// needs an append-only input (a partial of a retraction would have to be
+// subtracted). When a batch has few groups — few keys, or heavy skew — the
+// exchange carries one row per group instead of one per input row.
+type LocalAgg struct {
+	cfg    LocalAggConfig
+	env    *Env
+	schema *arrow.Schema
+	index  map[string]int32
+	first  []int32 // per group: the batch row that opened it
+	group  []int32 // per input row: its group
+	keyBuf []byte
+	accs   []partialAcc
+}
+
+var _ Operator = (*LocalAgg)(nil)
+
+// NewLocalAgg returns a LocalAgg.
+func NewLocalAgg(cfg LocalAggConfig) *LocalAgg { return &LocalAgg{cfg: cfg} }
+
+// Open implements Operator.
+func (l *LocalAgg) Open(ctx context.Context, env *Env) error {
+	c := l.cfg
+	if len(c.Names) != len(c.GroupKeys)+len(c.Partials) {
+		return fmt.Errorf("local aggregate: %d names for %d columns", len(c.Names), len(c.GroupKeys)+len(c.Partials))
+	}
+	l.env = env
+	l.index = map[string]int32{}
+	fields := make([]arrow.Field, 0, len(c.Names))
+	for i, k := range c.GroupKeys {
+		fields = append(fields, types.Field(c.Names[i], c.Input[k], true))
+	}
+	l.accs = make([]partialAcc, len(c.Partials))
+	for i, p := range c.Partials {
+		fields = append(fields, types.Field(c.Names[len(c.GroupKeys)+i], p.Type, true))
+		acc, err := newPartialAcc(p, c.Input)
+		if err != nil {
+			return fmt.Errorf("local aggregate: %w", err)
+		}
+		l.accs[i] = acc
+	}
+	l.schema = arrow.NewSchema(fields, nil)
+	return nil
+}
+
+// Process implements Operator.
+func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	n := c.NumRows()
+	if n == 0 {
+		return nil
+	}
+	if !c.AppendOnly() {
+		return fmt.Errorf("local aggregate: a retraction reached the first phase of a two-phase aggregate planned for append-only input")
+	}
+	cols := c.Batch.Columns()
+	keyCols := make([]arrow.Array, len(l.cfg.GroupKeys))
+	for i, k := range l.cfg.GroupKeys {
+		keyCols[i] = cols[k]
+	}
+	clear(l.index)
+	l.first = l.first[:0]
+	l.group = grow(l.group, n)
+	for i := 0; i < n; i++ {
+		l.keyBuf = appendRowKey(l.keyBuf[:0], keyCols, i)
+		g, ok := l.index[string(l.keyBuf)]
+		if !ok {
+			g = int32(len(l.first))
+			l.index[string(l.keyBuf)] = g
+			l.first = append(l.first, int32(i))
+		}
+		l.group[i] = g
+	}
+	groups := len(l.first)
+	outCols := make([]arrow.Array, 0, len(keyCols)+len(l.accs))
+	for _, kc := range keyCols {
+		a, err := takeNullable(l.env.Alloc, kc, l.first)
+		if err != nil {
+			releaseArrays(outCols)
+			return err
+		}
+		outCols = append(outCols, a)
+	}
+	for _, acc := range l.accs {
+		a, err := acc.run(l.env, cols, l.group[:n], groups)
+		if err != nil {
+			releaseArrays(outCols)
+			return fmt.Errorf("local aggregate: %w", err)
+		}
+		outCols = append(outCols, a)
+	}
+	rec := array.NewRecordBatch(l.schema, outCols, int64(groups))
+	releaseArrays(outCols)
+	err := out.Emit(ctx, Chunk{Batch: rec})
+	rec.Release()
+	return err
+}
+
+// OnControl implements Operator: nothing is held between batches.
+func (l *LocalAgg) OnControl(context.Context, Control, Emitter) error { return nil }
+
+// Close implements Operator.
+func (l *LocalAgg) Close() error {
+	l.index = nil
+	return nil
+}
+
+func grow[T any](s []T, n int) []T {
+	if cap(s) < n {
+		return make([]T, n)
+	}
+	return s[:n]
+}
+
+// partialAcc computes one partial aggregate of a batch's groups.
+type partialAcc interface {
+	run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error)
+}
+
+func newPartialAcc(p PartialSpec, input []types.T) (partialAcc, error) {
+	switch p.Kind {
+	case PartialCountStar:
+		return &countAcc{arg: -1}, nil
+	case PartialCount:
+		return &countAcc{arg: p.Arg}, nil
+	case PartialSum, PartialMin, PartialMax:
+		switch input[p.Arg].Physical() {
+		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysFloat64, types.PhysDecimal, types.PhysDate32:
+			return &numAcc{kind: p.Kind, arg: p.Arg, t: p.Type}, nil
+		case types.PhysString:
+			if p.Kind != PartialSum {
+				return &strAcc{max: p.Kind == PartialMax, arg: p.Arg}, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no partial %d over %s", p.Kind, input[max(p.Arg, 0)])
+}
+
+// countAcc counts rows, or non-NULL values of arg.
+type countAcc struct {
+	arg    int
+	counts []int64
+}
+
+func (a *countAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
+	a.counts = grow(a.counts, groups)
+	clear(a.counts)
+	if a.arg < 0 || cols[a.arg].NullN() == 0 {
+		for _, g := range group {
+			a.counts[g]++
+		}
+	} else {
+		col := cols[a.arg]
+		for i, g := range group {
+			if col.IsValid(i) {
+				a.counts[g]++
+			}
+		}
+	}
+	b := array.NewInt64Builder(env.Alloc)
+	defer b.Release()
+	b.AppendValues(a.counts, nil)
+	return b.NewArray(), nil
+}
