@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/aggstate"
 )
 
 // PartialKind is what a LocalAgg computes for one aggregate.
@@ -56,6 +57,8 @@ type LocalAgg struct {
 	group  []int32 // per input row: its group
 	keyBuf []byte
 	accs   []partialAcc
+	bg     aggstate.BatchGroups // groups a single integer-like key
+	intBuf []int64
 }
 
 var _ Operator = (*LocalAgg)(nil)
@@ -102,18 +105,29 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	for i, k := range l.cfg.GroupKeys {
 		keyCols[i] = cols[k]
 	}
-	clear(l.index)
-	l.first = l.first[:0]
 	l.group = grow(l.group, n)
-	for i := 0; i < n; i++ {
-		l.keyBuf = appendRowKey(l.keyBuf[:0], keyCols, i)
-		g, ok := l.index[string(l.keyBuf)]
-		if !ok {
-			g = int32(len(l.first))
-			l.index[string(l.keyBuf)] = g
-			l.first = append(l.first, int32(i))
+	if len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]) {
+		// One integer-like key without NULLs: a cache-resident table.
+		vals, buf, err := aggIntValues(keyCols[0], l.intBuf)
+		if err != nil {
+			return err
 		}
-		l.group[i] = g
+		l.intBuf = buf
+		l.bg.Group(vals[:n], l.group[:n])
+		l.first = append(l.first[:0], l.bg.First...)
+	} else {
+		clear(l.index)
+		l.first = l.first[:0]
+		for i := 0; i < n; i++ {
+			l.keyBuf = appendRowKey(l.keyBuf[:0], keyCols, i)
+			g, ok := l.index[string(l.keyBuf)]
+			if !ok {
+				g = int32(len(l.first))
+				l.index[string(l.keyBuf)] = g
+				l.first = append(l.first, int32(i))
+			}
+			l.group[i] = g
+		}
 	}
 	groups := len(l.first)
 	outCols := make([]arrow.Array, 0, len(keyCols)+len(l.accs))
@@ -147,6 +161,14 @@ func (l *LocalAgg) OnControl(context.Context, Control, Emitter) error { return n
 func (l *LocalAgg) Close() error {
 	l.index = nil
 	return nil
+}
+
+func isIntLike(a arrow.Array) bool {
+	switch a.(type) {
+	case *array.Int64, *array.Date32, *array.Timestamp, *array.Duration:
+		return true
+	}
+	return false
 }
 
 func grow[T any](s []T, n int) []T {

@@ -24,6 +24,7 @@ type numAcc struct {
 	dec   []decimal128.Num
 	valid []bool
 	ovf   bool // an integer sum overflowed
+	buf   []int64
 }
 
 func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
@@ -68,12 +69,30 @@ func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (a
 		}
 	default:
 		a.i64 = grow(a.i64, groups)
-		vals := intValues(col)
+		vals, buf, err := aggIntValues(col, a.buf)
+		if err != nil {
+			return nil, err
+		}
+		a.buf = buf
+		if col.NullN() == 0 && a.kind == PartialSum {
+			// The common case, without a branch per row.
+			clear(a.i64)
+			var ovf int64
+			for i, g := range group {
+				v := vals[i]
+				s := a.i64[g] + v
+				ovf |= (a.i64[g] ^ s) & (v ^ s)
+				a.i64[g] = s
+				a.valid[g] = true
+			}
+			a.ovf = ovf < 0
+			break
+		}
 		for i, g := range group {
 			if col.IsNull(i) {
 				continue
 			}
-			v := vals(i)
+			v := vals[i]
 			switch {
 			case !a.valid[g]:
 				a.i64[g], a.valid[g] = v, true
@@ -117,21 +136,6 @@ func (a *numAcc) build(env *Env, groups int) arrow.Array {
 		}
 	}
 	return b.NewArray()
-}
-
-// intValues reads an int64-like column (BIGINT, TIMESTAMP, INTERVAL, DATE).
-func intValues(col arrow.Array) func(int) int64 {
-	switch c := col.(type) {
-	case *array.Int64:
-		return func(i int) int64 { return c.Value(i) }
-	case *array.Timestamp:
-		return func(i int) int64 { return int64(c.Value(i)) }
-	case *array.Duration:
-		return func(i int) int64 { return int64(c.Value(i)) }
-	case *array.Date32:
-		return func(i int) int64 { return int64(c.Value(i)) }
-	}
-	return func(int) int64 { return 0 }
 }
 
 // floatValues reads a DOUBLE column, or an integer one summed as DOUBLE.
