@@ -172,7 +172,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 // distOf maps a physical distribution to the runtime's.
 func distOf(d physical.DistKind) Distribution {
 	return map[physical.DistKind]Distribution{physical.Forward: DistForward, physical.Hash: DistHash,
-		physical.Broadcast: DistBroadcast, physical.Single: DistSingle}[d]
+		physical.Broadcast: DistBroadcast, physical.Single: DistSingle, physical.RoundRobin: DistRoundRobin}[d]
 }
 
 // buildMultiInput builds the stage of an operator with several inputs,

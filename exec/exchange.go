@@ -34,6 +34,9 @@ const (
 	DistHash
 	DistBroadcast
 	DistSingle
+	// DistRoundRobin sends each chunk whole to the next consumer instance
+	// in turn: for append-only data that may be processed anywhere.
+	DistRoundRobin
 )
 
 // outWriter sends one task's output into the consumer stage's inboxes. It is
@@ -51,6 +54,7 @@ type outWriter struct {
 
 	hashes []uint64
 	sels   [][]int32
+	next   int // the last instance a round-robin chunk went to
 }
 
 func (w *outWriter) send(ctx context.Context, dst int, m message) error {
@@ -73,6 +77,9 @@ func (w *outWriter) Emit(ctx context.Context, c Chunk) error {
 		return w.sendRetained(ctx, w.instance%n, c)
 	case w.dist == DistSingle || n == 1:
 		return w.sendRetained(ctx, 0, c)
+	case w.dist == DistRoundRobin:
+		w.next = (w.next + 1) % n
+		return w.sendRetained(ctx, w.next, c)
 	case w.dist == DistBroadcast:
 		for i := 0; i < n; i++ {
 			if err := w.sendRetained(ctx, i, c); err != nil {

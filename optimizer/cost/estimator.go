@@ -62,15 +62,21 @@ func (e *Estimator) Rows(o *catalog.Object) float64 {
 // Distinct estimates the distinct values of column id: the statistics of
 // the source column it comes from, or DefaultDistinct.
 func (e *Estimator) Distinct(id plan.ColumnID) float64 {
+	d, _ := e.distinct(id)
+	return d
+}
+
+// distinct is Distinct, reporting whether statistics gave it.
+func (e *Estimator) distinct(id plan.ColumnID) (float64, bool) {
 	if e != nil && e.Md != nil {
 		c := e.Md.Column(id)
 		if s, ok := e.stats(c.Object); ok && c.Object != nil && c.Ord >= 0 && c.Ord < len(c.Object.Columns) {
 			if d := s.Distinct[strings.ToLower(c.Object.Columns[c.Ord].Name)]; d >= 1 {
-				return d
+				return d, true
 			}
 		}
 	}
-	return DefaultDistinct
+	return DefaultDistinct, false
 }
 
 // nullFrac estimates the fraction of NULLs of column id.
@@ -106,19 +112,23 @@ func (e *Estimator) Selectivity(pred plan.Expr) float64 {
 		return 1 - e.Selectivity(p.Arg)
 	case *plan.Binary:
 		if col, ok := colAndConst(p); ok && (p.Op == plan.OpEq || p.Op == plan.OpNe) {
-			s := 1 / e.Distinct(col)
-			if p.Op == plan.OpNe {
-				return 1 - s
+			if d, known := e.distinct(col); known {
+				s := 1 / d
+				if p.Op == plan.OpNe {
+					return 1 - s
+				}
+				return s
 			}
-			return s
 		}
 	case *plan.In:
 		if c, ok := p.Arg.(*plan.ColRef); ok {
-			s := min(float64(len(p.List))/e.Distinct(c.ID), 1)
-			if p.Negated {
-				return 1 - s
+			if d, known := e.distinct(c.ID); known {
+				s := min(float64(len(p.List))/d, 1)
+				if p.Negated {
+					return 1 - s
+				}
+				return s
 			}
-			return s
 		}
 	case *plan.IsNull:
 		if c, ok := p.Arg.(*plan.ColRef); ok {

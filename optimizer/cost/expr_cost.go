@@ -66,9 +66,23 @@ func ExprCost(e plan.Expr) float64 {
 		}
 		return ExprCost(x.Arg) + CostCast
 	case *plan.Func:
-		return sumCost(x.Args) + CostFunc
+		c, ok := funcCosts[x.Name]
+		if !ok {
+			c = CostFunc
+		}
+		return sumCost(x.Args) + c
 	}
 	return CostFunc
+}
+
+// funcCosts are the per-row costs of the functions that cost much more or
+// less than CostFunc: regular expressions run an automaton over the
+// string, formatting builds strings.
+var funcCosts = map[string]float64{
+	"regexp_extract": 150, "regexp_replace": 150, "regexp_like": 120, "regexp_instr": 120, "regexp_substr": 150,
+	"date_format": 40, "str_to_date": 60, "concat": 10, "concat_ws": 12, "replace": 15, "substring": 8,
+	"upper": 8, "lower": 8, "trim": 6, "lpad": 12, "rpad": 12, "split_part": 15,
+	"abs": 1, "coalesce": 1, "ifnull": 1, "if": 2, "least": 2, "greatest": 2,
 }
 
 func sumCost(es []plan.Expr) float64 {

@@ -26,3 +26,7 @@ const (
 	AggRow      = 60.0
 	LocalAggRow = 35.0
 )
+
+// SourceRow is the per-row cost of a source's own work (reading and
+// decoding its input), in the same units.
+const SourceRow = 30.0

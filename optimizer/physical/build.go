@@ -214,9 +214,10 @@ func (b *builder) buildCalc(input plan.Node, pred plan.Expr, items []plan.ProjIt
 		return nil, err
 	}
 	inCols := input.Output()
-	c := &Calc{Header: b.header(out, in.Hdr().Parallelism, in)}
+	var filter plan.Expr
+	var projs []plan.Expr
 	if pred != nil {
-		if c.Filter, err = bind(pred, inCols); err != nil {
+		if filter, err = bind(pred, inCols); err != nil {
 			return nil, err
 		}
 	}
@@ -225,9 +226,15 @@ func (b *builder) buildCalc(input plan.Node, pred plan.Expr, items []plan.ProjIt
 		if err != nil {
 			return nil, err
 		}
-		c.Projs = append(c.Projs, e)
+		projs = append(projs, e)
 	}
-	c.Est.RowsPerSec = in.Hdr().Est.RowsPerSec * cost.Selectivity(pred)
+	var d *cost.Decision
+	in, d = b.chooseFusion(input, in, pred, items)
+	c := &Calc{Header: b.header(out, in.Hdr().Parallelism, in), Filter: filter, Projs: projs}
+	if d != nil {
+		c.Decisions = append(c.Decisions, *d)
+	}
+	c.Est.RowsPerSec = in.Hdr().Est.RowsPerSec * b.opts.Cost.Selectivity(pred)
 	return c, nil
 }
 

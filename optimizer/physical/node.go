@@ -223,11 +223,14 @@ const (
 	Broadcast
 	// Single gathers every row into the one consumer instance.
 	Single
+	// RoundRobin spreads whole batches over the consumer's instances in
+	// turn (for an append-only input whose rows may go anywhere).
+	RoundRobin
 )
 
 // String returns the distribution's name.
 func (d DistKind) String() string {
-	return [...]string{"", "forward", "hash", "broadcast", "single"}[d]
+	return [...]string{"", "forward", "hash", "broadcast", "single", "round-robin"}[d]
 }
 
 // Exchange redistributes its input among the next operator's instances.
