@@ -405,3 +405,48 @@ func TestJobFlushWaitsForBoundedEnd(t *testing.T) {
 		t.Fatalf("the flush returned with %d of the source's 5 rows", got)
 	}
 }
+
+// TestRoundRobinSpreadsChunks checks that a round-robin exchange delivers
+// every row once and gives each consumer instance chunks in turn.
+func TestRoundRobinSpreadsChunks(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	sink := &collectSink{}
+	seen := make([]countSink, 2)
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) {
+			return &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 5*snapshotBatchRows)}, nil
+		}},
+		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistRoundRobin}},
+			Ops: []OpSpec{
+				{Name: "count", New: func(i int) (Operator, error) { return &tee{count: &seen[i]}, nil }},
+			}},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := sink.snapshot()
+	if len(got) != 5*snapshotBatchRows || got[0] != 0 || got[len(got)-1] != int64(len(got)-1) {
+		t.Fatalf("got %d rows", len(got))
+	}
+	if seen[0].rows == 0 || seen[1].rows == 0 {
+		t.Fatalf("instances got %d and %d rows", seen[0].rows, seen[1].rows)
+	}
+}
+
+// tee counts the rows it passes on.
+type tee struct{ count *countSink }
+
+func (t *tee) Open(context.Context, *Env) error { return nil }
+func (t *tee) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	t.count.rows += int64(c.NumRows())
+	return out.Emit(ctx, c)
+}
+func (t *tee) OnControl(context.Context, Control, Emitter) error { return nil }
+func (t *tee) Close() error                                      { return nil }
