@@ -9,8 +9,15 @@ import (
 )
 
 // DefaultBufferBytes is a job's buffer budget when JobOptions.BufferBytes
-// is zero: the bytes of the batches queued on its channels at any moment.
+// is zero: the memory its buffering may take.
 const DefaultBufferBytes = 64 << 20
+
+// queuedShare is the percentage of the buffer budget the batches queued on
+// a job's channels may take; the rest is headroom for the batches its
+// operators hold while they work on them and for the allocator's overhead
+// (size classes, garbage not yet collected), so that the memory buffering
+// costs stays within the budget (BenchmarkThrottledSink).
+const queuedShare = 60
 
 // inboxMessages bounds the number of messages an inbox queues, whatever
 // their size, so that a flood of tiny batches or control messages is
@@ -136,8 +143,9 @@ func (b *inbox) drain() {
 	}
 }
 
-// batchBytes is the memory a batch holds: the lengths of its buffers. A
-// slice counts its buffers whole, since it keeps them alive.
+// batchBytes is the memory a batch holds: the capacities of its buffers
+// (what is allocated, not just what is used). A slice counts its buffers
+// whole, since it keeps them alive.
 func batchBytes(b arrow.RecordBatch) int64 {
 	if b == nil {
 		return 0
@@ -153,7 +161,7 @@ func dataBytes(d arrow.ArrayData) int64 {
 	var n int64
 	for _, buf := range d.Buffers() {
 		if buf != nil {
-			n += int64(buf.Len())
+			n += int64(buf.Cap()) // what it holds allocated, not just what it uses
 		}
 	}
 	for _, c := range d.Children() {

@@ -33,10 +33,10 @@ type JobOptions struct {
 	Alloc memory.Allocator
 	// OnWarning receives warnings from the job's operators and sources.
 	OnWarning func(msg string)
-	// BufferBytes is the job's buffer budget: the most bytes of batches
-	// queued between its stages at once, split evenly over the stage
-	// instances' inboxes (0: DefaultBufferBytes). Operator state is not
-	// counted.
+	// BufferBytes is the job's buffer budget: the memory the batches queued
+	// between its stages may take (0: DefaultBufferBytes). Queued batches
+	// get queuedShare percent of it, split evenly over the stage
+	// instances' inboxes; operator state is not counted.
 	BufferBytes int64
 }
 
@@ -94,7 +94,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		if s.Source == nil {
 			sr.inboxes = make([]*inbox, s.Parallelism)
 			for i := range sr.inboxes {
-				sr.inboxes[i] = newInbox(budget / int64(nInboxes))
+				sr.inboxes[i] = newInbox(budget * queuedShare / 100 / int64(nInboxes))
 			}
 		}
 		j.stages = append(j.stages, sr)

@@ -71,7 +71,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 		return err
 	}
 	label := obj.Kind.String() + " " + obj.Name
-	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: label, Alloc: e.alloc, OnWarning: e.warner(label)})
+	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: label, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes, OnWarning: e.warner(label)})
 	if err != nil {
 		return err
 	}

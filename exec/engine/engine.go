@@ -36,6 +36,10 @@ type Config struct {
 	Alloc memory.Allocator
 	// Stdout receives the output of `print` sinks (nil: discarded).
 	Stdout io.Writer
+	// BufferBytes is each query's buffer budget: the most bytes of batches
+	// queued between its stages (0: exec.DefaultBufferBytes). A slow sink
+	// fills it and then holds its sources back.
+	BufferBytes int64
 }
 
 // SessionOptions configure a Session.

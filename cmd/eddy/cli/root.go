@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/peterh/liner"
@@ -67,6 +70,9 @@ type options struct {
 	format      string
 	parallelism int
 	timing      bool
+	bufferMem   string // --buffer-memory, parsed by checkOptions
+	bufferBytes int64
+	memLimit    string // --memory-limit
 }
 
 // app is one invocation: its streams and global options.
@@ -127,6 +133,8 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.StringVar(&a.opts.format, "format", "table", "result format: table, csv or json (one object per line)")
 	pf.IntVar(&a.opts.parallelism, "parallelism", 0, "default parallelism of new queries (0: the engine's default)")
 	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
+	pf.StringVar(&a.opts.bufferMem, "buffer-memory", "64MiB", "each query's budget for batches queued between its stages (e.g. 64MiB, 512KB)")
+	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "a soft limit on the memory the process keeps (the Go runtime's GOMEMLIMIT), e.g. 1GiB; empty: none")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
@@ -152,7 +160,41 @@ func (a *app) checkOptions() error {
 	if a.opts.parallelism < 0 {
 		return usagef("--parallelism must not be negative, got %d", a.opts.parallelism)
 	}
+	n, err := parseBytes(a.opts.bufferMem)
+	if err != nil || n < 1<<10 {
+		return usagef("--buffer-memory must be a size of at least 1KiB such as 64MiB, got %q", a.opts.bufferMem)
+	}
+	a.opts.bufferBytes = n
+	if a.opts.memLimit != "" {
+		limit, err := parseBytes(a.opts.memLimit)
+		if err != nil || limit < 16<<20 {
+			return usagef("--memory-limit must be a size of at least 16MiB such as 1GiB, got %q", a.opts.memLimit)
+		}
+		debug.SetMemoryLimit(limit)
+	}
 	return nil
+}
+
+// parseBytes reads a size: a number with an optional unit, B, KB, MB, GB
+// (powers of 1000) or KiB, MiB, GiB (powers of 1024), case-insensitive.
+func parseBytes(s string) (int64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"kib", 1 << 10}, {"mib", 1 << 20}, {"gib", 1 << 30}, {"kb", 1e3}, {"mb", 1e6}, {"gb", 1e9}, {"b", 1}}
+	mult := 1.0
+	for _, u := range units {
+		if strings.HasSuffix(t, u.suffix) {
+			t, mult = strings.TrimSpace(strings.TrimSuffix(t, u.suffix)), u.mult
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(t, 64)
+	if err != nil || v < 0 || v*mult > 1<<50 {
+		return 0, fmt.Errorf("bad size %q", s)
+	}
+	return int64(v * mult), nil
 }
 
 // run adapts a command body: usage errors stay usage errors, and anything
@@ -181,6 +223,7 @@ func (a *app) engineSession(ctx context.Context, interactive bool) (session, fun
 		BaseDir:     cwd,
 		Parallelism: a.opts.parallelism,
 		Stdout:      a.out,
+		BufferBytes: a.opts.bufferBytes,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)

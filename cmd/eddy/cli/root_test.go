@@ -273,3 +273,16 @@ func TestSLTFilesExpandsDirectories(t *testing.T) {
 		t.Error("an empty directory is not an error")
 	}
 }
+
+func TestParseBytes(t *testing.T) {
+	for in, want := range map[string]int64{"64MiB": 64 << 20, "512kb": 512000, "1 GiB": 1 << 30, "100": 100, "2.5KiB": 2560} {
+		if got, err := parseBytes(in); err != nil || got != want {
+			t.Errorf("parseBytes(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "lots", "-1MB", "1PB"} {
+		if _, err := parseBytes(bad); err == nil {
+			t.Errorf("parseBytes(%q) succeeded", bad)
+		}
+	}
+}

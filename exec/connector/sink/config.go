@@ -3,9 +3,11 @@ package sink
 import (
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -51,6 +53,10 @@ type Config struct {
 	Names           []string  // the column names, in order
 	Types           []types.T // the column types, in order
 	Stdout          io.Writer // print: where lines go; nil means os.Stdout
+	// RateLimit caps the rows written per second (0: no cap): a sink that
+	// writes more slowly than its query produces back-pressures the query
+	// down to its sources, as a slow external system would.
+	RateLimit float64
 }
 
 // OptionError reports a sink's WITH option that is unknown, missing or has
@@ -74,9 +80,9 @@ func (e *OptionError) Error() string {
 // options lists, per connector, the WITH options it accepts, in the order
 // messages list them.
 var options = map[string][]string{
-	ConnectorFile:      {"connector", "path", "format", "header", "type"},
-	ConnectorPrint:     {"connector", "format", "header", "type"},
-	ConnectorBlackhole: {"connector", "type"},
+	ConnectorFile:      {"connector", "path", "format", "header", "type", "rate_limit"},
+	ConnectorPrint:     {"connector", "format", "header", "type", "rate_limit"},
+	ConnectorBlackhole: {"connector", "type", "rate_limit"},
 }
 
 // FromOptions builds a Config from a sink's WITH options (keys matched
@@ -145,6 +151,13 @@ func FromOptions(opts map[string]string, baseDir string) (Config, error) {
 		default:
 			return Config{}, cfg.optErr("type", "invalid value "+quote(v)+" (want 'append-only' or 'upsert')")
 		}
+	}
+	if v, ok := get("rate_limit"); ok {
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || r < 0 || math.IsInf(r, 0) || math.IsNaN(r) {
+			return Config{}, cfg.optErr("rate_limit", "invalid value "+quote(v)+" (want rows per second, 0 for none)")
+		}
+		cfg.RateLimit = r
 	}
 	if err := cfg.resolveFormat(); err != nil {
 		return Config{}, err

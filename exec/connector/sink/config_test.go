@@ -1,10 +1,16 @@
 package sink
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/exec"
 
 	"github.com/eddysql/eddy/catalog/types"
 )
@@ -46,11 +52,11 @@ func TestFromOptions(t *testing.T) {
 		{name: "empty path", opts: map[string]string{"connector": "file", "path": "  "},
 			option: "path", wantErr: "file sink: option path: is required"},
 		{name: "unknown option", opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
-			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type)"},
+			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit)"},
 		{name: "path on print", opts: map[string]string{"connector": "print", "path": "a.csv"},
-			option: "path", wantErr: "print sink: option path: unknown option (valid: connector, format, header, type)"},
+			option: "path", wantErr: "print sink: option path: unknown option (valid: connector, format, header, type, rate_limit)"},
 		{name: "format on blackhole", opts: map[string]string{"connector": "blackhole", "format": "json"},
-			option: "format", wantErr: "blackhole sink: option format: unknown option (valid: connector, type)"},
+			option: "format", wantErr: "blackhole sink: option format: unknown option (valid: connector, type, rate_limit)"},
 		{name: "bad format", opts: map[string]string{"connector": "file", "path": "a.csv", "format": "xml"},
 			option: "format", wantErr: "file sink: option format: invalid value 'xml' (want 'csv' or 'json')"},
 		{name: "text on a file", opts: map[string]string{"connector": "file", "path": "a.txt", "format": "text"},
@@ -150,5 +156,50 @@ func TestNewValidates(t *testing.T) {
 		if _, err := New(cfg); err != nil {
 			t.Errorf("New(%+v): %v", cfg, err)
 		}
+	}
+}
+
+func TestRateLimitOption(t *testing.T) {
+	cfg, err := FromOptions(map[string]string{"connector": "blackhole", "rate_limit": "2500.5"}, "")
+	if err != nil || cfg.RateLimit != 2500.5 {
+		t.Fatalf("got %+v, %v", cfg, err)
+	}
+	for _, bad := range []string{"-1", "fast", "NaN"} {
+		if _, err := FromOptions(map[string]string{"connector": "blackhole", "rate_limit": bad}, ""); err == nil {
+			t.Errorf("rate_limit = %q was accepted", bad)
+		}
+	}
+}
+
+// TestRateLimitPaces checks that a rate-limited sink takes as long as its
+// rate says to write its rows.
+func TestRateLimitPaces(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	cfg := Config{Connector: ConnectorBlackhole, RateLimit: 4000, Names: []string{"x"}, Types: []types.T{types.BigIntT}, AppendOnly: true}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	rows := make([][]types.Datum, 500)
+	for i := range rows {
+		rows[i] = []types.Datum{types.IntDatum(int64(i))}
+	}
+	start := time.Now()
+	for k := 0; k < 4; k++ {
+		rec := types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, rows)
+		err := s.Process(context.Background(), 0, exec.Chunk{Batch: rec}, nil)
+		rec.Release()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// 2,000 rows at 4,000 a second: half a second.
+	if d := time.Since(start); d < 450*time.Millisecond {
+		t.Fatalf("wrote 2000 rows in %v at 4000 rows/s", d)
 	}
 }

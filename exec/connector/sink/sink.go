@@ -10,6 +10,7 @@ import (
 	"os"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/eddysql/eddy/exec"
 )
@@ -47,6 +48,9 @@ type Sink struct {
 
 	opened, closed bool
 	err            error // the first write error: every later call returns it
+
+	paceStart time.Time // when the rate limit's schedule started
+	paced     int64     // rows written under it
 }
 
 var _ exec.Operator = (*Sink)(nil)
@@ -141,6 +145,9 @@ func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitt
 		}
 	}
 	s.rows.Add(int64(n))
+	if err := s.pace(ctx, n); err != nil {
+		return err
+	}
 	return nil
 }
 
@@ -282,4 +289,29 @@ func (s *Sink) ioErr(op string, err error) error {
 		err = pe.Err
 	}
 	return s.errorf("%s %s: %w", op, s.path, err)
+}
+
+// pace sleeps as long as the rate limit asks after n more rows: row k is
+// written no earlier than k / RateLimit seconds after the first.
+func (s *Sink) pace(ctx context.Context, n int) error {
+	if s.cfg.RateLimit <= 0 {
+		return nil
+	}
+	if s.paceStart.IsZero() {
+		s.paceStart = time.Now()
+	}
+	s.paced += int64(n)
+	due := s.paceStart.Add(time.Duration(float64(s.paced) / s.cfg.RateLimit * float64(time.Second)))
+	wait := time.Until(due)
+	if wait <= 0 {
+		return nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
