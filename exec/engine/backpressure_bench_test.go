@@ -114,4 +114,3 @@ func rss() int64 {
 	}
 	return 0
 }
-
