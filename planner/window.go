@@ -25,7 +25,15 @@ type windowInfo struct {
 // rows are aggregated (buildAggregate turns the aggregation into a
 // SessionAggregate).
 func (b *Builder) buildTVF(tvf *sql.WindowTVF, alias string) (plan.Node, *scope, error) {
-	in, inSc, err := b.buildScanNamed(tvf.Table.Name, tvf.Table.Pos)
+	var in plan.Node
+	var inSc *scope
+	var err error
+	if cte, ok := b.ctes[strings.ToLower(tvf.Table.Name)]; ok {
+		// A window over a common table expression.
+		in, inSc, err = b.buildDerived(cte.Query.Query, tvf.Table.Name, cte.ColNameList)
+	} else {
+		in, inSc, err = b.buildScanNamed(tvf.Table.Name, tvf.Table.Pos)
+	}
 	if err != nil {
 		return nil, nil, err
 	}

@@ -195,13 +195,16 @@ func (c *compiler) compile(e plan.Expr) (node, error) {
 	return newConst(datumAt(v, 0, e.Type()), e.Type()), nil
 }
 
-// isConstant reports whether e reads no column.
+// isConstant reports whether e reads no column and calls no function
+// whose value changes as it runs (PROCTIME()).
 func isConstant(e plan.Expr) bool {
 	konst := true
 	plan.Walk(e, func(x plan.Expr) bool {
-		switch x.(type) {
+		switch x := x.(type) {
 		case *plan.InputRef, *plan.ColRef:
 			konst = false
+		case *plan.Func:
+			konst = x.Name != "proctime"
 		}
 		return konst
 	})

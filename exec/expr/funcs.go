@@ -25,6 +25,8 @@ func funcTable() map[string]funcBuilder {
 		"concat": strict(concatKernel), "upper": strict(upperKernel(true)), "ucase": strict(upperKernel(true)),
 		"lower": strict(upperKernel(false)), "lcase": strict(upperKernel(false)), "reverse": strict(reverseKernel),
 		"length": strict(lengthKernel(false)), "char_length": strict(lengthKernel(true)),
+		"count_char": strict(countCharKernel),
+		"proctime":   strict(procTimeKernel),
 		"character_length": strict(lengthKernel(true)), "substring": strict(substringKernel),
 		"substr": strict(substringKernel), "left": strict(leftRightKernel(true)),
 		"right": strict(leftRightKernel(false)), "replace": strict(replaceKernel),

@@ -122,6 +122,32 @@ func lengthKernel(chars bool) func(e *plan.Func) (kernel, error) {
 	}
 }
 
+// countCharKernel counts the occurrences of a string's characters in
+// another: COUNT_CHAR(s, c) is how often c (its first character; nothing
+// when empty) occurs in s — the function Nexmark's q14 defines.
+func countCharKernel(e *plan.Func) (kernel, error) {
+	if err := argsOf(e, types.PhysString, types.PhysString); err != nil {
+		return nil, err
+	}
+	return func(in []*vector, n int, out *result) error {
+		r, s, c := out.int64s(n), in[0], in[1]
+		for i := range r {
+			ch := c.str(i)
+			if ch == "" {
+				r[i] = 0
+				continue
+			}
+			first, size := utf8.DecodeRuneInString(ch)
+			if size == 1 && first < utf8.RuneSelf {
+				r[i] = int64(strings.Count(s.str(i), ch[:1]))
+			} else {
+				r[i] = int64(strings.Count(s.str(i), string(first)))
+			}
+		}
+		return nil
+	}, nil
+}
+
 // charOffset returns the byte offset of the k-th character (0-based) of s,
 // or len(s) when s is shorter.
 func charOffset(s string, k int64) int {

@@ -28,6 +28,7 @@ func TestStringFunctions(t *testing.T) {
 		{name: "reverse", e: fn("reverse", vchar, S), rows: rows, want: str("dlröw olléH", "", "<null>")},
 		{name: "length bytes", e: fn("length", bigint, S), rows: rows, want: []types.Datum{i(13), i(0), null}},
 		{name: "char_length", e: fn("char_length", bigint, S), rows: rows, want: []types.Datum{i(11), i(0), null}},
+		{name: "count_char", e: fn("count_char", bigint, S, litS("l")), rows: rows, want: countCharWant(rows)},
 		{name: "substring", e: fn("substring", vchar, S, N), rows: rows, want: str("éllo wörld", "", "<null>")},
 		{name: "substring len", e: fn("substr", vchar, S, litI(2), litI(4)), rows: rows, want: str("éllo", "", "<null>")},
 		{name: "substring negative", e: fn("substring", vchar, S, litI(-5), litI(3)), rows: rows, want: str("wör", "", "<null>")},
@@ -68,4 +69,23 @@ func TestStringFunctions(t *testing.T) {
 			want: str("123", "<null>")},
 		{name: "regexp_extract bad pattern", e: fn("regexp_extract", vchar, S, litS("(")), err: "invalid pattern"},
 	})
+}
+
+// countCharWant counts the l's of each row's first column the slow way.
+func countCharWant(rows [][]types.Datum) []types.Datum {
+	var out []types.Datum
+	for _, r := range rows {
+		if r[0].Null {
+			out = append(out, null)
+			continue
+		}
+		n := 0
+		for _, c := range r[0].S {
+			if c == 'l' {
+				n++
+			}
+		}
+		out = append(out, i(int64(n)))
+	}
+	return out
 }

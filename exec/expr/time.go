@@ -1,10 +1,11 @@
 package expr
 
 import (
+	"time"
+
 	"fmt"
 	"math"
 	"strings"
-	"time"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
@@ -231,6 +232,19 @@ func fromUnixtimeKernel(e *plan.Func) (kernel, error) {
 				return outOfRange(e.Typ, fmt.Sprintf("FROM_UNIXTIME(%d)", s))
 			}
 			r[i] = s * types.MsPerSecond
+		}
+		return nil
+	}, nil
+}
+
+// procTimeKernel is PROCTIME(): the wall-clock time, in milliseconds, when
+// the batch is evaluated — the same for every row of a batch.
+func procTimeKernel(e *plan.Func) (kernel, error) {
+	return func(in []*vector, n int, out *result) error {
+		now := time.Now().UnixMilli()
+		r := out.int64s(n)
+		for i := range r {
+			r[i] = now
 		}
 		return nil
 	}, nil

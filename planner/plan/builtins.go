@@ -275,6 +275,7 @@ var builtins = func() map[string]*Builtin {
 	add(3, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argInteger, argVarchar), "lpad", "rpad")
 	add(2, 3, strictRule(bi, argVarchar, argVarchar, argInteger), "position", "locate") // (substr, str[, pos])
 	add(2, 2, strictRule(bi, argVarchar), "instr")                                      // (str, substr)
+	add(2, 2, strictRule(bi, argVarchar), "count_char")                                 // (str, char): Nexmark q14's counting function
 	add(3, 3, strictRule(vc, argVarchar, argVarchar, argInteger), "split_part")
 	add(2, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argVarchar, argInteger), "regexp_extract")
 	// Date and time.
@@ -283,6 +284,9 @@ var builtins = func() map[string]*Builtin {
 	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "date")
 	add(0, 1, resolveUnixTimestamp, "unix_timestamp")
 	add(1, 1, strictRule(types.TimestampT(0), argInteger), "from_unixtime")
+	// PROCTIME() is the time a row is processed: not a constant, it is
+	// what processing-time windows (Nexmark q12) group by.
+	add(0, 0, strictRule(types.TimestampT(3)), "proctime")
 	for _, n := range []string{"now", "current_timestamp", "localtimestamp", "localtime", "sysdate", "curdate", "current_date", "utc_timestamp", "rand", "uuid"} {
 		add(0, 1, nonDeterministicRule(n), n)
 	}
