@@ -65,9 +65,9 @@ func (h *HashAgg) apply(c Chunk) error {
 		}
 	}
 	for i, a := range h.aggs {
-		h.sink += a.touch(touched)
+		h.sink += a.touch(b)
 		h.oldVecs[i].resize(m)
-		if err := a.result(touched, h.oldRows, &h.oldVecs[i]); err != nil {
+		if err := a.result(b, h.oldRows, &h.oldVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 		var arg *aggArgCol
@@ -80,7 +80,7 @@ func (h *HashAgg) apply(c Chunk) error {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 		h.newVecs[i].resize(m)
-		if err := a.result(touched, h.newRows, &h.newVecs[i]); err != nil {
+		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}

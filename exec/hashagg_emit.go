@@ -66,10 +66,12 @@ func (h *HashAgg) sendInitial(ctx context.Context, out Emitter) error {
 		return nil
 	}
 	h.touched = append(h.touched[:0], 0)
-	h.newRows = append(h.newRows[:0], int64(h.arena.Row(0)[aggRowsWord]))
+	b := &h.batch
+	b.touched, b.rows = h.touched, append(b.rows[:0], h.arena.Row(0))
+	h.newRows = append(h.newRows[:0], int64(b.rows[0][aggRowsWord]))
 	for i, a := range h.aggs {
 		h.newVecs[i].resize(1)
-		if err := a.result(h.touched, h.newRows, &h.newVecs[i]); err != nil {
+		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}

@@ -25,10 +25,10 @@ func (a *intMinMaxAgg) bind(arena *aggstate.Arena, off int) {
 	a.sets.Bind(arena, off)
 }
 
-func (a *intMinMaxAgg) grow(int)              {}
-func (a *intMinMaxAgg) free(s int32)          { a.sets.Free(s) }
-func (a *intMinMaxAgg) stateBytes() int64     { return a.sets.Bytes() }
-func (a *intMinMaxAgg) touch(_ []int32) int64 { return 0 }
+func (a *intMinMaxAgg) grow(int)                {}
+func (a *intMinMaxAgg) free(s int32)            { a.sets.Free(s) }
+func (a *intMinMaxAgg) stateBytes() int64       { return a.sets.Bytes() }
+func (a *intMinMaxAgg) touch(b *aggBatch) int64 { return a.sets.Touch(b.rows, a.off) }
 
 func (a *intMinMaxAgg) name() string {
 	if a.max {
@@ -46,9 +46,10 @@ func (a *intMinMaxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *intMinMaxAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		r := a.sets.Words(s)
+func (a *intMinMaxAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	lo, hi := a.off, a.off+aggstate.IntSetWords
+	for j, row := range b.rows {
+		r := row[lo:hi:hi]
 		if a.max {
 			dst.i[j], dst.valid[j] = a.sets.Last(r)
 		} else {
@@ -77,8 +78,8 @@ func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	a.ext, a.has = aggResize(a.ext, m), aggResize(a.has, m)
 	ext, has := a.ext, a.has
 	clear(has)
-	// Start from the identity of the extreme, so that the loops below are
-	// a branch-free max or min per row.
+	// Start from the identity of the extreme, so that the loop below is a
+	// max or min per row with no data-dependent branch.
 	init := int64(math.MaxInt64)
 	if a.max {
 		init = math.MinInt64
@@ -101,11 +102,11 @@ func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 			ext[l] = min(ext[l], vals[i])
 		}
 	}
-	for j, s := range b.touched {
+	for j := range b.touched {
 		if !has[j] {
 			continue
 		}
-		r, v := a.at(s), ext[j]
+		r, v := a.row(b, int32(j)), ext[j]
 		if r[1] == 0 || (a.max && v > int64(r[0])) || (!a.max && v < int64(r[0])) {
 			r[0], r[1] = uint64(v), 1
 		}
@@ -113,9 +114,9 @@ func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *intExtremeAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		r := a.at(s)
+func (a *intExtremeAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j := range b.touched {
+		r := a.row(b, int32(j))
 		dst.i[j], dst.valid[j] = int64(r[0]), r[1] != 0
 	}
 	return nil

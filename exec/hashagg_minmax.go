@@ -41,7 +41,8 @@ func aggSizeOf[K aggOrdered]() func(K) int64 {
 
 // aggMultisets is a slot-indexed column of ordered multisets (value →
 // count), with the bookkeeping for the memory estimate. It is the state of
-// a retractable MIN/MAX and of a DISTINCT filter.
+// a retractable MIN/MAX of strings or decimals and of a DISTINCT filter
+// (MIN/MAX of numbers keeps its multisets in the arena: intMinMaxAgg).
 type aggMultisets[V aggOrdered] struct {
 	columnAgg
 	clone   func(V) V
@@ -95,7 +96,8 @@ func (m *aggMultisets[V]) free(s int32) {
 // (MIN and MAX read them; a small multiset spans a line or two): two loops,
 // so that the misses of each are independent of one another (see
 // aggTouchRows).
-func (m *aggMultisets[V]) touch(slots []int32) int64 {
+func (m *aggMultisets[V]) touch(b *aggBatch) int64 {
+	slots := b.touched
 	var sum int64
 	for _, s := range slots {
 		sum += int64(m.sets.At(s).Len())
@@ -112,8 +114,9 @@ func (m *aggMultisets[V]) stateBytes() int64 {
 	return m.sets.Bytes() + m.entries*aggstate.EntryBytes[V]() + m.extra
 }
 
-// minMaxAgg is a retractable MIN or MAX: each group keeps its values in an
-// ordered multiset, so retracting the current extreme finds the next one.
+// minMaxAgg is a retractable MIN or MAX of strings (or decimal keys): each
+// group keeps its values in an ordered multiset, so retracting the current
+// extreme finds the next one.
 type minMaxAgg[V aggOrdered] struct {
 	max bool
 	aggMultisets[V]
@@ -139,9 +142,9 @@ func (a *minMaxAgg[V]) name() string {
 	return "MIN"
 }
 
-func (a *minMaxAgg[V]) result(slots []int32, _ []int64, dst *aggVec) error {
+func (a *minMaxAgg[V]) result(b *aggBatch, _ []int64, dst *aggVec) error {
 	out := *aggTyped[V](&dst.aggValues)
-	for j, s := range slots {
+	for j, s := range b.touched {
 		if a.max {
 			out[j], dst.valid[j] = a.sets.At(s).Last()
 		} else {
@@ -168,7 +171,8 @@ type strExtreme struct {
 
 func (a *strExtremeAgg) grow(n int) { a.acc.Grow(n) }
 
-func (a *strExtremeAgg) touch(slots []int32) int64 {
+func (a *strExtremeAgg) touch(b *aggBatch) int64 {
+	slots := b.touched
 	var sum int64
 	for _, s := range slots {
 		sum += int64(len(a.acc.At(s).v))
@@ -203,8 +207,8 @@ func (a *strExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *strExtremeAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
+func (a *strExtremeAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j, s := range b.touched {
 		e := a.acc.At(s)
 		dst.s[j], dst.valid[j] = e.v, e.has
 	}
@@ -234,8 +238,8 @@ func (a *distinctAgg[V]) free(s int32) {
 	a.inner.free(s)
 }
 
-func (a *distinctAgg[V]) touch(slots []int32) int64 {
-	return a.aggMultisets.touch(slots) + a.inner.touch(slots)
+func (a *distinctAgg[V]) touch(b *aggBatch) int64 {
+	return a.aggMultisets.touch(b) + a.inner.touch(b)
 }
 
 func (a *distinctAgg[V]) stateBytes() int64 {
@@ -261,8 +265,8 @@ func (a *distinctAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return a.inner.update(b, a.ew, arg)
 }
 
-func (a *distinctAgg[V]) result(slots []int32, rows []int64, dst *aggVec) error {
-	return a.inner.result(slots, rows, dst)
+func (a *distinctAgg[V]) result(b *aggBatch, counts []int64, dst *aggVec) error {
+	return a.inner.result(b, counts, dst)
 }
 
 // aggKeyedMinMax is MIN or MAX over doubles or decimals: the inner state
@@ -272,12 +276,12 @@ type aggKeyedMinMax struct {
 	keys aggVec // of kind aggInt (doubles) or aggStr (decimals)
 }
 
-func (a *aggKeyedMinMax) result(slots []int32, rows []int64, dst *aggVec) error {
-	a.keys.resize(len(slots))
-	if err := a.aggState.result(slots, rows, &a.keys); err != nil {
+func (a *aggKeyedMinMax) result(b *aggBatch, counts []int64, dst *aggVec) error {
+	a.keys.resize(len(b.touched))
+	if err := a.aggState.result(b, counts, &a.keys); err != nil {
 		return err
 	}
-	for j := range slots {
+	for j := range b.touched {
 		if dst.valid[j] = a.keys.valid[j]; !dst.valid[j] {
 			continue
 		}

@@ -55,32 +55,35 @@ type aggState interface {
 	// counts may be checked once its changes to a group are summed, so
 	// that it may retract a row it also inserts, in any order.
 	update(b *aggBatch, w []int64, a *aggArgCol) error
-	// result writes the current value of each group of slots to dst;
-	// rows[j] is the row count of group slots[j] at that point.
-	result(slots []int32, rows []int64, dst *aggVec) error
+	// result writes the current value of each group of the batch (local
+	// group j: slot b.touched[j], arena row b.rows[j]) to dst; counts[j]
+	// is the group's row count at that point.
+	result(b *aggBatch, counts []int64, dst *aggVec) error
 	// free empties the state of slot kept outside the arena (the operator
 	// clears the arena row) when its group lost its last row.
 	free(slot int32)
 	// stateBytes estimates the memory held outside the arena.
 	stateBytes() int64
-	// touch reads the state each group of slots keeps outside the arena and
-	// returns a value depending on it: a prefetch (see aggTouchRows).
-	touch(slots []int32) int64
+	// touch reads the state each group of the batch keeps outside the
+	// arena and returns a value depending on it: a prefetch (see
+	// aggTouchRows).
+	touch(b *aggBatch) int64
 }
 
 // arenaAgg is embedded by aggregates whose state is all in the arena.
 type arenaAgg struct {
-	arena *aggstate.Arena
-	off   int
+	off int
 }
 
-func (p *arenaAgg) bind(a *aggstate.Arena, off int) { p.arena, p.off = a, off }
+func (p *arenaAgg) bind(_ *aggstate.Arena, off int) { p.off = off }
 func (p *arenaAgg) grow(int)                        {}
-func (p *arenaAgg) touch([]int32) int64             { return 0 }
+func (p *arenaAgg) touch(*aggBatch) int64           { return 0 }
 func (p *arenaAgg) stateBytes() int64               { return 0 }
 
-// at returns the aggregate's words of slot s's row.
-func (p *arenaAgg) at(s int32) []uint64 { return p.arena.Row(s)[p.off:] }
+// row returns the aggregate's words of the arena row of the batch's local
+// group j. The batch found the rows once; going through the slot again
+// would read the arena's chunk directory, out of cache with many groups.
+func (p *arenaAgg) row(b *aggBatch, j int32) []uint64 { return b.rows[j][p.off:] }
 
 // columnAgg is embedded by aggregates that keep nothing in the arena.
 type columnAgg struct{}
@@ -96,10 +99,10 @@ func (a *countStarAgg) grow(int)                                    {}
 func (a *countStarAgg) update(*aggBatch, []int64, *aggArgCol) error { return nil }
 func (a *countStarAgg) free(int32)                                  {}
 func (a *countStarAgg) stateBytes() int64                           { return 0 }
-func (a *countStarAgg) touch([]int32) int64                         { return 0 }
-func (a *countStarAgg) result(slots []int32, rows []int64, dst *aggVec) error {
-	for j := range slots {
-		dst.i[j], dst.valid[j] = rows[j], true
+func (a *countStarAgg) touch(*aggBatch) int64                       { return 0 }
+func (a *countStarAgg) result(b *aggBatch, counts []int64, dst *aggVec) error {
+	for j := range b.touched {
+		dst.i[j], dst.valid[j] = counts[j], true
 	}
 	return nil
 }
@@ -107,8 +110,8 @@ func (a *countStarAgg) result(slots []int32, rows []int64, dst *aggVec) error {
 // countNullAgg is COUNT of an argument typed NULL: always 0.
 type countNullAgg struct{ countStarAgg }
 
-func (a *countNullAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j := range slots {
+func (a *countNullAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j := range b.touched {
 		dst.i[j], dst.valid[j] = 0, true
 	}
 	return nil
@@ -130,8 +133,8 @@ func (a *countAgg) update(b *aggBatch, w []int64, _ *aggArgCol) error {
 	for i, l := range b.lids {
 		d[l] += w[i]
 	}
-	for j, s := range b.touched {
-		r := a.at(s)
+	for j := range b.touched {
+		r := a.row(b, int32(j))
 		n := int64(r[0]) + d[j]
 		if n < 0 {
 			return fmt.Errorf("COUNT: %w", aggstate.ErrNegativeCount)
@@ -141,9 +144,9 @@ func (a *countAgg) update(b *aggBatch, w []int64, _ *aggArgCol) error {
 	return nil
 }
 
-func (a *countAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		dst.i[j], dst.valid[j] = int64(a.at(s)[0]), true
+func (a *countAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j := range b.touched {
+		dst.i[j], dst.valid[j] = int64(a.row(b, int32(j))[0]), true
 	}
 	return nil
 }

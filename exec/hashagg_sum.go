@@ -60,7 +60,7 @@ func (a *intSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 		// The batch's sum is hi·2^64 + lo with lo unsigned, that is
 		// (hi + lo's top bit)·2^64 + int64(lo).
 		x, up := int64(lo[j]), hi[j]+int64(lo[j]>>63)
-		r := a.at(s)
+		r := a.row(b, int32(j))
 		old := int64(r[0])
 		sum := old + x
 		if (old^sum)&(x^sum) < 0 {
@@ -93,9 +93,9 @@ func (a *intSumAgg) addCarry(s int32, up int64) {
 	}
 }
 
-func (a *intSumAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		r := a.at(s)
+func (a *intSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j, s := range b.touched {
+		r := a.row(b, int32(j))
 		lo, n := int64(r[0]), int64(r[1])
 		if dst.valid[j] = n > 0; n == 0 {
 			continue
@@ -133,15 +133,15 @@ func (a *floatSumAgg) stateBytes() int64 { return 32 * int64(len(a.special)) }
 
 func (a *floatSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := arg.f
-	// Row by row, in the batch's order: a double's sum depends on the order
-	// of its terms, and the result must not depend on how rows are batched
-	// more than it has to.
-	for i, s := range b.rowSlots() {
+	// Row by row, in the batch's order, into each group's state: a double's
+	// sum depends on the order of its terms, and summing a batch per group
+	// first would round differently from summing the same rows one by one.
+	for i, l := range b.lids {
 		wi := w[i]
 		if wi == 0 {
 			continue
 		}
-		r := a.at(s)
+		s, r := b.touched[l], a.row(b, l)
 		v := vals[i]
 		if math.IsInf(v, 0) || v != v {
 			a.addSpecial(s, v, wi)
@@ -192,9 +192,9 @@ func (a *floatSumAgg) addSpecial(s int32, v float64, w int64) {
 	}
 }
 
-func (a *floatSumAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		r := a.at(s)
+func (a *floatSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j, s := range b.touched {
+		r := a.row(b, int32(j))
 		n := int64(r[2])
 		if dst.valid[j] = n > 0; n == 0 {
 			continue
@@ -235,12 +235,12 @@ func (a *decSumAgg) free(int32) {}
 
 func (a *decSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := arg.d
-	for i, s := range b.rowSlots() {
+	for i, l := range b.lids {
 		wi := w[i]
 		if wi == 0 {
 			continue
 		}
-		r := a.at(s)
+		r := a.row(b, l)
 		x := vals[i]
 		if wi < 0 {
 			x = x.Negate()
@@ -262,9 +262,9 @@ func (a *decSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *decSumAgg) result(slots []int32, _ []int64, dst *aggVec) error {
-	for j, s := range slots {
-		r := a.at(s)
+func (a *decSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+	for j := range b.touched {
+		r := a.row(b, int32(j))
 		n := int64(r[2])
 		if dst.valid[j] = n > 0; n == 0 {
 			continue

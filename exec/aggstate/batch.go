@@ -11,7 +11,7 @@ import "slices"
 //
 // The table is open-addressed with linear probing and sized for the
 // batch's distinct keys, not its rows: a batch of 4,096 rows over 1,000
-// keys uses a 64 KB table, which fits the L2 cache. It is emptied, not
+// keys uses a 128 KB table, which fits the L2 cache. It is emptied, not
 // freed, between batches.
 type BatchGroups struct {
 	tab    []batchEntry
@@ -32,12 +32,15 @@ type batchEntry struct {
 }
 
 // Table shape. The smallest table, 64 entries (1 KB), costs nothing to
-// clear. A table is at most a quarter full, so that few lookups collide: a
-// collision is a mispredicted branch, and at half full a third of the
-// rows had one.
+// clear. A table is kept at most a quarter full, counting room for a block
+// of batchBlock new keys, so that few lookups collide: a collision is a
+// mispredicted branch, and at half full a third of the rows had one.
+// Checking for room once per block of 256 rows rather than per row made
+// grouping a fifth faster.
 const (
 	batchMinSize = 64
 	batchMaxLoad = 4
+	batchBlock   = 256
 )
 
 // Group sets ids[i] to the local group of keys[i] and fills Keys and First.
@@ -56,18 +59,36 @@ func (b *BatchGroups) Group(keys []int64, ids []int32) {
 	b.First = slices.Grow(b.First[:0], len(keys))[:len(keys)]
 	dk, df := b.Keys, b.First
 	ids = ids[:len(keys)]
-	// The hashes are computed first, in a loop of their own: the probing
-	// loop then knows where each row stores as soon as it starts, so the
-	// processor can run a row's table read before earlier rows' stores
-	// without risking that they alias.
+	// The hashes are computed first, in a loop of their own that the
+	// processor pipelines freely; the probing loop then starts each row
+	// with its table position a load away.
 	b.hashes = slices.Grow(b.hashes[:0], len(keys))[:len(keys)]
 	hashes := b.hashes
 	for r, k := range keys {
 		hashes[r] = Hash64(k)
 	}
-	tab, shift := b.tab, b.shift
-	mask, limit := len(tab)-1, len(tab)/batchMaxLoad
 	n := 0
+	for lo := 0; lo < len(keys); lo += batchBlock {
+		hi := min(lo+batchBlock, len(keys))
+		// Make room for every row of the block to be a new key, so that
+		// the per-row loop has no growth check to keep in registers.
+		for n+hi-lo > len(b.tab)/batchMaxLoad {
+			b.Keys = dk[:n]
+			b.resize(2 * len(b.tab))
+		}
+		n = b.groupBlock(keys[lo:hi], hashes[lo:hi], ids[lo:hi], dk, df, lo, n)
+	}
+	b.Keys, b.First = dk[:n], df[:n]
+	b.reset()
+}
+
+// groupBlock groups rows lo.. of the batch (keys, their hashes, their ids
+// to set), appending new keys at n of dk and df; it returns the new n. The
+// table must have room for every row to be a new key.
+func (b *BatchGroups) groupBlock(keys []int64, hashes []uint64, ids []int32, dk []int64, df []int32, lo, n int) int {
+	tab, shift := b.tab, b.shift
+	mask := len(tab) - 1
+	hashes, ids = hashes[:len(keys)], ids[:len(keys)]
 	for r, k := range keys {
 		i := int(hashes[r]>>shift) & mask
 		e := &tab[i]
@@ -82,17 +103,10 @@ func (b *BatchGroups) Group(keys []int64, ids []int32) {
 		id := e.id | int32(n+1)&-int32(isNew)
 		e.key, e.id = k, id
 		ids[r] = id - 1
-		dk[n], df[n] = k, int32(r)
+		dk[n], df[n] = k, int32(lo+r)
 		n += isNew
-		if n > limit {
-			b.Keys = dk[:n]
-			b.resize(2 * len(tab))
-			tab, shift = b.tab, b.shift
-			mask, limit = len(tab)-1, len(tab)/batchMaxLoad
-		}
 	}
-	b.Keys, b.First = dk[:n], df[:n]
-	b.reset()
+	return n
 }
 
 // resize replaces the table by an empty one of size entries (a power of

@@ -13,12 +13,6 @@ const (
 	chunkMask  = chunkSlots - 1
 )
 
-// ChunkBits and ChunkMask locate a slot in Arena.Chunks.
-const (
-	ChunkBits = chunkBits
-	ChunkMask = chunkMask
-)
-
 // Column is per-slot state of type T: element s belongs to the group in
 // slot s. Elements of slots never grown into are zero.
 type Column[T any] struct {
@@ -85,11 +79,6 @@ func (a *Arena) Grow(n int) {
 
 // Len returns the number of slots there is room for.
 func (a *Arena) Len() int { return len(a.chunks) * chunkSlots }
-
-// Chunks returns the arena's chunks, for loops that compute row positions
-// themselves: the row of slot s is words (s&ChunkMask)*Stride() onwards of
-// chunk s>>ChunkBits. Callers must not keep them across a Grow.
-func (a *Arena) Chunks() [][]uint64 { return a.chunks }
 
 // Row returns the row of slot s.
 func (a *Arena) Row(s int32) []uint64 {

@@ -46,7 +46,8 @@ type IntGroups struct {
 
 	hashes []uint64
 	home   []*intBucket
-	sink   int64 // keeps FindDistinct's prefetching loads alive
+	later  []int32 // keys of FindDistinct whose home bucket was full
+	sink   int64   // keeps FindDistinct's prefetching loads alive
 }
 
 // NewIntGroups returns an empty table.
@@ -107,6 +108,11 @@ func (g *IntGroups) FindDistinct(keys []int64, slots []int32) {
 	}
 	g.sink += sum
 
+	// A key absent from a home bucket with room is new. A key absent from
+	// a full home bucket may be in the next ones, which were not read
+	// above: those keys are looked up after the others, their next
+	// buckets read together, rather than one miss at a time.
+	g.later = g.later[:0]
 	stale := false // a part grew: home pointers may point to old buckets
 	for i, k := range keys {
 		b, e := home[i], intBucketSize
@@ -114,7 +120,14 @@ func (g *IntGroups) FindDistinct(keys []int64, slots []int32) {
 			e = b.match(k)
 		}
 		if e == intBucketSize {
-			if b, e = g.m.find(k, hashes[i]); b == nil {
+			if !stale && b.full() {
+				g.later = append(g.later, int32(i))
+				continue
+			}
+			if stale {
+				b, e = g.m.find(k, hashes[i])
+			}
+			if b == nil || e == intBucketSize {
 				var grew bool
 				b, e, grew = g.add(k, hashes[i])
 				stale = stale || grew
@@ -122,7 +135,29 @@ func (g *IntGroups) FindDistinct(keys []int64, slots []int32) {
 		}
 		slots[i] = b.slots[e] - 1
 	}
+	if len(g.later) > 0 {
+		g.findLater(keys, hashes, slots)
+	}
 	clear(home)
+}
+
+// findLater looks up the keys g.later of FindDistinct, whose home buckets
+// were full: it reads their next buckets in a prefetching loop first.
+func (g *IntGroups) findLater(keys []int64, hashes []uint64, slots []int32) {
+	var sum int64
+	for _, i := range g.later {
+		if p, b := g.m.home(hashes[i]); len(p.buckets) > 0 {
+			sum += p.buckets[(b+1)&(len(p.buckets)-1)].keys[0]
+		}
+	}
+	g.sink += sum
+	for _, i := range g.later {
+		b, e := g.m.find(keys[i], hashes[i])
+		if b == nil {
+			b, e, _ = g.add(keys[i], hashes[i])
+		}
+		slots[i] = b.slots[e] - 1
+	}
 }
 
 // FindNull returns the slot of the NULL key, creating the group if needed.

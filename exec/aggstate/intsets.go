@@ -58,10 +58,10 @@ func (m *IntSets) Words(s int32) []uint64 {
 // and returns ErrNegativeCount.
 func (m *IntSets) Add(r []uint64, v, w int64) (before int64, err error) {
 	r = r[:IntSetWords]
-	n := int(r[0])
 	if r[0]&spillFlag != 0 {
 		return m.addSpilled(r, v, w)
 	}
+	n := int(r[0])
 	// v's position, counted without a data-dependent branch: values
 	// arrive in no predictable order. Unused entries are not counted.
 	i := 0
@@ -104,9 +104,8 @@ func (m *IntSets) Add(r []uint64, v, w int64) (before int64, err error) {
 // zero, w[i] occurrences of vals[i] to the multiset at words off onwards of
 // rows[groups[i]]. It stops at the first error (see Add).
 //
-// The common case, a value already held inline whose count stays
-// positive, is handled in the loop itself, without the call and the checks
-// of Add.
+// The common case, a value already held whose count stays positive, is
+// handled in the loop itself, without the calls and the checks of Add.
 func (m *IntSets) AddRows(rows [][]uint64, off int, groups []int32, vals, w []int64) error {
 	vals, w = vals[:len(groups)], w[:len(groups)]
 	end := off + IntSetWords
@@ -127,12 +126,45 @@ func (m *IntSets) AddRows(rows [][]uint64, off int, groups []int32, vals, w []in
 					continue
 				}
 			}
+		} else if small := m.pool[n&^spillFlag].small; small != nil {
+			if p, found := search(small, v); found && small[p].N+wi > 0 {
+				small[p].N += wi
+				continue
+			}
 		}
 		if _, err := m.Add(r, v, wi); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// Touch reads the spilled multisets among those at words off onwards of
+// rows (the pool entry, then both ends of the values) and returns a value
+// depending on them: a prefetch, as the inline ones were read with their
+// rows. Without it a batch that touches a thousand spilled multisets waits
+// for two misses of each, one after the other.
+func (m *IntSets) Touch(rows [][]uint64, off int) int64 {
+	var sum int64
+	spilled := 0
+	for _, r := range rows {
+		h := r[off]
+		if h&spillFlag != 0 {
+			sum += int64(len(m.pool[h&^spillFlag].small))
+			spilled++
+		}
+	}
+	if spilled == 0 {
+		return sum
+	}
+	for _, r := range rows {
+		if h := r[off]; h&spillFlag != 0 {
+			if small := m.pool[h&^spillFlag].small; len(small) > 0 {
+				sum += small[0].N + small[len(small)-1].N
+			}
+		}
+	}
+	return sum
 }
 
 // spill moves the full inline multiset of r to a pool entry.
