@@ -119,6 +119,12 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 		}}, nil
 	case *physical.HashAgg:
 		cfg := HashAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
+		// A window's state is freed when it closes if nothing can change
+		// it afterwards: its rows are emitted then (EMIT ON WINDOW CLOSE),
+		// or the input only inserts, so late rows are all it could see.
+		if n.CloseKey >= 0 && (n.EmitOnClose || n.AppendOnlyInput) {
+			cfg.Close = &AggClose{Key: n.CloseKey, Offset: n.CloseOffset, Emit: n.EmitOnClose}
+		}
 		for _, a := range n.Aggs {
 			cfg.Aggs = append(cfg.Aggs, AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}

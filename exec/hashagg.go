@@ -51,6 +51,8 @@ type HashAgg struct {
 	aggArg      []int           // per aggregate: its index in args, or -1
 	arena       *aggstate.Arena // by slot: the group header, then the aggregates' words
 	initialSent bool            // a global aggregate emitted its row
+	close       *aggCloser      // when windowed: which groups close when
+	closing     []int32         // scratch: the groups a watermark closes
 	sink        int64           // keeps the prefetching loads (aggTouchRows, aggState.touch) alive
 	builders    []array.Builder
 
@@ -128,6 +130,13 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 		h.inputIDs[i] = t.Arrow().ID()
 	}
 	h.keys = newAggGroupKeys(cfg.GroupKeys, kinds)
+	h.close = nil
+	if c := cfg.Close; c != nil {
+		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != aggInt || c.Offset < 0 {
+			return fmt.Errorf("hash aggregate: window close key %d (offset %d) is not an integer-like group key", c.Key, c.Offset)
+		}
+		h.close = newAggCloser(*c, cfg.GroupKeys[c.Key])
+	}
 	h.arena = aggstate.NewArena(words)
 	off := aggHeaderWords
 	for _, st := range h.aggs {
@@ -205,11 +214,21 @@ func (h *HashAgg) checkChunk(c Chunk) error {
 }
 
 // OnControl emits a global aggregate's initial row if it has not been
-// emitted yet. The operator buffers nothing between batches, so there is
-// nothing else to flush.
-func (h *HashAgg) OnControl(ctx context.Context, _ Control, out Emitter) error {
+// emitted yet and, in a windowed aggregate, closes the windows a
+// watermark passes, or all of them at end of input (emitting them with
+// EMIT ON WINDOW CLOSE). The
+// operator buffers nothing else between batches.
+func (h *HashAgg) OnControl(ctx context.Context, m Control, out Emitter) error {
 	if h.keys == nil {
 		return errors.New("hash aggregate: OnControl before Open")
+	}
+	if h.close != nil {
+		switch {
+		case m.Kind == Watermark && !m.Idle:
+			return h.closeWindows(ctx, m.Watermark, out)
+		case m.Kind == EndOfInput:
+			return h.closeWindows(ctx, MaxWatermark, out)
+		}
 	}
 	return h.sendInitial(ctx, out)
 }
@@ -221,6 +240,6 @@ func (h *HashAgg) Close() error {
 		b.Release()
 	}
 	h.builders = nil
-	h.keys, h.aggs, h.args, h.arena = nil, nil, nil, nil
+	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, nil, nil, nil
 	return nil
 }

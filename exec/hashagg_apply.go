@@ -27,6 +27,15 @@ func (h *HashAgg) apply(c Chunk) error {
 			h.weights[i] = op.Weight()
 		}
 	}
+	if h.close != nil {
+		late, err := h.close.load(c.Batch, h.weights)
+		if err != nil {
+			return err
+		}
+		if late > 0 {
+			h.env.Metrics.LateRows.Add(late)
+		}
+	}
 	b := &h.batch
 	b.lids = aggResize(b.lids, n)
 	touched, first, err := h.keys.group(c.Batch, b.lids)
@@ -136,6 +145,9 @@ func (h *HashAgg) growSlots() {
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
 	h.keys.delete(s)
+	if h.close != nil {
+		h.close.forget(s)
+	}
 	for _, a := range h.aggs {
 		a.free(s)
 	}
@@ -145,6 +157,9 @@ func (h *HashAgg) freeSlot(s int32) {
 // releaseBatch drops the references the scratch holds into the batch.
 func (h *HashAgg) releaseBatch() {
 	h.keys.releaseBatch()
+	if h.close != nil {
+		h.close.release()
+	}
 	for _, a := range h.args {
 		a.release()
 	}
@@ -155,6 +170,9 @@ func (h *HashAgg) updateStateMetrics() {
 	m := h.env.Metrics
 	m.StateKeys.Store(int64(h.keys.live()))
 	bytes := h.keys.stateBytes() + h.arena.Bytes()
+	if h.close != nil {
+		bytes += h.close.stateBytes()
+	}
 	for _, a := range h.aggs {
 		bytes += a.stateBytes()
 	}

@@ -32,6 +32,23 @@ func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 		return h.emitRows(ctx, out)
 	}
 
+	if h.close != nil {
+		for j, s := range touched {
+			if h.oldRows[j] == 0 && h.newRows[j] > 0 {
+				h.close.add(s, h.firstRow[j])
+			}
+		}
+		if h.close.cfg.Emit {
+			// Nothing is emitted before the window closes; groups that
+			// lost their rows are freed.
+			for j, s := range touched {
+				if h.newRows[j] == 0 {
+					h.freeSlot(s)
+				}
+			}
+			return nil
+		}
+	}
 	freed := false
 	for j := range touched {
 		before, after := h.oldRows[j], h.newRows[j]
@@ -94,6 +111,14 @@ func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
 		return nil
 	}
 	h.keys.decode(h.touched, h.firstRow, h.keyVecs)
+	return h.buildRows(ctx, out)
+}
+
+// buildRows is emitRows once h.keyVecs hold the keys of h.touched.
+func (h *HashAgg) buildRows(ctx context.Context, out Emitter) error {
+	if len(h.outRows) == 0 {
+		return nil
+	}
 	cols := make([]arrow.Array, 0, len(h.builders))
 	release := func() {
 		for _, c := range cols {

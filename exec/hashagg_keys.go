@@ -333,6 +333,22 @@ func (g *aggGroupKeys) decode(slots, rows []int32, out []aggVec) {
 	}
 }
 
+// decodeSlots is decode for groups that have no row in the current batch
+// (groups closing on a watermark): integer keys are read from the group
+// table.
+func (g *aggGroupKeys) decodeSlots(slots []int32, out []aggVec) {
+	if g.mode != aggKeysInt {
+		g.decode(slots, nil, out)
+		return
+	}
+	v := &out[0]
+	v.resize(len(slots))
+	for j, s := range slots {
+		k, null := g.ints.Key(s)
+		v.i[j], v.valid[j] = k, !null
+	}
+}
+
 // aggDecodeKey reads one encoded value into v[j] and returns its size.
 func aggDecodeKey(key string, v *aggVec, j int) int {
 	switch v.kind {

@@ -40,6 +40,8 @@ type HashAggConfig struct {
 	// AppendOnly is set when the planner guarantees that the input never
 	// retracts; MIN and MAX then keep only the extreme value per group.
 	AppendOnly bool
+	// Close, when set, makes the aggregate windowed (see AggClose).
+	Close *AggClose
 }
 
 // schema validates cfg and returns the output schema.

@@ -4,12 +4,12 @@
 
 -- entry: string_functions
 -- Case (over ASCII only: SQLite's UPPER and LOWER leave other letters
--- alone), concatenation, lengths (LENGTH counts bytes, CHAR_LENGTH
+-- alone), concatenation (|| concatenates in eddy), lengths (LENGTH counts bytes, CHAR_LENGTH
 -- characters: s holds multi-byte text), substrings and positions
 -- (1-based, in characters; a negative start counts from the end).
 CREATE MATERIALIZED VIEW v AS
   SELECT id, UPPER(k) AS up, LOWER(CONCAT(k, 'X')) AS low, UCASE(k) AS uk, LCASE(CONCAT('Q', k)) AS lc,
-         CONCAT(k, '-', s) AS ks, CONCAT('#', id) AS tag,
+         CONCAT(k, '-', s) AS ks, CONCAT('#', id) AS tag, k || '/' || s AS piped,
          LENGTH(s) AS len, CHAR_LENGTH(s) AS clen, SUBSTRING(s, 2) AS sub2, SUBSTRING(s, 2, 3) AS sub23,
          SUBSTR(s, -3) AS last3, SUBSTRING(s, -4, 2) AS mid, SUBSTRING(s, 0) AS sub0,
          LOCATE('a', s) AS loc_a, INSTR(s, 'ta') AS ins_ta, POSITION('é' IN s) AS pos_e

@@ -56,6 +56,36 @@ CREATE MATERIALIZED VIEW counts AS
 CREATE MATERIALIZED VIEW hottest AS
   SELECT window_start, MAX(n) AS top, COUNT(*) AS auctions FROM counts GROUP BY window_start;
 
+-- entry: cumulate_per_channel
+-- needs: window
+CREATE MATERIALIZED VIEW v AS
+  SELECT channel, window_start, window_end, COUNT(*) AS n, MAX(price) AS hi, COUNT(DISTINCT bidder) AS bidders
+  FROM CUMULATE(bid, date_time, INTERVAL '10' SECOND, INTERVAL '1' MINUTE)
+  GROUP BY channel, window_start, window_end;
+
+-- entry: window_group_variants
+-- needs: window
+-- Grouping by window_end alone, a window with no aggregate (DISTINCT
+-- pairs), and a filter on window_start.
+CREATE MATERIALIZED VIEW by_end AS
+  SELECT window_end, COUNT(*) AS n FROM TUMBLE(bid, date_time, INTERVAL '30' SECOND) GROUP BY window_end;
+CREATE MATERIALIZED VIEW pairs AS
+  SELECT window_start, channel FROM TUMBLE(bid, date_time, INTERVAL '1' MINUTE) GROUP BY window_start, window_end, channel;
+CREATE MATERIALIZED VIEW late_windows AS
+  SELECT window_start, window_end, SUM(price) AS total FROM HOP(bid, date_time, INTERVAL '30' SECOND, INTERVAL '1' MINUTE)
+  WHERE window_start >= TIMESTAMP '2024-03-01 10:02:00' AND price < 10000 GROUP BY window_start, window_end;
+
+-- entry: window_topn
+-- needs: window, topn
+-- The three auctions with the most bids in each 30-second window
+-- (Nexmark q19's shape), ties broken by auction.
+CREATE MATERIALIZED VIEW v AS
+  SELECT window_start, auction, n, rn FROM (
+    SELECT window_start, auction, n, ROW_NUMBER() OVER (PARTITION BY window_start ORDER BY n DESC, auction) AS rn
+    FROM (SELECT window_start, window_end, auction, COUNT(*) AS n FROM TUMBLE(bid, date_time, INTERVAL '30' SECOND)
+          GROUP BY window_start, window_end, auction) AS c) AS t
+  WHERE rn <= 3;
+
 -- entry: session_per_bidder
 -- needs: session
 -- A bidder's session ends 5 seconds after their last bid; a bid at least
@@ -72,11 +102,23 @@ CREATE MATERIALIZED VIEW v AS
   SELECT k, window_start, window_end, COUNT(*) AS n, MAX(id) AS last_id
   FROM SESSION(ev, ts, INTERVAL '10' SECOND) GROUP BY k, window_start, window_end;
 
+-- entry: session_variants
+-- needs: session
+-- Sessions per two keys, and sessions of the whole stream (no key) over
+-- the sparse times of ev.
+CREATE MATERIALIZED VIEW two_keys AS
+  SELECT bidder, channel, window_start, window_end, COUNT(*) AS n, MIN(price) AS lo
+  FROM SESSION(bid, date_time, INTERVAL '10' SECOND) GROUP BY bidder, channel, window_start, window_end;
+CREATE MATERIALIZED VIEW no_key AS
+  SELECT window_start, window_end, COUNT(*) AS n, COUNT(DISTINCT k) AS keys_seen
+  FROM SESSION(ev, ts, INTERVAL '2' SECOND) GROUP BY window_start, window_end;
+
 -- entry: emit_on_window_close
 -- needs: window, emit_on_close, watermark
 -- Only closed windows appear: those the watermark (the largest bid time
--- minus 4 seconds) has passed, that is window_end - 1 <= watermark as in
--- Flink. The last windows of an input that has not ended stay open.
+-- minus 4 seconds) has passed, window_end <= watermark (SQL.md; eddy's
+-- sessions close so too). The last windows of an input that has not
+-- ended stay open.
 CREATE MATERIALIZED VIEW v AS
   SELECT window_start, window_end, COUNT(*) AS n, MAX(price) AS hi
   FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY window_start, window_end
@@ -84,7 +126,7 @@ CREATE MATERIALIZED VIEW v AS
 -- sqlite v:
 SELECT window_start, window_end, COUNT(*), MAX(price)
 FROM (SELECT *, date_time - (date_time % 10000) AS window_start, date_time - (date_time % 10000) + 10000 AS window_end FROM bid)
-WHERE window_end - 1 <= (SELECT MAX(date_time) FROM bid) - 4000
+WHERE window_end <= (SELECT MAX(date_time) FROM bid) - 4000
 GROUP BY window_start, window_end;
 
 -- entry: session_emit_on_window_close
@@ -99,4 +141,4 @@ CREATE MATERIALIZED VIEW closed AS
   FROM SESSION(bid, date_time, INTERVAL '5' SECOND) GROUP BY bidder, window_start, window_end
   EMIT ON WINDOW CLOSE;
 -- sqlite closed:
-SELECT * FROM running WHERE window_end - 1 <= (SELECT MAX(date_time) FROM bid) - 4000;
+SELECT * FROM running WHERE window_end <= (SELECT MAX(date_time) FROM bid) - 4000;

@@ -1,0 +1,152 @@
+package difftest
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// supported lists the features (see Features) that eddy runs today. Add a
+// feature here when it lands: its entries then run, and must pass.
+var supported = []string{
+	"watermark", "window", "session", "emit_on_close", "topn", "dedup", "union",
+	"derived_stream", "insert_select", "join", "outer_join", "lookup_join", "interval_join", "semi_join",
+}
+
+// Flags to look for bugs beyond the default run.
+var (
+	all   = flag.Bool("oracle.all", false, "also run the oracle entries that wait for unsupported features")
+	seed  = flag.Uint64("oracle.seed", 20240301, "the seed of the oracle's generated data")
+	scale = flag.Int("oracle.scale", 1, "multiply the oracle's generated data by this factor")
+)
+
+// corpusDir holds the corpus, at the repository's testdata/oracle.
+const corpusDir = "../../../testdata/oracle"
+
+// minEntries keeps the corpus from shrinking by accident.
+const minEntries = 40
+
+// parallelisms are the parallelisms every entry runs at: results must not
+// depend on them.
+var parallelisms = []int{1, 2, 4}
+
+// TestOracle runs every corpus entry on eddy at each parallelism and
+// compares each view with SQLite's batch result for the same query.
+func TestOracle(t *testing.T) {
+	entries, err := LoadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) < minEntries {
+		t.Fatalf("the corpus has %d entries, want at least %d", len(entries), minEntries)
+	}
+	data := Generate(*seed, *scale)
+	for _, e := range entries {
+		t.Run(e.Name, func(t *testing.T) {
+			if missing := e.Missing(supported); len(missing) > 0 && !*all {
+				t.Skipf("waiting for %s", strings.Join(missing, ", "))
+			}
+			t.Parallel()
+			runEntry(t, data, e)
+		})
+	}
+}
+
+// runEntry runs one entry on SQLite once and on eddy at every parallelism.
+func runEntry(t *testing.T, data *Data, e *Entry) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db, err := OpenSQLite(ctx, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	want, err := RunSQLite(ctx, db, e)
+	if err != nil {
+		t.Fatalf("%s:%d: SQLite: %v", e.File, e.Line, err)
+	}
+	for _, w := range want {
+		t.Logf("view %s: %d rows in SQLite", w.View, len(w.Values))
+	}
+	// seen is the first difference reported per view, and at which
+	// parallelism, so that the same difference is not printed again.
+	type report struct {
+		p    int
+		diff string
+	}
+	seen := map[string]report{}
+	for _, p := range parallelisms {
+		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
+			got, err := RunEddy(ctx, data, e, RunOptions{Parallelism: p, Supported: supported})
+			if err != nil {
+				t.Fatalf("%s:%d: eddy: %v", e.File, e.Line, err)
+			}
+			for i, v := range e.Views() {
+				diff, err := Compare(got[i], want[i])
+				if err != nil {
+					t.Fatalf("%s:%d: %v", e.File, e.Line, err)
+				}
+				switch {
+				case diff.Empty():
+				case seen[v.Name].diff == diff.String():
+					t.Errorf("%s:%d: view %s differs as at parallelism %d", e.File, e.Line, v.Name, seen[v.Name].p)
+				default:
+					seen[v.Name] = report{p, diff.String()}
+					t.Errorf("%s:%d: view %s differs (%d rows in eddy, %d in SQLite)\neddy:\n%s\nSQLite:\n%s\n%s",
+						e.File, e.Line, v.Name, len(got[i].Rows), len(want[i].Values),
+						indent(v.Text), indent(want[i].SQL), diff)
+				}
+			}
+		})
+	}
+}
+
+func indent(s string) string {
+	return "    " + strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n    ")
+}
+
+// TestOracleSQLite runs the SQLite side of every entry, including those
+// that wait for eddy features, so that a translation that SQLite rejects
+// is found before the feature lands.
+func TestOracleSQLite(t *testing.T) {
+	entries, err := LoadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	db, err := OpenSQLite(ctx, Generate(*seed, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, e := range entries {
+		for _, st := range e.Stmts {
+			drop := "DROP VIEW IF EXISTS "
+			if st.Kind == KindStream {
+				drop = "DROP TABLE IF EXISTS "
+			}
+			if _, err := db.ExecContext(ctx, drop+st.Name); err != nil {
+				t.Fatal(err)
+			}
+		}
+		res, err := RunSQLite(ctx, db, e)
+		if err != nil {
+			t.Errorf("%s:%d: entry %s: %v", e.File, e.Line, e.Name, err)
+			continue
+		}
+		for _, r := range res {
+			if len(r.Values) == 0 && !slices.Contains(emptyViews, e.Name+"."+r.View) {
+				t.Errorf("%s:%d: entry %s: view %s is empty in SQLite: it checks nothing", e.File, e.Line, e.Name, r.View)
+			}
+		}
+	}
+}
+
+// emptyViews are the views (entry.view) whose empty result is the point
+// of the check.
+var emptyViews = []string{"not_in_with_nulls.not_in", "having_without_group_by.dropped",
+	"global_over_empty_view.never", "global_over_empty_view.briefly"}

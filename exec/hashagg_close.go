@@ -1,0 +1,199 @@
+package exec
+
+import (
+	"container/heap"
+	"context"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+)
+
+// AggClose makes a hash aggregate windowed: one of its group keys tells
+// when a group's window closes, at the watermark key + Offset. A closed
+// group can receive no more rows (a row that would reopen it is late: it
+// is dropped and counted), so its state is freed; with Emit (EMIT ON
+// WINDOW CLOSE) the group's final row is emitted then, once, as an insert,
+// and nothing is emitted before.
+type AggClose struct {
+	// Key is the index in GroupKeys of the closing column (window_end, or
+	// window_start with Offset the window size). It must be integer-like
+	// (TIMESTAMP in milliseconds, BIGINT).
+	Key    int
+	Offset int64
+	Emit   bool
+}
+
+// aggCloseChunk is how many groups a closing emits per chunk.
+const aggCloseChunk = 4096
+
+// aggNoClose marks a slot that is not waiting to close.
+const aggNoClose = int64(-1 << 63)
+
+// aggCloser tracks when each group of a windowed hash aggregate closes.
+// Groups are indexed by close time; the distinct close times (a few per
+// window size in flight) are in a min-heap, so a watermark finds the
+// groups it closes without scanning the others. A slot's entry may be
+// stale (the group lost its last row and the slot was reused): slotAt says
+// which close time the slot's current group waits for.
+type aggCloser struct {
+	cfg    AggClose
+	ord    int   // input ordinal of the closing column
+	wm     int64 // the last watermark applied
+	times  closeTimes
+	bySlot map[int64][]int32 // close time → slots (possibly stale)
+	slotAt []int64           // by slot: its close time, or aggNoClose
+
+	vals  []int64 // the closing column of the batch being applied
+	valid arrow.Array
+	buf   []int64
+}
+
+func newAggCloser(cfg AggClose, ord int) *aggCloser {
+	return &aggCloser{cfg: cfg, ord: ord, wm: -1 << 63, bySlot: map[int64][]int32{}}
+}
+
+// load reads the closing column of a batch and zeroes the weight of every
+// row whose window has already closed, counting them as late. It returns
+// the number of late rows.
+func (c *aggCloser) load(rec arrow.RecordBatch, weights []int64) (int64, error) {
+	arr := rec.Column(c.ord)
+	vals, buf, err := aggIntValues(arr, c.buf)
+	c.buf = buf
+	if err != nil {
+		return 0, fmt.Errorf("window close column %d: %w", c.ord, err)
+	}
+	c.vals, c.valid = vals, nil
+	if arr.NullN() > 0 {
+		c.valid = arr
+	}
+	var late int64
+	limit := c.wm - c.cfg.Offset // a row is late when its value <= limit
+	if c.wm == -1<<63 || (c.cfg.Offset < 0 && limit < c.wm) {
+		return 0, nil
+	}
+	for i, v := range vals {
+		if v <= limit && weights[i] != 0 && (c.valid == nil || c.valid.IsValid(i)) {
+			weights[i] = 0
+			late++
+		}
+	}
+	return late, nil
+}
+
+// add registers slot, a group created by the batch whose first row is
+// row, to close at its closing value + offset.
+func (c *aggCloser) add(slot, row int32) {
+	if c.valid != nil && c.valid.IsNull(int(row)) {
+		return // a NULL window never closes
+	}
+	t := c.vals[row] + c.cfg.Offset
+	for int(slot) >= len(c.slotAt) {
+		c.slotAt = append(c.slotAt, aggNoClose)
+	}
+	c.slotAt[slot] = t
+	list, ok := c.bySlot[t]
+	if !ok {
+		heap.Push(&c.times, t)
+	}
+	c.bySlot[t] = append(list, slot)
+}
+
+// forget marks slot as not waiting to close (its group was freed).
+func (c *aggCloser) forget(slot int32) {
+	if int(slot) < len(c.slotAt) {
+		c.slotAt[slot] = aggNoClose
+	}
+}
+
+// due returns, and removes from the index, the live groups that close at
+// watermark wm, in order of close time; it records wm.
+func (c *aggCloser) due(wm int64, dst []int32) []int32 {
+	if wm > c.wm {
+		c.wm = wm
+	}
+	for len(c.times) > 0 && c.times[0] <= wm {
+		t := heap.Pop(&c.times).(int64)
+		for _, s := range c.bySlot[t] {
+			if c.slotAt[s] == t {
+				c.slotAt[s] = aggNoClose
+				dst = append(dst, s)
+			}
+		}
+		delete(c.bySlot, t)
+	}
+	return dst
+}
+
+// release drops the references into the batch.
+func (c *aggCloser) release() { c.vals, c.valid = nil, nil }
+
+// stateBytes estimates the index's memory.
+func (c *aggCloser) stateBytes() int64 { return int64(len(c.slotAt))*12 + int64(len(c.times))*48 }
+
+// closeTimes is a min-heap of close times.
+type closeTimes []int64
+
+func (h closeTimes) Len() int           { return len(h) }
+func (h closeTimes) Less(i, j int) bool { return h[i] < h[j] }
+func (h closeTimes) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *closeTimes) Push(x any)        { *h = append(*h, x.(int64)) }
+func (h *closeTimes) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// closeWindows closes the groups whose window the watermark wm passed:
+// with EMIT ON WINDOW CLOSE it emits their final rows as inserts, in
+// chunks of aggCloseChunk groups, then frees them.
+func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out Emitter) error {
+	h.closing = h.close.due(wm, h.closing[:0])
+	for len(h.closing) > 0 {
+		n := min(len(h.closing), aggCloseChunk)
+		part := h.closing[:n]
+		var err error
+		if h.close.cfg.Emit {
+			err = h.emitFinal(ctx, part, out)
+		}
+		for _, s := range part {
+			h.freeSlot(s)
+		}
+		if err != nil {
+			return err
+		}
+		h.closing = h.closing[n:]
+	}
+	h.updateStateMetrics()
+	return nil
+}
+
+// emitFinal emits the current rows of the groups in slots as inserts.
+func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out Emitter) error {
+	m := len(slots)
+	h.touched = append(h.touched[:0], slots...)
+	b := &h.batch
+	b.touched, b.slotsOK = h.touched, false
+	b.rows = aggResize(b.rows, m)
+	h.newRows = aggResize(h.newRows, m)
+	for j, s := range slots {
+		b.rows[j] = h.arena.Row(s)
+		h.newRows[j] = int64(b.rows[j][aggRowsWord])
+	}
+	for i, a := range h.aggs {
+		h.sink += a.touch(b)
+		h.newVecs[i].resize(m)
+		h.oldVecs[i].resize(m)
+		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
+			return fmt.Errorf("hash aggregate: %w", err)
+		}
+	}
+	h.keys.decodeSlots(h.touched, h.keyVecs)
+	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
+	for j := range slots {
+		if h.newRows[j] > 0 {
+			h.addRow(j, false, Insert)
+		}
+	}
+	return h.buildRows(ctx, out)
+}

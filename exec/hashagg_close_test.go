@@ -1,0 +1,156 @@
+package exec
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// aggCloseConfig is COUNT(*) and SUM(v) grouped by the columns keys of an
+// input of types header, closing on group key closeKey.
+func aggCloseConfig(t *testing.T, header string, keys []int, v int, close AggClose, appendOnly bool) HashAggConfig {
+	t.Helper()
+	in := winTypes(t, header)
+	cfg := HashAggConfig{Input: in, GroupKeys: keys, AppendOnly: appendOnly, Close: &close}
+	for _, k := range keys {
+		cfg.Names = append(cfg.Names, fmt.Sprintf("k%d", k))
+	}
+	cfg.Aggs = []AggSpec{
+		{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
+		{Func: plan.AggSum, Arg: v, ArgType: in[v], Type: plan.AggResultType(plan.AggSum, in[v])},
+	}
+	cfg.Names = append(cfg.Names, "n", "s")
+	return cfg
+}
+
+func TestHashAggEmitOnWindowClose(t *testing.T) {
+	const in = "varchar timestamp(3) bigint"
+	cfg := aggCloseConfig(t, in, []int{0, 1}, 2, AggClose{Key: 1, Emit: true}, false)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	env := NewTestEnv(alloc)
+	keys := func(n int64) func(t *testing.T) {
+		return func(t *testing.T) {
+			if got := env.Metrics.StateKeys.Load(); got != n {
+				t.Errorf("StateKeys = %d, want %d", got, n)
+			}
+		}
+	}
+	winRun(t, NewHashAgg(cfg), env, []winStep{{
+		in: in + `
+			+I a 10 1
+			+I b 10 2
+			+I a 20 3
+			+I c 10 9
+			-D c 10 9`,
+		check: keys(3),
+	}, {
+		ctl: Watermark, wm: 9, check: keys(3),
+	}, {
+		// Windows ending at 10 close: each is emitted once, as an insert.
+		ctl: Watermark, wm: 10,
+		want: `+I a 10 1 1
+			+I b 10 1 2`,
+		check: keys(1),
+	}, {
+		// A row for a closed window is late: dropped and counted.
+		in: in + `
+			+I a 10 5
+			+I a 20 4
+			-D a 20 3`,
+		check: func(t *testing.T) {
+			keys(1)(t)
+			if got := env.Metrics.LateRows.Load(); got != 1 {
+				t.Errorf("LateRows = %d, want 1", got)
+			}
+		},
+	}, {
+		ctl:   EndOfInput,
+		want:  `+I a 20 1 4`,
+		check: keys(0),
+	}})
+}
+
+// TestHashAggRunningWindowClose checks that in running mode (append-only
+// input) closing a window frees its groups without emitting anything, and
+// that an integer key closing at key + offset (window_start + size) works.
+func TestHashAggRunningWindowClose(t *testing.T) {
+	const in = "timestamp(3) bigint"
+	cfg := aggCloseConfig(t, in, []int{0}, 1, AggClose{Key: 0, Offset: 5}, true)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	env := NewTestEnv(alloc)
+	winRun(t, NewHashAgg(cfg), env, []winStep{{
+		in: in + `
+			+I 0 1
+			+I 5 2`,
+		want: `+I 0 1 1
+			+I 5 1 2`,
+	}, {
+		ctl: Watermark, wm: 5,
+		check: func(t *testing.T) {
+			if got := env.Metrics.StateKeys.Load(); got != 1 {
+				t.Errorf("StateKeys = %d, want 1", got)
+			}
+		},
+	}, {
+		in: in + `
+			+I 5 3`,
+		want: `-U 5 1 2
+			+U 5 2 5`,
+	}})
+}
+
+// TestHashAggWindowCloseSlotReuse checks that a slot freed by a retraction
+// and reused by a group of another window does not close with the old
+// window, and that a closing larger than a chunk is emitted whole.
+func TestHashAggWindowCloseSlotReuse(t *testing.T) {
+	const in = "bigint timestamp(3) bigint"
+	cfg := aggCloseConfig(t, in, []int{0, 1}, 2, AggClose{Key: 1, Emit: true}, false)
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	env := NewTestEnv(alloc)
+	var many, closed strings.Builder
+	many.WriteString(in + "\n")
+	for k := range aggCloseChunk + 10 {
+		fmt.Fprintf(&many, "+I %d 30 1\n", k+100)
+		fmt.Fprintf(&closed, "+I %d 30 1 1\n", k+100)
+	}
+	out := winRun(t, NewHashAgg(cfg), env, []winStep{{
+		in: in + `
+			+I 1 10 1
+			-D 1 10 1`,
+	}, {
+		in: in + `
+			+I 2 20 7`,
+	}, {
+		ctl: Watermark, wm: 10,
+	}, {
+		ctl: Watermark, wm: 20, want: `+I 2 20 1 7`,
+	}, {
+		in: many.String(),
+	}, {
+		ctl: Watermark, wm: 30, want: closed.String(),
+		check: func(t *testing.T) {
+			if got := env.Metrics.StateKeys.Load(); got != 0 {
+				t.Errorf("StateKeys = %d, want 0", got)
+			}
+		},
+	}})
+	if got, want := len(out.rows()), aggCloseChunk+10+1; got != want {
+		t.Errorf("%d rows emitted in all, want %d", got, want)
+	}
+}
+
+func TestHashAggWindowCloseConfig(t *testing.T) {
+	cfg := aggCloseConfig(t, "varchar timestamp(3) bigint", []int{0, 1}, 2, AggClose{Key: 0, Emit: true}, false)
+	h := NewHashAgg(cfg)
+	if err := h.Open(t.Context(), NewTestEnv(memory.NewGoAllocator())); err == nil || !strings.Contains(err.Error(), "window close key") {
+		t.Fatalf("Open with a VARCHAR close key: %v", err)
+	}
+}
