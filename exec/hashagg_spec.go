@@ -11,8 +11,7 @@ import (
 )
 
 // ErrAggNotSupported is returned by HashAgg.Open for an aggregate it cannot
-// compute yet (APPROX_COUNT_DISTINCT), or over an argument type it does not
-// accept.
+// compute, or over an argument type it does not accept.
 var ErrAggNotSupported = errors.New("aggregate not supported")
 
 // AggSpec is one aggregate computed by a HashAgg.
@@ -73,9 +72,6 @@ func newAggState(a AggSpec, appendOnly bool, nInput int) (aggState, error) {
 		return nil, fmt.Errorf("aggregate function %d: %w", a.Func, ErrAggNotSupported)
 	}
 	name := a.Func.String()
-	if a.Func == plan.AggApproxCountDistinct {
-		return nil, fmt.Errorf("APPROX_COUNT_DISTINCT is not supported yet: %w", ErrAggNotSupported)
-	}
 	if a.Func == plan.AggCountStar {
 		if a.Type.Physical() != types.PhysInt64 {
 			return nil, fmt.Errorf("hash aggregate: COUNT(*) must return BIGINT, not %s", a.Type)
@@ -97,6 +93,18 @@ func newAggState(a AggSpec, appendOnly bool, nInput int) (aggState, error) {
 	switch a.Func {
 	case plan.AggCount:
 		st, want = &countAgg{}, types.BigIntT
+	case plan.AggApproxCountDistinct:
+		if a.Distinct {
+			return nil, fmt.Errorf("hash aggregate: APPROX_COUNT_DISTINCT takes no DISTINCT")
+		}
+		want = types.BigIntT
+		if appendOnly {
+			st = &approxAgg{kind: argKind}
+		} else {
+			// A sketch cannot forget a value: over an input that
+			// retracts, the count is exact.
+			st = newAggDistinct(argKind, &countAgg{})
+		}
 	case plan.AggSum, plan.AggAvg:
 		avg := a.Func == plan.AggAvg
 		switch a.ArgType.Physical() {
@@ -160,7 +168,7 @@ func newAggDistinct(k aggKind, inner aggState) aggState {
 func aggNeedsKeys(a AggSpec) bool {
 	switch a.ArgType.Physical() {
 	case types.PhysFloat64, types.PhysDecimal:
-		return a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax
+		return a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax || a.Func == plan.AggApproxCountDistinct
 	}
 	return false
 }

@@ -81,6 +81,9 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 		if err != nil {
 			return nil, nil, err
 		}
+		if session != nil && a.Func == plan.AggApproxCountDistinct {
+			return nil, nil, b.unsupported(call, "APPROX_COUNT_DISTINCT in a SESSION window")
+		}
 		ac.aggs[key] = a.Out
 		aggs = append(aggs, a)
 	}
@@ -175,7 +178,10 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	case "avg":
 		f = plan.AggAvg
 	case "approx_count_distinct":
-		return plan.AggCall{}, b.unsupported(call, "APPROX_COUNT_DISTINCT")
+		f = plan.AggApproxCountDistinct
+		if call.Distinct {
+			return plan.AggCall{}, b.errAt(call, "APPROX_COUNT_DISTINCT takes no DISTINCT: it counts distinct values already")
+		}
 	default:
 		return plan.AggCall{}, b.unsupported(call, "aggregate function "+strings.ToUpper(name))
 	}
