@@ -153,3 +153,52 @@ func aggBenchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatc
 		types.Field("k", types.BigIntT, true), types.Field("v", types.BigIntT, true)}, nil)
 	return array.NewRecordBatch(schema, []arrow.Array{k, v}, int64(len(keys)))
 }
+
+// BenchmarkHashAggTwoKeys groups by two BIGINT columns (the shape of
+// GROUP BY auction, window_start): batches of aggBenchRows rows over about
+// aggBenchKeys × aggBenchValues groups, among 100K × aggBenchValues
+// resident ones. "fixed" groups each batch by its keys' hashes first and
+// looks each distinct key up once (groupFixed); "encoded", the baseline
+// in the same run, encodes and looks up every row.
+func BenchmarkHashAggTwoKeys(b *testing.B) {
+	for _, fixed := range []bool{true, false} {
+		name := "encoded"
+		if fixed {
+			name = "fixed"
+		}
+		b.Run(name, func(b *testing.B) {
+			alloc := memory.NewGoAllocator()
+			h := NewHashAgg(HashAggConfig{
+				Input:     []types.T{types.BigIntT, types.BigIntT},
+				GroupKeys: []int{0, 1},
+				Aggs:      []AggSpec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT}},
+				Names:     []string{"k", "v", "count"},
+			})
+			ctx := context.Background()
+			if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+				b.Fatal(err)
+			}
+			defer h.Close()
+			h.keys.fixedOK = fixed
+			out := EmitterFunc(func(context.Context, Chunk) error { return nil })
+			r := rand.New(rand.NewPCG(1, 2))
+			batches := make([]arrow.RecordBatch, 256)
+			for i := range batches {
+				batches[i] = aggBenchTouchBatch(alloc, r, 100_000)
+				defer batches[i].Release()
+			}
+			for _, rec := range batches { // make the groups resident
+				if err := h.Process(ctx, 0, Chunk{Batch: rec}, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if err := h.Process(ctx, 0, Chunk{Batch: batches[i%len(batches)]}, out); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(aggBenchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}

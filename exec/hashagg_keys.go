@@ -44,6 +44,12 @@ type aggGroupKeys struct {
 	touched  []int32 // by local group: its slot
 	first    []int32 // by local group: its first row (global aggregate)
 
+	// Keys of integers and doubles only (groupFixed): each key column of
+	// the batch, as 64-bit values.
+	fixedOK   bool
+	fixed     [][]int64
+	fixedBufs [][]int64
+
 	ibuf []int64
 	buf  []byte
 	off  []int
@@ -61,6 +67,10 @@ func newAggGroupKeys(cols []int, kinds []aggKind) *aggGroupKeys {
 	default:
 		g.mode = aggKeysBytes
 		g.bytes = aggstate.NewBytesGroups()
+		g.fixedOK = true
+		for _, k := range kinds {
+			g.fixedOK = g.fixedOK && (k == aggInt || k == aggFloat)
+		}
 	}
 	return g
 }
@@ -152,6 +162,9 @@ func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, firs
 			g.slotKeys[i] = int64(s)
 		}
 	case aggKeysBytes:
+		if g.fixedOK && g.groupFixed(rec, lids) {
+			return g.touched, g.batch.First, nil
+		}
 		if err := g.encode(rec); err != nil {
 			return nil, nil, err
 		}

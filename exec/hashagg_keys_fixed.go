@@ -1,0 +1,100 @@
+package exec
+
+import (
+	"encoding/binary"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// groupFixed groups a batch whose keys are several integer or double
+// columns without NULLs (GROUP BY auction, window_start), the common shape
+// of windowed aggregates, without looking every row up in the encoded-key
+// table: the rows are first grouped by a 64-bit hash of their key values
+// (aggstate.BatchGroups), each local group is checked to hold one key
+// only, and then only each group's first row is encoded and looked up. It
+// returns false, having changed nothing the caller relies on, when the
+// batch does not qualify or two keys of the batch share a hash (then
+// the caller groups row by row).
+func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
+	n := int(rec.NumRows())
+	if len(g.fixed) != len(g.cols) {
+		g.fixed = make([][]int64, len(g.cols))
+		g.fixedBufs = make([][]int64, len(g.cols))
+	}
+	for c, ord := range g.cols {
+		arr := rec.Column(ord)
+		if arr.NullN() > 0 {
+			return false
+		}
+		switch g.kinds[c] {
+		case aggInt:
+			vals, buf, err := aggIntValues(arr, g.fixedBufs[c])
+			g.fixedBufs[c] = buf
+			if err != nil {
+				return false
+			}
+			g.fixed[c] = vals
+		case aggFloat:
+			a, ok := arr.(*array.Float64)
+			if !ok {
+				return false
+			}
+			buf := aggResize(g.fixedBufs[c], n)
+			for i, v := range a.Float64Values() {
+				buf[i] = int64(aggFloatBits(v))
+			}
+			g.fixedBufs[c], g.fixed[c] = buf, buf
+		default:
+			return false
+		}
+	}
+
+	// The rows' hashes, combined column by column.
+	h := aggResize(g.slotKeys, n)
+	g.slotKeys = h
+	for i, v := range g.fixed[0][:n] {
+		h[i] = int64(aggstate.Hash64(v))
+	}
+	for _, vals := range g.fixed[1:] {
+		vals = vals[:n]
+		for i, v := range vals {
+			h[i] = int64(aggstate.Hash64(v ^ int64(uint64(h[i])*0x9e3779b97f4a7c15)))
+		}
+	}
+	g.batch.Group(h, lids)
+	first := g.batch.First
+
+	// A local group must hold one key: compare every row with its group's
+	// first row.
+	for _, vals := range g.fixed {
+		vals = vals[:n]
+		for i, l := range lids[:n] {
+			if vals[i] != vals[first[l]] {
+				return false
+			}
+		}
+	}
+
+	// Encode each local group's key as encode does, all first, then look
+	// them up: lookups that do not wait on the encoding of their key
+	// overlap their cache misses.
+	size := len(g.cols) * 9
+	g.buf = aggResize(g.buf, size*len(first))
+	buf := g.buf
+	for l, r := range first {
+		p := l * size
+		for _, vals := range g.fixed {
+			buf[p] = 1
+			binary.LittleEndian.PutUint64(buf[p+1:], uint64(vals[r]))
+			p += 9
+		}
+	}
+	g.touched = aggResize(g.touched, len(first))
+	for l := range first {
+		g.touched[l], _ = g.bytes.Find(buf[l*size : (l+1)*size])
+	}
+	return true
+}
