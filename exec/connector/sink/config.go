@@ -57,7 +57,23 @@ type Config struct {
 	// writes more slowly than its query produces back-pressures the query
 	// down to its sources, as a slow external system would.
 	RateLimit float64
+	// PartitionBy names the columns a file sink partitions its rows by
+	// (WITH (partition_by = 'a, b')): Path is then a directory, and each
+	// row goes to Path/a=<value>/b=<value>/part-<instance>.<ext>. The names
+	// match the query's columns without regard to case.
+	PartitionBy []string
+	// MaxOpenFiles bounds the partition files a partitioned sink keeps
+	// open; beyond it the least recently written one is closed, and
+	// reopened for appending when a row for it comes. 0 means
+	// DefaultMaxOpenFiles.
+	MaxOpenFiles int
 }
+
+// DefaultMaxOpenFiles is the default of Config.MaxOpenFiles: well below
+// the usual limit of 1024 descriptors per process, which every other file
+// and socket of eddy shares, yet enough for the partitions a time-ordered
+// stream writes at once (q10 writes one minute at a time).
+const DefaultMaxOpenFiles = 100
 
 // OptionError reports a sink's WITH option that is unknown, missing or has
 // a bad value. Connector is the sink's connector when known, and Option
@@ -80,7 +96,7 @@ func (e *OptionError) Error() string {
 // options lists, per connector, the WITH options it accepts, in the order
 // messages list them.
 var options = map[string][]string{
-	ConnectorFile:      {"connector", "path", "format", "header", "type", "rate_limit"},
+	ConnectorFile:      {"connector", "path", "format", "header", "type", "rate_limit", "partition_by", "max_open_files"},
 	ConnectorPrint:     {"connector", "format", "header", "type", "rate_limit"},
 	ConnectorBlackhole: {"connector", "type", "rate_limit"},
 }
@@ -90,7 +106,9 @@ var options = map[string][]string{
 // 'blackhole'), path (file: required), format (file: 'csv' or 'json',
 // inferred from a .csv, .json, .jsonl or .ndjson path; print: 'text', 'json'
 // or 'csv'), header ('true' or 'false', CSV only) and type ('append-only'
-// or 'upsert'). An unknown option, a bad value or a missing one is an
+// or 'upsert'), partition_by (file: a comma-separated list of column
+// names) and max_open_files (with partition_by: a positive count). An
+// unknown option, a bad value or a missing one is an
 // *OptionError naming the option. Names, Types and AppendOnly are left for
 // the engine to fill.
 func FromOptions(opts map[string]string, baseDir string) (Config, error) {
@@ -158,6 +176,23 @@ func FromOptions(opts map[string]string, baseDir string) (Config, error) {
 			return Config{}, cfg.optErr("rate_limit", "invalid value "+quote(v)+" (want rows per second, 0 for none)")
 		}
 		cfg.RateLimit = r
+	}
+	if v, ok := get("partition_by"); ok {
+		cols, err := parsePartitionBy(v)
+		if err != nil {
+			return Config{}, cfg.optErr("partition_by", err.Error())
+		}
+		cfg.PartitionBy = cols
+	}
+	if v, ok := get("max_open_files"); ok {
+		n, err := strconv.Atoi(strings.TrimSpace(v))
+		if err != nil || n < 1 {
+			return Config{}, cfg.optErr("max_open_files", "invalid value "+quote(v)+" (want a positive number of files)")
+		}
+		if cfg.PartitionBy == nil {
+			return Config{}, cfg.optErr("max_open_files", "applies only with partition_by")
+		}
+		cfg.MaxOpenFiles = n
 	}
 	if err := cfg.resolveFormat(); err != nil {
 		return Config{}, err
@@ -229,6 +264,17 @@ func (c *Config) validate() error {
 	}
 	if len(c.Names) != len(c.Types) {
 		return fmt.Errorf("%s sink: %d column names for %d column types", c.Connector, len(c.Names), len(c.Types))
+	}
+	if len(c.PartitionBy) > 0 {
+		if c.Connector != ConnectorFile {
+			return c.optErr("partition_by", "applies only to the file connector")
+		}
+		if _, err := c.partitionColumns(); err != nil {
+			return err
+		}
+	}
+	if c.MaxOpenFiles < 0 {
+		return c.optErr("max_open_files", "must not be negative")
 	}
 	for j, t := range c.Types {
 		if t.Physical() == types.PhysNull && t.Kind != types.Null {

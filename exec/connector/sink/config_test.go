@@ -52,7 +52,7 @@ func TestFromOptions(t *testing.T) {
 		{name: "empty path", opts: map[string]string{"connector": "file", "path": "  "},
 			option: "path", wantErr: "file sink: option path: is required"},
 		{name: "unknown option", opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
-			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit)"},
+			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit, partition_by, max_open_files)"},
 		{name: "path on print", opts: map[string]string{"connector": "print", "path": "a.csv"},
 			option: "path", wantErr: "print sink: option path: unknown option (valid: connector, format, header, type, rate_limit)"},
 		{name: "format on blackhole", opts: map[string]string{"connector": "blackhole", "format": "json"},

@@ -44,6 +44,26 @@
 // blackhole discards rows and counts them (Sink.Rows): the sink of
 // benchmarks, which measures a query without the cost of output.
 //
+// # Partitions
+//
+// A file sink with partition_by (Config.PartitionBy) treats its path as a
+// directory and writes each row to
+// <path>/<col1>=<v1>/<col2>=<v2>/part-<instance>.<csv|jsonl>, Hive-style,
+// as Flink's filesystem connector writes PARTITIONED BY. The partition
+// columns are kept in the rows. A value is written as types.Format shows
+// it, its bytes that are unsafe in file names escaped as %XX as Hive
+// escapes them (escapePartition); NULL is NullPartition (__NULL__), and a
+// string equal to it is escaped apart. A chunk's rows are grouped by
+// partition (runs of equal partition values are found by comparing the
+// encoded text of consecutive rows, so a time-ordered stream costs one
+// map lookup per run) and each partition's rows written at once. At most
+// Config.MaxOpenFiles files are open; the least recently written is closed
+// (flushed and fsynced) beyond that and reopened for appending when
+// needed. Open removes the files this instance wrote in an earlier run, so
+// a restarted query's output is, as for a single file, one run's. Each
+// instance writes files of its own, so a partitioned sink may run in
+// parallel. docs/dialect-notes.md describes it for users.
+//
 // # Durability and restarts
 //
 // A file sink's writes go through a buffer. On a Flush marker, a checkpoint

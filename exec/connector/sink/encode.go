@@ -105,31 +105,57 @@ func (e *encoder) header() []byte {
 // encode returns the lines of c's rows. The result is valid until the
 // next call.
 func (e *encoder) encode(c exec.Chunk) ([]byte, error) {
-	n := c.NumRows()
-	if int(c.Batch.NumCols()) != len(e.types) {
-		return nil, fmt.Errorf("chunk has %d columns, the sink expects %d", c.Batch.NumCols(), len(e.types))
-	}
-	for j := range e.cols {
-		if err := e.encodeColumn(j, c.Batch.Column(j), n); err != nil {
-			return nil, err
-		}
+	if err := e.encodeColumns(c); err != nil {
+		return nil, err
 	}
 	out := e.out[:0]
-	for i := 0; i < n; i++ {
-		out = append(out, e.rowStart[c.Op(i)]...)
-		for j := range e.cols {
-			col := &e.cols[j]
-			start := 0
-			if i > 0 {
-				start = col.ends[i-1]
-			}
-			out = append(out, e.prefix[j]...)
-			out = append(out, col.b[start:col.ends[i]]...)
-		}
-		out = append(out, e.rowEnd...)
+	for i, n := 0, c.NumRows(); i < n; i++ {
+		out = e.appendRow(out, c.Op(i), i)
 	}
 	e.out = out
 	return out, nil
+}
+
+// encodeColumns encodes every column of c into its buffer (the first
+// pass); appendRow and value then read the rows' text.
+func (e *encoder) encodeColumns(c exec.Chunk) error {
+	n := c.NumRows()
+	if int(c.Batch.NumCols()) != len(e.types) {
+		return fmt.Errorf("chunk has %d columns, the sink expects %d", c.Batch.NumCols(), len(e.types))
+	}
+	for j := range e.cols {
+		if err := e.encodeColumn(j, c.Batch.Column(j), n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// value returns the encoded text of row i of column j, as encodeColumns
+// left it. The slice is valid until the next encodeColumns.
+func (e *encoder) value(j, i int) []byte {
+	col := &e.cols[j]
+	start := 0
+	if i > 0 {
+		start = col.ends[i-1]
+	}
+	return col.b[start:col.ends[i]]
+}
+
+// appendRow appends the line of row i, whose op is op, to out (the second
+// pass, after encodeColumns).
+func (e *encoder) appendRow(out []byte, op exec.Op, i int) []byte {
+	out = append(out, e.rowStart[op]...)
+	for j := range e.cols {
+		col := &e.cols[j]
+		start := 0
+		if i > 0 {
+			start = col.ends[i-1]
+		}
+		out = append(out, e.prefix[j]...)
+		out = append(out, col.b[start:col.ends[i]]...)
+	}
+	return append(out, e.rowEnd...)
 }
 
 // encodeColumn encodes the first n values of arr, column j, into its

@@ -43,8 +43,9 @@ type Sink struct {
 
 	file    *os.File
 	w       *bufio.Writer
-	regular bool // file is a regular file, which fsync applies to
-	dirty   bool // bytes were written since the last fsync
+	parts   *partitioned // file with partition_by: writes the partition files instead of file
+	regular bool         // file is a regular file, which fsync applies to
+	dirty   bool         // bytes were written since the last fsync
 
 	opened, closed bool
 	err            error // the first write error: every later call returns it
@@ -66,6 +67,13 @@ func New(cfg Config) (exec.Operator, error) {
 	switch cfg.Connector {
 	case ConnectorFile:
 		s.path = cfg.ResolvedPath()
+		if len(cfg.PartitionBy) > 0 {
+			p, err := newPartitioned(s)
+			if err != nil {
+				return nil, err
+			}
+			s.parts = p
+		}
 	case ConnectorPrint:
 		s.out = cfg.Stdout
 		if s.out == nil {
@@ -85,7 +93,10 @@ func (s *Sink) Rows() int64 { return s.rows.Load() }
 // Open prepares the sink. A file sink creates its file, or truncates it
 // when it exists: its query is recomputed from its inputs' beginning, so
 // the file is rewritten from the start. A CSV sink with a header writes it
-// here. A file sink cannot be written by parallel instances.
+// here. A file sink cannot be written by parallel instances, unless it
+// is partitioned: then each instance writes files of its own, and Open
+// creates the root directory and removes the files this instance wrote
+// in an earlier run.
 func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	switch {
 	case s.closed:
@@ -97,8 +108,18 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	if s.cfg.Header {
 		header = s.enc.header()
 	}
-	switch s.cfg.Connector {
-	case ConnectorFile:
+	switch {
+	case s.parts != nil:
+		instance := 0
+		if env != nil {
+			instance = env.Instance
+		}
+		if err := s.parts.openRoot(instance, header); err != nil {
+			return err
+		}
+		s.opened = true
+		return nil
+	case s.cfg.Connector == ConnectorFile:
 		if env != nil && env.Parallelism > 1 {
 			return s.errorf("%s: cannot be written by %d parallel instances", s.cfg.Path, env.Parallelism)
 		}
@@ -135,7 +156,15 @@ func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitt
 	if err := s.checkOps(c, n); err != nil {
 		return err
 	}
-	if s.enc != nil {
+	if s.parts != nil {
+		if err := s.enc.encodeColumns(c); err != nil {
+			return s.errorf("%w", err)
+		}
+		if err := s.parts.write(c, s.enc); err != nil {
+			s.err = err
+			return err
+		}
+	} else if s.enc != nil {
 		b, err := s.enc.encode(c)
 		if err != nil {
 			return s.errorf("%w", err)
@@ -177,6 +206,9 @@ func (s *Sink) Close() error {
 		return nil
 	}
 	var err error
+	if s.parts != nil {
+		return s.parts.close(s.err == nil)
+	}
 	if s.err == nil {
 		err = s.sync()
 	}
@@ -249,8 +281,13 @@ func (s *Sink) write(b []byte) error {
 // written since the last fsync (and the file is a regular one: a device or
 // a pipe cannot be synced). A print sink flushes Stdout when it buffers.
 func (s *Sink) sync() error {
-	switch s.cfg.Connector {
-	case ConnectorFile:
+	switch {
+	case s.parts != nil:
+		if err := s.parts.sync(); err != nil {
+			s.err = err
+			return err
+		}
+	case s.cfg.Connector == ConnectorFile:
 		if err := s.w.Flush(); err != nil {
 			s.err = s.ioErr("write", err)
 			return s.err
@@ -262,7 +299,7 @@ func (s *Sink) sync() error {
 			}
 		}
 		s.dirty = false
-	case ConnectorPrint:
+	case s.cfg.Connector == ConnectorPrint:
 		if f, ok := s.out.(interface{ Flush() error }); ok {
 			printMu.Lock()
 			err := f.Flush()
@@ -283,12 +320,16 @@ func (s *Sink) errorf(format string, args ...any) error {
 
 // ioErr returns a file operation's error as "file sink: op path: cause",
 // keeping the cause for errors.Is.
-func (s *Sink) ioErr(op string, err error) error {
+func (s *Sink) ioErr(op string, err error) error { return s.pathErr(op, s.path, err) }
+
+// pathErr returns an operation's error on path as "file sink: op path:
+// cause", keeping the cause for errors.Is.
+func (s *Sink) pathErr(op, path string, err error) error {
 	var pe *fs.PathError
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return s.errorf("%s %s: %w", op, s.path, err)
+	return s.errorf("%s %s: %w", op, path, err)
 }
 
 // pace sleeps as long as the rate limit asks after n more rows: row k is
