@@ -154,6 +154,15 @@ func (b *graphBuilder) opSpec(n physical.Node) (OpSpec, error) {
 			cfg.Order = append(cfg.Order, SortKey{Col: k.Ord, Desc: k.Desc})
 		}
 		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewTopN(cfg) }}, nil
+	case *physical.OverAgg:
+		cfg := OverAggConfig{Input: inTypes, Partition: n.Partition, Frame: n.Frame, Names: names}
+		for _, k := range n.Order {
+			cfg.Order = append(cfg.Order, SortKey{Col: k.Ord, Desc: k.Desc})
+		}
+		for _, a := range n.Aggs {
+			cfg.Aggs = append(cfg.Aggs, AggSpec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+		}
+		return OpSpec{Name: name, New: func(int) (Operator, error) { return NewOverAgg(cfg) }}, nil
 	case *physical.Upsert:
 		return OpSpec{Name: name, New: func(int) (Operator, error) {
 			return &Upsert{Names: names, Types: ts, Keys: n.Keys}, nil

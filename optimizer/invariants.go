@@ -119,6 +119,10 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 				return fmt.Errorf("%s: column #%d is not produced by its input", plan.FormatLine(md, n), c)
 			}
 		}
+	case *plan.OverAggregate:
+		if !plan.ColsRead(n).SubsetOf(avail) {
+			return fmt.Errorf("%s: columns %v are not all produced by its input", plan.FormatLine(md, n), plan.ColsRead(n))
+		}
 	case *plan.Sort:
 		for _, k := range n.Keys {
 			if !avail.Contains(k.Col) {

@@ -19,7 +19,8 @@ type exprCtx struct {
 	clause string  // for messages: "WHERE", "SELECT", ...
 	fields []*ast.SelectField
 	noFrom bool // the SELECT has no FROM clause
-	// rowNumbers maps the select list's ROW_NUMBER() calls to their columns.
+	// rowNumbers maps the select list's window function calls (ROW_NUMBER()
+	// and aggregates OVER a window) to their columns.
 	rowNumbers map[string]plan.ColumnID
 }
 

@@ -92,11 +92,11 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		in = &plan.Filter{Input: in, Pred: pred}
 	}
 
-	in, rowNumbers, err := b.buildRowNumbers(in, s.Fields.Fields, sel)
+	in, windowCols, err := b.buildWindowFuncs(in, s.Fields.Fields, sel)
 	if err != nil {
 		return nil, nil, err
 	}
-	sel.rowNumbers = rowNumbers
+	sel.rowNumbers = windowCols
 	items, names, exprs, err := b.bindFields(s.Fields.Fields, sel)
 	if err != nil {
 		return nil, nil, err

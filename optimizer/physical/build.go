@@ -126,6 +126,8 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return b.buildSessionAgg(n)
 	case *plan.TopN:
 		return b.buildTopN(n)
+	case *plan.OverAggregate:
+		return b.buildOverAgg(n)
 	case *plan.RowNumber:
 		if !n.Props().Bounded {
 			return nil, fmt.Errorf("ROW_NUMBER() over a stream needs a filter on its result: rn <= N keeps the top N rows of each partition, rn = 1 de-duplicates")

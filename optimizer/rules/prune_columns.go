@@ -16,7 +16,8 @@ import (
 // The rule matches a node that consumes named columns (Project, Calc,
 // Aggregate, Sort) and rebuilds its input without the unused ones: a Scan
 // or VALUES drops columns, a Project or Calc drops items, an Aggregate drops
-// unused aggregates (never grouping columns), and a Filter, Sort, Limit or
+// unused aggregates (never grouping columns), an OverAggregate drops unused
+// aggregates (and itself, when none is left), and a Filter, Sort, Limit or
 // Join passes the request on to its own inputs plus the columns it tests
 // itself.
 //
@@ -182,6 +183,8 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 			return n, false
 		}
 		return n.WithInputs(in), true
+	case *plan.OverAggregate:
+		return narrowOverAggregate(n, needed)
 	case *plan.Union:
 		var keep []int
 		for i, col := range n.Cols {
@@ -269,4 +272,31 @@ func keepItems(items []plan.ProjItem, needed plan.ColSet) []plan.ProjItem {
 		}
 	}
 	return out
+}
+
+// narrowOverAggregate narrows a window aggregate: it drops the aggregates
+// nobody reads and asks its input for the rest plus its partition, order
+// and argument columns. Without aggregates left it passes its input's rows
+// through unchanged (one output row per input row; its retractions and
+// re-emissions of a row cancel without the aggregates), so it is dropped.
+func narrowOverAggregate(n *plan.OverAggregate, needed plan.ColSet) (plan.Node, bool) {
+	var aggs []plan.AggCall
+	for _, a := range n.Aggs {
+		if needed.Contains(a.Out) {
+			aggs = append(aggs, a)
+		}
+	}
+	if len(aggs) == 0 {
+		in, _ := narrow(n.Input, needed)
+		return in, true
+	}
+	c := *n
+	c.Aggs = aggs
+	want := needed.Union(plan.ColsRead(&c))
+	in, changed := narrow(n.Input, want)
+	if !changed && len(aggs) == len(n.Aggs) {
+		return n, false
+	}
+	c.Input = in
+	return plan.ResetProps(&c), true
 }

@@ -194,6 +194,16 @@ func ColsRead(n Node) ColSet {
 		for _, k := range n.Order {
 			s.Add(k.Col)
 		}
+	case *OverAggregate:
+		s = n.Partition.ToSet()
+		for _, k := range n.Order {
+			s.Add(k.Col)
+		}
+		for _, a := range n.Aggs {
+			if a.Arg != 0 {
+				s.Add(a.Arg)
+			}
+		}
 	case *Union:
 		for _, c := range n.InCols {
 			s = s.Union(c.ToSet())

@@ -440,6 +440,8 @@ func ResetProps(n Node) Node {
 		n.props = nil
 	case *TopN:
 		n.props = nil
+	case *OverAggregate:
+		n.props = nil
 	}
 	return n
 }

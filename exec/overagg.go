@@ -1,0 +1,290 @@
+package exec
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// OverAggConfig configures an OverAgg: aggregates over windows of rows,
+// AGG(x) OVER (PARTITION BY Partition ORDER BY Order Frame).
+type OverAggConfig struct {
+	// Input are the input column types.
+	Input []types.T
+	// Partition are the input ordinals of the PARTITION BY columns; empty
+	// for one partition of every row.
+	Partition []int
+	// Order are the ORDER BY keys: input ordinals with their direction.
+	// Empty only with FramePartition.
+	Order []SortKey
+	// Frame is the frame every aggregate is computed over.
+	Frame plan.Frame
+	// Aggs are the aggregates: COUNT(*), COUNT, SUM, AVG, MIN and MAX, not
+	// DISTINCT.
+	Aggs []AggSpec
+	// Names are the output column names: the input's, then the aggregates'.
+	Names []string
+}
+
+// OverAgg is the incremental window aggregate operator. Each input row is
+// output once with the aggregates over its frame: the rows of its partition
+// in Order, ties broken by the remaining columns in input order (as TopN
+// breaks them), that the frame covers. Its output, integrated, is always
+// exactly that for the integral of its input so far (a multiset: identical
+// rows count separately, each copy with its own frame).
+//
+// After each chunk (never within one) it emits, for every partition the
+// chunk changed, the rows whose output changed: -U old / +U new for a row
+// whose aggregates changed, -D for a row that left and +I for one that
+// entered. A row whose frame changed but whose aggregates did not emits
+// nothing. Only rows whose frame holds a changed row can change, so a
+// change at rank r of a partition touches ranks r..r+n under ROWS n
+// PRECEDING, the ranks from r (from r's first peer under RANGE) under the
+// unbounded frames, and every rank under the whole-partition frame.
+//
+// State: a partition's distinct rows are held, in order, in a counted
+// B+tree (overaggTree) keyed by order-preserving byte strings (TopN's
+// encoding, topn_keys.go), with their copies and the id of their values in
+// a rowStore, so that a row's rank and the rows at a range of ranks are
+// found in O(log n). A chunk costs O(log n) per changed row plus, per
+// changed partition, the rows whose frames it reads: about 2n rows around
+// each change for ROWS n PRECEDING (COUNT, and SUM and AVG over integers,
+// from prefix sums; MIN and MAX with a sliding deque; SUM and AVG over
+// doubles and decimals sum each frame, n more per output row), and the
+// whole partition for the other frames, whose frames reach its start (or
+// end). It never depends on the number of partitions held.
+//
+// Retractions re-emit exactly the values emitted before: a row's
+// aggregates are computed from its frame's rows alone, in rank order, so
+// recomputing them gives the same bits (a double's sum rounds the same way).
+type OverAgg struct {
+	cfg    OverAggConfig
+	env    *Env
+	schema *arrow.Schema
+	layout topnLayout
+	nOrder int // the leading fields of layout.sort that are ORDER BY columns
+
+	store *rowStore
+	parts map[string]*overaggPartition
+	gauge topnGauge
+	epoch uint64 // numbers the chunks, to mark touched partitions
+
+	// Scratch reused across chunks.
+	pkeys, skeys [][]byte
+	olens        []int32 // per input row: the length of its key's ORDER BY prefix
+	touched      []*overaggPartition
+	deltas       []overaggDelta
+	sorted       []overaggDelta
+	ends         []int32
+	net          []overaggDelta
+	ev           overaggEval
+	olds, news   []overaggOut
+	scratchOld   []overaggOut // merge's unmatched outputs of one row
+	scratchNew   []overaggOut
+	vals         []overaggVal // results of the outputs in olds, news and rows
+	rows         []overaggRow // the output chunk being built
+	freed        []int32      // row ids to free once the chunk is emitted
+	ids          []int32
+	ops          []Op
+}
+
+var _ Operator = (*OverAgg)(nil)
+
+// NewOverAgg checks cfg and returns a window aggregate operator; Open
+// creates its state.
+func NewOverAgg(cfg OverAggConfig) (*OverAgg, error) {
+	if err := cfg.check(); err != nil {
+		return nil, err
+	}
+	return &OverAgg{cfg: cfg}, nil
+}
+
+// check validates the configuration.
+func (cfg *OverAggConfig) check() error {
+	if len(cfg.Input) == 0 {
+		return errors.New("window aggregate: no input columns")
+	}
+	for i, t := range cfg.Input {
+		if t.Physical() == types.PhysNull && t.Kind != types.Null {
+			return fmt.Errorf("window aggregate: input column %d has unsupported type %s", i, t)
+		}
+	}
+	for _, ord := range cfg.Partition {
+		if ord < 0 || ord >= len(cfg.Input) {
+			return fmt.Errorf("window aggregate: partition ordinal %d out of range", ord)
+		}
+	}
+	for _, k := range cfg.Order {
+		if k.Col < 0 || k.Col >= len(cfg.Input) {
+			return fmt.Errorf("window aggregate: order ordinal %d out of range", k.Col)
+		}
+	}
+	switch cfg.Frame.Kind {
+	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:
+	default:
+		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, ErrAggNotSupported)
+	}
+	if cfg.Frame.Preceding < 0 {
+		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)
+	}
+	for _, a := range cfg.Aggs {
+		if err := checkOverAggSpec(a, len(cfg.Input)); err != nil {
+			return err
+		}
+	}
+	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs) {
+		return fmt.Errorf("window aggregate: %d names for %d input columns and %d aggregates",
+			len(cfg.Names), len(cfg.Input), len(cfg.Aggs))
+	}
+	return nil
+}
+
+// Schema returns the output schema: the input columns, then the
+// aggregates.
+func (o *OverAgg) Schema() *arrow.Schema {
+	fields := make([]arrow.Field, 0, len(o.cfg.Names))
+	for i, typ := range o.cfg.Input {
+		fields = append(fields, types.Field(o.cfg.Names[i], typ, true))
+	}
+	for i, a := range o.cfg.Aggs {
+		fields = append(fields, types.Field(o.cfg.Names[len(o.cfg.Input)+i], a.Type, plan.AggNullable(a.Func)))
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// Open creates empty state.
+func (o *OverAgg) Open(_ context.Context, env *Env) error {
+	if err := o.Close(); err != nil {
+		return err
+	}
+	o.env = env
+	o.schema = o.Schema()
+	o.layout = newTopNLayout(&TopNConfig{Input: o.cfg.Input, Partition: o.cfg.Partition, Order: o.cfg.Order})
+	o.nOrder = 0
+	for _, f := range o.layout.sort {
+		if !o.isOrderCol(f.ord) {
+			break
+		}
+		o.nOrder++
+	}
+	o.store = newRowStore(o.cfg.Input)
+	o.parts = map[string]*overaggPartition{}
+	o.gauge = topnGauge{}
+	o.epoch = 0
+	o.updateMetrics()
+	return nil
+}
+
+// isOrderCol reports whether input column c is an ORDER BY column.
+func (o *OverAgg) isOrderCol(c int) bool {
+	for _, k := range o.cfg.Order {
+		if k.Col == c {
+			return true
+		}
+	}
+	return false
+}
+
+// Process applies a chunk of changes and emits the resulting changes of
+// the output rows, then updates the state gauges. An error (a retraction of
+// a row never inserted, a SUM out of range) leaves the state undefined: the
+// query must stop.
+func (o *OverAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+	if o.store == nil {
+		return errors.New("window aggregate: Process before Open")
+	}
+	if in != 0 {
+		return fmt.Errorf("window aggregate: no input %d", in)
+	}
+	if c.NumRows() == 0 {
+		return nil
+	}
+	if err := o.checkChunk(c); err != nil {
+		return err
+	}
+	o.epoch++
+	err := o.encode(c.Batch)
+	if err == nil {
+		o.collect(c)
+		err = o.diff(c.Batch)
+	}
+	if err == nil {
+		err = o.emit(ctx, out)
+	}
+	o.finishChunk()
+	o.updateMetrics()
+	return err
+}
+
+// checkChunk checks that c has the configured columns (by physical type)
+// and one op per row, so that the typed loops can trust the data.
+func (o *OverAgg) checkChunk(c Chunk) error {
+	if got := int(c.Batch.NumCols()); got != len(o.cfg.Input) {
+		return fmt.Errorf("window aggregate: batch has %d columns, want %d", got, len(o.cfg.Input))
+	}
+	if c.Ops != nil && len(c.Ops) != c.NumRows() {
+		return fmt.Errorf("window aggregate: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
+	}
+	for i, typ := range o.cfg.Input {
+		if got := c.Batch.Column(i).DataType(); got.ID() != typ.Arrow().ID() {
+			return fmt.Errorf("window aggregate: column %d is %s, want %s", i, got, typ)
+		}
+	}
+	return nil
+}
+
+// encode makes the partition and sort keys of every row of b, and records
+// the length of each sort key's ORDER BY prefix.
+func (o *OverAgg) encode(b arrow.RecordBatch) error {
+	n := int(b.NumRows())
+	o.skeys = topnResetKeys(o.skeys, n)
+	o.olens = o.olens[:0]
+	if o.nOrder == 0 {
+		o.olens = append(o.olens, make([]int32, n)...)
+	}
+	for j, f := range o.layout.sort {
+		if err := topnEncodeColumn(o.skeys, b.Column(f.ord), f.desc); err != nil {
+			return err
+		}
+		if j == o.nOrder-1 {
+			for _, k := range o.skeys {
+				o.olens = append(o.olens, int32(len(k)))
+			}
+		}
+	}
+	o.pkeys = topnResetKeys(o.pkeys, n)
+	for _, f := range o.layout.part {
+		if err := topnEncodeColumn(o.pkeys, b.Column(f.ord), false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// OnControl does nothing: the operator buffers no output between chunks.
+func (o *OverAgg) OnControl(context.Context, Control, Emitter) error { return nil }
+
+// Close drops the state. It is safe without Open and idempotent.
+func (o *OverAgg) Close() error {
+	o.store, o.parts = nil, nil
+	o.touched, o.deltas, o.sorted, o.net = nil, nil, nil, nil
+	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
+	o.pkeys, o.skeys = nil, nil
+	o.ev = overaggEval{}
+	return nil
+}
+
+// updateMetrics sets the state gauges: rows held and an estimate of their
+// bytes (keys, tree entries, partitions and the stored values).
+func (o *OverAgg) updateMetrics() {
+	if o.env == nil || o.store == nil {
+		return
+	}
+	o.env.Metrics.StateKeys.Store(o.gauge.rows)
+	o.env.Metrics.StateBytes.Store(o.gauge.bytes() + o.store.bytes())
+}

@@ -1,0 +1,333 @@
+package exec
+
+import (
+	"bytes"
+	"cmp"
+	"fmt"
+	"math"
+	"math/bits"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// overaggVal is one aggregate result of an output row: a BIGINT, or a
+// double's bits, in lo; a decimal in hi:lo; for MIN and MAX the row store
+// id of a row holding the value, in lo. valid is false for NULL.
+type overaggVal struct {
+	lo    uint64
+	hi    int64
+	valid bool
+}
+
+// overaggAcc is the scratch of the aggregate loops: prefix counts and
+// 128-bit prefix sums over the rows read, and MIN/MAX's deque.
+type overaggAcc struct {
+	cnt   []int64
+	lo    []uint64
+	hi    []int64
+	deque []int32
+}
+
+// checkOverAggSpec checks that a window aggregate is one OverAgg computes,
+// over an argument and with a result of the types it handles.
+func checkOverAggSpec(a AggSpec, nInput int) error {
+	if a.Distinct {
+		return fmt.Errorf("window aggregate: %s(DISTINCT): %w", a.Func, ErrAggNotSupported)
+	}
+	if a.Func == plan.AggCountStar {
+		if a.Type.Physical() != types.PhysInt64 {
+			return fmt.Errorf("window aggregate: COUNT(*) must be BIGINT, not %s", a.Type)
+		}
+		return nil
+	}
+	if a.Arg < 0 || a.Arg >= nInput {
+		return fmt.Errorf("window aggregate: %s argument ordinal %d out of range", a.Func, a.Arg)
+	}
+	arg, res := a.ArgType.Physical(), a.Type.Physical()
+	ok := false
+	switch a.Func {
+	case plan.AggCount:
+		ok = res == types.PhysInt64
+	case plan.AggSum:
+		ok = (arg == types.PhysInt64 || arg == types.PhysFloat64 || arg == types.PhysDecimal) && res == arg
+	case plan.AggAvg:
+		ok = (arg == types.PhysInt64 || arg == types.PhysFloat64 || arg == types.PhysDecimal) && res == types.PhysFloat64
+	case plan.AggMin, plan.AggMax:
+		ok = arg != types.PhysNull && a.Type.Arrow().ID() == a.ArgType.Arrow().ID()
+	}
+	if !ok {
+		return fmt.Errorf("window aggregate: %s over %s as %s: %w", a.Func, a.ArgType, a.Type, ErrAggNotSupported)
+	}
+	return nil
+}
+
+// aggregate computes aggregate j for every output of the current span
+// (frames o.ev.fs/fe over the rows o.ev.ids) into vals[t*stride+j].
+func (o *OverAgg) aggregate(j int, vals []overaggVal, stride int) error {
+	a := o.cfg.Aggs[j]
+	ev := &o.ev
+	fs, fe := ev.fs, ev.fe
+	if a.Func == plan.AggCountStar {
+		for t := range fs {
+			vals[t*stride+j] = overaggVal{lo: uint64(fe[t] - fs[t] + 1), valid: true}
+		}
+		return nil
+	}
+	col := &o.store.cols[a.Arg]
+	switch {
+	case a.Func == plan.AggMin || a.Func == plan.AggMax:
+		o.minMax(col, a.Func == plan.AggMax, vals[j:], stride)
+		return nil
+	case a.Func == plan.AggCount || col.t.Physical() == types.PhysInt64:
+		return o.prefixAgg(col, a.Func, vals[j:], stride)
+	}
+	return o.foldAgg(col, a, vals[j:], stride)
+}
+
+// prefixAgg computes COUNT, and SUM and AVG over integers, from prefix
+// counts and exact 128-bit prefix sums: a frame's is the difference of two.
+// AVG rounds as HashAgg's does; a SUM beyond BIGINT fails.
+func (o *OverAgg) prefixAgg(col *storeCol, f plan.AggFunc, vals []overaggVal, stride int) error {
+	ev, acc := &o.ev, &o.ev.acc
+	sums := f != plan.AggCount
+	n := len(ev.ids)
+	acc.cnt = append(acc.cnt[:0], 0)
+	acc.lo, acc.hi = append(acc.lo[:0], 0), append(acc.hi[:0], 0)
+	for k := 0; k < n; k++ {
+		id := ev.ids[k]
+		c, lo, hi := acc.cnt[k], acc.lo[k], acc.hi[k]
+		if col.valid[id] {
+			c++
+			if sums {
+				v := col.i64[id]
+				var carry uint64
+				lo, carry = bits.Add64(lo, uint64(v), 0)
+				hi += v>>63 + int64(carry)
+			}
+		}
+		acc.cnt, acc.lo, acc.hi = append(acc.cnt, c), append(acc.lo, lo), append(acc.hi, hi)
+	}
+	for t := range ev.fs {
+		a, b := ev.fs[t], ev.fe[t]+1
+		cnt := acc.cnt[b] - acc.cnt[a]
+		v := &vals[t*stride]
+		switch {
+		case f == plan.AggCount:
+			*v = overaggVal{lo: uint64(cnt), valid: true}
+			continue
+		case cnt == 0:
+			*v = overaggVal{}
+			continue
+		}
+		lo, borrow := bits.Sub64(acc.lo[b], acc.lo[a], 0)
+		hi := acc.hi[b] - acc.hi[a] - int64(borrow)
+		if f == plan.AggAvg {
+			// As HashAgg: the sum as carry·2^64 + a signed low word.
+			carry := hi + int64(lo>>63)
+			avg := (float64(carry)*(1<<64) + float64(int64(lo))) / float64(cnt)
+			*v = overaggVal{lo: math.Float64bits(avg), valid: true}
+			continue
+		}
+		if hi != int64(lo)>>63 {
+			return fmt.Errorf("BIGINT value is out of range in SUM: %w", ErrAggOverflow)
+		}
+		*v = overaggVal{lo: lo, valid: true}
+	}
+	return nil
+}
+
+// foldAgg computes SUM and AVG over doubles and decimals by summing each
+// frame's values in rank order from the frame's first row, extending the
+// previous frame's sum when the next frame starts at the same row: a
+// frame's sum is thus the same whichever rows were read around it. Doubles
+// are summed with Neumaier's compensation, infinities and NaNs counted
+// apart, as HashAgg sums them; a decimal SUM beyond 38 digits fails.
+func (o *OverAgg) foldAgg(col *storeCol, a AggSpec, vals []overaggVal, stride int) error {
+	ev := &o.ev
+	dec := col.t.Physical() == types.PhysDecimal
+	scale := int32(a.ArgType.Scale)
+	var sum, comp float64
+	var dsum decimal128.Num
+	var n, pinf, ninf, nan int64
+	curFs, curFe := int32(-1), int32(-1)
+	for t := range ev.fs {
+		if ev.fs[t] != curFs {
+			sum, comp, dsum, n, pinf, ninf, nan = 0, 0, decimal128.Num{}, 0, 0, 0, 0
+			curFs, curFe = ev.fs[t], ev.fs[t]-1
+		}
+		for k := curFe + 1; k <= ev.fe[t]; k++ {
+			id := ev.ids[k]
+			if !col.valid[id] {
+				continue
+			}
+			n++
+			if dec {
+				x := col.dec[id]
+				res := dsum.Add(x)
+				if (dsum.Sign() < 0) == (x.Sign() < 0) && (res.Sign() < 0) != (dsum.Sign() < 0) {
+					return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+				}
+				dsum = res
+				continue
+			}
+			switch x := col.f64[id]; {
+			case x != x:
+				nan++
+			case math.IsInf(x, 1):
+				pinf++
+			case math.IsInf(x, -1):
+				ninf++
+			default:
+				s := sum + x
+				if math.Abs(sum) >= math.Abs(x) {
+					comp += (sum - s) + x
+				} else {
+					comp += (x - s) + sum
+				}
+				sum = s
+			}
+		}
+		curFe = max(curFe, ev.fe[t])
+		v := &vals[t*stride]
+		if n == 0 {
+			*v = overaggVal{}
+			continue
+		}
+		if dec {
+			if a.Func == plan.AggAvg {
+				*v = overaggVal{lo: math.Float64bits(dsum.ToFloat64(scale) / float64(n)), valid: true}
+				continue
+			}
+			if !dsum.FitsInPrecision(types.MaxDecimalPrecision) {
+				return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+			}
+			*v = overaggVal{lo: dsum.LowBits(), hi: dsum.HighBits(), valid: true}
+			continue
+		}
+		r := sum + comp
+		switch {
+		case nan > 0 || (pinf > 0 && ninf > 0):
+			r = math.NaN()
+		case pinf > 0:
+			r = math.Inf(1)
+		case ninf > 0:
+			r = math.Inf(-1)
+		}
+		if a.Func == plan.AggAvg {
+			r /= float64(n)
+		}
+		*v = overaggVal{lo: math.Float64bits(r), valid: true}
+	}
+	return nil
+}
+
+// minMax computes MIN (or MAX) over sliding frames with a deque of the
+// rows read that can still be a frame's extreme: their values strictly
+// increase (decrease) from the front, so the front is the extreme of the
+// current frame, the last of its rows holding that value. The result is
+// that row's id.
+func (o *OverAgg) minMax(col *storeCol, isMax bool, vals []overaggVal, stride int) {
+	ev, acc := &o.ev, &o.ev.acc
+	dq := acc.deque[:0]
+	head, next := 0, int32(0)
+	for t := range ev.fs {
+		for ; next <= ev.fe[t]; next++ {
+			id := ev.ids[next]
+			if !col.valid[id] {
+				continue
+			}
+			for len(dq) > head {
+				c := overaggCompare(col, ev.ids[dq[len(dq)-1]], id)
+				if isMax {
+					c = -c
+				}
+				if c < 0 {
+					break
+				}
+				dq = dq[:len(dq)-1]
+			}
+			dq = append(dq, next)
+		}
+		for head < len(dq) && dq[head] < ev.fs[t] {
+			head++
+		}
+		v := &vals[t*stride]
+		if head < len(dq) {
+			*v = overaggVal{lo: uint64(ev.ids[dq[head]]), valid: true}
+		} else {
+			*v = overaggVal{}
+		}
+	}
+	acc.deque = dq
+}
+
+// overaggCompare orders the non-NULL values of rows a and b of a stored
+// column as types.Compare does (a double's NaN first).
+func overaggCompare(c *storeCol, a, b int32) int {
+	switch c.t.Physical() {
+	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
+		return cmp.Compare(c.i64[a], c.i64[b])
+	case types.PhysDate32:
+		return cmp.Compare(c.i32[a], c.i32[b])
+	case types.PhysFloat64:
+		return cmp.Compare(c.f64[a], c.f64[b])
+	case types.PhysDecimal:
+		return c.dec[a].Cmp(c.dec[b])
+	case types.PhysBool:
+		return cmp.Compare(b2i(c.b[a]), b2i(c.b[b]))
+	case types.PhysString:
+		return bytes.Compare(c.arena[c.soff[a]:c.soff[a]+c.slen[a]], c.arena[c.soff[b]:c.soff[b]+c.slen[b]])
+	}
+	return 0
+}
+
+// overaggSame reports whether rows a and b of a stored column hold the
+// same representation (a double's bits, not just an equal value), so that
+// an output is re-emitted whenever what it shows changes.
+func overaggSame(c *storeCol, a, b int32) bool {
+	if a == b {
+		return true
+	}
+	if c.valid[a] != c.valid[b] {
+		return false
+	}
+	if c.t.Physical() == types.PhysFloat64 {
+		return math.Float64bits(c.f64[a]) == math.Float64bits(c.f64[b])
+	}
+	return !c.valid[a] || overaggCompare(c, a, b) == 0
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// sameResults reports whether the aggregate results at vals[a:] and
+// vals[b:] are the same.
+func (o *OverAgg) sameResults(a, b int32) bool {
+	for j, spec := range o.cfg.Aggs {
+		x, y := o.vals[int(a)+j], o.vals[int(b)+j]
+		if x.valid != y.valid {
+			return false
+		}
+		if !x.valid {
+			continue
+		}
+		if spec.Func == plan.AggMin || spec.Func == plan.AggMax {
+			if !overaggSame(&o.store.cols[spec.Arg], int32(x.lo), int32(y.lo)) {
+				return false
+			}
+			continue
+		}
+		if x.lo != y.lo || x.hi != y.hi {
+			return false
+		}
+	}
+	return true
+}

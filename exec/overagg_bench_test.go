@@ -1,0 +1,125 @@
+package exec
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// overaggBench runs chunks of (partition, order, value) rows through a
+// window aggregate, AVG(value) and MAX(value) over ROWS 10 PRECEDING per
+// partition (q6's window), and reports input rows per second. The state is
+// first filled with 100 K rows that stay; then each chunk inserts 2 K new
+// rows at random places and retracts the 2 K the previous chunk inserted,
+// so the state stays level.
+func overaggBench(b *testing.B, parts int) {
+	alloc := memory.NewGoAllocator()
+	r := rand.New(rand.NewPCG(1, 2))
+	const ring = 16
+	half := topnBenchRows / 2
+	var rows [ring][3][]int64
+	for k := range rows {
+		for range half {
+			rows[k][0] = append(rows[k][0], int64(r.IntN(parts)))
+			rows[k][1] = append(rows[k][1], r.Int64N(1_000_000))
+			rows[k][2] = append(rows[k][2], r.Int64N(1000))
+		}
+	}
+	chunk := func(ins, del int) Chunk {
+		var cols [3][]int64
+		var ops []Op
+		for j := range cols {
+			cols[j] = append(append(cols[j], rows[ins][j]...), rows[del][j]...)
+		}
+		for i := range 2 * half {
+			ops = append(ops, Insert)
+			if i >= half {
+				ops[i] = Delete
+			}
+		}
+		return overaggInt64Chunk(alloc, cols[:], ops)
+	}
+	chunks := make([]Chunk, ring)
+	for k := range chunks {
+		chunks[k] = chunk(k, (k+ring-1)%ring)
+	}
+	defer func() {
+		for _, c := range chunks {
+			c.Batch.Release()
+		}
+	}()
+	cfg := OverAggConfig{
+		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
+		Partition: []int{0}, Order: []SortKey{{Col: 1}},
+		Frame: plan.Frame{Kind: plan.FrameRows, Preceding: 10},
+		Aggs: []AggSpec{
+			{Func: plan.AggAvg, Arg: 2, ArgType: types.BigIntT, Type: types.DoubleT},
+			{Func: plan.AggMax, Arg: 2, ArgType: types.BigIntT, Type: types.BigIntT},
+		},
+		Names: []string{"p", "o", "v", "avg", "max"},
+	}
+	op, err := NewOverAgg(cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := op.Open(ctx, NewTestEnv(alloc)); err != nil {
+		b.Fatal(err)
+	}
+	defer op.Close()
+	discard := EmitterFunc(func(context.Context, Chunk) error { return nil })
+	for range 25 {
+		c := topnBenchChunk(alloc, r, parts, false)
+		err := op.Process(ctx, 0, c, discard)
+		c.Batch.Release()
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	// The rows the first chunk retracts.
+	c := overaggInt64Chunk(alloc, rows[ring-1][:], nil)
+	err = op.Process(ctx, 0, c, discard)
+	c.Batch.Release()
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		if err := op.Process(ctx, 0, chunks[i%len(chunks)], discard); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)*topnBenchRows/b.Elapsed().Seconds(), "rows/s")
+}
+
+// BenchmarkOverAggRetract: 10 K partitions of about 10 rows (q6's sellers).
+func BenchmarkOverAggRetract(b *testing.B) { overaggBench(b, 10000) }
+
+// BenchmarkOverAggLargePartitions: 100 partitions of about 1 K rows, so
+// the trees have two levels.
+func BenchmarkOverAggLargePartitions(b *testing.B) { overaggBench(b, 100) }
+
+// overaggInt64Chunk builds a chunk of BIGINT columns with ops.
+func overaggInt64Chunk(alloc memory.Allocator, cols [][]int64, ops []Op) Chunk {
+	fields := make([]arrow.Field, len(cols))
+	arrs := make([]arrow.Array, len(cols))
+	for j, c := range cols {
+		fields[j] = types.Field("c", types.BigIntT, true)
+		b := array.NewInt64Builder(alloc)
+		b.AppendValues(c, nil)
+		arrs[j] = b.NewArray()
+		b.Release()
+	}
+	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(cols[0])))
+	for _, a := range arrs {
+		a.Release()
+	}
+	return Chunk{Batch: rec, Ops: ops}
+}

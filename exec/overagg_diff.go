@@ -1,0 +1,275 @@
+package exec
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/exec/aggstate"
+)
+
+// overaggPartition is the state of one partition: its rows in a tree.
+type overaggPartition struct {
+	key   string // the encoded partition key
+	tree  overaggTree
+	epoch uint64 // the last chunk that touched the partition
+	index int32  // the partition's position in OverAgg.touched during that chunk
+}
+
+// overaggDelta is a change a chunk makes to a partition's rows: w copies of
+// the row with sort key key in partition OverAgg.touched[part]. row is an
+// input row holding the values (the first, once netted) and olen the
+// length of the key's ORDER BY prefix.
+type overaggDelta struct {
+	part int32
+	topnKey
+	w    int64
+	row  int32
+	olen int32
+}
+
+// collect records every row of c as a change of its partition, in input
+// order.
+func (o *OverAgg) collect(c Chunk) {
+	var p *overaggPartition
+	for i := range o.skeys {
+		if p == nil || !bytes.Equal(o.pkeys[i], o.pkeys[i-1]) {
+			p = o.partition(o.pkeys[i])
+		}
+		o.deltas = append(o.deltas, overaggDelta{part: p.index, topnKey: topnKeyOf(topnView(o.skeys[i])),
+			w: c.Op(i).Weight(), row: int32(i), olen: o.olens[i]})
+	}
+}
+
+// partition returns the partition with encoded key pk, creating it, and
+// marks it touched by the current chunk.
+func (o *OverAgg) partition(pk []byte) *overaggPartition {
+	p := o.parts[string(pk)]
+	if p == nil {
+		p = &overaggPartition{key: string(pk)}
+		o.parts[p.key] = p
+		o.gauge.parts++
+		o.gauge.keyBytes += int64(len(p.key))
+	}
+	if p.epoch != o.epoch {
+		p.epoch = o.epoch
+		p.index = int32(len(o.touched))
+		o.touched = append(o.touched, p)
+	}
+	return p
+}
+
+// diff computes the output of a chunk from its changes: it groups them by
+// partition (a counting sort, partitions being numbered by first touch),
+// sorts and nets each partition's by key, and diffs each partition whose
+// rows changed (diffPartition).
+func (o *OverAgg) diff(b arrow.RecordBatch) error {
+	ends := slices.Grow(o.ends[:0], len(o.touched)+1)[:len(o.touched)+1]
+	clear(ends)
+	for _, d := range o.deltas {
+		ends[d.part+1]++
+	}
+	for p := 1; p < len(ends); p++ {
+		ends[p] += ends[p-1]
+	}
+	o.sorted = slices.Grow(o.sorted[:0], len(o.deltas))[:len(o.deltas)]
+	for _, d := range o.deltas {
+		o.sorted[ends[d.part]] = d
+		ends[d.part]++
+	}
+	o.ends = ends // ends[p] is now where partition p's changes end
+	start := int32(0)
+	for p, end := range ends[:len(o.touched)] {
+		ds := o.sorted[start:end]
+		start = end
+		if len(ds) > 1 {
+			// Stable, so that a netted change keeps its first row.
+			slices.SortStableFunc(ds, func(a, b overaggDelta) int { return a.compare(b.topnKey) })
+		}
+		o.net = o.net[:0]
+		for _, d := range ds {
+			if n := len(o.net); n > 0 && o.net[n-1].key == d.key {
+				o.net[n-1].w += d.w
+				continue
+			}
+			o.net = append(o.net, d)
+		}
+		o.net = slices.DeleteFunc(o.net, func(d overaggDelta) bool { return d.w == 0 })
+		if len(o.net) == 0 {
+			continue
+		}
+		if err := o.diffPartition(o.touched[p], o.net, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// diffPartition records the output for one partition whose rows change by
+// ds (netted, sorted by key, none zero): the outputs of the rows whose
+// frames hold a changed row, computed before and after applying ds, then
+// matched up (merge).
+func (o *OverAgg) diffPartition(p *overaggPartition, ds []overaggDelta, b arrow.RecordBatch) error {
+	o.olds, o.news = o.olds[:0], o.news[:0]
+	var err error
+	if o.olds, err = o.outputs(&p.tree, ds, o.olds); err != nil {
+		return err
+	}
+	cols := b.Columns()
+	for _, d := range ds {
+		id := int32(-1)
+		if d.w > 0 {
+			if _, n := p.tree.find(d.topnKey); n == 0 {
+				id = o.store.add(cols, int(d.row))
+			}
+		}
+		got, before, err := p.tree.add(d.topnKey, d.w, id, d.olen, &o.gauge)
+		if err != nil {
+			if id >= 0 {
+				o.store.remove(id)
+			}
+			return overaggRowError(err)
+		}
+		if before+d.w == 0 {
+			// Freed once the chunk is out: the old outputs read it.
+			o.freed = append(o.freed, got)
+		}
+	}
+	if o.news, err = o.outputs(&p.tree, ds, o.news); err != nil {
+		return err
+	}
+	o.merge()
+	return nil
+}
+
+// overaggRowError reports a failed change of a tree.
+func overaggRowError(err error) error {
+	if errors.Is(err, errTopNAbsent) {
+		return fmt.Errorf("window aggregate: %w", aggstate.ErrNegativeCount)
+	}
+	return fmt.Errorf("window aggregate: %w", err)
+}
+
+// overaggMatchMax bounds the copies of one row whose outputs merge matches
+// as multisets (quadratic in the copies); beyond it copies are matched by
+// position, which is correct but may emit a row both removed and added.
+const overaggMatchMax = 64
+
+// merge matches the outputs before (o.olds) and after (o.news) a change of
+// a partition, both in key order and over the same unchanged rows (see
+// outputs), one distinct row at a time: an output present before and after
+// emits nothing, and the others pair up as updates, what is left over
+// being deleted or inserted. Copies of a row are interchangeable, so their
+// outputs are matched as multisets.
+func (o *OverAgg) merge() {
+	olds, news := o.olds, o.news
+	i, j := 0, 0
+	for i < len(olds) || j < len(news) {
+		var c int
+		switch {
+		case i == len(olds):
+			c = 1
+		case j == len(news):
+			c = -1
+		default:
+			c = olds[i].compare(news[j].topnKey)
+		}
+		// The runs of one key's copies: [i, i2) before, [j, j2) after.
+		i2, j2 := i, j
+		if c <= 0 {
+			for i2 < len(olds) && olds[i2].key == olds[i].key {
+				i2++
+			}
+		}
+		if c >= 0 {
+			for j2 < len(news) && news[j2].key == news[j].key {
+				j2++
+			}
+		}
+		o.mergeRow(olds[i:i2], news[j:j2])
+		i, j = i2, j2
+	}
+}
+
+// mergeRow emits the changes from the outputs olds to news of one distinct
+// row's copies.
+func (o *OverAgg) mergeRow(olds, news []overaggOut) {
+	if len(olds) > overaggMatchMax || len(news) > overaggMatchMax {
+		k := min(len(olds), len(news))
+		for t := range k {
+			o.update(olds[t], news[t])
+		}
+		o.leftovers(olds[k:], news[k:])
+		return
+	}
+	// Drop the outputs present on both sides; what is left differs.
+	var usedOld, usedNew [overaggMatchMax]bool
+	for a := range olds {
+		for b := range news {
+			if !usedNew[b] && o.sameResults(olds[a].res, news[b].res) {
+				usedOld[a], usedNew[b] = true, true
+				break
+			}
+		}
+	}
+	o.scratchOld, o.scratchNew = o.scratchOld[:0], o.scratchNew[:0]
+	for a, x := range olds {
+		if !usedOld[a] {
+			o.scratchOld = append(o.scratchOld, x)
+		}
+	}
+	for b, x := range news {
+		if !usedNew[b] {
+			o.scratchNew = append(o.scratchNew, x)
+		}
+	}
+	k := min(len(o.scratchOld), len(o.scratchNew))
+	for t := range k {
+		o.update(o.scratchOld[t], o.scratchNew[t])
+	}
+	o.leftovers(o.scratchOld[k:], o.scratchNew[k:])
+}
+
+// update emits -U old / +U new, or nothing when the results are the same.
+func (o *OverAgg) update(old, new overaggOut) {
+	if !o.sameResults(old.res, new.res) {
+		o.rows = append(o.rows, overaggRow{id: old.id, res: old.res, op: UpdateBefore},
+			overaggRow{id: new.id, res: new.res, op: UpdateAfter})
+	}
+}
+
+// leftovers emits -D for each of olds and +I for each of news.
+func (o *OverAgg) leftovers(olds, news []overaggOut) {
+	for _, x := range olds {
+		o.rows = append(o.rows, overaggRow{id: x.id, res: x.res, op: Delete})
+	}
+	for _, x := range news {
+		o.rows = append(o.rows, overaggRow{id: x.id, res: x.res, op: Insert})
+	}
+}
+
+// finishChunk frees the rows the chunk removed, drops the partitions it
+// emptied and resets the per-chunk scratch.
+func (o *OverAgg) finishChunk() {
+	for _, id := range o.freed {
+		o.store.remove(id)
+	}
+	for _, p := range o.touched {
+		if p.tree.total == 0 {
+			delete(o.parts, p.key)
+			o.gauge.parts--
+			o.gauge.keyBytes -= int64(len(p.key))
+		}
+	}
+	clear(o.touched)
+	clear(o.deltas)
+	clear(o.sorted)
+	clear(o.net)
+	clear(o.olds)
+	clear(o.news)
+	o.touched, o.deltas, o.sorted, o.net = o.touched[:0], o.deltas[:0], o.sorted[:0], o.net[:0]
+	o.olds, o.news, o.vals, o.rows, o.freed = o.olds[:0], o.news[:0], o.vals[:0], o.rows[:0], o.freed[:0]
+}

@@ -1,0 +1,160 @@
+package exec
+
+import (
+	"slices"
+
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// overaggOut is an output row of a partition, before or after a change:
+// the copy-th copy (from 0) of the distinct row with sort key key and
+// values id, with its aggregate results at OverAgg.vals[res:].
+type overaggOut struct {
+	topnKey
+	copy int64
+	id   int32
+	res  int32
+}
+
+// overaggSpan is a range [lo, hi) of ranks of a partition.
+type overaggSpan struct{ lo, hi int64 }
+
+// overaggEval is the scratch of outputs: the rows read for one span of
+// ranks and the frames of its output rows.
+type overaggEval struct {
+	spans []overaggSpan
+	ids   []int32 // the row ids at ranks base, base+1, ... (one per copy)
+	group []int32 // FramePeers: per rank read, its peer group's end (exclusive)
+	fs    []int32 // per output row of the span: its frame's first rank read
+	fe    []int32 // and its last (inclusive)
+	acc   overaggAcc
+}
+
+// outputs appends to dst the outputs, with their aggregates, of the rows of
+// tree whose frames hold a row changed by ds (sorted by key), in rank
+// order. The changed rows' own copies count as such rows.
+//
+// Called before and after ds is applied, it covers the same unchanged
+// rows: under ROWS n PRECEDING an unchanged row is covered when fewer than
+// n rows lie between it and the closest changed key before it, and those
+// rows are unchanged, so they are the same before and after; under the
+// unbounded frames a row is covered when a changed key (or, for peers, its
+// ORDER BY prefix) precedes it, which the change does not alter.
+func (o *OverAgg) outputs(tree *overaggTree, ds []overaggDelta, dst []overaggOut) ([]overaggOut, error) {
+	ev := &o.ev
+	total := tree.total
+	if total == 0 {
+		return dst, nil
+	}
+	ev.spans = ev.spans[:0]
+	switch f := o.cfg.Frame; f.Kind {
+	case plan.FrameRows:
+		for _, d := range ds {
+			rank, n := tree.find(d.topnKey)
+			// (Preceding is capped so that a huge one cannot overflow.)
+			lo, hi := rank, min(total, rank+n+min(f.Preceding, total))
+			if lo >= hi {
+				continue
+			}
+			if k := len(ev.spans); k > 0 && lo <= ev.spans[k-1].hi {
+				ev.spans[k-1].hi = max(ev.spans[k-1].hi, hi)
+				continue
+			}
+			ev.spans = append(ev.spans, overaggSpan{lo, hi})
+		}
+	case plan.FrameRowsUnbounded:
+		lo, _ := tree.find(ds[0].topnKey)
+		ev.spans = append(ev.spans, overaggSpan{lo, total})
+	case plan.FramePeers:
+		// The smallest key has the smallest ORDER BY prefix, which sorts
+		// before every key it starts.
+		lo, _ := tree.find(topnKeyOf(ds[0].key[:ds[0].olen]))
+		ev.spans = append(ev.spans, overaggSpan{lo, total})
+	default:
+		ev.spans = append(ev.spans, overaggSpan{0, total})
+	}
+	for _, s := range ev.spans {
+		if s.lo >= s.hi {
+			continue
+		}
+		var err error
+		if dst, err = o.spanOutputs(tree, s, dst); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}
+
+// spanOutputs appends the outputs of the rows at ranks [s.lo, s.hi): it
+// reads the rows from the first rank any of their frames starts at (the
+// partition's first under the unbounded frames), computes each output's
+// frame over what it read, then the aggregates.
+func (o *OverAgg) spanOutputs(tree *overaggTree, s overaggSpan, dst []overaggOut) ([]overaggOut, error) {
+	ev := &o.ev
+	f := o.cfg.Frame
+	base := int64(0)
+	if f.Kind == plan.FrameRows {
+		base = max(0, s.lo-f.Preceding)
+	}
+	peers := f.Kind == plan.FramePeers
+	ev.ids, ev.group = ev.ids[:0], ev.group[:0]
+	first := len(dst)
+	leaf, i, start := tree.seek(base)
+	var prev *overaggEntry
+	for start < s.hi {
+		if i == len(leaf.entries) {
+			leaf, i = leaf.next, 0
+			continue
+		}
+		e := &leaf.entries[i]
+		if peers && prev != nil && prev.key[:prev.olen] != e.key[:e.olen] {
+			// A new peer group starts: the previous one ends here.
+			for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
+				ev.group[k] = int32(len(ev.ids))
+			}
+		}
+		for c := max(0, base-start); c < min(e.n, s.hi-start); c++ {
+			ev.ids = append(ev.ids, e.id)
+			if peers {
+				ev.group = append(ev.group, -1)
+			}
+			if start+c >= s.lo {
+				dst = append(dst, overaggOut{topnKey: e.topnKey, copy: c, id: e.id})
+			}
+		}
+		prev = e
+		start += e.n
+		i++
+	}
+	for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
+		ev.group[k] = int32(len(ev.ids))
+	}
+	outs := dst[first:]
+	ev.fs, ev.fe = ev.fs[:0], ev.fe[:0]
+	for t := range outs {
+		r := int32(s.lo - base + int64(t)) // the output's rank, relative to base
+		switch f.Kind {
+		case plan.FrameRows:
+			ev.fs = append(ev.fs, int32(max(0, s.lo+int64(t)-f.Preceding)-base))
+			ev.fe = append(ev.fe, r)
+		case plan.FrameRowsUnbounded:
+			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, r)
+		case plan.FramePeers:
+			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, ev.group[r]-1)
+		default:
+			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, int32(len(ev.ids)-1))
+		}
+	}
+	nAggs := len(o.cfg.Aggs)
+	res := len(o.vals)
+	o.vals = slices.Grow(o.vals, len(outs)*nAggs)[:res+len(outs)*nAggs]
+	for t := range outs {
+		outs[t].res = int32(res + t*nAggs)
+	}
+	for j := range o.cfg.Aggs {
+		if err := o.aggregate(j, o.vals[res:], nAggs); err != nil {
+			return dst, err
+		}
+	}
+	return dst, nil
+}

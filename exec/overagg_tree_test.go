@@ -1,0 +1,124 @@
+package exec
+
+import (
+	"errors"
+	"fmt"
+	"math/rand"
+	"slices"
+	"testing"
+)
+
+// TestOverAggTreeRandom adds and removes random keys, with copies, and
+// checks ranks, seeks, stored ids and the tree's invariants against a
+// sorted reference after every change, through growth to three levels and
+// shrinking back to empty.
+func TestOverAggTreeRandom(t *testing.T) {
+	rng := rand.New(rand.NewSource(3))
+	var tr overaggTree
+	var g topnGauge
+	ref := map[string]int64{} // key → copies
+	ids := map[string]int32{}
+	var ks []string // the keys of ref, sorted
+	check := func(step int) {
+		var rank int64
+		for i, k := range ks {
+			r, n := tr.find(topnKeyOf(k))
+			if r != rank || n != ref[k] {
+				t.Fatalf("step %d: find(%q) = %d, %d; want %d, %d", step, k, r, n, rank, ref[k])
+			}
+			if i%7 == 0 {
+				leaf, idx, start := tr.seek(rank + ref[k] - 1)
+				if e := leaf.entries[idx]; e.key != k || start != rank || e.id != ids[k] {
+					t.Fatalf("step %d: seek(%d) = %q at %d id %d; want %q at %d id %d", step, rank, e.key, start, e.id, k, rank, ids[k])
+				}
+			}
+			rank += ref[k]
+		}
+		if tr.total != rank || g.rows != rank || g.entries != int64(len(ks)) {
+			t.Fatalf("step %d: total %d, gauge %d rows %d entries; want %d rows %d entries", step, tr.total, g.rows, g.entries, rank, len(ks))
+		}
+		if tr.root != nil {
+			if err := overaggCheckNode(tr.root, true); err != nil {
+				t.Fatalf("step %d: %v", step, err)
+			}
+		}
+	}
+	const n = 30000
+	for step := range 2 * n {
+		grow := step < n
+		var k string
+		if len(ks) > 0 && (!grow || rng.Intn(4) == 0) {
+			k = ks[rng.Intn(len(ks))]
+		} else {
+			k = fmt.Sprintf("k%07d", rng.Intn(1_000_000))
+		}
+		w := int64(1)
+		if !grow || rng.Intn(5) == 0 {
+			w = -1
+		}
+		id, before, err := tr.add(topnKeyOf(k), w, int32(step), 0, &g)
+		switch {
+		case ref[k]+w < 0:
+			if !errors.Is(err, errTopNAbsent) {
+				t.Fatalf("step %d: retraction of absent %q: %v", step, k, err)
+			}
+			continue
+		case err != nil:
+			t.Fatalf("step %d: %v", step, err)
+		case before != ref[k]:
+			t.Fatalf("step %d: %q had %d copies, tree says %d", step, k, ref[k], before)
+		}
+		if ref[k] == 0 {
+			ids[k] = int32(step)
+			i, _ := slices.BinarySearch(ks, k)
+			ks = slices.Insert(ks, i, k)
+		}
+		if id != ids[k] {
+			t.Fatalf("step %d: %q has id %d, want %d", step, k, id, ids[k])
+		}
+		if ref[k] += w; ref[k] == 0 {
+			delete(ref, k)
+			delete(ids, k)
+			i, _ := slices.BinarySearch(ks, k)
+			ks = slices.Delete(ks, i, i+1)
+		}
+		if step%997 == 0 || step == 2*n-1 {
+			check(step)
+		}
+	}
+	for k, c := range ref {
+		for range c {
+			if _, _, err := tr.add(topnKeyOf(k), -1, 0, 0, &g); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if tr.root != nil || tr.total != 0 || g.rows != 0 || g.entries != 0 || g.keyBytes != 0 {
+		t.Fatalf("emptied tree: root %v, total %d, gauge %+v", tr.root, tr.total, g)
+	}
+}
+
+// overaggCheckNode checks a subtree's invariants: sorted keys, node sizes
+// within bounds (the root excepted) and children's counts.
+func overaggCheckNode(n *overaggNode, root bool) error {
+	if !root && (n.size() < overaggNodeMin || n.size() > overaggNodeMax) {
+		return fmt.Errorf("node of %d items", n.size())
+	}
+	if n.leaf {
+		for i := 1; i < len(n.entries); i++ {
+			if n.entries[i-1].compare(n.entries[i].topnKey) >= 0 {
+				return fmt.Errorf("leaf keys out of order")
+			}
+		}
+		return nil
+	}
+	for i, c := range n.children {
+		if got := c.sum(); got != n.counts[i] {
+			return fmt.Errorf("child %d holds %d copies, counted %d", i, got, n.counts[i])
+		}
+		if err := overaggCheckNode(c, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}

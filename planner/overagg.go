@@ -1,0 +1,220 @@
+package planner
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/pingcap/tidb/pkg/parser/ast"
+	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// overWindow is one distinct window (partition, order and frame) of the
+// select list's aggregate calls, with the calls over it.
+type overWindow struct {
+	spec  *ast.WindowSpec
+	frame plan.Frame
+	calls []*ast.WindowFuncExpr
+}
+
+// overAggFuncs maps the aggregate functions that run over windows to theirs.
+var overAggFuncs = map[string]plan.AggFunc{
+	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
+}
+
+// overAggs binds the aggregate window calls (AGG(x) OVER (...)): the calls
+// sharing a window become one OverAggregate, stacked over the current input
+// in the order their windows first appear. Each call's result column is
+// recorded in out under its restored text.
+func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]plan.ColumnID) error {
+	var windows []*overWindow
+	byKey := map[string]*overWindow{}
+	for _, w := range calls {
+		frame, err := wb.b.frameOf(w)
+		if err != nil {
+			return err
+		}
+		key := windowKey(&w.Spec, frame)
+		ow := byKey[key]
+		if ow == nil {
+			ow = &overWindow{spec: &w.Spec, frame: frame}
+			byKey[key] = ow
+			windows = append(windows, ow)
+		}
+		ow.calls = append(ow.calls, w)
+	}
+	for _, ow := range windows {
+		wb.startPre()
+		part, order, err := wb.partitionOrder(ow.spec)
+		if err != nil {
+			return err
+		}
+		if ow.frame.Kind == plan.FramePartition {
+			order = nil // every row's frame is the whole partition, in any order
+		}
+		node := &plan.OverAggregate{Partition: part, Order: order, Frame: ow.frame}
+		seen := map[string]bool{}
+		for _, w := range ow.calls {
+			key := restore(w)
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			a, err := wb.overAggCall(w)
+			if err != nil {
+				return err
+			}
+			node.Aggs = append(node.Aggs, a)
+			out[key] = a.Out
+		}
+		node.Input = wb.finishPre()
+		wb.in = node
+	}
+	return nil
+}
+
+// windowKey identifies a window by its partition and order expressions
+// as written and its frame.
+func windowKey(spec *ast.WindowSpec, f plan.Frame) string {
+	var sb strings.Builder
+	if spec.PartitionBy != nil {
+		for _, it := range spec.PartitionBy.Items {
+			sb.WriteString(restore(it.Expr))
+			sb.WriteByte(',')
+		}
+	}
+	sb.WriteByte('|')
+	if spec.OrderBy != nil && f.Kind != plan.FramePartition {
+		for _, it := range spec.OrderBy.Items {
+			sb.WriteString(restore(it.Expr))
+			if it.Desc {
+				sb.WriteString(" DESC")
+			}
+			sb.WriteByte(',')
+		}
+	}
+	sb.WriteByte('|')
+	sb.WriteString(f.String())
+	return sb.String()
+}
+
+// frameOf returns the frame of an aggregate window call. Without a frame
+// clause it is SQL's default: the rows up to the current row and its peers
+// with ORDER BY, the whole partition without. ROWS frames run when they
+// end at the current row (or span the whole partition); RANGE and GROUPS
+// frames do not run yet.
+func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
+	spec := &w.Spec
+	f := spec.Frame
+	if f == nil {
+		if spec.OrderBy == nil {
+			return plan.Frame{Kind: plan.FramePartition}, nil
+		}
+		return plan.Frame{Kind: plan.FramePeers}, nil
+	}
+	switch f.Type {
+	case ast.Ranges:
+		return plan.Frame{}, b.unsupported(w, "RANGE frames (use ROWS, or no frame clause for RANGE UNBOUNDED PRECEDING)")
+	case ast.Groups:
+		return plan.Frame{}, b.unsupported(w, "GROUPS frames (use ROWS)")
+	}
+	start, end := f.Extent.Start, f.Extent.End
+	if start.Type == ast.Preceding && start.UnBounded && end.Type == ast.Following && end.UnBounded {
+		return plan.Frame{Kind: plan.FramePartition}, nil
+	}
+	if end.Type != ast.CurrentRow {
+		return plan.Frame{}, b.unsupported(w, "ROWS frames that do not end at CURRENT ROW")
+	}
+	if spec.OrderBy == nil {
+		return plan.Frame{}, b.errAt(w, "a ROWS frame needs ORDER BY: without it the frame depends on arrival order")
+	}
+	switch {
+	case start.Type == ast.CurrentRow:
+		return plan.Frame{Kind: plan.FrameRows}, nil
+	case start.Type == ast.Following:
+		return plan.Frame{}, b.errAt(w, "a frame cannot start after its end (the current row)")
+	case start.UnBounded:
+		return plan.Frame{Kind: plan.FrameRowsUnbounded}, nil
+	}
+	n, err := b.frameOffset(w, start.Expr)
+	if err != nil {
+		return plan.Frame{}, err
+	}
+	return plan.Frame{Kind: plan.FrameRows, Preceding: n}, nil
+}
+
+// frameOffset evaluates the n of ROWS n PRECEDING: a non-negative integer
+// constant.
+func (b *Builder) frameOffset(w *ast.WindowFuncExpr, e ast.ExprNode) (int64, error) {
+	if e == nil {
+		return 0, b.errAt(w, "ROWS n PRECEDING needs a non-negative integer n")
+	}
+	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "a window frame"})
+	if err != nil {
+		return 0, err
+	}
+	if !x.Type().IsInteger() || b.Fold == nil {
+		return 0, b.errAt(w, "ROWS n PRECEDING needs a non-negative integer n")
+	}
+	d, err := b.Fold(x)
+	if err != nil || d.Null || d.I < 0 {
+		return 0, b.errAt(w, "ROWS n PRECEDING needs a non-negative integer n")
+	}
+	return d.I, nil
+}
+
+// overAggCall binds one aggregate window call; its argument is bound as the
+// select list binds (above GROUP BY, it may read groups and aggregates) and
+// becomes a column below the OverAggregate. Arguments are typed as in
+// GROUP BY aggregates.
+func (wb *windowBinder) overAggCall(w *ast.WindowFuncExpr) (plan.AggCall, error) {
+	b := wb.b
+	name := strings.ToUpper(w.Name)
+	f := overAggFuncs[strings.ToLower(w.Name)]
+	if w.Distinct {
+		return plan.AggCall{}, b.unsupported(w, name+"(DISTINCT ...) OVER")
+	}
+	if len(w.Args) != 1 {
+		return plan.AggCall{}, b.errAt(w, "%s takes one argument", name)
+	}
+	a := plan.AggCall{Func: f}
+	arg := w.Args[0]
+	if v, ok := arg.(*driver.ValueExpr); ok && f == plan.AggCount && v.Kind() != driver.KindNull {
+		// COUNT(*) (which TiDB parses as COUNT(1)) and COUNT(<literal>) count rows.
+		a.Func = plan.AggCountStar
+		a.Typ = plan.AggResultType(a.Func, types.NullT)
+		a.Text = "COUNT(*)"
+		a.Out = b.md.AddColumn(a.Text, "", a.Typ, false)
+		return a, nil
+	}
+	e, err := b.bindExpr(arg, &exprCtx{sc: wb.sel.sc, agg: wb.sel.agg, clause: "a window function's argument"})
+	if err != nil {
+		return plan.AggCall{}, err
+	}
+	t := e.Type()
+	switch f {
+	case plan.AggSum, plan.AggAvg:
+		// A BOOLEAN is a number here, as in GROUP BY aggregates.
+		if t.Kind == types.Null || t.Kind == types.Boolean {
+			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
+		}
+		if !t.IsNumeric() {
+			return plan.AggCall{}, b.errAt(arg, "%s needs a numeric argument, got %s", name, t)
+		}
+	case plan.AggMin, plan.AggMax:
+		if t.Kind == types.Null {
+			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
+		}
+		if t.Kind == types.Interval {
+			return plan.AggCall{}, b.errAt(arg, "%s of an INTERVAL is not supported", name)
+		}
+	}
+	a.ArgTyp = t
+	a.Arg = wb.column(e)
+	a.Typ = plan.AggResultType(f, t)
+	a.Text = fmt.Sprintf("%s(%s)", name, e.String())
+	a.Out = b.md.AddColumn(a.Text, "", a.Typ, plan.AggNullable(f))
+	return a, nil
+}

@@ -1,0 +1,124 @@
+package plan
+
+import (
+	"strconv"
+	"strings"
+)
+
+// FrameKind is the shape of a window aggregate's frame: which rows of a
+// row's partition, in the window's order, its aggregate covers.
+type FrameKind uint8
+
+// The frames eddy runs. Every one ends at the current row (or, for
+// FramePartition, at the partition's end); ROWS frames count rows, ties in
+// the ORDER BY broken by the remaining columns.
+const (
+	// FrameRows is ROWS BETWEEN n PRECEDING AND CURRENT ROW: the row and
+	// the n rows before it.
+	FrameRows FrameKind = iota + 1
+	// FrameRowsUnbounded is ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT
+	// ROW: the row and every row before it.
+	FrameRowsUnbounded
+	// FramePeers is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, the
+	// SQL default with ORDER BY and no frame clause: every row before the
+	// row and every row equal to it in the ORDER BY (its peers).
+	FramePeers
+	// FramePartition is the whole partition: the default without ORDER BY,
+	// and ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING.
+	FramePartition
+)
+
+// Frame is a window aggregate's frame.
+type Frame struct {
+	Kind FrameKind
+	// Preceding is n of FrameRows (0 for a frame of the current row alone).
+	Preceding int64
+}
+
+// String renders the frame as SQL writes it.
+func (f Frame) String() string {
+	switch f.Kind {
+	case FrameRows:
+		return "ROWS " + strconv.FormatInt(f.Preceding, 10) + " PRECEDING"
+	case FrameRowsUnbounded:
+		return "ROWS UNBOUNDED PRECEDING"
+	case FramePeers:
+		return "RANGE UNBOUNDED PRECEDING"
+	case FramePartition:
+		return "WHOLE PARTITION"
+	}
+	return "?"
+}
+
+// OverAggregate computes aggregates over windows of rows (AGG(x) OVER
+// (PARTITION BY .. ORDER BY .. frame)): each input row is output with the
+// aggregates Aggs over its Frame, the rows of its partition in Order that
+// the frame covers. Its output is the input's columns followed by the
+// aggregates' Out columns. Every call of one OverAggregate shares the
+// partition, order and frame; calls with different windows stack as
+// separate nodes.
+type OverAggregate struct {
+	Input     Node
+	Partition ColList
+	Order     []SortKey
+	Frame     Frame
+	Aggs      []AggCall
+	props     *Props
+}
+
+var _ Node = (*OverAggregate)(nil)
+
+func (*OverAggregate) nodeMarker() {}
+
+// Inputs implements Node.
+func (n *OverAggregate) Inputs() []Node { return []Node{n.Input} }
+
+// WithInputs implements Node.
+func (n *OverAggregate) WithInputs(in ...Node) Node {
+	checkArity(n, in, 1)
+	c := *n
+	c.Input, c.props = in[0], nil
+	return &c
+}
+
+// Output implements Node.
+func (n *OverAggregate) Output() ColList {
+	out := append(ColList(nil), n.Input.Output()...)
+	for _, a := range n.Aggs {
+		out = append(out, a.Out)
+	}
+	return out
+}
+
+// Props implements Node. Each input row is one output row, so the input's
+// keys still identify rows. A row's aggregates change as other rows of its
+// partition arrive or leave, so the output retracts even over an
+// append-only input, and re-emits old rows: no column follows the
+// watermark.
+func (n *OverAggregate) Props() *Props {
+	if n.props == nil {
+		in := n.Input.Props()
+		n.props = &Props{Bounded: in.Bounded, Keys: in.Keys, Watermarked: in.Watermarked}
+	}
+	return n.props
+}
+
+// Describe implements Node.
+func (n *OverAggregate) Describe(md *Metadata) (string, []Attr) {
+	var attrs []Attr
+	switch {
+	case len(n.Order) > 0:
+		attrs = partitionOrder(md, n.Partition, n.Order)
+	case len(n.Partition) > 0:
+		attrs = []Attr{{"partition", colNames(md, n.Partition)}}
+	}
+	attrs = append(attrs, Attr{"frame", n.Frame.String()})
+	aggs := make([]string, len(n.Aggs))
+	for i, a := range n.Aggs {
+		aggs[i] = a.String()
+		if name := md.Column(a.Out).Name; name != aggs[i] {
+			aggs[i] += " AS " + name
+		}
+	}
+	return "OverAggregate", append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+}
