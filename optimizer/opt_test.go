@@ -22,9 +22,11 @@ import (
 //
 //	exec-ddl                      CREATE STREAM / TABLE / MATERIALIZED VIEW statements
 //	build                         the bound logical plan
-//	opt [expect=R,..] [expect-not=R,..] [disable=R,..]
+//	opt [expect=R,..] [expect-not=R,..] [disable=R,..] [optional-off]
 //	                              the plan after the rule phases; fails unless
-//	                              every expected rule fired and no expect-not rule did
+//	                              every expected rule fired and no expect-not rule did;
+//	                              optional-off disables every optional rule
+//	                              (SET optimizer = off)
 //	physical [parallelism=N]      the physical plan, as EXPLAIN prints it
 //	trace                         the rules that fired, with before and after
 //	decisions                     the cost-based decisions, with alternatives
@@ -98,6 +100,11 @@ func runCommand(t *testing.T, cat *catalog.Catalog, stats map[string]cost.TableS
 			switch arg.Key {
 			case "disable":
 				for _, v := range arg.Vals {
+					opts.Disabled[v] = true
+				}
+			case "optional-off":
+				// As SET optimizer = off: only the required rules run.
+				for v := range optimizer.OptionalRules() {
 					opts.Disabled[v] = true
 				}
 			case "expect":

@@ -20,6 +20,13 @@ var phases = []Phase{
 		Name: "normalize",
 		Rules: []rules.Rule{
 			rules.FoldConstants{},
+			// Required, and first after folding: a filter that bounds a row
+			// number (or folded to FALSE) becomes a Top-N before any other
+			// rule can drop it — EliminateRedundant removes every conjunct
+			// above an input that keeps no row, which would leave a
+			// RowNumber no plan can run. It finds the filter through
+			// projections itself, needing no pushdown first.
+			rules.RowNumberToTopN{},
 			// After folding, which turns x = NULL into NULL in filters and
 			// projections; InferJoinPredicates compares conjuncts in the
 			// form these two leave them in.
@@ -40,9 +47,6 @@ var phases = []Phase{
 			// cannot move; the filters it adds on the inputs move further
 			// down in the next pass.
 			rules.InferJoinPredicates{},
-			// After PushFilterThroughProject, which brings a filter on a
-			// row number down to the RowNumber node it tests.
-			rules.RowNumberToTopN{},
 			rules.MergeProjects{},
 			rules.EliminateProject{},
 		},

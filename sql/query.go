@@ -129,7 +129,11 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 	depth := 0
 	inFrom := []bool{false}     // inFrom[d]: depth d is in a FROM clause
 	tableParen := []bool{false} // tableParen[d]: the parenthesis opening depth d is a FROM item
-	skip := map[int]int{}       // token index → index to resume at
+	// query[d]: depth d holds a SELECT, so a FROM there starts a FROM
+	// clause; in a function's parentheses it is part of the call
+	// (EXTRACT(unit FROM x), TRIM(c FROM x), SUBSTRING(x FROM n)).
+	query := []bool{false}
+	skip := map[int]int{} // token index → index to resume at
 	for j := lo; j < hi; j++ {
 		if to, ok := skip[j]; ok {
 			j = to - 1
@@ -154,8 +158,9 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 			if depth == len(inFrom) {
 				inFrom = append(inFrom, false)
 				tableParen = append(tableParen, false)
+				query = append(query, false)
 			}
-			inFrom[depth], tableParen[depth] = table, table
+			inFrom[depth], tableParen[depth], query[depth] = table, table, false
 		case t.isOp(")"):
 			if depth > 0 {
 				if q != nil && tableParen[depth] {
@@ -167,10 +172,11 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 			}
 		case t.kind != tWord || prev.isOp("."):
 			// Only bare, unqualified words are keywords.
-		case t.is("FROM") || t.is("JOIN"):
+		case t.is("FROM") && query[depth] || t.is("JOIN"):
 			inFrom[depth] = true
 		case fromEnders[strings.ToUpper(t.text)]:
 			inFrom[depth] = false
+			query[depth] = query[depth] || t.is("SELECT")
 		case q != nil && inFrom[depth] && t.is("FULL") && (next.is("JOIN") || next.is("OUTER") && p.toks[j+2].is("JOIN")):
 			// TiDB has no FULL JOIN: it parses a LEFT JOIN, which
 			// markFullJoins finds again after the parse.
@@ -214,7 +220,9 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 			p.rewriteInterval(j, hi)
 		case t.is("EXTRACT") && next.isOp("("):
 			if p.rewriteExtract(j, hi) {
-				j += 3 // past the unit and FROM
+				// Resume past the unit and FROM, after the parenthesis
+				// (which must still open a depth of its own).
+				skip[j+2] = j + 4
 			}
 		}
 	}

@@ -233,6 +233,29 @@ func TestFullJoin(t *testing.T) {
 	}
 }
 
+// TestFullJoinFunctionFrom checks FULL JOINs whose right side's select list
+// has a FROM inside a function call (EXTRACT, TRIM, SUBSTRING): the word
+// after that FROM is no table name, and the FULL JOIN is found by the
+// table that starts its right side. EXTRACT used to skip its parenthesis,
+// so the select list's later columns were taken for tables.
+func TestFullJoinFunctionFrom(t *testing.T) {
+	for _, text := range []string{
+		"SELECT a.k FROM t1 AS a FULL JOIN (SELECT EXTRACT(SECOND FROM b.ts) AS e, b.k AS k FROM s1 AS b) AS d ON a.k = d.k",
+		"SELECT a.k FROM t1 AS a FULL JOIN (SELECT TRIM(LEADING 'x' FROM b.g) AS e, b.k AS k FROM s1 AS b) AS d ON a.k = d.k",
+		"SELECT a.k FROM t1 AS a FULL JOIN (SELECT SUBSTRING(b.g FROM 2) AS e, b.k AS k FROM s1 AS b) AS d ON a.k = d.k",
+		"SELECT EXTRACT(SECOND FROM a.ts) AS e, a.k FROM t1 AS a FULL JOIN s1 AS b ON a.k = b.k",
+	} {
+		s, err := ParseOne(text, Pos{})
+		if err != nil {
+			t.Errorf("%s: %v", text, err)
+			continue
+		}
+		if q := s.(*Select).Query; len(q.FullJoins) != 1 {
+			t.Errorf("%s: %d full joins, want 1", text, len(q.FullJoins))
+		}
+	}
+}
+
 // TestLongStatementError checks errors past the 2048 bytes of text TiDB
 // quotes in its messages.
 func TestLongStatementError(t *testing.T) {

@@ -198,13 +198,19 @@ func (c *compiler) compile(e plan.Expr) (node, error) {
 // isConstant reports whether e reads no column and calls no function
 // whose value changes as it runs (PROCTIME()).
 func isConstant(e plan.Expr) bool {
+	// Walk prunes only the children of a node whose callback returns
+	// false and goes on with its siblings, so a verdict once false must
+	// stay false: a later sibling (a function over constants) must not
+	// set it back to true.
 	konst := true
 	plan.Walk(e, func(x plan.Expr) bool {
 		switch x := x.(type) {
 		case *plan.InputRef, *plan.ColRef:
 			konst = false
 		case *plan.Func:
-			konst = x.Name != "proctime"
+			if x.Name == "proctime" {
+				konst = false
+			}
 		}
 		return konst
 	})

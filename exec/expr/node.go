@@ -45,6 +45,11 @@ func (c *evalCtx) reset(rec arrow.RecordBatch) error {
 
 // col returns input column ord.
 func (c *evalCtx) col(ord int) (*vector, error) {
+	if ord < 0 || ord >= len(c.cols) {
+		// A context without columns (constant folding's) reached by a
+		// column reference: an error, not a panic, should one slip by.
+		return nil, fmt.Errorf("expr: column %d not loaded (%d columns)", ord, len(c.cols))
+	}
 	r := &c.cols[ord]
 	if !c.loaded[ord] {
 		if c.rec == nil || ord >= c.batchCols {

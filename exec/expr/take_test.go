@@ -122,6 +122,44 @@ func TestConstantResults(t *testing.T) {
 	})
 }
 
+// TestColumnBeforeConstantFunction checks that an expression reading a
+// column is not folded as a constant when a function over constants comes
+// after the column in it: isConstant used to let the later function reset
+// its verdict, and folding then evaluated the column with no batch (an
+// index out of range panic in Calc.Open).
+func TestColumnBeforeConstantFunction(t *testing.T) {
+	rows := [][]types.Datum{{i(-2)}, {i(3)}, {null}}
+	absCol := fn("abs", bigint, col(0, bigint))
+	runCases(t, []types.T{bigint}, []tcase{
+		{name: "compare", e: cmpE(plan.OpEq, absCol, fn("abs", bigint, litI(-2))), rows: rows,
+			want: []types.Datum{b(true), b(false), null}},
+		{name: "arith", e: bin(plan.OpAdd, col(0, bigint), fn("abs", bigint, litI(-1)), bigint), rows: rows,
+			want: []types.Datum{i(-1), i(4), null}},
+	})
+	if isConstant(cmpE(plan.OpEq, absCol, fn("abs", bigint, litI(-2)))) {
+		t.Errorf("isConstant(abs(c0) = abs(-2)) = true")
+	}
+	// The same inside a Program, as Calc compiles it.
+	p, err := CompileProgram(cmpE(plan.OpEq, absCol, fn("abs", bigint, litI(-2))),
+		[]plan.Expr{col(0, bigint)}, []types.T{bigint})
+	if err != nil {
+		t.Fatal(err)
+	}
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	rec := types.BuildRecord(alloc, []string{"c0"}, []types.T{bigint}, rows)
+	defer rec.Release()
+	cols := make([]arrow.Array, 1)
+	n, _, err := p.Eval(alloc, rec, cols, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	releaseAll(cols)
+	if n != 1 {
+		t.Errorf("program kept %d rows, want 1", n)
+	}
+}
+
 func errorsAs(err error, target **RowError) bool { return errors.As(err, target) }
 
 // TestSteadyStateAllocations checks that, once scratch buffers have grown,

@@ -27,7 +27,9 @@ import (
 // "Below" looks through the nodes that keep or drop rows without changing
 // the values of the columns tested: filters, projections (substituting
 // their expressions), joins on a side they do not pad with NULLs, grouping
-// columns of aggregates, Top-N, windows and unions. A conjunct that appears
+// columns of aggregates, Top-N, windows and unions; a filter below that
+// folded to FALSE or NULL keeps no row, so it implies every conjunct
+// (vacuously). A conjunct that appears
 // twice in one filter — what MergeFilters makes of a subquery's WHERE and
 // an outer WHERE that repeat each other — is kept once. (MergeFilters
 // itself only concatenates adjacent filters; filters separated by a node

@@ -32,11 +32,14 @@ func impliedBy(c *Context, n plan.Node, cj plan.Expr) bool {
 	cols := plan.ColsUsed(cj)
 	switch n := n.(type) {
 	case *plan.Filter:
-		return hasCanonical(c, plan.Conjuncts(n.Pred), cj) || impliedBy(c, n.Input, cj)
+		return keepsNoRow(n.Pred) || hasCanonical(c, plan.Conjuncts(n.Pred), cj) || impliedBy(c, n.Input, cj)
 	case *plan.Project:
 		s, ok := throughItems(c, cj, n.Items)
 		return ok && (plan.IsTrue(s) || impliedBy(c, n.Input, s))
 	case *plan.Calc:
+		if n.Pred != nil && keepsNoRow(n.Pred) {
+			return true
+		}
 		s, ok := throughItems(c, cj, n.Items)
 		if !ok {
 			return false
@@ -85,6 +88,20 @@ func impliedBy(c *Context, n plan.Node, cj plan.Expr) bool {
 			}
 		}
 		return len(n.Ins) > 0
+	}
+	return false
+}
+
+// keepsNoRow reports whether a filter's predicate has a conjunct that is
+// the constant FALSE or NULL: the filter outputs no row, so every conjunct
+// is TRUE on every row it outputs. Without this, InferJoinPredicates would
+// add a restriction to a filter FoldConstants then folds back to FALSE,
+// forever.
+func keepsNoRow(pred plan.Expr) bool {
+	for _, cj := range plan.Conjuncts(pred) {
+		if b, ok := boolConst(cj); ok && !b || isNullConst(cj) {
+			return true
+		}
 	}
 	return false
 }

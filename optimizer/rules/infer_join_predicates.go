@@ -52,7 +52,9 @@ import (
 // further down (PushFilterThroughProject, PushFilterBelowAggregate,
 // PushFilterIntoJoin, MergeFilters) — and compares expressions in the form
 // FoldConstants and OrEqualitiesToIn leave them in, so it fires once per
-// conjunct and key.
+// conjunct and key. A side under a filter that folded to FALSE or NULL
+// outputs no row and so guarantees every conjunct: nothing is added there
+// (FoldConstants would fold it away again).
 // Profitability: rows that cannot match are dropped before they are
 // shuffled and kept in join state, and the cost-based join order sees the
 // smaller inputs; the cost is one evaluation of a conjunct per row of that

@@ -24,7 +24,9 @@ import (
 // same holds for the right side of inner and right joins. A conjunct over
 // both sides of an inner join filters the pairs, which is what the join
 // condition does. A null-rejecting conjunct removes every padded row, and
-// an outer join without its padded rows is the inner join. Volatile
+// an outer join without its padded rows is the inner join; `x <=> y` is
+// TRUE when both are NULL, so it rejects NULLs only if it folds to FALSE
+// with the side's columns NULL. Volatile
 // conjuncts stay where they are.
 // Profitability: rows are dropped before they are shuffled and kept in
 // join state, and equalities become hash keys instead of a cross product.
@@ -108,15 +110,15 @@ func withoutPadding(k plan.JoinKind, padRight bool) plan.JoinKind {
 }
 
 // rejectsNull reports whether e is never TRUE when every column of side is
-// NULL: a comparison with a side column as an operand (NULL compares as
-// NULL), or a predicate over side columns alone that folds to FALSE or NULL
-// when they are NULL.
+// NULL: a comparison other than <=> with a side column as an operand (NULL
+// compares as NULL; NULL <=> NULL is TRUE), or a predicate over side
+// columns alone that folds to FALSE or NULL when they are NULL.
 func rejectsNull(c *Context, e plan.Expr, side plan.ColSet) bool {
 	cols := plan.ColsUsed(e)
 	if !cols.Intersects(side) {
 		return false
 	}
-	if b, ok := e.(*plan.Binary); ok && b.Op.IsComparison() {
+	if b, ok := e.(*plan.Binary); ok && b.Op.IsComparison() && b.Op != plan.OpNullSafeEq {
 		for _, x := range []plan.Expr{b.L, b.R} {
 			if r, ok := x.(*plan.ColRef); ok && side.Contains(r.ID) {
 				return true

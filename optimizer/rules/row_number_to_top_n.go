@@ -15,13 +15,27 @@ import (
 //	  ⇒  Filter price > 5 (TopN partition=[auction] order=[price DESC] limit=10 row_number=rn (X))
 //
 // The bounds recognized are rn <= c, rn < c, rn = 1 and their mirror images
-// (c >= rn, ...); several combine to the tightest.
+// (c >= rn, ...); several combine to the tightest. A filter with a conjunct
+// folded to FALSE or NULL keeps no row whatever the bound, and becomes a
+// Top-1 under that filter. The filter may sit above projections that
+// forward the row number (possibly renamed) and other filters, as the
+// select list and WHERE of a derived table over the ROW_NUMBER put it:
+//
+//	Filter t.rn <= 3 (Project [id, rn AS t.rn] (RowNumber as rn (X)))
+//	  ⇒  Project [id, rn AS t.rn] (TopN limit=3 row_number=rn (X))
+//
+// This rule is required (the plan cannot run a continuous RowNumber), so
+// it must not depend on an optional rule to bring the filter down.
 //
 // Safety: the filter keeps exactly the rows whose number is at most N, which
 // is what the Top-N keeps, with the same numbers; under retractions the
 // Top-N maintains that set (a row leaving the top N lets the next one in),
 // as re-filtering the renumbered input would. The other conjuncts still
-// apply, above.
+// apply, above. A bound tests only the row number, which the projections
+// between forward unchanged, so applying it right above the RowNumber
+// keeps the same rows: a projection maps each row on its own, and filters
+// commute (the filters between stay above the Top-N). A filter that keeps
+// no row keeps none above a Top-1 either.
 // Profitability: always — numbering every row of a partition on every change
 // is not feasible over a stream; a Top-N keeps N rows per partition (append-
 // only input) and emits only changes to them.
@@ -36,37 +50,69 @@ func (RowNumberToTopN) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 	if !ok {
 		return n, false, nil
 	}
-	rn, ok := f.Input.(*plan.RowNumber)
-	if !ok {
-		return n, false, nil
+	// The projections and filters between f and the RowNumber, top first.
+	var between []plan.Node
+	in := f.Input
+	var rn *plan.RowNumber
+	for rn == nil {
+		switch x := in.(type) {
+		case *plan.RowNumber:
+			rn = x
+		case *plan.Project, *plan.Filter:
+			between = append(between, x)
+			in = x.Inputs()[0]
+		default:
+			return n, false, nil
+		}
+	}
+	// The columns of f's input that carry the row number.
+	var names plan.ColSet
+	names.Add(rn.Out)
+	for i := len(between) - 1; i >= 0; i-- {
+		p, ok := between[i].(*plan.Project)
+		if !ok {
+			continue
+		}
+		var out plan.ColSet
+		for _, it := range p.Items {
+			if r, ok := it.Expr.(*plan.ColRef); ok && names.Contains(r.ID) {
+				out.Add(it.ID)
+			}
+		}
+		names = out
 	}
 	limit := int64(math.MaxInt64)
 	var rest []plan.Expr
 	for _, cj := range plan.Conjuncts(f.Pred) {
-		if l, ok := rankBound(cj, rn.Out); ok {
+		if l, ok := rankBound(cj, names); ok {
 			limit = min(limit, l)
 			continue
 		}
 		rest = append(rest, cj)
 	}
-	if limit == math.MaxInt64 {
+	empty := keepsNoRow(f.Pred)
+	if limit == math.MaxInt64 && !empty {
 		return n, false, nil
 	}
 	top := &plan.TopN{Input: rn.Input, Partition: rn.Partition, Order: rn.Order, Limit: limit, Out: rn.Out}
-	if limit < 1 {
-		// No row number passes: keep nothing (a Top-1 filtered out).
+	if limit < 1 || empty {
+		// No row passes: keep nothing (a Top-1 filtered out).
 		top.Limit = 1
 		rest = []plan.Expr{&plan.Const{Val: types.BoolDatum(false), Typ: types.BoolT}}
 	}
-	if len(rest) == 0 {
-		return top, true, nil
+	var out plan.Node = top
+	for i := len(between) - 1; i >= 0; i-- {
+		out = between[i].WithInputs(out)
 	}
-	return &plan.Filter{Input: top, Pred: plan.MakeAnd(rest)}, true, nil
+	if len(rest) == 0 {
+		return out, true, nil
+	}
+	return &plan.Filter{Input: out, Pred: plan.MakeAnd(rest)}, true, nil
 }
 
-// rankBound reports the largest row number e keeps when e bounds column rn
-// from above by a constant.
-func rankBound(e plan.Expr, rn plan.ColumnID) (int64, bool) {
+// rankBound reports the largest row number e keeps when e bounds one of the
+// columns rn (the row number under its names) from above by a constant.
+func rankBound(e plan.Expr, rn plan.ColSet) (int64, bool) {
 	b, ok := e.(*plan.Binary)
 	if !ok {
 		return 0, false
@@ -76,7 +122,7 @@ func rankBound(e plan.Expr, rn plan.ColumnID) (int64, bool) {
 		op, col, k = b.Op.Commute(), b.R, b.L
 	}
 	ref, ok := col.(*plan.ColRef)
-	if !ok || ref.ID != rn {
+	if !ok || !rn.Contains(ref.ID) {
 		return 0, false
 	}
 	c, ok := k.(*plan.Const)
