@@ -75,7 +75,7 @@ func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
 // control delivers an aligned control message to every operator in order,
 // each after the output its predecessor emitted while handling it, and
 // returns; the caller forwards the message downstream.
-func (c *chain) control(ctx context.Context, m Control) error {
+func (c *chain) control(ctx context.Context, m Control) (forward bool, err error) {
 	for i, op := range c.ops {
 		if m.Kind == Watermark && !m.Idle {
 			c.metrics[i].Watermark.Store(m.Watermark)
@@ -88,10 +88,13 @@ func (c *chain) control(ctx context.Context, m Control) error {
 		c.metrics[i].BusyNanos.Add(int64(time.Since(start) - em.child))
 		em.child = saved
 		if err != nil {
-			return err
+			return false, err
+		}
+		if a, ok := op.(WatermarkAbsorber); ok && a.AbsorbsWatermarks() && m.Kind == Watermark && m.Watermark != MaxWatermark {
+			return false, nil // the operators after it never see the watermark
 		}
 	}
-	return nil
+	return true, nil
 }
 
 // close closes every operator, returning the first error.

@@ -41,6 +41,17 @@ type Operator interface {
 	Close() error
 }
 
+// WatermarkAbsorber is implemented by operators whose output rows carry no
+// event time the watermark could bound: a regular join emits a match when
+// its second row arrives, however far the watermark has moved since its
+// first. When AbsorbsWatermarks is true, a watermark stops at the
+// operator — those after it, in its stage and downstream, see none (and
+// so close no window early) until the input ends and the watermark
+// becomes +infinity. Idle markers stop there too.
+type WatermarkAbsorber interface {
+	AbsorbsWatermarks() bool
+}
+
 // Env is what the runtime gives an operator instance.
 type Env struct {
 	// Alloc allocates Arrow buffers; tests pass a checked allocator.

@@ -151,7 +151,8 @@ func (t *task) run(ctx context.Context) error {
 
 // deliver runs an aligned control message through the chain and passes it on.
 func (t *task) deliver(ctx context.Context, m Control) error {
-	if err := t.chain.control(ctx, m); err != nil {
+	forward, err := t.chain.control(ctx, m)
+	if err != nil || !forward {
 		return err
 	}
 	if m.Kind == CaughtUp && m.Input >= 0 {

@@ -80,6 +80,13 @@ func (n *Join) Props() *Props {
 			}
 		}
 		tb, windowed := n.Windowed()
+		if !windowed && !n.Lookup {
+			// A regular join emits a match when its later row arrives,
+			// whatever the watermark: its output carries none (the
+			// runtime stops watermarks there, exec.WatermarkAbsorber),
+			// so windows above it close only when the input ends.
+			p.Watermarked = false
+		}
 		switch {
 		case windowed:
 			// Both sides' state is freed by the watermark, and an outer
