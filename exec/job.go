@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -155,7 +156,7 @@ func (j *Job) closeTasks() {
 
 func (j *Job) runTask(ctx context.Context, t *task) {
 	defer j.wg.Done()
-	err := t.run(ctx)
+	err := t.runRecovered(ctx)
 	if cerr := t.close(); err == nil {
 		err = cerr
 	}
@@ -163,6 +164,22 @@ func (j *Job) runTask(ctx context.Context, t *task) {
 	if err != nil && !errors.Is(err, context.Canceled) {
 		j.fail(fmt.Errorf("%s: %w", t.name, err))
 	}
+}
+
+// ErrInternal marks a query stopped by a bug in eddy (a panic in one of its
+// tasks) rather than by its data.
+var ErrInternal = errors.New("internal error")
+
+// runRecovered runs the task, turning a panic — a broken invariant in an
+// operator — into an error that fails this job (with the stack, for the
+// bug report) instead of the whole process.
+func (t *task) runRecovered(ctx context.Context) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())
+		}
+	}()
+	return t.run(ctx)
 }
 
 // fail records the job's first error and stops every task.

@@ -2,8 +2,10 @@ package exec
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -210,6 +212,34 @@ func TestJobFailureStopsEveryTask(t *testing.T) {
 }
 
 func st(j *Job) JobState { s, _ := j.State(); return s }
+
+// TestJobPanicFailsTheJob checks that a panicking operator fails its job
+// with ErrInternal and the stack, and leaves the process running. (The
+// batch the panic interrupted is left to the garbage collector: the
+// unchecked allocator.)
+func TestJobPanicFailsTheJob(t *testing.T) {
+	alloc := memory.NewGoAllocator()
+	src := newGrowingSource()
+	src.add(1, 2, 3)
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistForward}},
+			Ops: []OpSpec{{Name: "panic", New: func(int) (Operator, error) { return panicking{}, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = job.Wait(context.Background())
+	if !errors.Is(err, ErrInternal) || st(job) != JobFailed || !strings.Contains(err.Error(), "broken invariant") ||
+		!strings.Contains(err.Error(), "panicking.Process") {
+		t.Fatalf("want a failed job with the panic and its stack, got %v (%s)", err, st(job))
+	}
+}
+
+type panicking struct{ failing }
+
+func (panicking) Process(context.Context, int, Chunk, Emitter) error { panic("broken invariant") }
 
 type failing struct{}
 
