@@ -94,6 +94,10 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 		return nil, b.unsupported(x, "DEFAULT")
 	case *ast.TimeUnitExpr:
 		return nil, b.errAt(x, "a time unit (%s) is not a value", x.Unit)
+	case *ast.PositionExpr:
+		// The parser reads an integer in any ORDER BY as a position; only
+		// the query's own GROUP BY and ORDER BY resolve one.
+		return nil, b.errAt(x, "a column position (%d) is allowed only in the query's GROUP BY and ORDER BY; name the column or expression here", x.N)
 	}
 	if v, ok := n.(*driver.ValueExpr); ok {
 		return b.bindValue(v)
