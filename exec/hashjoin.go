@@ -72,6 +72,7 @@ type HashJoin struct {
 	outP    []int32 // output rows: probe row (-1: NULL)
 	outO    []int32 // and other-side id (-1: NULL)
 	outOps  []Op
+	hashes  []uint64 // the probe rows' hashes, when row indexes may read them
 	// A lookup join holds its stream rows until the table side has caught
 	// up with the rows it held when the query started, so that a query
 	// created over existing data looks them up in the whole table.
@@ -85,7 +86,7 @@ type joinSide struct {
 	types   []types.T
 	keys    []int
 	store   *rowStore
-	index   map[string][]int32
+	index   map[string]*joinBucket
 	counted bool
 	matches []int32
 	// For a windowed join: the time column, the offset that makes a row's
@@ -96,6 +97,13 @@ type joinSide struct {
 	deadline deadlineHeap
 	keyOf    []string
 	padded   bool // an outer join pads this side's unmatched rows
+	// By row id: its position in its bucket, and the next id of its chain
+	// in its bucket's row index (hashjoin_rows.go); idx keeps track of the
+	// row indexes, whose row hash covers hashCols.
+	pos      []int32
+	next     []int32
+	idx      rowIndexes
+	hashCols []int
 }
 
 var _ Operator = (*HashJoin)(nil)
@@ -114,10 +122,11 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 	}
 	j.env = env
 	j.waiting = c.Lookup
-	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: newRowStore(c.Left), index: map[string][]int32{},
+	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: newRowStore(c.Left), index: map[string]*joinBucket{},
 		counted: !c.Lookup && (c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin)}
-	right := &joinSide{types: c.Right, keys: c.RightKeys, store: newRowStore(c.Right), index: map[string][]int32{},
+	right := &joinSide{types: c.Right, keys: c.RightKeys, store: newRowStore(c.Right), index: map[string]*joinBucket{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
+	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
 	j.sides = [2]*joinSide{left, right}
 	if c.Windowed {
 		if c.Lookup || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {
@@ -181,12 +190,17 @@ func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 		if j.cfg.Lookup && in == 1 {
 			continue // table changes look nothing up
 		}
-		for _, id := range other.index[k] {
-			j.cand = append(j.cand, int32(i))
-			j.candIDs = append(j.candIDs, id)
+		if b := other.index[k]; b != nil {
+			for _, id := range b.ids {
+				j.cand = append(j.cand, int32(i))
+				j.candIDs = append(j.candIDs, id)
+			}
 		}
 	}
 	if err := j.filterResidual(in, c, other); err != nil {
+		return err
+	}
+	if err := j.hashProbeRows(probe, c, cols, n); err != nil {
 		return err
 	}
 	// Apply the rows in order: emit their changes and update the state.
@@ -209,6 +223,33 @@ func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	}
 	j.gauge()
 	return j.emit(ctx, in, c, other, out)
+}
+
+// hashProbeRows computes the row hashes of the chunk's rows when a row
+// index may need them: the chunk retracts rows (a bucket may build its
+// index) or some bucket of the probe side has one.
+func (j *HashJoin) hashProbeRows(probe *joinSide, c Chunk, cols []arrow.Array, n int) error {
+	j.hashes = j.hashes[:0]
+	if j.cfg.Lookup && probe == j.sides[0] {
+		return nil // a lookup join keeps no stream rows
+	}
+	if probe.idx.live == 0 {
+		retracts := false
+		for _, op := range c.Ops {
+			if op.IsRetraction() {
+				retracts = true
+				break
+			}
+		}
+		if !retracts {
+			return nil
+		}
+	}
+	var err error
+	if j.hashes, err = probe.rowHashes(cols, n, j.hashes); err != nil {
+		return fmt.Errorf("hash join: %w", err)
+	}
+	return nil
 }
 
 // key encodes row i's join key; false when a key column is NULL. A cross

@@ -84,9 +84,12 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 	if key == "" || j.cfg.Lookup && in == 0 {
 		return nil // a NULL key matches nothing, and a lookup keeps no stream row
 	}
+	var h uint64
+	if len(j.hashes) > i {
+		h = j.hashes[i] // computed for this chunk when a row index may read it
+	}
 	if insert {
-		id := probe.store.add(cols, i)
-		probe.index[key] = append(probe.index[key], id)
+		id := probe.addRow(key, cols, i, h)
 		if windowed {
 			for int(id) >= len(probe.keyOf) {
 				probe.keyOf = append(probe.keyOf, "")
@@ -102,22 +105,16 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 		}
 		return nil
 	}
-	bucket := probe.index[key]
-	for k, id := range bucket {
-		if !probe.store.equal(id, cols, i) {
-			continue
-		}
-		last := len(bucket) - 1
-		bucket[k] = bucket[last]
-		if last == 0 {
-			delete(probe.index, key)
-		} else {
-			probe.index[key] = bucket[:last]
-		}
-		probe.store.remove(id)
-		return nil
+	b := probe.index[key]
+	id, err := probe.find(j.env.Alloc, b, h, cols, i)
+	if err != nil {
+		return err
 	}
-	return errRetractUnknown
+	if id == noRow {
+		return errRetractUnknown
+	}
+	probe.removeRow(key, b, id, h)
+	return nil
 }
 
 func (j *HashJoin) out(p, o int32, op Op) {
@@ -217,7 +214,7 @@ func (j *HashJoin) gauge() {
 	var rows, bytes int64
 	for _, s := range j.sides {
 		rows += int64(s.store.live())
-		bytes += s.store.bytes() + 4*int64(len(s.matches))
+		bytes += s.store.bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next))
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -71,23 +72,21 @@ func (j *HashJoin) evict(ctx context.Context, wm int64, out Emitter) error {
 				return err
 			}
 		}
-		for _, id := range ids {
-			key := side.keyOf[id]
-			bucket := side.index[key]
-			for k, b := range bucket {
-				if b == id {
-					last := len(bucket) - 1
-					bucket[k] = bucket[last]
-					if last == 0 {
-						delete(side.index, key)
-					} else {
-						side.index[key] = bucket[:last]
-					}
-					break
-				}
+		var hs []uint64
+		if side.idx.live > 0 {
+			var err error
+			if hs, err = side.storedHashes(j.env.Alloc, ids); err != nil {
+				return fmt.Errorf("hash join: %w", err)
 			}
+		}
+		for k, id := range ids {
+			var h uint64
+			if hs != nil {
+				h = hs[k]
+			}
+			key := side.keyOf[id]
+			side.removeRow(key, side.index[key], id, h)
 			side.keyOf[id] = ""
-			side.store.remove(id)
 		}
 	}
 	j.gauge()

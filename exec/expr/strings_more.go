@@ -218,7 +218,10 @@ func splitPart(s, delim string, k int64) string {
 // buildRegexpExtract compiles REGEXP_EXTRACT(s, pattern[, group]) (Flink):
 // the text of group (0, the default, is the whole match) of the first
 // match of the Go regular expression pattern; NULL when nothing matches or
-// the group does not exist or did not take part in the match.
+// the group does not exist or did not take part in the match. A constant
+// pattern is compiled once; a varying one whenever it changes from the
+// row before. Matching goes through a matcher, which skips the regexp
+// engine where a literal the pattern requires decides the row.
 func buildRegexpExtract(c *compiler, e *plan.Func) (node, error) {
 	if err := argsOf(e, types.PhysString, types.PhysString, types.PhysInt64); err != nil {
 		return nil, err
@@ -227,14 +230,15 @@ func buildRegexpExtract(c *compiler, e *plan.Func) (node, error) {
 	if err != nil {
 		return nil, err
 	}
-	var fixed *regexp.Regexp
+	var fixed *matcher
 	if d, ok := constArg(e, 1); ok {
-		if fixed, err = regexp.Compile(d.S); err != nil {
+		re, err := regexp.Compile(d.S)
+		if err != nil {
 			return nil, badArgument("REGEXP_EXTRACT: invalid pattern %q: %v", d.S, err)
 		}
+		fixed = newMatcher(re)
 	}
-	var last *regexp.Regexp
-	var m []int
+	var last *matcher
 	return newFn(func(in []*vector, n int, out *result) error {
 		out.strings(n, totalLen(in[0], n)/2)
 		for i := 0; i < n; i++ {
@@ -242,24 +246,27 @@ func buildRegexpExtract(c *compiler, e *plan.Func) (node, error) {
 				out.appendStr("")
 				continue
 			}
-			re := fixed
-			if re == nil {
-				if src := in[1].str(i); last == nil || last.String() != src {
-					if last, err = regexp.Compile(src); err != nil {
+			mt := fixed
+			if mt == nil {
+				if src := in[1].str(i); last == nil || last.re.String() != src {
+					re, err := regexp.Compile(src)
+					if err != nil {
 						return badArgument("REGEXP_EXTRACT: invalid pattern %q: %v", src, err)
 					}
+					last = newMatcher(re)
 				}
-				re = last
+				mt = last
 			}
 			g := int64(0)
 			if len(in) > 2 {
 				g = in[2].int64At(i)
 			}
+			var m []int
 			s := in[0].str(i)
-			if g >= 0 && g <= int64(re.NumSubexp()) {
-				m = re.FindStringSubmatchIndex(s)
+			if g >= 0 && g <= int64(mt.re.NumSubexp()) {
+				m = mt.submatchIndex(s)
 			}
-			if g < 0 || g > int64(re.NumSubexp()) || m == nil || m[2*g] < 0 {
+			if m == nil || m[2*g] < 0 {
 				out.setNull(i, n)
 				out.appendStr("")
 				continue
