@@ -55,6 +55,13 @@ type outWriter struct {
 	hashes []uint64
 	sels   [][]int32
 	next   int // the last instance a round-robin chunk went to
+
+	// Small parts of hash-partitioned chunks wait here, per consumer
+	// instance, until they make coalesceRows rows, a control message goes
+	// out, or the task runs out of input (see coalesce.go).
+	coalesce bool
+	pend     [][]Chunk
+	pendRows []int
 }
 
 func (w *outWriter) send(ctx context.Context, dst int, m message) error {
@@ -125,29 +132,31 @@ func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
 		w.sels[dst] = append(w.sels[dst], int32(r))
 	}
 	for dst, sel := range w.sels {
+		var part Chunk
 		switch len(sel) {
 		case 0:
 			continue
 		case rows:
-			if err := w.sendRetained(ctx, dst, c); err != nil {
+			part = c.Keep()
+		default:
+			var err error
+			if part, err = takeChunk(w.alloc, c, sel); err != nil {
 				return err
 			}
-			continue
 		}
-		part, err := takeChunk(w.alloc, c, sel)
-		if err != nil {
-			return err
-		}
-		if err := w.send(ctx, dst, message{chunk: part}); err != nil {
-			part.Batch.Release()
+		if err := w.sendPart(ctx, dst, part); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// control sends a control message to every consumer instance.
+// control sends a control message to every consumer instance, after the
+// rows waiting to be coalesced.
 func (w *outWriter) control(ctx context.Context, m Control) error {
+	if err := w.flush(ctx); err != nil {
+		return err
+	}
 	for i := range w.inboxes {
 		if err := w.send(ctx, i, message{ctrl: m}); err != nil {
 			return err

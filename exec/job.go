@@ -39,6 +39,13 @@ type JobOptions struct {
 	// get queuedShare percent of it, split evenly over the stage
 	// instances' inboxes; operator state is not counted.
 	BufferBytes int64
+	// Coalesce lets hash exchanges hold small parts back to send them
+	// together (see coalesceRows): fewer, larger batches, and an
+	// aggregate downstream folds the held rows' changes of a group into
+	// one. The integrated result is the same; the changelog is coarser and
+	// depends on timing, so jobs whose every change is observed (push
+	// queries, file sinks) leave it off.
+	Coalesce bool
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and

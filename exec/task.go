@@ -101,7 +101,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			}
 			t.out = &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys,
 				inboxes: j.stages[ci].inboxes, instance: inst, sender: senderBase[ci][k] + inst,
-				input: in.Input, bp: &t.taskM.BackpressureNanos}
+				input: in.Input, bp: &t.taskM.BackpressureNanos, coalesce: opts.Coalesce}
 			out = t.out
 		}
 	}
@@ -120,6 +120,9 @@ func (t *task) close() error {
 		if cerr := t.source.Close(); err == nil {
 			err = cerr
 		}
+	}
+	if t.out != nil {
+		t.out.release() // parts never sent
 	}
 	if t.inbox != nil {
 		t.inbox.drain() // release whatever is still queued for this instance
@@ -167,6 +170,13 @@ func (t *task) deliver(ctx context.Context, m Control) error {
 
 func (t *task) runInbox(ctx context.Context) error {
 	for {
+		if t.out != nil && len(t.inbox.ch) == 0 {
+			// Out of input for now: what waits to be coalesced goes out
+			// before the task sleeps.
+			if err := t.out.flush(ctx); err != nil {
+				return err
+			}
+		}
 		m, err := t.inbox.take(ctx, &t.taskM.IdleNanos)
 		if err != nil {
 			return err
@@ -265,6 +275,11 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			if asked > 0 {
 				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+					return err
+				}
+			}
+			if t.out != nil {
+				if err := t.out.flush(ctx); err != nil {
 					return err
 				}
 			}
@@ -380,6 +395,11 @@ func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if t.out != nil {
+			if err := t.out.flush(ctx); err != nil {
+				return err
+			}
 		}
 		start := time.Now()
 		c, ctrl, err := ms.NextMessage(ctx)

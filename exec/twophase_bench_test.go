@@ -39,7 +39,8 @@ func zipfBatches(alloc memory.Allocator, n int) []arrow.RecordBatch {
 // COUNT(*), SUM(v) GROUP BY k — at parallelism 2 (two source splits, two
 // aggregate instances), in one phase (every row shuffled by key: the hot
 // keys' instance does most of the work) and in two (a LocalAgg per source
-// split, then the partials shuffled), in one run. Run it as
+// split, then the partials shuffled), in one run. Both jobs coalesce small
+// exchanged batches, as eddy's views and blackhole sinks do. Run it as
 //
 //	go test ./exec -run XXX -bench BenchmarkTwoPhaseAgg -count 5 -cpu 2
 func BenchmarkTwoPhaseAgg(b *testing.B) {
@@ -98,7 +99,7 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 		g := graphs[name]
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
-				job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
+				job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, Coalesce: true})
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -71,7 +71,13 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 		return err
 	}
 	label := obj.Kind.String() + " " + obj.Name
-	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: label, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes, OnWarning: e.warner(label)})
+	// A view's result and a blackhole sink show no change history, so
+	// their exchanges may coalesce small batches (coarser changelogs,
+	// same results); push queries, file and print sinks and streams
+	// record every change, batch by batch.
+	coalesce := mv != nil || obj.Options["connector"] == "blackhole"
+	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: label, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
+		OnWarning: e.warner(label), Coalesce: coalesce})
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,152 @@
+package exec
+
+import (
+	"context"
+	"io"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// opsRecorder records every row it receives with its op, and the number of
+// batches.
+type opsRecorder struct {
+	mu      sync.Mutex
+	rows    map[int64][]Op
+	batches int
+}
+
+func (r *opsRecorder) Open(context.Context, *Env) error { return nil }
+func (r *opsRecorder) Process(_ context.Context, _ int, c Chunk, _ Emitter) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.rows == nil {
+		r.rows = map[int64][]Op{}
+	}
+	r.batches++
+	for i, row := range types.Rows(c.Batch, []types.T{types.BigIntT}) {
+		r.rows[row[0].I] = append(r.rows[row[0].I], c.Op(i))
+	}
+	return nil
+}
+func (r *opsRecorder) OnControl(context.Context, Control, Emitter) error { return nil }
+func (r *opsRecorder) Close() error                                      { return nil }
+
+// TestCoalescedExchange sends 600 chunks of 5 rows (with ops) through a
+// hash exchange that coalesces: every row arrives once with its op, the
+// consumers get far fewer batches than were sent, and nothing leaks.
+func TestCoalescedExchange(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	var batches []arrow.RecordBatch
+	var ops [][]Op
+	for k := range 600 {
+		batches = append(batches, types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(5*k, 5*k+5)))
+		o := make([]Op, 5)
+		for i := range o {
+			o[i] = Insert
+			if (5*k+i)%3 == 0 {
+				o[i] = Delete
+			}
+		}
+		ops = append(ops, o)
+	}
+	defer func() {
+		for _, b := range batches {
+			b.Release()
+		}
+	}()
+	recs := []*opsRecorder{{}, {}, {}}
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) { return &opsSource{batches: batches, ops: ops}, nil }},
+		{Parallelism: 3, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
+			Ops: []OpSpec{{Name: "rec", New: func(i int) (Operator, error) { return recs[i], nil }}}},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
+			Ops: []OpSpec{{Name: "end", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, Coalesce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	seen, got := 0, 0
+	for _, r := range recs {
+		got += r.batches
+		for v, os := range r.rows {
+			want := Insert
+			if v%3 == 0 {
+				want = Delete
+			}
+			if !slices.Equal(os, []Op{want}) {
+				t.Fatalf("row %d arrived as %v", v, os)
+			}
+			seen++
+		}
+	}
+	if seen != 3000 {
+		t.Fatalf("%d distinct rows arrived, want 3000", seen)
+	}
+	// 1,800 parts of about 1.7 rows: coalesced by the thousand.
+	if got > 30 {
+		t.Errorf("consumers got %d batches for 600 small chunks", got)
+	}
+}
+
+// opsSource replays batches with their ops.
+type opsSource struct {
+	batches []arrow.RecordBatch
+	ops     [][]Op
+	next    int
+}
+
+func (s *opsSource) Open(context.Context, *Env) error { return nil }
+func (s *opsSource) Next(context.Context) (Chunk, error) {
+	if s.next == len(s.batches) {
+		return Chunk{}, io.EOF
+	}
+	b := s.batches[s.next]
+	b.Retain()
+	s.next++
+	return Chunk{Batch: b, Ops: s.ops[s.next-1]}, nil
+}
+func (s *opsSource) Wait(context.Context) error { return nil }
+func (s *opsSource) Close() error               { return nil }
+
+// TestCoalescedExchangeFlushesWhenIdle checks that rows held for
+// coalescing go out as soon as the source has nothing more, without a
+// control message.
+func TestCoalescedExchangeFlushesWhenIdle(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	src := newGrowingSource()
+	sink := &collectSink{}
+	g := GraphSpec{Stages: []StageSpec{
+		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
+			Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+	}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, Coalesce: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer job.Stop()
+	src.add(1, 2, 3)
+	deadline := time.Now().Add(10 * time.Second)
+	for len(sink.snapshot()) < 3 {
+		if time.Now().After(deadline) {
+			t.Fatalf("rows held back: the sink has %v", sink.snapshot())
+		}
+		time.Sleep(time.Millisecond)
+	}
+	job.Stop()
+}
