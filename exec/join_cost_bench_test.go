@@ -48,22 +48,31 @@ func BenchmarkJoinCosts(b *testing.B) {
 		}
 	}()
 	ts := []types.T{types.BigIntT, types.VarcharT}
-	b.Run("insert", func(b *testing.B) {
-		for i := 0; i < b.N; i++ {
-			j := NewHashJoin(HashJoinConfig{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
-				Names: []string{"a", "b", "c", "d"}})
-			if err := j.Open(context.Background(), &Env{Alloc: alloc, Metrics: &OperatorMetrics{}}); err != nil {
-				b.Fatal(err)
-			}
-			for _, r := range batches {
-				if err := j.Process(context.Background(), 1, Chunk{Batch: r}, EmitterFunc(func(context.Context, Chunk) error { return nil })); err != nil {
+	// The cost of an insert grows with the state it goes into (a small
+	// state stays in cache): sides of 16K to 1M rows.
+	for _, size := range []int{16 << 10, 64 << 10, 256 << 10, n} {
+		name := "insert"
+		if size != n {
+			name = fmt.Sprintf("insert/%dK", size>>10)
+		}
+		b.Run(name, func(b *testing.B) {
+			side := batches[:size/4096]
+			for i := 0; i < b.N; i++ {
+				j := NewHashJoin(HashJoinConfig{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+					Names: []string{"a", "b", "c", "d"}})
+				if err := j.Open(context.Background(), &Env{Alloc: alloc, Metrics: &OperatorMetrics{}}); err != nil {
 					b.Fatal(err)
 				}
+				for _, r := range side {
+					if err := j.Process(context.Background(), 1, Chunk{Batch: r}, EmitterFunc(func(context.Context, Chunk) error { return nil })); err != nil {
+						b.Fatal(err)
+					}
+				}
+				j.Close()
 			}
-			j.Close()
-		}
-		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/row")
-	})
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(size), "ns/row")
+		})
+	}
 	for _, dist := range []Distribution{DistForward, DistHash, DistBroadcast} {
 		name := map[Distribution]string{DistForward: "forward", DistHash: "hash", DistBroadcast: "broadcast"}[dist]
 		b.Run(name, func(b *testing.B) {

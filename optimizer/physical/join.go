@@ -183,14 +183,17 @@ type distChoice struct {
 // right row padded (inner, left, semi, anti, lookup), and all replicas fit
 // the broadcast budget. It wins when it costs less:
 //
-//	hash      = (|left| + |right|) × shuffle + |right| × insert
-//	broadcast = |left| × forward + p × |right| × (send + insert)
+//	hash      = (|left| + |right|) × shuffle + |right| × insert(|right| / p)
+//	broadcast = |left| × forward + p × |right| × (send + insert(|right|))
 //
 // with sizes from the cost model and the measured per-row costs of
-// cost.ShuffleRow, cost.ForwardRow, cost.BroadcastRow and cost.InsertRow.
-// With equal costs it is the classic rule p × |small| < |large| + |small|;
-// with eddy's, where inserting a row into a join's state costs far more
-// than shuffling one, broadcasting pays only for much smaller tables.
+// cost.ShuffleRow, cost.ForwardRow, cost.BroadcastRow and
+// cost.InsertRowAt (an insert costs more as the state it goes into grows:
+// each hash instance keeps 1/p of the right side, each broadcast replica
+// all of it). With equal costs it is the classic rule p × |small| <
+// |large| + |small|; with eddy's, where inserting a row into a join's
+// state costs far more than shuffling one, broadcasting pays only for
+// much smaller tables.
 func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool) distChoice {
 	p := left.Hdr().Parallelism
 	switch n.Kind {
@@ -215,8 +218,8 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool)
 	if budget <= 0 {
 		budget = DefaultBroadcastBudget
 	}
-	hash := (ls+rs)*cost.ShuffleRow + rs*cost.InsertRow
-	bcast := ls*cost.ForwardRow + float64(p)*rs*(cost.BroadcastRow+cost.InsertRow)
+	hash := (ls+rs)*cost.ShuffleRow + rs*cost.InsertRowAt(rs/float64(p))
+	bcast := ls*cost.ForwardRow + float64(p)*rs*(cost.BroadcastRow+cost.InsertRowAt(rs))
 	d := &cost.Decision{What: "distribution of the join " + strings.Join(joinNames(b, n), " ⋈ ")}
 	d.Alternatives = []cost.Alternative{
 		{Desc: fmt.Sprintf("hash both sides on the keys at parallelism %d: shuffle %s + %s rows, keep %s", b.opts.Parallelism, Human(ls), Human(rs), Human(rs)), Cost: hash},
