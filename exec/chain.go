@@ -73,8 +73,11 @@ func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
 }
 
 // control delivers an aligned control message to every operator in order,
-// each after the output its predecessor emitted while handling it, and
-// returns; the caller forwards the message downstream.
+// each after the output its predecessor emitted while handling it. It
+// reports whether the caller should forward the message downstream: not
+// when an operator absorbed it (a regular join stops watermarks,
+// WatermarkAbsorber), and then the operators after that one do not see it
+// either.
 func (c *chain) control(ctx context.Context, m Control) (forward bool, err error) {
 	for i, op := range c.ops {
 		if m.Kind == Watermark && !m.Idle {

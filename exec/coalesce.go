@@ -50,7 +50,9 @@ func (w *outWriter) sendPart(ctx context.Context, dst int, part Chunk) error {
 
 // flush sends every consumer the parts waiting for it. The task calls it
 // before a control message goes out and before it waits for input, so
-// that coalescing delays rows only while more input is at hand.
+// that coalescing delays rows only while more input is at hand. A stage
+// reading a view's changes (a MessageSource, which cannot say whether it
+// would wait) flushes before every message, so it does not coalesce.
 func (w *outWriter) flush(ctx context.Context) error {
 	for dst := range w.pend {
 		if err := w.flushTo(ctx, dst); err != nil {

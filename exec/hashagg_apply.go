@@ -73,11 +73,16 @@ func (h *HashAgg) apply(c Chunk) error {
 			return err
 		}
 	}
+	// With EMIT ON WINDOW CLOSE nothing is emitted per batch: results are
+	// computed when a window closes (emitFinal), not before and after.
+	results := h.close == nil || !h.close.cfg.Emit
 	for i, a := range h.aggs {
 		h.sink += a.touch(b)
-		h.oldVecs[i].resize(m)
-		if err := a.result(b, h.oldRows, &h.oldVecs[i]); err != nil {
-			return fmt.Errorf("hash aggregate: %w", err)
+		if results {
+			h.oldVecs[i].resize(m)
+			if err := a.result(b, h.oldRows, &h.oldVecs[i]); err != nil {
+				return fmt.Errorf("hash aggregate: %w", err)
+			}
 		}
 		var arg *aggArgCol
 		w := h.weights
@@ -88,9 +93,11 @@ func (h *HashAgg) apply(c Chunk) error {
 		if err := a.update(b, w, arg); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
-		h.newVecs[i].resize(m)
-		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
-			return fmt.Errorf("hash aggregate: %w", err)
+		if results {
+			h.newVecs[i].resize(m)
+			if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
+				return fmt.Errorf("hash aggregate: %w", err)
+			}
 		}
 	}
 	return nil

@@ -23,15 +23,14 @@ var errApproxRetraction = errors.New("APPROX_COUNT_DISTINCT: a retraction over a
 // retracts, the planner's exact fallback (a DISTINCT count) is used
 // instead, and a retraction reaching this state is an error.
 type approxAgg struct {
-	arenaAgg // one word: the group's estimate when its sketch last changed
+	arenaAgg // two words: the group's last estimate, and 1 while it is current
 	kind     aggKind
 	arena    *aggstate.Arena
 	sketches aggstate.Column[*hyperloglog.Sketch]
-	dirty    []bool // by local group of the batch: its sketch changed
-	bytes    int64  // estimated memory of the sketches
+	bytes    int64 // estimated memory of the sketches
 }
 
-func (a *approxAgg) words() int { return 1 }
+func (a *approxAgg) words() int { return 2 }
 
 func (a *approxAgg) grow(n int) { a.sketches.Grow(n) }
 
@@ -50,8 +49,6 @@ func (a *approxAgg) stateBytes() int64 { return a.sketches.Bytes() + a.bytes }
 func (a *approxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	slots := b.rowSlots()
 	w = w[:len(slots)]
-	a.dirty = aggResize(a.dirty, len(b.touched))
-	clear(a.dirty)
 	for i, s := range slots {
 		switch {
 		case w[i] == 0:
@@ -71,19 +68,19 @@ func (a *approxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 			v := arg.s[i]
 			(*p).Insert(unsafe.Slice(unsafe.StringData(v), len(v)))
 		}
-		a.dirty[b.lids[i]] = true
+		a.row(b, b.lids[i])[1] = 0 // the estimate is stale
 	}
 	return nil
 }
 
-// result reads each group's estimate from its arena word, computing it
-// again only for the groups whose sketch the batch changed: an estimate
-// reads every register of a dense sketch.
+// result reads each group's estimate from its arena words, computing it
+// again only for the groups whose sketch changed since it was last
+// computed: an estimate reads every register of a dense sketch.
 func (a *approxAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
 	for j, s := range b.touched {
 		r := a.row(b, int32(j))
-		if j < len(a.dirty) && a.dirty[j] {
-			a.dirty[j] = false
+		if r[1] == 0 {
+			r[1] = 1
 			if sk := *a.sketches.At(s); sk != nil {
 				old := int64(r[0])
 				est := int64(sk.Estimate())

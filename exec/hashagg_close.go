@@ -42,6 +42,8 @@ type aggCloser struct {
 	times  closeTimes
 	bySlot map[int64][]int32 // close time → slots (possibly stale)
 	slotAt []int64           // by slot: its close time, or aggNoClose
+	listed []int64           // by slot: the close time it is listed under in bySlot, or aggNoClose
+	listN  int               // entries in bySlot
 
 	vals  []int64 // the closing column of the batch being applied
 	valid arrow.Array
@@ -68,7 +70,7 @@ func (c *aggCloser) load(rec arrow.RecordBatch, weights []int64) (int64, error) 
 	}
 	var late int64
 	limit := c.wm - c.cfg.Offset // a row is late when its value <= limit
-	if c.wm == -1<<63 || (c.cfg.Offset < 0 && limit < c.wm) {
+	if c.wm == -1<<63 {          // no watermark yet (Open refuses negative offsets)
 		return 0, nil
 	}
 	for i, v := range vals {
@@ -89,13 +91,19 @@ func (c *aggCloser) add(slot, row int32) {
 	t := c.vals[row] + c.cfg.Offset
 	for int(slot) >= len(c.slotAt) {
 		c.slotAt = append(c.slotAt, aggNoClose)
+		c.listed = append(c.listed, aggNoClose)
 	}
 	c.slotAt[slot] = t
+	if c.listed[slot] == t {
+		return // a group of this slot was listed under t already (retracted, then recreated)
+	}
 	list, ok := c.bySlot[t]
 	if !ok {
 		heap.Push(&c.times, t)
 	}
 	c.bySlot[t] = append(list, slot)
+	c.listed[slot] = t
+	c.listN++
 }
 
 // forget marks slot as not waiting to close (its group was freed).
@@ -113,12 +121,17 @@ func (c *aggCloser) due(wm int64, dst []int32) []int32 {
 	}
 	for len(c.times) > 0 && c.times[0] <= wm {
 		t := heap.Pop(&c.times).(int64)
-		for _, s := range c.bySlot[t] {
+		list := c.bySlot[t]
+		for _, s := range list {
+			if c.listed[s] == t {
+				c.listed[s] = aggNoClose
+			}
 			if c.slotAt[s] == t {
 				c.slotAt[s] = aggNoClose
 				dst = append(dst, s)
 			}
 		}
+		c.listN -= len(list)
 		delete(c.bySlot, t)
 	}
 	return dst
@@ -127,8 +140,11 @@ func (c *aggCloser) due(wm int64, dst []int32) []int32 {
 // release drops the references into the batch.
 func (c *aggCloser) release() { c.vals, c.valid = nil, nil }
 
-// stateBytes estimates the index's memory.
-func (c *aggCloser) stateBytes() int64 { return int64(len(c.slotAt))*12 + int64(len(c.times))*48 }
+// stateBytes estimates the index's memory: the per-slot close times, the
+// listed slots, and a map entry and heap element per close time.
+func (c *aggCloser) stateBytes() int64 {
+	return int64(len(c.slotAt))*16 + int64(c.listN)*4 + int64(len(c.times))*(48+8)
+}
 
 // closeTimes is a min-heap of close times.
 type closeTimes []int64
@@ -149,23 +165,20 @@ func (h *closeTimes) Pop() any {
 // chunks of aggCloseChunk groups, then frees them.
 func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out Emitter) error {
 	h.closing = h.close.due(wm, h.closing[:0])
-	for len(h.closing) > 0 {
-		n := min(len(h.closing), aggCloseChunk)
-		part := h.closing[:n]
-		var err error
-		if h.close.cfg.Emit {
+	var err error
+	for lo := 0; lo < len(h.closing); lo += aggCloseChunk {
+		part := h.closing[lo:min(lo+aggCloseChunk, len(h.closing))]
+		if h.close.cfg.Emit && err == nil {
 			err = h.emitFinal(ctx, part, out)
 		}
+		// Closed groups are freed even after an error, so that the state
+		// stays consistent with the close index.
 		for _, s := range part {
 			h.freeSlot(s)
 		}
-		if err != nil {
-			return err
-		}
-		h.closing = h.closing[n:]
 	}
 	h.updateStateMetrics()
-	return nil
+	return err
 }
 
 // emitFinal emits the current rows of the groups in slots as inserts.
@@ -183,7 +196,6 @@ func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out Emitter) err
 	for i, a := range h.aggs {
 		h.sink += a.touch(b)
 		h.newVecs[i].resize(m)
-		h.oldVecs[i].resize(m)
 		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}

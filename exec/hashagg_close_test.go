@@ -154,3 +154,27 @@ func TestHashAggWindowCloseConfig(t *testing.T) {
 		t.Fatalf("Open with a VARCHAR close key: %v", err)
 	}
 }
+
+// TestAggCloserRelisting checks that a group retracted and created again
+// in the same window, over and over, is listed once, and closes once.
+func TestAggCloserRelisting(t *testing.T) {
+	c := newAggCloser(AggClose{Key: 0}, 0)
+	c.vals = []int64{10, 20}
+	for range 100 {
+		c.add(3, 0)
+		c.forget(3)
+	}
+	c.add(3, 0)
+	c.add(4, 1)
+	if c.listN != 2 {
+		t.Fatalf("%d entries listed, want 2", c.listN)
+	}
+	if got := c.due(10, nil); len(got) != 1 || got[0] != 3 {
+		t.Fatalf("due(10) = %v, want [3]", got)
+	}
+	// Slot 3 is reused by a group of the window at 20: listed again.
+	c.add(3, 1)
+	if got := c.due(20, nil); len(got) != 2 || c.listN != 0 {
+		t.Fatalf("due(20) = %v with %d entries left, want slots 4 and 3 and none", got, c.listN)
+	}
+}

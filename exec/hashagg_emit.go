@@ -13,10 +13,12 @@ import (
 // the groups that lost their last row.
 func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 	touched := h.touched
-	h.changed = aggResize(h.changed, len(touched))
-	clear(h.changed)
-	for i := range h.aggs {
-		aggMarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
+	if h.close == nil || !h.close.cfg.Emit { // apply computed the results
+		h.changed = aggResize(h.changed, len(touched))
+		clear(h.changed)
+		for i := range h.aggs {
+			aggMarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
+		}
 	}
 
 	h.outRows, h.ops = h.outRows[:0], h.ops[:0]

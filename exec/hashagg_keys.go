@@ -40,7 +40,7 @@ type aggGroupKeys struct {
 	batchNulls arrow.Array
 
 	batch    aggstate.BatchGroups
-	slotKeys []int64 // by row: its slot, as a key of batch
+	slotKeys []int64 // by row: its slot, as a key of batch (groupFixed: its key's hash)
 	touched  []int32 // by local group: its slot
 	first    []int32 // by local group: its first row (global aggregate)
 
@@ -108,8 +108,11 @@ func (g *aggGroupKeys) stateBytes() int64 {
 	return 0
 }
 
-// releaseBatch drops the references to the batch's key column.
-func (g *aggGroupKeys) releaseBatch() { g.batchKeys, g.batchNulls = nil, nil }
+// releaseBatch drops the references to the batch's key columns.
+func (g *aggGroupKeys) releaseBatch() {
+	g.batchKeys, g.batchNulls = nil, nil
+	clear(g.fixed)
+}
 
 // delete forgets the group of slot; the global group is never deleted.
 func (g *aggGroupKeys) delete(slot int32) {

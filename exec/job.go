@@ -163,8 +163,8 @@ func (j *Job) closeTasks() {
 
 func (j *Job) runTask(ctx context.Context, t *task) {
 	defer j.wg.Done()
-	err := t.runRecovered(ctx)
-	if cerr := t.close(); err == nil {
+	err := t.runRecovered(ctx, t.run)
+	if cerr := t.runRecovered(ctx, func(context.Context) error { return t.close() }); err == nil {
 		err = cerr
 	}
 	j.running.Add(-1)
@@ -177,16 +177,16 @@ func (j *Job) runTask(ctx context.Context, t *task) {
 // tasks) rather than by its data.
 var ErrInternal = errors.New("internal error")
 
-// runRecovered runs the task, turning a panic — a broken invariant in an
-// operator — into an error that fails this job (with the stack, for the
-// bug report) instead of the whole process.
-func (t *task) runRecovered(ctx context.Context) (err error) {
+// runRecovered runs f (the task's run, then its close), turning a panic —
+// a broken invariant in an operator — into an error that fails this job
+// (with the stack, for the bug report) instead of the whole process.
+func (t *task) runRecovered(ctx context.Context, f func(context.Context) error) (err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("%w: %v\n%s", ErrInternal, r, debug.Stack())
 		}
 	}()
-	return t.run(ctx)
+	return f(ctx)
 }
 
 // fail records the job's first error and stops every task.

@@ -16,8 +16,6 @@ const (
 	ShuffleRow   = 16.5
 	ForwardRow   = 0.09
 	BroadcastRow = 0.07 // per replica
-	// InsertRow is an insert into a state of a million rows.
-	InsertRow = 700.0
 )
 
 // The insert cost's growth with the state: an insert into a state of up

@@ -287,7 +287,9 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		StateRows:  groups,
 		StateBytes: groups * (cost.RowWidth(agg.Types()) + 16),
 		StateBounded: inProps.Bounded || (len(keys) == 0 && (!retractable || inProps.AppendOnly)) ||
-			(n.WindowClose != 0 && inProps.Watermarked),
+			// A window's state is freed when it closes only if nothing
+			// can change it afterwards (exec/build.go).
+			(n.WindowClose != 0 && inProps.Watermarked && (n.EmitOnClose || inProps.AppendOnly)),
 	}
 	return agg, nil
 }
