@@ -48,7 +48,7 @@ type OverAggConfig struct {
 // unbounded frames, and every rank under the whole-partition frame.
 //
 // State: a partition's distinct rows are held, in order, in a counted
-// B+tree (overaggTree) keyed by order-preserving byte strings (TopN's
+// B+tree (topnTree) keyed by order-preserving byte strings (TopN's
 // encoding, topn_keys.go), with their copies and the id of their values in
 // a rowStore, so that a row's rank and the rows at a range of ranks are
 // found in O(log n). A chunk costs O(log n) per changed row plus, per

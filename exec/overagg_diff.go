@@ -14,7 +14,7 @@ import (
 // overaggPartition is the state of one partition: its rows in a tree.
 type overaggPartition struct {
 	key   string // the encoded partition key
-	tree  overaggTree
+	tree  topnTree
 	epoch uint64 // the last chunk that touched the partition
 	index int32  // the partition's position in OverAgg.touched during that chunk
 }
@@ -126,7 +126,8 @@ func (o *OverAgg) diffPartition(p *overaggPartition, ds []overaggDelta, b arrow.
 				id = o.store.add(cols, int(d.row))
 			}
 		}
-		got, before, err := p.tree.add(d.topnKey, d.w, id, d.olen, &o.gauge)
+		stored, before, err := p.tree.add(d.topnKey, d.w, id, d.olen, &o.gauge)
+		got := stored.id
 		if err != nil {
 			if id >= 0 {
 				o.store.remove(id)

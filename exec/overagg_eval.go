@@ -40,7 +40,7 @@ type overaggEval struct {
 // rows are unchanged, so they are the same before and after; under the
 // unbounded frames a row is covered when a changed key (or, for peers, its
 // ORDER BY prefix) precedes it, which the change does not alter.
-func (o *OverAgg) outputs(tree *overaggTree, ds []overaggDelta, dst []overaggOut) ([]overaggOut, error) {
+func (o *OverAgg) outputs(tree *topnTree, ds []overaggDelta, dst []overaggOut) ([]overaggOut, error) {
 	ev := &o.ev
 	total := tree.total
 	if total == 0 {
@@ -89,7 +89,7 @@ func (o *OverAgg) outputs(tree *overaggTree, ds []overaggDelta, dst []overaggOut
 // reads the rows from the first rank any of their frames starts at (the
 // partition's first under the unbounded frames), computes each output's
 // frame over what it read, then the aggregates.
-func (o *OverAgg) spanOutputs(tree *overaggTree, s overaggSpan, dst []overaggOut) ([]overaggOut, error) {
+func (o *OverAgg) spanOutputs(tree *topnTree, s overaggSpan, dst []overaggOut) ([]overaggOut, error) {
 	ev := &o.ev
 	f := o.cfg.Frame
 	base := int64(0)
@@ -100,7 +100,7 @@ func (o *OverAgg) spanOutputs(tree *overaggTree, s overaggSpan, dst []overaggOut
 	ev.ids, ev.group = ev.ids[:0], ev.group[:0]
 	first := len(dst)
 	leaf, i, start := tree.seek(base)
-	var prev *overaggEntry
+	var prev *topnEntry
 	for start < s.hi {
 		if i == len(leaf.entries) {
 			leaf, i = leaf.next, 0

@@ -8,13 +8,14 @@ import (
 	"testing"
 )
 
-// TestOverAggTreeRandom adds and removes random keys, with copies, and
-// checks ranks, seeks, stored ids and the tree's invariants against a
+// TestOverAggTreeRandom adds and removes random keys of the tree a window
+// aggregate keeps (topnTree, with ids), with copies, and checks ranks,
+// seeks, stored ids and the tree's invariants against a
 // sorted reference after every change, through growth to three levels and
 // shrinking back to empty.
 func TestOverAggTreeRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	var tr overaggTree
+	var tr topnTree
 	var g topnGauge
 	ref := map[string]int64{} // key → copies
 	ids := map[string]int32{}
@@ -56,7 +57,8 @@ func TestOverAggTreeRandom(t *testing.T) {
 		if !grow || rng.Intn(5) == 0 {
 			w = -1
 		}
-		id, before, err := tr.add(topnKeyOf(k), w, int32(step), 0, &g)
+		e, before, err := tr.add(topnKeyOf(k), w, int32(step), 0, &g)
+		id := e.id
 		switch {
 		case ref[k]+w < 0:
 			if !errors.Is(err, errTopNAbsent) {
@@ -100,8 +102,8 @@ func TestOverAggTreeRandom(t *testing.T) {
 
 // overaggCheckNode checks a subtree's invariants: sorted keys, node sizes
 // within bounds (the root excepted) and children's counts.
-func overaggCheckNode(n *overaggNode, root bool) error {
-	if !root && (n.size() < overaggNodeMin || n.size() > overaggNodeMax) {
+func overaggCheckNode(n *topnNode, root bool) error {
+	if !root && (n.size() < topnNodeMin || n.size() > topnNodeMax) {
 		return fmt.Errorf("node of %d items", n.size())
 	}
 	if n.leaf {

@@ -52,11 +52,11 @@ func (t *TopN) apply(c Chunk) error {
 			}
 			continue
 		}
-		stored, err := p.tree.add(key, w, &t.gauge)
+		stored, _, err := p.tree.add(key, w, 0, 0, &t.gauge)
 		if err != nil {
 			return topnRowError(err)
 		}
-		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored, w: w})
+		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored.topnKey, w: w})
 	}
 	return nil
 }
@@ -104,13 +104,13 @@ func (t *TopN) addBounded(p *topnPartition, key topnKey, w int64) error {
 		}
 		evict = last.topnKey
 	}
-	stored, err := tr.add(key, 1, &t.gauge)
+	stored, _, err := tr.add(key, 1, 0, 0, &t.gauge)
 	if err != nil {
 		return topnRowError(err)
 	}
-	t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored, w: 1})
+	t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored.topnKey, w: 1})
 	if tr.total > t.cfg.Limit {
-		if _, err := tr.add(evict, -1, &t.gauge); err != nil {
+		if _, _, err := tr.add(evict, -1, 0, 0, &t.gauge); err != nil {
 			return topnRowError(err)
 		}
 		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: evict, w: -1})

@@ -53,10 +53,15 @@ func (k topnKey) compare(o topnKey) int {
 }
 
 // topnEntry is one distinct row of a partition, as its sort key, with its
-// number of copies.
+// number of copies and what the tree's user keeps with it: a window
+// aggregate stores the id of the row's values in its rowStore and the
+// length of the key's ORDER BY prefix (rows with equal prefixes are
+// peers); Top-N stores nothing there.
 type topnEntry struct {
 	topnKey
-	n int64
+	n    int64
+	id   int32
+	olen int32
 }
 
 // topnNode is a node of a topnTree: a leaf holds sorted entries and links
@@ -92,10 +97,11 @@ type topnGauge struct {
 }
 
 // Estimated overheads for StateBytes: an entry is a prefix, a string
-// header and a count (32 bytes) in nodes that are on average about three
-// quarters full; a partition is its struct, a map slot and a tree root.
+// header, a count and its user's id and length (40 bytes) in nodes that
+// are on average about three quarters full; a partition is its struct, a
+// map slot and a tree root.
 const (
-	topnEntryBytes     = 44
+	topnEntryBytes     = 54
 	topnPartitionBytes = 160
 )
 
@@ -104,19 +110,21 @@ func (g *topnGauge) bytes() int64 {
 	return g.keyBytes + g.entries*topnEntryBytes + g.parts*topnPartitionBytes
 }
 
-// add adds w (+1 or -1) copies of key and returns the key as the tree
-// stores it (the caller's key may be a transient view). A retraction of an
-// absent key returns errTopNAbsent and changes nothing.
-func (t *topnTree) add(key topnKey, w int64, g *topnGauge) (topnKey, error) {
+// add adds w (non-zero) copies of key. A new entry takes id and olen. It
+// returns the entry as the tree stores it (the caller's key may be a
+// transient view) and the copies it had before. A retraction of more
+// copies than held returns errTopNAbsent and changes nothing; an entry
+// left without copies is removed.
+func (t *topnTree) add(key topnKey, w int64, id, olen int32, g *topnGauge) (topnEntry, int64, error) {
 	if t.root == nil {
 		if w < 0 {
-			return topnKey{}, errTopNAbsent
+			return topnEntry{}, 0, errTopNAbsent
 		}
 		t.root = &topnNode{leaf: true}
 	}
-	stored, err := t.root.add(key, w, g)
+	stored, before, err := t.root.add(key, w, id, olen, g)
 	if err != nil {
-		return topnKey{}, err
+		return topnEntry{}, 0, err
 	}
 	t.total += w
 	g.rows += w
@@ -127,8 +135,10 @@ func (t *topnTree) add(key topnKey, w int64, g *topnGauge) (topnKey, error) {
 		t.root = &topnNode{seps: []topnKey{sep}, children: []*topnNode{r, right}, counts: []int64{t.total - rc, rc}}
 	case !r.leaf && len(r.children) == 1:
 		t.root = r.children[0]
+	case r.leaf && len(r.entries) == 0:
+		t.root = nil
 	}
-	return stored, nil
+	return stored, before, nil
 }
 
 // find returns the copies held below key (its rank) and of key.
@@ -239,15 +249,15 @@ func (n *topnNode) childIndex(key topnKey) int {
 
 // add adds w copies of key under n, then splits or rebalances the child it
 // descended into if that child overflowed or underflowed.
-func (n *topnNode) add(key topnKey, w int64, g *topnGauge) (topnKey, error) {
+func (n *topnNode) add(key topnKey, w int64, id, olen int32, g *topnGauge) (topnEntry, int64, error) {
 	if n.leaf {
-		return n.addLeaf(key, w, g)
+		return n.addLeaf(key, w, id, olen, g)
 	}
 	i := n.childIndex(key)
 	c := n.children[i]
-	stored, err := c.add(key, w, g)
+	stored, before, err := c.add(key, w, id, olen, g)
 	if err != nil {
-		return topnKey{}, err
+		return topnEntry{}, 0, err
 	}
 	n.counts[i] += w
 	switch size := c.size(); {
@@ -256,33 +266,33 @@ func (n *topnNode) add(key topnKey, w int64, g *topnGauge) (topnKey, error) {
 	case size < topnNodeMin && len(n.children) > 1:
 		n.rebalance(i)
 	}
-	return stored, nil
+	return stored, before, nil
 }
 
 // addLeaf adds w copies of key to a leaf, inserting or removing its entry.
-func (n *topnNode) addLeaf(key topnKey, w int64, g *topnGauge) (topnKey, error) {
+func (n *topnNode) addLeaf(key topnKey, w int64, id, olen int32, g *topnGauge) (topnEntry, int64, error) {
 	i, found := n.search(key)
 	if !found {
 		if w <= 0 {
-			return topnKey{}, errTopNAbsent
+			return topnEntry{}, 0, errTopNAbsent
 		}
-		stored := topnKey{pfx: key.pfx, key: strings.Clone(key.key)}
-		n.entries = slices.Insert(n.entries, i, topnEntry{topnKey: stored, n: w})
+		e := topnEntry{topnKey: topnKey{pfx: key.pfx, key: strings.Clone(key.key)}, n: w, id: id, olen: olen}
+		n.entries = slices.Insert(n.entries, i, e)
 		g.entries++
-		g.keyBytes += int64(len(stored.key))
-		return stored, nil
+		g.keyBytes += int64(len(e.key))
+		return e, 0, nil
 	}
 	e := &n.entries[i]
-	stored := e.topnKey
+	stored, before := *e, e.n
 	if e.n+w < 0 {
-		return topnKey{}, errTopNAbsent
+		return topnEntry{}, 0, errTopNAbsent
 	}
 	if e.n += w; e.n == 0 {
 		n.entries = slices.Delete(n.entries, i, i+1)
 		g.entries--
 		g.keyBytes -= int64(len(stored.key))
 	}
-	return stored, nil
+	return stored, before, nil
 }
 
 // split moves the upper half of an overflowing node into a new right

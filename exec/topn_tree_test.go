@@ -29,7 +29,8 @@ func TestTopNTree(t *testing.T) {
 			if r.IntN(10) < 3 || (step >= 20000 && r.IntN(10) < 7) {
 				w = -1
 			}
-			stored, err := tr.add(topnKeyOf(key), w, &g)
+			e, _, err := tr.add(topnKeyOf(key), w, 0, 0, &g)
+			stored := e.topnKey
 			if model[key]+w < 0 {
 				if !errors.Is(err, errTopNAbsent) {
 					t.Fatalf("step %d: retracting absent %s: err %v", step, key, err)
@@ -49,7 +50,7 @@ func TestTopNTree(t *testing.T) {
 		}
 		for k, n := range model {
 			for range n {
-				if _, err := tr.add(topnKeyOf(k), -1, &g); err != nil {
+				if _, _, err := tr.add(topnKeyOf(k), -1, 0, 0, &g); err != nil {
 					t.Fatal(err)
 				}
 			}
