@@ -205,24 +205,9 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	if err != nil {
 		return plan.AggCall{}, err
 	}
-	t := e.Type()
-	switch f {
-	case plan.AggSum, plan.AggAvg:
-		// A BOOLEAN is a number here, as in MySQL: SUM counts the TRUE rows
-		// and AVG is their share.
-		if t.Kind == types.Null || t.Kind == types.Boolean {
-			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
-		}
-		if !t.IsNumeric() {
-			return plan.AggCall{}, b.errAt(arg, "%s needs a numeric argument, got %s", strings.ToUpper(name), t)
-		}
-	case plan.AggMin, plan.AggMax:
-		if t.Kind == types.Null {
-			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
-		}
-		if t.Kind == types.Interval {
-			return plan.AggCall{}, b.errAt(arg, "%s of an INTERVAL is not supported", strings.ToUpper(name))
-		}
+	e, t, err := b.typeAggArg(f, e, arg, strings.ToUpper(name))
+	if err != nil {
+		return plan.AggCall{}, err
 	}
 	a.ArgTyp = t
 	a.Arg = addPre(e, e.String())
@@ -234,4 +219,30 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	a.Text = fmt.Sprintf("%s(%s%s)", strings.ToUpper(name), distinct, e.String())
 	a.Out = b.md.AddColumn(a.Text, "", a.Typ, plan.AggNullable(f))
 	return a, nil
+}
+
+// typeAggArg checks and converts the argument e (written as arg) of
+// aggregate f, called name: SUM and AVG need a number (a BOOLEAN counts as
+// one, as in MySQL: SUM counts the TRUE rows and AVG is their share), MIN
+// and MAX anything but an INTERVAL; an untyped NULL becomes a BIGINT. GROUP
+// BY aggregates and aggregates over a window share it.
+func (b *Builder) typeAggArg(f plan.AggFunc, e plan.Expr, arg ast.ExprNode, name string) (plan.Expr, types.T, error) {
+	t := e.Type()
+	switch f {
+	case plan.AggSum, plan.AggAvg:
+		if t.Kind == types.Null || t.Kind == types.Boolean {
+			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
+		}
+		if !t.IsNumeric() {
+			return nil, t, b.errAt(arg, "%s needs a numeric argument, got %s", name, t)
+		}
+	case plan.AggMin, plan.AggMax:
+		if t.Kind == types.Null {
+			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
+		}
+		if t.Kind == types.Interval {
+			return nil, t, b.errAt(arg, "%s of an INTERVAL is not supported", name)
+		}
+	}
+	return e, t, nil
 }

@@ -193,23 +193,9 @@ func (wb *windowBinder) overAggCall(w *ast.WindowFuncExpr) (plan.AggCall, error)
 	if err != nil {
 		return plan.AggCall{}, err
 	}
-	t := e.Type()
-	switch f {
-	case plan.AggSum, plan.AggAvg:
-		// A BOOLEAN is a number here, as in GROUP BY aggregates.
-		if t.Kind == types.Null || t.Kind == types.Boolean {
-			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
-		}
-		if !t.IsNumeric() {
-			return plan.AggCall{}, b.errAt(arg, "%s needs a numeric argument, got %s", name, t)
-		}
-	case plan.AggMin, plan.AggMax:
-		if t.Kind == types.Null {
-			e, t = &plan.Cast{Arg: e, To: types.BigIntT}, types.BigIntT
-		}
-		if t.Kind == types.Interval {
-			return plan.AggCall{}, b.errAt(arg, "%s of an INTERVAL is not supported", name)
-		}
+	e, t, err := b.typeAggArg(f, e, arg, name)
+	if err != nil {
+		return plan.AggCall{}, err
 	}
 	a.ArgTyp = t
 	a.Arg = wb.column(e)
