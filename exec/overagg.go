@@ -78,10 +78,8 @@ type OverAgg struct {
 	pkeys, skeys [][]byte
 	olens        []int32 // per input row: the length of its key's ORDER BY prefix
 	touched      []*overaggPartition
-	deltas       []overaggDelta
-	sorted       []overaggDelta
-	ends         []int32
-	net          []overaggDelta
+	deltas       []topnDelta
+	netter       deltaNetter
 	ev           overaggEval
 	olds, news   []overaggOut
 	scratchOld   []overaggOut // merge's unmatched outputs of one row
@@ -272,7 +270,8 @@ func (o *OverAgg) OnControl(context.Context, Control, Emitter) error { return ni
 // Close drops the state. It is safe without Open and idempotent.
 func (o *OverAgg) Close() error {
 	o.store, o.parts = nil, nil
-	o.touched, o.deltas, o.sorted, o.net = nil, nil, nil, nil
+	o.touched, o.deltas = nil, nil
+	o.netter.release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
 	o.pkeys, o.skeys = nil, nil
 	o.ev = overaggEval{}

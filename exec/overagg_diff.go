@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -19,18 +18,6 @@ type overaggPartition struct {
 	index int32  // the partition's position in OverAgg.touched during that chunk
 }
 
-// overaggDelta is a change a chunk makes to a partition's rows: w copies of
-// the row with sort key key in partition OverAgg.touched[part]. row is an
-// input row holding the values (the first, once netted) and olen the
-// length of the key's ORDER BY prefix.
-type overaggDelta struct {
-	part int32
-	topnKey
-	w    int64
-	row  int32
-	olen int32
-}
-
 // collect records every row of c as a change of its partition, in input
 // order.
 func (o *OverAgg) collect(c Chunk) {
@@ -39,7 +26,7 @@ func (o *OverAgg) collect(c Chunk) {
 		if p == nil || !bytes.Equal(o.pkeys[i], o.pkeys[i-1]) {
 			p = o.partition(o.pkeys[i])
 		}
-		o.deltas = append(o.deltas, overaggDelta{part: p.index, topnKey: topnKeyOf(topnView(o.skeys[i])),
+		o.deltas = append(o.deltas, topnDelta{part: p.index, topnKey: topnKeyOf(topnView(o.skeys[i])),
 			w: c.Op(i).Weight(), row: int32(i), olen: o.olens[i]})
 	}
 }
@@ -67,52 +54,16 @@ func (o *OverAgg) partition(pk []byte) *overaggPartition {
 // sorts and nets each partition's by key, and diffs each partition whose
 // rows changed (diffPartition).
 func (o *OverAgg) diff(b arrow.RecordBatch) error {
-	ends := slices.Grow(o.ends[:0], len(o.touched)+1)[:len(o.touched)+1]
-	clear(ends)
-	for _, d := range o.deltas {
-		ends[d.part+1]++
-	}
-	for p := 1; p < len(ends); p++ {
-		ends[p] += ends[p-1]
-	}
-	o.sorted = slices.Grow(o.sorted[:0], len(o.deltas))[:len(o.deltas)]
-	for _, d := range o.deltas {
-		o.sorted[ends[d.part]] = d
-		ends[d.part]++
-	}
-	o.ends = ends // ends[p] is now where partition p's changes end
-	start := int32(0)
-	for p, end := range ends[:len(o.touched)] {
-		ds := o.sorted[start:end]
-		start = end
-		if len(ds) > 1 {
-			// Stable, so that a netted change keeps its first row.
-			slices.SortStableFunc(ds, func(a, b overaggDelta) int { return a.compare(b.topnKey) })
-		}
-		o.net = o.net[:0]
-		for _, d := range ds {
-			if n := len(o.net); n > 0 && o.net[n-1].key == d.key {
-				o.net[n-1].w += d.w
-				continue
-			}
-			o.net = append(o.net, d)
-		}
-		o.net = slices.DeleteFunc(o.net, func(d overaggDelta) bool { return d.w == 0 })
-		if len(o.net) == 0 {
-			continue
-		}
-		if err := o.diffPartition(o.touched[p], o.net, b); err != nil {
-			return err
-		}
-	}
-	return nil
+	return o.netter.each(o.deltas, len(o.touched), func(p int, net []topnDelta) error {
+		return o.diffPartition(o.touched[p], net, b)
+	})
 }
 
 // diffPartition records the output for one partition whose rows change by
 // ds (netted, sorted by key, none zero): the outputs of the rows whose
 // frames hold a changed row, computed before and after applying ds, then
 // matched up (merge).
-func (o *OverAgg) diffPartition(p *overaggPartition, ds []overaggDelta, b arrow.RecordBatch) error {
+func (o *OverAgg) diffPartition(p *overaggPartition, ds []topnDelta, b arrow.RecordBatch) error {
 	o.olds, o.news = o.olds[:0], o.news[:0]
 	var err error
 	if o.olds, err = o.outputs(&p.tree, ds, o.olds); err != nil {
@@ -267,10 +218,9 @@ func (o *OverAgg) finishChunk() {
 	}
 	clear(o.touched)
 	clear(o.deltas)
-	clear(o.sorted)
-	clear(o.net)
+	o.netter.reset()
 	clear(o.olds)
 	clear(o.news)
-	o.touched, o.deltas, o.sorted, o.net = o.touched[:0], o.deltas[:0], o.sorted[:0], o.net[:0]
+	o.touched, o.deltas = o.touched[:0], o.deltas[:0]
 	o.olds, o.news, o.vals, o.rows, o.freed = o.olds[:0], o.news[:0], o.vals[:0], o.rows[:0], o.freed[:0]
 }

@@ -40,7 +40,7 @@ type overaggEval struct {
 // rows are unchanged, so they are the same before and after; under the
 // unbounded frames a row is covered when a changed key (or, for peers, its
 // ORDER BY prefix) precedes it, which the change does not alter.
-func (o *OverAgg) outputs(tree *topnTree, ds []overaggDelta, dst []overaggOut) ([]overaggOut, error) {
+func (o *OverAgg) outputs(tree *topnTree, ds []topnDelta, dst []overaggOut) ([]overaggOut, error) {
 	ev := &o.ev
 	total := tree.total
 	if total == 0 {

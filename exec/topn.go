@@ -83,9 +83,7 @@ type TopN struct {
 	touched      []*topnPartition
 	touchedSlots []*topnSlot
 	deltas       []topnDelta // the chunk's changes, in input order
-	sorted       []topnDelta // the changes grouped by partition
-	ends         []int32     // by partition: the end of its changes in sorted
-	net          []topnDelta // one partition's changes, netted by key
+	netter       deltaNetter
 	oldRanks     []int64
 	newRanks     []int64
 	outRows      []topnOutRow
@@ -250,7 +248,8 @@ func (t *TopN) Close() error {
 	}
 	t.builders = nil
 	t.parts, t.slots = nil, nil
-	t.touched, t.touchedSlots, t.deltas, t.sorted, t.net, t.outRows = nil, nil, nil, nil, nil, nil
+	t.touched, t.touchedSlots, t.deltas, t.outRows = nil, nil, nil, nil
+	t.netter.release()
 	t.pkeys, t.skeys = nil, nil
 	return nil
 }

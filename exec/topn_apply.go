@@ -19,11 +19,15 @@ type topnPartition struct {
 }
 
 // topnDelta is a change a chunk made to a partition's rows: w copies of
-// the row with sort key key in partition TopN.touched[part].
+// the row with sort key key in partition touched[part] of its operator. A
+// window aggregate also records an input row holding the values (the
+// first, once netted) and the length of the key's ORDER BY prefix.
 type topnDelta struct {
 	part int32
 	topnKey
-	w int64
+	w    int64
+	row  int32
+	olen int32
 }
 
 // topnSlot is the state of one partition in the de-duplication fast path:
@@ -179,9 +183,8 @@ func (t *TopN) finishChunk() {
 	clear(t.touched)
 	clear(t.touchedSlots)
 	clear(t.deltas)
-	clear(t.sorted)
-	clear(t.net)
+	t.netter.reset()
 	clear(t.outRows)
 	t.touched, t.touchedSlots = t.touched[:0], t.touchedSlots[:0]
-	t.deltas, t.sorted, t.net, t.outRows = t.deltas[:0], t.sorted[:0], t.net[:0], t.outRows[:0]
+	t.deltas, t.outRows = t.deltas[:0], t.outRows[:0]
 }

@@ -3,7 +3,6 @@ package exec
 import (
 	"context"
 	"math"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -23,45 +22,14 @@ type topnOutRow struct {
 // first touch), sorts and nets each partition's by key, then compares each
 // touched partition's top rows before and after the chunk (diffPartition).
 func (t *TopN) diff() {
-	ends := slices.Grow(t.ends[:0], len(t.touched)+1)[:len(t.touched)+1]
-	clear(ends)
-	for _, d := range t.deltas {
-		ends[d.part+1]++
-	}
-	for p := 1; p < len(ends); p++ {
-		ends[p] += ends[p-1]
-	}
-	t.sorted = slices.Grow(t.sorted[:0], len(t.deltas))[:len(t.deltas)]
-	for _, d := range t.deltas {
-		t.sorted[ends[d.part]] = d
-		ends[d.part]++
-	}
-	t.ends = ends // ends[p] is now where partition p's changes end
-	start := int32(0)
-	for p, end := range ends[:len(t.touched)] {
-		ds := t.sorted[start:end]
-		start = end
-		if len(ds) > 1 {
-			slices.SortFunc(ds, func(a, b topnDelta) int { return a.compare(b.topnKey) })
-		}
-		t.net = t.net[:0]
-		for _, d := range ds {
-			if n := len(t.net); n > 0 && t.net[n-1].key == d.key {
-				t.net[n-1].w += d.w
-				continue
-			}
-			t.net = append(t.net, d)
-		}
-		t.net = slices.DeleteFunc(t.net, func(d topnDelta) bool { return d.w == 0 })
-		if len(t.net) == 0 {
-			continue
-		}
+	_ = t.netter.each(t.deltas, len(t.touched), func(p int, net []topnDelta) error {
 		first := len(t.outRows)
-		t.diffPartition(t.touched[p], t.net)
+		t.diffPartition(t.touched[p], net)
 		if t.cfg.Limit == 1 && !t.cfg.RowNumber {
 			t.pairSlot(first)
 		}
-	}
+		return nil
+	})
 }
 
 // diffPartition records the output for one partition whose rows changed by
