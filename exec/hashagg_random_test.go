@@ -37,6 +37,11 @@ func TestHashAggRandomized(t *testing.T) {
 		{"two-keys-decimals", "bigint varchar decimal(10,2)", []int{1, 0}, []string{"sum(2)", "avg(2)",
 			"min(2)", "max(2)", "count(distinct 2)", "sum(distinct 2)", "min(1)"}, false},
 		{"double-key", "double bigint", []int{0}, []string{"count(*)", "max(1)"}, false},
+		// Keys of integers and doubles only: grouped by hash within the
+		// batch (groupFixed), falling back to encoded keys for a batch
+		// with a NULL key.
+		{"int-keys", "bigint timestamp(3) bigint", []int{0, 1}, []string{"count(*)", "sum(2)", "max(2)"}, false},
+		{"int-double-keys", "bigint double bigint", []int{1, 0}, []string{"count(*)", "min(2)", "count(distinct 2)"}, true},
 		{"global-temporal", "bigint date timestamp(3) boolean", nil, []string{"count(*)", "min(1)",
 			"max(1)", "min(2)", "max(2)", "min(3)", "max(3)", "count(distinct 1)", "sum(0)"}, false},
 		{"append-only", "bigint varchar bigint", []int{0}, []string{"min(1)", "max(1)", "min(2)",
