@@ -146,6 +146,9 @@ func (b *Builder) bindFields(fields []*ast.SelectField, c *exprCtx) ([]plan.Proj
 			e = b.md.Ref(id)
 		default:
 			id = b.md.AddColumn(name, "", e.Type(), e.Nullable())
+			if isRef {
+				b.aliasWindow(ref.ID, id)
+			}
 		}
 		used.Add(id)
 		items = append(items, plan.ProjItem{ID: id, Expr: e})

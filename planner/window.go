@@ -93,6 +93,28 @@ func (b *Builder) buildTVF(tvf *sql.WindowTVF, alias string) (plan.Node, *scope,
 	return &plan.Window{Input: in, Kind: w.kind, TimeCol: w.timeCol, Size: w.size, Slide: w.slide, Start: w.start, End: w.end}, sc, nil
 }
 
+// aliasWindow makes dst, a copy of column src under another name (window_start
+// AS starttime), a window column too when src is one: an aggregate grouped
+// by dst, here or above a derived table, then closes with the window.
+// SESSION columns are not aliased: a session exists only inside the
+// aggregation that makes it.
+func (b *Builder) aliasWindow(src, dst plan.ColumnID) {
+	w := b.windowOf(src)
+	if w == nil || w.kind == plan.Session || src == dst {
+		return
+	}
+	c := *w
+	switch src {
+	case w.start:
+		c.start = dst
+	case w.end:
+		c.end = dst
+	default:
+		return
+	}
+	b.windows[dst] = &c
+}
+
 // windowOf returns the window whose window_start or window_end is id.
 func (b *Builder) windowOf(id plan.ColumnID) *windowInfo {
 	return b.windows[id]
