@@ -20,6 +20,12 @@ import (
 // full batch, go out at once.
 const coalesceRows = 1024
 
+// coalesceMaxHeld bounds how long a part may wait, in parts held since the
+// last flush: under a steady stream of input that never lets the task
+// idle, without control messages, a consumer whose parts stay small would
+// otherwise wait for its rows indefinitely.
+const coalesceMaxHeld = 256
+
 // sendPart sends part (owned: retained or newly built) to consumer dst,
 // or, when the job coalesces, keeps it to send with the next small parts
 // for dst. Parts for a consumer stay in order.
@@ -42,6 +48,9 @@ func (w *outWriter) sendPart(ctx context.Context, dst int, part Chunk) error {
 	}
 	w.pend[dst] = append(w.pend[dst], part)
 	w.pendRows[dst] += n
+	if w.held++; w.held >= coalesceMaxHeld {
+		return w.flush(ctx)
+	}
 	if w.pendRows[dst] >= coalesceRows {
 		return w.flushTo(ctx, dst)
 	}
@@ -54,6 +63,7 @@ func (w *outWriter) sendPart(ctx context.Context, dst int, part Chunk) error {
 // reading a view's changes (a MessageSource, which cannot say whether it
 // would wait) flushes before every message, so it does not coalesce.
 func (w *outWriter) flush(ctx context.Context) error {
+	w.held = 0
 	for dst := range w.pend {
 		if err := w.flushTo(ctx, dst); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -149,4 +150,36 @@ func TestCoalescedExchangeFlushesWhenIdle(t *testing.T) {
 		time.Sleep(time.Millisecond)
 	}
 	job.Stop()
+}
+
+// TestCoalescingBoundsTheWait checks that parts held for a consumer go out
+// after coalesceMaxHeld parts even when no control message comes and the
+// task never idles.
+func TestCoalescingBoundsTheWait(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	boxes := []*inbox{newInbox(1 << 30), newInbox(1 << 30)}
+	w := &outWriter{alloc: alloc, dist: DistHash, keys: []int{0}, inboxes: boxes, bp: new(atomic.Int64), coalesce: true}
+	ctx := context.Background()
+	for i := range coalesceMaxHeld {
+		b := types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(i, i+1))
+		if err := w.Emit(ctx, Chunk{Batch: b}); err != nil {
+			t.Fatal(err)
+		}
+		b.Release()
+		if i < coalesceMaxHeld-1 && len(boxes[0].ch)+len(boxes[1].ch) > 0 {
+			t.Fatalf("a part went out after %d one-row parts", i+1)
+		}
+	}
+	rows := 0
+	for _, b := range boxes {
+		for len(b.ch) > 0 {
+			m := <-b.ch
+			rows += m.chunk.NumRows()
+			m.chunk.Batch.Release()
+		}
+	}
+	if rows != coalesceMaxHeld {
+		t.Fatalf("%d rows went out after %d parts, want all", rows, coalesceMaxHeld)
+	}
 }

@@ -62,6 +62,7 @@ type outWriter struct {
 	coalesce bool
 	pend     [][]Chunk
 	pendRows []int
+	held     int // parts held since the last flush of every consumer
 }
 
 func (w *outWriter) send(ctx context.Context, dst int, m message) error {
