@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/engine/internal/multiset"
 )
 
 // cell is one value normalized for comparison. Numbers of DOUBLE, FLOAT
@@ -30,11 +31,7 @@ func (c cell) key() string {
 	case c.null:
 		return "\x00"
 	case c.approx:
-		f := c.f
-		if f == 0 {
-			f = 0 // no -0
-		}
-		return "~" + strconv.FormatFloat(f, 'g', 9, 64)
+		return multiset.ApproxKey(c.f)
 	}
 	return "=" + c.s
 }
@@ -209,34 +206,9 @@ func (d Diff) Empty() bool { return len(d.OnlyEddy) == 0 && len(d.OnlySQLite) ==
 // diffRows compares two multisets of normalized rows: first exactly by key,
 // then the remaining rows pairwise with the numeric tolerance.
 func diffRows(eddy, lite []row) Diff {
-	counts := map[string]int{}
-	for _, r := range lite {
-		counts[r.key()]++
-	}
-	var onlyEddy []row
-	for _, r := range eddy {
-		k := r.key()
-		if counts[k] > 0 {
-			counts[k]--
-			continue
-		}
-		onlyEddy = append(onlyEddy, r)
-	}
-	var onlyLite []row
-	for _, r := range lite {
-		k := r.key()
-		if counts[k] > 0 {
-			counts[k]--
-			onlyLite = append(onlyLite, r)
-		}
-	}
+	onlyEddy, onlyLite := multiset.Diff(eddy, lite, row.key, row.equal)
 	var d Diff
 	for _, r := range onlyEddy {
-		i := slices.IndexFunc(onlyLite, r.equal)
-		if i >= 0 {
-			onlyLite = slices.Delete(onlyLite, i, i+1)
-			continue
-		}
 		d.OnlyEddy = append(d.OnlyEddy, r.String())
 	}
 	for _, r := range onlyLite {

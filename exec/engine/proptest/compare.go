@@ -4,11 +4,11 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/engine"
+	"github.com/eddysql/eddy/exec/engine/internal/multiset"
 )
 
 // relTolerance is how far apart two DOUBLE values may be, relative to the
@@ -48,7 +48,7 @@ func (c cell) key() string {
 	case c.null:
 		return "\x00"
 	case c.double:
-		return "~" + strconv.FormatFloat(c.f, 'g', 9, 64)
+		return multiset.ApproxKey(c.f)
 	}
 	return "=" + c.s
 }
@@ -149,34 +149,11 @@ func Compare(onCols []engine.Column, on [][]types.Datum, offCols []engine.Column
 		d.Columns = fmt.Sprintf("on (%s), off (%s)", describeCols(onCols), describeCols(offCols))
 		return d
 	}
-	a, b := prepare(onCols, on), prepare(offCols, off)
-	counts := map[string]int{}
-	for _, r := range b {
-		counts[r.key()]++
-	}
-	var onlyA []row
-	for _, r := range a {
-		if k := r.key(); counts[k] > 0 {
-			counts[k]--
-		} else {
-			onlyA = append(onlyA, r)
-		}
-	}
-	var onlyB []row
-	for _, r := range b {
-		if k := r.key(); counts[k] > 0 {
-			counts[k]--
-			onlyB = append(onlyB, r)
-		}
-	}
-	for _, r := range onlyA {
-		if i := slices.IndexFunc(onlyB, r.equal); i >= 0 {
-			onlyB = slices.Delete(onlyB, i, i+1)
-			continue
-		}
+	onlyOn, onlyOff := multiset.Diff(prepare(onCols, on), prepare(offCols, off), row.key, row.equal)
+	for _, r := range onlyOn {
 		d.OnlyOn = append(d.OnlyOn, r.String())
 	}
-	for _, r := range onlyB {
+	for _, r := range onlyOff {
 		d.OnlyOff = append(d.OnlyOff, r.String())
 	}
 	slices.Sort(d.OnlyOn)
