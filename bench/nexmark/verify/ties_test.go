@@ -41,7 +41,7 @@ const distinctTimes = `SELECT COUNT(*) - COUNT(DISTINCT date_time) FROM bid`
 // checkNoTies runs q's tie counts (noTies).
 func checkNoTies(ctx context.Context, db *dbsql.DB, q string) error {
 	for _, count := range noTies[q] {
-		res, err := query(ctx, db, count)
+		res, err := difftest.Query(ctx, db, count)
 		if err != nil {
 			return fmt.Errorf("%w\n%s", err, count)
 		}

@@ -211,7 +211,7 @@ func sqliteResult(ctx context.Context, db *dbsql.DB, q, eddyText string) (*difft
 	default:
 		return nil, err
 	}
-	res, err := query(ctx, db, string(text))
+	res, err := difftest.Query(ctx, db, string(text))
 	if err != nil {
 		return nil, fmt.Errorf("%w\n%s", err, text)
 	}
@@ -219,35 +219,9 @@ func sqliteResult(ctx context.Context, db *dbsql.DB, q, eddyText string) (*difft
 	return res, nil
 }
 
-// query runs a SQLite query and reads every row.
-func query(ctx context.Context, db *dbsql.DB, q string, args ...any) (*difftest.SQLiteResult, error) {
-	rows, err := db.QueryContext(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	cols, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	res := &difftest.SQLiteResult{Columns: cols}
-	for rows.Next() {
-		vals := make([]any, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		res.Values = append(res.Values, vals)
-	}
-	return res, rows.Err()
-}
-
 // columnsOf returns the column names of a SQLite table, for Translate.
 func columnsOf(ctx context.Context, db *dbsql.DB, rel string) ([]string, error) {
-	res, err := query(ctx, db, "SELECT name FROM pragma_table_info(?)", rel)
+	res, err := difftest.Query(ctx, db, "SELECT name FROM pragma_table_info(?)", rel)
 	if err != nil {
 		return nil, err
 	}

@@ -154,7 +154,7 @@ func RunSQLite(ctx context.Context, db *dbsql.DB, e *Entry) ([]*SQLiteResult, er
 		if st.Kind != KindView {
 			continue
 		}
-		res, err := query(ctx, db, "SELECT * FROM "+st.Name)
+		res, err := Query(ctx, db, "SELECT * FROM "+st.Name)
 		if err != nil {
 			return nil, fmt.Errorf("view %s: %w\nSQLite query:\n%s", st.Name, err, q)
 		}
@@ -185,9 +185,9 @@ func streamColumns(list string) (string, error) {
 	return strings.Join(defs, ", "), nil
 }
 
-// query runs a query and reads every row.
-func query(ctx context.Context, db *dbsql.DB, q string) (*SQLiteResult, error) {
-	rows, err := db.QueryContext(ctx, q)
+// Query runs a SQLite query with its arguments and reads every row.
+func Query(ctx context.Context, db *dbsql.DB, q string, args ...any) (*SQLiteResult, error) {
+	rows, err := db.QueryContext(ctx, q, args...)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func query(ctx context.Context, db *dbsql.DB, q string) (*SQLiteResult, error) {
 
 // tableColumns returns the column names of a table or view.
 func tableColumns(ctx context.Context, db *dbsql.DB, rel string) ([]string, error) {
-	res, err := query(ctx, db, "SELECT name FROM pragma_table_info('"+strings.ReplaceAll(rel, "'", "''")+"')")
+	res, err := Query(ctx, db, "SELECT name FROM pragma_table_info('"+strings.ReplaceAll(rel, "'", "''")+"')")
 	if err != nil {
 		return nil, err
 	}

@@ -152,7 +152,7 @@ func sqliteText(v any) string {
 // separated by spaces.
 func rowsText(t *testing.T, db *dbsql.DB, q string) string {
 	t.Helper()
-	res, err := query(context.Background(), db, q)
+	res, err := Query(context.Background(), db, q)
 	if err != nil {
 		t.Fatalf("%s: %v", q, err)
 	}
