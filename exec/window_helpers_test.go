@@ -3,13 +3,11 @@ package exec
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -50,7 +48,7 @@ func winChunk(t testing.TB, alloc memory.Allocator, text string) Chunk {
 		if len(f) != len(ts)+1 {
 			t.Fatalf("row %q: want an op and %d values", line, len(ts))
 		}
-		op := winParseOp(t, f[0])
+		op := aggParseOp(t, f[0])
 		allInserts = allInserts && op == Insert
 		ops = append(ops, op)
 		row := make([]types.Datum, len(ts))
@@ -69,51 +67,19 @@ func winChunk(t testing.TB, alloc memory.Allocator, text string) Chunk {
 	return Chunk{Batch: types.BuildRecord(alloc, names, ts, rows), Ops: ops}
 }
 
-func winParseOp(t testing.TB, s string) Op {
-	t.Helper()
-	for _, o := range []Op{Insert, Delete, UpdateBefore, UpdateAfter} {
-		if o.String() == s {
-			return o
-		}
-	}
-	t.Fatalf("bad op %q", s)
-	return Insert
-}
-
+// winParseDatum parses a value as aggParseDatum does, except that a
+// timestamp or interval is a count of milliseconds.
 func winParseDatum(t testing.TB, s string, typ types.T) types.Datum {
 	t.Helper()
-	if s == "NULL" {
-		return types.NullDatum
+	switch p := typ.Physical(); {
+	case s == "NULL" || (p != types.PhysTimestamp && p != types.PhysDuration):
+		return aggParseDatum(t, s, typ)
 	}
-	var err error
-	var d types.Datum
-	switch typ.Physical() {
-	case types.PhysBool:
-		var b bool
-		b, err = strconv.ParseBool(s)
-		d = types.BoolDatum(b)
-	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		d.I, err = strconv.ParseInt(s, 10, 64)
-	case types.PhysFloat64:
-		d.F, err = strconv.ParseFloat(s, 64)
-	case types.PhysDecimal:
-		d.D, err = decimal128.FromString(s, int32(typ.Precision), int32(typ.Scale))
-	case types.PhysString:
-		if s == "''" {
-			s = ""
-		}
-		d.S = s
-	case types.PhysDate32:
-		var days int32
-		days, err = types.ParseDate(s)
-		d.I = int64(days)
-	default:
-		err = fmt.Errorf("unsupported type %s", typ)
-	}
+	ms, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		t.Fatalf("value %q of %s: %v", s, typ, err)
 	}
-	return d
+	return types.Datum{I: ms}
 }
 
 // winFormat renders a value as winChunk reads it: timestamps in ms.
