@@ -37,30 +37,36 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // derived stream or a continuous insert writes a log that other queries
 // read, so those readers are flushed after their writers finished: queries
 // go in levels, each after the level it reads from.
+//
+// A query aligns the markers of all its inputs, and a view forwards only
+// the markers its own sources were asked for, so every query a level reads
+// from, directly or through views, must be asked for that level's marker
+// too: each level's marker goes to the queries of that level and of every
+// level below it (those have caught up already, so it passes quickly).
 func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, error) {
-	var all []*exec.Job
 	levels := e.flushLevels()
 	if extra != nil {
 		levels = append(levels, []*exec.Job{extra})
 	}
+	var asked []*exec.Job
 	for _, jobs := range levels {
 		id := e.flushSeq.Add(1)
-		for _, j := range jobs {
+		asked = append(asked, jobs...)
+		for _, j := range asked {
 			j.RequestFlush(id)
 		}
-		for _, j := range jobs {
+		for _, j := range asked {
 			if err := j.WaitFlushed(ctx, id); err != nil {
 				return nil, err
 			}
 		}
-		all = append(all, jobs...)
 	}
-	return all, nil
+	return asked, nil
 }
 
 // flushLevels groups the running queries by how many stream-writing
 // queries (derived streams, continuous inserts) stand between them and
-// their sources.
+// their sources; a query reading a view is at least at the view's level.
 func (e *Engine) flushLevels() [][]*exec.Job {
 	e.mu.Lock()
 	queries := make([]*runningQuery, 0, len(e.queries))
@@ -68,9 +74,12 @@ func (e *Engine) flushLevels() [][]*exec.Job {
 		queries = append(queries, q)
 	}
 	e.mu.Unlock()
-	// writers maps a stream to the queries that append to it.
+	// writers maps a stream to the queries that append to it; byName maps
+	// an object to the query that maintains it.
 	writers := map[string][]*runningQuery{}
+	byName := map[string]*runningQuery{}
 	for _, q := range queries {
+		byName[lower(q.obj.Name)] = q
 		switch {
 		case q.obj.Kind == catalog.Stream:
 			writers[lower(q.obj.Name)] = append(writers[lower(q.obj.Name)], q)
@@ -95,6 +104,11 @@ func (e *Engine) flushLevels() [][]*exec.Job {
 				if w != q {
 					l = max(l, depth(w, seen)+1)
 				}
+			}
+			// A view's markers reach its readers through the view, so a
+			// reader is flushed no earlier than the view it reads.
+			if v := byName[lower(d)]; v != nil && v != q && v.obj.Kind == catalog.View {
+				l = max(l, depth(v, seen))
 			}
 		}
 		level[q] = l
