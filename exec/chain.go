@@ -15,6 +15,7 @@ type chain struct {
 	metrics  []*OperatorMetrics
 	emitters []*chainEmitter // emitters[i] receives op i's output
 	out      Emitter
+	state    *stateAccount // nil: the job's state is not budgeted
 }
 
 // chainEmitter feeds operator next (or the chain's output when next ==
@@ -69,6 +70,9 @@ func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
 	err := c.ops[i].Process(ctx, input, ch, em)
 	m.BusyNanos.Add(int64(time.Since(start) - em.child))
 	em.child = saved
+	if err == nil && c.state != nil {
+		err = c.state.settle(i, m)
+	}
 	return err
 }
 
@@ -90,6 +94,9 @@ func (c *chain) control(ctx context.Context, m Control) (forward bool, err error
 		err := op.OnControl(ctx, m, em)
 		c.metrics[i].BusyNanos.Add(int64(time.Since(start) - em.child))
 		em.child = saved
+		if err == nil && c.state != nil {
+			err = c.state.settle(i, c.metrics[i])
+		}
 		if err != nil {
 			return false, err
 		}
@@ -100,13 +107,17 @@ func (c *chain) control(ctx context.Context, m Control) (forward bool, err error
 	return true, nil
 }
 
-// close closes every operator, returning the first error.
+// close closes every operator, returning the first error, and returns
+// their state to the budget.
 func (c *chain) close() error {
 	var first error
 	for _, op := range c.ops {
 		if err := op.Close(); err != nil && first == nil {
 			first = err
 		}
+	}
+	if c.state != nil {
+		c.state.release()
 	}
 	return first
 }

@@ -46,6 +46,10 @@ type JobOptions struct {
 	// depends on timing, so jobs whose every change is observed (push
 	// queries, file sinks) leave it off.
 	Coalesce bool
+	// StateBudget, if set, bounds the state of this job's operators
+	// together with every other job sharing it: an operator whose state
+	// growth would pass it fails the job with a *StateLimitError.
+	StateBudget *StateBudget
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and
@@ -66,6 +70,7 @@ type Job struct {
 	started  time.Time
 	ended    time.Time // set when every goroutine has exited
 	budget   int64     // the buffer budget, bytes
+	account  *jobState // the account with opts.StateBudget, if any
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -97,6 +102,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
 		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now(), budget: budget}
+	if opts.StateBudget != nil {
+		j.account = opts.StateBudget.join(j)
+	}
 	for _, s := range g.Stages {
 		sr := &stageRun{spec: s}
 		if s.Source == nil {
@@ -127,6 +135,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			if err != nil {
 				j.closeTasks()
 				cancel()
+				if j.account != nil {
+					opts.StateBudget.leave(j.account)
+				}
 				return nil, err
 			}
 			sr.tasks = append(sr.tasks, t)
@@ -141,6 +152,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	go func() {
 		j.wg.Wait()
+		if j.account != nil {
+			opts.StateBudget.leave(j.account) // every task has closed: nothing is charged
+		}
 		j.mu.Lock()
 		j.ended = time.Now()
 		if j.state == JobRunning {
@@ -246,14 +260,23 @@ func (j *Job) RequestFlush(id uint64) {
 	}
 }
 
-// WaitFlushed blocks until flush id reached the sink, the job ended, or ctx
-// is done.
+// WaitFlushed blocks until flush id reached the sink, the job ended (and
+// its goroutines exited, so its state is released), or ctx is done.
 func (j *Job) WaitFlushed(ctx context.Context, id uint64) error {
 	for {
 		j.mu.Lock()
-		if j.flushed >= id || j.state != JobRunning {
+		if j.flushed >= id {
 			j.mu.Unlock()
 			return nil
+		}
+		if j.state != JobRunning {
+			j.mu.Unlock()
+			select {
+			case <-j.done:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		ch := j.progress
 		j.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -23,6 +24,7 @@ type MView struct {
 
 	mu     sync.Mutex
 	rows   map[string]*mvRow
+	bytes  int64 // estimated memory of rows
 	subs   map[*Subscription]struct{}
 	ended  bool
 	err    error // set by Fail: the query maintaining the view failed
@@ -38,6 +40,31 @@ type mvRow struct {
 // the ordinals of a unique key of the rows, if the query has one.
 func NewMView(names []string, ts []types.T, key []int) *MView {
 	return &MView{names: names, types: ts, key: key, rows: map[string]*mvRow{}, subs: map[*Subscription]struct{}{}}
+}
+
+// mvRowOverhead estimates the memory of a row besides its key's bytes and
+// its values: the map entry (the key's string header, the pointer, and the
+// map's load factor), the mvRow and the allocations' rounding.
+const mvRowOverhead = 96
+
+// datumSize is the size of a types.Datum.
+var datumSize = int64(unsafe.Sizeof(types.Datum{}))
+
+// datumsBytes estimates the memory of a row's values.
+func datumsBytes(vals []types.Datum) int64 {
+	n := datumSize * int64(len(vals))
+	for i := range vals {
+		n += int64(len(vals[i].S))
+	}
+	return n
+}
+
+// Size returns the number of distinct rows held and their estimated
+// memory.
+func (m *MView) Size() (rows int, bytes int64) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return len(m.rows), m.bytes
 }
 
 // Names returns the column names.
@@ -81,13 +108,17 @@ func (m *MView) Apply(ctx context.Context, c Chunk) error {
 			}
 			r = &mvRow{}
 			m.rows[string(m.keyBuf)] = r
+			m.bytes += mvRowOverhead + int64(len(m.keyBuf))
 		}
 		r.count += w
 		switch {
 		case r.count == 0:
 			delete(m.rows, string(m.keyBuf))
+			m.bytes -= mvRowOverhead + int64(len(m.keyBuf)) + datumsBytes(r.vals)
 		case w > 0:
+			m.bytes -= datumsBytes(r.vals)
 			r.vals = m.rowAt(cols, i)
+			m.bytes += datumsBytes(r.vals)
 		}
 	}
 	subs := m.subscribers()

@@ -107,6 +107,9 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	}
 	t.isSink = t.out == nil
 	t.chain = newChain(ops, t.metrics, out)
+	if j.account != nil {
+		t.chain.state = &stateAccount{budget: opts.StateBudget, job: j.account, charged: make([]int64, len(ops))}
+	}
 	return t, nil
 }
 

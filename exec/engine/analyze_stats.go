@@ -102,7 +102,7 @@ func (s *Session) readForStats(ctx context.Context, obj *catalog.Object) (*catal
 	if err != nil {
 		return nil, err
 	}
-	job, err := exec.StartJob(ctx, g, exec.JobOptions{Name: "analyze", Alloc: e.alloc, OnWarning: e.warner("")})
+	job, err := exec.StartJob(ctx, g, e.jobOptions("analyze", ""))
 	if err != nil {
 		return nil, err
 	}

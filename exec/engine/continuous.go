@@ -76,8 +76,9 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 	// same results); push queries, file and print sinks and streams
 	// record every change, batch by batch.
 	coalesce := mv != nil || obj.Options["connector"] == "blackhole"
-	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: label, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
-		OnWarning: e.warner(label), Coalesce: coalesce})
+	opts := e.jobOptions(label, label)
+	opts.Coalesce = coalesce
+	job, err := exec.StartJob(e.ctx, g, opts)
 	if err != nil {
 		return err
 	}

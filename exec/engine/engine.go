@@ -40,6 +40,11 @@ type Config struct {
 	// queued between its stages (0: exec.DefaultBufferBytes). A slow sink
 	// fills it and then holds its sources back.
 	BufferBytes int64
+	// StateMemoryLimit bounds the memory the state of all queries may take
+	// together (operators' state and views' rows, as they estimate it;
+	// 0: no limit). A query whose state growth would pass it fails alone,
+	// with an error naming the operator and its state size.
+	StateMemoryLimit int64
 }
 
 // SessionOptions configure a Session.
@@ -61,6 +66,8 @@ type Engine struct {
 
 	ctx    context.Context // the lifetime of continuous queries
 	cancel context.CancelFunc
+
+	state *exec.StateBudget // shared by every query's job
 
 	mu      sync.Mutex
 	queries map[string]*runningQuery // continuous queries by object name (lower case)
@@ -121,6 +128,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	qctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
+		state:   exec.NewStateBudget(cfg.StateMemoryLimit),
 		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*exec.Job]struct{}{}}
 	e.resume()
 	// Until checkpoints exist, resumed views rebuild their state from their
@@ -132,6 +140,13 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	}
 	e.startStatsObserver()
 	return e, nil
+}
+
+// jobOptions returns the options of a job named name whose warnings are
+// labelled label (empty: unlabelled).
+func (e *Engine) jobOptions(name, label string) exec.JobOptions {
+	return exec.JobOptions{Name: name, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
+		OnWarning: e.warner(label), StateBudget: e.state}
 }
 
 // waitCaughtUp returns once every continuous query reflects every row

@@ -34,7 +34,7 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	job, err := exec.StartJob(ctx, g, exec.JobOptions{Name: "query", Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes, OnWarning: e.warner("")})
+	job, err := exec.StartJob(ctx, g, e.jobOptions("query", ""))
 	if err != nil {
 		return nil, err
 	}
@@ -111,7 +111,7 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	job, err := exec.StartJob(e.ctx, g, exec.JobOptions{Name: "push query", Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes, OnWarning: e.warner("")})
+	job, err := exec.StartJob(e.ctx, g, e.jobOptions("push query", ""))
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +72,8 @@ type options struct {
 	bufferMem   string // --buffer-memory, parsed by checkOptions
 	bufferBytes int64
 	memLimit    string // --memory-limit
+	stateMem    string // --state-memory-limit
+	stateLimit  int64  // the state limit planMemory chose
 }
 
 // app is one invocation: its streams and global options.
@@ -134,7 +135,8 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.IntVar(&a.opts.parallelism, "parallelism", 0, "default parallelism of new queries (0: the engine's default)")
 	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
 	pf.StringVar(&a.opts.bufferMem, "buffer-memory", "64MiB", "each query's budget for batches queued between its stages (e.g. 64MiB, 512KB)")
-	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "a soft limit on the memory the process keeps (the Go runtime's GOMEMLIMIT), e.g. 1GiB; empty: none")
+	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "the memory eddy may use, e.g. 4GiB: the Go runtime's soft limit (GOMEMLIMIT), and half of it bounds the state of all queries; empty: the machine's bound (cgroup limit, ulimit, physical memory)")
+	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
 	root.AddCommand(
@@ -165,13 +167,22 @@ func (a *app) checkOptions() error {
 		return usagef("--buffer-memory must be a size of at least 1KiB such as 64MiB, got %q", a.opts.bufferMem)
 	}
 	a.opts.bufferBytes = n
+	var memLimit, stateLimit int64
 	if a.opts.memLimit != "" {
-		limit, err := parseBytes(a.opts.memLimit)
-		if err != nil || limit < 16<<20 {
+		memLimit, err = parseBytes(a.opts.memLimit)
+		if err != nil || memLimit < 16<<20 {
 			return usagef("--memory-limit must be a size of at least 16MiB such as 1GiB, got %q", a.opts.memLimit)
 		}
-		debug.SetMemoryLimit(limit)
 	}
+	if a.opts.stateMem != "" {
+		stateLimit, err = parseBytes(a.opts.stateMem)
+		if err != nil || (stateLimit != 0 && stateLimit < 1<<20) {
+			return usagef("--state-memory-limit must be 0 or a size of at least 1MiB such as 2GiB, got %q", a.opts.stateMem)
+		}
+	}
+	plan := planMemory(memLimit, stateLimit, a.opts.stateMem != "", detectMemory)
+	plan.apply()
+	a.opts.stateLimit = plan.stateLimit
 	return nil
 }
 
@@ -224,6 +235,9 @@ func (a *app) engineSession(ctx context.Context, interactive bool) (session, fun
 		Parallelism: a.opts.parallelism,
 		Stdout:      a.out,
 		BufferBytes: a.opts.bufferBytes,
+		// The state of all queries together stays within its share of
+		// the memory bound.
+		StateMemoryLimit: a.opts.stateLimit,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)
