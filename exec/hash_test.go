@@ -58,3 +58,26 @@ func TestKeyGroupsSpreadEvenly(t *testing.T) {
 func arraySlice(a arrow.Array, i, j int64) arrow.Array {
 	return array.NewSlice(a, i, j)
 }
+
+// TestKeyGroupsOf: an instance's key groups are exactly those the exchange
+// routes to it, and the ranges of a stage's instances tile all groups.
+func TestKeyGroupsOf(t *testing.T) {
+	for p := 1; p <= 2*NumKeyGroups; p++ {
+		next := 0
+		for inst := 0; inst < p; inst++ {
+			r := KeyGroupsOf(inst, p)
+			if r.Lo != next || r.Hi < r.Lo {
+				t.Fatalf("p=%d instance %d: range %+v does not follow %d", p, inst, r, next)
+			}
+			for g := r.Lo; g < r.Hi; g++ {
+				if got := InstanceForKeyGroup(g, p); got != inst {
+					t.Fatalf("p=%d: group %d is in instance %d's range but routed to %d", p, g, inst, got)
+				}
+			}
+			next = r.Hi
+		}
+		if next != NumKeyGroups {
+			t.Fatalf("p=%d: ranges end at %d, not %d", p, next, NumKeyGroups)
+		}
+	}
+}

@@ -58,6 +58,10 @@ type Env struct {
 	Alloc memory.Allocator
 	// Instance and Parallelism locate this instance among its stage's.
 	Instance, Parallelism int
+	// KeyGroups are the key groups the instance owns: the keys a hash
+	// exchange routes to it, and the state it snapshots and restores
+	// (see Stateful).
+	KeyGroups KeyGroupRange
 	// Metrics is the operator's own: the runtime counts rows, batches and
 	// busy time there; stateful operators set the state gauges. Never nil.
 	Metrics *OperatorMetrics
@@ -75,5 +79,5 @@ func (e *Env) Warnf(format string, args ...any) {
 
 // NewTestEnv returns an Env for a single instance using alloc.
 func NewTestEnv(alloc memory.Allocator) *Env {
-	return &Env{Alloc: alloc, Parallelism: 1, Metrics: &OperatorMetrics{}}
+	return &Env{Alloc: alloc, Parallelism: 1, KeyGroups: KeyGroupsOf(0, 1), Metrics: &OperatorMetrics{}}
 }

@@ -53,7 +53,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	spec := sr.spec
 	t := &task{name: fmt.Sprintf("stage %d instance %d", si, inst), job: j}
 	t.env = &Env{Alloc: opts.Alloc, Instance: inst, Parallelism: spec.Parallelism,
-		Metrics: &OperatorMetrics{}, OnWarning: opts.OnWarning}
+		KeyGroups: KeyGroupsOf(inst, spec.Parallelism), Metrics: &OperatorMetrics{}, OnWarning: opts.OnWarning}
 	if spec.Source != nil {
 		src, err := spec.Source(inst)
 		if err != nil {
