@@ -1,0 +1,104 @@
+package exectest
+
+import (
+	"context"
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+)
+
+func TestChunkRoundTrip(t *testing.T) {
+	alloc := Alloc(t)
+	ch := Chunk(t, alloc, `
+		bigint varchar decimal(10,2) timestamp(3) double boolean
+		+I 1 a 1.50 1000 2.5 true
+		-D NULL '' NULL 2024-01-01T00:00:01 -0.5 false`)
+	defer ch.Batch.Release()
+	if ch.NumRows() != 2 || ch.Op(1) != exec.Delete {
+		t.Fatalf("rows %d ops %v", ch.NumRows(), ch.Ops)
+	}
+	ts := SchemaTypes(t, ch.Batch.Schema())
+	rows := types.Rows(ch.Batch, ts)
+	if got := FormatRow(rows[0], ts, Millis); got != "1 a 1.50 1000 2.5 true" {
+		t.Errorf("row 0 = %q", got)
+	}
+	if got := FormatRow(rows[1], ts, Text); got != "NULL '' NULL 2024-01-01 00:00:01.000 -0.5 false" {
+		t.Errorf("row 1 = %q", got)
+	}
+	ins := Chunk(t, alloc, "bigint\n+I 1\n+I 2")
+	defer ins.Batch.Release()
+	if ins.Ops != nil {
+		t.Errorf("a chunk of inserts has ops %v", ins.Ops)
+	}
+}
+
+// passthrough emits its input; it fails on a chunk of 3 rows.
+type passthrough struct{}
+
+var errThree = errors.New("three rows")
+
+func (passthrough) Open(context.Context, *exec.Env) error { return nil }
+func (passthrough) Process(ctx context.Context, _ int, c exec.Chunk, out exec.Emitter) error {
+	if c.NumRows() == 3 {
+		return errThree
+	}
+	return out.Emit(ctx, c)
+}
+func (passthrough) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (passthrough) Close() error                                                { return nil }
+
+func TestRunnerComparesStepsAndTheOracle(t *testing.T) {
+	alloc := Alloc(t)
+	in := NewIntegral([]types.T{types.BigIntT})
+	r := &Runner{Op: passthrough{}, Env: exec.NewTestEnv(alloc), Out: NewCollector(t, CollectorOptions{}),
+		Inputs: []*Integral{in},
+		Oracle: func(ins []*Integral) []string {
+			var out []string
+			for _, row := range ins[0].Rows() {
+				out = append(out, FormatRow(row, ins[0].Types, Text))
+			}
+			slices.Sort(out)
+			return out
+		}}
+	r.Run(t, []Step{
+		{In: "bigint\n+I 1\n+I 2", Want: "+I 1\n+I 2"},
+		{Ctl: Watermark(5)},
+		{In: "bigint\n-D 1", Want: "-D 1"},
+		{In: "bigint\n+I 1\n+I 1\n+I 1", Err: errThree},
+	})
+	if got := strings.Join(r.Out.Rows(), ","); got != "2" {
+		t.Errorf("integral %q", got)
+	}
+}
+
+func TestSourceScript(t *testing.T) {
+	alloc := Alloc(t)
+	src := NewSource(t, alloc, "bigint\n+I 1")
+	ctx := context.Background()
+	c, err := src.Next(ctx)
+	if err != nil || c.NumRows() != 1 {
+		t.Fatalf("first Next: %v %d", err, c.NumRows())
+	}
+	c.Batch.Release()
+	if _, err := src.Next(ctx); !errors.Is(err, exec.ErrCaughtUp) {
+		t.Fatalf("caught up: %v", err)
+	}
+	src.Add("bigint\n+I 2", "bigint\n+I 3")
+	if err := src.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, _ = src.Next(ctx)
+	c.Batch.Release()
+	src.End()
+	if err := src.Close(); err != nil { // releases the unread third chunk
+		t.Fatal(err)
+	}
+	if _, err := src.Next(ctx); err != io.EOF {
+		t.Fatalf("after End: %v", err)
+	}
+}
