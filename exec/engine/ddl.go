@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
@@ -173,6 +174,9 @@ func (s *Session) lateTarget(name string, cols []catalog.Column, opts []sql.Opti
 		if o.Key == "late_rows_to" {
 			at = o.ValuePos
 		}
+	}
+	if n := utf8.RuneCountInString(name); n > sql.MaxIdentLen {
+		return "", bindErr(at, src, "late_rows_to: a stream name has at most %d characters, found one of %d", sql.MaxIdentLen, n)
 	}
 	target, ok := s.eng.cat.Get(name)
 	switch {

@@ -123,3 +123,18 @@ SELECT a FROM v
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
 }
+
+// TestEngineHugeIdentifier checks that a megabyte identifier is refused at
+// its position with a short message, where it once reached the catalog and
+// came back as two megabytes of error with a hex dump of a storage key.
+func TestEngineHugeIdentifier(t *testing.T) {
+	name := strings.Repeat("a", 1<<20)
+	code, out, errOut := runEngine(t, t.TempDir(), "", "exec", "-e", "CREATE STREAM "+name+" (x BIGINT);")
+	if code != 1 || out != "" {
+		t.Errorf("exit %d, stdout of %d bytes", code, len(out))
+	}
+	want := "ERROR: syntax error at 1:15: identifier is too long: 1048576 characters (at most 256)\n"
+	if len(errOut) > 500 || !strings.Contains(errOut, want) {
+		t.Errorf("stderr of %d bytes, want it short and containing %q:\n%.500s", len(errOut), want, errOut)
+	}
+}

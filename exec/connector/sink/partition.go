@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
@@ -21,16 +22,23 @@ import (
 // escaped (col=%5F_NULL__), so the two stay apart.
 const NullPartition = "__NULL__"
 
+// maxColumnName is the most characters a partition_by column name may
+// have: sql.MaxIdentLen, the longest identifier a query may write.
+const maxColumnName = 256
+
 // parsePartitionBy splits the value of the partition_by option into its
 // column names: comma-separated, blanks around them ignored. An empty
-// list, an empty name or a name given twice (without regard to case) is
-// an error.
+// list, an empty name, a name longer than an identifier may be or a name
+// given twice (without regard to case) is an error.
 func parsePartitionBy(v string) ([]string, error) {
 	var cols []string
 	for _, f := range strings.Split(v, ",") {
 		name := strings.TrimSpace(f)
 		if name == "" {
 			return nil, fmt.Errorf("invalid value %s (want column names separated by commas)", quote(v))
+		}
+		if n := utf8.RuneCountInString(name); n > maxColumnName {
+			return nil, fmt.Errorf("a column name has at most %d characters, found one of %d", maxColumnName, n)
 		}
 		for _, c := range cols {
 			if strings.EqualFold(c, name) {

@@ -293,6 +293,8 @@ func TestPartitionByOptions(t *testing.T) {
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": ""}, "option partition_by: invalid value ''"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a,,b"}, "option partition_by: invalid value"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a, A"}, "option partition_by: column A is named twice"},
+		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a, " + strings.Repeat("x", 1<<20)},
+			"option partition_by: a column name has at most 256 characters, found one of 1048576"},
 		{map[string]string{"connector": "blackhole", "partition_by": "a"}, "blackhole sink: option partition_by: unknown option"},
 		{map[string]string{"connector": "print", "partition_by": "a"}, "print sink: option partition_by: unknown option"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "max_open_files": "3"}, "option max_open_files: applies only with partition_by"},
@@ -306,6 +308,9 @@ func TestPartitionByOptions(t *testing.T) {
 		var oe *OptionError
 		if err != nil && !errors.As(err, &oe) {
 			t.Errorf("FromOptions(%v): %T is not an *OptionError", tt.opts, err)
+		}
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("FromOptions: an error of %d bytes", len(err.Error()))
 		}
 	}
 	cfg := partConfig(t, map[string]string{"partition_by": "cat, nope"})
