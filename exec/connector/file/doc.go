@@ -22,7 +22,8 @@
 // per-row allocation on the common path.
 //
 // A row that cannot be read (a bad value, a wrong field count, malformed
-// JSON, a value out of range, NULL in a NOT NULL column) is skipped and
+// JSON or JSON nested more than 512 levels deep, a value out of range,
+// NULL in a NOT NULL column) is skipped and
 // counted in the metrics' BadRows; the first five are reported with their
 // file and line through Env.Warnf. With on_error = 'fail', Next returns the
 // *RowError instead, after the rows before it.

@@ -2,6 +2,7 @@ package file
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -100,6 +101,26 @@ func TestJSON(t *testing.T) {
 				`f.jsonl:3: malformed JSON: unexpected text after the object at byte 8`,
 				`f.jsonl:4: malformed JSON: expected ':' after a field name at byte 6`,
 				`f.jsonl:5: malformed JSON: expected ',' or '}' at byte 7`,
+			},
+		},
+		{
+			// The row's object is the first level: a field may nest 511
+			// more; the 512th array or object is a bad row, reported as
+			// too deep (not as malformed) whether the field is ignored,
+			// kept as text or ends before its brackets close.
+			name: "nested too deeply",
+			cols: []string{"a BIGINT", "s VARCHAR"},
+			content: `{"x":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `,"a":1}` + "\n" +
+				`{"x":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `,"a":2}` + "\n" +
+				`{"s":` + strings.Repeat(`{"k":`, 600) + "1" + strings.Repeat("}", 600) + `}` + "\n" +
+				`{"a":3,"s":` + strings.Repeat("[", 100000) + "\n" +
+				`{"s":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `,"a":4}` + "\n",
+			want:    []string{"1 | NULL", "4 | " + strings.Repeat("[", 511) + strings.Repeat("]", 511)},
+			wantBad: 3,
+			wantWarn: []string{
+				`f.jsonl:2: JSON nested too deeply: more than 512 levels of arrays and objects at byte 517`,
+				`f.jsonl:3: JSON nested too deeply: more than 512 levels of arrays and objects at byte 2561`,
+				`f.jsonl:4: JSON nested too deeply: more than 512 levels of arrays and objects at byte 523`,
 			},
 		},
 		{
