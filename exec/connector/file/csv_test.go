@@ -150,6 +150,28 @@ func TestCSV(t *testing.T) {
 			},
 		},
 		{
+			// Integer columns take digits only, as PostgreSQL's COPY and
+			// MySQL's strict mode read them: 1e3 and 1.0 are bad rows.
+			name: "integers take digits only",
+			cols: []string{"a BIGINT", "i INT"},
+			content: "1,2\n" +
+				"1e3,2\n" +
+				"1.0,2\n" +
+				"1,2E1\n" +
+				"+7, -8 \n" +
+				"99999999999999999999,1\n" +
+				"1.5,2\n",
+			want:    []string{"1 | 2", "7 | -8"},
+			wantBad: 5,
+			wantWarn: []string{
+				`f.csv:2: column a: cannot parse "1e3" as BIGINT`,
+				`f.csv:3: column a: cannot parse "1.0" as BIGINT`,
+				`f.csv:4: column i: cannot parse "2E1" as INT`,
+				`f.csv:6: column a: value "99999999999999999999" out of range for BIGINT`,
+				`f.csv:7: column a: cannot parse "1.5" as BIGINT`,
+			},
+		},
+		{
 			name:    "bad floats and a long value",
 			cols:    []string{"d DOUBLE", "f FLOAT"},
 			content: "abc,1\n1e400,1\n1,1e39\n" + strings.Repeat("9", 70) + "x,1\n1,3.4e38\n",

@@ -199,7 +199,7 @@ func (p *jsonParser) value(j int, c *cell) fault {
 		case kindString:
 			c.s = raw
 			return fault{}
-		case kindTimestamp: // a number is milliseconds since the epoch, and integral
+		case kindTimestamp: // a number is milliseconds since the epoch: digits only
 			v, code := parseInt(raw)
 			c.i = types.RoundToFsp(v, int(col.t.Fsp))
 			return valueFault(code, j, raw)
