@@ -162,7 +162,7 @@ func TestJSON(t *testing.T) {
 				defer env.alloc.AssertSize(t, 0)
 				dir := t.TempDir()
 				writeFile(t, dir, "f.jsonl", tt.content)
-				cfg := Config{Path: "f.jsonl", BaseDir: dir, Format: FormatJSON, Columns: cols(t, tt.cols...)}
+				cfg := Config{Path: "f.jsonl", Root: rootAt(t, dir), Format: FormatJSON, Columns: cols(t, tt.cols...)}
 				rows, err := readAll(t, cfg, env, limit)
 				if err != nil {
 					t.Fatal(err)

@@ -100,7 +100,7 @@ func escapePartition(dst []byte, s string) []byte {
 // it (and removed at Open if this run never does).
 type partitioned struct {
 	s       *Sink
-	root    string   // the resolved Path: the partitions' root directory
+	root    string   // the resolved Path: the partitions' root directory (set by openRoot)
 	cols    []int    // the partition columns, as indexes of the row
 	names   []string // their escaped names, as directory prefixes
 	file    string   // the file name in each partition: part-<instance>.<ext>
@@ -138,7 +138,7 @@ func newPartitioned(s *Sink) (*partitioned, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &partitioned{s: s, root: s.cfg.ResolvedPath(), cols: cols, maxOpen: s.cfg.MaxOpenFiles,
+	p := &partitioned{s: s, cols: cols, maxOpen: s.cfg.MaxOpenFiles,
 		parts: map[string]*partition{}}
 	if p.maxOpen == 0 {
 		p.maxOpen = DefaultMaxOpenFiles
@@ -163,6 +163,7 @@ func extension(format string) string {
 // output is written again from the start), and the partition directories
 // that leaves empty. Nothing else under the root is touched.
 func (p *partitioned) openRoot(instance int, header []byte) error {
+	p.root = p.s.path
 	p.file = "part-" + strconv.Itoa(instance) + "." + extension(p.s.cfg.Format)
 	p.header = header
 	if err := os.MkdirAll(p.root, 0o755); err != nil {
@@ -301,6 +302,11 @@ func (p *partitioned) ensureOpen(pt *partition) error {
 		if err := p.closeFile(p.tail); err != nil {
 			return err
 		}
+	}
+	// A partition directory may have been replaced by a link since the
+	// root was checked: check the file's path too.
+	if _, err := p.s.cfg.Root.Resolve(pt.path); err != nil {
+		return &OptionError{Connector: p.s.cfg.Connector, Option: "path", Msg: err.Error(), Err: err}
 	}
 	flags := os.O_WRONLY | os.O_APPEND
 	if !pt.created {
