@@ -29,6 +29,12 @@ type Base struct {
 // Source returns the statement's source.
 func (b *Base) Source() *Source { return b.Src }
 
+// MaxIdentLen is the most characters an identifier may have: the name of
+// a stream, table, view or sink, a column, an alias or an option. MySQL
+// allows 64; eddy allows more for generated names, and a bound keeps
+// names (and the storage keys and messages made of them) small.
+const MaxIdentLen = 256
+
 // Ident is a name as written, with its position. Quoted is set for
 // `backquoted` names. Names match case-insensitively.
 type Ident struct {

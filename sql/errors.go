@@ -49,6 +49,7 @@ func (e *ParseError) Snippet() string { return Snippet(e.Line, e.Pos.Col) }
 func Snippet(line string, col int) string {
 	line = strings.TrimRight(line, "\r\n")
 	n := max(0, min(col-1, len(line)))
+	line, n = snippetWindow(line, n)
 	var b strings.Builder
 	b.Grow(2*len(line) + 2)
 	b.WriteString(line)
@@ -65,6 +66,38 @@ func Snippet(line string, col int) string {
 	}
 	b.WriteByte('^')
 	return b.String()
+}
+
+// snippetWidth is the most bytes of a line a snippet shows: a longer line
+// (a generated statement, a megabyte identifier) is cut to a window around
+// the column, marked with "..." where it was cut.
+const snippetWidth = 160
+
+// snippetWindow cuts line to at most snippetWidth bytes around byte offset
+// n, on character boundaries, and returns the cut line and n within it.
+func snippetWindow(line string, n int) (string, int) {
+	if len(line) <= snippetWidth {
+		return line, n
+	}
+	lo := max(0, n-snippetWidth/2)
+	hi := min(len(line), lo+snippetWidth)
+	lo = max(0, hi-snippetWidth)
+	for lo > 0 && !utf8.RuneStart(line[lo]) {
+		lo++
+	}
+	for hi < len(line) && !utf8.RuneStart(line[hi]) {
+		hi--
+	}
+	var b strings.Builder
+	if lo > 0 {
+		b.WriteString("...")
+	}
+	shift := b.Len() - lo
+	b.WriteString(line[lo:hi])
+	if hi < len(line) {
+		b.WriteString("...")
+	}
+	return b.String(), n + shift
 }
 
 // errAt returns a ParseError at script text offset k. The message is kept

@@ -3,6 +3,7 @@ package sql
 import (
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
@@ -47,6 +48,9 @@ func parseIn(sc *script, lo, hi int) (stmt Stmt, err error) {
 		return nil, sc.errAt(lx.errOff, "%s", lx.errMsg)
 	}
 	toks := lx.toks
+	if err := checkIdentLengths(sc, toks); err != nil {
+		return nil, err
+	}
 	for j, t := range toks {
 		if t.isOp(";") {
 			if toks[j+1].kind != tEOF {
@@ -79,6 +83,22 @@ func parseIn(sc *script, lo, hi int) (stmt Stmt, err error) {
 		}
 	}
 	return stmt, nil
+}
+
+// checkIdentLengths refuses the first name token (a bare word or a quoted
+// identifier, wherever it stands: object, column, alias or option name)
+// longer than MaxIdentLen characters.
+func checkIdentLengths(sc *script, toks []token) error {
+	for _, t := range toks {
+		// A name of at most MaxIdentLen characters has at most 4 bytes
+		// per character: count only the longer ones.
+		if t.isName() && len(t.val) > MaxIdentLen {
+			if n := utf8.RuneCountInString(t.val); n > MaxIdentLen {
+				return sc.errAt(t.off, "identifier is too long: %d characters (at most %d)", n, MaxIdentLen)
+			}
+		}
+	}
+	return nil
 }
 
 // firstTokenOffset returns the offset of the first non-space byte of

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	tidbparser "github.com/pingcap/tidb/pkg/parser"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -66,7 +67,7 @@ func (p *parser) derivedColumns(j, hi int, q *Query) (int, bool) {
 	if j < hi && p.toks[j].is("AS") {
 		j++
 	}
-	if j+2 >= hi || !p.toks[j].isName() || !p.toks[j+1].isOp("(") {
+	if j+2 >= hi || !p.toks[j].isName() || isReserved(p.toks[j]) || !p.toks[j+1].isOp("(") {
 		return 0, false
 	}
 	alias := p.toks[j]
@@ -92,6 +93,23 @@ func (p *parser) derivedColumns(j, hi int, q *Query) (int, bool) {
 	p.edits = append(p.edits, edit{lo: p.toks[open].off, hi: p.toks[closing].end, blank: true})
 	q.DerivedColumns = append(q.DerivedColumns, DerivedColumns{Alias: alias.val, Names: names})
 	return closing + 1, true
+}
+
+// tidbReserved holds TiDB's reserved words (upper case): unquoted, they are
+// never an alias, so `(...) WHERE (x)` is no derived column list.
+var tidbReserved = func() map[string]bool {
+	m := map[string]bool{}
+	for _, k := range tidbparser.Keywords {
+		if k.Reserved {
+			m[k.Word] = true
+		}
+	}
+	return m
+}()
+
+// isReserved reports whether t is a bare word TiDB reserves.
+func isReserved(t token) bool {
+	return t.kind == tWord && tidbReserved[strings.ToUpper(t.text)]
 }
 
 // queryEnd returns the index of the token after the query that starts at

@@ -205,6 +205,12 @@ func TestSnippet(t *testing.T) {
 		{"", 1, "\n^"},
 		{"'héllo' x", 10, "'héllo' x\n        ^"},
 		{"abc\r\n", 2, "abc\n ^"},
+		// A line longer than snippetWidth is cut around the column.
+		{strings.Repeat("a", 100) + " X " + strings.Repeat("b", 200), 102,
+			"..." + strings.Repeat("a", 79) + " X " + strings.Repeat("b", 78) + "...\n" + strings.Repeat(" ", 83) + "^"},
+		{"X " + strings.Repeat("b", 300), 1, "X " + strings.Repeat("b", 158) + "...\n^"},
+		{strings.Repeat("b", 300) + " X", 302, "..." + strings.Repeat("b", 158) + " X\n" + strings.Repeat(" ", 162) + "^"},
+		{strings.Repeat("é", 200) + "X", 401, "..." + strings.Repeat("é", 79) + "X\n" + strings.Repeat(" ", 82) + "^"},
 	} {
 		if got := Snippet(tc.line, tc.col); got != tc.want {
 			t.Errorf("Snippet(%q, %d) =\n%s\nwant\n%s", tc.line, tc.col, got, tc.want)

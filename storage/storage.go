@@ -142,6 +142,9 @@ var (
 	// ErrUnsupportedType is returned by EncodeBatch (and Log.Append) for a
 	// column type the batch codec cannot encode.
 	ErrUnsupportedType = errors.New("storage: unsupported column type")
+	// ErrTooLarge is returned for a key or value longer than the store
+	// accepts.
+	ErrTooLarge = errors.New("storage: too large")
 	// ErrCorrupt is matched (errors.Is) by every error about damaged
 	// stored data, including *CorruptEntryError.
 	ErrCorrupt = errors.New("storage: corrupt data")

@@ -51,7 +51,7 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	if err := copyDataFiles(c.Dir, scratch); err != nil {
 		return Figures{}, err
 	}
-	eng, err := engine.Open(ctx, engine.Config{BaseDir: scratch, Parallelism: c.parallelism()})
+	eng, err := engine.Open(ctx, engine.Config{FileRoot: scratch, Parallelism: c.parallelism()})
 	if err != nil {
 		return Figures{}, fmt.Errorf("opening the engine: %w", err)
 	}

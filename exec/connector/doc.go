@@ -4,5 +4,6 @@
 // built from the object's columns and WITH options by the sub-package's
 // FromOptions and New; the runtime drives it (Open, Next, Wait, Close).
 //
-//	file     CSV and JSON-lines files, bounded or followed (tail -f)
+//	file      CSV and JSON-lines files, bounded or followed (tail -f)
+//	fileroot  the root directory file sources and sinks are confined to
 package connector

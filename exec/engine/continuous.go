@@ -55,7 +55,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 				kv: e.db.KV(), progressKey: insertKey(obj.ID), skip: done}, nil
 		}
 	default:
-		cfg, err := sink.FromOptions(obj.Options, e.cfg.BaseDir)
+		cfg, err := sink.FromOptions(obj.Options, e.root)
 		if err != nil {
 			return err
 		}

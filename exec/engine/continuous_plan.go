@@ -40,7 +40,7 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 		bound, err = b.BuildInsertQuery(target, ins)
 		ps.parallelism = 1 // its replay after a restart must produce its rows in the same order
 	default:
-		cfg, cerr := sink.FromOptions(obj.Options, e.cfg.BaseDir)
+		cfg, cerr := sink.FromOptions(obj.Options, e.root)
 		if cerr != nil {
 			return nil, cerr
 		}

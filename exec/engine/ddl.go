@@ -8,12 +8,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/file"
 	"github.com/eddysql/eddy/exec/connector/nexmark"
+	"github.com/eddysql/eddy/exec/connector/sink"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
@@ -140,8 +142,8 @@ func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Sou
 	m["connector"] = name
 	switch name {
 	case "file":
-		if _, err := file.FromOptions(connectorOptions(m), cols, s.eng.cfg.BaseDir); err != nil {
-			return nil, bindErr(conn.ValuePos, src, "%v", err)
+		if _, err := file.FromOptions(connectorOptions(m), cols, s.eng.root); err != nil {
+			return nil, bindErr(optionPos(opts, err, conn.ValuePos), src, "%v", err)
 		}
 	case "nexmark":
 		if _, err := nexmark.FromOptions(connectorOptions(m), cols); err != nil {
@@ -151,15 +153,26 @@ func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Sou
 	return m, nil
 }
 
-// optionPos is where the option an error names is written (at when the
-// error names none).
+// optionPos is where the option a connector's error names is written (at
+// when the error names none).
 func optionPos(opts []sql.Option, err error, at sql.Pos) sql.Pos {
-	var oe *nexmark.OptionError
-	if errors.As(err, &oe) {
-		for _, o := range opts {
-			if strings.EqualFold(o.Key, oe.Option) {
-				return o.ValuePos
-			}
+	var name string
+	var ne *nexmark.OptionError
+	var fe *file.OptionError
+	var se *sink.OptionError
+	switch {
+	case errors.As(err, &ne):
+		name = ne.Option
+	case errors.As(err, &fe):
+		name = fe.Option
+	case errors.As(err, &se):
+		name = se.Option
+	default:
+		return at
+	}
+	for _, o := range opts {
+		if strings.EqualFold(o.Key, name) {
+			return o.ValuePos
 		}
 	}
 	return at
@@ -173,6 +186,9 @@ func (s *Session) lateTarget(name string, cols []catalog.Column, opts []sql.Opti
 		if o.Key == "late_rows_to" {
 			at = o.ValuePos
 		}
+	}
+	if n := utf8.RuneCountInString(name); n > sql.MaxIdentLen {
+		return "", bindErr(at, src, "late_rows_to: a stream name has at most %d characters, found one of %d", sql.MaxIdentLen, n)
 	}
 	target, ok := s.eng.cat.Get(name)
 	switch {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 	"github.com/eddysql/eddy/storage"
@@ -27,9 +27,11 @@ type Config struct {
 	// DataDir is where the catalog, stream logs and state are kept. Empty
 	// means in memory (for tests): nothing survives Close.
 	DataDir string
-	// BaseDir resolves relative connector paths; empty means the working
-	// directory.
-	BaseDir string
+	// FileRoot is the directory file connectors are confined to
+	// (exec/connector/fileroot): a relative path resolves against it, an
+	// absolute one must be inside it, and no path may reach into DataDir.
+	// Empty means the working directory.
+	FileRoot string
 	// Parallelism is the default parallelism of new queries (0: 1).
 	Parallelism int
 	// Alloc allocates Arrow buffers (nil: the Go allocator).
@@ -60,6 +62,7 @@ type SessionOptions struct {
 // that run until their objects are dropped.
 type Engine struct {
 	cfg   Config
+	root  fileroot.Root // where file connectors may read and write
 	db    storage.DB
 	cat   *catalog.Catalog
 	alloc memory.Allocator
@@ -100,22 +103,23 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 	if cfg.Alloc == nil {
 		cfg.Alloc = memory.DefaultAllocator
 	}
-	if cfg.BaseDir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, fmt.Errorf("engine: %w", err)
-		}
-		cfg.BaseDir = wd
-	}
-	var db storage.DB
-	if cfg.DataDir == "" {
-		db = mem.New()
-	} else {
+	var dataDir string
+	if cfg.DataDir != "" {
 		dir, err := filepath.Abs(cfg.DataDir)
 		if err != nil {
 			return nil, fmt.Errorf("engine: data directory: %w", err)
 		}
-		bdb, err := badger.Open(dir, badger.Options{})
+		dataDir = dir
+	}
+	root, err := fileroot.New(cfg.FileRoot, dataDir)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	var db storage.DB
+	if dataDir == "" {
+		db = mem.New()
+	} else {
+		bdb, err := badger.Open(dataDir, badger.Options{})
 		if err != nil {
 			return nil, err
 		}
@@ -127,7 +131,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		return nil, err
 	}
 	qctx, cancel := context.WithCancel(context.Background())
-	e := &Engine{cfg: cfg, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
+	e := &Engine{cfg: cfg, root: root, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
 		state:   exec.NewStateBudget(cfg.StateMemoryLimit),
 		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*exec.Job]struct{}{}}
 	e.resume()

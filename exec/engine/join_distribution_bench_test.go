@@ -50,7 +50,7 @@ func BenchmarkJoinDistribution(b *testing.B) {
 				chosen := ""
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
-					e, err := Open(context.Background(), Config{Parallelism: 2, BaseDir: dir})
+					e, err := Open(context.Background(), Config{Parallelism: 2, FileRoot: dir})
 					if err != nil {
 						b.Fatal(err)
 					}

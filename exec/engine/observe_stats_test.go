@@ -26,7 +26,7 @@ func TestObservedStatisticsFollowRunningQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	e, err := Open(context.Background(), Config{Parallelism: 2, BaseDir: base})
+	e, err := Open(context.Background(), Config{Parallelism: 2, FileRoot: base})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,12 +50,12 @@ func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *
 	if opts["connector"] == connectorStream {
 		return nil, nil, nil, bindErr(connPos, src, "write to a stream with INSERT INTO ... SELECT")
 	}
-	if _, err := sink.FromOptions(opts, s.eng.cfg.BaseDir); err != nil {
+	if _, err := sink.FromOptions(opts, s.eng.root); err != nil {
 		at := st.Name.Pos
 		if connPos.Line > 0 {
 			at = connPos
 		}
-		return nil, nil, nil, bindErr(at, src, "%v", err)
+		return nil, nil, nil, bindErr(optionPos(st.With, err, at), src, "%v", err)
 	}
 	q := st.Query
 	text := ""

@@ -21,8 +21,8 @@ import (
 type RunConfig struct {
 	// Engine configures the engine a file runs on. An empty DataDir gets a
 	// fresh temporary directory, removed when the file is done; an empty
-	// BaseDir is the directory of the .slt file, so fixtures beside it are
-	// found by relative paths.
+	// FileRoot is the directory of the .slt file, so fixtures beside it are
+	// found by relative paths (and file connectors stay in it).
 	Engine Config
 	// Progress, when set, receives a line per failed record as it happens
 	// and, with Verbose, a line per record.
@@ -69,8 +69,8 @@ func RunSLT(ctx context.Context, path string, cfg RunConfig) (*SLTReport, error)
 		return nil, err
 	}
 	ecfg := cfg.Engine
-	if ecfg.BaseDir == "" {
-		ecfg.BaseDir = filepath.Dir(path)
+	if ecfg.FileRoot == "" {
+		ecfg.FileRoot = filepath.Dir(path)
 	}
 	if ecfg.DataDir == "" {
 		dir, err := os.MkdirTemp("", "eddy-slt-*")

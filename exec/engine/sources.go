@@ -48,7 +48,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 		}
 		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
 	case obj.Connector() == "file":
-		cfg, err := file.FromOptions(connectorOptions(obj.Options), obj.Columns, e.cfg.BaseDir)
+		cfg, err := file.FromOptions(connectorOptions(obj.Options), obj.Columns, e.root)
 		if err != nil {
 			return nil, err
 		}

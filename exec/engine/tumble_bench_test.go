@@ -44,7 +44,7 @@ func BenchmarkTumbleParallelism(b *testing.B) {
 func tumbleBench(b *testing.B, p int, query string) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e, err := Open(context.Background(), Config{Parallelism: p, BaseDir: b.TempDir()})
+		e, err := Open(context.Background(), Config{Parallelism: p, FileRoot: b.TempDir()})
 		if err != nil {
 			b.Fatal(err)
 		}

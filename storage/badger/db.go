@@ -56,6 +56,8 @@ type DB struct {
 	log  *logcore.Log
 	gc   *gcLoop // nil when disabled
 
+	maxValue int64 // the longest value Badger accepts (see checkEntry)
+
 	mu   sync.Mutex
 	jobs map[string]bool // jobs whose state store is open
 
@@ -99,7 +101,13 @@ func Open(dir string, opts Options) (*DB, error) {
 		lock.release()
 		return nil, fmt.Errorf("storage: opening data directory %q: %w", dir, err)
 	}
-	db := &DB{dir: dir, bdb: bdb, lock: lock, g: guard.New(), jobs: map[string]bool{}}
+	maxValue := bo.ValueLogFileSize
+	if bo.InMemory {
+		// An in-memory database keeps every value in the LSM tree,
+		// which takes values up to the threshold only.
+		maxValue = bo.ValueThreshold
+	}
+	db := &DB{dir: dir, bdb: bdb, lock: lock, g: guard.New(), jobs: map[string]bool{}, maxValue: maxValue}
 	db.log = logcore.New(logBackend{db}, db.g)
 	if interval := opts.ValueLogGCInterval; dir != "" && interval >= 0 {
 		if interval == 0 {

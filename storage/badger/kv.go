@@ -39,6 +39,9 @@ func (k kv) Put(key, val []byte) error {
 		return err
 	}
 	defer k.db.g.Exit()
+	if err := k.db.checkEntry(1+len(key), val); err != nil {
+		return wrap("writing", key, err)
+	}
 	err := k.db.write(func() error {
 		return k.db.bdb.Update(func(txn *bdg.Txn) error {
 			return txn.Set(kvKey(key), val) // Update returns after Badger has copied val
@@ -52,6 +55,9 @@ func (k kv) Delete(key []byte) error {
 		return err
 	}
 	defer k.db.g.Exit()
+	if err := k.db.checkEntry(1+len(key), nil); err != nil {
+		return wrap("deleting", key, err)
+	}
 	err := k.db.write(func() error {
 		return k.db.bdb.Update(func(txn *bdg.Txn) error {
 			return txn.Delete(kvKey(key))
@@ -90,5 +96,37 @@ func wrap(op string, key []byte, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("storage: %s key %q: %w", op, key, err)
+	return fmt.Errorf("storage: %s key %s: %w", op, shownKey(key), err)
+}
+
+// shownKeyLen is how many bytes of a key an error message shows.
+const shownKeyLen = 64
+
+// shownKey renders a key for an error message: quoted, and cut after
+// shownKeyLen bytes with its length, so a message stays readable however
+// long the key.
+func shownKey(key []byte) string {
+	if len(key) <= shownKeyLen {
+		return fmt.Sprintf("%q", key)
+	}
+	return fmt.Sprintf("%q... (%d bytes)", key[:shownKeyLen], len(key))
+}
+
+// maxKeySize is the longest key Badger accepts (maxKeySize in Badger's
+// txn.go: keys are stored with 16-bit lengths, less room for a prefix and
+// a timestamp).
+const maxKeySize = 65000
+
+// checkEntry refuses a key (of keyLen bytes, as Badger stores it) or value
+// that Badger would refuse, with storage.ErrTooLarge: Badger's own error
+// carries a hex dump of the first kilobyte of the key or value, which is no
+// message for a user.
+func (db *DB) checkEntry(keyLen int, val []byte) error {
+	if keyLen > maxKeySize {
+		return fmt.Errorf("%w: a key of %d bytes (at most %d)", storage.ErrTooLarge, keyLen, maxKeySize)
+	}
+	if int64(len(val)) > db.maxValue {
+		return fmt.Errorf("%w: a value of %d bytes (at most %d)", storage.ErrTooLarge, len(val), db.maxValue)
+	}
+	return nil
 }

@@ -63,6 +63,9 @@ func (j jobKeys) with(space byte, rest ...byte) []byte {
 
 func (j jobKeys) data(k []byte) []byte { return j.with(stateData, k...) }
 
+// dataLen is len(j.data(k)), without building the key.
+func (j jobKeys) dataLen(k []byte) int { return len(j.prefix) + 1 + len(k) }
+
 func (j jobKeys) dataPrefix() []byte { return j.with(stateData) }
 
 func (j jobKeys) epoch() []byte { return j.with(stateEpoch) }

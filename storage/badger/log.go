@@ -109,7 +109,7 @@ func (l *logIter) Next() (uint64, bool) {
 	for ; l.it.Valid(); l.it.Next() {
 		seq, chunk, ok := parseLogKey(l.it.Item().Key())
 		if !ok {
-			l.err = fmt.Errorf("%w: malformed log key %x", storage.ErrCorrupt, l.it.Item().Key())
+			l.err = fmt.Errorf("%w: malformed log key %s", storage.ErrCorrupt, shownKey(l.it.Item().Key()))
 			return 0, false
 		}
 		if seq >= l.to {

@@ -98,6 +98,11 @@ func (b *stateBackend) Commit(ctx context.Context, muts []statecore.Mutation, ep
 }
 
 func (b *stateBackend) commit(muts []statecore.Mutation, epoch uint64) error {
+	for _, m := range muts {
+		if err := b.db.checkEntry(b.keys.dataLen(m.Key), m.Val); err != nil {
+			return fmt.Errorf("storage: state of job %q, key %s: %w", b.job, shownKey(m.Key), err)
+		}
+	}
 	txn := b.db.bdb.NewTransaction(true)
 	defer txn.Discard()
 	err := b.stage(txn, muts, epoch)

@@ -76,7 +76,7 @@ type session struct {
 // newSession opens an in-memory engine whose relative paths resolve in
 // baseDir, running queries at parallelism p, and creates the streams.
 func newSession(ctx context.Context, baseDir string, p int) (*session, error) {
-	eng, err := engine.Open(ctx, engine.Config{BaseDir: baseDir, Parallelism: p})
+	eng, err := engine.Open(ctx, engine.Config{FileRoot: baseDir, Parallelism: p})
 	if err != nil {
 		return nil, err
 	}

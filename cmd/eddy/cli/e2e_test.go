@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -121,5 +123,109 @@ SELECT a FROM v
 	code, out, _ = runEngine(t, t.TempDir(), "", "slt", fail)
 	if code != 1 || !strings.Contains(out, "fail.slt:13: result mismatch") || !strings.Contains(out, "expected: 3\n    got:      2") {
 		t.Errorf("exit %d, stdout:\n%s", code, out)
+	}
+}
+
+// TestEngineHugeIdentifier checks that a megabyte identifier is refused at
+// its position with a short message, where it once reached the catalog and
+// came back as two megabytes of error with a hex dump of a storage key.
+func TestEngineHugeIdentifier(t *testing.T) {
+	name := strings.Repeat("a", 1<<20)
+	code, out, errOut := runEngine(t, t.TempDir(), "", "exec", "-e", "CREATE STREAM "+name+" (x BIGINT);")
+	if code != 1 || out != "" {
+		t.Errorf("exit %d, stdout of %d bytes", code, len(out))
+	}
+	want := "ERROR: syntax error at 1:15: identifier is too long: 1048576 characters (at most 256)\n"
+	if len(errOut) > 500 || !strings.Contains(errOut, want) {
+		t.Errorf("stderr of %d bytes, want it short and containing %q:\n%.500s", len(errOut), want, errOut)
+	}
+}
+
+// TestEngineFileRoot runs eddy in a directory and checks that its file
+// connectors stay in their root: the directory eddy was started in, or
+// --file-root. A path outside it, or into the data directory, is refused
+// at CREATE with the option's position; a link moved out after CREATE is
+// refused when the file is opened; the data directory survives.
+func TestEngineFileRoot(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, other, outside := filepath.Join(base, "work"), filepath.Join(base, "other"), filepath.Join(base, "outside")
+	for _, d := range []string{work, other, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for path, content := range map[string]string{
+		filepath.Join(work, "in.csv"):        "a\n1\n",
+		filepath.Join(other, "in.csv"):       "a\n2\n",
+		filepath.Join(outside, "secret.csv"): "a\n666\n",
+	} {
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Chdir(work)
+	eddy := func(args ...string) (int, string, string) {
+		var out, errOut bytes.Buffer
+		code := Main(context.Background(), append([]string{"--timing=false", "--data-dir", "eddy-data"}, args...),
+			IO{In: strings.NewReader(""), Out: &out, Err: &errOut})
+		return code, out.String(), errOut.String()
+	}
+	refused := func(sql, want string) {
+		t.Helper()
+		code, _, errOut := eddy("exec", "-e", sql)
+		if code != 1 || !strings.Contains(errOut, want) {
+			t.Errorf("%s\nexit %d, stderr:\n%s\nwant it to contain %q", sql, code, errOut, want)
+		}
+	}
+	refused("CREATE STREAM p (a VARCHAR) WITH (connector = 'file', path = '/etc/passwd', format = 'csv');",
+		"ERROR: file connector: option path: '/etc/passwd' is outside the file root "+work+" at 1:62\n")
+	refused("CREATE STREAM p (a VARCHAR) WITH (connector = 'file', path = '../outside/secret.csv');",
+		"ERROR: file connector: option path: '../outside/secret.csv' is outside the file root "+work+" at 1:62\n")
+	refused("CREATE SINK k AS SELECT 1 AS a WITH (connector = 'file', path = '../../x.csv');",
+		"ERROR: file sink: option path: '../../x.csv' is outside the file root "+work+" at 1:65\n")
+	refused("CREATE SINK k AS SELECT 1 AS a WITH (connector = 'file', path = 'eddy-data/MANIFEST', format = 'csv');",
+		"ERROR: file sink: option path: 'eddy-data/MANIFEST' is inside the data directory "+filepath.Join(work, "eddy-data")+" at 1:65\n")
+	refused("CREATE SINK k AS SELECT 1 AS a WITH (connector = 'file', path = 'out', format = 'csv', partition_by = 'a');\n"+
+		"CREATE SINK k2 AS SELECT 1 AS a WITH (connector = 'file', path = './eddy-data/', format = 'csv', partition_by = 'a');",
+		"is inside the data directory")
+
+	// A stream over a link that stays in, then leads out.
+	if err := os.Symlink("in.csv", filepath.Join(work, "cur.csv")); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	code, out, errOut := eddy("--format", "csv", "exec", "-e", "CREATE STREAM c (a BIGINT) WITH (connector = 'file', path = 'cur.csv', header = 'true');", "-e", "SELECT a FROM c;")
+	if code != 0 || out != "a\n1\n" {
+		t.Fatalf("reading through a link inside the root: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	os.Remove(filepath.Join(work, "cur.csv"))
+	if err := os.Symlink(filepath.Join(outside, "secret.csv"), filepath.Join(work, "cur.csv")); err != nil {
+		t.Fatal(err)
+	}
+	refused("SELECT a FROM c;", "ERROR: file connector: option path: 'cur.csv' is outside the file root "+work)
+
+	// --file-root moves the root: relative paths resolve in it, and the
+	// working directory is outside it.
+	code, out, errOut = eddy("--file-root", other, "--format", "csv", "exec", "-e",
+		"CREATE STREAM o (a BIGINT) WITH (connector = 'file', path = 'in.csv', header = 'true');", "-e", "SELECT a FROM o;")
+	if code != 0 || out != "a\n2\n" {
+		t.Errorf("--file-root: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	code, _, errOut = eddy("--file-root", other, "exec", "-e",
+		"CREATE STREAM w (a BIGINT) WITH (connector = 'file', path = '"+filepath.Join(work, "in.csv")+"', header = 'true');")
+	if code != 1 || !strings.Contains(errOut, "is outside the file root "+other) {
+		t.Errorf("--file-root, a path in the working directory: exit %d, stderr %q", code, errOut)
+	}
+	code, _, errOut = eddy("--file-root", filepath.Join(base, "nope"), "exec", "-e", "SHOW STREAMS;")
+	if code != 1 || !strings.Contains(errOut, "file root") {
+		t.Errorf("--file-root to a missing directory: exit %d, stderr %q", code, errOut)
+	}
+
+	// The data directory was never written by a sink: eddy still opens.
+	code, out, errOut = eddy("--format", "csv", "exec", "-e", "SHOW STREAMS;")
+	if code != 0 || !strings.Contains(out, "c,file") {
+		t.Errorf("after the refusals: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }

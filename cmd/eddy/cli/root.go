@@ -66,6 +66,7 @@ var errReported = &exitError{code: exitFailure, err: errors.New("a statement fai
 // options are the global flags.
 type options struct {
 	dataDir     string
+	fileRoot    string // --file-root: file connectors' root ("" = the working directory)
 	format      string
 	parallelism int
 	timing      bool
@@ -131,6 +132,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	}
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.opts.dataDir, "data-dir", "./eddy-data", "directory of the catalog, stream logs and state")
+	pf.StringVar(&a.opts.fileRoot, "file-root", "", "directory file connectors are confined to; relative paths resolve against it (default: the directory eddy was started in)")
 	pf.StringVar(&a.opts.format, "format", "table", "result format: table, csv or json (one object per line)")
 	pf.IntVar(&a.opts.parallelism, "parallelism", 0, "default parallelism of new queries (0: the engine's default)")
 	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
@@ -225,13 +227,9 @@ func (a *app) run(fn func(cmd *cobra.Command, args []string) error) func(*cobra.
 // engineSession opens the engine the global flags describe and a session
 // on it.
 func (a *app) engineSession(ctx context.Context, interactive bool) (session, func() error, error) {
-	cwd, err := os.Getwd()
-	if err != nil {
-		return nil, nil, err
-	}
 	eng, err := engine.Open(ctx, engine.Config{
 		DataDir:     a.opts.dataDir,
-		BaseDir:     cwd,
+		FileRoot:    a.opts.fileRoot,
 		Parallelism: a.opts.parallelism,
 		Stdout:      a.out,
 		BufferBytes: a.opts.bufferBytes,

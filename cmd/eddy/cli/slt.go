@@ -24,7 +24,8 @@ func (a *app) sltCommand() *cobra.Command {
 		Long: `Run sqllogictest files (a directory means its *.slt files). Each file runs
 on a fresh engine in a temporary directory; with --data-dir, in a
 subdirectory of it named after the file, which is kept. Relative paths in
-a file are resolved against the file's directory. Failures name the file,
+a file are resolved against the file's directory, which file connectors may
+not leave (with --file-root, against that directory). Failures name the file,
 line and first differing row; eddy exits with status 1 if any record failed.`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: a.run(func(cmd *cobra.Command, args []string) error {
@@ -77,7 +78,7 @@ func (a *app) runSLT(ctx context.Context, files []string, cfg engine.RunConfig, 
 	var passed, failed, skipped, broken int
 	for _, file := range files {
 		fcfg := cfg
-		fcfg.Engine = engine.Config{Parallelism: a.opts.parallelism}
+		fcfg.Engine = engine.Config{Parallelism: a.opts.parallelism, FileRoot: a.opts.fileRoot}
 		if keepDir {
 			fcfg.Engine.DataDir = filepath.Join(a.opts.dataDir, strings.TrimSuffix(filepath.Base(file), ".slt"))
 		}

@@ -77,10 +77,11 @@ func benchSource(b *testing.B, name, format string) {
 	dir := benchFiles(b)
 	cs := cols(b, "auction BIGINT", "bidder BIGINT", "price BIGINT", "channel VARCHAR", "date_time TIMESTAMP(3)")
 	env := exec.NewTestEnv(memory.NewGoAllocator())
+	root := rootAt(b, dir)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {
-		s, err := New(Config{Path: name, BaseDir: dir, Format: format, Columns: cs})
+		s, err := New(Config{Path: name, Root: root, Format: format, Columns: cs})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 // The values of Config.Format.
@@ -29,10 +30,10 @@ const DefaultBatchSize = 4096
 
 // Config says what a file source reads and how.
 type Config struct {
-	Path    string // as given in WITH (path = ...); row warnings name the file so
-	BaseDir string // a relative Path is resolved against it (the directory eddy was started in)
-	Format  string // FormatCSV or FormatJSON
-	Header  bool   // CSV: the first line names the columns
+	Path   string        // as given in WITH (path = ...); row warnings name the file so
+	Root   fileroot.Root // Path resolves against it and must stay inside it (and out of the data directory)
+	Format string        // FormatCSV or FormatJSON
+	Header bool          // CSV: the first line names the columns
 	// Delimiter separates CSV fields; 0 means ','.
 	Delimiter byte
 	Follow    bool   // keep reading appended data (tail -f); the source is then unbounded
@@ -49,10 +50,11 @@ var options = map[string]bool{
 
 // FromOptions builds a Config from a stream's WITH options (keys in lower
 // case, as the catalog keeps them) and its columns, validating them. An
-// unknown option, a bad value or a missing path is an *OptionError naming
-// the option. When format is not given it is inferred from the path's
+// unknown option, a bad value, a missing path or a path that root refuses
+// (outside it, or in the data directory) is an *OptionError naming the
+// option. When format is not given it is inferred from the path's
 // extension (.csv; .json, .jsonl, .ndjson).
-func FromOptions(opts map[string]string, cols []catalog.Column, baseDir string) (Config, error) {
+func FromOptions(opts map[string]string, cols []catalog.Column, root fileroot.Root) (Config, error) {
 	var unknown []string
 	for k := range opts {
 		if !options[strings.ToLower(k)] {
@@ -74,12 +76,15 @@ func FromOptions(opts map[string]string, cols []catalog.Column, baseDir string) 
 	if c, ok := get("connector"); ok && !strings.EqualFold(c, "file") {
 		return Config{}, &OptionError{Option: "connector", Msg: "is " + quote(c) + ", not 'file'"}
 	}
-	cfg := Config{BaseDir: baseDir, Columns: cols}
+	cfg := Config{Root: root, Columns: cols}
 	path, ok := get("path")
 	if !ok || strings.TrimSpace(path) == "" {
 		return Config{}, &OptionError{Option: "path", Msg: "is required"}
 	}
 	cfg.Path = path
+	if _, err := cfg.Resolve(); err != nil {
+		return Config{}, err
+	}
 	if f, ok := get("format"); ok {
 		cfg.Format = strings.ToLower(strings.TrimSpace(f))
 		if cfg.Format != FormatCSV && cfg.Format != FormatJSON {
@@ -194,13 +199,16 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// ResolvedPath returns the path the source opens: Path itself when absolute,
-// otherwise Path joined to BaseDir.
-func (c *Config) ResolvedPath() string {
-	if filepath.IsAbs(c.Path) || c.BaseDir == "" {
-		return filepath.Clean(c.Path)
+// Resolve returns the path the source opens: Path resolved against Root,
+// symbolic links followed. A path outside the root or in the data
+// directory is an *OptionError for the path option, wrapping the
+// *fileroot.PathError.
+func (c *Config) Resolve() (string, error) {
+	path, err := c.Root.Resolve(c.Path)
+	if err != nil {
+		return "", &OptionError{Option: "path", Msg: err.Error(), Err: err}
 	}
-	return filepath.Join(c.BaseDir, c.Path)
+	return path, nil
 }
 
 // quote renders an option value as a SQL string literal.

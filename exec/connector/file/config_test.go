@@ -1,7 +1,9 @@
 package file
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -9,15 +11,17 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 func TestFromOptions(t *testing.T) {
 	cs := []catalog.Column{{Name: "a", Type: types.BigIntT, Nullable: true}}
+	root := rootAt(t, t.TempDir())
 	tests := []struct {
 		name    string
 		opts    map[string]string
 		cols    []catalog.Column
-		want    Config // compared without Columns and BaseDir
+		want    Config // compared without Columns and Root
 		wantErr string // the error text, or "" for success
 		option  string // the option an error names
 	}{
@@ -26,8 +30,12 @@ func TestFromOptions(t *testing.T) {
 				"follow": "TRUE", "on_error": "fail", "delimiter": ";"},
 			want: Config{Path: "bids.csv", Format: "csv", Header: true, Follow: true, OnError: "fail", Delimiter: ';'}},
 		{name: "defaults",
-			opts: map[string]string{"connector": "file", "path": "/data/x.csv", "format": "csv"},
-			want: Config{Path: "/data/x.csv", Format: "csv"}},
+			opts: map[string]string{"connector": "file", "path": "data/x.csv", "format": "csv"},
+			want: Config{Path: "data/x.csv", Format: "csv"}},
+		{name: "outside the root", opts: map[string]string{"path": "/etc/passwd", "format": "csv"},
+			option: "path", wantErr: "file connector: option path: '/etc/passwd' is outside the file root <root>"},
+		{name: "escaping the root", opts: map[string]string{"path": "../../x.csv"},
+			option: "path", wantErr: "file connector: option path: '../../x.csv' is outside the file root <root>"},
 		{name: "json",
 			opts: map[string]string{"path": "e.log", "format": "json", "follow": "false", "on_error": "skip"},
 			want: Config{Path: "e.log", Format: "json", OnError: "skip"}},
@@ -75,10 +83,11 @@ func TestFromOptions(t *testing.T) {
 			if tt.cols != nil {
 				c = tt.cols
 			}
-			got, err := FromOptions(tt.opts, c, "/base")
+			got, err := FromOptions(tt.opts, c, root)
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("error = %v, want %q", err, tt.wantErr)
+				want := strings.ReplaceAll(tt.wantErr, "<root>", root.Dir())
+				if err == nil || err.Error() != want {
+					t.Fatalf("error = %v, want %q", err, want)
 				}
 				var oe *OptionError
 				if tt.option != "" && (!errors.As(err, &oe) || oe.Option != tt.option) {
@@ -89,10 +98,10 @@ func TestFromOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.BaseDir != "/base" || len(got.Columns) != len(c) {
-				t.Errorf("BaseDir, Columns = %q, %v", got.BaseDir, got.Columns)
+			if got.Root != root || len(got.Columns) != len(c) {
+				t.Errorf("Root, Columns = %v, %v", got.Root, got.Columns)
 			}
-			got.BaseDir, got.Columns = "", nil
+			got.Root, got.Columns = fileroot.Root{}, nil
 			if !reflect.DeepEqual(got, tt.want) {
 				t.Errorf("config = %+v, want %+v", got, tt.want)
 			}
@@ -100,18 +109,69 @@ func TestFromOptions(t *testing.T) {
 	}
 }
 
-func TestResolvedPath(t *testing.T) {
-	for _, tt := range []struct{ path, base, want string }{
-		{"bids.csv", "/srv/eddy", "/srv/eddy/bids.csv"},
-		{"data/../bids.csv", "/srv/eddy", "/srv/eddy/bids.csv"},
-		{"/abs/bids.csv", "/srv/eddy", "/abs/bids.csv"},
-		{"bids.csv", "", "bids.csv"},
-	} {
-		c := Config{Path: tt.path, BaseDir: tt.base}
-		if got := c.ResolvedPath(); got != filepath.FromSlash(tt.want) {
-			t.Errorf("ResolvedPath(%q, %q) = %q, want %q", tt.path, tt.base, got, tt.want)
+// TestPathConfined checks that the source's path is confined to its root
+// when the stream is created (FromOptions) and again when the source
+// opens, so that a link moved out of the root after CREATE is refused with
+// the same error.
+func TestPathConfined(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, outside := filepath.Join(base, "work"), filepath.Join(base, "outside")
+	for _, d := range []string{work, outside, filepath.Join(work, "eddy-data")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
 		}
 	}
+	writeFile(t, work, "in.csv", "1\n")
+	writeFile(t, outside, "secret.csv", "2\n")
+	writeFile(t, filepath.Join(work, "eddy-data"), "MANIFEST", "3\n")
+	root, err := fileroot.New(work, filepath.Join(work, "eddy-data"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := cols(t, "a BIGINT")
+	opts := func(path string) map[string]string { return map[string]string{"path": path, "format": "csv"} }
+	for path, want := range map[string]error{
+		"in.csv":                             nil,
+		filepath.Join(work, "in.csv"):        nil,
+		filepath.Join(outside, "secret.csv"): fileroot.ErrOutside,
+		"../outside/secret.csv":              fileroot.ErrOutside,
+		"eddy-data/MANIFEST":                 fileroot.ErrDataDir,
+	} {
+		_, err := FromOptions(opts(path), cs, root)
+		var oe *OptionError
+		if want == nil && err != nil || want != nil && (!errors.Is(err, want) || !errors.As(err, &oe) || oe.Option != "path") {
+			t.Errorf("FromOptions(path %q) = %v, want %v", path, err, want)
+		}
+	}
+
+	// A link that stays in at CREATE and leads out at open.
+	link := filepath.Join(work, "current.csv")
+	if err := os.Symlink("in.csv", link); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	cfg, err := FromOptions(opts("current.csv"), cs, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(link); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(outside, "secret.csv"), link); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Open(context.Background(), newTestEnv().Env)
+	want := "file connector: option path: 'current.csv' is outside the file root " + work
+	if !errors.Is(err, fileroot.ErrOutside) || err.Error() != want {
+		t.Errorf("Open after the link moved out = %v, want %q", err, want)
+	}
+	s.Close()
 }
 
 func TestNewValidates(t *testing.T) {

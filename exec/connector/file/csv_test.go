@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -150,6 +151,28 @@ func TestCSV(t *testing.T) {
 			},
 		},
 		{
+			// Integer columns take digits only, as PostgreSQL's COPY and
+			// MySQL's strict mode read them: 1e3 and 1.0 are bad rows.
+			name: "integers take digits only",
+			cols: []string{"a BIGINT", "i INT"},
+			content: "1,2\n" +
+				"1e3,2\n" +
+				"1.0,2\n" +
+				"1,2E1\n" +
+				"+7, -8 \n" +
+				"99999999999999999999,1\n" +
+				"1.5,2\n",
+			want:    []string{"1 | 2", "7 | -8"},
+			wantBad: 5,
+			wantWarn: []string{
+				`f.csv:2: column a: cannot parse "1e3" as BIGINT`,
+				`f.csv:3: column a: cannot parse "1.0" as BIGINT`,
+				`f.csv:4: column i: cannot parse "2E1" as INT`,
+				`f.csv:6: column a: value "99999999999999999999" out of range for BIGINT`,
+				`f.csv:7: column a: cannot parse "1.5" as BIGINT`,
+			},
+		},
+		{
 			name:    "bad floats and a long value",
 			cols:    []string{"d DOUBLE", "f FLOAT"},
 			content: "abc,1\n1e400,1\n1,1e39\n" + strings.Repeat("9", 70) + "x,1\n1,3.4e38\n",
@@ -228,7 +251,7 @@ func TestCSV(t *testing.T) {
 				defer env.alloc.AssertSize(t, 0)
 				dir := t.TempDir()
 				writeFile(t, dir, "f.csv", tt.content)
-				cfg := Config{Path: "f.csv", BaseDir: dir, Format: FormatCSV, Header: tt.header,
+				cfg := Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Header: tt.header,
 					Delimiter: tt.delim, Columns: cols(t, tt.cols...)}
 				rows, err := readAll(t, cfg, env, limit)
 				if err != nil {
@@ -270,7 +293,7 @@ func TestCSVHeaderErrors(t *testing.T) {
 			defer env.alloc.AssertSize(t, 0)
 			dir := t.TempDir()
 			path := writeFile(t, dir, "f.csv", tt.content)
-			s, err := New(Config{Path: "f.csv", BaseDir: dir, Format: FormatCSV, Header: true, Columns: cols(t, tt.cols...)})
+			s, err := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Header: true, Columns: cols(t, tt.cols...)})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -289,7 +312,7 @@ func TestOnErrorFail(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "f.csv", "id,price\n1,10\n2,abc\n3,30\n")
 	cs := cols(t, "id BIGINT", "price BIGINT")
-	s, err := New(Config{Path: "f.csv", BaseDir: dir, Format: FormatCSV, Header: true, OnError: OnErrorFail, Columns: cs})
+	s, err := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Header: true, OnError: OnErrorFail, Columns: cs})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +348,7 @@ func TestMissingFile(t *testing.T) {
 	env := newTestEnv()
 	defer env.alloc.AssertSize(t, 0)
 	dir := t.TempDir()
-	s, err := New(Config{Path: "nope.csv", BaseDir: dir, Format: FormatCSV, Columns: cols(t, "a BIGINT")})
+	s, err := New(Config{Path: "nope.csv", Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -341,8 +364,11 @@ func TestMissingFile(t *testing.T) {
 func TestOpenDirectory(t *testing.T) {
 	env := newTestEnv()
 	defer env.alloc.AssertSize(t, 0)
-	dir := t.TempDir()
-	s, err := New(Config{Path: dir, Format: FormatCSV, Columns: cols(t, "a BIGINT")})
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Path: dir, Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,14 +384,14 @@ func TestBatchesAndLifecycle(t *testing.T) {
 	dir := t.TempDir()
 	writeFile(t, dir, "f.csv", "1,a\n2,b\n3,c\n4,d\n5,e\n6,f\n7,g\n")
 	cs := cols(t, "n BIGINT NOT NULL", "s VARCHAR")
-	s, err := New(Config{Path: "f.csv", BaseDir: dir, Format: FormatCSV, BatchSize: 3, Columns: cs})
+	s, err := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, BatchSize: 3, Columns: cs})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.Close(); err != nil { // safe without Open, and idempotent
 		t.Fatal(err)
 	}
-	s, _ = New(Config{Path: "f.csv", BaseDir: dir, Format: FormatCSV, BatchSize: 3, Columns: cs})
+	s, _ = New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, BatchSize: 3, Columns: cs})
 	if _, err := s.Next(context.Background()); err == nil {
 		t.Fatal("Next before Open succeeded")
 	}
@@ -412,7 +438,7 @@ func TestContextCanceled(t *testing.T) {
 	defer env.alloc.AssertSize(t, 0)
 	dir := t.TempDir()
 	writeFile(t, dir, "f.csv", "1\n2\n")
-	s, _ := New(Config{Path: "f.csv", BaseDir: dir, Format: FormatCSV, Columns: cols(t, "a BIGINT")})
+	s, _ := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
 	defer s.Close()
 	if err := s.Open(context.Background(), env.Env); err != nil {
 		t.Fatal(err)

@@ -7,7 +7,9 @@
 //	CREATE STREAM bid (auction BIGINT, price BIGINT, date_time TIMESTAMP(3))
 //	WITH (connector = 'file', path = 'bids.csv', format = 'csv', header = 'true');
 //
-// becomes a Source through FromOptions and New. A bounded file yields its
+// becomes a Source through FromOptions and New. Its path is confined to
+// Config.Root (package fileroot): checked by FromOptions, and again each
+// time the file is opened or, when followed, polled. A bounded file yields its
 // rows and then io.EOF; with follow = 'true' the file is tailed: at its end
 // Next returns exec.ErrCaughtUp and Wait polls for growth, an incomplete last
 // line is held back until its line break arrives, and a file that is
@@ -22,7 +24,8 @@
 // per-row allocation on the common path.
 //
 // A row that cannot be read (a bad value, a wrong field count, malformed
-// JSON, a value out of range, NULL in a NOT NULL column) is skipped and
+// JSON or JSON nested more than 512 levels deep, a value out of range,
+// NULL in a NOT NULL column) is skipped and
 // counted in the metrics' BadRows; the first five are reported with their
 // file and line through Env.Warnf. With on_error = 'fail', Next returns the
 // *RowError instead, after the rows before it.

@@ -30,12 +30,16 @@ func (e *RowError) Error() string {
 type OptionError struct {
 	Option string
 	Msg    string
+	Err    error // the cause, when there is one (a *fileroot.PathError)
 }
 
 // Error returns "file connector: option name: msg".
 func (e *OptionError) Error() string {
 	return fmt.Sprintf("file connector: option %s: %s", e.Option, e.Msg)
 }
+
+// Unwrap returns the cause.
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // maxShown is how many bytes of a bad value a message quotes; longer values
 // are cut so that a runaway field cannot flood the log.

@@ -33,9 +33,16 @@ func (s *Source) Wait(ctx context.Context) error {
 	}
 }
 
-// poll reports whether the file has something new to read.
+// poll reports whether the file has something new to read. The path is
+// resolved again each time, so that a link moved to a new file (log
+// rotation) is noticed, and a link moved out of the root fails the source.
 func (s *Source) poll() bool {
-	info, err := os.Stat(s.path)
+	path, err := s.cfg.Resolve()
+	if err != nil {
+		s.err = err
+		return true // Next returns the error
+	}
+	info, err := os.Stat(path)
 	if err != nil {
 		return false // gone for now (a log being rotated): keep waiting
 	}
@@ -48,15 +55,22 @@ func (s *Source) poll() bool {
 	return info.Size() > s.rd.offset
 }
 
-// restart reopens the file at s.path and reads it from its beginning,
-// dropping any incomplete last record of the old contents.
+// restart reopens the file at its path and reads it from its beginning,
+// dropping any incomplete last record of the old contents. The path is
+// checked again, as at Open: a replaced file may now be a link out of the
+// root, which fails the source.
 func (s *Source) restart(what string) bool {
-	f, info, err := openFile(s.path)
+	path, err := s.cfg.Resolve()
+	if err != nil {
+		s.err = err
+		return true // Next returns the error
+	}
+	f, info, err := openFile(path)
 	if err != nil {
 		return false // replaced again or removed meanwhile: look again later
 	}
 	s.file.Close()
-	s.file, s.info = f, info
+	s.path, s.file, s.info = path, f, info
 	s.start()
 	s.env.Warnf("%s: the file %s; reading it again from the beginning", s.cfg.Path, what)
 	return true

@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 // follower is a followed source under test.
@@ -23,7 +24,7 @@ type follower struct {
 func newFollower(t *testing.T, path, format string, header bool, specs ...string) *follower {
 	t.Helper()
 	cs := cols(t, specs...)
-	s, err := New(Config{Path: filepath.Base(path), BaseDir: filepath.Dir(path), Format: format,
+	s, err := New(Config{Path: filepath.Base(path), Root: rootAt(t, filepath.Dir(path)), Format: format,
 		Header: header, Follow: true, Columns: cs})
 	if err != nil {
 		t.Fatal(err)
@@ -214,4 +215,53 @@ func TestFollowJSONPartialLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.next("2")
+}
+
+// TestFollowLinkRotation checks that a followed path that is a link is
+// resolved at every poll: moved to a new file inside the root (log
+// rotation), the new file is read; moved out of the root, the source fails
+// with the path error instead of reading it.
+func TestFollowLinkRotation(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	work, outside := filepath.Join(base, "work"), filepath.Join(base, "outside")
+	for _, d := range []string{work, outside} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, work, "log.1", "1\n")
+	writeFile(t, work, "log.2", "2\n")
+	writeFile(t, outside, "secret", "666\n")
+	link := filepath.Join(work, "current")
+	if err := os.Symlink("log.1", link); err != nil {
+		t.Skipf("symbolic links: %v", err)
+	}
+	relink := func(target string) {
+		t.Helper()
+		if err := os.Remove(link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(target, link); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f := newFollower(t, link, FormatCSV, false, "n BIGINT")
+	defer f.s.Close()
+	f.next("1")
+	relink("log.2")
+	if err := f.wait(5 * time.Second); err != nil {
+		t.Fatalf("Wait after the link moved = %v", err)
+	}
+	f.next("2")
+	relink(filepath.Join(outside, "secret"))
+	if err := f.wait(5 * time.Second); err != nil {
+		t.Fatalf("Wait after the link moved out = %v", err)
+	}
+	rows, err := drain(t, f.s, f.ts)
+	if !errors.Is(err, fileroot.ErrOutside) || len(rows) != 0 {
+		t.Fatalf("after the link moved out: rows %v, error %v; want no rows and %v", rows, err, fileroot.ErrOutside)
+	}
 }

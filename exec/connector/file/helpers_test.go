@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 // cols builds columns from "name TYPE" specs; a trailing NOT NULL makes the
@@ -34,6 +35,16 @@ func cols(t testing.TB, specs ...string) []catalog.Column {
 		out[i] = catalog.Column{Name: name, Type: ty, Nullable: nullable}
 	}
 	return out
+}
+
+// rootAt returns the file root dir, with no data directory.
+func rootAt(t testing.TB, dir string) fileroot.Root {
+	t.Helper()
+	r, err := fileroot.New(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 // writeFile writes content to name in dir and returns its path.

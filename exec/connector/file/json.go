@@ -11,8 +11,10 @@ import (
 // so that lines with ever-new keys cannot grow it without end.
 const maxFoldedKeys = 1024
 
-// maxJSONDepth bounds the nesting of ignored or text-kept values, so that a
-// hostile line cannot exhaust the stack.
+// maxJSONDepth bounds the nesting of a line's arrays and objects, the
+// line's own object included (encoding/json allows 10000; 512 is far
+// beyond any real record), so that a hostile line cannot exhaust the
+// stack. A deeper line is a bad row, "nested too deeply".
 const maxJSONDepth = 512
 
 // jsonParser parses JSON lines, one object per line, straight into a row's
@@ -21,6 +23,7 @@ const maxJSONDepth = 512
 // Strings without escapes point into the line; unescaped ones into scratch.
 type jsonParser struct {
 	cols    []column
+	deep    int // where skip found a value nested too deeply, or -1
 	names   [][]byte
 	exact   map[string]int
 	folded  map[string]int // key → column, or -1 for none
@@ -55,7 +58,7 @@ func newJSONParser(cols []column) *jsonParser {
 // parse parses line into cells, one per column. A missing field or a JSON
 // null is NULL; a duplicated field keeps its last value.
 func (p *jsonParser) parse(line []byte, cells []cell) fault {
-	p.data, p.i, p.scratch = line, 0, p.scratch[:0]
+	p.data, p.i, p.scratch, p.deep = line, 0, p.scratch[:0], -1
 	for j := range cells {
 		cells[j].null, cells[j].exact = true, false // other fields are set with the value
 	}
@@ -82,7 +85,7 @@ func (p *jsonParser) parse(line []byte, cells []cell) fault {
 			j, exact := p.lookup(pos, key)
 			if j < 0 || (!exact && cells[j].exact) {
 				if !p.skip(0) {
-					return p.syntax("invalid value")
+					return p.skipFault()
 				}
 			} else if f := p.value(j, &cells[j]); f.code != faultNone {
 				return f
@@ -196,7 +199,7 @@ func (p *jsonParser) value(j int, c *cell) fault {
 		case kindString:
 			c.s = raw
 			return fault{}
-		case kindTimestamp: // a number is milliseconds since the epoch, and integral
+		case kindTimestamp: // a number is milliseconds since the epoch: digits only
 			v, code := parseInt(raw)
 			c.i = types.RoundToFsp(v, int(col.t.Fsp))
 			return valueFault(code, j, raw)
@@ -206,7 +209,7 @@ func (p *jsonParser) value(j int, c *cell) fault {
 		return valueFault(parseText(col, raw, c), j, raw)
 	case ch == '{' || ch == '[':
 		if !p.skip(0) {
-			return p.syntax("invalid value")
+			return p.skipFault()
 		}
 		raw := p.data[start:p.i]
 		if col.kind != kindString {
@@ -224,6 +227,15 @@ func valueFault(code faultCode, j int, raw []byte) fault {
 		return fault{}
 	}
 	return fault{code: code, col: j, value: raw, raw: true}
+}
+
+// skipFault returns the fault of a value skip refused: nested too deeply,
+// or malformed.
+func (p *jsonParser) skipFault() fault {
+	if p.deep >= 0 {
+		return fault{code: faultRecord, msg: fmt.Sprintf("JSON nested too deeply: more than %d levels of arrays and objects at byte %d", maxJSONDepth, p.deep+1)}
+	}
+	return p.syntax("invalid value")
 }
 
 // syntax returns a malformed-JSON fault at the current byte.

@@ -181,9 +181,11 @@ func hex4(b []byte) (rune, bool) {
 	return r, true
 }
 
-// skip checks the syntax of the value at p.i and moves past it.
+// skip checks the syntax of the value at p.i and moves past it. depth is
+// the number of arrays and objects the value is in, besides the line's
+// own object; a composite value at maxJSONDepth sets p.deep.
 func (p *jsonParser) skip(depth int) bool {
-	if depth > maxJSONDepth || p.i >= len(p.data) {
+	if p.i >= len(p.data) {
 		return false
 	}
 	switch ch := p.data[p.i]; {
@@ -200,6 +202,10 @@ func (p *jsonParser) skip(depth int) bool {
 		_, ok := p.number()
 		return ok
 	case ch == '{' || ch == '[':
+		if depth+1 >= maxJSONDepth {
+			p.deep = p.i
+			return false
+		}
 		return p.skipComposite(ch, depth)
 	}
 	return false

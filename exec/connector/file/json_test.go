@@ -2,6 +2,7 @@ package file
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -19,7 +20,7 @@ func TestJSON(t *testing.T) {
 			cols: []string{"b BOOLEAN", "ti TINYINT", "i INT", "bi BIGINT", "f FLOAT", "d DOUBLE",
 				"dec DECIMAL(38,2)", "s VARCHAR", "dt DATE", "ts TIMESTAMP(3)"},
 			content: `{"b":true,"ti":-128,"i":2147483647,"bi":-9223372036854775808,"f":1.5,"d":-2.5e-3,"dec":123456789012345678901234567890123456.78,"s":"héllo","dt":"2024-02-29","ts":"2024-01-01 00:00:01.123"}` + "\n" +
-				`{"b":false,"ti":1.0,"i":1e3,"bi":9223372036854775807,"f":0,"d":1,"dec":0.005,"s":"","dt":"1970-01-01","ts":1704067201123}` + "\n" +
+				`{"b":false,"ti":1,"i":1000,"bi":9223372036854775807,"f":0,"d":1,"dec":0.005,"s":"","dt":"1970-01-01","ts":1704067201123}` + "\n" +
 				`{"b":"T","ti":"7","i":" 8 ","bi":"-9","f":"2.5","d":"1e2","dec":"-1.5","s":"x","dt":"2000-01-01","ts":"2024-01-01T00:00:01Z"}` + "\n" +
 				`{"b":1,"ti":0,"i":0,"bi":0,"f":0,"d":0,"dec":-0.004,"s":"y","dt":"2000-01-01","ts":-1}` + "\n",
 			want: []string{
@@ -67,7 +68,7 @@ func TestJSON(t *testing.T) {
 			content: `{"a":1}` + "\n" +
 				`{"a":1.5}` + "\n" +
 				`{"a":"x"}` + "\n" +
-				`{"a":1e30}` + "\n" +
+				`{"a":100000000000000000000}` + "\n" +
 				`{"a":true}` + "\n" +
 				`{"d":20240101}` + "\n" +
 				`{"a":[1]}` + "\n" +
@@ -77,10 +78,33 @@ func TestJSON(t *testing.T) {
 			wantWarn: []string{
 				`f.jsonl:2: column a: cannot parse 1.5 as BIGINT`,
 				`f.jsonl:3: column a: cannot parse "x" as BIGINT`,
-				`f.jsonl:4: column a: value 1e30 out of range for BIGINT`,
+				`f.jsonl:4: column a: value 100000000000000000000 out of range for BIGINT`,
 				`f.jsonl:5: column a: cannot parse true as BIGINT`,
 				`f.jsonl:6: column d: cannot parse 20240101 as DATE`,
 				`f.jsonl: more than 5 bad rows; further bad rows are only counted (bad_rows)`,
+			},
+		},
+		{
+			// A JSON number for an integer column (or a TIMESTAMP's
+			// milliseconds) is digits only, as in CSV: 1e3 and 1.0 are bad
+			// rows, as is a string holding them.
+			name: "integers take digits only",
+			cols: []string{"a BIGINT", "ts TIMESTAMP(3)"},
+			content: `{"a":1e3}` + "\n" +
+				`{"a":1.0}` + "\n" +
+				`{"a":"1e3"}` + "\n" +
+				`{"a":-12,"ts":1704067201123}` + "\n" +
+				`{"a":1.5}` + "\n" +
+				`{"ts":1.7e12}` + "\n" +
+				`{"a":"7"}` + "\n",
+			want:    []string{"-12 | 2024-01-01 00:00:01.123", "7 | NULL"},
+			wantBad: 5,
+			wantWarn: []string{
+				`f.jsonl:1: column a: cannot parse 1e3 as BIGINT`,
+				`f.jsonl:2: column a: cannot parse 1.0 as BIGINT`,
+				`f.jsonl:3: column a: cannot parse "1e3" as BIGINT`,
+				`f.jsonl:5: column a: cannot parse 1.5 as BIGINT`,
+				`f.jsonl:6: column ts: cannot parse 1.7e12 as TIMESTAMP(3)`,
 			},
 		},
 		{
@@ -103,6 +127,26 @@ func TestJSON(t *testing.T) {
 			},
 		},
 		{
+			// The row's object is the first level: a field may nest 511
+			// more; the 512th array or object is a bad row, reported as
+			// too deep (not as malformed) whether the field is ignored,
+			// kept as text or ends before its brackets close.
+			name: "nested too deeply",
+			cols: []string{"a BIGINT", "s VARCHAR"},
+			content: `{"x":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `,"a":1}` + "\n" +
+				`{"x":` + strings.Repeat("[", 512) + strings.Repeat("]", 512) + `,"a":2}` + "\n" +
+				`{"s":` + strings.Repeat(`{"k":`, 600) + "1" + strings.Repeat("}", 600) + `}` + "\n" +
+				`{"a":3,"s":` + strings.Repeat("[", 100000) + "\n" +
+				`{"s":` + strings.Repeat("[", 511) + strings.Repeat("]", 511) + `,"a":4}` + "\n",
+			want:    []string{"1 | NULL", "4 | " + strings.Repeat("[", 511) + strings.Repeat("]", 511)},
+			wantBad: 3,
+			wantWarn: []string{
+				`f.jsonl:2: JSON nested too deeply: more than 512 levels of arrays and objects at byte 517`,
+				`f.jsonl:3: JSON nested too deeply: more than 512 levels of arrays and objects at byte 2561`,
+				`f.jsonl:4: JSON nested too deeply: more than 512 levels of arrays and objects at byte 523`,
+			},
+		},
+		{
 			name:     "NOT NULL",
 			cols:     []string{"a BIGINT NOT NULL"},
 			content:  `{"a":1}` + "\n" + `{}` + "\n" + `{"a":null}` + "\n",
@@ -118,7 +162,7 @@ func TestJSON(t *testing.T) {
 				defer env.alloc.AssertSize(t, 0)
 				dir := t.TempDir()
 				writeFile(t, dir, "f.jsonl", tt.content)
-				cfg := Config{Path: "f.jsonl", BaseDir: dir, Format: FormatJSON, Columns: cols(t, tt.cols...)}
+				cfg := Config{Path: "f.jsonl", Root: rootAt(t, dir), Format: FormatJSON, Columns: cols(t, tt.cols...)}
 				rows, err := readAll(t, cfg, env, limit)
 				if err != nil {
 					t.Fatal(err)

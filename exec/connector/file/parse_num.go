@@ -9,9 +9,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 )
 
-// parseInt parses an optionally signed decimal integer. A value written with
-// a fraction or an exponent is accepted when it is integral (1.0, 1e3), so
-// that producers that print numbers as doubles still load; 1.5 is not.
+// parseInt parses an optionally signed decimal integer: digits only, as
+// PostgreSQL's COPY and MySQL's strict mode read an integer column. A value
+// written with a fraction or an exponent (1.0, 1e3) does not parse, even
+// when it is integral: an integer column's producer writes integers, and a
+// double that happens to be whole is as likely a mistake.
 func parseInt(b []byte) (int64, faultCode) {
 	i, neg := 0, false
 	if len(b) > 0 && (b[0] == '-' || b[0] == '+') {
@@ -24,10 +26,14 @@ func parseInt(b []byte) (int64, faultCode) {
 	for ; i < len(b); i++ {
 		d := b[i] - '0'
 		if d > 9 {
-			return parseIntSlow(b)
+			return 0, faultSyntax
 		}
 		if u > (math.MaxUint64-9)/10 {
-			return parseIntSlow(b) // beyond int64: let the slow path tell range from syntax
+			// Beyond int64: out of range if the rest is digits too.
+			if allDigits(b[i:]) {
+				return 0, faultRange
+			}
+			return 0, faultSyntax
 		}
 		u = u*10 + uint64(d)
 	}
@@ -41,22 +47,6 @@ func parseInt(b []byte) (int64, faultCode) {
 		return 0, faultRange
 	}
 	return int64(u), faultNone
-}
-
-// parseIntSlow handles integers written as decimals (1.0, 2e3).
-func parseIntSlow(b []byte) (int64, faultCode) {
-	n, inexact, code := parseDecimal(b, 38, 0)
-	if code == faultRange {
-		return 0, faultRange
-	}
-	if code != faultNone || inexact {
-		return 0, faultSyntax
-	}
-	hi, lo := n.HighBits(), n.LowBits()
-	if (hi == 0 && lo <= math.MaxInt64) || (hi == -1 && lo >= 1<<63) {
-		return int64(lo), faultNone
-	}
-	return 0, faultRange
 }
 
 // parseFloat parses a floating-point number as strconv.ParseFloat does

@@ -24,7 +24,7 @@ var errNotOpen = errors.New("file connector: source is not open")
 // exec.Source; the runtime calls it from one goroutine.
 type Source struct {
 	cfg  Config
-	path string // the resolved path
+	path string // the resolved path, set by Open
 	cols []column
 
 	env   *exec.Env
@@ -64,7 +64,7 @@ func New(cfg Config) (*Source, error) {
 	if cfg.OnError == "" {
 		cfg.OnError = OnErrorSkip
 	}
-	s := &Source{cfg: cfg, path: cfg.ResolvedPath()}
+	s := &Source{cfg: cfg}
 	for _, c := range cfg.Columns {
 		col, err := newColumn(c)
 		if err != nil {
@@ -91,11 +91,17 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if s.file != nil {
 		return errors.New("file connector: source is already open")
 	}
-	f, info, err := openFile(s.path)
+	// The path is checked again now: a link may have changed since the
+	// stream was created.
+	path, err := s.cfg.Resolve()
 	if err != nil {
 		return err
 	}
-	s.env, s.file, s.info = env, f, info
+	f, info, err := openFile(path)
+	if err != nil {
+		return err
+	}
+	s.path, s.env, s.file, s.info = path, env, f, info
 	s.bat = newBatch(env.Alloc, s.cols, s.cfg.BatchSize)
 	s.start()
 	if s.needHeader {

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 // The sink connectors, as named by WITH (connector = '...').
@@ -35,9 +36,9 @@ const (
 
 // Config says where a sink writes and how.
 type Config struct {
-	Connector string // ConnectorFile, ConnectorPrint or ConnectorBlackhole
-	Path      string // file: as given in WITH (path = ...); messages name it so
-	BaseDir   string // a relative Path is resolved against it (the directory eddy was started in)
+	Connector string        // ConnectorFile, ConnectorPrint or ConnectorBlackhole
+	Path      string        // file: as given in WITH (path = ...); messages name it so
+	Root      fileroot.Root // file: Path resolves against it and must stay inside it (and out of the data directory)
 	// Format is FormatJSON or FormatCSV for a file (inferred from the
 	// path's extension when empty), and FormatText (the default), FormatJSON
 	// or FormatCSV for print.
@@ -82,7 +83,11 @@ type OptionError struct {
 	Connector string
 	Option    string
 	Msg       string
+	Err       error // the cause, when there is one (a *fileroot.PathError)
 }
+
+// Unwrap returns the cause.
+func (e *OptionError) Unwrap() error { return e.Err }
 
 // Error returns "<connector> sink: option <name>: <msg>".
 func (e *OptionError) Error() string {
@@ -108,10 +113,10 @@ var options = map[string][]string{
 // or 'csv'), header ('true' or 'false', CSV only) and type ('append-only'
 // or 'upsert'), partition_by (file: a comma-separated list of column
 // names) and max_open_files (with partition_by: a positive count). An
-// unknown option, a bad value or a missing one is an
-// *OptionError naming the option. Names, Types and AppendOnly are left for
-// the engine to fill.
-func FromOptions(opts map[string]string, baseDir string) (Config, error) {
+// unknown option, a bad value, a missing one or a path that root refuses
+// (outside it, or in the data directory) is an *OptionError naming the
+// option. Names, Types and AppendOnly are left for the engine to fill.
+func FromOptions(opts map[string]string, root fileroot.Root) (Config, error) {
 	get := func(name string) (string, bool) {
 		for k, v := range opts {
 			if strings.EqualFold(k, name) {
@@ -124,7 +129,7 @@ func FromOptions(opts map[string]string, baseDir string) (Config, error) {
 	if !ok {
 		return Config{}, &OptionError{Option: "connector", Msg: "is required (want 'file', 'print' or 'blackhole')"}
 	}
-	cfg := Config{Connector: strings.ToLower(strings.TrimSpace(conn)), BaseDir: baseDir}
+	cfg := Config{Connector: strings.ToLower(strings.TrimSpace(conn)), Root: root}
 	valid, ok := options[cfg.Connector]
 	if !ok {
 		return Config{}, &OptionError{Option: "connector", Msg: "unknown sink connector " + quote(conn) + " (want 'file', 'print' or 'blackhole')"}
@@ -145,6 +150,9 @@ func FromOptions(opts map[string]string, baseDir string) (Config, error) {
 			return Config{}, cfg.optErr("path", "is required")
 		}
 		cfg.Path = path
+		if _, err := cfg.Resolve(); err != nil {
+			return Config{}, err
+		}
 	}
 	if f, ok := get("format"); ok {
 		cfg.Format = strings.ToLower(strings.TrimSpace(f))
@@ -293,13 +301,16 @@ func (c *Config) validate() error {
 	return nil
 }
 
-// ResolvedPath returns the path a file sink writes: Path itself when
-// absolute, otherwise Path joined to BaseDir.
-func (c *Config) ResolvedPath() string {
-	if filepath.IsAbs(c.Path) || c.BaseDir == "" {
-		return filepath.Clean(c.Path)
+// Resolve returns the path a file sink writes (a partitioned sink: its
+// root directory): Path resolved against Root, symbolic links followed. A
+// path outside the root or in the data directory is an *OptionError for
+// the path option, wrapping the *fileroot.PathError.
+func (c *Config) Resolve() (string, error) {
+	path, err := c.Root.Resolve(c.Path)
+	if err != nil {
+		return "", &OptionError{Connector: c.Connector, Option: "path", Msg: err.Error(), Err: err}
 	}
-	return filepath.Join(c.BaseDir, c.Path)
+	return path, nil
 }
 
 // optErr returns an *OptionError for option name of c's connector.

@@ -3,23 +3,23 @@ package sink
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/eddysql/eddy/exec"
-
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 func TestFromOptions(t *testing.T) {
+	root := rootAt(t, t.TempDir())
 	tests := []struct {
 		name    string
 		opts    map[string]string
-		want    Config // compared without BaseDir
+		want    Config // compared without Root
 		wantErr string // the error text, or "" for success
 		option  string // the option an error names
 	}{
@@ -30,8 +30,8 @@ func TestFromOptions(t *testing.T) {
 			opts: map[string]string{"Connector": "FILE", "PATH": "out.txt", "format": " CSV ", "header": "TRUE", "type": "Append-Only"},
 			want: Config{Connector: "file", Path: "out.txt", Format: "csv", Header: true, ForceAppendOnly: true}},
 		{name: "file csv from the extension, header false",
-			opts: map[string]string{"connector": "file", "path": "/data/out.CSV", "header": "false", "type": "upsert"},
-			want: Config{Connector: "file", Path: "/data/out.CSV", Format: "csv"}},
+			opts: map[string]string{"connector": "file", "path": "data/out.CSV", "header": "false", "type": "upsert"},
+			want: Config{Connector: "file", Path: "data/out.CSV", Format: "csv"}},
 		{name: "file ndjson", opts: map[string]string{"connector": "file", "path": "e.ndjson"},
 			want: Config{Connector: "file", Path: "e.ndjson", Format: "json"}},
 		{name: "print", opts: map[string]string{"connector": "print"},
@@ -51,6 +51,10 @@ func TestFromOptions(t *testing.T) {
 			option: "path", wantErr: "file sink: option path: is required"},
 		{name: "empty path", opts: map[string]string{"connector": "file", "path": "  "},
 			option: "path", wantErr: "file sink: option path: is required"},
+		{name: "outside the root", opts: map[string]string{"connector": "file", "path": "/etc/passwd", "format": "csv"},
+			option: "path", wantErr: "file sink: option path: '/etc/passwd' is outside the file root <root>"},
+		{name: "escaping the root", opts: map[string]string{"connector": "file", "path": "../../x.csv"},
+			option: "path", wantErr: "file sink: option path: '../../x.csv' is outside the file root <root>"},
 		{name: "unknown option", opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
 			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit, partition_by, max_open_files)"},
 		{name: "path on print", opts: map[string]string{"connector": "print", "path": "a.csv"},
@@ -76,10 +80,11 @@ func TestFromOptions(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := FromOptions(tt.opts, "/base")
+			got, err := FromOptions(tt.opts, root)
 			if tt.wantErr != "" {
-				if err == nil || err.Error() != tt.wantErr {
-					t.Fatalf("error %v, want %q", err, tt.wantErr)
+				want := strings.ReplaceAll(tt.wantErr, "<root>", root.Dir())
+				if err == nil || err.Error() != want {
+					t.Fatalf("error %v, want %q", err, want)
 				}
 				var oe *OptionError
 				if !errors.As(err, &oe) || oe.Option != tt.option {
@@ -90,31 +95,15 @@ func TestFromOptions(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got.BaseDir != "/base" {
-				t.Errorf("BaseDir %q, want /base", got.BaseDir)
+			if got.Root != root {
+				t.Errorf("Root %v, want %v", got.Root, root)
 			}
-			got.BaseDir = ""
 			if got.Connector != tt.want.Connector || got.Path != tt.want.Path || got.Format != tt.want.Format ||
 				got.Header != tt.want.Header || got.ForceAppendOnly != tt.want.ForceAppendOnly ||
 				got.AppendOnly || got.Names != nil || got.Types != nil || got.Stdout != nil {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}
 		})
-	}
-}
-
-func TestResolvedPath(t *testing.T) {
-	abs := filepath.Join(t.TempDir(), "x.csv")
-	for _, tt := range []struct{ path, base, want string }{
-		{"out.csv", "/srv/eddy", "/srv/eddy/out.csv"},
-		{"sub/../out.csv", "/srv/eddy", "/srv/eddy/out.csv"},
-		{abs, "/srv/eddy", abs},
-		{"out.csv", "", "out.csv"},
-	} {
-		c := Config{Path: tt.path, BaseDir: tt.base}
-		if got := c.ResolvedPath(); got != filepath.FromSlash(tt.want) {
-			t.Errorf("ResolvedPath(%q, %q) = %q, want %q", tt.path, tt.base, got, tt.want)
-		}
 	}
 }
 
@@ -160,12 +149,12 @@ func TestNewValidates(t *testing.T) {
 }
 
 func TestRateLimitOption(t *testing.T) {
-	cfg, err := FromOptions(map[string]string{"connector": "blackhole", "rate_limit": "2500.5"}, "")
+	cfg, err := FromOptions(map[string]string{"connector": "blackhole", "rate_limit": "2500.5"}, fileroot.Root{})
 	if err != nil || cfg.RateLimit != 2500.5 {
 		t.Fatalf("got %+v, %v", cfg, err)
 	}
 	for _, bad := range []string{"-1", "fast", "NaN"} {
-		if _, err := FromOptions(map[string]string{"connector": "blackhole", "rate_limit": bad}, ""); err == nil {
+		if _, err := FromOptions(map[string]string{"connector": "blackhole", "rate_limit": bad}, fileroot.Root{}); err == nil {
 			t.Errorf("rate_limit = %q was accepted", bad)
 		}
 	}

@@ -8,7 +8,9 @@
 //
 // FromOptions validates a sink's WITH options into a Config; the engine adds
 // the query's column names and types and whether it is append-only, and New
-// returns the operator, a *Sink.
+// returns the operator, a *Sink. A file sink's path is confined to
+// Config.Root (package fileroot): checked by FromOptions, again by Open,
+// and for each partition file a partitioned sink opens.
 //
 // # Formats
 //

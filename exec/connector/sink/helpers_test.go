@@ -12,7 +12,28 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
+
+// rootAt returns the file root dir, with no data directory.
+func rootAt(t testing.TB, dir string) fileroot.Root {
+	t.Helper()
+	r, err := fileroot.New(dir, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// resolved returns the path a file sink of cfg writes.
+func resolved(t testing.TB, cfg Config) string {
+	t.Helper()
+	path, err := cfg.Resolve()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
 
 // allNames and allTypes are a row type with every SQL type a sink writes.
 var (

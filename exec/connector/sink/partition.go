@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
@@ -21,16 +22,23 @@ import (
 // escaped (col=%5F_NULL__), so the two stay apart.
 const NullPartition = "__NULL__"
 
+// maxColumnName is the most characters a partition_by column name may
+// have: sql.MaxIdentLen, the longest identifier a query may write.
+const maxColumnName = 256
+
 // parsePartitionBy splits the value of the partition_by option into its
 // column names: comma-separated, blanks around them ignored. An empty
-// list, an empty name or a name given twice (without regard to case) is
-// an error.
+// list, an empty name, a name longer than an identifier may be or a name
+// given twice (without regard to case) is an error.
 func parsePartitionBy(v string) ([]string, error) {
 	var cols []string
 	for _, f := range strings.Split(v, ",") {
 		name := strings.TrimSpace(f)
 		if name == "" {
 			return nil, fmt.Errorf("invalid value %s (want column names separated by commas)", quote(v))
+		}
+		if n := utf8.RuneCountInString(name); n > maxColumnName {
+			return nil, fmt.Errorf("a column name has at most %d characters, found one of %d", maxColumnName, n)
 		}
 		for _, c := range cols {
 			if strings.EqualFold(c, name) {
@@ -92,7 +100,7 @@ func escapePartition(dst []byte, s string) []byte {
 // it (and removed at Open if this run never does).
 type partitioned struct {
 	s       *Sink
-	root    string   // the resolved Path: the partitions' root directory
+	root    string   // the resolved Path: the partitions' root directory (set by openRoot)
 	cols    []int    // the partition columns, as indexes of the row
 	names   []string // their escaped names, as directory prefixes
 	file    string   // the file name in each partition: part-<instance>.<ext>
@@ -130,7 +138,7 @@ func newPartitioned(s *Sink) (*partitioned, error) {
 	if err != nil {
 		return nil, err
 	}
-	p := &partitioned{s: s, root: s.cfg.ResolvedPath(), cols: cols, maxOpen: s.cfg.MaxOpenFiles,
+	p := &partitioned{s: s, cols: cols, maxOpen: s.cfg.MaxOpenFiles,
 		parts: map[string]*partition{}}
 	if p.maxOpen == 0 {
 		p.maxOpen = DefaultMaxOpenFiles
@@ -155,6 +163,7 @@ func extension(format string) string {
 // output is written again from the start), and the partition directories
 // that leaves empty. Nothing else under the root is touched.
 func (p *partitioned) openRoot(instance int, header []byte) error {
+	p.root = p.s.path
 	p.file = "part-" + strconv.Itoa(instance) + "." + extension(p.s.cfg.Format)
 	p.header = header
 	if err := os.MkdirAll(p.root, 0o755); err != nil {
@@ -293,6 +302,11 @@ func (p *partitioned) ensureOpen(pt *partition) error {
 		if err := p.closeFile(p.tail); err != nil {
 			return err
 		}
+	}
+	// A partition directory may have been replaced by a link since the
+	// root was checked: check the file's path too.
+	if _, err := p.s.cfg.Root.Resolve(pt.path); err != nil {
+		return &OptionError{Connector: p.s.cfg.Connector, Option: "path", Msg: err.Error(), Err: err}
 	}
 	flags := os.O_WRONLY | os.O_APPEND
 	if !pt.created {

@@ -47,7 +47,7 @@ func partConfig(t *testing.T, opts map[string]string) Config {
 	for k, v := range opts {
 		all[k] = v
 	}
-	cfg, err := FromOptions(all, t.TempDir())
+	cfg, err := FromOptions(all, rootAt(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestPartitionedLayout(t *testing.T) {
 		"Cat=12%3A30%2Fx%3Dy %25/n=-3/part-0.csv": h + lines("7,12:30/x=y %,-3"),
 		"Cat=naïve ☃/n=0/part-0.csv":              h + lines("9,naïve ☃,0"),
 	}
-	checkTree(t, cfg.ResolvedPath(), want)
+	checkTree(t, resolved(t, cfg), want)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestPartitionedJSONUpdating(t *testing.T) {
 		partRow(1, sp("a"), ip(1)), partRow(1, sp("a"), ip(1)), partRow(2, sp("a"), ip(2)),
 	}, []exec.Op{exec.Insert, exec.UpdateBefore, exec.UpdateAfter}))
 	control(t, s, exec.EndOfInput)
-	checkTree(t, cfg.ResolvedPath(), map[string]string{
+	checkTree(t, resolved(t, cfg), map[string]string{
 		"n=1/part-0.jsonl": lines(`{"op":"+I","v":1,"Cat":"a","n":1}`, `{"op":"-U","v":1,"Cat":"a","n":1}`),
 		"n=2/part-0.jsonl": lines(`{"op":"+U","v":2,"Cat":"a","n":2}`),
 	})
@@ -198,7 +198,7 @@ func TestPartitionedOpenFilesBounded(t *testing.T) {
 	if len(want) != 5 {
 		t.Fatalf("the test writes %d partitions, want 5", len(want))
 	}
-	checkTree(t, cfg.ResolvedPath(), want)
+	checkTree(t, resolved(t, cfg), want)
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -214,7 +214,7 @@ func TestPartitionedOpenFilesBounded(t *testing.T) {
 func TestPartitionedRerun(t *testing.T) {
 	alloc := newAlloc(t)
 	cfg := partConfig(t, map[string]string{"partition_by": "cat, n"})
-	root := cfg.ResolvedPath()
+	root := resolved(t, cfg)
 	run := func(rows [][]types.Datum) {
 		s := mustNew(t, cfg)
 		open(t, s)
@@ -258,7 +258,7 @@ func TestPartitionedParallel(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	checkTree(t, cfg.ResolvedPath(), map[string]string{
+	checkTree(t, resolved(t, cfg), map[string]string{
 		"n=7/part-0.csv": lines("0,a,7"),
 		"n=7/part-1.csv": lines("1,a,7"),
 	})
@@ -272,7 +272,7 @@ func TestPartitionedWriteError(t *testing.T) {
 	s := mustNew(t, cfg)
 	open(t, s)
 	// A file where the partition's directory must go.
-	if err := os.WriteFile(filepath.Join(cfg.ResolvedPath(), "Cat=x"), nil, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(resolved(t, cfg), "Cat=x"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	err := s.Process(context.Background(), 0, makeChunk(t, alloc, partNames, partTypes, [][]types.Datum{partRow(1, sp("x"), nil)}, nil), nil)
@@ -293,19 +293,24 @@ func TestPartitionByOptions(t *testing.T) {
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": ""}, "option partition_by: invalid value ''"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a,,b"}, "option partition_by: invalid value"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a, A"}, "option partition_by: column A is named twice"},
+		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a, " + strings.Repeat("x", 1<<20)},
+			"option partition_by: a column name has at most 256 characters, found one of 1048576"},
 		{map[string]string{"connector": "blackhole", "partition_by": "a"}, "blackhole sink: option partition_by: unknown option"},
 		{map[string]string{"connector": "print", "partition_by": "a"}, "print sink: option partition_by: unknown option"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "max_open_files": "3"}, "option max_open_files: applies only with partition_by"},
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a", "max_open_files": "0"}, "option max_open_files: invalid value '0'"},
 		{map[string]string{"connector": "file", "path": "o", "partition_by": "a"}, "option format: is required"},
 	} {
-		_, err := FromOptions(tt.opts, t.TempDir())
+		_, err := FromOptions(tt.opts, rootAt(t, t.TempDir()))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("FromOptions(%v) = %v, want an error containing %q", tt.opts, err, tt.want)
 		}
 		var oe *OptionError
 		if err != nil && !errors.As(err, &oe) {
 			t.Errorf("FromOptions(%v): %T is not an *OptionError", tt.opts, err)
+		}
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("FromOptions: an error of %d bytes", len(err.Error()))
 		}
 	}
 	cfg := partConfig(t, map[string]string{"partition_by": "cat, nope"})
@@ -367,7 +372,7 @@ func q10Chunk(t testing.TB, parts int) exec.Chunk {
 // TestPartitionedNoAllocs checks that writing a chunk to partitions that
 // exist allocates nothing.
 func TestPartitionedNoAllocs(t *testing.T) {
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": "q10", "format": "csv", "partition_by": "dt, hm"}, t.TempDir())
+	cfg, err := FromOptions(map[string]string{"connector": "file", "path": "q10", "format": "csv", "partition_by": "dt, hm"}, rootAt(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +410,7 @@ func BenchmarkPartitioned(b *testing.B) {
 			if bc.maxOpen != "" {
 				opts["max_open_files"] = bc.maxOpen
 			}
-			cfg, err := FromOptions(opts, b.TempDir())
+			cfg, err := FromOptions(opts, rootAt(b, b.TempDir()))
 			if err != nil {
 				b.Fatal(err)
 			}

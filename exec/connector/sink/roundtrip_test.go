@@ -68,7 +68,7 @@ func TestRoundTrip(t *testing.T) {
 				opts["header"] = "true"
 			}
 			dir := t.TempDir()
-			cfg, err := FromOptions(opts, dir)
+			cfg, err := FromOptions(opts, rootAt(t, dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestRoundTrip(t *testing.T) {
 			// The stream reading the file is declared with the sink's own
 			// options, as a user would copy them.
 			delete(opts, "connector")
-			scfg, err := file.FromOptions(opts, cols, dir)
+			scfg, err := file.FromOptions(opts, cols, rootAt(t, dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,7 +94,7 @@ func TestRoundTrip(t *testing.T) {
 			}
 			if strings.Join(got, "\n") != strings.Join(want, "\n") {
 				t.Errorf("read back\n%s\nwant\n%s\nfile:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"),
-					readFile(t, cfg.ResolvedPath()))
+					readFile(t, resolved(t, cfg)))
 			}
 		})
 	}

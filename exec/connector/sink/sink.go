@@ -66,7 +66,6 @@ func New(cfg Config) (exec.Operator, error) {
 	s := &Sink{cfg: cfg}
 	switch cfg.Connector {
 	case ConnectorFile:
-		s.path = cfg.ResolvedPath()
 		if len(cfg.PartitionBy) > 0 {
 			p, err := newPartitioned(s)
 			if err != nil {
@@ -107,6 +106,15 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	var header []byte
 	if s.cfg.Header {
 		header = s.enc.header()
+	}
+	if s.cfg.Connector == ConnectorFile {
+		// The path is checked again now: a link may have changed since
+		// the sink was created.
+		path, err := s.cfg.Resolve()
+		if err != nil {
+			return err
+		}
+		s.path = path
 	}
 	switch {
 	case s.parts != nil:

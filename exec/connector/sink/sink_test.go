@@ -18,7 +18,7 @@ import (
 
 // fileConfig is a file sink of allTypes at name in a temporary directory.
 func fileConfig(t *testing.T, name string) Config {
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": name}, t.TempDir())
+	cfg, err := FromOptions(map[string]string{"connector": "file", "path": name}, rootAt(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -56,7 +56,7 @@ func TestFileSinkFormats(t *testing.T) {
 			process(t, s, makeChunk(t, alloc, allNames, allTypes, rows[:1], ops[:min(len(ops), 1)]))
 			process(t, s, makeChunk(t, alloc, allNames, allTypes, rows[1:], ops[min(len(ops), 1):]))
 			control(t, s, exec.EndOfInput)
-			if got, want := readFile(t, cfg.ResolvedPath()), lines(tt.want...); got != want {
+			if got, want := readFile(t, resolved(t, cfg)), lines(tt.want...); got != want {
 				t.Errorf("file holds\n%s\nwant\n%s", got, want)
 			}
 			if err := s.Close(); err != nil {
@@ -83,11 +83,11 @@ func TestFileSinkDurableOnControl(t *testing.T) {
 			open(t, s)
 			process(t, s, makeChunk(t, alloc, allNames, allTypes, allRows(t), nil))
 			control(t, s, exec.Watermark)
-			if got := readFile(t, cfg.ResolvedPath()); got != "" {
+			if got := readFile(t, resolved(t, cfg)); got != "" {
 				t.Fatalf("rows reached the file before a flush: %q", got)
 			}
 			control(t, s, k)
-			if got, want := readFile(t, cfg.ResolvedPath()), lines(wantCSV...); got != want {
+			if got, want := readFile(t, resolved(t, cfg)), lines(wantCSV...); got != want {
 				t.Errorf("after %v the file holds\n%s\nwant\n%s", exec.Control{Kind: k}, got, want)
 			}
 			// A control with nothing new written is harmless.
@@ -99,7 +99,7 @@ func TestFileSinkDurableOnControl(t *testing.T) {
 func TestFileSinkTruncatesOnOpen(t *testing.T) {
 	cfg := fileConfig(t, "out.csv")
 	cfg.AppendOnly, cfg.Header = true, true
-	path := cfg.ResolvedPath()
+	path := resolved(t, cfg)
 	if err := os.WriteFile(path, []byte("old,output\nfrom,a previous run\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -168,8 +168,8 @@ func TestFileSinkErrors(t *testing.T) {
 		cfg := fileConfig(t, "no/such/dir/out.csv")
 		s := mustNew(t, cfg)
 		err := s.Open(ctx, exec.NewTestEnv(memory.DefaultAllocator))
-		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), cfg.ResolvedPath()) {
-			t.Fatalf("Open: %v, want a not-exist error naming %s", err, cfg.ResolvedPath())
+		if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), resolved(t, cfg)) {
+			t.Fatalf("Open: %v, want a not-exist error naming %s", err, resolved(t, cfg))
 		}
 		if err := s.Close(); err != nil {
 			t.Fatal(err)
@@ -187,7 +187,7 @@ func TestFileSinkErrors(t *testing.T) {
 		if _, err := os.Stat("/dev/full"); err != nil {
 			t.Skip("no /dev/full")
 		}
-		s := mustNew(t, Config{Connector: "file", Path: "/dev/full", Format: "csv", AppendOnly: true,
+		s := mustNew(t, Config{Connector: "file", Path: "/dev/full", Root: rootAt(t, "/dev"), Format: "csv", AppendOnly: true,
 			Names: allNames, Types: allTypes})
 		open(t, s)
 		c := makeChunk(t, newAlloc(t), allNames, allTypes, allRows(t), nil)
@@ -248,7 +248,7 @@ func TestSinkRejectsBadChunks(t *testing.T) {
 
 func TestFileSinkRelativePath(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": filepath.Join("sub", "k.jsonl")}, dir)
+	cfg, err := FromOptions(map[string]string{"connector": "file", "path": filepath.Join("sub", "k.jsonl")}, rootAt(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}
