@@ -64,7 +64,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	queries map[string]*runningQuery // continuous queries by object name (lower case)
-	broken  map[string]error         // views that could not resume, with why
+	broken  map[string]error         // continuous queries that could not resume, with why
 	pushes  map[*exec.Job]struct{}   // running push queries
 
 	flushSeq atomic.Uint64

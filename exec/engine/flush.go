@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
@@ -11,23 +9,19 @@ import (
 
 // flush implements FLUSH: it returns once every row ingested so far (and
 // every bounded source read to its end) is reflected in every view, sink
-// and derived stream.
+// and derived stream. When continuous queries have failed — in this
+// flush, earlier, or when the engine opened — it returns a
+// *QueriesFailedError naming each, after flushing the others: a failed
+// query stays failed, and every FLUSH reports it, until it is dropped.
 func (s *Session) flush(ctx context.Context) (*Result, error) {
 	e := s.eng
-	jobs, err := e.flushAll(ctx, nil)
-	if err != nil {
+	if _, err := e.flushAll(ctx, nil); err != nil {
 		return nil, err
 	}
-	res := ok("FLUSH")
-	var failed []string
-	for _, j := range jobs {
-		if state, err := j.State(); state == exec.JobFailed {
-			failed = append(failed, fmt.Sprintf("%s failed: %v", j.Name(), err))
-		}
+	if failed := e.failedQueries(); len(failed) > 0 {
+		return nil, &QueriesFailedError{Failures: failed}
 	}
-	sort.Strings(failed)
-	res.Notices = failed
-	return res, nil
+	return ok("FLUSH"), nil
 }
 
 // flushAll sends a flush marker through every continuous query (and extra,

@@ -123,3 +123,22 @@ SELECT a FROM v
 		t.Errorf("exit %d, stdout:\n%s", code, out)
 	}
 }
+
+// TestEngineExecFailsOnFailedSink checks that a script whose sink cannot
+// write its file exits with status 1 at the FLUSH that finds it failed,
+// naming the sink and the error, and runs nothing after it.
+func TestEngineExecFailsOnFailedSink(t *testing.T) {
+	dir := t.TempDir() // a directory where the sink expects a file
+	code, out, errOut := runEngine(t, t.TempDir(), "", "exec", "-e", `
+CREATE STREAM s (a BIGINT);
+CREATE SINK k AS SELECT a FROM s WITH (connector = 'file', path = '`+dir+`', format = 'json');
+INSERT INTO s VALUES (1);
+FLUSH;
+SHOW STREAMS;`)
+	if code != 1 || !strings.HasPrefix(errOut, "-e #1:5: ERROR: sink k failed: ") || !strings.Contains(errOut, "is a directory") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(out, "FLUSH") || strings.Contains(out, "name") {
+		t.Errorf("the script went on after the failed FLUSH: stdout %q", out)
+	}
+}
