@@ -144,6 +144,9 @@ func (t *task) run(ctx context.Context) error {
 		if err := t.source.Open(ctx, t.env); err != nil {
 			return err
 		}
+	}
+	t.job.taskOpened()
+	if t.source != nil {
 		if ms, ok := t.source.(MessageSource); ok {
 			return t.runMessageSource(ctx, ms)
 		}

@@ -32,8 +32,12 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // read, so those readers are flushed after their writers finished: queries
 // go in levels, each after the level it reads from.
 func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, error) {
+	return e.flushLevelsOf(ctx, e.flushLevels(nil), extra)
+}
+
+// flushLevelsOf flushes levels (from flushLevels), then extra when given.
+func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*exec.Job, extra *exec.Job) ([]*exec.Job, error) {
 	var all []*exec.Job
-	levels := e.flushLevels()
 	if extra != nil {
 		levels = append(levels, []*exec.Job{extra})
 	}
@@ -52,14 +56,16 @@ func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, er
 	return all, nil
 }
 
-// flushLevels groups the running queries by how many stream-writing
-// queries (derived streams, continuous inserts) stand between them and
-// their sources.
-func (e *Engine) flushLevels() [][]*exec.Job {
+// flushLevels groups the running queries (those keep accepts, all when
+// keep is nil) by how many stream-writing queries (derived streams,
+// continuous inserts) stand between them and their sources.
+func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*exec.Job {
 	e.mu.Lock()
 	queries := make([]*runningQuery, 0, len(e.queries))
 	for _, q := range e.queries {
-		queries = append(queries, q)
+		if keep == nil || keep(q) {
+			queries = append(queries, q)
+		}
 	}
 	e.mu.Unlock()
 	// writers maps a stream to the queries that append to it.

@@ -11,17 +11,12 @@ import (
 	"testing"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/sql"
 )
 
 // execOne runs one statement and returns its result and error.
 func execOne(t *testing.T, s *Session, stmt string) (*Result, error) {
 	t.Helper()
-	st, err := sql.ParseOne(stmt, sql.Pos{Line: 1, Col: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.Execute(context.Background(), st)
+	return s.Execute(context.Background(), mustParse(t, stmt))
 }
 
 // showRow returns the row of SHOW <what> (as text, columns joined by " |

@@ -72,6 +72,11 @@
 // that reached the sink. A write error fails the query with the file's path
 // in its message.
 //
+// Opening a file never waits: a FIFO is opened with O_NONBLOCK, so one
+// with no reader fails the sink at once (ErrFIFONoReader) instead of
+// holding up its query until a reader comes. A write that waits on a
+// FIFO's slow reader returns when the query is stopped (interruptWrites).
+//
 // Until eddy has checkpoints, a sink's query is recomputed from the
 // beginning of its inputs after a restart, so Open creates the file or
 // truncates it and the output is written again from the start: the file

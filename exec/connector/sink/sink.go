@@ -50,6 +50,12 @@ type Sink struct {
 	opened, closed bool
 	err            error // the first write error: every later call returns it
 
+	// interrupted is set when the query's context ended while the file
+	// (not a regular one) was open: a write that waited on it was
+	// interrupted (interruptWrites), which is no failure of the sink.
+	interrupted   atomic.Bool
+	stopInterrupt func() bool // stops interruptWrites' watch; nil without one
+
 	paceStart time.Time // when the rate limit's schedule started
 	paced     int64     // rows written under it
 }
@@ -123,16 +129,14 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 		if env != nil && env.Parallelism > 1 {
 			return s.errorf("%s: cannot be written by %d parallel instances", s.cfg.Path, env.Parallelism)
 		}
-		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, regular, err := s.openFile("create", s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 		if err != nil {
-			return s.ioErr("create", err)
+			return err
 		}
-		info, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return s.ioErr("stat", err)
+		s.file, s.regular = f, regular
+		if !regular {
+			s.stopInterrupt = s.interruptWrites(ctx, f)
 		}
-		s.file, s.regular = f, info.Mode().IsRegular()
 		s.w = bufio.NewWriterSize(f, bufferSize)
 	}
 	s.opened = true
@@ -212,6 +216,9 @@ func (s *Sink) Close() error {
 	if s.err == nil {
 		err = s.sync()
 	}
+	if s.stopInterrupt != nil {
+		s.stopInterrupt()
+	}
 	if s.file != nil {
 		if cerr := s.file.Close(); cerr != nil && err == nil {
 			err = s.ioErr("close", cerr)
@@ -261,8 +268,7 @@ func (s *Sink) write(b []byte) error {
 	switch s.cfg.Connector {
 	case ConnectorFile:
 		if _, err := s.w.Write(b); err != nil {
-			s.err = s.ioErr("write", err)
-			return s.err
+			return s.writeErr("write", s.path, err)
 		}
 		s.dirty = true
 	case ConnectorPrint:
@@ -289,8 +295,7 @@ func (s *Sink) sync() error {
 		}
 	case s.cfg.Connector == ConnectorFile:
 		if err := s.w.Flush(); err != nil {
-			s.err = s.ioErr("write", err)
-			return s.err
+			return s.writeErr("write", s.path, err)
 		}
 		if s.dirty && s.regular {
 			if err := s.file.Sync(); err != nil {
