@@ -15,6 +15,7 @@ type chain struct {
 	metrics  []*OperatorMetrics
 	emitters []*chainEmitter // emitters[i] receives op i's output
 	out      Emitter
+	timers   []int // the operators that are ProcessingTimers
 }
 
 // chainEmitter feeds operator next (or the chain's output when next ==
@@ -27,7 +28,7 @@ type chainEmitter struct {
 }
 
 func newChain(ops []Operator, metrics []*OperatorMetrics, out Emitter) *chain {
-	c := &chain{ops: ops, metrics: metrics, out: out}
+	c := &chain{ops: ops, metrics: metrics, out: out, timers: timerOps(ops)}
 	c.emitters = make([]*chainEmitter, len(ops))
 	for i := range ops {
 		c.emitters[i] = &chainEmitter{c: c, next: i + 1}

@@ -69,7 +69,11 @@
 // A file sink's writes go through a buffer. On a Flush marker, a checkpoint
 // barrier and the end of input the buffer is flushed and the file fsynced,
 // so that once eddy's FLUSH statement returns, the file holds every row
-// that reached the sink. A write error fails the query with the file's path
+// that reached the sink. In between, rows wait in the buffer at most
+// Config.FlushInterval (flush_interval, a second by default): the sink is
+// an exec.ProcessingTimer, armed when rows start to wait, and its task
+// calls it when the interval has passed, input or not; it then writes the
+// buffer out without fsync (flush.go). A write error fails the query with the file's path
 // in its message.
 //
 // Opening a file never waits: a FIFO is opened with O_NONBLOCK, so one

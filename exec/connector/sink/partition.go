@@ -355,6 +355,16 @@ func (p *partitioned) closeFile(pt *partition) error {
 	return err
 }
 
+// writeOut writes what the open files' buffers hold, without fsync.
+func (p *partitioned) writeOut() error {
+	for pt := p.head; pt != nil; pt = pt.next {
+		if err := pt.w.Flush(); err != nil {
+			return p.s.pathErr("write", pt.path, err)
+		}
+	}
+	return nil
+}
+
 // sync makes every row written so far durable: the open files are
 // flushed and fsynced (the closed ones were when they were closed).
 func (p *partitioned) sync() error {

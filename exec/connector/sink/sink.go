@@ -58,6 +58,9 @@ type Sink struct {
 
 	paceStart time.Time // when the rate limit's schedule started
 	paced     int64     // rows written under it
+
+	now func() time.Time // the processing-time clock (Env.Now)
+	due time.Time        // when the rows waiting in the buffer are written out; zero: none wait
 }
 
 var _ exec.Operator = (*Sink)(nil)
@@ -114,6 +117,10 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	if s.cfg.Header {
 		header = s.enc.header()
 	}
+	s.now = time.Now
+	if env != nil {
+		s.now = env.Now
+	}
 	switch {
 	case s.parts != nil:
 		instance := 0
@@ -141,7 +148,10 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	}
 	s.opened = true
 	if header != nil {
-		return s.write(header)
+		if err := s.write(header); err != nil {
+			return err
+		}
+		return s.buffered()
 	}
 	return nil
 }
@@ -178,10 +188,10 @@ func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitt
 		}
 	}
 	s.rows.Add(int64(n))
-	if err := s.pace(ctx, n); err != nil {
+	if err := s.buffered(); err != nil {
 		return err
 	}
-	return nil
+	return s.pace(ctx, n)
 }
 
 // OnControl makes the rows written so far durable on a Flush marker, a
@@ -287,6 +297,7 @@ func (s *Sink) write(b []byte) error {
 // written since the last fsync (and the file is a regular one: a device or
 // a pipe cannot be synced). A print sink flushes Stdout when it buffers.
 func (s *Sink) sync() error {
+	s.due = time.Time{} // nothing waits in the buffer any more
 	switch {
 	case s.parts != nil:
 		if err := s.parts.sync(); err != nil {
