@@ -16,6 +16,7 @@ type chain struct {
 	emitters []*chainEmitter // emitters[i] receives op i's output
 	out      Emitter
 	state    *stateAccount // nil: the job's state is not budgeted
+	timers   []int         // the operators that are ProcessingTimers
 }
 
 // chainEmitter feeds operator next (or the chain's output when next ==
@@ -28,7 +29,7 @@ type chainEmitter struct {
 }
 
 func newChain(ops []Operator, metrics []*OperatorMetrics, out Emitter) *chain {
-	c := &chain{ops: ops, metrics: metrics, out: out}
+	c := &chain{ops: ops, metrics: metrics, out: out, timers: timerOps(ops)}
 	c.emitters = make([]*chainEmitter, len(ops))
 	for i := range ops {
 		c.emitters[i] = &chainEmitter{c: c, next: i + 1}

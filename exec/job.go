@@ -64,6 +64,8 @@ type Job struct {
 	state    JobState
 	err      error
 	flushed  uint64        // every flush id <= flushed has reached the sink
+	opened   int           // tasks whose operators and source have opened
+	tasks    int           // tasks in all
 	progress chan struct{} // closed and replaced whenever flushed or state changes
 	done     chan struct{}
 	running  atomic.Int32
@@ -142,6 +144,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			}
 			sr.tasks = append(sr.tasks, t)
 		}
+	}
+	for _, sr := range j.stages {
+		j.tasks += len(sr.tasks)
 	}
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
@@ -277,6 +282,38 @@ func (j *Job) WaitFlushed(ctx context.Context, id uint64) error {
 			case <-ctx.Done():
 				return ctx.Err()
 			}
+		}
+		ch := j.progress
+		j.mu.Unlock()
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// taskOpened records that a task's operators and source have opened.
+func (j *Job) taskOpened() {
+	j.mu.Lock()
+	j.opened++
+	if j.opened == j.tasks {
+		j.signalLocked()
+	}
+	j.mu.Unlock()
+}
+
+// WaitOpened blocks until every task of the job has opened its operators
+// and its source (a sink has opened its file, or failed to), the job
+// ended, or ctx is done. Opening never waits on the outside world, so
+// this returns promptly; what the job does next (catching up with its
+// inputs) it does on its own.
+func (j *Job) WaitOpened(ctx context.Context) error {
+	for {
+		j.mu.Lock()
+		if j.opened == j.tasks || j.state != JobRunning {
+			j.mu.Unlock()
+			return nil
 		}
 		ch := j.progress
 		j.mu.Unlock()

@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
@@ -52,6 +53,25 @@ type WatermarkAbsorber interface {
 	AbsorbsWatermarks() bool
 }
 
+// ProcessingTimer is implemented by operators that act when processing
+// time passes, whether input arrives or not: a file sink writes out the
+// rows it buffers once they have waited its flush interval, even when no
+// more input comes. After Open and after each call into the operator
+// (Process, OnControl, OnTimer) its task asks NextTimer when it is next
+// due, and calls OnTimer from the operator's goroutine — between chunks
+// and control messages, and also while the task waits for input — once
+// that time has come. Timers are checked only in tasks whose chain has
+// such an operator, so the others pay nothing.
+type ProcessingTimer interface {
+	// NextTimer returns when OnTimer should next be called, by Env.Now's
+	// clock; the zero Time means no timer is pending. After OnTimer it
+	// must return a later time, or zero.
+	NextTimer() time.Time
+	// OnTimer handles a due timer; now, at or after the time NextTimer
+	// returned, is the task's clock. Output goes to out as from Process.
+	OnTimer(ctx context.Context, now time.Time, out Emitter) error
+}
+
 // Env is what the runtime gives an operator instance.
 type Env struct {
 	// Alloc allocates Arrow buffers; tests pass a checked allocator.
@@ -68,6 +88,17 @@ type Env struct {
 	// OnWarning, if set, receives warnings for the user (such as a bad
 	// input row a source skipped).
 	OnWarning func(msg string)
+	// Clock, if set, replaces time.Now as Now: tests give operators a
+	// fake clock. The runtime leaves it nil.
+	Clock func() time.Time
+}
+
+// Now returns the processing time: Clock's, or time.Now's.
+func (e *Env) Now() time.Time {
+	if e.Clock != nil {
+		return e.Clock()
+	}
+	return time.Now()
 }
 
 // Warnf reports a warning for the user through OnWarning.

@@ -27,6 +27,7 @@ type task struct {
 	taskM   TaskMetrics
 	closed  bool
 	wm      *watermarker // source stages with event time
+	tw      timerWait    // bounds waits for input by the chain's next timer
 	// behindSince is when the source last had data waiting after being
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
 	behindSince atomic.Int64
@@ -118,6 +119,7 @@ func (t *task) close() error {
 		return nil
 	}
 	t.closed = true
+	t.tw.stop()
 	err := t.chain.close()
 	if t.source != nil {
 		if cerr := t.source.Close(); err == nil {
@@ -147,6 +149,9 @@ func (t *task) run(ctx context.Context) error {
 		if err := t.source.Open(ctx, t.env); err != nil {
 			return err
 		}
+	}
+	t.job.taskOpened()
+	if t.source != nil {
 		if ms, ok := t.source.(MessageSource); ok {
 			return t.runMessageSource(ctx, ms)
 		}
@@ -173,6 +178,10 @@ func (t *task) deliver(ctx context.Context, m Control) error {
 
 func (t *task) runInbox(ctx context.Context) error {
 	for {
+		due, err := t.timers(ctx)
+		if err != nil {
+			return err
+		}
 		if t.out != nil && len(t.inbox.ch) == 0 {
 			// Out of input for now: what waits to be coalesced goes out
 			// before the task sleeps.
@@ -180,7 +189,11 @@ func (t *task) runInbox(ctx context.Context) error {
 				return err
 			}
 		}
-		m, err := t.inbox.take(ctx, &t.taskM.IdleNanos)
+		wctx := t.tw.context(ctx, due)
+		m, err := t.inbox.take(wctx, &t.taskM.IdleNanos)
+		if timerExpired(ctx, wctx, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}
@@ -229,6 +242,10 @@ func (t *task) runSource(ctx context.Context) error {
 		// A source that always has data never blocks, so nothing else
 		// would notice that the job was stopped.
 		if err := ctx.Err(); err != nil {
+			return err
+		}
+		due, err := t.timers(ctx)
+		if err != nil {
 			return err
 		}
 		// Flush requests made before this call to Next are satisfied once
@@ -286,7 +303,7 @@ func (t *task) runSource(ctx context.Context) error {
 					return err
 				}
 			}
-			if err := t.wait(ctx); err != nil {
+			if err := t.wait(ctx, due); err != nil {
 				return err
 			}
 		default:
@@ -338,8 +355,9 @@ func (t *task) requeue(id uint64) {
 }
 
 // wait blocks in the source's Wait until data may be available, a flush is
-// requested, or ctx is done.
-func (t *task) wait(ctx context.Context) error {
+// requested, a timer of the chain is due (timerDue, unless zero), or ctx
+// is done.
+func (t *task) wait(ctx context.Context, timerDue time.Time) error {
 	wctx, cancel := context.WithCancel(ctx)
 	t.mu.Lock()
 	if t.pending > 0 {
@@ -352,11 +370,15 @@ func (t *task) wait(ctx context.Context) error {
 	var deadline time.Time
 	hasDeadline := false
 	if t.wm != nil {
-		if deadline, hasDeadline = t.wm.idleDeadline(); hasDeadline {
-			var dcancel context.CancelFunc
-			wctx, dcancel = context.WithDeadline(wctx, deadline)
-			defer dcancel()
+		deadline, hasDeadline = t.wm.idleDeadline()
+	}
+	if until := deadline; hasDeadline || !timerDue.IsZero() {
+		if !timerDue.IsZero() && (!hasDeadline || timerDue.Before(until)) {
+			until = timerDue
 		}
+		var dcancel context.CancelFunc
+		wctx, dcancel = context.WithDeadline(wctx, until)
+		defer dcancel()
 	}
 	start := time.Now()
 	err := t.source.Wait(wctx)
@@ -399,14 +421,22 @@ func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		due, err := t.timers(ctx)
+		if err != nil {
+			return err
+		}
 		if t.out != nil {
 			if err := t.out.flush(ctx); err != nil {
 				return err
 			}
 		}
+		wctx := t.tw.context(ctx, due)
 		start := time.Now()
-		c, ctrl, err := ms.NextMessage(ctx)
+		c, ctrl, err := ms.NextMessage(wctx)
 		t.taskM.IdleNanos.Add(int64(time.Since(start)))
+		if timerExpired(ctx, wctx, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}

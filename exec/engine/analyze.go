@@ -3,27 +3,23 @@ package engine
 import (
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 )
 
-// showQueries lists the running continuous queries with their rates, lag
-// and health.
+// showQueries lists every continuous query — behind a view, a sink, a
+// derived stream or a continuous insert — by name, with its kind, its
+// status (running, finished or failed: <error>) and, while it has a job,
+// its rates, lag and watermark. A query that could not resume is listed as
+// failed, with zeros.
 func (s *Session) showQueries() (*Result, error) {
 	e := s.eng
-	e.mu.Lock()
-	queries := make([]*runningQuery, 0, len(e.queries))
-	for _, q := range e.queries {
-		queries = append(queries, q)
-	}
-	e.mu.Unlock()
-	sort.Slice(queries, func(i, j int) bool { return queries[i].obj.Name < queries[j].obj.Name })
 	cols := textColumns("name", "kind", "status")
 	for _, n := range []string{"parallelism", "rows_in", "rows_out", "rows_per_s", "late_rows", "bad_rows"} {
 		t := types.BigIntT
@@ -34,45 +30,56 @@ func (s *Session) showQueries() (*Result, error) {
 	}
 	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT})
 	var rows [][]types.Datum
-	for _, q := range queries {
-		state, err := q.job.State()
-		status := state.String()
-		if err != nil {
-			status += ": " + err.Error()
-		}
-		var in, out, late, bad int64
-		var lag time.Duration
-		wm := int64(0)
-		stats := q.job.Stats()
-		for i, st := range stats {
-			if st.Source {
-				in += st.RowsIn
-				late += st.LateRows
-				bad += st.BadRows
-				lag = max(lag, st.Lag)
-			}
-			if i == len(stats)-1 {
-				out, wm = st.RowsIn, st.Watermark
-			}
-		}
-		up := time.Since(q.job.Started()).Seconds()
-		row := []types.Datum{types.StringDatum(q.obj.Name), types.StringDatum(queryKind(q)), types.StringDatum(status),
-			types.IntDatum(int64(q.job.Parallelism())), types.IntDatum(in), types.IntDatum(out),
-			types.FloatDatum(math.Round(10*float64(in)/max(up, 1e-3)) / 10), types.IntDatum(late), types.IntDatum(bad), types.NullDatum,
-			types.StringDatum(lag.Round(time.Millisecond).String())}
-		if wm != 0 && wm != exec.MaxWatermark {
-			row[9] = types.IntDatum(wm)
+	for _, o := range e.continuousObjects() {
+		e.mu.Lock()
+		q := e.queries[lower(o.Name)]
+		e.mu.Unlock()
+		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(queryKind(o)), types.StringDatum(e.status(o.Name).String()),
+			types.IntDatum(0), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0), types.IntDatum(0),
+			types.NullDatum, types.StringDatum("0s")}
+		if q != nil {
+			queryMetrics(q, row)
 		}
 		rows = append(rows, row)
 	}
 	return rowsResult("SHOW", cols, rows), nil
 }
 
-func queryKind(q *runningQuery) string {
-	if q.obj.Options["connector"] == connectorStream {
-		return "insert into " + q.obj.Options["stream"]
+// queryMetrics fills the columns of SHOW QUERIES after the status with the
+// metrics of q's job.
+func queryMetrics(q *runningQuery, row []types.Datum) {
+	var in, out, late, bad int64
+	var lag time.Duration
+	wm := int64(0)
+	stats := q.job.Stats()
+	for i, st := range stats {
+		if st.Source {
+			in += st.RowsIn
+			late += st.LateRows
+			bad += st.BadRows
+			lag = max(lag, st.Lag)
+		}
+		if i == len(stats)-1 {
+			out, wm = st.RowsIn, st.Watermark
+		}
 	}
-	return q.obj.Kind.String()
+	up := time.Since(q.job.Started()).Seconds()
+	row[3], row[4], row[5] = types.IntDatum(int64(q.job.Parallelism())), types.IntDatum(in), types.IntDatum(out)
+	row[6] = types.FloatDatum(math.Round(10*float64(in)/max(up, 1e-3)) / 10)
+	row[7], row[8] = types.IntDatum(late), types.IntDatum(bad)
+	row[10] = types.StringDatum(lag.Round(time.Millisecond).String())
+	if wm != 0 && wm != exec.MaxWatermark {
+		row[9] = types.IntDatum(wm)
+	}
+}
+
+// queryKind is the kind SHOW QUERIES gives the query of o: materialized
+// view, sink, stream (a derived stream) or insert into <stream>.
+func queryKind(o *catalog.Object) string {
+	if o.Options["connector"] == connectorStream {
+		return "insert into " + o.Options["stream"]
+	}
+	return o.Kind.String()
 }
 
 // explainAnalyze prints a running query's plan with each operator's

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -13,6 +12,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/connector/file"
 	"github.com/eddysql/eddy/exec/connector/nexmark"
 	"github.com/eddysql/eddy/exec/connector/sink"
@@ -73,21 +73,12 @@ func connectorOptions(opts map[string]string) map[string]string {
 const defaultIdleTimeout = 5 * time.Second
 
 // parseIdleTimeout reads idle_timeout: '5s', '500ms', '2 seconds', '1m', or
-// a number of milliseconds; 0 means a split is never idle.
+// a number of milliseconds (connector.ParseDuration); 0 means a split is
+// never idle.
 func parseIdleTimeout(v string) (time.Duration, error) {
-	s := strings.ToLower(strings.TrimSpace(v))
-	if ms, err := strconv.ParseInt(s, 10, 64); err == nil && ms >= 0 {
-		return time.Duration(ms) * time.Millisecond, nil
-	}
-	for long, short := range map[string]string{"milliseconds": "ms", "millisecond": "ms", "seconds": "s", "second": "s", "minutes": "m", "minute": "m", "hours": "h", "hour": "h"} {
-		if strings.HasSuffix(s, long) {
-			s = strings.TrimSuffix(s, long) + short
-			break
-		}
-	}
-	d, err := time.ParseDuration(strings.ReplaceAll(s, " ", ""))
-	if err != nil || d < 0 {
-		return 0, fmt.Errorf("idle_timeout: invalid duration '%s' (write e.g. '5s', '500ms' or '1m')", v)
+	d, err := connector.ParseDuration(v)
+	if err != nil {
+		return 0, fmt.Errorf("idle_timeout: %w", err)
 	}
 	return d, nil
 }

@@ -74,7 +74,7 @@ type Engine struct {
 
 	mu      sync.Mutex
 	queries map[string]*runningQuery // continuous queries by object name (lower case)
-	broken  map[string]error         // views that could not resume, with why
+	broken  map[string]error         // continuous queries that could not resume, with why
 	pushes  map[*exec.Job]struct{}   // running push queries
 
 	flushSeq atomic.Uint64
@@ -153,11 +153,31 @@ func (e *Engine) jobOptions(name, label string) exec.JobOptions {
 		OnWarning: e.warner(label), StateBudget: e.state}
 }
 
-// waitCaughtUp returns once every continuous query reflects every row
-// ingested so far.
+// waitCaughtUp returns once every view, derived stream and continuous
+// insert reflects every row ingested so far, and every sink that writes
+// out of eddy (file, print, blackhole) has opened its output or failed to
+// (so that SHOW lists a sink that cannot open as failed from the start).
+// Such sinks catch up on their own: no query reads them, and a sink held
+// up by what it writes to (a FIFO whose reader is slow) must not hold up
+// the start of eddy.
 func (e *Engine) waitCaughtUp(ctx context.Context) error {
-	_, err := e.flushAll(ctx, nil)
-	return err
+	if _, err := e.flushLevelsOf(ctx, e.flushLevels(func(q *runningQuery) bool { return !writesOut(q.obj) }), nil); err != nil {
+		return err
+	}
+	for _, level := range e.flushLevels(func(q *runningQuery) bool { return writesOut(q.obj) }) {
+		for _, j := range level {
+			if err := j.WaitOpened(ctx); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// writesOut reports whether obj is a sink writing out of eddy, through a
+// sink connector, rather than into a stream.
+func writesOut(obj *catalog.Object) bool {
+	return obj.Kind == catalog.Sink && obj.Options["connector"] != connectorStream
 }
 
 // resume restarts every continuous query — views, sinks, derived streams

@@ -2,8 +2,6 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"sort"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
@@ -11,23 +9,19 @@ import (
 
 // flush implements FLUSH: it returns once every row ingested so far (and
 // every bounded source read to its end) is reflected in every view, sink
-// and derived stream.
+// and derived stream. When continuous queries have failed — in this
+// flush, earlier, or when the engine opened — it returns a
+// *QueriesFailedError naming each, after flushing the others: a failed
+// query stays failed, and every FLUSH reports it, until it is dropped.
 func (s *Session) flush(ctx context.Context) (*Result, error) {
 	e := s.eng
-	jobs, err := e.flushAll(ctx, nil)
-	if err != nil {
+	if _, err := e.flushAll(ctx, nil); err != nil {
 		return nil, err
 	}
-	res := ok("FLUSH")
-	var failed []string
-	for _, j := range jobs {
-		if state, err := j.State(); state == exec.JobFailed {
-			failed = append(failed, fmt.Sprintf("%s failed: %v", j.Name(), err))
-		}
+	if failed := e.failedQueries(); len(failed) > 0 {
+		return nil, &QueriesFailedError{Failures: failed}
 	}
-	sort.Strings(failed)
-	res.Notices = failed
-	return res, nil
+	return ok("FLUSH"), nil
 }
 
 // flushAll sends a flush marker through every continuous query (and extra,
@@ -44,7 +38,11 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // too: each level's marker goes to the queries of that level and of every
 // level below it (those have caught up already, so it passes quickly).
 func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, error) {
-	levels := e.flushLevels()
+	return e.flushLevelsOf(ctx, e.flushLevels(nil), extra)
+}
+
+// flushLevelsOf flushes levels (from flushLevels), then extra when given.
+func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*exec.Job, extra *exec.Job) ([]*exec.Job, error) {
 	if extra != nil {
 		levels = append(levels, []*exec.Job{extra})
 	}
@@ -64,14 +62,17 @@ func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, er
 	return asked, nil
 }
 
-// flushLevels groups the running queries by how many stream-writing
-// queries (derived streams, continuous inserts) stand between them and
-// their sources; a query reading a view is at least at the view's level.
-func (e *Engine) flushLevels() [][]*exec.Job {
+// flushLevels groups the running queries (those keep accepts, all when
+// keep is nil) by how many stream-writing queries (derived streams,
+// continuous inserts) stand between them and their sources; a query
+// reading a view is at least at the view's level.
+func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*exec.Job {
 	e.mu.Lock()
 	queries := make([]*runningQuery, 0, len(e.queries))
 	for _, q := range e.queries {
-		queries = append(queries, q)
+		if keep == nil || keep(q) {
+			queries = append(queries, q)
+		}
 	}
 	e.mu.Unlock()
 	// writers maps a stream to the queries that append to it; byName maps

@@ -61,7 +61,7 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 	case *sql.CreateView:
 		return s.createView(ctx, st)
 	case *sql.CreateSink:
-		return s.createSink(st)
+		return s.createSink(ctx, st)
 	case *sql.Insert:
 		return s.insert(st)
 	case *sql.Select:

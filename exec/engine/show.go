@@ -6,7 +6,6 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
-	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -62,22 +61,14 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 	case sql.ShowViews:
 		var rows [][]types.Datum
 		for _, o := range e.cat.List(catalog.View) {
-			status, n := "stopped", int64(0)
+			n := int64(0)
 			e.mu.Lock()
-			q, broken := e.queries[lower(o.Name)], e.broken[lower(o.Name)]
+			q := e.queries[lower(o.Name)]
 			e.mu.Unlock()
-			if broken != nil {
-				status = "failed: could not resume: " + broken.Error()
-			}
 			if q != nil {
-				state, err := q.job.State()
-				status = state.String()
-				if state == exec.JobFailed {
-					status += ": " + err.Error()
-				}
 				n = int64(q.mv.Len())
 			}
-			row := textRow(o.Name, status)
+			row := textRow(o.Name, e.status(o.Name).String())
 			row = append(row, types.IntDatum(n), types.StringDatum(o.Query))
 			rows = append(rows, row)
 		}
@@ -87,9 +78,9 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 	case sql.ShowSinks:
 		var rows [][]types.Datum
 		for _, o := range e.cat.List(catalog.Sink) {
-			rows = append(rows, textRow(o.Name, connectorName(o), o.Query))
+			rows = append(rows, textRow(o.Name, connectorName(o), e.status(o.Name).String(), o.Query))
 		}
-		return rowsResult("SHOW", textColumns("name", "connector", "query"), rows), nil
+		return rowsResult("SHOW", textColumns("name", "connector", "status", "query"), rows), nil
 	case sql.ShowQueries:
 		return s.showQueries()
 	}

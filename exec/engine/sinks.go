@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -13,8 +14,10 @@ import (
 
 // createSink runs CREATE SINK k FROM v WITH (...) and CREATE SINK k AS
 // SELECT ... WITH (...): a continuous query writing its changes to a
-// connector.
-func (s *Session) createSink(st *sql.CreateSink) (*Result, error) {
+// connector. It returns once the sink has opened its output, or failed to
+// (opening never waits: a FIFO with no reader fails the sink at once), so
+// that SHOW SINKS lists a sink that cannot open as failed right away.
+func (s *Session) createSink(ctx context.Context, st *sql.CreateSink) (*Result, error) {
 	src := st.Source()
 	if r, err := s.exists("CREATE SINK", st.Name, st.IfNotExists, src); r != nil || err != nil {
 		return r, err
@@ -31,6 +34,14 @@ func (s *Session) createSink(st *sql.CreateSink) (*Result, error) {
 			}
 		}
 		return nil, err
+	}
+	s.eng.mu.Lock()
+	rq := s.eng.queries[lower(obj.Name)]
+	s.eng.mu.Unlock()
+	if rq != nil {
+		if err := rq.job.WaitOpened(ctx); err != nil {
+			return nil, err
+		}
 	}
 	return ok("CREATE SINK"), nil
 }

@@ -229,3 +229,25 @@ func TestEngineFileRoot(t *testing.T) {
 		t.Errorf("after the refusals: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
 }
+
+// TestEngineExecFailsOnFailedSink checks that a script whose sink cannot
+// write its file exits with status 1 at the FLUSH that finds it failed,
+// naming the sink and the error, and runs nothing after it.
+func TestEngineExecFailsOnFailedSink(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "out"), 0o755); err != nil { // a directory where the sink expects a file
+		t.Fatal(err)
+	}
+	code, out, errOut := runEngine(t, t.TempDir(), "", "--file-root", root, "exec", "-e", `
+CREATE STREAM s (a BIGINT);
+CREATE SINK k AS SELECT a FROM s WITH (connector = 'file', path = 'out', format = 'json');
+INSERT INTO s VALUES (1);
+FLUSH;
+SHOW STREAMS;`)
+	if code != 1 || !strings.HasPrefix(errOut, "-e #1:5: ERROR: sink k failed: ") || !strings.Contains(errOut, "is a directory") {
+		t.Errorf("exit %d, stderr %q", code, errOut)
+	}
+	if strings.Contains(out, "FLUSH") || strings.Contains(out, "name") {
+		t.Errorf("the script went on after the failed FLUSH: stdout %q", out)
+	}
+}

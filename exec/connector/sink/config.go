@@ -9,8 +9,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
@@ -68,7 +70,22 @@ type Config struct {
 	// reopened for appending when a row for it comes. 0 means
 	// DefaultMaxOpenFiles.
 	MaxOpenFiles int
+	// FlushInterval bounds how long a file sink's rows wait in its buffer
+	// (WITH (flush_interval = '1s')): it writes them out (without fsync)
+	// once the first of them has waited that long, input or not. 0 means
+	// DefaultFlushInterval; FlushEveryChunk writes every chunk out at once.
+	FlushInterval time.Duration
 }
+
+// DefaultFlushInterval is the default of Config.FlushInterval: a reader of
+// the file sees a row within a second, while a fast query still writes
+// its output in buffers of many rows (the buffer also goes out whenever
+// it fills).
+const DefaultFlushInterval = time.Second
+
+// FlushEveryChunk is the Config.FlushInterval of flush_interval = '0': the
+// buffer is written out after every chunk.
+const FlushEveryChunk time.Duration = -1
 
 // DefaultMaxOpenFiles is the default of Config.MaxOpenFiles: well below
 // the usual limit of 1024 descriptors per process, which every other file
@@ -101,7 +118,7 @@ func (e *OptionError) Error() string {
 // options lists, per connector, the WITH options it accepts, in the order
 // messages list them.
 var options = map[string][]string{
-	ConnectorFile:      {"connector", "path", "format", "header", "type", "rate_limit", "partition_by", "max_open_files"},
+	ConnectorFile:      {"connector", "path", "format", "header", "type", "rate_limit", "partition_by", "max_open_files", "flush_interval"},
 	ConnectorPrint:     {"connector", "format", "header", "type", "rate_limit"},
 	ConnectorBlackhole: {"connector", "type", "rate_limit"},
 }
@@ -112,10 +129,12 @@ var options = map[string][]string{
 // inferred from a .csv, .json, .jsonl or .ndjson path; print: 'text', 'json'
 // or 'csv'), header ('true' or 'false', CSV only) and type ('append-only'
 // or 'upsert'), partition_by (file: a comma-separated list of column
-// names) and max_open_files (with partition_by: a positive count). An
-// unknown option, a bad value, a missing one or a path that root refuses
-// (outside it, or in the data directory) is an *OptionError naming the
-// option. Names, Types and AppendOnly are left for the engine to fill.
+// names), max_open_files (with partition_by: a positive count) and
+// flush_interval (file: a duration, connector.ParseDuration; '0' writes
+// every chunk out at once). An unknown option, a bad value, a missing one
+// or a path that root refuses (outside it, or in the data directory) is an
+// *OptionError naming the option. Names, Types and AppendOnly are left for
+// the engine to fill.
 func FromOptions(opts map[string]string, root fileroot.Root) (Config, error) {
 	get := func(name string) (string, bool) {
 		for k, v := range opts {
@@ -202,6 +221,15 @@ func FromOptions(opts map[string]string, root fileroot.Root) (Config, error) {
 		}
 		cfg.MaxOpenFiles = n
 	}
+	if v, ok := get("flush_interval"); ok {
+		d, err := connector.ParseDuration(v)
+		if err != nil {
+			return Config{}, cfg.optErr("flush_interval", err.Error())
+		}
+		if cfg.FlushInterval = d; d == 0 {
+			cfg.FlushInterval = FlushEveryChunk
+		}
+	}
 	if err := cfg.resolveFormat(); err != nil {
 		return Config{}, err
 	}
@@ -283,6 +311,9 @@ func (c *Config) validate() error {
 	}
 	if c.MaxOpenFiles < 0 {
 		return c.optErr("max_open_files", "must not be negative")
+	}
+	if c.FlushInterval < 0 && c.FlushInterval != FlushEveryChunk {
+		return c.optErr("flush_interval", "must not be negative")
 	}
 	for j, t := range c.Types {
 		if t.Physical() == types.PhysNull && t.Kind != types.Null {

@@ -56,7 +56,7 @@ func TestFromOptions(t *testing.T) {
 		{name: "escaping the root", opts: map[string]string{"connector": "file", "path": "../../x.csv"},
 			option: "path", wantErr: "file sink: option path: '../../x.csv' is outside the file root <root>"},
 		{name: "unknown option", opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
-			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit, partition_by, max_open_files)"},
+			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit, partition_by, max_open_files, flush_interval)"},
 		{name: "path on print", opts: map[string]string{"connector": "print", "path": "a.csv"},
 			option: "path", wantErr: "print sink: option path: unknown option (valid: connector, format, header, type, rate_limit)"},
 		{name: "format on blackhole", opts: map[string]string{"connector": "blackhole", "format": "json"},
@@ -75,6 +75,16 @@ func TestFromOptions(t *testing.T) {
 			option: "header", wantErr: "file sink: option header: applies only to format 'csv'"},
 		{name: "header on text", opts: map[string]string{"connector": "print", "header": "false"},
 			option: "header", wantErr: "print sink: option header: applies only to format 'csv'"},
+		{name: "flush interval", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "250ms"},
+			want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: 250 * time.Millisecond}},
+		{name: "flush interval spelled out", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "2 seconds"},
+			want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: 2 * time.Second}},
+		{name: "flush every chunk", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "0"},
+			want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: FlushEveryChunk}},
+		{name: "bad flush interval", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "soon"},
+			option: "flush_interval", wantErr: "file sink: option flush_interval: invalid duration 'soon' (write e.g. '5s', '500ms' or '1m')"},
+		{name: "flush interval on print", opts: map[string]string{"connector": "print", "flush_interval": "1s"},
+			option: "flush_interval", wantErr: "print sink: option flush_interval: unknown option (valid: connector, format, header, type, rate_limit)"},
 		{name: "bad type", opts: map[string]string{"connector": "print", "type": "retract"},
 			option: "type", wantErr: "print sink: option type: invalid value 'retract' (want 'append-only' or 'upsert')"},
 	}
@@ -99,7 +109,7 @@ func TestFromOptions(t *testing.T) {
 				t.Errorf("Root %v, want %v", got.Root, root)
 			}
 			if got.Connector != tt.want.Connector || got.Path != tt.want.Path || got.Format != tt.want.Format ||
-				got.Header != tt.want.Header || got.ForceAppendOnly != tt.want.ForceAppendOnly ||
+				got.Header != tt.want.Header || got.ForceAppendOnly != tt.want.ForceAppendOnly || got.FlushInterval != tt.want.FlushInterval ||
 				got.AppendOnly || got.Names != nil || got.Types != nil || got.Stdout != nil {
 				t.Errorf("got %+v, want %+v", got, tt.want)
 			}

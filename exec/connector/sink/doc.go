@@ -71,8 +71,17 @@
 // A file sink's writes go through a buffer. On a Flush marker, a checkpoint
 // barrier and the end of input the buffer is flushed and the file fsynced,
 // so that once eddy's FLUSH statement returns, the file holds every row
-// that reached the sink. A write error fails the query with the file's path
+// that reached the sink. In between, rows wait in the buffer at most
+// Config.FlushInterval (flush_interval, a second by default): the sink is
+// an exec.ProcessingTimer, armed when rows start to wait, and its task
+// calls it when the interval has passed, input or not; it then writes the
+// buffer out without fsync (flush.go). A write error fails the query with the file's path
 // in its message.
+//
+// Opening a file never waits: a FIFO is opened with O_NONBLOCK, so one
+// with no reader fails the sink at once (ErrFIFONoReader) instead of
+// holding up its query until a reader comes. A write that waits on a
+// FIFO's slow reader returns when the query is stopped (interruptWrites).
 //
 // Until eddy has checkpoints, a sink's query is recomputed from the
 // beginning of its inputs after a restart, so Open creates the file or

@@ -315,16 +315,11 @@ func (p *partitioned) ensureOpen(pt *partition) error {
 		}
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
-	f, err := os.OpenFile(pt.path, flags, 0o644)
+	f, regular, err := p.s.openFile("open", pt.path, flags)
 	if err != nil {
-		return p.s.pathErr("open", pt.path, err)
+		return err
 	}
-	info, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return p.s.pathErr("stat", pt.path, err)
-	}
-	pt.f, pt.regular = f, info.Mode().IsRegular()
+	pt.f, pt.regular = f, regular
 	if k := len(p.free); k > 0 {
 		pt.w, p.free = p.free[k-1], p.free[:k-1]
 		pt.w.Reset(f)
@@ -372,6 +367,16 @@ func (p *partitioned) closeFile(pt *partition) error {
 	p.free = append(p.free, pt.w)
 	pt.f, pt.w = nil, nil
 	return err
+}
+
+// writeOut writes what the open files' buffers hold, without fsync.
+func (p *partitioned) writeOut() error {
+	for pt := p.head; pt != nil; pt = pt.next {
+		if err := pt.w.Flush(); err != nil {
+			return p.s.pathErr("write", pt.path, err)
+		}
+	}
+	return nil
 }
 
 // sync makes every row written so far durable: the open files are

@@ -50,8 +50,17 @@ type Sink struct {
 	opened, closed bool
 	err            error // the first write error: every later call returns it
 
+	// interrupted is set when the query's context ended while the file
+	// (not a regular one) was open: a write that waited on it was
+	// interrupted (interruptWrites), which is no failure of the sink.
+	interrupted   atomic.Bool
+	stopInterrupt func() bool // stops interruptWrites' watch; nil without one
+
 	paceStart time.Time // when the rate limit's schedule started
 	paced     int64     // rows written under it
+
+	now func() time.Time // the processing-time clock (Env.Now)
+	due time.Time        // when the rows waiting in the buffer are written out; zero: none wait
 }
 
 var _ exec.Operator = (*Sink)(nil)
@@ -116,6 +125,10 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 		}
 		s.path = path
 	}
+	s.now = time.Now
+	if env != nil {
+		s.now = env.Now
+	}
 	switch {
 	case s.parts != nil:
 		instance := 0
@@ -131,21 +144,22 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 		if env != nil && env.Parallelism > 1 {
 			return s.errorf("%s: cannot be written by %d parallel instances", s.cfg.Path, env.Parallelism)
 		}
-		f, err := os.OpenFile(s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+		f, regular, err := s.openFile("create", s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
 		if err != nil {
-			return s.ioErr("create", err)
+			return err
 		}
-		info, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return s.ioErr("stat", err)
+		s.file, s.regular = f, regular
+		if !regular {
+			s.stopInterrupt = s.interruptWrites(ctx, f)
 		}
-		s.file, s.regular = f, info.Mode().IsRegular()
 		s.w = bufio.NewWriterSize(f, bufferSize)
 	}
 	s.opened = true
 	if header != nil {
-		return s.write(header)
+		if err := s.write(header); err != nil {
+			return err
+		}
+		return s.buffered()
 	}
 	return nil
 }
@@ -182,10 +196,10 @@ func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitt
 		}
 	}
 	s.rows.Add(int64(n))
-	if err := s.pace(ctx, n); err != nil {
+	if err := s.buffered(); err != nil {
 		return err
 	}
-	return nil
+	return s.pace(ctx, n)
 }
 
 // OnControl makes the rows written so far durable on a Flush marker, a
@@ -219,6 +233,9 @@ func (s *Sink) Close() error {
 	}
 	if s.err == nil {
 		err = s.sync()
+	}
+	if s.stopInterrupt != nil {
+		s.stopInterrupt()
 	}
 	if s.file != nil {
 		if cerr := s.file.Close(); cerr != nil && err == nil {
@@ -269,8 +286,7 @@ func (s *Sink) write(b []byte) error {
 	switch s.cfg.Connector {
 	case ConnectorFile:
 		if _, err := s.w.Write(b); err != nil {
-			s.err = s.ioErr("write", err)
-			return s.err
+			return s.writeErr("write", s.path, err)
 		}
 		s.dirty = true
 	case ConnectorPrint:
@@ -289,6 +305,7 @@ func (s *Sink) write(b []byte) error {
 // written since the last fsync (and the file is a regular one: a device or
 // a pipe cannot be synced). A print sink flushes Stdout when it buffers.
 func (s *Sink) sync() error {
+	s.due = time.Time{} // nothing waits in the buffer any more
 	switch {
 	case s.parts != nil:
 		if err := s.parts.sync(); err != nil {
@@ -297,8 +314,7 @@ func (s *Sink) sync() error {
 		}
 	case s.cfg.Connector == ConnectorFile:
 		if err := s.w.Flush(); err != nil {
-			s.err = s.ioErr("write", err)
-			return s.err
+			return s.writeErr("write", s.path, err)
 		}
 		if s.dirty && s.regular {
 			if err := s.file.Sync(); err != nil {
