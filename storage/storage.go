@@ -143,7 +143,7 @@ var (
 	// column type the batch codec cannot encode.
 	ErrUnsupportedType = errors.New("storage: unsupported column type")
 	// ErrCorrupt is matched (errors.Is) by every error about damaged
-	// stored data, including *CorruptEntryError.
+	// stored data, including *CorruptEntryError and *CorruptionError.
 	ErrCorrupt = errors.New("storage: corrupt data")
 )
 

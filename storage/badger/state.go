@@ -27,7 +27,7 @@ func (b *stateBackend) Get(key []byte) (val []byte, ok bool, err error) {
 		if err != nil {
 			return err
 		}
-		val, err = item.ValueCopy(nil)
+		val, err = valueCopy(item, nil)
 		return err
 	})
 	if isNotFound(err) {
@@ -52,7 +52,7 @@ func (b *stateBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 		// Copy the value so fn does not run inside Badger's value callback,
 		// which may hold a value log file's lock.
 		var err error
-		if buf, err = item.ValueCopy(buf[:0]); err != nil {
+		if buf, err = valueCopy(item, buf[:0]); err != nil {
 			return err
 		}
 		if err := fn(k, buf); err != nil {
@@ -69,7 +69,7 @@ func (b *stateBackend) Epoch() (uint64, error) {
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error {
+		return value(item, func(v []byte) error {
 			if len(v) != 8 {
 				return fmt.Errorf("%w: epoch marker of job %q is %d bytes", storage.ErrCorrupt, b.job, len(v))
 			}
