@@ -238,3 +238,20 @@ func TestOpenFailsOnDamagedLog(t *testing.T) {
 		}
 	}
 }
+
+// TestOpenNamesDamagedCatalogEntry checks that a damaged catalog entry,
+// which the catalog reports without a file, is reported in the data
+// directory.
+func TestOpenNamesDamagedCatalogEntry(t *testing.T) {
+	ctx := context.Background()
+	cfg := Config{Parallelism: 2, Alloc: memory.DefaultAllocator, BaseDir: t.TempDir(), DataDir: "/data/eddy"}
+	db := mem.New()
+	if err := db.KV().Put([]byte("catalog/object/s"), []byte{1, 0, 0, 0, 0, '{', '}'}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := openOn(ctx, cfg, db)
+	var ce *storage.CorruptionError
+	if !errors.As(err, &ce) || ce.Path != "/data/eddy" || !strings.Contains(err.Error(), `the catalog entry "catalog/object/s": checksum mismatch`) {
+		t.Fatalf("Open over a damaged catalog entry = %v", err)
+	}
+}
