@@ -28,7 +28,7 @@ type CorruptionError struct {
 
 // DefaultCorruptionHint is the advice of a CorruptionError without a Hint
 // of its own.
-const DefaultCorruptionHint = "eddy has not changed the damaged file; restore the data directory from a copy"
+const DefaultCorruptionHint = "eddy has not modified the damaged data; restore the data directory from a copy"
 
 func (e *CorruptionError) Error() string {
 	var b strings.Builder

@@ -31,8 +31,6 @@ const (
 	bitFinTxn       = 1 << 7
 )
 
-var castagnoliTable = crc32.MakeTable(crc32.Castagnoli)
-
 // record is one decoded record; key and value alias the file's mapping.
 type record struct {
 	off, end   int64
@@ -68,7 +66,7 @@ func decodeRecord(data []byte, off int64) (r record, ext int64, err error) {
 		return r, size, fmt.Errorf("the file ends inside it: it needs %d bytes, %d remain", end-off, size-off)
 	}
 	ext = end
-	sum := crc32.Checksum(data[off:end-crc32.Size], castagnoliTable)
+	sum := crc32.Checksum(data[off:end-crc32.Size], castagnoli)
 	if stored := binary.BigEndian.Uint32(data[end-crc32.Size : end]); stored != sum {
 		return r, ext, fmt.Errorf("checksum mismatch (stored %08x, computed %08x)", stored, sum)
 	}
