@@ -28,7 +28,7 @@ const tableBlockSize = 4 << 10
 // the table's last reference, which would delete the file. It returns the
 // table's highest version.
 func checkTable(path string, tm bdg.TableManifest, ptrs *pointerCheck) (maxVersion uint64, err error) {
-	what := "part of the database (a table file whose index, which says what part, is unreadable)"
+	what := "an unknown part of the database (a table file whose index is unreadable)"
 	bad := func(e error) error { return &storage.CorruptionError{Path: path, What: what, Err: e} }
 	st, err := os.Stat(path)
 	if err != nil {
@@ -45,6 +45,10 @@ func checkTable(path string, tm bdg.TableManifest, ptrs *pointerCheck) (maxVersi
 	stage := "its footer or index is unreadable (is it cut short?)"
 	defer func() {
 		if p := recover(); p != nil {
+			if s, ok := p.(string); ok && strings.Contains(s, "== Recovering from initIndex crash ==") {
+				err = bad(errors.New(stage)) // Badger's dump of the table's footer
+				return
+			}
 			err = bad(fmt.Errorf("%s: reading it fails with %s", stage, firstLine(p)))
 		}
 	}()
