@@ -49,7 +49,7 @@ func checkTable(path string, tm bdg.TableManifest, ptrs *pointerCheck) (maxVersi
 				err = bad(errors.New(stage)) // Badger's dump of the table's footer
 				return
 			}
-			err = bad(fmt.Errorf("%s: reading it fails with %s", stage, firstLine(p)))
+			err = bad(fmt.Errorf("%s (Badger's reader fails on it: %s)", stage, firstLine(p)))
 		}
 	}()
 	t, err := table.OpenTable(mf, table.Options{Compression: tm.Compression, BlockSize: tableBlockSize,
