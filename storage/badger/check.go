@@ -144,15 +144,11 @@ func checkDir(dir string) (*checked, error) {
 			return nil, err
 		}
 	}
-	if l.badgerLock && len(l.mems) == 0 {
-		return nil, &storage.CorruptionError{Path: l.path("*.mem"), What: whatLatest,
-			Err: errors.New("there is none, but Badger's LOCK file says the database was open when it stopped, and an open database always has one")}
-	}
 	m, err := checkManifest(l.path(bdg.ManifestFilename))
 	if err != nil {
 		return nil, err
 	}
-	vlogs, err := checkValueLogs(l)
+	vlogs, vlogVersion, err := checkValueLogs(l)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +157,18 @@ func checkDir(dir string) (*checked, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := checkTables(l, m, memVersions, ptrs); err != nil {
+	tableVersion, err := checkTables(l, m, memVersions, ptrs)
+	if err != nil {
 		return nil, err
+	}
+	// An open database always has a write-ahead log; a process killed
+	// while closing it, after the last memtable was flushed and its log
+	// deleted, leaves Badger's LOCK without one. A value newer than every
+	// table then means a log with the latest writes was lost.
+	if l.badgerLock && len(l.mems) == 0 && vlogVersion > tableVersion {
+		return nil, &storage.CorruptionError{Path: l.path("*.mem"), What: whatLatest,
+			Err: fmt.Errorf("there is none, but Badger's LOCK file says the database was open when it stopped, and the value log holds values written after every table (version %d, the tables end at %d)",
+				vlogVersion, tableVersion)}
 	}
 	c.suspects = ptrs.suspects
 	return c, nil
@@ -177,18 +183,19 @@ func checkDir(dir string) (*checked, error) {
 // were not deleted yet. A table that is none of these, or any unlisted
 // table after a clean close, means the MANIFEST lost changes, and is
 // reported rather than deleted.
-func checkTables(l *dirListing, m bdg.Manifest, memVersions []uint64, ptrs *pointerCheck) error {
+// It returns the highest version of the listed tables.
+func checkTables(l *dirListing, m bdg.Manifest, memVersions []uint64, ptrs *pointerCheck) (uint64, error) {
 	ids := slices.Sorted(maps.Keys(m.Tables))
 	var maxVersion uint64
 	for _, id := range ids {
 		path, ok := l.tables[id]
 		if !ok {
-			return &storage.CorruptionError{Path: table.NewFilename(id, l.dir), What: "part of the database (a table file)",
+			return 0, &storage.CorruptionError{Path: table.NewFilename(id, l.dir), What: "part of the database (a table file)",
 				Err: fmt.Errorf("it is missing (the MANIFEST lists it at level %d)", m.Tables[id].Level)}
 		}
 		v, err := checkTable(path, m.Tables[id], ptrs)
 		if err != nil {
-			return err
+			return 0, err
 		}
 		maxVersion = max(maxVersion, v)
 	}
@@ -203,13 +210,13 @@ func checkTables(l *dirListing, m bdg.Manifest, memVersions []uint64, ptrs *poin
 		lost = append(lost, table.IDToFilename(id))
 	}
 	if len(lost) == 0 {
-		return nil
+		return maxVersion, nil
 	}
 	state := "a cleanly closed database"
 	if l.crashed() {
 		state = "a database that crashed, and their data is in no listed table or write-ahead log"
 	}
-	return &storage.CorruptionError{Path: l.path(bdg.ManifestFilename), What: whatManifest,
+	return 0, &storage.CorruptionError{Path: l.path(bdg.ManifestFilename), What: whatManifest,
 		Err: fmt.Errorf("it does not list the table files %s of %s (has it lost its end?); opening would delete them",
 			joinAnd(lost), state)}
 }

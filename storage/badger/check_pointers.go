@@ -68,21 +68,26 @@ func (p *pointerCheck) check(key []byte, meta byte, value []byte) {
 }
 
 // checkValueLogs verifies every value log file and returns the end of
-// each one's committed records. Only the newest may have been in the
-// middle of a write when the process died; older ones were completed and
-// cut to their last record when the next was started.
-func checkValueLogs(l *dirListing) (map[uint32]int64, error) {
+// each one's committed records, and the highest version among them. Only
+// the newest may have been in the middle of a write when the process
+// died; older ones were completed and cut to their last record when the
+// next was started.
+func checkValueLogs(l *dirListing) (map[uint32]int64, uint64, error) {
 	ends := map[uint32]int64{}
+	var top uint64
 	for _, fid := range slices.Sorted(maps.Keys(l.vlogs)) {
 		path := l.vlogs[fid]
 		var sum keySummary
-		end, err := scanLogFile(path, l.crashed() && fid == l.maxVlog, func(r record) { sum.add(y.ParseKey(r.key)) })
+		end, err := scanLogFile(path, l.crashed() && fid == l.maxVlog, func(r record) {
+			sum.add(y.ParseKey(r.key))
+			top = max(top, y.ParseTs(r.key))
+		})
 		if err != nil {
-			return nil, &storage.CorruptionError{Path: path, What: describeLogFile("large values of stream logs and state (a value log file)", "values of ", " (a value log file)", &sum), Err: err}
+			return nil, 0, &storage.CorruptionError{Path: path, What: describeLogFile("large values of stream logs and state (a value log file)", "values of ", " (a value log file)", &sum), Err: err}
 		}
 		ends[fid] = end
 	}
-	return ends, nil
+	return ends, top, nil
 }
 
 // checkMemtables verifies the write-ahead logs of the memtables, which a

@@ -168,3 +168,24 @@ func TestLostValueIsAnError(t *testing.T) {
 		t.Fatalf("Scan over a damaged value: %v", err)
 	}
 }
+
+// TestKilledWhileClosing checks that a directory whose process was killed
+// while closing Badger, after its last memtable was flushed (so no
+// write-ahead log is left) but before Badger removed its LOCK file, opens
+// with everything in it, while one whose write-ahead log was deleted
+// after a crash is damaged.
+func TestKilledWhileClosing(t *testing.T) {
+	clean, crashed := buildDir(t)
+	want, err := openDump(clean)
+	must(t, err)
+	must(t, os.WriteFile(filepath.Join(clean, badgerLockFile), []byte("4242\n"), 0o644))
+	if got, err := openDump(clean); err != nil || got != want {
+		t.Fatalf("killed while closing: %v\n%s", err, got)
+	}
+	mems, _ := filepath.Glob(filepath.Join(crashed, "*.mem"))
+	for _, m := range mems {
+		must(t, os.Remove(m))
+	}
+	_, err = openDump(crashed)
+	wantCorrupt(t, err, "*.mem", "LOCK", "values written after every table")
+}
