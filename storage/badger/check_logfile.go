@@ -1,10 +1,12 @@
 package badger
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math"
 	"os"
 	"strconv"
 
@@ -38,6 +40,27 @@ type record struct {
 	key, value []byte
 }
 
+// checksumError is a record whose checksum does not match its bytes.
+type checksumError struct{ stored, computed uint32 }
+
+func (e *checksumError) Error() string {
+	return fmt.Sprintf("checksum mismatch (stored %08x, computed %08x)", e.stored, e.computed)
+}
+
+// torn reports whether the stored checksum is what writing the record up
+// to a byte of its checksum and no further leaves: the checksum's first
+// bytes, then zeros.
+func (e *checksumError) torn() bool {
+	var s, c [crc32.Size]byte
+	binary.BigEndian.PutUint32(s[:], e.stored)
+	binary.BigEndian.PutUint32(c[:], e.computed)
+	k := 0
+	for k < len(s) && s[k] == c[k] {
+		k++
+	}
+	return bytes.Count(s[k:], []byte{0}) == len(s)-k
+}
+
 // decodeRecord decodes the record at off. When it fails, ext is where the
 // record would end by what its header says (or where the header would),
 // so that the caller can check what lies beyond it.
@@ -58,17 +81,21 @@ func decodeRecord(data []byte, off int64) (r record, ext int64, err error) {
 		lens[i], p = v, p+n
 	}
 	klen, vlen := lens[0], lens[1]
-	if klen > maxRecordKey || vlen > uint64(size) {
+	if klen > maxRecordKey || vlen > math.MaxUint32 {
 		return r, ext, fmt.Errorf("its header claims a %d-byte key and a %d-byte value", klen, vlen)
 	}
 	end := off + int64(p) + int64(klen) + int64(vlen) + crc32.Size
 	if end > size {
-		return r, size, fmt.Errorf("the file ends inside it: it needs %d bytes, %d remain", end-off, size-off)
+		// Badger grows a file before writing past its end, so a record
+		// being written never claims more than the file holds: the
+		// header is damaged, or the file cut, and whatever follows the
+		// header is not part of a record.
+		return r, off + int64(p), fmt.Errorf("the file ends inside it (it needs %d bytes, %d remain): is the file cut short?", end-off, size-off)
 	}
 	ext = end
 	sum := crc32.Checksum(data[off:end-crc32.Size], castagnoli)
 	if stored := binary.BigEndian.Uint32(data[end-crc32.Size : end]); stored != sum {
-		return r, ext, fmt.Errorf("checksum mismatch (stored %08x, computed %08x)", stored, sum)
+		return r, ext, &checksumError{stored: stored, computed: sum}
 	}
 	if klen == 0 {
 		return r, ext, errors.New("it has no key")
@@ -84,11 +111,10 @@ func decodeRecord(data []byte, off int64) (r record, ext int64, err error) {
 //
 // A file closed cleanly must consist of whole, committed records up to its
 // last byte. A file Badger was writing when the process died (lenient)
-// may end in a transaction without its commit record and one record cut
-// short, followed by zeros: the file is preallocated with zeros, and what
-// a process writes to it before dying is in it (it is memory-mapped). So
-// a damaged record with data after it is an error either way: cutting the
-// file there, as Badger would, loses the committed records that follow.
+// may also end in a transaction without its commit record and in one
+// record cut short (see checkTornTail). Anything else is damage: cutting
+// the file at a damaged record, as Badger would, loses the committed
+// records after it.
 func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -117,14 +143,18 @@ func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error)
 	off, committed := int64(logFileHeader), int64(logFileHeader)
 	var pending []record
 	var txnTs uint64 // the open transaction's timestamp, 0 if none
-	var stop error   // why reading stopped before the end
-	var stopExt int64
-	for off < size && stop == nil {
+	for off < size {
 		r, ext, err := decodeRecord(data, off)
 		if err != nil {
-			stop, stopExt = err, ext
-			break
+			if !lenient {
+				return 0, fmt.Errorf("the record at byte %d of %d is damaged: %w", off, size, err)
+			}
+			if err := checkTornTail(f, data, off, ext, err); err != nil {
+				return 0, err
+			}
+			return committed, nil
 		}
+		var bad error // a whole record out of place, which no crash leaves
 		switch {
 		case r.meta&bitTxn != 0:
 			ts := y.ParseTs(r.key)
@@ -132,14 +162,13 @@ func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error)
 				txnTs = ts
 			}
 			if ts != txnTs {
-				stop = fmt.Errorf("a record of transaction %d interrupts transaction %d", ts, txnTs)
-			} else {
-				pending = append(pending, r)
+				bad = fmt.Errorf("a record of transaction %d interrupts transaction %d", ts, txnTs)
 			}
+			pending = append(pending, r)
 		case r.meta&bitFinTxn != 0:
 			ts, err := strconv.ParseUint(string(r.value), 10, 64)
 			if err != nil || ts != txnTs {
-				stop = fmt.Errorf("a commit record for transaction %q does not match transaction %d", r.value, txnTs)
+				bad = fmt.Errorf("a commit record for transaction %q does not match transaction %d", r.value, txnTs)
 				break
 			}
 			for _, p := range pending {
@@ -148,33 +177,54 @@ func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error)
 			pending, txnTs, committed = pending[:0], 0, r.end
 		default:
 			if txnTs != 0 {
-				stop = fmt.Errorf("a record outside any transaction interrupts transaction %d", txnTs)
+				bad = fmt.Errorf("a record outside any transaction interrupts transaction %d", txnTs)
 				break
 			}
 			visit(r)
 			committed = r.end
 		}
-		if stop != nil {
-			stopExt = r.end
-			break
+		if bad != nil {
+			return 0, fmt.Errorf("the record at byte %d of %d is damaged: %w", off, size, bad)
 		}
 		off = r.end
 	}
-	switch {
-	case stop == nil && committed == size:
-		return committed, nil
-	case stop == nil && lenient:
-		return committed, nil // a transaction the crash interrupted
-	case stop == nil:
+	if committed != size && !lenient {
 		return 0, fmt.Errorf("it ends in transaction %d without its commit record, at byte %d of %d", txnTs, committed, size)
-	case !lenient:
-		return 0, fmt.Errorf("the record at byte %d of %d is damaged: %w", off, size, stop)
 	}
-	if nz := firstNonZero(f, data, stopExt); nz >= 0 {
-		return 0, fmt.Errorf("the record at byte %d is damaged (%w), and data follows it at byte %d: everything after byte %d would be lost",
-			off, stop, nz, committed)
+	return committed, nil // after a crash: the end of a transaction it interrupted
+}
+
+// checkTornTail checks that the record at off, which failed with why and
+// would extend to ext, is one a process dying in the middle of writing it
+// leaves. Badger preallocates its log files with zeros and writes each
+// record into a memory mapping with one copy, and what a process writes
+// there survives it. A copy that is cut short leaves some of the record's
+// bytes written and others zero, not always a prefix: Go's memmove stores
+// a large copy's first (up to 32) and last (up to 128) bytes after the
+// rest. So a torn record may have any bytes, but its checksum is zero or
+// cut short itself, no whole record follows it, and if its header's key
+// length was written (a record's key is never empty), so that where it
+// ends is known, the file is zero past it. Anything else is damage.
+// (A power failure can leave pages of the last writes missing in any
+// order, which this can report as damage.)
+func checkTornTail(f *os.File, data []byte, off, ext int64, why error) error {
+	headed := off+2 < int64(len(data)) && data[off+2] != 0 // its key length was written
+	var ce *checksumError
+	if headed && errors.As(why, &ce) && !ce.torn() {
+		return fmt.Errorf("the record at byte %d is damaged: %w, though it was written whole", off, why)
 	}
-	return committed, nil
+	if next := findRecord(f, data, off+1); next >= 0 {
+		return fmt.Errorf("the record at byte %d is damaged (%w), and a whole record follows it at byte %d: everything from byte %d would be lost",
+			off, why, next, off)
+	}
+	if !headed {
+		return nil // where it ends is unknown
+	}
+	if nz := firstNonZero(f, data, ext); nz >= 0 {
+		return fmt.Errorf("the record at byte %d is damaged (%w), and data follows it at byte %d: everything from byte %d would be lost",
+			off, why, nz, off)
+	}
+	return nil
 }
 
 // firstNonZero returns the offset of the first non-zero byte of data (the
@@ -182,10 +232,34 @@ func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error)
 // regions where the system can say where they are (see dataRegions), so
 // the zeros of a preallocated file cost nothing.
 func firstNonZero(f *os.File, data []byte, from int64) int64 {
-	size := int64(len(data))
-	for lo, hi := range dataRegions(f, from, size) {
+	for lo, hi := range dataRegions(f, from, int64(len(data))) {
 		for i := lo; i < hi; i++ {
 			if data[i] != 0 {
+				return i
+			}
+		}
+	}
+	return -1
+}
+
+// eddySpaces are the first bytes of the keys eddy and Badger write.
+var eddySpaces = []byte{spaceKV, spaceLog, spaceState, '!'}
+
+// findRecord returns the offset of the first whole record of eddy's at or
+// after from, or -1. Only positions that look like the start of one are
+// decoded: eddy sets no user meta and no expiry, and its keys start with
+// one of its key spaces (or Badger's '!') and end in an 8-byte version.
+func findRecord(f *os.File, data []byte, from int64) int64 {
+	const knownMeta = bitDelete | bitValuePointer | 1<<2 | 1<<3 | bitTxn | bitFinTxn
+	for lo, hi := range dataRegions(f, from, int64(len(data))) {
+		for i := lo; i < hi-5; i++ {
+			if data[i]&^knownMeta != 0 || data[i+1] != 0 {
+				continue
+			}
+			if klen, n := binary.Uvarint(data[i+2:]); n <= 0 || klen < 9 || klen > maxRecordKey {
+				continue
+			}
+			if r, _, err := decodeRecord(data, i); err == nil && bytes.IndexByte(eddySpaces, r.key[0]) >= 0 {
 				return i
 			}
 		}
