@@ -101,9 +101,8 @@ func (l *dirListing) path(name string) string { return filepath.Join(l.dir, name
 
 // checked is what checkDir learned that Open still needs.
 type checked struct {
-	fresh    bool      // a new directory: nothing to check
-	adopt    bool      // no identity file yet: write one after opening
-	suspects []suspect // value pointers to resolve once Badger is open
+	fresh bool // a new directory: nothing to check
+	adopt bool // no identity file yet: write one after opening
 }
 
 // checkDir verifies every file of the data directory dir before Badger
@@ -161,6 +160,9 @@ func checkDir(dir string) (*checked, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := resolveSuspects(l, m, ptrs); err != nil {
+		return nil, err
+	}
 	// An open database always has a write-ahead log; a process killed
 	// while closing it, after the last memtable was flushed and its log
 	// deleted, leaves Badger's LOCK without one. A value newer than every
@@ -170,7 +172,6 @@ func checkDir(dir string) (*checked, error) {
 			Err: fmt.Errorf("there is none, but Badger's LOCK file says the database was open when it stopped, and the value log holds values written after every table (version %d, the tables end at %d)",
 				vlogVersion, tableVersion)}
 	}
-	c.suspects = ptrs.suspects
 	return c, nil
 }
 

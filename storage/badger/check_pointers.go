@@ -1,14 +1,12 @@
 package badger
 
 import (
-	"bytes"
 	"encoding/binary"
 	"fmt"
 	"maps"
 	"path/filepath"
 	"slices"
 
-	bdg "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/y"
 
 	"github.com/eddysql/eddy/storage"
@@ -22,49 +20,52 @@ const valuePointerSize = 12
 // pointerCheck finds the value pointers of tables and write-ahead logs
 // that lead nowhere: into a value log file that is missing, or past the
 // end of its committed records (a file cut short at a record boundary,
-// which its records alone cannot show). Such a pointer is harmless when a
-// newer version of its key exists (value log garbage collection deletes
+// which its records alone cannot show). Such a pointer is harmless when it
+// is not its key's current version (value log garbage collection deletes
 // files while older versions still point into them), so it is only a
-// suspect until Badger, once open, says which version is current.
+// suspect until resolveSuspects has looked at the key's other versions.
 type pointerCheck struct {
 	dir      string
 	vlogs    map[uint32]int64 // value log ID → end of its committed records
-	suspects []suspect
+	suspects map[string]bool  // user keys with a version pointing nowhere
 }
 
-// suspect is a key whose version pointed to a missing value.
-type suspect struct {
-	key     []byte // the user key
-	version uint64
-	vlog    string // the value log file the pointer names
-	why     string
+// problem says why the entry with meta and value points to a missing
+// value, or returns "" if it does not.
+func (p *pointerCheck) problem(meta byte, value []byte) (fid uint32, why string) {
+	if meta&bitValuePointer == 0 || meta&bitDelete != 0 {
+		return 0, ""
+	}
+	if len(value) < valuePointerSize {
+		return 0, fmt.Sprintf("its value pointer is %d bytes", len(value))
+	}
+	fid = binary.NativeEndian.Uint32(value[0:])
+	n := int64(binary.NativeEndian.Uint32(value[4:]))
+	off := int64(binary.NativeEndian.Uint32(value[8:]))
+	end, ok := p.vlogs[fid]
+	switch {
+	case !ok:
+		return fid, "the file is missing"
+	case off < logFileHeader || off+n > end:
+		return fid, fmt.Sprintf("a value at bytes %d to %d lies past the end of its records (byte %d)", off, off+n, end)
+	}
+	return fid, ""
+}
+
+// vlogPath returns the path of value log fid.
+func (p *pointerCheck) vlogPath(fid uint32) string {
+	return filepath.Join(p.dir, fmt.Sprintf("%06d.vlog", fid))
 }
 
 // check records key (with its version suffix) as a suspect if it holds a
 // pointer that leads nowhere.
 func (p *pointerCheck) check(key []byte, meta byte, value []byte) {
-	if meta&bitValuePointer == 0 || meta&bitDelete != 0 {
-		return
+	if _, why := p.problem(meta, value); why != "" {
+		if p.suspects == nil {
+			p.suspects = map[string]bool{}
+		}
+		p.suspects[string(y.ParseKey(key))] = true
 	}
-	var fid, n, off uint32
-	why := ""
-	if len(value) < valuePointerSize {
-		why = fmt.Sprintf("its value pointer is %d bytes", len(value))
-	} else {
-		fid = binary.NativeEndian.Uint32(value[0:])
-		n = binary.NativeEndian.Uint32(value[4:])
-		off = binary.NativeEndian.Uint32(value[8:])
-	}
-	if end, ok := p.vlogs[fid]; why == "" && !ok {
-		why = "the file is missing"
-	} else if why == "" && (int64(off) < logFileHeader || int64(off)+int64(n) > end) {
-		why = fmt.Sprintf("a value at bytes %d to %d lies past the end of its records (byte %d)", off, int64(off)+int64(n), end)
-	}
-	if why == "" {
-		return
-	}
-	p.suspects = append(p.suspects, suspect{key: bytes.Clone(y.ParseKey(key)), version: y.ParseTs(key),
-		vlog: filepath.Join(p.dir, fmt.Sprintf("%06d.vlog", fid)), why: why})
 }
 
 // checkValueLogs verifies every value log file and returns the end of
@@ -119,37 +120,4 @@ func describeLogFile(generic, prefix, suffix string, sum *keySummary) string {
 		return prefix + s + ", among others" + suffix
 	}
 	return generic
-}
-
-// resolveSuspects reads, through the open database, each suspect key
-// whose current version is the one that pointed nowhere, and reports the
-// first whose value cannot be read (see value).
-func (db *DB) resolveSuspects(sus []suspect) error {
-	if len(sus) == 0 {
-		return nil
-	}
-	return db.bdb.View(func(txn *bdg.Txn) error {
-		for _, s := range sus {
-			if bytes.HasPrefix(s.key, []byte("!badger!")) {
-				continue // Badger's own keys, which it does not let us read
-			}
-			item, err := txn.Get(s.key)
-			if isNotFound(err) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			if item.Version() != s.version {
-				continue
-			}
-			if err := value(item, func([]byte) error { return nil }); err != nil {
-				var sum keySummary
-				sum.add(s.key)
-				return &storage.CorruptionError{Path: s.vlog, What: "values of " + sum.String() + " (a value log file)",
-					Err: fmt.Errorf("%s, and it holds the current value of %s", s.why, describeKey(s.key))}
-			}
-		}
-		return nil
-	})
 }

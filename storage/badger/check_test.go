@@ -189,3 +189,43 @@ func TestKilledWhileClosing(t *testing.T) {
 	_, err = openDump(crashed)
 	wantCorrupt(t, err, "*.mem", "LOCK", "values written after every table")
 }
+
+// TestStaleValuePointers checks that value pointers of versions no longer
+// current, which value log garbage collection leaves when it deletes a
+// value log file, are not damage, while a current one is.
+func TestStaleValuePointers(t *testing.T) {
+	dir := t.TempDir()
+	put := func(key string, b byte, del string) {
+		db, err := Open(dir, Options{ValueLogGCInterval: -1})
+		must(t, err)
+		must(t, db.KV().Put([]byte(key), bytes.Repeat([]byte{b}, 100<<10)))
+		if del != "" {
+			must(t, db.KV().Delete([]byte(del)))
+		}
+		must(t, db.Close())
+	}
+	put("a", 1, "") // 000001.vlog
+	put("b", 2, "") // 000002.vlog
+	put("a", 3, "b")
+	for _, name := range []string{"000001.vlog", "000002.vlog"} {
+		must(t, os.Remove(filepath.Join(dir, name)))
+	}
+	db, err := Open(dir, Options{ValueLogGCInterval: -1})
+	if err != nil {
+		t.Fatalf("pointers only of older versions and of a deleted key: %v", err)
+	}
+	v, _, err := db.KV().Get([]byte("a"))
+	must(t, err)
+	must(t, db.Close())
+	if len(v) != 100<<10 || v[0] != 3 {
+		t.Fatalf("a = %d bytes of %d", len(v), v[0])
+	}
+	vlogs, _ := filepath.Glob(filepath.Join(dir, "*.vlog"))
+	for _, p := range vlogs {
+		if st, _ := os.Stat(p); st.Size() > logFileHeader {
+			must(t, os.Remove(p))
+			_, err := Open(dir, Options{ValueLogGCInterval: -1})
+			wantCorrupt(t, err, filepath.Base(p), `the current value of the catalog entry "a"`)
+		}
+	}
+}

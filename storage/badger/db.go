@@ -119,12 +119,8 @@ func Open(dir string, opts Options) (*DB, error) {
 		return nil, err
 	}
 	db := &DB{dir: dir, bdb: bdb, lock: lock, g: guard.New(), jobs: map[string]bool{}}
-	if chk != nil {
-		err := db.resolveSuspects(chk.suspects)
-		if err == nil && (chk.fresh || chk.adopt) {
-			err = writeIdentity(dir)
-		}
-		if err != nil {
+	if chk != nil && (chk.fresh || chk.adopt) {
+		if err := writeIdentity(dir); err != nil {
 			bdb.Close()
 			lock.release()
 			return nil, err
