@@ -141,7 +141,8 @@ func openContents(dir string) (_ string, err error) {
 // as the command line does: each must either fail with an error that
 // wraps storage.ErrCorrupt and names the damaged file (a deleted file of
 // which there may be several, such as a write-ahead log, by its kind:
-// *.mem), or open with exactly the original contents (damage to a file
+// *.mem), having changed nothing in the directory, or open with exactly
+// the original contents (damage to a file
 // whose loss is harmless, such as the value log's garbage statistics).
 // Nothing may panic. It does so for the directory closed cleanly and for
 // a copy taken while it was open, as a crash leaves it.
@@ -175,7 +176,14 @@ func TestDamagedDataDirectory(t *testing.T) {
 				if err := d.Apply(dir); err != nil {
 					t.Fatal(err)
 				}
+				before, err := damagetest.Fingerprint(dir, "eddy.lock")
+				if err != nil {
+					t.Fatal(err)
+				}
 				got, err := openContents(dir)
+				if after, _ := damagetest.Fingerprint(dir, "eddy.lock"); err != nil && after != before {
+					t.Errorf("%s: opening changed the damaged directory", d)
+				}
 				switch {
 				case err == nil && got == want:
 					t.Logf("%s: harmless", d)

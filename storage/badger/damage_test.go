@@ -142,8 +142,9 @@ func buildDir(t *testing.T) (clean, crashed string) {
 // TestDamage damages every file of a data directory holding catalog
 // entries, logs and state, in every way damagetest knows, one at a time
 // on a copy, and opens the copy: each must fail with an error wrapping
-// storage.ErrCorrupt that names the damaged file, or open with exactly
-// what the directory held. Nothing may panic. (exec/engine's
+// storage.ErrCorrupt that names the damaged file, having changed nothing
+// in the directory, or open with exactly what the directory held. Nothing
+// may panic. (exec/engine's
 // TestDamagedDataDirectory does the same through the engine.)
 func TestDamage(t *testing.T) {
 	clean, crashed := buildDir(t)
@@ -160,7 +161,12 @@ func TestDamage(t *testing.T) {
 				dir := filepath.Join(t.TempDir(), fmt.Sprint(i))
 				must(t, damagetest.CopyDir(src, dir))
 				must(t, d.Apply(dir))
+				before, err := damagetest.Fingerprint(dir, "eddy.lock")
+				must(t, err)
 				got, err := openDump(dir)
+				if after, _ := damagetest.Fingerprint(dir, "eddy.lock"); err != nil && after != before {
+					t.Errorf("%s: opening changed the damaged directory", d)
+				}
 				switch {
 				case err == nil && got != want:
 					t.Errorf("%s: opened with different contents:\n%s", d, got)
