@@ -61,20 +61,35 @@ type Catalog struct {
 	stats   map[uint64]Stats // by object ID (stats.go)
 }
 
-// Open loads every object persisted in store.
+// Open loads every object persisted in store. An entry that fails its
+// checksum, does not decode or does not describe a valid object is a
+// *storage.CorruptionError naming it: the catalog never opens with an
+// object missing.
 func Open(store Store) (*Catalog, error) {
 	c := &Catalog{store: store, objects: map[string]*Object{}, nextID: 1}
 	if v, ok, err := store.Get([]byte(nextIDKey)); err != nil {
 		return nil, fmt.Errorf("catalog: reading next id: %w", err)
-	} else if ok && len(v) == 8 {
-		c.nextID = binary.BigEndian.Uint64(v)
-	}
-	err := store.Scan([]byte(objectPrefix), func(k, v []byte) error {
-		var o Object
-		if err := json.Unmarshal(v, &o); err != nil {
-			return fmt.Errorf("catalog: decoding %s: %w", k, err)
+	} else if ok {
+		b, err := unseal([]byte(nextIDKey), v, legacyID)
+		if err != nil {
+			return nil, err
 		}
-		c.objects[strings.ToLower(o.Name)] = &o
+		if len(b) != 8 {
+			return nil, corruptEntry([]byte(nextIDKey), fmt.Errorf("it is %d bytes, not 8", len(b)))
+		}
+		c.nextID = binary.BigEndian.Uint64(b)
+	}
+	ids := map[uint64]string{}
+	err := store.Scan([]byte(objectPrefix), func(k, v []byte) error {
+		o, err := decodeObject(k, v)
+		if err != nil {
+			return err
+		}
+		if other, dup := ids[o.ID]; dup {
+			return corruptEntry(k, fmt.Errorf("its ID %d is also the ID of %s", o.ID, other))
+		}
+		ids[o.ID] = o.Name
+		c.objects[strings.ToLower(o.Name)] = o
 		if o.ID >= c.nextID {
 			c.nextID = o.ID + 1
 		}
@@ -128,6 +143,28 @@ func (c *Catalog) Create(o *Object) error {
 	return nil
 }
 
+// decodeObject decodes the object stored under key k and checks that it
+// is one: its key names it, and its ID and kind are set.
+func decodeObject(k, v []byte) (*Object, error) {
+	b, err := unseal(k, v, legacyJSON)
+	if err != nil {
+		return nil, err
+	}
+	var o Object
+	if err := json.Unmarshal(b, &o); err != nil {
+		return nil, corruptEntry(k, fmt.Errorf("it does not decode: %w", err))
+	}
+	switch {
+	case o.Name == "" || string(k) != objectPrefix+strings.ToLower(o.Name):
+		return nil, corruptEntry(k, fmt.Errorf("it describes an object named %q", o.Name))
+	case o.ID == 0:
+		return nil, corruptEntry(k, errors.New("its object has no ID"))
+	case o.Kind < Stream || o.Kind > Sink:
+		return nil, corruptEntry(k, fmt.Errorf("its object has kind %d", o.Kind))
+	}
+	return &o, nil
+}
+
 func (c *Catalog) persist(o *Object, nextID uint64) error {
 	b, err := json.Marshal(o)
 	if err != nil {
@@ -135,10 +172,10 @@ func (c *Catalog) persist(o *Object, nextID uint64) error {
 	}
 	var idb [8]byte
 	binary.BigEndian.PutUint64(idb[:], nextID)
-	if err := c.store.Put([]byte(nextIDKey), idb[:]); err != nil {
+	if err := c.store.Put([]byte(nextIDKey), seal(idb[:])); err != nil {
 		return fmt.Errorf("catalog: persisting %s: %w", o.Name, err)
 	}
-	if err := c.store.Put([]byte(objectPrefix+strings.ToLower(o.Name)), b); err != nil {
+	if err := c.store.Put([]byte(objectPrefix+strings.ToLower(o.Name)), seal(b)); err != nil {
 		return fmt.Errorf("catalog: persisting %s: %w", o.Name, err)
 	}
 	return nil

@@ -3,4 +3,7 @@
 // schema), connector options, watermark, defining query and dependencies.
 // The catalog persists every object through a KV store so that a restart
 // finds them all again, and it refuses to drop an object others depend on.
+// Stored values carry a checksum (seal.go); an entry that fails it, or does
+// not describe a valid object, keeps the catalog from opening with a
+// *storage.CorruptionError naming the entry.
 package catalog

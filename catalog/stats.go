@@ -133,7 +133,7 @@ func (c *Catalog) UpdateStats(name string, id uint64, fn func(old Stats, ok bool
 	if err != nil {
 		return fmt.Errorf("catalog: encoding statistics of %s: %w", o.Name, err)
 	}
-	if err := c.store.Put(statsKey(o.ID), b); err != nil {
+	if err := c.store.Put(statsKey(o.ID), seal(b)); err != nil {
 		return fmt.Errorf("catalog: persisting statistics of %s: %w", o.Name, err)
 	}
 	if c.stats == nil {
@@ -156,15 +156,19 @@ func (c *Catalog) loadStats() error {
 	err := c.store.Scan([]byte(statsPrefix), func(k, v []byte) error {
 		id, err := strconv.ParseUint(strings.TrimPrefix(string(k), statsPrefix), 16, 64)
 		if err != nil {
-			return fmt.Errorf("catalog: statistics key %q: %w", k, err)
+			return corruptEntry(k, fmt.Errorf("its key names no object ID: %w", err))
+		}
+		b, err := unseal(k, v, legacyJSON)
+		if err != nil {
+			return err
 		}
 		if !ids[id] {
 			orphans = append(orphans, id)
 			return nil
 		}
 		var s Stats
-		if err := json.Unmarshal(v, &s); err != nil {
-			return fmt.Errorf("catalog: decoding %s: %w", k, err)
+		if err := json.Unmarshal(b, &s); err != nil {
+			return corruptEntry(k, fmt.Errorf("it does not decode: %w", err))
 		}
 		c.stats[id] = s
 		return nil

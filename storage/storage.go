@@ -146,7 +146,7 @@ var (
 	// accepts.
 	ErrTooLarge = errors.New("storage: too large")
 	// ErrCorrupt is matched (errors.Is) by every error about damaged
-	// stored data, including *CorruptEntryError.
+	// stored data, including *CorruptEntryError and *CorruptionError.
 	ErrCorrupt = errors.New("storage: corrupt data")
 )
 

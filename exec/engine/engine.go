@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -125,10 +126,16 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		}
 		db = bdb
 	}
+	return openOn(ctx, cfg, root, db)
+}
+
+// openOn starts an engine on db, which it closes if it fails; cfg has its
+// defaults filled in, and root confines its file connectors.
+func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) (*Engine, error) {
 	cat, err := catalog.Open(db.KV())
 	if err != nil {
 		db.Close()
-		return nil, err
+		return nil, inDataDir(err, cfg.DataDir)
 	}
 	qctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, root: root, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
@@ -142,6 +149,10 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		e.Close()
 		return nil, err
 	}
+	if err := e.corruptQuery(); err != nil {
+		e.Close()
+		return nil, inDataDir(err, cfg.DataDir)
+	}
 	e.startStatsObserver()
 	return e, nil
 }
@@ -151,6 +162,35 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func (e *Engine) jobOptions(name, label string) exec.JobOptions {
 	return exec.JobOptions{Name: name, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
 		OnWarning: e.warner(label), StateBudget: e.state}
+}
+
+// corruptQuery returns the error of a resumed query that failed on
+// damaged stored data while catching up: a damaged data directory keeps
+// the engine from opening, as it does when storage finds the damage.
+func (e *Engine) corruptQuery() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, obj := range e.cat.InCreationOrder() {
+		q, ok := e.queries[lower(obj.Name)]
+		if !ok {
+			continue
+		}
+		if state, err := q.job.State(); state == exec.JobFailed && errors.Is(err, storage.ErrCorrupt) {
+			return fmt.Errorf("%s %s failed: %w", obj.Kind, obj.Name, err)
+		}
+	}
+	return nil
+}
+
+// inDataDir sets the path of a *storage.CorruptionError found in an item
+// (which names no file) to the data directory.
+func inDataDir(err error, dir string) error {
+	var ce *storage.CorruptionError
+	if dir == "" || !errors.As(err, &ce) || ce.Path != "" {
+		return err
+	}
+	ce.Path = dir
+	return err
 }
 
 // waitCaughtUp returns once every view, derived stream and continuous

@@ -78,7 +78,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 		}
 		return generating{p}, nil
 	case obj.Connector() == "":
-		return &logSource{log: e.db.Log(), stream: obj.ID, full: obj.Schema(), ords: src.Ords,
+		return &logSource{log: e.db.Log(), stream: obj.ID, obj: obj, full: obj.Schema(), ords: src.Ords,
 			schema: schemaOf(src), snapshot: snap}, nil
 	}
 	return nil, fmt.Errorf("not supported yet: connector '%s'", obj.Connector())
@@ -170,7 +170,8 @@ func (p projectingMessages) NextMessage(ctx context.Context) (exec.Chunk, exec.C
 type logSource struct {
 	log      storage.Log
 	stream   uint64
-	full     *arrow.Schema // the stream's schema, as logged
+	obj      *catalog.Object // the stream or table, for errors
+	full     *arrow.Schema   // the stream's schema, as logged
 	ords     []int
 	schema   *arrow.Schema
 	snapshot bool
@@ -210,7 +211,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 				return nil
 			})
 			if err != nil {
-				return exec.Chunk{}, err
+				return exec.Chunk{}, fmt.Errorf("reading the log of %s %s: %w", s.obj.Kind, s.obj.Name, err)
 			}
 			s.next = next
 		}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	bdg "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/internal/guard"
 	"github.com/eddysql/eddy/storage/internal/logcore"
@@ -73,9 +74,15 @@ var _ storage.DB = (*DB)(nil)
 // Open opens (creating if needed) the database in dir, or an in-memory
 // database when dir is "". It fails with an error wrapping storage.ErrInUse
 // when another process, or another Open in this one, has dir open.
+//
+// Before Badger sees an existing directory, Open verifies every file in it
+// (see checkDir); damage is a *storage.CorruptionError naming the file and
+// what it holds, and nothing in the directory is changed. A new directory
+// gets an identity file (EDDY) once Badger has created its files.
 func Open(dir string, opts Options) (*DB, error) {
 	var bo bdg.Options
 	var lock *dirLock
+	var chk *checked
 	if dir == "" {
 		bo = bdg.DefaultOptions("").WithInMemory(true).WithMemTableSize(memMemTableSize)
 	} else {
@@ -86,20 +93,32 @@ func Open(dir string, opts Options) (*DB, error) {
 		if lock, err = lockDir(dir); err != nil {
 			return nil, err
 		}
+		if chk, err = checkDir(dir); err != nil {
+			lock.release()
+			return nil, err
+		}
 		bo = bdg.DefaultOptions(dir).WithValueThreshold(valueThreshold)
 	}
 	if opts.memTableSize > 0 {
 		bo = bo.WithMemTableSize(opts.memTableSize)
 	}
+	// Tables are verified whole by checkDir, so Badger verifies none
+	// itself: with OnTableRead it would skip a table that fails (silently
+	// losing its data), and with OnBlockRead a block failing later would
+	// end iterations early rather than fail them. Values read from the
+	// value log are verified against their record's checksum, so damage
+	// arising while eddy runs is an error, not garbage.
 	bo = bo.WithLogger(quietLogger{opts.Logger}).
 		WithSyncWrites(true).
 		WithDetectConflicts(false).
 		WithNumCompactors(numCompactors).
-		WithMetricsEnabled(false)
-	bdb, err := bdg.Open(bo)
+		WithMetricsEnabled(false).
+		WithChecksumVerificationMode(options.NoVerification).
+		WithVerifyValueChecksum(true)
+	bdb, err := openBadger(bo)
 	if err != nil {
 		lock.release()
-		return nil, fmt.Errorf("storage: opening data directory %q: %w", dir, err)
+		return nil, err
 	}
 	maxValue := bo.ValueLogFileSize
 	if bo.InMemory {
@@ -108,6 +127,13 @@ func Open(dir string, opts Options) (*DB, error) {
 		maxValue = bo.ValueThreshold
 	}
 	db := &DB{dir: dir, bdb: bdb, lock: lock, g: guard.New(), jobs: map[string]bool{}, maxValue: maxValue}
+	if chk != nil && (chk.fresh || chk.adopt) {
+		if err := writeIdentity(dir); err != nil {
+			bdb.Close()
+			lock.release()
+			return nil, err
+		}
+	}
 	db.log = logcore.New(logBackend{db}, db.g)
 	if interval := opts.ValueLogGCInterval; dir != "" && interval >= 0 {
 		if interval == 0 {
@@ -116,6 +142,23 @@ func Open(dir string, opts Options) (*DB, error) {
 		db.gc = startGC(db, interval)
 	}
 	return db, nil
+}
+
+// openBadger opens Badger, turning a panic in this goroutine into an
+// error. (Badger also opens tables in goroutines of its own, whose panics
+// cannot be recovered; checkDir has read every table before.)
+func openBadger(bo bdg.Options) (bdb *bdg.DB, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			bdb, err = nil, &storage.CorruptionError{Path: bo.Dir, What: "the database",
+				Err: fmt.Errorf("Badger failed while opening it: %s", firstLine(p))}
+		}
+	}()
+	bdb, err = bdg.Open(bo)
+	if err != nil {
+		return nil, fmt.Errorf("storage: opening data directory %q: %w", bo.Dir, err)
+	}
+	return bdb, nil
 }
 
 // Dir returns the data directory, "" for an in-memory database.

@@ -34,4 +34,23 @@
 // with flock keeps a second process, or a second Open in this one, out of
 // the directory. Badger's logging goes to Options.Logger at warning level
 // and above, or nowhere.
+//
+// Open verifies an existing directory before Badger touches it (check.go),
+// because Badger handles damage badly: a truncated table panics in a
+// goroutine of its own, a missing MANIFEST makes it start an empty
+// database and delete every table, a table failing its checksum is
+// skipped, and a value log or write-ahead log is cut at its first bad
+// record. Every table is read and checked against its checksums, every
+// value log and write-ahead log record against its own, the MANIFEST is
+// replayed, and every value pointer is resolved; the small files are
+// checked for what would make Badger fail or panic. Damage is a
+// *storage.CorruptionError naming the file and what it holds, and nothing
+// is changed. A directory that was not closed cleanly (Badger's LOCK file
+// or a write-ahead log is still there) may end its logs in one partly
+// written record and may hold tables no change to the MANIFEST listed yet,
+// as a crash leaves them; anything else is damage. An identity file,
+// EDDY, written when the directory is created, tells a new directory from
+// one that lost its database files. Badger also swallows failures to read
+// a value from the value log (returning an empty value); every read here
+// turns that into an error wrapping storage.ErrCorrupt (values.go).
 package badger

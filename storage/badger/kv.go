@@ -22,7 +22,7 @@ func (k kv) Get(key []byte) (val []byte, ok bool, err error) {
 		if err != nil {
 			return err
 		}
-		val, err = item.ValueCopy(nil)
+		val, err = valueCopy(item, nil)
 		return err
 	})
 	if isNotFound(err) {
@@ -81,7 +81,7 @@ func (k kv) Scan(prefix []byte, fn func(key, val []byte) error) error {
 		var err error
 		// Copy the value so fn does not run inside Badger's value callback,
 		// which may hold a value log file's lock.
-		if buf, err = item.ValueCopy(buf[:0]); err != nil {
+		if buf, err = valueCopy(item, buf[:0]); err != nil {
 			return wrap("scanning", prefix, err)
 		}
 		if err := fn(item.Key()[1:], buf); err != nil {

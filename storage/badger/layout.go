@@ -128,7 +128,7 @@ var errBlobHead = fmt.Errorf("%w: bad chunk header", storage.ErrCorrupt)
 func (r *blobReader) read(it *bdg.Iterator, base []byte, fn func(data []byte) error) error {
 	var n, total uint64
 	var fnErr error
-	err := it.Item().Value(func(v []byte) error {
+	err := value(it.Item(), func(v []byte) error {
 		c, k := binary.Uvarint(v)
 		if k <= 0 {
 			return errBlobHead
@@ -159,7 +159,7 @@ func (r *blobReader) read(it *bdg.Iterator, base []byte, fn func(data []byte) er
 		if !it.Valid() || !bytes.Equal(it.Item().Key(), want) {
 			return fmt.Errorf("%w: chunk %d of %d is missing", storage.ErrCorrupt, i, n)
 		}
-		err := it.Item().Value(func(v []byte) error {
+		err := value(it.Item(), func(v []byte) error {
 			r.scratch = append(r.scratch, v...)
 			return nil
 		})

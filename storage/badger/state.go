@@ -8,7 +8,6 @@ import (
 	"fmt"
 
 	bdg "github.com/dgraph-io/badger/v4"
-	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/internal/statecore"
 )
 
@@ -27,7 +26,10 @@ func (b *stateBackend) Get(key []byte) (val []byte, ok bool, err error) {
 		if err != nil {
 			return err
 		}
-		val, err = item.ValueCopy(nil)
+		if val, err = valueCopy(item, nil); err != nil {
+			return err
+		}
+		val, err = b.unsealState(key, val)
 		return err
 	})
 	if isNotFound(err) {
@@ -52,10 +54,14 @@ func (b *stateBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 		// Copy the value so fn does not run inside Badger's value callback,
 		// which may hold a value log file's lock.
 		var err error
-		if buf, err = item.ValueCopy(buf[:0]); err != nil {
+		if buf, err = valueCopy(item, buf[:0]); err != nil {
 			return err
 		}
-		if err := fn(k, buf); err != nil {
+		v, err := b.unsealState(k, buf)
+		if err != nil {
+			return err
+		}
+		if err := fn(k, v); err != nil {
 			return err
 		}
 	}
@@ -69,9 +75,13 @@ func (b *stateBackend) Epoch() (uint64, error) {
 		if err != nil {
 			return err
 		}
-		return item.Value(func(v []byte) error {
+		return value(item, func(stored []byte) error {
+			v, err := b.unsealState(nil, stored)
+			if err != nil {
+				return err
+			}
 			if len(v) != 8 {
-				return fmt.Errorf("%w: epoch marker of job %q is %d bytes", storage.ErrCorrupt, b.job, len(v))
+				return b.corrupt(nil, fmt.Errorf("the marker is %d bytes", len(v)))
 			}
 			epoch = binary.BigEndian.Uint64(v)
 			return nil
@@ -123,13 +133,13 @@ func (b *stateBackend) stage(txn *bdg.Txn, muts []statecore.Mutation, epoch uint
 		if m.Delete {
 			err = txn.Delete(b.keys.data(m.Key))
 		} else {
-			err = txn.Set(b.keys.data(m.Key), m.Val)
+			err = txn.Set(b.keys.data(m.Key), sealState(m.Key, m.Val))
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return txn.Set(b.keys.epoch(), binary.BigEndian.AppendUint64(nil, epoch))
+	return txn.Set(b.keys.epoch(), sealState(nil, binary.BigEndian.AppendUint64(nil, epoch)))
 }
 
 // crashHook, when set by a test, is called at each step of a large commit
@@ -165,7 +175,7 @@ func (b *stateBackend) apply(muts []statecore.Mutation, epoch uint64) error {
 		if m.Delete {
 			err = wb.Delete(b.keys.data(m.Key))
 		} else {
-			err = wb.Set(b.keys.data(m.Key), m.Val)
+			err = wb.Set(b.keys.data(m.Key), sealState(m.Key, m.Val))
 		}
 		if err != nil {
 			return err
@@ -178,7 +188,7 @@ func (b *stateBackend) apply(muts []statecore.Mutation, epoch uint64) error {
 		return errCrashed
 	}
 	err := b.db.bdb.Update(func(txn *bdg.Txn) error {
-		if err := txn.Set(b.keys.epoch(), binary.BigEndian.AppendUint64(nil, epoch)); err != nil {
+		if err := txn.Set(b.keys.epoch(), sealState(nil, binary.BigEndian.AppendUint64(nil, epoch))); err != nil {
 			return err
 		}
 		return txn.Delete(b.keys.intent(0))

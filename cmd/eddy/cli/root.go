@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/eddysql/eddy/exec/engine"
+	"github.com/eddysql/eddy/storage"
 )
 
 // The process exit codes.
@@ -21,6 +22,7 @@ const (
 	exitOK      = 0
 	exitFailure = 1 // a statement or slt record failed, or the engine did
 	exitUsage   = 2 // bad flags, arguments or commands
+	exitDamaged = 3 // the data directory is damaged (storage.ErrCorrupt)
 )
 
 // IO is where a command reads and writes.
@@ -210,15 +212,19 @@ func parseBytes(s string) (int64, error) {
 	return int64(v * mult), nil
 }
 
-// run adapts a command body: usage errors stay usage errors, and anything
-// else is a failure (exit 1).
+// run adapts a command body: usage errors stay usage errors, damage found
+// in the data directory (opening the engine) exits 3, and anything else is
+// a failure (exit 1).
 func (a *app) run(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		err := fn(cmd, args)
 		var ue *usageError
 		var ee *exitError
-		if err == nil || errors.As(err, &ue) || errors.As(err, &ee) {
+		switch {
+		case err == nil || errors.As(err, &ue) || errors.As(err, &ee):
 			return err
+		case errors.Is(err, storage.ErrCorrupt):
+			return &exitError{code: exitDamaged, err: err}
 		}
 		return &exitError{code: exitFailure, err: err}
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/eddysql/eddy/exec/engine"
+	"github.com/eddysql/eddy/storage"
 )
 
 // sltCommand is `eddy slt`.
@@ -76,6 +78,7 @@ func (a *app) runSLT(ctx context.Context, files []string, cfg engine.RunConfig, 
 	defer stop()
 	cfg.Progress = a.out
 	var passed, failed, skipped, broken int
+	damaged := false
 	for _, file := range files {
 		fcfg := cfg
 		fcfg.Engine = engine.Config{Parallelism: a.opts.parallelism, FileRoot: a.opts.fileRoot}
@@ -89,6 +92,7 @@ func (a *app) runSLT(ctx context.Context, files []string, cfg engine.RunConfig, 
 		}
 		if err != nil {
 			broken++
+			damaged = damaged || errors.Is(err, storage.ErrCorrupt)
 			fmt.Fprintf(a.io.Err, "ERROR: %v\n", err)
 			if ctx.Err() != nil {
 				break
@@ -98,7 +102,10 @@ func (a *app) runSLT(ctx context.Context, files []string, cfg engine.RunConfig, 
 	if len(files) > 1 {
 		fmt.Fprintf(a.out, "%d files: %d passed, %d failed, %d skipped\n", len(files), passed, failed, skipped)
 	}
-	if failed > 0 || broken > 0 {
+	switch {
+	case damaged:
+		return &exitError{code: exitDamaged, err: errors.New("a data directory is damaged"), reported: true}
+	case failed > 0 || broken > 0:
 		return errReported
 	}
 	return nil
