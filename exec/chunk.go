@@ -1,9 +1,14 @@
 package exec
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/exec/expr"
 )
 
 // Op is the change a row of a Chunk makes to the collection it describes.
@@ -118,6 +123,13 @@ const (
 	CaughtUp
 )
 
+// BatchRows is the number of rows sources put in a batch: large enough that
+// per-batch costs (a call per operator, a channel send per exchange) vanish
+// next to per-row work, small enough that a batch's columns stay in cache
+// and latency at low rates stays low. Snapshots of views are cut into
+// batches of this size too.
+const BatchRows = 4096
+
 // MaxWatermark is the watermark of an input that has ended: every event
 // time is behind it.
 const MaxWatermark = int64(1<<63 - 1)
@@ -161,4 +173,32 @@ func (c Control) String() string {
 		return "caught-up(input " + strconv.Itoa(c.Input) + ")"
 	}
 	return "control(?)"
+}
+
+// TakeRows returns a new chunk holding c's rows at positions sel, ops
+// included, allocated from alloc; c is unchanged.
+func TakeRows(alloc memory.Allocator, c Chunk, sel []int32) (Chunk, error) {
+	b := c.Batch
+	cols := make([]arrow.Array, b.NumCols())
+	for i := range cols {
+		a, err := expr.Take(alloc, b.Column(i), sel)
+		if err != nil {
+			for _, x := range cols[:i] {
+				x.Release()
+			}
+			return Chunk{}, fmt.Errorf("exec: taking rows: %w", err)
+		}
+		cols[i] = a
+	}
+	out := Chunk{Batch: array.NewRecordBatch(b.Schema(), cols, int64(len(sel)))}
+	for _, a := range cols {
+		a.Release()
+	}
+	if c.Ops != nil {
+		out.Ops = make([]Op, len(sel))
+		for i, r := range sel {
+			out.Ops[i] = c.Ops[r]
+		}
+	}
+	return out, nil
 }

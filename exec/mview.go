@@ -125,7 +125,7 @@ func (m *MView) Apply(ctx context.Context, c Chunk) error {
 	m.mu.Unlock()
 	for _, s := range subs {
 		kept := c.Keep()
-		if err := s.push(ctx, message{chunk: kept}); err != nil {
+		if err := s.push(ctx, subMessage{chunk: kept}); err != nil {
 			kept.Batch.Release()
 			return err
 		}
@@ -161,7 +161,7 @@ func (m *MView) Control(ctx context.Context, c Control) error {
 	subs := m.subscribers()
 	m.mu.Unlock()
 	for _, s := range subs {
-		if err := s.push(ctx, message{ctrl: c}); err != nil {
+		if err := s.push(ctx, subMessage{ctrl: c}); err != nil {
 			return err
 		}
 	}
@@ -212,7 +212,7 @@ func (m *MView) snapshotLocked() [][]types.Datum {
 func (m *MView) Subscribe(alloc memory.Allocator) *Subscription {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	s := &Subscription{mv: m, alloc: alloc, ch: make(chan message, subscriptionCapacity),
+	s := &Subscription{mv: m, alloc: alloc, ch: make(chan subMessage, subscriptionCapacity),
 		closed: make(chan struct{}), failed: make(chan struct{}), initial: m.snapshotLocked(), ended: m.ended}
 	switch {
 	case m.err != nil:
@@ -229,15 +229,22 @@ func (m *MView) unsubscribe(s *Subscription) {
 	m.mu.Unlock()
 }
 
-// snapshotBatchRows is the size of the batches a snapshot is cut into, the
-// batch size sources use.
-const snapshotBatchRows = 4096
+// subscriptionCapacity is the number of messages a view subscription
+// queues. It is bounded so a slow subscriber back-pressures its view.
+const subscriptionCapacity = 16
+
+// subMessage is what a subscription queues: a chunk of changes or a
+// control message.
+type subMessage struct {
+	chunk Chunk
+	ctrl  Control
+}
 
 // Subscription is a MessageSource reading a view's changes.
 type Subscription struct {
 	mv      *MView
 	alloc   memory.Allocator
-	ch      chan message
+	ch      chan subMessage
 	closed  chan struct{}
 	once    sync.Once
 	failed  chan struct{} // closed by fail, after err is set
@@ -257,7 +264,7 @@ func (s *Subscription) fail(err error) {
 	})
 }
 
-func (s *Subscription) push(ctx context.Context, m message) error {
+func (s *Subscription) push(ctx context.Context, m subMessage) error {
 	select {
 	case s.ch <- m:
 		return nil
@@ -295,7 +302,7 @@ func (s *Subscription) NextMessage(ctx context.Context) (Chunk, Control, error) 
 	default:
 	}
 	if len(s.initial) > 0 {
-		n := min(len(s.initial), snapshotBatchRows)
+		n := min(len(s.initial), BatchRows)
 		rec := types.BuildRecord(s.alloc, s.mv.names, s.mv.types, s.initial[:n])
 		s.initial = s.initial[n:]
 		return Chunk{Batch: rec}, Control{}, nil

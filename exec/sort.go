@@ -108,7 +108,7 @@ func (l *Limit) Process(ctx context.Context, in int, c Chunk, out Emitter) error
 	for r := lo; r < hi; r++ {
 		sel = append(sel, int32(r))
 	}
-	part, err := takeChunk(l.env.Alloc, c, sel)
+	part, err := TakeRows(l.env.Alloc, c, sel)
 	if err != nil {
 		return err
 	}

@@ -49,3 +49,13 @@ type Generator interface {
 	// GeneratesRows marks the source as a generator.
 	GeneratesRows()
 }
+
+// MessageSource is a Source whose input carries its own control messages:
+// a subscription to a materialized view's changes. The runtime forwards its
+// markers instead of generating flush markers and end of input itself.
+type MessageSource interface {
+	Source
+	// NextMessage blocks until a chunk (Control.Kind == 0) or a control
+	// message is available, or ctx is done.
+	NextMessage(ctx context.Context) (Chunk, Control, error)
+}

@@ -9,10 +9,10 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 )
 
-// emitRows emits rows as inserts, in batches of snapshotBatchRows.
+// emitRows emits rows as inserts, in batches of BatchRows.
 func emitRows(ctx context.Context, alloc memory.Allocator, names []string, ts []types.T, rows [][]types.Datum, out Emitter) error {
 	for len(rows) > 0 {
-		n := min(len(rows), snapshotBatchRows)
+		n := min(len(rows), BatchRows)
 		rec := types.BuildRecord(alloc, names, ts, rows[:n])
 		err := out.Emit(ctx, Chunk{Batch: rec})
 		rec.Release()
@@ -47,7 +47,7 @@ func (v *ValuesSource) Next(ctx context.Context) (Chunk, error) {
 	if len(v.Rows) == 0 {
 		return Chunk{}, io.EOF
 	}
-	n := min(len(v.Rows), snapshotBatchRows)
+	n := min(len(v.Rows), BatchRows)
 	rec := types.BuildRecord(v.alloc, v.Names, v.Types, v.Rows[:n])
 	v.Rows = v.Rows[n:]
 	return Chunk{Batch: rec}, nil

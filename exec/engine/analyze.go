@@ -9,6 +9,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 )
@@ -92,8 +93,8 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	if q == nil {
 		return nil, bindErr(st.Target.Pos, st.Source(), "'%s' is not a running continuous query (a view, sink or derived stream)", st.Target.Name)
 	}
-	byNode := map[int][]exec.OpStats{}
-	var sinkStats *exec.OpStats
+	byNode := map[int][]dataflow.OpStats{}
+	var sinkStats *dataflow.OpStats
 	for _, os := range q.job.Stats() {
 		if os.NodeID == 0 {
 			o := os
@@ -121,7 +122,7 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	return res, nil
 }
 
-func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]exec.OpStats, first, rest string) {
+func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]dataflow.OpStats, first, rest string) {
 	h := n.Hdr()
 	b.WriteString(first + physical.Line(n))
 	for _, st := range byNode[h.ID] {
@@ -139,7 +140,7 @@ func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]exec.OpSt
 
 // figures renders an operator's figures: rows, how its time was spent,
 // watermark, late rows and state.
-func figures(s exec.OpStats) string {
+func figures(s dataflow.OpStats) string {
 	pct := func(d time.Duration) float64 {
 		if s.Wall <= 0 {
 			return 0

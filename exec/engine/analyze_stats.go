@@ -14,6 +14,8 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/build"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -98,18 +100,18 @@ func (s *Session) readForStats(ctx context.Context, obj *catalog.Object) (*catal
 		// the rows that remain.
 		sink.mv = exec.NewMView(cq.names(), cq.types(), nil)
 	}
-	g, err := exec.BuildGraph(cq.phys, e.services(), exec.OpSpec{Name: "Analyze", New: func(int) (exec.Operator, error) { return sink, nil }})
+	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: "Analyze", New: func(int) (exec.Operator, error) { return sink, nil }})
 	if err != nil {
 		return nil, err
 	}
-	job, err := exec.StartJob(ctx, g, e.jobOptions("analyze", ""))
+	job, err := dataflow.StartJob(ctx, g, e.jobOptions("analyze", ""))
 	if err != nil {
 		return nil, err
 	}
 	if err := job.Wait(ctx); err != nil {
 		return nil, err
 	}
-	if state, err := job.State(); state != exec.JobFinished {
+	if state, err := job.State(); state != dataflow.JobFinished {
 		if err != nil {
 			return nil, err
 		}

@@ -11,7 +11,9 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/build"
 	"github.com/eddysql/eddy/exec/connector/sink"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -66,7 +68,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 		name = "Sink " + obj.Name + " (" + cfg.Connector + ")"
 		op = func() (exec.Operator, error) { return sink.New(cfg) }
 	}
-	g, err := exec.BuildGraph(cq.phys, e.services(), exec.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op() }})
+	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op() }})
 	if err != nil {
 		return err
 	}
@@ -78,7 +80,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 	coalesce := mv != nil || obj.Options["connector"] == "blackhole"
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
-	job, err := exec.StartJob(e.ctx, g, opts)
+	job, err := dataflow.StartJob(e.ctx, g, opts)
 	if err != nil {
 		return err
 	}
@@ -90,7 +92,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 			// A failed query fails the queries reading its view, so nothing
 			// waits forever for changes that will not come.
 			<-job.Done()
-			if state, err := job.State(); state == exec.JobFailed {
+			if state, err := job.State(); state == dataflow.JobFailed {
 				mv.Fail(fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err))
 			}
 		}()

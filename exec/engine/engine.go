@@ -16,6 +16,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 	"github.com/eddysql/eddy/storage"
@@ -71,12 +72,12 @@ type Engine struct {
 	ctx    context.Context // the lifetime of continuous queries
 	cancel context.CancelFunc
 
-	state *exec.StateBudget // shared by every query's job
+	state *dataflow.StateBudget // shared by every query's job
 
 	mu      sync.Mutex
-	queries map[string]*runningQuery // continuous queries by object name (lower case)
-	broken  map[string]error         // continuous queries that could not resume, with why
-	pushes  map[*exec.Job]struct{}   // running push queries
+	queries map[string]*runningQuery   // continuous queries by object name (lower case)
+	broken  map[string]error           // continuous queries that could not resume, with why
+	pushes  map[*dataflow.Job]struct{} // running push queries
 
 	flushSeq atomic.Uint64
 	notices  noticeLog
@@ -88,10 +89,10 @@ type Engine struct {
 // a derived stream or a continuous insert.
 type runningQuery struct {
 	obj   *catalog.Object
-	job   *exec.Job
+	job   *dataflow.Job
 	mv    *exec.MView // views only
 	plan  physical.Node
-	graph exec.GraphSpec
+	graph dataflow.GraphSpec
 }
 
 // Open starts an engine on cfg.DataDir, restoring every object and resuming
@@ -139,8 +140,8 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 	}
 	qctx, cancel := context.WithCancel(context.Background())
 	e := &Engine{cfg: cfg, root: root, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
-		state:   exec.NewStateBudget(cfg.StateMemoryLimit),
-		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*exec.Job]struct{}{}}
+		state:   dataflow.NewStateBudget(cfg.StateMemoryLimit),
+		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*dataflow.Job]struct{}{}}
 	e.resume()
 	// Until checkpoints exist, resumed views rebuild their state from their
 	// inputs; wait until they have caught up, so a restarted engine answers
@@ -159,8 +160,8 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 
 // jobOptions returns the options of a job named name whose warnings are
 // labelled label (empty: unlabelled).
-func (e *Engine) jobOptions(name, label string) exec.JobOptions {
-	return exec.JobOptions{Name: name, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
+func (e *Engine) jobOptions(name, label string) dataflow.JobOptions {
+	return dataflow.JobOptions{Name: name, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
 		OnWarning: e.warner(label), StateBudget: e.state}
 }
 
@@ -175,7 +176,7 @@ func (e *Engine) corruptQuery() error {
 		if !ok {
 			continue
 		}
-		if state, err := q.job.State(); state == exec.JobFailed && errors.Is(err, storage.ErrCorrupt) {
+		if state, err := q.job.State(); state == dataflow.JobFailed && errors.Is(err, storage.ErrCorrupt) {
 			return fmt.Errorf("%s %s failed: %w", obj.Kind, obj.Name, err)
 		}
 	}
@@ -267,7 +268,7 @@ func (e *Engine) Close() error {
 	e.stopStatsObserver()
 	e.cancel()
 	e.mu.Lock()
-	var jobs []*exec.Job
+	var jobs []*dataflow.Job
 	for _, q := range e.queries {
 		jobs = append(jobs, q.job)
 	}

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
 )
 
 // flush implements FLUSH: it returns once every row ingested so far (and
@@ -37,16 +37,16 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // from, directly or through views, must be asked for that level's marker
 // too: each level's marker goes to the queries of that level and of every
 // level below it (those have caught up already, so it passes quickly).
-func (e *Engine) flushAll(ctx context.Context, extra *exec.Job) ([]*exec.Job, error) {
+func (e *Engine) flushAll(ctx context.Context, extra *dataflow.Job) ([]*dataflow.Job, error) {
 	return e.flushLevelsOf(ctx, e.flushLevels(nil), extra)
 }
 
 // flushLevelsOf flushes levels (from flushLevels), then extra when given.
-func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*exec.Job, extra *exec.Job) ([]*exec.Job, error) {
+func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*dataflow.Job, extra *dataflow.Job) ([]*dataflow.Job, error) {
 	if extra != nil {
-		levels = append(levels, []*exec.Job{extra})
+		levels = append(levels, []*dataflow.Job{extra})
 	}
-	var asked []*exec.Job
+	var asked []*dataflow.Job
 	for _, jobs := range levels {
 		id := e.flushSeq.Add(1)
 		asked = append(asked, jobs...)
@@ -66,7 +66,7 @@ func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*exec.Job, extra 
 // keep is nil) by how many stream-writing queries (derived streams,
 // continuous inserts) stand between them and their sources; a query
 // reading a view is at least at the view's level.
-func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*exec.Job {
+func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*dataflow.Job {
 	e.mu.Lock()
 	queries := make([]*runningQuery, 0, len(e.queries))
 	for _, q := range e.queries {
@@ -115,7 +115,7 @@ func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*exec.Job {
 		level[q] = l
 		return l
 	}
-	var out [][]*exec.Job
+	var out [][]*dataflow.Job
 	for _, q := range queries {
 		l := depth(q, map[*runningQuery]bool{})
 		for len(out) <= l {

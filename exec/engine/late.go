@@ -9,23 +9,25 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/build"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 )
 
 // services are the engine's part of turning a plan into a dataflow.
-func (e *Engine) services() exec.Services {
-	return exec.Services{Sources: e.sourceFor, Watermarks: e.watermarkFor}
+func (e *Engine) services() build.Services {
+	return build.Services{Sources: e.sourceFor, Watermarks: e.watermarkFor}
 }
 
 // watermarkFor returns the event-time handling of a source reading a
 // stream declared WITH a WATERMARK: its delay, its idle timeout, and the
 // routing of its late rows to late_rows_to.
-func (e *Engine) watermarkFor(src *physical.Source) *exec.WatermarkSpec {
+func (e *Engine) watermarkFor(src *physical.Source) *dataflow.WatermarkSpec {
 	obj := src.Object
 	if obj.Watermark == nil || src.TimeOrd < 0 || obj.Kind == catalog.View {
 		return nil
 	}
-	spec := &exec.WatermarkSpec{TimeCol: src.TimeOrd, DelayMs: obj.Watermark.DelayMs, IdleTimeout: idleTimeout(obj)}
+	spec := &dataflow.WatermarkSpec{TimeCol: src.TimeOrd, DelayMs: obj.Watermark.DelayMs, IdleTimeout: idleTimeout(obj)}
 	if target := obj.Options["late_rows_to"]; target != "" && len(src.Ords) == len(obj.Columns) {
 		spec.OnLate = func(ctx context.Context, pos int64, late exec.Chunk) error {
 			return e.late.route(e, obj, target, pos, late)

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 )
 
@@ -60,7 +60,7 @@ type statsObserver struct {
 
 // sourceKey is one source of one running query.
 type sourceKey struct {
-	job  *exec.Job
+	job  *dataflow.Job
 	node int
 }
 
@@ -134,7 +134,7 @@ func (o *statsObserver) observe(now time.Time) error {
 	objects := map[uint64]*objectSample{}
 	seen := map[sourceKey]bool{}
 	for _, q := range queries {
-		if state, _ := q.job.State(); state != exec.JobRunning {
+		if state, _ := q.job.State(); state != dataflow.JobRunning {
 			continue
 		}
 		sources := map[int]*physical.Source{}

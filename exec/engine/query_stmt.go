@@ -7,6 +7,8 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/build"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -29,19 +31,19 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 	ts := cq.types()
 	collect := &collector{ordered: cq.logical.Props().AppendOnly, types: ts}
 	collect.mv = exec.NewMView(cq.names(), ts, nil)
-	sink := exec.OpSpec{Name: "Result", New: func(int) (exec.Operator, error) { return collect, nil }}
-	g, err := exec.BuildGraph(cq.phys, e.services(), sink)
+	sink := dataflow.OpSpec{Name: "Result", New: func(int) (exec.Operator, error) { return collect, nil }}
+	g, err := build.Graph(cq.phys, e.services(), sink)
 	if err != nil {
 		return nil, err
 	}
-	job, err := exec.StartJob(ctx, g, e.jobOptions("query", ""))
+	job, err := dataflow.StartJob(ctx, g, e.jobOptions("query", ""))
 	if err != nil {
 		return nil, err
 	}
 	if err := job.Wait(ctx); err != nil {
 		return nil, err
 	}
-	if state, _ := job.State(); state != exec.JobFinished {
+	if state, _ := job.State(); state != dataflow.JobFinished {
 		return nil, fmt.Errorf("query %s", state)
 	}
 	rows := collect.rows
@@ -107,11 +109,11 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 		// the first flush marker issued from now on (flush ids increase).
 		sink.EndAt = e.flushSeq.Load() + 1
 	}
-	g, err := exec.BuildGraph(cq.phys, e.services(), exec.OpSpec{Name: "PushChanges", New: func(int) (exec.Operator, error) { return sink, nil }})
+	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: "PushChanges", New: func(int) (exec.Operator, error) { return sink, nil }})
 	if err != nil {
 		return nil, err
 	}
-	job, err := exec.StartJob(e.ctx, g, e.jobOptions("push query", ""))
+	job, err := dataflow.StartJob(e.ctx, g, e.jobOptions("push query", ""))
 	if err != nil {
 		return nil, err
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/file"
 	"github.com/eddysql/eddy/exec/connector/nexmark"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/storage"
@@ -39,7 +40,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 		if err := q.mv.Err(); err != nil {
 			return nil, err
 		}
-		if state, err := q.job.State(); state == exec.JobFailed {
+		if state, err := q.job.State(); state == dataflow.JobFailed {
 			return nil, fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err)
 		}
 		if snap {

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -64,17 +64,17 @@ func TestStateLimitFailsOnlyTheGrowingQuery(t *testing.T) {
 	bigJob, smallJob := e.queries["big"].job, e.queries["small"].job
 	e.mu.Unlock()
 	state, jerr := bigJob.State()
-	if state != exec.JobFailed {
+	if state != dataflow.JobFailed {
 		t.Fatalf("big is %v, want failed", state)
 	}
-	var sle *exec.StateLimitError
-	if !errors.As(jerr, &sle) || !errors.Is(jerr, exec.ErrStateLimit) {
+	var sle *dataflow.StateLimitError
+	if !errors.As(jerr, &sle) || !errors.Is(jerr, dataflow.ErrStateLimit) {
 		t.Fatalf("big failed with %v, want a StateLimitError", jerr)
 	}
 	if !regexp.MustCompile(`state memory limit exceeded: the state of all queries reached [0-9.]+ KiB, over the limit of 256.00 KiB; this query held the most, [0-9.]+ KiB, of which (HashJoin Inner keys=\[a.k = b.k\]|Materialize big) held [0-9.]+ KiB`).MatchString(jerr.Error()) {
 		t.Errorf("error does not name the operator and its state: %v", jerr)
 	}
-	if st, _ := smallJob.State(); st != exec.JobRunning {
+	if st, _ := smallJob.State(); st != dataflow.JobRunning {
 		t.Fatalf("small is %v, want running", st)
 	}
 	if got := text(run(t, s, "SELECT SUM(n) FROM small;")); got != "4000\n" {

@@ -6,22 +6,22 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
 )
 
 // queryStatus is the state of the continuous query behind a view, a sink,
 // a derived stream or a continuous insert, as SHOW MATERIALIZED VIEWS,
 // SHOW SINKS and SHOW QUERIES list it and FLUSH reports it.
 type queryStatus struct {
-	state exec.JobState // 0: no query runs (nothing started it)
-	err   error         // why, when state is exec.JobFailed
+	state dataflow.JobState // 0: no query runs (nothing started it)
+	err   error             // why, when state is exec.JobFailed
 }
 
 // String returns the status as SHOW lists it: running, finished, or
 // failed: <error>.
 func (st queryStatus) String() string {
 	switch st.state {
-	case exec.JobFailed:
+	case dataflow.JobFailed:
 		return "failed: " + st.err.Error()
 	case 0:
 		return "stopped"
@@ -30,7 +30,7 @@ func (st queryStatus) String() string {
 }
 
 // failed reports whether the query failed (or could not resume).
-func (st queryStatus) failed() bool { return st.state == exec.JobFailed }
+func (st queryStatus) failed() bool { return st.state == dataflow.JobFailed }
 
 // status returns the status of the continuous query behind the object
 // named name. A query that could not resume when the engine opened is
@@ -41,7 +41,7 @@ func (e *Engine) status(name string) queryStatus {
 	e.mu.Unlock()
 	switch {
 	case broken != nil:
-		return queryStatus{state: exec.JobFailed, err: fmt.Errorf("could not resume: %w", broken)}
+		return queryStatus{state: dataflow.JobFailed, err: fmt.Errorf("could not resume: %w", broken)}
 	case q == nil:
 		return queryStatus{}
 	}

@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // tsSource emits prepared chunks of one TIMESTAMP column (ms values; -1 is
@@ -21,13 +22,13 @@ type tsSource struct {
 	alloc   memory.Allocator
 }
 
-func (s *tsSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
-func (s *tsSource) Next(ctx context.Context) (Chunk, error) {
+func (s *tsSource) Open(ctx context.Context, env *exec.Env) error { s.alloc = env.Alloc; return nil }
+func (s *tsSource) Next(ctx context.Context) (exec.Chunk, error) {
 	if len(s.chunks) == 0 {
 		if s.bounded {
-			return Chunk{}, io.EOF
+			return exec.Chunk{}, io.EOF
 		}
-		return Chunk{}, ErrCaughtUp
+		return exec.Chunk{}, exec.ErrCaughtUp
 	}
 	vals := s.chunks[0]
 	s.chunks = s.chunks[1:]
@@ -38,7 +39,7 @@ func (s *tsSource) Next(ctx context.Context) (Chunk, error) {
 			rows[i][0] = types.NullDatum
 		}
 	}
-	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"ts"}, []types.T{types.TimestampT(3)}, rows)}, nil
+	return exec.Chunk{Batch: types.BuildRecord(s.alloc, []string{"ts"}, []types.T{types.TimestampT(3)}, rows)}, nil
 }
 func (s *tsSource) Wait(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
 func (s *tsSource) Close() error                   { return nil }
@@ -49,8 +50,8 @@ type eventLog struct {
 	events []string
 }
 
-func (l *eventLog) Open(context.Context, *Env) error { return nil }
-func (l *eventLog) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (l *eventLog) Open(context.Context, *exec.Env) error { return nil }
+func (l *eventLog) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, r := range types.Rows(c.Batch, []types.T{types.TimestampT(3)}) {
@@ -62,10 +63,10 @@ func (l *eventLog) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	}
 	return nil
 }
-func (l *eventLog) OnControl(ctx context.Context, m Control, out Emitter) error {
+func (l *eventLog) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if m.Kind == Watermark && !m.Idle && m.Watermark != MaxWatermark {
+	if m.Kind == exec.Watermark && !m.Idle && m.Watermark != exec.MaxWatermark {
 		l.events = append(l.events, "watermark "+types.FormatTimestamp(m.Watermark, 0)[17:])
 	} else {
 		l.events = append(l.events, m.String())
@@ -94,8 +95,8 @@ func TestWatermarksLateRowsAndEndOfInput(t *testing.T) {
 	var positions []int64
 	sink := &eventLog{}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil },
-			Watermark: &WatermarkSpec{TimeCol: 0, DelayMs: 2 * s, OnLate: func(_ context.Context, pos int64, late Chunk) error {
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil },
+			Watermark: &WatermarkSpec{TimeCol: 0, DelayMs: 2 * s, OnLate: func(_ context.Context, pos int64, late exec.Chunk) error {
 				positions = append(positions, pos)
 				for _, r := range types.Rows(late.Batch, []types.T{types.TimestampT(3)}) {
 					routed = append(routed, r[0].I/s)
@@ -103,7 +104,7 @@ func TestWatermarksLateRowsAndEndOfInput(t *testing.T) {
 				return nil
 			}}},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "log", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "log", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -138,10 +139,10 @@ func TestIdleSourceStopsHoldingBackTheWatermark(t *testing.T) {
 		return &WatermarkSpec{TimeCol: 0, IdleTimeout: idle}
 	}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return busy, nil }, Watermark: spec(0)},
-		{Parallelism: 1, Source: func(int) (Source, error) { return quiet, nil }, Watermark: spec(50 * time.Millisecond)},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return busy, nil }, Watermark: spec(0)},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return quiet, nil }, Watermark: spec(50 * time.Millisecond)},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}, {From: 1, Dist: DistSingle, Input: 0}},
-			Ops: []OpSpec{{Name: "log", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "log", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -162,14 +163,14 @@ func TestIdleSourceStopsHoldingBackTheWatermark(t *testing.T) {
 
 func TestAlignerIdleSenders(t *testing.T) {
 	a := newAligner(2)
-	a.add(0, Control{Kind: Watermark, Watermark: 10})
-	if got := a.add(1, Control{Kind: Watermark, Watermark: 3, Idle: true}); !reflect.DeepEqual(got, []Control{{Kind: Watermark, Watermark: 10}}) {
+	a.add(0, exec.Control{Kind: exec.Watermark, Watermark: 10})
+	if got := a.add(1, exec.Control{Kind: exec.Watermark, Watermark: 3, Idle: true}); !reflect.DeepEqual(got, []exec.Control{{Kind: exec.Watermark, Watermark: 10}}) {
 		t.Fatalf("idle sender must not hold the minimum: %v", got)
 	}
-	if got := a.add(0, Control{Kind: Watermark, Watermark: 10, Idle: true}); !reflect.DeepEqual(got, []Control{{Kind: Watermark, Watermark: 10, Idle: true}}) {
+	if got := a.add(0, exec.Control{Kind: exec.Watermark, Watermark: 10, Idle: true}); !reflect.DeepEqual(got, []exec.Control{{Kind: exec.Watermark, Watermark: 10, Idle: true}}) {
 		t.Fatalf("all idle: %v", got)
 	}
-	if got := a.add(1, Control{Kind: Watermark, Watermark: 12}); !reflect.DeepEqual(got, []Control{{Kind: Watermark, Watermark: 12}}) {
+	if got := a.add(1, exec.Control{Kind: exec.Watermark, Watermark: 12}); !reflect.DeepEqual(got, []exec.Control{{Kind: exec.Watermark, Watermark: 12}}) {
 		t.Fatalf("active again: %v", got)
 	}
 }

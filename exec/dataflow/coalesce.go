@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/eddysql/eddy/exec"
 )
 
 // coalesceRows is the size below which a hash-partitioned part waits to be
@@ -29,7 +30,7 @@ const coalesceMaxHeld = 256
 // sendPart sends part (owned: retained or newly built) to consumer dst,
 // or, when the job coalesces, keeps it to send with the next small parts
 // for dst. Parts for a consumer stay in order.
-func (w *outWriter) sendPart(ctx context.Context, dst int, part Chunk) error {
+func (w *outWriter) sendPart(ctx context.Context, dst int, part exec.Chunk) error {
 	n := part.NumRows()
 	if !w.coalesce || n >= coalesceRows {
 		if err := w.flushTo(ctx, dst); err != nil {
@@ -43,7 +44,7 @@ func (w *outWriter) sendPart(ctx context.Context, dst int, part Chunk) error {
 		return nil
 	}
 	if w.pend == nil {
-		w.pend = make([][]Chunk, len(w.inboxes))
+		w.pend = make([][]exec.Chunk, len(w.inboxes))
 		w.pendRows = make([]int, len(w.inboxes))
 	}
 	w.pend[dst] = append(w.pend[dst], part)
@@ -79,7 +80,7 @@ func (w *outWriter) flushTo(ctx context.Context, dst int) error {
 	}
 	parts := w.pend[dst]
 	w.pend[dst], w.pendRows[dst] = parts[:0], 0
-	var merged Chunk
+	var merged exec.Chunk
 	if len(parts) == 1 {
 		merged = parts[0]
 	} else {
@@ -112,7 +113,7 @@ func (w *outWriter) release() {
 }
 
 // concatChunks returns one chunk holding the rows of parts in order.
-func concatChunks(w *outWriter, parts []Chunk) (Chunk, error) {
+func concatChunks(w *outWriter, parts []exec.Chunk) (exec.Chunk, error) {
 	first := parts[0].Batch
 	ncols := int(first.NumCols())
 	cols := make([]arrow.Array, ncols)
@@ -131,16 +132,16 @@ func concatChunks(w *outWriter, parts []Chunk) (Chunk, error) {
 			for _, c := range cols[:i] {
 				c.Release()
 			}
-			return Chunk{}, fmt.Errorf("exec: coalescing: %w", err)
+			return exec.Chunk{}, fmt.Errorf("exec: coalescing: %w", err)
 		}
 		cols[i] = a
 	}
-	out := Chunk{Batch: array.NewRecordBatch(first.Schema(), cols, int64(rows))}
+	out := exec.Chunk{Batch: array.NewRecordBatch(first.Schema(), cols, int64(rows))}
 	for _, c := range cols {
 		c.Release()
 	}
 	if ops {
-		out.Ops = make([]Op, 0, rows)
+		out.Ops = make([]exec.Op, 0, rows)
 		for _, p := range parts {
 			for r := range p.NumRows() {
 				out.Ops = append(out.Ops, p.Op(r))

@@ -1,8 +1,9 @@
-package exec
+package dataflow
 
 import (
 	"errors"
 	"fmt"
+	"github.com/eddysql/eddy/exec"
 	"sync"
 	"sync/atomic"
 )
@@ -161,7 +162,7 @@ type stateAccount struct {
 }
 
 // settle charges the change of operator i's state since the last call.
-func (a *stateAccount) settle(i int, m *OperatorMetrics) error {
+func (a *stateAccount) settle(i int, m *exec.OperatorMetrics) error {
 	now := m.StateBytes.Load()
 	delta := now - a.charged[i]
 	if delta == 0 {

@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 		}
 	}()
 	in := []types.T{types.BigIntT, types.BigIntT}
-	source := StageSpec{Parallelism: 2, Source: func(inst int) (Source, error) {
+	source := StageSpec{Parallelism: 2, Source: func(inst int) (exec.Source, error) {
 		var mine []arrow.RecordBatch
 		for k := inst; k < len(batches); k += 2 {
 			mine = append(mine, batches[k])
@@ -61,38 +62,38 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 		return &batchSource{batches: mine}, nil
 	}}
 	end := StageSpec{Parallelism: 1, Inputs: []InputSpec{{From: 2, Dist: DistSingle}},
-		Ops: []OpSpec{{Name: "end", New: func(int) (Operator, error) { return &countSink{}, nil }}}}
-	final := func(aggIn []types.T, aggs []AggSpec) OpSpec {
-		cfg := HashAggConfig{Input: aggIn, GroupKeys: []int{0}, Aggs: aggs, Names: []string{"k", "n", "s"}, AppendOnly: true}
-		return OpSpec{Name: "agg", New: func(int) (Operator, error) { return NewHashAgg(cfg), nil }}
+		Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}}
+	final := func(aggIn []types.T, aggs []exec.AggSpec) OpSpec {
+		cfg := exec.HashAggConfig{Input: aggIn, GroupKeys: []int{0}, Aggs: aggs, Names: []string{"k", "n", "s"}, AppendOnly: true}
+		return OpSpec{Name: "agg", New: func(int) (exec.Operator, error) { return exec.NewHashAgg(cfg), nil }}
 	}
 	graphs := map[string]GraphSpec{}
 	// One phase: rows are shuffled by key to the aggregate.
 	graphs["one-phase"] = GraphSpec{Stages: []StageSpec{
 		source,
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{final(in, []AggSpec{
+			Ops: []OpSpec{final(in, []exec.AggSpec{
 				{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 				{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT}})}},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 1, Dist: DistForward}},
-			Ops: []OpSpec{{Name: "count", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+			Ops: []OpSpec{{Name: "count", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}},
 		end,
 	}}
 	// Two phases: a LocalAgg on each source split, partials shuffled.
 	local := source
-	local.Ops = []OpSpec{{Name: "local", New: func(int) (Operator, error) {
-		return NewLocalAgg(LocalAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
-			Partials: []PartialSpec{{Kind: PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: PartialSum, Arg: 1, Type: types.BigIntT}}}), nil
+	local.Ops = []OpSpec{{Name: "local", New: func(int) (exec.Operator, error) {
+		return exec.NewLocalAgg(exec.LocalAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
+			Partials: []exec.PartialSpec{{Kind: exec.PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: exec.PartialSum, Arg: 1, Type: types.BigIntT}}}), nil
 	}}}
 	partialTypes := []types.T{types.BigIntT, types.BigIntT, types.BigIntT}
 	graphs["two-phase"] = GraphSpec{Stages: []StageSpec{
 		local,
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{final(partialTypes, []AggSpec{
+			Ops: []OpSpec{final(partialTypes, []exec.AggSpec{
 				{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT},
 				{Func: plan.AggSum, Arg: 2, ArgType: types.BigIntT, Type: types.BigIntT}})}},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 1, Dist: DistForward}},
-			Ops: []OpSpec{{Name: "count", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+			Ops: []OpSpec{{Name: "count", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}},
 		end,
 	}}
 	for _, name := range []string{"one-phase", "two-phase"} {
@@ -135,27 +136,27 @@ func BenchmarkAggCosts(b *testing.B) {
 		}
 	}()
 	in := []types.T{types.BigIntT, types.BigIntT}
-	ops := map[string]func() Operator{
-		"hashagg": func() Operator {
-			return NewHashAgg(HashAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "n", "s"}, AppendOnly: true,
-				Aggs: []AggSpec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
+	ops := map[string]func() exec.Operator{
+		"hashagg": func() exec.Operator {
+			return exec.NewHashAgg(exec.HashAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "n", "s"}, AppendOnly: true,
+				Aggs: []exec.AggSpec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 					{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT}}})
 		},
-		"localagg": func() Operator {
-			return NewLocalAgg(LocalAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
-				Partials: []PartialSpec{{Kind: PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: PartialSum, Arg: 1, Type: types.BigIntT}}})
+		"localagg": func() exec.Operator {
+			return exec.NewLocalAgg(exec.LocalAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
+				Partials: []exec.PartialSpec{{Kind: exec.PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: exec.PartialSum, Arg: 1, Type: types.BigIntT}}})
 		},
 	}
 	for _, name := range []string{"hashagg", "localagg"} {
 		b.Run(name, func(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				op := ops[name]()
-				if err := op.Open(context.Background(), &Env{Alloc: alloc, Metrics: &OperatorMetrics{}}); err != nil {
+				if err := op.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
 					b.Fatal(err)
 				}
-				sink := EmitterFunc(func(context.Context, Chunk) error { return nil })
+				sink := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 				for _, r := range batches {
-					if err := op.Process(context.Background(), 0, Chunk{Batch: r}, sink); err != nil {
+					if err := op.Process(context.Background(), 0, exec.Chunk{Batch: r}, sink); err != nil {
 						b.Fatal(err)
 					}
 				}

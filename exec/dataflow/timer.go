@@ -1,8 +1,9 @@
-package exec
+package dataflow
 
 import (
 	"context"
 	"errors"
+	"github.com/eddysql/eddy/exec"
 	"time"
 )
 
@@ -12,10 +13,10 @@ import (
 // fires on time while no input arrives.
 
 // timerOps returns the indexes of the operators of ops that have timers.
-func timerOps(ops []Operator) []int {
+func timerOps(ops []exec.Operator) []int {
 	var idx []int
 	for i, op := range ops {
-		if _, ok := op.(ProcessingTimer); ok {
+		if _, ok := op.(exec.ProcessingTimer); ok {
 			idx = append(idx, i)
 		}
 	}
@@ -27,7 +28,7 @@ func timerOps(ops []Operator) []int {
 func (c *chain) nextTimer() time.Time {
 	var due time.Time
 	for _, i := range c.timers {
-		if d := c.ops[i].(ProcessingTimer).NextTimer(); !d.IsZero() && (due.IsZero() || d.Before(due)) {
+		if d := c.ops[i].(exec.ProcessingTimer).NextTimer(); !d.IsZero() && (due.IsZero() || d.Before(due)) {
 			due = d
 		}
 	}
@@ -38,7 +39,7 @@ func (c *chain) nextTimer() time.Time {
 // chain order, charging its busy time as control messages do.
 func (c *chain) fireTimers(ctx context.Context, now time.Time) error {
 	for _, i := range c.timers {
-		op := c.ops[i].(ProcessingTimer)
+		op := c.ops[i].(exec.ProcessingTimer)
 		if d := op.NextTimer(); d.IsZero() || now.Before(d) {
 			continue
 		}

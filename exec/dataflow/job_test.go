@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -13,17 +13,18 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // collectSink records every row it receives and the control messages it sees.
 type collectSink struct {
 	mu    sync.Mutex
 	rows  []int64
-	ctrls []Control
+	ctrls []exec.Control
 }
 
-func (s *collectSink) Open(context.Context, *Env) error { return nil }
-func (s *collectSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *collectSink) Open(context.Context, *exec.Env) error { return nil }
+func (s *collectSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, r := range types.Rows(c.Batch, []types.T{types.BigIntT}) {
@@ -31,7 +32,7 @@ func (s *collectSink) Process(ctx context.Context, in int, c Chunk, out Emitter)
 	}
 	return nil
 }
-func (s *collectSink) OnControl(ctx context.Context, m Control, out Emitter) error {
+func (s *collectSink) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	s.mu.Lock()
 	s.ctrls = append(s.ctrls, m)
 	s.mu.Unlock()
@@ -50,12 +51,12 @@ func (s *collectSink) snapshot() []int64 {
 // passthrough forwards chunks.
 type passthrough struct{}
 
-func (p *passthrough) Open(context.Context, *Env) error { return nil }
-func (p *passthrough) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (p *passthrough) Open(context.Context, *exec.Env) error { return nil }
+func (p *passthrough) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	return out.Emit(ctx, c)
 }
-func (p *passthrough) OnControl(context.Context, Control, Emitter) error { return nil }
-func (p *passthrough) Close() error                                      { return nil }
+func (p *passthrough) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (p *passthrough) Close() error                                                { return nil }
 
 func intRows(lo, hi int) [][]types.Datum {
 	var rows [][]types.Datum
@@ -70,13 +71,13 @@ func TestJobHashExchangeDeliversEveryRowOnce(t *testing.T) {
 	defer alloc.AssertSize(t, 0)
 	sink := &collectSink{}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) {
-			return &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 10000)}, nil
+		{Parallelism: 1, Source: func(int) (exec.Source, error) {
+			return &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 10000)}, nil
 		}},
 		{Parallelism: 3, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+			Ops: []OpSpec{{Name: "pass", New: func(int) (exec.Operator, error) { return &passthrough{}, nil }}}},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -100,7 +101,7 @@ func TestJobHashExchangeDeliversEveryRowOnce(t *testing.T) {
 	// End of input arrives once, after all three instances ended.
 	n := 0
 	for _, c := range sink.ctrls {
-		if c.Kind == EndOfInput {
+		if c.Kind == exec.EndOfInput {
 			n++
 		}
 	}
@@ -130,19 +131,22 @@ func (s *growingSource) add(vs ...int64) {
 	}
 }
 
-func (s *growingSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
-func (s *growingSource) Next(ctx context.Context) (Chunk, error) {
+func (s *growingSource) Open(ctx context.Context, env *exec.Env) error {
+	s.alloc = env.Alloc
+	return nil
+}
+func (s *growingSource) Next(ctx context.Context) (exec.Chunk, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.next == len(s.rows) {
-		return Chunk{}, ErrCaughtUp
+		return exec.Chunk{}, exec.ErrCaughtUp
 	}
 	var rows [][]types.Datum
 	for _, v := range s.rows[s.next:] {
 		rows = append(rows, []types.Datum{types.IntDatum(v)})
 	}
 	s.next = len(s.rows)
-	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, rows)}, nil
+	return exec.Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, rows)}, nil
 }
 func (s *growingSource) Wait(ctx context.Context) error {
 	select {
@@ -160,11 +164,11 @@ func TestJobFlushReflectsEveryIngestedRow(t *testing.T) {
 	src := newGrowingSource()
 	sink := &collectSink{}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+			Ops: []OpSpec{{Name: "pass", New: func(int) (exec.Operator, error) { return &passthrough{}, nil }}}},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -197,9 +201,9 @@ func TestJobFailureStopsEveryTask(t *testing.T) {
 	src := newGrowingSource()
 	src.add(1, 2, 3)
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistForward}},
-			Ops: []OpSpec{{Name: "fail", New: func(int) (Operator, error) { return failing{}, nil }}}},
+			Ops: []OpSpec{{Name: "fail", New: func(int) (exec.Operator, error) { return failing{}, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -222,9 +226,9 @@ func TestJobPanicFailsTheJob(t *testing.T) {
 	src := newGrowingSource()
 	src.add(1, 2, 3)
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistForward}},
-			Ops: []OpSpec{{Name: "panic", New: func(int) (Operator, error) { return panicking{}, nil }}}},
+			Ops: []OpSpec{{Name: "panic", New: func(int) (exec.Operator, error) { return panicking{}, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -239,36 +243,38 @@ func TestJobPanicFailsTheJob(t *testing.T) {
 
 type panicking struct{ failing }
 
-func (panicking) Process(context.Context, int, Chunk, Emitter) error { panic("broken invariant") }
+func (panicking) Process(context.Context, int, exec.Chunk, exec.Emitter) error {
+	panic("broken invariant")
+}
 
 type failing struct{}
 
-func (failing) Open(context.Context, *Env) error { return nil }
-func (failing) Process(context.Context, int, Chunk, Emitter) error {
+func (failing) Open(context.Context, *exec.Env) error { return nil }
+func (failing) Process(context.Context, int, exec.Chunk, exec.Emitter) error {
 	return io.ErrUnexpectedEOF
 }
-func (failing) OnControl(context.Context, Control, Emitter) error { return nil }
-func (failing) Close() error                                      { return nil }
+func (failing) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (failing) Close() error                                                { return nil }
 
 // reusingOps emits every chunk with ops from one buffer it reuses, as
 // producers may (HashAgg does); consumers across an exchange must not see
 // the next chunk's ops.
-type reusingOps struct{ ops []Op }
+type reusingOps struct{ ops []exec.Op }
 
-func (r *reusingOps) Open(context.Context, *Env) error { return nil }
-func (r *reusingOps) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (r *reusingOps) Open(context.Context, *exec.Env) error { return nil }
+func (r *reusingOps) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	r.ops = r.ops[:0]
 	for i := 0; i < c.NumRows(); i++ {
-		op := Insert
+		op := exec.Insert
 		if types.DatumAt(c.Batch.Column(0), i, types.BigIntT).I/4096%2 == 1 {
-			op = Delete
+			op = exec.Delete
 		}
 		r.ops = append(r.ops, op)
 	}
-	return out.Emit(ctx, Chunk{Batch: c.Batch, Ops: r.ops})
+	return out.Emit(ctx, exec.Chunk{Batch: c.Batch, Ops: r.ops})
 }
-func (r *reusingOps) OnControl(context.Context, Control, Emitter) error { return nil }
-func (r *reusingOps) Close() error                                      { return nil }
+func (r *reusingOps) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (r *reusingOps) Close() error                                                { return nil }
 
 // opsSink checks each row's op: chunk k (rows 4096k..) is all inserts for even k and all deletes for odd k.
 type opsSink struct {
@@ -277,21 +283,21 @@ type opsSink struct {
 	n   int
 }
 
-func (s *opsSink) Open(context.Context, *Env) error { return nil }
-func (s *opsSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *opsSink) Open(context.Context, *exec.Env) error { return nil }
+func (s *opsSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i := 0; i < c.NumRows(); i++ {
 		odd := types.DatumAt(c.Batch.Column(0), i, types.BigIntT).I/4096%2 == 1
-		if odd != (c.Op(i) == Delete) {
+		if odd != (c.Op(i) == exec.Delete) {
 			s.bad++
 		}
 		s.n++
 	}
 	return nil
 }
-func (s *opsSink) OnControl(context.Context, Control, Emitter) error { return nil }
-func (s *opsSink) Close() error                                      { return nil }
+func (s *opsSink) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (s *opsSink) Close() error                                                { return nil }
 
 func TestExchangeCopiesReusedOps(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
@@ -302,7 +308,7 @@ func TestExchangeCopiesReusedOps(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		rows = append(rows, []types.Datum{types.IntDatum(int64(i))})
 	}
-	src := &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rows}
+	src := &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rows}
 	sink := &opsSink{}
 	for _, dist := range []Distribution{DistForward, DistHash} {
 		p := 1
@@ -312,12 +318,12 @@ func TestExchangeCopiesReusedOps(t *testing.T) {
 		src.Rows = rows
 		*sink = opsSink{}
 		g := GraphSpec{Stages: []StageSpec{
-			{Parallelism: 1, Source: func(int) (Source, error) { return src, nil },
-				Ops: []OpSpec{{Name: "reuse", New: func(int) (Operator, error) { return &reusingOps{}, nil }}}},
+			{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil },
+				Ops: []OpSpec{{Name: "reuse", New: func(int) (exec.Operator, error) { return &reusingOps{}, nil }}}},
 			{Parallelism: p, Inputs: []InputSpec{{From: 0, Dist: dist, Keys: []int{0}}},
-				Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+				Ops: []OpSpec{{Name: "pass", New: func(int) (exec.Operator, error) { return &passthrough{}, nil }}}},
 			{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-				Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+				Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 		}}
 		job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 		if err != nil {
@@ -338,10 +344,13 @@ type endlessSource struct {
 	next  int64
 }
 
-func (s *endlessSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
-func (s *endlessSource) Next(ctx context.Context) (Chunk, error) {
+func (s *endlessSource) Open(ctx context.Context, env *exec.Env) error {
+	s.alloc = env.Alloc
+	return nil
+}
+func (s *endlessSource) Next(ctx context.Context) (exec.Chunk, error) {
 	s.next++
-	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(int(s.next), int(s.next)+1))}, nil
+	return exec.Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(int(s.next), int(s.next)+1))}, nil
 }
 func (s *endlessSource) Wait(ctx context.Context) error { return nil }
 func (s *endlessSource) Close() error                   { return nil }
@@ -357,13 +366,13 @@ func (*endlessGenerator) GeneratesRows() {}
 func TestJobFlushOverGenerator(t *testing.T) {
 	for _, gen := range []bool{true, false} {
 		alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-		src := Source(&endlessSource{})
+		src := exec.Source(&endlessSource{})
 		if gen {
 			src = &endlessGenerator{}
 		}
 		g := GraphSpec{Stages: []StageSpec{
-			{Parallelism: 1, Source: func(int) (Source, error) { return src, nil },
-				Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+			{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil },
+				Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}},
 		}}
 		job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 		if err != nil {
@@ -393,17 +402,20 @@ type trickleSource struct {
 	rows  int
 }
 
-func (s *trickleSource) Open(ctx context.Context, env *Env) error { s.alloc = env.Alloc; return nil }
-func (s *trickleSource) Next(ctx context.Context) (Chunk, error) {
+func (s *trickleSource) Open(ctx context.Context, env *exec.Env) error {
+	s.alloc = env.Alloc
+	return nil
+}
+func (s *trickleSource) Next(ctx context.Context) (exec.Chunk, error) {
 	s.calls++
 	switch {
 	case s.rows == 5:
-		return Chunk{}, io.EOF
+		return exec.Chunk{}, io.EOF
 	case s.calls%2 == 1:
-		return Chunk{}, ErrCaughtUp
+		return exec.Chunk{}, exec.ErrCaughtUp
 	}
 	s.rows++
-	return Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(s.rows, s.rows+1))}, nil
+	return exec.Chunk{Batch: types.BuildRecord(s.alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(s.rows, s.rows+1))}, nil
 }
 func (s *trickleSource) Wait(ctx context.Context) error { time.Sleep(time.Millisecond); return nil }
 func (s *trickleSource) Close() error                   { return nil }
@@ -417,8 +429,8 @@ func TestJobFlushWaitsForBoundedEnd(t *testing.T) {
 	defer alloc.AssertSize(t, 0)
 	sink := &collectSink{}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return &trickleSource{}, nil },
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return &trickleSource{}, nil },
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -444,15 +456,15 @@ func TestRoundRobinSpreadsChunks(t *testing.T) {
 	sink := &collectSink{}
 	seen := make([]countSink, 2)
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) {
-			return &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 5*snapshotBatchRows)}, nil
+		{Parallelism: 1, Source: func(int) (exec.Source, error) {
+			return &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 5*exec.BatchRows)}, nil
 		}},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistRoundRobin}},
 			Ops: []OpSpec{
-				{Name: "count", New: func(i int) (Operator, error) { return &tee{count: &seen[i]}, nil }},
+				{Name: "count", New: func(i int) (exec.Operator, error) { return &tee{count: &seen[i]}, nil }},
 			}},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 	if err != nil {
@@ -462,7 +474,7 @@ func TestRoundRobinSpreadsChunks(t *testing.T) {
 		t.Fatal(err)
 	}
 	got := sink.snapshot()
-	if len(got) != 5*snapshotBatchRows || got[0] != 0 || got[len(got)-1] != int64(len(got)-1) {
+	if len(got) != 5*exec.BatchRows || got[0] != 0 || got[len(got)-1] != int64(len(got)-1) {
 		t.Fatalf("got %d rows", len(got))
 	}
 	if seen[0].rows == 0 || seen[1].rows == 0 {
@@ -473,10 +485,10 @@ func TestRoundRobinSpreadsChunks(t *testing.T) {
 // tee counts the rows it passes on.
 type tee struct{ count *countSink }
 
-func (t *tee) Open(context.Context, *Env) error { return nil }
-func (t *tee) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (t *tee) Open(context.Context, *exec.Env) error { return nil }
+func (t *tee) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	t.count.rows += int64(c.NumRows())
 	return out.Emit(ctx, c)
 }
-func (t *tee) OnControl(context.Context, Control, Emitter) error { return nil }
-func (t *tee) Close() error                                      { return nil }
+func (t *tee) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (t *tee) Close() error                                                { return nil }

@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/eddysql/eddy/exec"
 )
 
 // WatermarkSpec makes a source stage track event time: after each chunk its
@@ -27,14 +28,14 @@ type WatermarkSpec struct {
 	// position of the chunk's first row among all rows the source read
 	// (late ones included), so a receiver can route each late row once
 	// however many queries read the same source.
-	OnLate func(ctx context.Context, pos int64, late Chunk) error
+	OnLate func(ctx context.Context, pos int64, late exec.Chunk) error
 }
 
 // watermarker applies a WatermarkSpec to one source instance's chunks.
 type watermarker struct {
 	spec     WatermarkSpec
 	alloc    memory.Allocator
-	metrics  *OperatorMetrics
+	metrics  *exec.OperatorMetrics
 	wm       int64 // current watermark; noWatermark before the first row
 	pos      int64 // rows read so far, late rows included
 	lastData time.Time
@@ -43,7 +44,7 @@ type watermarker struct {
 	lateSel  []int32
 }
 
-func newWatermarker(spec WatermarkSpec, alloc memory.Allocator, m *OperatorMetrics) *watermarker {
+func newWatermarker(spec WatermarkSpec, alloc memory.Allocator, m *exec.OperatorMetrics) *watermarker {
 	return &watermarker{spec: spec, alloc: alloc, metrics: m, wm: noWatermark, lastData: time.Now()}
 }
 
@@ -51,7 +52,7 @@ func newWatermarker(spec WatermarkSpec, alloc memory.Allocator, m *OperatorMetri
 // returns the chunk to process and whether the watermark advanced. The
 // returned chunk is c itself when no row is late; otherwise a new chunk the
 // caller releases along with c.
-func (w *watermarker) apply(ctx context.Context, c Chunk) (Chunk, bool, error) {
+func (w *watermarker) apply(ctx context.Context, c exec.Chunk) (exec.Chunk, bool, error) {
 	n := c.NumRows()
 	pos := w.pos
 	w.pos += int64(n)
@@ -81,7 +82,7 @@ func (w *watermarker) apply(ctx context.Context, c Chunk) (Chunk, bool, error) {
 	if len(w.lateSel) > 0 {
 		w.metrics.LateRows.Add(int64(len(w.lateSel)))
 		if w.spec.OnLate != nil {
-			late, err := takeChunk(w.alloc, c, w.lateSel)
+			late, err := exec.TakeRows(w.alloc, c, w.lateSel)
 			if err != nil {
 				return c, false, err
 			}
@@ -92,7 +93,7 @@ func (w *watermarker) apply(ctx context.Context, c Chunk) (Chunk, bool, error) {
 			}
 		}
 		var err error
-		if out, err = takeChunk(w.alloc, c, w.sel); err != nil {
+		if out, err = exec.TakeRows(w.alloc, c, w.sel); err != nil {
 			return c, false, err
 		}
 	}
@@ -121,6 +122,6 @@ func (w *watermarker) idleDeadline() (time.Time, bool) {
 }
 
 // control returns the watermark message for the current state.
-func (w *watermarker) control() Control {
-	return Control{Kind: Watermark, Watermark: w.wm, Idle: w.idle}
+func (w *watermarker) control() exec.Control {
+	return exec.Control{Kind: exec.Watermark, Watermark: w.wm, Idle: w.idle}
 }

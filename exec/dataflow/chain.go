@@ -1,7 +1,8 @@
-package exec
+package dataflow
 
 import (
 	"context"
+	"github.com/eddysql/eddy/exec"
 	"time"
 )
 
@@ -11,10 +12,10 @@ import (
 // and exclusive busy time (time in its own code, excluding the operators it
 // calls downstream).
 type chain struct {
-	ops      []Operator
-	metrics  []*OperatorMetrics
+	ops      []exec.Operator
+	metrics  []*exec.OperatorMetrics
 	emitters []*chainEmitter // emitters[i] receives op i's output
-	out      Emitter
+	out      exec.Emitter
 	state    *stateAccount // nil: the job's state is not budgeted
 	timers   []int         // the operators that are ProcessingTimers
 }
@@ -28,7 +29,7 @@ type chainEmitter struct {
 	child time.Duration // time spent downstream during the current call
 }
 
-func newChain(ops []Operator, metrics []*OperatorMetrics, out Emitter) *chain {
+func newChain(ops []exec.Operator, metrics []*exec.OperatorMetrics, out exec.Emitter) *chain {
 	c := &chain{ops: ops, metrics: metrics, out: out, timers: timerOps(ops)}
 	c.emitters = make([]*chainEmitter, len(ops))
 	for i := range ops {
@@ -38,7 +39,7 @@ func newChain(ops []Operator, metrics []*OperatorMetrics, out Emitter) *chain {
 }
 
 // Emit implements Emitter.
-func (e *chainEmitter) Emit(ctx context.Context, ch Chunk) error {
+func (e *chainEmitter) Emit(ctx context.Context, ch exec.Chunk) error {
 	if ch.NumRows() == 0 {
 		return nil
 	}
@@ -57,7 +58,7 @@ func (e *chainEmitter) Emit(ctx context.Context, ch Chunk) error {
 }
 
 // process hands a chunk to operator i.
-func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
+func (c *chain) process(ctx context.Context, i, input int, ch exec.Chunk) error {
 	if len(c.ops) == 0 {
 		return c.out.Emit(ctx, ch)
 	}
@@ -83,9 +84,9 @@ func (c *chain) process(ctx context.Context, i, input int, ch Chunk) error {
 // when an operator absorbed it (a regular join stops watermarks,
 // WatermarkAbsorber), and then the operators after that one do not see it
 // either.
-func (c *chain) control(ctx context.Context, m Control) (forward bool, err error) {
+func (c *chain) control(ctx context.Context, m exec.Control) (forward bool, err error) {
 	for i, op := range c.ops {
-		if m.Kind == Watermark && !m.Idle {
+		if m.Kind == exec.Watermark && !m.Idle {
 			c.metrics[i].Watermark.Store(m.Watermark)
 		}
 		em := c.emitters[i]
@@ -101,7 +102,7 @@ func (c *chain) control(ctx context.Context, m Control) (forward bool, err error
 		if err != nil {
 			return false, err
 		}
-		if a, ok := op.(WatermarkAbsorber); ok && a.AbsorbsWatermarks() && m.Kind == Watermark && m.Watermark != MaxWatermark {
+		if a, ok := op.(exec.WatermarkAbsorber); ok && a.AbsorbsWatermarks() && m.Kind == exec.Watermark && m.Watermark != exec.MaxWatermark {
 			return false, nil // the operators after it never see the watermark
 		}
 	}

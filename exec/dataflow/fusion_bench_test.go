@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -19,15 +20,15 @@ type batchSource struct {
 	next    int
 }
 
-func (s *batchSource) Open(context.Context, *Env) error { s.next = 0; return nil }
-func (s *batchSource) Next(context.Context) (Chunk, error) {
+func (s *batchSource) Open(context.Context, *exec.Env) error { s.next = 0; return nil }
+func (s *batchSource) Next(context.Context) (exec.Chunk, error) {
 	if s.next == len(s.batches) {
-		return Chunk{}, io.EOF
+		return exec.Chunk{}, io.EOF
 	}
 	b := s.batches[s.next]
 	s.next++
 	b.Retain()
-	return Chunk{Batch: b}, nil
+	return exec.Chunk{Batch: b}, nil
 }
 func (s *batchSource) Wait(ctx context.Context) error { return nil }
 func (s *batchSource) Close() error                   { return nil }
@@ -35,13 +36,13 @@ func (s *batchSource) Close() error                   { return nil }
 // countSink counts the rows that reach it.
 type countSink struct{ rows int64 }
 
-func (s *countSink) Open(context.Context, *Env) error { return nil }
-func (s *countSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *countSink) Open(context.Context, *exec.Env) error { return nil }
+func (s *countSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	s.rows += int64(c.NumRows())
 	return nil
 }
-func (s *countSink) OnControl(context.Context, Control, Emitter) error { return nil }
-func (s *countSink) Close() error                                      { return nil }
+func (s *countSink) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (s *countSink) Close() error                                                { return nil }
 
 type chainStep struct {
 	filter plan.Expr
@@ -55,18 +56,18 @@ func arithSteps() (steps []chainStep, merged chainStep) {
 	bin := func(l, r plan.Expr, op plan.BinOp) plan.Expr {
 		return &plan.Binary{Op: op, L: l, R: r, Typ: types.BigIntT}
 	}
-	a, b := calcCol(0), calcCol(1)
+	a, b := benchCol(0), benchCol(1)
 	steps = []chainStep{
-		{nil, []plan.Expr{bin(a, calcInt(1), plan.OpAdd), b}},
-		{nil, []plan.Expr{a, bin(b, calcInt(3), plan.OpMul)}},
-		{&plan.Binary{Op: plan.OpNe, L: bin(a, calcInt(7), plan.OpMod), R: calcInt(0), Typ: types.BoolT}, []plan.Expr{a, b}},
+		{nil, []plan.Expr{bin(a, benchInt(1), plan.OpAdd), b}},
+		{nil, []plan.Expr{a, bin(b, benchInt(3), plan.OpMul)}},
+		{&plan.Binary{Op: plan.OpNe, L: bin(a, benchInt(7), plan.OpMod), R: benchInt(0), Typ: types.BoolT}, []plan.Expr{a, b}},
 		{nil, []plan.Expr{bin(a, b, plan.OpAdd), b}},
 		{nil, []plan.Expr{a, bin(b, a, plan.OpSub)}},
 	}
 	// a = (a+1)+(b*3); b = (b*3) - ((a+1)+(b*3)), where (a+1) % 7 != 0.
-	a1, b3 := bin(a, calcInt(1), plan.OpAdd), bin(b, calcInt(3), plan.OpMul)
+	a1, b3 := bin(a, benchInt(1), plan.OpAdd), bin(b, benchInt(3), plan.OpMul)
 	sum := bin(a1, b3, plan.OpAdd)
-	merged = chainStep{&plan.Binary{Op: plan.OpNe, L: bin(a1, calcInt(7), plan.OpMod), R: calcInt(0), Typ: types.BoolT},
+	merged = chainStep{&plan.Binary{Op: plan.OpNe, L: bin(a1, benchInt(7), plan.OpMod), R: benchInt(0), Typ: types.BoolT},
 		[]plan.Expr{sum, bin(b3, sum, plan.OpSub)}}
 	return steps, merged
 }
@@ -75,9 +76,9 @@ func arithSteps() (steps []chainStep, merged chainStep) {
 // of: filters that keep almost every row and projections that rename or
 // reorder columns (no copies). Merged they are one filter.
 func lightSteps() (steps []chainStep, merged chainStep) {
-	a, b := calcCol(0), calcCol(1)
+	a, b := benchCol(0), benchCol(1)
 	ge := func(c *plan.InputRef, v int64) plan.Expr {
-		return &plan.Binary{Op: plan.OpGe, L: c, R: calcInt(v), Typ: types.BoolT}
+		return &plan.Binary{Op: plan.OpGe, L: c, R: benchInt(v), Typ: types.BoolT}
 	}
 	steps = []chainStep{
 		{ge(b, 0), []plan.Expr{a, b}},
@@ -128,24 +129,24 @@ func BenchmarkFusion(b *testing.B) {
 	in := []types.T{types.BigIntT, types.BigIntT}
 	names := []string{"a", "b"}
 	calc := func(s chainStep) OpSpec {
-		return OpSpec{Name: "calc", New: func(int) (Operator, error) { return NewCalc(in, s.filter, s.projs, names), nil }}
+		return OpSpec{Name: "calc", New: func(int) (exec.Operator, error) { return exec.NewCalc(in, s.filter, s.projs, names), nil }}
 	}
 	// gather ends g with the single-instance stage a job must end with;
 	// the counting sinks emit nothing, so it receives only control records.
 	gather := func(g GraphSpec) GraphSpec {
 		g.Stages = append(g.Stages, StageSpec{Parallelism: 1, Inputs: []InputSpec{{From: len(g.Stages) - 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "end", New: func(int) (Operator, error) { return &countSink{}, nil }}}})
+			Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}})
 		return g
 	}
 	graph := func(steps []chainStep, merged chainStep, variant string, sink []countSink) GraphSpec {
-		src := StageSpec{Parallelism: par, Source: func(i int) (Source, error) {
+		src := StageSpec{Parallelism: par, Source: func(i int) (exec.Source, error) {
 			var mine []arrow.RecordBatch
 			for j := i; j < len(batches); j += par {
 				mine = append(mine, batches[j])
 			}
 			return &batchSource{batches: mine}, nil
 		}}
-		sinkOp := OpSpec{Name: "sink", New: func(i int) (Operator, error) { return &sink[i], nil }}
+		sinkOp := OpSpec{Name: "sink", New: func(i int) (exec.Operator, error) { return &sink[i], nil }}
 		switch variant {
 		case "merged":
 			src.Ops = []OpSpec{calc(merged), sinkOp}
@@ -196,3 +197,10 @@ func BenchmarkFusion(b *testing.B) {
 		}
 	}
 }
+
+// benchCol and benchInt build the column references and constants of the
+// benchmark's expressions.
+func benchCol(ord int) *plan.InputRef {
+	return &plan.InputRef{Ord: ord, Typ: types.BigIntT, Null: true}
+}
+func benchInt(v int64) *plan.Const { return &plan.Const{Val: types.IntDatum(v), Typ: types.BigIntT} }

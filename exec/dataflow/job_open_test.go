@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/eddysql/eddy/exec"
 )
 
 // gatedOpen is a sink whose Open waits for gate to close, then fails with
@@ -19,7 +20,7 @@ type gatedOpen struct {
 	opened atomic.Bool
 }
 
-func (g *gatedOpen) Open(ctx context.Context, env *Env) error {
+func (g *gatedOpen) Open(ctx context.Context, env *exec.Env) error {
 	<-g.gate
 	if g.err != nil {
 		return g.err
@@ -30,12 +31,12 @@ func (g *gatedOpen) Open(ctx context.Context, env *Env) error {
 
 // startGated starts a job reading an unbounded source (which never has
 // data) into op.
-func startGated(t *testing.T, op Operator) *Job {
+func startGated(t *testing.T, op exec.Operator) *Job {
 	t.Helper()
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return newGrowingSource(), nil }},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return newGrowingSource(), nil }},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return op, nil }}}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return op, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: memory.NewGoAllocator()})
 	if err != nil {

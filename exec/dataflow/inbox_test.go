@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 func TestInboxBoundsBytes(t *testing.T) {
@@ -79,14 +80,14 @@ type slowSink struct {
 	delay time.Duration
 }
 
-func (s *slowSink) Open(context.Context, *Env) error { return nil }
-func (s *slowSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *slowSink) Open(context.Context, *exec.Env) error { return nil }
+func (s *slowSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	time.Sleep(s.delay)
 	s.rows.Add(int64(c.NumRows()))
 	return nil
 }
-func (s *slowSink) OnControl(context.Context, Control, Emitter) error { return nil }
-func (s *slowSink) Close() error                                      { return nil }
+func (s *slowSink) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (s *slowSink) Close() error                                                { return nil }
 
 // TestJobQueuesWithinBufferBudget runs a fast source into a slow sink: the
 // bytes queued between them never exceed the budget by more than one
@@ -94,20 +95,20 @@ func (s *slowSink) Close() error                                      { return n
 func TestJobQueuesWithinBufferBudget(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
-	const rows, batch = 200_000, snapshotBatchRows
-	src := func(i int) (Source, error) {
+	const rows, batch = 200_000, exec.BatchRows
+	src := func(i int) (exec.Source, error) {
 		var rs [][]types.Datum
 		for r := i; r < rows; r += 2 {
 			rs = append(rs, []types.Datum{types.IntDatum(int64(r))})
 		}
-		return &ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rs}, nil
+		return &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rs}, nil
 	}
 	sink := &slowSink{delay: 50 * time.Microsecond}
 	const budget = 8 * batch * 8 // about 8 batches of BIGINTs in all
 	g := GraphSpec{Stages: []StageSpec{
 		{Parallelism: 2, Source: src},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, BufferBytes: budget})
 	if err != nil {

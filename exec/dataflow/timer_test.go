@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // timedSink is a sink with a processing-time timer: a chunk arms it,
@@ -26,15 +27,15 @@ func newTimedSink(interval time.Duration) *timedSink {
 	return &timedSink{interval: interval, fired: make(chan error, 1000)}
 }
 
-func (s *timedSink) Open(ctx context.Context, env *Env) error { s.now = env.Now; return nil }
-func (s *timedSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *timedSink) Open(ctx context.Context, env *exec.Env) error { s.now = env.Now; return nil }
+func (s *timedSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if s.due.IsZero() {
 		s.due = s.now().Add(s.interval)
 	}
 	return nil
 }
 func (s *timedSink) NextTimer() time.Time { return s.due }
-func (s *timedSink) OnTimer(ctx context.Context, now time.Time, out Emitter) error {
+func (s *timedSink) OnTimer(ctx context.Context, now time.Time, out exec.Emitter) error {
 	var err error
 	if s.due.IsZero() || now.Before(s.due) {
 		err = fmt.Errorf("OnTimer at %v, but the timer is due at %v", now, s.due)
@@ -48,20 +49,20 @@ func (s *timedSink) OnTimer(ctx context.Context, now time.Time, out Emitter) err
 }
 
 // chanMessages is a MessageSource whose chunks a test sends.
-type chanMessages struct{ ch chan Chunk }
+type chanMessages struct{ ch chan exec.Chunk }
 
-func (s *chanMessages) Open(context.Context, *Env) error { return nil }
-func (s *chanMessages) Next(context.Context) (Chunk, error) {
-	return Chunk{}, fmt.Errorf("read with NextMessage")
+func (s *chanMessages) Open(context.Context, *exec.Env) error { return nil }
+func (s *chanMessages) Next(context.Context) (exec.Chunk, error) {
+	return exec.Chunk{}, fmt.Errorf("read with NextMessage")
 }
 func (s *chanMessages) Wait(context.Context) error { return nil }
 func (s *chanMessages) Close() error               { return nil }
-func (s *chanMessages) NextMessage(ctx context.Context) (Chunk, Control, error) {
+func (s *chanMessages) NextMessage(ctx context.Context) (exec.Chunk, exec.Control, error) {
 	select {
 	case c := <-s.ch:
-		return c, Control{}, nil
+		return c, exec.Control{}, nil
 	case <-ctx.Done():
-		return Chunk{}, Control{}, ctx.Err()
+		return exec.Chunk{}, exec.Control{}, ctx.Err()
 	}
 }
 
@@ -71,11 +72,11 @@ func (s *chanMessages) NextMessage(ctx context.Context) (Chunk, Control, error) 
 // never before it is due.
 func TestProcessingTimerFires(t *testing.T) {
 	alloc := memory.NewGoAllocator()
-	chunk := func() Chunk {
-		return Chunk{Batch: types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(0, 1))}
+	chunk := func() exec.Chunk {
+		return exec.Chunk{Batch: types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(0, 1))}
 	}
 	sinkOps := func(s *timedSink) []OpSpec {
-		return []OpSpec{{Name: "timed", New: func(int) (Operator, error) { return s, nil }}}
+		return []OpSpec{{Name: "timed", New: func(int) (exec.Operator, error) { return s, nil }}}
 	}
 	for _, tt := range []struct {
 		name  string
@@ -84,25 +85,25 @@ func TestProcessingTimerFires(t *testing.T) {
 		{"source stage idle", func(s *timedSink) (GraphSpec, func()) {
 			src := newGrowingSource()
 			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }, Ops: sinkOps(s)},
+				{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }, Ops: sinkOps(s)},
 			}}, func() { src.add(1) }
 		}},
 		{"inbox idle", func(s *timedSink) (GraphSpec, func()) {
 			src := newGrowingSource()
 			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+				{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
 				{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}}, Ops: sinkOps(s)},
 			}}, func() { src.add(1) }
 		}},
 		{"message source idle", func(s *timedSink) (GraphSpec, func()) {
-			src := &chanMessages{ch: make(chan Chunk, 1)}
+			src := &chanMessages{ch: make(chan exec.Chunk, 1)}
 			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }, Ops: sinkOps(s)},
+				{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }, Ops: sinkOps(s)},
 			}}, func() { src.ch <- chunk() }
 		}},
 		{"busy", func(s *timedSink) (GraphSpec, func()) {
 			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (Source, error) { return &endlessSource{}, nil }, Ops: sinkOps(s)},
+				{Parallelism: 1, Source: func(int) (exec.Source, error) { return &endlessSource{}, nil }, Ops: sinkOps(s)},
 			}}, func() {}
 		}},
 	} {

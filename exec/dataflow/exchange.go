@@ -1,16 +1,13 @@
-package exec
+package dataflow
 
 import (
 	"context"
-	"fmt"
 	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/exec"
 )
 
 // message is what travels on a channel between stages: a chunk or a control
@@ -19,9 +16,9 @@ import (
 type message struct {
 	sender int
 	input  int
-	chunk  Chunk
-	ctrl   Control // Kind 0 for data
-	bytes  int64   // the batch's buffers, counted against the inbox's budget
+	chunk  exec.Chunk
+	ctrl   exec.Control // Kind 0 for data
+	bytes  int64        // the batch's buffers, counted against the inbox's budget
 }
 
 // Distribution says how an output writer spreads rows over the consumer's
@@ -60,7 +57,7 @@ type outWriter struct {
 	// instance, until they make coalesceRows rows, a control message goes
 	// out, or the task runs out of input (see coalesce.go).
 	coalesce bool
-	pend     [][]Chunk
+	pend     [][]exec.Chunk
 	pendRows []int
 	held     int // parts held since the last flush of every consumer
 }
@@ -78,7 +75,7 @@ func (w *outWriter) send(ctx context.Context, dst int, m message) error {
 
 // Emit implements Emitter. The chunk is borrowed: what is sent is retained
 // (or newly built) for the receiver, which releases it.
-func (w *outWriter) Emit(ctx context.Context, c Chunk) error {
+func (w *outWriter) Emit(ctx context.Context, c exec.Chunk) error {
 	n := len(w.inboxes)
 	switch {
 	case w.dist == DistForward:
@@ -99,7 +96,7 @@ func (w *outWriter) Emit(ctx context.Context, c Chunk) error {
 	return w.emitHashed(ctx, c)
 }
 
-func (w *outWriter) sendRetained(ctx context.Context, dst int, c Chunk) error {
+func (w *outWriter) sendRetained(ctx context.Context, dst int, c exec.Chunk) error {
 	c = c.Keep()
 	if err := w.send(ctx, dst, message{chunk: c}); err != nil {
 		c.Batch.Release()
@@ -108,7 +105,7 @@ func (w *outWriter) sendRetained(ctx context.Context, dst int, c Chunk) error {
 	return nil
 }
 
-func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
+func (w *outWriter) emitHashed(ctx context.Context, c exec.Chunk) error {
 	rows := c.NumRows()
 	if cap(w.hashes) < rows {
 		w.hashes = make([]uint64, rows)
@@ -118,7 +115,7 @@ func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
 	for i, k := range w.keys {
 		cols[i] = c.Batch.Column(k)
 	}
-	if err := HashRows(cols, w.hashes); err != nil {
+	if err := exec.HashRows(cols, w.hashes); err != nil {
 		return err
 	}
 	n := len(w.inboxes)
@@ -129,11 +126,11 @@ func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
 		w.sels[i] = w.sels[i][:0]
 	}
 	for r, h := range w.hashes {
-		dst := InstanceForKeyGroup(KeyGroup(h), n)
+		dst := exec.InstanceForKeyGroup(exec.KeyGroup(h), n)
 		w.sels[dst] = append(w.sels[dst], int32(r))
 	}
 	for dst, sel := range w.sels {
-		var part Chunk
+		var part exec.Chunk
 		switch len(sel) {
 		case 0:
 			continue
@@ -141,7 +138,7 @@ func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
 			part = c.Keep()
 		default:
 			var err error
-			if part, err = takeChunk(w.alloc, c, sel); err != nil {
+			if part, err = exec.TakeRows(w.alloc, c, sel); err != nil {
 				return err
 			}
 		}
@@ -154,7 +151,7 @@ func (w *outWriter) emitHashed(ctx context.Context, c Chunk) error {
 
 // control sends a control message to every consumer instance, after the
 // rows waiting to be coalesced.
-func (w *outWriter) control(ctx context.Context, m Control) error {
+func (w *outWriter) control(ctx context.Context, m exec.Control) error {
 	if err := w.flush(ctx); err != nil {
 		return err
 	}
@@ -164,31 +161,4 @@ func (w *outWriter) control(ctx context.Context, m Control) error {
 		}
 	}
 	return nil
-}
-
-// takeChunk returns a new chunk holding c's rows at sel, ops included.
-func takeChunk(alloc memory.Allocator, c Chunk, sel []int32) (Chunk, error) {
-	b := c.Batch
-	cols := make([]arrow.Array, b.NumCols())
-	for i := range cols {
-		a, err := expr.Take(alloc, b.Column(i), sel)
-		if err != nil {
-			for _, x := range cols[:i] {
-				x.Release()
-			}
-			return Chunk{}, fmt.Errorf("exec: partitioning: %w", err)
-		}
-		cols[i] = a
-	}
-	out := Chunk{Batch: array.NewRecordBatch(b.Schema(), cols, int64(len(sel)))}
-	for _, a := range cols {
-		a.Release()
-	}
-	if c.Ops != nil {
-		out.Ops = make([]Op, len(sel))
-		for i, r := range sel {
-			out.Ops[i] = c.Ops[r]
-		}
-	}
-	return out, nil
 }

@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -13,22 +13,23 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // opsRecorder records every row it receives with its op, and the number of
 // batches.
 type opsRecorder struct {
 	mu      sync.Mutex
-	rows    map[int64][]Op
+	rows    map[int64][]exec.Op
 	batches int
 }
 
-func (r *opsRecorder) Open(context.Context, *Env) error { return nil }
-func (r *opsRecorder) Process(_ context.Context, _ int, c Chunk, _ Emitter) error {
+func (r *opsRecorder) Open(context.Context, *exec.Env) error { return nil }
+func (r *opsRecorder) Process(_ context.Context, _ int, c exec.Chunk, _ exec.Emitter) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.rows == nil {
-		r.rows = map[int64][]Op{}
+		r.rows = map[int64][]exec.Op{}
 	}
 	r.batches++
 	for i, row := range types.Rows(c.Batch, []types.T{types.BigIntT}) {
@@ -36,8 +37,8 @@ func (r *opsRecorder) Process(_ context.Context, _ int, c Chunk, _ Emitter) erro
 	}
 	return nil
 }
-func (r *opsRecorder) OnControl(context.Context, Control, Emitter) error { return nil }
-func (r *opsRecorder) Close() error                                      { return nil }
+func (r *opsRecorder) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (r *opsRecorder) Close() error                                                { return nil }
 
 // TestCoalescedExchange sends 600 chunks of 5 rows (with ops) through a
 // hash exchange that coalesces: every row arrives once with its op, the
@@ -46,14 +47,14 @@ func TestCoalescedExchange(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
 	var batches []arrow.RecordBatch
-	var ops [][]Op
+	var ops [][]exec.Op
 	for k := range 600 {
 		batches = append(batches, types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(5*k, 5*k+5)))
-		o := make([]Op, 5)
+		o := make([]exec.Op, 5)
 		for i := range o {
-			o[i] = Insert
+			o[i] = exec.Insert
 			if (5*k+i)%3 == 0 {
-				o[i] = Delete
+				o[i] = exec.Delete
 			}
 		}
 		ops = append(ops, o)
@@ -65,11 +66,11 @@ func TestCoalescedExchange(t *testing.T) {
 	}()
 	recs := []*opsRecorder{{}, {}, {}}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return &opsSource{batches: batches, ops: ops}, nil }},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return &opsSource{batches: batches, ops: ops}, nil }},
 		{Parallelism: 3, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{{Name: "rec", New: func(i int) (Operator, error) { return recs[i], nil }}}},
+			Ops: []OpSpec{{Name: "rec", New: func(i int) (exec.Operator, error) { return recs[i], nil }}}},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "end", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+			Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, Coalesce: true})
 	if err != nil {
@@ -82,11 +83,11 @@ func TestCoalescedExchange(t *testing.T) {
 	for _, r := range recs {
 		got += r.batches
 		for v, os := range r.rows {
-			want := Insert
+			want := exec.Insert
 			if v%3 == 0 {
-				want = Delete
+				want = exec.Delete
 			}
-			if !slices.Equal(os, []Op{want}) {
+			if !slices.Equal(os, []exec.Op{want}) {
 				t.Fatalf("row %d arrived as %v", v, os)
 			}
 			seen++
@@ -104,19 +105,19 @@ func TestCoalescedExchange(t *testing.T) {
 // opsSource replays batches with their ops.
 type opsSource struct {
 	batches []arrow.RecordBatch
-	ops     [][]Op
+	ops     [][]exec.Op
 	next    int
 }
 
-func (s *opsSource) Open(context.Context, *Env) error { return nil }
-func (s *opsSource) Next(context.Context) (Chunk, error) {
+func (s *opsSource) Open(context.Context, *exec.Env) error { return nil }
+func (s *opsSource) Next(context.Context) (exec.Chunk, error) {
 	if s.next == len(s.batches) {
-		return Chunk{}, io.EOF
+		return exec.Chunk{}, io.EOF
 	}
 	b := s.batches[s.next]
 	b.Retain()
 	s.next++
-	return Chunk{Batch: b, Ops: s.ops[s.next-1]}, nil
+	return exec.Chunk{Batch: b, Ops: s.ops[s.next-1]}, nil
 }
 func (s *opsSource) Wait(context.Context) error { return nil }
 func (s *opsSource) Close() error               { return nil }
@@ -130,11 +131,11 @@ func TestCoalescedExchangeFlushesWhenIdle(t *testing.T) {
 	src := newGrowingSource()
 	sink := &collectSink{}
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (Source, error) { return src, nil }},
+		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{{Name: "pass", New: func(int) (Operator, error) { return &passthrough{}, nil }}}},
+			Ops: []OpSpec{{Name: "pass", New: func(int) (exec.Operator, error) { return &passthrough{}, nil }}}},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
 	}}
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, Coalesce: true})
 	if err != nil {
@@ -163,7 +164,7 @@ func TestCoalescingBoundsTheWait(t *testing.T) {
 	ctx := context.Background()
 	for i := range coalesceMaxHeld {
 		b := types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(i, i+1))
-		if err := w.Emit(ctx, Chunk{Batch: b}); err != nil {
+		if err := w.Emit(ctx, exec.Chunk{Batch: b}); err != nil {
 			t.Fatal(err)
 		}
 		b.Release()

@@ -1,8 +1,8 @@
-package exec
+package dataflow
 
 import (
-	"context"
 	"errors"
+	"github.com/eddysql/eddy/exec"
 )
 
 // OpSpec describes one operator of a stage's chain.
@@ -12,7 +12,7 @@ type OpSpec struct {
 	// NodeID is the physical plan node the operator runs (0: none).
 	NodeID int
 	// New creates the operator for one parallel instance.
-	New func(instance int) (Operator, error)
+	New func(instance int) (exec.Operator, error)
 }
 
 // InputSpec connects a stage to an upstream stage through an exchange.
@@ -31,7 +31,7 @@ type InputSpec struct {
 // consumer of exchanges, followed by a chain of fused operators.
 type StageSpec struct {
 	Parallelism int
-	Source      func(instance int) (Source, error)
+	Source      func(instance int) (exec.Source, error)
 	SourceName  string
 	// SourceNodeID is the physical plan node of the source (0: none).
 	SourceNodeID int
@@ -48,20 +48,6 @@ type StageSpec struct {
 type GraphSpec struct {
 	Stages []StageSpec
 }
-
-// MessageSource is a Source whose input carries its own control messages:
-// a subscription to a materialized view's changes. The runtime forwards its
-// markers instead of generating flush markers and end of input itself.
-type MessageSource interface {
-	Source
-	// NextMessage blocks until a chunk (Control.Kind == 0) or a control
-	// message is available, or ctx is done.
-	NextMessage(ctx context.Context) (Chunk, Control, error)
-}
-
-// subscriptionCapacity is the number of messages a view subscription
-// queues. It is bounded so a slow subscriber back-pressures its view.
-const subscriptionCapacity = 16
 
 func (g *GraphSpec) validate() error {
 	if len(g.Stages) == 0 {

@@ -1,9 +1,10 @@
-package exec
+package dataflow
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/eddysql/eddy/exec"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -16,14 +17,14 @@ import (
 type task struct {
 	name    string
 	job     *Job
-	env     *Env
-	source  Source
+	env     *exec.Env
+	source  exec.Source
 	inbox   *inbox
 	align   *aligner
 	chain   *chain
 	out     *outWriter // nil in the sink stage
 	isSink  bool
-	metrics []*OperatorMetrics
+	metrics []*exec.OperatorMetrics
 	taskM   TaskMetrics
 	closed  bool
 	wm      *watermarker // source stages with event time
@@ -47,14 +48,14 @@ type TaskMetrics struct {
 
 type discard struct{}
 
-func (discard) Emit(context.Context, Chunk) error { return nil }
+func (discard) Emit(context.Context, exec.Chunk) error { return nil }
 
 func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOptions) (*task, error) {
 	sr := j.stages[si]
 	spec := sr.spec
 	t := &task{name: fmt.Sprintf("stage %d instance %d", si, inst), job: j}
-	t.env = &Env{Alloc: opts.Alloc, Instance: inst, Parallelism: spec.Parallelism,
-		KeyGroups: KeyGroupsOf(inst, spec.Parallelism), Metrics: &OperatorMetrics{}, OnWarning: opts.OnWarning}
+	t.env = &exec.Env{Alloc: opts.Alloc, Instance: inst, Parallelism: spec.Parallelism,
+		KeyGroups: exec.KeyGroupsOf(inst, spec.Parallelism), Metrics: &exec.OperatorMetrics{}, OnWarning: opts.OnWarning}
 	if spec.Source != nil {
 		src, err := spec.Source(inst)
 		if err != nil {
@@ -78,7 +79,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			}
 		}
 	}
-	ops := make([]Operator, 0, len(spec.Ops))
+	ops := make([]exec.Operator, 0, len(spec.Ops))
 	for _, os := range spec.Ops {
 		op, err := os.New(inst)
 		if err != nil {
@@ -91,10 +92,10 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			return nil, fmt.Errorf("%s: %w", os.Name, err)
 		}
 		ops = append(ops, op)
-		t.metrics = append(t.metrics, &OperatorMetrics{})
+		t.metrics = append(t.metrics, &exec.OperatorMetrics{})
 	}
 	// Find the consumer of this stage's output.
-	var out Emitter = discard{}
+	var out exec.Emitter = discard{}
 	for ci := si + 1; ci < len(g.Stages); ci++ {
 		for k, in := range g.Stages[ci].Inputs {
 			if in.From != si {
@@ -152,7 +153,7 @@ func (t *task) run(ctx context.Context) error {
 	}
 	t.job.taskOpened()
 	if t.source != nil {
-		if ms, ok := t.source.(MessageSource); ok {
+		if ms, ok := t.source.(exec.MessageSource); ok {
 			return t.runMessageSource(ctx, ms)
 		}
 		return t.runSource(ctx)
@@ -161,12 +162,12 @@ func (t *task) run(ctx context.Context) error {
 }
 
 // deliver runs an aligned control message through the chain and passes it on.
-func (t *task) deliver(ctx context.Context, m Control) error {
+func (t *task) deliver(ctx context.Context, m exec.Control) error {
 	forward, err := t.chain.control(ctx, m)
 	if err != nil || !forward {
 		return err
 	}
-	if m.Kind == CaughtUp && m.Input >= 0 {
+	if m.Kind == exec.CaughtUp && m.Input >= 0 {
 		return nil // for this stage's operator only: downstream learns when every input is
 	}
 	if t.out != nil {
@@ -209,7 +210,7 @@ func (t *task) runInbox(ctx context.Context) error {
 			if err := t.deliver(ctx, c); err != nil {
 				return err
 			}
-			if c.Kind == EndOfInput {
+			if c.Kind == exec.EndOfInput {
 				return nil
 			}
 		}
@@ -260,8 +261,8 @@ func (t *task) runSource(ctx context.Context) error {
 			if err := t.sourceChunk(ctx, c); err != nil {
 				return err
 			}
-			if _, gen := t.source.(Generator); gen && asked > 0 {
-				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+			if _, gen := t.source.(exec.Generator); gen && asked > 0 {
+				if err := t.deliver(ctx, exec.Control{Kind: exec.Flush, FlushID: asked}); err != nil {
 					return err
 				}
 				continue
@@ -274,27 +275,27 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			if t.wm != nil {
 				// The end of a bounded input: every event time is behind it.
-				if err := t.deliver(ctx, Control{Kind: Watermark, Watermark: MaxWatermark}); err != nil {
+				if err := t.deliver(ctx, exec.Control{Kind: exec.Watermark, Watermark: exec.MaxWatermark}); err != nil {
 					return err
 				}
 			}
 			if asked > 0 {
-				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+				if err := t.deliver(ctx, exec.Control{Kind: exec.Flush, FlushID: asked}); err != nil {
 					return err
 				}
 			}
-			return t.deliver(ctx, Control{Kind: EndOfInput})
-		case errors.Is(err, ErrCaughtUp):
+			return t.deliver(ctx, exec.Control{Kind: exec.EndOfInput})
+		case errors.Is(err, exec.ErrCaughtUp):
 			t.behindSince.Store(0)
 			if err := t.caughtUp(ctx); err != nil {
 				return err
 			}
-			if bs, ok := t.source.(BoundedSource); ok && bs.Bounded() {
+			if bs, ok := t.source.(exec.BoundedSource); ok && bs.Bounded() {
 				t.requeue(asked) // answered at its end
 				asked = 0
 			}
 			if asked > 0 {
-				if err := t.deliver(ctx, Control{Kind: Flush, FlushID: asked}); err != nil {
+				if err := t.deliver(ctx, exec.Control{Kind: exec.Flush, FlushID: asked}); err != nil {
 					return err
 				}
 			}
@@ -314,7 +315,7 @@ func (t *task) runSource(ctx context.Context) error {
 
 // sourceChunk runs one chunk from the source through the chain: late rows
 // dropped first, and the watermark it advanced delivered after it.
-func (t *task) sourceChunk(ctx context.Context, c Chunk) error {
+func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	m := t.env.Metrics
 	m.RowsIn.Add(int64(c.NumRows()))
 	m.BatchesIn.Add(1)
@@ -408,10 +409,10 @@ func (t *task) caughtUp(ctx context.Context) error {
 		return nil
 	}
 	t.caughtSent = true
-	return t.deliver(ctx, Control{Kind: CaughtUp, Input: -1})
+	return t.deliver(ctx, exec.Control{Kind: exec.CaughtUp, Input: -1})
 }
 
-func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
+func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) error {
 	// A message source (a view's changes) starts with the view's contents:
 	// it counts as caught up from the start.
 	if err := t.caughtUp(ctx); err != nil {
@@ -452,7 +453,7 @@ func (t *task) runMessageSource(ctx context.Context, ms MessageSource) error {
 		if err := t.deliver(ctx, ctrl); err != nil {
 			return err
 		}
-		if ctrl.Kind == EndOfInput {
+		if ctrl.Kind == exec.EndOfInput {
 			return nil
 		}
 	}

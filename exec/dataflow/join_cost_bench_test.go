@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -58,13 +59,13 @@ func BenchmarkJoinCosts(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			side := batches[:size/4096]
 			for i := 0; i < b.N; i++ {
-				j := NewHashJoin(HashJoinConfig{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+				j := exec.NewHashJoin(exec.HashJoinConfig{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
 					Names: []string{"a", "b", "c", "d"}})
-				if err := j.Open(context.Background(), &Env{Alloc: alloc, Metrics: &OperatorMetrics{}}); err != nil {
+				if err := j.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
 					b.Fatal(err)
 				}
 				for _, r := range side {
-					if err := j.Process(context.Background(), 1, Chunk{Batch: r}, EmitterFunc(func(context.Context, Chunk) error { return nil })); err != nil {
+					if err := j.Process(context.Background(), 1, exec.Chunk{Batch: r}, exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })); err != nil {
 						b.Fatal(err)
 					}
 				}
@@ -83,7 +84,7 @@ func BenchmarkJoinCosts(b *testing.B) {
 			for i := 0; i < b.N; i++ {
 				sinks := make([]countSink, 2)
 				g := GraphSpec{Stages: []StageSpec{
-					{Parallelism: srcPar, Source: func(inst int) (Source, error) {
+					{Parallelism: srcPar, Source: func(inst int) (exec.Source, error) {
 						var mine []arrow.RecordBatch
 						for k := inst; k < len(batches); k += srcPar {
 							mine = append(mine, batches[k])
@@ -91,9 +92,9 @@ func BenchmarkJoinCosts(b *testing.B) {
 						return &batchSource{batches: mine}, nil
 					}},
 					{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: dist, Keys: []int{0}}},
-						Ops: []OpSpec{{Name: "count", New: func(inst int) (Operator, error) { return &sinks[inst], nil }}}},
+						Ops: []OpSpec{{Name: "count", New: func(inst int) (exec.Operator, error) { return &sinks[inst], nil }}}},
 					{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-						Ops: []OpSpec{{Name: "end", New: func(int) (Operator, error) { return &countSink{}, nil }}}},
+						Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}},
 				}}
 				job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
 				if err != nil {

@@ -1,4 +1,6 @@
-package exec
+package dataflow
+
+import "github.com/eddysql/eddy/exec"
 
 // aligner merges the control messages of a task's senders (every upstream
 // instance of every input). A control message takes effect once it is
@@ -59,9 +61,9 @@ func (a *aligner) ignoreWatermarks(sender int) { a.deaf[sender] = true }
 
 // add records a control message from sender and returns the messages that
 // became aligned, in order.
-func (a *aligner) add(sender int, m Control) []Control {
+func (a *aligner) add(sender int, m exec.Control) []exec.Control {
 	switch m.Kind {
-	case Watermark:
+	case exec.Watermark:
 		if a.deaf[sender] {
 			return nil
 		}
@@ -70,16 +72,16 @@ func (a *aligner) add(sender int, m Control) []Control {
 			a.wm[sender] = m.Watermark
 		}
 		return a.advanceWatermark(nil)
-	case Flush:
+	case exec.Flush:
 		a.flushSeen[sender] = max(a.flushSeen[sender], m.FlushID)
 		return a.advanceMarkers(nil)
-	case Barrier:
+	case exec.Barrier:
 		a.barSeen[sender] = max(a.barSeen[sender], m.Epoch)
 		return a.advanceMarkers(nil)
-	case CaughtUp:
+	case exec.CaughtUp:
 		a.caught[sender] = true
 		return a.advanceCaughtUp(nil)
-	case EndOfInput:
+	case exec.EndOfInput:
 		if !a.ended[sender] {
 			a.ended[sender] = true
 			a.nEnded++
@@ -89,7 +91,7 @@ func (a *aligner) add(sender int, m Control) []Control {
 		out = a.advanceWatermark(out)
 		out = a.advanceMarkers(out)
 		if a.nEnded == a.n {
-			out = append(out, Control{Kind: EndOfInput})
+			out = append(out, exec.Control{Kind: exec.EndOfInput})
 		}
 		return out
 	}
@@ -99,7 +101,7 @@ func (a *aligner) add(sender int, m Control) []Control {
 // advanceWatermark reports the minimum watermark over the live senders that
 // are not idle, when it advanced, or that the output became idle (every
 // live sender idle) or active again.
-func (a *aligner) advanceWatermark(out []Control) []Control {
+func (a *aligner) advanceWatermark(out []exec.Control) []exec.Control {
 	lo, live, active := int64(1<<63-1), false, false
 	for i, w := range a.wm {
 		if a.ended[i] || a.deaf[i] {
@@ -116,19 +118,19 @@ func (a *aligner) advanceWatermark(out []Control) []Control {
 	case live && !active:
 		if !a.idleOut {
 			a.idleOut = true
-			out = append(out, Control{Kind: Watermark, Watermark: a.wmOut, Idle: true})
+			out = append(out, exec.Control{Kind: exec.Watermark, Watermark: a.wmOut, Idle: true})
 		}
 	case active && (lo > a.wmOut || a.idleOut):
 		a.idleOut = false
 		a.wmOut = max(a.wmOut, lo)
-		out = append(out, Control{Kind: Watermark, Watermark: a.wmOut})
+		out = append(out, exec.Control{Kind: exec.Watermark, Watermark: a.wmOut})
 	}
 	return out
 }
 
 // advanceCaughtUp reports each input whose senders have all caught up,
 // then, once, that every input has.
-func (a *aligner) advanceCaughtUp(out []Control) []Control {
+func (a *aligner) advanceCaughtUp(out []exec.Control) []exec.Control {
 	if a.caughtAll {
 		return out
 	}
@@ -142,18 +144,18 @@ func (a *aligner) advanceCaughtUp(out []Control) []Control {
 		}
 		if done && !a.caughtIn[in] {
 			a.caughtIn[in] = true
-			out = append(out, Control{Kind: CaughtUp, Input: in})
+			out = append(out, exec.Control{Kind: exec.CaughtUp, Input: in})
 		}
 		all = all && done
 	}
 	if all {
 		a.caughtAll = true
-		out = append(out, Control{Kind: CaughtUp, Input: -1})
+		out = append(out, exec.Control{Kind: exec.CaughtUp, Input: -1})
 	}
 	return out
 }
 
-func (a *aligner) advanceMarkers(out []Control) []Control {
+func (a *aligner) advanceMarkers(out []exec.Control) []exec.Control {
 	lowFlush, lowBar, live := ^uint64(0), ^uint64(0), false
 	for i := range a.flushSeen {
 		if a.ended[i] {
@@ -168,11 +170,11 @@ func (a *aligner) advanceMarkers(out []Control) []Control {
 	}
 	if lowBar > a.barOut {
 		a.barOut = lowBar
-		out = append(out, Control{Kind: Barrier, Epoch: lowBar})
+		out = append(out, exec.Control{Kind: exec.Barrier, Epoch: lowBar})
 	}
 	if lowFlush > a.flushOut {
 		a.flushOut = lowFlush
-		out = append(out, Control{Kind: Flush, FlushID: lowFlush})
+		out = append(out, exec.Control{Kind: exec.Flush, FlushID: lowFlush})
 	}
 	return out
 }

@@ -1,4 +1,4 @@
-package exec
+package dataflow
 
 import (
 	"context"
@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/eddysql/eddy/exec"
 )
 
 // JobState is the lifecycle state of a job.
@@ -226,16 +227,16 @@ func (j *Job) signalLocked() {
 
 // sinkControl is called by the sink stage after its chain handled an aligned
 // control message.
-func (j *Job) sinkControl(m Control) {
+func (j *Job) sinkControl(m exec.Control) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	switch m.Kind {
-	case Flush:
+	case exec.Flush:
 		if m.FlushID > j.flushed {
 			j.flushed = m.FlushID
 			j.signalLocked()
 		}
-	case EndOfInput:
+	case exec.EndOfInput:
 		if j.state == JobRunning {
 			j.state = JobFinished
 			j.signalLocked()

@@ -1,0 +1,225 @@
+package build
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// SourceFactory creates the source of a physical Source node for one
+// instance. The engine provides it: it knows the storage logs, connectors
+// and views the sources read.
+type SourceFactory func(src *physical.Source, instance int) (exec.Source, error)
+
+// Services are what the engine provides to turn a plan into a dataflow.
+type Services struct {
+	// Sources creates the sources.
+	Sources SourceFactory
+	// Watermarks returns the event-time handling of a source, or nil.
+	Watermarks func(src *physical.Source) *dataflow.WatermarkSpec
+}
+
+// Graph cuts a physical plan into stages — a new stage starts at every
+// source and every exchange; everything else fuses into its input's stage —
+// and appends sink as the last operator of the root's stage.
+func Graph(root physical.Node, svc Services, sink dataflow.OpSpec) (dataflow.GraphSpec, error) {
+	b := &graphBuilder{svc: svc}
+	si, err := b.build(root)
+	if err != nil {
+		return dataflow.GraphSpec{}, err
+	}
+	if si != len(b.g.Stages)-1 {
+		return dataflow.GraphSpec{}, fmt.Errorf("exec: the root stage is not the last stage")
+	}
+	last := &b.g.Stages[si]
+	last.Ops = append(last.Ops, sink)
+	return b.g, nil
+}
+
+type graphBuilder struct {
+	g   dataflow.GraphSpec
+	svc Services
+}
+
+// build returns the index of the stage whose chain ends with n.
+func (b *graphBuilder) build(n physical.Node) (int, error) {
+	h := n.Hdr()
+	switch n := n.(type) {
+	case *physical.Source:
+		st := dataflow.StageSpec{
+			Parallelism: h.Parallelism, SourceName: physical.Line(n), SourceNodeID: h.ID,
+			Source: func(inst int) (exec.Source, error) { return b.svc.Sources(n, inst) },
+		}
+		if b.svc.Watermarks != nil {
+			st.Watermark = b.svc.Watermarks(n)
+		}
+		b.g.Stages = append(b.g.Stages, st)
+		return len(b.g.Stages) - 1, nil
+	case *physical.Values:
+		names, ts, rows := h.Names(), h.Types(), n.Rows
+		b.g.Stages = append(b.g.Stages, dataflow.StageSpec{
+			Parallelism: 1, SourceName: physical.Line(n), SourceNodeID: h.ID,
+			Source: func(int) (exec.Source, error) { return &exec.ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
+		})
+		return len(b.g.Stages) - 1, nil
+	case *physical.Union:
+		return b.buildMultiInput(n, func(int) (exec.Operator, error) { return unionOp{}, nil })
+	case *physical.HashJoin:
+		cfg := exec.HashJoinConfig{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
+			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
+			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi}
+		stage, err := b.buildMultiInput(n, func(int) (exec.Operator, error) { return exec.NewHashJoin(cfg), nil })
+		if err == nil && n.Lookup {
+			// The table side carries no event time.
+			b.g.Stages[stage].Inputs[1].IgnoreWatermarks = true
+		}
+		return stage, err
+	case *physical.Exchange:
+		up, err := b.build(h.Inputs[0])
+		if err != nil {
+			return 0, err
+		}
+		b.g.Stages = append(b.g.Stages, dataflow.StageSpec{
+			Parallelism: h.Parallelism,
+			Inputs:      []dataflow.InputSpec{{From: up, Dist: distOf(n.Dist), Keys: n.Keys}},
+		})
+		return len(b.g.Stages) - 1, nil
+	}
+	if len(h.Inputs) != 1 {
+		return 0, fmt.Errorf("exec: no runtime for %s", physical.Line(n))
+	}
+	si, err := b.build(h.Inputs[0])
+	if err != nil {
+		return 0, err
+	}
+	spec, err := b.opSpec(n)
+	if err != nil {
+		return 0, err
+	}
+	spec.NodeID = h.ID
+	if b.g.Stages[si].Parallelism != h.Parallelism {
+		return 0, fmt.Errorf("exec: %s runs at parallelism %d but its input at %d without an exchange",
+			physical.Line(n), h.Parallelism, b.g.Stages[si].Parallelism)
+	}
+	b.g.Stages[si].Ops = append(b.g.Stages[si].Ops, spec)
+	return si, nil
+}
+
+func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
+	h := n.Hdr()
+	name := physical.Line(n)
+	inTypes := h.Inputs[0].Hdr().Types()
+	names, ts := h.Names(), h.Types()
+	switch n := n.(type) {
+	case *physical.Calc:
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
+			return exec.NewCalc(inTypes, n.Filter, n.Projs, names), nil
+		}}, nil
+	case *physical.HashAgg:
+		cfg := exec.HashAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
+		// A window's state is freed when it closes if nothing can change
+		// it afterwards: its rows are emitted then (EMIT ON WINDOW CLOSE),
+		// or the input only inserts, so late rows are all it could see.
+		if n.CloseKey >= 0 && (n.EmitOnClose || n.AppendOnlyInput) {
+			cfg.Close = &exec.AggClose{Key: n.CloseKey, Offset: n.CloseOffset, Emit: n.EmitOnClose}
+		}
+		for _, a := range n.Aggs {
+			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+		}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewHashAgg(cfg), nil }}, nil
+	case *physical.LocalAgg:
+		cfg := exec.LocalAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names}
+		for _, p := range n.Partials {
+			kind := map[plan.AggFunc]exec.PartialKind{plan.AggCountStar: exec.PartialCountStar, plan.AggCount: exec.PartialCount,
+				plan.AggSum: exec.PartialSum, plan.AggMin: exec.PartialMin, plan.AggMax: exec.PartialMax}[p.Kind]
+			cfg.Partials = append(cfg.Partials, exec.PartialSpec{Kind: kind, Arg: p.Arg, Type: p.Type})
+		}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewLocalAgg(cfg), nil }}, nil
+	case *physical.WindowAssign:
+		kind := map[plan.WindowKind]exec.WindowKind{plan.Tumble: exec.WindowTumble, plan.Hop: exec.WindowHop, plan.Cumulate: exec.WindowCumulate}[n.Kind]
+		cfg := exec.WindowAssignConfig{Input: inTypes, TimeCol: n.TimeCol, Kind: kind, Size: n.Size, Slide: n.Slide, Names: names}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewWindowAssign(cfg), nil }}, nil
+	case *physical.SessionAgg:
+		cfg := exec.SessionAggConfig{Input: inTypes, GroupKeys: n.Keys, TimeCol: n.TimeCol, Gap: n.Gap, Names: names, EmitOnClose: n.EmitOnClose}
+		for _, a := range n.Aggs {
+			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+		}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewSessionWindowAgg(cfg) }}, nil
+	case *physical.TopN:
+		cfg := exec.TopNConfig{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
+			AppendOnly: n.AppendOnlyInput, Names: names}
+		for _, k := range n.Order {
+			cfg.Order = append(cfg.Order, exec.SortKey{Col: k.Ord, Desc: k.Desc})
+		}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewTopN(cfg) }}, nil
+	case *physical.OverAgg:
+		cfg := exec.OverAggConfig{Input: inTypes, Partition: n.Partition, Frame: n.Frame, Names: names}
+		for _, k := range n.Order {
+			cfg.Order = append(cfg.Order, exec.SortKey{Col: k.Ord, Desc: k.Desc})
+		}
+		for _, a := range n.Aggs {
+			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+		}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewOverAgg(cfg) }}, nil
+	case *physical.Upsert:
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
+			return &exec.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
+		}}, nil
+	case *physical.Sort:
+		keys := make([]exec.SortKey, len(n.Keys))
+		for i, k := range n.Keys {
+			keys[i] = exec.SortKey{Col: k.Ord, Desc: k.Desc}
+		}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
+			return &exec.Sort{Names: names, Types: ts, Keys: keys}, nil
+		}}, nil
+	case *physical.Limit:
+		_, sorted := h.Inputs[0].(*physical.Sort)
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
+			return &exec.Limit{Names: names, Types: ts, Count: n.Count, Offset: n.Offset, AppendOnly: sorted || n.AppendOnlyInput}, nil
+		}}, nil
+	}
+	return dataflow.OpSpec{}, fmt.Errorf("exec: no runtime for %s", name)
+}
+
+// distOf maps a physical distribution to the runtime's.
+func distOf(d physical.DistKind) dataflow.Distribution {
+	return map[physical.DistKind]dataflow.Distribution{physical.Forward: dataflow.DistForward, physical.Hash: dataflow.DistHash,
+		physical.Broadcast: dataflow.DistBroadcast, physical.Single: dataflow.DistSingle, physical.RoundRobin: dataflow.DistRoundRobin}[d]
+}
+
+// buildMultiInput builds the stage of an operator with several inputs,
+// each behind an exchange: input k of the operator reads the k-th.
+func (b *graphBuilder) buildMultiInput(n physical.Node, newOp func(int) (exec.Operator, error)) (int, error) {
+	h := n.Hdr()
+	st := dataflow.StageSpec{Parallelism: h.Parallelism}
+	for k, in := range h.Inputs {
+		ex, ok := in.(*physical.Exchange)
+		if !ok {
+			return 0, fmt.Errorf("exec: input %d of %s is not an exchange", k, physical.Line(n))
+		}
+		up, err := b.build(ex.Hdr().Inputs[0])
+		if err != nil {
+			return 0, err
+		}
+		st.Inputs = append(st.Inputs, dataflow.InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k})
+	}
+	st.Ops = []dataflow.OpSpec{{Name: physical.Line(n), NodeID: h.ID, New: newOp}}
+	b.g.Stages = append(b.g.Stages, st)
+	return len(b.g.Stages) - 1, nil
+}
+
+// unionOp passes every input's chunks through: the union of changelogs is
+// their concatenation.
+type unionOp struct{}
+
+func (unionOp) Open(context.Context, *exec.Env) error { return nil }
+func (unionOp) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
+	return out.Emit(ctx, c)
+}
+func (unionOp) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
+func (unionOp) Close() error                                                { return nil }
