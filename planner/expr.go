@@ -181,7 +181,9 @@ func (b *Builder) toBool(n ast.Node, e plan.Expr, clause string) (plan.Expr, err
 
 func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr, error) {
 	switch x.Op {
-	case opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
+	case opcode.LogicAnd, opcode.LogicOr:
+		return b.bindConnective(x, c)
+	case opcode.LogicXor:
 		l, err := b.bindBool(x.L, c)
 		if err != nil {
 			return nil, err
@@ -189,12 +191,6 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 		r, err := b.bindBool(x.R, c)
 		if err != nil {
 			return nil, err
-		}
-		switch x.Op {
-		case opcode.LogicAnd:
-			return plan.MakeAnd([]plan.Expr{l, r}), nil
-		case opcode.LogicOr:
-			return makeOr(l, r), nil
 		}
 		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT}, nil // XOR of booleans
 	}
@@ -219,16 +215,47 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 	return nil, b.unsupported(x, "operator "+x.Op.String())
 }
 
-func makeOr(l, r plan.Expr) plan.Expr {
-	var args []plan.Expr
-	for _, e := range []plan.Expr{l, r} {
-		if o, ok := e.(*plan.Or); ok {
-			args = append(args, o.Args...)
-		} else {
-			args = append(args, e)
+// bindConnective binds a chain of ANDs (or of ORs) as one connective of
+// all its operands, in order. The parser nests `a OR b OR c` as
+// ((a OR b) OR c); walking the chain rather than recursing, and building
+// the argument list once, keeps a condition of thousands of terms linear
+// where flattening each level into the next would copy it at every level.
+func (b *Builder) bindConnective(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr, error) {
+	var chain []ast.ExprNode // right operands, innermost last
+	n := x
+	for {
+		chain = append(chain, n.R)
+		l, ok := n.L.(*ast.BinaryOperationExpr)
+		if !ok || l.Op != x.Op {
+			chain = append(chain, n.L)
+			break
 		}
+		n = l
 	}
-	return &plan.Or{Args: args}
+	var args []plan.Expr
+	for i := len(chain) - 1; i >= 0; i-- {
+		e, err := b.bindBool(chain[i], c)
+		if err != nil {
+			return nil, err
+		}
+		switch y := e.(type) {
+		case *plan.And:
+			if x.Op == opcode.LogicAnd {
+				args = append(args, y.Args...)
+				continue
+			}
+		case *plan.Or:
+			if x.Op == opcode.LogicOr {
+				args = append(args, y.Args...)
+				continue
+			}
+		}
+		args = append(args, e)
+	}
+	if x.Op == opcode.LogicAnd {
+		return &plan.And{Args: args}, nil
+	}
+	return &plan.Or{Args: args}, nil
 }
 
 func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, error) {
@@ -343,7 +370,7 @@ func (b *Builder) bindBetween(x *ast.BetweenExpr, c *exprCtx) (plan.Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		return makeOr(l, r), nil
+		return &plan.Or{Args: []plan.Expr{l, r}}, nil
 	}
 	l, err := b.compare(x, plan.OpGe, arg, lo)
 	if err != nil {
