@@ -77,8 +77,9 @@ func Normalize(c *rules.Context, root plan.Node, opts Options) (plan.Node, *Trac
 // none changes the plan otherwise.
 func runPhase(c *rules.Context, ph Phase, root plan.Node, opts Options, tr *Trace) (plan.Node, error) {
 	defer func(parent plan.Node) { c.Parent = parent }(c.Parent)
+	budget := maxFiringsPerNode * (countNodes(root) + 1)
 	for range maxPasses {
-		p := &pass{c: c, ph: ph, opts: opts, tr: tr}
+		p := &pass{c: c, ph: ph, opts: opts, tr: tr, done: map[plan.Node]bool{}, budget: &budget}
 		var err error
 		root, err = p.visit(nil, root)
 		if err != nil {
@@ -91,19 +92,36 @@ func runPhase(c *rules.Context, ph Phase, root plan.Node, opts Options, tr *Trac
 	return nil, &InternalError{Rule: ph.Name, Msg: fmt.Sprintf("phase did not reach a fixed point in %d passes", maxPasses)}
 }
 
+// maxFiringsPerNode bounds the rule applications of one phase, per node of
+// the plan it started with. A node sees a handful (a filter pushed through
+// it, a projection merged into it); a hundred means rules that undo each
+// other without the plan ever repeating, reported as an InternalError.
+const maxFiringsPerNode = 100
+
 // pass is one bottom-up walk of a phase over the plan.
 type pass struct {
 	c    *rules.Context
 	ph   Phase
 	opts Options
 	tr   *Trace
-
+	// done holds the nodes this pass has already rewritten to their
+	// result: when a rule's output reuses one (a filter pushed onto an
+	// input keeps the input below it), the pass does not walk it again.
+	done    map[plan.Node]bool
 	changed bool
+	budget  *int
 }
 
 // visit rewrites the inputs of n first, then tries each rule of the phase
-// at n once, in order, telling the rules n's parent.
+// at n once, in order, telling the rules n's parent. After a rule fires,
+// it rewrites the new nodes the rule made below its output at once — a
+// filter pushed into a join's inputs goes on down in the same pass — so a
+// phase takes a few passes whatever the depth of the plan, where moving
+// one level per pass would take as many passes as the plan is deep.
 func (p *pass) visit(parent, n plan.Node) (plan.Node, error) {
+	if p.done[n] {
+		return n, nil
+	}
 	p.tr.Visits++
 	n, err := p.visitInputs(n)
 	if err != nil {
@@ -131,8 +149,18 @@ func (p *pass) visit(parent, n plan.Node) (plan.Node, error) {
 			Before: plan.FormatLine(p.c.Md, n), After: plan.FormatLine(p.c.Md, out),
 		})
 		p.changed = true
+		if *p.budget--; *p.budget < 0 {
+			return nil, &InternalError{Rule: r.Name(), Msg: fmt.Sprintf("phase %s did not reach a fixed point: more than %d rule applications per node", p.ph.Name, maxFiringsPerNode)}
+		}
 		n = out
+		if p.ph.Once {
+			continue
+		}
+		if n, err = p.visitInputs(n); err != nil {
+			return nil, err
+		}
 	}
+	p.done[n] = true
 	return n, nil
 }
 
@@ -156,6 +184,14 @@ func (p *pass) visitInputs(n plan.Node) (plan.Node, error) {
 		n = n.WithInputs(nin...)
 	}
 	return n, nil
+}
+
+func countNodes(n plan.Node) int {
+	c := 1
+	for _, in := range n.Inputs() {
+		c += countNodes(in)
+	}
+	return c
 }
 
 // apply runs one rule, turning a panic (a broken invariant inside the rule)
