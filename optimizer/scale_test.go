@@ -111,3 +111,50 @@ func TestUnionAllNormalizesLinearly(t *testing.T) {
 		t.Errorf("4000 branches allocate %.1f× the bytes of 1000", ratio)
 	}
 }
+
+// checkNormalizesLinearly optimizes make(n) and make(4n) over ddl and
+// fails unless the larger allocates at most 6× the bytes of the smaller.
+func checkNormalizesLinearly(t *testing.T, n int, ddl string, make func(n int) string) {
+	t.Helper()
+	_, _, small := normalize(t, ddl, make(n))
+	_, _, large := normalize(t, ddl, make(4*n))
+	if ratio := float64(large) / float64(small); ratio > 6 {
+		t.Errorf("size %d allocates %.1f× the bytes of size %d (%d vs %d): not linear", 4*n, ratio, n, large, small)
+	}
+}
+
+// TestDeepExpressionNormalizesLinearly optimizes a + 1 + 1 + ..., which
+// the parser nests one level per term, in a select list and in WHERE.
+// FoldConstants asked whether each level's whole subtree was volatile
+// before seeing that its operands were not constants, a walk of the
+// subtree at every level.
+func TestDeepExpressionNormalizesLinearly(t *testing.T) {
+	deep := func(n int) string { return "a" + strings.Repeat(" + 1", n) }
+	ddl := "CREATE STREAM t (a BIGINT, b BIGINT);"
+	checkNormalizesLinearly(t, 500, ddl, func(n int) string { return "SELECT " + deep(n) + " AS d FROM t" })
+	checkNormalizesLinearly(t, 500, ddl, func(n int) string { return "SELECT a FROM t WHERE " + deep(n) + " > 5" })
+}
+
+// TestWideSelectNormalizesLinearly optimizes select lists of 1,000 and
+// 4,000 columns and expressions over a stream as wide. PruneColumns
+// gathered the columns an operator reads with a set union per
+// expression, copying the set at every step.
+func TestWideSelectNormalizesLinearly(t *testing.T) {
+	const width = 4000
+	cols := make([]string, width)
+	for i := range cols {
+		cols[i] = fmt.Sprintf("c%d BIGINT", i)
+	}
+	ddl := "CREATE STREAM w (" + strings.Join(cols, ", ") + ");"
+	list := func(format string) func(n int) string {
+		return func(n int) string {
+			items := make([]string, n)
+			for i := range items {
+				items[i] = fmt.Sprintf(format, i, i)
+			}
+			return "SELECT " + strings.Join(items, ", ") + " FROM w WHERE c1 > 0"
+		}
+	}
+	checkNormalizesLinearly(t, 1000, ddl, list("c%d AS x%d"))
+	checkNormalizesLinearly(t, 1000, ddl, list("c%d + 1 AS x%d"))
+}

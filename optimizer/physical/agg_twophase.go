@@ -192,12 +192,13 @@ func (b *builder) buildTwoPhaseAgg(n *plan.Aggregate, in Node, keys []int, d *co
 		return agg, nil
 	}
 	c := &Calc{Header: b.header(n.Output(), p, agg)}
+	aggOrds := ordinalsOf(aggCols)
 	for _, id := range n.Output() {
 		if e, ok := byOut[id]; ok {
 			c.Projs = append(c.Projs, e)
 			continue
 		}
-		e, err := bind(b.md.Ref(id), aggCols)
+		e, err := bind(b.md.Ref(id), aggOrds)
 		if err != nil {
 			return nil, err
 		}
