@@ -66,6 +66,10 @@ func (e *Estimator) Distinct(id plan.ColumnID) float64 {
 	return d
 }
 
+// DistinctKnown is Distinct, reporting whether statistics gave it (false:
+// the default).
+func (e *Estimator) DistinctKnown(id plan.ColumnID) (float64, bool) { return e.distinct(id) }
+
 // distinct is Distinct, reporting whether statistics gave it.
 func (e *Estimator) distinct(id plan.ColumnID) (float64, bool) {
 	if e != nil && e.Md != nil {

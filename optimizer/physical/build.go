@@ -280,7 +280,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		agg.Aggs = append(agg.Aggs, spec)
 	}
 	inProps := n.Input.Props()
-	groups := cost.GroupCount(len(keys), cost.DefaultSnapshotRows, inProps.Bounded)
+	groups := b.stateGroups(n, inProps.Bounded)
 	agg.Est = Estimate{
 		RowsPerSec: in.Hdr().Est.RowsPerSec,
 		Stateful:   true,
