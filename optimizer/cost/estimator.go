@@ -26,6 +26,11 @@ type Statistics func(o *catalog.Object) (TableStats, bool)
 type Estimator struct {
 	Md    *plan.Metadata
 	Stats Statistics
+
+	// sizes memoizes Size per node (plans are immutable, statistics fixed
+	// for a statement): physical planning asks the size of each join's
+	// sides, which would otherwise walk each side's whole subtree.
+	sizes map[plan.Node]float64
 }
 
 func (e *Estimator) stats(o *catalog.Object) (TableStats, bool) {

@@ -35,6 +35,10 @@ func impliedBy(c *Context, n plan.Node, cj plan.Expr) bool {
 // impliedOver is impliedBy with the columns cj reads, computed once for
 // the path down the plan rather than at every node of it.
 func impliedOver(c *Context, n plan.Node, cj plan.Expr, cols plan.ColSet) bool {
+	c.impliedSteps++
+	if !c.mayImply(n) {
+		return false
+	}
 	switch n := n.(type) {
 	case *plan.Filter:
 		return keepsNoRow(n.Pred) || hasCanonical(c, plan.Conjuncts(n.Pred), cj) || impliedOver(c, n.Input, cj, cols)
@@ -95,6 +99,38 @@ func impliedOver(c *Context, n plan.Node, cj plan.Expr, cols plan.ColSet) bool {
 		return len(n.Ins) > 0
 	}
 	return false
+}
+
+// mayImply reports whether anything in n's subtree could make a conjunct
+// implied: a filter, a projection (whose substitution may fold a conjunct
+// to TRUE) or a join condition — the nodes where impliedOver can answer
+// true. Without one, implied is false at once rather than after a walk
+// down the subtree: the common case while a WHERE clause is pushed into a
+// deep tree of cross joins, where the filter made at every level would
+// otherwise walk the untouched tree below it, a cost cubic in its depth.
+// Plans are immutable, so the answer is kept per node.
+func (c *Context) mayImply(n plan.Node) bool {
+	if v, ok := c.mayImplyMemo[n]; ok {
+		return v
+	}
+	v := false
+	switch x := n.(type) {
+	case *plan.Filter, *plan.Project, *plan.Calc:
+		v = true
+	case *plan.Join:
+		v = x.On != nil
+	}
+	for _, in := range n.Inputs() {
+		if v {
+			break
+		}
+		v = c.mayImply(in)
+	}
+	if c.mayImplyMemo == nil {
+		c.mayImplyMemo = map[plan.Node]bool{}
+	}
+	c.mayImplyMemo[n] = v
+	return v
 }
 
 // keepsNoRow reports whether a filter's predicate has a conjunct that is

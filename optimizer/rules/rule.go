@@ -37,4 +37,10 @@ type Context struct {
 	// alternatives, for EXPLAIN VERBOSE; the driver moves them into its
 	// trace.
 	Decisions []cost.Decision
+
+	// mayImply memoizes mayImply per node (plans are immutable).
+	mayImplyMemo map[plan.Node]bool
+	// impliedSteps counts the nodes impliedOver looked at, for the test
+	// that bounds it.
+	impliedSteps int
 }
