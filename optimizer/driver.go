@@ -78,8 +78,10 @@ func Normalize(c *rules.Context, root plan.Node, opts Options) (plan.Node, *Trac
 func runPhase(c *rules.Context, ph Phase, root plan.Node, opts Options, tr *Trace) (plan.Node, error) {
 	defer func(parent plan.Node) { c.Parent = parent }(c.Parent)
 	budget := maxFiringsPerNode * (countNodes(root) + 1)
+	done := map[plan.Node]bool{}
 	for range maxPasses {
-		p := &pass{c: c, ph: ph, opts: opts, tr: tr, done: map[plan.Node]bool{}, budget: &budget}
+		clear(done) // reused: its buckets are the size of the plan already
+		p := &pass{c: c, ph: ph, opts: opts, tr: tr, done: done, budget: &budget}
 		var err error
 		root, err = p.visit(nil, root)
 		if err != nil {

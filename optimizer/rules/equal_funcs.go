@@ -139,13 +139,21 @@ var hashSeed = maphash.MakeSeed()
 // exprSet is a set of expressions that finds one equal to a given
 // expression by its hash, where a list would compare with every member:
 // de-duplicating a filter of thousands of conjuncts costs their number,
-// not its square.
+// not its square. A set of a few members compares them directly.
 type exprSet struct {
+	few    []plan.Expr
 	byHash map[uint64][]plan.Expr
 }
 
+// exprSetHashFrom is the size from which an exprSet hashes: below it
+// comparing with every member costs less than hashing.
+const exprSetHashFrom = 8
+
 // has reports whether the set holds an expression equal to e.
 func (s *exprSet) has(e plan.Expr) bool {
+	if s.byHash == nil {
+		return hasConjunct(s.few, e)
+	}
 	for _, x := range s.byHash[exprHash(e)] {
 		if exprEqual(x, e) {
 			return true
@@ -157,7 +165,15 @@ func (s *exprSet) has(e plan.Expr) bool {
 // add puts e in the set.
 func (s *exprSet) add(e plan.Expr) {
 	if s.byHash == nil {
+		if s.few = append(s.few, e); len(s.few) < exprSetHashFrom {
+			return
+		}
 		s.byHash = map[uint64][]plan.Expr{}
+		for _, x := range s.few {
+			h := exprHash(x)
+			s.byHash[h] = append(s.byHash[h], x)
+		}
+		return
 	}
 	h := exprHash(e)
 	s.byHash[h] = append(s.byHash[h], e)
