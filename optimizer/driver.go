@@ -42,6 +42,9 @@ type TraceStep struct {
 type Trace struct {
 	Steps     []TraceStep
 	Decisions []cost.Decision
+	// Visits counts the nodes the driver visited, over every pass of every
+	// phase: planning work that tests can bound without timing it.
+	Visits int
 }
 
 // Fired reports whether the named rule fired at least once.
@@ -61,91 +64,136 @@ func Normalize(c *rules.Context, root plan.Node, opts Options) (plan.Node, *Trac
 	for _, ph := range phases {
 		var err error
 		root, err = runPhase(c, ph, root, opts, tr)
+		tr.Decisions = append(tr.Decisions, c.Decisions...)
+		c.Decisions = nil
 		if err != nil {
 			return nil, tr, err
-		}
-		if ph.Name == "normalize" && !opts.Disabled[ReorderJoinsName] {
-			// Join order is chosen once filters and conditions have moved
-			// into place, before fusion hides them in Calcs.
-			before := root
-			out, changed, ds := reorderJoins(c.Cost, c.Md, root)
-			tr.Decisions = append(tr.Decisions, ds...)
-			if changed {
-				if opts.CheckInvariants {
-					if err := checkRewrite(c.Md, ReorderJoinsName, before, out); err != nil {
-						return nil, tr, err
-					}
-				}
-				tr.Steps = append(tr.Steps, TraceStep{Phase: "join-order", Rule: ReorderJoinsName,
-					Before: plan.FormatLine(c.Md, before), After: plan.FormatLine(c.Md, out)})
-				root = out
-			}
 		}
 	}
 	return root, tr, nil
 }
 
+// runPhase runs one phase: a single pass for a Once phase, passes until
+// none changes the plan otherwise.
 func runPhase(c *rules.Context, ph Phase, root plan.Node, opts Options, tr *Trace) (plan.Node, error) {
-	for pass := 0; pass < maxPasses; pass++ {
-		changed := false
+	defer func(parent plan.Node) { c.Parent = parent }(c.Parent)
+	budget := maxFiringsPerNode * (countNodes(root) + 1)
+	done := map[plan.Node]bool{}
+	for range maxPasses {
+		clear(done) // reused: its buckets are the size of the plan already
+		p := &pass{c: c, ph: ph, opts: opts, tr: tr, done: done, budget: &budget}
 		var err error
-		root, err = applyBottomUp(c, ph, root, opts, tr, &changed)
+		root, err = p.visit(nil, root)
 		if err != nil {
 			return nil, err
 		}
-		if !changed {
+		if !p.changed || ph.Once {
 			return root, nil
 		}
 	}
 	return nil, &InternalError{Rule: ph.Name, Msg: fmt.Sprintf("phase did not reach a fixed point in %d passes", maxPasses)}
 }
 
-// applyBottomUp rewrites the children of n first, then tries each rule of the
-// phase at n once, in order.
-func applyBottomUp(c *rules.Context, ph Phase, n plan.Node, opts Options, tr *Trace, changed *bool) (plan.Node, error) {
-	in := n.Inputs()
-	if len(in) > 0 {
-		var nin []plan.Node
-		for i, child := range in {
-			r, err := applyBottomUp(c, ph, child, opts, tr, changed)
-			if err != nil {
-				return nil, err
-			}
-			if r != child && nin == nil {
-				nin = append([]plan.Node(nil), in...)
-			}
-			if nin != nil {
-				nin[i] = r
-			}
-		}
-		if nin != nil {
-			n = n.WithInputs(nin...)
-		}
+// maxFiringsPerNode bounds the rule applications of one phase, per node of
+// the plan it started with. A node sees a handful (a filter pushed through
+// it, a projection merged into it); a hundred means rules that undo each
+// other without the plan ever repeating, reported as an InternalError.
+const maxFiringsPerNode = 100
+
+// pass is one bottom-up walk of a phase over the plan.
+type pass struct {
+	c    *rules.Context
+	ph   Phase
+	opts Options
+	tr   *Trace
+	// done holds the nodes this pass has already rewritten to their
+	// result: when a rule's output reuses one (a filter pushed onto an
+	// input keeps the input below it), the pass does not walk it again.
+	done    map[plan.Node]bool
+	changed bool
+	budget  *int
+}
+
+// visit rewrites the inputs of n first, then tries each rule of the phase
+// at n once, in order, telling the rules n's parent. After a rule fires,
+// it rewrites the new nodes the rule made below its output at once — a
+// filter pushed into a join's inputs goes on down in the same pass — so a
+// phase takes a few passes whatever the depth of the plan, where moving
+// one level per pass would take as many passes as the plan is deep.
+func (p *pass) visit(parent, n plan.Node) (plan.Node, error) {
+	if p.done[n] {
+		return n, nil
 	}
-	for _, r := range ph.Rules {
-		if opts.Disabled[r.Name()] {
+	p.tr.Visits++
+	n, err := p.visitInputs(n)
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range p.ph.Rules {
+		if p.opts.Disabled[r.Name()] {
 			continue
 		}
-		out, ok, err := apply(c, r, n)
+		p.c.Parent = parent
+		out, ok, err := apply(p.c, r, n)
 		if err != nil {
 			return nil, err
 		}
 		if !ok {
 			continue
 		}
-		if opts.CheckInvariants {
-			if err := checkRewrite(c.Md, r.Name(), n, out); err != nil {
+		if p.opts.CheckInvariants {
+			if err := checkRewrite(p.c.Md, r.Name(), n, out); err != nil {
 				return nil, err
 			}
 		}
-		tr.Steps = append(tr.Steps, TraceStep{
-			Phase: ph.Name, Rule: r.Name(),
-			Before: plan.FormatLine(c.Md, n), After: plan.FormatLine(c.Md, out),
+		p.tr.Steps = append(p.tr.Steps, TraceStep{
+			Phase: p.ph.Name, Rule: r.Name(),
+			Before: plan.FormatLine(p.c.Md, n), After: plan.FormatLine(p.c.Md, out),
 		})
-		*changed = true
+		p.changed = true
+		if *p.budget--; *p.budget < 0 {
+			return nil, &InternalError{Rule: r.Name(), Msg: fmt.Sprintf("phase %s did not reach a fixed point: more than %d rule applications per node", p.ph.Name, maxFiringsPerNode)}
+		}
 		n = out
+		if p.ph.Once {
+			continue
+		}
+		if n, err = p.visitInputs(n); err != nil {
+			return nil, err
+		}
+	}
+	p.done[n] = true
+	return n, nil
+}
+
+// visitInputs rewrites the inputs of n, returning n with the new ones.
+func (p *pass) visitInputs(n plan.Node) (plan.Node, error) {
+	in := n.Inputs()
+	var nin []plan.Node
+	for i, child := range in {
+		r, err := p.visit(n, child)
+		if err != nil {
+			return nil, err
+		}
+		if r != child && nin == nil {
+			nin = append([]plan.Node(nil), in...)
+		}
+		if nin != nil {
+			nin[i] = r
+		}
+	}
+	if nin != nil {
+		n = n.WithInputs(nin...)
 	}
 	return n, nil
+}
+
+func countNodes(n plan.Node) int {
+	c := 1
+	for _, in := range n.Inputs() {
+		c += countNodes(in)
+	}
+	return c
 }
 
 // apply runs one rule, turning a panic (a broken invariant inside the rule)

@@ -30,7 +30,7 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 	}
 	var avail plan.ColSet
 	for _, in := range n.Inputs() {
-		avail = avail.Union(in.Output().ToSet())
+		avail = avail.Union(plan.OutputSet(in))
 	}
 	check := func(e plan.Expr) error {
 		var err error

@@ -2,10 +2,15 @@ package optimizer
 
 import "github.com/eddysql/eddy/optimizer/rules"
 
-// Phase is a batch of rules run together to a fixed point.
+// Phase is a batch of rules run together, bottom-up, to a fixed point
+// (or in a single pass when Once).
 type Phase struct {
 	Name  string
 	Rules []rules.Rule
+	// Once runs a single pass that does not walk a rule's output again:
+	// for rules that search (ReorderJoins), whose output is final, and
+	// which a second look would only search again.
+	Once bool
 }
 
 // phases is the only place rules are registered; their order is the order
@@ -50,6 +55,17 @@ var phases = []Phase{
 			rules.MergeProjects{},
 			rules.EliminateProject{},
 		},
+	},
+	{
+		// join-order chooses the order of each tree of inner joins. It
+		// runs after normalize, once filters and join conditions have
+		// moved into place (the sizes it compares are those of the
+		// filtered inputs, and every condition is in the tree's joins),
+		// and before fuse, which would hide filters in Calcs. One pass:
+		// the rule searches each tree once, at its root.
+		Name:  "join-order",
+		Once:  true,
+		Rules: []rules.Rule{rules.ReorderJoins{}},
 	},
 	{
 		// fuse turns each projection over a filter into a Calc. It runs
@@ -115,9 +131,6 @@ func RuleNames() []string {
 				seen[r.Name()] = true
 				out = append(out, r.Name())
 			}
-		}
-		if p.Name == "normalize" {
-			out = append(out, ReorderJoinsName)
 		}
 	}
 	return out

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	"github.com/pingcap/tidb/pkg/parser/opcode"
 	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -179,119 +178,6 @@ func (b *Builder) toBool(n ast.Node, e plan.Expr, clause string) (plan.Expr, err
 	return nil, b.errAt(n, "%s needs a boolean condition, got %s", clause, t)
 }
 
-func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr, error) {
-	switch x.Op {
-	case opcode.LogicAnd, opcode.LogicOr, opcode.LogicXor:
-		l, err := b.bindBool(x.L, c)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.bindBool(x.R, c)
-		if err != nil {
-			return nil, err
-		}
-		switch x.Op {
-		case opcode.LogicAnd:
-			return plan.MakeAnd([]plan.Expr{l, r}), nil
-		case opcode.LogicOr:
-			return makeOr(l, r), nil
-		}
-		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT}, nil // XOR of booleans
-	}
-	l, err := b.bindExpr(x.L, c)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.bindExpr(x.R, c)
-	if err != nil {
-		return nil, err
-	}
-	switch x.Op {
-	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
-		op := map[opcode.Op]plan.BinOp{opcode.EQ: plan.OpEq, opcode.NE: plan.OpNe, opcode.LT: plan.OpLt,
-			opcode.LE: plan.OpLe, opcode.GT: plan.OpGt, opcode.GE: plan.OpGe, opcode.NullEQ: plan.OpNullSafeEq}[x.Op]
-		return b.compare(x, op, l, r)
-	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
-		op := map[opcode.Op]plan.BinOp{opcode.Plus: plan.OpAdd, opcode.Minus: plan.OpSub, opcode.Mul: plan.OpMul,
-			opcode.Div: plan.OpDiv, opcode.IntDiv: plan.OpIntDiv, opcode.Mod: plan.OpMod}[x.Op]
-		return b.arith(x, op, l, r)
-	}
-	return nil, b.unsupported(x, "operator "+x.Op.String())
-}
-
-func makeOr(l, r plan.Expr) plan.Expr {
-	var args []plan.Expr
-	for _, e := range []plan.Expr{l, r} {
-		if o, ok := e.(*plan.Or); ok {
-			args = append(args, o.Args...)
-		} else {
-			args = append(args, e)
-		}
-	}
-	return &plan.Or{Args: args}
-}
-
-func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, error) {
-	switch x.Op {
-	case opcode.Not, opcode.Not2:
-		e, err := b.bindBool(x.V, c)
-		if err != nil {
-			return nil, err
-		}
-		return &plan.Not{Arg: e}, nil
-	case opcode.Plus:
-		return b.bindExpr(x.V, c)
-	case opcode.Minus:
-		e, err := b.bindExpr(x.V, c)
-		if err != nil {
-			return nil, err
-		}
-		t := e.Type()
-		switch {
-		case t.Kind == types.Null:
-			return e, nil
-		case t.Kind == types.Varchar:
-			if e, err = b.coerce(x.V, e, types.DoubleT); err != nil {
-				return nil, err
-			}
-			t = types.DoubleT
-		case t.Kind == types.Boolean:
-			if e, err = b.coerce(x.V, e, types.BigIntT); err != nil {
-				return nil, err
-			}
-			t = types.BigIntT
-		case t.Kind == types.Interval:
-		case !t.IsNumeric():
-			return nil, b.errAt(x, "cannot negate a %s", t)
-		}
-		if t.IsInteger() {
-			t = types.BigIntT
-		}
-		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t}, nil
-	}
-	return nil, b.unsupported(x, "operator "+x.Op.String())
-}
-
-func (b *Builder) bindIsTruth(x *ast.IsTruthExpr, c *exprCtx) (plan.Expr, error) {
-	e, err := b.bindBool(x.Expr, c)
-	if err != nil {
-		return nil, err
-	}
-	if x.True == 0 {
-		e = &plan.Not{Arg: e}
-	}
-	// x IS TRUE is TRUE exactly when x is TRUE, and never NULL.
-	var out plan.Expr = &plan.Case{
-		Whens: []plan.When{{Cond: e, Result: &plan.Const{Val: types.BoolDatum(true), Typ: types.BoolT}}},
-		Else:  &plan.Const{Val: types.BoolDatum(false), Typ: types.BoolT},
-		Typ:   types.BoolT,
-	}
-	if x.Not {
-		out = &plan.Not{Arg: out}
-	}
-	return out, nil
-}
-
 func (b *Builder) bindIn(x *ast.PatternInExpr, c *exprCtx) (plan.Expr, error) {
 	if x.Sel != nil {
 		return nil, b.unsupported(x, "IN (subquery)")
@@ -343,7 +229,7 @@ func (b *Builder) bindBetween(x *ast.BetweenExpr, c *exprCtx) (plan.Expr, error)
 		if err != nil {
 			return nil, err
 		}
-		return makeOr(l, r), nil
+		return &plan.Or{Args: []plan.Expr{l, r}}, nil
 	}
 	l, err := b.compare(x, plan.OpGe, arg, lo)
 	if err != nil {

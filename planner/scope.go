@@ -25,13 +25,44 @@ type scopeCol struct {
 // scope is the set of columns a clause may refer to.
 type scope struct {
 	cols []scopeCol
+	// byName indexes cols by lower-case name once the scope is wide, so
+	// that binding a select list of thousands of columns costs a lookup
+	// per reference rather than a scan of the scope. It covers
+	// cols[:indexed]; lookup extends it as columns are appended.
+	byName  map[string][]int
+	indexed int
+}
+
+// indexFrom is the scope width from which lookup indexes names: below it
+// a scan is as fast as hashing the name.
+const indexFrom = 32
+
+// candidates returns the positions of the columns called name, in
+// order, indexing the columns appended since the last call.
+func (s *scope) candidates(name string) []int {
+	if s.byName == nil || s.indexed > len(s.cols) {
+		s.byName, s.indexed = map[string][]int{}, 0
+	}
+	for ; s.indexed < len(s.cols); s.indexed++ {
+		k := strings.ToLower(s.cols[s.indexed].name)
+		s.byName[k] = append(s.byName[k], s.indexed)
+	}
+	return s.byName[strings.ToLower(name)]
 }
 
 // lookup resolves [table.]name. It returns the column, whether the name was
 // ambiguous, and whether it was found.
 func (s *scope) lookup(table, name string) (scopeCol, bool, bool) {
 	var found []scopeCol
-	for _, c := range s.cols {
+	cols := s.cols
+	if len(s.cols) >= indexFrom {
+		idx := s.candidates(name)
+		cols = make([]scopeCol, len(idx))
+		for k, i := range idx {
+			cols[k] = s.cols[i]
+		}
+	}
+	for _, c := range cols {
 		if !strings.EqualFold(c.name, name) {
 			continue
 		}

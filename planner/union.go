@@ -10,12 +10,16 @@ import (
 // buildSetOpr binds UNION [ALL]. MySQL's rule for mixing them holds: a
 // UNION (distinct) removes duplicates from everything to its left, so the
 // selects fold left, and a distinct step deduplicates the union so far.
+// Each run of members between distinct steps becomes one n-ary Union whose
+// column types are the common types over all its members, each member cast
+// once, directly, to them: binding is linear in the number of members (a
+// pairwise fold would copy the inputs so far at every member).
 // INTERSECT and EXCEPT are not supported yet.
 func (b *Builder) buildSetOpr(s *ast.SetOprStmt) (*built, *scope, error) {
 	if s.With != nil || s.SelectList.With != nil {
 		return nil, nil, b.unsupported(nil, "WITH around a UNION (put it inside each SELECT)")
 	}
-	var acc *built
+	var run []*built // the members of the current run of UNION ALL
 	for i, n := range s.SelectList.Selects {
 		var cur *built
 		var op *ast.SetOprType
@@ -38,21 +42,25 @@ func (b *Builder) buildSetOpr(s *ast.SetOprStmt) (*built, *scope, error) {
 		if cur.limit != nil {
 			cur.node = cur.limit
 		}
-		if i == 0 {
-			acc = cur
-			continue
-		}
-		if op == nil || (*op != ast.Union && *op != ast.UnionAll) {
+		if i > 0 && (op == nil || (*op != ast.Union && *op != ast.UnionAll)) {
 			return nil, nil, b.unsupported(nil, "INTERSECT and EXCEPT")
 		}
-		u, err := b.union(acc, cur)
-		if err != nil {
+		run = append(run, cur)
+		if i > 0 && *op == ast.Union {
+			u, err := b.union(run)
+			if err != nil {
+				return nil, nil, err
+			}
+			u.node = &plan.Aggregate{Input: u.node, Group: u.node.Output()}
+			run = []*built{u}
+		}
+	}
+	acc := run[0]
+	if len(run) > 1 {
+		var err error
+		if acc, err = b.union(run); err != nil {
 			return nil, nil, err
 		}
-		if *op == ast.Union {
-			u.node = &plan.Aggregate{Input: u.node, Group: u.node.Output()}
-		}
-		acc = u
 	}
 	if s.OrderBy != nil || s.Limit != nil {
 		sel := &ast.SelectStmt{OrderBy: s.OrderBy, Limit: s.Limit}
@@ -77,50 +85,57 @@ func (b *Builder) buildSetOpr(s *ast.SetOprStmt) (*built, *scope, error) {
 	return acc, nil, nil
 }
 
-// union concatenates two bound relations with the same number of columns,
-// casting each column to the two sides' common type.
-func (b *Builder) union(l, r *built) (*built, error) {
-	lc, rc := l.node.Output(), r.node.Output()
-	if len(lc) != len(rc) {
-		return nil, b.errAtPos(b.start, "the SELECTs of a UNION have %d and %d columns", len(lc), len(rc))
+// union concatenates bound relations with the same number of columns,
+// casting each member's columns to the common types over all members. A
+// member that is itself a Union needing no cast is flattened into this one.
+func (b *Builder) union(members []*built) (*built, error) {
+	first := members[0]
+	width := len(first.node.Output())
+	ts := make([]types.T, width)
+	for i, id := range first.node.Output() {
+		ts[i] = b.md.Column(id).Type
 	}
-	out := &built{names: l.names}
-	ts := make([]types.T, len(lc))
-	for i := range lc {
-		lt, rt := b.md.Column(lc[i]).Type, b.md.Column(rc[i]).Type
-		t, err := b.unionType(nil, lt, rt)
-		if err != nil {
-			return nil, b.errAtPos(b.start, "column %d of the UNION: %s and %s have no common type", i+1, lt, rt)
+	for _, m := range members[1:] {
+		mc := m.node.Output()
+		if len(mc) != width {
+			return nil, b.errAtPos(b.start, "the SELECTs of a UNION have %d and %d columns", width, len(mc))
 		}
+		for i, id := range mc {
+			lt, rt := ts[i], b.md.Column(id).Type
+			t, err := b.unionType(nil, lt, rt)
+			if err != nil {
+				return nil, b.errAtPos(b.start, "column %d of the UNION: %s and %s have no common type", i+1, lt, rt)
+			}
+			ts[i] = t
+		}
+	}
+	for i, t := range ts {
 		if t.Kind == types.Null {
-			t = types.VarcharT
+			ts[i] = types.VarcharT
 		}
-		ts[i] = t
 	}
-	var ins []plan.Node
-	var inCols []plan.ColList
-	for _, side := range []*built{l, r} {
-		node, cols, err := b.castColumns(side.node, ts)
+	ins := make([]plan.Node, 0, len(members))
+	inCols := make([]plan.ColList, 0, len(members))
+	nullable := make([]bool, width)
+	for _, m := range members {
+		node, cols, err := b.castColumns(m.node, ts)
 		if err != nil {
 			return nil, err
 		}
-		ins, inCols = append(ins, node), append(inCols, cols)
-	}
-	// A union of unions is one union.
-	if lu, ok := ins[0].(*plan.Union); ok {
-		ins = append(append([]plan.Node(nil), lu.Ins...), ins[1])
-		inCols = append(append([]plan.ColList(nil), lu.InCols...), inCols[1])
-	}
-	cols := make(plan.ColList, len(ts))
-	for i, t := range ts {
-		nullable := false
-		for _, ic := range inCols {
-			nullable = nullable || b.md.Column(ic[i]).Nullable
+		if u, ok := node.(*plan.Union); ok {
+			ins, inCols = append(ins, u.Ins...), append(inCols, u.InCols...)
+		} else {
+			ins, inCols = append(ins, node), append(inCols, cols)
 		}
-		cols[i] = b.md.AddColumn(l.names[i], "", t, nullable)
+		for i, c := range cols {
+			nullable[i] = nullable[i] || b.md.Column(c).Nullable
+		}
 	}
-	out.node = &plan.Union{Ins: ins, InCols: inCols, Cols: cols}
-	return out, nil
+	cols := make(plan.ColList, width)
+	for i, t := range ts {
+		cols[i] = b.md.AddColumn(first.names[i], "", t, nullable[i])
+	}
+	return &built{names: first.names, node: &plan.Union{Ins: ins, InCols: inCols, Cols: cols}}, nil
 }
 
 // castColumns returns n with its output columns cast to ts, adding a

@@ -30,6 +30,15 @@ type aligner struct {
 	caught    []bool // senders that sent CaughtUp (or ended)
 	caughtIn  []bool // inputs reported caught up
 	caughtAll bool
+	// pending counts, per input, the senders that have not caught up, so
+	// a sender catching up costs a constant, not a scan of every input's
+	// senders (a union of thousands of inputs has that many senders, each
+	// of which catches up). Counted on first use, once setInput is done.
+	pending   []int
+	nCaughtIn int // inputs reported caught up
+	// caughtWork counts the inputs and senders examined for CaughtUp, for
+	// the test that bounds it.
+	caughtWork int
 }
 
 const noWatermark = int64(-1 << 63)
@@ -79,15 +88,13 @@ func (a *aligner) add(sender int, m exec.Control) []exec.Control {
 		a.barSeen[sender] = max(a.barSeen[sender], m.Epoch)
 		return a.advanceMarkers(nil)
 	case exec.CaughtUp:
-		a.caught[sender] = true
-		return a.advanceCaughtUp(nil)
+		return a.advanceCaughtUp(sender, nil)
 	case exec.EndOfInput:
 		if !a.ended[sender] {
 			a.ended[sender] = true
 			a.nEnded++
 		}
-		a.caught[sender] = true
-		out := a.advanceCaughtUp(nil)
+		out := a.advanceCaughtUp(sender, nil)
 		out = a.advanceWatermark(out)
 		out = a.advanceMarkers(out)
 		if a.nEnded == a.n {
@@ -128,27 +135,47 @@ func (a *aligner) advanceWatermark(out []exec.Control) []exec.Control {
 	return out
 }
 
-// advanceCaughtUp reports each input whose senders have all caught up,
-// then, once, that every input has.
-func (a *aligner) advanceCaughtUp(out []exec.Control) []exec.Control {
-	if a.caughtAll {
-		return out
-	}
-	all := true
-	for in := range a.caughtIn {
-		done := true
-		for s, k := range a.inputOf {
-			if k == in && !a.caught[s] {
-				done = false
+// advanceCaughtUp records that sender has caught up (or ended) and
+// reports each input whose senders have all caught up, then, once, that
+// every input has. The first call also reports the inputs no sender
+// feeds.
+func (a *aligner) advanceCaughtUp(sender int, out []exec.Control) []exec.Control {
+	if a.pending == nil {
+		a.pending = make([]int, len(a.caughtIn))
+		for s, in := range a.inputOf {
+			a.caughtWork++
+			if !a.caught[s] {
+				a.pending[in]++
 			}
 		}
-		if done && !a.caughtIn[in] {
-			a.caughtIn[in] = true
-			out = append(out, exec.Control{Kind: exec.CaughtUp, Input: in})
+		a.caught[sender] = true
+		a.pending[a.inputOf[sender]]--
+		for in := range a.caughtIn {
+			a.caughtWork++
+			out = a.reportCaughtUp(in, out)
 		}
-		all = all && done
+		return out
 	}
-	if all {
+	if a.caught[sender] {
+		return out
+	}
+	a.caught[sender] = true
+	in := a.inputOf[sender]
+	a.pending[in]--
+	a.caughtWork++
+	return a.reportCaughtUp(in, out)
+}
+
+// reportCaughtUp reports input in when its last sender caught up, and
+// every input once all are.
+func (a *aligner) reportCaughtUp(in int, out []exec.Control) []exec.Control {
+	if a.pending[in] > 0 || a.caughtIn[in] {
+		return out
+	}
+	a.caughtIn[in] = true
+	a.nCaughtIn++
+	out = append(out, exec.Control{Kind: exec.CaughtUp, Input: in})
+	if a.nCaughtIn == len(a.caughtIn) && !a.caughtAll {
 		a.caughtAll = true
 		out = append(out, exec.Control{Kind: exec.CaughtUp, Input: -1})
 	}

@@ -78,10 +78,19 @@ type Job struct {
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
 type stageRun struct {
-	spec    StageSpec
-	inboxes []*inbox
-	senders int // upstream instances feeding each instance
-	tasks   []*task
+	spec     StageSpec
+	inboxes  []*inbox
+	senders  int // upstream instances feeding each instance
+	tasks    []*task
+	consumer consumerRef // the stage input its output feeds
+}
+
+// consumerRef names the input of a later stage that a stage's output
+// feeds: found once per job, not by every task scanning every stage (a
+// union of thousands of sources has thousands of each).
+type consumerRef struct {
+	stage, input int
+	ok           bool // false for a sink stage
 }
 
 // StartJob starts the dataflow g.
@@ -127,6 +136,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		for k, in := range s.Inputs {
 			senderBase[ci][k] = base
 			base += g.Stages[in.From].Parallelism
+			if in.From < ci { // the last such input is the stage's consumer
+				j.stages[in.From].consumer = consumerRef{stage: ci, input: k, ok: true}
+			}
 		}
 		j.stages[ci].senders = base
 	}

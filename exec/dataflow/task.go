@@ -94,18 +94,15 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		ops = append(ops, op)
 		t.metrics = append(t.metrics, &exec.OperatorMetrics{})
 	}
-	// Find the consumer of this stage's output.
+	// Write to the consumer of this stage's output.
 	var out exec.Emitter = discard{}
-	for ci := si + 1; ci < len(g.Stages); ci++ {
-		for k, in := range g.Stages[ci].Inputs {
-			if in.From != si {
-				continue
-			}
-			t.out = &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys,
-				inboxes: j.stages[ci].inboxes, instance: inst, sender: senderBase[ci][k] + inst,
-				input: in.Input, bp: &t.taskM.BackpressureNanos, coalesce: opts.Coalesce}
-			out = t.out
-		}
+	if c := sr.consumer; c.ok {
+		ci, k := c.stage, c.input
+		in := g.Stages[ci].Inputs[k]
+		t.out = &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys,
+			inboxes: j.stages[ci].inboxes, instance: inst, sender: senderBase[ci][k] + inst,
+			input: in.Input, bp: &t.taskM.BackpressureNanos, coalesce: opts.Coalesce}
+		out = t.out
 	}
 	t.isSink = t.out == nil
 	t.chain = newChain(ops, t.metrics, out)

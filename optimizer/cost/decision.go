@@ -8,7 +8,10 @@ import (
 // Decision is one cost-based choice, for EXPLAIN VERBOSE: what was
 // decided, the alternatives considered with their costs, and which won.
 type Decision struct {
-	What         string
+	What string
+	// Search says how the alternatives were found when they are not all
+	// the possibilities (a join order's exhaustive or greedy search).
+	Search       string
 	Alternatives []Alternative
 	Chosen       int
 	Why          string
@@ -26,6 +29,9 @@ func FormatDecisions(ds []Decision) string {
 	var b strings.Builder
 	for _, d := range ds {
 		fmt.Fprintf(&b, "%s:\n", d.What)
+		if d.Search != "" {
+			fmt.Fprintf(&b, "  search: %s\n", d.Search)
+		}
 		for i, a := range d.Alternatives {
 			mark := " "
 			if i == d.Chosen {

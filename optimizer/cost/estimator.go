@@ -26,6 +26,11 @@ type Statistics func(o *catalog.Object) (TableStats, bool)
 type Estimator struct {
 	Md    *plan.Metadata
 	Stats Statistics
+
+	// sizes memoizes Size per node (plans are immutable, statistics fixed
+	// for a statement): physical planning asks the size of each join's
+	// sides, which would otherwise walk each side's whole subtree.
+	sizes map[plan.Node]float64
 }
 
 func (e *Estimator) stats(o *catalog.Object) (TableStats, bool) {
@@ -65,6 +70,10 @@ func (e *Estimator) Distinct(id plan.ColumnID) float64 {
 	d, _ := e.distinct(id)
 	return d
 }
+
+// DistinctKnown is Distinct, reporting whether statistics gave it (false:
+// the default).
+func (e *Estimator) DistinctKnown(id plan.ColumnID) (float64, bool) { return e.distinct(id) }
 
 // distinct is Distinct, reporting whether statistics gave it.
 func (e *Estimator) distinct(id plan.ColumnID) (float64, bool) {

@@ -14,6 +14,21 @@ const Horizon = 3600.0
 // keeps of it: a bounded input's rows, a table's rows, an hour of a
 // stream, narrowed by filters and joins.
 func (e *Estimator) Size(n plan.Node) float64 {
+	if e == nil {
+		return e.size(n)
+	}
+	if s, ok := e.sizes[n]; ok {
+		return s
+	}
+	s := e.size(n)
+	if e.sizes == nil {
+		e.sizes = map[plan.Node]float64{}
+	}
+	e.sizes[n] = s
+	return s
+}
+
+func (e *Estimator) size(n plan.Node) float64 {
 	switch x := n.(type) {
 	case *plan.Scan:
 		switch {

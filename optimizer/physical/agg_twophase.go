@@ -169,7 +169,7 @@ func (b *builder) buildTwoPhaseAgg(n *plan.Aggregate, in Node, keys []int, d *co
 		agg.Aggs = append(agg.Aggs, f.spec)
 	}
 	agg.Decisions = append(agg.Decisions, *d)
-	groups := b.groupsOf(n)
+	groups := b.stateGroups(n, n.Input.Props().Bounded)
 	agg.Est = Estimate{RowsPerSec: local.Est.RowsPerSec, Stateful: true, StateRows: groups,
 		StateBytes:   groups * (cost.RowWidth(agg.Types()) + 16),
 		StateBounded: n.Input.Props().Bounded || len(keys) == 0 || (n.WindowClose != 0 && n.Input.Props().Watermarked)}
@@ -192,12 +192,13 @@ func (b *builder) buildTwoPhaseAgg(n *plan.Aggregate, in Node, keys []int, d *co
 		return agg, nil
 	}
 	c := &Calc{Header: b.header(n.Output(), p, agg)}
+	aggOrds := ordinalsOf(aggCols)
 	for _, id := range n.Output() {
 		if e, ok := byOut[id]; ok {
 			c.Projs = append(c.Projs, e)
 			continue
 		}
-		e, err := bind(b.md.Ref(id), aggCols)
+		e, err := bind(b.md.Ref(id), aggOrds)
 		if err != nil {
 			return nil, err
 		}
@@ -213,6 +214,22 @@ func (b *builder) groupsOf(n *plan.Aggregate) float64 {
 	g := 1.0
 	for _, c := range n.Group {
 		g *= b.opts.Cost.Distinct(c)
+	}
+	return g
+}
+
+// stateGroups estimates the groups an aggregate keeps: from the grouping
+// columns' statistics when every one has them (as the two-phase choice
+// and plan estimate them), else the defaults' guess for its number of
+// keys.
+func (b *builder) stateGroups(n *plan.Aggregate, bounded bool) float64 {
+	g := 1.0
+	for _, c := range n.Group {
+		d, known := b.opts.Cost.DistinctKnown(c)
+		if !known {
+			return cost.GroupCount(len(n.Group), cost.DefaultSnapshotRows, bounded)
+		}
+		g *= d
 	}
 	return g
 }

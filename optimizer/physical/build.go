@@ -215,7 +215,7 @@ func (b *builder) buildCalc(input plan.Node, pred plan.Expr, items []plan.ProjIt
 	if err != nil {
 		return nil, err
 	}
-	inCols := input.Output()
+	inCols := ordinalsOf(input.Output())
 	var filter plan.Expr
 	var projs []plan.Expr
 	if pred != nil {
@@ -280,7 +280,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		agg.Aggs = append(agg.Aggs, spec)
 	}
 	inProps := n.Input.Props()
-	groups := cost.GroupCount(len(keys), cost.DefaultSnapshotRows, inProps.Bounded)
+	groups := b.stateGroups(n, inProps.Bounded)
 	agg.Est = Estimate{
 		RowsPerSec: in.Hdr().Est.RowsPerSec,
 		Stateful:   true,
@@ -334,24 +334,6 @@ func identity(md *plan.Metadata, cols plan.ColList) []plan.ProjItem {
 		items[i] = plan.ProjItem{ID: id, Expr: md.Ref(id)}
 	}
 	return items
-}
-
-// bind replaces column references by ordinals into in.
-func bind(e plan.Expr, in plan.ColList) (plan.Expr, error) {
-	var err error
-	out := plan.Rewrite(e, func(x plan.Expr) plan.Expr {
-		c, ok := x.(*plan.ColRef)
-		if !ok {
-			return x
-		}
-		i := in.Find(c.ID)
-		if i < 0 {
-			err = fmt.Errorf("physical: column %s (#%d) is not produced by the input", c.Name, c.ID)
-			return x
-		}
-		return &plan.InputRef{Ord: i, Name: c.Name, Typ: c.Typ, Null: c.Null}
-	})
-	return out, err
 }
 
 func (b *builder) buildTopN(n *plan.TopN) (Node, error) {

@@ -35,7 +35,7 @@ func (b *builder) chooseFusion(input plan.Node, in Node, pred plan.Expr, items [
 	src := cost.SourceRow
 	fused := (src + calc) / float64(pIn)
 	separate := max((src+cost.ForwardRow)/float64(pIn), calc/float64(p))
-	d := &cost.Decision{What: fmt.Sprintf("fusion of a Calc of %.0f cost units a row into a stage of %d instance(s)", calc, pIn)}
+	d := &cost.Decision{What: fmt.Sprintf("fusion of a Calc of %s cost units a row into a stage of %d instance(s)", Human(calc), pIn)}
 	d.Alternatives = []cost.Alternative{
 		{Desc: fmt.Sprintf("fused into its input's stage, at parallelism %d", pIn), Cost: fused},
 		{Desc: fmt.Sprintf("a stage of its own at parallelism %d, fed round-robin", p), Cost: separate},

@@ -45,7 +45,7 @@ func splitJoinCondition(on plan.Expr, left, right plan.ColSet) (keys []equiKey, 
 // key that is an expression rather than a column is computed by a Calc
 // below its side, and a Calc above the join drops it again.
 func (b *builder) buildJoin(n *plan.Join) (Node, error) {
-	keys, residual := splitJoinCondition(n.On, n.Left.Output().ToSet(), n.Right.Output().ToSet())
+	keys, residual := splitJoinCondition(n.On, plan.OutputSet(n.Left), plan.OutputSet(n.Right))
 	var lk, rk []plan.Expr
 	for _, k := range keys {
 		lk, rk = append(lk, k.l), append(rk, k.r)
@@ -82,7 +82,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		j.KeyText = append(j.KeyText, k.l.String()+" = "+k.r.String())
 	}
 	if len(residual) > 0 {
-		if j.Residual, err = bind(plan.MakeAnd(residual), all); err != nil {
+		if j.Residual, err = bind(plan.MakeAnd(residual), ordinalsOf(all)); err != nil {
 			return nil, err
 		}
 	}
@@ -117,8 +117,9 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	}
 	// Drop the computed keys.
 	c := &Calc{Header: b.header(n.Output(), p, j)}
+	outOrds := ordinalsOf(out)
 	for _, id := range n.Output() {
-		e, err := bind(b.md.Ref(id), out)
+		e, err := bind(b.md.Ref(id), outOrds)
 		if err != nil {
 			return nil, err
 		}
@@ -154,12 +155,13 @@ func (b *builder) buildJoinSide(in plan.Node, keys []plan.Expr) (Node, plan.ColL
 		return node, cols, ords, nil
 	}
 	calc := &Calc{Header: b.header(ext, node.Hdr().Parallelism, node)}
+	colOrds := ordinalsOf(cols)
 	for _, id := range cols {
-		e, _ := bind(b.md.Ref(id), cols)
+		e, _ := bind(b.md.Ref(id), colOrds)
 		calc.Projs = append(calc.Projs, e)
 	}
 	for _, k := range extra {
-		e, err := bind(k, cols)
+		e, err := bind(k, colOrds)
 		if err != nil {
 			return nil, nil, nil, err
 		}

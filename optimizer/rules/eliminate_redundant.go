@@ -112,11 +112,13 @@ func (EliminateRedundant) Apply(c *Context, n plan.Node) (plan.Node, bool, error
 func removeImpliedConjuncts(c *Context, f *plan.Filter) (plan.Node, bool, error) {
 	conj := plan.Conjuncts(f.Pred)
 	var keep []plan.Expr
+	var kept exprSet
 	for _, cj := range conj {
-		if !isVolatile(cj) && (hasConjunct(keep, cj) || implied(c, f.Input, cj)) {
+		if !isVolatile(cj) && (kept.has(cj) || implied(c, f.Input, cj)) {
 			continue
 		}
 		keep = append(keep, cj)
+		kept.add(cj)
 	}
 	switch {
 	case len(keep) == len(conj):

@@ -95,13 +95,19 @@ func foldNode(c *Context, x plan.Expr) plan.Expr {
 			return &plan.Const{Val: types.NullDatum, Typ: x.Typ}
 		}
 	}
-	if c.Fold == nil || isVolatile(x) {
+	if c.Fold == nil {
 		return x
 	}
 	for _, k := range x.Children() {
 		if !plan.IsConst(k) {
 			return x
 		}
+	}
+	// Its children are constants, so x alone decides volatility: the
+	// check costs one node, not the whole subtree at every level of a
+	// deeply nested expression.
+	if isVolatile(x) {
+		return x
 	}
 	d, err := c.Fold(x)
 	if err != nil {

@@ -29,10 +29,19 @@ func implied(c *Context, n plan.Node, cj plan.Expr) bool {
 // path down the plan (all inputs of a union), so its cost grows with the
 // plan's depth, as the driver's own walk does.
 func impliedBy(c *Context, n plan.Node, cj plan.Expr) bool {
-	cols := plan.ColsUsed(cj)
+	return impliedOver(c, n, cj, plan.ColsUsed(cj))
+}
+
+// impliedOver is impliedBy with the columns cj reads, computed once for
+// the path down the plan rather than at every node of it.
+func impliedOver(c *Context, n plan.Node, cj plan.Expr, cols plan.ColSet) bool {
+	c.impliedSteps++
+	if !c.mayImply(n) {
+		return false
+	}
 	switch n := n.(type) {
 	case *plan.Filter:
-		return keepsNoRow(n.Pred) || hasCanonical(c, plan.Conjuncts(n.Pred), cj) || impliedBy(c, n.Input, cj)
+		return keepsNoRow(n.Pred) || hasCanonical(c, plan.Conjuncts(n.Pred), cj) || impliedOver(c, n.Input, cj, cols)
 	case *plan.Project:
 		s, ok := throughItems(c, cj, n.Items)
 		return ok && (plan.IsTrue(s) || impliedBy(c, n.Input, s))
@@ -49,32 +58,32 @@ func impliedBy(c *Context, n plan.Node, cj plan.Expr) bool {
 		}
 		return impliedBy(c, n.Input, s)
 	case *plan.Sort:
-		return impliedBy(c, n.Input, cj)
+		return impliedOver(c, n.Input, cj, cols)
 	case *plan.Limit:
-		return impliedBy(c, n.Input, cj)
+		return impliedOver(c, n.Input, cj, cols)
 	case *plan.Window:
-		return !cols.Contains(n.Start) && !cols.Contains(n.End) && impliedBy(c, n.Input, cj)
+		return !cols.Contains(n.Start) && !cols.Contains(n.End) && impliedOver(c, n.Input, cj, cols)
 	case *plan.TopN:
-		return (n.Out == 0 || !cols.Contains(n.Out)) && impliedBy(c, n.Input, cj)
+		return (n.Out == 0 || !cols.Contains(n.Out)) && impliedOver(c, n.Input, cj, cols)
 	case *plan.RowNumber:
-		return !cols.Contains(n.Out) && impliedBy(c, n.Input, cj)
+		return !cols.Contains(n.Out) && impliedOver(c, n.Input, cj, cols)
 	case *plan.Aggregate:
 		// A group's row carries the grouping values of its input rows. A
 		// global aggregate outputs its row even over no input, so nothing
 		// holds vacuously there.
-		return len(n.Group) > 0 && cols.SubsetOf(n.Group.ToSet()) && impliedBy(c, n.Input, cj)
+		return len(n.Group) > 0 && cols.SubsetOf(n.Group.ToSet()) && impliedOver(c, n.Input, cj, cols)
 	case *plan.SessionAggregate:
-		return len(n.Keys) > 0 && cols.SubsetOf(n.Keys.ToSet()) && impliedBy(c, n.Input, cj)
+		return len(n.Keys) > 0 && cols.SubsetOf(n.Keys.ToSet()) && impliedOver(c, n.Input, cj, cols)
 	case *plan.Join:
-		left := n.Left.Output().ToSet()
-		if cols.SubsetOf(left) && !padsLeft(n.Kind) && impliedBy(c, n.Left, cj) {
+		left := plan.OutputSet(n.Left)
+		if cols.SubsetOf(left) && !padsLeft(n.Kind) && impliedOver(c, n.Left, cj, cols) {
 			return true
 		}
 		if n.Kind == plan.SemiJoin || n.Kind == plan.AntiJoin {
 			// Semi: every output row has a match, for which ON is TRUE.
 			return n.Kind == plan.SemiJoin && n.On != nil && cols.SubsetOf(left) && hasCanonical(c, plan.Conjuncts(n.On), cj)
 		}
-		if cols.SubsetOf(n.Right.Output().ToSet()) && !padsRight(n.Kind) && impliedBy(c, n.Right, cj) {
+		if cols.SubsetOf(plan.OutputSet(n.Right)) && !padsRight(n.Kind) && impliedOver(c, n.Right, cj, cols) {
 			return true
 		}
 		return n.Kind == plan.InnerJoin && n.On != nil && hasCanonical(c, plan.Conjuncts(n.On), cj)
@@ -90,6 +99,38 @@ func impliedBy(c *Context, n plan.Node, cj plan.Expr) bool {
 		return len(n.Ins) > 0
 	}
 	return false
+}
+
+// mayImply reports whether anything in n's subtree could make a conjunct
+// implied: a filter, a projection (whose substitution may fold a conjunct
+// to TRUE) or a join condition — the nodes where impliedOver can answer
+// true. Without one, implied is false at once rather than after a walk
+// down the subtree: the common case while a WHERE clause is pushed into a
+// deep tree of cross joins, where the filter made at every level would
+// otherwise walk the untouched tree below it, a cost cubic in its depth.
+// Plans are immutable, so the answer is kept per node.
+func (c *Context) mayImply(n plan.Node) bool {
+	if v, ok := c.mayImplyMemo[n]; ok {
+		return v
+	}
+	v := false
+	switch x := n.(type) {
+	case *plan.Filter, *plan.Project, *plan.Calc:
+		v = true
+	case *plan.Join:
+		v = x.On != nil
+	}
+	for _, in := range n.Inputs() {
+		if v {
+			break
+		}
+		v = c.mayImply(in)
+	}
+	if c.mayImplyMemo == nil {
+		c.mayImplyMemo = map[plan.Node]bool{}
+	}
+	c.mayImplyMemo[n] = v
+	return v
 }
 
 // keepsNoRow reports whether a filter's predicate has a conjunct that is
@@ -150,7 +191,7 @@ func knownConjuncts(c *Context, n plan.Node) []plan.Expr {
 		switch n.Kind {
 		case plan.SemiJoin:
 			if n.On != nil {
-				out = append(out, overCols(nonVolatile(plan.Conjuncts(n.On)), n.Left.Output().ToSet())...)
+				out = append(out, overCols(nonVolatile(plan.Conjuncts(n.On)), plan.OutputSet(n.Left))...)
 			}
 			return out
 		case plan.AntiJoin:

@@ -70,7 +70,7 @@ func (InferJoinPredicates) Apply(c *Context, n plan.Node) (plan.Node, bool, erro
 	if !ok || j.On == nil {
 		return n, false, nil
 	}
-	left, right := j.Left.Output().ToSet(), j.Right.Output().ToSet()
+	left, right := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
 	var on []plan.Expr
 	for _, cj := range plan.Conjuncts(j.On) {
 		if !isVolatile(cj) {

@@ -110,15 +110,16 @@ func orEqualitiesToIn(e plan.Expr) (plan.Expr, bool) {
 type inGroup struct {
 	arg     plan.Expr
 	list    []plan.Expr
-	first   plan.Expr // the only member, when there is one
+	seen    map[types.Datum]bool // the values in list
+	first   plan.Expr            // the only member, when there is one
 	members int
 }
 
 // mergeEqualities merges the equalities of one OR; it reports false when
 // no expression is compared with constants more than once.
 func mergeEqualities(o *plan.Or) (plan.Expr, bool) {
-	var groups []*inGroup
-	var slots []any // a disjunct kept as is (plan.Expr) or a group's place
+	groups := map[uint64][]*inGroup{} // by the hash of their expression
+	var slots []any                   // a disjunct kept as is (plan.Expr) or a group's place
 	merged := false
 	for _, d := range flattenOr(o) {
 		arg, list, ok := inTerms(d)
@@ -126,22 +127,23 @@ func mergeEqualities(o *plan.Or) (plan.Expr, bool) {
 			slots = append(slots, d)
 			continue
 		}
+		h := exprHash(arg)
 		var g *inGroup
-		for _, x := range groups {
+		for _, x := range groups[h] {
 			if exprEqual(x.arg, arg) {
 				g = x
 				break
 			}
 		}
 		if g == nil {
-			g = &inGroup{arg: arg, first: d}
-			groups = append(groups, g)
+			g = &inGroup{arg: arg, first: d, seen: map[types.Datum]bool{}}
+			groups[h] = append(groups[h], g)
 			slots = append(slots, g)
 		}
 		g.members++
 		merged = merged || g.members > 1
 		for _, k := range list {
-			g.list = addConst(g.list, k, arg.Type())
+			g.addConst(k, arg.Type())
 		}
 	}
 	if !merged {
@@ -226,17 +228,17 @@ func sameRepresentation(a, b types.T) bool {
 	return a.Kind != types.Decimal || a.Scale == b.Scale
 }
 
-// addConst appends constant k to list unless an equal value is there; a
-// NULL takes the list's type.
-func addConst(list []plan.Expr, k plan.Expr, t types.T) []plan.Expr {
+// addConst appends constant k to the group's list unless an equal value
+// is there (found through seen, so a list of thousands of values is built
+// in linear time); a NULL takes the list's type.
+func (g *inGroup) addConst(k plan.Expr, t types.T) {
 	c := k.(*plan.Const)
-	for _, x := range list {
-		if x.(*plan.Const).Val == c.Val {
-			return list
-		}
+	if g.seen[c.Val] {
+		return
 	}
+	g.seen[c.Val] = true
 	if c.Val.Null && c.Typ != t {
 		c = &plan.Const{Val: types.NullDatum, Typ: t}
 	}
-	return append(list, c)
+	g.list = append(g.list, c)
 }

@@ -35,16 +35,9 @@ func (PruneColumns) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 	var needed plan.ColSet
 	switch n := n.(type) {
 	case *plan.Project:
-		for _, it := range n.Items {
-			needed = needed.Union(plan.ColsUsed(it.Expr))
-		}
+		needed = plan.ItemCols(n.Items)
 	case *plan.Calc:
-		if n.Pred != nil {
-			needed = plan.ColsUsed(n.Pred)
-		}
-		for _, it := range n.Items {
-			needed = needed.Union(plan.ColsUsed(it.Expr))
-		}
+		needed = plan.ItemCols(n.Items, n.Pred)
 	case *plan.Aggregate:
 		needed = n.Group.ToSet()
 		for _, a := range n.Aggs {

@@ -45,7 +45,7 @@ func (PushFilterIntoJoin) Apply(c *Context, n plan.Node) (plan.Node, bool, error
 	if !ok {
 		return n, false, nil
 	}
-	left, right := j.Left.Output().ToSet(), j.Right.Output().ToSet()
+	left, right := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
 	conj := plan.Conjuncts(f.Pred)
 	kind := j.Kind
 	for _, cj := range conj {

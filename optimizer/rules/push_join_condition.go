@@ -30,7 +30,7 @@ func (PushJoinCondition) Apply(c *Context, n plan.Node) (plan.Node, bool, error)
 	if !ok || j.On == nil {
 		return n, false, nil
 	}
-	left, right := j.Left.Output().ToSet(), j.Right.Output().ToSet()
+	left, right := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
 	k := j.Kind
 	pushLeft := k == plan.InnerJoin || k == plan.RightJoin || k == plan.SemiJoin
 	pushRight := k == plan.InnerJoin || k == plan.LeftJoin || k == plan.SemiJoin || k == plan.AntiJoin

@@ -27,4 +27,20 @@ type Context struct {
 	// Cost estimates selectivities and costs for the cost-based rules
 	// (nil: the defaults).
 	Cost *cost.Estimator
+	// Parent is the node whose input the driver is rewriting, nil at the
+	// plan's root. The driver sets it before it tries the rules at a
+	// node; a rule that matches only the root of a maximal tree of like
+	// nodes (ReorderJoins) reads it. Rules run bottom-up, so Parent's own
+	// rewrites in the current pass have not happened yet.
+	Parent plan.Node
+	// Decisions collects the cost-based choices rules make, with their
+	// alternatives, for EXPLAIN VERBOSE; the driver moves them into its
+	// trace.
+	Decisions []cost.Decision
+
+	// mayImply memoizes mayImply per node (plans are immutable).
+	mayImplyMemo map[plan.Node]bool
+	// impliedSteps counts the nodes impliedOver looked at, for the test
+	// that bounds it.
+	impliedSteps int
 }

@@ -2,6 +2,7 @@ package plan
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/eddysql/eddy/catalog/types"
 )
@@ -122,15 +123,53 @@ func Rewrite(e Expr, fn func(Expr) Expr) Expr {
 }
 
 // ColsUsed returns the set of ColumnIDs e refers to.
-func ColsUsed(e Expr) ColSet {
-	var s ColSet
+func ColsUsed(e Expr) ColSet { return setOf(appendCols(nil, e)) }
+
+// ColsUsedAll returns the set of ColumnIDs the expressions refer to (nil
+// ones skipped). It gathers them all before sorting once: a union per
+// expression would cost the square of a wide select list.
+func ColsUsedAll(es ...Expr) ColSet {
+	var ids []ColumnID
+	for _, e := range es {
+		ids = appendCols(ids, e)
+	}
+	return setOf(ids)
+}
+
+// ItemCols returns the set of ColumnIDs a projection's expressions (and
+// the extra expressions, nil ones skipped) refer to.
+func ItemCols(items []ProjItem, extra ...Expr) ColSet {
+	var ids []ColumnID
+	for _, it := range items {
+		ids = appendCols(ids, it.Expr)
+	}
+	for _, e := range extra {
+		ids = appendCols(ids, e)
+	}
+	return setOf(ids)
+}
+
+// appendCols appends the IDs of the column references of e (nil: none).
+func appendCols(ids []ColumnID, e Expr) []ColumnID {
+	if e == nil {
+		return ids
+	}
 	Walk(e, func(x Expr) bool {
 		if c, ok := x.(*ColRef); ok {
-			s.Add(c.ID)
+			ids = append(ids, c.ID)
 		}
 		return true
 	})
-	return s
+	return ids
+}
+
+// setOf makes a set of ids, which it sorts in place.
+func setOf(ids []ColumnID) ColSet {
+	if len(ids) == 0 {
+		return ColSet{}
+	}
+	slices.Sort(ids)
+	return ColSet{ids: slices.Compact(ids)}
 }
 
 // Conjuncts splits e into its top-level AND terms.

@@ -45,31 +45,129 @@ func prec(e Expr) int {
 	return precAtom
 }
 
-func paren(e Expr, min int) string {
+// writeParen writes e, in parentheses when it binds more loosely than min.
+func writeParen(b *strings.Builder, e Expr, min int) {
 	if prec(e) < min {
-		return "(" + e.String() + ")"
+		b.WriteByte('(')
+		writeExpr(b, e)
+		b.WriteByte(')')
+		return
 	}
-	return e.String()
+	writeExpr(b, e)
 }
 
-func joinExprs(es []Expr, sep string, min int) string {
-	parts := make([]string, len(es))
+func writeList(b *strings.Builder, es []Expr, sep string, min int) {
 	for i, e := range es {
-		parts[i] = paren(e, min)
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		writeParen(b, e, min)
 	}
-	return strings.Join(parts, sep)
 }
 
-func (e *ColRef) String() string { return e.Name }
-
-func (e *InputRef) String() string {
-	if e.Name != "" {
-		return e.Name
-	}
-	return "$" + strconv.Itoa(e.Ord)
+// exprString renders e. Every String method goes through one builder, so
+// that printing an expression nested n deep costs its length, not the n²
+// of concatenating each level's string into its parent's.
+func exprString(e Expr) string {
+	var b strings.Builder
+	writeExpr(&b, e)
+	return b.String()
 }
 
-func (e *Const) String() string { return FormatConst(e.Val, e.Typ) }
+// writeExpr writes e as SQL.
+func writeExpr(b *strings.Builder, e Expr) {
+	switch e := e.(type) {
+	case *ColRef:
+		b.WriteString(e.Name)
+	case *InputRef:
+		if e.Name != "" {
+			b.WriteString(e.Name)
+		} else {
+			b.WriteString("$" + strconv.Itoa(e.Ord))
+		}
+	case *Const:
+		b.WriteString(FormatConst(e.Val, e.Typ))
+	case *Unary:
+		b.WriteByte('-')
+		writeParen(b, e.Arg, precUnary)
+	case *Binary:
+		p := prec(e)
+		// Left-associative: the right operand needs parentheses at equal
+		// precedence.
+		writeParen(b, e.L, p)
+		b.WriteString(" " + e.Op.String() + " ")
+		writeParen(b, e.R, p+1)
+	case *And:
+		writeList(b, e.Args, " AND ", precAnd+1)
+	case *Or:
+		writeList(b, e.Args, " OR ", precOr+1)
+	case *Not:
+		b.WriteString("NOT ")
+		writeParen(b, e.Arg, precNot)
+	case *IsNull:
+		writeParen(b, e.Arg, precCmp+1)
+		if e.Negated {
+			b.WriteString(" IS NOT NULL")
+		} else {
+			b.WriteString(" IS NULL")
+		}
+	case *In:
+		writeParen(b, e.Arg, precCmp+1)
+		if e.Negated {
+			b.WriteString(" NOT IN (")
+		} else {
+			b.WriteString(" IN (")
+		}
+		writeList(b, e.List, ", ", 0)
+		b.WriteByte(')')
+	case *Like:
+		writeParen(b, e.Arg, precCmp+1)
+		if e.Negated {
+			b.WriteString(" NOT LIKE ")
+		} else {
+			b.WriteString(" LIKE ")
+		}
+		writeParen(b, e.Pattern, precCmp+1)
+		if e.Escape != '\\' && e.Escape != 0 {
+			b.WriteString(" ESCAPE '" + string(e.Escape) + "'")
+		}
+	case *Case:
+		b.WriteString("CASE")
+		for _, w := range e.Whens {
+			b.WriteString(" WHEN ")
+			writeExpr(b, w.Cond)
+			b.WriteString(" THEN ")
+			writeExpr(b, w.Result)
+		}
+		if c, ok := e.Else.(*Const); !ok || !c.Val.Null {
+			b.WriteString(" ELSE ")
+			writeExpr(b, e.Else)
+		}
+		b.WriteString(" END")
+	case *Cast:
+		b.WriteString("CAST(")
+		writeExpr(b, e.Arg)
+		b.WriteString(" AS " + e.To.String() + ")")
+	case *Func:
+		if e.Name == "extract" && len(e.Args) == 2 {
+			if u, ok := e.Args[0].(*Const); ok {
+				b.WriteString("EXTRACT(" + u.Val.S + " FROM ")
+				writeExpr(b, e.Args[1])
+				b.WriteByte(')')
+				return
+			}
+		}
+		b.WriteString(strings.ToUpper(e.Name) + "(")
+		writeList(b, e.Args, ", ", 0)
+		b.WriteByte(')')
+	default:
+		b.WriteString(e.String())
+	}
+}
+
+func (e *ColRef) String() string   { return e.Name }
+func (e *InputRef) String() string { return exprString(e) }
+func (e *Const) String() string    { return FormatConst(e.Val, e.Typ) }
 
 // FormatConst renders a literal as SQL.
 func FormatConst(d types.Datum, t types.T) string {
@@ -92,65 +190,14 @@ func FormatConst(d types.Datum, t types.T) string {
 	return types.Format(d, t)
 }
 
-func (e *Unary) String() string { return "-" + paren(e.Arg, precUnary) }
-
-func (e *Binary) String() string {
-	p := prec(e)
-	// Left-associative: the right operand needs parentheses at equal precedence.
-	return paren(e.L, p) + " " + e.Op.String() + " " + paren(e.R, p+1)
-}
-
-func (e *And) String() string { return joinExprs(e.Args, " AND ", precAnd+1) }
-func (e *Or) String() string  { return joinExprs(e.Args, " OR ", precOr+1) }
-func (e *Not) String() string { return "NOT " + paren(e.Arg, precNot) }
-
-func (e *IsNull) String() string {
-	if e.Negated {
-		return paren(e.Arg, precCmp+1) + " IS NOT NULL"
-	}
-	return paren(e.Arg, precCmp+1) + " IS NULL"
-}
-
-func (e *In) String() string {
-	op := " IN ("
-	if e.Negated {
-		op = " NOT IN ("
-	}
-	return paren(e.Arg, precCmp+1) + op + joinExprs(e.List, ", ", 0) + ")"
-}
-
-func (e *Like) String() string {
-	op := " LIKE "
-	if e.Negated {
-		op = " NOT LIKE "
-	}
-	s := paren(e.Arg, precCmp+1) + op + paren(e.Pattern, precCmp+1)
-	if e.Escape != '\\' && e.Escape != 0 {
-		s += " ESCAPE '" + string(e.Escape) + "'"
-	}
-	return s
-}
-
-func (e *Case) String() string {
-	var b strings.Builder
-	b.WriteString("CASE")
-	for _, w := range e.Whens {
-		b.WriteString(" WHEN " + w.Cond.String() + " THEN " + w.Result.String())
-	}
-	if c, ok := e.Else.(*Const); !ok || !c.Val.Null {
-		b.WriteString(" ELSE " + e.Else.String())
-	}
-	b.WriteString(" END")
-	return b.String()
-}
-
-func (e *Cast) String() string { return "CAST(" + e.Arg.String() + " AS " + e.To.String() + ")" }
-
-func (e *Func) String() string {
-	if e.Name == "extract" && len(e.Args) == 2 {
-		if u, ok := e.Args[0].(*Const); ok {
-			return "EXTRACT(" + u.Val.S + " FROM " + e.Args[1].String() + ")"
-		}
-	}
-	return strings.ToUpper(e.Name) + "(" + joinExprs(e.Args, ", ", 0) + ")"
-}
+func (e *Unary) String() string  { return exprString(e) }
+func (e *Binary) String() string { return exprString(e) }
+func (e *And) String() string    { return exprString(e) }
+func (e *Or) String() string     { return exprString(e) }
+func (e *Not) String() string    { return exprString(e) }
+func (e *IsNull) String() string { return exprString(e) }
+func (e *In) String() string     { return exprString(e) }
+func (e *Like) String() string   { return exprString(e) }
+func (e *Case) String() string   { return exprString(e) }
+func (e *Cast) String() string   { return exprString(e) }
+func (e *Func) String() string   { return exprString(e) }

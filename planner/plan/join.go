@@ -40,6 +40,20 @@ type Join struct {
 	// rows current when it arrives, and table changes emit nothing.
 	Lookup bool
 	props  *Props
+	out    joinOutput
+}
+
+// joinOutput caches a join's output columns, with the inputs and kind
+// they were computed for: a tree of joins asks its inputs for their
+// outputs at every level, which without the cache costs the square of its
+// depth. The planner may still swap a join's sides while building it
+// (makeLookup), so the cache checks that they are the ones it saw.
+type joinOutput struct {
+	cols        ColList
+	set         ColSet // cols as a set, once OutputSet asked for it
+	hasSet      bool
+	left, right Node
+	kind        JoinKind
 }
 
 var _ Node = (*Join)(nil)
@@ -60,7 +74,29 @@ func (n *Join) Output() ColList {
 	if n.Kind == SemiJoin || n.Kind == AntiJoin {
 		return n.Left.Output()
 	}
-	return append(append(ColList(nil), n.Left.Output()...), n.Right.Output()...)
+	if c := &n.out; c.cols == nil || c.left != n.Left || c.right != n.Right || c.kind != n.Kind {
+		l, r := n.Left.Output(), n.Right.Output()
+		*c = joinOutput{cols: append(append(make(ColList, 0, len(l)+len(r)), l...), r...), left: n.Left, right: n.Right, kind: n.Kind}
+	}
+	return n.out.cols
+}
+
+// OutputSet returns n's output columns as a set. A join keeps it with its
+// output columns: rules ask which side of every join of a tree a column
+// comes from, and building the set each time costs the size of the tree.
+func OutputSet(n Node) ColSet {
+	j, ok := n.(*Join)
+	if !ok {
+		return n.Output().ToSet()
+	}
+	if j.Kind == SemiJoin || j.Kind == AntiJoin {
+		return OutputSet(j.Left)
+	}
+	cols := j.Output() // refreshes the cache when the sides changed
+	if !j.out.hasSet {
+		j.out.set, j.out.hasSet = cols.ToSet(), true
+	}
+	return j.out.set
 }
 
 // Props implements Node. An inner or semi join of append-only inputs only
@@ -160,14 +196,9 @@ func ColsRead(n Node) ColSet {
 	case *Filter:
 		add(n.Pred)
 	case *Project:
-		for _, it := range n.Items {
-			add(it.Expr)
-		}
+		s = ItemCols(n.Items)
 	case *Calc:
-		add(n.Pred)
-		for _, it := range n.Items {
-			add(it.Expr)
-		}
+		s = ItemCols(n.Items, n.Pred)
 	case *Join:
 		add(n.On)
 	case *Aggregate:

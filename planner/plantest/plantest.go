@@ -5,6 +5,7 @@ package plantest
 
 import (
 	"fmt"
+	"runtime"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
@@ -115,4 +116,16 @@ func BindText(cat *catalog.Catalog, text string, mode planner.Mode) (*planner.Qu
 		return nil, err
 	}
 	return Bind(cat, st, mode)
+}
+
+// AllocBytes returns the bytes f allocates on the heap. Tests of planning
+// cost compare it between inputs of two sizes: unlike time, it does not
+// depend on the machine's load.
+func AllocBytes(f func()) uint64 {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	f()
+	runtime.ReadMemStats(&after)
+	return after.TotalAlloc - before.TotalAlloc
 }

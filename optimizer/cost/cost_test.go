@@ -1,0 +1,21 @@
+package cost_test
+
+import (
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/eddysql/eddy/optimizer/opttest"
+)
+
+// TestCost runs the golden files of testdata: for each cost-based choice
+// — join order, hash or broadcast distribution, one- or two-phase
+// aggregation, fusion of a Calc — the `cost` command prints the
+// alternatives with the cost model's estimates, the one chosen and why,
+// with a case on each side of every threshold. The commands are
+// opttest's. Regenerate with `go test ./optimizer/cost -rewrite`.
+func TestCost(t *testing.T) {
+	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
+		datadriven.RunTest(t, path, opttest.NewRunner(t).Run)
+	})
+}
