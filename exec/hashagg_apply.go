@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // apply integrates the batch into the state, recording in h.touched the
@@ -17,7 +18,7 @@ import (
 // dense arrays of the batch's size.
 func (h *HashAgg) apply(c Chunk) error {
 	n := c.NumRows()
-	h.weights = aggResize(h.weights, n)
+	h.weights = vec.Resize(h.weights, n)
 	if c.Ops == nil {
 		for i := range h.weights {
 			h.weights[i] = 1
@@ -37,7 +38,7 @@ func (h *HashAgg) apply(c Chunk) error {
 		}
 	}
 	b := &h.batch
-	b.lids = aggResize(b.lids, n)
+	b.lids = vec.Resize(b.lids, n)
 	touched, first, err := h.keys.group(c.Batch, b.lids)
 	if err != nil {
 		return err
@@ -47,12 +48,12 @@ func (h *HashAgg) apply(c Chunk) error {
 	h.growSlots()
 
 	m := len(touched)
-	b.rows = aggResize(b.rows, m)
+	b.rows = vec.Resize(b.rows, m)
 	for j, s := range touched {
 		b.rows[j] = h.arena.Row(s)
 	}
 	h.sink += aggTouchRows(b.rows)
-	h.oldRows, h.newRows = aggResize(h.oldRows, m), aggResize(h.newRows, m)
+	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows
 	clear(delta)
 	for i, l := range b.lids {

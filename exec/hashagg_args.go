@@ -5,6 +5,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // aggArgCol is an aggregate's argument column in the current batch: its values
@@ -41,7 +43,7 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 		}
 		a.f = f.Float64Values()
 		if a.keys {
-			a.ibuf = aggResize(a.ibuf, n)
+			a.ibuf = vec.Resize(a.ibuf, n)
 			for i, v := range a.f {
 				a.ibuf[i] = aggFloatKey(v)
 			}
@@ -56,7 +58,7 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 		if a.keys {
 			var all string
 			all, a.kbuf = aggDecKeys(a.d, a.kbuf)
-			a.sbuf = aggResize(a.sbuf, n)
+			a.sbuf = vec.Resize(a.sbuf, n)
 			for i := range a.sbuf {
 				a.sbuf[i] = all[16*i : 16*i+16]
 			}
@@ -67,7 +69,7 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 		if !ok {
 			return fmt.Errorf("hash aggregate: column %d: expected utf8, got %s", a.ord, arr.DataType())
 		}
-		a.sbuf = aggResize(a.sbuf, n)
+		a.sbuf = vec.Resize(a.sbuf, n)
 		for i := range a.sbuf {
 			a.sbuf[i] = s.Value(i)
 		}
@@ -77,7 +79,7 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 		a.w = weights
 		return nil
 	}
-	a.wbuf = aggResize(a.wbuf, n)
+	a.wbuf = vec.Resize(a.wbuf, n)
 	for i := range a.wbuf {
 		if arr.IsNull(i) {
 			a.wbuf[i] = 0
@@ -106,22 +108,22 @@ func aggIntValues(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error
 	case *array.Int64:
 		return a.Int64Values(), buf, nil
 	case *array.Date32:
-		buf = aggResize(buf, n)
+		buf = vec.Resize(buf, n)
 		for i, v := range a.Date32Values() {
 			buf[i] = int64(v)
 		}
 	case *array.Timestamp:
-		buf = aggResize(buf, n)
+		buf = vec.Resize(buf, n)
 		for i, v := range a.TimestampValues() {
 			buf[i] = int64(v)
 		}
 	case *array.Duration:
-		buf = aggResize(buf, n)
+		buf = vec.Resize(buf, n)
 		for i, v := range a.DurationValues() {
 			buf[i] = int64(v)
 		}
 	case *array.Boolean:
-		buf = aggResize(buf, n)
+		buf = vec.Resize(buf, n)
 		for i := range buf {
 			buf[i] = 0
 			if a.Value(i) {

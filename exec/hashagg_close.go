@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // AggClose makes a hash aggregate windowed: one of its group keys tells
@@ -187,8 +189,8 @@ func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out Emitter) err
 	h.touched = append(h.touched[:0], slots...)
 	b := &h.batch
 	b.touched, b.slotsOK = h.touched, false
-	b.rows = aggResize(b.rows, m)
-	h.newRows = aggResize(h.newRows, m)
+	b.rows = vec.Resize(b.rows, m)
+	h.newRows = vec.Resize(h.newRows, m)
 	for j, s := range slots {
 		b.rows[j] = h.arena.Row(s)
 		h.newRows[j] = int64(b.rows[j][aggRowsWord])

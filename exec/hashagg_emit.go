@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // emitChanges compares the touched groups' results before and after the
@@ -14,7 +16,7 @@ import (
 func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 	touched := h.touched
 	if h.close == nil || !h.close.cfg.Emit { // apply computed the results
-		h.changed = aggResize(h.changed, len(touched))
+		h.changed = vec.Resize(h.changed, len(touched))
 		clear(h.changed)
 		for i := range h.aggs {
 			aggMarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)

@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // intMinMaxAgg is a retractable MIN or MAX of integers (or of the
@@ -75,7 +76,7 @@ func (a *intExtremeAgg) free(int32) {}
 
 func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	m := len(b.touched)
-	a.ext, a.has = aggResize(a.ext, m), aggResize(a.has, m)
+	a.ext, a.has = vec.Resize(a.ext, m), vec.Resize(a.has, m)
 	ext, has := a.ext, a.has
 	clear(has)
 	// Start from the identity of the extreme, so that the loop below is a

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // aggKeyMode is how a hash aggregate finds a row's group.
@@ -149,12 +150,12 @@ func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, firs
 		g.batchKeys, g.batchNulls = vals, nil
 		if arr.NullN() == 0 {
 			g.batch.Group(vals, lids)
-			g.touched = aggResize(g.touched, len(g.batch.Keys))
+			g.touched = vec.Resize(g.touched, len(g.batch.Keys))
 			g.ints.FindDistinct(g.batch.Keys, g.touched)
 			return g.touched, g.batch.First, nil
 		}
 		g.batchNulls = arr
-		g.slotKeys = aggResize(g.slotKeys, len(vals))
+		g.slotKeys = vec.Resize(g.slotKeys, len(vals))
 		for i, v := range vals {
 			var s int32
 			if arr.IsNull(i) {
@@ -171,14 +172,14 @@ func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, firs
 		if err := g.encode(rec); err != nil {
 			return nil, nil, err
 		}
-		g.slotKeys = aggResize(g.slotKeys, len(lids))
+		g.slotKeys = vec.Resize(g.slotKeys, len(lids))
 		for i := range lids {
 			s, _ := g.bytes.Find(g.buf[g.off[i]:g.off[i+1]])
 			g.slotKeys[i] = int64(s)
 		}
 	}
 	g.batch.Group(g.slotKeys, lids)
-	g.touched = aggResize(g.touched, len(g.batch.Keys))
+	g.touched = vec.Resize(g.touched, len(g.batch.Keys))
 	for j, s := range g.batch.Keys {
 		g.touched[j] = int32(s)
 	}
@@ -191,8 +192,8 @@ func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, firs
 // or a uvarint length and the bytes (strings). Equal keys encode equally.
 func (g *aggGroupKeys) encode(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
-	g.off = aggResize(g.off, n+1)
-	g.cur = aggResize(g.cur, n)
+	g.off = vec.Resize(g.off, n+1)
+	g.cur = vec.Resize(g.cur, n)
 	clear(g.cur)
 	for c, ord := range g.cols {
 		arr := rec.Column(ord)
@@ -205,7 +206,7 @@ func (g *aggGroupKeys) encode(rec arrow.RecordBatch) error {
 		g.off[i+1] = g.off[i] + g.cur[i]
 		g.cur[i] = g.off[i]
 	}
-	g.buf = aggResize(g.buf, g.off[n])
+	g.buf = vec.Resize(g.buf, g.off[n])
 	for c, ord := range g.cols {
 		if err := g.encodeColumn(rec.Column(ord), g.kinds[c]); err != nil {
 			return fmt.Errorf("group key column %d: %w", ord, err)
@@ -331,7 +332,7 @@ func (g *aggGroupKeys) decode(slots, rows []int32, out []aggVec) {
 			v.i[j], v.valid[j] = g.batchKeys[r], g.batchNulls == nil || g.batchNulls.IsValid(int(r))
 		}
 	case aggKeysBytes:
-		g.cur = aggResize(g.cur, len(slots))
+		g.cur = vec.Resize(g.cur, len(slots))
 		clear(g.cur)
 		for c := range out {
 			v := &out[c]

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // groupFixed groups a batch whose keys are several integer or double
@@ -42,7 +43,7 @@ func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 			if !ok {
 				return false
 			}
-			buf := aggResize(g.fixedBufs[c], n)
+			buf := vec.Resize(g.fixedBufs[c], n)
 			for i, v := range a.Float64Values() {
 				buf[i] = int64(aggFloatBits(v))
 			}
@@ -53,7 +54,7 @@ func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 	}
 
 	// The rows' hashes, combined column by column.
-	h := aggResize(g.slotKeys, n)
+	h := vec.Resize(g.slotKeys, n)
 	g.slotKeys = h
 	for i, v := range g.fixed[0][:n] {
 		h[i] = int64(aggstate.Hash64(v))
@@ -82,7 +83,7 @@ func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 	// them up: lookups that do not wait on the encoding of their key
 	// overlap their cache misses.
 	size := len(g.cols) * 9
-	g.buf = aggResize(g.buf, size*len(first))
+	g.buf = vec.Resize(g.buf, size*len(first))
 	buf := g.buf
 	for l, r := range first {
 		p := l * size
@@ -92,7 +93,7 @@ func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 			p += 9
 		}
 	}
-	g.touched = aggResize(g.touched, len(first))
+	g.touched = vec.Resize(g.touched, len(first))
 	for l := range first {
 		g.touched[l], _ = g.bytes.Find(buf[l*size : (l+1)*size])
 	}

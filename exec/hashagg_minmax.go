@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // errAggAppendOnly is returned when an aggregate planned for an
@@ -249,7 +250,7 @@ func (a *distinctAgg[V]) stateBytes() int64 {
 func (a *distinctAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	vals := *aggTyped[V](&arg.aggValues)
 	slots := b.rowSlots()
-	a.ew = aggResize(a.ew, len(slots))
+	a.ew = vec.Resize(a.ew, len(slots))
 	for i, s := range slots {
 		a.ew[i] = 0
 		if w[i] == 0 {

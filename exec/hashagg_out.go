@@ -8,6 +8,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // aggOutRow is one output row: the touched group j, from its old or new values.
@@ -44,7 +46,7 @@ func aggPick(r aggOutRow, old, new *aggVec) *aggVec {
 // (from oldVals or newVals, of old or new) and returns the validity to
 // append: nil when every value is valid. dst must be as long as rows.
 func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, oldVals, newVals []T) []bool {
-	o.valid = aggResize(o.valid, len(rows))
+	o.valid = vec.Resize(o.valid, len(rows))
 	valid := o.valid[:len(dst)]
 	nulls := 0
 	for k, r := range rows {
@@ -63,7 +65,7 @@ func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, ol
 
 // gatherInts gathers an integer-like column into o.i.
 func (o *aggOut) gatherInts(rows []aggOutRow, old, new *aggVec) []bool {
-	o.i = aggResize(o.i, len(rows))
+	o.i = vec.Resize(o.i, len(rows))
 	return aggGather(o, o.i, rows, old, new, old.i, new.i)
 }
 
@@ -121,35 +123,35 @@ func aggAppendRows(o *aggOut, b array.Builder, old, new *aggVec, rows []aggOutRo
 	case *array.Int64Builder:
 		b.AppendValues(o.i, o.gatherInts(rows, old, new))
 	case *array.Float64Builder:
-		o.f = aggResize(o.f, n)
+		o.f = vec.Resize(o.f, n)
 		b.AppendValues(o.f, aggGather(o, o.f, rows, old, new, old.f, new.f))
 	case *array.Decimal128Builder:
-		o.d = aggResize(o.d, n)
+		o.d = vec.Resize(o.d, n)
 		b.AppendValues(o.d, aggGather(o, o.d, rows, old, new, old.d, new.d))
 	case *array.BooleanBuilder:
 		valid := o.gatherInts(rows, old, new)
-		o.b = aggResize(o.b, n)
+		o.b = vec.Resize(o.b, n)
 		for k, v := range o.i {
 			o.b[k] = v != 0
 		}
 		b.AppendValues(o.b, valid)
 	case *array.Date32Builder:
 		valid := o.gatherInts(rows, old, new)
-		o.d32 = aggResize(o.d32, n)
+		o.d32 = vec.Resize(o.d32, n)
 		for k, v := range o.i {
 			o.d32[k] = arrow.Date32(v)
 		}
 		b.AppendValues(o.d32, valid)
 	case *array.TimestampBuilder:
 		valid := o.gatherInts(rows, old, new)
-		o.ts = aggResize(o.ts, n)
+		o.ts = vec.Resize(o.ts, n)
 		for k, v := range o.i {
 			o.ts[k] = arrow.Timestamp(v)
 		}
 		b.AppendValues(o.ts, valid)
 	case *array.DurationBuilder:
 		valid := o.gatherInts(rows, old, new)
-		o.dur = aggResize(o.dur, n)
+		o.dur = vec.Resize(o.dur, n)
 		for k, v := range o.i {
 			o.dur[k] = arrow.Duration(v)
 		}

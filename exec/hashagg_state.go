@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // ErrAggOverflow is returned when an aggregate's value does not fit its
@@ -28,7 +29,7 @@ type aggBatch struct {
 // state row by row.
 func (b *aggBatch) rowSlots() []int32 {
 	if !b.slotsOK {
-		b.slots = aggResize(b.slots, len(b.lids))
+		b.slots = vec.Resize(b.slots, len(b.lids))
 		for i, l := range b.lids {
 			b.slots[i] = b.touched[l]
 		}
@@ -127,7 +128,7 @@ func (a *countAgg) words() int { return 1 }
 func (a *countAgg) free(int32) {}
 
 func (a *countAgg) update(b *aggBatch, w []int64, _ *aggArgCol) error {
-	a.delta = aggResize(a.delta, len(b.touched))
+	a.delta = vec.Resize(a.delta, len(b.touched))
 	d := a.delta
 	clear(d)
 	for i, l := range b.lids {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // intSumAgg is SUM or AVG over integers, in two arena words: the low 64
@@ -36,7 +37,7 @@ func (a *intSumAgg) stateBytes() int64 { return 16 * int64(len(a.carry)) }
 
 func (a *intSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	m := len(b.touched)
-	a.lo, a.hi, a.n = aggResize(a.lo, m), aggResize(a.hi, m), aggResize(a.n, m)
+	a.lo, a.hi, a.n = vec.Resize(a.lo, m), vec.Resize(a.hi, m), vec.Resize(a.n, m)
 	lo, hi, cnt := a.lo, a.hi, a.n
 	clear(lo)
 	clear(hi)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // aggKind is the Go representation of a column's values inside the hash
@@ -73,26 +74,18 @@ type aggVec struct {
 
 // resize makes v hold n values, keeping its buffers.
 func (v *aggVec) resize(n int) {
-	v.valid = aggResize(v.valid, n)
+	v.valid = vec.Resize(v.valid, n)
 	switch v.kind {
 	case aggInt:
-		v.i = aggResize(v.i, n)
+		v.i = vec.Resize(v.i, n)
 	case aggFloat:
-		v.f = aggResize(v.f, n)
+		v.f = vec.Resize(v.f, n)
 	case aggDec:
-		v.d = aggResize(v.d, n)
+		v.d = vec.Resize(v.d, n)
 	case aggStr:
 		clear(v.s)
-		v.s = aggResize(v.s, n)
+		v.s = vec.Resize(v.s, n)
 	}
-}
-
-// aggResize returns s with length n, reusing its array when large enough.
-func aggResize[E any](s []E, n int) []E {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]E, n, n+n/4)
 }
 
 // aggMarkChanged sets changed[j] for every j where old and new differ (NULL
@@ -158,7 +151,7 @@ func aggFloatFromKey(k int64) float64 {
 // big-endian), written into buf, and returns one string holding them all so
 // that a batch costs one allocation.
 func aggDecKeys(vals []decimal128.Num, buf []byte) (string, []byte) {
-	buf = aggResize(buf, 16*len(vals))
+	buf = vec.Resize(buf, 16*len(vals))
 	for i, v := range vals {
 		binary.BigEndian.PutUint64(buf[16*i:], uint64(v.HighBits())^(1<<63))
 		binary.BigEndian.PutUint64(buf[16*i+8:], v.LowBits())

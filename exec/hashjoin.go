@@ -85,7 +85,7 @@ type HashJoin struct {
 type joinSide struct {
 	types   []types.T
 	keys    []int
-	store   *rowStore
+	store   *Store
 	index   map[string]*joinBucket
 	counted bool
 	matches []int32
@@ -122,9 +122,9 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 	}
 	j.env = env
 	j.waiting = c.Lookup
-	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: newRowStore(c.Left), index: map[string]*joinBucket{},
+	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: New(c.Left), index: map[string]*joinBucket{},
 		counted: !c.Lookup && (c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin)}
-	right := &joinSide{types: c.Right, keys: c.RightKeys, store: newRowStore(c.Right), index: map[string]*joinBucket{},
+	right := &joinSide{types: c.Right, keys: c.RightKeys, store: New(c.Right), index: map[string]*joinBucket{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
 	j.sides = [2]*joinSide{left, right}
@@ -276,7 +276,7 @@ func (j *HashJoin) filterResidual(in int, c Chunk, other *joinSide) error {
 	}
 	otherCols := make([]arrow.Array, len(other.types))
 	for k := range otherCols {
-		otherCols[k] = other.store.gather(j.env.Alloc, k, j.candIDs)
+		otherCols[k] = other.store.Gather(j.env.Alloc, k, j.candIDs)
 	}
 	pairCols := append(probeCols, otherCols...)
 	if in == 1 {

@@ -144,7 +144,7 @@ func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, o
 	}
 	if !semi || in == 1 {
 		for k := range other.types {
-			otherCols = append(otherCols, other.store.gather(alloc, k, j.outO))
+			otherCols = append(otherCols, other.store.Gather(alloc, k, j.outO))
 		}
 	}
 	cols := append(probeCols, otherCols...)
@@ -213,8 +213,8 @@ func takeNullable(alloc memory.Allocator, a arrow.Array, idx []int32) (arrow.Arr
 func (j *HashJoin) gauge() {
 	var rows, bytes int64
 	for _, s := range j.sides {
-		rows += int64(s.store.live())
-		bytes += s.store.bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next))
+		rows += int64(s.store.Live())
+		bytes += s.store.Bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next))
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)

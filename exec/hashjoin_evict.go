@@ -100,7 +100,7 @@ func (j *HashJoin) emitPadded(ctx context.Context, in int, side *joinSide, ids [
 	other := j.sides[1-in]
 	var mine, nulls []arrow.Array
 	for k := range side.types {
-		mine = append(mine, side.store.gather(alloc, k, ids))
+		mine = append(mine, side.store.Gather(alloc, k, ids))
 	}
 	for _, t := range other.types {
 		nulls = append(nulls, array.MakeArrayOfNull(alloc, t.Arrow(), len(ids)))

@@ -102,7 +102,7 @@ func (s *joinSide) storedHashes(alloc memory.Allocator, ids []int32) ([]uint64, 
 	}
 	cols := make([]arrow.Array, len(s.types))
 	for _, o := range s.hashCols {
-		cols[o] = s.store.gather(alloc, o, ids)
+		cols[o] = s.store.Gather(alloc, o, ids)
 	}
 	defer func() {
 		for _, o := range s.hashCols {
@@ -161,7 +161,7 @@ func (s *joinSide) find(alloc memory.Allocator, b *joinBucket, h uint64, cols []
 	}
 	if b.heads == nil {
 		for _, id := range b.ids {
-			if s.store.equal(id, cols, i) {
+			if s.store.Equal(id, cols, i) {
 				return id, nil
 			}
 		}
@@ -173,7 +173,7 @@ func (s *joinSide) find(alloc memory.Allocator, b *joinBucket, h uint64, cols []
 		s.sweep()
 	}
 	for cur, ok := b.heads[h]; ok && cur != noRow; cur = s.next[cur] {
-		if s.store.equal(cur, cols, i) {
+		if s.store.Equal(cur, cols, i) {
 			return cur, nil
 		}
 	}
@@ -206,7 +206,7 @@ func (s *joinSide) sweep() {
 // addRow stores row i of cols under key and returns its id. h is the
 // row's hash, read when the key's bucket has a row index.
 func (s *joinSide) addRow(key string, cols []arrow.Array, i int, h uint64) int32 {
-	id := s.store.add(cols, i)
+	id := s.store.Add(cols, i)
 	for int(id) >= len(s.pos) {
 		s.pos = append(s.pos, 0)
 		s.next = append(s.next, noRow)
@@ -242,5 +242,5 @@ func (s *joinSide) removeRow(key string, b *joinBucket, id int32, h uint64) {
 		}
 		delete(s.index, key)
 	}
-	s.store.remove(id)
+	s.store.Remove(id)
 }

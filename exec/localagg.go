@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // PartialKind is what a LocalAgg computes for one aggregate.
@@ -105,7 +106,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	for i, k := range l.cfg.GroupKeys {
 		keyCols[i] = cols[k]
 	}
-	l.group = grow(l.group, n)
+	l.group = vec.Resize(l.group, n)
 	if len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]) {
 		// One integer-like key without NULLs: a cache-resident table.
 		vals, buf, err := aggIntValues(keyCols[0], l.intBuf)
@@ -171,13 +172,6 @@ func isIntLike(a arrow.Array) bool {
 	return false
 }
 
-func grow[T any](s []T, n int) []T {
-	if cap(s) < n {
-		return make([]T, n)
-	}
-	return s[:n]
-}
-
 // partialAcc computes one partial aggregate of a batch's groups.
 type partialAcc interface {
 	run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error)
@@ -209,7 +203,7 @@ type countAcc struct {
 }
 
 func (a *countAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
-	a.counts = grow(a.counts, groups)
+	a.counts = vec.Resize(a.counts, groups)
 	clear(a.counts)
 	if a.arg < 0 || cols[a.arg].NullN() == 0 {
 		for _, g := range group {

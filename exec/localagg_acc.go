@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // numAcc computes the SUM, MIN or MAX of a numeric or temporal column per
@@ -30,11 +31,11 @@ type numAcc struct {
 func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
 	col := cols[a.arg]
 	a.ovf = false
-	a.valid = grow(a.valid, groups)
+	a.valid = vec.Resize(a.valid, groups)
 	clear(a.valid)
 	switch a.t.Physical() {
 	case types.PhysFloat64:
-		a.f64 = grow(a.f64, groups)
+		a.f64 = vec.Resize(a.f64, groups)
 		vals := floatValues(col)
 		for i, g := range group {
 			if col.IsNull(i) {
@@ -51,7 +52,7 @@ func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (a
 			}
 		}
 	case types.PhysDecimal:
-		a.dec = grow(a.dec, groups)
+		a.dec = vec.Resize(a.dec, groups)
 		d := col.(*array.Decimal128)
 		for i, g := range group {
 			if col.IsNull(i) {
@@ -68,7 +69,7 @@ func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (a
 			}
 		}
 	default:
-		a.i64 = grow(a.i64, groups)
+		a.i64 = vec.Resize(a.i64, groups)
 		vals, buf, err := aggIntValues(col, a.buf)
 		if err != nil {
 			return nil, err
@@ -159,8 +160,8 @@ type strAcc struct {
 
 func (a *strAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
 	col := cols[a.arg].(*array.String)
-	a.best = grow(a.best, groups)
-	a.valid = grow(a.valid, groups)
+	a.best = vec.Resize(a.best, groups)
+	a.valid = vec.Resize(a.valid, groups)
 	clear(a.valid)
 	for i, g := range group {
 		if col.IsNull(i) {

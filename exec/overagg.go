@@ -69,7 +69,7 @@ type OverAgg struct {
 	layout topnLayout
 	nOrder int // the leading fields of layout.sort that are ORDER BY columns
 
-	store *rowStore
+	store *Store
 	parts map[string]*overaggPartition
 	gauge topnGauge
 	epoch uint64 // numbers the chunks, to mark touched partitions
@@ -170,7 +170,7 @@ func (o *OverAgg) Open(_ context.Context, env *Env) error {
 		}
 		o.nOrder++
 	}
-	o.store = newRowStore(o.cfg.Input)
+	o.store = New(o.cfg.Input)
 	o.parts = map[string]*overaggPartition{}
 	o.gauge = topnGauge{}
 	o.epoch = 0
@@ -285,5 +285,5 @@ func (o *OverAgg) updateMetrics() {
 		return
 	}
 	o.env.Metrics.StateKeys.Store(o.gauge.rows)
-	o.env.Metrics.StateBytes.Store(o.gauge.bytes() + o.store.bytes())
+	o.env.Metrics.StateBytes.Store(o.gauge.bytes() + o.store.Bytes())
 }

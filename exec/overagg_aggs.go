@@ -1,8 +1,6 @@
 package exec
 
 import (
-	"bytes"
-	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -76,12 +74,12 @@ func (o *OverAgg) aggregate(j int, vals []overaggVal, stride int) error {
 		}
 		return nil
 	}
-	col := &o.store.cols[a.Arg]
+	col := &o.store.Cols[a.Arg]
 	switch {
 	case a.Func == plan.AggMin || a.Func == plan.AggMax:
 		o.minMax(col, a.Func == plan.AggMax, vals[j:], stride)
 		return nil
-	case a.Func == plan.AggCount || col.t.Physical() == types.PhysInt64:
+	case a.Func == plan.AggCount || col.T.Physical() == types.PhysInt64:
 		return o.prefixAgg(col, a.Func, vals[j:], stride)
 	}
 	return o.foldAgg(col, a, vals[j:], stride)
@@ -90,7 +88,7 @@ func (o *OverAgg) aggregate(j int, vals []overaggVal, stride int) error {
 // prefixAgg computes COUNT, and SUM and AVG over integers, from prefix
 // counts and exact 128-bit prefix sums: a frame's is the difference of two.
 // AVG rounds as HashAgg's does; a SUM beyond BIGINT fails.
-func (o *OverAgg) prefixAgg(col *storeCol, f plan.AggFunc, vals []overaggVal, stride int) error {
+func (o *OverAgg) prefixAgg(col *Col, f plan.AggFunc, vals []overaggVal, stride int) error {
 	ev, acc := &o.ev, &o.ev.acc
 	sums := f != plan.AggCount
 	n := len(ev.ids)
@@ -99,10 +97,10 @@ func (o *OverAgg) prefixAgg(col *storeCol, f plan.AggFunc, vals []overaggVal, st
 	for k := 0; k < n; k++ {
 		id := ev.ids[k]
 		c, lo, hi := acc.cnt[k], acc.lo[k], acc.hi[k]
-		if col.valid[id] {
+		if col.Valid[id] {
 			c++
 			if sums {
-				v := col.i64[id]
+				v := col.I64[id]
 				var carry uint64
 				lo, carry = bits.Add64(lo, uint64(v), 0)
 				hi += v>>63 + int64(carry)
@@ -145,9 +143,9 @@ func (o *OverAgg) prefixAgg(col *storeCol, f plan.AggFunc, vals []overaggVal, st
 // frame's sum is thus the same whichever rows were read around it. Doubles
 // are summed with Neumaier's compensation, infinities and NaNs counted
 // apart, as HashAgg sums them; a decimal SUM beyond 38 digits fails.
-func (o *OverAgg) foldAgg(col *storeCol, a AggSpec, vals []overaggVal, stride int) error {
+func (o *OverAgg) foldAgg(col *Col, a AggSpec, vals []overaggVal, stride int) error {
 	ev := &o.ev
-	dec := col.t.Physical() == types.PhysDecimal
+	dec := col.T.Physical() == types.PhysDecimal
 	scale := int32(a.ArgType.Scale)
 	var sum, comp float64
 	var dsum decimal128.Num
@@ -160,12 +158,12 @@ func (o *OverAgg) foldAgg(col *storeCol, a AggSpec, vals []overaggVal, stride in
 		}
 		for k := curFe + 1; k <= ev.fe[t]; k++ {
 			id := ev.ids[k]
-			if !col.valid[id] {
+			if !col.Valid[id] {
 				continue
 			}
 			n++
 			if dec {
-				x := col.dec[id]
+				x := col.Dec[id]
 				res := dsum.Add(x)
 				if (dsum.Sign() < 0) == (x.Sign() < 0) && (res.Sign() < 0) != (dsum.Sign() < 0) {
 					return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
@@ -173,7 +171,7 @@ func (o *OverAgg) foldAgg(col *storeCol, a AggSpec, vals []overaggVal, stride in
 				dsum = res
 				continue
 			}
-			switch x := col.f64[id]; {
+			switch x := col.F64[id]; {
 			case x != x:
 				nan++
 			case math.IsInf(x, 1):
@@ -229,18 +227,18 @@ func (o *OverAgg) foldAgg(col *storeCol, a AggSpec, vals []overaggVal, stride in
 // increase (decrease) from the front, so the front is the extreme of the
 // current frame, the last of its rows holding that value. The result is
 // that row's id.
-func (o *OverAgg) minMax(col *storeCol, isMax bool, vals []overaggVal, stride int) {
+func (o *OverAgg) minMax(col *Col, isMax bool, vals []overaggVal, stride int) {
 	ev, acc := &o.ev, &o.ev.acc
 	dq := acc.deque[:0]
 	head, next := 0, int32(0)
 	for t := range ev.fs {
 		for ; next <= ev.fe[t]; next++ {
 			id := ev.ids[next]
-			if !col.valid[id] {
+			if !col.Valid[id] {
 				continue
 			}
 			for len(dq) > head {
-				c := overaggCompare(col, ev.ids[dq[len(dq)-1]], id)
+				c := col.Compare(ev.ids[dq[len(dq)-1]], id)
 				if isMax {
 					c = -c
 				}
@@ -264,50 +262,6 @@ func (o *OverAgg) minMax(col *storeCol, isMax bool, vals []overaggVal, stride in
 	acc.deque = dq
 }
 
-// overaggCompare orders the non-NULL values of rows a and b of a stored
-// column as types.Compare does (a double's NaN first).
-func overaggCompare(c *storeCol, a, b int32) int {
-	switch c.t.Physical() {
-	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		return cmp.Compare(c.i64[a], c.i64[b])
-	case types.PhysDate32:
-		return cmp.Compare(c.i32[a], c.i32[b])
-	case types.PhysFloat64:
-		return cmp.Compare(c.f64[a], c.f64[b])
-	case types.PhysDecimal:
-		return c.dec[a].Cmp(c.dec[b])
-	case types.PhysBool:
-		return cmp.Compare(b2i(c.b[a]), b2i(c.b[b]))
-	case types.PhysString:
-		return bytes.Compare(c.arena[c.soff[a]:c.soff[a]+c.slen[a]], c.arena[c.soff[b]:c.soff[b]+c.slen[b]])
-	}
-	return 0
-}
-
-// overaggSame reports whether rows a and b of a stored column hold the
-// same representation (a double's bits, not just an equal value), so that
-// an output is re-emitted whenever what it shows changes.
-func overaggSame(c *storeCol, a, b int32) bool {
-	if a == b {
-		return true
-	}
-	if c.valid[a] != c.valid[b] {
-		return false
-	}
-	if c.t.Physical() == types.PhysFloat64 {
-		return math.Float64bits(c.f64[a]) == math.Float64bits(c.f64[b])
-	}
-	return !c.valid[a] || overaggCompare(c, a, b) == 0
-}
-
-// b2i is 1 for true and 0 for false.
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
-}
-
 // sameResults reports whether the aggregate results at vals[a:] and
 // vals[b:] are the same.
 func (o *OverAgg) sameResults(a, b int32) bool {
@@ -320,7 +274,7 @@ func (o *OverAgg) sameResults(a, b int32) bool {
 			continue
 		}
 		if spec.Func == plan.AggMin || spec.Func == plan.AggMax {
-			if !overaggSame(&o.store.cols[spec.Arg], int32(x.lo), int32(y.lo)) {
+			if !o.store.Cols[spec.Arg].Same(int32(x.lo), int32(y.lo)) {
 				return false
 			}
 			continue

@@ -74,14 +74,14 @@ func (o *OverAgg) diffPartition(p *overaggPartition, ds []topnDelta, b arrow.Rec
 		id := int32(-1)
 		if d.w > 0 {
 			if _, n := p.tree.find(d.topnKey); n == 0 {
-				id = o.store.add(cols, int(d.row))
+				id = o.store.Add(cols, int(d.row))
 			}
 		}
 		stored, before, err := p.tree.add(d.topnKey, d.w, id, d.olen, &o.gauge)
 		got := stored.id
 		if err != nil {
 			if id >= 0 {
-				o.store.remove(id)
+				o.store.Remove(id)
 			}
 			return overaggRowError(err)
 		}
@@ -207,7 +207,7 @@ func (o *OverAgg) leftovers(olds, news []overaggOut) {
 // emptied and resets the per-chunk scratch.
 func (o *OverAgg) finishChunk() {
 	for _, id := range o.freed {
-		o.store.remove(id)
+		o.store.Remove(id)
 	}
 	for _, p := range o.touched {
 		if p.tree.total == 0 {

@@ -34,7 +34,7 @@ func (o *OverAgg) emit(ctx context.Context, out Emitter) error {
 	}
 	cols := make([]arrow.Array, 0, len(o.cfg.Input)+len(o.cfg.Aggs))
 	for j := range o.cfg.Input {
-		cols = append(cols, o.store.gather(alloc, j, o.ids))
+		cols = append(cols, o.store.Gather(alloc, j, o.ids))
 	}
 	for j := range o.cfg.Aggs {
 		cols = append(cols, o.aggColumn(j))
@@ -57,7 +57,7 @@ func (o *OverAgg) aggColumn(j int) arrow.Array {
 			}
 			o.ids = append(o.ids, id)
 		}
-		return o.store.gather(alloc, a.Arg, o.ids)
+		return o.store.Gather(alloc, a.Arg, o.ids)
 	}
 	bld := array.NewBuilder(alloc, a.Type.Arrow())
 	defer bld.Release()

@@ -1,7 +1,10 @@
 package exec
 
 import (
+	"bytes"
+	"cmp"
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -11,27 +14,27 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 )
 
-// rowStore keeps rows of a fixed schema column by column, in typed slices,
+// Store keeps rows of a fixed schema column by column, in typed slices,
 // addressed by dense row ids: what a join keeps of each side. Rows are
 // appended from batches and gathered back into Arrow arrays by id, both
 // column at a time. A deleted row's id is reused by a later row.
-type rowStore struct {
-	cols []storeCol
+type Store struct {
+	Cols []Col
 	n    int32   // ids handed out
 	free []int32 // deleted ids, reused first
 }
 
-// storeCol is one column: values by row id, valid false for NULL. Strings
+// Col is one column: values by row id, valid false for NULL. Strings
 // live in an arena; a reused or deleted row's bytes stay there as waste
 // until the arena is compacted.
-type storeCol struct {
-	t     types.T
+type Col struct {
+	T     types.T
 	dt    arrow.DataType
-	valid []bool
-	i64   []int64 // INT64, TIMESTAMP, DURATION
+	Valid []bool
+	I64   []int64 // INT64, TIMESTAMP, DURATION
 	i32   []int32 // DATE32
-	f64   []float64
-	dec   []decimal128.Num
+	F64   []float64
+	Dec   []decimal128.Num
 	b     []bool
 	soff  []uint32
 	slen  []uint32
@@ -39,89 +42,89 @@ type storeCol struct {
 	waste int
 }
 
-func newRowStore(ts []types.T) *rowStore {
-	s := &rowStore{cols: make([]storeCol, len(ts))}
+func New(ts []types.T) *Store {
+	s := &Store{Cols: make([]Col, len(ts))}
 	for i, t := range ts {
-		s.cols[i] = storeCol{t: t, dt: t.Arrow()}
+		s.Cols[i] = Col{T: t, dt: t.Arrow()}
 	}
 	return s
 }
 
-// live returns the number of rows stored.
-func (s *rowStore) live() int { return int(s.n) - len(s.free) }
+// Live returns the number of rows stored.
+func (s *Store) Live() int { return int(s.n) - len(s.free) }
 
-// bytes estimates the memory the store holds.
-func (s *rowStore) bytes() int64 {
+// Bytes estimates the memory the store holds.
+func (s *Store) Bytes() int64 {
 	var n int64
-	for i := range s.cols {
-		c := &s.cols[i]
-		n += int64(len(c.valid)) + 8*int64(len(c.i64)+len(c.f64)) + 4*int64(len(c.i32)) + 16*int64(len(c.dec)) +
+	for i := range s.Cols {
+		c := &s.Cols[i]
+		n += int64(len(c.Valid)) + 8*int64(len(c.I64)+len(c.F64)) + 4*int64(len(c.i32)) + 16*int64(len(c.Dec)) +
 			int64(len(c.b)) + 8*int64(len(c.soff)) + int64(len(c.arena))
 	}
 	return n
 }
 
-// add stores row i of cols (one array per store column) and returns its id.
-func (s *rowStore) add(cols []arrow.Array, i int) int32 {
+// Add stores row i of cols (one array per store column) and returns its id.
+func (s *Store) Add(cols []arrow.Array, i int) int32 {
 	var id int32
 	if k := len(s.free); k > 0 {
 		id, s.free = s.free[k-1], s.free[:k-1]
 	} else {
 		id = s.n
 		s.n++
-		for j := range s.cols {
-			s.cols[j].grow()
+		for j := range s.Cols {
+			s.Cols[j].grow()
 		}
 	}
-	for j := range s.cols {
-		s.cols[j].set(id, cols[j], i)
+	for j := range s.Cols {
+		s.Cols[j].set(id, cols[j], i)
 	}
 	return id
 }
 
-// remove deletes row id; its id may be handed out again.
-func (s *rowStore) remove(id int32) {
-	for j := range s.cols {
-		c := &s.cols[j]
+// Remove deletes row id; its id may be handed out again.
+func (s *Store) Remove(id int32) {
+	for j := range s.Cols {
+		c := &s.Cols[j]
 		if c.soff != nil {
 			c.waste += int(c.slen[id])
 			c.slen[id] = 0
 		}
-		c.valid[id] = false
+		c.Valid[id] = false
 	}
 	s.free = append(s.free, id)
-	for j := range s.cols {
-		s.cols[j].compactIfWasteful()
+	for j := range s.Cols {
+		s.Cols[j].compactIfWasteful()
 	}
 }
 
-// equal reports whether row id holds the values of row i of cols.
-func (s *rowStore) equal(id int32, cols []arrow.Array, i int) bool {
-	for j := range s.cols {
-		if !s.cols[j].equal(id, cols[j], i) {
+// Equal reports whether row id holds the values of row i of cols.
+func (s *Store) Equal(id int32, cols []arrow.Array, i int) bool {
+	for j := range s.Cols {
+		if !s.Cols[j].equal(id, cols[j], i) {
 			return false
 		}
 	}
 	return true
 }
 
-// gather returns column j's values at ids as an Arrow array; id -1 gives
+// Gather returns column j's values at ids as an Arrow array; id -1 gives
 // NULL (a row an outer join pads).
-func (s *rowStore) gather(alloc memory.Allocator, j int, ids []int32) arrow.Array {
-	return s.cols[j].gather(alloc, ids)
+func (s *Store) Gather(alloc memory.Allocator, j int, ids []int32) arrow.Array {
+	return s.Cols[j].gather(alloc, ids)
 }
 
-func (c *storeCol) grow() {
-	c.valid = append(c.valid, false)
-	switch c.t.Physical() {
+func (c *Col) grow() {
+	c.Valid = append(c.Valid, false)
+	switch c.T.Physical() {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		c.i64 = append(c.i64, 0)
+		c.I64 = append(c.I64, 0)
 	case types.PhysDate32:
 		c.i32 = append(c.i32, 0)
 	case types.PhysFloat64:
-		c.f64 = append(c.f64, 0)
+		c.F64 = append(c.F64, 0)
 	case types.PhysDecimal:
-		c.dec = append(c.dec, decimal128.Num{})
+		c.Dec = append(c.Dec, decimal128.Num{})
 	case types.PhysBool:
 		c.b = append(c.b, false)
 	case types.PhysString:
@@ -130,25 +133,25 @@ func (c *storeCol) grow() {
 	}
 }
 
-func (c *storeCol) set(id int32, a arrow.Array, i int) {
+func (c *Col) set(id int32, a arrow.Array, i int) {
 	if a.IsNull(i) {
-		c.valid[id] = false
+		c.Valid[id] = false
 		return
 	}
-	c.valid[id] = true
+	c.Valid[id] = true
 	switch a := a.(type) {
 	case *array.Int64:
-		c.i64[id] = a.Value(i)
+		c.I64[id] = a.Value(i)
 	case *array.Timestamp:
-		c.i64[id] = int64(a.Value(i))
+		c.I64[id] = int64(a.Value(i))
 	case *array.Duration:
-		c.i64[id] = int64(a.Value(i))
+		c.I64[id] = int64(a.Value(i))
 	case *array.Date32:
 		c.i32[id] = int32(a.Value(i))
 	case *array.Float64:
-		c.f64[id] = a.Value(i)
+		c.F64[id] = a.Value(i)
 	case *array.Decimal128:
-		c.dec[id] = a.Value(i)
+		c.Dec[id] = a.Value(i)
 	case *array.Boolean:
 		c.b[id] = a.Value(i)
 	case *array.String:
@@ -160,28 +163,28 @@ func (c *storeCol) set(id int32, a arrow.Array, i int) {
 	}
 }
 
-func (c *storeCol) str(id int32) string {
+func (c *Col) str(id int32) string {
 	o := c.soff[id]
 	return string(c.arena[o : o+c.slen[id]])
 }
 
-func (c *storeCol) equal(id int32, a arrow.Array, i int) bool {
-	if a.IsNull(i) || !c.valid[id] {
-		return a.IsNull(i) == !c.valid[id]
+func (c *Col) equal(id int32, a arrow.Array, i int) bool {
+	if a.IsNull(i) || !c.Valid[id] {
+		return a.IsNull(i) == !c.Valid[id]
 	}
 	switch a := a.(type) {
 	case *array.Int64:
-		return c.i64[id] == a.Value(i)
+		return c.I64[id] == a.Value(i)
 	case *array.Timestamp:
-		return c.i64[id] == int64(a.Value(i))
+		return c.I64[id] == int64(a.Value(i))
 	case *array.Duration:
-		return c.i64[id] == int64(a.Value(i))
+		return c.I64[id] == int64(a.Value(i))
 	case *array.Date32:
 		return c.i32[id] == int32(a.Value(i))
 	case *array.Float64:
-		return c.f64[id] == a.Value(i) || c.f64[id] != c.f64[id] && a.Value(i) != a.Value(i)
+		return c.F64[id] == a.Value(i) || c.F64[id] != c.F64[id] && a.Value(i) != a.Value(i)
 	case *array.Decimal128:
-		return c.dec[id] == a.Value(i)
+		return c.Dec[id] == a.Value(i)
 	case *array.Boolean:
 		return c.b[id] == a.Value(i)
 	case *array.String:
@@ -192,7 +195,7 @@ func (c *storeCol) equal(id int32, a arrow.Array, i int) bool {
 }
 
 // compactIfWasteful rewrites the string arena when most of it is waste.
-func (c *storeCol) compactIfWasteful() {
+func (c *Col) compactIfWasteful() {
 	if c.soff == nil || c.waste < 1<<16 || c.waste < len(c.arena)/2 {
 		return
 	}
@@ -208,38 +211,38 @@ func (c *storeCol) compactIfWasteful() {
 	c.arena, c.waste = arena, 0
 }
 
-func (c *storeCol) gather(alloc memory.Allocator, ids []int32) arrow.Array {
+func (c *Col) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 	bld := array.NewBuilder(alloc, c.dt)
 	defer bld.Release()
 	bld.Reserve(len(ids))
 	switch b := bld.(type) {
 	case *array.Int64Builder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				b.UnsafeAppend(c.i64[id])
+				b.UnsafeAppend(c.I64[id])
 			}
 		}
 	case *array.TimestampBuilder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				b.UnsafeAppend(arrow.Timestamp(c.i64[id]))
+				b.UnsafeAppend(arrow.Timestamp(c.I64[id]))
 			}
 		}
 	case *array.DurationBuilder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				b.UnsafeAppend(arrow.Duration(c.i64[id]))
+				b.UnsafeAppend(arrow.Duration(c.I64[id]))
 			}
 		}
 	case *array.Date32Builder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
 				b.UnsafeAppend(arrow.Date32(c.i32[id]))
@@ -247,23 +250,23 @@ func (c *storeCol) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 		}
 	case *array.Float64Builder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				b.UnsafeAppend(c.f64[id])
+				b.UnsafeAppend(c.F64[id])
 			}
 		}
 	case *array.Decimal128Builder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				b.UnsafeAppend(c.dec[id])
+				b.UnsafeAppend(c.Dec[id])
 			}
 		}
 	case *array.BooleanBuilder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
 				b.UnsafeAppend(c.b[id])
@@ -271,7 +274,7 @@ func (c *storeCol) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 		}
 	case *array.StringBuilder:
 		for _, id := range ids {
-			if id < 0 || !c.valid[id] {
+			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
 				o := c.soff[id]
@@ -284,4 +287,47 @@ func (c *storeCol) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 		panic(fmt.Sprintf("exec: row store cannot build %s", c.dt))
 	}
 	return bld.NewArray()
+}
+
+// Compare orders the non-NULL values of rows a and b as types.Compare
+// does (a double's NaN first).
+func (c *Col) Compare(a, b int32) int {
+	switch c.T.Physical() {
+	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
+		return cmp.Compare(c.I64[a], c.I64[b])
+	case types.PhysDate32:
+		return cmp.Compare(c.i32[a], c.i32[b])
+	case types.PhysFloat64:
+		return cmp.Compare(c.F64[a], c.F64[b])
+	case types.PhysDecimal:
+		return c.Dec[a].Cmp(c.Dec[b])
+	case types.PhysBool:
+		return cmp.Compare(b2i(c.b[a]), b2i(c.b[b]))
+	case types.PhysString:
+		return bytes.Compare(c.arena[c.soff[a]:c.soff[a]+c.slen[a]], c.arena[c.soff[b]:c.soff[b]+c.slen[b]])
+	}
+	return 0
+}
+
+// Same reports whether rows a and b hold the Same representation (a
+// double's bits, not just an equal value).
+func (c *Col) Same(a, b int32) bool {
+	if a == b {
+		return true
+	}
+	if c.Valid[a] != c.Valid[b] {
+		return false
+	}
+	if c.T.Physical() == types.PhysFloat64 {
+		return math.Float64bits(c.F64[a]) == math.Float64bits(c.F64[b])
+	}
+	return !c.Valid[a] || c.Compare(a, b) == 0
+}
+
+// b2i is 1 for true and 0 for false.
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // sessLoader reads an argument column of a chunk into Go values of type K;
@@ -26,7 +28,7 @@ func sessValidity(arr arrow.Array, buf []bool) []bool {
 	if arr.NullN() == 0 {
 		return nil
 	}
-	buf = sessResize(buf, n)
+	buf = vec.Resize(buf, n)
 	bm := arr.NullBitmapBytes()
 	if len(bm) == 0 { // a NULL-typed array: every row is NULL
 		clear(buf)
@@ -39,14 +41,6 @@ func sessValidity(arr arrow.Array, buf []bool) []bool {
 	return buf
 }
 
-// sessResize returns s with length n, reusing its array when large enough.
-func sessResize[E any](s []E, n int) []E {
-	if cap(s) >= n {
-		return s[:n]
-	}
-	return make([]E, n, n+n/4)
-}
-
 // sessInts loads an integer-like column (BOOLEAN as 0/1, integers, DATE in
 // days, TIMESTAMP and INTERVAL in ms) as int64s: the array's own values for
 // int64, converted into buf otherwise.
@@ -55,22 +49,22 @@ func sessInts(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
 	case *array.Int64:
 		return a.Int64Values(), buf, nil
 	case *array.Timestamp:
-		buf = sessResize(buf, a.Len())
+		buf = vec.Resize(buf, a.Len())
 		for i, v := range a.TimestampValues() {
 			buf[i] = int64(v)
 		}
 	case *array.Date32:
-		buf = sessResize(buf, a.Len())
+		buf = vec.Resize(buf, a.Len())
 		for i, v := range a.Date32Values() {
 			buf[i] = int64(v)
 		}
 	case *array.Duration:
-		buf = sessResize(buf, a.Len())
+		buf = vec.Resize(buf, a.Len())
 		for i, v := range a.DurationValues() {
 			buf[i] = int64(v)
 		}
 	case *array.Boolean:
-		buf = sessResize(buf, a.Len())
+		buf = vec.Resize(buf, a.Len())
 		for i := range buf {
 			buf[i] = 0
 			if a.Value(i) {
@@ -100,7 +94,7 @@ func sessFloatKeys(arr arrow.Array, buf []uint64) (keys, newBuf []uint64, err er
 	if err != nil {
 		return nil, buf, err
 	}
-	buf = sessResize(buf, len(vals))
+	buf = vec.Resize(buf, len(vals))
 	for i, f := range vals {
 		switch {
 		case f != f:
@@ -129,7 +123,7 @@ func sessStrings(arr arrow.Array, buf []string) (vals, newBuf []string, err erro
 	if !ok {
 		return nil, buf, fmt.Errorf("expected a utf8 column, got %s", arr.DataType())
 	}
-	buf = sessResize(buf, a.Len())
+	buf = vec.Resize(buf, a.Len())
 	for i := range buf {
 		buf[i] = a.Value(i)
 	}

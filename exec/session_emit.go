@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // sessOutRow is one output row: a session's group key and bounds, with its
@@ -79,9 +80,9 @@ func (w *SessionWindowAgg) changed(s *session, j int) bool {
 
 // results computes the aggregate values of slots into w.newVals.
 func (w *SessionWindowAgg) results(slots []int32) error {
-	w.newVals = sessResize(w.newVals, len(w.aggs))
+	w.newVals = vec.Resize(w.newVals, len(w.aggs))
 	for a, st := range w.aggs {
-		w.newVals[a] = sessResize(w.newVals[a], len(slots))
+		w.newVals[a] = vec.Resize(w.newVals[a], len(slots))
 		if err := st.result(slots, w.newVals[a]); err != nil {
 			return err
 		}
@@ -146,7 +147,7 @@ func (w *SessionWindowAgg) emitRows(ctx context.Context, out Emitter, ops []Op) 
 		clear(w.col)
 	}()
 	nk := len(w.cfg.GroupKeys)
-	w.col = sessResize(w.col, n)
+	w.col = vec.Resize(w.col, n)
 	for i, b := range w.builders {
 		var err error
 		switch {

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // sessGroupBytes estimates a group's memory beyond its key: the struct, its
@@ -22,7 +23,7 @@ const sessGroupBytes = int64(unsafe.Sizeof(sessGroup{})) + 64
 // strings. Equal keys encode equally and different keys differently.
 func (w *SessionWindowAgg) encodeKeys(batch arrow.RecordBatch) error {
 	n := int(batch.NumRows())
-	w.keyBufs = sessResize(w.keyBufs, n)
+	w.keyBufs = vec.Resize(w.keyBufs, n)
 	for i := range w.keyBufs {
 		w.keyBufs[i] = w.keyBufs[i][:0]
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/vec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -73,7 +74,7 @@ func (w *SessionWindowAgg) place(batch arrow.RecordBatch, times *array.Timestamp
 	w.epoch++
 	w.touched, w.merged = w.touched[:0], w.merged[:0]
 	w.snaps, w.snapSlots = w.snaps[:0], w.snapSlots[:0]
-	w.rowSess = sessResize(w.rowSess, n)
+	w.rowSess = vec.Resize(w.rowSess, n)
 	if len(w.cfg.GroupKeys) > 0 {
 		if err := w.encodeKeys(batch); err != nil {
 			return err
@@ -185,9 +186,9 @@ func final(s *session) *session {
 // does not change the results.
 func (w *SessionWindowAgg) apply(batch arrow.RecordBatch) error {
 	if len(w.snapSlots) > 0 {
-		w.oldVals = sessResize(w.oldVals, len(w.aggs))
+		w.oldVals = vec.Resize(w.oldVals, len(w.aggs))
 		for a, st := range w.aggs {
-			w.oldVals[a] = sessResize(w.oldVals[a], len(w.snapSlots))
+			w.oldVals[a] = vec.Resize(w.oldVals[a], len(w.snapSlots))
 			if err := st.result(w.snapSlots, w.oldVals[a]); err != nil {
 				return err
 			}
@@ -201,7 +202,7 @@ func (w *SessionWindowAgg) apply(batch arrow.RecordBatch) error {
 			}
 		}
 	}
-	w.rowSlots = sessResize(w.rowSlots, len(w.rowSess))
+	w.rowSlots = vec.Resize(w.rowSlots, len(w.rowSess))
 	for i, s := range w.rowSess {
 		w.rowSlots[i] = -1
 		if s != nil {
