@@ -10,6 +10,8 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/exec/internal/rowkey"
+	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -85,7 +87,7 @@ type HashJoin struct {
 type joinSide struct {
 	types   []types.T
 	keys    []int
-	store   *Store
+	store   *rowstore.Store
 	index   map[string]*joinBucket
 	counted bool
 	matches []int32
@@ -122,9 +124,9 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 	}
 	j.env = env
 	j.waiting = c.Lookup
-	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: New(c.Left), index: map[string]*joinBucket{},
+	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: rowstore.New(c.Left), index: map[string]*joinBucket{},
 		counted: !c.Lookup && (c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin)}
-	right := &joinSide{types: c.Right, keys: c.RightKeys, store: New(c.Right), index: map[string]*joinBucket{},
+	right := &joinSide{types: c.Right, keys: c.RightKeys, store: rowstore.New(c.Right), index: map[string]*joinBucket{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
 	j.sides = [2]*joinSide{left, right}
@@ -260,7 +262,7 @@ func (j *HashJoin) key(keyCols []arrow.Array, i int) (string, bool) {
 			return "", false
 		}
 	}
-	j.keyBuf = appendRowKey(append(j.keyBuf[:0], 1), keyCols, i)
+	j.keyBuf = rowkey.Append(append(j.keyBuf[:0], 1), keyCols, i)
 	return string(j.keyBuf), true
 }
 

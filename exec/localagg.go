@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -120,7 +121,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 		clear(l.index)
 		l.first = l.first[:0]
 		for i := 0; i < n; i++ {
-			l.keyBuf = appendRowKey(l.keyBuf[:0], keyCols, i)
+			l.keyBuf = rowkey.Append(l.keyBuf[:0], keyCols, i)
 			g, ok := l.index[string(l.keyBuf)]
 			if !ok {
 				g = int32(len(l.first))

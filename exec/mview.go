@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/rowkey"
 )
 
 // MView holds the current result of a query — the integral of its changes —
@@ -98,7 +99,7 @@ func (m *MView) Apply(ctx context.Context, c Chunk) error {
 	}
 	m.mu.Lock()
 	for i := 0; i < n; i++ {
-		m.keyBuf = appendRowKey(m.keyBuf[:0], keyCols, i)
+		m.keyBuf = rowkey.Append(m.keyBuf[:0], keyCols, i)
 		w := c.Op(i).Weight()
 		r, ok := m.rows[string(m.keyBuf)]
 		if !ok {

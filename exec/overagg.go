@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -69,7 +70,7 @@ type OverAgg struct {
 	layout topnLayout
 	nOrder int // the leading fields of layout.sort that are ORDER BY columns
 
-	store *Store
+	store *rowstore.Store
 	parts map[string]*overaggPartition
 	gauge topnGauge
 	epoch uint64 // numbers the chunks, to mark touched partitions
@@ -170,7 +171,7 @@ func (o *OverAgg) Open(_ context.Context, env *Env) error {
 		}
 		o.nOrder++
 	}
-	o.store = New(o.cfg.Input)
+	o.store = rowstore.New(o.cfg.Input)
 	o.parts = map[string]*overaggPartition{}
 	o.gauge = topnGauge{}
 	o.epoch = 0

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -88,7 +89,7 @@ func (o *OverAgg) aggregate(j int, vals []overaggVal, stride int) error {
 // prefixAgg computes COUNT, and SUM and AVG over integers, from prefix
 // counts and exact 128-bit prefix sums: a frame's is the difference of two.
 // AVG rounds as HashAgg's does; a SUM beyond BIGINT fails.
-func (o *OverAgg) prefixAgg(col *Col, f plan.AggFunc, vals []overaggVal, stride int) error {
+func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal, stride int) error {
 	ev, acc := &o.ev, &o.ev.acc
 	sums := f != plan.AggCount
 	n := len(ev.ids)
@@ -143,7 +144,7 @@ func (o *OverAgg) prefixAgg(col *Col, f plan.AggFunc, vals []overaggVal, stride 
 // frame's sum is thus the same whichever rows were read around it. Doubles
 // are summed with Neumaier's compensation, infinities and NaNs counted
 // apart, as HashAgg sums them; a decimal SUM beyond 38 digits fails.
-func (o *OverAgg) foldAgg(col *Col, a AggSpec, vals []overaggVal, stride int) error {
+func (o *OverAgg) foldAgg(col *rowstore.Col, a AggSpec, vals []overaggVal, stride int) error {
 	ev := &o.ev
 	dec := col.T.Physical() == types.PhysDecimal
 	scale := int32(a.ArgType.Scale)
@@ -227,7 +228,7 @@ func (o *OverAgg) foldAgg(col *Col, a AggSpec, vals []overaggVal, stride int) er
 // increase (decrease) from the front, so the front is the extreme of the
 // current frame, the last of its rows holding that value. The result is
 // that row's id.
-func (o *OverAgg) minMax(col *Col, isMax bool, vals []overaggVal, stride int) {
+func (o *OverAgg) minMax(col *rowstore.Col, isMax bool, vals []overaggVal, stride int) {
 	ev, acc := &o.ev, &o.ev.acc
 	dq := acc.deque[:0]
 	head, next := 0, int32(0)

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/rowkey"
 )
 
 // Upsert turns a table's upserts into its changelog (as Flink's
@@ -44,7 +45,7 @@ func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) erro
 	var outRows [][]types.Datum
 	var ops []Op
 	for i := 0; i < n; i++ {
-		u.keyBuf = appendRowKey(u.keyBuf[:0], keyCols, i)
+		u.keyBuf = rowkey.Append(u.keyBuf[:0], keyCols, i)
 		old, exists := u.rows[string(u.keyBuf)]
 		if c.Op(i).IsRetraction() {
 			if !exists {

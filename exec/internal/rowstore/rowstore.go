@@ -1,4 +1,7 @@
-package exec
+// Package rowstore keeps rows column by column in typed slices, addressed
+// by dense row ids: the rows a join keeps of each side and a window
+// aggregate keeps of each partition.
+package rowstore
 
 import (
 	"bytes"

@@ -1,4 +1,6 @@
-package exec
+// Package rowkey encodes rows into byte strings that identify them in hash
+// maps: the keys of views, joins, upserts and local aggregates.
+package rowkey
 
 import (
 	"encoding/binary"
@@ -8,11 +10,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 )
 
-// appendRowKey appends an encoding of row i's values in cols to buf. Equal
+// Append appends an encoding of row i's values in cols to buf. Equal
 // rows encode equally and different rows differently (each value is
 // prefixed by a NULL flag; strings by their length). The encoding is not
 // ordered; it identifies rows in hash maps.
-func appendRowKey(buf []byte, cols []arrow.Array, i int) []byte {
+func Append(buf []byte, cols []arrow.Array, i int) []byte {
 	for _, c := range cols {
 		if c.IsNull(i) {
 			buf = append(buf, 0)
