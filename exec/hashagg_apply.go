@@ -3,7 +3,7 @@ package exec
 import (
 	"fmt"
 
-	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 

@@ -6,7 +6,7 @@ import (
 
 	"github.com/axiomhq/hyperloglog"
 
-	"github.com/eddysql/eddy/exec/aggstate"
+	"github.com/eddysql/eddy/exec/internal/aggstate"
 )
 
 // errApproxRetraction is a broken plan: a retraction reached a sketch.
