@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -22,7 +23,7 @@ type OverAggConfig struct {
 	Partition []int
 	// Order are the ORDER BY keys: input ordinals with their direction.
 	// Empty only with FramePartition.
-	Order []SortKey
+	Order []ordtree.SortKey
 	// Frame is the frame every aggregate is computed over.
 	Frame plan.Frame
 	// Aggs are the aggregates: COUNT(*), COUNT, SUM, AVG, MIN and MAX, not
@@ -67,20 +68,20 @@ type OverAgg struct {
 	cfg    OverAggConfig
 	env    *Env
 	schema *arrow.Schema
-	layout topnLayout
+	layout ordtree.Layout
 	nOrder int // the leading fields of layout.sort that are ORDER BY columns
 
 	store *rowstore.Store
 	parts map[string]*overaggPartition
-	gauge topnGauge
+	gauge ordtree.Gauge
 	epoch uint64 // numbers the chunks, to mark touched partitions
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
 	olens        []int32 // per input row: the length of its key's ORDER BY prefix
 	touched      []*overaggPartition
-	deltas       []topnDelta
-	netter       deltaNetter
+	deltas       []ordtree.Delta
+	netter       ordtree.Netter
 	ev           overaggEval
 	olds, news   []overaggOut
 	scratchOld   []overaggOut // merge's unmatched outputs of one row
@@ -163,17 +164,17 @@ func (o *OverAgg) Open(_ context.Context, env *Env) error {
 	}
 	o.env = env
 	o.schema = o.Schema()
-	o.layout = newTopNLayout(&TopNConfig{Input: o.cfg.Input, Partition: o.cfg.Partition, Order: o.cfg.Order})
+	o.layout = ordtree.NewLayout(o.cfg.Input, o.cfg.Partition, o.cfg.Order)
 	o.nOrder = 0
-	for _, f := range o.layout.sort {
-		if !o.isOrderCol(f.ord) {
+	for _, f := range o.layout.Sort {
+		if !o.isOrderCol(f.Ord) {
 			break
 		}
 		o.nOrder++
 	}
 	o.store = rowstore.New(o.cfg.Input)
 	o.parts = map[string]*overaggPartition{}
-	o.gauge = topnGauge{}
+	o.gauge = ordtree.Gauge{}
 	o.epoch = 0
 	o.updateMetrics()
 	return nil
@@ -241,13 +242,13 @@ func (o *OverAgg) checkChunk(c Chunk) error {
 // the length of each sort key's ORDER BY prefix.
 func (o *OverAgg) encode(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
-	o.skeys = topnResetKeys(o.skeys, n)
+	o.skeys = ordtree.ResetKeys(o.skeys, n)
 	o.olens = o.olens[:0]
 	if o.nOrder == 0 {
 		o.olens = append(o.olens, make([]int32, n)...)
 	}
-	for j, f := range o.layout.sort {
-		if err := topnEncodeColumn(o.skeys, b.Column(f.ord), f.desc); err != nil {
+	for j, f := range o.layout.Sort {
+		if err := ordtree.EncodeColumn(o.skeys, b.Column(f.Ord), f.Desc); err != nil {
 			return err
 		}
 		if j == o.nOrder-1 {
@@ -256,9 +257,9 @@ func (o *OverAgg) encode(b arrow.RecordBatch) error {
 			}
 		}
 	}
-	o.pkeys = topnResetKeys(o.pkeys, n)
-	for _, f := range o.layout.part {
-		if err := topnEncodeColumn(o.pkeys, b.Column(f.ord), false); err != nil {
+	o.pkeys = ordtree.ResetKeys(o.pkeys, n)
+	for _, f := range o.layout.Part {
+		if err := ordtree.EncodeColumn(o.pkeys, b.Column(f.Ord), false); err != nil {
 			return err
 		}
 	}
@@ -272,7 +273,7 @@ func (o *OverAgg) OnControl(context.Context, Control, Emitter) error { return ni
 func (o *OverAgg) Close() error {
 	o.store, o.parts = nil, nil
 	o.touched, o.deltas = nil, nil
-	o.netter.release()
+	o.netter.Release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
 	o.pkeys, o.skeys = nil, nil
 	o.ev = overaggEval{}
@@ -285,6 +286,6 @@ func (o *OverAgg) updateMetrics() {
 	if o.env == nil || o.store == nil {
 		return
 	}
-	o.env.Metrics.StateKeys.Store(o.gauge.rows)
-	o.env.Metrics.StateBytes.Store(o.gauge.bytes() + o.store.Bytes())
+	o.env.Metrics.StateKeys.Store(o.gauge.Rows)
+	o.env.Metrics.StateBytes.Store(o.gauge.Bytes() + o.store.Bytes())
 }

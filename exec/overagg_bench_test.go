@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -57,7 +58,7 @@ func overaggBench(b *testing.B, parts int) {
 	}()
 	cfg := OverAggConfig{
 		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
-		Partition: []int{0}, Order: []SortKey{{Col: 1}},
+		Partition: []int{0}, Order: []ordtree.SortKey{{Col: 1}},
 		Frame: plan.Frame{Kind: plan.FrameRows, Preceding: 10},
 		Aggs: []AggSpec{
 			{Func: plan.AggAvg, Arg: 2, ArgType: types.BigIntT, Type: types.DoubleT},

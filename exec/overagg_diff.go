@@ -8,12 +8,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 // overaggPartition is the state of one partition: its rows in a tree.
 type overaggPartition struct {
 	key   string // the encoded partition key
-	tree  topnTree
+	tree  ordtree.Tree
 	epoch uint64 // the last chunk that touched the partition
 	index int32  // the partition's position in OverAgg.touched during that chunk
 }
@@ -26,8 +27,8 @@ func (o *OverAgg) collect(c Chunk) {
 		if p == nil || !bytes.Equal(o.pkeys[i], o.pkeys[i-1]) {
 			p = o.partition(o.pkeys[i])
 		}
-		o.deltas = append(o.deltas, topnDelta{part: p.index, topnKey: topnKeyOf(topnView(o.skeys[i])),
-			w: c.Op(i).Weight(), row: int32(i), olen: o.olens[i]})
+		o.deltas = append(o.deltas, ordtree.Delta{Part: p.index, Key: ordtree.KeyOf(ordtree.View(o.skeys[i])),
+			W: c.Op(i).Weight(), Row: int32(i), OLen: o.olens[i]})
 	}
 }
 
@@ -38,8 +39,8 @@ func (o *OverAgg) partition(pk []byte) *overaggPartition {
 	if p == nil {
 		p = &overaggPartition{key: string(pk)}
 		o.parts[p.key] = p
-		o.gauge.parts++
-		o.gauge.keyBytes += int64(len(p.key))
+		o.gauge.Parts++
+		o.gauge.KeyBytes += int64(len(p.key))
 	}
 	if p.epoch != o.epoch {
 		p.epoch = o.epoch
@@ -54,7 +55,7 @@ func (o *OverAgg) partition(pk []byte) *overaggPartition {
 // sorts and nets each partition's by key, and diffs each partition whose
 // rows changed (diffPartition).
 func (o *OverAgg) diff(b arrow.RecordBatch) error {
-	return o.netter.each(o.deltas, len(o.touched), func(p int, net []topnDelta) error {
+	return o.netter.Each(o.deltas, len(o.touched), func(p int, net []ordtree.Delta) error {
 		return o.diffPartition(o.touched[p], net, b)
 	})
 }
@@ -63,7 +64,7 @@ func (o *OverAgg) diff(b arrow.RecordBatch) error {
 // ds (netted, sorted by key, none zero): the outputs of the rows whose
 // frames hold a changed row, computed before and after applying ds, then
 // matched up (merge).
-func (o *OverAgg) diffPartition(p *overaggPartition, ds []topnDelta, b arrow.RecordBatch) error {
+func (o *OverAgg) diffPartition(p *overaggPartition, ds []ordtree.Delta, b arrow.RecordBatch) error {
 	o.olds, o.news = o.olds[:0], o.news[:0]
 	var err error
 	if o.olds, err = o.outputs(&p.tree, ds, o.olds); err != nil {
@@ -72,20 +73,20 @@ func (o *OverAgg) diffPartition(p *overaggPartition, ds []topnDelta, b arrow.Rec
 	cols := b.Columns()
 	for _, d := range ds {
 		id := int32(-1)
-		if d.w > 0 {
-			if _, n := p.tree.find(d.topnKey); n == 0 {
-				id = o.store.Add(cols, int(d.row))
+		if d.W > 0 {
+			if _, n := p.tree.Find(d.Key); n == 0 {
+				id = o.store.Add(cols, int(d.Row))
 			}
 		}
-		stored, before, err := p.tree.add(d.topnKey, d.w, id, d.olen, &o.gauge)
-		got := stored.id
+		stored, before, err := p.tree.Add(d.Key, d.W, id, d.OLen, &o.gauge)
+		got := stored.ID
 		if err != nil {
 			if id >= 0 {
 				o.store.Remove(id)
 			}
 			return overaggRowError(err)
 		}
-		if before+d.w == 0 {
+		if before+d.W == 0 {
 			// Freed once the chunk is out: the old outputs read it.
 			o.freed = append(o.freed, got)
 		}
@@ -99,7 +100,7 @@ func (o *OverAgg) diffPartition(p *overaggPartition, ds []topnDelta, b arrow.Rec
 
 // overaggRowError reports a failed change of a tree.
 func overaggRowError(err error) error {
-	if errors.Is(err, errTopNAbsent) {
+	if errors.Is(err, ordtree.ErrAbsent) {
 		return fmt.Errorf("window aggregate: %w", aggstate.ErrNegativeCount)
 	}
 	return fmt.Errorf("window aggregate: %w", err)
@@ -127,17 +128,17 @@ func (o *OverAgg) merge() {
 		case j == len(news):
 			c = -1
 		default:
-			c = olds[i].compare(news[j].topnKey)
+			c = olds[i].Compare(news[j].Key)
 		}
 		// The runs of one key's copies: [i, i2) before, [j, j2) after.
 		i2, j2 := i, j
 		if c <= 0 {
-			for i2 < len(olds) && olds[i2].key == olds[i].key {
+			for i2 < len(olds) && olds[i2].S == olds[i].S {
 				i2++
 			}
 		}
 		if c >= 0 {
-			for j2 < len(news) && news[j2].key == news[j].key {
+			for j2 < len(news) && news[j2].S == news[j].S {
 				j2++
 			}
 		}
@@ -210,15 +211,15 @@ func (o *OverAgg) finishChunk() {
 		o.store.Remove(id)
 	}
 	for _, p := range o.touched {
-		if p.tree.total == 0 {
+		if p.tree.Total == 0 {
 			delete(o.parts, p.key)
-			o.gauge.parts--
-			o.gauge.keyBytes -= int64(len(p.key))
+			o.gauge.Parts--
+			o.gauge.KeyBytes -= int64(len(p.key))
 		}
 	}
 	clear(o.touched)
 	clear(o.deltas)
-	o.netter.reset()
+	o.netter.Reset()
 	clear(o.olds)
 	clear(o.news)
 	o.touched, o.deltas = o.touched[:0], o.deltas[:0]

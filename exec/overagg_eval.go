@@ -3,6 +3,7 @@ package exec
 import (
 	"slices"
 
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -10,7 +11,8 @@ import (
 // the copy-th copy (from 0) of the distinct row with sort key key and
 // values id, with its aggregate results at OverAgg.vals[res:].
 type overaggOut struct {
-	topnKey
+	ordtree.Key
+
 	copy int64
 	id   int32
 	res  int32
@@ -40,9 +42,9 @@ type overaggEval struct {
 // rows are unchanged, so they are the same before and after; under the
 // unbounded frames a row is covered when a changed key (or, for peers, its
 // ORDER BY prefix) precedes it, which the change does not alter.
-func (o *OverAgg) outputs(tree *topnTree, ds []topnDelta, dst []overaggOut) ([]overaggOut, error) {
+func (o *OverAgg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []overaggOut) ([]overaggOut, error) {
 	ev := &o.ev
-	total := tree.total
+	total := tree.Total
 	if total == 0 {
 		return dst, nil
 	}
@@ -50,7 +52,7 @@ func (o *OverAgg) outputs(tree *topnTree, ds []topnDelta, dst []overaggOut) ([]o
 	switch f := o.cfg.Frame; f.Kind {
 	case plan.FrameRows:
 		for _, d := range ds {
-			rank, n := tree.find(d.topnKey)
+			rank, n := tree.Find(d.Key)
 			// (Preceding is capped so that a huge one cannot overflow.)
 			lo, hi := rank, min(total, rank+n+min(f.Preceding, total))
 			if lo >= hi {
@@ -63,12 +65,12 @@ func (o *OverAgg) outputs(tree *topnTree, ds []topnDelta, dst []overaggOut) ([]o
 			ev.spans = append(ev.spans, overaggSpan{lo, hi})
 		}
 	case plan.FrameRowsUnbounded:
-		lo, _ := tree.find(ds[0].topnKey)
+		lo, _ := tree.Find(ds[0].Key)
 		ev.spans = append(ev.spans, overaggSpan{lo, total})
 	case plan.FramePeers:
 		// The smallest key has the smallest ORDER BY prefix, which sorts
 		// before every key it starts.
-		lo, _ := tree.find(topnKeyOf(ds[0].key[:ds[0].olen]))
+		lo, _ := tree.Find(ordtree.KeyOf(ds[0].S[:ds[0].OLen]))
 		ev.spans = append(ev.spans, overaggSpan{lo, total})
 	default:
 		ev.spans = append(ev.spans, overaggSpan{0, total})
@@ -89,7 +91,7 @@ func (o *OverAgg) outputs(tree *topnTree, ds []topnDelta, dst []overaggOut) ([]o
 // reads the rows from the first rank any of their frames starts at (the
 // partition's first under the unbounded frames), computes each output's
 // frame over what it read, then the aggregates.
-func (o *OverAgg) spanOutputs(tree *topnTree, s overaggSpan, dst []overaggOut) ([]overaggOut, error) {
+func (o *OverAgg) spanOutputs(tree *ordtree.Tree, s overaggSpan, dst []overaggOut) ([]overaggOut, error) {
 	ev := &o.ev
 	f := o.cfg.Frame
 	base := int64(0)
@@ -99,32 +101,27 @@ func (o *OverAgg) spanOutputs(tree *topnTree, s overaggSpan, dst []overaggOut) (
 	peers := f.Kind == plan.FramePeers
 	ev.ids, ev.group = ev.ids[:0], ev.group[:0]
 	first := len(dst)
-	leaf, i, start := tree.seek(base)
-	var prev *topnEntry
-	for start < s.hi {
-		if i == len(leaf.entries) {
-			leaf, i = leaf.next, 0
-			continue
-		}
-		e := &leaf.entries[i]
-		if peers && prev != nil && prev.key[:prev.olen] != e.key[:e.olen] {
+	cur, start := tree.SeekRank(base)
+	var prev *ordtree.Entry
+	for ; start < s.hi; cur.Next() {
+		e := cur.Entry()
+		if peers && prev != nil && prev.S[:prev.OLen] != e.S[:e.OLen] {
 			// A new peer group starts: the previous one ends here.
 			for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
 				ev.group[k] = int32(len(ev.ids))
 			}
 		}
-		for c := max(0, base-start); c < min(e.n, s.hi-start); c++ {
-			ev.ids = append(ev.ids, e.id)
+		for c := max(0, base-start); c < min(e.N, s.hi-start); c++ {
+			ev.ids = append(ev.ids, e.ID)
 			if peers {
 				ev.group = append(ev.group, -1)
 			}
 			if start+c >= s.lo {
-				dst = append(dst, overaggOut{topnKey: e.topnKey, copy: c, id: e.id})
+				dst = append(dst, overaggOut{Key: e.Key, copy: c, id: e.ID})
 			}
 		}
 		prev = e
-		start += e.n
-		i++
+		start += e.N
 	}
 	for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
 		ev.group[k] = int32(len(ev.ids))

@@ -5,13 +5,8 @@ import (
 	"slices"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
-
-// SortKey is one ORDER BY key of Sort.
-type SortKey struct {
-	Col  int
-	Desc bool
-}
 
 // Sort orders a bounded input: it integrates the input's changes and, at
 // end of input, emits the resulting rows as inserts in key order (NULLs
@@ -20,7 +15,7 @@ type SortKey struct {
 type Sort struct {
 	Names []string
 	Types []types.T
-	Keys  []SortKey
+	Keys  []ordtree.SortKey
 
 	mv  *MView
 	env *Env

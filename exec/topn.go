@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 // TopNConfig configures a TopN: ROW_NUMBER() OVER (PARTITION BY Partition
@@ -20,7 +21,7 @@ type TopNConfig struct {
 	// for a global Top-N.
 	Partition []int
 	// Order are the ORDER BY keys: input ordinals with their direction.
-	Order []SortKey
+	Order []ordtree.SortKey
 	// Limit is N: the operator keeps the rows numbered 1..N of every
 	// partition (rn <= N; de-duplication, rn = 1, is Limit 1). It must be
 	// at least 1.
@@ -70,11 +71,11 @@ type TopN struct {
 	cfg    TopNConfig
 	env    *Env
 	schema *arrow.Schema
-	layout topnLayout
+	layout ordtree.Layout
 
 	parts    map[string]*topnPartition // by encoded partition key; general mode
 	slots    map[string]*topnSlot      // by encoded partition key; de-duplication mode
-	gauge    topnGauge
+	gauge    ordtree.Gauge
 	epoch    uint64 // numbers the chunks, to mark touched partitions
 	builders []array.Builder
 
@@ -82,14 +83,15 @@ type TopN struct {
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
 	touched      []*topnPartition
 	touchedSlots []*topnSlot
-	deltas       []topnDelta // the chunk's changes, in input order
-	netter       deltaNetter
-	oldRanks     []int64
-	newRanks     []int64
-	outRows      []topnOutRow
-	ops          []Op
-	decodeBuf    []byte
-	stringBuf    []byte
+	deltas       []ordtree. // the chunk's changes, in input order
+			Delta
+	netter    ordtree.Netter
+	oldRanks  []int64
+	newRanks  []int64
+	outRows   []topnOutRow
+	ops       []Op
+	decodeBuf []byte
+	stringBuf []byte
 }
 
 var _ Operator = (*TopN)(nil)
@@ -163,13 +165,13 @@ func (t *TopN) Open(_ context.Context, env *Env) error {
 	}
 	t.env = env
 	t.schema = t.Schema()
-	t.layout = newTopNLayout(&t.cfg)
+	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	if t.cfg.dedup() {
 		t.slots = map[string]*topnSlot{}
 	} else {
 		t.parts = map[string]*topnPartition{}
 	}
-	t.gauge = topnGauge{}
+	t.gauge = ordtree.Gauge{}
 	t.epoch = 0
 	t.builders = make([]array.Builder, len(t.schema.Fields()))
 	for i, f := range t.schema.Fields() {
@@ -249,7 +251,7 @@ func (t *TopN) Close() error {
 	t.builders = nil
 	t.parts, t.slots = nil, nil
 	t.touched, t.touchedSlots, t.deltas, t.outRows = nil, nil, nil, nil
-	t.netter.release()
+	t.netter.Release()
 	t.pkeys, t.skeys = nil, nil
 	return nil
 }
@@ -260,6 +262,6 @@ func (t *TopN) updateMetrics() {
 	if t.env == nil {
 		return
 	}
-	t.env.Metrics.StateKeys.Store(t.gauge.rows)
-	t.env.Metrics.StateBytes.Store(t.gauge.bytes())
+	t.env.Metrics.StateKeys.Store(t.gauge.Rows)
+	t.env.Metrics.StateBytes.Store(t.gauge.Bytes())
 }

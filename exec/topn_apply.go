@@ -7,27 +7,16 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 // topnPartition is the state of one partition outside the de-duplication
 // fast path: its rows in a tree.
 type topnPartition struct {
 	key   string // the encoded partition key
-	tree  topnTree
+	tree  ordtree.Tree
 	epoch uint64 // the last chunk that touched the partition
 	index int32  // the partition's position in TopN.touched during that chunk
-}
-
-// topnDelta is a change a chunk made to a partition's rows: w copies of
-// the row with sort key key in partition touched[part] of its operator. A
-// window aggregate also records an input row holding the values (the
-// first, once netted) and the length of the key's ORDER BY prefix.
-type topnDelta struct {
-	part int32
-	topnKey
-	w    int64
-	row  int32
-	olen int32
 }
 
 // topnSlot is the state of one partition in the de-duplication fast path:
@@ -48,7 +37,7 @@ func (t *TopN) apply(c Chunk) error {
 		if p == nil || !bytes.Equal(t.pkeys[i], t.pkeys[i-1]) {
 			p = t.partition(t.pkeys[i])
 		}
-		key := topnKeyOf(topnView(t.skeys[i]))
+		key := ordtree.KeyOf(ordtree.View(t.skeys[i]))
 		w := c.Op(i).Weight()
 		if t.cfg.AppendOnly {
 			if err := t.addBounded(p, key, w); err != nil {
@@ -56,18 +45,18 @@ func (t *TopN) apply(c Chunk) error {
 			}
 			continue
 		}
-		stored, _, err := p.tree.add(key, w, 0, 0, &t.gauge)
+		stored, _, err := p.tree.Add(key, w, 0, 0, &t.gauge)
 		if err != nil {
 			return topnRowError(err)
 		}
-		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored.topnKey, w: w})
+		t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: stored.Key, W: w})
 	}
 	return nil
 }
 
 // topnRowError reports a failed change of a tree.
 func topnRowError(err error) error {
-	if errors.Is(err, errTopNAbsent) {
+	if errors.Is(err, ordtree.ErrAbsent) {
 		return fmt.Errorf("top-n: %w", aggstate.ErrNegativeCount)
 	}
 	return fmt.Errorf("top-n: %w", err)
@@ -80,8 +69,8 @@ func (t *TopN) partition(pk []byte) *topnPartition {
 	if p == nil {
 		p = &topnPartition{key: string(pk)}
 		t.parts[p.key] = p
-		t.gauge.parts++
-		t.gauge.keyBytes += int64(len(p.key))
+		t.gauge.Parts++
+		t.gauge.KeyBytes += int64(len(p.key))
 	}
 	if p.epoch != t.epoch {
 		p.epoch = t.epoch
@@ -95,29 +84,29 @@ func (t *TopN) partition(pk []byte) *topnPartition {
 // a row that sorts at or after the last of a full partition cannot enter
 // and is dropped; otherwise it enters and, if the partition was full, one
 // copy of its last row leaves.
-func (t *TopN) addBounded(p *topnPartition, key topnKey, w int64) error {
+func (t *TopN) addBounded(p *topnPartition, key ordtree.Key, w int64) error {
 	if w < 0 {
 		return errTopNRetraction
 	}
 	tr := &p.tree
-	var evict topnKey
-	if tr.total >= t.cfg.Limit {
-		last := tr.last()
-		if key.compare(last.topnKey) >= 0 {
+	var evict ordtree.Key
+	if tr.Total >= t.cfg.Limit {
+		last := tr.Last()
+		if key.Compare(last.Key) >= 0 {
 			return nil
 		}
-		evict = last.topnKey
+		evict = last.Key
 	}
-	stored, _, err := tr.add(key, 1, 0, 0, &t.gauge)
+	stored, _, err := tr.Add(key, 1, 0, 0, &t.gauge)
 	if err != nil {
 		return topnRowError(err)
 	}
-	t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: stored.topnKey, w: 1})
-	if tr.total > t.cfg.Limit {
-		if _, _, err := tr.add(evict, -1, 0, 0, &t.gauge); err != nil {
+	t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: stored.Key, W: 1})
+	if tr.Total > t.cfg.Limit {
+		if _, _, err := tr.Add(evict, -1, 0, 0, &t.gauge); err != nil {
 			return topnRowError(err)
 		}
-		t.deltas = append(t.deltas, topnDelta{part: p.index, topnKey: evict, w: -1})
+		t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: evict, W: -1})
 	}
 	return nil
 }
@@ -129,16 +118,16 @@ func (t *TopN) applyDedup(c Chunk) error {
 		if c.Op(i).IsRetraction() {
 			return errTopNRetraction
 		}
-		key := topnView(t.skeys[i])
+		key := ordtree.View(t.skeys[i])
 		s := t.slots[string(t.pkeys[i])]
 		if s == nil {
 			s = &topnSlot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.epoch}
 			t.slots[s.part] = s
 			t.touchedSlots = append(t.touchedSlots, s)
-			t.gauge.rows++
-			t.gauge.entries++
-			t.gauge.parts++
-			t.gauge.keyBytes += int64(len(s.part) + len(s.key))
+			t.gauge.Rows++
+			t.gauge.Entries++
+			t.gauge.Parts++
+			t.gauge.KeyBytes += int64(len(s.part) + len(s.key))
 			continue
 		}
 		if s.epoch != t.epoch {
@@ -146,7 +135,7 @@ func (t *TopN) applyDedup(c Chunk) error {
 			t.touchedSlots = append(t.touchedSlots, s)
 		}
 		if key < s.key {
-			t.gauge.keyBytes += int64(len(key) - len(s.key))
+			t.gauge.KeyBytes += int64(len(key) - len(s.key))
 			s.key = strings.Clone(key)
 		}
 	}
@@ -171,10 +160,10 @@ func (t *TopN) diffDedup() {
 // per-chunk scratch, dropping its references to keys.
 func (t *TopN) finishChunk() {
 	for _, p := range t.touched {
-		if p.tree.total == 0 {
+		if p.tree.Total == 0 {
 			delete(t.parts, p.key)
-			t.gauge.parts--
-			t.gauge.keyBytes -= int64(len(p.key))
+			t.gauge.Parts--
+			t.gauge.KeyBytes -= int64(len(p.key))
 		}
 	}
 	for _, s := range t.touchedSlots {
@@ -183,7 +172,7 @@ func (t *TopN) finishChunk() {
 	clear(t.touched)
 	clear(t.touchedSlots)
 	clear(t.deltas)
-	t.netter.reset()
+	t.netter.Reset()
 	clear(t.outRows)
 	t.touched, t.touchedSlots = t.touched[:0], t.touchedSlots[:0]
 	t.deltas, t.outRows = t.deltas[:0], t.outRows[:0]

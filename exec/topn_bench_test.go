@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 // topnBenchRows is the number of rows of a benchmark chunk, in the middle
@@ -105,7 +106,7 @@ func topnBenchConfig(limit int64, rowNumber, appendOnly bool, desc bool) TopNCon
 	}
 	return TopNConfig{
 		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
-		Partition: []int{0}, Order: []SortKey{{Col: 1, Desc: desc}},
+		Partition: []int{0}, Order: []ordtree.SortKey{{Col: 1, Desc: desc}},
 		Limit: limit, RowNumber: rowNumber, AppendOnly: appendOnly, Names: names,
 	}
 }

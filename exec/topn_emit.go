@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 // topnOutRow is a row of the output chunk being built: a row of a
@@ -22,7 +23,7 @@ type topnOutRow struct {
 // first touch), sorts and nets each partition's by key, then compares each
 // touched partition's top rows before and after the chunk (diffPartition).
 func (t *TopN) diff() {
-	_ = t.netter.each(t.deltas, len(t.touched), func(p int, net []topnDelta) error {
+	_ = t.netter.Each(t.deltas, len(t.touched), func(p int, net []ordtree.Delta) error {
 		first := len(t.outRows)
 		t.diffPartition(t.touched[p], net)
 		if t.cfg.Limit == 1 && !t.cfg.RowNumber {
@@ -43,21 +44,21 @@ func (t *TopN) diff() {
 // numbers, moved at all within the top), can have output: the walk visits
 // the changed keys in order and, between them, just the ranks where rows
 // can have changed (diffRange). It costs O(len(ds) log n) plus the output.
-func (t *TopN) diffPartition(p *topnPartition, ds []topnDelta) {
+func (t *TopN) diffPartition(p *topnPartition, ds []ordtree.Delta) {
 	limit := t.cfg.Limit
 	var s, end int64 // end: the new rank after the previous changed key
 	for _, d := range ds {
-		rNew, cNew := p.tree.find(d.topnKey)
+		rNew, cNew := p.tree.Find(d.Key)
 		t.diffRange(p, end, rNew, s)
 		rOld := rNew - s
 		if rOld >= limit && rNew >= limit {
 			return // every later row is out of the top rows before and after
 		}
-		t.diffEntry(p.key, d.key, rOld, cNew-d.w, rNew, cNew)
-		s += d.w
+		t.diffEntry(p.key, d.S, rOld, cNew-d.W, rNew, cNew)
+		s += d.W
 		end = rNew + cNew
 	}
-	t.diffRange(p, end, p.tree.total, s)
+	t.diffRange(p, end, p.tree.Total, s)
 }
 
 // diffRange records the output for the unchanged rows at new ranks [a, b),
@@ -82,16 +83,14 @@ func (t *TopN) diffRange(p *topnPartition, a, b, s int64) {
 	if lo >= hi {
 		return
 	}
-	leaf, i, start := p.tree.seek(lo)
-	for leaf != nil && start < hi {
-		if i == len(leaf.entries) {
-			leaf, i = leaf.next, 0
-			continue
+	cur, start := p.tree.SeekRank(lo)
+	for ; start < hi; cur.Next() {
+		e := cur.Entry()
+		if e == nil {
+			break
 		}
-		e := leaf.entries[i]
-		t.diffEntry(p.key, e.key, start-s, e.n, start, e.n)
-		start += e.n
-		i++
+		t.diffEntry(p.key, e.S, start-s, e.N, start, e.N)
+		start += e.N
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 // topnConfig builds a configuration from the input types ("varchar
@@ -43,7 +44,7 @@ func topnConfig(t testing.TB, input string, part []int, order string, limit int6
 		if err != nil {
 			t.Fatalf("order %q: %v", order, err)
 		}
-		cfg.Order = append(cfg.Order, SortKey{Col: col, Desc: len(f) > 1 && f[1] == "desc"})
+		cfg.Order = append(cfg.Order, ordtree.SortKey{Col: col, Desc: len(f) > 1 && f[1] == "desc"})
 	}
 	return cfg
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -153,13 +154,13 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		cfg := exec.TopNConfig{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
 			AppendOnly: n.AppendOnlyInput, Names: names}
 		for _, k := range n.Order {
-			cfg.Order = append(cfg.Order, exec.SortKey{Col: k.Ord, Desc: k.Desc})
+			cfg.Order = append(cfg.Order, ordtree.SortKey{Col: k.Ord, Desc: k.Desc})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewTopN(cfg) }}, nil
 	case *physical.OverAgg:
 		cfg := exec.OverAggConfig{Input: inTypes, Partition: n.Partition, Frame: n.Frame, Names: names}
 		for _, k := range n.Order {
-			cfg.Order = append(cfg.Order, exec.SortKey{Col: k.Ord, Desc: k.Desc})
+			cfg.Order = append(cfg.Order, ordtree.SortKey{Col: k.Ord, Desc: k.Desc})
 		}
 		for _, a := range n.Aggs {
 			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
@@ -170,9 +171,9 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			return &exec.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
 		}}, nil
 	case *physical.Sort:
-		keys := make([]exec.SortKey, len(n.Keys))
+		keys := make([]ordtree.SortKey, len(n.Keys))
 		for i, k := range n.Keys {
-			keys[i] = exec.SortKey{Col: k.Ord, Desc: k.Desc}
+			keys[i] = ordtree.SortKey{Col: k.Ord, Desc: k.Desc}
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
 			return &exec.Sort{Names: names, Types: ts, Keys: keys}, nil

@@ -1,4 +1,4 @@
-package exec
+package ordtree
 
 import (
 	"errors"
@@ -9,34 +9,34 @@ import (
 )
 
 // TestOverAggTreeRandom adds and removes random keys of the tree a window
-// aggregate keeps (topnTree, with ids), with copies, and checks ranks,
+// aggregate keeps (Tree, with ids), with copies, and checks ranks,
 // seeks, stored ids and the tree's invariants against a
 // sorted reference after every change, through growth to three levels and
 // shrinking back to empty.
 func TestOverAggTreeRandom(t *testing.T) {
 	rng := rand.New(rand.NewSource(3))
-	var tr topnTree
-	var g topnGauge
+	var tr Tree
+	var g Gauge
 	ref := map[string]int64{} // key → copies
 	ids := map[string]int32{}
 	var ks []string // the keys of ref, sorted
 	check := func(step int) {
 		var rank int64
 		for i, k := range ks {
-			r, n := tr.find(topnKeyOf(k))
+			r, n := tr.Find(KeyOf(k))
 			if r != rank || n != ref[k] {
 				t.Fatalf("step %d: find(%q) = %d, %d; want %d, %d", step, k, r, n, rank, ref[k])
 			}
 			if i%7 == 0 {
-				leaf, idx, start := tr.seek(rank + ref[k] - 1)
-				if e := leaf.entries[idx]; e.key != k || start != rank || e.id != ids[k] {
-					t.Fatalf("step %d: seek(%d) = %q at %d id %d; want %q at %d id %d", step, rank, e.key, start, e.id, k, rank, ids[k])
+				leaf, idx, start := tr.seekLeaf(rank + ref[k] - 1)
+				if e := leaf.entries[idx]; e.S != k || start != rank || e.ID != ids[k] {
+					t.Fatalf("step %d: seek(%d) = %q at %d id %d; want %q at %d id %d", step, rank, e.S, start, e.ID, k, rank, ids[k])
 				}
 			}
 			rank += ref[k]
 		}
-		if tr.total != rank || g.rows != rank || g.entries != int64(len(ks)) {
-			t.Fatalf("step %d: total %d, gauge %d rows %d entries; want %d rows %d entries", step, tr.total, g.rows, g.entries, rank, len(ks))
+		if tr.Total != rank || g.Rows != rank || g.Entries != int64(len(ks)) {
+			t.Fatalf("step %d: total %d, gauge %d rows %d entries; want %d rows %d entries", step, tr.Total, g.Rows, g.Entries, rank, len(ks))
 		}
 		if tr.root != nil {
 			if err := overaggCheckNode(tr.root, true); err != nil {
@@ -57,11 +57,11 @@ func TestOverAggTreeRandom(t *testing.T) {
 		if !grow || rng.Intn(5) == 0 {
 			w = -1
 		}
-		e, before, err := tr.add(topnKeyOf(k), w, int32(step), 0, &g)
-		id := e.id
+		e, before, err := tr.Add(KeyOf(k), w, int32(step), 0, &g)
+		id := e.ID
 		switch {
 		case ref[k]+w < 0:
-			if !errors.Is(err, errTopNAbsent) {
+			if !errors.Is(err, ErrAbsent) {
 				t.Fatalf("step %d: retraction of absent %q: %v", step, k, err)
 			}
 			continue
@@ -90,25 +90,25 @@ func TestOverAggTreeRandom(t *testing.T) {
 	}
 	for k, c := range ref {
 		for range c {
-			if _, _, err := tr.add(topnKeyOf(k), -1, 0, 0, &g); err != nil {
+			if _, _, err := tr.Add(KeyOf(k), -1, 0, 0, &g); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
-	if tr.root != nil || tr.total != 0 || g.rows != 0 || g.entries != 0 || g.keyBytes != 0 {
-		t.Fatalf("emptied tree: root %v, total %d, gauge %+v", tr.root, tr.total, g)
+	if tr.root != nil || tr.Total != 0 || g.Rows != 0 || g.Entries != 0 || g.KeyBytes != 0 {
+		t.Fatalf("emptied tree: root %v, total %d, gauge %+v", tr.root, tr.Total, g)
 	}
 }
 
 // overaggCheckNode checks a subtree's invariants: sorted keys, node sizes
 // within bounds (the root excepted) and children's counts.
-func overaggCheckNode(n *topnNode, root bool) error {
-	if !root && (n.size() < topnNodeMin || n.size() > topnNodeMax) {
+func overaggCheckNode(n *node, root bool) error {
+	if !root && (n.size() < nodeMin || n.size() > nodeMax) {
 		return fmt.Errorf("node of %d items", n.size())
 	}
 	if n.leaf {
 		for i := 1; i < len(n.entries); i++ {
-			if n.entries[i-1].compare(n.entries[i].topnKey) >= 0 {
+			if n.entries[i-1].Compare(n.entries[i].Key) >= 0 {
 				return fmt.Errorf("leaf keys out of order")
 			}
 		}

@@ -1,4 +1,4 @@
-package exec
+package ordtree
 
 import (
 	"encoding/binary"
@@ -7,93 +7,93 @@ import (
 	"strings"
 )
 
-// errTopNAbsent is returned by topnTree.add for a retraction of a key the
+// ErrAbsent is returned by Tree.Add for a retraction of a key the
 // tree does not hold.
-var errTopNAbsent = errors.New("key not held")
+var ErrAbsent = errors.New("key not held")
 
-// Node sizes of topnTree. topnNodeMax bounds the cost of inserting into a
+// Node sizes of Tree. nodeMax bounds the cost of inserting into a
 // node (a copy of at most that many 32-byte entries or pointers, a few
 // cache lines) while keeping the tree shallow (three levels hold a quarter
-// of a million distinct rows). topnNodeMin is the size below which a node is
+// of a million distinct rows). nodeMin is the size below which a node is
 // merged with, or refilled from, a sibling, so that deletions cannot leave
 // many near-empty nodes; a quarter rather than a half so that a row going
 // back and forth across the threshold does not merge and split every time.
 const (
-	topnNodeMax = 64
-	topnNodeMin = topnNodeMax / 4
+	nodeMax = 64
+	nodeMin = nodeMax / 4
 )
 
-// topnKey is a sort key with its first 8 bytes as a big-endian integer.
+// Key is a sort key with its first 8 bytes as a big-endian integer.
 // Keys are compared by prefix first, which orders them as bytes.Compare
 // unless the prefixes are equal (a shorter key is padded with zeros, which
 // cannot put it after a longer key it is a prefix of), so that most
 // comparisons in the tree read the node's own memory rather than following
 // a pointer to each key's bytes.
-type topnKey struct {
+type Key struct {
 	pfx uint64
-	key string
+	S string
 }
 
-// topnKeyOf returns the key s with its prefix.
-func topnKeyOf(s string) topnKey {
+// KeyOf returns the key s with its prefix.
+func KeyOf(s string) Key {
 	var b [8]byte
 	copy(b[:], s)
-	return topnKey{pfx: binary.BigEndian.Uint64(b[:]), key: s}
+	return Key{pfx: binary.BigEndian.Uint64(b[:]), S: s}
 }
 
-// compare orders k and o as bytes.Compare orders their keys.
-func (k topnKey) compare(o topnKey) int {
+// Compare orders k and o as bytes.Compare orders their keys.
+func (k Key) Compare(o Key) int {
 	switch {
 	case k.pfx < o.pfx:
 		return -1
 	case k.pfx > o.pfx:
 		return 1
 	}
-	return strings.Compare(k.key, o.key)
+	return strings.Compare(k.S, o.S)
 }
 
-// topnEntry is one distinct row of a partition, as its sort key, with its
+// Entry is one distinct row of a partition, as its sort key, with its
 // number of copies and what the tree's user keeps with it: a window
 // aggregate stores the id of the row's values in its rowStore and the
 // length of the key's ORDER BY prefix (rows with equal prefixes are
 // peers); Top-N stores nothing there.
-type topnEntry struct {
-	topnKey
-	n    int64
-	id   int32
-	olen int32
+type Entry struct {
+	Key
+	N    int64
+	ID   int32
+	OLen int32
 }
 
-// topnNode is a node of a topnTree: a leaf holds sorted entries and links
+// node is a node of a Tree: a leaf holds sorted entries and links
 // to the next leaf; an internal node holds children, the number of copies
 // under each, and separators: every key under children[i] is below seps[i],
 // and every key under children[i+1] is at least seps[i].
-type topnNode struct {
+type node struct {
 	leaf     bool
-	entries  []topnEntry
-	seps     []topnKey
-	children []*topnNode
+	entries  []Entry
+	seps     []Key
+	children []*node
 	counts   []int64
-	next     *topnNode
+	next     *node
 }
 
-// topnTree is the ordered multiset of one partition's rows: a B+tree of
+// Tree is the ordered multiset of one partition's rows: a B+tree of
 // sort keys with counts, where every internal node also counts the copies
 // under each child, so that the rank of a key (the copies before it) and the
 // entry at a rank are found in one descent. Every node but the root holds at
-// least topnNodeMin items; an internal root has at least two children. The
+// least nodeMin items; an internal root has at least two children. The
 // zero value is empty.
-type topnTree struct {
-	root  *topnNode
-	total int64 // copies held
+type Tree struct {
+	root  *node
+	Total int64 // copies held
 }
 
-// topnGauge sums what the trees of an operator hold, for its state metrics.
-type topnGauge struct {
-	rows     int64 // copies of rows held
-	entries  int64 // distinct rows held (tree entries or dedup slots)
-	keyBytes int64 // bytes of sort keys and partition keys
-	parts    int64 // partitions
+// Gauge sums what the trees of an operator hold, for its state metrics.
+type Gauge struct {
+	Rows     int64 // copies of rows held
+	Entries  int64 // distinct rows held (tree entries or dedup slots)
+	KeyBytes int64 // bytes of sort keys and partition keys
+	Parts    int64 // partitions
 }
 
 // Estimated overheads for StateBytes: an entry is a prefix, a string
@@ -101,38 +101,38 @@ type topnGauge struct {
 // are on average about three quarters full; a partition is its struct, a
 // map slot and a tree root.
 const (
-	topnEntryBytes     = 54
-	topnPartitionBytes = 160
+	entryBytes     = 54
+	partitionBytes = 160
 )
 
-// bytes estimates the memory held.
-func (g *topnGauge) bytes() int64 {
-	return g.keyBytes + g.entries*topnEntryBytes + g.parts*topnPartitionBytes
+// Bytes estimates the memory held.
+func (g *Gauge) Bytes() int64 {
+	return g.KeyBytes + g.Entries*entryBytes + g.Parts*partitionBytes
 }
 
-// add adds w (non-zero) copies of key. A new entry takes id and olen. It
+// Add adds w (non-zero) copies of key. A new entry takes id and olen. It
 // returns the entry as the tree stores it (the caller's key may be a
 // transient view) and the copies it had before. A retraction of more
 // copies than held returns errTopNAbsent and changes nothing; an entry
 // left without copies is removed.
-func (t *topnTree) add(key topnKey, w int64, id, olen int32, g *topnGauge) (topnEntry, int64, error) {
+func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
 	if t.root == nil {
 		if w < 0 {
-			return topnEntry{}, 0, errTopNAbsent
+			return Entry{}, 0, ErrAbsent
 		}
-		t.root = &topnNode{leaf: true}
+		t.root = &node{leaf: true}
 	}
 	stored, before, err := t.root.add(key, w, id, olen, g)
 	if err != nil {
-		return topnEntry{}, 0, err
+		return Entry{}, 0, err
 	}
-	t.total += w
-	g.rows += w
+	t.Total += w
+	g.Rows += w
 	switch r := t.root; {
-	case r.size() > topnNodeMax:
+	case r.size() > nodeMax:
 		right, sep := r.split()
 		rc := right.sum()
-		t.root = &topnNode{seps: []topnKey{sep}, children: []*topnNode{r, right}, counts: []int64{t.total - rc, rc}}
+		t.root = &node{seps: []Key{sep}, children: []*node{r, right}, counts: []int64{t.Total - rc, rc}}
 	case !r.leaf && len(r.children) == 1:
 		t.root = r.children[0]
 	case r.leaf && len(r.entries) == 0:
@@ -141,8 +141,8 @@ func (t *topnTree) add(key topnKey, w int64, id, olen int32, g *topnGauge) (topn
 	return stored, before, nil
 }
 
-// find returns the copies held below key (its rank) and of key.
-func (t *topnTree) find(key topnKey) (rank, count int64) {
+// Find returns the copies held below key (its rank) and of key.
+func (t *Tree) Find(key Key) (rank, count int64) {
 	n := t.root
 	if n == nil {
 		return 0, 0
@@ -156,17 +156,43 @@ func (t *topnTree) find(key topnKey) (rank, count int64) {
 	}
 	i, found := n.search(key)
 	for _, e := range n.entries[:i] {
-		rank += e.n
+		rank += e.N
 	}
 	if found {
-		count = n.entries[i].n
+		count = n.entries[i].N
 	}
 	return rank, count
 }
 
-// seek returns the leaf and index of the entry holding the copy at rank r
+// Cursor walks a tree's entries in key order, from one that seek found.
+type Cursor struct {
+	leaf *node
+	i    int
+}
+
+// Entry returns the Entry at the cursor, nil past the last one.
+func (c *Cursor) Entry() *Entry {
+	for c.leaf != nil && c.i == len(c.leaf.entries) {
+		c.leaf, c.i = c.leaf.next, 0
+	}
+	if c.leaf == nil {
+		return nil
+	}
+	return &c.leaf.entries[c.i]
+}
+
+// Next moves the cursor to the Next entry.
+func (c *Cursor) Next() { c.i++ }
+
+// SeekRank returns a cursor at the entry holding the copy at rank r
 // (0 <= r < total), and the rank of the entry's first copy.
-func (t *topnTree) seek(r int64) (leaf *topnNode, idx int, start int64) {
+func (t *Tree) SeekRank(r int64) (Cursor, int64) {
+	leaf, i, start := t.seekLeaf(r)
+	return Cursor{leaf: leaf, i: i}, start
+}
+
+// seekLeaf is seek, returning the leaf and index.
+func (t *Tree) seekLeaf(r int64) (leaf *node, idx int, start int64) {
 	n := t.root
 	for !n.leaf {
 		i := 0
@@ -177,16 +203,16 @@ func (t *topnTree) seek(r int64) (leaf *topnNode, idx int, start int64) {
 		n = n.children[i]
 	}
 	for i, e := range n.entries {
-		if r < start+e.n {
+		if r < start+e.N {
 			return n, i, start
 		}
-		start += e.n
+		start += e.N
 	}
 	return n, len(n.entries), start
 }
 
-// last returns the greatest entry; the tree must not be empty.
-func (t *topnTree) last() topnEntry {
+// Last returns the greatest entry; the tree must not be empty.
+func (t *Tree) Last() Entry {
 	n := t.root
 	for !n.leaf {
 		n = n.children[len(n.children)-1]
@@ -195,7 +221,7 @@ func (t *topnTree) last() topnEntry {
 }
 
 // size is the number of entries of a leaf or children of an internal node.
-func (n *topnNode) size() int {
+func (n *node) size() int {
 	if n.leaf {
 		return len(n.entries)
 	}
@@ -203,11 +229,11 @@ func (n *topnNode) size() int {
 }
 
 // sum returns the copies held under n.
-func (n *topnNode) sum() int64 {
+func (n *node) sum() int64 {
 	var s int64
 	if n.leaf {
 		for _, e := range n.entries {
-			s += e.n
+			s += e.N
 		}
 		return s
 	}
@@ -219,26 +245,26 @@ func (n *topnNode) sum() int64 {
 
 // search returns the index of key among a leaf's entries, or where it would
 // be inserted, and whether it is there.
-func (n *topnNode) search(key topnKey) (int, bool) {
+func (n *node) search(key Key) (int, bool) {
 	lo, hi := 0, len(n.entries)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if n.entries[m].compare(key) < 0 {
+		if n.entries[m].Compare(key) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(n.entries) && n.entries[lo].pfx == key.pfx && n.entries[lo].key == key.key
+	return lo, lo < len(n.entries) && n.entries[lo].pfx == key.pfx && n.entries[lo].S == key.S
 }
 
 // childIndex returns the child of an internal node that holds key: the
 // number of separators at or below key.
-func (n *topnNode) childIndex(key topnKey) int {
+func (n *node) childIndex(key Key) int {
 	lo, hi := 0, len(n.seps)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if key.compare(n.seps[m]) < 0 {
+		if key.Compare(n.seps[m]) < 0 {
 			hi = m
 		} else {
 			lo = m + 1
@@ -249,7 +275,7 @@ func (n *topnNode) childIndex(key topnKey) int {
 
 // add adds w copies of key under n, then splits or rebalances the child it
 // descended into if that child overflowed or underflowed.
-func (n *topnNode) add(key topnKey, w int64, id, olen int32, g *topnGauge) (topnEntry, int64, error) {
+func (n *node) add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
 	if n.leaf {
 		return n.addLeaf(key, w, id, olen, g)
 	}
@@ -257,57 +283,57 @@ func (n *topnNode) add(key topnKey, w int64, id, olen int32, g *topnGauge) (topn
 	c := n.children[i]
 	stored, before, err := c.add(key, w, id, olen, g)
 	if err != nil {
-		return topnEntry{}, 0, err
+		return Entry{}, 0, err
 	}
 	n.counts[i] += w
 	switch size := c.size(); {
-	case size > topnNodeMax:
+	case size > nodeMax:
 		n.splitChild(i)
-	case size < topnNodeMin && len(n.children) > 1:
+	case size < nodeMin && len(n.children) > 1:
 		n.rebalance(i)
 	}
 	return stored, before, nil
 }
 
 // addLeaf adds w copies of key to a leaf, inserting or removing its entry.
-func (n *topnNode) addLeaf(key topnKey, w int64, id, olen int32, g *topnGauge) (topnEntry, int64, error) {
+func (n *node) addLeaf(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
 	i, found := n.search(key)
 	if !found {
 		if w <= 0 {
-			return topnEntry{}, 0, errTopNAbsent
+			return Entry{}, 0, ErrAbsent
 		}
-		e := topnEntry{topnKey: topnKey{pfx: key.pfx, key: strings.Clone(key.key)}, n: w, id: id, olen: olen}
+		e := Entry{Key: Key{pfx: key.pfx, S: strings.Clone(key.S)}, N: w, ID: id, OLen: olen}
 		n.entries = slices.Insert(n.entries, i, e)
-		g.entries++
-		g.keyBytes += int64(len(e.key))
+		g.Entries++
+		g.KeyBytes += int64(len(e.S))
 		return e, 0, nil
 	}
 	e := &n.entries[i]
-	stored, before := *e, e.n
-	if e.n+w < 0 {
-		return topnEntry{}, 0, errTopNAbsent
+	stored, before := *e, e.N
+	if e.N+w < 0 {
+		return Entry{}, 0, ErrAbsent
 	}
-	if e.n += w; e.n == 0 {
+	if e.N += w; e.N == 0 {
 		n.entries = slices.Delete(n.entries, i, i+1)
-		g.entries--
-		g.keyBytes -= int64(len(stored.key))
+		g.Entries--
+		g.KeyBytes -= int64(len(stored.S))
 	}
 	return stored, before, nil
 }
 
 // split moves the upper half of an overflowing node into a new right
 // sibling and returns it with the separator between the two.
-func (n *topnNode) split() (*topnNode, topnKey) {
+func (n *node) split() (*node, Key) {
 	if n.leaf {
 		mid := len(n.entries) / 2
-		right := &topnNode{leaf: true, entries: slices.Clone(n.entries[mid:]), next: n.next}
+		right := &node{leaf: true, entries: slices.Clone(n.entries[mid:]), next: n.next}
 		clear(n.entries[mid:])
 		n.entries = n.entries[:mid]
 		n.next = right
-		return right, right.entries[0].topnKey
+		return right, right.entries[0].Key
 	}
 	mid := len(n.children) / 2
-	right := &topnNode{
+	right := &node{
 		seps:     slices.Clone(n.seps[mid:]),
 		children: slices.Clone(n.children[mid:]),
 		counts:   slices.Clone(n.counts[mid:]),
@@ -320,7 +346,7 @@ func (n *topnNode) split() (*topnNode, topnKey) {
 }
 
 // splitChild splits children[i], which overflowed.
-func (n *topnNode) splitChild(i int) {
+func (n *node) splitChild(i int) {
 	right, sep := n.children[i].split()
 	rc := right.sum()
 	n.children = slices.Insert(n.children, i+1, right)
@@ -331,12 +357,12 @@ func (n *topnNode) splitChild(i int) {
 
 // rebalance merges children[i], which underflowed, with a neighbour if
 // both fit in one node, and otherwise shares their items evenly.
-func (n *topnNode) rebalance(i int) {
+func (n *node) rebalance(i int) {
 	if i == len(n.children)-1 {
 		i--
 	}
 	l, r := n.children[i], n.children[i+1]
-	if l.size()+r.size() <= topnNodeMax {
+	if l.size()+r.size() <= nodeMax {
 		l.absorb(r, n.seps[i])
 		n.counts[i] += n.counts[i+1]
 		n.children = slices.Delete(n.children, i+1, i+2)
@@ -350,7 +376,7 @@ func (n *topnNode) rebalance(i int) {
 }
 
 // absorb appends the items of its right sibling r (separated by sep) to n.
-func (n *topnNode) absorb(r *topnNode, sep topnKey) {
+func (n *node) absorb(r *node, sep Key) {
 	if n.leaf {
 		n.entries = append(n.entries, r.entries...)
 		n.next = r.next
@@ -363,14 +389,14 @@ func (n *topnNode) absorb(r *topnNode, sep topnKey) {
 
 // share splits the items of n and its right sibling r (separated by sep)
 // evenly between them and returns their new separator.
-func (n *topnNode) share(r *topnNode, sep topnKey) topnKey {
+func (n *node) share(r *node, sep Key) Key {
 	if n.leaf {
 		all := slices.Concat(n.entries, r.entries)
 		half := len(all) / 2
 		n.entries, r.entries = slices.Clip(all[:half]), slices.Clone(all[half:])
-		return r.entries[0].topnKey
+		return r.entries[0].Key
 	}
-	seps := slices.Concat(n.seps, []topnKey{sep}, r.seps)
+	seps := slices.Concat(n.seps, []Key{sep}, r.seps)
 	children := slices.Concat(n.children, r.children)
 	counts := slices.Concat(n.counts, r.counts)
 	half := len(children) / 2

@@ -1,4 +1,4 @@
-package exec
+package ordtree
 
 import (
 	"errors"
@@ -14,13 +14,13 @@ import (
 func TestTopNTree(t *testing.T) {
 	for seed := range uint64(4) {
 		r := rand.New(rand.NewPCG(seed, 3))
-		var tr topnTree
-		var g topnGauge
+		var tr Tree
+		var g Gauge
 		model := map[string]int64{}
 		depth := 0
 		check := func(step int) {
 			t.Helper()
-			topnCheckTree(t, step, &tr, &g, model)
+			checkTree(t, step, &tr, &g, model)
 		}
 		for step := range 40000 {
 			key := fmt.Sprintf("k%05d", r.IntN(20000))
@@ -29,16 +29,16 @@ func TestTopNTree(t *testing.T) {
 			if r.IntN(10) < 3 || (step >= 20000 && r.IntN(10) < 7) {
 				w = -1
 			}
-			e, _, err := tr.add(topnKeyOf(key), w, 0, 0, &g)
-			stored := e.topnKey
+			e, _, err := tr.Add(KeyOf(key), w, 0, 0, &g)
+			stored := e.Key
 			if model[key]+w < 0 {
-				if !errors.Is(err, errTopNAbsent) {
+				if !errors.Is(err, ErrAbsent) {
 					t.Fatalf("step %d: retracting absent %s: err %v", step, key, err)
 				}
 				continue
 			}
-			if err != nil || stored.key != key || stored != topnKeyOf(key) {
-				t.Fatalf("step %d: add(%s, %d) = %q, %v", step, key, w, stored.key, err)
+			if err != nil || stored.S != key || stored != KeyOf(key) {
+				t.Fatalf("step %d: add(%s, %d) = %q, %v", step, key, w, stored.S, err)
 			}
 			if model[key] += w; model[key] == 0 {
 				delete(model, key)
@@ -50,7 +50,7 @@ func TestTopNTree(t *testing.T) {
 		}
 		for k, n := range model {
 			for range n {
-				if _, _, err := tr.add(topnKeyOf(k), -1, 0, 0, &g); err != nil {
+				if _, _, err := tr.Add(KeyOf(k), -1, 0, 0, &g); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -64,7 +64,7 @@ func TestTopNTree(t *testing.T) {
 }
 
 // depth returns the number of levels of the tree.
-func (t *topnTree) depth() int {
+func (t *Tree) depth() int {
 	d := 0
 	for n := t.root; n != nil; d++ {
 		if n.leaf {
@@ -75,9 +75,9 @@ func (t *topnTree) depth() int {
 	return d
 }
 
-// topnCheckTree compares tr with model: structure, counts, gauge, rank,
+// checkTree compares tr with model: structure, counts, gauge, rank,
 // seek and last.
-func topnCheckTree(t *testing.T, step int, tr *topnTree, g *topnGauge, model map[string]int64) {
+func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int64) {
 	t.Helper()
 	keys := make([]string, 0, len(model))
 	var total int64
@@ -86,15 +86,15 @@ func topnCheckTree(t *testing.T, step int, tr *topnTree, g *topnGauge, model map
 		total += n
 	}
 	slices.Sort(keys)
-	if tr.total != total || g.rows != total || g.entries != int64(len(keys)) {
+	if tr.Total != total || g.Rows != total || g.Entries != int64(len(keys)) {
 		t.Fatalf("step %d: tree holds %d copies (gauge %d rows, %d entries), want %d copies of %d keys",
-			step, tr.total, g.rows, g.entries, total, len(keys))
+			step, tr.Total, g.Rows, g.Entries, total, len(keys))
 	}
 	if tr.root != nil {
-		topnCheckNode(t, tr.root, true, "", "\xff\xff")
+		checkNode(t, tr.root, true, "", "\xff\xff")
 	}
 	// The leaf chain lists every entry in order.
-	var leaf *topnNode
+	var leaf *node
 	if tr.root != nil {
 		for leaf = tr.root; !leaf.leaf; leaf = leaf.children[0] {
 		}
@@ -102,7 +102,7 @@ func topnCheckTree(t *testing.T, step int, tr *topnTree, g *topnGauge, model map
 	var got []string
 	for ; leaf != nil; leaf = leaf.next {
 		for _, e := range leaf.entries {
-			got = append(got, e.key)
+			got = append(got, e.S)
 		}
 	}
 	if !slices.Equal(got, keys) {
@@ -110,39 +110,39 @@ func topnCheckTree(t *testing.T, step int, tr *topnTree, g *topnGauge, model map
 	}
 	var rank int64
 	for _, k := range keys {
-		if r, n := tr.find(topnKeyOf(k)); r != rank || n != model[k] {
+		if r, n := tr.Find(KeyOf(k)); r != rank || n != model[k] {
 			t.Fatalf("step %d: find(%s) = %d, %d; want %d, %d", step, k, r, n, rank, model[k])
 		}
-		if r, n := tr.find(topnKeyOf(k + "!")); r != rank+model[k] || n != 0 {
+		if r, n := tr.Find(KeyOf(k + "!")); r != rank+model[k] || n != 0 {
 			t.Fatalf("step %d: find after %s = %d, %d", step, k, r, n)
 		}
 		for _, at := range []int64{rank, rank + model[k] - 1} {
-			l, i, start := tr.seek(at)
-			if l.entries[i].key != k || start != rank {
-				t.Fatalf("step %d: seek(%d) = %s from %d, want %s from %d", step, at, l.entries[i].key, start, k, rank)
+			l, i, start := tr.seekLeaf(at)
+			if l.entries[i].S != k || start != rank {
+				t.Fatalf("step %d: seek(%d) = %s from %d, want %s from %d", step, at, l.entries[i].S, start, k, rank)
 			}
 		}
 		rank += model[k]
 	}
-	if len(keys) > 0 && tr.last().key != keys[len(keys)-1] {
-		t.Fatalf("step %d: last is %s, want %s", step, tr.last().key, keys[len(keys)-1])
+	if len(keys) > 0 && tr.Last().S != keys[len(keys)-1] {
+		t.Fatalf("step %d: last is %s, want %s", step, tr.Last().S, keys[len(keys)-1])
 	}
 }
 
-// topnCheckNode checks a subtree's sizes, separators and counts, with its
+// checkNode checks a subtree's sizes, separators and counts, with its
 // keys within [lo, hi), and returns its copies.
-func topnCheckNode(t *testing.T, n *topnNode, root bool, lo, hi string) int64 {
+func checkNode(t *testing.T, n *node, root bool, lo, hi string) int64 {
 	t.Helper()
-	if size := n.size(); size > topnNodeMax || (!root && size < topnNodeMin) || (root && !n.leaf && size < 2) {
+	if size := n.size(); size > nodeMax || (!root && size < nodeMin) || (root && !n.leaf && size < 2) {
 		t.Fatalf("node of size %d (root %v, leaf %v)", size, root, n.leaf)
 	}
 	if n.leaf {
 		var sum int64
 		for i, e := range n.entries {
-			if e.key < lo || e.key >= hi || e.pfx != topnKeyOf(e.key).pfx || (i > 0 && n.entries[i-1].key >= e.key) || e.n <= 0 {
-				t.Fatalf("leaf entry %q (%d) out of order or range [%q, %q)", e.key, e.n, lo, hi)
+			if e.S < lo || e.S >= hi || e.pfx != KeyOf(e.S).pfx || (i > 0 && n.entries[i-1].S >= e.S) || e.N <= 0 {
+				t.Fatalf("leaf entry %q (%d) out of order or range [%q, %q)", e.S, e.N, lo, hi)
 			}
-			sum += e.n
+			sum += e.N
 		}
 		return sum
 	}
@@ -153,12 +153,12 @@ func topnCheckNode(t *testing.T, n *topnNode, root bool, lo, hi string) int64 {
 	for i, c := range n.children {
 		clo, chi := lo, hi
 		if i > 0 {
-			clo = n.seps[i-1].key
+			clo = n.seps[i-1].S
 		}
 		if i < len(n.seps) {
-			chi = n.seps[i].key
+			chi = n.seps[i].S
 		}
-		if got := topnCheckNode(t, c, false, clo, chi); got != n.counts[i] {
+		if got := checkNode(t, c, false, clo, chi); got != n.counts[i] {
 			t.Fatalf("child %d holds %d copies, counted %d", i, got, n.counts[i])
 		}
 		sum += n.counts[i]
