@@ -31,7 +31,7 @@ const (
 // a pointer to each key's bytes.
 type Key struct {
 	pfx uint64
-	S string
+	S   string
 }
 
 // KeyOf returns the key s with its prefix.
