@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,21 +8,6 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
-
-// ErrAggNotSupported is returned by HashAgg.Open for an aggregate it cannot
-// compute, or over an argument type it does not accept.
-var ErrAggNotSupported = errors.New("aggregate not supported")
-
-// AggSpec is one aggregate computed by a HashAgg.
-type AggSpec struct {
-	Func     plan.AggFunc
-	Distinct bool
-	// Arg is the input column ordinal of the argument; -1 for COUNT(*).
-	Arg     int
-	ArgType types.T
-	// Type is the result type (plan.AggResultType).
-	Type types.T
-}
 
 // HashAggConfig configures a HashAgg.
 type HashAggConfig struct {

@@ -1,16 +1,11 @@
 package exec
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
-
-// ErrAggOverflow is returned when an aggregate's value does not fit its
-// result type (SUM of BIGINTs beyond 64 bits, of DECIMALs beyond 38 digits).
-var ErrAggOverflow = errors.New("aggregate value out of range")
 
 // aggBatch describes the groups of the batch being applied. Rows are
 // numbered by local group (0, 1, ... in order of first occurrence), so that

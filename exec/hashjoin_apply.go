@@ -5,10 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
-	"github.com/apache/arrow-go/v18/arrow/bitutil"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -158,55 +155,6 @@ func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, o
 	err := out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
 	rec.Release()
 	return err
-}
-
-func releaseArrays(as []arrow.Array) {
-	for _, a := range as {
-		a.Release()
-	}
-}
-
-// takeNullable takes a's rows at idx, where -1 gives NULL.
-func takeNullable(alloc memory.Allocator, a arrow.Array, idx []int32) (arrow.Array, error) {
-	nulls := 0
-	for _, x := range idx {
-		if x < 0 {
-			nulls++
-		}
-	}
-	if nulls == 0 {
-		return expr.Take(alloc, a, idx)
-	}
-	if nulls == len(idx) || a.DataType().ID() == arrow.NULL {
-		return array.MakeArrayOfNull(alloc, a.DataType(), len(idx)), nil
-	}
-	safe := make([]int32, len(idx))
-	for k, x := range idx {
-		safe[k] = max(x, 0)
-	}
-	t, err := expr.Take(alloc, a, safe)
-	if err != nil {
-		return nil, err
-	}
-	defer t.Release()
-	bm := memory.NewResizableBuffer(alloc)
-	defer bm.Release()
-	bm.Resize(int(bitutil.BytesForBits(int64(len(idx)))))
-	bits := bm.Bytes()
-	clear(bits)
-	nullN := 0
-	for k, x := range idx {
-		if x >= 0 && t.IsValid(k) {
-			bitutil.SetBit(bits, k)
-		} else {
-			nullN++
-		}
-	}
-	d := t.Data()
-	bufs := append([]*memory.Buffer{bm}, d.Buffers()[1:]...)
-	nd := array.NewData(d.DataType(), len(idx), bufs, d.Children(), nullN, 0) // Take builds at offset 0
-	defer nd.Release()
-	return array.MakeFromData(nd), nil
 }
 
 // gauge publishes the state size.
