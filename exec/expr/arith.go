@@ -78,13 +78,17 @@ func (c *compiler) buildArith(e *plan.Binary) (node, error) {
 	}
 	lt, rt, t := e.L.Type(), e.R.Type(), e.Typ
 	lp, rp := lt.Physical(), rt.Physical()
+	if lp == types.PhysDuration && (rp == types.PhysDate32 || rp == types.PhysTimestamp) && e.Op == plan.OpAdd {
+		// INTERVAL + DATE/TIMESTAMP: the temporal operand goes first.
+		l, r, lt, rt = r, l, rt, lt
+		lp, rp = rp, lp
+	}
 	var k kernel
 	switch {
-	case lp == types.PhysDuration && rp == types.PhysDate32 && e.Op == plan.OpAdd:
-		l, r, lt, rt = r, l, rt, lt
-		fallthrough
-	case lt.Physical() == types.PhysDate32 && rt.Physical() == types.PhysDuration:
+	case lp == types.PhysDate32 && rp == types.PhysDuration:
 		k, err = dateIntervalKernel(e.Op, lt, rt, t)
+	case lp == types.PhysTimestamp && rp == types.PhysDuration:
+		k, err = timestampIntervalKernel(e.Op, lt, rt, t)
 	case isInt64(lp) && isInt64(rp) && isInt64(t.Physical()):
 		k, err = intKernel(e.Op, lt, rt, t)
 	case lp == types.PhysFloat64 && rp == types.PhysFloat64:

@@ -123,17 +123,32 @@ func castKernel(from, to types.T) (kernel, error) {
 				return nil
 			}, nil
 		case types.PhysTimestamp:
+			// Rounding to fewer digits may carry past 9999-12-31
+			// 23:59:59: out of range.
 			fsp := int(to.Fsp)
 			return func(in []*vector, n int, out *result) error {
 				r := out.int64s(n)
 				for i := range r {
-					r[i] = types.RoundToFsp(in[0].int64At(i), fsp)
+					v := roundTs(in[0].int64At(i), fsp)
+					if !types.TimestampInRange(v) && out.isValid(i) {
+						return castFail(in[0], i, from, to)
+					}
+					r[i] = v
 				}
 				return nil
 			}, nil
 		}
 	}
 	return nil, notSupported("CAST(%s AS %s)", from, to)
+}
+
+// roundTs rounds the timestamp ms to fsp digits (types.RoundToFsp) without
+// overflowing near the ends of int64, where values are out of range anyway.
+func roundTs(ms int64, fsp int) int64 {
+	if ms > math.MaxInt64-types.MsPerSecond || ms < math.MinInt64+types.MsPerSecond {
+		return ms
+	}
+	return types.RoundToFsp(ms, fsp)
 }
 
 // toIntKernel converts numbers and booleans to an integer type, rounding

@@ -153,8 +153,9 @@ func fromStringKernel(to types.T) (kernel, error) {
 		fsp := int(to.Fsp)
 		parse = func(s string, i int, out *result) bool {
 			ms, err := types.ParseTimestamp(s)
-			out.i64[i] = types.RoundToFsp(ms, fsp)
-			return err == nil
+			v := types.RoundToFsp(ms, fsp) // may round up past 9999-12-31 23:59:59
+			out.i64[i] = v
+			return err == nil && types.TimestampInRange(v)
 		}
 	default:
 		return nil, notSupported("CAST(VARCHAR AS %s)", to)

@@ -19,6 +19,10 @@
 //     range in '...'"); DECIMAL arithmetic is exact in decimal128 and fails
 //     past the result type's precision (at most 38 digits); DOUBLE
 //     arithmetic is IEEE. Division and modulo by zero give NULL.
+//   - DATE and TIMESTAMP values lie in the years 0000 to 9999
+//     (types.MinTimestamp to types.MaxTimestamp): date arithmetic,
+//     FROM_UNIXTIME and rounding casts whose result falls outside fail
+//     ("TIMESTAMP value is out of range in '...'"), as integer overflow does.
 //   - Strings compare bytewise and case-sensitively (binary collation, as
 //     in Flink, RisingWave and PostgreSQL's C collation), and LIKE matches
 //     bytewise too, with _ matching one UTF-8 character. This differs from
@@ -33,7 +37,7 @@
 //     narrowing integer casts check the target's range; strings are trimmed
 //     and parsed strictly ("cannot cast 'abc' to BIGINT"); BOOLEAN renders
 //     as true/false; TIMESTAMP(fsp) renders with fsp fractional digits and
-//     a cast to a smaller fsp truncates.
+//     a cast to a smaller fsp rounds half up (as MySQL stores a value).
 //
 // Failures on a row's values are *RowError values (OutOfRange, BadCast,
 // BadArgument); unsupported expressions fail at Compile with errors

@@ -67,8 +67,9 @@ type BinOp uint8
 
 // The binary operators. Arithmetic operators take operands of the result type
 // (the binder inserts casts), except that DECIMAL multiplication accepts any
-// two scales and TIMESTAMP ± INTERVAL mixes types. Comparisons take operands
-// of one type and return BOOLEAN.
+// two scales, DATE/TIMESTAMP ± INTERVAL mixes types, and BIGINT × INTERVAL
+// is an INTERVAL (the binder writes an interval too long for a constant so).
+// Comparisons take operands of one type and return BOOLEAN.
 const (
 	OpAdd BinOp = iota
 	OpSub
