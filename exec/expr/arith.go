@@ -78,10 +78,11 @@ func (c *compiler) buildArith(e *plan.Binary) (node, error) {
 	}
 	lt, rt, t := e.L.Type(), e.R.Type(), e.Typ
 	lp, rp := lt.Physical(), rt.Physical()
-	if lp == types.PhysDuration && (rp == types.PhysDate32 || rp == types.PhysTimestamp) && e.Op == plan.OpAdd {
-		// INTERVAL + DATE/TIMESTAMP: the temporal operand goes first.
-		l, r, lt, rt = r, l, rt, lt
-		lp, rp = rp, lp
+	swapped := lp == types.PhysDuration && (rp == types.PhysDate32 || rp == types.PhysTimestamp) && e.Op == plan.OpAdd
+	if swapped {
+		// INTERVAL + DATE/TIMESTAMP: the kernel takes the temporal
+		// operand first; the operands are still evaluated in order.
+		lt, rt, lp, rp = rt, lt, rp, lp
 	}
 	var k kernel
 	switch {
@@ -100,6 +101,13 @@ func (c *compiler) buildArith(e *plan.Binary) (node, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if swapped {
+		inner := k
+		k = func(in []*vector, n int, out *result) error {
+			in[0], in[1] = in[1], in[0]
+			return inner(in, n, out)
+		}
 	}
 	return newFn(k, true, l, r), nil
 }

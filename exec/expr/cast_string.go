@@ -129,9 +129,9 @@ func fromStringKernel(to types.T) (kernel, error) {
 			if !isDecimalSyntax(s) {
 				return false
 			}
-			d, err := decimal128.FromString(s, prec, scale)
+			d, ok := parseDecimal(s, prec, scale)
 			out.dec[i] = d
-			return err == nil
+			return ok
 		}
 	case types.PhysBool:
 		parse = func(s string, i int, out *result) bool {
@@ -184,7 +184,9 @@ func fromStringKernel(to types.T) (kernel, error) {
 }
 
 // parseInt parses an integer; a number with a fraction or exponent is
-// rounded half away from zero, as casting a DOUBLE is.
+// rounded half away from zero, as casting a DOUBLE is, but exactly: the
+// digits decide, not their nearest double ('4377096645681362900.0' is
+// 4377096645681362900).
 func parseInt(s string) (int64, bool) {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err == nil {
@@ -193,12 +195,7 @@ func parseInt(s string) (int64, bool) {
 	if errors.Is(err, strconv.ErrRange) || !isDecimalSyntax(s) {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	f = math.Round(f)
-	if err != nil || !(f >= -1<<63 && f < 1<<63) {
-		return 0, false
-	}
-	return int64(f), true
+	return roundDecimalString(s)
 }
 
 // isDecimalSyntax reports whether s is [+-]digits[.digits][e[+-]digits]

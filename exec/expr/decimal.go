@@ -98,7 +98,7 @@ func decMulWide(a, b decimal128.Num, sa, sb, s int32) (decimal128.Num, bool) {
 	case d < 0:
 		p.Mul(p, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-d)), nil))
 	}
-	if p.BitLen() > 126 {
+	if p.BitLen() > 127 { // a decimal128 holds magnitudes below 2^127
 		return decimal128.Num{}, false
 	}
 	return decimal128.FromBigInt(p), true

@@ -32,12 +32,21 @@
 //     rows that take it, so a guarded division or cast does not fail on the
 //     rows the guard excludes. AND and OR evaluate all arguments over the
 //     batch and, only when a later argument fails on some row, evaluate
-//     again lazily so that earlier arguments guard later ones.
+//     again lazily so that earlier arguments guard later ones. IN compares
+//     with its list in order and stops at a match. A constant that fails
+//     (CAST('x' AS INT)) fails only the rows that evaluate it, and nothing
+//     fails over a batch of no rows.
 //   - Casts: DOUBLE and DECIMAL to integers round half away from zero;
 //     narrowing integer casts check the target's range; strings are trimmed
-//     and parsed strictly ("cannot cast 'abc' to BIGINT"); BOOLEAN renders
-//     as true/false; TIMESTAMP(fsp) renders with fsp fractional digits and
-//     a cast to a smaller fsp rounds half up (as MySQL stores a value).
+//     and parsed strictly ("cannot cast 'abc' to BIGINT"), numbers exactly
+//     (digit by digit, not through a double); a DOUBLE becomes a DECIMAL by
+//     its shortest decimal form and a DECIMAL the nearest DOUBLE; BOOLEAN
+//     renders as true/false; TIMESTAMP(fsp) renders with fsp fractional
+//     digits and a cast to a smaller fsp rounds half up (as MySQL stores a
+//     value).
+//   - ROUND rounds half away from zero; a DOUBLE by its shortest decimal
+//     form (the digits eddy shows: ROUND(2.675, 2) is 2.68), NaN and ±Inf
+//     staying as they are.
 //
 // Failures on a row's values are *RowError values (OutOfRange, BadCast,
 // BadArgument); unsupported expressions fail at Compile with errors

@@ -19,9 +19,22 @@ const linearMax = 8
 // probe; otherwise the test is rewritten as x = e1 OR x = e2 ..., which has
 // the same three-valued semantics.
 func (c *compiler) buildIn(e *plan.In) (node, error) {
+	// A list of constants becomes a set, computed now. A constant that
+	// fails to compute (CAST('x' AS INT)) must fail only the rows that
+	// reach it, as an element of the chain of equalities does.
 	allConst := true
 	for _, x := range e.List {
-		allConst = allConst && isConstant(x)
+		if !isConstant(x) {
+			allConst = false
+			break
+		}
+		if _, err := EvalConst(x); err != nil {
+			if !IsRowError(err) {
+				return nil, err
+			}
+			allConst = false
+			break
+		}
 	}
 	if !allConst {
 		var or plan.Expr

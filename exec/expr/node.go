@@ -192,6 +192,12 @@ func (f *fnNode) eval(c *evalCtx) (*vector, error) {
 		f.in[i] = v
 	}
 	n := c.n
+	if n == 0 {
+		// No rows: nothing to compute, and nothing may fail (a constant
+		// argument would otherwise be computed once, for no row).
+		f.out.vector = emptyVector
+		return &f.out.vector, nil
+	}
 	konst := allKonst(f.in)
 	if konst {
 		n = 1 // every argument is one value: compute it once
