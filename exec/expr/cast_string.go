@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -188,11 +187,13 @@ func fromStringKernel(to types.T) (kernel, error) {
 // digits decide, not their nearest double ('4377096645681362900.0' is
 // 4377096645681362900).
 func parseInt(s string) (int64, bool) {
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err == nil {
+	// ParseInt reports a range error as soon as the digits overflow, also
+	// in '92233720368547758061e-400' (which is 0): the exact reading
+	// decides.
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, true
 	}
-	if errors.Is(err, strconv.ErrRange) || !isDecimalSyntax(s) {
+	if !isDecimalSyntax(s) {
 		return 0, false
 	}
 	return roundDecimalString(s)

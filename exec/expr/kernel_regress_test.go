@@ -132,6 +132,8 @@ func TestStringsToNumbersAreExact(t *testing.T) {
 		{name: "bigint from an exponent", e: cast(S, bigint), rows: one("12345678901234567.5e1"), want: []types.Datum{i(123456789012345675)}},
 		{name: "bigint from a tiny exponent", e: cast(S, bigint), rows: one("5e-324197"), want: []types.Datum{i(0)}},
 		{name: "bigint from a huge exponent", e: cast(S, bigint), rows: one("1e99999999999999999999"), err: "cannot cast"},
+		{name: "bigint from too many digits and a tiny exponent", e: cast(S, bigint), rows: one("92233720368547758061e-400"), want: []types.Datum{i(0)}},
+		{name: "bigint from too many digits", e: cast(S, bigint), rows: one("92233720368547758061"), err: "cannot cast"},
 		{name: "decimal just below a half", e: cast(S, dec102), rows: one("8.004999999999999"), want: []types.Datum{d("8.00", 2)}},
 		{name: "decimal half", e: cast(S, dec102), rows: one("-8.005"), want: []types.Datum{d("-8.01", 2)}},
 		{name: "decimal too wide", e: cast(S, dec102), rows: one("12345678901"), err: "cannot cast '12345678901' to DECIMAL(10,2)"},
