@@ -174,7 +174,7 @@ func (b *Builder) toBool(n ast.Node, e plan.Expr, clause string) (plan.Expr, err
 		if err != nil {
 			return nil, err
 		}
-		return &plan.Binary{Op: plan.OpNe, L: e, R: zero, Typ: types.BoolT}, nil
+		return &plan.Binary{Op: plan.OpNe, L: e, R: zero, Typ: types.BoolT, Pos: b.exprPos(n)}, nil
 	}
 	return nil, b.errAt(n, "%s needs a boolean condition, got %s", clause, t)
 }
@@ -196,7 +196,7 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 		case opcode.LogicOr:
 			return makeOr(l, r), nil
 		}
-		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT}, nil // XOR of booleans
+		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT, Pos: b.exprPos(x)}, nil // XOR of booleans
 	}
 	l, err := b.bindExpr(x.L, c)
 	if err != nil {
@@ -267,7 +267,7 @@ func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, e
 		if t.IsInteger() {
 			t = types.BigIntT
 		}
-		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t}, nil
+		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t, Pos: b.exprPos(x)}, nil
 	}
 	return nil, b.unsupported(x, "operator "+x.Op.String())
 }
@@ -372,8 +372,8 @@ func (b *Builder) bindLike(x *ast.PatternLikeOrIlikeExpr, c *exprCtx) (plan.Expr
 		return nil, err
 	}
 	if !x.IsLike { // ILIKE: compare lower-cased
-		arg = &plan.Func{Name: "lower", Args: []plan.Expr{arg}, Typ: types.VarcharT, Null: arg.Nullable()}
-		pat = &plan.Func{Name: "lower", Args: []plan.Expr{pat}, Typ: types.VarcharT, Null: pat.Nullable()}
+		arg = &plan.Func{Name: "lower", Args: []plan.Expr{arg}, Typ: types.VarcharT, Null: arg.Nullable(), Pos: b.exprPos(x)}
+		pat = &plan.Func{Name: "lower", Args: []plan.Expr{pat}, Typ: types.VarcharT, Null: pat.Nullable(), Pos: b.exprPos(x)}
 	}
 	esc := x.Escape
 	if esc == 0 {

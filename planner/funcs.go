@@ -127,7 +127,7 @@ func (b *Builder) callBuiltin(x ast.Node, name string, args []plan.Expr, nodes [
 			return nil, err
 		}
 	}
-	return &plan.Func{Name: fn.Name, Args: args, Typ: ret, Null: nullable}, nil
+	return &plan.Func{Name: fn.Name, Args: args, Typ: ret, Null: nullable, Pos: b.exprPos(x)}, nil
 }
 
 func (b *Builder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
@@ -185,7 +185,7 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, op plan.BinOp, date, count,
 	if d.I%perMs != 0 {
 		return nil, b.errAt(count, "eddy keeps milliseconds: an INTERVAL of %d microseconds is too fine", d.I)
 	}
-	iv := intervalOf(d.I/perMs, unitMs)
+	iv := intervalOf(d.I/perMs, unitMs, b.exprPos(count))
 	base, err := b.bindExpr(date, c)
 	if err != nil {
 		return nil, err
@@ -197,12 +197,12 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, op plan.BinOp, date, count,
 // constant, or, when it does not fit a BIGINT of milliseconds, n × the
 // unit, which fails as out of range on every row it is evaluated for (an
 // error then, like integer overflow, rather than a wrapped interval).
-func intervalOf(n, unitMs int64) plan.Expr {
+func intervalOf(n, unitMs int64, pos plan.Pos) plan.Expr {
 	if ms := n * unitMs; ms/unitMs == n { // unitMs > 0: the product did not overflow
 		return &plan.Const{Val: types.IntDatum(ms), Typ: types.IntervalT}
 	}
 	return &plan.Binary{Op: plan.OpMul, L: &plan.Const{Val: types.IntDatum(n), Typ: types.BigIntT},
-		R: &plan.Const{Val: types.IntDatum(unitMs), Typ: types.IntervalT}, Typ: types.IntervalT}
+		R: &plan.Const{Val: types.IntDatum(unitMs), Typ: types.IntervalT}, Typ: types.IntervalT, Pos: pos}
 }
 
 // bindTrim binds TRIM(s), TRIM(r FROM s) and TRIM(BOTH|LEADING|TRAILING [r] FROM s).

@@ -49,7 +49,10 @@
 //     staying as they are.
 //
 // Failures on a row's values are *RowError values (OutOfRange, BadCast,
-// BadArgument); unsupported expressions fail at Compile with errors
-// wrapping ErrNotSupported. A compiled Expr keeps scratch memory and is not
+// BadArgument) that name the position of the expression that failed when
+// the plan knows it (plan.Pos, set by the binder): "BIGINT value is out of
+// range in '9223372036854775807 + 1' at 2:8". The position is attached when
+// the error is built, never per row. Unsupported expressions fail at Compile
+// with errors wrapping ErrNotSupported. A compiled Expr keeps scratch memory and is not
 // safe for concurrent use.
 package expr

@@ -36,7 +36,7 @@ func (c *kcase) checkProgram(alloc memory.Allocator, rec arrow.RecordBatch) stri
 		return c.describe(fmt.Sprintf("CompileProgram(filter %v): %v", filter, err))
 	}
 	var kept []int32
-	kinds := map[expr.RowErrorKind]bool{}
+	failures := map[failure]bool{}
 	var want [][]types.Datum
 	var firstErr error
 	for i, row := range c.rows {
@@ -57,7 +57,7 @@ func (c *kcase) checkProgram(alloc memory.Allocator, rec arrow.RecordBatch) stri
 		var re *refError
 		switch {
 		case errors.As(err, &re):
-			kinds[re.kind] = true
+			failures[re.failure()] = true
 			if firstErr == nil {
 				firstErr = fmt.Errorf("row %d: %w", i, err)
 			}
@@ -75,9 +75,9 @@ func (c *kcase) checkProgram(alloc memory.Allocator, rec arrow.RecordBatch) stri
 		}
 	}()
 	what := fmt.Sprintf("Program (filter %v)", filter)
-	if len(kinds) > 0 {
+	if len(failures) > 0 {
 		var re *expr.RowError
-		if err == nil || !errors.As(err, &re) || !kinds[re.Kind] {
+		if err == nil || !errors.As(err, &re) || !failures[failure{re.Kind, re.Pos}] {
 			return c.describe(fmt.Sprintf("%s: %v; the reference fails: %v", what, err, firstErr))
 		}
 		return ""

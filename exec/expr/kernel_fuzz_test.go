@@ -103,6 +103,7 @@ func newCase(seed uint64) *kcase {
 	for e == nil {
 		e = tg.make(g, 1+r.IntN(3))
 	}
+	placeExpressions(e)
 	return &kcase{seed: seed, r: r, target: tg.name, e: e, rows: genRows(r, batchSize(r)), sliced: r.IntN(3) == 0}
 }
 
@@ -215,20 +216,20 @@ func (c *kcase) compare(what string, got arrow.Array, err error, t types.T, want
 	if got != nil {
 		defer got.Release()
 	}
-	kinds := map[expr.RowErrorKind]bool{}
+	failures := map[failure]bool{}
 	for _, i := range rows {
 		if want[i].err != nil {
-			kinds[want[i].err.kind] = true
+			failures[want[i].err.failure()] = true
 		}
 	}
-	if len(kinds) > 0 {
+	if len(failures) > 0 {
 		var re *expr.RowError
 		switch {
 		case err == nil:
 			return c.describe(fmt.Sprintf("%s: no error; the reference fails: %s", what, firstError(want, rows)))
 		case !errors.As(err, &re):
 			return c.describe(fmt.Sprintf("%s: %v is not a RowError; the reference fails: %s", what, err, firstError(want, rows)))
-		case !kinds[re.Kind]:
+		case !failures[failure{re.Kind, re.Pos}]:
 			return c.describe(fmt.Sprintf("%s: error %q of kind %d; the reference fails with %s", what, err, re.Kind, firstError(want, rows)))
 		}
 		return ""
@@ -280,8 +281,8 @@ func sameOutcome(v types.Datum, err error, w outcome, t types.T) string {
 	switch {
 	case w.err != nil && err == nil:
 		return fmt.Sprintf("got %s, the reference fails: %s", types.Format(v, t), w.err)
-	case w.err != nil && (!errors.As(err, &re) || re.Kind != w.err.kind):
-		return fmt.Sprintf("error %q, the reference fails with kind %d: %s", err, w.err.kind, w.err)
+	case w.err != nil && (!errors.As(err, &re) || re.Kind != w.err.kind || re.Pos != w.err.pos):
+		return fmt.Sprintf("error %q, the reference fails with kind %d at %v: %s", err, w.err.kind, w.err.pos, w.err)
 	case w.err != nil:
 		return ""
 	case err != nil:
@@ -304,7 +305,7 @@ func formatDatum(d types.Datum, t types.T) string {
 func firstError(want []outcome, rows []int32) string {
 	for _, i := range rows {
 		if want[i].err != nil {
-			return fmt.Sprintf("row %d: kind %d: %s", i, want[i].err.kind, want[i].err)
+			return fmt.Sprintf("row %d: kind %d at %v: %s", i, want[i].err.kind, want[i].err.pos, want[i].err)
 		}
 	}
 	return "none"
@@ -372,6 +373,32 @@ func buildBatch(alloc memory.Allocator, rows [][]types.Datum, sliced bool) arrow
 		defer cols[j].Release()
 	}
 	return array.NewRecordBatch(full.Schema(), cols, int64(len(rows)))
+}
+
+// placeExpressions gives every expression that can fail its own position
+// (line k for the k-th), as the binder gives them theirs, so that the test
+// checks which expression a row error names.
+func placeExpressions(e plan.Expr) {
+	k := 0
+	next := func(p *plan.Pos) {
+		if !p.IsKnown() { // a shared subexpression keeps its first
+			k++
+			*p = plan.Pos{Offset: 100 * k, Line: k, Col: 1}
+		}
+	}
+	plan.Walk(e, func(x plan.Expr) bool {
+		switch x := x.(type) {
+		case *plan.Unary:
+			next(&x.Pos)
+		case *plan.Binary:
+			next(&x.Pos)
+		case *plan.Cast:
+			next(&x.Pos)
+		case *plan.Func:
+			next(&x.Pos)
+		}
+		return true
+	})
 }
 
 // isProcTime reports a call of PROCTIME(), whose value is the wall clock.

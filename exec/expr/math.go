@@ -270,7 +270,7 @@ func buildMod(c *compiler, e *plan.Func) (node, error) {
 	if len(e.Args) != 2 {
 		return nil, notSupported("MOD with %d arguments", len(e.Args))
 	}
-	return c.buildArith(&plan.Binary{Op: plan.OpMod, L: e.Args[0], R: e.Args[1], Typ: e.Typ})
+	return c.buildArith(&plan.Binary{Op: plan.OpMod, L: e.Args[0], R: e.Args[1], Typ: e.Typ, Pos: e.Pos})
 }
 
 // powerKernel is POWER(x, y): NULL where the result is undefined (a

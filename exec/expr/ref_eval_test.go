@@ -26,11 +26,21 @@ import (
 // IF, COALESCE and IFNULL evaluate a branch or fallback only for the rows
 // that reach it; IN compares with its list in order and stops at a match.
 
-// refError is a row error: its kind is what the kernels must report.
+// refError is a row error: its kind, and the position of the expression
+// that raised it, are what the kernels must report.
 type refError struct {
 	kind expr.RowErrorKind
 	msg  string
+	pos  plan.Pos
 }
+
+// failure is the kind and position of a row error.
+type failure struct {
+	kind expr.RowErrorKind
+	pos  plan.Pos
+}
+
+func (e *refError) failure() failure { return failure{e.kind, e.pos} }
 
 func (e *refError) Error() string { return e.msg }
 
@@ -53,7 +63,26 @@ type refEval struct {
 	row []types.Datum
 }
 
+// eval evaluates e; a row error raised by e itself (not by an argument)
+// takes e's position.
 func (x *refEval) eval(e plan.Expr) (types.Datum, error) {
+	v, err := x.node(e)
+	if re, ok := err.(*refError); ok && !re.pos.IsKnown() {
+		switch e := e.(type) {
+		case *plan.Unary:
+			re.pos = e.Pos
+		case *plan.Binary:
+			re.pos = e.Pos
+		case *plan.Cast:
+			re.pos = e.Pos
+		case *plan.Func:
+			re.pos = e.Pos
+		}
+	}
+	return v, err
+}
+
+func (x *refEval) node(e plan.Expr) (types.Datum, error) {
 	switch e := e.(type) {
 	case *plan.InputRef:
 		return x.row[e.Ord], nil
