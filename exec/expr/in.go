@@ -70,7 +70,9 @@ func (c *compiler) buildIn(e *plan.In) (node, error) {
 		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysDate32, types.PhysBool:
 			s.ints = append(s.ints, d.I)
 		case types.PhysFloat64:
-			s.floats = append(s.floats, d.F)
+			if d.F == d.F { // NaN equals nothing, so it is never found: leave it out
+				s.floats = append(s.floats, d.F)
+			}
 		case types.PhysDecimal:
 			s.decs = append(s.decs, d.D)
 		case types.PhysString:
@@ -125,7 +127,10 @@ func (s *inSet) probe(p types.Physical, v *vector, n int, out *result) {
 		case types.PhysBool:
 			found = contains(s.ints, int64(b2i(v.boolAt(i))))
 		case types.PhysFloat64:
-			found = contains(s.floats, v.float64At(i))
+			// NaN must not be found: a binary search, which orders by
+			// cmp.Compare, would find it equal to itself.
+			x := v.float64At(i)
+			found = x == x && contains(s.floats, x)
 		case types.PhysString:
 			found = contains(s.strs, v.str(i))
 		case types.PhysDecimal:

@@ -101,6 +101,25 @@ func TestInListWithAFailingConstant(t *testing.T) {
 	})
 }
 
+// TestInListOfDoublesAndNaN: NaN equals nothing, yet a list of more than
+// eight doubles, binary searched in cmp.Compare's order, found a NaN among
+// its elements (a short list, scanned with ==, did not).
+func TestInListOfDoublesAndNaN(t *testing.T) {
+	X := col(0, double)
+	list := func(n int) []plan.Expr {
+		out := []plan.Expr{litF(math.NaN())}
+		for k := 1; k < n; k++ {
+			out = append(out, litF(float64(k)))
+		}
+		return out
+	}
+	rows := [][]types.Datum{{f(math.NaN())}, {f(3)}, {f(0.5)}}
+	runCases(t, []types.T{double}, []tcase{
+		{name: "short list", e: &plan.In{Arg: X, List: list(4)}, rows: rows, want: []types.Datum{b(false), b(true), b(false)}},
+		{name: "long list", e: &plan.In{Arg: X, List: list(12)}, rows: rows, want: []types.Datum{b(false), b(true), b(false)}},
+	})
+}
+
 // TestDecimalArithmeticNearTheLimit: a wide DECIMAL product whose 38
 // digits need 127 bits was refused (the check allowed 126), and ROUND of
 // a DECIMAL(38,10) near 10^28, whose result DECIMAL(29,0) holds it, failed
