@@ -176,7 +176,7 @@ func (b *Builder) compare(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr,
 	if r, err = b.coerce(n, r, t); err != nil {
 		return nil, err
 	}
-	return &plan.Binary{Op: op, L: l, R: r, Typ: types.BoolT}, nil
+	return &plan.Binary{Op: op, L: l, R: r, Typ: types.BoolT, Pos: b.exprPos(n)}, nil
 }
 
 // arith binds an arithmetic operator.
@@ -231,7 +231,7 @@ func (b *Builder) arith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr, e
 			if r, err = b.coerce(n, r, c); err != nil {
 				return nil, err
 			}
-			return &plan.Binary{Op: op, L: l, R: r, Typ: t}, nil
+			return &plan.Binary{Op: op, L: l, R: r, Typ: t, Pos: b.exprPos(n)}, nil
 		}
 	default:
 		t = numericType(norm(lt), norm(rt))
@@ -248,7 +248,7 @@ func (b *Builder) arith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr, e
 	if r, err = b.coerce(n, r, operand); err != nil {
 		return nil, err
 	}
-	return &plan.Binary{Op: op, L: l, R: r, Typ: t}, nil
+	return &plan.Binary{Op: op, L: l, R: r, Typ: t, Pos: b.exprPos(n)}, nil
 }
 
 // divTruncated binds a DIV b over non-integers as MySQL computes it: the
@@ -270,10 +270,10 @@ func (b *Builder) divTruncated(n ast.Node, l, r plan.Expr) (plan.Expr, error) {
 		return nil, err
 	}
 	trunc := &plan.Case{
-		Whens: []plan.When{{Cond: &plan.Binary{Op: plan.OpGe, L: q, R: zero, Typ: types.BoolT}, Result: floor}},
+		Whens: []plan.When{{Cond: &plan.Binary{Op: plan.OpGe, L: q, R: zero, Typ: types.BoolT, Pos: b.exprPos(n)}, Result: floor}},
 		Else:  ceil, Typ: types.DoubleT,
 	}
-	return &plan.Cast{Arg: trunc, To: types.BigIntT}, nil
+	return &plan.Cast{Arg: trunc, To: types.BigIntT, Pos: b.exprPos(n)}, nil
 }
 
 // timeArith binds DATE/TIMESTAMP ± INTERVAL. A DATE stays a DATE when the
@@ -303,7 +303,7 @@ func (b *Builder) timeArith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Exp
 			lt = types.TimestampT(types.MaxFsp)
 		}
 	}
-	return &plan.Binary{Op: op, L: l, R: r, Typ: lt}, nil
+	return &plan.Binary{Op: op, L: l, R: r, Typ: lt, Pos: b.exprPos(n)}, nil
 }
 
 // coerce casts e to t when its representation differs (integer kinds share
@@ -317,7 +317,7 @@ func (b *Builder) coerce(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) 
 		if _, ok := e.(*plan.Const); ok {
 			return &plan.Const{Val: types.NullDatum, Typ: t}, nil
 		}
-		return &plan.Cast{Arg: e, To: t}, nil
+		return &plan.Cast{Arg: e, To: t, Pos: b.exprPos(n)}, nil
 	}
 	if from.Physical() == t.Physical() && t.Kind != types.Decimal && from.Kind != types.Boolean {
 		if t.Kind != types.Timestamp || from.Fsp <= t.Fsp {
@@ -344,7 +344,7 @@ func (b *Builder) cast(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) {
 	if from == t {
 		return e, nil
 	}
-	return &plan.Cast{Arg: e, To: t}, nil
+	return &plan.Cast{Arg: e, To: t, Pos: b.exprPos(n)}, nil
 }
 
 // castable reports whether a value of type from can be converted to to.

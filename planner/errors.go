@@ -5,6 +5,7 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
+	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -90,6 +91,13 @@ func (b *Builder) unsupported(n ast.Node, feature string) error {
 		e.Line = b.src.Line(p)
 	}
 	return e
+}
+
+// exprPos returns the position of a TiDB node for the plan expression bound
+// from it (plan does not know sql.Pos).
+func (b *Builder) exprPos(n ast.Node) plan.Pos {
+	p := b.posOf(n)
+	return plan.Pos{Offset: p.Offset, Line: p.Line, Col: p.Col}
 }
 
 // posOf returns the script position of a TiDB node; nodes without a

@@ -173,7 +173,7 @@ func (b *Builder) toBool(n ast.Node, e plan.Expr, clause string) (plan.Expr, err
 		if err != nil {
 			return nil, err
 		}
-		return &plan.Binary{Op: plan.OpNe, L: e, R: zero, Typ: types.BoolT}, nil
+		return &plan.Binary{Op: plan.OpNe, L: e, R: zero, Typ: types.BoolT, Pos: b.exprPos(n)}, nil
 	}
 	return nil, b.errAt(n, "%s needs a boolean condition, got %s", clause, t)
 }
@@ -258,8 +258,8 @@ func (b *Builder) bindLike(x *ast.PatternLikeOrIlikeExpr, c *exprCtx) (plan.Expr
 		return nil, err
 	}
 	if !x.IsLike { // ILIKE: compare lower-cased
-		arg = &plan.Func{Name: "lower", Args: []plan.Expr{arg}, Typ: types.VarcharT, Null: arg.Nullable()}
-		pat = &plan.Func{Name: "lower", Args: []plan.Expr{pat}, Typ: types.VarcharT, Null: pat.Nullable()}
+		arg = &plan.Func{Name: "lower", Args: []plan.Expr{arg}, Typ: types.VarcharT, Null: arg.Nullable(), Pos: b.exprPos(x)}
+		pat = &plan.Func{Name: "lower", Args: []plan.Expr{pat}, Typ: types.VarcharT, Null: pat.Nullable(), Pos: b.exprPos(x)}
 	}
 	esc := x.Escape
 	if esc == 0 {

@@ -24,7 +24,7 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 		if err != nil {
 			return nil, err
 		}
-		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT}, nil // XOR of booleans
+		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT, Pos: b.exprPos(x)}, nil // XOR of booleans
 	}
 	l, err := b.bindExpr(x.L, c)
 	if err != nil {
@@ -126,7 +126,7 @@ func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, e
 		if t.IsInteger() {
 			t = types.BigIntT
 		}
-		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t}, nil
+		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t, Pos: b.exprPos(x)}, nil
 	}
 	return nil, b.unsupported(x, "operator "+x.Op.String())
 }

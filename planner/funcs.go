@@ -21,7 +21,20 @@ func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 	case sql.CastFunc:
 		return b.bindCast(x, c)
 	case "date_add", "date_sub", "adddate", "subdate":
-		return b.bindDateArith(x, c)
+		if len(x.Args) != 3 {
+			return nil, b.errAt(x, "%s takes a date and an interval", strings.ToUpper(x.FnName.O))
+		}
+		op := plan.OpAdd
+		if name == "date_sub" || name == "subdate" {
+			op = plan.OpSub
+		}
+		return b.bindDateArith(x, op, x.Args[0], x.Args[1], x.Args[2], c)
+	case "timestampadd":
+		// TIMESTAMPADD(unit, n, d) is DATE_ADD(d, INTERVAL n unit).
+		if len(x.Args) != 3 {
+			return nil, b.errAt(x, "TIMESTAMPADD takes a unit, a count and a date")
+		}
+		return b.bindDateArith(x, plan.OpAdd, x.Args[2], x.Args[1], x.Args[0], c)
 	case "extract":
 		if len(x.Args) != 2 {
 			return nil, b.errAt(x, "EXTRACT takes a unit and a value")
@@ -114,7 +127,7 @@ func (b *Builder) callBuiltin(x ast.Node, name string, args []plan.Expr, nodes [
 			return nil, err
 		}
 	}
-	return &plan.Func{Name: fn.Name, Args: args, Typ: ret, Null: nullable}, nil
+	return &plan.Func{Name: fn.Name, Args: args, Typ: ret, Null: nullable, Pos: b.exprPos(x)}, nil
 }
 
 func (b *Builder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
@@ -137,13 +150,11 @@ func (b *Builder) bindCast(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 }
 
 // bindDateArith binds DATE_ADD(d, INTERVAL n unit) and its relatives (TiDB
-// also parses `d + INTERVAL n unit` into them) as d ± interval, with the
-// interval a constant.
-func (b *Builder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
-	if len(x.Args) != 3 {
-		return nil, b.errAt(x, "%s takes a date and an interval", strings.ToUpper(x.FnName.O))
-	}
-	u, ok := x.Args[2].(*ast.TimeUnitExpr)
+// also parses `d + INTERVAL n unit` into them; TIMESTAMPADD(unit, n, d) is
+// one too) as d op interval, with the interval a constant: date is d, count
+// n and unit the unit.
+func (b *Builder) bindDateArith(x *ast.FuncCallExpr, op plan.BinOp, date, count, unit ast.ExprNode, c *exprCtx) (plan.Expr, error) {
+	u, ok := unit.(*ast.TimeUnitExpr)
 	if !ok {
 		return nil, b.errAt(x, "%s needs an interval", strings.ToUpper(x.FnName.O))
 	}
@@ -157,33 +168,41 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, err
 	} else {
 		return nil, b.unsupported(x, "INTERVAL unit "+u.Unit.String()+" (only MILLISECOND to WEEK have a fixed length)")
 	}
-	n, err := b.bindExpr(x.Args[1], c)
+	n, err := b.bindExpr(count, c)
 	if err != nil {
 		return nil, err
 	}
 	if b.Fold == nil || !isConstTree(n) {
-		return nil, b.unsupported(x.Args[1], "an INTERVAL whose length is not a constant")
+		return nil, b.unsupported(count, "an INTERVAL whose length is not a constant")
 	}
-	if n, err = b.coerce(x.Args[1], n, types.BigIntT); err != nil {
+	if n, err = b.coerce(count, n, types.BigIntT); err != nil {
 		return nil, err
 	}
 	d, err := b.Fold(n)
 	if err != nil || d.Null {
-		return nil, b.errAt(x.Args[1], "invalid INTERVAL length")
+		return nil, b.errAt(count, "invalid INTERVAL length")
 	}
 	if d.I%perMs != 0 {
-		return nil, b.errAt(x.Args[1], "eddy keeps milliseconds: an INTERVAL of %d microseconds is too fine", d.I)
+		return nil, b.errAt(count, "eddy keeps milliseconds: an INTERVAL of %d microseconds is too fine", d.I)
 	}
-	iv := &plan.Const{Val: types.IntDatum(d.I / perMs * unitMs), Typ: types.IntervalT}
-	base, err := b.bindExpr(x.Args[0], c)
+	iv := intervalOf(d.I/perMs, unitMs, b.exprPos(count))
+	base, err := b.bindExpr(date, c)
 	if err != nil {
 		return nil, err
 	}
-	op := plan.OpAdd
-	if x.FnName.L == "date_sub" || x.FnName.L == "subdate" {
-		op = plan.OpSub
-	}
 	return b.timeArith(x, op, base, iv)
+}
+
+// intervalOf returns the INTERVAL of n units of unitMs milliseconds: a
+// constant, or, when it does not fit a BIGINT of milliseconds, n × the
+// unit, which fails as out of range on every row it is evaluated for (an
+// error then, like integer overflow, rather than a wrapped interval).
+func intervalOf(n, unitMs int64, pos plan.Pos) plan.Expr {
+	if ms := n * unitMs; ms/unitMs == n { // unitMs > 0: the product did not overflow
+		return &plan.Const{Val: types.IntDatum(ms), Typ: types.IntervalT}
+	}
+	return &plan.Binary{Op: plan.OpMul, L: &plan.Const{Val: types.IntDatum(n), Typ: types.BigIntT},
+		R: &plan.Const{Val: types.IntDatum(unitMs), Typ: types.IntervalT}, Typ: types.IntervalT, Pos: pos}
 }
 
 // bindTrim binds TRIM(s), TRIM(r FROM s) and TRIM(BOTH|LEADING|TRAILING [r] FROM s).

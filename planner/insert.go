@@ -1,6 +1,7 @@
 package planner
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -73,10 +74,16 @@ func (b *Builder) BindInsertValues(obj *catalog.Object, st *sql.Insert) ([][]typ
 			if col.Type.IsInteger() && x.Type().Kind != col.Type.Kind {
 				// TINYINT, SMALLINT and INT share BIGINT's representation;
 				// an explicit cast checks the narrower range.
-				x = &plan.Cast{Arg: x, To: col.Type}
+				x = &plan.Cast{Arg: x, To: col.Type, Pos: b.exprPos(e)}
 			}
 			d, err := b.Fold(x)
-			if err != nil {
+			var xe plan.ExprError
+			switch {
+			case errors.As(err, &xe) && xe.ExprPos().IsKnown():
+				// At the expression that failed, which may lie inside the value.
+				p := xe.ExprPos()
+				return nil, b.errAtPos(sql.Pos{Offset: p.Offset, Line: p.Line, Col: p.Col}, "row %d, column '%s': %s", r+1, col.Name, xe.Message())
+			case err != nil:
 				return nil, b.errAt(e, "row %d, column '%s': %s", r+1, col.Name, strings.TrimPrefix(err.Error(), "expr: "))
 			}
 			if d.Null && !col.Nullable {
@@ -140,7 +147,7 @@ func (b *Builder) BuildInsertQuery(obj *catalog.Object, st *sql.Insert) (*Query,
 				return nil, b.errAtPos(st.Query.Pos, "column '%s': %v", c.Name, err)
 			}
 			if c.Type.IsInteger() && e.Type().Kind != c.Type.Kind {
-				e = &plan.Cast{Arg: e, To: c.Type}
+				e = &plan.Cast{Arg: e, To: c.Type, Pos: b.exprPos(nil)}
 			}
 		} else if !c.Nullable {
 			return nil, b.errAtPos(st.Table.Pos, "column '%s' is NOT NULL and needs a value", c.Name)

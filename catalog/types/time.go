@@ -15,6 +15,26 @@ const (
 	MsPerDay    = 24 * MsPerHour
 )
 
+// The range of DATE and TIMESTAMP values: the years 0000 to 9999, the
+// four-digit years ParseTimestamp and ParseDate read (MySQL documents
+// '1000-01-01' as its lower bound but computes down to year 0 as well). A
+// computation whose result falls outside (date arithmetic, FROM_UNIXTIME,
+// rounding to fewer fractional digits) is an error, never a wrapped or
+// five-digit year.
+const (
+	MinDate      = -719528 // 0000-01-01, in days since 1970-01-01
+	MaxDate      = 2932896 // 9999-12-31
+	MinTimestamp = MinDate * MsPerDay
+	MaxTimestamp = (MaxDate+1)*MsPerDay - 1 // 9999-12-31 23:59:59.999, in ms
+)
+
+// DateInRange reports whether days (since the epoch) is a DATE eddy supports.
+func DateInRange(days int64) bool { return days >= MinDate && days <= MaxDate }
+
+// TimestampInRange reports whether ms (since the epoch) is a TIMESTAMP eddy
+// supports.
+func TimestampInRange(ms int64) bool { return ms >= MinTimestamp && ms <= MaxTimestamp }
+
 // ParseTimestamp parses 'YYYY-MM-DD[ HH:MM[:SS[.fff...]]]' (a 'T' may separate
 // date and time, and a trailing 'Z' is accepted) into milliseconds since the
 // Unix epoch, UTC. Digits beyond milliseconds are truncated.

@@ -104,3 +104,29 @@ func TestFormatSLT(t *testing.T) {
 		}
 	}
 }
+
+// TestDateRange checks the supported range's bounds against the parser,
+// which reads exactly the years 0000 to 9999.
+func TestDateRange(t *testing.T) {
+	for s, want := range map[string]int64{
+		"0000-01-01 00:00:00.000": MinTimestamp,
+		"9999-12-31 23:59:59.999": MaxTimestamp,
+	} {
+		ms, err := ParseTimestamp(s)
+		if err != nil || ms != want {
+			t.Errorf("ParseTimestamp(%q) = %d, %v; want %d", s, ms, err, want)
+		}
+	}
+	for s, want := range map[string]int64{"0000-01-01": MinDate, "9999-12-31": MaxDate} {
+		d, err := ParseDate(s)
+		if err != nil || int64(d) != want {
+			t.Errorf("ParseDate(%q) = %d, %v; want %d", s, d, err, want)
+		}
+	}
+	if !TimestampInRange(MinTimestamp) || !TimestampInRange(MaxTimestamp) || TimestampInRange(MinTimestamp-1) || TimestampInRange(MaxTimestamp+1) {
+		t.Error("TimestampInRange disagrees with its bounds")
+	}
+	if !DateInRange(MinDate) || !DateInRange(MaxDate) || DateInRange(MinDate-1) || DateInRange(MaxDate+1) {
+		t.Error("DateInRange disagrees with its bounds")
+	}
+}

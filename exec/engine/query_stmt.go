@@ -41,7 +41,7 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 		return nil, err
 	}
 	if err := job.Wait(ctx); err != nil {
-		return nil, err
+		return nil, withSnippet(err, st.Source())
 	}
 	if state, _ := job.State(); state != dataflow.JobFinished {
 		return nil, fmt.Errorf("query %s", state)
@@ -161,7 +161,7 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 			}
 			stop()
 			if _, err := job.State(); err != nil {
-				return nil, err
+				return nil, withSnippet(err, st.Source())
 			}
 			return nil, io.EOF
 		case <-ctx.Done():

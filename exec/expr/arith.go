@@ -78,13 +78,18 @@ func (c *compiler) buildArith(e *plan.Binary) (node, error) {
 	}
 	lt, rt, t := e.L.Type(), e.R.Type(), e.Typ
 	lp, rp := lt.Physical(), rt.Physical()
+	swapped := lp == types.PhysDuration && (rp == types.PhysDate32 || rp == types.PhysTimestamp) && e.Op == plan.OpAdd
+	if swapped {
+		// INTERVAL + DATE/TIMESTAMP: the kernel takes the temporal
+		// operand first; the operands are still evaluated in order.
+		lt, rt, lp, rp = rt, lt, rp, lp
+	}
 	var k kernel
 	switch {
-	case lp == types.PhysDuration && rp == types.PhysDate32 && e.Op == plan.OpAdd:
-		l, r, lt, rt = r, l, rt, lt
-		fallthrough
-	case lt.Physical() == types.PhysDate32 && rt.Physical() == types.PhysDuration:
+	case lp == types.PhysDate32 && rp == types.PhysDuration:
 		k, err = dateIntervalKernel(e.Op, lt, rt, t)
+	case lp == types.PhysTimestamp && rp == types.PhysDuration:
+		k, err = timestampIntervalKernel(e.Op, lt, rt, t)
 	case isInt64(lp) && isInt64(rp) && isInt64(t.Physical()):
 		k, err = intKernel(e.Op, lt, rt, t)
 	case lp == types.PhysFloat64 && rp == types.PhysFloat64:
@@ -96,6 +101,13 @@ func (c *compiler) buildArith(e *plan.Binary) (node, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if swapped {
+		inner := k
+		k = func(in []*vector, n int, out *result) error {
+			in[0], in[1] = in[1], in[0]
+			return inner(in, n, out)
+		}
 	}
 	return newFn(k, true, l, r), nil
 }

@@ -101,3 +101,38 @@ func TestTemporalArithmetic(t *testing.T) {
 		{name: "ts-ts", e: bin(plan.OpSub, tc, lit(tsd("2024-01-01 00:00:00"), ts3), ivl), rows: rows, want: []types.Datum{i(10 * types.MsPerHour), null}},
 	})
 }
+
+// TestTemporalArithmeticRange checks that date arithmetic whose result
+// leaves the years 0000 to 9999 is an out-of-range error (it wrapped, or
+// printed five-digit years, once), on every path: constant and column
+// intervals, DATE and TIMESTAMP results, the interval first, and that a
+// NULL row never fails.
+func TestTemporalArithmeticRange(t *testing.T) {
+	in := []types.T{ts3, dateT, ivl}
+	tc, dc, ic := col(0, ts3), col(1, dateT), col(2, ivl)
+	day := i(types.MsPerDay)
+	end := [][]types.Datum{{tsd("9999-12-31 23:59:59.999"), dd("9999-12-31"), day}, {null, null, null}}
+	start := [][]types.Datum{{tsd("0000-01-01 00:00:00"), dd("0000-01-01"), day}, {null, null, null}}
+	huge := [][]types.Datum{{tsd("2024-01-01 00:00:00"), dd("2024-01-01"), i(math.MaxInt64)}, {tsd("2024-01-01 00:00:00"), dd("2024-01-01"), i(math.MinInt64)}}
+	const oor = "value is out of range in"
+	runCases(t, in, []tcase{
+		{name: "ts+1ms past the end", e: bin(plan.OpAdd, tc, lit(i(1), ivl), ts3), rows: end, err: "TIMESTAMP " + oor + " 'TIMESTAMP '9999-12-31 23:59:59.999' + INTERVAL '1' MILLISECOND'"},
+		{name: "interval+ts past the end", e: bin(plan.OpAdd, ic, tc, ts3), rows: end, err: oor},
+		{name: "ts-day before the start", e: bin(plan.OpSub, tc, ic, ts3), rows: start, err: oor},
+		{name: "ts at the end", e: bin(plan.OpAdd, tc, lit(i(0), ivl), ts3), rows: end, want: []types.Datum{tsd("9999-12-31 23:59:59.999"), null}},
+		{name: "ts+huge", e: bin(plan.OpAdd, tc, ic, ts3), rows: huge, err: oor},
+		{name: "ts-huge", e: bin(plan.OpSub, tc, ic, ts3), rows: huge, err: oor},
+		{name: "ts+1e15ms (year 33658)", e: bin(plan.OpAdd, tc, lit(i(1e15), ivl), ts3), rows: start[:1], err: oor},
+		{name: "date+day past the end", e: bin(plan.OpAdd, dc, ic, dateT), rows: end, err: "DATE " + oor + " 'DATE '9999-12-31' + INTERVAL '1' DAY'"},
+		{name: "date-day before the start", e: bin(plan.OpSub, dc, ic, dateT), rows: start, err: oor},
+		{name: "date+huge", e: bin(plan.OpAdd, dc, ic, dateT), rows: huge, err: oor},
+		{name: "date+ms past the end", e: bin(plan.OpAdd, dc, ic, ts3), rows: end, err: oor},
+		{name: "date-huge as timestamp", e: bin(plan.OpSub, dc, ic, ts3), rows: huge, err: oor},
+		{name: "only NULL rows past the end", e: bin(plan.OpAdd, tc, lit(i(1), ivl), ts3), rows: end[1:], want: []types.Datum{null}},
+		{name: "from_unixtime at the end", e: fn("from_unixtime", ts0, litI(253402300799)), want: []types.Datum{tsd("9999-12-31 23:59:59")}},
+		{name: "from_unixtime past the end", e: fn("from_unixtime", ts0, litI(253402300800)), err: oor},
+		{name: "from_unixtime before the start", e: fn("from_unixtime", ts0, litI(-62167219201)), err: oor},
+		{name: "rounding past the end", e: cast(tc, ts0), rows: end, err: "TIMESTAMP " + oor},
+		{name: "rounding a string past the end", e: cast(litS("9999-12-31 23:59:59.5"), ts0), err: "cannot cast '9999-12-31 23:59:59.5' to TIMESTAMP"},
+	})
+}

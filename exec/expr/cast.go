@@ -3,6 +3,7 @@ package expr
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -123,17 +124,32 @@ func castKernel(from, to types.T) (kernel, error) {
 				return nil
 			}, nil
 		case types.PhysTimestamp:
+			// Rounding to fewer digits may carry past 9999-12-31
+			// 23:59:59: out of range.
 			fsp := int(to.Fsp)
 			return func(in []*vector, n int, out *result) error {
 				r := out.int64s(n)
 				for i := range r {
-					r[i] = types.RoundToFsp(in[0].int64At(i), fsp)
+					v := roundTs(in[0].int64At(i), fsp)
+					if !types.TimestampInRange(v) && out.isValid(i) {
+						return castFail(in[0], i, from, to)
+					}
+					r[i] = v
 				}
 				return nil
 			}, nil
 		}
 	}
 	return nil, notSupported("CAST(%s AS %s)", from, to)
+}
+
+// roundTs rounds the timestamp ms to fsp digits (types.RoundToFsp) without
+// overflowing near the ends of int64, where values are out of range anyway.
+func roundTs(ms int64, fsp int) int64 {
+	if ms > math.MaxInt64-types.MsPerSecond || ms < math.MinInt64+types.MsPerSecond {
+		return ms
+	}
+	return types.RoundToFsp(ms, fsp)
 }
 
 // toIntKernel converts numbers and booleans to an integer type, rounding
@@ -214,13 +230,35 @@ func toFloatKernel(from types.T) (kernel, error) {
 				}
 			default:
 				for i := range r {
-					r[i] = in[0].decAt(i).ToFloat64(scale)
+					r[i] = decToFloat64(in[0].decAt(i), scale)
 				}
 			}
 			return nil
 		}, nil
 	}
 	return nil, notSupported("CAST(%s AS DOUBLE)", from)
+}
+
+// pow10f holds 10^k for k <= 22, the powers of ten a double holds exactly.
+var pow10f = func() (p [23]float64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * 10
+	}
+	return p
+}()
+
+// decToFloat64 returns the double nearest to v at scale. An unscaled value
+// below 2^53 and a scale up to 22 are exact doubles, and one IEEE division
+// rounds their quotient correctly; anything else goes through math/big.
+// (decimal128's ToFloat64 multiplies by an inexact 10^-scale: 0.07 became
+// 0.07000000000000001.)
+func decToFloat64(v decimal128.Num, scale int32) float64 {
+	if x, ok := decToInt64(v); ok && x > -1<<53 && x < 1<<53 && scale >= 0 && scale < int32(len(pow10f)) {
+		return float64(x) / pow10f[scale]
+	}
+	f, _ := new(big.Rat).SetFrac(v.BigInt(), pow10(scale).BigInt()).Float64()
+	return f
 }
 
 // toDecimalKernel converts numbers and booleans to DECIMAL(p,s), rounding
@@ -248,8 +286,8 @@ func toDecimalKernel(from, to types.T) (kernel, error) {
 			}
 			// Round the shortest decimal form of f, half away from zero,
 			// as MySQL does: 1.005 becomes 1.01, not 1.00.
-			d, err := decimal128.FromString(strconv.FormatFloat(f, 'g', -1, 64), prec, scale)
-			return d, err == nil
+			var buf [32]byte
+			return parseDecimal(string(strconv.AppendFloat(buf[:0], f, 'g', -1, 64)), prec, scale)
 		}
 	default:
 		return nil, notSupported("CAST(%s AS %s)", from, to)

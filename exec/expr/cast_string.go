@@ -1,7 +1,6 @@
 package expr
 
 import (
-	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -129,9 +128,9 @@ func fromStringKernel(to types.T) (kernel, error) {
 			if !isDecimalSyntax(s) {
 				return false
 			}
-			d, err := decimal128.FromString(s, prec, scale)
+			d, ok := parseDecimal(s, prec, scale)
 			out.dec[i] = d
-			return err == nil
+			return ok
 		}
 	case types.PhysBool:
 		parse = func(s string, i int, out *result) bool {
@@ -153,8 +152,9 @@ func fromStringKernel(to types.T) (kernel, error) {
 		fsp := int(to.Fsp)
 		parse = func(s string, i int, out *result) bool {
 			ms, err := types.ParseTimestamp(s)
-			out.i64[i] = types.RoundToFsp(ms, fsp)
-			return err == nil
+			v := types.RoundToFsp(ms, fsp) // may round up past 9999-12-31 23:59:59
+			out.i64[i] = v
+			return err == nil && types.TimestampInRange(v)
 		}
 	default:
 		return nil, notSupported("CAST(VARCHAR AS %s)", to)
@@ -183,21 +183,20 @@ func fromStringKernel(to types.T) (kernel, error) {
 }
 
 // parseInt parses an integer; a number with a fraction or exponent is
-// rounded half away from zero, as casting a DOUBLE is.
+// rounded half away from zero, as casting a DOUBLE is, but exactly: the
+// digits decide, not their nearest double ('4377096645681362900.0' is
+// 4377096645681362900).
 func parseInt(s string) (int64, bool) {
-	v, err := strconv.ParseInt(s, 10, 64)
-	if err == nil {
+	// ParseInt reports a range error as soon as the digits overflow, also
+	// in '92233720368547758061e-400' (which is 0): the exact reading
+	// decides.
+	if v, err := strconv.ParseInt(s, 10, 64); err == nil {
 		return v, true
 	}
-	if errors.Is(err, strconv.ErrRange) || !isDecimalSyntax(s) {
+	if !isDecimalSyntax(s) {
 		return 0, false
 	}
-	f, err := strconv.ParseFloat(s, 64)
-	f = math.Round(f)
-	if err != nil || !(f >= -1<<63 && f < 1<<63) {
-		return 0, false
-	}
-	return int64(f), true
+	return roundDecimalString(s)
 }
 
 // isDecimalSyntax reports whether s is [+-]digits[.digits][e[+-]digits]

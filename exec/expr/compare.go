@@ -74,9 +74,6 @@ func (c *cmpNode) eval(ctx *evalCtx) (*vector, error) {
 	if op == plan.OpNullSafeEq {
 		op = plan.OpEq
 	}
-	if a.konst && !b.konst {
-		a, b, op = b, a, op.Commute()
-	}
 	compareInto(c.p, op, a, b, res)
 	if c.op == plan.OpNullSafeEq {
 		for i := range res {
@@ -90,8 +87,14 @@ func (c *cmpNode) eval(ctx *evalCtx) (*vector, error) {
 	return &c.out.vector, nil
 }
 
-// compareInto sets res[i] to a[i] op b[i]; b may be a constant.
+// compareInto sets res[i] to a[i] op b[i] for every row of res. Either
+// operand may be a constant (one value for every row); the typed loops
+// take the constant on the right, so a constant left operand is swapped
+// over with the operator commuted.
 func compareInto(p types.Physical, op plan.BinOp, a, b *vector, res []bool) {
+	if a.konst && !b.konst {
+		a, b, op = b, a, op.Commute()
+	}
 	switch p {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
 		cmpVec(op, a.i64, b.i64, b.konst, res)

@@ -233,12 +233,12 @@ func (c *compiler) build(e plan.Expr) (node, error) {
 	case *plan.Const:
 		return newConst(e.Val, e.Typ), nil
 	case *plan.Unary:
-		return c.buildUnary(e)
+		return at(e.Pos)(c.buildUnary(e))
 	case *plan.Binary:
 		if e.Op.IsComparison() {
 			return c.buildCompare(e)
 		}
-		return c.buildArith(e)
+		return at(e.Pos)(c.buildArith(e))
 	case *plan.And:
 		return c.buildLogic(e.Args, true)
 	case *plan.Or:
@@ -261,11 +261,27 @@ func (c *compiler) build(e plan.Expr) (node, error) {
 		if e.Implicit && e.Arg.Type().Kind == types.Varchar && e.To.Physical() == types.PhysFloat64 {
 			return c.buildLenientDouble(arg)
 		}
-		return c.buildCast(arg, e.Arg.Type(), e.To)
+		return at(e.Pos)(c.buildCast(arg, e.Arg.Type(), e.To))
 	case *plan.Func:
-		return c.buildFunc(e)
+		return at(e.Pos)(c.buildFunc(e))
 	}
 	return nil, notSupported("expression %T", e)
+}
+
+// at returns a function that gives a compiled node, and a row error of
+// compiling it, the position pos of the expression it computes, unless they
+// have one (a node shared with an argument, as an identity cast returns,
+// keeps its own).
+func at(pos plan.Pos) func(node, error) (node, error) {
+	return func(n node, err error) (node, error) {
+		if err != nil {
+			return nil, atPos(err, pos)
+		}
+		if f, ok := n.(*fnNode); ok && !f.pos.IsKnown() {
+			f.pos = pos
+		}
+		return n, nil
+	}
 }
 
 // compileAll compiles es.

@@ -2,7 +2,6 @@ package expr
 
 import (
 	"fmt"
-	"math"
 	"math/big"
 	"math/bits"
 
@@ -99,7 +98,7 @@ func decMulWide(a, b decimal128.Num, sa, sb, s int32) (decimal128.Num, bool) {
 	case d < 0:
 		p.Mul(p, new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(-d)), nil))
 	}
-	if p.BitLen() > 126 {
+	if p.BitLen() > 127 { // a decimal128 holds magnitudes below 2^127
 		return decimal128.Num{}, false
 	}
 	return decimal128.FromBigInt(p), true
@@ -188,47 +187,6 @@ func decimalKernel(op plan.BinOp, lt, rt, t types.T) (kernel, error) {
 					return fail(in, i, "DIV")
 				}
 				q[i] = v
-			}
-			return nil
-		}, nil
-	}
-	return nil, notSupported("%s %s %s giving %s", lt, op, rt, t)
-}
-
-// dateIntervalKernel computes DATE ± INTERVAL: a DATE when the binder typed
-// the result DATE (whole days), else a TIMESTAMP.
-func dateIntervalKernel(op plan.BinOp, lt, rt, t types.T) (kernel, error) {
-	if op != plan.OpAdd && op != plan.OpSub {
-		return nil, notSupported("%s %s %s", lt, op, rt)
-	}
-	sign := int64(1)
-	if op == plan.OpSub {
-		sign = -1
-	}
-	switch t.Kind {
-	case types.Date:
-		return func(in []*vector, n int, out *result) error {
-			r := out.int32s(n)
-			for i := range r {
-				d := int64(in[0].int32At(i)) + sign*floorDiv(in[1].int64At(i), types.MsPerDay)
-				if d != int64(int32(d)) && out.isValid(i) {
-					return outOfRange(t, fmt.Sprintf("%s %s %s", sqlValue(in[0], i, lt), op, sqlValue(in[1], i, rt)))
-				}
-				r[i] = int32(d)
-			}
-			return nil
-		}, nil
-	case types.Timestamp:
-		return func(in []*vector, n int, out *result) error {
-			r := out.int64s(n)
-			for i := range r {
-				base, iv := int64(in[0].int32At(i))*types.MsPerDay, in[1].int64At(i)
-				if iv == math.MinInt64 || addOverflows(base, sign*iv) {
-					if out.isValid(i) {
-						return outOfRange(t, fmt.Sprintf("%s %s %s", sqlValue(in[0], i, lt), op, sqlValue(in[1], i, rt)))
-					}
-				}
-				r[i] = base + sign*iv
 			}
 			return nil
 		}, nil

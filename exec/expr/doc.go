@@ -19,6 +19,10 @@
 //     range in '...'"); DECIMAL arithmetic is exact in decimal128 and fails
 //     past the result type's precision (at most 38 digits); DOUBLE
 //     arithmetic is IEEE. Division and modulo by zero give NULL.
+//   - DATE and TIMESTAMP values lie in the years 0000 to 9999
+//     (types.MinTimestamp to types.MaxTimestamp): date arithmetic,
+//     FROM_UNIXTIME and rounding casts whose result falls outside fail
+//     ("TIMESTAMP value is out of range in '...'"), as integer overflow does.
 //   - Strings compare bytewise and case-sensitively (binary collation, as
 //     in Flink, RisingWave and PostgreSQL's C collation), and LIKE matches
 //     bytewise too, with _ matching one UTF-8 character. This differs from
@@ -28,15 +32,27 @@
 //     rows that take it, so a guarded division or cast does not fail on the
 //     rows the guard excludes. AND and OR evaluate all arguments over the
 //     batch and, only when a later argument fails on some row, evaluate
-//     again lazily so that earlier arguments guard later ones.
+//     again lazily so that earlier arguments guard later ones. IN compares
+//     with its list in order and stops at a match. A constant that fails
+//     (CAST('x' AS INT)) fails only the rows that evaluate it, and nothing
+//     fails over a batch of no rows.
 //   - Casts: DOUBLE and DECIMAL to integers round half away from zero;
 //     narrowing integer casts check the target's range; strings are trimmed
-//     and parsed strictly ("cannot cast 'abc' to BIGINT"); BOOLEAN renders
-//     as true/false; TIMESTAMP(fsp) renders with fsp fractional digits and
-//     a cast to a smaller fsp truncates.
+//     and parsed strictly ("cannot cast 'abc' to BIGINT"), numbers exactly
+//     (digit by digit, not through a double); a DOUBLE becomes a DECIMAL by
+//     its shortest decimal form and a DECIMAL the nearest DOUBLE; BOOLEAN
+//     renders as true/false; TIMESTAMP(fsp) renders with fsp fractional
+//     digits and a cast to a smaller fsp rounds half up (as MySQL stores a
+//     value).
+//   - ROUND rounds half away from zero; a DOUBLE by its shortest decimal
+//     form (the digits eddy shows: ROUND(2.675, 2) is 2.68), NaN and ±Inf
+//     staying as they are.
 //
 // Failures on a row's values are *RowError values (OutOfRange, BadCast,
-// BadArgument); unsupported expressions fail at Compile with errors
-// wrapping ErrNotSupported. A compiled Expr keeps scratch memory and is not
+// BadArgument) that name the position of the expression that failed when
+// the plan knows it (plan.Pos, set by the binder): "BIGINT value is out of
+// range in '9223372036854775807 + 1' at 2:8". The position is attached when
+// the error is built, never per row. Unsupported expressions fail at Compile
+// with errors wrapping ErrNotSupported. A compiled Expr keeps scratch memory and is not
 // safe for concurrent use.
 package expr

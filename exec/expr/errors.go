@@ -28,15 +28,42 @@ const (
 )
 
 // RowError is the failure of an expression on one row's values. Its message
-// names the offending value. Callers that skip bad rows (sources with
-// on_error, INSERT) detect it with errors.As.
+// names the offending value, and Pos is where the expression that failed was
+// written (when the plan knows it): "BIGINT value is out of range in
+// '9223372036854775807 + 1' at 2:8", as eddy's other positioned errors
+// read. Callers that skip bad rows (sources with on_error, INSERT) detect it
+// with errors.As.
 type RowError struct {
 	Kind RowErrorKind
 	Msg  string
+	Pos  plan.Pos
 }
 
-// Error returns the message.
-func (e *RowError) Error() string { return e.Msg }
+var _ plan.ExprError = (*RowError)(nil)
+
+// Error returns the message, with the position when it is known.
+func (e *RowError) Error() string {
+	if e.Pos.IsKnown() {
+		return e.Msg + " at " + e.Pos.String()
+	}
+	return e.Msg
+}
+
+// ExprPos implements plan.ExprError.
+func (e *RowError) ExprPos() plan.Pos { return e.Pos }
+
+// Message implements plan.ExprError: the message without the position.
+func (e *RowError) Message() string { return e.Msg }
+
+// atPos gives err, when it is a RowError without a position, the position
+// pos of the expression that raised it. It runs when an error is built, so
+// evaluation pays nothing for positions.
+func atPos(err error, pos plan.Pos) error {
+	if re, ok := err.(*RowError); ok && !re.Pos.IsKnown() {
+		re.Pos = pos
+	}
+	return err
+}
 
 // IsRowError reports whether err is (or wraps) a RowError.
 func IsRowError(err error) bool {

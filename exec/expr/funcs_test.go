@@ -118,6 +118,11 @@ func TestConditionalFunctions(t *testing.T) {
 			rows: [][]types.Datum{{null, i(0), null}, {null, i(1), null}}, want: []types.Datum{i(0), i(math.MaxInt64)}},
 		{name: "nullif", e: fn("nullif", bigint, A, B), rows: rows, want: []types.Datum{i(1), null, null, null}},
 		{name: "nullif strings", e: fn("nullif", vchar, S, litS("x")), rows: rows, want: []types.Datum{null, null, s(""), s("y")}},
+		// A constant first argument against a column (a crash once: the
+		// comparison read the constant as if it had a value per row).
+		{name: "nullif constant first", e: fn("nullif", bigint, litI(1), A), rows: rows, want: []types.Datum{null, i(1), i(1), i(1)}},
+		{name: "nullif constant first strings", e: fn("nullif", vchar, litS("y"), S), rows: rows, want: []types.Datum{s("y"), s("y"), s("y"), null}},
+		{name: "nullif constant first doubles", e: fn("nullif", double, litF(5), cast(B, double)), rows: rows, want: []types.Datum{f(5), null, f(5), f(5)}},
 		{name: "greatest", e: fn("greatest", bigint, A, B, litI(1)), rows: rows, want: []types.Datum{i(2), null, null, i(1)}},
 		{name: "least", e: fn("least", bigint, B, litI(3)), rows: rows, want: []types.Datum{i(2), i(3), null, i(0)}},
 		{name: "greatest strings", e: fn("greatest", vchar, S, litS("a")), rows: rows, want: []types.Datum{s("x"), null, s("a"), s("y")}},

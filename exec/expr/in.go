@@ -19,9 +19,22 @@ const linearMax = 8
 // probe; otherwise the test is rewritten as x = e1 OR x = e2 ..., which has
 // the same three-valued semantics.
 func (c *compiler) buildIn(e *plan.In) (node, error) {
+	// A list of constants becomes a set, computed now. A constant that
+	// fails to compute (CAST('x' AS INT)) must fail only the rows that
+	// reach it, as an element of the chain of equalities does.
 	allConst := true
 	for _, x := range e.List {
-		allConst = allConst && isConstant(x)
+		if !isConstant(x) {
+			allConst = false
+			break
+		}
+		if _, err := EvalConst(x); err != nil {
+			if !IsRowError(err) {
+				return nil, err
+			}
+			allConst = false
+			break
+		}
 	}
 	if !allConst {
 		var or plan.Expr
@@ -57,7 +70,9 @@ func (c *compiler) buildIn(e *plan.In) (node, error) {
 		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysDate32, types.PhysBool:
 			s.ints = append(s.ints, d.I)
 		case types.PhysFloat64:
-			s.floats = append(s.floats, d.F)
+			if d.F == d.F { // NaN equals nothing, so it is never found: leave it out
+				s.floats = append(s.floats, d.F)
+			}
 		case types.PhysDecimal:
 			s.decs = append(s.decs, d.D)
 		case types.PhysString:
@@ -112,7 +127,10 @@ func (s *inSet) probe(p types.Physical, v *vector, n int, out *result) {
 		case types.PhysBool:
 			found = contains(s.ints, int64(b2i(v.boolAt(i))))
 		case types.PhysFloat64:
-			found = contains(s.floats, v.float64At(i))
+			// NaN must not be found: a binary search, which orders by
+			// cmp.Compare, would find it equal to itself.
+			x := v.float64At(i)
+			found = x == x && contains(s.floats, x)
 		case types.PhysString:
 			found = contains(s.strs, v.str(i))
 		case types.PhysDecimal:

@@ -1,8 +1,10 @@
 package expr
 
 import (
+	"bytes"
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -74,7 +76,11 @@ func buildRound(c *compiler, e *plan.Func) (node, error) {
 					continue
 				}
 				if d < -18 {
+					// 10^19 is past BIGINT: |x| >= 5·10^18 rounds to it.
 					r[i] = 0
+					if d == -19 && (x >= 5e18 || x <= -5e18) {
+						return outOfRange(t, fmt.Sprintf("ROUND(%d, %d)", x, d))
+					}
 					continue
 				}
 				p := int64(pow10u64[-d])
@@ -91,18 +97,11 @@ func buildRound(c *compiler, e *plan.Func) (node, error) {
 			r := out.float64s(n)
 			for i := range r {
 				x, d := in[0].float64At(i), digits(in, i)
-				switch {
-				case d == 0:
-					r[i] = math.Round(x)
-				case d > 15 || d < -308:
-					r[i] = x
-					if d < 0 {
-						r[i] = 0
-					}
-				default:
-					p := math.Pow10(int(d))
-					r[i] = math.Round(x*p) / p
+				v, ok := roundFloat(x, d)
+				if !ok && out.isValid(i) {
+					return outOfRange(t, fmt.Sprintf("ROUND(%s, %d)", types.FormatFloat(x), d))
 				}
+				r[i] = v
 			}
 			return nil
 		}
@@ -111,15 +110,20 @@ func buildRound(c *compiler, e *plan.Func) (node, error) {
 		k = func(in []*vector, n int, out *result) error {
 			r := out.decs(n)
 			for i := range r {
+				// Round x to d digits and write it at the result's scale
+				// s (0, or x's own) in one step: x's scale may be too
+				// wide for the rounded value (ROUND of a DECIMAL(38,10)
+				// near 10^28 is a DECIMAL(29,0), which fits).
 				x, d := in[0].decAt(i), digits(in, i)
-				v, ok := x, true
-				if drop := int64(xs) - d; drop > 38 {
+				var v decimal128.Num
+				ok := true
+				switch drop := int64(xs) - d; {
+				case drop <= 0:
+					v, ok = decRescale(x, xs, s)
+				case drop > 38:
 					v = decimal128.Num{}
-				} else if drop > 0 {
-					v, ok = decScaleUp(decScaleDown(x, int32(drop)), int32(drop))
-				}
-				if ok {
-					v, ok = decRescale(v, xs, s)
+				default: // s >= d here: s is 0 with d 0, or x's scale
+					v, ok = decScaleUp(decScaleDown(x, int32(drop)), int32(int64(s)-d))
 				}
 				if (!ok || !decFits(v, prec)) && out.isValid(i) {
 					return outOfRange(t, fmt.Sprintf("ROUND(%s, %d)", sqlValue(in[0], i, xt), d))
@@ -136,6 +140,86 @@ func buildRound(c *compiler, e *plan.Func) (node, error) {
 		return nil, err
 	}
 	return newFn(k, true, args...), nil
+}
+
+// roundFloat rounds x half away from zero at d decimal digits (before the
+// point when d < 0) as its shortest decimal form reads, the form eddy shows
+// and CAST to DECIMAL rounds (ROUND(2.675, 2) is 2.68, ROUND(546461.35, 1)
+// 546461.4), and returns the double nearest to the result. ok is false
+// when that overflows (ROUND(1.7e308, -308)). NaN and ±Inf stay as they
+// are; the sign of a zero result is x's.
+func roundFloat(x float64, d int64) (float64, bool) {
+	if x != x || math.IsInf(x, 0) || x == 0 || (d >= 0 && math.Abs(x) >= 1<<52) {
+		return x, true // NaN, ±Inf, 0, or an integer with no digits to round
+	}
+	if d >= -22 && d <= 22 {
+		// Fast path: x scaled by an exact power of ten, which errs by
+		// less than 1e-3 while |y| < 2^40, so a fraction farther than
+		// that from a half rounds as the decimal form does; the integer
+		// scaled back is then the nearest double to the decimal result.
+		p := pow10f[max(d, -d)]
+		y := x * p
+		if d < 0 {
+			y = x / p
+		}
+		if a := math.Abs(y); a < 1<<40 && math.Abs(a-math.Floor(a)-0.5) > 1e-3 {
+			q := math.Round(y)
+			if d < 0 {
+				return q * p, true
+			}
+			return q / p, true
+		}
+	}
+	return roundFloatDigits(x, d)
+}
+
+// roundFloatDigits is roundFloat on the decimal digits of x.
+func roundFloatDigits(x float64, d int64) (float64, bool) {
+	switch {
+	case d > 400: // past the last digit of any double
+		return x, true
+	case d < -400: // above the largest double
+		return math.Copysign(0, x), true
+	}
+	var buf [40]byte
+	s := strconv.AppendFloat(buf[:0], math.Abs(x), 'e', -1, 64) // m.mmme±XX
+	e := bytes.IndexByte(s, 'e')
+	exp, _ := strconv.Atoi(string(s[e+1:]))
+	m := append(make([]byte, 0, 20), s[0])
+	if e > 1 {
+		m = append(m, s[2:e]...) // the digits, the first worth 10^exp
+	}
+	// Keep the digits worth at least 10^-d.
+	keep := int64(exp) + 1 + d
+	switch {
+	case keep >= int64(len(m)):
+		return x, true
+	case keep < 0:
+		return math.Copysign(0, x), true
+	}
+	up := m[keep] >= '5'
+	m = m[:keep]
+	if up {
+		k := len(m) - 1
+		for ; k >= 0 && m[k] == '9'; k-- {
+			m[k] = '0'
+		}
+		if k >= 0 {
+			m[k]++
+		} else {
+			m = append([]byte{'1'}, m...)
+		}
+	}
+	if len(m) == 0 {
+		return math.Copysign(0, x), true
+	}
+	// The kept digits m are worth 10^-d each at the last: m × 10^-d.
+	str := string(m) + "e" + strconv.FormatInt(-d, 10)
+	if x < 0 {
+		str = "-" + str
+	}
+	v, err := strconv.ParseFloat(str, 64)
+	return v, err == nil
 }
 
 // buildFloorCeil compiles FLOOR (floor) or CEIL.
@@ -186,7 +270,7 @@ func buildMod(c *compiler, e *plan.Func) (node, error) {
 	if len(e.Args) != 2 {
 		return nil, notSupported("MOD with %d arguments", len(e.Args))
 	}
-	return c.buildArith(&plan.Binary{Op: plan.OpMod, L: e.Args[0], R: e.Args[1], Typ: e.Typ})
+	return c.buildArith(&plan.Binary{Op: plan.OpMod, L: e.Args[0], R: e.Args[1], Typ: e.Typ, Pos: e.Pos})
 }
 
 // powerKernel is POWER(x, y): NULL where the result is undefined (a

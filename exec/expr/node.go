@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
 )
 
 // node is a compiled expression. eval returns the node's value for every
@@ -175,7 +176,8 @@ type fnNode struct {
 	args   []node
 	in     []*vector
 	kern   kernel
-	strict bool // NULL when any argument is NULL
+	strict bool     // NULL when any argument is NULL
+	pos    plan.Pos // of the expression, for the kernel's row errors
 	out    result
 }
 
@@ -192,6 +194,12 @@ func (f *fnNode) eval(c *evalCtx) (*vector, error) {
 		f.in[i] = v
 	}
 	n := c.n
+	if n == 0 {
+		// No rows: nothing to compute, and nothing may fail (a constant
+		// argument would otherwise be computed once, for no row).
+		f.out.vector = emptyVector
+		return &f.out.vector, nil
+	}
 	konst := allKonst(f.in)
 	if konst {
 		n = 1 // every argument is one value: compute it once
@@ -204,7 +212,7 @@ func (f *fnNode) eval(c *evalCtx) (*vector, error) {
 		f.out.andValid(n, f.in...)
 	}
 	if err := f.kern(f.in, n, &f.out); err != nil {
-		return nil, err
+		return nil, atPos(err, f.pos)
 	}
 	f.out.konst = konst
 	return &f.out.vector, nil

@@ -210,7 +210,7 @@ func (p *Program) Eval(alloc memory.Allocator, batch arrow.RecordBatch, cols []a
 		v, err := o.root.eval(c)
 		if err != nil {
 			releaseAll(cols[:i])
-			return 0, nil, fmt.Errorf("%s: %w", o.text, err)
+			return 0, nil, inExpr(o.text, err)
 		}
 		cols[i] = export(alloc, v, o.typ, o.dt, c.n)
 	}
@@ -228,7 +228,7 @@ func (p *Program) filter(sel []int32) ([]int32, error) {
 		if k == 0 || len(sel) == n { // every row is still in: no gathering
 			v, err := cj.root.eval(p.ctx)
 			if err != nil {
-				return nil, fmt.Errorf("filter %s: %w", cj.text, err)
+				return nil, inExpr("filter "+cj.text, err)
 			}
 			sel = selectTrue(v, n, sel[:0])
 		} else {
@@ -237,7 +237,7 @@ func (p *Program) filter(sel []int32) ([]int32, error) {
 			}
 			v, err := cj.root.eval(p.fsub)
 			if err != nil {
-				return nil, fmt.Errorf("filter %s: %w", cj.text, err)
+				return nil, inExpr("filter "+cj.text, err)
 			}
 			p.selBuf = selectTrue(v, len(sel), p.selBuf[:0])
 			for j, i := range p.selBuf {
@@ -257,12 +257,22 @@ func (p *Program) runTemps(c *evalCtx, ts []temp) error {
 	for _, t := range ts {
 		v, err := t.root.eval(c)
 		if err != nil {
-			return fmt.Errorf("%s: %w", t.text, err)
+			return inExpr(t.text, err)
 		}
 		c.cols[t.ord].vector = *v
 		c.loaded[t.ord] = true
 	}
 	return nil
+}
+
+// inExpr names the expression (text) whose evaluation failed with err,
+// unless err is a row error that points at the failing subexpression in the
+// statement's text, which tells more.
+func inExpr(text string, err error) error {
+	if re, ok := err.(*RowError); ok && re.Pos.IsKnown() {
+		return err
+	}
+	return fmt.Errorf("%s: %w", text, err)
 }
 
 func releaseAll(cols []arrow.Array) {

@@ -230,13 +230,17 @@ func buildRegexpExtract(c *compiler, e *plan.Func) (node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// A constant pattern is compiled once. An invalid one fails the rows
+	// that reach it, as a varying one does, not the compilation: a CASE
+	// branch no row takes, or a NULL string, must not fail.
 	var fixed *matcher
+	var fixedErr error
 	if d, ok := constArg(e, 1); ok {
-		re, err := regexp.Compile(d.S)
-		if err != nil {
-			return nil, badArgument("REGEXP_EXTRACT: invalid pattern %q: %v", d.S, err)
+		if re, err := regexp.Compile(d.S); err != nil {
+			fixedErr = badArgument("REGEXP_EXTRACT: invalid pattern %q: %v", d.S, err)
+		} else {
+			fixed = newMatcher(re)
 		}
-		fixed = newMatcher(re)
 	}
 	var last *matcher
 	return newFn(func(in []*vector, n int, out *result) error {
@@ -247,9 +251,14 @@ func buildRegexpExtract(c *compiler, e *plan.Func) (node, error) {
 				continue
 			}
 			mt := fixed
+			if fixedErr != nil {
+				return fixedErr
+			}
 			if mt == nil {
 				if src := in[1].str(i); last == nil || last.re.String() != src {
-					re, err := regexp.Compile(src)
+					// src aliases the batch's memory, which the Regexp
+					// would keep as its String: compile a copy.
+					re, err := regexp.Compile(strings.Clone(src))
 					if err != nil {
 						return badArgument("REGEXP_EXTRACT: invalid pattern %q: %v", src, err)
 					}

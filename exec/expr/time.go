@@ -4,7 +4,6 @@ import (
 	"time"
 
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -219,16 +218,17 @@ func unixTimestampKernel(e *plan.Func) (kernel, error) {
 }
 
 // fromUnixtimeKernel is FROM_UNIXTIME(n): the TIMESTAMP n seconds after the
-// epoch.
+// epoch, which must be in the years 0000 to 9999.
 func fromUnixtimeKernel(e *plan.Func) (kernel, error) {
 	if err := argsOf(e, types.PhysInt64); err != nil {
 		return nil, err
 	}
+	const lo, hi = types.MinTimestamp / types.MsPerSecond, types.MaxTimestamp / types.MsPerSecond
 	return func(in []*vector, n int, out *result) error {
 		r := out.int64s(n)
 		for i := range r {
 			s := in[0].int64At(i)
-			if (s > math.MaxInt64/types.MsPerSecond || s < math.MinInt64/types.MsPerSecond) && out.isValid(i) {
+			if (s > hi || s < lo) && out.isValid(i) {
 				return outOfRange(e.Typ, fmt.Sprintf("FROM_UNIXTIME(%d)", s))
 			}
 			r[i] = s * types.MsPerSecond

@@ -226,6 +226,10 @@ func (r *result) nullConst() *vector {
 	return &r.vector
 }
 
+// emptyVector is a vector of no rows, of every type (offsets for no
+// strings). It is shared and never written.
+var emptyVector = vector{offs: []int32{0}}
+
 // nullVector is the constant NULL of every type: its value slices hold one
 // zero value so that kernels may read row 0 of any type. It is shared and
 // never written.

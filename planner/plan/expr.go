@@ -60,6 +60,7 @@ type Unary struct {
 	Op  UnaryOp
 	Arg Expr
 	Typ types.T
+	Pos Pos // where it was written, for run-time errors
 }
 
 // BinOp is a binary arithmetic or comparison operator.
@@ -67,8 +68,9 @@ type BinOp uint8
 
 // The binary operators. Arithmetic operators take operands of the result type
 // (the binder inserts casts), except that DECIMAL multiplication accepts any
-// two scales and TIMESTAMP ± INTERVAL mixes types. Comparisons take operands
-// of one type and return BOOLEAN.
+// two scales, DATE/TIMESTAMP ± INTERVAL mixes types, and BIGINT × INTERVAL
+// is an INTERVAL (the binder writes an interval too long for a constant so).
+// Comparisons take operands of one type and return BOOLEAN.
 const (
 	OpAdd BinOp = iota
 	OpSub
@@ -116,6 +118,7 @@ type Binary struct {
 	Op   BinOp
 	L, R Expr
 	Typ  types.T
+	Pos  Pos // where it was written, for run-time errors
 }
 
 // And is the three-valued conjunction of its arguments (at least two).
@@ -172,6 +175,7 @@ type Cast struct {
 	Arg      Expr
 	To       types.T
 	Implicit bool
+	Pos      Pos // where it was written (the converted value, for an implicit cast)
 }
 
 // Func calls a scalar built-in function by its lower-case name. The binder has
@@ -181,6 +185,7 @@ type Func struct {
 	Args []Expr
 	Typ  types.T
 	Null bool
+	Pos  Pos // where it was written, for run-time errors
 }
 
 func (*ColRef) exprNode()   {}

@@ -36,7 +36,8 @@ func arity(e Expr, c []Expr, n int) {
 	}
 }
 
-// WithChildren implementations. They panic on a wrong arity: that is a broken
+// WithChildren implementations. They keep everything but the children (the
+// source position too), and panic on a wrong arity: that is a broken
 // invariant of the caller, not a user error.
 
 func (e *ColRef) WithChildren(c ...Expr) Expr   { arity(e, c, 0); return e }
@@ -44,11 +45,11 @@ func (e *InputRef) WithChildren(c ...Expr) Expr { arity(e, c, 0); return e }
 func (e *Const) WithChildren(c ...Expr) Expr    { arity(e, c, 0); return e }
 func (e *Unary) WithChildren(c ...Expr) Expr {
 	arity(e, c, 1)
-	return &Unary{Op: e.Op, Arg: c[0], Typ: e.Typ}
+	return &Unary{Op: e.Op, Arg: c[0], Typ: e.Typ, Pos: e.Pos}
 }
 func (e *Binary) WithChildren(c ...Expr) Expr {
 	arity(e, c, 2)
-	return &Binary{Op: e.Op, L: c[0], R: c[1], Typ: e.Typ}
+	return &Binary{Op: e.Op, L: c[0], R: c[1], Typ: e.Typ, Pos: e.Pos}
 }
 func (e *And) WithChildren(c ...Expr) Expr {
 	arity(e, c, len(e.Args))
@@ -81,11 +82,11 @@ func (e *Case) WithChildren(c ...Expr) Expr {
 }
 func (e *Cast) WithChildren(c ...Expr) Expr {
 	arity(e, c, 1)
-	return &Cast{Arg: c[0], To: e.To, Implicit: e.Implicit}
+	return &Cast{Arg: c[0], To: e.To, Implicit: e.Implicit, Pos: e.Pos}
 }
 func (e *Func) WithChildren(c ...Expr) Expr {
 	arity(e, c, len(e.Args))
-	return &Func{Name: e.Name, Args: append([]Expr(nil), c...), Typ: e.Typ, Null: e.Null}
+	return &Func{Name: e.Name, Args: append([]Expr(nil), c...), Typ: e.Typ, Null: e.Null, Pos: e.Pos}
 }
 
 // Walk calls fn for e and, while fn returns true, for its descendants in
