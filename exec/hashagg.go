@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -155,7 +156,7 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 
 // argIndex returns the index in h.args of a's argument column, adding it
 // (with decimal keys if a needs them).
-func (h *HashAgg) argIndex(a AggSpec) int {
+func (h *HashAgg) argIndex(a accum.Spec) int {
 	if a.Arg < 0 || a.Func == plan.AggCountStar || a.ArgType.Kind == types.Null {
 		return -1
 	}

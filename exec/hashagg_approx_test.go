@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -17,7 +18,7 @@ func approxConfig(typ types.T, appendOnly bool) HashAggConfig {
 	return HashAggConfig{
 		Input:      []types.T{types.BigIntT, typ},
 		GroupKeys:  []int{0},
-		Aggs:       []AggSpec{{Func: plan.AggApproxCountDistinct, Arg: 1, ArgType: typ, Type: types.BigIntT}},
+		Aggs:       []accum.Spec{{Func: plan.AggApproxCountDistinct, Arg: 1, ArgType: typ, Type: types.BigIntT}},
 		Names:      []string{"g", "d"},
 		AppendOnly: appendOnly,
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 )
 
@@ -101,7 +102,7 @@ func TestHashAggBatchSums(t *testing.T) {
 		{in: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max + "\n+I 1 " + max + "\n+I 2 " + min + "\n+I 2 " + min +
 			"\n-D 1 " + max + "\n-D 1 " + max + "\n+I 2 1\n-D 2 " + min,
 			want: "+I 1 " + max + " 9223372036854776000\n+I 2 -9223372036854775807 -4611686018427388000"},
-		{in: "bigint bigint\n+I 2 " + min, err: ErrAggOverflow},
+		{in: "bigint bigint\n+I 2 " + min, err: accum.ErrOverflow},
 	})
 	cfg = aggConfig(t, "bigint bigint", []int{0}, "avg(1)")
 	aggRunSteps(t, cfg, []aggStep{

@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -56,7 +57,7 @@ func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
 	cfg := HashAggConfig{
 		Input:     []types.T{types.BigIntT, types.BigIntT},
 		GroupKeys: []int{0},
-		Aggs: []AggSpec{
+		Aggs: []accum.Spec{
 			{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 			{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT},
 			{Func: plan.AggMax, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT},
@@ -171,7 +172,7 @@ func BenchmarkHashAggTwoKeys(b *testing.B) {
 			h := NewHashAgg(HashAggConfig{
 				Input:     []types.T{types.BigIntT, types.BigIntT},
 				GroupKeys: []int{0, 1},
-				Aggs:      []AggSpec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT}},
+				Aggs:      []accum.Spec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT}},
 				Names:     []string{"k", "v", "count"},
 			})
 			ctx := context.Background()

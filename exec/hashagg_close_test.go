@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -20,7 +21,7 @@ func aggCloseConfig(t *testing.T, header string, keys []int, v int, close AggClo
 	for _, k := range keys {
 		cfg.Names = append(cfg.Names, fmt.Sprintf("k%d", k))
 	}
-	cfg.Aggs = []AggSpec{
+	cfg.Aggs = []accum.Spec{
 		{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 		{Func: plan.AggSum, Arg: v, ArgType: in[v], Type: plan.AggResultType(plan.AggSum, in[v])},
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -35,12 +36,12 @@ func TestHashAggSumOverflow(t *testing.T) {
 	aggRunSteps(t, cfg, []aggStep{
 		// Overflowing along the way is fine when the result fits.
 		{in: "bigint bigint\n+I 1 9223372036854775807\n+I 1 1\n+I 1 1\n-D 1 1\n-D 1 1", want: `+I 1 9223372036854775807`},
-		{in: "bigint bigint\n+I 1 1", err: ErrAggOverflow},
+		{in: "bigint bigint\n+I 1 1", err: accum.ErrOverflow},
 	})
 	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint bigint\n+I 1 -9223372036854775808\n-D 1 -9223372036854775808\n+I 1 -9223372036854775808\n+I 1 -1\n-D 1 -1",
 			want: `+I 1 -9223372036854775808`},
-		{in: "bigint bigint\n+I 1 -1", err: ErrAggOverflow},
+		{in: "bigint bigint\n+I 1 -1", err: accum.ErrOverflow},
 	})
 	cfg = aggConfig(t, "bigint bigint", []int{0}, "avg(1)")
 	aggRunSteps(t, cfg, []aggStep{
@@ -55,8 +56,8 @@ func TestHashAggConfigErrors(t *testing.T) {
 		cfg  HashAggConfig
 		want error
 	}{
-		{aggConfig(t, "boolean", nil, "sum(0)"), ErrAggNotSupported},
-		{aggConfig(t, "varchar", nil, "avg(0)"), ErrAggNotSupported},
+		{aggConfig(t, "boolean", nil, "sum(0)"), accum.ErrNotSupported},
+		{aggConfig(t, "varchar", nil, "avg(0)"), accum.ErrNotSupported},
 	} {
 		h := NewHashAgg(tc.cfg)
 		if err := h.Open(context.Background(), NewTestEnv(alloc)); !errors.Is(err, tc.want) {
@@ -76,10 +77,10 @@ func TestHashAggConfigErrors(t *testing.T) {
 		"argument out of range": func(c *HashAggConfig) { c.Aggs[0].Arg = 5 },
 		"key out of range":      func(c *HashAggConfig) { c.GroupKeys = []int{7} },
 		"MIN of a DATE as a TIMESTAMP": func(c *HashAggConfig) {
-			c.Aggs[0] = AggSpec{Func: plan.AggMin, Arg: 1, ArgType: types.DateT, Type: types.TimestampT(3)}
+			c.Aggs[0] = accum.Spec{Func: plan.AggMin, Arg: 1, ArgType: types.DateT, Type: types.TimestampT(3)}
 		},
 		"SUM of DECIMAL(10,2) at another scale": func(c *HashAggConfig) {
-			c.Aggs[0] = AggSpec{Func: plan.AggSum, Arg: 2, ArgType: types.DecimalT(10, 2), Type: types.DecimalT(38, 3)}
+			c.Aggs[0] = accum.Spec{Func: plan.AggSum, Arg: 2, ArgType: types.DecimalT(10, 2), Type: types.DecimalT(38, 3)}
 		},
 	} {
 		cfg := aggConfig(t, "bigint date decimal(10,2)", []int{0}, "sum(0)")

@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -309,7 +310,7 @@ func (b *aggBrute) result() []string {
 }
 
 // aggBruteOne computes one aggregate over rows with multiplicities.
-func aggBruteOne(a AggSpec, rows []*aggCounted) types.Datum {
+func aggBruteOne(a accum.Spec, rows []*aggCounted) types.Datum {
 	var vals []types.Datum // one entry per occurrence of a non-NULL value
 	var count int64
 	for _, e := range rows {

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -16,7 +17,7 @@ type HashAggConfig struct {
 	// GroupKeys are the input ordinals of the GROUP BY columns; empty for a
 	// global aggregate.
 	GroupKeys []int
-	Aggs      []AggSpec
+	Aggs      []accum.Spec
 	// Names are the output column names: the group columns, then the
 	// aggregates.
 	Names []string
@@ -39,7 +40,7 @@ func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
 			return nil, fmt.Errorf("hash aggregate: group key ordinal %d out of range", ord)
 		}
 		if _, ok := aggKindOf(cfg.Input[ord]); !ok {
-			return nil, fmt.Errorf("hash aggregate: cannot group by a column of type %s: %w", cfg.Input[ord], ErrAggNotSupported)
+			return nil, fmt.Errorf("hash aggregate: cannot group by a column of type %s: %w", cfg.Input[ord], accum.ErrNotSupported)
 		}
 		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
 	}
@@ -51,9 +52,9 @@ func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
 
 // newAggState returns the state of aggregate a over an input of nInput
 // columns, checking that its result type is the one it computes.
-func newAggState(a AggSpec, appendOnly bool, nInput int) (aggState, error) {
+func newAggState(a accum.Spec, appendOnly bool, nInput int) (aggState, error) {
 	if a.Func < plan.AggCountStar || a.Func > plan.AggApproxCountDistinct {
-		return nil, fmt.Errorf("aggregate function %d: %w", a.Func, ErrAggNotSupported)
+		return nil, fmt.Errorf("aggregate function %d: %w", a.Func, accum.ErrNotSupported)
 	}
 	name := a.Func.String()
 	if a.Func == plan.AggCountStar {
@@ -70,7 +71,7 @@ func newAggState(a AggSpec, appendOnly bool, nInput int) (aggState, error) {
 	}
 	argKind, ok := aggKindOf(a.ArgType)
 	if !ok {
-		return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
+		return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, accum.ErrNotSupported)
 	}
 	var st aggState
 	want := a.ArgType // the result type's physical type and scale
@@ -99,7 +100,7 @@ func newAggState(a AggSpec, appendOnly bool, nInput int) (aggState, error) {
 		case types.PhysDecimal:
 			st = &decSumAgg{avg: avg, scale: int32(a.ArgType.Scale)}
 		default:
-			return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
+			return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, accum.ErrNotSupported)
 		}
 		if avg {
 			want = types.DoubleT
@@ -149,7 +150,7 @@ func newAggDistinct(k aggKind, inner aggState) aggState {
 
 // aggNeedsKeys reports whether aggregate a reads its double or decimal
 // argument as order-preserving keys.
-func aggNeedsKeys(a AggSpec) bool {
+func aggNeedsKeys(a accum.Spec) bool {
 	switch a.ArgType.Physical() {
 	case types.PhysFloat64, types.PhysDecimal:
 		return a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax || a.Func == plan.AggApproxCountDistinct

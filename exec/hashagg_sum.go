@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -110,7 +111,7 @@ func (a *intSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
 			continue
 		}
 		if hi != 0 {
-			return fmt.Errorf("BIGINT value is out of range in SUM: %w", ErrAggOverflow)
+			return fmt.Errorf("BIGINT value is out of range in SUM: %w", accum.ErrOverflow)
 		}
 		dst.i[j] = lo
 	}
@@ -249,7 +250,7 @@ func (a *decSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 		sum := decimal128.New(int64(r[1]), r[0])
 		res := sum.Add(x)
 		if (sum.Sign() < 0) == (x.Sign() < 0) && (res.Sign() < 0) != (sum.Sign() < 0) {
-			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 		}
 		n := int64(r[2]) + wi
 		switch {
@@ -276,7 +277,7 @@ func (a *decSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
 			continue
 		}
 		if !sum.FitsInPrecision(types.MaxDecimalPrecision) {
-			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 		}
 		dst.d[j] = sum
 	}

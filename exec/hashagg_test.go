@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -33,7 +34,7 @@ func aggConfig(t testing.TB, input string, keys []int, calls ...string) HashAggC
 		"min": plan.AggMin, "max": plan.AggMax, "approx_count_distinct": plan.AggApproxCountDistinct}
 	for _, c := range calls {
 		name, arg, _ := strings.Cut(strings.TrimSuffix(c, ")"), "(")
-		spec := AggSpec{Func: funcs[name], Arg: -1}
+		spec := accum.Spec{Func: funcs[name], Arg: -1}
 		if arg == "*" {
 			spec.Func = plan.AggCountStar
 		} else {
@@ -325,8 +326,7 @@ func TestHashAggFloatSumRetraction(t *testing.T) {
 func TestHashAggCountNull(t *testing.T) {
 	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)")
 	cfg.Input = append(cfg.Input, types.NullT)
-	cfg.Aggs = append(cfg.Aggs, AggSpec{Func: plan.AggCount, Arg: 2, ArgType: types.NullT, Type: types.BigIntT},
-		AggSpec{Func: plan.AggCount, Distinct: true, Arg: 2, ArgType: types.NullT, Type: types.BigIntT})
+	cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: plan.AggCount, Arg: 2, ArgType: types.NullT, Type: types.BigIntT}, accum.Spec{Func: plan.AggCount, Distinct: true, Arg: 2, ArgType: types.NullT, Type: types.BigIntT})
 	cfg.Names = append(cfg.Names, "count(null)", "count(distinct null)")
 	aggRunSteps(t, cfg, []aggStep{
 		{in: "bigint bigint null\n+I 1 5 NULL\n+I 1 NULL NULL", want: `+I 1 2 1 0 0`},

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -131,9 +132,9 @@ func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, o
 	var probeCols, otherCols []arrow.Array
 	if !semi || in == 0 {
 		for k := 0; k < int(c.Batch.NumCols()); k++ {
-			a, err := takeNullable(alloc, c.Batch.Column(k), j.outP)
+			a, err := arrays.TakeNullable(alloc, c.Batch.Column(k), j.outP)
 			if err != nil {
-				releaseArrays(probeCols)
+				arrays.Release(probeCols)
 				return err
 			}
 			probeCols = append(probeCols, a)
@@ -149,7 +150,7 @@ func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, o
 		cols = append(otherCols, probeCols...)
 	}
 	rec := array.NewRecordBatch(j.schema, cols, int64(n))
-	releaseArrays(cols)
+	arrays.Release(cols)
 	ops := make([]Op, n)
 	copy(ops, j.outOps)
 	err := out.Emit(ctx, Chunk{Batch: rec, Ops: ops})

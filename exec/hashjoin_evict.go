@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 )
 
 var errWindowedRetraction = errors.New("hash join: an interval or window join received a retraction; its inputs must only append")
@@ -110,7 +111,7 @@ func (j *HashJoin) emitPadded(ctx context.Context, in int, side *joinSide, ids [
 		cols = append(nulls, mine...)
 	}
 	rec := array.NewRecordBatch(j.schema, cols, int64(len(ids)))
-	releaseArrays(cols)
+	arrays.Release(cols)
 	err := out.Emit(ctx, Chunk{Batch: rec})
 	rec.Release()
 	return err

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -134,9 +135,9 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	groups := len(l.first)
 	outCols := make([]arrow.Array, 0, len(keyCols)+len(l.accs))
 	for _, kc := range keyCols {
-		a, err := takeNullable(l.env.Alloc, kc, l.first)
+		a, err := arrays.TakeNullable(l.env.Alloc, kc, l.first)
 		if err != nil {
-			releaseArrays(outCols)
+			arrays.Release(outCols)
 			return err
 		}
 		outCols = append(outCols, a)
@@ -144,13 +145,13 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	for _, acc := range l.accs {
 		a, err := acc.run(l.env, cols, l.group[:n], groups)
 		if err != nil {
-			releaseArrays(outCols)
+			arrays.Release(outCols)
 			return fmt.Errorf("local aggregate: %w", err)
 		}
 		outCols = append(outCols, a)
 	}
 	rec := array.NewRecordBatch(l.schema, outCols, int64(groups))
-	releaseArrays(outCols)
+	arrays.Release(outCols)
 	err := out.Emit(ctx, Chunk{Batch: rec})
 	rec.Release()
 	return err

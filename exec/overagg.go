@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
@@ -28,7 +29,7 @@ type OverAggConfig struct {
 	Frame plan.Frame
 	// Aggs are the aggregates: COUNT(*), COUNT, SUM, AVG, MIN and MAX, not
 	// DISTINCT.
-	Aggs []AggSpec
+	Aggs []accum.Spec
 	// Names are the output column names: the input's, then the aggregates'.
 	Names []string
 }
@@ -127,7 +128,7 @@ func (cfg *OverAggConfig) check() error {
 	switch cfg.Frame.Kind {
 	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:
 	default:
-		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, ErrAggNotSupported)
+		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, accum.ErrNotSupported)
 	}
 	if cfg.Frame.Preceding < 0 {
 		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -32,9 +33,9 @@ type overaggAcc struct {
 
 // checkOverAggSpec checks that a window aggregate is one OverAgg computes,
 // over an argument and with a result of the types it handles.
-func checkOverAggSpec(a AggSpec, nInput int) error {
+func checkOverAggSpec(a accum.Spec, nInput int) error {
 	if a.Distinct {
-		return fmt.Errorf("window aggregate: %s(DISTINCT): %w", a.Func, ErrAggNotSupported)
+		return fmt.Errorf("window aggregate: %s(DISTINCT): %w", a.Func, accum.ErrNotSupported)
 	}
 	if a.Func == plan.AggCountStar {
 		if a.Type.Physical() != types.PhysInt64 {
@@ -58,7 +59,7 @@ func checkOverAggSpec(a AggSpec, nInput int) error {
 		ok = arg != types.PhysNull && a.Type.Arrow().ID() == a.ArgType.Arrow().ID()
 	}
 	if !ok {
-		return fmt.Errorf("window aggregate: %s over %s as %s: %w", a.Func, a.ArgType, a.Type, ErrAggNotSupported)
+		return fmt.Errorf("window aggregate: %s over %s as %s: %w", a.Func, a.ArgType, a.Type, accum.ErrNotSupported)
 	}
 	return nil
 }
@@ -131,7 +132,7 @@ func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal
 			continue
 		}
 		if hi != int64(lo)>>63 {
-			return fmt.Errorf("BIGINT value is out of range in SUM: %w", ErrAggOverflow)
+			return fmt.Errorf("BIGINT value is out of range in SUM: %w", accum.ErrOverflow)
 		}
 		*v = overaggVal{lo: lo, valid: true}
 	}
@@ -144,7 +145,7 @@ func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal
 // frame's sum is thus the same whichever rows were read around it. Doubles
 // are summed with Neumaier's compensation, infinities and NaNs counted
 // apart, as HashAgg sums them; a decimal SUM beyond 38 digits fails.
-func (o *OverAgg) foldAgg(col *rowstore.Col, a AggSpec, vals []overaggVal, stride int) error {
+func (o *OverAgg) foldAgg(col *rowstore.Col, a accum.Spec, vals []overaggVal, stride int) error {
 	ev := &o.ev
 	dec := col.T.Physical() == types.PhysDecimal
 	scale := int32(a.ArgType.Scale)
@@ -167,7 +168,7 @@ func (o *OverAgg) foldAgg(col *rowstore.Col, a AggSpec, vals []overaggVal, strid
 				x := col.Dec[id]
 				res := dsum.Add(x)
 				if (dsum.Sign() < 0) == (x.Sign() < 0) && (res.Sign() < 0) != (dsum.Sign() < 0) {
-					return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+					return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 				}
 				dsum = res
 				continue
@@ -201,7 +202,7 @@ func (o *OverAgg) foldAgg(col *rowstore.Col, a AggSpec, vals []overaggVal, strid
 				continue
 			}
 			if !dsum.FitsInPrecision(types.MaxDecimalPrecision) {
-				return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+				return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 			}
 			*v = overaggVal{lo: dsum.LowBits(), hi: dsum.HighBits(), valid: true}
 			continue

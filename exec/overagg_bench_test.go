@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -60,7 +61,7 @@ func overaggBench(b *testing.B, parts int) {
 		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
 		Partition: []int{0}, Order: []ordtree.SortKey{{Col: 1}},
 		Frame: plan.Frame{Kind: plan.FrameRows, Preceding: 10},
-		Aggs: []AggSpec{
+		Aggs: []accum.Spec{
 			{Func: plan.AggAvg, Arg: 2, ArgType: types.BigIntT, Type: types.DoubleT},
 			{Func: plan.AggMax, Arg: 2, ArgType: types.BigIntT, Type: types.BigIntT},
 		},

@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -30,7 +31,7 @@ func overaggConfig(t testing.TB, input string, part []int, order string, frame p
 		if len(f) != 2 {
 			t.Fatalf("aggregate %q: want a function and an ordinal", a)
 		}
-		spec := AggSpec{Func: funcs[f[0]], Arg: -1}
+		spec := accum.Spec{Func: funcs[f[0]], Arg: -1}
 		if f[1] == "*" {
 			spec.Func = plan.AggCountStar
 		} else {
@@ -179,7 +180,7 @@ func (b *overaggBrute) peers(x, y []types.Datum) bool {
 
 // aggregate computes a over rows, summing in order (doubles with
 // Neumaier's compensation, as the operator does).
-func (b *overaggBrute) aggregate(a AggSpec, rows [][]types.Datum) types.Datum {
+func (b *overaggBrute) aggregate(a accum.Spec, rows [][]types.Datum) types.Datum {
 	if a.Func == plan.AggCountStar {
 		return types.IntDatum(int64(len(rows)))
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -199,11 +200,11 @@ func TestOverAggErrors(t *testing.T) {
 		{in: overaggIn + "-D a 1 11", err: aggstate.ErrNegativeCount},
 	})
 	overaggRunSteps(t, cfg, []topnStep{
-		{in: overaggIn + "+I a 1 9223372036854775807\n+I a 2 1", err: ErrAggOverflow},
+		{in: overaggIn + "+I a 1 9223372036854775807\n+I a 2 1", err: accum.ErrOverflow},
 	})
 	bad := cfg
-	bad.Aggs = []AggSpec{{Func: plan.AggSum, Arg: 0, ArgType: types.VarcharT, Type: types.VarcharT}}
-	if _, err := NewOverAgg(bad); !errors.Is(err, ErrAggNotSupported) {
+	bad.Aggs = []accum.Spec{{Func: plan.AggSum, Arg: 0, ArgType: types.VarcharT, Type: types.VarcharT}}
+	if _, err := NewOverAgg(bad); !errors.Is(err, accum.ErrNotSupported) {
 		t.Fatalf("SUM of a VARCHAR: got %v", err)
 	}
 	bad = cfg

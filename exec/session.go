@@ -10,6 +10,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -30,7 +31,7 @@ type SessionAggConfig struct {
 	TimeCol int
 	// Gap is the session gap in ms: rows less than Gap apart share a session.
 	Gap  int64
-	Aggs []AggSpec
+	Aggs []accum.Spec
 	// Names are the output column names: the group keys, window_start,
 	// window_end, then one per aggregate.
 	Names []string
@@ -128,7 +129,7 @@ func (w *SessionWindowAgg) check() error {
 			return fmt.Errorf("SESSION: group key ordinal %d out of range", ord)
 		}
 		if cfg.Input[ord].Physical() == types.PhysNull {
-			return fmt.Errorf("SESSION: cannot group by a column of type %s: %w", cfg.Input[ord], ErrAggNotSupported)
+			return fmt.Errorf("SESSION: cannot group by a column of type %s: %w", cfg.Input[ord], accum.ErrNotSupported)
 		}
 		w.keyIDs[i] = cfg.Input[ord].Arrow().ID()
 		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))

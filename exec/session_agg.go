@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -39,7 +40,7 @@ type sessAgg interface {
 
 // newSessAgg returns the accumulators of aggregate a over an input of
 // nInput columns, checking its argument and result types.
-func newSessAgg(a AggSpec, nInput int) (sessAgg, error) {
+func newSessAgg(a accum.Spec, nInput int) (sessAgg, error) {
 	name := "aggregate"
 	if a.Func >= plan.AggCountStar && a.Func <= plan.AggApproxCountDistinct {
 		name = a.Func.String()
@@ -52,7 +53,7 @@ func newSessAgg(a AggSpec, nInput int) (sessAgg, error) {
 		return &sessCount{star: true}, nil
 	case plan.AggCount, plan.AggSum, plan.AggAvg, plan.AggMin, plan.AggMax:
 	default:
-		return nil, fmt.Errorf("%s in a SESSION window: %w", name, ErrAggNotSupported)
+		return nil, fmt.Errorf("%s in a SESSION window: %w", name, accum.ErrNotSupported)
 	}
 	if a.Arg < 0 || a.Arg >= nInput {
 		return nil, fmt.Errorf("%s argument ordinal %d out of range", name, a.Arg)
@@ -110,7 +111,7 @@ func newSessAgg(a AggSpec, nInput int) (sessAgg, error) {
 			return st, nil
 		}
 	}
-	return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, ErrAggNotSupported)
+	return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, accum.ErrNotSupported)
 }
 
 // sessCount is COUNT(*) (every row) or COUNT(x) (non-NULL values).
@@ -226,7 +227,7 @@ func (a *sessIntSum) result(slots []int32, dst []types.Datum) error {
 		case a.avg:
 			dst[j] = types.FloatDatum(x.float() / float64(x.n))
 		case x.hi != int64(x.lo)>>63:
-			return fmt.Errorf("BIGINT value is out of range in SUM: %w", ErrAggOverflow)
+			return fmt.Errorf("BIGINT value is out of range in SUM: %w", accum.ErrOverflow)
 		default:
 			dst[j] = types.IntDatum(int64(x.lo))
 		}

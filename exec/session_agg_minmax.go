@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 )
 
@@ -45,7 +46,7 @@ func (a *sessDecSum) one(s int32, v decimal128.Num) error {
 func sessDecAdd(sum *decimal128.Num, v decimal128.Num) error {
 	res := sum.Add(v)
 	if (sum.Sign() < 0) == (v.Sign() < 0) && (res.Sign() < 0) != (sum.Sign() < 0) {
-		return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+		return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 	}
 	*sum = res
 	return nil
@@ -83,7 +84,7 @@ func (a *sessDecSum) result(slots []int32, dst []types.Datum) error {
 		case a.avg:
 			dst[j] = types.FloatDatum(x.sum.ToFloat64(a.scale) / float64(x.n))
 		case !x.sum.FitsInPrecision(types.MaxDecimalPrecision):
-			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", ErrAggOverflow)
+			return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 		default:
 			dst[j] = types.DecimalDatum(x.sum)
 		}
@@ -124,7 +125,7 @@ func newSessMinMax(p types.Physical, max bool) (sessAgg, error) {
 	case types.PhysDecimal:
 		return &sessDecMinMax{max: max}, nil
 	}
-	return nil, fmt.Errorf("MIN/MAX over this type: %w", ErrAggNotSupported)
+	return nil, fmt.Errorf("MIN/MAX over this type: %w", accum.ErrNotSupported)
 }
 
 func (a *sessMinMax[V]) grow(n int)   { a.acc.Grow(n) }

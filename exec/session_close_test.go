@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 )
 
 func TestSessionEmitOnClose(t *testing.T) {
@@ -152,7 +153,7 @@ func TestSessionErrors(t *testing.T) {
 	}, {
 		in: sessKTV + `
 			+I a 4 9223372036854775807`,
-		err: ErrAggOverflow,
+		err: accum.ErrOverflow,
 	}})
 	for _, tc := range []struct {
 		cfg  SessionAggConfig
@@ -179,7 +180,7 @@ func TestSessionErrors(t *testing.T) {
 			t.Errorf("got %v, want an error containing %q", err, tc.want)
 		}
 	}
-	if _, err := NewSessionWindowAgg(sessConfig(t, sessKTV, nil, 1, 10, "approx_count_distinct(2)")); !errors.Is(err, ErrAggNotSupported) {
+	if _, err := NewSessionWindowAgg(sessConfig(t, sessKTV, nil, 1, 10, "approx_count_distinct(2)")); !errors.Is(err, accum.ErrNotSupported) {
 		t.Errorf("got %v, want ErrAggNotSupported", err)
 	}
 }

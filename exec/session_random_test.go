@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -261,7 +262,7 @@ func sessBrute(cfg SessionAggConfig, rows [][]types.Datum, wm int64, final bool)
 }
 
 // sessBruteAgg computes aggregate a over a session's rows.
-func sessBruteAgg(a AggSpec, rows [][]types.Datum) types.Datum {
+func sessBruteAgg(a accum.Spec, rows [][]types.Datum) types.Datum {
 	if a.Func == plan.AggCountStar {
 		return types.IntDatum(int64(len(rows)))
 	}

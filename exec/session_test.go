@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -24,7 +25,7 @@ func sessConfig(t testing.TB, input string, keys []int, timeCol int, gap int64, 
 		"min": plan.AggMin, "max": plan.AggMax, "approx_count_distinct": plan.AggApproxCountDistinct}
 	for _, c := range calls {
 		name, arg, _ := strings.Cut(strings.TrimSuffix(c, ")"), "(")
-		spec := AggSpec{Func: funcs[name], Arg: -1}
+		spec := accum.Spec{Func: funcs[name], Arg: -1}
 		if arg == "*" {
 			spec.Func = plan.AggCountStar
 		} else {

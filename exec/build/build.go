@@ -6,6 +6,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
@@ -129,7 +130,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			cfg.Close = &exec.AggClose{Key: n.CloseKey, Offset: n.CloseOffset, Emit: n.EmitOnClose}
 		}
 		for _, a := range n.Aggs {
-			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewHashAgg(cfg), nil }}, nil
 	case *physical.LocalAgg:
@@ -147,7 +148,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 	case *physical.SessionAgg:
 		cfg := exec.SessionAggConfig{Input: inTypes, GroupKeys: n.Keys, TimeCol: n.TimeCol, Gap: n.Gap, Names: names, EmitOnClose: n.EmitOnClose}
 		for _, a := range n.Aggs {
-			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewSessionWindowAgg(cfg) }}, nil
 	case *physical.TopN:
@@ -163,7 +164,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			cfg.Order = append(cfg.Order, ordtree.SortKey{Col: k.Ord, Desc: k.Desc})
 		}
 		for _, a := range n.Aggs {
-			cfg.Aggs = append(cfg.Aggs, exec.AggSpec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewOverAgg(cfg) }}, nil
 	case *physical.Upsert:

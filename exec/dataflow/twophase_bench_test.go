@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -63,7 +64,7 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 	}}
 	end := StageSpec{Parallelism: 1, Inputs: []InputSpec{{From: 2, Dist: DistSingle}},
 		Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}}
-	final := func(aggIn []types.T, aggs []exec.AggSpec) OpSpec {
+	final := func(aggIn []types.T, aggs []accum.Spec) OpSpec {
 		cfg := exec.HashAggConfig{Input: aggIn, GroupKeys: []int{0}, Aggs: aggs, Names: []string{"k", "n", "s"}, AppendOnly: true}
 		return OpSpec{Name: "agg", New: func(int) (exec.Operator, error) { return exec.NewHashAgg(cfg), nil }}
 	}
@@ -72,7 +73,7 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 	graphs["one-phase"] = GraphSpec{Stages: []StageSpec{
 		source,
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{final(in, []exec.AggSpec{
+			Ops: []OpSpec{final(in, []accum.Spec{
 				{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 				{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT}})}},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 1, Dist: DistForward}},
@@ -89,7 +90,7 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 	graphs["two-phase"] = GraphSpec{Stages: []StageSpec{
 		local,
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{final(partialTypes, []exec.AggSpec{
+			Ops: []OpSpec{final(partialTypes, []accum.Spec{
 				{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT},
 				{Func: plan.AggSum, Arg: 2, ArgType: types.BigIntT, Type: types.BigIntT}})}},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 1, Dist: DistForward}},
@@ -139,7 +140,7 @@ func BenchmarkAggCosts(b *testing.B) {
 	ops := map[string]func() exec.Operator{
 		"hashagg": func() exec.Operator {
 			return exec.NewHashAgg(exec.HashAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "n", "s"}, AppendOnly: true,
-				Aggs: []exec.AggSpec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
+				Aggs: []accum.Spec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 					{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT}}})
 		},
 		"localagg": func() exec.Operator {

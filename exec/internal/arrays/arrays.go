@@ -1,4 +1,6 @@
-package exec
+// Package arrays holds small helpers over Arrow arrays that several
+// operator families use.
+package arrays
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
@@ -9,14 +11,15 @@ import (
 	"github.com/eddysql/eddy/exec/expr"
 )
 
-func releaseArrays(as []arrow.Array) {
+// Release releases every array of as.
+func Release(as []arrow.Array) {
 	for _, a := range as {
 		a.Release()
 	}
 }
 
-// takeNullable takes a's rows at idx, where -1 gives NULL.
-func takeNullable(alloc memory.Allocator, a arrow.Array, idx []int32) (arrow.Array, error) {
+// TakeNullable takes a's rows at idx, where -1 gives NULL.
+func TakeNullable(alloc memory.Allocator, a arrow.Array, idx []int32) (arrow.Array, error) {
 	nulls := 0
 	for _, x := range idx {
 		if x < 0 {

@@ -1,4 +1,6 @@
-package exec
+// Package accum holds what eddy's aggregate families share: the
+// specification of an aggregate call and the errors of aggregation.
+package accum
 
 import (
 	"errors"
@@ -7,13 +9,13 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// ErrAggNotSupported is returned for an aggregate an operator cannot
+// ErrNotSupported is returned for an aggregate an operator cannot
 // compute, or over an argument type it does not accept.
-var ErrAggNotSupported = errors.New("aggregate not supported")
+var ErrNotSupported = errors.New("aggregate not supported")
 
-// AggSpec is one aggregate call an operator computes: COUNT, SUM, AVG,
+// Spec is one aggregate call an operator computes: COUNT, SUM, AVG,
 // MIN, MAX or APPROX_COUNT_DISTINCT, over an input column.
-type AggSpec struct {
+type Spec struct {
 	Func     plan.AggFunc
 	Distinct bool
 	// Arg is the input column ordinal of the argument; -1 for COUNT(*).
@@ -23,6 +25,6 @@ type AggSpec struct {
 	Type types.T
 }
 
-// ErrAggOverflow is returned when an aggregate's value does not fit its
+// ErrOverflow is returned when an aggregate's value does not fit its
 // result type (SUM of BIGINTs beyond 64 bits, of DECIMALs beyond 38 digits).
-var ErrAggOverflow = errors.New("aggregate value out of range")
+var ErrOverflow = errors.New("aggregate value out of range")
