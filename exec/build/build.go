@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
@@ -65,7 +66,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		names, ts, rows := h.Names(), h.Types(), n.Rows
 		b.g.Stages = append(b.g.Stages, dataflow.StageSpec{
 			Parallelism: 1, SourceName: physical.Line(n), SourceNodeID: h.ID,
-			Source: func(int) (exec.Source, error) { return &exec.ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
+			Source: func(int) (exec.Source, error) { return &basic.ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
 		})
 		return len(b.g.Stages) - 1, nil
 	case *physical.Union:
@@ -119,7 +120,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 	switch n := n.(type) {
 	case *physical.Calc:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
-			return exec.NewCalc(inTypes, n.Filter, n.Projs, names), nil
+			return basic.NewCalc(inTypes, n.Filter, n.Projs, names), nil
 		}}, nil
 	case *physical.HashAgg:
 		cfg := exec.HashAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
@@ -169,7 +170,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewOverAgg(cfg) }}, nil
 	case *physical.Upsert:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
-			return &exec.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
+			return &basic.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
 		}}, nil
 	case *physical.Sort:
 		keys := make([]ordtree.SortKey, len(n.Keys))
@@ -177,12 +178,12 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			keys[i] = ordtree.SortKey{Col: k.Ord, Desc: k.Desc}
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
-			return &exec.Sort{Names: names, Types: ts, Keys: keys}, nil
+			return &basic.Sort{Names: names, Types: ts, Keys: keys}, nil
 		}}, nil
 	case *physical.Limit:
 		_, sorted := h.Inputs[0].(*physical.Sort)
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
-			return &exec.Limit{Names: names, Types: ts, Count: n.Count, Offset: n.Offset, AppendOnly: sorted || n.AppendOnlyInput}, nil
+			return &basic.Limit{Names: names, Types: ts, Count: n.Count, Offset: n.Offset, AppendOnly: sorted || n.AppendOnlyInput}, nil
 		}}, nil
 	}
 	return dataflow.OpSpec{}, fmt.Errorf("exec: no runtime for %s", name)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -129,7 +130,7 @@ func BenchmarkFusion(b *testing.B) {
 	in := []types.T{types.BigIntT, types.BigIntT}
 	names := []string{"a", "b"}
 	calc := func(s chainStep) OpSpec {
-		return OpSpec{Name: "calc", New: func(int) (exec.Operator, error) { return exec.NewCalc(in, s.filter, s.projs, names), nil }}
+		return OpSpec{Name: "calc", New: func(int) (exec.Operator, error) { return basic.NewCalc(in, s.filter, s.projs, names), nil }}
 	}
 	// gather ends g with the single-instance stage a job must end with;
 	// the counting sinks emit nothing, so it receives only control records.

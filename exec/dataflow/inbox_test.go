@@ -11,6 +11,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/basic"
 )
 
 func TestInboxBoundsBytes(t *testing.T) {
@@ -101,7 +102,7 @@ func TestJobQueuesWithinBufferBudget(t *testing.T) {
 		for r := i; r < rows; r += 2 {
 			rs = append(rs, []types.Datum{types.IntDatum(int64(r))})
 		}
-		return &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rs}, nil
+		return &basic.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rs}, nil
 	}
 	sink := &slowSink{delay: 50 * time.Microsecond}
 	const budget = 8 * batch * 8 // about 8 batches of BIGINTs in all

@@ -14,6 +14,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/basic"
 )
 
 // collectSink records every row it receives and the control messages it sees.
@@ -72,7 +73,7 @@ func TestJobHashExchangeDeliversEveryRowOnce(t *testing.T) {
 	sink := &collectSink{}
 	g := GraphSpec{Stages: []StageSpec{
 		{Parallelism: 1, Source: func(int) (exec.Source, error) {
-			return &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 10000)}, nil
+			return &basic.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 10000)}, nil
 		}},
 		{Parallelism: 3, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
 			Ops: []OpSpec{{Name: "pass", New: func(int) (exec.Operator, error) { return &passthrough{}, nil }}}},
@@ -308,7 +309,7 @@ func TestExchangeCopiesReusedOps(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		rows = append(rows, []types.Datum{types.IntDatum(int64(i))})
 	}
-	src := &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rows}
+	src := &basic.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rows}
 	sink := &opsSink{}
 	for _, dist := range []Distribution{DistForward, DistHash} {
 		p := 1
@@ -457,7 +458,7 @@ func TestRoundRobinSpreadsChunks(t *testing.T) {
 	seen := make([]countSink, 2)
 	g := GraphSpec{Stages: []StageSpec{
 		{Parallelism: 1, Source: func(int) (exec.Source, error) {
-			return &exec.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 5*exec.BatchRows)}, nil
+			return &basic.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: intRows(0, 5*exec.BatchRows)}, nil
 		}},
 		{Parallelism: 2, Inputs: []InputSpec{{From: 0, Dist: DistRoundRobin}},
 			Ops: []OpSpec{

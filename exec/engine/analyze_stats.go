@@ -16,6 +16,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/build"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/mview"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -98,7 +99,7 @@ func (s *Session) readForStats(ctx context.Context, obj *catalog.Object) (*catal
 	if !cq.logical.Props().AppendOnly {
 		// A table's snapshot is its changelog: integrate it, then count
 		// the rows that remain.
-		sink.mv = exec.NewMView(cq.names(), cq.types(), nil)
+		sink.mv = mview.New(cq.names(), cq.types(), nil)
 	}
 	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: "Analyze", New: func(int) (exec.Operator, error) { return sink, nil }})
 	if err != nil {
@@ -132,7 +133,7 @@ type statsSink struct {
 	builder *catalog.StatsBuilder
 	schema  *arrow.Schema
 	types   []types.T
-	mv      *exec.MView
+	mv      *mview.View
 }
 
 func (k *statsSink) Open(ctx context.Context, env *exec.Env) error { return nil }

@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/exec/build"
 	"github.com/eddysql/eddy/exec/connector/sink"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/mview"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -25,12 +26,12 @@ const connectorStream = "stream"
 // stream or a continuous insert, and registers it.
 func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 	var op func() (exec.Operator, error)
-	var mv *exec.MView
+	var mv *mview.View
 	name := "Materialize " + obj.Name
 	switch {
 	case obj.Kind == catalog.View:
-		mv = exec.NewMView(cq.names(), cq.types(), resultKey(cq.logical))
-		op = func() (exec.Operator, error) { return &exec.MViewSink{MV: mv}, nil }
+		mv = mview.New(cq.names(), cq.types(), resultKey(cq.logical))
+		op = func() (exec.Operator, error) { return &mview.Sink{MV: mv}, nil }
 	case obj.Kind == catalog.Stream:
 		// A derived stream's log is recomputed from its inputs when the
 		// query (re)starts: until checkpoints exist a restarted query

@@ -14,9 +14,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/mview"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 	"github.com/eddysql/eddy/storage"
@@ -90,7 +90,7 @@ type Engine struct {
 type runningQuery struct {
 	obj   *catalog.Object
 	job   *dataflow.Job
-	mv    *exec.MView // views only
+	mv    *mview.View // views only
 	plan  physical.Node
 	graph dataflow.GraphSpec
 }

@@ -7,8 +7,10 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/exec/build"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/mview"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -30,7 +32,7 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 	}
 	ts := cq.types()
 	collect := &collector{ordered: cq.logical.Props().AppendOnly, types: ts}
-	collect.mv = exec.NewMView(cq.names(), ts, nil)
+	collect.mv = mview.New(cq.names(), ts, nil)
 	sink := dataflow.OpSpec{Name: "Result", New: func(int) (exec.Operator, error) { return collect, nil }}
 	g, err := build.Graph(cq.phys, e.services(), sink)
 	if err != nil {
@@ -64,7 +66,7 @@ type collector struct {
 	ordered bool
 	types   []types.T
 	rows    [][]types.Datum
-	mv      *exec.MView
+	mv      *mview.View
 }
 
 func (c *collector) Open(ctx context.Context, env *exec.Env) error { return nil }
@@ -91,10 +93,10 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 		return nil, err
 	}
 	ts := cq.types()
-	ch := make(chan exec.ChangeBatch, 4)
+	ch := make(chan basic.ChangeBatch, 4)
 	ended := make(chan struct{})
-	sink := &exec.PushSink{Types: ts, Limit: max(cq.bound.Limit, 0)}
-	sink.Out = func(ctx context.Context, rows exec.ChangeBatch) bool {
+	sink := &basic.PushSink{Types: ts, Limit: max(cq.bound.Limit, 0)}
+	sink.Out = func(ctx context.Context, rows basic.ChangeBatch) bool {
 		select {
 		case ch <- rows:
 			return true

@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/exec/connector/file"
 	"github.com/eddysql/eddy/exec/connector/nexmark"
 	"github.com/eddysql/eddy/exec/dataflow"
@@ -45,7 +46,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 		}
 		if snap {
 			rows := projectRows(q.mv.Snapshot(), src.Ords)
-			return &exec.ValuesSource{Names: src.Names(), Types: src.Types(), Rows: rows}, nil
+			return &basic.ValuesSource{Names: src.Names(), Types: src.Types(), Rows: rows}, nil
 		}
 		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
 	case obj.Connector() == "file":

@@ -1,4 +1,4 @@
-package exec
+package basic
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -75,7 +76,7 @@ func BenchmarkCalc(b *testing.B) {
 	}()
 	filter, projs := calcBenchPlan()
 	kept := 0
-	sink := EmitterFunc(func(_ context.Context, ch Chunk) error {
+	sink := exec.EmitterFunc(func(_ context.Context, ch exec.Chunk) error {
 		kept += ch.NumRows()
 		return nil
 	})
@@ -93,12 +94,12 @@ func BenchmarkCalc(b *testing.B) {
 	}
 	b.Run("fused", func(b *testing.B) {
 		c := NewCalc(calcInput, filter, projs, []string{"auction", "p2"})
-		if err := c.Open(context.Background(), NewTestEnv(alloc)); err != nil {
+		if err := c.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
 			b.Fatal(err)
 		}
 		defer c.Close()
 		run(b, func(rec arrow.RecordBatch) error {
-			return c.Process(context.Background(), 0, Chunk{Batch: rec}, sink)
+			return c.Process(context.Background(), 0, exec.Chunk{Batch: rec}, sink)
 		})
 	})
 	b.Run("eval-then-take", func(b *testing.B) {
@@ -149,7 +150,7 @@ func BenchmarkCalc(b *testing.B) {
 // calcNaive is the baseline: a row-at-a-time loop that reads each row into
 // Datums, interprets the expressions by walking them, and appends results
 // to builders.
-func calcNaive(alloc memory.Allocator, rec arrow.RecordBatch, filter plan.Expr, projs []plan.Expr, out Emitter) error {
+func calcNaive(alloc memory.Allocator, rec arrow.RecordBatch, filter plan.Expr, projs []plan.Expr, out exec.Emitter) error {
 	builders := make([]array.Builder, len(projs))
 	for i, p := range projs {
 		builders[i] = types.NewBuilder(alloc, p.Type())
@@ -183,7 +184,7 @@ func calcNaive(alloc memory.Allocator, rec arrow.RecordBatch, filter plan.Expr, 
 	res := array.NewRecordBatch(arrow.NewSchema([]arrow.Field{
 		types.Field("auction", types.BigIntT, true), types.Field("p2", types.BigIntT, true)}, nil), cols, int64(cols[0].Len()))
 	defer res.Release()
-	return out.Emit(context.Background(), Chunk{Batch: res})
+	return out.Emit(context.Background(), exec.Chunk{Batch: res})
 }
 
 // calcNaiveEval interprets the few expressions the benchmark uses.

@@ -1,4 +1,4 @@
-package exec
+package basic
 
 import (
 	"context"
@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
 )
 
@@ -20,22 +21,22 @@ type Upsert struct {
 	Types []types.T
 	Keys  []int
 
-	env    *Env
+	env    *exec.Env
 	rows   map[string][]types.Datum
 	keyBuf []byte
 }
 
-var _ Operator = (*Upsert)(nil)
+var _ exec.Operator = (*Upsert)(nil)
 
 // Open implements Operator.
-func (u *Upsert) Open(ctx context.Context, env *Env) error {
+func (u *Upsert) Open(ctx context.Context, env *exec.Env) error {
 	u.env = env
 	u.rows = map[string][]types.Datum{}
 	return nil
 }
 
 // Process implements Operator.
-func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (u *Upsert) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	n := c.NumRows()
 	cols := c.Batch.Columns()
 	keyCols := make([]arrow.Array, len(u.Keys))
@@ -43,7 +44,7 @@ func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) erro
 		keyCols[i] = cols[k]
 	}
 	var outRows [][]types.Datum
-	var ops []Op
+	var ops []exec.Op
 	for i := 0; i < n; i++ {
 		u.keyBuf = rowkey.Append(u.keyBuf[:0], keyCols, i)
 		old, exists := u.rows[string(u.keyBuf)]
@@ -52,7 +53,7 @@ func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) erro
 				return fmt.Errorf("exec: upsert: delete of a key the table does not hold")
 			}
 			delete(u.rows, string(u.keyBuf))
-			outRows, ops = append(outRows, old), append(ops, Delete)
+			outRows, ops = append(outRows, old), append(ops, exec.Delete)
 			continue
 		}
 		row := make([]types.Datum, len(cols))
@@ -61,11 +62,11 @@ func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) erro
 		}
 		switch {
 		case !exists:
-			outRows, ops = append(outRows, row), append(ops, Insert)
+			outRows, ops = append(outRows, row), append(ops, exec.Insert)
 		case sameRow(old, row, u.Types):
 			continue
 		default:
-			outRows, ops = append(outRows, old, row), append(ops, UpdateBefore, UpdateAfter)
+			outRows, ops = append(outRows, old, row), append(ops, exec.UpdateBefore, exec.UpdateAfter)
 		}
 		u.rows[string(u.keyBuf)] = row
 	}
@@ -75,7 +76,7 @@ func (u *Upsert) Process(ctx context.Context, in int, c Chunk, out Emitter) erro
 	}
 	rec := types.BuildRecord(u.env.Alloc, u.Names, u.Types, outRows)
 	defer rec.Release()
-	return out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	return out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
 }
 
 func sameRow(a, b []types.Datum, ts []types.T) bool {
@@ -88,7 +89,7 @@ func sameRow(a, b []types.Datum, ts []types.T) bool {
 }
 
 // OnControl implements Operator.
-func (u *Upsert) OnControl(ctx context.Context, m Control, out Emitter) error { return nil }
+func (u *Upsert) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error { return nil }
 
 // Close implements Operator.
 func (u *Upsert) Close() error {

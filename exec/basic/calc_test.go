@@ -1,4 +1,4 @@
-package exec
+package basic
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -26,13 +27,13 @@ func calcInt(v int64) *plan.Const { return &plan.Const{Val: types.IntDatum(v), T
 // collected is what a test emitter received: rows (formatted) and ops.
 type collected struct {
 	rows    []string
-	ops     []Op
+	ops     []exec.Op
 	batches int
 	schema  *arrow.Schema
 }
 
-func (c *collected) emitter() Emitter {
-	return EmitterFunc(func(_ context.Context, ch Chunk) error {
+func (c *collected) emitter() exec.Emitter {
+	return exec.EmitterFunc(func(_ context.Context, ch exec.Chunk) error {
 		c.batches++
 		c.schema = ch.Batch.Schema()
 		ts := make([]types.T, ch.Batch.NumCols())
@@ -66,10 +67,10 @@ var calcRows = [][]types.Datum{
 	{types.IntDatum(4), types.IntDatum(70), types.StringDatum("web")},
 }
 
-func openCalc(t *testing.T, alloc memory.Allocator, filter plan.Expr, projs []plan.Expr, names []string) (*Calc, *Env) {
+func openCalc(t *testing.T, alloc memory.Allocator, filter plan.Expr, projs []plan.Expr, names []string) (*Calc, *exec.Env) {
 	t.Helper()
 	c := NewCalc(calcInput, filter, projs, names)
-	env := NewTestEnv(alloc)
+	env := exec.NewTestEnv(alloc)
 	if err := c.Open(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}
@@ -88,8 +89,8 @@ func TestCalcFilterProjectWithOps(t *testing.T) {
 	rec := calcBatch(alloc, calcRows)
 	defer rec.Release()
 	var got collected
-	ops := []Op{UpdateBefore, Delete, Insert, UpdateAfter}
-	if err := c.Process(context.Background(), 0, Chunk{Batch: rec, Ops: ops}, got.emitter()); err != nil {
+	ops := []exec.Op{exec.UpdateBefore, exec.Delete, exec.Insert, exec.UpdateAfter}
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: rec, Ops: ops}, got.emitter()); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"2 100 APP", "4 140 WEB"}
@@ -98,13 +99,13 @@ func TestCalcFilterProjectWithOps(t *testing.T) {
 	}
 	// The kept +U lost its -U (row 3 is an insert), so it enters the
 	// result as an insert.
-	if len(got.ops) != 2 || got.ops[0] != Delete || got.ops[1] != Insert {
+	if len(got.ops) != 2 || got.ops[0] != exec.Delete || got.ops[1] != exec.Insert {
 		t.Errorf("ops %v, want [-D +I]", got.ops)
 	}
 	if f := got.schema.Field(1); f.Name != "p2" || f.Type.ID() != arrow.INT64 {
 		t.Errorf("field %v", f)
 	}
-	if err := c.OnControl(context.Background(), Control{Kind: Watermark, Watermark: 5}, got.emitter()); err != nil || got.batches != 1 {
+	if err := c.OnControl(context.Background(), exec.Control{Kind: exec.Watermark, Watermark: 5}, got.emitter()); err != nil || got.batches != 1 {
 		t.Errorf("OnControl: %v, %d batches", err, got.batches)
 	}
 }
@@ -118,12 +119,12 @@ func TestCalcZeroCopyAndSelections(t *testing.T) {
 	// No filter, plain columns: the output shares the input's buffers.
 	c, _ := openCalc(t, alloc, nil, []plan.Expr{calcCol(2), calcCol(0)}, []string{"ch", "a"})
 	var batch arrow.RecordBatch
-	keep := EmitterFunc(func(_ context.Context, ch Chunk) error {
+	keep := exec.EmitterFunc(func(_ context.Context, ch exec.Chunk) error {
 		batch = ch.Batch
 		batch.Retain()
 		return nil
 	})
-	if err := c.Process(context.Background(), 0, Chunk{Batch: rec}, keep); err != nil {
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: rec}, keep); err != nil {
 		t.Fatal(err)
 	}
 	if batch.Column(0).Data().Buffers()[2] != rec.Column(2).Data().Buffers()[2] {
@@ -136,18 +137,18 @@ func TestCalcZeroCopyAndSelections(t *testing.T) {
 	// A filter that keeps every row avoids the take: ops pass through as is.
 	all := &plan.IsNull{Arg: calcCol(0), Negated: true}
 	c, _ = openCalc(t, alloc, all, []plan.Expr{calcCol(1)}, []string{"p"})
-	ops := []Op{Insert, Delete, Insert, Insert}
+	ops := []exec.Op{exec.Insert, exec.Delete, exec.Insert, exec.Insert}
 	var got collected
-	if err := c.Process(context.Background(), 0, Chunk{Batch: rec, Ops: ops}, got.emitter()); err != nil {
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: rec, Ops: ops}, got.emitter()); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.rows) != 4 || got.ops[1] != Delete {
+	if len(got.rows) != 4 || got.ops[1] != exec.Delete {
 		t.Errorf("full selection: %v %v", got.rows, got.ops)
 	}
 	// A filter that keeps nothing emits nothing (NULL is not TRUE).
 	none := &plan.Binary{Op: plan.OpGt, L: calcCol(1), R: &plan.Const{Val: types.NullDatum, Typ: types.BigIntT}, Typ: types.BoolT}
 	c2, _ := openCalc(t, alloc, none, []plan.Expr{calcCol(1)}, []string{"p"})
-	if err := c2.Process(context.Background(), 0, Chunk{Batch: rec}, got.emitter()); err != nil {
+	if err := c2.Process(context.Background(), 0, exec.Chunk{Batch: rec}, got.emitter()); err != nil {
 		t.Fatal(err)
 	}
 	if got.batches != 1 {
@@ -155,7 +156,7 @@ func TestCalcZeroCopyAndSelections(t *testing.T) {
 	}
 	// An empty chunk emits nothing.
 	empty := calcBatch(alloc, nil)
-	if err := c.Process(context.Background(), 0, Chunk{Batch: empty}, got.emitter()); err != nil || got.batches != 1 {
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: empty}, got.emitter()); err != nil || got.batches != 1 {
 		t.Errorf("empty chunk: %v, %d batches", err, got.batches)
 	}
 	empty.Release()
@@ -171,7 +172,7 @@ func TestCalcErrors(t *testing.T) {
 	small := &plan.Binary{Op: plan.OpLt, L: calcCol(1), R: calcInt(60), Typ: types.BoolT}
 	c, _ := openCalc(t, alloc, small, []plan.Expr{big}, []string{"x"})
 	var got collected
-	if err := c.Process(context.Background(), 0, Chunk{Batch: rec}, got.emitter()); err != nil {
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: rec}, got.emitter()); err != nil {
 		t.Fatalf("filtered rows failed the projection: %v", err)
 	}
 	if len(got.rows) != 2 {
@@ -179,26 +180,26 @@ func TestCalcErrors(t *testing.T) {
 	}
 	// Without the filter the row with price 70 fails.
 	c2, _ := openCalc(t, alloc, nil, []plan.Expr{calcCol(0), big}, []string{"a", "x"})
-	err := c2.Process(context.Background(), 0, Chunk{Batch: rec}, got.emitter())
+	err := c2.Process(context.Background(), 0, exec.Chunk{Batch: rec}, got.emitter())
 	if err == nil || !strings.Contains(err.Error(), "BIGINT value is out of range in '70 * ") {
 		t.Errorf("got %v", err)
 	}
-	if NewCalc(calcInput, nil, nil, nil).Process(context.Background(), 0, Chunk{Batch: rec}, got.emitter()) == nil {
+	if NewCalc(calcInput, nil, nil, nil).Process(context.Background(), 0, exec.Chunk{Batch: rec}, got.emitter()) == nil {
 		t.Errorf("Process before Open succeeded")
 	}
 	bad := NewCalc(calcInput, calcCol(0), []plan.Expr{calcCol(0)}, []string{"a"})
-	if bad.Open(context.Background(), NewTestEnv(alloc)) == nil {
+	if bad.Open(context.Background(), exec.NewTestEnv(alloc)) == nil {
 		t.Errorf("a BIGINT filter compiled")
 	}
-	if NewCalc(calcInput, nil, []plan.Expr{calcCol(0)}, nil).Open(context.Background(), NewTestEnv(alloc)) == nil {
+	if NewCalc(calcInput, nil, []plan.Expr{calcCol(0)}, nil).Open(context.Background(), exec.NewTestEnv(alloc)) == nil {
 		t.Errorf("missing names accepted")
 	}
-	if c.Process(context.Background(), 1, Chunk{Batch: rec}, got.emitter()) == nil {
+	if c.Process(context.Background(), 1, exec.Chunk{Batch: rec}, got.emitter()) == nil {
 		t.Errorf("input 1 accepted")
 	}
 	// An emitter failure is returned and nothing leaks.
-	fail := EmitterFunc(func(context.Context, Chunk) error { return context.Canceled })
-	if err := c.Process(context.Background(), 0, Chunk{Batch: rec}, fail); err != context.Canceled {
+	fail := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return context.Canceled })
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: rec}, fail); err != context.Canceled {
 		t.Errorf("emit error: %v", err)
 	}
 }
@@ -214,25 +215,25 @@ func TestCalcSlicedBatch(t *testing.T) {
 	plus := &plan.Binary{Op: plan.OpAdd, L: calcCol(0), R: calcCol(1), Typ: types.BigIntT}
 	c, _ := openCalc(t, alloc, filter, []plan.Expr{plus, calcCol(2)}, []string{"s", "ch"})
 	var got collected
-	if err := c.Process(context.Background(), 0, Chunk{Batch: sliced, Ops: []Op{Insert, Delete, Insert}}, got.emitter()); err != nil {
+	if err := c.Process(context.Background(), 0, exec.Chunk{Batch: sliced, Ops: []exec.Op{exec.Insert, exec.Delete, exec.Insert}}, got.emitter()); err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(got.rows, "|") != "52 app|74 web" || got.ops[0] != Insert || got.ops[1] != Insert {
+	if strings.Join(got.rows, "|") != "52 app|74 web" || got.ops[0] != exec.Insert || got.ops[1] != exec.Insert {
 		t.Errorf("rows %v ops %v", got.rows, got.ops)
 	}
 }
 
 func TestSelectOpsRepairsHalvedUpdates(t *testing.T) {
-	all := []Op{UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter, Insert, Delete}
+	all := []exec.Op{exec.UpdateBefore, exec.UpdateAfter, exec.UpdateBefore, exec.UpdateAfter, exec.UpdateBefore, exec.UpdateAfter, exec.Insert, exec.Delete}
 	for _, c := range []struct {
 		sel  []int32
-		want []Op
+		want []exec.Op
 	}{
-		{[]int32{0, 1, 2, 3}, []Op{UpdateBefore, UpdateAfter, UpdateBefore, UpdateAfter}},
-		{[]int32{0, 3}, []Op{Delete, Insert}}, // each update lost a half
-		{[]int32{1, 2}, []Op{Insert, Delete}}, // adjacent rows from different updates
-		{[]int32{4, 5, 6, 7}, []Op{UpdateBefore, UpdateAfter, Insert, Delete}},
-		{[]int32{5}, []Op{Insert}},
+		{[]int32{0, 1, 2, 3}, []exec.Op{exec.UpdateBefore, exec.UpdateAfter, exec.UpdateBefore, exec.UpdateAfter}},
+		{[]int32{0, 3}, []exec.Op{exec.Delete, exec.Insert}}, // each update lost a half
+		{[]int32{1, 2}, []exec.Op{exec.Insert, exec.Delete}}, // adjacent rows from different updates
+		{[]int32{4, 5, 6, 7}, []exec.Op{exec.UpdateBefore, exec.UpdateAfter, exec.Insert, exec.Delete}},
+		{[]int32{5}, []exec.Op{exec.Insert}},
 	} {
 		got := selectOps(all, c.sel)
 		if fmt.Sprint(got) != fmt.Sprint(c.want) {

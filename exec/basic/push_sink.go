@@ -1,9 +1,10 @@
-package exec
+package basic
 
 import (
 	"context"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // ChangeBatch is a batch of a push query's output rows: each row starts with
@@ -28,13 +29,13 @@ type PushSink struct {
 	ended bool
 }
 
-var _ Operator = (*PushSink)(nil)
+var _ exec.Operator = (*PushSink)(nil)
 
 // Open implements Operator.
-func (s *PushSink) Open(ctx context.Context, env *Env) error { return nil }
+func (s *PushSink) Open(ctx context.Context, env *exec.Env) error { return nil }
 
 // Process implements Operator.
-func (s *PushSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *PushSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if s.ended {
 		return nil
 	}
@@ -63,11 +64,11 @@ func (s *PushSink) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 }
 
 // OnControl implements Operator.
-func (s *PushSink) OnControl(ctx context.Context, m Control, out Emitter) error {
+func (s *PushSink) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	switch {
-	case m.Kind == EndOfInput:
+	case m.Kind == exec.EndOfInput:
 		s.finish()
-	case m.Kind == Flush && s.EndAt > 0 && m.FlushID >= s.EndAt:
+	case m.Kind == exec.Flush && s.EndAt > 0 && m.FlushID >= s.EndAt:
 		s.finish()
 	}
 	return nil

@@ -1,4 +1,4 @@
-package exec
+package basic
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -108,17 +109,17 @@ func BenchmarkFilterOrder(b *testing.B) {
 			es[i] = conj[k]
 		}
 		c := NewCalc(in, &plan.And{Args: es}, []plan.Expr{calcCol(0)}, []string{"a"})
-		if err := c.Open(context.Background(), &Env{Alloc: alloc, Metrics: &OperatorMetrics{}}); err != nil {
+		if err := c.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
 			b.Fatal(err)
 		}
 		defer c.Close()
 		kept := 0
-		sink := EmitterFunc(func(_ context.Context, ch Chunk) error { kept += ch.NumRows(); return nil })
+		sink := exec.EmitterFunc(func(_ context.Context, ch exec.Chunk) error { kept += ch.NumRows(); return nil })
 		b.ResetTimer()
 		for i := 0; i < b.N; i++ {
 			kept = 0
 			for _, r := range batches {
-				if err := c.Process(context.Background(), 0, Chunk{Batch: r}, sink); err != nil {
+				if err := c.Process(context.Background(), 0, exec.Chunk{Batch: r}, sink); err != nil {
 					b.Fatal(err)
 				}
 			}
@@ -141,15 +142,15 @@ func BenchmarkFilterOrder(b *testing.B) {
 		for k := range conj {
 			b.Run("alone="+name([]int{k}), func(b *testing.B) {
 				c := NewCalc(in, conj[k], []plan.Expr{calcCol(0)}, []string{"a"})
-				if err := c.Open(context.Background(), &Env{Alloc: alloc, Metrics: &OperatorMetrics{}}); err != nil {
+				if err := c.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
 					b.Fatal(err)
 				}
 				defer c.Close()
-				sink := EmitterFunc(func(context.Context, Chunk) error { return nil })
+				sink := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {
 					for _, r := range batches {
-						if err := c.Process(context.Background(), 0, Chunk{Batch: r}, sink); err != nil {
+						if err := c.Process(context.Background(), 0, exec.Chunk{Batch: r}, sink); err != nil {
 							b.Fatal(err)
 						}
 					}

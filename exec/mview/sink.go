@@ -1,21 +1,22 @@
-package exec
+package mview
 
 import (
 	"context"
+	"github.com/eddysql/eddy/exec"
 )
 
-// MViewSink is the operator that ends a materialized view's (or a pull
+// Sink is the operator that ends a materialized view's (or a pull
 // query's) dataflow: it integrates the changes into an MView.
-type MViewSink struct {
-	MV *MView
+type Sink struct {
+	MV *View
 
-	metrics *OperatorMetrics
+	metrics *exec.OperatorMetrics
 }
 
-var _ Operator = (*MViewSink)(nil)
+var _ exec.Operator = (*Sink)(nil)
 
 // Open implements Operator.
-func (s *MViewSink) Open(ctx context.Context, env *Env) error {
+func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	if env != nil {
 		s.metrics = env.Metrics
 	}
@@ -24,7 +25,7 @@ func (s *MViewSink) Open(ctx context.Context, env *Env) error {
 
 // Process implements Operator: it integrates c and reports the view's rows
 // as the operator's state.
-func (s *MViewSink) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if err := s.MV.Apply(ctx, c); err != nil {
 		return err
 	}
@@ -37,9 +38,9 @@ func (s *MViewSink) Process(ctx context.Context, in int, c Chunk, out Emitter) e
 }
 
 // OnControl implements Operator.
-func (s *MViewSink) OnControl(ctx context.Context, m Control, out Emitter) error {
+func (s *Sink) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	return s.MV.Control(ctx, m)
 }
 
 // Close implements Operator.
-func (s *MViewSink) Close() error { return nil }
+func (s *Sink) Close() error { return nil }

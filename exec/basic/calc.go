@@ -1,4 +1,4 @@
-package exec
+package basic
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -33,14 +34,14 @@ type Calc struct {
 	projs  []plan.Expr
 	names  []string
 
-	env    *Env
+	env    *exec.Env
 	prog   *expr.Program
 	schema *arrow.Schema
 	sel    []int32 // reused selection buffer
 	cols   []arrow.Array
 }
 
-var _ Operator = (*Calc)(nil)
+var _ exec.Operator = (*Calc)(nil)
 
 // NewCalc returns a Calc over batches whose columns have types input. A nil
 // filter keeps every row; names name the output columns. Expressions are
@@ -50,7 +51,7 @@ func NewCalc(input []types.T, filter plan.Expr, projections []plan.Expr, names [
 }
 
 // Open compiles the filter and the projections.
-func (c *Calc) Open(_ context.Context, env *Env) error {
+func (c *Calc) Open(_ context.Context, env *exec.Env) error {
 	if len(c.names) != len(c.projs) {
 		return fmt.Errorf("calc: %d names for %d projections", len(c.names), len(c.projs))
 	}
@@ -74,7 +75,7 @@ func (c *Calc) Open(_ context.Context, env *Env) error {
 }
 
 // Process filters and projects one chunk.
-func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error {
+func (c *Calc) Process(ctx context.Context, in int, ch exec.Chunk, out exec.Emitter) error {
 	if c.env == nil {
 		return errors.New("calc: Process before Open")
 	}
@@ -100,7 +101,7 @@ func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error
 	if ops != nil && sel != nil {
 		ops = selectOps(ch.Ops, sel)
 	}
-	err = out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	err = out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
 	rec.Release()
 	return err
 }
@@ -109,18 +110,18 @@ func (c *Calc) Process(ctx context.Context, in int, ch Chunk, out Emitter) error
 // is a -U row immediately followed by its +U row; when the filter keeps only
 // one half, the kept half becomes what it now means: a lone -U is the row
 // leaving the result (-D), a lone +U a row entering it (+I).
-func selectOps(all []Op, sel []int32) []Op {
-	ops := make([]Op, len(sel))
+func selectOps(all []exec.Op, sel []int32) []exec.Op {
+	ops := make([]exec.Op, len(sel))
 	for j, i := range sel {
 		op := all[i]
 		switch op {
-		case UpdateBefore:
-			if j+1 >= len(sel) || sel[j+1] != i+1 || all[i+1] != UpdateAfter {
-				op = Delete
+		case exec.UpdateBefore:
+			if j+1 >= len(sel) || sel[j+1] != i+1 || all[i+1] != exec.UpdateAfter {
+				op = exec.Delete
 			}
-		case UpdateAfter:
-			if j == 0 || sel[j-1] != i-1 || all[i-1] != UpdateBefore {
-				op = Insert
+		case exec.UpdateAfter:
+			if j == 0 || sel[j-1] != i-1 || all[i-1] != exec.UpdateBefore {
+				op = exec.Insert
 			}
 		}
 		ops[j] = op
@@ -138,7 +139,7 @@ func (c *Calc) releaseCols() {
 }
 
 // OnControl does nothing: Calc keeps no state between chunks.
-func (c *Calc) OnControl(context.Context, Control, Emitter) error { return nil }
+func (c *Calc) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
 // Close drops the compiled expressions; Process fails afterwards. It is
 // safe without Open and idempotent.

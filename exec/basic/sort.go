@@ -1,11 +1,13 @@
-package exec
+package basic
 
 import (
 	"context"
 	"slices"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
+	"github.com/eddysql/eddy/exec/internal/rowset"
 )
 
 // Sort orders a bounded input: it integrates the input's changes and, at
@@ -17,30 +19,30 @@ type Sort struct {
 	Types []types.T
 	Keys  []ordtree.SortKey
 
-	mv  *MView
-	env *Env
+	rows *rowset.Set
+	env  *exec.Env
 }
 
-var _ Operator = (*Sort)(nil)
+var _ exec.Operator = (*Sort)(nil)
 
 // Open implements Operator.
-func (s *Sort) Open(ctx context.Context, env *Env) error {
-	s.mv = NewMView(s.Names, s.Types, nil)
+func (s *Sort) Open(ctx context.Context, env *exec.Env) error {
+	s.rows = rowset.New(s.Types, nil)
 	s.env = env
 	return nil
 }
 
 // Process implements Operator.
-func (s *Sort) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
-	return s.mv.Apply(ctx, c)
+func (s *Sort) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
+	return s.rows.Apply(c)
 }
 
 // OnControl implements Operator.
-func (s *Sort) OnControl(ctx context.Context, m Control, out Emitter) error {
-	if m.Kind != EndOfInput {
+func (s *Sort) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	if m.Kind != exec.EndOfInput {
 		return nil
 	}
-	rows := s.mv.Snapshot()
+	rows := s.rows.Rows()
 	slices.SortStableFunc(rows, func(a, b []types.Datum) int {
 		for _, k := range s.Keys {
 			c := types.Compare(a[k.Col], b[k.Col], s.Types[k.Col])
@@ -70,25 +72,25 @@ type Limit struct {
 	AppendOnly bool
 
 	seen int64
-	mv   *MView
-	env  *Env
+	rows *rowset.Set
+	env  *exec.Env
 }
 
-var _ Operator = (*Limit)(nil)
+var _ exec.Operator = (*Limit)(nil)
 
 // Open implements Operator.
-func (l *Limit) Open(ctx context.Context, env *Env) error {
+func (l *Limit) Open(ctx context.Context, env *exec.Env) error {
 	l.env = env
 	if !l.AppendOnly {
-		l.mv = NewMView(l.Names, l.Types, nil)
+		l.rows = rowset.New(l.Types, nil)
 	}
 	return nil
 }
 
 // Process implements Operator.
-func (l *Limit) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (l *Limit) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if !l.AppendOnly {
-		return l.mv.Apply(ctx, c)
+		return l.rows.Apply(c)
 	}
 	n := int64(c.NumRows())
 	lo, hi := max(l.Offset-l.seen, 0), min(l.Offset+l.Count-l.seen, n)
@@ -103,7 +105,7 @@ func (l *Limit) Process(ctx context.Context, in int, c Chunk, out Emitter) error
 	for r := lo; r < hi; r++ {
 		sel = append(sel, int32(r))
 	}
-	part, err := TakeRows(l.env.Alloc, c, sel)
+	part, err := exec.TakeRows(l.env.Alloc, c, sel)
 	if err != nil {
 		return err
 	}
@@ -112,11 +114,11 @@ func (l *Limit) Process(ctx context.Context, in int, c Chunk, out Emitter) error
 }
 
 // OnControl implements Operator.
-func (l *Limit) OnControl(ctx context.Context, m Control, out Emitter) error {
-	if l.AppendOnly || m.Kind != EndOfInput {
+func (l *Limit) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	if l.AppendOnly || m.Kind != exec.EndOfInput {
 		return nil
 	}
-	rows := l.mv.Snapshot()
+	rows := l.rows.Rows()
 	lo, hi := min(l.Offset, int64(len(rows))), min(l.Offset+l.Count, int64(len(rows)))
 	return emitRows(ctx, l.env.Alloc, l.Names, l.Types, rows[lo:hi], out)
 }

@@ -1,4 +1,4 @@
-package exec
+package basic
 
 import (
 	"context"
@@ -7,14 +7,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // emitRows emits rows as inserts, in batches of BatchRows.
-func emitRows(ctx context.Context, alloc memory.Allocator, names []string, ts []types.T, rows [][]types.Datum, out Emitter) error {
+func emitRows(ctx context.Context, alloc memory.Allocator, names []string, ts []types.T, rows [][]types.Datum, out exec.Emitter) error {
 	for len(rows) > 0 {
-		n := min(len(rows), BatchRows)
+		n := min(len(rows), exec.BatchRows)
 		rec := types.BuildRecord(alloc, names, ts, rows[:n])
-		err := out.Emit(ctx, Chunk{Batch: rec})
+		err := out.Emit(ctx, exec.Chunk{Batch: rec})
 		rec.Release()
 		if err != nil {
 			return err
@@ -34,23 +35,23 @@ type ValuesSource struct {
 	alloc memory.Allocator
 }
 
-var _ Source = (*ValuesSource)(nil)
+var _ exec.Source = (*ValuesSource)(nil)
 
 // Open implements Source.
-func (v *ValuesSource) Open(ctx context.Context, env *Env) error {
+func (v *ValuesSource) Open(ctx context.Context, env *exec.Env) error {
 	v.alloc = env.Alloc
 	return nil
 }
 
 // Next implements Source.
-func (v *ValuesSource) Next(ctx context.Context) (Chunk, error) {
+func (v *ValuesSource) Next(ctx context.Context) (exec.Chunk, error) {
 	if len(v.Rows) == 0 {
-		return Chunk{}, io.EOF
+		return exec.Chunk{}, io.EOF
 	}
-	n := min(len(v.Rows), BatchRows)
+	n := min(len(v.Rows), exec.BatchRows)
 	rec := types.BuildRecord(v.alloc, v.Names, v.Types, v.Rows[:n])
 	v.Rows = v.Rows[n:]
-	return Chunk{Batch: rec}, nil
+	return exec.Chunk{Batch: rec}, nil
 }
 
 // Wait implements Source.

@@ -1,0 +1,125 @@
+// Package rowset keeps the integral of a changelog: the distinct rows it
+// holds, with their counts. It is what a materialized view stores and what
+// a pull query's Sort and Limit collect before they order and cut.
+package rowset
+
+import (
+	"fmt"
+	"unsafe"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/rowkey"
+)
+
+// Set is the integral of the changes applied to it: rows keyed by the
+// encoding of their unique key (every column when there is none), each
+// with its count. It is not safe for concurrent use.
+type Set struct {
+	types  []types.T
+	key    []int // ordinals of a unique key; nil: rows form a multiset
+	rows   map[string]*row
+	bytes  int64 // estimated memory of rows
+	keyBuf []byte
+	keyCol []arrow.Array
+}
+
+type row struct {
+	vals  []types.Datum
+	count int64
+}
+
+// New returns an empty set of rows of types ts. key lists the ordinals of
+// a unique key of the rows, if they have one.
+func New(ts []types.T, key []int) *Set {
+	return &Set{types: ts, key: key, rows: map[string]*row{}}
+}
+
+// rowOverhead estimates the memory of a row besides its key's bytes and its
+// values: the map entry (the key's string header, the pointer, and the
+// map's load factor), the row and the allocations' rounding.
+const rowOverhead = 96
+
+// datumSize is the size of a types.Datum.
+var datumSize = int64(unsafe.Sizeof(types.Datum{}))
+
+// datumsBytes estimates the memory of a row's values.
+func datumsBytes(vals []types.Datum) int64 {
+	n := datumSize * int64(len(vals))
+	for i := range vals {
+		n += int64(len(vals[i].S))
+	}
+	return n
+}
+
+// Len returns the number of distinct rows held.
+func (s *Set) Len() int { return len(s.rows) }
+
+// Bytes returns the estimated memory of the rows held.
+func (s *Set) Bytes() int64 { return s.bytes }
+
+// Apply integrates a chunk of changes. A retraction of a row the set does
+// not hold is a broken invariant of the query that feeds it and is
+// reported as an error; the rows before it stay applied.
+func (s *Set) Apply(c exec.Chunk) error {
+	n := c.NumRows()
+	if n == 0 {
+		return nil
+	}
+	cols := c.Batch.Columns()
+	keyCols := cols
+	if s.key != nil {
+		s.keyCol = s.keyCol[:0]
+		for _, k := range s.key {
+			s.keyCol = append(s.keyCol, cols[k])
+		}
+		keyCols = s.keyCol
+	}
+	for i := 0; i < n; i++ {
+		s.keyBuf = rowkey.Append(s.keyBuf[:0], keyCols, i)
+		w := c.Op(i).Weight()
+		r, ok := s.rows[string(s.keyBuf)]
+		if !ok {
+			if w < 0 {
+				return fmt.Errorf("exec: retraction of a row the result does not hold: %v", s.rowAt(cols, i))
+			}
+			r = &row{}
+			s.rows[string(s.keyBuf)] = r
+			s.bytes += rowOverhead + int64(len(s.keyBuf))
+		}
+		r.count += w
+		switch {
+		case r.count == 0:
+			delete(s.rows, string(s.keyBuf))
+			s.bytes -= rowOverhead + int64(len(s.keyBuf)) + datumsBytes(r.vals)
+		case w > 0:
+			s.bytes -= datumsBytes(r.vals)
+			r.vals = s.rowAt(cols, i)
+			s.bytes += datumsBytes(r.vals)
+		}
+	}
+	return nil
+}
+
+func (s *Set) rowAt(cols []arrow.Array, i int) []types.Datum {
+	vals := make([]types.Datum, len(cols))
+	for j, col := range cols {
+		vals[j] = types.DatumAt(col, i, s.types[j])
+	}
+	return vals
+}
+
+// Rows returns the rows held (a row held k times appears k times), in no
+// particular order. The rows share their values with the set: callers
+// must not modify them.
+func (s *Set) Rows() [][]types.Datum {
+	out := make([][]types.Datum, 0, len(s.rows))
+	for _, r := range s.rows {
+		for k := int64(0); k < r.count; k++ {
+			out = append(out, r.vals)
+		}
+	}
+	return out
+}
