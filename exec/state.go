@@ -31,8 +31,8 @@ import "context"
 // (storage.StateStore, one table per operator) and commits the epoch once
 // every task has written its snapshot. When a job resumes from a
 // checkpoint, the runtime calls Restore after Open and before any input,
-// with a reader over the entries of the key groups the instance owns
-// (Env.KeyGroups). The encoding of entries belongs to the operator's state
+// with a reader over the operator's entries and the key groups the
+// instance owns (Env.KeyGroups). The encoding of entries belongs to the operator's state
 // shape (a keyed hash table, a row store, an ordered tree), written once
 // per shape in exec/internal and shared by the operators that use it.
 
@@ -64,11 +64,11 @@ type Stateful interface {
 	// calls it when a checkpoint barrier has been aligned, after the
 	// operator's OnControl for the barrier.
 	Snapshot(ctx context.Context, epoch uint64, w StateWriter) error
-	// Restore rebuilds the state of the key groups the instance owns
-	// (Env.KeyGroups) from the entries of the last completed checkpoint.
-	// The runtime calls it after Open and before any input, only when the
-	// job resumes from a checkpoint.
-	Restore(ctx context.Context, r StateReader) error
+	// Restore rebuilds the state of the key groups in groups — those the
+	// instance owns, Env.KeyGroups — from the entries of the last
+	// completed checkpoint. The runtime calls it after Open and before any
+	// input, only when the job resumes from a checkpoint.
+	Restore(ctx context.Context, r StateReader, groups KeyGroupRange) error
 }
 
 // StateWriter receives a snapshot's entries. Keys are the operator's own,
@@ -80,10 +80,10 @@ type StateWriter interface {
 	Delete(group int, key []byte) error
 }
 
-// StateReader reads back the entries of the key groups an instance owns,
-// as of the last completed checkpoint.
+// StateReader reads back an operator's entries as of the last completed
+// checkpoint.
 type StateReader interface {
-	// Scan calls fn for every entry of the instance's key groups, in order
+	// Scan calls fn for every entry of the key groups in groups, in order
 	// of group, then key. key and value are valid only until fn returns.
-	Scan(ctx context.Context, fn func(group int, key, value []byte) error) error
+	Scan(ctx context.Context, groups KeyGroupRange, fn func(group int, key, value []byte) error) error
 }
