@@ -32,9 +32,10 @@ import "context"
 // every task has written its snapshot. When a job resumes from a
 // checkpoint, the runtime calls Restore after Open and before any input,
 // with a reader over the operator's entries and the key groups the
-// instance owns (Env.KeyGroups). The encoding of entries belongs to the operator's state
-// shape (a keyed hash table, a row store, an ordered tree), written once
-// per shape in exec/internal and shared by the operators that use it.
+// instance owns (Env.KeyGroups). The encoding of entries belongs to the
+// operator's state shape (a keyed hash table, a row store, an ordered
+// tree), written once per shape in exec/internal and shared by the
+// operators that use it.
 
 // KeyGroupRange is the key groups [Lo, Hi) an instance owns.
 type KeyGroupRange struct {
