@@ -105,6 +105,10 @@ func (a *aligner) add(sender int, m exec.Control) []exec.Control {
 	return nil
 }
 
+// blocked reports whether sender has sent a barrier that is not aligned
+// yet: what it sends next belongs after the barrier.
+func (a *aligner) blocked(sender int) bool { return a.barSeen[sender] > a.barOut }
+
 // advanceWatermark reports the minimum watermark over the live senders that
 // are not idle, when it advanced, or that the output became idle (every
 // live sender idle) or active again.

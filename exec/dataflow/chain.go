@@ -17,6 +17,7 @@ type chain struct {
 	emitters []*chainEmitter // emitters[i] receives op i's output
 	out      exec.Emitter
 	state    *stateAccount // nil: the job's state is not budgeted
+	snap     *taskState    // the stateful operators, nil when none or no checkpoints
 	timers   []int         // the operators that are ProcessingTimers
 }
 
@@ -98,6 +99,9 @@ func (c *chain) control(ctx context.Context, m exec.Control) (forward bool, err 
 		em.child = saved
 		if err == nil && c.state != nil {
 			err = c.state.settle(i, c.metrics[i])
+		}
+		if err == nil && m.Kind == exec.Barrier {
+			err = c.snap.snapshot(ctx, i, m.Epoch)
 		}
 		if err != nil {
 			return false, err

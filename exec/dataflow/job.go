@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/storage"
 )
 
 // JobState is the lifecycle state of a job.
@@ -51,6 +53,12 @@ type JobOptions struct {
 	// together with every other job sharing it: an operator whose state
 	// growth would pass it fails the job with a *StateLimitError.
 	StateBudget *StateBudget
+	// State, if set, is the job's state store: Checkpoint snapshots the
+	// stateful operators into it (see exec.Stateful).
+	State storage.StateStore
+	// Restore makes the stateful operators restore the state of the
+	// store's last committed checkpoint before they see any input.
+	Restore bool
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and
@@ -74,6 +82,9 @@ type Job struct {
 	ended    time.Time // set when every goroutine has exited
 	budget   int64     // the buffer budget, bytes
 	account  *jobState // the account with opts.StateBudget, if any
+	store    storage.StateStore
+	restore  bool
+	barrier  uint64 // every barrier <= barrier has reached the sink
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -113,7 +124,8 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
-		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now(), budget: budget}
+		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now(), budget: budget,
+		store: opts.State, restore: opts.Restore && opts.State != nil}
 	if opts.StateBudget != nil {
 		j.account = opts.StateBudget.join(j)
 	}
@@ -246,6 +258,11 @@ func (j *Job) sinkControl(m exec.Control) {
 	case exec.Flush:
 		if m.FlushID > j.flushed {
 			j.flushed = m.FlushID
+			j.signalLocked()
+		}
+	case exec.Barrier:
+		if m.Epoch > j.barrier {
+			j.barrier = m.Epoch
 			j.signalLocked()
 		}
 	case exec.EndOfInput:

@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/eddysql/eddy/exec"
 	"io"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/eddysql/eddy/exec"
 )
 
 // task runs one instance of a stage: it reads its source or its inbox,
@@ -33,10 +34,14 @@ type task struct {
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
 	behindSince atomic.Int64
 
+	state *taskState // the stateful operators, when the job checkpoints
+	held  []message  // messages held back until a barrier aligns (see hold)
+
 	mu         sync.Mutex
 	pending    uint64             // highest flush id requested and not yet sent
+	barrier    uint64             // barrier requested and not yet sent (sources)
 	caughtSent bool               // CaughtUp was sent
-	wake       context.CancelFunc // interrupts a waiting source when a flush arrives
+	wake       context.CancelFunc // interrupts a waiting source when a flush or barrier arrives
 }
 
 // TaskMetrics are the times of one stage instance: waiting for input (idle)
@@ -109,6 +114,14 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	if j.account != nil {
 		t.chain.state = &stateAccount{budget: opts.StateBudget, job: j.account, charged: make([]int64, len(ops))}
 	}
+	if opts.State != nil {
+		st, err := newTaskState(opts.State, si, ops, t.env.KeyGroups)
+		if err != nil {
+			t.close()
+			return nil, err
+		}
+		t.state, t.chain.snap = st, st
+	}
 	return t, nil
 }
 
@@ -140,6 +153,11 @@ func (t *task) run(ctx context.Context) error {
 		env := *t.env
 		env.Metrics = t.metrics[i]
 		if err := op.Open(ctx, &env); err != nil {
+			return err
+		}
+	}
+	if t.state != nil && t.job.restore {
+		if err := t.state.restore(ctx); err != nil {
 			return err
 		}
 	}
@@ -195,23 +213,38 @@ func (t *task) runInbox(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if m.ctrl.Kind == 0 {
-			err := t.chain.process(ctx, 0, m.input, m.chunk)
-			m.chunk.Batch.Release()
-			if err != nil {
-				return err
-			}
-			continue
+		if ended, err := t.handle(ctx, m); err != nil || ended {
+			return err
 		}
-		for _, c := range t.align.add(m.sender, m.ctrl) {
-			if err := t.deliver(ctx, c); err != nil {
-				return err
-			}
-			if c.Kind == exec.EndOfInput {
-				return nil
+	}
+}
+
+// handle runs a message from the inbox: a chunk through the chain, a
+// control message through the aligner. It reports whether the input
+// ended.
+func (t *task) handle(ctx context.Context, m message) (ended bool, err error) {
+	if t.hold(m) {
+		return false, nil
+	}
+	if m.ctrl.Kind == 0 {
+		err := t.chain.process(ctx, 0, m.input, m.chunk)
+		m.chunk.Batch.Release()
+		return false, err
+	}
+	for _, c := range t.align.add(m.sender, m.ctrl) {
+		if err := t.deliver(ctx, c); err != nil {
+			return false, err
+		}
+		switch c.Kind {
+		case exec.EndOfInput:
+			return true, nil
+		case exec.Barrier:
+			if ended, err := t.releaseHeld(ctx); err != nil || ended {
+				return ended, err
 			}
 		}
 	}
+	return false, nil
 }
 
 // requestFlush records a flush request and wakes the source if it waits.
@@ -244,6 +277,10 @@ func (t *task) runSource(ctx context.Context) error {
 		}
 		due, err := t.timers(ctx)
 		if err != nil {
+			return err
+		}
+		// A barrier goes out after the rows emitted so far.
+		if err := t.sendBarrier(ctx); err != nil {
 			return err
 		}
 		// Flush requests made before this call to Next are satisfied once
@@ -358,7 +395,7 @@ func (t *task) requeue(id uint64) {
 func (t *task) wait(ctx context.Context, timerDue time.Time) error {
 	wctx, cancel := context.WithCancel(ctx)
 	t.mu.Lock()
-	if t.pending > 0 {
+	if t.pending > 0 || t.barrier > 0 {
 		t.mu.Unlock()
 		cancel()
 		return nil
@@ -428,10 +465,29 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 				return err
 			}
 		}
-		wctx := t.tw.context(ctx, due)
+		if err := t.sendBarrier(ctx); err != nil {
+			return err
+		}
+		// A barrier requested while the source waits interrupts the wait.
+		bctx, cancel := context.WithCancel(ctx)
+		t.mu.Lock()
+		t.wake = cancel
+		barrier := t.barrier
+		t.mu.Unlock()
+		if barrier > 0 {
+			cancel()
+		}
+		wctx := t.tw.context(bctx, due)
 		start := time.Now()
 		c, ctrl, err := ms.NextMessage(wctx)
 		t.taskM.IdleNanos.Add(int64(time.Since(start)))
+		t.mu.Lock()
+		t.wake = nil
+		t.mu.Unlock()
+		cancel()
+		if ctx.Err() == nil && bctx.Err() != nil && err != nil {
+			continue // woken for a barrier
+		}
 		if timerExpired(ctx, wctx, err) {
 			continue
 		}

@@ -1,0 +1,227 @@
+package dataflow
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/storage"
+)
+
+// Checkpoints, written once for every operator (the contract is
+// exec.Stateful). Job.Checkpoint asks every source for a barrier; a source
+// task sends it after the rows it has emitted, and every task aligns it
+// across its senders, holding back what a sender sends after its barrier
+// until every sender's barrier has arrived (so the snapshot holds exactly
+// the input before the barrier). When a task's chain handles the aligned
+// barrier, each operator gets it through OnControl and then, if it is
+// Stateful, writes what changed to its state table. When the barrier
+// reaches the sink every task has snapshotted, and the job's state store
+// commits the epoch atomically.
+
+// stateTableName names the state table of the operator at position op of
+// stage si's chain. Every instance of the stage writes the same table, its
+// entries keyed by key group, so the table survives a change of
+// parallelism.
+func stateTableName(si, op int) string { return fmt.Sprintf("stage%d/op%d", si, op) }
+
+// taskState is a task's stateful operators and their state tables.
+type taskState struct {
+	ops    []exec.Stateful      // by chain position; nil for operators without state
+	tables []storage.StateTable // by chain position
+	groups exec.KeyGroupRange   // the key groups the instance owns
+}
+
+// newTaskState finds the stateful operators among ops (stage si's chain)
+// and opens their tables in store. It returns nil when there are none.
+func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups exec.KeyGroupRange) (*taskState, error) {
+	var s *taskState
+	for i, op := range ops {
+		st, ok := op.(exec.Stateful)
+		if !ok {
+			continue
+		}
+		if s == nil {
+			s = &taskState{ops: make([]exec.Stateful, len(ops)), tables: make([]storage.StateTable, len(ops)), groups: groups}
+		}
+		t, err := store.Table(stateTableName(si, i), storage.TableOptions{})
+		if err != nil {
+			return nil, fmt.Errorf("opening the state of operator %d: %w", i, err)
+		}
+		s.ops[i], s.tables[i] = st, t
+	}
+	return s, nil
+}
+
+// restore has every stateful operator rebuild the state of the instance's
+// key groups from the last committed checkpoint.
+func (s *taskState) restore(ctx context.Context) error {
+	for i, op := range s.ops {
+		if op == nil {
+			continue
+		}
+		if err := op.Restore(ctx, stateReader{s.tables[i]}, s.groups); err != nil {
+			return fmt.Errorf("restoring the state of operator %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// snapshot has operator i, if stateful, write what changed up to the
+// barrier of epoch.
+func (s *taskState) snapshot(ctx context.Context, i int, epoch uint64) error {
+	if s == nil || s.ops[i] == nil {
+		return nil
+	}
+	if err := s.ops[i].Snapshot(ctx, epoch, &stateWriter{t: s.tables[i]}); err != nil {
+		return fmt.Errorf("snapshotting operator %d for checkpoint %d: %w", i, epoch, err)
+	}
+	return nil
+}
+
+// groupKeyLen is the size of the key-group prefix of a state key: two bytes,
+// big-endian, so a table's entries sort by group.
+const groupKeyLen = 2
+
+// stateWriter writes a snapshot's entries into an operator's table, each
+// key prefixed by its key group.
+type stateWriter struct {
+	t   storage.StateTable
+	buf []byte
+}
+
+func (w *stateWriter) key(group int, key []byte) ([]byte, error) {
+	if group < 0 || group >= exec.NumKeyGroups {
+		return nil, fmt.Errorf("key group %d out of range", group)
+	}
+	w.buf = binary.BigEndian.AppendUint16(w.buf[:0], uint16(group))
+	return append(w.buf, key...), nil
+}
+
+// Put implements exec.StateWriter.
+func (w *stateWriter) Put(group int, key, value []byte) error {
+	k, err := w.key(group, key)
+	if err != nil {
+		return err
+	}
+	return w.t.Put(k, value)
+}
+
+// Delete implements exec.StateWriter.
+func (w *stateWriter) Delete(group int, key []byte) error {
+	k, err := w.key(group, key)
+	if err != nil {
+		return err
+	}
+	return w.t.Delete(k)
+}
+
+// stateReader reads an operator's table by key group.
+type stateReader struct{ t storage.StateTable }
+
+// Scan implements exec.StateReader.
+func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn func(group int, key, value []byte) error) error {
+	for g := max(groups.Lo, 0); g < min(groups.Hi, exec.NumKeyGroups); g++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		prefix := binary.BigEndian.AppendUint16(nil, uint16(g))
+		if err := r.t.Scan(prefix, func(k, v []byte) error { return fn(g, k[groupKeyLen:], v) }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Checkpoint takes checkpoint epoch, which must be greater than every
+// earlier one: every source sends a barrier numbered epoch after the rows
+// it has emitted, every stateful operator snapshots what changed when the
+// aligned barrier reaches it, and once the barrier has reached the sink
+// the job's state store commits epoch. It returns when the epoch is
+// committed, or with an error when the job has no state store, ends first,
+// or ctx is done.
+func (j *Job) Checkpoint(ctx context.Context, epoch uint64) error {
+	if j.store == nil {
+		return fmt.Errorf("dataflow: job %s has no state store", j.name)
+	}
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			if t.source != nil {
+				t.requestBarrier(epoch)
+			}
+		}
+	}
+	for {
+		j.mu.Lock()
+		reached, state, jerr, ch := j.barrier >= epoch, j.state, j.err, j.progress
+		j.mu.Unlock()
+		switch {
+		case reached:
+			return j.store.Commit(ctx, epoch)
+		case state == JobFailed:
+			return fmt.Errorf("dataflow: checkpoint %d: the job failed: %w", epoch, jerr)
+		case state != JobRunning:
+			return fmt.Errorf("dataflow: checkpoint %d: the job ended (%s)", epoch, state)
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// requestBarrier asks a source task to send barrier epoch after the rows
+// it has emitted, and wakes it if it waits.
+func (t *task) requestBarrier(epoch uint64) {
+	t.mu.Lock()
+	t.barrier = max(t.barrier, epoch)
+	wake := t.wake
+	t.mu.Unlock()
+	if wake != nil {
+		wake()
+	}
+}
+
+// sendBarrier sends the barrier requested since the last call, if any.
+func (t *task) sendBarrier(ctx context.Context) error {
+	t.mu.Lock()
+	epoch := t.barrier
+	t.barrier = 0
+	t.mu.Unlock()
+	if epoch == 0 {
+		return nil
+	}
+	return t.deliver(ctx, exec.Control{Kind: exec.Barrier, Epoch: epoch})
+}
+
+// hold reports whether a message from sender must wait: the sender has
+// sent a barrier that is not aligned yet, so what it sends after the
+// barrier belongs to the next epoch. Held messages are handled, in the
+// order they arrived, once the barrier is aligned.
+func (t *task) hold(m message) bool {
+	if !t.align.blocked(m.sender) {
+		return false
+	}
+	t.held = append(t.held, m)
+	return true
+}
+
+// releaseHeld handles the messages held back while a barrier was being
+// aligned; a sender that already sent its next barrier holds again.
+func (t *task) releaseHeld(ctx context.Context) (ended bool, err error) {
+	held := t.held
+	t.held = nil
+	for i, m := range held {
+		if ended, err = t.handle(ctx, m); err != nil || ended {
+			for _, rest := range held[i+1:] {
+				if rest.chunk.Batch != nil {
+					rest.chunk.Batch.Release()
+				}
+			}
+			return ended, err
+		}
+	}
+	return false, nil
+}
