@@ -52,7 +52,7 @@ func (k *keyCounter) Process(_ context.Context, _ int, c exec.Chunk, _ exec.Emit
 }
 
 func (k *keyCounter) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
-func (k *keyCounter) Close() error                                                 { return nil }
+func (k *keyCounter) Close() error                                                { return nil }
 
 // group returns the key group of key, as the hash exchange routes it.
 func (k *keyCounter) group(key int64) (int, error) {
