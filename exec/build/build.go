@@ -9,6 +9,7 @@ import (
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
+	"github.com/eddysql/eddy/exec/over"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -160,14 +161,14 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewTopN(cfg) }}, nil
 	case *physical.OverAgg:
-		cfg := exec.OverAggConfig{Input: inTypes, Partition: n.Partition, Frame: n.Frame, Names: names}
+		cfg := over.Config{Input: inTypes, Partition: n.Partition, Frame: n.Frame, Names: names}
 		for _, k := range n.Order {
 			cfg.Order = append(cfg.Order, ordtree.SortKey{Col: k.Ord, Desc: k.Desc})
 		}
 		for _, a := range n.Aggs {
 			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
-		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewOverAgg(cfg) }}, nil
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return over.New(cfg) }}, nil
 	case *physical.Upsert:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
 			return &basic.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil

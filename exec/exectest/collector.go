@@ -36,6 +36,10 @@ type CollectorOptions struct {
 	// Minimal says a chunk never both adds and removes the same row: the
 	// operator nets its changes.
 	Minimal bool
+	// Exact says Rows renders values exactly (FormatRow), doubles
+	// unrounded: for an oracle that recomputes doubles as the operator
+	// does, bit for bit.
+	Exact bool
 }
 
 var _ exec.Emitter = (*Collector)(nil)
@@ -116,12 +120,15 @@ func (c *Collector) Take() string {
 }
 
 // Rows returns the integrated output, one line per copy of a row, doubles
-// rounded (RoundRow), sorted.
+// rounded (RoundRow) unless the collector is Exact, sorted.
 func (c *Collector) Rows() []string {
 	var out []string
-	for _, e := range c.rows {
+	for text, e := range c.rows {
+		if !c.opts.Exact {
+			text = RoundRow(e.Row, c.ts, c.opts.Format)
+		}
 		for range e.N {
-			out = append(out, RoundRow(e.Row, c.ts, c.opts.Format))
+			out = append(out, text)
 		}
 	}
 	slices.Sort(out)

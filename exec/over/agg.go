@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"context"
@@ -8,15 +8,16 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// OverAggConfig configures an OverAgg: aggregates over windows of rows,
-// AGG(x) OVER (PARTITION BY Partition ORDER BY Order Frame).
-type OverAggConfig struct {
+// Config configures an Agg: aggregates over windows of rows, AGG(x) OVER
+// (PARTITION BY Partition ORDER BY Order Frame).
+type Config struct {
 	// Input are the input column types.
 	Input []types.T
 	// Partition are the input ordinals of the PARTITION BY columns; empty
@@ -34,7 +35,7 @@ type OverAggConfig struct {
 	Names []string
 }
 
-// OverAgg is the incremental window aggregate operator. Each input row is
+// Agg is the incremental window aggregate operator. Each input row is
 // output once with the aggregates over its frame: the rows of its partition
 // in Order, ties broken by the remaining columns in input order (as TopN
 // breaks them), that the frame covers. Its output, integrated, is always
@@ -51,10 +52,10 @@ type OverAggConfig struct {
 // unbounded frames, and every rank under the whole-partition frame.
 //
 // State: a partition's distinct rows are held, in order, in a counted
-// B+tree (topnTree) keyed by order-preserving byte strings (TopN's
-// encoding, topn_keys.go), with their copies and the id of their values in
-// a rowStore, so that a row's rank and the rows at a range of ranks are
-// found in O(log n). A chunk costs O(log n) per changed row plus, per
+// B+tree (ordtree.Tree) keyed by order-preserving byte strings (TopN's
+// encoding, ordtree.EncodeColumn), with their copies and the id of their
+// values in a rowstore.Store, so that a row's rank and the rows at a range
+// of ranks are found in O(log n). A chunk costs O(log n) per changed row plus, per
 // changed partition, the rows whose frames it reads: about 2n rows around
 // each change for ROWS n PRECEDING (COUNT, and SUM and AVG over integers,
 // from prefix sums; MIN and MAX with a sliding deque; SUM and AVG over
@@ -65,48 +66,48 @@ type OverAggConfig struct {
 // Retractions re-emit exactly the values emitted before: a row's
 // aggregates are computed from its frame's rows alone, in rank order, so
 // recomputing them gives the same bits (a double's sum rounds the same way).
-type OverAgg struct {
-	cfg    OverAggConfig
-	env    *Env
+type Agg struct {
+	cfg    Config
+	env    *exec.Env
 	schema *arrow.Schema
 	layout ordtree.Layout
-	nOrder int // the leading fields of layout.sort that are ORDER BY columns
+	nOrder int // the leading fields of layout.Sort that are ORDER BY columns
 
 	store *rowstore.Store
-	parts map[string]*overaggPartition
+	parts map[string]*partition
 	gauge ordtree.Gauge
 	epoch uint64 // numbers the chunks, to mark touched partitions
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
 	olens        []int32 // per input row: the length of its key's ORDER BY prefix
-	touched      []*overaggPartition
+	touched      []*partition
 	deltas       []ordtree.Delta
 	netter       ordtree.Netter
-	ev           overaggEval
-	olds, news   []overaggOut
-	scratchOld   []overaggOut // merge's unmatched outputs of one row
-	scratchNew   []overaggOut
-	vals         []overaggVal // results of the outputs in olds, news and rows
-	rows         []overaggRow // the output chunk being built
-	freed        []int32      // row ids to free once the chunk is emitted
+	ev           eval
+	olds, news   []output
+	scratchOld   []output // merge's unmatched outputs of one row
+	scratchNew   []output
+	vals         []result // results of the outputs in olds, news and rows
+	rows         []outRow // the output chunk being built
+	freed        []int32  // row ids to free once the chunk is emitted
 	ids          []int32
-	ops          []Op
+	ops          []exec.Op
 }
 
-var _ Operator = (*OverAgg)(nil)
+var _ exec.Operator = (*Agg)(nil)
 
-// NewOverAgg checks cfg and returns a window aggregate operator; Open
-// creates its state.
-func NewOverAgg(cfg OverAggConfig) (*OverAgg, error) {
+// New checks cfg and returns a window aggregate operator; Open creates
+// its state.
+func New(cfg Config) (*Agg, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	return &OverAgg{cfg: cfg}, nil
+	return &Agg{cfg: cfg}, nil
 }
 
 // check validates the configuration.
-func (cfg *OverAggConfig) check() error {
+func (cfg *Config) check() error {
 	if len(cfg.Input) == 0 {
 		return errors.New("window aggregate: no input columns")
 	}
@@ -134,7 +135,7 @@ func (cfg *OverAggConfig) check() error {
 		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)
 	}
 	for _, a := range cfg.Aggs {
-		if err := checkOverAggSpec(a, len(cfg.Input)); err != nil {
+		if err := checkSpec(a, len(cfg.Input)); err != nil {
 			return err
 		}
 	}
@@ -147,7 +148,7 @@ func (cfg *OverAggConfig) check() error {
 
 // Schema returns the output schema: the input columns, then the
 // aggregates.
-func (o *OverAgg) Schema() *arrow.Schema {
+func (o *Agg) Schema() *arrow.Schema {
 	fields := make([]arrow.Field, 0, len(o.cfg.Names))
 	for i, typ := range o.cfg.Input {
 		fields = append(fields, types.Field(o.cfg.Names[i], typ, true))
@@ -159,7 +160,7 @@ func (o *OverAgg) Schema() *arrow.Schema {
 }
 
 // Open creates empty state.
-func (o *OverAgg) Open(_ context.Context, env *Env) error {
+func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 	if err := o.Close(); err != nil {
 		return err
 	}
@@ -174,7 +175,7 @@ func (o *OverAgg) Open(_ context.Context, env *Env) error {
 		o.nOrder++
 	}
 	o.store = rowstore.New(o.cfg.Input)
-	o.parts = map[string]*overaggPartition{}
+	o.parts = map[string]*partition{}
 	o.gauge = ordtree.Gauge{}
 	o.epoch = 0
 	o.updateMetrics()
@@ -182,7 +183,7 @@ func (o *OverAgg) Open(_ context.Context, env *Env) error {
 }
 
 // isOrderCol reports whether input column c is an ORDER BY column.
-func (o *OverAgg) isOrderCol(c int) bool {
+func (o *Agg) isOrderCol(c int) bool {
 	for _, k := range o.cfg.Order {
 		if k.Col == c {
 			return true
@@ -195,7 +196,7 @@ func (o *OverAgg) isOrderCol(c int) bool {
 // the output rows, then updates the state gauges. An error (a retraction of
 // a row never inserted, a SUM out of range) leaves the state undefined: the
 // query must stop.
-func (o *OverAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (o *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if o.store == nil {
 		return errors.New("window aggregate: Process before Open")
 	}
@@ -224,7 +225,7 @@ func (o *OverAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) err
 
 // checkChunk checks that c has the configured columns (by physical type)
 // and one op per row, so that the typed loops can trust the data.
-func (o *OverAgg) checkChunk(c Chunk) error {
+func (o *Agg) checkChunk(c exec.Chunk) error {
 	if got := int(c.Batch.NumCols()); got != len(o.cfg.Input) {
 		return fmt.Errorf("window aggregate: batch has %d columns, want %d", got, len(o.cfg.Input))
 	}
@@ -241,7 +242,7 @@ func (o *OverAgg) checkChunk(c Chunk) error {
 
 // encode makes the partition and sort keys of every row of b, and records
 // the length of each sort key's ORDER BY prefix.
-func (o *OverAgg) encode(b arrow.RecordBatch) error {
+func (o *Agg) encode(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
 	o.skeys = ordtree.ResetKeys(o.skeys, n)
 	o.olens = o.olens[:0]
@@ -268,22 +269,22 @@ func (o *OverAgg) encode(b arrow.RecordBatch) error {
 }
 
 // OnControl does nothing: the operator buffers no output between chunks.
-func (o *OverAgg) OnControl(context.Context, Control, Emitter) error { return nil }
+func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
 // Close drops the state. It is safe without Open and idempotent.
-func (o *OverAgg) Close() error {
+func (o *Agg) Close() error {
 	o.store, o.parts = nil, nil
 	o.touched, o.deltas = nil, nil
 	o.netter.Release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
 	o.pkeys, o.skeys = nil, nil
-	o.ev = overaggEval{}
+	o.ev = eval{}
 	return nil
 }
 
 // updateMetrics sets the state gauges: rows held and an estimate of their
 // bytes (keys, tree entries, partitions and the stored values).
-func (o *OverAgg) updateMetrics() {
+func (o *Agg) updateMetrics() {
 	if o.env == nil || o.store == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"fmt"
@@ -8,15 +8,16 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// TestOverAggRandom runs random changelogs — inserts, retractions of rows
-// held and updates, with ties in the ORDER BY, identical rows and NULLs —
+// TestRandom runs random changelogs — inserts, retractions of rows held
+// and updates, with ties in the ORDER BY, identical rows and NULLs —
 // through window aggregates of every frame and aggregate, and checks after
 // every chunk that the integrated output equals a brute-force
 // recomputation and that the output is a minimal changelog.
-func TestOverAggRandom(t *testing.T) {
+func TestRandom(t *testing.T) {
 	frames := []plan.Frame{
 		{Kind: plan.FrameRows},
 		{Kind: plan.FrameRows, Preceding: 1},
@@ -42,34 +43,34 @@ func TestOverAggRandom(t *testing.T) {
 				part = nil
 			}
 			t.Run(fmt.Sprintf("seed=%d/%s/order=%q", seed, f, order), func(t *testing.T) {
-				cfg := overaggConfig(t, input, part, order, f, aggs)
-				overaggRunSteps(t, cfg, overaggRandomSteps(rng, 40, 6, 3))
+				cfg := config(t, input, part, order, f, aggs)
+				runSteps(t, cfg, randomSteps(rng, 40, 6, 3))
 			})
 		}
 	}
 }
 
-// TestOverAggRandomLargePartition drives one partition of thousands of rows
-// (a tree of several levels, whose nodes split and merge) with ROWS n
+// TestRandomLargePartition drives one partition of thousands of rows (a
+// tree of several levels, whose nodes split and merge) with ROWS n
 // PRECEDING frames.
-func TestOverAggRandomLargePartition(t *testing.T) {
+func TestRandomLargePartition(t *testing.T) {
 	if testing.Short() {
 		t.Skip("large partition")
 	}
 	rng := rand.New(rand.NewSource(7))
-	cfg := overaggConfig(t, "bigint bigint bigint double varchar", nil, "1 desc",
+	cfg := config(t, "bigint bigint bigint double varchar", nil, "1 desc",
 		plan.Frame{Kind: plan.FrameRows, Preceding: 4}, "sum 2, min 3, count *")
-	var steps []topnStep
-	steps = append(steps, overaggRandomSteps(rng, 30, 300, 0)...)
-	steps = append(steps, overaggRandomSteps(rng, 30, 20, 0)...)
-	overaggRunSteps(t, cfg, steps)
+	var steps []exectest.Step
+	steps = append(steps, randomSteps(rng, 30, 300, 0)...)
+	steps = append(steps, randomSteps(rng, 30, 20, 0)...)
+	runSteps(t, cfg, steps)
 }
 
-// overaggRandomSteps returns n chunks of up to size random changes each:
-// mostly inserts of rows in parts partitions (one, when parts is 0, with
-// a wide order column), and retractions and updates of rows held, so that
-// the changelog is valid. Steps expect no particular output ("?").
-func overaggRandomSteps(rng *rand.Rand, n, size, parts int) []topnStep {
+// randomSteps returns n chunks of up to size random changes each: mostly
+// inserts of rows in parts partitions (one, when parts is 0, with a wide
+// order column), and retractions and updates of rows held, so that
+// the changelog is valid. Steps expect no particular output (AnyOut).
+func randomSteps(rng *rand.Rand, n, size, parts int) []exectest.Step {
 	var held []string
 	orders := 6
 	if parts == 0 {
@@ -99,7 +100,7 @@ func overaggRandomSteps(rng *rand.Rand, n, size, parts int) []topnStep {
 		held = slices.Delete(held, i, i+1)
 		return row
 	}
-	var steps []topnStep
+	var steps []exectest.Step
 	for range n {
 		var lines []string
 		for range 1 + rng.Intn(size) {
@@ -116,7 +117,7 @@ func overaggRandomSteps(rng *rand.Rand, n, size, parts int) []topnStep {
 				lines = append(lines, "+I "+row)
 			}
 		}
-		steps = append(steps, topnStep{in: "bigint bigint bigint double varchar\n" + strings.Join(lines, "\n"), want: "?"})
+		steps = append(steps, exectest.Step{In: "bigint bigint bigint double varchar\n" + strings.Join(lines, "\n"), AnyOut: true})
 	}
 	return steps
 }

@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"fmt"
@@ -13,27 +13,27 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// overaggVal is one aggregate result of an output row: a BIGINT, or a
+// result is one aggregate result of an output row: a BIGINT, or a
 // double's bits, in lo; a decimal in hi:lo; for MIN and MAX the row store
 // id of a row holding the value, in lo. valid is false for NULL.
-type overaggVal struct {
+type result struct {
 	lo    uint64
 	hi    int64
 	valid bool
 }
 
-// overaggAcc is the scratch of the aggregate loops: prefix counts and
+// aggScratch is the scratch of the aggregate loops: prefix counts and
 // 128-bit prefix sums over the rows read, and MIN/MAX's deque.
-type overaggAcc struct {
+type aggScratch struct {
 	cnt   []int64
 	lo    []uint64
 	hi    []int64
 	deque []int32
 }
 
-// checkOverAggSpec checks that a window aggregate is one OverAgg computes,
+// checkSpec checks that a window aggregate is one Agg computes,
 // over an argument and with a result of the types it handles.
-func checkOverAggSpec(a accum.Spec, nInput int) error {
+func checkSpec(a accum.Spec, nInput int) error {
 	if a.Distinct {
 		return fmt.Errorf("window aggregate: %s(DISTINCT): %w", a.Func, accum.ErrNotSupported)
 	}
@@ -66,13 +66,13 @@ func checkOverAggSpec(a accum.Spec, nInput int) error {
 
 // aggregate computes aggregate j for every output of the current span
 // (frames o.ev.fs/fe over the rows o.ev.ids) into vals[t*stride+j].
-func (o *OverAgg) aggregate(j int, vals []overaggVal, stride int) error {
+func (o *Agg) aggregate(j int, vals []result, stride int) error {
 	a := o.cfg.Aggs[j]
 	ev := &o.ev
 	fs, fe := ev.fs, ev.fe
 	if a.Func == plan.AggCountStar {
 		for t := range fs {
-			vals[t*stride+j] = overaggVal{lo: uint64(fe[t] - fs[t] + 1), valid: true}
+			vals[t*stride+j] = result{lo: uint64(fe[t] - fs[t] + 1), valid: true}
 		}
 		return nil
 	}
@@ -90,7 +90,7 @@ func (o *OverAgg) aggregate(j int, vals []overaggVal, stride int) error {
 // prefixAgg computes COUNT, and SUM and AVG over integers, from prefix
 // counts and exact 128-bit prefix sums: a frame's is the difference of two.
 // AVG rounds as HashAgg's does; a SUM beyond BIGINT fails.
-func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal, stride int) error {
+func (o *Agg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []result, stride int) error {
 	ev, acc := &o.ev, &o.ev.acc
 	sums := f != plan.AggCount
 	n := len(ev.ids)
@@ -116,10 +116,10 @@ func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal
 		v := &vals[t*stride]
 		switch {
 		case f == plan.AggCount:
-			*v = overaggVal{lo: uint64(cnt), valid: true}
+			*v = result{lo: uint64(cnt), valid: true}
 			continue
 		case cnt == 0:
-			*v = overaggVal{}
+			*v = result{}
 			continue
 		}
 		lo, borrow := bits.Sub64(acc.lo[b], acc.lo[a], 0)
@@ -128,13 +128,13 @@ func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal
 			// As HashAgg: the sum as carry·2^64 + a signed low word.
 			carry := hi + int64(lo>>63)
 			avg := (float64(carry)*(1<<64) + float64(int64(lo))) / float64(cnt)
-			*v = overaggVal{lo: math.Float64bits(avg), valid: true}
+			*v = result{lo: math.Float64bits(avg), valid: true}
 			continue
 		}
 		if hi != int64(lo)>>63 {
 			return fmt.Errorf("BIGINT value is out of range in SUM: %w", accum.ErrOverflow)
 		}
-		*v = overaggVal{lo: lo, valid: true}
+		*v = result{lo: lo, valid: true}
 	}
 	return nil
 }
@@ -145,7 +145,7 @@ func (o *OverAgg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []overaggVal
 // frame's sum is thus the same whichever rows were read around it. Doubles
 // are summed with Neumaier's compensation, infinities and NaNs counted
 // apart, as HashAgg sums them; a decimal SUM beyond 38 digits fails.
-func (o *OverAgg) foldAgg(col *rowstore.Col, a accum.Spec, vals []overaggVal, stride int) error {
+func (o *Agg) foldAgg(col *rowstore.Col, a accum.Spec, vals []result, stride int) error {
 	ev := &o.ev
 	dec := col.T.Physical() == types.PhysDecimal
 	scale := int32(a.ArgType.Scale)
@@ -193,18 +193,18 @@ func (o *OverAgg) foldAgg(col *rowstore.Col, a accum.Spec, vals []overaggVal, st
 		curFe = max(curFe, ev.fe[t])
 		v := &vals[t*stride]
 		if n == 0 {
-			*v = overaggVal{}
+			*v = result{}
 			continue
 		}
 		if dec {
 			if a.Func == plan.AggAvg {
-				*v = overaggVal{lo: math.Float64bits(dsum.ToFloat64(scale) / float64(n)), valid: true}
+				*v = result{lo: math.Float64bits(dsum.ToFloat64(scale) / float64(n)), valid: true}
 				continue
 			}
 			if !dsum.FitsInPrecision(types.MaxDecimalPrecision) {
 				return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
 			}
-			*v = overaggVal{lo: dsum.LowBits(), hi: dsum.HighBits(), valid: true}
+			*v = result{lo: dsum.LowBits(), hi: dsum.HighBits(), valid: true}
 			continue
 		}
 		r := sum + comp
@@ -219,7 +219,7 @@ func (o *OverAgg) foldAgg(col *rowstore.Col, a accum.Spec, vals []overaggVal, st
 		if a.Func == plan.AggAvg {
 			r /= float64(n)
 		}
-		*v = overaggVal{lo: math.Float64bits(r), valid: true}
+		*v = result{lo: math.Float64bits(r), valid: true}
 	}
 	return nil
 }
@@ -229,7 +229,7 @@ func (o *OverAgg) foldAgg(col *rowstore.Col, a accum.Spec, vals []overaggVal, st
 // increase (decrease) from the front, so the front is the extreme of the
 // current frame, the last of its rows holding that value. The result is
 // that row's id.
-func (o *OverAgg) minMax(col *rowstore.Col, isMax bool, vals []overaggVal, stride int) {
+func (o *Agg) minMax(col *rowstore.Col, isMax bool, vals []result, stride int) {
 	ev, acc := &o.ev, &o.ev.acc
 	dq := acc.deque[:0]
 	head, next := 0, int32(0)
@@ -256,9 +256,9 @@ func (o *OverAgg) minMax(col *rowstore.Col, isMax bool, vals []overaggVal, strid
 		}
 		v := &vals[t*stride]
 		if head < len(dq) {
-			*v = overaggVal{lo: uint64(ev.ids[dq[head]]), valid: true}
+			*v = result{lo: uint64(ev.ids[dq[head]]), valid: true}
 		} else {
-			*v = overaggVal{}
+			*v = result{}
 		}
 	}
 	acc.deque = dq
@@ -266,7 +266,7 @@ func (o *OverAgg) minMax(col *rowstore.Col, isMax bool, vals []overaggVal, strid
 
 // sameResults reports whether the aggregate results at vals[a:] and
 // vals[b:] are the same.
-func (o *OverAgg) sameResults(a, b int32) bool {
+func (o *Agg) sameResults(a, b int32) bool {
 	for j, spec := range o.cfg.Aggs {
 		x, y := o.vals[int(a)+j], o.vals[int(b)+j]
 		if x.valid != y.valid {

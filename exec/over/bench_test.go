@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"context"
@@ -10,22 +10,27 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// overaggBench runs chunks of (partition, order, value) rows through a
+// benchRows is the number of rows of a benchmark chunk, in the middle of
+// the 1–8 K the runtime aims for.
+const benchRows = 4096
+
+// bench runs chunks of (partition, order, value) rows through a
 // window aggregate, AVG(value) and MAX(value) over ROWS 10 PRECEDING per
 // partition (q6's window), and reports input rows per second. The state is
 // first filled with 100 K rows that stay; then each chunk inserts 2 K new
 // rows at random places and retracts the 2 K the previous chunk inserted,
 // so the state stays level.
-func overaggBench(b *testing.B, parts int) {
+func bench(b *testing.B, parts int) {
 	alloc := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(1, 2))
 	const ring = 16
-	half := topnBenchRows / 2
+	half := benchRows / 2
 	var rows [ring][3][]int64
 	for k := range rows {
 		for range half {
@@ -34,21 +39,21 @@ func overaggBench(b *testing.B, parts int) {
 			rows[k][2] = append(rows[k][2], r.Int64N(1000))
 		}
 	}
-	chunk := func(ins, del int) Chunk {
+	chunk := func(ins, del int) exec.Chunk {
 		var cols [3][]int64
-		var ops []Op
+		var ops []exec.Op
 		for j := range cols {
 			cols[j] = append(append(cols[j], rows[ins][j]...), rows[del][j]...)
 		}
 		for i := range 2 * half {
-			ops = append(ops, Insert)
+			ops = append(ops, exec.Insert)
 			if i >= half {
-				ops[i] = Delete
+				ops[i] = exec.Delete
 			}
 		}
-		return overaggInt64Chunk(alloc, cols[:], ops)
+		return int64Chunk(alloc, cols[:], ops)
 	}
-	chunks := make([]Chunk, ring)
+	chunks := make([]exec.Chunk, ring)
 	for k := range chunks {
 		chunks[k] = chunk(k, (k+ring-1)%ring)
 	}
@@ -57,7 +62,7 @@ func overaggBench(b *testing.B, parts int) {
 			c.Batch.Release()
 		}
 	}()
-	cfg := OverAggConfig{
+	cfg := Config{
 		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
 		Partition: []int{0}, Order: []ordtree.SortKey{{Col: 1}},
 		Frame: plan.Frame{Kind: plan.FrameRows, Preceding: 10},
@@ -67,18 +72,18 @@ func overaggBench(b *testing.B, parts int) {
 		},
 		Names: []string{"p", "o", "v", "avg", "max"},
 	}
-	op, err := NewOverAgg(cfg)
+	op, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := op.Open(ctx, NewTestEnv(alloc)); err != nil {
+	if err := op.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
 		b.Fatal(err)
 	}
 	defer op.Close()
-	discard := EmitterFunc(func(context.Context, Chunk) error { return nil })
+	discard := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 	for range 25 {
-		c := topnBenchChunk(alloc, r, parts, false)
+		c := randomChunk(alloc, r, parts)
 		err := op.Process(ctx, 0, c, discard)
 		c.Batch.Release()
 		if err != nil {
@@ -86,7 +91,7 @@ func overaggBench(b *testing.B, parts int) {
 		}
 	}
 	// The rows the first chunk retracts.
-	c := overaggInt64Chunk(alloc, rows[ring-1][:], nil)
+	c := int64Chunk(alloc, rows[ring-1][:], nil)
 	err = op.Process(ctx, 0, c, discard)
 	c.Batch.Release()
 	if err != nil {
@@ -98,18 +103,18 @@ func overaggBench(b *testing.B, parts int) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N)*topnBenchRows/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N)*benchRows/b.Elapsed().Seconds(), "rows/s")
 }
 
-// BenchmarkOverAggRetract: 10 K partitions of about 10 rows (q6's sellers).
-func BenchmarkOverAggRetract(b *testing.B) { overaggBench(b, 10000) }
+// BenchmarkRetract: 10 K partitions of about 10 rows (q6's sellers).
+func BenchmarkRetract(b *testing.B) { bench(b, 10000) }
 
-// BenchmarkOverAggLargePartitions: 100 partitions of about 1 K rows, so
-// the trees have two levels.
-func BenchmarkOverAggLargePartitions(b *testing.B) { overaggBench(b, 100) }
+// BenchmarkLargePartitions: 100 partitions of about 1 K rows, so the trees
+// have two levels.
+func BenchmarkLargePartitions(b *testing.B) { bench(b, 100) }
 
-// overaggInt64Chunk builds a chunk of BIGINT columns with ops.
-func overaggInt64Chunk(alloc memory.Allocator, cols [][]int64, ops []Op) Chunk {
+// int64Chunk builds a chunk of BIGINT columns with ops.
+func int64Chunk(alloc memory.Allocator, cols [][]int64, ops []exec.Op) exec.Chunk {
 	fields := make([]arrow.Field, len(cols))
 	arrs := make([]arrow.Array, len(cols))
 	for j, c := range cols {
@@ -123,5 +128,18 @@ func overaggInt64Chunk(alloc memory.Allocator, cols [][]int64, ops []Op) Chunk {
 	for _, a := range arrs {
 		a.Release()
 	}
-	return Chunk{Batch: rec, Ops: ops}
+	return exec.Chunk{Batch: rec, Ops: ops}
+}
+
+// randomChunk builds a chunk of benchRows inserts of (partition, order,
+// sequence number) rows: partitions drawn from [0, parts), orders random.
+func randomChunk(alloc memory.Allocator, r *rand.Rand, parts int) exec.Chunk {
+	cols := make([][]int64, 3)
+	for j := range cols {
+		cols[j] = make([]int64, benchRows)
+	}
+	for i := range benchRows {
+		cols[0][i], cols[1][i], cols[2][i] = int64(r.IntN(parts)), r.Int64N(1_000_000), int64(i)
+	}
+	return int64Chunk(alloc, cols, nil)
 }

@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"bytes"
@@ -7,22 +7,23 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// overaggPartition is the state of one partition: its rows in a tree.
-type overaggPartition struct {
+// partition is the state of one partition: its rows in a tree.
+type partition struct {
 	key   string // the encoded partition key
 	tree  ordtree.Tree
 	epoch uint64 // the last chunk that touched the partition
-	index int32  // the partition's position in OverAgg.touched during that chunk
+	index int32  // the partition's position in Agg.touched during that chunk
 }
 
 // collect records every row of c as a change of its partition, in input
 // order.
-func (o *OverAgg) collect(c Chunk) {
-	var p *overaggPartition
+func (o *Agg) collect(c exec.Chunk) {
+	var p *partition
 	for i := range o.skeys {
 		if p == nil || !bytes.Equal(o.pkeys[i], o.pkeys[i-1]) {
 			p = o.partition(o.pkeys[i])
@@ -34,10 +35,10 @@ func (o *OverAgg) collect(c Chunk) {
 
 // partition returns the partition with encoded key pk, creating it, and
 // marks it touched by the current chunk.
-func (o *OverAgg) partition(pk []byte) *overaggPartition {
+func (o *Agg) partition(pk []byte) *partition {
 	p := o.parts[string(pk)]
 	if p == nil {
-		p = &overaggPartition{key: string(pk)}
+		p = &partition{key: string(pk)}
 		o.parts[p.key] = p
 		o.gauge.Parts++
 		o.gauge.KeyBytes += int64(len(p.key))
@@ -54,7 +55,7 @@ func (o *OverAgg) partition(pk []byte) *overaggPartition {
 // partition (a counting sort, partitions being numbered by first touch),
 // sorts and nets each partition's by key, and diffs each partition whose
 // rows changed (diffPartition).
-func (o *OverAgg) diff(b arrow.RecordBatch) error {
+func (o *Agg) diff(b arrow.RecordBatch) error {
 	return o.netter.Each(o.deltas, len(o.touched), func(p int, net []ordtree.Delta) error {
 		return o.diffPartition(o.touched[p], net, b)
 	})
@@ -64,7 +65,7 @@ func (o *OverAgg) diff(b arrow.RecordBatch) error {
 // ds (netted, sorted by key, none zero): the outputs of the rows whose
 // frames hold a changed row, computed before and after applying ds, then
 // matched up (merge).
-func (o *OverAgg) diffPartition(p *overaggPartition, ds []ordtree.Delta, b arrow.RecordBatch) error {
+func (o *Agg) diffPartition(p *partition, ds []ordtree.Delta, b arrow.RecordBatch) error {
 	o.olds, o.news = o.olds[:0], o.news[:0]
 	var err error
 	if o.olds, err = o.outputs(&p.tree, ds, o.olds); err != nil {
@@ -84,7 +85,7 @@ func (o *OverAgg) diffPartition(p *overaggPartition, ds []ordtree.Delta, b arrow
 			if id >= 0 {
 				o.store.Remove(id)
 			}
-			return overaggRowError(err)
+			return rowError(err)
 		}
 		if before+d.W == 0 {
 			// Freed once the chunk is out: the old outputs read it.
@@ -98,18 +99,18 @@ func (o *OverAgg) diffPartition(p *overaggPartition, ds []ordtree.Delta, b arrow
 	return nil
 }
 
-// overaggRowError reports a failed change of a tree.
-func overaggRowError(err error) error {
+// rowError reports a failed change of a tree.
+func rowError(err error) error {
 	if errors.Is(err, ordtree.ErrAbsent) {
 		return fmt.Errorf("window aggregate: %w", aggstate.ErrNegativeCount)
 	}
 	return fmt.Errorf("window aggregate: %w", err)
 }
 
-// overaggMatchMax bounds the copies of one row whose outputs merge matches
+// matchMax bounds the copies of one row whose outputs merge matches
 // as multisets (quadratic in the copies); beyond it copies are matched by
 // position, which is correct but may emit a row both removed and added.
-const overaggMatchMax = 64
+const matchMax = 64
 
 // merge matches the outputs before (o.olds) and after (o.news) a change of
 // a partition, both in key order and over the same unchanged rows (see
@@ -117,7 +118,7 @@ const overaggMatchMax = 64
 // emits nothing, and the others pair up as updates, what is left over
 // being deleted or inserted. Copies of a row are interchangeable, so their
 // outputs are matched as multisets.
-func (o *OverAgg) merge() {
+func (o *Agg) merge() {
 	olds, news := o.olds, o.news
 	i, j := 0, 0
 	for i < len(olds) || j < len(news) {
@@ -149,8 +150,8 @@ func (o *OverAgg) merge() {
 
 // mergeRow emits the changes from the outputs olds to news of one distinct
 // row's copies.
-func (o *OverAgg) mergeRow(olds, news []overaggOut) {
-	if len(olds) > overaggMatchMax || len(news) > overaggMatchMax {
+func (o *Agg) mergeRow(olds, news []output) {
+	if len(olds) > matchMax || len(news) > matchMax {
 		k := min(len(olds), len(news))
 		for t := range k {
 			o.update(olds[t], news[t])
@@ -159,7 +160,7 @@ func (o *OverAgg) mergeRow(olds, news []overaggOut) {
 		return
 	}
 	// Drop the outputs present on both sides; what is left differs.
-	var usedOld, usedNew [overaggMatchMax]bool
+	var usedOld, usedNew [matchMax]bool
 	for a := range olds {
 		for b := range news {
 			if !usedNew[b] && o.sameResults(olds[a].res, news[b].res) {
@@ -187,26 +188,26 @@ func (o *OverAgg) mergeRow(olds, news []overaggOut) {
 }
 
 // update emits -U old / +U new, or nothing when the results are the same.
-func (o *OverAgg) update(old, new overaggOut) {
+func (o *Agg) update(old, new output) {
 	if !o.sameResults(old.res, new.res) {
-		o.rows = append(o.rows, overaggRow{id: old.id, res: old.res, op: UpdateBefore},
-			overaggRow{id: new.id, res: new.res, op: UpdateAfter})
+		o.rows = append(o.rows, outRow{id: old.id, res: old.res, op: exec.UpdateBefore},
+			outRow{id: new.id, res: new.res, op: exec.UpdateAfter})
 	}
 }
 
 // leftovers emits -D for each of olds and +I for each of news.
-func (o *OverAgg) leftovers(olds, news []overaggOut) {
+func (o *Agg) leftovers(olds, news []output) {
 	for _, x := range olds {
-		o.rows = append(o.rows, overaggRow{id: x.id, res: x.res, op: Delete})
+		o.rows = append(o.rows, outRow{id: x.id, res: x.res, op: exec.Delete})
 	}
 	for _, x := range news {
-		o.rows = append(o.rows, overaggRow{id: x.id, res: x.res, op: Insert})
+		o.rows = append(o.rows, outRow{id: x.id, res: x.res, op: exec.Insert})
 	}
 }
 
 // finishChunk frees the rows the chunk removed, drops the partitions it
 // emptied and resets the per-chunk scratch.
-func (o *OverAgg) finishChunk() {
+func (o *Agg) finishChunk() {
 	for _, id := range o.freed {
 		o.store.Remove(id)
 	}

@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"slices"
@@ -7,10 +7,10 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// overaggOut is an output row of a partition, before or after a change:
+// output is an output row of a partition, before or after a change:
 // the copy-th copy (from 0) of the distinct row with sort key key and
-// values id, with its aggregate results at OverAgg.vals[res:].
-type overaggOut struct {
+// values id, with its aggregate results at Agg.vals[res:].
+type output struct {
 	ordtree.Key
 
 	copy int64
@@ -18,18 +18,18 @@ type overaggOut struct {
 	res  int32
 }
 
-// overaggSpan is a range [lo, hi) of ranks of a partition.
-type overaggSpan struct{ lo, hi int64 }
+// span is a range [lo, hi) of ranks of a partition.
+type span struct{ lo, hi int64 }
 
-// overaggEval is the scratch of outputs: the rows read for one span of
+// eval is the scratch of outputs: the rows read for one span of
 // ranks and the frames of its output rows.
-type overaggEval struct {
-	spans []overaggSpan
+type eval struct {
+	spans []span
 	ids   []int32 // the row ids at ranks base, base+1, ... (one per copy)
 	group []int32 // FramePeers: per rank read, its peer group's end (exclusive)
 	fs    []int32 // per output row of the span: its frame's first rank read
 	fe    []int32 // and its last (inclusive)
-	acc   overaggAcc
+	acc   aggScratch
 }
 
 // outputs appends to dst the outputs, with their aggregates, of the rows of
@@ -42,7 +42,7 @@ type overaggEval struct {
 // rows are unchanged, so they are the same before and after; under the
 // unbounded frames a row is covered when a changed key (or, for peers, its
 // ORDER BY prefix) precedes it, which the change does not alter.
-func (o *OverAgg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []overaggOut) ([]overaggOut, error) {
+func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]output, error) {
 	ev := &o.ev
 	total := tree.Total
 	if total == 0 {
@@ -62,18 +62,18 @@ func (o *OverAgg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []overaggO
 				ev.spans[k-1].hi = max(ev.spans[k-1].hi, hi)
 				continue
 			}
-			ev.spans = append(ev.spans, overaggSpan{lo, hi})
+			ev.spans = append(ev.spans, span{lo, hi})
 		}
 	case plan.FrameRowsUnbounded:
 		lo, _ := tree.Find(ds[0].Key)
-		ev.spans = append(ev.spans, overaggSpan{lo, total})
+		ev.spans = append(ev.spans, span{lo, total})
 	case plan.FramePeers:
 		// The smallest key has the smallest ORDER BY prefix, which sorts
 		// before every key it starts.
 		lo, _ := tree.Find(ordtree.KeyOf(ds[0].S[:ds[0].OLen]))
-		ev.spans = append(ev.spans, overaggSpan{lo, total})
+		ev.spans = append(ev.spans, span{lo, total})
 	default:
-		ev.spans = append(ev.spans, overaggSpan{0, total})
+		ev.spans = append(ev.spans, span{0, total})
 	}
 	for _, s := range ev.spans {
 		if s.lo >= s.hi {
@@ -91,7 +91,7 @@ func (o *OverAgg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []overaggO
 // reads the rows from the first rank any of their frames starts at (the
 // partition's first under the unbounded frames), computes each output's
 // frame over what it read, then the aggregates.
-func (o *OverAgg) spanOutputs(tree *ordtree.Tree, s overaggSpan, dst []overaggOut) ([]overaggOut, error) {
+func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, error) {
 	ev := &o.ev
 	f := o.cfg.Frame
 	base := int64(0)
@@ -117,7 +117,7 @@ func (o *OverAgg) spanOutputs(tree *ordtree.Tree, s overaggSpan, dst []overaggOu
 				ev.group = append(ev.group, -1)
 			}
 			if start+c >= s.lo {
-				dst = append(dst, overaggOut{Key: e.Key, copy: c, id: e.ID})
+				dst = append(dst, output{Key: e.Key, copy: c, id: e.ID})
 			}
 		}
 		prev = e

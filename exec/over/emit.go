@@ -1,4 +1,4 @@
-package exec
+package over
 
 import (
 	"context"
@@ -8,20 +8,21 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// overaggRow is a row of the output chunk being built: the row with values
+// outRow is a row of the output chunk being built: the row with values
 // id in the row store, with the aggregate results at vals[res:], and its op.
-type overaggRow struct {
+type outRow struct {
 	id  int32
 	res int32
-	op  Op
+	op  exec.Op
 }
 
 // emit builds the output chunk from o.rows — the input columns gathered
 // from the row store, then the aggregate results — and emits it.
-func (o *OverAgg) emit(ctx context.Context, out Emitter) error {
+func (o *Agg) emit(ctx context.Context, out exec.Emitter) error {
 	n := len(o.rows)
 	if n == 0 {
 		return nil
@@ -43,7 +44,7 @@ func (o *OverAgg) emit(ctx context.Context, out Emitter) error {
 }
 
 // aggColumn builds the output column of aggregate j for o.rows.
-func (o *OverAgg) aggColumn(j int) arrow.Array {
+func (o *Agg) aggColumn(j int) arrow.Array {
 	a := o.cfg.Aggs[j]
 	alloc := o.env.Alloc
 	if a.Func == plan.AggMin || a.Func == plan.AggMax {
@@ -92,12 +93,12 @@ func (o *OverAgg) aggColumn(j int) arrow.Array {
 }
 
 // emitBatch wraps output columns into a chunk and emits it.
-func (o *OverAgg) emitBatch(ctx context.Context, out Emitter, cols []arrow.Array, n int) error {
+func (o *Agg) emitBatch(ctx context.Context, out exec.Emitter, cols []arrow.Array, n int) error {
 	rec := array.NewRecordBatch(o.schema, cols, int64(n))
 	for _, c := range cols {
 		c.Release()
 	}
-	err := out.Emit(ctx, Chunk{Batch: rec, Ops: o.ops})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: o.ops})
 	rec.Release()
 	return err
 }

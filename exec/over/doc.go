@@ -1,0 +1,10 @@
+// Package over computes window aggregates, AGG(x) OVER (PARTITION BY ..
+// ORDER BY .. frame), incrementally: Agg outputs every input row with
+// COUNT, SUM, AVG, MIN or MAX over its frame (ROWS n PRECEDING, ROWS or
+// RANGE UNBOUNDED PRECEDING, or the whole partition), and after each chunk
+// emits the changes of the output rows whose aggregates changed. Its state
+// is, per partition, the partition's distinct rows in a counted ordered
+// tree (exec/internal/ordtree) with their values in a row store
+// (exec/internal/rowstore), so that a change reads only the frames it
+// touches.
+package over
