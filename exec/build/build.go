@@ -10,6 +10,7 @@ import (
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/over"
+	"github.com/eddysql/eddy/exec/topn"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -154,12 +155,12 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewSessionWindowAgg(cfg) }}, nil
 	case *physical.TopN:
-		cfg := exec.TopNConfig{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
+		cfg := topn.Config{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
 			AppendOnly: n.AppendOnlyInput, Names: names}
 		for _, k := range n.Order {
 			cfg.Order = append(cfg.Order, ordtree.SortKey{Col: k.Ord, Desc: k.Desc})
 		}
-		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewTopN(cfg) }}, nil
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return topn.New(cfg) }}, nil
 	case *physical.OverAgg:
 		cfg := over.Config{Input: inTypes, Partition: n.Partition, Frame: n.Frame, Names: names}
 		for _, k := range n.Order {

@@ -1,4 +1,4 @@
-package exec
+package topn
 
 import (
 	"context"
@@ -9,12 +9,13 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// TopNConfig configures a TopN: ROW_NUMBER() OVER (PARTITION BY Partition
+// Config configures a Top-N operator: ROW_NUMBER() OVER (PARTITION BY Partition
 // ORDER BY Order) filtered by rn <= Limit.
-type TopNConfig struct {
+type Config struct {
 	// Input are the input column types.
 	Input []types.T
 	// Partition are the input ordinals of the PARTITION BY columns; empty
@@ -36,10 +37,10 @@ type TopNConfig struct {
 	Names []string
 }
 
-// TopN is the incremental Top-N operator. Its output, integrated, is always
-// exactly the rows numbered 1..Limit of every partition of the integral of
-// its input so far (a multiset: identical rows count separately), with their
-// row number when RowNumber is set. Rows are numbered by Order, ties broken
+// Operator is the incremental Top-N operator. Its output, integrated, is
+// always exactly the rows numbered 1..Limit of every partition of the
+// integral of its input so far (a multiset: identical rows count
+// separately), with their row number when RowNumber is set. Rows are numbered by Order, ties broken
 // by the remaining columns in input order (ascending), so that the result
 // does not depend on arrival order; fully identical rows are
 // interchangeable. Values order as types.Compare orders them: NULL first
@@ -55,9 +56,9 @@ type TopNConfig struct {
 //
 // State: a partition's rows are encoded as order-preserving byte strings
 // (the ORDER BY columns, DESC ones with inverted bytes, then the remaining
-// columns; see topn_keys.go), so that ranking is bytes.Compare (of an
+// columns; see keys.go), so that ranking is bytes.Compare (of an
 // 8-byte integer prefix first, kept beside each key), and held with their
-// number of copies in a counted B+tree (topnTree) that finds a row's rank
+// number of copies in a counted B+tree (ordtree.Tree) that finds a row's rank
 // and the row at a rank in O(log n). Output rows are decoded from their
 // keys, so a double's -0 comes out as 0, which it equals, and every NaN as
 // one NaN. In general every row of a partition is kept, so that a
@@ -67,48 +68,47 @@ type TopNConfig struct {
 // key per partition in a map. A chunk costs time in proportion to its rows
 // times log n plus its output, never to the number of partitions or rows
 // held.
-type TopN struct {
-	cfg    TopNConfig
-	env    *Env
+type Operator struct {
+	cfg    Config
+	env    *exec.Env
 	schema *arrow.Schema
 	layout ordtree.Layout
 
-	parts    map[string]*topnPartition // by encoded partition key; general mode
-	slots    map[string]*topnSlot      // by encoded partition key; de-duplication mode
+	parts    map[string]*partition // by encoded partition key; general mode
+	slots    map[string]*slot      // by encoded partition key; de-duplication mode
 	gauge    ordtree.Gauge
 	epoch    uint64 // numbers the chunks, to mark touched partitions
 	builders []array.Builder
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
-	touched      []*topnPartition
-	touchedSlots []*topnSlot
-	deltas       []ordtree. // the chunk's changes, in input order
-			Delta
-	netter    ordtree.Netter
-	oldRanks  []int64
-	newRanks  []int64
-	outRows   []topnOutRow
-	ops       []Op
-	decodeBuf []byte
-	stringBuf []byte
+	touched      []*partition
+	touchedSlots []*slot
+	deltas       []ordtree.Delta // the chunk's changes, in input order
+	netter       ordtree.Netter
+	oldRanks     []int64
+	newRanks     []int64
+	outRows      []outRow
+	ops          []exec.Op
+	decodeBuf    []byte
+	stringBuf    []byte
 }
 
-var _ Operator = (*TopN)(nil)
+var _ exec.Operator = (*Operator)(nil)
 
-// errTopNRetraction is returned when an input declared append-only retracts.
-var errTopNRetraction = errors.New("top-n: the input is declared append-only but retracts a row")
+// errRetraction is returned when an input declared append-only retracts.
+var errRetraction = errors.New("top-n: the input is declared append-only but retracts a row")
 
-// NewTopN checks cfg and returns a Top-N operator; Open creates its state.
-func NewTopN(cfg TopNConfig) (*TopN, error) {
+// New checks cfg and returns a Top-N operator; Open creates its state.
+func New(cfg Config) (*Operator, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	return &TopN{cfg: cfg}, nil
+	return &Operator{cfg: cfg}, nil
 }
 
 // check validates the configuration.
-func (cfg *TopNConfig) check() error {
+func (cfg *Config) check() error {
 	if len(cfg.Input) == 0 {
 		return errors.New("top-n: no input columns")
 	}
@@ -141,13 +141,13 @@ func (cfg *TopNConfig) check() error {
 }
 
 // dedup reports whether the operator runs the de-duplication fast path.
-func (cfg *TopNConfig) dedup() bool {
+func (cfg *Config) dedup() bool {
 	return cfg.AppendOnly && cfg.Limit == 1 && !cfg.RowNumber
 }
 
 // Schema returns the output schema: the input columns, then the row number
 // when RowNumber is set.
-func (t *TopN) Schema() *arrow.Schema {
+func (t *Operator) Schema() *arrow.Schema {
 	fields := make([]arrow.Field, 0, len(t.cfg.Names))
 	for i, typ := range t.cfg.Input {
 		fields = append(fields, types.Field(t.cfg.Names[i], typ, true))
@@ -159,7 +159,7 @@ func (t *TopN) Schema() *arrow.Schema {
 }
 
 // Open creates empty state and the output builders.
-func (t *TopN) Open(_ context.Context, env *Env) error {
+func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	if err := t.Close(); err != nil {
 		return err
 	}
@@ -167,9 +167,9 @@ func (t *TopN) Open(_ context.Context, env *Env) error {
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	if t.cfg.dedup() {
-		t.slots = map[string]*topnSlot{}
+		t.slots = map[string]*slot{}
 	} else {
-		t.parts = map[string]*topnPartition{}
+		t.parts = map[string]*partition{}
 	}
 	t.gauge = ordtree.Gauge{}
 	t.epoch = 0
@@ -184,7 +184,7 @@ func (t *TopN) Open(_ context.Context, env *Env) error {
 // Process applies a chunk of changes and emits the resulting changes of the
 // top rows, then updates the state gauges. An error (a retraction of a row
 // never inserted) leaves the state undefined: the query must stop.
-func (t *TopN) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if t.builders == nil {
 		return errors.New("top-n: Process before Open")
 	}
@@ -222,7 +222,7 @@ func (t *TopN) Process(ctx context.Context, in int, c Chunk, out Emitter) error 
 
 // checkChunk checks that c has the configured columns (by physical type)
 // and one op per row, so that the typed loops can trust the data.
-func (t *TopN) checkChunk(c Chunk) error {
+func (t *Operator) checkChunk(c exec.Chunk) error {
 	if got := int(c.Batch.NumCols()); got != len(t.cfg.Input) {
 		return fmt.Errorf("top-n: batch has %d columns, want %d", got, len(t.cfg.Input))
 	}
@@ -240,11 +240,11 @@ func (t *TopN) checkChunk(c Chunk) error {
 // OnControl does nothing: the operator buffers no output between chunks,
 // and a per-window Top-N (partitioned by window_start and window_end) has
 // its state freed by the planner's own means.
-func (t *TopN) OnControl(context.Context, Control, Emitter) error { return nil }
+func (t *Operator) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
-func (t *TopN) Close() error {
+func (t *Operator) Close() error {
 	for _, b := range t.builders {
 		b.Release()
 	}
@@ -258,7 +258,7 @@ func (t *TopN) Close() error {
 
 // updateMetrics sets the state gauges: rows held and an estimate of their
 // bytes.
-func (t *TopN) updateMetrics() {
+func (t *Operator) updateMetrics() {
 	if t.env == nil {
 		return
 	}

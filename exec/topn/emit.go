@@ -1,4 +1,4 @@
-package exec
+package topn
 
 import (
 	"context"
@@ -6,23 +6,24 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// topnOutRow is a row of the output chunk being built: a row of a
+// outRow is a row of the output chunk being built: a row of a
 // partition, its row number (when the output has one) and its op.
-type topnOutRow struct {
+type outRow struct {
 	part string
 	key  string
 	rn   int64
-	op   Op
+	op   exec.Op
 }
 
 // diff computes the output of a chunk from its changes (t.deltas): it
 // groups them by partition (a counting sort, partitions being numbered by
 // first touch), sorts and nets each partition's by key, then compares each
 // touched partition's top rows before and after the chunk (diffPartition).
-func (t *TopN) diff() {
+func (t *Operator) diff() {
 	_ = t.netter.Each(t.deltas, len(t.touched), func(p int, net []ordtree.Delta) error {
 		first := len(t.outRows)
 		t.diffPartition(t.touched[p], net)
@@ -44,7 +45,7 @@ func (t *TopN) diff() {
 // numbers, moved at all within the top), can have output: the walk visits
 // the changed keys in order and, between them, just the ranks where rows
 // can have changed (diffRange). It costs O(len(ds) log n) plus the output.
-func (t *TopN) diffPartition(p *topnPartition, ds []ordtree.Delta) {
+func (t *Operator) diffPartition(p *partition, ds []ordtree.Delta) {
 	limit := t.cfg.Limit
 	var s, end int64 // end: the new rank after the previous changed key
 	for _, d := range ds {
@@ -65,7 +66,7 @@ func (t *TopN) diffPartition(p *topnPartition, ds []ordtree.Delta) {
 // whose old ranks are s lower. Without row numbers only ranks between
 // Limit and Limit+s can cross the boundary; with them, every row in the
 // top rows before or after has a new number.
-func (t *TopN) diffRange(p *topnPartition, a, b, s int64) {
+func (t *Operator) diffRange(p *partition, a, b, s int64) {
 	if s == 0 {
 		return
 	}
@@ -98,41 +99,41 @@ func (t *TopN) diffRange(p *topnPartition, a, b, s int64) {
 // cOld copies from rank oldStart and has cNew from rank newStart. Copies are
 // interchangeable, so a row number held before and after is unchanged; the
 // others pair up as updates, and what is left over is deleted or inserted.
-func (t *TopN) diffEntry(part, key string, oldStart, cOld, newStart, cNew int64) {
+func (t *Operator) diffEntry(part, key string, oldStart, cOld, newStart, cNew int64) {
 	limit := t.cfg.Limit
 	o1, o2 := min(oldStart, limit), min(oldStart+cOld, limit)
 	n1, n2 := min(newStart, limit), min(newStart+cNew, limit)
 	if !t.cfg.RowNumber {
 		for d := (n2 - n1) - (o2 - o1); d != 0; {
 			if d > 0 {
-				t.addOut(part, key, 0, Insert)
+				t.addOut(part, key, 0, exec.Insert)
 				d--
 			} else {
-				t.addOut(part, key, 0, Delete)
+				t.addOut(part, key, 0, exec.Delete)
 				d++
 			}
 		}
 		return
 	}
 	c1, c2 := max(o1, n1), min(o2, n2)
-	t.oldRanks = topnMinus(t.oldRanks[:0], o1, o2, c1, c2)
-	t.newRanks = topnMinus(t.newRanks[:0], n1, n2, c1, c2)
+	t.oldRanks = minus(t.oldRanks[:0], o1, o2, c1, c2)
+	t.newRanks = minus(t.newRanks[:0], n1, n2, c1, c2)
 	k := min(len(t.oldRanks), len(t.newRanks))
 	for j := range k {
-		t.addOut(part, key, t.oldRanks[j]+1, UpdateBefore)
-		t.addOut(part, key, t.newRanks[j]+1, UpdateAfter)
+		t.addOut(part, key, t.oldRanks[j]+1, exec.UpdateBefore)
+		t.addOut(part, key, t.newRanks[j]+1, exec.UpdateAfter)
 	}
 	for _, r := range t.oldRanks[k:] {
-		t.addOut(part, key, r+1, Delete)
+		t.addOut(part, key, r+1, exec.Delete)
 	}
 	for _, r := range t.newRanks[k:] {
-		t.addOut(part, key, r+1, Insert)
+		t.addOut(part, key, r+1, exec.Insert)
 	}
 }
 
-// topnMinus appends to dst the ranks of [lo, hi) outside [c1, c2), an
+// minus appends to dst the ranks of [lo, hi) outside [c1, c2), an
 // interval within it or empty.
-func topnMinus(dst []int64, lo, hi, c1, c2 int64) []int64 {
+func minus(dst []int64, lo, hi, c1, c2 int64) []int64 {
 	if c1 >= c2 {
 		c1, c2 = hi, hi
 	}
@@ -148,25 +149,25 @@ func topnMinus(dst []int64, lo, hi, c1, c2 int64) []int64 {
 // pairSlot turns a partition's output from start, with Limit 1 and no row
 // number, from a -D of its old row and a +I of its new one into -U old /
 // +U new: the partition's one slot was updated.
-func (t *TopN) pairSlot(start int) {
+func (t *Operator) pairSlot(start int) {
 	rows := t.outRows[start:]
 	if len(rows) != 2 || rows[0].op == rows[1].op {
 		return
 	}
-	if rows[0].op == Insert {
+	if rows[0].op == exec.Insert {
 		rows[0], rows[1] = rows[1], rows[0]
 	}
-	rows[0].op, rows[1].op = UpdateBefore, UpdateAfter
+	rows[0].op, rows[1].op = exec.UpdateBefore, exec.UpdateAfter
 }
 
 // addOut adds a row to the output chunk being built.
-func (t *TopN) addOut(part, key string, rn int64, op Op) {
-	t.outRows = append(t.outRows, topnOutRow{part: part, key: key, rn: rn, op: op})
+func (t *Operator) addOut(part, key string, rn int64, op exec.Op) {
+	t.outRows = append(t.outRows, outRow{part: part, key: key, rn: rn, op: op})
 }
 
 // emit builds the output chunk from t.outRows, decoding the rows from their
 // keys, and emits it.
-func (t *TopN) emit(ctx context.Context, out Emitter) error {
+func (t *Operator) emit(ctx context.Context, out exec.Emitter) error {
 	n := len(t.outRows)
 	if n == 0 {
 		return nil
@@ -197,13 +198,13 @@ func (t *TopN) emit(ctx context.Context, out Emitter) error {
 	for _, c := range cols {
 		c.Release()
 	}
-	err := out.Emit(ctx, Chunk{Batch: rec, Ops: t.ops})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: t.ops})
 	rec.Release()
 	return err
 }
 
 // resetBuilders discards what the builders hold after a failed row.
-func (t *TopN) resetBuilders() {
+func (t *Operator) resetBuilders() {
 	for _, b := range t.builders {
 		b.NewArray().Release()
 	}

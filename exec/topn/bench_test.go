@@ -1,4 +1,4 @@
-package exec
+package topn
 
 import (
 	"context"
@@ -10,25 +10,26 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// topnBenchRows is the number of rows of a benchmark chunk, in the middle
+// benchRows is the number of rows of a benchmark chunk, in the middle
 // of the 1–8 K the runtime aims for.
-const topnBenchRows = 4096
+const benchRows = 4096
 
-// topnBenchChunk builds a chunk of (partition, score, id) rows: partitions
+// benchChunk builds a chunk of (partition, score, id) rows: partitions
 // drawn from [0, parts), scores random. With retract, the second half of
 // the chunk retracts the rows of its first half, so state stays level.
-func topnBenchChunk(alloc memory.Allocator, r *rand.Rand, parts int, retract bool) Chunk {
-	n := topnBenchRows
+func benchChunk(alloc memory.Allocator, r *rand.Rand, parts int, retract bool) exec.Chunk {
+	n := benchRows
 	cols := make([][]int64, 3)
 	for j := range cols {
 		cols[j] = make([]int64, n)
 	}
-	var ops []Op
+	var ops []exec.Op
 	if retract {
-		ops = make([]Op, n)
+		ops = make([]exec.Op, n)
 	}
 	for i := range n {
 		cols[0][i], cols[1][i], cols[2][i] = int64(r.IntN(parts)), r.Int64N(1_000_000), int64(i)
@@ -36,7 +37,7 @@ func topnBenchChunk(alloc memory.Allocator, r *rand.Rand, parts int, retract boo
 			for j := range cols {
 				cols[j][i] = cols[j][i-n/2]
 			}
-			ops[i] = Delete
+			ops[i] = exec.Delete
 		}
 	}
 	fields := make([]arrow.Field, 3)
@@ -52,37 +53,37 @@ func topnBenchChunk(alloc memory.Allocator, r *rand.Rand, parts int, retract boo
 	for _, a := range arrs {
 		a.Release()
 	}
-	return Chunk{Batch: rec, Ops: ops}
+	return exec.Chunk{Batch: rec, Ops: ops}
 }
 
-// topnBench runs chunks through a Top-N and reports rows per second.
-func topnBench(b *testing.B, cfg TopNConfig, parts int, retract bool) {
+// bench runs chunks through a Top-N and reports rows per second.
+func bench(b *testing.B, cfg Config, parts int, retract bool) {
 	alloc := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(1, 2))
-	chunks := make([]Chunk, 16)
+	chunks := make([]exec.Chunk, 16)
 	for i := range chunks {
-		chunks[i] = topnBenchChunk(alloc, r, parts, retract)
+		chunks[i] = benchChunk(alloc, r, parts, retract)
 	}
 	defer func() {
 		for _, c := range chunks {
 			c.Batch.Release()
 		}
 	}()
-	op, err := NewTopN(cfg)
+	op, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := op.Open(ctx, NewTestEnv(alloc)); err != nil {
+	if err := op.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
 		b.Fatal(err)
 	}
 	defer op.Close()
-	discard := EmitterFunc(func(context.Context, Chunk) error { return nil })
+	discard := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 	if retract {
 		// Fill the state with 100 K rows that stay, so that the trees the
 		// measured rows enter and leave are deep.
 		for range 25 {
-			c := topnBenchChunk(alloc, r, parts, false)
+			c := benchChunk(alloc, r, parts, false)
 			err := op.Process(ctx, 0, c, discard)
 			c.Batch.Release()
 			if err != nil {
@@ -96,33 +97,33 @@ func topnBench(b *testing.B, cfg TopNConfig, parts int, retract bool) {
 			b.Fatal(err)
 		}
 	}
-	b.ReportMetric(float64(b.N)*topnBenchRows/b.Elapsed().Seconds(), "rows/s")
+	b.ReportMetric(float64(b.N)*benchRows/b.Elapsed().Seconds(), "rows/s")
 }
 
-func topnBenchConfig(limit int64, rowNumber, appendOnly bool, desc bool) TopNConfig {
+func benchConfig(limit int64, rowNumber, appendOnly bool, desc bool) Config {
 	names := []string{"p", "score", "id"}
 	if rowNumber {
 		names = append(names, "rn")
 	}
-	return TopNConfig{
+	return Config{
 		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
 		Partition: []int{0}, Order: []ordtree.SortKey{{Col: 1, Desc: desc}},
 		Limit: limit, RowNumber: rowNumber, AppendOnly: appendOnly, Names: names,
 	}
 }
 
-func BenchmarkTopNAppendOnly(b *testing.B) {
-	topnBench(b, topnBenchConfig(10, true, true, true), 1000, false)
+func BenchmarkAppendOnly(b *testing.B) {
+	bench(b, benchConfig(10, true, true, true), 1000, false)
 }
 
-func BenchmarkTopNDedup(b *testing.B) {
-	topnBench(b, topnBenchConfig(1, false, true, false), 10000, false)
+func BenchmarkDedup(b *testing.B) {
+	bench(b, benchConfig(1, false, true, false), 10000, false)
 }
 
-func BenchmarkTopNRetract(b *testing.B) {
-	topnBench(b, topnBenchConfig(10, false, false, true), 100, true)
+func BenchmarkRetract(b *testing.B) {
+	bench(b, benchConfig(10, false, false, true), 100, true)
 }
 
-func BenchmarkTopNRetractRowNumber(b *testing.B) {
-	topnBench(b, topnBenchConfig(10, true, false, true), 100, true)
+func BenchmarkRetractRowNumber(b *testing.B) {
+	bench(b, benchConfig(10, true, false, true), 100, true)
 }

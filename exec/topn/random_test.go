@@ -1,4 +1,4 @@
-package exec
+package topn
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
-// topnDomains are the values the randomized test draws from, per type: few
+// domains are the values the randomized test draws from, per type: few
 // enough that partitions, ties and identical rows are common, with NULLs.
 // There is no -0: the operator outputs it as 0, which it equals.
-var topnDomains = map[string][]string{
+var domains = map[string][]string{
 	"bigint":        {"-3", "-1", "0", "1", "2", "7", "NULL"},
 	"varchar":       {"a", "b", "ab", "''", "NULL"},
 	"double":        {"-1.5", "0", "2.25", "1e3", "NaN", "Inf", "-Inf", "NULL"},
@@ -24,8 +25,8 @@ var topnDomains = map[string][]string{
 	"boolean":       {"true", "false", "NULL"},
 }
 
-// topnRandomCase is a configuration of the randomized test.
-type topnRandomCase struct {
+// randomCase is a configuration of the randomized test.
+type randomCase struct {
 	name       string
 	input      string
 	part       []int
@@ -36,8 +37,8 @@ type topnRandomCase struct {
 	wide       int // if > 0, column 0 is a bigint drawn from [0, wide)
 }
 
-func TestTopNRandomized(t *testing.T) {
-	cases := []topnRandomCase{
+func TestRandomized(t *testing.T) {
+	cases := []randomCase{
 		{name: "partitioned-rn", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3, rowNumber: true},
 		{name: "partitioned", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3},
 		{name: "global-doubles", input: "double bigint", order: "0", limit: 4},
@@ -60,38 +61,37 @@ func TestTopNRandomized(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(6) {
-				topnRandomRun(t, tc, rand.New(rand.NewPCG(seed, 7)))
+				randomRun(t, tc, rand.New(rand.NewPCG(seed, 7)))
 			}
 		})
 	}
 }
 
-// topnRandomRun feeds random chunks of inserts, deletes and updates (only
+// randomRun feeds random chunks of inserts, deletes and updates (only
 // ever retracting rows present, sometimes within the same chunk) and checks
 // the integrated output against the brute force after every chunk. In
 // append-only cases it checks that the state stays bounded.
-func topnRandomRun(t *testing.T, tc topnRandomCase, r *rand.Rand) {
+func randomRun(t *testing.T, tc randomCase, r *rand.Rand) {
 	t.Helper()
-	cfg := topnConfig(t, tc.input, tc.part, tc.order, tc.limit, tc.rowNumber, tc.appendOnly)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	op, err := NewTopN(cfg)
+	cfg := testConfig(t, tc.input, tc.part, tc.order, tc.limit, tc.rowNumber, tc.appendOnly)
+	alloc := exectest.Alloc(t)
+	op, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	env := NewTestEnv(alloc)
+	env := exec.NewTestEnv(alloc)
 	if err := op.Open(ctx, env); err != nil {
 		t.Fatal(err)
 	}
 	defer op.Close()
-	out := newTopNCollector(t)
-	brute := &topnBrute{cfg: cfg, rows: map[string]*topnCounted{}}
+	out := newCollector(t)
+	in := exectest.NewIntegral(cfg.Input)
 	cols := strings.Fields(tc.input)
 	newRow := func() string {
 		vals := make([]string, len(cols))
 		for j, c := range cols {
-			d := topnDomains[c]
+			d := domains[c]
 			vals[j] = d[r.IntN(len(d))]
 		}
 		if tc.wide > 0 {
@@ -124,27 +124,27 @@ func topnRandomRun(t *testing.T, tc topnRandomCase, r *rand.Rand) {
 				live[i] = row
 			}
 		}
-		ch := aggChunk(t, alloc, tc.input+"\n"+strings.Join(lines, "\n"))
-		brute.add(ch)
+		ch := exectest.Chunk(t, alloc, tc.input+"\n"+strings.Join(lines, "\n"))
+		in.Add(ch)
 		err := op.Process(ctx, 0, ch, out)
 		ch.Batch.Release()
 		if err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
-		out.take()
-		topnCheckIntegral(t, step, out, brute)
+		out.Take()
+		checkIntegral(t, step, out, cfg, in)
 		if held := env.Metrics.StateKeys.Load(); !tc.appendOnly && held != int64(len(live)) {
 			t.Fatalf("step %d: %d rows held, want %d", step, held, len(live))
 		}
 		if tc.appendOnly {
-			topnCheckBounded(t, step, cfg, env.Metrics, live)
+			checkBounded(t, step, cfg, env.Metrics, live)
 		}
 	}
 }
 
-// topnCheckBounded checks that an append-only Top-N holds at most Limit
+// checkBounded checks that an append-only Top-N holds at most Limit
 // rows per partition of the input.
-func topnCheckBounded(t *testing.T, step int, cfg TopNConfig, m *OperatorMetrics, live []string) {
+func checkBounded(t *testing.T, step int, cfg Config, m *exec.OperatorMetrics, live []string) {
 	t.Helper()
 	parts := map[string]int64{}
 	for _, row := range live {

@@ -1,4 +1,4 @@
-package exec
+package topn
 
 import (
 	"fmt"
@@ -14,7 +14,7 @@ import (
 
 // encode makes the partition and sort keys of every row of b in t.pkeys and
 // t.skeys, column by column.
-func (t *TopN) encode(b arrow.RecordBatch) error {
+func (t *Operator) encode(b arrow.RecordBatch) error {
 	n := int(b.NumRows())
 	t.skeys = ordtree.ResetKeys(t.skeys, n)
 	for _, f := range t.layout.Sort {
@@ -33,7 +33,7 @@ func (t *TopN) encode(b arrow.RecordBatch) error {
 
 // appendRow appends the row with partition key part and sort key key to the
 // output builders.
-func (t *TopN) appendRow(part, key string) error {
+func (t *Operator) appendRow(part, key string) error {
 	if err := t.decodeKey(t.layout.Part, part); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (t *TopN) appendRow(part, key string) error {
 
 // decodeKey decodes the values of a key into their output builders. An
 // inverted value is decoded from an inverted copy of the rest of the key.
-func (t *TopN) decodeKey(fields []ordtree.Field, key string) error {
+func (t *Operator) decodeKey(fields []ordtree.Field, key string) error {
 	src := ordtree.Bytes(key)
 	for _, f := range fields {
 		b, phys := t.builders[f.Ord], t.layout.Phys[f.Ord]
@@ -71,7 +71,7 @@ func (t *TopN) decodeKey(fields []ordtree.Field, key string) error {
 
 // decodeValue decodes one value of physical type phys from src into b and
 // returns the rest of src.
-func (t *TopN) decodeValue(b array.Builder, phys types.Physical, src []byte) ([]byte, error) {
+func (t *Operator) decodeValue(b array.Builder, phys types.Physical, src []byte) ([]byte, error) {
 	if storage.IsNull(src) {
 		b.AppendNull()
 		return storage.DecodeNull(src)

@@ -1,4 +1,4 @@
-package exec
+package topn
 
 import (
 	"bytes"
@@ -6,22 +6,23 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// topnPartition is the state of one partition outside the de-duplication
+// partition is the state of one partition outside the de-duplication
 // fast path: its rows in a tree.
-type topnPartition struct {
+type partition struct {
 	key   string // the encoded partition key
 	tree  ordtree.Tree
 	epoch uint64 // the last chunk that touched the partition
-	index int32  // the partition's position in TopN.touched during that chunk
+	index int32  // the partition's position in Operator.touched during that chunk
 }
 
-// topnSlot is the state of one partition in the de-duplication fast path:
+// slot is the state of one partition in the de-duplication fast path:
 // its only row.
-type topnSlot struct {
+type slot struct {
 	part   string // the encoded partition key
 	key    string // the sort key of the partition's row
 	old    string // during a chunk that touched the slot: key before the chunk
@@ -31,11 +32,11 @@ type topnSlot struct {
 
 // apply applies every row of c to its partition's tree in order and records
 // the changes in t.deltas.
-func (t *TopN) apply(c Chunk) error {
-	var p *topnPartition
+func (t *Operator) apply(c exec.Chunk) error {
+	var p *partition
 	for i := range t.skeys {
 		if p == nil || !bytes.Equal(t.pkeys[i], t.pkeys[i-1]) {
-			p = t.partition(t.pkeys[i])
+			p = t.partitionOf(t.pkeys[i])
 		}
 		key := ordtree.KeyOf(ordtree.View(t.skeys[i]))
 		w := c.Op(i).Weight()
@@ -47,27 +48,27 @@ func (t *TopN) apply(c Chunk) error {
 		}
 		stored, _, err := p.tree.Add(key, w, 0, 0, &t.gauge)
 		if err != nil {
-			return topnRowError(err)
+			return rowError(err)
 		}
 		t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: stored.Key, W: w})
 	}
 	return nil
 }
 
-// topnRowError reports a failed change of a tree.
-func topnRowError(err error) error {
+// rowError reports a failed change of a tree.
+func rowError(err error) error {
 	if errors.Is(err, ordtree.ErrAbsent) {
 		return fmt.Errorf("top-n: %w", aggstate.ErrNegativeCount)
 	}
 	return fmt.Errorf("top-n: %w", err)
 }
 
-// partition returns the partition with encoded key pk, creating it, and
+// partitionOf returns the partition with encoded key pk, creating it, and
 // marks it touched by the current chunk.
-func (t *TopN) partition(pk []byte) *topnPartition {
+func (t *Operator) partitionOf(pk []byte) *partition {
 	p := t.parts[string(pk)]
 	if p == nil {
-		p = &topnPartition{key: string(pk)}
+		p = &partition{key: string(pk)}
 		t.parts[p.key] = p
 		t.gauge.Parts++
 		t.gauge.KeyBytes += int64(len(p.key))
@@ -84,9 +85,9 @@ func (t *TopN) partition(pk []byte) *topnPartition {
 // a row that sorts at or after the last of a full partition cannot enter
 // and is dropped; otherwise it enters and, if the partition was full, one
 // copy of its last row leaves.
-func (t *TopN) addBounded(p *topnPartition, key ordtree.Key, w int64) error {
+func (t *Operator) addBounded(p *partition, key ordtree.Key, w int64) error {
 	if w < 0 {
-		return errTopNRetraction
+		return errRetraction
 	}
 	tr := &p.tree
 	var evict ordtree.Key
@@ -99,12 +100,12 @@ func (t *TopN) addBounded(p *topnPartition, key ordtree.Key, w int64) error {
 	}
 	stored, _, err := tr.Add(key, 1, 0, 0, &t.gauge)
 	if err != nil {
-		return topnRowError(err)
+		return rowError(err)
 	}
 	t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: stored.Key, W: 1})
 	if tr.Total > t.cfg.Limit {
 		if _, _, err := tr.Add(evict, -1, 0, 0, &t.gauge); err != nil {
-			return topnRowError(err)
+			return rowError(err)
 		}
 		t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: evict, W: -1})
 	}
@@ -113,15 +114,15 @@ func (t *TopN) addBounded(p *topnPartition, key ordtree.Key, w int64) error {
 
 // applyDedup applies every row of c in the de-duplication fast path: a
 // partition keeps the row with the smallest sort key.
-func (t *TopN) applyDedup(c Chunk) error {
+func (t *Operator) applyDedup(c exec.Chunk) error {
 	for i := range t.skeys {
 		if c.Op(i).IsRetraction() {
-			return errTopNRetraction
+			return errRetraction
 		}
 		key := ordtree.View(t.skeys[i])
 		s := t.slots[string(t.pkeys[i])]
 		if s == nil {
-			s = &topnSlot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.epoch}
+			s = &slot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.epoch}
 			t.slots[s.part] = s
 			t.touchedSlots = append(t.touchedSlots, s)
 			t.gauge.Rows++
@@ -144,21 +145,21 @@ func (t *TopN) applyDedup(c Chunk) error {
 
 // diffDedup records the output of the de-duplication fast path: +I for a
 // new partition's row, -U old / +U new for a replaced one.
-func (t *TopN) diffDedup() {
+func (t *Operator) diffDedup() {
 	for _, s := range t.touchedSlots {
 		switch {
 		case !s.hadOld:
-			t.addOut(s.part, s.key, 0, Insert)
+			t.addOut(s.part, s.key, 0, exec.Insert)
 		case s.old != s.key:
-			t.addOut(s.part, s.old, 0, UpdateBefore)
-			t.addOut(s.part, s.key, 0, UpdateAfter)
+			t.addOut(s.part, s.old, 0, exec.UpdateBefore)
+			t.addOut(s.part, s.key, 0, exec.UpdateAfter)
 		}
 	}
 }
 
 // finishChunk drops the partitions the chunk emptied and resets the
 // per-chunk scratch, dropping its references to keys.
-func (t *TopN) finishChunk() {
+func (t *Operator) finishChunk() {
 	for _, p := range t.touched {
 		if p.tree.Total == 0 {
 			delete(t.parts, p.key)
