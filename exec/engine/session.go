@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -111,25 +112,9 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		}
 		return ok("SET"), nil
 	case "two_phase_agg":
-		switch v := strings.ToLower(st.Value); v {
-		case "auto":
-			s.twoPhase = ""
-		case "on", "off":
-			s.twoPhase = v
-		default:
-			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("two_phase_agg must be auto, on or off, got '%s'", st.Value)}
-		}
-		return ok("SET"), nil
+		return setChoice(st, &s.twoPhase, "on", "off")
 	case "join_distribution":
-		switch v := strings.ToLower(st.Value); v {
-		case "auto":
-			s.joinDistribution = ""
-		case "hash", "broadcast":
-			s.joinDistribution = v
-		default:
-			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("join_distribution must be auto, hash or broadcast, got '%s'", st.Value)}
-		}
-		return ok("SET"), nil
+		return setChoice(st, &s.joinDistribution, "hash", "broadcast")
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
@@ -139,4 +124,22 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return ok("SET"), nil
 	}
 	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer, join_distribution, two_phase_agg"}
+}
+
+// setChoice sets *dst to the value of a setting that is auto or one of
+// choices: "" for auto, otherwise the choice in lower case. Any other
+// value is an error that lists them.
+func setChoice(st *sql.Set, dst *string, choices ...string) (*Result, error) {
+	v := strings.ToLower(st.Value)
+	switch {
+	case v == "auto":
+		*dst = ""
+	case slices.Contains(choices, v):
+		*dst = v
+	default:
+		last := len(choices) - 1
+		return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("%s must be auto, %s or %s, got '%s'",
+			strings.ToLower(st.Name.Name), strings.Join(choices[:last], ", "), choices[last], st.Value)}
+	}
+	return ok("SET"), nil
 }

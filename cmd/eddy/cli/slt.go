@@ -14,12 +14,13 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/eddysql/eddy/exec/engine"
+	"github.com/eddysql/eddy/exec/engine/slt"
 	"github.com/eddysql/eddy/storage"
 )
 
 // sltCommand is `eddy slt`.
 func (a *app) sltCommand() *cobra.Command {
-	var cfg engine.RunConfig
+	var cfg slt.Config
 	cmd := &cobra.Command{
 		Use:   "slt FILE|DIR...",
 		Short: "Run sqllogictest files, each on a fresh engine",
@@ -73,7 +74,7 @@ func sltFiles(args []string) ([]string, error) {
 
 // runSLT runs the files in order, printing failures as they happen and a
 // summary per file.
-func (a *app) runSLT(ctx context.Context, files []string, cfg engine.RunConfig, keepDir bool) error {
+func (a *app) runSLT(ctx context.Context, files []string, cfg slt.Config, keepDir bool) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
 	cfg.Progress = a.out
@@ -85,7 +86,7 @@ func (a *app) runSLT(ctx context.Context, files []string, cfg engine.RunConfig, 
 		if keepDir {
 			fcfg.Engine.DataDir = filepath.Join(a.opts.dataDir, strings.TrimSuffix(filepath.Base(file), ".slt"))
 		}
-		rep, err := engine.RunSLT(ctx, file, fcfg)
+		rep, err := slt.Run(ctx, file, fcfg)
 		if rep != nil {
 			fmt.Fprintln(a.out, rep.Summary())
 			passed, failed, skipped = passed+rep.Passed, failed+rep.Failed, skipped+rep.Skipped

@@ -1,4 +1,4 @@
-package engine
+package slt
 
 import (
 	"fmt"
@@ -7,35 +7,35 @@ import (
 	"strings"
 )
 
-// sltKind is the kind of a sqllogictest record.
-type sltKind uint8
+// recordKind is the kind of a sqllogictest record.
+type recordKind uint8
 
 // The record kinds the runner knows.
 const (
-	sltStatement  sltKind = iota + 1 // statement ok | statement error <regex>
-	sltQuery                         // query <types> [sortmode] [label] | query error <regex>
-	sltHalt                          // halt: stop reading the file
-	sltRestart                       // restart: reopen the engine on the same data
-	sltInsert                        // insert <source>, then rows: not supported yet
-	sltWatermark                     // watermark <source> <ts>: not supported yet
-	sltCheckpoint                    // checkpoint: not supported yet
+	statementRecord  recordKind = iota + 1 // statement ok | statement error <regex>
+	queryRecord                            // query <types> [sortmode] [label] | query error <regex>
+	haltRecord                             // halt: stop reading the file
+	restartRecord                          // restart: reopen the engine on the same data
+	insertRecord                           // insert <source>, then rows: not supported yet
+	watermarkRecord                        // watermark <source> <ts>: not supported yet
+	checkpointRecord                       // checkpoint: not supported yet
 )
 
-// sltSort is how a query's rows are ordered before comparison.
-type sltSort uint8
+// sortMode is how a query's rows are ordered before comparison.
+type sortMode uint8
 
 // The sqllogictest sort modes.
 const (
-	sltNoSort    sltSort = iota // nosort: rows compared in the order returned
-	sltRowSort                  // rowsort: rendered rows sorted
-	sltValueSort                // valuesort: every value sorted on its own
+	noSort    sortMode = iota // nosort: rows compared in the order returned
+	rowSort                   // rowsort: rendered rows sorted
+	valueSort                 // valuesort: every value sorted on its own
 )
 
-var sltSortNames = map[string]sltSort{"nosort": sltNoSort, "rowsort": sltRowSort, "valuesort": sltValueSort}
+var sortModes = map[string]sortMode{"nosort": noSort, "rowsort": rowSort, "valuesort": valueSort}
 
-// sltRecord is one parsed record.
-type sltRecord struct {
-	kind sltKind
+// record is one parsed record.
+type record struct {
+	kind recordKind
 	line int // 1-based line of the record's header
 	skip bool
 
@@ -47,7 +47,7 @@ type sltRecord struct {
 	errRe   *regexp.Regexp // nil matches any error
 
 	types    string   // query type letters: I, R, T
-	sort     sltSort  // query sort mode
+	sort     sortMode // query sort mode
 	label    string   // query label (unused)
 	expected []string // result lines after ----
 	dashLine int      // the line of ---- (0: no result section)
@@ -57,47 +57,47 @@ type sltRecord struct {
 	rows   []string // insert: the inline rows
 }
 
-// SLTParseError is a malformed sqllogictest file.
-type SLTParseError struct {
+// ParseError is a malformed sqllogictest file.
+type ParseError struct {
 	File string
 	Line int
 	Msg  string
 }
 
 // Error returns file:line: message.
-func (e *SLTParseError) Error() string {
+func (e *ParseError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 }
 
-// sltLine is one line of the file with its position.
-type sltLine struct {
+// srcLine is one line of the file with its position.
+type srcLine struct {
 	text   string
 	num    int // 1-based
 	offset int // byte offset of the line's start
 }
 
-// sltParser reads records from the lines of one file.
-type sltParser struct {
+// parser reads records from the lines of one file.
+type parser struct {
 	file  string
-	lines []sltLine
+	lines []srcLine
 	pos   int
-	sort  sltSort // default sort mode, set by `control sortmode`
+	sort  sortMode // default sort mode, set by `control sortmode`
 }
 
-// parseSLT parses a sqllogictest file. Records are separated by blank lines;
+// parse parses a sqllogictest file. Records are separated by blank lines;
 // `#` lines between records are comments (DuckDB's `# name:` header too).
-func parseSLT(file string, r io.Reader) ([]sltRecord, error) {
+func parse(file string, r io.Reader) ([]record, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: %w", file, err)
 	}
-	p := &sltParser{file: file}
+	p := &parser{file: file}
 	offset := 0
 	for i, raw := range strings.Split(string(data), "\n") {
-		p.lines = append(p.lines, sltLine{text: strings.TrimSuffix(raw, "\r"), num: i + 1, offset: offset})
+		p.lines = append(p.lines, srcLine{text: strings.TrimSuffix(raw, "\r"), num: i + 1, offset: offset})
 		offset += len(raw) + 1
 	}
-	var recs []sltRecord
+	var recs []record
 	for {
 		rec, ok, err := p.next()
 		if err != nil {
@@ -110,14 +110,14 @@ func parseSLT(file string, r io.Reader) ([]sltRecord, error) {
 	}
 }
 
-func (p *sltParser) errorf(line int, format string, args ...any) error {
-	return &SLTParseError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
+func (p *parser) errorf(line int, format string, args ...any) error {
+	return &ParseError{File: p.file, Line: line, Msg: fmt.Sprintf(format, args...)}
 }
 
-func sltBlank(s string) bool { return strings.TrimSpace(s) == "" }
+func blank(s string) bool { return strings.TrimSpace(s) == "" }
 
 // next returns the next record, or false at the end of the file.
-func (p *sltParser) next() (sltRecord, bool, error) {
+func (p *parser) next() (record, bool, error) {
 	var conds []string // skipif/onlyif lines before the header
 	for ; p.pos < len(p.lines); p.pos++ {
 		ln := p.lines[p.pos]
@@ -129,7 +129,7 @@ func (p *sltParser) next() (sltRecord, bool, error) {
 		switch f[0] {
 		case "skipif", "onlyif":
 			if len(f) < 2 {
-				return sltRecord{}, false, p.errorf(ln.num, "%s needs an engine name", f[0])
+				return record{}, false, p.errorf(ln.num, "%s needs an engine name", f[0])
 			}
 			conds = append(conds, f[0]+" "+f[1])
 			continue
@@ -137,25 +137,25 @@ func (p *sltParser) next() (sltRecord, bool, error) {
 			continue
 		case "control":
 			if len(f) != 3 || f[1] != "sortmode" {
-				return sltRecord{}, false, p.errorf(ln.num, "unsupported control record %q", t)
+				return record{}, false, p.errorf(ln.num, "unsupported control record %q", t)
 			}
-			mode, ok := sltSortNames[f[2]]
+			mode, ok := sortModes[f[2]]
 			if !ok {
-				return sltRecord{}, false, p.errorf(ln.num, "unknown sort mode %q", f[2])
+				return record{}, false, p.errorf(ln.num, "unknown sort mode %q", f[2])
 			}
 			p.sort = mode
 			continue
 		}
-		rec := sltRecord{line: ln.num, skip: sltSkipped(conds)}
+		rec := record{line: ln.num, skip: skipped(conds)}
 		p.pos++
 		err := p.parseRecord(&rec, f, t)
 		return rec, err == nil, err
 	}
-	return sltRecord{}, false, nil
+	return record{}, false, nil
 }
 
-// sltSkipped reports whether skipif/onlyif conditions exclude eddy.
-func sltSkipped(conds []string) bool {
+// skipped reports whether skipif/onlyif conditions exclude eddy.
+func skipped(conds []string) bool {
 	for _, c := range conds {
 		kind, engine, _ := strings.Cut(c, " ")
 		isEddy := strings.EqualFold(engine, "eddy")
@@ -168,10 +168,10 @@ func sltSkipped(conds []string) bool {
 
 // parseRecord parses the record whose header (fields f, trimmed text t) was
 // the line before p.pos.
-func (p *sltParser) parseRecord(rec *sltRecord, f []string, t string) error {
+func (p *parser) parseRecord(rec *record, f []string, t string) error {
 	switch f[0] {
 	case "statement":
-		rec.kind = sltStatement
+		rec.kind = statementRecord
 		if len(f) < 2 {
 			return p.errorf(rec.line, "statement needs ok or error")
 		}
@@ -195,7 +195,7 @@ func (p *sltParser) parseRecord(rec *sltRecord, f []string, t string) error {
 		}
 		return nil
 	case "query":
-		rec.kind = sltQuery
+		rec.kind = queryRecord
 		if err := p.queryHeader(rec, f, t); err != nil {
 			return err
 		}
@@ -215,20 +215,20 @@ func (p *sltParser) parseRecord(rec *sltRecord, f []string, t string) error {
 		if len(f) > 1 {
 			return p.errorf(rec.line, "%s takes no arguments", f[0])
 		}
-		rec.kind = map[string]sltKind{"halt": sltHalt, "restart": sltRestart, "checkpoint": sltCheckpoint}[f[0]]
+		rec.kind = map[string]recordKind{"halt": haltRecord, "restart": restartRecord, "checkpoint": checkpointRecord}[f[0]]
 		return nil
 	case "watermark":
 		if len(f) < 3 {
 			return p.errorf(rec.line, "watermark needs a source and a timestamp")
 		}
-		rec.kind, rec.target = sltWatermark, f[1]
+		rec.kind, rec.target = watermarkRecord, f[1]
 		rec.arg = strings.Join(f[2:], " ")
 		return nil
 	case "insert":
 		if len(f) != 2 {
 			return p.errorf(rec.line, "insert needs exactly one source name")
 		}
-		rec.kind, rec.target = sltInsert, f[1]
+		rec.kind, rec.target = insertRecord, f[1]
 		rec.rows = p.readBlock()
 		return nil
 	}
@@ -236,7 +236,7 @@ func (p *sltParser) parseRecord(rec *sltRecord, f []string, t string) error {
 }
 
 // queryHeader parses `query <types> [sortmode] [label]` or `query error <regex>`.
-func (p *sltParser) queryHeader(rec *sltRecord, f []string, t string) error {
+func (p *parser) queryHeader(rec *record, f []string, t string) error {
 	if len(f) < 2 {
 		return p.errorf(rec.line, "query needs type letters (I, R, T) or error")
 	}
@@ -251,7 +251,7 @@ func (p *sltParser) queryHeader(rec *sltRecord, f []string, t string) error {
 	}
 	rec.sort = p.sort
 	if len(f) > 2 {
-		mode, ok := sltSortNames[f[2]]
+		mode, ok := sortModes[f[2]]
 		if !ok {
 			return p.errorf(rec.line, "unknown sort mode %q (want nosort, rowsort or valuesort)", f[2])
 		}
@@ -267,7 +267,7 @@ func (p *sltParser) queryHeader(rec *sltRecord, f []string, t string) error {
 }
 
 // errorRegex reads the regex after `<kind> error` in the header t.
-func (p *sltParser) errorRegex(rec *sltRecord, t, kind string) error {
+func (p *parser) errorRegex(rec *record, t, kind string) error {
 	rec.wantErr = true
 	rest := strings.TrimSpace(strings.TrimPrefix(t, kind))
 	rest = strings.TrimSpace(strings.TrimPrefix(rest, "error"))
@@ -283,11 +283,11 @@ func (p *sltParser) errorRegex(rec *sltRecord, t, kind string) error {
 }
 
 // readSQL reads the statement: every line up to a blank line or `----`.
-func (p *sltParser) readSQL(rec *sltRecord) error {
+func (p *parser) readSQL(rec *record) error {
 	var lines []string
 	for ; p.pos < len(p.lines); p.pos++ {
 		ln := p.lines[p.pos]
-		if sltBlank(ln.text) || strings.TrimSpace(ln.text) == "----" {
+		if blank(ln.text) || strings.TrimSpace(ln.text) == "----" {
 			break
 		}
 		if lines == nil {
@@ -303,9 +303,9 @@ func (p *sltParser) readSQL(rec *sltRecord) error {
 }
 
 // readBlock reads lines up to a blank line (results, inline rows).
-func (p *sltParser) readBlock() []string {
+func (p *parser) readBlock() []string {
 	var out []string
-	for ; p.pos < len(p.lines) && !sltBlank(p.lines[p.pos].text); p.pos++ {
+	for ; p.pos < len(p.lines) && !blank(p.lines[p.pos].text); p.pos++ {
 		out = append(out, p.lines[p.pos].text)
 	}
 	return out

@@ -1,4 +1,4 @@
-package engine
+package slt
 
 import (
 	"errors"
@@ -6,16 +6,16 @@ import (
 	"testing"
 )
 
-func mustParseSLT(t *testing.T, text string) []sltRecord {
+func mustParse(t *testing.T, text string) []record {
 	t.Helper()
-	recs, err := parseSLT("t.slt", strings.NewReader(text))
+	recs, err := parse("t.slt", strings.NewReader(text))
 	if err != nil {
-		t.Fatalf("parseSLT: %v", err)
+		t.Fatalf("parse: %v", err)
 	}
 	return recs
 }
 
-func TestParseSLTRecordKinds(t *testing.T) {
+func TestParseRecordKinds(t *testing.T) {
 	const text = `# name: test/basic.slt
 # description: every record kind
 hash-threshold 8
@@ -56,9 +56,9 @@ insert bid
 
 halt
 `
-	recs := mustParseSLT(t, text)
-	kinds := []sltKind{sltStatement, sltStatement, sltStatement, sltQuery, sltQuery, sltQuery,
-		sltRestart, sltCheckpoint, sltWatermark, sltInsert, sltHalt}
+	recs := mustParse(t, text)
+	kinds := []recordKind{statementRecord, statementRecord, statementRecord, queryRecord, queryRecord, queryRecord,
+		restartRecord, checkpointRecord, watermarkRecord, insertRecord, haltRecord}
 	if len(recs) != len(kinds) {
 		t.Fatalf("got %d records, want %d: %+v", len(recs), len(kinds), recs)
 	}
@@ -80,7 +80,7 @@ halt
 		t.Errorf("statement error without regex: %+v", r)
 	}
 	q := recs[3]
-	if q.types != "IT" || q.sort != sltRowSort || q.label != "label-1" || q.line != 14 || q.sqlLine != 15 {
+	if q.types != "IT" || q.sort != rowSort || q.label != "label-1" || q.line != 14 || q.sqlLine != 15 {
 		t.Errorf("query header: %+v", q)
 	}
 	if q.sql != "SELECT a,\n       b\nFROM s" {
@@ -89,7 +89,7 @@ halt
 	if strings.Join(q.expected, "|") != "1 x|2 y" {
 		t.Errorf("query expected %q", q.expected)
 	}
-	if r := recs[4]; r.types != "R" || r.sort != sltNoSort || len(r.expected) != 0 {
+	if r := recs[4]; r.types != "R" || r.sort != noSort || len(r.expected) != 0 {
 		t.Errorf("query with empty result: %+v", r)
 	}
 	if r := recs[5]; !r.wantErr || r.errRe.String() != "no such" {
@@ -103,8 +103,8 @@ halt
 	}
 }
 
-func TestParseSLTConditions(t *testing.T) {
-	recs := mustParseSLT(t, `skipif eddy
+func TestParseConditions(t *testing.T) {
+	recs := mustParse(t, `skipif eddy
 statement ok
 SELECT 1
 
@@ -134,8 +134,8 @@ halt
 	}
 }
 
-func TestParseSLTControlSortMode(t *testing.T) {
-	recs := mustParseSLT(t, `control sortmode rowsort
+func TestParseControlSortMode(t *testing.T) {
+	recs := mustParse(t, `control sortmode rowsort
 
 query I
 SELECT 1
@@ -147,12 +147,12 @@ SELECT 1
 ----
 1
 `)
-	if recs[0].sort != sltRowSort || recs[1].sort != sltNoSort {
+	if recs[0].sort != rowSort || recs[1].sort != noSort {
 		t.Errorf("sort modes %d %d, want rowsort then nosort", recs[0].sort, recs[1].sort)
 	}
 }
 
-func TestParseSLTErrors(t *testing.T) {
+func TestParseErrors(t *testing.T) {
 	for _, tc := range []struct {
 		text string
 		line int
@@ -172,10 +172,10 @@ func TestParseSLTErrors(t *testing.T) {
 		{"watermark bid\n", 1, "needs a source and a timestamp"},
 		{"control mode x\n", 1, "unsupported control record"},
 	} {
-		_, err := parseSLT("t.slt", strings.NewReader(tc.text))
-		var pe *SLTParseError
+		_, err := parse("t.slt", strings.NewReader(tc.text))
+		var pe *ParseError
 		if !errors.As(err, &pe) {
-			t.Errorf("%q: got %v, want an SLTParseError", tc.text, err)
+			t.Errorf("%q: got %v, want an ParseError", tc.text, err)
 			continue
 		}
 		if pe.Line != tc.line || !strings.Contains(pe.Msg, tc.msg) || !strings.HasPrefix(pe.Error(), "t.slt:") {
@@ -184,8 +184,8 @@ func TestParseSLTErrors(t *testing.T) {
 	}
 }
 
-func TestParseSLTCRLF(t *testing.T) {
-	recs := mustParseSLT(t, "query T\r\nSELECT 'a'\r\n----\r\na\r\n\r\nstatement ok\r\nSELECT 1\r\n")
+func TestParseCRLF(t *testing.T) {
+	recs := mustParse(t, "query T\r\nSELECT 'a'\r\n----\r\na\r\n\r\nstatement ok\r\nSELECT 1\r\n")
 	if len(recs) != 2 || recs[0].sql != "SELECT 'a'" || recs[0].expected[0] != "a" || recs[1].sql != "SELECT 1" {
 		t.Errorf("CRLF file parsed as %+v", recs)
 	}
