@@ -9,6 +9,7 @@ import (
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
+	"github.com/eddysql/eddy/exec/join"
 	"github.com/eddysql/eddy/exec/over"
 	"github.com/eddysql/eddy/exec/topn"
 	"github.com/eddysql/eddy/optimizer/physical"
@@ -74,10 +75,10 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	case *physical.Union:
 		return b.buildMultiInput(n, func(int) (exec.Operator, error) { return unionOp{}, nil })
 	case *physical.HashJoin:
-		cfg := exec.HashJoinConfig{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
+		cfg := join.Config{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
 			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
 			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi}
-		stage, err := b.buildMultiInput(n, func(int) (exec.Operator, error) { return exec.NewHashJoin(cfg), nil })
+		stage, err := b.buildMultiInput(n, func(int) (exec.Operator, error) { return join.NewHashJoin(cfg), nil })
 		if err == nil && n.Lookup {
 			// The table side carries no event time.
 			b.g.Stages[stage].Inputs[1].IgnoreWatermarks = true

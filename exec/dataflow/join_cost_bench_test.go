@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/join"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -38,7 +39,7 @@ func joinCostRows(alloc memory.Allocator, n int) []arrow.RecordBatch {
 //
 // Run it as
 //
-//	go test ./exec -run XXX -bench BenchmarkJoinCosts -count 5 -cpu 1
+//	go test ./exec/dataflow -run XXX -bench BenchmarkJoinCosts -count 5 -cpu 1
 func BenchmarkJoinCosts(b *testing.B) {
 	alloc := memory.NewGoAllocator()
 	const n = 1 << 20
@@ -59,7 +60,7 @@ func BenchmarkJoinCosts(b *testing.B) {
 		b.Run(name, func(b *testing.B) {
 			side := batches[:size/4096]
 			for i := 0; i < b.N; i++ {
-				j := exec.NewHashJoin(exec.HashJoinConfig{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+				j := join.NewHashJoin(join.Config{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
 					Names: []string{"a", "b", "c", "d"}})
 				if err := j.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
 					b.Fatal(err)

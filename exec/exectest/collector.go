@@ -18,7 +18,7 @@ type Collector struct {
 	opts  CollectorOptions
 	ts    []types.T
 	lines []string
-	rows  map[string]*Counted // the integral, by formatted row
+	rows  map[string]*heldRow // the integral, by Key of the row
 	any   bool                // a row was emitted
 }
 
@@ -42,16 +42,25 @@ type CollectorOptions struct {
 	Exact bool
 }
 
+// heldRow is a row of a collector's integral, with its rendering for Rows.
+type heldRow struct {
+	Counted
+	text string
+}
+
 var _ exec.Emitter = (*Collector)(nil)
 
 // NewCollector returns a collector with the given checks.
 func NewCollector(t testing.TB, opts CollectorOptions) *Collector {
-	return &Collector{t: t, opts: opts, rows: map[string]*Counted{}}
+	return &Collector{t: t, opts: opts, rows: map[string]*heldRow{}}
 }
 
 // Emit records and checks a chunk. It fails the test on an empty chunk, a
 // chunk whose ops do not match its rows, a -U not followed by its +U, a
-// +U without a -U, or a retraction of a row not held.
+// +U without a -U, or a retraction of a row not held. Rows are integrated
+// by value as SQL compares them (Key): a retraction of -0 retracts a +0
+// the output held, as an operator that finds the row it retracts by
+// equality emits it.
 func (c *Collector) Emit(_ context.Context, ch exec.Chunk) error {
 	c.t.Helper()
 	n := ch.NumRows()
@@ -97,16 +106,17 @@ func (c *Collector) Emit(_ context.Context, ch exec.Chunk) error {
 		}
 		c.lines = append(c.lines, op.String()+" "+text)
 		c.any = true
-		e := c.rows[text]
+		k := Key(row)
+		e := c.rows[k]
 		if e == nil {
-			e = &Counted{Row: row}
-			c.rows[text] = e
+			e = &heldRow{Counted: Counted{Row: row}, text: c.render(row)}
+			c.rows[k] = e
 		}
 		if e.N += op.Weight(); e.N < 0 {
 			c.t.Fatalf("output retracts %q, which it never emitted", text)
 		}
 		if e.N == 0 {
-			delete(c.rows, text)
+			delete(c.rows, k)
 		}
 	}
 	return nil
@@ -119,16 +129,21 @@ func (c *Collector) Take() string {
 	return s
 }
 
+// render renders a row for Rows: exactly, or with doubles rounded.
+func (c *Collector) render(row []types.Datum) string {
+	if c.opts.Exact {
+		return FormatRow(row, c.ts, c.opts.Format)
+	}
+	return RoundRow(row, c.ts, c.opts.Format)
+}
+
 // Rows returns the integrated output, one line per copy of a row, doubles
 // rounded (RoundRow) unless the collector is Exact, sorted.
 func (c *Collector) Rows() []string {
 	var out []string
-	for text, e := range c.rows {
-		if !c.opts.Exact {
-			text = RoundRow(e.Row, c.ts, c.opts.Format)
-		}
+	for _, e := range c.rows {
 		for range e.N {
-			out = append(out, text)
+			out = append(out, e.text)
 		}
 	}
 	slices.Sort(out)

@@ -105,6 +105,26 @@ func TestRunnerAnyOutAndExactRows(t *testing.T) {
 	}
 }
 
+// TestCollectorIntegratesByValue checks that the collector's integral
+// compares doubles as SQL does: -0 retracts +0, and NaN retracts NaN.
+func TestCollectorIntegratesByValue(t *testing.T) {
+	alloc := Alloc(t)
+	out := NewCollector(t, CollectorOptions{})
+	for _, text := range []string{"double\n+I 0\n+I NaN\n+I 1.5", "double\n-D -0\n-D NaN"} {
+		ch := Chunk(t, alloc, text)
+		defer ch.Batch.Release()
+		if err := out.Emit(context.Background(), ch); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := strings.Join(out.Rows(), ","); got != "1.5" {
+		t.Errorf("integral %q, want 1.5", got)
+	}
+	if got := out.Take(); got != "+I 0\n+I NaN\n+I 1.5\n-D -0\n-D NaN" {
+		t.Errorf("changelog %q", got)
+	}
+}
+
 func TestSourceScript(t *testing.T) {
 	alloc := Alloc(t)
 	src := NewSource(t, alloc, "bigint\n+I 1")

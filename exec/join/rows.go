@@ -1,10 +1,11 @@
-package exec
+package join
 
 import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 )
 
 // A join side finds the row a retraction removes without comparing it with
@@ -41,10 +42,10 @@ const sweepMinLookups = 1 << 16
 // noRow ends a chain of row ids.
 const noRow = -1
 
-// joinBucket is the rows a side holds under one join key.
-type joinBucket struct {
+// bucket is the rows a side holds under one join key.
+type bucket struct {
 	ids []int32
-	// heads maps a row hash to the first id of its chain (joinSide.next);
+	// heads maps a row hash to the first id of its chain (side.next);
 	// nil while the bucket has no row index.
 	heads map[uint64]int32
 	// epoch is the side's sweep epoch in which the index was last read.
@@ -53,19 +54,20 @@ type joinBucket struct {
 
 // rowIndexes is a side's bookkeeping of its buckets' row indexes.
 type rowIndexes struct {
-	live    int           // buckets with an index
-	buckets []*joinBucket // every bucket with one, and some that lost it since the last sweep
-	lookups int           // lookups through an index so far
-	sweepAt int           // lookups at which to sweep next
-	epoch   uint32        // sweeps so far
-	minGap  int           // if set (tests), the lookups between sweeps
+	live    int       // buckets with an index
+	buckets []*bucket // every bucket with one, and some that lost it since the last sweep
+	lookups int       // lookups through an index so far
+	sweepAt int       // lookups at which to sweep next
+	epoch   uint32    // sweeps so far
+	minGap  int       // if set (tests), the lookups between sweeps
 }
 
 // hashCols returns the ordinals of the columns a side's row hash covers:
-// those HashRows hashes consistently with rowStore.equal. A DOUBLE column
-// is left out (equal treats every NaN alike, while HashRows hashes their
-// bits), as is a column of untyped NULLs; hashing fewer columns than equal
-// compares only makes chains longer, never a lookup wrong.
+// those exec.HashRows hashes consistently with rowstore.Store.Equal. A
+// DOUBLE column is left out (Equal treats every NaN alike, while HashRows
+// hashes their bits), as is a column of untyped NULLs; hashing fewer
+// columns than Equal compares only makes chains longer, never a lookup
+// wrong.
 func hashCols(ts []types.T) []int {
 	var out []int
 	for k, t := range ts {
@@ -80,7 +82,7 @@ func hashCols(ts []types.T) []int {
 
 // rowHashes sets out (resized to n) to the row hash of each of the n rows
 // of cols (arrays of the side's columns; only those of hashCols are read).
-func (s *joinSide) rowHashes(cols []arrow.Array, n int, out []uint64) ([]uint64, error) {
+func (s *side) rowHashes(cols []arrow.Array, n int, out []uint64) ([]uint64, error) {
 	if cap(out) < n {
 		out = make([]uint64, n)
 	}
@@ -89,14 +91,14 @@ func (s *joinSide) rowHashes(cols []arrow.Array, n int, out []uint64) ([]uint64,
 	for k, o := range s.hashCols {
 		sel[k] = cols[o]
 	}
-	if err := HashRows(sel, out); err != nil {
+	if err := exec.HashRows(sel, out); err != nil {
 		return nil, err
 	}
 	return out, nil
 }
 
 // storedHashes returns the row hashes of the held rows ids.
-func (s *joinSide) storedHashes(alloc memory.Allocator, ids []int32) ([]uint64, error) {
+func (s *side) storedHashes(alloc memory.Allocator, ids []int32) ([]uint64, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -113,7 +115,7 @@ func (s *joinSide) storedHashes(alloc memory.Allocator, ids []int32) ([]uint64, 
 }
 
 // link adds id, whose row hashes to h, to b's row index.
-func (s *joinSide) link(b *joinBucket, id int32, h uint64) {
+func (s *side) link(b *bucket, id int32, h uint64) {
 	s.next[id] = noRow
 	if first, ok := b.heads[h]; ok {
 		s.next[id] = first
@@ -122,7 +124,7 @@ func (s *joinSide) link(b *joinBucket, id int32, h uint64) {
 }
 
 // unlink removes id, whose row hashes to h, from b's row index.
-func (s *joinSide) unlink(b *joinBucket, id int32, h uint64) {
+func (s *side) unlink(b *bucket, id int32, h uint64) {
 	prev := int32(noRow)
 	for cur, ok := b.heads[h]; ok && cur != noRow; prev, cur = cur, s.next[cur] {
 		if cur != id {
@@ -143,7 +145,7 @@ func (s *joinSide) unlink(b *joinBucket, id int32, h uint64) {
 // find returns the id of a row of b equal to row i of cols, or noRow. h
 // is the row's hash; it is read only when b has a row index or gets one
 // now, which a bucket of more than bucketIndexMin rows does.
-func (s *joinSide) find(alloc memory.Allocator, b *joinBucket, h uint64, cols []arrow.Array, i int) (int32, error) {
+func (s *side) find(alloc memory.Allocator, b *bucket, h uint64, cols []arrow.Array, i int) (int32, error) {
 	if b == nil {
 		return noRow, nil
 	}
@@ -181,7 +183,7 @@ func (s *joinSide) find(alloc memory.Allocator, b *joinBucket, h uint64, cols []
 }
 
 // sweep drops the row indexes not read since the last sweep.
-func (s *joinSide) sweep() {
+func (s *side) sweep() {
 	x := &s.idx
 	kept := x.buckets[:0]
 	for _, b := range x.buckets {
@@ -205,7 +207,7 @@ func (s *joinSide) sweep() {
 
 // addRow stores row i of cols under key and returns its id. h is the
 // row's hash, read when the key's bucket has a row index.
-func (s *joinSide) addRow(key string, cols []arrow.Array, i int, h uint64) int32 {
+func (s *side) addRow(key string, cols []arrow.Array, i int, h uint64) int32 {
 	id := s.store.Add(cols, i)
 	for int(id) >= len(s.pos) {
 		s.pos = append(s.pos, 0)
@@ -213,7 +215,7 @@ func (s *joinSide) addRow(key string, cols []arrow.Array, i int, h uint64) int32
 	}
 	b := s.index[key]
 	if b == nil {
-		b = &joinBucket{}
+		b = &bucket{}
 		s.index[key] = b
 	}
 	s.pos[id] = int32(len(b.ids))
@@ -226,7 +228,7 @@ func (s *joinSide) addRow(key string, cols []arrow.Array, i int, h uint64) int32
 
 // removeRow deletes row id of bucket b, held under key; h is its row hash,
 // read when b has a row index.
-func (s *joinSide) removeRow(key string, b *joinBucket, id int32, h uint64) {
+func (s *side) removeRow(key string, b *bucket, id int32, h uint64) {
 	k, last := s.pos[id], len(b.ids)-1
 	moved := b.ids[last]
 	b.ids[k] = moved

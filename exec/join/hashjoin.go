@@ -1,4 +1,4 @@
-package exec
+package join
 
 import (
 	"context"
@@ -9,14 +9,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// HashJoinConfig configures a HashJoin.
-type HashJoinConfig struct {
+// Config configures a HashJoin.
+type Config struct {
 	Kind plan.JoinKind
 	// Left and Right are the types of the inputs' columns: input 0 is the
 	// left side, input 1 the right.
@@ -62,9 +63,9 @@ type HashJoinConfig struct {
 // batch costs work in the rows it touches and their matches, not in the
 // state size.
 type HashJoin struct {
-	cfg     HashJoinConfig
-	env     *Env
-	sides   [2]*joinSide
+	cfg     Config
+	env     *exec.Env
+	sides   [2]*side
 	resid   *expr.Expr
 	schema  *arrow.Schema
 	keyBuf  []byte
@@ -73,22 +74,22 @@ type HashJoin struct {
 	keep    []int32
 	outP    []int32 // output rows: probe row (-1: NULL)
 	outO    []int32 // and other-side id (-1: NULL)
-	outOps  []Op
+	outOps  []exec.Op
 	hashes  []uint64 // the probe rows' hashes, when row indexes may read them
 	// A lookup join holds its stream rows until the table side has caught
 	// up with the rows it held when the query started, so that a query
 	// created over existing data looks them up in the whole table.
 	waiting bool
-	pending []Chunk
+	pending []exec.Chunk
 }
 
-// joinSide is one input's state: its rows, indexed by join key, and for a
+// side is one input's state: its rows, indexed by join key, and for a
 // side whose matches are counted, each row's number of matches.
-type joinSide struct {
+type side struct {
 	types   []types.T
 	keys    []int
 	store   *rowstore.Store
-	index   map[string]*joinBucket
+	index   map[string]*bucket
 	counted bool
 	matches []int32
 	// For a windowed join: the time column, the offset that makes a row's
@@ -100,7 +101,7 @@ type joinSide struct {
 	keyOf    []string
 	padded   bool // an outer join pads this side's unmatched rows
 	// By row id: its position in its bucket, and the next id of its chain
-	// in its bucket's row index (hashjoin_rows.go); idx keeps track of the
+	// in its bucket's row index (rows.go); idx keeps track of the
 	// row indexes, whose row hash covers hashCols.
 	pos      []int32
 	next     []int32
@@ -108,13 +109,13 @@ type joinSide struct {
 	hashCols []int
 }
 
-var _ Operator = (*HashJoin)(nil)
+var _ exec.Operator = (*HashJoin)(nil)
 
 // NewHashJoin returns a HashJoin.
-func NewHashJoin(cfg HashJoinConfig) *HashJoin { return &HashJoin{cfg: cfg} }
+func NewHashJoin(cfg Config) *HashJoin { return &HashJoin{cfg: cfg} }
 
 // Open implements Operator.
-func (j *HashJoin) Open(ctx context.Context, env *Env) error {
+func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	c := j.cfg
 	if len(c.LeftKeys) != len(c.RightKeys) {
 		return fmt.Errorf("hash join: %d left keys for %d right keys", len(c.LeftKeys), len(c.RightKeys))
@@ -124,12 +125,12 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 	}
 	j.env = env
 	j.waiting = c.Lookup
-	left := &joinSide{types: c.Left, keys: c.LeftKeys, store: rowstore.New(c.Left), index: map[string]*joinBucket{},
+	left := &side{types: c.Left, keys: c.LeftKeys, store: rowstore.New(c.Left), index: map[string]*bucket{},
 		counted: !c.Lookup && (c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin)}
-	right := &joinSide{types: c.Right, keys: c.RightKeys, store: rowstore.New(c.Right), index: map[string]*joinBucket{},
+	right := &side{types: c.Right, keys: c.RightKeys, store: rowstore.New(c.Right), index: map[string]*bucket{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
-	j.sides = [2]*joinSide{left, right}
+	j.sides = [2]*side{left, right}
 	if c.Windowed {
 		if c.Lookup || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {
 			return fmt.Errorf("hash join: a %s join cannot be windowed", c.Kind)
@@ -162,7 +163,7 @@ func (j *HashJoin) Open(ctx context.Context, env *Env) error {
 }
 
 // Process implements Operator: input 0 is the left side, input 1 the right.
-func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if in != 0 && in != 1 {
 		return fmt.Errorf("hash join: no input %d", in)
 	}
@@ -214,11 +215,11 @@ func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 			p++
 		}
 		matches := j.candIDs[start:p]
-		op := Insert
+		op := exec.Insert
 		if c.Ops != nil {
 			op = c.Ops[i]
 		}
-		insert := op == Insert || op == UpdateAfter
+		insert := op == exec.Insert || op == exec.UpdateAfter
 		if err := j.apply(in, probe, other, cols, i, keys[i], matches, insert); err != nil {
 			return err
 		}
@@ -230,7 +231,7 @@ func (j *HashJoin) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 // hashProbeRows computes the row hashes of the chunk's rows when a row
 // index may need them: the chunk retracts rows (a bucket may build its
 // index) or some bucket of the probe side has one.
-func (j *HashJoin) hashProbeRows(probe *joinSide, c Chunk, cols []arrow.Array, n int) error {
+func (j *HashJoin) hashProbeRows(probe *side, c exec.Chunk, cols []arrow.Array, n int) error {
 	j.hashes = j.hashes[:0]
 	if j.cfg.Lookup && probe == j.sides[0] {
 		return nil // a lookup join keeps no stream rows
@@ -268,7 +269,7 @@ func (j *HashJoin) key(keyCols []arrow.Array, i int) (string, bool) {
 
 // filterResidual keeps the candidate pairs for which the residual
 // condition is TRUE.
-func (j *HashJoin) filterResidual(in int, c Chunk, other *joinSide) error {
+func (j *HashJoin) filterResidual(in int, c exec.Chunk, other *side) error {
 	if j.resid == nil || len(j.cand) == 0 {
 		return nil
 	}
@@ -304,7 +305,7 @@ func (j *HashJoin) filterResidual(in int, c Chunk, other *joinSide) error {
 	return nil
 }
 
-func takeColumns(env *Env, b arrow.RecordBatch, sel []int32) ([]arrow.Array, error) {
+func takeColumns(env *exec.Env, b arrow.RecordBatch, sel []int32) ([]arrow.Array, error) {
 	out := make([]arrow.Array, b.NumCols())
 	for k := range out {
 		a, err := expr.Take(env.Alloc, b.Column(k), sel)

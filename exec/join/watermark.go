@@ -1,4 +1,4 @@
-package exec
+package join
 
 // AbsorbsWatermarks implements WatermarkAbsorber: a regular join's output
 // has no event-time order (a match is emitted when its later row arrives),

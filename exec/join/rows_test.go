@@ -1,16 +1,14 @@
-package exec
+package join
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -33,53 +31,13 @@ func TestHashJoinRowIndex(t *testing.T) {
 // runRowIndex runs one case; a sweep gap other than 0 makes the sides drop
 // their row indexes that often (in lookups), so that they are rebuilt.
 func runRowIndex(t *testing.T, seed uint64, sweepGap int) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
 	ts := []types.T{types.BigIntT, types.VarcharT, types.DoubleT, types.BigIntT}
-	names := []string{"k", "s", "f", "v"}
-	j := NewHashJoin(HashJoinConfig{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
-		Names: []string{"lk", "ls", "lf", "lv", "rk", "rs", "rf", "rv"}})
-	env := NewTestEnv(alloc)
-	ctx := context.Background()
-	if err := j.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
+	rig := newRig(t, Config{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+		Names: []string{"lk", "ls", "lf", "lv", "rk", "rs", "rf", "rv"}}, []string{"k", "s", "f", "v"}, exectest.Text, false)
+	j := rig.j
 	for _, s := range j.sides {
 		s.idx.minGap = sweepGap
 	}
-	rowText := func(r []types.Datum) string {
-		parts := make([]string, len(r))
-		for k, d := range r {
-			switch {
-			case d.Null:
-				parts[k] = "NULL"
-			case ts[k].Kind == types.Double && d.F == 0:
-				parts[k] = "0" // -0 equals +0
-			case ts[k].Kind == types.Double && math.IsNaN(d.F):
-				parts[k] = "NaN"
-			default:
-				parts[k] = types.Format(d, ts[k])
-			}
-		}
-		return strings.Join(parts, ",")
-	}
-	got := map[string]int{}
-	outTypes := append(append([]types.T(nil), ts...), ts...)
-	collect := EmitterFunc(func(ctx context.Context, c Chunk) error {
-		for i, row := range types.Rows(c.Batch, outTypes) {
-			key := rowText(row[:4]) + "|" + rowText(row[4:])
-			if c.Ops != nil && c.Ops[i].IsRetraction() {
-				got[key]--
-			} else {
-				got[key]++
-			}
-			if got[key] == 0 {
-				delete(got, key)
-			}
-		}
-		return nil
-	})
 	rng := rand.New(rand.NewPCG(seed, 99))
 	keys := 2
 	if sweepGap > 0 {
@@ -102,7 +60,7 @@ func runRowIndex(t *testing.T, seed uint64, sweepGap int) {
 	for step := 0; step < 300; step++ {
 		side := rng.IntN(2)
 		var rows [][]types.Datum
-		var ops []Op
+		var ops []exec.Op
 		for k := 1 + rng.IntN(8); k > 0; k-- {
 			if step >= 20 && len(held[side]) > 30*keys && rng.IntN(2) == 0 {
 				i := rng.IntN(len(held[side]))
@@ -111,31 +69,18 @@ func runRowIndex(t *testing.T, seed uint64, sweepGap int) {
 				if !r[2].Null && r[2].F == 0 && rng.IntN(2) == 0 {
 					r[2] = types.FloatDatum(math.Copysign(0, -1))
 				}
-				rows, ops = append(rows, r), append(ops, Delete)
+				rows, ops = append(rows, r), append(ops, exec.Delete)
 				continue
 			}
 			r := value()
 			held[side] = append(held[side], r)
-			rows, ops = append(rows, r), append(ops, Insert)
+			rows, ops = append(rows, r), append(ops, exec.Insert)
 		}
-		rec := types.BuildRecord(alloc, names, ts, rows)
-		err := j.Process(ctx, side, Chunk{Batch: rec, Ops: ops}, collect)
-		rec.Release()
-		if err != nil {
+		if err := rig.send(side, rows, ops); err != nil {
 			t.Fatalf("step %d: %v", step, err)
 		}
-		want := map[string]int{}
-		for _, l := range held[0] {
-			for _, r := range held[1] {
-				if l[0].I == r[0].I {
-					want[rowText(l)+"|"+rowText(r)]++
-				}
-			}
-		}
-		if fmt.Sprint(sortedCounts(got)) != fmt.Sprint(sortedCounts(want)) {
-			t.Fatalf("step %d (side %d): integrated output\n%v\nwant\n%v", step, side, sortedCounts(got), sortedCounts(want))
-		}
-		if n := env.Metrics.StateKeys.Load(); n != int64(len(held[0])+len(held[1])) {
+		rig.check(fmt.Sprintf("step %d (side %d)", step, side), keysMatch)
+		if n := rig.held(); n != int64(len(held[0])+len(held[1])) {
 			t.Fatalf("step %d: the join holds %d rows for %d live input rows", step, n, len(held[0])+len(held[1]))
 		}
 		indexed = indexed || j.sides[0].idx.live > 0 || j.sides[1].idx.live > 0

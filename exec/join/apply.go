@@ -1,4 +1,4 @@
-package exec
+package join
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -14,12 +15,12 @@ import (
 // join result, given its matches among the other side's rows, and updates
 // the state. key is "" when the row's key is NULL (it matches nothing and
 // is not kept).
-func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i int, key string, matches []int32, insert bool) error {
+func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, key string, matches []int32, insert bool) error {
 	kind := j.cfg.Kind
 	semi := kind == plan.SemiJoin || kind == plan.AntiJoin
-	op, inv := Insert, Delete
+	op, inv := exec.Insert, exec.Delete
 	if !insert {
-		op, inv = Delete, Insert
+		op, inv = exec.Delete, exec.Insert
 	}
 	probePad := in == 0 && kind.PreservesLeft() || in == 1 && kind.PreservesRight()
 	otherPad := in == 1 && kind.PreservesLeft() || in == 0 && kind.PreservesRight()
@@ -62,11 +63,11 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 				}
 			}
 		case otherPad && flips && insert:
-			j.out(-1, o, Delete) // the padded row gives way to its first match
+			j.out(-1, o, exec.Delete) // the padded row gives way to its first match
 			j.out(int32(i), o, op)
 		case otherPad && flips:
 			j.out(int32(i), o, op)
-			j.out(-1, o, Insert) // its last match left: padded again
+			j.out(-1, o, exec.Insert) // its last match left: padded again
 		default:
 			j.out(int32(i), o, op)
 		}
@@ -115,14 +116,14 @@ func (j *HashJoin) apply(in int, probe, other *joinSide, cols []arrow.Array, i i
 	return nil
 }
 
-func (j *HashJoin) out(p, o int32, op Op) {
+func (j *HashJoin) out(p, o int32, op exec.Op) {
 	j.outP = append(j.outP, p)
 	j.outO = append(j.outO, o)
 	j.outOps = append(j.outOps, op)
 }
 
 // emit builds and emits the output rows collected for one input chunk.
-func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, out Emitter) error {
+func (j *HashJoin) emit(ctx context.Context, in int, c exec.Chunk, other *side, out exec.Emitter) error {
 	n := len(j.outP)
 	if n == 0 {
 		return nil
@@ -151,9 +152,9 @@ func (j *HashJoin) emit(ctx context.Context, in int, c Chunk, other *joinSide, o
 	}
 	rec := array.NewRecordBatch(j.schema, cols, int64(n))
 	arrays.Release(cols)
-	ops := make([]Op, n)
+	ops := make([]exec.Op, n)
 	copy(ops, j.outOps)
-	err := out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
 	rec.Release()
 	return err
 }
@@ -173,11 +174,11 @@ func (j *HashJoin) gauge() {
 // the watermark says, while a windowed join frees what the watermark
 // passed. A lookup join starts looking up the stream rows it
 // held once its table side has caught up.
-func (j *HashJoin) OnControl(ctx context.Context, m Control, out Emitter) error {
-	if j.cfg.Windowed && m.Kind == Watermark && !m.Idle {
+func (j *HashJoin) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	if j.cfg.Windowed && m.Kind == exec.Watermark && !m.Idle {
 		return j.evict(ctx, m.Watermark, out)
 	}
-	if !j.waiting || m.Kind != CaughtUp || m.Input == 0 {
+	if !j.waiting || m.Kind != exec.CaughtUp || m.Input == 0 {
 		return nil
 	}
 	j.waiting = false
@@ -202,7 +203,7 @@ func (j *HashJoin) Close() error {
 		c.Batch.Release()
 	}
 	j.pending = nil
-	j.sides = [2]*joinSide{}
+	j.sides = [2]*side{}
 	j.env = nil
 	return nil
 }

@@ -1,4 +1,4 @@
-package exec
+package join
 
 import (
 	"container/heap"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
 )
 
@@ -54,29 +55,29 @@ func timeValue(a arrow.Array, i int) int64 {
 // evict frees, on both sides of a windowed join, the rows no later row can
 // match once the watermark is wm, and emits the outer join's padding for
 // those that never matched.
-func (j *HashJoin) evict(ctx context.Context, wm int64, out Emitter) error {
-	for in, side := range j.sides {
-		ids := side.deadline.popBefore(wm, nil)
+func (j *HashJoin) evict(ctx context.Context, wm int64, out exec.Emitter) error {
+	for in, s := range j.sides {
+		ids := s.deadline.popBefore(wm, nil)
 		if len(ids) == 0 {
 			continue
 		}
 		var pad []int32
-		if side.padded {
+		if s.padded {
 			for _, id := range ids {
-				if side.matches[id] == 0 {
+				if s.matches[id] == 0 {
 					pad = append(pad, id)
 				}
 			}
 		}
 		if len(pad) > 0 {
-			if err := j.emitPadded(ctx, in, side, pad, out); err != nil {
+			if err := j.emitPadded(ctx, in, s, pad, out); err != nil {
 				return err
 			}
 		}
 		var hs []uint64
-		if side.idx.live > 0 {
+		if s.idx.live > 0 {
 			var err error
-			if hs, err = side.storedHashes(j.env.Alloc, ids); err != nil {
+			if hs, err = s.storedHashes(j.env.Alloc, ids); err != nil {
 				return fmt.Errorf("hash join: %w", err)
 			}
 		}
@@ -85,23 +86,23 @@ func (j *HashJoin) evict(ctx context.Context, wm int64, out Emitter) error {
 			if hs != nil {
 				h = hs[k]
 			}
-			key := side.keyOf[id]
-			side.removeRow(key, side.index[key], id, h)
-			side.keyOf[id] = ""
+			key := s.keyOf[id]
+			s.removeRow(key, s.index[key], id, h)
+			s.keyOf[id] = ""
 		}
 	}
 	j.gauge()
 	return nil
 }
 
-// emitPadded emits side's rows ids, each padded with NULLs for the other
-// side, as inserts.
-func (j *HashJoin) emitPadded(ctx context.Context, in int, side *joinSide, ids []int32, out Emitter) error {
+// emitPadded emits the rows ids of side s (input in), each padded with
+// NULLs for the other side, as inserts.
+func (j *HashJoin) emitPadded(ctx context.Context, in int, s *side, ids []int32, out exec.Emitter) error {
 	alloc := j.env.Alloc
 	other := j.sides[1-in]
 	var mine, nulls []arrow.Array
-	for k := range side.types {
-		mine = append(mine, side.store.Gather(alloc, k, ids))
+	for k := range s.types {
+		mine = append(mine, s.store.Gather(alloc, k, ids))
 	}
 	for _, t := range other.types {
 		nulls = append(nulls, array.MakeArrayOfNull(alloc, t.Arrow(), len(ids)))
@@ -112,7 +113,7 @@ func (j *HashJoin) emitPadded(ctx context.Context, in int, side *joinSide, ids [
 	}
 	rec := array.NewRecordBatch(j.schema, cols, int64(len(ids)))
 	arrays.Release(cols)
-	err := out.Emit(ctx, Chunk{Batch: rec})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec})
 	rec.Release()
 	return err
 }

@@ -1,0 +1,16 @@
+// Package join computes the joins of two changelogs: regular equi- and
+// cross joins (inner, left, right, full, semi and anti) over inputs that
+// insert and retract, lookup joins of a stream against a table, and
+// interval and window joins of two append-only streams.
+//
+// Its one operator, HashJoin, keeps each side's rows in a row store
+// (exec/internal/rowstore), indexed by join key, and for each change on one
+// side emits the change of the join result. Outer, semi and anti joins
+// also count each kept row's matches, so that a padded row, or a semi
+// join's left row, comes and goes as its matches do. A bucket that is
+// retracted from gets a row index (rows.go) so that a retraction does not
+// scan its key's rows. The state of a regular join grows with both inputs;
+// a lookup join keeps only its table side; a windowed join frees a row
+// once the watermark passes the last time a row of the other side could
+// match it, and pads an outer join's unmatched rows then (evict.go).
+package join
