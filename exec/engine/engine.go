@@ -133,7 +133,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // openOn starts an engine on db, which it closes if it fails; cfg has its
 // defaults filled in, and root confines its file connectors.
 func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) (*Engine, error) {
-	cat, err := catalog.Open(db.KV())
+	cat, err := catalog.Open(db.KV(), nil)
 	if err != nil {
 		db.Close()
 		return nil, inDataDir(err, cfg.DataDir)

@@ -17,7 +17,7 @@ import (
 
 // NewCatalog returns an empty in-memory catalog.
 func NewCatalog() (*catalog.Catalog, error) {
-	return catalog.Open(mem.New().KV())
+	return catalog.Open(mem.New().KV(), nil)
 }
 
 // ExecDDL runs CREATE STREAM, CREATE TABLE and CREATE MATERIALIZED VIEW
