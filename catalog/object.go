@@ -96,24 +96,6 @@ type Describer func(o *Object) SourceTraits
 // Connector returns the object's connector option ("" when fed by INSERT).
 func (o *Object) Connector() string { return o.Options["connector"] }
 
-// Bounded reports whether the object is a source whose input ends: a file
-// not followed, or a nexmark generator with a number of events.
-func (o *Object) Bounded() bool {
-	switch o.Connector() {
-	case "file":
-		return !strings.EqualFold(o.Options["follow"], "true")
-	case "nexmark":
-		e := strings.TrimSpace(o.Options["events"])
-		return e != "" && e != "0"
-	}
-	return false
-}
-
-// Splittable reports whether the object's connector reads in parallel
-// splits, one per instance of the source (the nexmark generator), rather
-// than as one.
-func (o *Object) Splittable() bool { return o.Connector() == "nexmark" }
-
 // IsSource reports whether the object is a source stream or table (not
 // defined by a query).
 func (o *Object) IsSource() bool {
