@@ -59,14 +59,19 @@ type Catalog struct {
 	objects map[string]*Object
 	nextID  uint64
 	stats   map[uint64]Stats // by object ID (stats.go)
+	// describe gives sources their traits on Create and on Open; nil
+	// leaves them zero.
+	describe Describer
 }
 
 // Open loads every object persisted in store. An entry that fails its
 // checksum, does not decode or does not describe a valid object is a
 // *storage.CorruptionError naming it: the catalog never opens with an
-// object missing.
-func Open(store Store) (*Catalog, error) {
-	c := &Catalog{store: store, objects: map[string]*Object{}, nextID: 1}
+// object missing. describe gives every source its Traits, now and when it
+// is created (nil: they stay zero); traits are never read from the store,
+// so a catalog written by an older eddy gets those of today's connectors.
+func Open(store Store, describe Describer) (*Catalog, error) {
+	c := &Catalog{store: store, objects: map[string]*Object{}, nextID: 1, describe: describe}
 	if v, ok, err := store.Get([]byte(nextIDKey)); err != nil {
 		return nil, fmt.Errorf("catalog: reading next id: %w", err)
 	} else if ok {
@@ -89,6 +94,7 @@ func Open(store Store) (*Catalog, error) {
 			return corruptEntry(k, fmt.Errorf("its ID %d is also the ID of %s", o.ID, other))
 		}
 		ids[o.ID] = o.Name
+		c.setTraits(o)
 		c.objects[strings.ToLower(o.Name)] = o
 		if o.ID >= c.nextID {
 			c.nextID = o.ID + 1
@@ -139,8 +145,16 @@ func (c *Catalog) Create(o *Object) error {
 		return err
 	}
 	c.nextID++
+	c.setTraits(o)
 	c.objects[key] = o
 	return nil
+}
+
+// setTraits gives a source object its connector's traits.
+func (c *Catalog) setTraits(o *Object) {
+	if c.describe != nil && o.IsSource() {
+		o.Traits = c.describe(o)
+	}
 }
 
 // decodeObject decodes the object stored under key k and checks that it

@@ -10,7 +10,7 @@ import (
 
 func TestCatalogPersistsAndGuardsDependencies(t *testing.T) {
 	db := mem.New()
-	cat, err := catalog.Open(db.KV())
+	cat, err := catalog.Open(db.KV(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestCatalogPersistsAndGuardsDependencies(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat2, err := catalog.Open(db2.KV())
+	cat2, err := catalog.Open(db2.KV(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,28 +63,38 @@ type Object struct {
 	Query string `json:"query,omitempty"`
 	// DependsOn names the objects the defining query reads.
 	DependsOn []string `json:"depends_on,omitempty"`
+	// Traits are what a source's connector says its options mean for
+	// planning. They are not stored: the catalog asks its Describer for
+	// them when the object is created and when it is loaded.
+	Traits SourceTraits `json:"-"`
 }
+
+// SourceTraits are what a source's connector and its options mean for
+// planning, as the connector describes them (exec/connector): the planner
+// and the optimizer read them here, since they may not import the
+// connectors. The zero value is a source fed by INSERT: unbounded, read as
+// one, its rows ingested.
+type SourceTraits struct {
+	// Bounded says the input ends (a file not followed, a generator with
+	// a number of events): a query reading it finishes.
+	Bounded bool
+	// Splittable says the source is read in parallel splits, one per
+	// instance of its scan, rather than as one.
+	Splittable bool
+	// Generated says the connector makes its rows rather than reading rows
+	// someone ingested: nothing waits to be read, so a reader behind the
+	// generator's event times is not lagging behind its input.
+	Generated bool
+	// Rows estimates the rows of a bounded source; 0 when unknown.
+	Rows float64
+}
+
+// Describer returns the traits of a source object's connector (the zero
+// traits for any other object).
+type Describer func(o *Object) SourceTraits
 
 // Connector returns the object's connector option ("" when fed by INSERT).
 func (o *Object) Connector() string { return o.Options["connector"] }
-
-// Bounded reports whether the object is a source whose input ends: a file
-// not followed, or a nexmark generator with a number of events.
-func (o *Object) Bounded() bool {
-	switch o.Connector() {
-	case "file":
-		return !strings.EqualFold(o.Options["follow"], "true")
-	case "nexmark":
-		e := strings.TrimSpace(o.Options["events"])
-		return e != "" && e != "0"
-	}
-	return false
-}
-
-// Splittable reports whether the object's connector reads in parallel
-// splits, one per instance of the source (the nexmark generator), rather
-// than as one.
-func (o *Object) Splittable() bool { return o.Connector() == "nexmark" }
 
 // IsSource reports whether the object is a source stream or table (not
 // defined by a query).

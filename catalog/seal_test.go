@@ -31,7 +31,7 @@ func entries(t *testing.T, kv storage.KV) map[string][]byte {
 func filled(t *testing.T) storage.KV {
 	t.Helper()
 	kv := mem.New().KV()
-	cat, err := catalog.Open(kv)
+	cat, err := catalog.Open(kv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestCatalogRefusesDamagedEntries(t *testing.T) {
 			if err := kv.Put([]byte(key), bad); err != nil {
 				t.Fatal(err)
 			}
-			_, err := catalog.Open(kv)
+			_, err := catalog.Open(kv, nil)
 			if !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), key) {
 				t.Errorf("%s with byte %d flipped: %v", key, off, err)
 			}
@@ -71,7 +71,7 @@ func TestCatalogRefusesDamagedEntries(t *testing.T) {
 		if err := kv.Put([]byte(key), nil); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := catalog.Open(kv); !errors.Is(err, storage.ErrCorrupt) {
+		if _, err := catalog.Open(kv, nil); !errors.Is(err, storage.ErrCorrupt) {
 			t.Errorf("%s emptied: %v", key, err)
 		}
 	}
@@ -90,7 +90,7 @@ func TestCatalogReadsUnsealedEntries(t *testing.T) {
 	put("catalog/next_id", string(binary.BigEndian.AppendUint64(nil, 3)))
 	put("catalog/object/s", `{"id":1,"name":"s","kind":1,"columns":[{"name":"a","type":"BIGINT","nullable":true}]}`)
 	put("catalog/stats/1", `{"rows":5}`)
-	cat, err := catalog.Open(kv)
+	cat, err := catalog.Open(kv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +103,7 @@ func TestCatalogReadsUnsealedEntries(t *testing.T) {
 	}
 
 	put("catalog/object/t", `{"id":9,"name":"s","kind":1}`)
-	if _, err := catalog.Open(kv); !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), `"catalog/object/t"`) {
+	if _, err := catalog.Open(kv, nil); !errors.Is(err, storage.ErrCorrupt) || !strings.Contains(err.Error(), `"catalog/object/t"`) {
 		t.Fatalf("an entry describing another object: %v", err)
 	}
 }

@@ -11,7 +11,7 @@ import (
 
 func TestStatsPersistAndDropWithTheirObject(t *testing.T) {
 	db := mem.New()
-	cat, err := catalog.Open(db.KV())
+	cat, err := catalog.Open(db.KV(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestStatsPersistAndDropWithTheirObject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cat2, err := catalog.Open(db2.KV())
+	cat2, err := catalog.Open(db2.KV(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +122,7 @@ func TestStatsOfMissingObjectsAreDeletedOnOpen(t *testing.T) {
 	if err := db.KV().Put([]byte("catalog/stats/2a"), []byte(`{"rows":1}`)); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := catalog.Open(db.KV()); err != nil {
+	if _, err := catalog.Open(db.KV(), nil); err != nil {
 		t.Fatal(err)
 	}
 	if _, ok, _ := db.KV().Get([]byte("catalog/stats/2a")); ok {

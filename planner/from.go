@@ -96,7 +96,7 @@ func (b *Builder) buildScanNamed(name string, p sql.Pos) (plan.Node, *scope, err
 	if b.mode == Snapshot {
 		s.Mode = plan.ScanSnapshot
 	}
-	s.Bounded = obj.Bounded()
+	s.Bounded = obj.Traits.Bounded
 	sc := &scope{}
 	for i, c := range obj.Columns {
 		id := b.md.AddColumn(c.Name, alias, c.Type, c.Nullable)

@@ -35,7 +35,7 @@ func (s *Session) showQueries() (*Result, error) {
 		e.mu.Lock()
 		q := e.queries[lower(o.Name)]
 		e.mu.Unlock()
-		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(queryKind(o)), types.StringDatum(e.status(o.Name).String()),
+		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(e.queryKind(o)), types.StringDatum(e.status(o.Name).String()),
 			types.IntDatum(0), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0), types.IntDatum(0),
 			types.NullDatum, types.StringDatum("0s")}
 		if q != nil {
@@ -76,9 +76,9 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 
 // queryKind is the kind SHOW QUERIES gives the query of o: materialized
 // view, sink, stream (a derived stream) or insert into <stream>.
-func queryKind(o *catalog.Object) string {
-	if o.Options["connector"] == connectorStream {
-		return "insert into " + o.Options["stream"]
+func (e *Engine) queryKind(o *catalog.Object) string {
+	if target, ok := e.insertTarget(o); ok {
+		return "insert into " + target
 	}
 	return o.Kind.String()
 }

@@ -47,8 +47,7 @@ func (s *Session) analyzeStats(ctx context.Context, st *sql.Analyze) (*Result, e
 	if obj.Kind != catalog.Stream && obj.Kind != catalog.Table {
 		return nil, bindErr(st.Name.Pos, st.Source(), "ANALYZE needs a stream or table: '%s' is a %s", obj.Name, obj.Kind)
 	}
-	switch c := obj.Connector(); {
-	case (c == "file" || c == "nexmark") && !obj.Bounded():
+	if obj.Connector() != "" && !obj.Traits.Bounded {
 		return nil, bindErr(st.Name.Pos, st.Source(),
 			"cannot ANALYZE '%s': it is unbounded; its statistics are collected as queries read it", obj.Name)
 	}
@@ -60,7 +59,7 @@ func (s *Session) analyzeStats(ctx context.Context, st *sql.Analyze) (*Result, e
 	if err != nil {
 		return nil, fmt.Errorf("ANALYZE %s: %w", obj.Name, err)
 	}
-	bounded := obj.Bounded()
+	bounded := obj.Traits.Bounded
 	err = e.cat.UpdateStats(obj.Name, obj.ID, func(old catalog.Stats, had bool) catalog.Stats {
 		if had && !bounded {
 			fresh.RowsPerSec = old.RowsPerSec

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/exec/connector/sink"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
@@ -19,16 +18,17 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 	var bound *planner.Query
 	var err error
 	what := ""
+	into, insert := e.insertTarget(obj)
 	switch {
 	case obj.Kind == catalog.View:
 		bound, err = b.BuildQuery(q, continuous)
 	case obj.Kind == catalog.Stream:
 		what = "a derived stream (CREATE STREAM ... AS)"
 		bound, err = b.BuildQuery(q, continuous)
-	case obj.Options["connector"] == connectorStream:
-		target, ok := e.cat.Get(obj.Options["stream"])
+	case insert:
+		target, ok := e.cat.Get(into)
 		if !ok {
-			return nil, fmt.Errorf("the target stream '%s' no longer exists", obj.Options["stream"])
+			return nil, fmt.Errorf("the target stream '%s' no longer exists", into)
 		}
 		ins := &sql.Insert{Table: sql.Ident{Name: target.Name, Pos: start}, Query: q}
 		if cols := obj.Options["columns"]; cols != "" {
@@ -40,11 +40,15 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 		bound, err = b.BuildInsertQuery(target, ins)
 		ps.parallelism = 1 // its replay after a restart must produce its rows in the same order
 	default:
-		cfg, cerr := sink.FromOptions(obj.Options, e.root)
+		conn, cerr := e.conns.Sink(obj.Connector())
 		if cerr != nil {
 			return nil, cerr
 		}
-		if cfg.ForceAppendOnly {
+		traits, cerr := conn.Check(obj.Options, e.connEnv())
+		if cerr != nil {
+			return nil, cerr
+		}
+		if traits.AppendOnly {
 			what = "an append-only sink"
 		}
 		bound, err = b.BuildQuery(q, continuous)

@@ -13,16 +13,9 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
-	"github.com/eddysql/eddy/exec/connector/file"
-	"github.com/eddysql/eddy/exec/connector/nexmark"
-	"github.com/eddysql/eddy/exec/connector/sink"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
-
-// knownConnectors are the connectors of SQL.md; those not listed in
-// runnable are recognized but not implemented yet.
-var knownConnectors = map[string]bool{"file": true, "nexmark": true, "datagen": false, "kafka": false}
 
 func bindErr(p sql.Pos, src *sql.Source, format string, args ...any) *planner.BindError {
 	e := &planner.BindError{Pos: p, Msg: fmt.Sprintf(format, args...)}
@@ -94,8 +87,9 @@ func idleTimeout(obj *catalog.Object) time.Duration {
 }
 
 // options turns WITH options into a map and validates them: the options of
-// every stream, and the connector's own.
-func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Source, start sql.Pos) (map[string]string, error) {
+// every stream, and the connector's own. It returns the columns too: cols,
+// or when none are declared those the connector provides (nexmark's).
+func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Source, start sql.Pos) (map[string]string, []catalog.Column, error) {
 	m := map[string]string{}
 	var conn *sql.Option
 	var others []string
@@ -106,59 +100,46 @@ func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Sou
 			conn = &opts[i]
 		case o.Key == "idle_timeout":
 			if _, err := parseIdleTimeout(o.Value); err != nil {
-				return nil, bindErr(o.ValuePos, src, "%v", err)
+				return nil, nil, bindErr(o.ValuePos, src, "%v", err)
 			}
 		case !streamOptions[o.Key]:
 			others = append(others, o.Key)
 		}
 	}
 	if len(m) == 0 {
-		return nil, nil
+		return nil, cols, nil
 	}
 	if conn == nil {
 		if len(others) > 0 {
 			sort.Strings(others)
-			return nil, bindErr(opts[0].KeyPos, src, "WITH needs a 'connector' option for %s; a stream without a connector is fed by INSERT", strings.Join(others, ", "))
+			return nil, nil, bindErr(opts[0].KeyPos, src, "WITH needs a 'connector' option for %s; a stream without a connector is fed by INSERT", strings.Join(others, ", "))
 		}
-		return m, nil
+		return m, cols, nil
 	}
-	name := lower(conn.Value)
-	runnable, known := knownConnectors[name]
-	switch {
-	case !known:
-		return nil, bindErr(conn.ValuePos, src, "unknown connector '%s' (connectors: datagen, file, kafka, nexmark)", conn.Value)
-	case !runnable:
-		return nil, &planner.NotSupportedError{Feature: "connector '" + name + "'", Pos: conn.ValuePos, Line: src.Line(conn.ValuePos)}
-	}
-	m["connector"] = name
-	switch name {
-	case "file":
-		if _, err := file.FromOptions(connectorOptions(m), cols, s.eng.root); err != nil {
-			return nil, bindErr(optionPos(opts, err, conn.ValuePos), src, "%v", err)
+	c, err := s.eng.conns.Source(conn.Value)
+	if err != nil {
+		var ns *connector.NotSupportedError
+		if errors.As(err, &ns) {
+			return nil, nil, &planner.NotSupportedError{Feature: ns.Feature(), Pos: conn.ValuePos, Line: src.Line(conn.ValuePos)}
 		}
-	case "nexmark":
-		if _, err := nexmark.FromOptions(connectorOptions(m), cols); err != nil {
-			return nil, bindErr(optionPos(opts, err, conn.ValuePos), src, "%v", err)
-		}
+		return nil, nil, bindErr(conn.ValuePos, src, "%v", err)
 	}
-	return m, nil
+	m["connector"] = c.Name()
+	spec := connector.Spec{Options: connectorOptions(m), Columns: cols}
+	if err := c.Check(spec, s.eng.connEnv()); err != nil {
+		return nil, nil, bindErr(optionPos(opts, err, conn.ValuePos), src, "%v", err)
+	}
+	if len(cols) == 0 {
+		cols = c.Columns(spec.Options)
+	}
+	return m, cols, nil
 }
 
 // optionPos is where the option a connector's error names is written (at
 // when the error names none).
 func optionPos(opts []sql.Option, err error, at sql.Pos) sql.Pos {
-	var name string
-	var ne *nexmark.OptionError
-	var fe *file.OptionError
-	var se *sink.OptionError
-	switch {
-	case errors.As(err, &ne):
-		name = ne.Option
-	case errors.As(err, &fe):
-		name = fe.Option
-	case errors.As(err, &se):
-		name = se.Option
-	default:
+	name, ok := connector.ErrorOption(err)
+	if !ok {
 		return at
 	}
 	for _, o := range opts {
@@ -237,12 +218,9 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 			return nil, bindErr(d.Name.Pos, src, "a stream has no primary key: use CREATE TABLE for a changelog keyed by '%s'", d.Name.Name)
 		}
 	}
-	opts, err := s.options(st.With, cols, src, st.Start)
+	opts, cols, err := s.options(st.With, cols, src, st.Start)
 	if err != nil {
 		return nil, err
-	}
-	if len(cols) == 0 && opts["connector"] == "nexmark" {
-		cols = nexmark.Columns(lower(opts["table"])) // every column of its table
 	}
 	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Columns: cols, Options: opts}
 	if st.Watermark != nil {
@@ -303,7 +281,7 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 	if len(obj.PrimaryKey) == 0 {
 		return nil, bindErr(st.Name.Pos, src, "a table needs a PRIMARY KEY")
 	}
-	if obj.Options, err = s.options(st.With, cols, src, st.Start); err != nil {
+	if obj.Options, _, err = s.options(st.With, cols, src, st.Start); err != nil {
 		return nil, err
 	}
 	if err := s.eng.cat.Create(obj); err != nil {
@@ -397,7 +375,7 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 			return nil, fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
 		}
 	}
-	if obj.Options["connector"] == connectorStream {
+	if _, ok := e.insertTarget(obj); ok {
 		if err := e.db.KV().Delete(insertKey(obj.ID)); err != nil {
 			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}

@@ -14,6 +14,8 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/connector"
+	"github.com/eddysql/eddy/exec/connector/builtin"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/mview"
@@ -65,6 +67,7 @@ type SessionOptions struct {
 type Engine struct {
 	cfg   Config
 	root  fileroot.Root // where file connectors may read and write
+	conns *connector.Registry
 	db    storage.DB
 	cat   *catalog.Catalog
 	alloc memory.Allocator
@@ -133,15 +136,17 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 // openOn starts an engine on db, which it closes if it fails; cfg has its
 // defaults filled in, and root confines its file connectors.
 func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) (*Engine, error) {
-	cat, err := catalog.Open(db.KV())
+	e := &Engine{cfg: cfg, root: root, conns: builtin.New(), db: db, alloc: cfg.Alloc,
+		state:   dataflow.NewStateBudget(cfg.StateMemoryLimit),
+		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*dataflow.Job]struct{}{}}
+	e.conns.AddInternalSink(insertSink{e})
+	cat, err := catalog.Open(db.KV(), e.conns.Traits)
 	if err != nil {
 		db.Close()
 		return nil, inDataDir(err, cfg.DataDir)
 	}
-	qctx, cancel := context.WithCancel(context.Background())
-	e := &Engine{cfg: cfg, root: root, db: db, cat: cat, alloc: cfg.Alloc, ctx: qctx, cancel: cancel,
-		state:   dataflow.NewStateBudget(cfg.StateMemoryLimit),
-		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*dataflow.Job]struct{}{}}
+	e.cat = cat
+	e.ctx, e.cancel = context.WithCancel(context.Background())
 	e.resume()
 	// Until checkpoints exist, resumed views rebuild their state from their
 	// inputs; wait until they have caught up, so a restarted engine answers
@@ -202,10 +207,10 @@ func inDataDir(err error, dir string) error {
 // up by what it writes to (a FIFO whose reader is slow) must not hold up
 // the start of eddy.
 func (e *Engine) waitCaughtUp(ctx context.Context) error {
-	if _, err := e.flushLevelsOf(ctx, e.flushLevels(func(q *runningQuery) bool { return !writesOut(q.obj) }), nil); err != nil {
+	if _, err := e.flushLevelsOf(ctx, e.flushLevels(func(q *runningQuery) bool { return !e.writesOut(q.obj) }), nil); err != nil {
 		return err
 	}
-	for _, level := range e.flushLevels(func(q *runningQuery) bool { return writesOut(q.obj) }) {
+	for _, level := range e.flushLevels(func(q *runningQuery) bool { return e.writesOut(q.obj) }) {
 		for _, j := range level {
 			if err := j.WaitOpened(ctx); err != nil {
 				return err
@@ -217,8 +222,14 @@ func (e *Engine) waitCaughtUp(ctx context.Context) error {
 
 // writesOut reports whether obj is a sink writing out of eddy, through a
 // sink connector, rather than into a stream.
-func writesOut(obj *catalog.Object) bool {
-	return obj.Kind == catalog.Sink && obj.Options["connector"] != connectorStream
+func (e *Engine) writesOut(obj *catalog.Object) bool {
+	_, insert := e.insertTarget(obj)
+	return obj.Kind == catalog.Sink && !insert
+}
+
+// connEnv is what connectors need from the engine.
+func (e *Engine) connEnv() connector.Env {
+	return connector.Env{Root: e.root, Stdout: e.cfg.Stdout}
 }
 
 // resume restarts every continuous query — views, sinks, derived streams

@@ -84,18 +84,19 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return cq, rootLine(obj), nil
+	return cq, s.eng.rootLine(obj), nil
 }
 
 // rootLine names where a continuous object's rows go.
-func rootLine(obj *catalog.Object) string {
+func (e *Engine) rootLine(obj *catalog.Object) string {
 	switch {
 	case obj.Kind == catalog.View:
 		return "Materialize " + obj.Name
 	case obj.Kind == catalog.Stream:
 		return "AppendStream " + obj.Name
-	case obj.Options["connector"] == connectorStream:
-		return "InsertInto " + obj.Options["stream"]
+	}
+	if target, ok := e.insertTarget(obj); ok {
+		return "InsertInto " + target
 	}
 	return fmt.Sprintf("Sink %s (connector=%s)", obj.Name, obj.Options["connector"])
 }

@@ -84,9 +84,10 @@ func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*dataflow.Job {
 		switch {
 		case q.obj.Kind == catalog.Stream:
 			writers[lower(q.obj.Name)] = append(writers[lower(q.obj.Name)], q)
-		case q.obj.Options["connector"] == connectorStream:
-			t := lower(q.obj.Options["stream"])
-			writers[t] = append(writers[t], q)
+		default:
+			if target, ok := e.insertTarget(q.obj); ok {
+				writers[lower(target)] = append(writers[lower(target)], q)
+			}
 		}
 	}
 	level := map[*runningQuery]int{}

@@ -23,8 +23,9 @@ import (
 //     same input), smoothed with the previous figure (statsRateWeight). A
 //     source that has been behind for longer than an interval is catching
 //     up (a view replaying a log) or held back, and what it reads then is
-//     not the input's rate, so it is left out; a generator (nexmark) is
-//     always behind and always counts, since it produces at its rate.
+//     not the input's rate, so it is left out; a generator (its traits
+//     say Generated, as nexmark's do) is always behind and always counts,
+//     since it produces at its rate.
 //   - Rows of a stream is raised to the most rows one query has read from
 //     it (every query reads a stream from its beginning). A table's reads
 //     are upserts, not rows, so its count is left to ANALYZE.
@@ -154,7 +155,9 @@ func (o *statsObserver) observe(now time.Time) error {
 				objects[src.Object.ID] = os
 			}
 			os.rows = max(os.rows, st.RowsIn)
-			behind := st.Lag > statsObserveInterval && src.Object.Connector() != "nexmark"
+			// A generator (catalog.SourceTraits.Generated) is always
+			// behind and always counts: it produces at its rate.
+			behind := st.Lag > statsObserveInterval && !src.Object.Traits.Generated
 			if !had || behind || !now.After(prev.at) || st.RowsIn < prev.rows {
 				continue
 			}
@@ -223,7 +226,7 @@ func rateChanged(old, cur float64) bool {
 // observable reports whether running queries' reads of obj measure its
 // input: streams and tables that do not end.
 func observable(obj *catalog.Object) bool {
-	return (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && !obj.Bounded()
+	return (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && !obj.Traits.Bounded
 }
 
 // collectSources maps the IDs of the Source nodes of a physical plan to

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/exec/connector/sink"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
@@ -58,14 +57,18 @@ func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *
 			connPos = o.ValuePos
 		}
 	}
-	if opts["connector"] == connectorStream {
-		return nil, nil, nil, bindErr(connPos, src, "write to a stream with INSERT INTO ... SELECT")
+	at := st.Name.Pos
+	if connPos.Line > 0 {
+		at = connPos
 	}
-	if _, err := sink.FromOptions(opts, s.eng.root); err != nil {
-		at := st.Name.Pos
-		if connPos.Line > 0 {
-			at = connPos
+	conn, err := s.eng.conns.Sink(opts["connector"])
+	if err == nil {
+		if _, ok := conn.(insertSink); ok {
+			return nil, nil, nil, bindErr(connPos, src, "write to a stream with INSERT INTO ... SELECT")
 		}
+		_, err = conn.Check(opts, s.eng.connEnv())
+	}
+	if err != nil {
 		return nil, nil, nil, bindErr(optionPos(st.With, err, at), src, "%v", err)
 	}
 	q := st.Query
@@ -122,10 +125,7 @@ func (s *Session) insertObject(target *catalog.Object, st *sql.Insert) (*catalog
 		cols = append(cols, c.Name)
 	}
 	obj := &catalog.Object{Name: name, Kind: catalog.Sink, Query: st.Query.Text, DependsOn: []string{target.Name},
-		Options: map[string]string{"connector": connectorStream, "stream": target.Name}}
-	if len(cols) > 0 {
-		obj.Options["columns"] = strings.Join(cols, ",")
-	}
+		Options: insertObjectOptions(target.Name, cols)}
 	obj.Columns = target.Columns
 	return obj, nil
 }
@@ -161,8 +161,8 @@ func (e *Engine) reads(q *sql.Query, name string) bool {
 		}
 		// Rows reach n also through the continuous inserts into it.
 		for _, sk := range e.cat.List(catalog.Sink) {
-			target := sk.Options["stream"]
-			if sk.Options["connector"] != connectorStream || !strings.EqualFold(target, n) {
+			target, ok := e.insertTarget(sk)
+			if !ok || !strings.EqualFold(target, n) {
 				continue
 			}
 			for _, d := range sk.DependsOn {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -15,8 +14,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/basic"
-	"github.com/eddysql/eddy/exec/connector/file"
-	"github.com/eddysql/eddy/exec/connector/nexmark"
+	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
@@ -49,41 +47,28 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 			return &basic.ValuesSource{Names: src.Names(), Types: src.Types(), Rows: rows}, nil
 		}
 		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
-	case obj.Connector() == "file":
-		cfg, err := file.FromOptions(connectorOptions(obj.Options), obj.Columns, e.root)
-		if err != nil {
-			return nil, err
-		}
-		if snap {
-			cfg.Follow = false // a snapshot reads what the file holds now
-		}
-		fs, err := file.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		return &projecting{inner: fs, ords: src.Ords, schema: schemaOf(src)}, nil
-	case obj.Connector() == "nexmark":
-		if snap && !obj.Bounded() {
-			return nil, fmt.Errorf("cannot read a snapshot of '%s': its nexmark generator is unbounded (give the stream an 'events' option, or use EMIT CHANGES)", obj.Name)
-		}
-		cfg, err := nexmark.FromOptions(connectorOptions(obj.Options), obj.Columns)
-		if err != nil {
-			return nil, err
-		}
-		gen, err := nexmark.New(cfg)
-		if err != nil {
-			return nil, err
-		}
-		p := &projecting{inner: gen, ords: src.Ords, schema: schemaOf(src)}
-		if obj.Bounded() {
-			return p, nil // FLUSH waits for its end, as for a file
-		}
-		return generating{p}, nil
 	case obj.Connector() == "":
 		return &logSource{log: e.db.Log(), stream: obj.ID, obj: obj, full: obj.Schema(), ords: src.Ords,
 			schema: schemaOf(src), snapshot: snap}, nil
 	}
-	return nil, fmt.Errorf("not supported yet: connector '%s'", obj.Connector())
+	conn, err := e.conns.Source(obj.Connector())
+	if err != nil {
+		return nil, err
+	}
+	read := connector.Continuous
+	if snap {
+		read = connector.Snapshot
+	}
+	spec := connector.Spec{Object: obj.Name, Options: connectorOptions(obj.Options), Columns: obj.Columns}
+	inner, err := conn.Open(spec, read, e.connEnv())
+	if err != nil {
+		return nil, err
+	}
+	p := &projecting{inner: inner, ords: src.Ords, schema: schemaOf(src)}
+	if _, ok := inner.(exec.Generator); ok {
+		return generating{p}, nil // FLUSH need not wait for it
+	}
+	return p, nil
 }
 
 func schemaOf(src *physical.Source) *arrow.Schema {
@@ -115,7 +100,7 @@ func projectBatch(rec arrow.RecordBatch, ords []int, schema *arrow.Schema) arrow
 	return array.NewRecordBatch(schema, cols, rec.NumRows())
 }
 
-// generating is a projecting generator: FLUSH need not wait for it.
+// generating is a projecting exec.Generator: FLUSH need not wait for it.
 type generating struct{ *projecting }
 
 func (generating) GeneratesRows() {}
@@ -240,6 +225,3 @@ func (s *logSource) Close() error {
 	s.pending = nil
 	return nil
 }
-
-// isFollow reports whether a file stream tails its file.
-func isFollow(obj *catalog.Object) bool { return strings.EqualFold(obj.Options["follow"], "true") }

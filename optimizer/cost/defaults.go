@@ -1,9 +1,6 @@
 package cost
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
@@ -33,19 +30,13 @@ const (
 	SelOther = 0.5
 )
 
-// SourceRate estimates the output rate of a scan of o: the rows of a
-// bounded nexmark stream follow from its events (NEXMARK.md: 2 %, 6 % and
-// 92 % of the events are persons, auctions and bids); otherwise the
-// defaults.
+// SourceRate estimates the output rate of a scan of o: a bounded source's
+// rows as its connector estimates them (catalog.SourceTraits: a bounded
+// nexmark stream's follow from its events); otherwise the defaults.
 func SourceRate(o *catalog.Object, bounded bool) float64 {
 	if bounded {
-		if o.Connector() == "nexmark" {
-			if events, err := strconv.ParseFloat(o.Options["events"], 64); err == nil && events > 0 {
-				share := map[string]float64{"person": 0.02, "auction": 0.06, "bid": 0.92}[strings.ToLower(o.Options["table"])]
-				if share > 0 {
-					return events * share
-				}
-			}
+		if o.Traits.Rows > 0 {
+			return o.Traits.Rows
 		}
 		return DefaultSnapshotRows
 	}

@@ -173,7 +173,7 @@ func (b *builder) build(n plan.Node) (Node, error) {
 func (b *builder) buildScan(n *plan.Scan) Node {
 	bounded := n.Props().Bounded
 	p := 1
-	if n.Object.Splittable() {
+	if n.Object.Traits.Splittable {
 		p = b.opts.Parallelism // a split per instance
 	}
 	src := &Source{Header: b.header(n.Cols, p), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded, TimeOrd: -1}

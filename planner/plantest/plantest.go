@@ -9,15 +9,17 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector/builtin"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 	"github.com/eddysql/eddy/storage/mem"
 )
 
-// NewCatalog returns an empty in-memory catalog.
+// NewCatalog returns an empty in-memory catalog whose sources get their
+// traits from eddy's connectors, as the engine's do.
 func NewCatalog() (*catalog.Catalog, error) {
-	return catalog.Open(mem.New().KV())
+	return catalog.Open(mem.New().KV(), builtin.New().Traits)
 }
 
 // ExecDDL runs CREATE STREAM, CREATE TABLE and CREATE MATERIALIZED VIEW

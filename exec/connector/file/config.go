@@ -65,15 +65,8 @@ func FromOptions(opts map[string]string, cols []catalog.Column, root fileroot.Ro
 		sort.Strings(unknown)
 		return Config{}, &OptionError{Option: unknown[0], Msg: "unknown option (valid: connector, path, format, header, follow, on_error, delimiter)"}
 	}
-	get := func(name string) (string, bool) {
-		for k, v := range opts {
-			if strings.EqualFold(k, name) {
-				return v, true
-			}
-		}
-		return "", false
-	}
-	if c, ok := get("connector"); ok && !strings.EqualFold(c, "file") {
+	get := lookup(opts)
+	if c, ok := get("connector"); ok && !strings.EqualFold(c, Name) {
 		return Config{}, &OptionError{Option: "connector", Msg: "is " + quote(c) + ", not 'file'"}
 	}
 	cfg := Config{Root: root, Columns: cols}

@@ -7,7 +7,8 @@
 //	CREATE STREAM bid (auction BIGINT, price BIGINT, date_time TIMESTAMP(3))
 //	WITH (connector = 'file', path = 'bids.csv', format = 'csv', header = 'true');
 //
-// becomes a Source through FromOptions and New. Its path is confined to
+// becomes a Source through FromOptions and New, which Connector (the
+// connector.Source the registry holds) calls. Its path is confined to
 // Config.Root (package fileroot): checked by FromOptions, and again each
 // time the file is opened or, when followed, polled. A bounded file yields its
 // rows and then io.EOF; with follow = 'true' the file is tailed: at its end

@@ -87,15 +87,8 @@ func FromOptions(opts map[string]string, cols []catalog.Column) (Config, error) 
 		sort.Strings(unknown)
 		return Config{}, &OptionError{Option: unknown[0], Msg: "unknown option (valid: " + strings.Join(options, ", ") + ")"}
 	}
-	get := func(name string) (string, bool) {
-		for k, v := range opts {
-			if strings.EqualFold(k, name) {
-				return strings.TrimSpace(v), true
-			}
-		}
-		return "", false
-	}
-	if c, ok := get("connector"); ok && !strings.EqualFold(c, "nexmark") {
+	get := lookup(opts)
+	if c, ok := get("connector"); ok && !strings.EqualFold(c, Name) {
 		return Config{}, &OptionError{Option: "connector", Msg: "is " + quote(c) + ", not 'nexmark'"}
 	}
 	cfg := Config{BaseTime: DefaultBaseTime, Columns: cols}
@@ -141,6 +134,19 @@ func FromOptions(opts map[string]string, cols []catalog.Column) (Config, error) 
 		return Config{}, err
 	}
 	return cfg, nil
+}
+
+// lookup returns a getter of opts' values, trimmed, by key matched
+// without regard to case.
+func lookup(opts map[string]string) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		for k, v := range opts {
+			if strings.EqualFold(k, name) {
+				return strings.TrimSpace(v), true
+			}
+		}
+		return "", false
+	}
 }
 
 // isOption reports whether k names an option of a nexmark stream.

@@ -15,6 +15,8 @@
 // 10,000 events/s), rate (wall-clock throttle across all splits, 0 =
 // unthrottled), seed, base_time (default 2015-07-15 00:00:00 UTC) and
 // batch_size; FromOptions validates them and New makes the Source.
+// Connector is the connector.Source the registry holds: its traits say a
+// nexmark stream is generated, splittable, and bounded with events.
 //
 // # One global sequence
 //

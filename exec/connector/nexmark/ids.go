@@ -37,6 +37,18 @@ const (
 	numEventsForAuctions = numInFlightAuctions * totalProportion / auctionProportion
 )
 
+// proportionOf returns the events of kind k among every totalProportion
+// consecutive events.
+func proportionOf(k kind) int {
+	switch k {
+	case kindPerson:
+		return personProportion
+	case kindAuction:
+		return auctionProportion
+	}
+	return bidProportion
+}
+
 // kindOf returns the kind of event id: by its position in its group of 50.
 func kindOf(id uint64) kind {
 	switch r := id % totalProportion; {

@@ -6,9 +6,11 @@
 //	CREATE SINK k AS SELECT ... WITH (connector = 'print');
 //	CREATE SINK k FROM v WITH (connector = 'blackhole');
 //
-// FromOptions validates a sink's WITH options into a Config; the engine adds
-// the query's column names and types and whether it is append-only, and New
-// returns the operator, a *Sink. A file sink's path is confined to
+// Each is a Connector (a connector.Sink), which the registry holds.
+// FromOptions validates a sink's WITH options into a Config; the
+// connector adds the query's column names and types and whether it is
+// append-only, which the engine gives it, and New returns the operator, a
+// *Sink. A file sink's path is confined to
 // Config.Root (package fileroot): checked by FromOptions, again by Open,
 // and for each partition file a partitioned sink opens.
 //

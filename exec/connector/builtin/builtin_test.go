@@ -1,0 +1,250 @@
+package builtin_test
+
+import (
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector"
+	"github.com/eddysql/eddy/exec/connector/builtin"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
+)
+
+// env is a connector.Env whose file root is a fresh directory.
+func env(t *testing.T) connector.Env {
+	t.Helper()
+	root, err := fileroot.New(t.TempDir(), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return connector.Env{Root: root}
+}
+
+// TestNames checks the names SQL.md documents: which are sources and
+// sinks, which are not supported yet, and the messages listing them.
+func TestNames(t *testing.T) {
+	r := builtin.New()
+	if got, want := r.SourceNames(), []string{"datagen", "file", "kafka", "nexmark"}; !slices.Equal(got, want) {
+		t.Errorf("sources %v, want %v", got, want)
+	}
+	if got, want := r.SinkNames(), []string{"file", "print", "blackhole"}; !slices.Equal(got, want) {
+		t.Errorf("sinks %v, want %v", got, want)
+	}
+	for _, name := range []string{"kafka", "datagen", "Kafka"} {
+		var ns *connector.NotSupportedError
+		if _, err := r.Source(name); !errors.As(err, &ns) {
+			t.Errorf("%s: %v, want not supported yet", name, err)
+		}
+	}
+	if _, err := r.Source("ftp"); err == nil || err.Error() != "unknown connector 'ftp' (connectors: datagen, file, kafka, nexmark)" {
+		t.Errorf("unknown source: %v", err)
+	}
+	if _, err := r.Sink("kafkaesque"); err == nil || err.Error() != "sink: option connector: unknown sink connector 'kafkaesque' (want 'file', 'print' or 'blackhole')" {
+		t.Errorf("unknown sink: %v", err)
+	}
+	if _, err := r.Sink(""); err == nil || err.Error() != "sink: option connector: is required (want 'file', 'print' or 'blackhole')" {
+		t.Errorf("sink without a connector: %v", err)
+	}
+}
+
+var bidCols = []catalog.Column{{Name: "auction", Type: types.BigIntT}, {Name: "price", Type: types.BigIntT}}
+
+// sourceCases has, for every source connector, options it accepts with
+// the traits they mean, and options it refuses with the option the error
+// names.
+var sourceCases = map[string]struct {
+	valid     map[string]string
+	traits    catalog.SourceTraits
+	invalid   map[string]string
+	badOption string
+}{
+	"file": {
+		valid:     map[string]string{"connector": "file", "path": "bids.csv", "header": "true"},
+		traits:    catalog.SourceTraits{Bounded: true},
+		invalid:   map[string]string{"connector": "file", "path": "bids.csv", "on_error": "sometimes"},
+		badOption: "on_error",
+	},
+	"nexmark": {
+		valid:     map[string]string{"connector": "nexmark", "table": "bid", "events": "1000"},
+		traits:    catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, Rows: 920},
+		invalid:   map[string]string{"connector": "nexmark", "table": "bid", "events": "many"},
+		badOption: "events",
+	},
+}
+
+// TestSourcesCheckOptions runs every source connector the registry
+// implements over a valid and an invalid set of options.
+func TestSourcesCheckOptions(t *testing.T) {
+	r := builtin.New()
+	e := env(t)
+	for _, name := range r.SourceNames() {
+		c, err := r.Source(name)
+		if errors.As(err, new(*connector.NotSupportedError)) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tc, ok := sourceCases[name]
+		if !ok {
+			t.Errorf("source %s has no case in sourceCases", name)
+			continue
+		}
+		if c.Name() != name {
+			t.Errorf("%s: named %s", name, c.Name())
+		}
+		valid := connector.Spec{Object: "s", Options: tc.valid, Columns: bidCols}
+		if err := c.Check(valid, e); err != nil {
+			t.Errorf("%s: valid options refused: %v", name, err)
+		}
+		if got := c.Traits(valid); got != tc.traits {
+			t.Errorf("%s: traits %+v, want %+v", name, got, tc.traits)
+		}
+		err = c.Check(connector.Spec{Object: "s", Options: tc.invalid, Columns: bidCols}, e)
+		if opt, ok := connector.ErrorOption(err); !ok || opt != tc.badOption {
+			t.Errorf("%s: invalid options: %v (option %q), want an error naming %s", name, err, opt, tc.badOption)
+		}
+	}
+}
+
+// TestSourceTraits checks what the options mean for planning beyond the
+// valid cases: a followed file and a nexmark stream without events are
+// unbounded, and a value Traits cannot read counts as absent.
+func TestSourceTraits(t *testing.T) {
+	r := builtin.New()
+	for _, tt := range []struct {
+		conn string
+		opts map[string]string
+		want catalog.SourceTraits
+	}{
+		{"file", map[string]string{"path": "f.csv", "follow": " TRUE "}, catalog.SourceTraits{}},
+		{"file", map[string]string{"path": "f.csv", "follow": "false"}, catalog.SourceTraits{Bounded: true}},
+		{"nexmark", map[string]string{"table": "person"}, catalog.SourceTraits{Splittable: true, Generated: true}},
+		{"nexmark", map[string]string{"table": "person", "events": "00"}, catalog.SourceTraits{Splittable: true, Generated: true}},
+		{"nexmark", map[string]string{"table": "Auction", "events": " 1000 "}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, Rows: 60}},
+		{"nexmark", map[string]string{"table": "nope", "events": "1000"}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true}},
+	} {
+		c, err := r.Source(tt.conn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := c.Traits(connector.Spec{Options: tt.opts}); got != tt.want {
+			t.Errorf("%s %v: %+v, want %+v", tt.conn, tt.opts, got, tt.want)
+		}
+	}
+}
+
+// TestSourcesOpen opens every source connector for a continuous and a
+// snapshot read: an unbounded generator is an exec.Generator and has no
+// snapshot.
+func TestSourcesOpen(t *testing.T) {
+	r := builtin.New()
+	e := env(t)
+	file, _ := r.Source("file")
+	spec := connector.Spec{Object: "f", Options: map[string]string{"connector": "file", "path": "f.csv", "follow": "true"}, Columns: bidCols}
+	for _, read := range []connector.Read{connector.Continuous, connector.Snapshot} {
+		src, err := file.Open(spec, read, e)
+		if err != nil {
+			t.Fatalf("file, read %d: %v", read, err)
+		}
+		src.Close()
+	}
+	nexmark, _ := r.Source("nexmark")
+	unbounded := connector.Spec{Object: "bid", Options: map[string]string{"connector": "nexmark", "table": "bid"}, Columns: bidCols}
+	src, err := nexmark.Open(unbounded, connector.Continuous, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := src.(exec.Generator); !ok {
+		t.Errorf("an unbounded nexmark source is not an exec.Generator: %T", src)
+	}
+	src.Close()
+	if _, err := nexmark.Open(unbounded, connector.Snapshot, e); err == nil ||
+		err.Error() != "cannot read a snapshot of 'bid': its nexmark generator is unbounded (give the stream an 'events' option, or use EMIT CHANGES)" {
+		t.Errorf("snapshot of an unbounded generator: %v", err)
+	}
+	bounded := connector.Spec{Object: "bid", Options: map[string]string{"connector": "nexmark", "table": "bid", "events": "10"}, Columns: bidCols}
+	src, err = nexmark.Open(bounded, connector.Snapshot, e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := src.(exec.Generator); ok {
+		t.Error("a bounded nexmark source is an exec.Generator")
+	}
+	src.Close()
+}
+
+// sinkCases has, for every sink connector, options it accepts with the
+// traits they mean, and options it refuses with the option the error
+// names.
+var sinkCases = map[string]struct {
+	valid     map[string]string
+	traits    connector.SinkTraits
+	invalid   map[string]string
+	badOption string
+}{
+	"file": {
+		valid:     map[string]string{"connector": "file", "path": "out.jsonl", "type": "append-only"},
+		traits:    connector.SinkTraits{AppendOnly: true, Observed: true},
+		invalid:   map[string]string{"connector": "file"},
+		badOption: "path",
+	},
+	"print": {
+		valid:     map[string]string{"connector": "print", "format": "csv"},
+		traits:    connector.SinkTraits{Observed: true},
+		invalid:   map[string]string{"connector": "print", "header": "true"},
+		badOption: "header",
+	},
+	"blackhole": {
+		valid:     map[string]string{"connector": "BlackHole", "rate_limit": "10"},
+		traits:    connector.SinkTraits{},
+		invalid:   map[string]string{"connector": "blackhole", "path": "x.csv"},
+		badOption: "path",
+	},
+}
+
+// TestSinksCheckOptions runs every sink connector the registry lists over
+// a valid and an invalid set of options, and builds its operator.
+func TestSinksCheckOptions(t *testing.T) {
+	r := builtin.New()
+	e := env(t)
+	for _, name := range r.SinkNames() {
+		c, err := r.Sink(name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		tc, ok := sinkCases[name]
+		if !ok {
+			t.Errorf("sink %s has no case in sinkCases", name)
+			continue
+		}
+		if c.Name() != name {
+			t.Errorf("%s: named %s", name, c.Name())
+		}
+		traits, err := c.Check(tc.valid, e)
+		if err != nil {
+			t.Errorf("%s: valid options refused: %v", name, err)
+		}
+		if traits != tc.traits {
+			t.Errorf("%s: traits %+v, want %+v", name, traits, tc.traits)
+		}
+		_, err = c.Check(tc.invalid, e)
+		if opt, ok := connector.ErrorOption(err); !ok || opt != tc.badOption {
+			t.Errorf("%s: invalid options: %v (option %q), want an error naming %s", name, err, opt, tc.badOption)
+		}
+		op, err := c.New(connector.SinkSpec{Object: "k", Options: tc.valid, Names: []string{"a"}, Types: []types.T{types.BigIntT}, AppendOnly: true}, e)
+		if err != nil {
+			t.Errorf("%s: New: %v", name, err)
+			continue
+		}
+		op.Close()
+	}
+	// The options must name the connector they are given to.
+	fileSink, _ := r.Sink("file")
+	if _, err := fileSink.Check(sinkCases["print"].valid, e); err == nil {
+		t.Error("the file sink accepted a print sink's options")
+	}
+}

@@ -1,0 +1,108 @@
+package connector
+
+import (
+	"io"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
+)
+
+// Env is what connectors need from the engine that runs them. The engine
+// passes it to every call; connectors keep no globals of their own.
+type Env struct {
+	// Root confines the paths of file sources and sinks: the file root
+	// (--file-root, default the working directory), which never includes
+	// the data directory.
+	Root fileroot.Root
+	// Stdout receives the output of print sinks; nil discards it.
+	Stdout io.Writer
+}
+
+// Spec describes a source stream or table to its connector: its name (for
+// messages), its connector's WITH options and its columns. Options have
+// their keys in lower case, as the catalog keeps them, the connector
+// option included; the options every stream takes whatever feeds it
+// (idle_timeout, late_rows_to) are the engine's and not among them.
+type Spec struct {
+	Object  string
+	Options map[string]string
+	Columns []catalog.Column
+}
+
+// Read is how a query reads a source.
+type Read uint8
+
+// The ways of reading a source.
+const (
+	// Continuous reads the source from its beginning and keeps reading
+	// while it grows (a continuous or push query).
+	Continuous Read = iota
+	// Snapshot reads what the source holds now, to an end (a pull query,
+	// ANALYZE).
+	Snapshot
+)
+
+// Source is a source connector: what a CREATE STREAM or CREATE TABLE
+// ... WITH (connector = '<name>') reads.
+type Source interface {
+	// Name is the connector's name, in lower case.
+	Name() string
+	// Check validates a source's options against its columns when it is
+	// created. An error about one option is an OptionError naming it.
+	Check(spec Spec, env Env) error
+	// Columns returns the columns of a source declared without any (the
+	// connector's own schema), or nil when the connector has none and
+	// the source must declare them. opts passed Check.
+	Columns(opts map[string]string) []catalog.Column
+	// Traits says what spec's options mean for planning. The options
+	// passed Check, perhaps of an older eddy: Traits reads what it needs
+	// and never fails, taking an option it cannot read as absent.
+	Traits(spec Spec) catalog.SourceTraits
+	// Open returns the runtime source of one instance of a query's scan
+	// of the source, reading all of spec's columns in their order. It
+	// may implement exec.BoundedSource and exec.Generator; the runtime
+	// (exec.Env's Instance and Parallelism) tells a splittable source
+	// which split to read when it is opened.
+	Open(spec Spec, read Read, env Env) (exec.Source, error)
+}
+
+// SinkSpec describes a sink to its connector: its name, its WITH options
+// as written (keys in lower case) and the columns its query writes.
+type SinkSpec struct {
+	Object  string
+	Options map[string]string
+	Names   []string
+	Types   []types.T
+	// AppendOnly says the query never retracts: its rows are written
+	// without their op.
+	AppendOnly bool
+}
+
+// SinkTraits say what a sink's connector and options mean for planning.
+type SinkTraits struct {
+	// AppendOnly records that the user demands an append-only query
+	// (WITH (type = 'append-only')): an updating one is an error.
+	AppendOnly bool
+	// Observed says someone watches the sink's output change by change
+	// (a file, standard output), so its query must deliver its changelog
+	// batch by batch; when false (blackhole) the query's exchanges may
+	// coalesce small batches into a coarser changelog with the same
+	// result.
+	Observed bool
+}
+
+// Sink is a sink connector: where CREATE SINK ... WITH (connector =
+// '<name>') writes.
+type Sink interface {
+	// Name is the connector's name, in lower case.
+	Name() string
+	// Check validates a sink's options (spec's Names and Types are not
+	// known yet) and says what they mean for planning. An error about
+	// one option is an OptionError naming it.
+	Check(opts map[string]string, env Env) (SinkTraits, error)
+	// New returns the operator that ends one instance of the sink's
+	// query and writes its changes out.
+	New(spec SinkSpec, env Env) (exec.Operator, error)
+}
