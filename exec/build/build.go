@@ -11,7 +11,9 @@ import (
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/join"
 	"github.com/eddysql/eddy/exec/over"
+	"github.com/eddysql/eddy/exec/sessionwin"
 	"github.com/eddysql/eddy/exec/topn"
+	"github.com/eddysql/eddy/exec/window"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -146,15 +148,15 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewLocalAgg(cfg), nil }}, nil
 	case *physical.WindowAssign:
-		kind := map[plan.WindowKind]exec.WindowKind{plan.Tumble: exec.WindowTumble, plan.Hop: exec.WindowHop, plan.Cumulate: exec.WindowCumulate}[n.Kind]
-		cfg := exec.WindowAssignConfig{Input: inTypes, TimeCol: n.TimeCol, Kind: kind, Size: n.Size, Slide: n.Slide, Names: names}
-		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewWindowAssign(cfg), nil }}, nil
+		kind := map[plan.WindowKind]window.Kind{plan.Tumble: window.Tumble, plan.Hop: window.Hop, plan.Cumulate: window.Cumulate}[n.Kind]
+		cfg := window.AssignConfig{Input: inTypes, TimeCol: n.TimeCol, Kind: kind, Size: n.Size, Slide: n.Slide, Names: names}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return window.NewAssign(cfg), nil }}, nil
 	case *physical.SessionAgg:
-		cfg := exec.SessionAggConfig{Input: inTypes, GroupKeys: n.Keys, TimeCol: n.TimeCol, Gap: n.Gap, Names: names, EmitOnClose: n.EmitOnClose}
+		cfg := sessionwin.Config{Input: inTypes, GroupKeys: n.Keys, TimeCol: n.TimeCol, Gap: n.Gap, Names: names, EmitOnClose: n.EmitOnClose}
 		for _, a := range n.Aggs {
 			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
-		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewSessionWindowAgg(cfg) }}, nil
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return sessionwin.NewAgg(cfg) }}, nil
 	case *physical.TopN:
 		cfg := topn.Config{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
 			AppendOnly: n.AppendOnlyInput, Names: names}

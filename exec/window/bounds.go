@@ -1,9 +1,10 @@
-package exec
+package window
 
 import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/eddysql/eddy/exec"
 )
 
 // floorDiv returns ⌊a/b⌋ for b > 0, rounding towards −∞ (Go's / truncates
@@ -19,7 +20,7 @@ func floorDiv(a, b int64) int64 {
 // assign computes the windows of every row of times: w.sel, w.starts and
 // w.ends get one entry per output row, and w.segs[i] is the first output
 // row of source row i (w.segs[n] the total). Rows with a NULL time get none.
-func (w *WindowAssign) assign(times *array.Timestamp) {
+func (w *Assign) assign(times *array.Timestamp) {
 	vals := times.TimestampValues()
 	nulls := times.NullN() > 0
 	n := len(vals)
@@ -27,7 +28,7 @@ func (w *WindowAssign) assign(times *array.Timestamp) {
 	w.segs = slices.Grow(w.segs[:0], n+1)[:n+1]
 	size, slide := w.cfg.Size, w.cfg.Slide
 	switch w.cfg.Kind {
-	case WindowTumble:
+	case Tumble:
 		for i, v := range vals {
 			w.segs[i] = int32(len(w.sel))
 			if nulls && times.IsNull(i) {
@@ -36,7 +37,7 @@ func (w *WindowAssign) assign(times *array.Timestamp) {
 			s := floorDiv(int64(v), size) * size
 			w.add(i, s, s+size)
 		}
-	case WindowHop:
+	case Hop:
 		// The windows of t start at the multiples of slide in (t−size, t].
 		per := (size-1)/slide + 1 // at most this many; bounds the loop even if t±size wraps around
 		for i, v := range vals {
@@ -52,7 +53,7 @@ func (w *WindowAssign) assign(times *array.Timestamp) {
 				s += slide
 			}
 		}
-	case WindowCumulate:
+	case Cumulate:
 		// The windows of t share start = ⌊t/max⌋·max and end at the
 		// multiples of step after t, up to start+max.
 		steps := size / slide
@@ -72,7 +73,7 @@ func (w *WindowAssign) assign(times *array.Timestamp) {
 }
 
 // add appends output row (source row i, window [start, end)).
-func (w *WindowAssign) add(i int, start, end int64) {
+func (w *Assign) add(i int, start, end int64) {
 	w.sel = append(w.sel, int32(i))
 	w.starts = append(w.starts, start)
 	w.ends = append(w.ends, end)
@@ -86,20 +87,20 @@ func (w *WindowAssign) add(i int, start, end int64) {
 // -U becomes a -D in each of its windows and the +U a +I in each of its
 // own, as the changes are no longer updates of one output row. It may
 // reorder w.sel, w.starts and w.ends, so it runs before the batch is built.
-func (w *WindowAssign) assignOps(src []Op) []Op {
+func (w *Assign) assignOps(src []exec.Op) []exec.Op {
 	w.ops = slices.Grow(w.ops[:0], len(w.sel))[:len(w.sel)]
 	for j, i := range w.sel {
 		op := src[i]
 		switch op {
-		case UpdateBefore:
-			op = Delete
-		case UpdateAfter:
-			op = Insert
+		case exec.UpdateBefore:
+			op = exec.Delete
+		case exec.UpdateAfter:
+			op = exec.Insert
 		}
 		w.ops[j] = op
 	}
 	for i := 0; i+1 < len(src); i++ {
-		if src[i] != UpdateBefore || src[i+1] != UpdateAfter {
+		if src[i] != exec.UpdateBefore || src[i+1] != exec.UpdateAfter {
 			continue
 		}
 		a, b, c := w.segs[i], w.segs[i+1], w.segs[i+2]
@@ -114,8 +115,8 @@ func (w *WindowAssign) assignOps(src []Op) []Op {
 		for j := int32(0); j < k; j++ {
 			st, en := w.starts[b+j], w.ends[b+j]
 			lo, hi := a+2*j, a+2*j+1
-			w.sel[lo], w.starts[lo], w.ends[lo], w.ops[lo] = int32(i), st, en, UpdateBefore
-			w.sel[hi], w.starts[hi], w.ends[hi], w.ops[hi] = int32(i+1), st, en, UpdateAfter
+			w.sel[lo], w.starts[lo], w.ends[lo], w.ops[lo] = int32(i), st, en, exec.UpdateBefore
+			w.sel[hi], w.starts[hi], w.ends[hi], w.ops[hi] = int32(i+1), st, en, exec.UpdateAfter
 		}
 		i++
 	}

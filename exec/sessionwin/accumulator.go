@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"fmt"
@@ -13,14 +13,14 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// sessAgg is one aggregate's accumulators for every open session, indexed
+// accumulator is one aggregate's accumulators for every open session, indexed
 // by the session's slot. Accumulators are mergeable (a commutative monoid):
 // the result of a session is the same whatever the order its rows were added
-// in and whichever sessions were merged to make it, which is what lets
-// SessionWindowAgg add a chunk's rows after it has settled which session
-// each row ends up in. The interface is called once per chunk (add), merge
+// in and whichever sessions were merged to make it, which is what lets Agg
+// add a chunk's rows after it has settled which session each row ends up
+// in. The interface is called once per chunk (add), merge
 // or emission, never per row.
-type sessAgg interface {
+type accumulator interface {
 	// grow makes room for slots 0..n-1.
 	grow(n int)
 	// add folds the argument column of a chunk into the sessions: row i goes
@@ -38,9 +38,9 @@ type sessAgg interface {
 	bytes() int64
 }
 
-// newSessAgg returns the accumulators of aggregate a over an input of
+// newAccumulator returns the accumulators of aggregate a over an input of
 // nInput columns, checking its argument and result types.
-func newSessAgg(a accum.Spec, nInput int) (sessAgg, error) {
+func newAccumulator(a accum.Spec, nInput int) (accumulator, error) {
 	name := "aggregate"
 	if a.Func >= plan.AggCountStar && a.Func <= plan.AggApproxCountDistinct {
 		name = a.Func.String()
@@ -50,7 +50,7 @@ func newSessAgg(a accum.Spec, nInput int) (sessAgg, error) {
 		if a.Type.Physical() != types.PhysInt64 {
 			return nil, fmt.Errorf("COUNT(*) must return BIGINT, not %s", a.Type)
 		}
-		return &sessCount{star: true}, nil
+		return &countAcc{star: true}, nil
 	case plan.AggCount, plan.AggSum, plan.AggAvg, plan.AggMin, plan.AggMax:
 	default:
 		return nil, fmt.Errorf("%s in a SESSION window: %w", name, accum.ErrNotSupported)
@@ -59,7 +59,7 @@ func newSessAgg(a accum.Spec, nInput int) (sessAgg, error) {
 		return nil, fmt.Errorf("%s argument ordinal %d out of range", name, a.Arg)
 	}
 	if a.Func == plan.AggCount && a.ArgType.Kind == types.Null {
-		return &sessCount{}, nil // COUNT(NULL): every value is NULL, so 0
+		return &countAcc{}, nil // COUNT(NULL): every value is NULL, so 0
 	}
 	if want := plan.AggResultType(a.Func, a.ArgType); a.Type.Physical() != want.Physical() ||
 		(want.Physical() == types.PhysDecimal && a.Type.Scale != want.Scale) {
@@ -69,44 +69,44 @@ func newSessAgg(a accum.Spec, nInput int) (sessAgg, error) {
 	distinct := a.Distinct && a.Func != plan.AggMin && a.Func != plan.AggMax
 	switch a.Func {
 	case plan.AggMin, plan.AggMax:
-		return newSessMinMax(p, a.Func == plan.AggMax)
+		return newMinMax(p, a.Func == plan.AggMax)
 	case plan.AggCount:
 		if !distinct {
-			return &sessCount{}, nil
+			return &countAcc{}, nil
 		}
-		c := &sessCount{}
+		c := &countAcc{}
 		switch p {
 		case types.PhysFloat64:
-			return newSessDistinct(c, sessFloatKeys, func(s int32, _ uint64) error { c.one(s); return nil }), nil
+			return newDistinct(c, loadFloatKeys, func(s int32, _ uint64) error { c.one(s); return nil }), nil
 		case types.PhysDecimal:
-			return newSessDistinct(c, sessDecimals, func(s int32, _ decimal128.Num) error { c.one(s); return nil }), nil
+			return newDistinct(c, loadDecimals, func(s int32, _ decimal128.Num) error { c.one(s); return nil }), nil
 		case types.PhysString:
-			return newSessDistinct(c, sessStrings, func(s int32, _ string) error { c.one(s); return nil }), nil
+			return newDistinct(c, loadStrings, func(s int32, _ string) error { c.one(s); return nil }), nil
 		default:
-			return newSessDistinct(c, sessInts, func(s int32, _ int64) error { c.one(s); return nil }), nil
+			return newDistinct(c, loadInts, func(s int32, _ int64) error { c.one(s); return nil }), nil
 		}
 	case plan.AggSum, plan.AggAvg:
 		avg := a.Func == plan.AggAvg
 		switch p {
 		case types.PhysInt64:
-			st := &sessIntSum{avg: avg}
+			st := &intSum{avg: avg}
 			if distinct {
-				return newSessDistinct(st, sessInts, func(s int32, v int64) error { st.one(s, v); return nil }), nil
+				return newDistinct(st, loadInts, func(s int32, v int64) error { st.one(s, v); return nil }), nil
 			}
 			return st, nil
 		case types.PhysFloat64:
-			st := &sessFloatSum{avg: avg}
+			st := &floatSum{avg: avg}
 			if distinct {
-				return newSessDistinct(st, sessFloatKeys, func(s int32, k uint64) error {
+				return newDistinct(st, loadFloatKeys, func(s int32, k uint64) error {
 					st.one(s, math.Float64frombits(k))
 					return nil
 				}), nil
 			}
 			return st, nil
 		case types.PhysDecimal:
-			st := &sessDecSum{avg: avg, scale: int32(a.ArgType.Scale)}
+			st := &decSum{avg: avg, scale: int32(a.ArgType.Scale)}
 			if distinct {
-				return newSessDistinct(st, sessDecimals, st.one), nil
+				return newDistinct(st, loadDecimals, st.one), nil
 			}
 			return st, nil
 		}
@@ -114,26 +114,26 @@ func newSessAgg(a accum.Spec, nInput int) (sessAgg, error) {
 	return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, accum.ErrNotSupported)
 }
 
-// sessCount is COUNT(*) (every row) or COUNT(x) (non-NULL values).
-type sessCount struct {
+// countAcc is COUNT(*) (every row) or COUNT(x) (non-NULL values).
+type countAcc struct {
 	star  bool
 	n     aggstate.Column[int64]
 	valid []bool
 }
 
-func (c *sessCount) grow(n int)   { c.n.Grow(n) }
-func (c *sessCount) one(s int32)  { *c.n.At(s)++ }
-func (c *sessCount) free(s int32) { *c.n.At(s) = 0 }
-func (c *sessCount) bytes() int64 { return c.n.Bytes() }
-func (c *sessCount) merge(d, s int32) error {
+func (c *countAcc) grow(n int)   { c.n.Grow(n) }
+func (c *countAcc) one(s int32)  { *c.n.At(s)++ }
+func (c *countAcc) free(s int32) { *c.n.At(s) = 0 }
+func (c *countAcc) bytes() int64 { return c.n.Bytes() }
+func (c *countAcc) merge(d, s int32) error {
 	*c.n.At(d) += *c.n.At(s)
 	return nil
 }
 
-func (c *sessCount) add(slots []int32, arg arrow.Array) error {
+func (c *countAcc) add(slots []int32, arg arrow.Array) error {
 	var valid []bool
 	if !c.star {
-		valid = sessValidity(arg, c.valid)
+		valid = validity(arg, c.valid)
 		c.valid = valid
 	}
 	for i, s := range slots {
@@ -144,23 +144,23 @@ func (c *sessCount) add(slots []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (c *sessCount) result(slots []int32, dst []types.Datum) error {
+func (c *countAcc) result(slots []int32, dst []types.Datum) error {
 	for j, s := range slots {
 		dst[j] = types.IntDatum(*c.n.At(s))
 	}
 	return nil
 }
 
-// sessInt128 is an exact sum of int64s in 128 bits (two's complement), with
+// int128 is an exact sum of int64s in 128 bits (two's complement), with
 // the number of values summed. SUM fails only when the final value does not
 // fit BIGINT, not when a partial sum does.
-type sessInt128 struct {
+type int128 struct {
 	lo uint64
 	hi int64
 	n  int64
 }
 
-func (x *sessInt128) add(lo uint64, hi int64) {
+func (x *int128) add(lo uint64, hi int64) {
 	sum := x.lo + lo
 	carry := int64(0)
 	if sum < x.lo {
@@ -170,38 +170,38 @@ func (x *sessInt128) add(lo uint64, hi int64) {
 }
 
 // float returns the sum as a double.
-func (x *sessInt128) float() float64 {
+func (x *int128) float() float64 {
 	if x.hi == int64(x.lo)>>63 { // fits in 64 bits
 		return float64(int64(x.lo))
 	}
 	return float64(x.hi)*(1<<64) + float64(x.lo)
 }
 
-// sessIntSum is SUM (BIGINT) or AVG (DOUBLE) over integers.
-type sessIntSum struct {
+// intSum is SUM (BIGINT) or AVG (DOUBLE) over integers.
+type intSum struct {
 	avg   bool
-	acc   aggstate.Column[sessInt128]
+	acc   aggstate.Column[int128]
 	ibuf  []int64
 	valid []bool
 }
 
-func (a *sessIntSum) grow(n int)   { a.acc.Grow(n) }
-func (a *sessIntSum) free(s int32) { *a.acc.At(s) = sessInt128{} }
-func (a *sessIntSum) bytes() int64 { return a.acc.Bytes() }
+func (a *intSum) grow(n int)   { a.acc.Grow(n) }
+func (a *intSum) free(s int32) { *a.acc.At(s) = int128{} }
+func (a *intSum) bytes() int64 { return a.acc.Bytes() }
 
-func (a *sessIntSum) one(s int32, v int64) {
+func (a *intSum) one(s int32, v int64) {
 	x := a.acc.At(s)
 	x.add(uint64(v), v>>63)
 	x.n++
 }
 
-func (a *sessIntSum) add(slots []int32, arg arrow.Array) error {
-	vals, buf, err := sessInts(arg, a.ibuf)
+func (a *intSum) add(slots []int32, arg arrow.Array) error {
+	vals, buf, err := loadInts(arg, a.ibuf)
 	a.ibuf = buf
 	if err != nil {
 		return err
 	}
-	valid := sessValidity(arg, a.valid)
+	valid := validity(arg, a.valid)
 	a.valid = valid
 	for i, s := range slots {
 		if s >= 0 && (valid == nil || valid[i]) {
@@ -211,14 +211,14 @@ func (a *sessIntSum) add(slots []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (a *sessIntSum) merge(d, s int32) error {
+func (a *intSum) merge(d, s int32) error {
 	x, y := a.acc.At(d), a.acc.At(s)
 	x.add(y.lo, y.hi)
 	x.n += y.n
 	return nil
 }
 
-func (a *sessIntSum) result(slots []int32, dst []types.Datum) error {
+func (a *intSum) result(slots []int32, dst []types.Datum) error {
 	for j, s := range slots {
 		x := a.acc.At(s)
 		switch {
@@ -235,38 +235,38 @@ func (a *sessIntSum) result(slots []int32, dst []types.Datum) error {
 	return nil
 }
 
-// sessFloatSum is SUM or AVG over doubles.
-type sessFloatSum struct {
+// floatSum is SUM or AVG over doubles.
+type floatSum struct {
 	avg   bool
-	acc   aggstate.Column[sessFloatAcc]
+	acc   aggstate.Column[floatAcc]
 	valid []bool
 }
 
-// sessFloatAcc is a session's sum of doubles and the number of values.
-type sessFloatAcc struct {
+// floatAcc is a session's sum of doubles and the number of values.
+type floatAcc struct {
 	sum float64
 	n   int64
 }
 
-func (a *sessFloatSum) grow(n int) { a.acc.Grow(n) }
-func (a *sessFloatSum) free(s int32) {
+func (a *floatSum) grow(n int) { a.acc.Grow(n) }
+func (a *floatSum) free(s int32) {
 	x := a.acc.At(s)
 	x.sum, x.n = 0, 0
 }
-func (a *sessFloatSum) bytes() int64 { return a.acc.Bytes() }
+func (a *floatSum) bytes() int64 { return a.acc.Bytes() }
 
-func (a *sessFloatSum) one(s int32, v float64) {
+func (a *floatSum) one(s int32, v float64) {
 	x := a.acc.At(s)
 	x.sum += v
 	x.n++
 }
 
-func (a *sessFloatSum) add(slots []int32, arg arrow.Array) error {
-	vals, _, err := sessFloats(arg, nil)
+func (a *floatSum) add(slots []int32, arg arrow.Array) error {
+	vals, _, err := loadFloats(arg, nil)
 	if err != nil {
 		return err
 	}
-	valid := sessValidity(arg, a.valid)
+	valid := validity(arg, a.valid)
 	a.valid = valid
 	for i, s := range slots {
 		if s >= 0 && (valid == nil || valid[i]) {
@@ -276,14 +276,14 @@ func (a *sessFloatSum) add(slots []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (a *sessFloatSum) merge(d, s int32) error {
+func (a *floatSum) merge(d, s int32) error {
 	x, y := a.acc.At(d), a.acc.At(s)
 	x.sum += y.sum
 	x.n += y.n
 	return nil
 }
 
-func (a *sessFloatSum) result(slots []int32, dst []types.Datum) error {
+func (a *floatSum) result(slots []int32, dst []types.Datum) error {
 	for j, s := range slots {
 		x := a.acc.At(s)
 		switch {

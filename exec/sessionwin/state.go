@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"slices"
@@ -8,14 +8,15 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/vec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// sessGroup is one group key's open sessions, ordered by start. They are
+// keyGroup is one group key's open sessions, ordered by start. They are
 // disjoint: a session's window_end (last+gap) is at most the next one's
 // start, otherwise a row would have bridged them.
-type sessGroup struct {
+type keyGroup struct {
 	mapKey string        // the encoded key (see encodeKeys)
 	key    []types.Datum // the key's values, strings owned
 	open   []*session
@@ -24,7 +25,7 @@ type sessGroup struct {
 // session is one open session. Its aggregates live in the accumulators'
 // slot slot.
 type session struct {
-	group       *sessGroup
+	group       *keyGroup
 	start, last int64 // the times of its first and last row
 	slot        int32
 	heapIdx     int    // position in the close heap, -1 when not in it
@@ -38,38 +39,38 @@ type session struct {
 	snap  int32    // running mode: its old row in the chunk's snapshots, -1 for none
 }
 
-// sessBytes estimates a session's own memory beyond its accumulators: the
+// sessionBytes estimates a session's own memory beyond its accumulators: the
 // struct, its place in its group's list and in the heap.
-const sessBytes = int64(unsafe.Sizeof(session{})) + 16
+const sessionBytes = int64(unsafe.Sizeof(session{})) + 16
 
-// sessScratch is the per-chunk state of SessionWindowAgg, reused across
+// scratch is the per-chunk state of Agg, reused across
 // chunks.
-type sessScratch struct {
+type scratch struct {
 	keyBufs   [][]byte   // per row: its encoded group key
 	rowSess   []*session // per row: the session it was placed in, nil if dropped
 	rowSlots  []int32    // per row: the slot of its final session, -1 if dropped
 	touched   []*session // sessions the chunk touched, in order
 	merged    []*session // sessions a merge absorbed
-	snaps     []sessSnap // running mode: old rows of touched sessions
+	snaps     []snapshot // running mode: old rows of touched sessions
 	snapSlots []int32
 	oldVals   [][]types.Datum // per aggregate: the snapshots' values
 	newVals   [][]types.Datum // per aggregate: the values of rows to emit
 	outSlots  []int32
 	outSess   []*session
-	out       []sessOutRow
-	ops       []Op
+	out       []outRow
+	ops       []exec.Op
 	col       []types.Datum
 }
 
-// sessSnap is a session's bounds as last emitted.
-type sessSnap struct {
+// snapshot is a session's bounds as last emitted.
+type snapshot struct {
 	start, end int64
 }
 
 // place puts every row of the batch into a session: it creates, extends
 // and merges sessions, recording each row's session in rowSess and the
 // absorbed sessions in merged. Accumulators are left to apply.
-func (w *SessionWindowAgg) place(batch arrow.RecordBatch, times *array.Timestamp) error {
+func (w *Agg) place(batch arrow.RecordBatch, times *array.Timestamp) error {
 	n := int(batch.NumRows())
 	w.epoch++
 	w.touched, w.merged = w.touched[:0], w.merged[:0]
@@ -83,7 +84,7 @@ func (w *SessionWindowAgg) place(batch arrow.RecordBatch, times *array.Timestamp
 	vals := times.TimestampValues()
 	nulls := times.NullN() > 0
 	dropped := 0
-	var g *sessGroup
+	var g *keyGroup
 	for i, t := range vals {
 		w.rowSess[i] = nil
 		if nulls && times.IsNull(i) {
@@ -102,7 +103,7 @@ func (w *SessionWindowAgg) place(batch arrow.RecordBatch, times *array.Timestamp
 }
 
 // placeRow puts a row at time t into a session of g and returns it.
-func (w *SessionWindowAgg) placeRow(g *sessGroup, t int64) *session {
+func (w *Agg) placeRow(g *keyGroup, t int64) *session {
 	gap := w.cfg.Gap
 	open := g.open
 	// lo: the first session that ends after t; the row reaches it and every
@@ -139,7 +140,7 @@ func (w *SessionWindowAgg) placeRow(g *sessGroup, t int64) *session {
 }
 
 // newSession returns a new session of g holding one row at time t.
-func (w *SessionWindowAgg) newSession(g *sessGroup, t int64) *session {
+func (w *Agg) newSession(g *keyGroup, t int64) *session {
 	var s *session
 	if k := len(w.pool); k > 0 {
 		s, w.pool = w.pool[k-1], w.pool[:k-1]
@@ -158,14 +159,14 @@ func (w *SessionWindowAgg) newSession(g *sessGroup, t int64) *session {
 
 // touch records that the chunk changes s; in running mode it snapshots the
 // bounds of an emitted session (its values are snapshot by apply).
-func (w *SessionWindowAgg) touch(s *session) {
+func (w *Agg) touch(s *session) {
 	if s.epoch == w.epoch {
 		return
 	}
 	s.epoch, s.into, s.snap = w.epoch, nil, -1
 	if s.emitted && !w.cfg.EmitOnClose {
 		s.snap = int32(len(w.snaps))
-		w.snaps = append(w.snaps, sessSnap{start: s.start, end: s.last + w.cfg.Gap})
+		w.snaps = append(w.snaps, snapshot{start: s.start, end: s.last + w.cfg.Gap})
 		w.snapSlots = append(w.snapSlots, s.slot)
 	}
 	w.touched = append(w.touched, s)
@@ -184,7 +185,7 @@ func final(s *session) *session {
 // merges the absorbed sessions into their survivors and adds every row to
 // its final session. Accumulators are mergeable, so the order of these steps
 // does not change the results.
-func (w *SessionWindowAgg) apply(batch arrow.RecordBatch) error {
+func (w *Agg) apply(batch arrow.RecordBatch) error {
 	if len(w.snapSlots) > 0 {
 		w.oldVals = vec.Resize(w.oldVals, len(w.aggs))
 		for a, st := range w.aggs {
@@ -223,7 +224,7 @@ func (w *SessionWindowAgg) apply(batch arrow.RecordBatch) error {
 
 // settle ends a chunk: it frees the sessions merges absorbed and puts the
 // surviving touched sessions in their place in the close heap.
-func (w *SessionWindowAgg) settle() {
+func (w *Agg) settle() {
 	for _, s := range w.touched {
 		if s.into != nil {
 			w.heap.remove(s)
@@ -241,7 +242,7 @@ func (w *SessionWindowAgg) settle() {
 
 // freeSession frees the accumulators of s and keeps s for reuse. It does
 // not remove s from its group or the heap.
-func (w *SessionWindowAgg) freeSession(s *session) {
+func (w *Agg) freeSession(s *session) {
 	for _, a := range w.aggs {
 		a.free(s.slot)
 	}
@@ -252,12 +253,12 @@ func (w *SessionWindowAgg) freeSession(s *session) {
 
 // updateStateMetrics sets the state gauges: open sessions, and an estimate
 // of the memory they hold.
-func (w *SessionWindowAgg) updateStateMetrics() {
+func (w *Agg) updateStateMetrics() {
 	if w.env == nil || w.env.Metrics == nil {
 		return
 	}
 	live := int64(w.slots.Live())
-	bytes := live*sessBytes + w.keyBytes + int64(len(w.pool))*int64(unsafe.Sizeof(session{}))
+	bytes := live*sessionBytes + w.keyBytes + int64(len(w.pool))*int64(unsafe.Sizeof(session{}))
 	for _, a := range w.aggs {
 		bytes += a.bytes()
 	}
@@ -265,27 +266,27 @@ func (w *SessionWindowAgg) updateStateMetrics() {
 	w.env.Metrics.StateBytes.Store(bytes)
 }
 
-// sessHeap is a binary min-heap of open sessions ordered by window_end,
+// closeHeap is a binary min-heap of open sessions ordered by window_end,
 // then by creation: the order in which a watermark closes them. Each
 // session knows its position (heapIdx), so that a session whose end moved
 // is fixed in place and an absorbed one removed, in O(log n) each. The key
 // is closeAt, not the live bounds: a chunk moves the ends of many sessions
 // at once, and the heap is only correct if it sees one change at a time
 // (settle applies them one by one).
-type sessHeap []*session
+type closeHeap []*session
 
 // less orders sessions i and j.
-func (h sessHeap) less(i, j int) bool {
+func (h closeHeap) less(i, j int) bool {
 	a, b := h[i], h[j]
 	return a.closeAt < b.closeAt || (a.closeAt == b.closeAt && a.seq < b.seq)
 }
 
-func (h sessHeap) swap(i, j int) {
+func (h closeHeap) swap(i, j int) {
 	h[i], h[j] = h[j], h[i]
 	h[i].heapIdx, h[j].heapIdx = i, j
 }
 
-func (h sessHeap) up(i int) {
+func (h closeHeap) up(i int) {
 	for i > 0 {
 		p := (i - 1) / 2
 		if !h.less(i, p) {
@@ -297,7 +298,7 @@ func (h sessHeap) up(i int) {
 }
 
 // down sifts i down and reports whether it moved.
-func (h sessHeap) down(i int) bool {
+func (h closeHeap) down(i int) bool {
 	start := i
 	for {
 		l := 2*i + 1
@@ -319,7 +320,7 @@ func (h sessHeap) down(i int) bool {
 
 // update adds s to the heap, or moves it to its place after its closeAt
 // changed.
-func (h *sessHeap) update(s *session) {
+func (h *closeHeap) update(s *session) {
 	if s.heapIdx < 0 {
 		s.heapIdx = len(*h)
 		*h = append(*h, s)
@@ -332,7 +333,7 @@ func (h *sessHeap) update(s *session) {
 }
 
 // remove takes s out of the heap if it is in it.
-func (h *sessHeap) remove(s *session) {
+func (h *closeHeap) remove(s *session) {
 	i := s.heapIdx
 	if i < 0 {
 		return
@@ -352,7 +353,7 @@ func (h *sessHeap) remove(s *session) {
 }
 
 // pop removes and returns the session that ends first.
-func (h *sessHeap) pop() *session {
+func (h *closeHeap) pop() *session {
 	s := (*h)[0]
 	h.remove(s)
 	return s

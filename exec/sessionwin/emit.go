@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"context"
@@ -9,13 +9,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// sessOutRow is one output row: a session's group key and bounds, with its
+// outRow is one output row: a session's group key and bounds, with its
 // aggregate values at index idx of the chunk's old (snapshot) or new values.
-type sessOutRow struct {
-	group      *sessGroup
+type outRow struct {
+	group      *keyGroup
 	start, end int64
 	old        bool
 	idx        int32
@@ -24,11 +25,11 @@ type sessOutRow struct {
 // emitChanges emits the changes of the sessions the chunk touched (running
 // mode): -D for each absorbed session that had been emitted, then +I for
 // each new session and -U/+U for each changed one.
-func (w *SessionWindowAgg) emitChanges(ctx context.Context, out Emitter) error {
+func (w *Agg) emitChanges(ctx context.Context, out exec.Emitter) error {
 	w.out, w.ops = w.out[:0], w.ops[:0]
 	for _, s := range w.touched {
 		if s.into != nil && s.snap >= 0 {
-			w.addOld(s, Delete)
+			w.addOld(s, exec.Delete)
 		}
 	}
 	w.outSess, w.outSlots = w.outSess[:0], w.outSlots[:0]
@@ -43,13 +44,13 @@ func (w *SessionWindowAgg) emitChanges(ctx context.Context, out Emitter) error {
 	}
 	gap := w.cfg.Gap
 	for j, s := range w.outSess {
-		row := sessOutRow{group: s.group, start: s.start, end: s.last + gap, idx: int32(j)}
+		row := outRow{group: s.group, start: s.start, end: s.last + gap, idx: int32(j)}
 		switch {
 		case s.snap < 0:
-			w.out, w.ops = append(w.out, row), append(w.ops, Insert)
+			w.out, w.ops = append(w.out, row), append(w.ops, exec.Insert)
 		case w.changed(s, j):
-			w.addOld(s, UpdateBefore)
-			w.out, w.ops = append(w.out, row), append(w.ops, UpdateAfter)
+			w.addOld(s, exec.UpdateBefore)
+			w.out, w.ops = append(w.out, row), append(w.ops, exec.UpdateAfter)
 		}
 		s.emitted = true
 	}
@@ -57,15 +58,15 @@ func (w *SessionWindowAgg) emitChanges(ctx context.Context, out Emitter) error {
 }
 
 // addOld adds the snapshot row of s with op.
-func (w *SessionWindowAgg) addOld(s *session, op Op) {
+func (w *Agg) addOld(s *session, op exec.Op) {
 	snap := w.snaps[s.snap]
-	w.out = append(w.out, sessOutRow{group: s.group, start: snap.start, end: snap.end, old: true, idx: s.snap})
+	w.out = append(w.out, outRow{group: s.group, start: snap.start, end: snap.end, old: true, idx: s.snap})
 	w.ops = append(w.ops, op)
 }
 
 // changed reports whether s, output row j of the new values, differs from
 // its snapshot.
-func (w *SessionWindowAgg) changed(s *session, j int) bool {
+func (w *Agg) changed(s *session, j int) bool {
 	snap := w.snaps[s.snap]
 	if snap.start != s.start || snap.end != s.last+w.cfg.Gap {
 		return true
@@ -79,7 +80,7 @@ func (w *SessionWindowAgg) changed(s *session, j int) bool {
 }
 
 // results computes the aggregate values of slots into w.newVals.
-func (w *SessionWindowAgg) results(slots []int32) error {
+func (w *Agg) results(slots []int32) error {
 	w.newVals = vec.Resize(w.newVals, len(w.aggs))
 	for a, st := range w.aggs {
 		w.newVals[a] = vec.Resize(w.newVals[a], len(slots))
@@ -93,7 +94,7 @@ func (w *SessionWindowAgg) results(slots []int32) error {
 // closeSessions closes the sessions that end at or before wm (every session
 // when all is set): in EmitOnClose mode it emits them (+I, in order of their
 // end), and either way it frees them.
-func (w *SessionWindowAgg) closeSessions(ctx context.Context, wm int64, all bool, out Emitter) error {
+func (w *Agg) closeSessions(ctx context.Context, wm int64, all bool, out exec.Emitter) error {
 	w.outSess, w.outSlots = w.outSess[:0], w.outSlots[:0]
 	for len(w.heap) > 0 && (all || w.heap[0].closeAt <= wm) {
 		s := w.heap.pop()
@@ -109,7 +110,7 @@ func (w *SessionWindowAgg) closeSessions(ctx context.Context, wm int64, all bool
 		if err == nil {
 			w.out = w.out[:0]
 			for j, s := range w.outSess {
-				w.out = append(w.out, sessOutRow{group: s.group, start: s.start, end: s.last + w.cfg.Gap, idx: int32(j)})
+				w.out = append(w.out, outRow{group: s.group, start: s.start, end: s.last + w.cfg.Gap, idx: int32(j)})
 			}
 			err = w.emitRows(ctx, out, nil)
 		}
@@ -133,7 +134,7 @@ func (w *SessionWindowAgg) closeSessions(ctx context.Context, wm int64, all bool
 
 // emitRows builds a batch of w.out (ops as given; nil for all inserts) and
 // emits it.
-func (w *SessionWindowAgg) emitRows(ctx context.Context, out Emitter, ops []Op) error {
+func (w *Agg) emitRows(ctx context.Context, out exec.Emitter, ops []exec.Op) error {
 	if len(w.out) == 0 {
 		return nil
 	}
@@ -155,7 +156,7 @@ func (w *SessionWindowAgg) emitRows(ctx context.Context, out Emitter, ops []Op) 
 			for r, row := range w.out {
 				w.col[r] = row.group.key[i]
 			}
-			err = sessAppendDatums(b, w.col)
+			err = appendDatums(b, w.col)
 		case i == nk || i == nk+1:
 			tb := b.(*array.TimestampBuilder)
 			tb.Reserve(n)
@@ -175,7 +176,7 @@ func (w *SessionWindowAgg) emitRows(ctx context.Context, out Emitter, ops []Op) 
 					w.col[r] = w.newVals[a][row.idx]
 				}
 			}
-			err = sessAppendDatums(b, w.col)
+			err = appendDatums(b, w.col)
 		}
 		cols = append(cols, b.NewArray())
 		if err != nil {
@@ -183,14 +184,14 @@ func (w *SessionWindowAgg) emitRows(ctx context.Context, out Emitter, ops []Op) 
 		}
 	}
 	rec := array.NewRecordBatch(w.schema, cols, int64(n))
-	err := out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
 	rec.Release()
 	return err
 }
 
-// sessAppendDatums appends ds to b, a builder of the column's Arrow type,
+// appendDatums appends ds to b, a builder of the column's Arrow type,
 // with one typed loop per builder type.
-func sessAppendDatums(b array.Builder, ds []types.Datum) error {
+func appendDatums(b array.Builder, ds []types.Datum) error {
 	b.Reserve(len(ds))
 	switch b := b.(type) {
 	case *array.Int64Builder:

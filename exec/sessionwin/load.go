@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"fmt"
@@ -13,17 +13,17 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// sessLoader reads an argument column of a chunk into Go values of type K;
-// NULL rows hold arbitrary values (see sessValidity). vals is either the
+// loader reads an argument column of a chunk into Go values of type K;
+// NULL rows hold arbitrary values (see validity). vals is either the
 // array's own buffer or buf (newBuf is buf, possibly grown: the caller keeps
 // it for the next chunk, and clears it after use when it holds strings that
 // point into the batch). It is called once per chunk, so that accumulators
 // loop over typed slices.
-type sessLoader[K any] func(arr arrow.Array, buf []K) (vals, newBuf []K, err error)
+type loader[K any] func(arr arrow.Array, buf []K) (vals, newBuf []K, err error)
 
-// sessValidity returns, for an array with NULLs, whether each row is
+// validity returns, for an array with NULLs, whether each row is
 // valid (reusing buf); nil when no row is NULL.
-func sessValidity(arr arrow.Array, buf []bool) []bool {
+func validity(arr arrow.Array, buf []bool) []bool {
 	n := arr.Len()
 	if arr.NullN() == 0 {
 		return nil
@@ -41,10 +41,10 @@ func sessValidity(arr arrow.Array, buf []bool) []bool {
 	return buf
 }
 
-// sessInts loads an integer-like column (BOOLEAN as 0/1, integers, DATE in
+// loadInts loads an integer-like column (BOOLEAN as 0/1, integers, DATE in
 // days, TIMESTAMP and INTERVAL in ms) as int64s: the array's own values for
 // int64, converted into buf otherwise.
-func sessInts(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
+func loadInts(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
 	switch a := arr.(type) {
 	case *array.Int64:
 		return a.Int64Values(), buf, nil
@@ -77,8 +77,8 @@ func sessInts(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
 	return buf, buf, nil
 }
 
-// sessFloats loads a double column.
-func sessFloats(arr arrow.Array, buf []float64) (vals, newBuf []float64, err error) {
+// loadFloats loads a double column.
+func loadFloats(arr arrow.Array, buf []float64) (vals, newBuf []float64, err error) {
 	a, ok := arr.(*array.Float64)
 	if !ok {
 		return nil, buf, fmt.Errorf("expected a float64 column, got %s", arr.DataType())
@@ -86,11 +86,11 @@ func sessFloats(arr arrow.Array, buf []float64) (vals, newBuf []float64, err err
 	return a.Float64Values(), buf, nil
 }
 
-// sessFloatKeys loads a double column as the keys DISTINCT compares: the
+// loadFloatKeys loads a double column as the keys DISTINCT compares: the
 // bits of each value, with -0 as 0 and every NaN as one NaN (as GROUP BY and
 // DISTINCT treat them alike).
-func sessFloatKeys(arr arrow.Array, buf []uint64) (keys, newBuf []uint64, err error) {
-	vals, _, err := sessFloats(arr, nil)
+func loadFloatKeys(arr arrow.Array, buf []uint64) (keys, newBuf []uint64, err error) {
+	vals, _, err := loadFloats(arr, nil)
 	if err != nil {
 		return nil, buf, err
 	}
@@ -107,8 +107,8 @@ func sessFloatKeys(arr arrow.Array, buf []uint64) (keys, newBuf []uint64, err er
 	return buf, buf, nil
 }
 
-// sessDecimals loads a decimal column.
-func sessDecimals(arr arrow.Array, buf []decimal128.Num) (vals, newBuf []decimal128.Num, err error) {
+// loadDecimals loads a decimal column.
+func loadDecimals(arr arrow.Array, buf []decimal128.Num) (vals, newBuf []decimal128.Num, err error) {
 	a, ok := arr.(*array.Decimal128)
 	if !ok {
 		return nil, buf, fmt.Errorf("expected a decimal128 column, got %s", arr.DataType())
@@ -116,9 +116,9 @@ func sessDecimals(arr arrow.Array, buf []decimal128.Num) (vals, newBuf []decimal
 	return a.Values(), buf, nil
 }
 
-// sessStrings loads a utf8 column. The strings point into the array's
+// loadStrings loads a utf8 column. The strings point into the array's
 // buffers: whatever keeps one beyond the chunk must clone it.
-func sessStrings(arr arrow.Array, buf []string) (vals, newBuf []string, err error) {
+func loadStrings(arr arrow.Array, buf []string) (vals, newBuf []string, err error) {
 	a, ok := arr.(*array.String)
 	if !ok {
 		return nil, buf, fmt.Errorf("expected a utf8 column, got %s", arr.DataType())
@@ -130,18 +130,18 @@ func sessStrings(arr arrow.Array, buf []string) (vals, newBuf []string, err erro
 	return buf, buf, nil
 }
 
-// sessKeep returns a copy of v that does not share memory with a batch:
+// keep returns a copy of v that does not share memory with a batch:
 // strings are cloned, other values are copies already.
-func sessKeep[K any](v K) K {
+func keep[K any](v K) K {
 	if s, ok := any(v).(string); ok {
 		return any(strings.Clone(s)).(K)
 	}
 	return v
 }
 
-// sessHeapBytes is the memory a kept value holds beyond its own size: a
+// keptBytes is the memory a kept value holds beyond its own size: a
 // string's bytes.
-func sessHeapBytes[K any](v K) int64 {
+func keptBytes[K any](v K) int64 {
 	if s, ok := any(v).(string); ok {
 		return int64(len(s))
 	}

@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"context"
@@ -10,18 +10,19 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// ErrSessionRetraction is returned by SessionWindowAgg for an input row that
-// is not an insert. The planner only builds SESSION windows over append-only
-// inputs; this is the runtime check of that promise.
-var ErrSessionRetraction = errors.New("SESSION windows need an append-only input")
+// ErrRetraction is returned by Agg for an input row that is not an insert.
+// The planner only builds SESSION windows over append-only inputs; this is
+// the runtime check of that promise.
+var ErrRetraction = errors.New("SESSION windows need an append-only input")
 
-// SessionAggConfig configures a SessionWindowAgg.
-type SessionAggConfig struct {
+// Config configures an Agg.
+type Config struct {
 	// Input are the input column types.
 	Input []types.T
 	// GroupKeys are the input ordinals of the GROUP BY columns other than
@@ -40,9 +41,9 @@ type SessionAggConfig struct {
 	EmitOnClose bool
 }
 
-// SessionWindowAgg is a GROUP BY over SESSION windows: per group key, rows
-// whose consecutive event times are less than Gap apart form a session,
-// whose window_start is its first row's time and window_end its last row's
+// Agg is a GROUP BY over SESSION windows: per group key, rows whose
+// consecutive event times are less than Gap apart form a session, whose
+// window_start is its first row's time and window_end its last row's
 // time plus Gap. It aggregates each session itself, as sessions mean nothing
 // without aggregation. Its output is the group key columns, window_start,
 // window_end (of the time column's type) and the aggregates.
@@ -51,7 +52,7 @@ type SessionAggConfig struct {
 // a session, fall inside one, extend one at either end, or bridge two or
 // more, which then merge into one. Each key keeps its open sessions ordered
 // and disjoint; a session's aggregates are mergeable accumulators (see
-// sessAgg), so a merge folds the absorbed sessions' accumulators into the
+// accumulator), so a merge folds the absorbed sessions' accumulators into the
 // survivor's.
 //
 // In running mode (EmitOnClose false) the output is, after every chunk, a
@@ -69,35 +70,35 @@ type SessionAggConfig struct {
 // (its state is gone): it opens a new session, which may then overlap the
 // final one in the output. A row with a NULL time belongs to no session: it
 // is dropped and counted (Dropped). The input must be append-only: a
-// retraction fails with ErrSessionRetraction.
+// retraction fails with ErrRetraction.
 //
 // The state gauges of the operator's metrics count open sessions
 // (StateKeys) and estimate their memory (StateBytes).
-type SessionWindowAgg struct {
-	cfg     SessionAggConfig
+type Agg struct {
+	cfg     Config
 	schema  *arrow.Schema
 	keyIDs  []arrow.Type // the Arrow type of each group key column
 	dropped atomic.Int64
 
-	env      *Env
-	aggs     []sessAgg
-	groups   map[string]*sessGroup
+	env      *exec.Env
+	aggs     []accumulator
+	groups   map[string]*keyGroup
 	slots    aggstate.Slots
-	heap     sessHeap
+	heap     closeHeap
 	pool     []*session // sessions to reuse
 	seq      uint64     // numbers sessions in creation order
 	epoch    uint64     // numbers chunks, for session.epoch
 	keyBytes int64      // memory of the groups' keys
 	builders []array.Builder
 
-	sessScratch
+	scratch
 }
 
-var _ Operator = (*SessionWindowAgg)(nil)
+var _ exec.Operator = (*Agg)(nil)
 
-// NewSessionWindowAgg checks cfg and returns the operator.
-func NewSessionWindowAgg(cfg SessionAggConfig) (*SessionWindowAgg, error) {
-	w := &SessionWindowAgg{cfg: cfg}
+// NewAgg checks cfg and returns the operator.
+func NewAgg(cfg Config) (*Agg, error) {
+	w := &Agg{cfg: cfg}
 	if err := w.check(); err != nil {
 		return nil, err
 	}
@@ -105,7 +106,7 @@ func NewSessionWindowAgg(cfg SessionAggConfig) (*SessionWindowAgg, error) {
 }
 
 // check validates the configuration and builds the output schema.
-func (w *SessionWindowAgg) check() error {
+func (w *Agg) check() error {
 	cfg := &w.cfg
 	nk := len(cfg.GroupKeys)
 	if len(cfg.Names) != nk+2+len(cfg.Aggs) {
@@ -136,7 +137,7 @@ func (w *SessionWindowAgg) check() error {
 	}
 	fields = append(fields, types.Field(cfg.Names[nk], tt, false), types.Field(cfg.Names[nk+1], tt, false))
 	for i, a := range cfg.Aggs {
-		if _, err := newSessAgg(a, len(cfg.Input)); err != nil {
+		if _, err := newAccumulator(a, len(cfg.Input)); err != nil {
 			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
 		}
 		fields = append(fields, types.Field(cfg.Names[nk+2+i], a.Type, plan.AggNullable(a.Func)))
@@ -146,30 +147,30 @@ func (w *SessionWindowAgg) check() error {
 }
 
 // Schema returns the output schema.
-func (w *SessionWindowAgg) Schema() *arrow.Schema { return w.schema }
+func (w *Agg) Schema() *arrow.Schema { return w.schema }
 
 // Dropped returns the number of rows dropped so far for their NULL event
 // time. It may be called from any goroutine.
-func (w *SessionWindowAgg) Dropped() int64 { return w.dropped.Load() }
+func (w *Agg) Dropped() int64 { return w.dropped.Load() }
 
 // Open creates empty state.
-func (w *SessionWindowAgg) Open(_ context.Context, env *Env) error {
+func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	w.aggs = make([]sessAgg, len(w.cfg.Aggs))
+	w.aggs = make([]accumulator, len(w.cfg.Aggs))
 	for i, a := range w.cfg.Aggs {
-		st, err := newSessAgg(a, len(w.cfg.Input))
+		st, err := newAccumulator(a, len(w.cfg.Input))
 		if err != nil {
 			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
 		}
 		w.aggs[i] = st
 	}
 	w.env = env
-	w.groups = make(map[string]*sessGroup)
+	w.groups = make(map[string]*keyGroup)
 	w.slots = aggstate.Slots{}
 	w.heap, w.pool, w.seq, w.epoch, w.keyBytes = nil, nil, 0, 0, 0
-	w.sessScratch = sessScratch{}
+	w.scratch = scratch{}
 	w.builders = make([]array.Builder, len(w.schema.Fields()))
 	for i, f := range w.schema.Fields() {
 		w.builders[i] = array.NewBuilder(env.Alloc, f.Type)
@@ -181,7 +182,7 @@ func (w *SessionWindowAgg) Open(_ context.Context, env *Env) error {
 // Process assigns the rows of c to sessions and, in running mode, emits the
 // changes of the sessions it touched. An error (a retraction, an overflow)
 // leaves the state undefined: the query must stop.
-func (w *SessionWindowAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (w *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if w.groups == nil {
 		return errors.New("SESSION: Process before Open")
 	}
@@ -210,13 +211,13 @@ func (w *SessionWindowAgg) Process(ctx context.Context, in int, c Chunk, out Emi
 
 // checkChunk checks that c is append-only and has the configured columns,
 // so that the typed loops can trust the data.
-func (w *SessionWindowAgg) checkChunk(c Chunk) error {
+func (w *Agg) checkChunk(c exec.Chunk) error {
 	if c.Ops != nil && len(c.Ops) != c.NumRows() {
 		return fmt.Errorf("SESSION: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
 	}
 	for _, op := range c.Ops {
-		if op != Insert {
-			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrSessionRetraction)
+		if op != exec.Insert {
+			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrRetraction)
 		}
 	}
 	if got := int(c.Batch.NumCols()); got != len(w.cfg.Input) {
@@ -235,15 +236,15 @@ func (w *SessionWindowAgg) checkChunk(c Chunk) error {
 
 // OnControl closes the sessions a watermark makes final (all of them at end
 // of input), emitting them first in EmitOnClose mode.
-func (w *SessionWindowAgg) OnControl(ctx context.Context, m Control, out Emitter) error {
+func (w *Agg) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	if w.groups == nil {
 		return errors.New("SESSION: OnControl before Open")
 	}
 	var err error
 	switch m.Kind {
-	case Watermark:
+	case exec.Watermark:
 		err = w.closeSessions(ctx, m.Watermark, false, out)
-	case EndOfInput:
+	case exec.EndOfInput:
 		err = w.closeSessions(ctx, 0, true, out)
 	}
 	w.updateStateMetrics()
@@ -252,12 +253,12 @@ func (w *SessionWindowAgg) OnControl(ctx context.Context, m Control, out Emitter
 
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
-func (w *SessionWindowAgg) Close() error {
+func (w *Agg) Close() error {
 	for _, b := range w.builders {
 		b.Release()
 	}
 	w.builders = nil
 	w.aggs, w.groups, w.heap, w.pool = nil, nil, nil, nil
-	w.sessScratch = sessScratch{}
+	w.scratch = scratch{}
 	return nil
 }

@@ -1,4 +1,4 @@
-package exec
+package window
 
 import (
 	"context"
@@ -11,31 +11,32 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
 )
 
-// WindowKind is the kind of time window a WindowAssign puts rows into.
-type WindowKind uint8
+// Kind is the kind of time window an Assign puts rows into.
+type Kind uint8
 
 // The window table functions of SQL.md ("Time, watermarks, windows"); SESSION
-// windows are computed by SessionWindowAgg.
+// windows are computed by package sessionwin.
 const (
-	WindowTumble   WindowKind = iota + 1 // TUMBLE(t, size)
-	WindowHop                            // HOP(t, slide, size)
-	WindowCumulate                       // CUMULATE(t, step, max size)
+	Tumble   Kind = iota + 1 // TUMBLE(t, size)
+	Hop                      // HOP(t, slide, size)
+	Cumulate                 // CUMULATE(t, step, max size)
 )
 
 // String returns the table function's SQL name.
-func (k WindowKind) String() string {
+func (k Kind) String() string {
 	switch k {
-	case WindowTumble:
+	case Tumble:
 		return "TUMBLE"
-	case WindowHop:
+	case Hop:
 		return "HOP"
-	case WindowCumulate:
+	case Cumulate:
 		return "CUMULATE"
 	}
-	return fmt.Sprintf("WindowKind(%d)", uint8(k))
+	return fmt.Sprintf("window.Kind(%d)", uint8(k))
 }
 
 // maxWindowsPerRow bounds how many windows one row may belong to (HOP's
@@ -45,14 +46,14 @@ func (k WindowKind) String() string {
 // input batch's output within a few hundred megabytes.
 const maxWindowsPerRow = 1 << 16
 
-// WindowAssignConfig configures a WindowAssign.
-type WindowAssignConfig struct {
+// AssignConfig configures an Assign.
+type AssignConfig struct {
 	// Input are the input column types.
 	Input []types.T
 	// TimeCol is the ordinal of the event-time column (TIMESTAMP, ms since
 	// the Unix epoch).
 	TimeCol int
-	Kind    WindowKind
+	Kind    Kind
 	// Size is, in ms, the TUMBLE size, the HOP size or the CUMULATE max size.
 	Size int64
 	// Slide is, in ms, the HOP slide or the CUMULATE step; unused by TUMBLE.
@@ -62,7 +63,7 @@ type WindowAssignConfig struct {
 	Names []string
 }
 
-// WindowAssign is the TUMBLE, HOP and CUMULATE table function: it emits every
+// Assign is the TUMBLE, HOP and CUMULATE table function: it emits every
 // input row once per window the row's event time falls in, followed by the
 // window's window_start and window_end (of the time column's type). Windows
 // are aligned to the Unix epoch, with floor division so that times before
@@ -86,10 +87,10 @@ type WindowAssignConfig struct {
 // counted (Dropped). Watermarks and other control messages pass through
 // unchanged: a window's rows are all emitted before the watermark that
 // passes its end, since the operator buffers nothing.
-type WindowAssign struct {
-	cfg WindowAssignConfig
+type Assign struct {
+	cfg AssignConfig
 
-	env     *Env
+	env     *exec.Env
 	schema  *arrow.Schema
 	dropped atomic.Int64
 
@@ -98,27 +99,27 @@ type WindowAssign struct {
 	starts []int64 // window_start of each output row
 	ends   []int64 // window_end of each output row
 	segs   []int32 // per source row: the index of its first output row (plus one final entry)
-	ops    []Op
+	ops    []exec.Op
 	cols   []arrow.Array
 }
 
-var _ Operator = (*WindowAssign)(nil)
+var _ exec.Operator = (*Assign)(nil)
 
-// NewWindowAssign returns a window assigner configured by cfg. The
+// NewAssign returns a window assigner configured by cfg. The
 // configuration is checked by Open.
-func NewWindowAssign(cfg WindowAssignConfig) *WindowAssign {
-	return &WindowAssign{cfg: cfg}
+func NewAssign(cfg AssignConfig) *Assign {
+	return &Assign{cfg: cfg}
 }
 
 // Schema returns the output schema; nil before Open.
-func (w *WindowAssign) Schema() *arrow.Schema { return w.schema }
+func (w *Assign) Schema() *arrow.Schema { return w.schema }
 
 // Dropped returns the number of rows dropped so far for their NULL event
 // time. It may be called from any goroutine.
-func (w *WindowAssign) Dropped() int64 { return w.dropped.Load() }
+func (w *Assign) Dropped() int64 { return w.dropped.Load() }
 
 // check validates the configuration.
-func (cfg *WindowAssignConfig) check() error {
+func (cfg *AssignConfig) check() error {
 	if cfg.TimeCol < 0 || cfg.TimeCol >= len(cfg.Input) {
 		return fmt.Errorf("%s: time column %d out of range", cfg.Kind, cfg.TimeCol)
 	}
@@ -132,16 +133,16 @@ func (cfg *WindowAssignConfig) check() error {
 		return fmt.Errorf("%s: window size %d ms is not positive", cfg.Kind, cfg.Size)
 	}
 	switch cfg.Kind {
-	case WindowTumble:
+	case Tumble:
 		return nil
-	case WindowHop, WindowCumulate:
+	case Hop, Cumulate:
 	default:
 		return fmt.Errorf("window assignment: unknown window kind %d", cfg.Kind)
 	}
 	if cfg.Slide <= 0 {
 		return fmt.Errorf("%s: slide %d ms is not positive", cfg.Kind, cfg.Slide)
 	}
-	if cfg.Kind == WindowCumulate && cfg.Size%cfg.Slide != 0 {
+	if cfg.Kind == Cumulate && cfg.Size%cfg.Slide != 0 {
 		return fmt.Errorf("CUMULATE: max size %d ms is not a multiple of the step %d ms", cfg.Size, cfg.Slide)
 	}
 	if per := (cfg.Size-1)/cfg.Slide + 1; per > maxWindowsPerRow {
@@ -152,7 +153,7 @@ func (cfg *WindowAssignConfig) check() error {
 }
 
 // Open checks the configuration and builds the output schema.
-func (w *WindowAssign) Open(_ context.Context, env *Env) error {
+func (w *Assign) Open(_ context.Context, env *exec.Env) error {
 	if err := w.cfg.check(); err != nil {
 		return err
 	}
@@ -172,7 +173,7 @@ func (w *WindowAssign) Open(_ context.Context, env *Env) error {
 }
 
 // Process emits the rows of c once per window, with the windows' bounds.
-func (w *WindowAssign) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (w *Assign) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if w.env == nil {
 		return errors.New("window assignment: Process before Open")
 	}
@@ -200,7 +201,7 @@ func (w *WindowAssign) Process(ctx context.Context, in int, c Chunk, out Emitter
 	if len(w.sel) == 0 {
 		return nil
 	}
-	var ops []Op
+	var ops []exec.Op
 	if c.Ops != nil {
 		ops = w.assignOps(c.Ops)
 	}
@@ -208,7 +209,7 @@ func (w *WindowAssign) Process(ctx context.Context, in int, c Chunk, out Emitter
 	if err != nil {
 		return err
 	}
-	err = out.Emit(ctx, Chunk{Batch: rec, Ops: ops})
+	err = out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
 	rec.Release()
 	return err
 }
@@ -216,9 +217,9 @@ func (w *WindowAssign) Process(ctx context.Context, in int, c Chunk, out Emitter
 // build returns the output batch: every input column gathered at w.sel,
 // then the window bounds. A TUMBLE over a batch without NULL times keeps
 // every row once, in order, so its input columns pass through uncopied.
-func (w *WindowAssign) build(batch arrow.RecordBatch) (arrow.RecordBatch, error) {
+func (w *Assign) build(batch arrow.RecordBatch) (arrow.RecordBatch, error) {
 	alloc := w.env.Alloc
-	identity := w.cfg.Kind == WindowTumble && len(w.sel) == int(batch.NumRows())
+	identity := w.cfg.Kind == Tumble && len(w.sel) == int(batch.NumRows())
 	defer w.releaseCols()
 	for i := range w.cfg.Input {
 		col := batch.Column(i)
@@ -240,7 +241,7 @@ func (w *WindowAssign) build(batch arrow.RecordBatch) (arrow.RecordBatch, error)
 	return array.NewRecordBatch(w.schema, w.cols, int64(len(w.sel))), nil
 }
 
-func (w *WindowAssign) releaseCols() {
+func (w *Assign) releaseCols() {
 	for i, col := range w.cols {
 		if col != nil {
 			col.Release()
@@ -262,12 +263,12 @@ func timestampArray(alloc memory.Allocator, dt arrow.DataType, vals []int64) arr
 	return arr
 }
 
-// OnControl does nothing: WindowAssign keeps no state between chunks.
-func (w *WindowAssign) OnControl(context.Context, Control, Emitter) error { return nil }
+// OnControl does nothing: Assign keeps no state between chunks.
+func (w *Assign) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
 // Close releases the scratch columns; Process fails afterwards. It is safe
 // without Open and idempotent.
-func (w *WindowAssign) Close() error {
+func (w *Assign) Close() error {
 	w.releaseCols()
 	w.env = nil
 	return nil

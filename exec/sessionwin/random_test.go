@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"context"
@@ -9,19 +9,20 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// sessRandInput is the input of the randomized test: a key, the time, and
+// randInput is the input of the randomized test: a key, the time, and
 // one column of each kind of argument.
-const sessRandInput = "varchar timestamp(3) bigint double varchar decimal(8,2)"
+const randInput = "varchar timestamp(3) bigint double varchar decimal(8,2)"
 
-// sessRandCalls covers every aggregate, DISTINCT among them.
-var sessRandCalls = []string{"count(*)", "count(2)", "sum(2)", "avg(2)", "sum(3)", "avg(3)", "min(4)",
+// randCalls covers every aggregate, DISTINCT among them.
+var randCalls = []string{"count(*)", "count(2)", "sum(2)", "avg(2)", "sum(3)", "avg(3)", "min(4)",
 	"max(5)", "sum(5)", "max(1)", "count(distinct 4)", "sum(distinct 2)", "avg(distinct 3)", "min(3)"}
 
 // TestSessionRandom feeds random append-only rows (out of order within the
@@ -38,56 +39,55 @@ func TestSessionRandom(t *testing.T) {
 	for _, keyed := range []bool{true, false} {
 		for seed := uint64(1); seed <= seeds; seed++ {
 			t.Run(fmt.Sprintf("keyed=%t/seed=%d", keyed, seed), func(t *testing.T) {
-				sessRandom(t, keyed, seed)
+				runRandom(t, keyed, seed)
 			})
 		}
 	}
 }
 
-func sessRandom(t *testing.T, keyed bool, seed uint64) {
+func runRandom(t *testing.T, keyed bool, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	var keys []int
 	if keyed {
 		keys = []int{0}
 	}
 	gap := int64(3 + rng.IntN(15))
-	cfg := sessConfig(t, sessRandInput, keys, 1, gap, sessRandCalls...)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	cfg := testConfig(t, randInput, keys, 1, gap, randCalls...)
+	alloc := exectest.Alloc(t)
 	ctx := context.Background()
-	open := func(emitOnClose bool) (*SessionWindowAgg, *Env, *winCollector) {
+	open := func(emitOnClose bool) (*Agg, *exec.Env, *exectest.Collector) {
 		c := cfg
 		c.EmitOnClose = emitOnClose
-		w, err := NewSessionWindowAgg(c)
+		w, err := NewAgg(c)
 		if err != nil {
 			t.Fatal(err)
 		}
-		env := NewTestEnv(alloc)
+		env := exec.NewTestEnv(alloc)
 		if err := w.Open(ctx, env); err != nil {
 			t.Fatal(err)
 		}
-		return w, env, newWinCollector(t)
+		return w, env, exectest.NewCollector(t, exectest.CollectorOptions{Format: exectest.Millis})
 	}
 	run, runEnv, runOut := open(false)
 	defer run.Close()
 	eoc, eocEnv, eocOut := open(true)
 	defer eoc.Close()
 
-	ts := winTypes(t, sessRandInput)
+	ts := exectest.Types(t, randInput)
 	var seen [][]types.Datum
 	wm, maxT := int64(-50), int64(-50)
 	check := func(step int, final bool) {
 		t.Helper()
-		all := sessBrute(cfg, seen, wm, final)
-		if got, want := runOut.rows(), all.rows; !slices.Equal(got, want) {
+		all := brute(cfg, seen, wm, final)
+		if got, want := runOut.Rows(), all.rows; !slices.Equal(got, want) {
 			t.Fatalf("step %d: running output\n%s\nwant\n%s", step, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		if got, want := eocOut.rows(), all.closed; !slices.Equal(got, want) {
+		if got, want := eocOut.Rows(), all.closed; !slices.Equal(got, want) {
 			t.Fatalf("step %d: EmitOnClose output\n%s\nwant\n%s", step, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
-		sessCheckState(t, run)
-		sessCheckState(t, eoc)
-		for _, env := range []*Env{runEnv, eocEnv} {
+		checkState(t, run)
+		checkState(t, eoc)
+		for _, env := range []*exec.Env{runEnv, eocEnv} {
 			if got := env.Metrics.StateKeys.Load(); got != int64(all.open) {
 				t.Fatalf("step %d: StateKeys = %d, want %d", step, got, all.open)
 			}
@@ -101,10 +101,10 @@ func sessRandom(t *testing.T, keyed bool, seed uint64) {
 			}
 			wm = next
 			for _, w := range []struct {
-				op  *SessionWindowAgg
-				out *winCollector
+				op  *Agg
+				out *exectest.Collector
 			}{{run, runOut}, {eoc, eocOut}} {
-				if err := w.op.OnControl(ctx, Control{Kind: Watermark, Watermark: wm}, w.out); err != nil {
+				if err := w.op.OnControl(ctx, exec.Control{Kind: exec.Watermark, Watermark: wm}, w.out); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -113,7 +113,7 @@ func sessRandom(t *testing.T, keyed bool, seed uint64) {
 		}
 		rows := make([][]types.Datum, 1+rng.IntN(8))
 		for i := range rows {
-			rows[i] = sessRandRow(rng, wm)
+			rows[i] = randRow(rng, wm)
 			if !rows[i][1].Null {
 				maxT = max(maxT, rows[i][1].I)
 			}
@@ -121,10 +121,10 @@ func sessRandom(t *testing.T, keyed bool, seed uint64) {
 		seen = append(seen, rows...)
 		rec := types.BuildRecord(alloc, []string{"k", "t", "i", "f", "s", "d"}, ts, rows)
 		for _, w := range []struct {
-			op  *SessionWindowAgg
-			out *winCollector
+			op  *Agg
+			out *exectest.Collector
 		}{{run, runOut}, {eoc, eocOut}} {
-			if err := w.op.Process(ctx, 0, Chunk{Batch: rec}, w.out); err != nil {
+			if err := w.op.Process(ctx, 0, exec.Chunk{Batch: rec}, w.out); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -132,20 +132,20 @@ func sessRandom(t *testing.T, keyed bool, seed uint64) {
 		check(step, false)
 	}
 	for _, w := range []struct {
-		op  *SessionWindowAgg
-		out *winCollector
+		op  *Agg
+		out *exectest.Collector
 	}{{run, runOut}, {eoc, eocOut}} {
-		if err := w.op.OnControl(ctx, Control{Kind: EndOfInput}, w.out); err != nil {
+		if err := w.op.OnControl(ctx, exec.Control{Kind: exec.EndOfInput}, w.out); err != nil {
 			t.Fatal(err)
 		}
 	}
 	check(-1, true)
 }
 
-// sessCheckState checks the invariants of w's state: each group's sessions
+// checkState checks the invariants of w's state: each group's sessions
 // are ordered and at least the gap apart, and the close heap holds exactly
 // the open sessions, keyed by their current ends, in heap order.
-func sessCheckState(t *testing.T, w *SessionWindowAgg) {
+func checkState(t *testing.T, w *Agg) {
 	t.Helper()
 	n := 0
 	for _, g := range w.groups {
@@ -175,9 +175,9 @@ func sessCheckState(t *testing.T, w *SessionWindowAgg) {
 	}
 }
 
-// sessRandRow returns a random row whose time (NULL at times) is not late
+// randRow returns a random row whose time (NULL at times) is not late
 // for watermark wm.
-func sessRandRow(rng *rand.Rand, wm int64) []types.Datum {
+func randRow(rng *rand.Rand, wm int64) []types.Datum {
 	maybe := func(d types.Datum) types.Datum {
 		if rng.IntN(6) == 0 {
 			return types.NullDatum
@@ -197,16 +197,16 @@ func sessRandRow(rng *rand.Rand, wm int64) []types.Datum {
 	return row
 }
 
-// sessBruteResult is the brute-force result: every session's row, those
+// bruteResult is the brute-force result: every session's row, those
 // that end at or before the watermark, and the number of the others.
-type sessBruteResult struct {
+type bruteResult struct {
 	rows, closed []string
 	open         int
 }
 
-// sessBrute sessionizes rows per key and aggregates each session; final
+// brute sessionizes rows per key and aggregates each session; final
 // closes every session.
-func sessBrute(cfg SessionAggConfig, rows [][]types.Datum, wm int64, final bool) sessBruteResult {
+func brute(cfg Config, rows [][]types.Datum, wm int64, final bool) bruteResult {
 	var outTypes []types.T
 	for _, k := range cfg.GroupKeys {
 		outTypes = append(outTypes, cfg.Input[k])
@@ -220,7 +220,7 @@ func sessBrute(cfg SessionAggConfig, rows [][]types.Datum, wm int64, final bool)
 		for _, k := range cfg.GroupKeys {
 			key = append(key, r[k])
 		}
-		k := winFormatRow(key, outTypes)
+		k := exectest.Key(key)
 		byKey[k] = append(byKey[k], r)
 	}
 	tt := cfg.Input[cfg.TimeCol]
@@ -228,7 +228,7 @@ func sessBrute(cfg SessionAggConfig, rows [][]types.Datum, wm int64, final bool)
 	for _, a := range cfg.Aggs {
 		outTypes = append(outTypes, a.Type)
 	}
-	var res sessBruteResult
+	var res bruteResult
 	for _, rs := range byKey {
 		slices.SortStableFunc(rs, func(a, b []types.Datum) int { return int(a[cfg.TimeCol].I - b[cfg.TimeCol].I) })
 		for lo := 0; lo < len(rs); {
@@ -244,9 +244,9 @@ func sessBrute(cfg SessionAggConfig, rows [][]types.Datum, wm int64, final bool)
 			end := sess[len(sess)-1][cfg.TimeCol].I + cfg.Gap
 			out = append(out, sess[0][cfg.TimeCol], types.IntDatum(end))
 			for _, a := range cfg.Aggs {
-				out = append(out, sessBruteAgg(a, sess))
+				out = append(out, bruteAgg(a, sess))
 			}
-			text := winFormatRow(out, outTypes)
+			text := exectest.RoundRow(out, outTypes, exectest.Millis)
 			res.rows = append(res.rows, text)
 			if final || end <= wm {
 				res.closed = append(res.closed, text)
@@ -261,8 +261,8 @@ func sessBrute(cfg SessionAggConfig, rows [][]types.Datum, wm int64, final bool)
 	return res
 }
 
-// sessBruteAgg computes aggregate a over a session's rows.
-func sessBruteAgg(a accum.Spec, rows [][]types.Datum) types.Datum {
+// bruteAgg computes aggregate a over a session's rows.
+func bruteAgg(a accum.Spec, rows [][]types.Datum) types.Datum {
 	if a.Func == plan.AggCountStar {
 		return types.IntDatum(int64(len(rows)))
 	}
@@ -274,7 +274,7 @@ func sessBruteAgg(a accum.Spec, rows [][]types.Datum) types.Datum {
 			continue
 		}
 		if a.Distinct {
-			k := winFormat(v, a.ArgType)
+			k := exectest.FormatDatum(v, a.ArgType, exectest.Millis)
 			if seen[k] {
 				continue
 			}

@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"cmp"
@@ -12,38 +12,38 @@ import (
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 )
 
-// sessDecAcc is a session's exact decimal sum (at the argument's scale) and
+// decAcc is a session's exact decimal sum (at the argument's scale) and
 // the number of values.
-type sessDecAcc struct {
+type decAcc struct {
 	sum decimal128.Num
 	n   int64
 }
 
-// sessDecSum is SUM (DECIMAL(38,s)) or AVG (DOUBLE) over DECIMAL(p,s). A sum
+// decSum is SUM (DECIMAL(38,s)) or AVG (DOUBLE) over DECIMAL(p,s). A sum
 // beyond 128 bits fails at once; one beyond 38 digits when it is emitted.
-type sessDecSum struct {
+type decSum struct {
 	avg   bool
 	scale int32
-	acc   aggstate.Column[sessDecAcc]
+	acc   aggstate.Column[decAcc]
 	valid []bool
 }
 
-func (a *sessDecSum) grow(n int)   { a.acc.Grow(n) }
-func (a *sessDecSum) free(s int32) { *a.acc.At(s) = sessDecAcc{} }
-func (a *sessDecSum) bytes() int64 { return a.acc.Bytes() }
+func (a *decSum) grow(n int)   { a.acc.Grow(n) }
+func (a *decSum) free(s int32) { *a.acc.At(s) = decAcc{} }
+func (a *decSum) bytes() int64 { return a.acc.Bytes() }
 
 // one adds the value v to slot s.
-func (a *sessDecSum) one(s int32, v decimal128.Num) error {
+func (a *decSum) one(s int32, v decimal128.Num) error {
 	x := a.acc.At(s)
-	if err := sessDecAdd(&x.sum, v); err != nil {
+	if err := decAdd(&x.sum, v); err != nil {
 		return err
 	}
 	x.n++
 	return nil
 }
 
-// sessDecAdd adds v to *sum, failing when the sum leaves 128 bits.
-func sessDecAdd(sum *decimal128.Num, v decimal128.Num) error {
+// decAdd adds v to *sum, failing when the sum leaves 128 bits.
+func decAdd(sum *decimal128.Num, v decimal128.Num) error {
 	res := sum.Add(v)
 	if (sum.Sign() < 0) == (v.Sign() < 0) && (res.Sign() < 0) != (sum.Sign() < 0) {
 		return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
@@ -52,12 +52,12 @@ func sessDecAdd(sum *decimal128.Num, v decimal128.Num) error {
 	return nil
 }
 
-func (a *sessDecSum) add(slots []int32, arg arrow.Array) error {
-	vals, _, err := sessDecimals(arg, nil)
+func (a *decSum) add(slots []int32, arg arrow.Array) error {
+	vals, _, err := loadDecimals(arg, nil)
 	if err != nil {
 		return err
 	}
-	valid := sessValidity(arg, a.valid)
+	valid := validity(arg, a.valid)
 	a.valid = valid
 	for i, s := range slots {
 		if s >= 0 && (valid == nil || valid[i]) {
@@ -69,13 +69,13 @@ func (a *sessDecSum) add(slots []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (a *sessDecSum) merge(d, s int32) error {
+func (a *decSum) merge(d, s int32) error {
 	x, y := a.acc.At(d), a.acc.At(s)
 	x.n += y.n
-	return sessDecAdd(&x.sum, y.sum)
+	return decAdd(&x.sum, y.sum)
 }
 
-func (a *sessDecSum) result(slots []int32, dst []types.Datum) error {
+func (a *decSum) result(slots []int32, dst []types.Datum) error {
 	for j, s := range slots {
 		x := a.acc.At(s)
 		switch {
@@ -92,69 +92,69 @@ func (a *sessDecSum) result(slots []int32, dst []types.Datum) error {
 	return nil
 }
 
-// sessExt is a session's extreme value so far; ok is false before the
+// extreme is a session's extreme value so far; ok is false before the
 // first non-NULL value.
-type sessExt[V any] struct {
+type extreme[V any] struct {
 	v  V
 	ok bool
 }
 
-// sessMinMax is MIN or MAX over values ordered by their Go order: int64s
+// minMax is MIN or MAX over values ordered by their Go order: int64s
 // (BOOLEAN, integers, DATE, TIMESTAMP, INTERVAL), doubles (NaN first, as in
 // types.Compare) and strings. The input is append-only, so only the extreme
-// is kept. Decimals have their own sessDecMinMax.
-type sessMinMax[V cmp.Ordered] struct {
+// is kept. Decimals have their own decMinMax.
+type minMax[V cmp.Ordered] struct {
 	max   bool
-	load  sessLoader[V]
+	load  loader[V]
 	datum func(V) types.Datum
-	acc   aggstate.Column[sessExt[V]]
+	acc   aggstate.Column[extreme[V]]
 	extra int64 // bytes of the strings kept
 	buf   []V
 	valid []bool
 }
 
-// newSessMinMax returns MIN or MAX over arguments of physical type p.
-func newSessMinMax(p types.Physical, max bool) (sessAgg, error) {
+// newMinMax returns MIN or MAX over arguments of physical type p.
+func newMinMax(p types.Physical, max bool) (accumulator, error) {
 	switch p {
 	case types.PhysBool, types.PhysInt64, types.PhysDate32, types.PhysTimestamp, types.PhysDuration:
-		return &sessMinMax[int64]{max: max, load: sessInts, datum: types.IntDatum}, nil
+		return &minMax[int64]{max: max, load: loadInts, datum: types.IntDatum}, nil
 	case types.PhysFloat64:
-		return &sessMinMax[float64]{max: max, load: sessFloats, datum: types.FloatDatum}, nil
+		return &minMax[float64]{max: max, load: loadFloats, datum: types.FloatDatum}, nil
 	case types.PhysString:
-		return &sessMinMax[string]{max: max, load: sessStrings, datum: types.StringDatum}, nil
+		return &minMax[string]{max: max, load: loadStrings, datum: types.StringDatum}, nil
 	case types.PhysDecimal:
-		return &sessDecMinMax{max: max}, nil
+		return &decMinMax{max: max}, nil
 	}
 	return nil, fmt.Errorf("MIN/MAX over this type: %w", accum.ErrNotSupported)
 }
 
-func (a *sessMinMax[V]) grow(n int)   { a.acc.Grow(n) }
-func (a *sessMinMax[V]) bytes() int64 { return a.acc.Bytes() + a.extra }
+func (a *minMax[V]) grow(n int)   { a.acc.Grow(n) }
+func (a *minMax[V]) bytes() int64 { return a.acc.Bytes() + a.extra }
 
-func (a *sessMinMax[V]) free(s int32) {
+func (a *minMax[V]) free(s int32) {
 	x := a.acc.At(s)
 	if x.ok {
-		a.extra -= sessHeapBytes(x.v)
+		a.extra -= keptBytes(x.v)
 	}
-	*x = sessExt[V]{}
+	*x = extreme[V]{}
 }
 
 // set makes v (borrowed from a batch) the extreme of x.
-func (a *sessMinMax[V]) set(x *sessExt[V], v V) {
+func (a *minMax[V]) set(x *extreme[V], v V) {
 	if x.ok {
-		a.extra -= sessHeapBytes(x.v)
+		a.extra -= keptBytes(x.v)
 	}
-	x.v, x.ok = sessKeep(v), true
-	a.extra += sessHeapBytes(x.v)
+	x.v, x.ok = keep(v), true
+	a.extra += keptBytes(x.v)
 }
 
-func (a *sessMinMax[V]) add(slots []int32, arg arrow.Array) error {
+func (a *minMax[V]) add(slots []int32, arg arrow.Array) error {
 	vals, buf, err := a.load(arg, a.buf)
 	a.buf = buf
 	if err != nil {
 		return err
 	}
-	valid := sessValidity(arg, a.valid)
+	valid := validity(arg, a.valid)
 	a.valid = valid
 	for i, s := range slots {
 		if s < 0 || (valid != nil && !valid[i]) {
@@ -169,7 +169,7 @@ func (a *sessMinMax[V]) add(slots []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (a *sessMinMax[V]) merge(d, s int32) error {
+func (a *minMax[V]) merge(d, s int32) error {
 	x, y := a.acc.At(d), a.acc.At(s)
 	if y.ok && (!x.ok || (a.max && cmp.Less(x.v, y.v)) || (!a.max && cmp.Less(y.v, x.v))) {
 		a.set(x, y.v)
@@ -177,7 +177,7 @@ func (a *sessMinMax[V]) merge(d, s int32) error {
 	return nil
 }
 
-func (a *sessMinMax[V]) result(slots []int32, dst []types.Datum) error {
+func (a *minMax[V]) result(slots []int32, dst []types.Datum) error {
 	for j, s := range slots {
 		if x := a.acc.At(s); x.ok {
 			dst[j] = a.datum(x.v)
@@ -188,19 +188,19 @@ func (a *sessMinMax[V]) result(slots []int32, dst []types.Datum) error {
 	return nil
 }
 
-// sessDecMinMax is MIN or MAX over decimals.
-type sessDecMinMax struct {
+// decMinMax is MIN or MAX over decimals.
+type decMinMax struct {
 	max   bool
-	acc   aggstate.Column[sessExt[decimal128.Num]]
+	acc   aggstate.Column[extreme[decimal128.Num]]
 	valid []bool
 }
 
-func (a *sessDecMinMax) grow(n int)   { a.acc.Grow(n) }
-func (a *sessDecMinMax) free(s int32) { *a.acc.At(s) = sessExt[decimal128.Num]{} }
-func (a *sessDecMinMax) bytes() int64 { return a.acc.Bytes() }
+func (a *decMinMax) grow(n int)   { a.acc.Grow(n) }
+func (a *decMinMax) free(s int32) { *a.acc.At(s) = extreme[decimal128.Num]{} }
+func (a *decMinMax) bytes() int64 { return a.acc.Bytes() }
 
 // better reports whether v replaces the extreme x.
-func (a *sessDecMinMax) better(x *sessExt[decimal128.Num], v decimal128.Num) bool {
+func (a *decMinMax) better(x *extreme[decimal128.Num], v decimal128.Num) bool {
 	if !x.ok {
 		return true
 	}
@@ -208,12 +208,12 @@ func (a *sessDecMinMax) better(x *sessExt[decimal128.Num], v decimal128.Num) boo
 	return (a.max && c > 0) || (!a.max && c < 0)
 }
 
-func (a *sessDecMinMax) add(slots []int32, arg arrow.Array) error {
-	vals, _, err := sessDecimals(arg, nil)
+func (a *decMinMax) add(slots []int32, arg arrow.Array) error {
+	vals, _, err := loadDecimals(arg, nil)
 	if err != nil {
 		return err
 	}
-	valid := sessValidity(arg, a.valid)
+	valid := validity(arg, a.valid)
 	a.valid = valid
 	for i, s := range slots {
 		if s < 0 || (valid != nil && !valid[i]) {
@@ -226,7 +226,7 @@ func (a *sessDecMinMax) add(slots []int32, arg arrow.Array) error {
 	return nil
 }
 
-func (a *sessDecMinMax) merge(d, s int32) error {
+func (a *decMinMax) merge(d, s int32) error {
 	x, y := a.acc.At(d), a.acc.At(s)
 	if y.ok && a.better(x, y.v) {
 		*x = *y
@@ -234,7 +234,7 @@ func (a *sessDecMinMax) merge(d, s int32) error {
 	return nil
 }
 
-func (a *sessDecMinMax) result(slots []int32, dst []types.Datum) error {
+func (a *decMinMax) result(slots []int32, dst []types.Datum) error {
 	for j, s := range slots {
 		if x := a.acc.At(s); x.ok {
 			dst[j] = types.DecimalDatum(x.v)

@@ -1,4 +1,4 @@
-package exec
+package sessionwin
 
 import (
 	"encoding/binary"
@@ -13,15 +13,15 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// sessGroupBytes estimates a group's memory beyond its key: the struct, its
+// groupBytes estimates a group's memory beyond its key: the struct, its
 // map entry and its session list.
-const sessGroupBytes = int64(unsafe.Sizeof(sessGroup{})) + 64
+const groupBytes = int64(unsafe.Sizeof(keyGroup{})) + 64
 
 // encodeKeys encodes every row's group key into w.keyBufs, column by
 // column: per value a NULL flag, then 8 bytes for integer-like values and
 // doubles (-0 as 0, one NaN), 16 for decimals, a length and the bytes for
 // strings. Equal keys encode equally and different keys differently.
-func (w *SessionWindowAgg) encodeKeys(batch arrow.RecordBatch) error {
+func (w *Agg) encodeKeys(batch arrow.RecordBatch) error {
 	n := int(batch.NumRows())
 	w.keyBufs = vec.Resize(w.keyBufs, n)
 	for i := range w.keyBufs {
@@ -32,41 +32,41 @@ func (w *SessionWindowAgg) encodeKeys(batch arrow.RecordBatch) error {
 	bufs := w.keyBufs
 	for _, ord := range w.cfg.GroupKeys {
 		col := batch.Column(ord)
-		valid := sessValidity(col, nil)
+		valid := validity(col, nil)
 		switch a := col.(type) {
 		case *array.Float64:
-			keys, _, err := sessFloatKeys(a, fbuf)
+			keys, _, err := loadFloatKeys(a, fbuf)
 			if err != nil {
 				return err
 			}
 			fbuf = keys
 			for i, k := range keys {
-				if !sessNullKey(bufs, i, valid) {
+				if !nullKey(bufs, i, valid) {
 					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], k)
 				}
 			}
 		case *array.Decimal128:
 			for i, v := range a.Values() {
-				if !sessNullKey(bufs, i, valid) {
+				if !nullKey(bufs, i, valid) {
 					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], v.LowBits())
 					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], uint64(v.HighBits()))
 				}
 			}
 		case *array.String:
 			for i := range n {
-				if !sessNullKey(bufs, i, valid) {
+				if !nullKey(bufs, i, valid) {
 					s := a.Value(i)
 					bufs[i] = append(binary.AppendUvarint(bufs[i], uint64(len(s))), s...)
 				}
 			}
 		default:
-			vals, buf, err := sessInts(col, ibuf)
+			vals, buf, err := loadInts(col, ibuf)
 			if err != nil {
 				return fmt.Errorf("SESSION: group key column %d: %w", ord, err)
 			}
 			ibuf = buf
 			for i, v := range vals {
-				if !sessNullKey(bufs, i, valid) {
+				if !nullKey(bufs, i, valid) {
 					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], uint64(v))
 				}
 			}
@@ -75,9 +75,9 @@ func (w *SessionWindowAgg) encodeKeys(batch arrow.RecordBatch) error {
 	return nil
 }
 
-// sessNullKey appends row i's NULL flag to its key (0 for NULL, 1 before a
+// nullKey appends row i's NULL flag to its key (0 for NULL, 1 before a
 // value) and reports whether the value is NULL.
-func sessNullKey(bufs [][]byte, i int, valid []bool) bool {
+func nullKey(bufs [][]byte, i int, valid []bool) bool {
 	if valid != nil && !valid[i] {
 		bufs[i] = append(bufs[i], 0)
 		return true
@@ -88,12 +88,12 @@ func sessNullKey(bufs [][]byte, i int, valid []bool) bool {
 
 // group returns the group of row i, whose encoded key is key, creating it
 // (with the row's key values) if needed.
-func (w *SessionWindowAgg) group(batch arrow.RecordBatch, i int, key []byte) *sessGroup {
+func (w *Agg) group(batch arrow.RecordBatch, i int, key []byte) *keyGroup {
 	if g := w.groups[string(key)]; g != nil {
 		return g
 	}
-	g := &sessGroup{mapKey: string(key), key: make([]types.Datum, len(w.cfg.GroupKeys))}
-	size := sessGroupBytes + int64(len(key)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
+	g := &keyGroup{mapKey: string(key), key: make([]types.Datum, len(w.cfg.GroupKeys))}
+	size := groupBytes + int64(len(key)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
 	for j, ord := range w.cfg.GroupKeys {
 		d := types.DatumAt(batch.Column(ord), i, w.cfg.Input[ord])
 		d.S = strings.Clone(d.S)
@@ -106,8 +106,8 @@ func (w *SessionWindowAgg) group(batch arrow.RecordBatch, i int, key []byte) *se
 }
 
 // dropGroup forgets g, whose last session closed.
-func (w *SessionWindowAgg) dropGroup(g *sessGroup) {
-	size := sessGroupBytes + int64(len(g.mapKey)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
+func (w *Agg) dropGroup(g *keyGroup) {
+	size := groupBytes + int64(len(g.mapKey)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
 	for _, d := range g.key {
 		size += int64(len(d.S))
 	}
