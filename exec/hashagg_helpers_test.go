@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/big"
 	"slices"
 	"strconv"
 	"strings"
@@ -14,8 +13,6 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
-	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/planner/plan"
 )
 
 // aggChunk builds a chunk from its text form: a header line of types
@@ -236,29 +233,6 @@ func (c *aggCollector) rows() []string {
 	return out
 }
 
-// aggBrute integrates an input changelog and recomputes the aggregate from
-// scratch, as the oracle of the tests.
-type aggBrute struct {
-	cfg  HashAggConfig
-	rows map[string]*aggCounted
-}
-
-func newAggBrute(cfg HashAggConfig) *aggBrute {
-	return &aggBrute{cfg: cfg, rows: map[string]*aggCounted{}}
-}
-
-func (b *aggBrute) add(ch Chunk) {
-	for i, row := range types.Rows(ch.Batch, b.cfg.Input) {
-		k := aggDatumsKey(row)
-		e := b.rows[k]
-		if e == nil {
-			e = &aggCounted{row: row}
-			b.rows[k] = e
-		}
-		e.n += ch.Op(i).Weight()
-	}
-}
-
 // aggDatumsKey identifies a list of datums exactly (with -0 as 0).
 func aggDatumsKey(ds []types.Datum) string {
 	var sb strings.Builder
@@ -269,118 +243,4 @@ func aggDatumsKey(ds []types.Datum) string {
 		fmt.Fprintf(&sb, "%t/%d/%v/%d:%d/%q|", d.Null, d.I, d.F, d.D.HighBits(), d.D.LowBits(), d.S)
 	}
 	return sb.String()
-}
-
-// result returns the aggregate of the integral, rounded and sorted.
-func (b *aggBrute) result() []string {
-	groups := map[string][]*aggCounted{}
-	keyOf := map[string][]types.Datum{}
-	if len(b.cfg.GroupKeys) == 0 {
-		groups[""] = nil
-	}
-	for _, e := range b.rows {
-		if e.n == 0 {
-			continue
-		}
-		key := make([]types.Datum, len(b.cfg.GroupKeys))
-		for i, ord := range b.cfg.GroupKeys {
-			key[i] = e.row[ord]
-		}
-		k := aggDatumsKey(key)
-		groups[k] = append(groups[k], e)
-		keyOf[k] = key
-	}
-	var ts []types.T
-	for _, ord := range b.cfg.GroupKeys {
-		ts = append(ts, b.cfg.Input[ord])
-	}
-	for _, a := range b.cfg.Aggs {
-		ts = append(ts, a.Type)
-	}
-	var out []string
-	for k, rows := range groups {
-		row := append([]types.Datum(nil), keyOf[k]...)
-		for _, a := range b.cfg.Aggs {
-			row = append(row, aggBruteOne(a, rows))
-		}
-		out = append(out, aggRoundRow(row, ts))
-	}
-	slices.Sort(out)
-	return out
-}
-
-// aggBruteOne computes one aggregate over rows with multiplicities.
-func aggBruteOne(a accum.Spec, rows []*aggCounted) types.Datum {
-	var vals []types.Datum // one entry per occurrence of a non-NULL value
-	var count int64
-	for _, e := range rows {
-		count += e.n
-		if a.Arg >= 0 && !e.row[a.Arg].Null {
-			for range e.n {
-				vals = append(vals, e.row[a.Arg])
-			}
-		}
-	}
-	if a.Func == plan.AggCountStar {
-		return types.IntDatum(count)
-	}
-	if a.Distinct {
-		seen := map[string]bool{}
-		var d []types.Datum
-		for _, v := range vals {
-			if k := aggDatumsKey([]types.Datum{v}); !seen[k] {
-				seen[k] = true
-				d = append(d, v)
-			}
-		}
-		vals = d
-	}
-	if a.Func == plan.AggCount {
-		return types.IntDatum(int64(len(vals)))
-	}
-	if len(vals) == 0 {
-		return types.NullDatum
-	}
-	switch a.Func {
-	case plan.AggMin, plan.AggMax:
-		best := vals[0]
-		for _, v := range vals[1:] {
-			c := types.Compare(v, best, a.ArgType)
-			if (a.Func == plan.AggMin && c < 0) || (a.Func == plan.AggMax && c > 0) {
-				best = v
-			}
-		}
-		return best
-	}
-	var isum big.Int
-	var fsum float64
-	var dsum decimal128.Num
-	for _, v := range vals {
-		switch a.ArgType.Physical() {
-		case types.PhysInt64:
-			isum.Add(&isum, big.NewInt(v.I))
-		case types.PhysFloat64:
-			fsum += v.F
-		case types.PhysDecimal:
-			dsum = dsum.Add(v.D)
-		}
-	}
-	n := float64(len(vals))
-	switch a.ArgType.Physical() {
-	case types.PhysInt64:
-		if a.Func == plan.AggAvg {
-			f, _ := new(big.Float).SetInt(&isum).Float64()
-			return types.FloatDatum(f / n)
-		}
-		return types.IntDatum(isum.Int64())
-	case types.PhysDecimal:
-		if a.Func == plan.AggAvg {
-			return types.FloatDatum(dsum.ToFloat64(int32(a.ArgType.Scale)) / n)
-		}
-		return types.DecimalDatum(dsum)
-	}
-	if a.Func == plan.AggAvg {
-		fsum /= n
-	}
-	return types.FloatDatum(fsum)
 }

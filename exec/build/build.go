@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/agg"
 	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/internal/accum"
@@ -128,25 +129,25 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			return basic.NewCalc(inTypes, n.Filter, n.Projs, names), nil
 		}}, nil
 	case *physical.HashAgg:
-		cfg := exec.HashAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
+		cfg := agg.HashConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
 		// A window's state is freed when it closes if nothing can change
 		// it afterwards: its rows are emitted then (EMIT ON WINDOW CLOSE),
 		// or the input only inserts, so late rows are all it could see.
 		if n.CloseKey >= 0 && (n.EmitOnClose || n.AppendOnlyInput) {
-			cfg.Close = &exec.AggClose{Key: n.CloseKey, Offset: n.CloseOffset, Emit: n.EmitOnClose}
+			cfg.Close = &agg.WindowClose{Key: n.CloseKey, Offset: n.CloseOffset, Emit: n.EmitOnClose}
 		}
 		for _, a := range n.Aggs {
 			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
-		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewHashAgg(cfg), nil }}, nil
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return agg.NewHashAgg(cfg), nil }}, nil
 	case *physical.LocalAgg:
-		cfg := exec.LocalAggConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names}
+		cfg := agg.LocalConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names}
 		for _, p := range n.Partials {
-			kind := map[plan.AggFunc]exec.PartialKind{plan.AggCountStar: exec.PartialCountStar, plan.AggCount: exec.PartialCount,
-				plan.AggSum: exec.PartialSum, plan.AggMin: exec.PartialMin, plan.AggMax: exec.PartialMax}[p.Kind]
-			cfg.Partials = append(cfg.Partials, exec.PartialSpec{Kind: kind, Arg: p.Arg, Type: p.Type})
+			kind := map[plan.AggFunc]agg.PartialKind{plan.AggCountStar: agg.PartialCountStar, plan.AggCount: agg.PartialCount,
+				plan.AggSum: agg.PartialSum, plan.AggMin: agg.PartialMin, plan.AggMax: agg.PartialMax}[p.Kind]
+			cfg.Partials = append(cfg.Partials, agg.PartialSpec{Kind: kind, Arg: p.Arg, Type: p.Type})
 		}
-		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return exec.NewLocalAgg(cfg), nil }}, nil
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return agg.NewLocalAgg(cfg), nil }}, nil
 	case *physical.WindowAssign:
 		kind := map[plan.WindowKind]window.Kind{plan.Tumble: window.Tumble, plan.Hop: window.Hop, plan.Cumulate: window.Cumulate}[n.Kind]
 		cfg := window.AssignConfig{Input: inTypes, TimeCol: n.TimeCol, Kind: kind, Size: n.Size, Slide: n.Slide, Names: names}

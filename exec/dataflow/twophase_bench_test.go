@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/agg"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -44,7 +45,7 @@ func zipfBatches(alloc memory.Allocator, n int) []arrow.RecordBatch {
 // split, then the partials shuffled), in one run. Both jobs coalesce small
 // exchanged batches, as eddy's views and blackhole sinks do. Run it as
 //
-//	go test ./exec -run XXX -bench BenchmarkTwoPhaseAgg -count 5 -cpu 2
+//	go test ./exec/dataflow -run XXX -bench BenchmarkTwoPhaseAgg -count 5 -cpu 2
 func BenchmarkTwoPhaseAgg(b *testing.B) {
 	alloc := memory.NewGoAllocator()
 	const rows = 4 << 20
@@ -65,8 +66,8 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 	end := StageSpec{Parallelism: 1, Inputs: []InputSpec{{From: 2, Dist: DistSingle}},
 		Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}}
 	final := func(aggIn []types.T, aggs []accum.Spec) OpSpec {
-		cfg := exec.HashAggConfig{Input: aggIn, GroupKeys: []int{0}, Aggs: aggs, Names: []string{"k", "n", "s"}, AppendOnly: true}
-		return OpSpec{Name: "agg", New: func(int) (exec.Operator, error) { return exec.NewHashAgg(cfg), nil }}
+		cfg := agg.HashConfig{Input: aggIn, GroupKeys: []int{0}, Aggs: aggs, Names: []string{"k", "n", "s"}, AppendOnly: true}
+		return OpSpec{Name: "agg", New: func(int) (exec.Operator, error) { return agg.NewHashAgg(cfg), nil }}
 	}
 	graphs := map[string]GraphSpec{}
 	// One phase: rows are shuffled by key to the aggregate.
@@ -83,8 +84,8 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 	// Two phases: a LocalAgg on each source split, partials shuffled.
 	local := source
 	local.Ops = []OpSpec{{Name: "local", New: func(int) (exec.Operator, error) {
-		return exec.NewLocalAgg(exec.LocalAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
-			Partials: []exec.PartialSpec{{Kind: exec.PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: exec.PartialSum, Arg: 1, Type: types.BigIntT}}}), nil
+		return agg.NewLocalAgg(agg.LocalConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
+			Partials: []agg.PartialSpec{{Kind: agg.PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: agg.PartialSum, Arg: 1, Type: types.BigIntT}}}), nil
 	}}}
 	partialTypes := []types.T{types.BigIntT, types.BigIntT, types.BigIntT}
 	graphs["two-phase"] = GraphSpec{Stages: []StageSpec{
@@ -118,7 +119,7 @@ func BenchmarkTwoPhaseAgg(b *testing.B) {
 // weighs (cost.AggRow, cost.LocalAggRow) on one core: a HashAgg and a
 // LocalAgg over 1M rows of 1,000 uniform keys.
 //
-//	go test ./exec -run XXX -bench BenchmarkAggCosts -count 5 -cpu 1
+//	go test ./exec/dataflow -run XXX -bench BenchmarkAggCosts -count 5 -cpu 1
 func BenchmarkAggCosts(b *testing.B) {
 	alloc := memory.NewGoAllocator()
 	const n = 1 << 20
@@ -139,13 +140,13 @@ func BenchmarkAggCosts(b *testing.B) {
 	in := []types.T{types.BigIntT, types.BigIntT}
 	ops := map[string]func() exec.Operator{
 		"hashagg": func() exec.Operator {
-			return exec.NewHashAgg(exec.HashAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "n", "s"}, AppendOnly: true,
+			return agg.NewHashAgg(agg.HashConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "n", "s"}, AppendOnly: true,
 				Aggs: []accum.Spec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT},
 					{Func: plan.AggSum, Arg: 1, ArgType: types.BigIntT, Type: types.BigIntT}}})
 		},
 		"localagg": func() exec.Operator {
-			return exec.NewLocalAgg(exec.LocalAggConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
-				Partials: []exec.PartialSpec{{Kind: exec.PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: exec.PartialSum, Arg: 1, Type: types.BigIntT}}})
+			return agg.NewLocalAgg(agg.LocalConfig{Input: in, GroupKeys: []int{0}, Names: []string{"k", "pn", "ps"},
+				Partials: []agg.PartialSpec{{Kind: agg.PartialCountStar, Arg: -1, Type: types.BigIntT}, {Kind: agg.PartialSum, Arg: 1, Type: types.BigIntT}}})
 		},
 	}
 	for _, name := range []string{"hashagg", "localagg"} {

@@ -31,7 +31,8 @@ type CollectorOptions struct {
 	// at most once, and a -U is followed by the +U of its key.
 	KeyCols int
 	// Global says the output is a global aggregate's single row: after
-	// its first +I it only ever updates.
+	// its first +I it only ever updates, and a chunk changes it at most
+	// once (as if KeyCols were a key of no columns).
 	Global bool
 	// Minimal says a chunk never both adds and removes the same row: the
 	// operator nets its changes.
@@ -84,7 +85,7 @@ func (c *Collector) Emit(_ context.Context, ch exec.Chunk) error {
 		case op == exec.UpdateAfter && (i == 0 || ch.Op(i-1) != exec.UpdateBefore):
 			c.t.Fatalf("+U at row %d does not follow -U", i)
 		}
-		if k := c.opts.KeyCols; k > 0 && op != exec.UpdateAfter {
+		if k := c.opts.KeyCols; (k > 0 || c.opts.Global) && op != exec.UpdateAfter {
 			key := Key(row[:k])
 			if keys[key] {
 				c.t.Fatalf("chunk changes key %s twice", FormatRow(row[:k], c.ts, c.opts.Format))

@@ -3,7 +3,9 @@ package exectest
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -149,5 +151,56 @@ func TestSourceScript(t *testing.T) {
 	}
 	if _, err := src.Next(ctx); err != io.EOF {
 		t.Fatalf("after End: %v", err)
+	}
+}
+
+// fatalTB records the failure of a Collector and ends the goroutine that
+// emitted, as testing.T's Fatal does.
+type fatalTB struct {
+	testing.TB
+	msg string
+}
+
+func (f *fatalTB) Helper() {}
+func (f *fatalTB) Fatal(args ...any) {
+	f.msg = fmt.Sprint(args...)
+	runtime.Goexit()
+}
+func (f *fatalTB) Fatalf(format string, args ...any) {
+	f.msg = fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// collectFailure emits chunks to a collector with opts and returns the
+// message it failed with, or "".
+func collectFailure(t *testing.T, opts CollectorOptions, chunks ...string) string {
+	alloc := Alloc(t)
+	tb := &fatalTB{TB: t}
+	c := NewCollector(tb, opts)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for _, text := range chunks {
+			func() {
+				ch := Chunk(t, alloc, text)
+				defer ch.Batch.Release()
+				c.Emit(context.Background(), ch)
+			}()
+		}
+	}()
+	<-done
+	return tb.msg
+}
+
+func TestCollectorGlobal(t *testing.T) {
+	opts := CollectorOptions{Global: true}
+	if msg := collectFailure(t, opts, "bigint\n+I 1", "bigint\n-U 1\n+U 2"); msg != "" {
+		t.Errorf("an insert then an update: %s", msg)
+	}
+	if msg := collectFailure(t, opts, "bigint\n+I 1", "bigint\n-U 1\n+U 2\n-U 2\n+U 3"); !strings.Contains(msg, "twice") {
+		t.Errorf("two updates in one chunk: %q", msg)
+	}
+	if msg := collectFailure(t, opts, "bigint\n+I 1", "bigint\n+I 2"); !strings.Contains(msg, "after its first row") {
+		t.Errorf("a second insert: %q", msg)
 	}
 }

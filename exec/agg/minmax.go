@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"errors"
@@ -9,20 +9,20 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// errAggAppendOnly is returned when an aggregate planned for an
+// errAppendOnly is returned when an aggregate planned for an
 // append-only input receives a retraction.
-var errAggAppendOnly = errors.New("retraction reached an aggregate planned for append-only input")
+var errAppendOnly = errors.New("retraction reached an aggregate planned for append-only input")
 
-// aggOrdered are the representations kept in ordered state (MIN/MAX and
-// DISTINCT). Doubles are kept as int64 keys (aggFloatKey) and decimals as
-// 16-byte string keys (aggDecKeys), both order-preserving.
-type aggOrdered interface {
+// ordered are the representations kept in ordered state (MIN/MAX and
+// DISTINCT). Doubles are kept as int64 keys (floatKey) and decimals as
+// 16-byte string keys (decKeys), both order-preserving.
+type ordered interface {
 	int64 | string
 }
 
-// aggCloneOf returns the function that copies a value before the state keeps
+// cloneOf returns the function that copies a value before the state keeps
 // it (strings point into the batch's buffers), or nil.
-func aggCloneOf[K aggOrdered]() func(K) K {
+func cloneOf[K ordered]() func(K) K {
 	var zero K
 	if _, ok := any(zero).(string); ok {
 		return any(strings.Clone).(func(K) K)
@@ -30,9 +30,9 @@ func aggCloneOf[K aggOrdered]() func(K) K {
 	return nil
 }
 
-// aggSizeOf returns how many bytes a kept value points to (string bytes), or
+// sizeOf returns how many bytes a kept value points to (string bytes), or
 // nil when values point to nothing.
-func aggSizeOf[K aggOrdered]() func(K) int64 {
+func sizeOf[K ordered]() func(K) int64 {
 	var zero K
 	if _, ok := any(zero).(string); ok {
 		return any(func(s string) int64 { return int64(len(s)) }).(func(K) int64)
@@ -40,11 +40,11 @@ func aggSizeOf[K aggOrdered]() func(K) int64 {
 	return nil
 }
 
-// aggMultisets is a slot-indexed column of ordered multisets (value →
+// multisets is a slot-indexed column of ordered multisets (value →
 // count), with the bookkeeping for the memory estimate. It is the state of
 // a retractable MIN/MAX of strings or decimals and of a DISTINCT filter
 // (MIN/MAX of numbers keeps its multisets in the arena: intMinMaxAgg).
-type aggMultisets[V aggOrdered] struct {
+type multisets[V ordered] struct {
 	columnAgg
 	clone   func(V) V
 	size    func(V) int64
@@ -53,12 +53,12 @@ type aggMultisets[V aggOrdered] struct {
 	extra   int64 // bytes the held values point to
 }
 
-func newAggMultisets[V aggOrdered]() aggMultisets[V] {
-	return aggMultisets[V]{clone: aggCloneOf[V](), size: aggSizeOf[V]()}
+func newMultisets[V ordered]() multisets[V] {
+	return multisets[V]{clone: cloneOf[V](), size: sizeOf[V]()}
 }
 
 // add adds w occurrences of v to group s and returns the count before.
-func (m *aggMultisets[V]) add(s int32, v V, w int64) (int64, error) {
+func (m *multisets[V]) add(s int32, v V, w int64) (int64, error) {
 	before, err := m.sets.At(s).Add(v, w, m.clone)
 	if err != nil {
 		return before, err
@@ -78,9 +78,9 @@ func (m *aggMultisets[V]) add(s int32, v V, w int64) (int64, error) {
 	return before, nil
 }
 
-func (m *aggMultisets[V]) grow(n int) { m.sets.Grow(n) }
+func (m *multisets[V]) grow(n int) { m.sets.Grow(n) }
 
-func (m *aggMultisets[V]) free(s int32) {
+func (m *multisets[V]) free(s int32) {
 	set := m.sets.At(s)
 	if set.Len() > 0 {
 		set.Each(func(v V, _ int64) {
@@ -96,8 +96,8 @@ func (m *aggMultisets[V]) free(s int32) {
 // touch reads each group's multiset header, then both ends of its values
 // (MIN and MAX read them; a small multiset spans a line or two): two loops,
 // so that the misses of each are independent of one another (see
-// aggTouchRows).
-func (m *aggMultisets[V]) touch(b *aggBatch) int64 {
+// touchRows).
+func (m *multisets[V]) touch(b *batch) int64 {
 	slots := b.touched
 	var sum int64
 	for _, s := range slots {
@@ -111,20 +111,20 @@ func (m *aggMultisets[V]) touch(b *aggBatch) int64 {
 	return sum
 }
 
-func (m *aggMultisets[V]) stateBytes() int64 {
+func (m *multisets[V]) stateBytes() int64 {
 	return m.sets.Bytes() + m.entries*aggstate.EntryBytes[V]() + m.extra
 }
 
 // minMaxAgg is a retractable MIN or MAX of strings (or decimal keys): each
 // group keeps its values in an ordered multiset, so retracting the current
 // extreme finds the next one.
-type minMaxAgg[V aggOrdered] struct {
+type minMaxAgg[V ordered] struct {
 	max bool
-	aggMultisets[V]
+	multisets[V]
 }
 
-func (a *minMaxAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
-	vals := *aggTyped[V](&arg.aggValues)
+func (a *minMaxAgg[V]) update(b *batch, w []int64, arg *argCol) error {
+	vals := *typed[V](&arg.values)
 	for i, s := range b.rowSlots() {
 		if w[i] == 0 {
 			continue
@@ -143,8 +143,8 @@ func (a *minMaxAgg[V]) name() string {
 	return "MIN"
 }
 
-func (a *minMaxAgg[V]) result(b *aggBatch, _ []int64, dst *aggVec) error {
-	out := *aggTyped[V](&dst.aggValues)
+func (a *minMaxAgg[V]) result(b *batch, _ []int64, dst *vector) error {
+	out := *typed[V](&dst.values)
 	for j, s := range b.touched {
 		if a.max {
 			out[j], dst.valid[j] = a.sets.At(s).Last()
@@ -172,7 +172,7 @@ type strExtreme struct {
 
 func (a *strExtremeAgg) grow(n int) { a.acc.Grow(n) }
 
-func (a *strExtremeAgg) touch(b *aggBatch) int64 {
+func (a *strExtremeAgg) touch(b *batch) int64 {
 	slots := b.touched
 	var sum int64
 	for _, s := range slots {
@@ -189,14 +189,14 @@ func (a *strExtremeAgg) free(s int32) {
 
 func (a *strExtremeAgg) stateBytes() int64 { return a.acc.Bytes() + a.extra }
 
-func (a *strExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *strExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
 	vals := arg.s
 	for i, s := range b.rowSlots() {
 		switch {
 		case w[i] == 0:
 			continue
 		case w[i] < 0:
-			return errAggAppendOnly
+			return errAppendOnly
 		}
 		e, v := a.acc.At(s), vals[i]
 		if e.has && ((a.max && v <= e.v) || (!a.max && v >= e.v)) {
@@ -208,7 +208,7 @@ func (a *strExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *strExtremeAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *strExtremeAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j, s := range b.touched {
 		e := a.acc.At(s)
 		dst.s[j], dst.valid[j] = e.v, e.has
@@ -219,9 +219,9 @@ func (a *strExtremeAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
 // distinctAgg is COUNT, SUM or AVG of DISTINCT values: each group keeps its
 // values with their counts, and the inner aggregate sees a value once when
 // its count rises from zero and once (retracted) when it falls back to zero.
-type distinctAgg[V aggOrdered] struct {
-	aggMultisets[V]
-	inner aggState
+type distinctAgg[V ordered] struct {
+	multisets[V]
+	inner state
 	ew    []int64
 }
 
@@ -230,25 +230,25 @@ func (a *distinctAgg[V]) words() int { return a.inner.words() }
 func (a *distinctAgg[V]) bind(arena *aggstate.Arena, off int) { a.inner.bind(arena, off) }
 
 func (a *distinctAgg[V]) grow(n int) {
-	a.aggMultisets.grow(n)
+	a.multisets.grow(n)
 	a.inner.grow(n)
 }
 
 func (a *distinctAgg[V]) free(s int32) {
-	a.aggMultisets.free(s)
+	a.multisets.free(s)
 	a.inner.free(s)
 }
 
-func (a *distinctAgg[V]) touch(b *aggBatch) int64 {
-	return a.aggMultisets.touch(b) + a.inner.touch(b)
+func (a *distinctAgg[V]) touch(b *batch) int64 {
+	return a.multisets.touch(b) + a.inner.touch(b)
 }
 
 func (a *distinctAgg[V]) stateBytes() int64 {
-	return a.aggMultisets.stateBytes() + a.inner.stateBytes()
+	return a.multisets.stateBytes() + a.inner.stateBytes()
 }
 
-func (a *distinctAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
-	vals := *aggTyped[V](&arg.aggValues)
+func (a *distinctAgg[V]) update(b *batch, w []int64, arg *argCol) error {
+	vals := *typed[V](&arg.values)
 	slots := b.rowSlots()
 	a.ew = vec.Resize(a.ew, len(slots))
 	for i, s := range slots {
@@ -261,35 +261,35 @@ func (a *distinctAgg[V]) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 			return fmt.Errorf("DISTINCT: %w", err)
 		}
 		after := before + w[i]
-		a.ew[i] = int64(aggB2I(after > 0) - aggB2I(before > 0))
+		a.ew[i] = int64(b2i(after > 0) - b2i(before > 0))
 	}
 	return a.inner.update(b, a.ew, arg)
 }
 
-func (a *distinctAgg[V]) result(b *aggBatch, counts []int64, dst *aggVec) error {
+func (a *distinctAgg[V]) result(b *batch, counts []int64, dst *vector) error {
 	return a.inner.result(b, counts, dst)
 }
 
-// aggKeyedMinMax is MIN or MAX over doubles or decimals: the inner state
+// keyedMinMax is MIN or MAX over doubles or decimals: the inner state
 // orders their keys, and results are decoded back.
-type aggKeyedMinMax struct {
-	aggState
-	keys aggVec // of kind aggInt (doubles) or aggStr (decimals)
+type keyedMinMax struct {
+	state
+	keys vector // of kind kindInt (doubles) or kindStr (decimals)
 }
 
-func (a *aggKeyedMinMax) result(b *aggBatch, counts []int64, dst *aggVec) error {
+func (a *keyedMinMax) result(b *batch, counts []int64, dst *vector) error {
 	a.keys.resize(len(b.touched))
-	if err := a.aggState.result(b, counts, &a.keys); err != nil {
+	if err := a.state.result(b, counts, &a.keys); err != nil {
 		return err
 	}
 	for j := range b.touched {
 		if dst.valid[j] = a.keys.valid[j]; !dst.valid[j] {
 			continue
 		}
-		if a.keys.kind == aggInt {
-			dst.f[j] = aggFloatFromKey(a.keys.i[j])
+		if a.keys.kind == kindInt {
+			dst.f[j] = floatFromKey(a.keys.i[j])
 		} else {
-			dst.d[j] = aggDecFromKey(a.keys.s[j])
+			dst.d[j] = decFromKey(a.keys.s[j])
 		}
 	}
 	return nil

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
-// aggDomains are the values the randomized test draws from, per type: few
+// domains are the values the randomized test draws from, per type: few
 // enough that groups and values repeat, with NULLs, and (for doubles) exact
 // in binary so that sums in any order agree.
-var aggDomains = map[string][]string{
+var domains = map[string][]string{
 	"bigint":        {"-3", "-1", "0", "1", "2", "7", "NULL"},
 	"varchar":       {"a", "b", "ab", "''", "NULL"},
 	"double":        {"-1.5", "0", "-0", "2.25", "3", "1e3", "NaN", "Inf", "-Inf", "NULL"},
@@ -50,42 +51,41 @@ func TestHashAggRandomized(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg := aggConfig(t, tc.input, tc.keys, tc.calls...)
+			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
 			cfg.AppendOnly = tc.appendOnly
 			for seed := range uint64(8) {
-				aggRandomRun(t, cfg, tc.input, rand.New(rand.NewPCG(seed, 42)), 12)
+				randomRun(t, cfg, tc.input, rand.New(rand.NewPCG(seed, 42)), 12)
 			}
 			// Large batches: every group gets many rows per batch, some
 			// retracting rows inserted earlier in the same batch, so that
 			// the per-batch folding and the inline multisets (spilling past
 			// four values, moving back under three) meet retractions.
 			for seed := range uint64(3) {
-				aggRandomRun(t, cfg, tc.input, rand.New(rand.NewPCG(seed, 7)), 300)
+				randomRun(t, cfg, tc.input, rand.New(rand.NewPCG(seed, 7)), 300)
 			}
 		})
 	}
 }
 
-// aggRandomRun feeds random batches of 1 to maxChanges inserts, deletes and
+// randomRun feeds random batches of 1 to maxChanges inserts, deletes and
 // updates (only ever retracting rows inserted before, possibly in the same
 // batch) and checks the integrated output against the brute force after
 // every batch.
-func aggRandomRun(t *testing.T, cfg HashAggConfig, input string, r *rand.Rand, maxChanges int) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+func randomRun(t *testing.T, cfg HashConfig, input string, r *rand.Rand, maxChanges int) {
+	alloc := exectest.Alloc(t)
 	h := NewHashAgg(cfg)
 	ctx := context.Background()
-	if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+	if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	out := newAggCollector(t, len(cfg.GroupKeys))
-	brute := newAggBrute(cfg)
+	out := newCollector(t, cfg)
+	in := exectest.NewIntegral(cfg.Input)
 	colTypes := strings.Fields(input)
 	randomRow := func() string {
 		vals := make([]string, len(colTypes))
 		for i, typ := range colTypes {
-			d := aggDomains[typ]
+			d := domains[typ]
 			vals[i] = d[r.IntN(len(d))]
 		}
 		return strings.Join(vals, " ")
@@ -114,20 +114,20 @@ func aggRandomRun(t *testing.T, cfg HashAggConfig, input string, r *rand.Rand, m
 				lines = append(lines, "-U "+old, "+U "+row)
 			}
 		}
-		ch := aggChunk(t, alloc, strings.Join(lines, "\n"))
-		brute.add(ch)
+		ch := exectest.Chunk(t, alloc, strings.Join(lines, "\n"))
+		in.Add(ch)
 		err := h.Process(ctx, 0, ch, out)
 		ch.Batch.Release()
 		if err != nil {
 			t.Fatalf("batch %d: %v", batch, err)
 		}
-		out.take()
-		aggCheckIntegral(t, batch, out, brute)
+		out.Take()
+		checkIntegral(t, batch, out, cfg, in)
 		if r.IntN(10) == 0 {
-			if err := h.OnControl(ctx, Control{Kind: Flush}, out); err != nil {
+			if err := h.OnControl(ctx, exec.Control{Kind: exec.Flush}, out); err != nil {
 				t.Fatal(err)
 			}
-			if got := out.take(); got != "" {
+			if got := out.Take(); got != "" {
 				t.Fatalf("control after batch %d emitted %q", batch, got)
 			}
 		}

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -12,18 +12,18 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// aggOutRow is one output row: the touched group j, from its old or new values.
-type aggOutRow struct {
+// outRow is one output row: the touched group j, from its old or new values.
+type outRow struct {
 	j   int32
 	old bool
 }
 
-// aggOut gathers an output column's values before appending them to its
+// outBuf gathers an output column's values before appending them to its
 // builder in one call: a typed copy and, when every value is valid, no
 // per-row validity bit, where appending row by row set a bit and checked
 // the capacity for each value. Its slices are scratch reused across
 // batches; only the one of the column's type is used.
-type aggOut struct {
+type outBuf struct {
 	valid []bool
 	i     []int64
 	f     []float64
@@ -34,18 +34,18 @@ type aggOut struct {
 	dur   []arrow.Duration
 }
 
-// aggPick returns the vec a row's values come from.
-func aggPick(r aggOutRow, old, new *aggVec) *aggVec {
+// pick returns the vec a row's values come from.
+func pick(r outRow, old, new *vector) *vector {
 	if r.old {
 		return old
 	}
 	return new
 }
 
-// aggGather sets dst[k] and o.valid[k] to the value and validity of row k
+// gather sets dst[k] and o.valid[k] to the value and validity of row k
 // (from oldVals or newVals, of old or new) and returns the validity to
 // append: nil when every value is valid. dst must be as long as rows.
-func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, oldVals, newVals []T) []bool {
+func gather[T any](o *outBuf, dst []T, rows []outRow, old, new *vector, oldVals, newVals []T) []bool {
 	o.valid = vec.Resize(o.valid, len(rows))
 	valid := o.valid[:len(dst)]
 	nulls := 0
@@ -55,7 +55,7 @@ func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, ol
 			vals, ok = oldVals, old.valid
 		}
 		dst[k], valid[k] = vals[r.j], ok[r.j]
-		nulls += 1 - aggB2I(valid[k])
+		nulls += 1 - b2i(valid[k])
 	}
 	if nulls == 0 {
 		return nil
@@ -64,9 +64,9 @@ func aggGather[T any](o *aggOut, dst []T, rows []aggOutRow, old, new *aggVec, ol
 }
 
 // gatherInts gathers an integer-like column into o.i.
-func (o *aggOut) gatherInts(rows []aggOutRow, old, new *aggVec) []bool {
+func (o *outBuf) gatherInts(rows []outRow, old, new *vector) []bool {
 	o.i = vec.Resize(o.i, len(rows))
-	return aggGather(o, o.i, rows, old, new, old.i, new.i)
+	return gather(o, o.i, rows, old, new, old.i, new.i)
 }
 
 // fixedColumn builds an output column of 8-byte values (BIGINT,
@@ -74,7 +74,7 @@ func (o *aggOut) gatherInts(rows []aggOutRow, old, new *aggVec) []bool {
 // buffer from alloc, with a validity bitmap only if some value is NULL; it
 // returns nil for other types, which go through a builder. A builder would
 // copy the gathered values and allocate a bitmap in every batch.
-func (o *aggOut) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *aggVec, rows []aggOutRow) arrow.Array {
+func (o *outBuf) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *vector, rows []outRow) arrow.Array {
 	n := len(rows)
 	var buf *memory.Buffer
 	var valid []bool
@@ -82,11 +82,11 @@ func (o *aggOut) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new
 	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
 		buf = memory.NewResizableBuffer(alloc)
 		buf.Resize(8 * n)
-		valid = aggGather(o, arrow.GetData[int64](buf.Bytes())[:n], rows, old, new, old.i, new.i)
+		valid = gather(o, arrow.GetData[int64](buf.Bytes())[:n], rows, old, new, old.i, new.i)
 	case arrow.FLOAT64:
 		buf = memory.NewResizableBuffer(alloc)
 		buf.Resize(8 * n)
-		valid = aggGather(o, arrow.GetData[float64](buf.Bytes())[:n], rows, old, new, old.f, new.f)
+		valid = gather(o, arrow.GetData[float64](buf.Bytes())[:n], rows, old, new, old.f, new.f)
 	default:
 		return nil
 	}
@@ -115,19 +115,19 @@ func (o *aggOut) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new
 	return arr
 }
 
-// aggAppendRows appends one value per row to b, taken from old or new as the
+// appendRows appends one value per row to b, taken from old or new as the
 // row says. Key columns pass the same vec twice.
-func aggAppendRows(o *aggOut, b array.Builder, old, new *aggVec, rows []aggOutRow) error {
+func appendRows(o *outBuf, b array.Builder, old, new *vector, rows []outRow) error {
 	n := len(rows)
 	switch b := b.(type) {
 	case *array.Int64Builder:
 		b.AppendValues(o.i, o.gatherInts(rows, old, new))
 	case *array.Float64Builder:
 		o.f = vec.Resize(o.f, n)
-		b.AppendValues(o.f, aggGather(o, o.f, rows, old, new, old.f, new.f))
+		b.AppendValues(o.f, gather(o, o.f, rows, old, new, old.f, new.f))
 	case *array.Decimal128Builder:
 		o.d = vec.Resize(o.d, n)
-		b.AppendValues(o.d, aggGather(o, o.d, rows, old, new, old.d, new.d))
+		b.AppendValues(o.d, gather(o, o.d, rows, old, new, old.d, new.d))
 	case *array.BooleanBuilder:
 		valid := o.gatherInts(rows, old, new)
 		o.b = vec.Resize(o.b, n)
@@ -160,13 +160,13 @@ func aggAppendRows(o *aggOut, b array.Builder, old, new *aggVec, rows []aggOutRo
 		b.Reserve(n)
 		size := 0
 		for _, r := range rows {
-			if v := aggPick(r, old, new); v.valid[r.j] {
+			if v := pick(r, old, new); v.valid[r.j] {
 				size += len(v.s[r.j])
 			}
 		}
 		b.ReserveData(size)
 		for _, r := range rows {
-			if v := aggPick(r, old, new); v.valid[r.j] {
+			if v := pick(r, old, new); v.valid[r.j] {
 				b.Append(v.s[r.j])
 			} else {
 				b.AppendNull()

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -10,25 +10,26 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
 // Shape of the resident-state benchmark (the target): batches of
-// aggBenchRows rows that each touch aggBenchKeys distinct groups chosen at
-// random among the resident ones. aggBenchBatches distinct batches are
+// benchRows rows that each touch benchKeys distinct groups chosen at
+// random among the resident ones. benchBatches distinct batches are
 // prepared, and together they touch about a million keys, so that with a
 // million groups a key's state is rarely still in cache when it is touched
-// again. Values are drawn from [0, aggBenchValues) and every group starts
+// again. Values are drawn from [0, benchValues) and every group starts
 // with each of them, so that the MAX multisets have the same size
-// (aggBenchValues entries, one cache line) with a thousand groups as with a
+// (benchValues entries, one cache line) with a thousand groups as with a
 // million: the comparison is then about the number of groups, not the size
 // or the youth of their state.
 const (
-	aggBenchRows    = 4096
-	aggBenchKeys    = 1000
-	aggBenchBatches = 1024
-	aggBenchValues  = 4
+	benchRows    = 4096
+	benchKeys    = 1000
+	benchBatches = 1024
+	benchValues  = 4
 )
 
 // BenchmarkHashAggResident measures the cost of a batch against the number
@@ -46,15 +47,15 @@ func BenchmarkHashAggResident(b *testing.B) {
 			if appendOnly {
 				name += "/append-only"
 			}
-			b.Run(name, func(b *testing.B) { aggBenchResident(b, n.groups, appendOnly) })
+			b.Run(name, func(b *testing.B) { benchResident(b, n.groups, appendOnly) })
 		}
 	}
 }
 
-// aggBenchResident runs the benchmark over groups resident groups.
-func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
+// benchResident runs the benchmark over groups resident groups.
+func benchResident(b *testing.B, groups int, appendOnly bool) {
 	alloc := memory.NewGoAllocator()
-	cfg := HashAggConfig{
+	cfg := HashConfig{
 		Input:     []types.T{types.BigIntT, types.BigIntT},
 		GroupKeys: []int{0},
 		Aggs: []accum.Spec{
@@ -67,12 +68,12 @@ func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
 	}
 	h := NewHashAgg(cfg)
 	ctx := context.Background()
-	if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+	if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
 		b.Fatal(err)
 	}
 	defer h.Close()
 	var emitted int64
-	out := EmitterFunc(func(_ context.Context, c Chunk) error {
+	out := exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
 		emitted += int64(c.NumRows())
 		return nil
 	})
@@ -81,15 +82,15 @@ func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
 	// Make every group resident, with every value once, so that the timed
 	// batches find the state at its steady size whatever the number of
 	// groups.
-	keys := make([]int64, 0, aggBenchRows)
-	vals := make([]int64, 0, aggBenchRows)
-	for v := range int64(aggBenchValues) {
+	keys := make([]int64, 0, benchRows)
+	vals := make([]int64, 0, benchRows)
+	for v := range int64(benchValues) {
 		for k := range groups {
 			keys = append(keys, int64(k))
 			vals = append(vals, v)
-			if len(keys) == aggBenchRows || k == groups-1 {
-				rec := aggBenchRecord(alloc, keys, vals)
-				if err := h.Process(ctx, 0, Chunk{Batch: rec}, out); err != nil {
+			if len(keys) == benchRows || k == groups-1 {
+				rec := benchRecord(alloc, keys, vals)
+				if err := h.Process(ctx, 0, exec.Chunk{Batch: rec}, out); err != nil {
 					b.Fatal(err)
 				}
 				rec.Release()
@@ -98,16 +99,16 @@ func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
 		}
 	}
 
-	batches := make([]arrow.RecordBatch, aggBenchBatches)
+	batches := make([]arrow.RecordBatch, benchBatches)
 	for i := range batches {
-		batches[i] = aggBenchTouchBatch(alloc, r, groups)
+		batches[i] = benchTouchBatch(alloc, r, groups)
 		defer batches[i].Release()
 	}
 	emitted = 0
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		if err := h.Process(ctx, 0, Chunk{Batch: batches[i%aggBenchBatches]}, out); err != nil {
+		if err := h.Process(ctx, 0, exec.Chunk{Batch: batches[i%benchBatches]}, out); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -117,30 +118,30 @@ func aggBenchResident(b *testing.B, groups int, appendOnly bool) {
 	b.ReportMetric(float64(emitted)/float64(b.N), "rows-out/batch")
 }
 
-// aggBenchTouchBatch returns aggBenchRows inserts spread over aggBenchKeys
+// benchTouchBatch returns benchRows inserts spread over benchKeys
 // distinct random keys of [0, groups), in random order.
-func aggBenchTouchBatch(alloc memory.Allocator, r *rand.Rand, groups int) arrow.RecordBatch {
-	chosen := make(map[int64]bool, aggBenchKeys)
-	distinct := make([]int64, 0, aggBenchKeys)
-	for len(distinct) < aggBenchKeys {
+func benchTouchBatch(alloc memory.Allocator, r *rand.Rand, groups int) arrow.RecordBatch {
+	chosen := make(map[int64]bool, benchKeys)
+	distinct := make([]int64, 0, benchKeys)
+	for len(distinct) < benchKeys {
 		k := r.Int64N(int64(groups))
 		if !chosen[k] {
 			chosen[k] = true
 			distinct = append(distinct, k)
 		}
 	}
-	keys := make([]int64, aggBenchRows)
-	vals := make([]int64, aggBenchRows)
+	keys := make([]int64, benchRows)
+	vals := make([]int64, benchRows)
 	for i := range keys {
-		keys[i] = distinct[i%aggBenchKeys]
-		vals[i] = r.Int64N(aggBenchValues)
+		keys[i] = distinct[i%benchKeys]
+		vals[i] = r.Int64N(benchValues)
 	}
 	r.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
-	return aggBenchRecord(alloc, keys, vals)
+	return benchRecord(alloc, keys, vals)
 }
 
-// aggBenchRecord returns a batch of (key, value) BIGINT rows.
-func aggBenchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatch {
+// benchRecord returns a batch of (key, value) BIGINT rows.
+func benchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatch {
 	kb := array.NewInt64Builder(alloc)
 	defer kb.Release()
 	vb := array.NewInt64Builder(alloc)
@@ -156,8 +157,8 @@ func aggBenchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatc
 }
 
 // BenchmarkHashAggTwoKeys groups by two BIGINT columns (the shape of
-// GROUP BY auction, window_start): batches of aggBenchRows rows over about
-// aggBenchKeys × aggBenchValues groups, among 100K × aggBenchValues
+// GROUP BY auction, window_start): batches of benchRows rows over about
+// benchKeys × benchValues groups, among 100K × benchValues
 // resident ones. "fixed" groups each batch by its keys' hashes first and
 // looks each distinct key up once (groupFixed); "encoded", the baseline
 // in the same run, encodes and looks up every row.
@@ -169,37 +170,37 @@ func BenchmarkHashAggTwoKeys(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			alloc := memory.NewGoAllocator()
-			h := NewHashAgg(HashAggConfig{
+			h := NewHashAgg(HashConfig{
 				Input:     []types.T{types.BigIntT, types.BigIntT},
 				GroupKeys: []int{0, 1},
 				Aggs:      []accum.Spec{{Func: plan.AggCountStar, Arg: -1, Type: types.BigIntT}},
 				Names:     []string{"k", "v", "count"},
 			})
 			ctx := context.Background()
-			if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+			if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
 				b.Fatal(err)
 			}
 			defer h.Close()
 			h.keys.fixedOK = fixed
-			out := EmitterFunc(func(context.Context, Chunk) error { return nil })
+			out := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 			r := rand.New(rand.NewPCG(1, 2))
 			batches := make([]arrow.RecordBatch, 256)
 			for i := range batches {
-				batches[i] = aggBenchTouchBatch(alloc, r, 100_000)
+				batches[i] = benchTouchBatch(alloc, r, 100_000)
 				defer batches[i].Release()
 			}
 			for _, rec := range batches { // make the groups resident
-				if err := h.Process(ctx, 0, Chunk{Batch: rec}, out); err != nil {
+				if err := h.Process(ctx, 0, exec.Chunk{Batch: rec}, out); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
-				if err := h.Process(ctx, 0, Chunk{Batch: batches[i%len(batches)]}, out); err != nil {
+				if err := h.Process(ctx, 0, exec.Chunk{Batch: batches[i%len(batches)]}, out); err != nil {
 					b.Fatal(err)
 				}
 			}
-			b.ReportMetric(float64(aggBenchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
 }

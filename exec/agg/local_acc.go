@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"errors"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -28,7 +29,7 @@ type numAcc struct {
 	buf   []int64
 }
 
-func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
+func (a *numAcc) run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
 	col := cols[a.arg]
 	a.ovf = false
 	a.valid = vec.Resize(a.valid, groups)
@@ -70,7 +71,7 @@ func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (a
 		}
 	default:
 		a.i64 = vec.Resize(a.i64, groups)
-		vals, buf, err := aggIntValues(col, a.buf)
+		vals, buf, err := intValues(col, a.buf)
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +113,7 @@ func (a *numAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (a
 	return a.build(env, groups), nil
 }
 
-func (a *numAcc) build(env *Env, groups int) arrow.Array {
+func (a *numAcc) build(env *exec.Env, groups int) arrow.Array {
 	b := array.NewBuilder(env.Alloc, a.t.Arrow())
 	defer b.Release()
 	b.Reserve(groups)
@@ -158,7 +159,7 @@ type strAcc struct {
 	valid []bool
 }
 
-func (a *strAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
+func (a *strAcc) run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
 	col := cols[a.arg].(*array.String)
 	a.best = vec.Resize(a.best, groups)
 	a.valid = vec.Resize(a.valid, groups)

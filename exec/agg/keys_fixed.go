@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"encoding/binary"
@@ -19,7 +19,7 @@ import (
 // returns false, having changed nothing the caller relies on, when the
 // batch does not qualify or two keys of the batch share a hash (then
 // the caller groups row by row).
-func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
+func (g *groupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 	n := int(rec.NumRows())
 	if len(g.fixed) != len(g.cols) {
 		g.fixed = make([][]int64, len(g.cols))
@@ -31,21 +31,21 @@ func (g *aggGroupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 			return false
 		}
 		switch g.kinds[c] {
-		case aggInt:
-			vals, buf, err := aggIntValues(arr, g.fixedBufs[c])
+		case kindInt:
+			vals, buf, err := intValues(arr, g.fixedBufs[c])
 			g.fixedBufs[c] = buf
 			if err != nil {
 				return false
 			}
 			g.fixed[c] = vals
-		case aggFloat:
+		case kindFloat:
 			a, ok := arr.(*array.Float64)
 			if !ok {
 				return false
 			}
 			buf := vec.Resize(g.fixedBufs[c], n)
 			for i, v := range a.Float64Values() {
-				buf[i] = int64(aggFloatBits(v))
+				buf[i] = int64(floatBits(v))
 			}
 			g.fixedBufs[c], g.fixed[c] = buf, buf
 		default:

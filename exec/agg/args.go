@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -9,16 +9,16 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// aggArgCol is an aggregate's argument column in the current batch: its values
+// argCol is an aggregate's argument column in the current batch: its values
 // in their Go representation and, per row, the weight the row contributes
 // (the row's +1/−1, or 0 when the argument is NULL). Several aggregates over
-// the same column share one aggArgCol.
-type aggArgCol struct {
+// the same column share one argCol.
+type argCol struct {
 	ord  int // input column ordinal
-	kind aggKind
-	keys bool // doubles, decimals: also fill i (aggFloatKey) or s (aggDecKeys) with keys
+	kind kind
+	keys bool // doubles, decimals: also fill i (floatKey) or s (decKeys) with keys
 	w    []int64
-	aggValues
+	values
 
 	wbuf []int64
 	ibuf []int64
@@ -27,16 +27,16 @@ type aggArgCol struct {
 }
 
 // load reads column arr of the batch, whose row weights are weights.
-func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
+func (a *argCol) load(arr arrow.Array, weights []int64) error {
 	n := arr.Len()
 	switch a.kind {
-	case aggInt:
-		vals, buf, err := aggIntValues(arr, a.ibuf)
+	case kindInt:
+		vals, buf, err := intValues(arr, a.ibuf)
 		if err != nil {
 			return err
 		}
 		a.i, a.ibuf = vals, buf
-	case aggFloat:
+	case kindFloat:
 		f, ok := arr.(*array.Float64)
 		if !ok {
 			return fmt.Errorf("hash aggregate: column %d: expected float64, got %s", a.ord, arr.DataType())
@@ -45,11 +45,11 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 		if a.keys {
 			a.ibuf = vec.Resize(a.ibuf, n)
 			for i, v := range a.f {
-				a.ibuf[i] = aggFloatKey(v)
+				a.ibuf[i] = floatKey(v)
 			}
 			a.i = a.ibuf
 		}
-	case aggDec:
+	case kindDec:
 		d, ok := arr.(*array.Decimal128)
 		if !ok {
 			return fmt.Errorf("hash aggregate: column %d: expected decimal128, got %s", a.ord, arr.DataType())
@@ -57,14 +57,14 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 		a.d = d.Values()
 		if a.keys {
 			var all string
-			all, a.kbuf = aggDecKeys(a.d, a.kbuf)
+			all, a.kbuf = decKeys(a.d, a.kbuf)
 			a.sbuf = vec.Resize(a.sbuf, n)
 			for i := range a.sbuf {
 				a.sbuf[i] = all[16*i : 16*i+16]
 			}
 			a.s = a.sbuf
 		}
-	case aggStr:
+	case kindStr:
 		s, ok := arr.(*array.String)
 		if !ok {
 			return fmt.Errorf("hash aggregate: column %d: expected utf8, got %s", a.ord, arr.DataType())
@@ -92,17 +92,17 @@ func (a *aggArgCol) load(arr arrow.Array, weights []int64) error {
 }
 
 // release drops the batch's values (strings point into its buffers).
-func (a *aggArgCol) release() {
+func (a *argCol) release() {
 	clear(a.sbuf)
-	a.aggValues = aggValues{}
+	a.values = values{}
 	a.w = nil
 }
 
-// aggIntValues returns the values of an integer-like column (BOOLEAN, integers,
+// intValues returns the values of an integer-like column (BOOLEAN, integers,
 // DATE, TIMESTAMP, INTERVAL) as int64s: the array's own buffer for int64,
 // else converted into buf (returned, possibly grown). NULL rows hold
 // arbitrary values.
-func aggIntValues(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
+func intValues(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
 	n := arr.Len()
 	switch a := arr.(type) {
 	case *array.Int64:

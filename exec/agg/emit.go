@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -7,31 +7,32 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // emitChanges compares the touched groups' results before and after the
 // batch (computed by apply), emits one chunk with their changes, and frees
 // the groups that lost their last row.
-func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
+func (h *HashAgg) emitChanges(ctx context.Context, out exec.Emitter) error {
 	touched := h.touched
 	if h.close == nil || !h.close.cfg.Emit { // apply computed the results
 		h.changed = vec.Resize(h.changed, len(touched))
 		clear(h.changed)
 		for i := range h.aggs {
-			aggMarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
+			markChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
 		}
 	}
 
 	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
-	if h.keys.mode == aggKeysGlobal {
+	if h.keys.mode == keysGlobal {
 		switch {
 		case !h.initialSent:
-			h.addRow(0, false, Insert)
+			h.addRow(0, false, exec.Insert)
 			h.initialSent = true
 		case h.changed[0]:
-			h.addRow(0, true, UpdateBefore)
-			h.addRow(0, false, UpdateAfter)
+			h.addRow(0, true, exec.UpdateBefore)
+			h.addRow(0, false, exec.UpdateAfter)
 		}
 		return h.emitRows(ctx, out)
 	}
@@ -58,13 +59,13 @@ func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 		before, after := h.oldRows[j], h.newRows[j]
 		switch {
 		case before == 0 && after > 0:
-			h.addRow(j, false, Insert)
+			h.addRow(j, false, exec.Insert)
 		case before > 0 && after == 0:
-			h.addRow(j, true, Delete)
+			h.addRow(j, true, exec.Delete)
 			freed = true
 		case after > 0 && h.changed[j]:
-			h.addRow(j, true, UpdateBefore)
-			h.addRow(j, false, UpdateAfter)
+			h.addRow(j, true, exec.UpdateBefore)
+			h.addRow(j, false, exec.UpdateAfter)
 		case after == 0:
 			freed = true // created and emptied within the batch
 		}
@@ -82,14 +83,14 @@ func (h *HashAgg) emitChanges(ctx context.Context, out Emitter) error {
 
 // sendInitial emits a global aggregate's row (COUNT 0, other aggregates NULL
 // over no rows) if it has not been emitted yet.
-func (h *HashAgg) sendInitial(ctx context.Context, out Emitter) error {
-	if h.keys.mode != aggKeysGlobal || h.initialSent {
+func (h *HashAgg) sendInitial(ctx context.Context, out exec.Emitter) error {
+	if h.keys.mode != keysGlobal || h.initialSent {
 		return nil
 	}
 	h.touched = append(h.touched[:0], 0)
 	b := &h.batch
 	b.touched, b.rows = h.touched, append(b.rows[:0], h.arena.Row(0))
-	h.newRows = append(h.newRows[:0], int64(b.rows[0][aggRowsWord]))
+	h.newRows = append(h.newRows[:0], int64(b.rows[0][rowsWord]))
 	for i, a := range h.aggs {
 		h.newVecs[i].resize(1)
 		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
@@ -97,20 +98,20 @@ func (h *HashAgg) sendInitial(ctx context.Context, out Emitter) error {
 		}
 	}
 	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
-	h.addRow(0, false, Insert)
+	h.addRow(0, false, exec.Insert)
 	h.initialSent = true
 	return h.emitRows(ctx, out)
 }
 
 // addRow adds an output row for touched group j.
-func (h *HashAgg) addRow(j int, old bool, op Op) {
-	h.outRows = append(h.outRows, aggOutRow{j: int32(j), old: old})
+func (h *HashAgg) addRow(j int, old bool, op exec.Op) {
+	h.outRows = append(h.outRows, outRow{j: int32(j), old: old})
 	h.ops = append(h.ops, op)
 }
 
 // emitRows builds a chunk of h.outRows (keys of h.touched, old or new
 // results) and emits it.
-func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
+func (h *HashAgg) emitRows(ctx context.Context, out exec.Emitter) error {
 	if len(h.outRows) == 0 {
 		return nil
 	}
@@ -119,7 +120,7 @@ func (h *HashAgg) emitRows(ctx context.Context, out Emitter) error {
 }
 
 // buildRows is emitRows once h.keyVecs hold the keys of h.touched.
-func (h *HashAgg) buildRows(ctx context.Context, out Emitter) error {
+func (h *HashAgg) buildRows(ctx context.Context, out exec.Emitter) error {
 	if len(h.outRows) == 0 {
 		return nil
 	}
@@ -131,7 +132,7 @@ func (h *HashAgg) buildRows(ctx context.Context, out Emitter) error {
 	}
 	for i, b := range h.builders {
 		// A key column takes its values from the same vec for old and new.
-		var old, new *aggVec
+		var old, new *vector
 		if k := len(h.keyVecs); i < k {
 			old, new = &h.keyVecs[i], &h.keyVecs[i]
 		} else {
@@ -141,7 +142,7 @@ func (h *HashAgg) buildRows(ctx context.Context, out Emitter) error {
 			cols = append(cols, col)
 			continue
 		}
-		err := aggAppendRows(&h.out, b, old, new, h.outRows)
+		err := appendRows(&h.out, b, old, new, h.outRows)
 		cols = append(cols, b.NewArray())
 		if err != nil {
 			release()
@@ -150,7 +151,7 @@ func (h *HashAgg) buildRows(ctx context.Context, out Emitter) error {
 	}
 	rec := array.NewRecordBatch(h.schema, cols, int64(len(h.outRows)))
 	release()
-	err := out.Emit(ctx, Chunk{Batch: rec, Ops: h.ops})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: h.ops})
 	rec.Release()
 	return err
 }

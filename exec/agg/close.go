@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"container/heap"
@@ -7,16 +7,17 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// AggClose makes a hash aggregate windowed: one of its group keys tells
+// WindowClose makes a hash aggregate windowed: one of its group keys tells
 // when a group's window closes, at the watermark key + Offset. A closed
 // group can receive no more rows (a row that would reopen it is late: it
 // is dropped and counted), so its state is freed; with Emit (EMIT ON
 // WINDOW CLOSE) the group's final row is emitted then, once, as an insert,
 // and nothing is emitted before.
-type AggClose struct {
+type WindowClose struct {
 	// Key is the index in GroupKeys of the closing column (window_end, or
 	// window_start with Offset the window size). It must be integer-like
 	// (TIMESTAMP in milliseconds, BIGINT).
@@ -25,26 +26,26 @@ type AggClose struct {
 	Emit   bool
 }
 
-// aggCloseChunk is how many groups a closing emits per chunk.
-const aggCloseChunk = 4096
+// closeChunk is how many groups a closing emits per chunk.
+const closeChunk = 4096
 
-// aggNoClose marks a slot that is not waiting to close.
-const aggNoClose = int64(-1 << 63)
+// noClose marks a slot that is not waiting to close.
+const noClose = int64(-1 << 63)
 
-// aggCloser tracks when each group of a windowed hash aggregate closes.
+// closer tracks when each group of a windowed hash aggregate closes.
 // Groups are indexed by close time; the distinct close times (a few per
 // window size in flight) are in a min-heap, so a watermark finds the
 // groups it closes without scanning the others. A slot's entry may be
 // stale (the group lost its last row and the slot was reused): slotAt says
 // which close time the slot's current group waits for.
-type aggCloser struct {
-	cfg    AggClose
+type closer struct {
+	cfg    WindowClose
 	ord    int   // input ordinal of the closing column
 	wm     int64 // the last watermark applied
 	times  closeTimes
 	bySlot map[int64][]int32 // close time → slots (possibly stale)
-	slotAt []int64           // by slot: its close time, or aggNoClose
-	listed []int64           // by slot: the close time it is listed under in bySlot, or aggNoClose
+	slotAt []int64           // by slot: its close time, or noClose
+	listed []int64           // by slot: the close time it is listed under in bySlot, or noClose
 	listN  int               // entries in bySlot
 
 	vals  []int64 // the closing column of the batch being applied
@@ -52,16 +53,16 @@ type aggCloser struct {
 	buf   []int64
 }
 
-func newAggCloser(cfg AggClose, ord int) *aggCloser {
-	return &aggCloser{cfg: cfg, ord: ord, wm: -1 << 63, bySlot: map[int64][]int32{}}
+func newCloser(cfg WindowClose, ord int) *closer {
+	return &closer{cfg: cfg, ord: ord, wm: -1 << 63, bySlot: map[int64][]int32{}}
 }
 
 // load reads the closing column of a batch and zeroes the weight of every
 // row whose window has already closed, counting them as late. It returns
 // the number of late rows.
-func (c *aggCloser) load(rec arrow.RecordBatch, weights []int64) (int64, error) {
+func (c *closer) load(rec arrow.RecordBatch, weights []int64) (int64, error) {
 	arr := rec.Column(c.ord)
-	vals, buf, err := aggIntValues(arr, c.buf)
+	vals, buf, err := intValues(arr, c.buf)
 	c.buf = buf
 	if err != nil {
 		return 0, fmt.Errorf("window close column %d: %w", c.ord, err)
@@ -86,14 +87,14 @@ func (c *aggCloser) load(rec arrow.RecordBatch, weights []int64) (int64, error) 
 
 // add registers slot, a group created by the batch whose first row is
 // row, to close at its closing value + offset.
-func (c *aggCloser) add(slot, row int32) {
+func (c *closer) add(slot, row int32) {
 	if c.valid != nil && c.valid.IsNull(int(row)) {
 		return // a NULL window never closes
 	}
 	t := c.vals[row] + c.cfg.Offset
 	for int(slot) >= len(c.slotAt) {
-		c.slotAt = append(c.slotAt, aggNoClose)
-		c.listed = append(c.listed, aggNoClose)
+		c.slotAt = append(c.slotAt, noClose)
+		c.listed = append(c.listed, noClose)
 	}
 	c.slotAt[slot] = t
 	if c.listed[slot] == t {
@@ -109,15 +110,15 @@ func (c *aggCloser) add(slot, row int32) {
 }
 
 // forget marks slot as not waiting to close (its group was freed).
-func (c *aggCloser) forget(slot int32) {
+func (c *closer) forget(slot int32) {
 	if int(slot) < len(c.slotAt) {
-		c.slotAt[slot] = aggNoClose
+		c.slotAt[slot] = noClose
 	}
 }
 
 // due returns, and removes from the index, the live groups that close at
 // watermark wm, in order of close time; it records wm.
-func (c *aggCloser) due(wm int64, dst []int32) []int32 {
+func (c *closer) due(wm int64, dst []int32) []int32 {
 	if wm > c.wm {
 		c.wm = wm
 	}
@@ -126,10 +127,10 @@ func (c *aggCloser) due(wm int64, dst []int32) []int32 {
 		list := c.bySlot[t]
 		for _, s := range list {
 			if c.listed[s] == t {
-				c.listed[s] = aggNoClose
+				c.listed[s] = noClose
 			}
 			if c.slotAt[s] == t {
-				c.slotAt[s] = aggNoClose
+				c.slotAt[s] = noClose
 				dst = append(dst, s)
 			}
 		}
@@ -140,11 +141,11 @@ func (c *aggCloser) due(wm int64, dst []int32) []int32 {
 }
 
 // release drops the references into the batch.
-func (c *aggCloser) release() { c.vals, c.valid = nil, nil }
+func (c *closer) release() { c.vals, c.valid = nil, nil }
 
 // stateBytes estimates the index's memory: the per-slot close times, the
 // listed slots, and a map entry and heap element per close time.
-func (c *aggCloser) stateBytes() int64 {
+func (c *closer) stateBytes() int64 {
 	return int64(len(c.slotAt))*16 + int64(c.listN)*4 + int64(len(c.times))*(48+8)
 }
 
@@ -164,12 +165,12 @@ func (h *closeTimes) Pop() any {
 
 // closeWindows closes the groups whose window the watermark wm passed:
 // with EMIT ON WINDOW CLOSE it emits their final rows as inserts, in
-// chunks of aggCloseChunk groups, then frees them.
-func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out Emitter) error {
+// chunks of closeChunk groups, then frees them.
+func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out exec.Emitter) error {
 	h.closing = h.close.due(wm, h.closing[:0])
 	var err error
-	for lo := 0; lo < len(h.closing); lo += aggCloseChunk {
-		part := h.closing[lo:min(lo+aggCloseChunk, len(h.closing))]
+	for lo := 0; lo < len(h.closing); lo += closeChunk {
+		part := h.closing[lo:min(lo+closeChunk, len(h.closing))]
 		if h.close.cfg.Emit && err == nil {
 			err = h.emitFinal(ctx, part, out)
 		}
@@ -184,7 +185,7 @@ func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out Emitter) error
 }
 
 // emitFinal emits the current rows of the groups in slots as inserts.
-func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out Emitter) error {
+func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out exec.Emitter) error {
 	m := len(slots)
 	h.touched = append(h.touched[:0], slots...)
 	b := &h.batch
@@ -193,7 +194,7 @@ func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out Emitter) err
 	h.newRows = vec.Resize(h.newRows, m)
 	for j, s := range slots {
 		b.rows[j] = h.arena.Row(s)
-		h.newRows[j] = int64(b.rows[j][aggRowsWord])
+		h.newRows[j] = int64(b.rows[j][rowsWord])
 	}
 	for i, a := range h.aggs {
 		h.sink += a.touch(b)
@@ -206,7 +207,7 @@ func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out Emitter) err
 	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
 	for j := range slots {
 		if h.newRows[j] > 0 {
-			h.addRow(j, false, Insert)
+			h.addRow(j, false, exec.Insert)
 		}
 	}
 	return h.buildRows(ctx, out)

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 )
@@ -17,41 +17,40 @@ import (
 // values, move back inline, take retractions of values inserted in the same
 // batch, and are freed with their group while spilled.
 func TestHashAggInlineMultisets(t *testing.T) {
-	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)", "max(1)", "min(1)")
+	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)", "max(1)", "min(1)")
 	const hdr = "bigint bigint\n"
-	aggRunSteps(t, cfg, []aggStep{
+	runSteps(t, cfg, []exectest.Step{
 		// Five values: spilled.
-		{in: hdr + "+I 1 10\n+I 1 20\n+I 1 30\n+I 1 40\n+I 1 50", want: `+I 1 5 50 10`},
+		{In: hdr + "+I 1 10\n+I 1 20\n+I 1 30\n+I 1 40\n+I 1 50", Want: `+I 1 5 50 10`},
 		// Down to two values: back inline, with the extremes retracted.
-		{in: hdr + "-D 1 50\n-D 1 10\n-D 1 40", want: "-U 1 5 50 10\n+U 1 2 30 20"},
+		{In: hdr + "-D 1 50\n-D 1 10\n-D 1 40", Want: "-U 1 5 50 10\n+U 1 2 30 20"},
 		// A value inserted and retracted within the batch leaves no trace.
-		{in: hdr + "+I 1 60\n-D 1 60\n+I 1 5", want: "-U 1 2 30 20\n+U 1 3 30 5"},
+		{In: hdr + "+I 1 60\n-D 1 60\n+I 1 5", Want: "-U 1 2 30 20\n+U 1 3 30 5"},
 		// A retraction and a re-insertion of the maximum in one batch
 		// change nothing.
-		{in: hdr + "-D 1 30\n+I 1 30", want: ""},
+		{In: hdr + "-D 1 30\n+I 1 30", Want: ""},
 		// Spilled again, with repeated values, then emptied while spilled
 		// in the batch that creates group 2.
-		{in: hdr + "+I 1 1\n+I 1 2\n+I 1 3\n+I 1 3", want: "-U 1 3 30 5\n+U 1 7 30 1"},
-		{in: hdr + "-D 1 1\n-D 1 2\n-D 1 3\n-D 1 3\n+I 2 7\n-D 1 5\n-D 1 20\n-D 1 30",
-			want: "-D 1 7 30 1\n+I 2 1 7 7"},
+		{In: hdr + "+I 1 1\n+I 1 2\n+I 1 3\n+I 1 3", Want: "-U 1 3 30 5\n+U 1 7 30 1"},
+		{In: hdr + "-D 1 1\n-D 1 2\n-D 1 3\n-D 1 3\n+I 2 7\n-D 1 5\n-D 1 20\n-D 1 30",
+			Want: "-D 1 7 30 1\n+I 2 1 7 7"},
 		// Group 3 reuses group 1's slot and finds its multisets empty.
-		{in: hdr + "+I 3 9", want: `+I 3 1 9 9`},
+		{In: hdr + "+I 3 9", Want: `+I 3 1 9 9`},
 	})
 }
 
 // TestHashAggInlineMultisetsFreed checks that freeing groups whose
 // multisets spilled returns their pool entries.
 func TestHashAggInlineMultisetsFreed(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	cfg := aggConfig(t, "bigint bigint", []int{0}, "max(1)")
+	alloc := exectest.Alloc(t)
+	cfg := testConfig(t, "bigint bigint", []int{0}, "max(1)")
 	h := NewHashAgg(cfg)
 	ctx := context.Background()
-	if err := h.Open(ctx, NewTestEnv(alloc)); err != nil {
+	if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
 		t.Fatal(err)
 	}
 	defer h.Close()
-	out := newAggCollector(t, 1)
+	out := newCollector(t, cfg)
 	run := func(op string) {
 		var sb strings.Builder
 		sb.WriteString("bigint bigint")
@@ -60,7 +59,7 @@ func TestHashAggInlineMultisetsFreed(t *testing.T) {
 				fmt.Fprintf(&sb, "\n%s %d %d", op, k, v)
 			}
 		}
-		ch := aggChunk(t, alloc, sb.String())
+		ch := exectest.Chunk(t, alloc, sb.String())
 		defer ch.Batch.Release()
 		if err := h.Process(ctx, 0, ch, out); err != nil {
 			t.Fatal(err)
@@ -75,7 +74,7 @@ func TestHashAggInlineMultisetsFreed(t *testing.T) {
 	if got := sets.Spilled(); got != 0 {
 		t.Fatalf("after deleting every group: %d spilled", got)
 	}
-	if got := out.take(); strings.Count(got, "+I") != 3 || strings.Count(got, "-D") != 3 {
+	if got := out.Take(); strings.Count(got, "+I") != 3 || strings.Count(got, "-D") != 3 {
 		t.Fatalf("output:\n%s", got)
 	}
 }
@@ -84,11 +83,11 @@ func TestHashAggInlineMultisetsFreed(t *testing.T) {
 // summed before its counts are checked: a Z-set batch has no order, so a
 // retraction is valid when the batch also inserts what it retracts.
 func TestHashAggBatchIsASet(t *testing.T) {
-	cfg := aggConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)", "sum(1)")
-	aggRunSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n-D 1 10\n+I 1 10\n+I 2 3", want: `+I 2 1 1 3`},
-		{in: "bigint bigint\n-D 2 3\n+I 2 4\n-D 1 5\n+I 1 5", want: "-U 2 1 1 3\n+U 2 1 1 4"},
-		{in: "bigint bigint\n+I 1 1\n-D 1 1\n-D 1 1", err: aggstate.ErrNegativeCount},
+	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)", "sum(1)")
+	runSteps(t, cfg, []exectest.Step{
+		{In: "bigint bigint\n-D 1 10\n+I 1 10\n+I 2 3", Want: `+I 2 1 1 3`},
+		{In: "bigint bigint\n-D 2 3\n+I 2 4\n-D 1 5\n+I 1 5", Want: "-U 2 1 1 3\n+U 2 1 1 4"},
+		{In: "bigint bigint\n+I 1 1\n-D 1 1\n-D 1 1", Err: aggstate.ErrNegativeCount},
 	})
 }
 
@@ -97,17 +96,17 @@ func TestHashAggBatchIsASet(t *testing.T) {
 // ends in range, and AVG keeps a sum beyond 64 bits across batches.
 func TestHashAggBatchSums(t *testing.T) {
 	const max, min = "9223372036854775807", "-9223372036854775808"
-	cfg := aggConfig(t, "bigint bigint", []int{0}, "sum(1)", "avg(1)")
-	aggRunSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max + "\n+I 1 " + max + "\n+I 2 " + min + "\n+I 2 " + min +
+	cfg := testConfig(t, "bigint bigint", []int{0}, "sum(1)", "avg(1)")
+	runSteps(t, cfg, []exectest.Step{
+		{In: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max + "\n+I 1 " + max + "\n+I 2 " + min + "\n+I 2 " + min +
 			"\n-D 1 " + max + "\n-D 1 " + max + "\n+I 2 1\n-D 2 " + min,
-			want: "+I 1 " + max + " 9223372036854776000\n+I 2 -9223372036854775807 -4611686018427388000"},
-		{in: "bigint bigint\n+I 2 " + min, err: accum.ErrOverflow},
+			Want: "+I 1 " + max + " 9223372036854776000\n+I 2 -9223372036854775807 -4611686018427388000"},
+		{In: "bigint bigint\n+I 2 " + min, Err: accum.ErrOverflow},
 	})
-	cfg = aggConfig(t, "bigint bigint", []int{0}, "avg(1)")
-	aggRunSteps(t, cfg, []aggStep{
-		{in: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max, want: "+I 1 9223372036854776000"},
+	cfg = testConfig(t, "bigint bigint", []int{0}, "avg(1)")
+	runSteps(t, cfg, []exectest.Step{
+		{In: "bigint bigint\n+I 1 " + max + "\n+I 1 " + max, Want: "+I 1 9223372036854776000"},
 		// The multiple of 2^64 held since the first batch cancels out.
-		{in: "bigint bigint\n+I 1 " + min + "\n+I 1 " + min, want: "-U 1 9223372036854776000\n+U 1 -0.5"},
+		{In: "bigint bigint\n+I 1 " + min + "\n+I 1 " + min, Want: "-U 1 9223372036854776000\n+U 1 -0.5"},
 	})
 }

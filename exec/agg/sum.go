@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -36,7 +36,7 @@ func (a *intSumAgg) words() int        { return 2 }
 func (a *intSumAgg) free(s int32)      { delete(a.carry, s) }
 func (a *intSumAgg) stateBytes() int64 { return 16 * int64(len(a.carry)) }
 
-func (a *intSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *intSumAgg) update(b *batch, w []int64, arg *argCol) error {
 	m := len(b.touched)
 	a.lo, a.hi, a.n = vec.Resize(a.lo, m), vec.Resize(a.hi, m), vec.Resize(a.n, m)
 	lo, hi, cnt := a.lo, a.hi, a.n
@@ -66,7 +66,7 @@ func (a *intSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 		old := int64(r[0])
 		sum := old + x
 		if (old^sum)&(x^sum) < 0 {
-			up += int64(aggB2I(x > 0)*2 - 1)
+			up += int64(b2i(x > 0)*2 - 1)
 		}
 		n := int64(r[1]) + cnt[j]
 		switch {
@@ -95,7 +95,7 @@ func (a *intSumAgg) addCarry(s int32, up int64) {
 	}
 }
 
-func (a *intSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *intSumAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j, s := range b.touched {
 		r := a.row(b, int32(j))
 		lo, n := int64(r[0]), int64(r[1])
@@ -133,7 +133,7 @@ func (a *floatSumAgg) words() int        { return 3 }
 func (a *floatSumAgg) free(s int32)      { delete(a.special, s) }
 func (a *floatSumAgg) stateBytes() int64 { return 32 * int64(len(a.special)) }
 
-func (a *floatSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *floatSumAgg) update(b *batch, w []int64, arg *argCol) error {
 	vals := arg.f
 	// Row by row, in the batch's order, into each group's state: a double's
 	// sum depends on the order of its terms, and summing a batch per group
@@ -194,7 +194,7 @@ func (a *floatSumAgg) addSpecial(s int32, v float64, w int64) {
 	}
 }
 
-func (a *floatSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *floatSumAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j, s := range b.touched {
 		r := a.row(b, int32(j))
 		n := int64(r[2])
@@ -235,7 +235,7 @@ type decSumAgg struct {
 func (a *decSumAgg) words() int { return 3 }
 func (a *decSumAgg) free(int32) {}
 
-func (a *decSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *decSumAgg) update(b *batch, w []int64, arg *argCol) error {
 	vals := arg.d
 	for i, l := range b.lids {
 		wi := w[i]
@@ -264,7 +264,7 @@ func (a *decSumAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *decSumAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *decSumAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j := range b.touched {
 		r := a.row(b, int32(j))
 		n := int64(r[2])

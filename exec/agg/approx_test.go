@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -6,16 +6,16 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
 // approxConfig is APPROX_COUNT_DISTINCT(c1) GROUP BY c0 over (BIGINT, typ).
-func approxConfig(typ types.T, appendOnly bool) HashAggConfig {
-	return HashAggConfig{
+func approxConfig(typ types.T, appendOnly bool) HashConfig {
+	return HashConfig{
 		Input:      []types.T{types.BigIntT, typ},
 		GroupKeys:  []int{0},
 		Aggs:       []accum.Spec{{Func: plan.AggApproxCountDistinct, Arg: 1, ArgType: typ, Type: types.BigIntT}},
@@ -30,14 +30,13 @@ func approxConfig(typ types.T, appendOnly bool) HashAggConfig {
 func TestApproxCountDistinct(t *testing.T) {
 	for _, typ := range []types.T{types.BigIntT, types.DoubleT, types.VarcharT, types.DecimalT(12, 2)} {
 		t.Run(typ.String(), func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
+			alloc := exectest.Alloc(t)
 			h := NewHashAgg(approxConfig(typ, true))
-			if err := h.Open(context.Background(), NewTestEnv(alloc)); err != nil {
+			if err := h.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
 				t.Fatal(err)
 			}
 			defer h.Close()
-			out := newWinCollector(t)
+			out := exectest.NewCollector(t, exectest.CollectorOptions{Format: exectest.Millis})
 			const n = 20_000
 			feed := func(g int, from, to, step int) {
 				var b strings.Builder
@@ -49,14 +48,14 @@ func TestApproxCountDistinct(t *testing.T) {
 					}
 					fmt.Fprintf(&b, "+I %d %s\n", g, v)
 				}
-				ch := winChunk(t, alloc, b.String())
+				ch := exectest.Chunk(t, alloc, b.String())
 				defer ch.Batch.Release()
 				if err := h.Process(context.Background(), 0, ch, out); err != nil {
 					t.Fatal(err)
 				}
 			}
 			feed(1, 0, 10, 1)
-			if rows := out.rows(); len(rows) != 1 || rows[0] != "1 10" {
+			if rows := out.Rows(); len(rows) != 1 || rows[0] != "1 10" {
 				t.Fatalf("ten values: %v", rows)
 			}
 			for lo := 0; lo < n; lo += 4000 {
@@ -64,7 +63,7 @@ func TestApproxCountDistinct(t *testing.T) {
 				feed(2, n-lo-1, n-lo-4001, -1)
 				feed(2, lo, lo+4000, 1)
 			}
-			rows := out.rows()
+			rows := out.Rows()
 			if len(rows) != 2 {
 				t.Fatalf("rows %v", rows)
 			}
@@ -84,29 +83,28 @@ func TestApproxCountDistinct(t *testing.T) {
 // TestApproxCountDistinctRetractions checks the exact fallback over an
 // input that retracts, and that a retraction reaching a sketch is refused.
 func TestApproxCountDistinctRetractions(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	env := NewTestEnv(alloc)
+	alloc := exectest.Alloc(t)
+	env := exec.NewTestEnv(alloc)
 	const in = "bigint varchar"
-	winRun(t, NewHashAgg(approxConfig(types.VarcharT, false)), env, []winStep{{
-		in: in + `
+	runOp(t, NewHashAgg(approxConfig(types.VarcharT, false)), env, []exectest.Step{{
+		In: in + `
 			+I 1 a
 			+I 1 b
 			+I 1 a`,
-		want: `+I 1 2`,
+		Want: `+I 1 2`,
 	}, {
-		in: in + `
+		In: in + `
 			-D 1 b`,
-		want: `-U 1 2
+		Want: `-U 1 2
 			+U 1 1`,
 	}})
-	winRun(t, NewHashAgg(approxConfig(types.VarcharT, true)), NewTestEnv(alloc), []winStep{{
-		in: in + `
+	runOp(t, NewHashAgg(approxConfig(types.VarcharT, true)), exec.NewTestEnv(alloc), []exectest.Step{{
+		In: in + `
 			+I 1 a`,
-		want: `+I 1 1`,
+		Want: `+I 1 1`,
 	}, {
-		in: in + `
+		In: in + `
 			-D 1 a`,
-		err: errApproxRetraction,
+		Err: errApproxRetraction,
 	}})
 }

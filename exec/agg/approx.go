@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"errors"
@@ -24,7 +24,7 @@ var errApproxRetraction = errors.New("APPROX_COUNT_DISTINCT: a retraction over a
 // instead, and a retraction reaching this state is an error.
 type approxAgg struct {
 	arenaAgg // two words: the group's last estimate, and 1 while it is current
-	kind     aggKind
+	kind     kind
 	arena    *aggstate.Arena
 	sketches aggstate.Column[*hyperloglog.Sketch]
 	bytes    int64 // estimated memory of the sketches
@@ -46,7 +46,7 @@ func (a *approxAgg) free(s int32) {
 
 func (a *approxAgg) stateBytes() int64 { return a.sketches.Bytes() + a.bytes }
 
-func (a *approxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *approxAgg) update(b *batch, w []int64, arg *argCol) error {
 	slots := b.rowSlots()
 	w = w[:len(slots)]
 	for i, s := range slots {
@@ -62,7 +62,7 @@ func (a *approxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 			a.bytes += approxSketchBytes(0)
 		}
 		switch a.kind {
-		case aggInt, aggFloat: // doubles arrive as their keys
+		case kindInt, kindFloat: // doubles arrive as their keys
 			(*p).InsertHash(aggstate.Hash64(arg.i[i]))
 		default: // strings, and decimals as their keys
 			v := arg.s[i]
@@ -76,7 +76,7 @@ func (a *approxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 // result reads each group's estimate from its arena words, computing it
 // again only for the groups whose sketch changed since it was last
 // computed: an estimate reads every register of a dense sketch.
-func (a *approxAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *approxAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j, s := range b.touched {
 		r := a.row(b, int32(j))
 		if r[1] == 0 {

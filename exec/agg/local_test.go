@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -7,18 +7,18 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // TestLocalAggPartials aggregates random batches with a LocalAgg and
 // checks every group's partials against a direct computation.
 func TestLocalAggPartials(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := exectest.Alloc(t)
 	in := []types.T{types.BigIntT, types.BigIntT, types.DoubleT, types.VarcharT, types.DecimalT(10, 2)}
-	cfg := LocalAggConfig{Input: in, GroupKeys: []int{0}, Partials: []PartialSpec{
+	cfg := LocalConfig{Input: in, GroupKeys: []int{0}, Partials: []PartialSpec{
 		{Kind: PartialCountStar, Arg: -1, Type: types.BigIntT},
 		{Kind: PartialCount, Arg: 1, Type: types.BigIntT},
 		{Kind: PartialSum, Arg: 1, Type: types.BigIntT},
@@ -27,7 +27,7 @@ func TestLocalAggPartials(t *testing.T) {
 		{Kind: PartialSum, Arg: 4, Type: types.DecimalT(38, 2)},
 	}, Names: []string{"k", "n", "nv", "s", "lo", "hi", "ds"}}
 	l := NewLocalAgg(cfg)
-	if err := l.Open(context.Background(), NewTestEnv(alloc)); err != nil {
+	if err := l.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
@@ -74,7 +74,7 @@ func TestLocalAggPartials(t *testing.T) {
 		}
 		rec := types.BuildRecord(alloc, []string{"k", "v", "f", "s", "d"}, in, rows)
 		var got []string
-		err := l.Process(context.Background(), 0, Chunk{Batch: rec}, EmitterFunc(func(_ context.Context, c Chunk) error {
+		err := l.Process(context.Background(), 0, exec.Chunk{Batch: rec}, exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
 			outT := []types.T{types.BigIntT, types.BigIntT, types.BigIntT, types.BigIntT, types.DoubleT, types.VarcharT, types.DecimalT(38, 2)}
 			for _, r := range types.Rows(c.Batch, outT) {
 				key := "NULL"

@@ -1,8 +1,9 @@
-package exec
+package agg
 
 import (
 	"fmt"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -12,11 +13,11 @@ import (
 // after the batch in h.oldRows and h.newRows, and their results before and
 // after the batch in h.oldVecs and h.newVecs.
 //
-// The batch's rows are first numbered by local group (aggGroupKeys.group),
+// The batch's rows are first numbered by local group (groupKeys.group),
 // so that the group table and each group's state are read once per group
 // the batch touches, not once per row, and the per-row work folds into
 // dense arrays of the batch's size.
-func (h *HashAgg) apply(c Chunk) error {
+func (h *HashAgg) apply(c exec.Chunk) error {
 	n := c.NumRows()
 	h.weights = vec.Resize(h.weights, n)
 	if c.Ops == nil {
@@ -52,7 +53,7 @@ func (h *HashAgg) apply(c Chunk) error {
 	for j, s := range touched {
 		b.rows[j] = h.arena.Row(s)
 	}
-	h.sink += aggTouchRows(b.rows)
+	h.sink += touchRows(b.rows)
 	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows
 	clear(delta)
@@ -60,13 +61,13 @@ func (h *HashAgg) apply(c Chunk) error {
 		delta[l] += h.weights[i]
 	}
 	for j, r := range b.rows {
-		old := int64(r[aggRowsWord])
+		old := int64(r[rowsWord])
 		rows := old + delta[j]
 		if rows < 0 {
 			return fmt.Errorf("hash aggregate: group row count: %w", aggstate.ErrNegativeCount)
 		}
 		h.oldRows[j], h.newRows[j] = old, rows
-		r[aggRowsWord] = uint64(rows)
+		r[rowsWord] = uint64(rows)
 	}
 
 	for _, a := range h.args {
@@ -85,7 +86,7 @@ func (h *HashAgg) apply(c Chunk) error {
 				return fmt.Errorf("hash aggregate: %w", err)
 			}
 		}
-		var arg *aggArgCol
+		var arg *argCol
 		w := h.weights
 		if k := h.aggArg[i]; k >= 0 {
 			arg = h.args[k]
@@ -104,7 +105,7 @@ func (h *HashAgg) apply(c Chunk) error {
 	return nil
 }
 
-// aggTouchRows reads every cache line of the given arena rows and returns
+// touchRows reads every cache line of the given arena rows and returns
 // a value depending on them. Go has no prefetch instruction; this loop of
 // a few instructions with no data-dependent branch serves as one: the
 // processor runs it far ahead of the loads that miss the cache and so
@@ -113,7 +114,7 @@ func (h *HashAgg) apply(c Chunk) error {
 // cache. The rows' addresses are computed beforehand: with the chunk
 // lookup in the loop, fewer loads fit in the processor's window and a
 // batch waited twice as long.
-func aggTouchRows(rows [][]uint64) int64 {
+func touchRows(rows [][]uint64) int64 {
 	var sum int64
 	if len(rows) == 0 {
 		return 0

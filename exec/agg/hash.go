@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/planner/plan"
@@ -33,7 +34,7 @@ import (
 // multisets, those of DISTINCT, strings) is in slot-indexed columns of each
 // aggregate. Nothing is a per-group object.
 //
-// A batch is first grouped on its own (aggGroupKeys.group): its rows are
+// A batch is first grouped on its own (groupKeys.group): its rows are
 // numbered by distinct group, each group is looked up once, and aggregates
 // fold their rows into dense per-batch accumulators before touching each
 // group's state once. A batch therefore costs time in proportion to its
@@ -41,49 +42,49 @@ import (
 // number of groups held; growing the state never copies it (see
 // aggstate.Column).
 type HashAgg struct {
-	cfg HashAggConfig
+	cfg HashConfig
 
-	env         *Env
+	env         *exec.Env
 	schema      *arrow.Schema
 	inputIDs    []arrow.Type // the Arrow type of each input column
-	keys        *aggGroupKeys
-	aggs        []aggState
-	args        []*aggArgCol    // argument columns, one per distinct input ordinal
+	keys        *groupKeys
+	aggs        []state
+	args        []*argCol       // argument columns, one per distinct input ordinal
 	aggArg      []int           // per aggregate: its index in args, or -1
 	arena       *aggstate.Arena // by slot: the group header, then the aggregates' words
 	initialSent bool            // a global aggregate emitted its row
-	close       *aggCloser      // when windowed: which groups close when
+	close       *closer         // when windowed: which groups close when
 	closing     []int32         // scratch: the groups a watermark closes
-	sink        int64           // keeps the prefetching loads (aggTouchRows, aggState.touch) alive
+	sink        int64           // keeps the prefetching loads (touchRows, state.touch) alive
 	builders    []array.Builder
 
 	// Scratch reused across batches.
 	weights          []int64
-	batch            aggBatch
+	batch            batch
 	touched          []int32
 	oldRows, newRows []int64 // by touched group: its row count before and after the batch
 	firstRow         []int32 // by touched group: the first row of the batch in it
 	changed          []bool
-	keyVecs          []aggVec
-	oldVecs, newVecs []aggVec
-	outRows          []aggOutRow
-	out              aggOut
-	ops              []Op
+	keyVecs          []vector
+	oldVecs, newVecs []vector
+	outRows          []outRow
+	out              outBuf
+	ops              []exec.Op
 }
 
-var _ Operator = (*HashAgg)(nil)
+var _ exec.Operator = (*HashAgg)(nil)
 
 // The group header: the first words of a group's arena row.
 const (
-	// aggRowsWord is the group's row count, the sum of the weights of its
+	// rowsWord is the group's row count, the sum of the weights of its
 	// rows; the group exists while it is positive.
-	aggRowsWord = iota
-	aggHeaderWords
+	rowsWord = iota
+	headerWords
 )
 
 // NewHashAgg returns a hash aggregate configured by cfg. The configuration is
 // checked by Open.
-func NewHashAgg(cfg HashAggConfig) *HashAgg {
+func NewHashAgg(cfg HashConfig) *HashAgg {
 	return &HashAgg{cfg: cfg}
 }
 
@@ -92,7 +93,7 @@ func NewHashAgg(cfg HashAggConfig) *HashAgg {
 func (h *HashAgg) Schema() *arrow.Schema { return h.schema }
 
 // Open checks the configuration and creates empty state.
-func (h *HashAgg) Open(_ context.Context, env *Env) error {
+func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	if err := h.Close(); err != nil {
 		return err
 	}
@@ -101,26 +102,26 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 	if err != nil {
 		return err
 	}
-	kinds := make([]aggKind, len(cfg.GroupKeys))
-	h.keyVecs = make([]aggVec, len(cfg.GroupKeys))
+	kinds := make([]kind, len(cfg.GroupKeys))
+	h.keyVecs = make([]vector, len(cfg.GroupKeys))
 	for i, ord := range cfg.GroupKeys {
-		kinds[i], _ = aggKindOf(cfg.Input[ord])
+		kinds[i], _ = kindOf(cfg.Input[ord])
 		h.keyVecs[i].kind = kinds[i]
 	}
-	h.aggs = make([]aggState, len(cfg.Aggs))
-	words := aggHeaderWords
+	h.aggs = make([]state, len(cfg.Aggs))
+	words := headerWords
 	h.aggArg = make([]int, len(cfg.Aggs))
-	h.oldVecs = make([]aggVec, len(cfg.Aggs))
-	h.newVecs = make([]aggVec, len(cfg.Aggs))
+	h.oldVecs = make([]vector, len(cfg.Aggs))
+	h.newVecs = make([]vector, len(cfg.Aggs))
 	h.args = nil
 	for i, a := range cfg.Aggs {
-		st, err := newAggState(a, cfg.AppendOnly, len(cfg.Input))
+		st, err := newState(a, cfg.AppendOnly, len(cfg.Input))
 		if err != nil {
 			return fmt.Errorf("aggregate %d: %w", i, err)
 		}
 		h.aggs[i] = st
 		words += st.words()
-		k, _ := aggKindOf(a.Type)
+		k, _ := kindOf(a.Type)
 		h.oldVecs[i].kind, h.newVecs[i].kind = k, k
 		h.aggArg[i] = h.argIndex(a)
 	}
@@ -130,16 +131,16 @@ func (h *HashAgg) Open(_ context.Context, env *Env) error {
 	for i, t := range cfg.Input {
 		h.inputIDs[i] = t.Arrow().ID()
 	}
-	h.keys = newAggGroupKeys(cfg.GroupKeys, kinds)
+	h.keys = newGroupKeys(cfg.GroupKeys, kinds)
 	h.close = nil
 	if c := cfg.Close; c != nil {
-		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != aggInt || c.Offset < 0 {
+		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != kindInt || c.Offset < 0 {
 			return fmt.Errorf("hash aggregate: window close key %d (offset %d) is not an integer-like group key", c.Key, c.Offset)
 		}
-		h.close = newAggCloser(*c, cfg.GroupKeys[c.Key])
+		h.close = newCloser(*c, cfg.GroupKeys[c.Key])
 	}
 	h.arena = aggstate.NewArena(words)
-	off := aggHeaderWords
+	off := headerWords
 	for _, st := range h.aggs {
 		st.bind(h.arena, off)
 		off += st.words()
@@ -162,12 +163,12 @@ func (h *HashAgg) argIndex(a accum.Spec) int {
 	}
 	for i, c := range h.args {
 		if c.ord == a.Arg {
-			c.keys = c.keys || aggNeedsKeys(a)
+			c.keys = c.keys || needsKeys(a)
 			return i
 		}
 	}
-	k, _ := aggKindOf(h.cfg.Input[a.Arg])
-	h.args = append(h.args, &aggArgCol{ord: a.Arg, kind: k, keys: aggNeedsKeys(a)})
+	k, _ := kindOf(h.cfg.Input[a.Arg])
+	h.args = append(h.args, &argCol{ord: a.Arg, kind: k, keys: needsKeys(a)})
 	return len(h.args) - 1
 }
 
@@ -175,7 +176,7 @@ func (h *HashAgg) argIndex(a accum.Spec) int {
 // updates the state gauges of its metrics (the runtime counts rows and
 // batches). An error (a retraction of a row never inserted, an overflow)
 // leaves the state undefined: the query must stop.
-func (h *HashAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (h *HashAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	if h.keys == nil {
 		return errors.New("hash aggregate: Process before Open")
 	}
@@ -199,7 +200,7 @@ func (h *HashAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) err
 
 // checkChunk checks that c has the configured columns (by physical type) and
 // one op per row, so that the typed loops can trust the data.
-func (h *HashAgg) checkChunk(c Chunk) error {
+func (h *HashAgg) checkChunk(c exec.Chunk) error {
 	if got := int(c.Batch.NumCols()); got != len(h.cfg.Input) {
 		return fmt.Errorf("hash aggregate: batch has %d columns, want %d", got, len(h.cfg.Input))
 	}
@@ -219,16 +220,16 @@ func (h *HashAgg) checkChunk(c Chunk) error {
 // watermark passes, or all of them at end of input (emitting them with
 // EMIT ON WINDOW CLOSE). The
 // operator buffers nothing else between batches.
-func (h *HashAgg) OnControl(ctx context.Context, m Control, out Emitter) error {
+func (h *HashAgg) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	if h.keys == nil {
 		return errors.New("hash aggregate: OnControl before Open")
 	}
 	if h.close != nil {
 		switch {
-		case m.Kind == Watermark && !m.Idle:
+		case m.Kind == exec.Watermark && !m.Idle:
 			return h.closeWindows(ctx, m.Watermark, out)
-		case m.Kind == EndOfInput:
-			return h.closeWindows(ctx, MaxWatermark, out)
+		case m.Kind == exec.EndOfInput:
+			return h.closeWindows(ctx, exec.MaxWatermark, out)
 		}
 	}
 	return h.sendInitial(ctx, out)

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -10,8 +10,8 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// HashAggConfig configures a HashAgg.
-type HashAggConfig struct {
+// HashConfig configures a HashAgg.
+type HashConfig struct {
 	// Input are the input column types.
 	Input []types.T
 	// GroupKeys are the input ordinals of the GROUP BY columns; empty for a
@@ -24,12 +24,12 @@ type HashAggConfig struct {
 	// AppendOnly is set when the planner guarantees that the input never
 	// retracts; MIN and MAX then keep only the extreme value per group.
 	AppendOnly bool
-	// Close, when set, makes the aggregate windowed (see AggClose).
-	Close *AggClose
+	// Close, when set, makes the aggregate windowed (see WindowClose).
+	Close *WindowClose
 }
 
 // schema validates cfg and returns the output schema.
-func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
+func (cfg *HashConfig) schema() (*arrow.Schema, error) {
 	if len(cfg.Names) != len(cfg.GroupKeys)+len(cfg.Aggs) {
 		return nil, fmt.Errorf("hash aggregate: %d names for %d group keys and %d aggregates",
 			len(cfg.Names), len(cfg.GroupKeys), len(cfg.Aggs))
@@ -39,7 +39,7 @@ func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
 		if ord < 0 || ord >= len(cfg.Input) {
 			return nil, fmt.Errorf("hash aggregate: group key ordinal %d out of range", ord)
 		}
-		if _, ok := aggKindOf(cfg.Input[ord]); !ok {
+		if _, ok := kindOf(cfg.Input[ord]); !ok {
 			return nil, fmt.Errorf("hash aggregate: cannot group by a column of type %s: %w", cfg.Input[ord], accum.ErrNotSupported)
 		}
 		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
@@ -50,9 +50,9 @@ func (cfg *HashAggConfig) schema() (*arrow.Schema, error) {
 	return arrow.NewSchema(fields, nil), nil
 }
 
-// newAggState returns the state of aggregate a over an input of nInput
+// newState returns the state of aggregate a over an input of nInput
 // columns, checking that its result type is the one it computes.
-func newAggState(a accum.Spec, appendOnly bool, nInput int) (aggState, error) {
+func newState(a accum.Spec, appendOnly bool, nInput int) (state, error) {
 	if a.Func < plan.AggCountStar || a.Func > plan.AggApproxCountDistinct {
 		return nil, fmt.Errorf("aggregate function %d: %w", a.Func, accum.ErrNotSupported)
 	}
@@ -69,11 +69,11 @@ func newAggState(a accum.Spec, appendOnly bool, nInput int) (aggState, error) {
 	if a.Func == plan.AggCount && a.ArgType.Kind == types.Null {
 		return &countNullAgg{}, nil // COUNT(NULL): every value is NULL
 	}
-	argKind, ok := aggKindOf(a.ArgType)
+	argKind, ok := kindOf(a.ArgType)
 	if !ok {
 		return nil, fmt.Errorf("%s over %s: %w", name, a.ArgType, accum.ErrNotSupported)
 	}
-	var st aggState
+	var st state
 	want := a.ArgType // the result type's physical type and scale
 	switch a.Func {
 	case plan.AggCount:
@@ -88,7 +88,7 @@ func newAggState(a accum.Spec, appendOnly bool, nInput int) (aggState, error) {
 		} else {
 			// A sketch cannot forget a value: over an input that
 			// retracts, the count is exact.
-			st = newAggDistinct(argKind, &countAgg{})
+			st = newDistinct(argKind, &countAgg{})
 		}
 	case plan.AggSum, plan.AggAvg:
 		avg := a.Func == plan.AggAvg
@@ -106,51 +106,51 @@ func newAggState(a accum.Spec, appendOnly bool, nInput int) (aggState, error) {
 			want = types.DoubleT
 		}
 	case plan.AggMin, plan.AggMax:
-		st = newAggMinMax(argKind, a.Func == plan.AggMax, appendOnly)
+		st = newMinMax(argKind, a.Func == plan.AggMax, appendOnly)
 	}
 	if a.Type.Physical() != want.Physical() || (want.Physical() == types.PhysDecimal && a.Type.Scale != want.Scale) {
 		return nil, fmt.Errorf("hash aggregate: %s over %s cannot return %s", name, a.ArgType, a.Type)
 	}
 	if a.Distinct && a.Func != plan.AggMin && a.Func != plan.AggMax {
-		st = newAggDistinct(argKind, st)
+		st = newDistinct(argKind, st)
 	}
 	return st, nil
 }
 
-// newAggMinMax returns the MIN or MAX state for values of kind k.
-func newAggMinMax(k aggKind, max, appendOnly bool) aggState {
-	var st aggState
+// newMinMax returns the MIN or MAX state for values of kind k.
+func newMinMax(k kind, max, appendOnly bool) state {
+	var st state
 	switch {
-	case (k == aggInt || k == aggFloat) && appendOnly:
+	case (k == kindInt || k == kindFloat) && appendOnly:
 		st = &intExtremeAgg{max: max}
-	case k == aggInt || k == aggFloat:
+	case k == kindInt || k == kindFloat:
 		st = &intMinMaxAgg{max: max}
 	case appendOnly:
 		st = &strExtremeAgg{max: max}
 	default:
-		st = &minMaxAgg[string]{max: max, aggMultisets: newAggMultisets[string]()}
+		st = &minMaxAgg[string]{max: max, multisets: newMultisets[string]()}
 	}
 	switch k {
-	case aggFloat:
-		st = &aggKeyedMinMax{aggState: st, keys: aggVec{kind: aggInt}}
-	case aggDec:
-		st = &aggKeyedMinMax{aggState: st, keys: aggVec{kind: aggStr}}
+	case kindFloat:
+		st = &keyedMinMax{state: st, keys: vector{kind: kindInt}}
+	case kindDec:
+		st = &keyedMinMax{state: st, keys: vector{kind: kindStr}}
 	}
 	return st
 }
 
-// newAggDistinct wraps inner in a DISTINCT filter for values of kind k
+// newDistinct wraps inner in a DISTINCT filter for values of kind k
 // (doubles and decimals are told apart by their keys).
-func newAggDistinct(k aggKind, inner aggState) aggState {
-	if k == aggInt || k == aggFloat {
-		return &distinctAgg[int64]{aggMultisets: newAggMultisets[int64](), inner: inner}
+func newDistinct(k kind, inner state) state {
+	if k == kindInt || k == kindFloat {
+		return &distinctAgg[int64]{multisets: newMultisets[int64](), inner: inner}
 	}
-	return &distinctAgg[string]{aggMultisets: newAggMultisets[string](), inner: inner}
+	return &distinctAgg[string]{multisets: newMultisets[string](), inner: inner}
 }
 
-// aggNeedsKeys reports whether aggregate a reads its double or decimal
+// needsKeys reports whether aggregate a reads its double or decimal
 // argument as order-preserving keys.
-func aggNeedsKeys(a accum.Spec) bool {
+func needsKeys(a accum.Spec) bool {
 	switch a.ArgType.Physical() {
 	case types.PhysFloat64, types.PhysDecimal:
 		return a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax || a.Func == plan.AggApproxCountDistinct

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"encoding/binary"
@@ -13,25 +13,25 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// aggKeyMode is how a hash aggregate finds a row's group.
-type aggKeyMode uint8
+// keyMode is how a hash aggregate finds a row's group.
+type keyMode uint8
 
 const (
-	aggKeysGlobal aggKeyMode = iota // no GROUP BY: one group, slot 0
-	aggKeysInt                      // one integer-like key: a typed hash table
-	aggKeysBytes                    // anything else: encoded keys in a map of strings
+	keysGlobal keyMode = iota // no GROUP BY: one group, slot 0
+	keysInt                   // one integer-like key: a typed hash table
+	keysBytes                 // anything else: encoded keys in a map of strings
 )
 
-// aggBytesGroupBytes approximates the per-group overhead of the encoded-key
+// bytesGroupBytes approximates the per-group overhead of the encoded-key
 // table, for the StateBytes metric: a Go map entry (string header, slot,
 // control byte, load-factor slack) plus the key's string header by slot.
-const aggBytesGroupBytes = 16 + 4 + 8 + 16
+const bytesGroupBytes = 16 + 4 + 8 + 16
 
-// aggGroupKeys maps the group key of each row of a batch to its group's slot.
-type aggGroupKeys struct {
-	mode  aggKeyMode
-	cols  []int     // input ordinals of the key columns
-	kinds []aggKind // their representations
+// groupKeys maps the group key of each row of a batch to its group's slot.
+type groupKeys struct {
+	mode  keyMode
+	cols  []int  // input ordinals of the key columns
+	kinds []kind // their representations
 	ints  *aggstate.IntGroups
 	bytes *aggstate.BytesGroups
 
@@ -57,70 +57,70 @@ type aggGroupKeys struct {
 	cur  []int
 }
 
-func newAggGroupKeys(cols []int, kinds []aggKind) *aggGroupKeys {
-	g := &aggGroupKeys{cols: cols, kinds: kinds}
+func newGroupKeys(cols []int, kinds []kind) *groupKeys {
+	g := &groupKeys{cols: cols, kinds: kinds}
 	switch {
 	case len(cols) == 0:
-		g.mode = aggKeysGlobal
-	case len(cols) == 1 && kinds[0] == aggInt:
-		g.mode = aggKeysInt
+		g.mode = keysGlobal
+	case len(cols) == 1 && kinds[0] == kindInt:
+		g.mode = keysInt
 		g.ints = aggstate.NewIntGroups()
 	default:
-		g.mode = aggKeysBytes
+		g.mode = keysBytes
 		g.bytes = aggstate.NewBytesGroups()
 		g.fixedOK = true
 		for _, k := range kinds {
-			g.fixedOK = g.fixedOK && (k == aggInt || k == aggFloat)
+			g.fixedOK = g.fixedOK && (k == kindInt || k == kindFloat)
 		}
 	}
 	return g
 }
 
 // high returns the length every per-slot column must have.
-func (g *aggGroupKeys) high() int {
+func (g *groupKeys) high() int {
 	switch g.mode {
-	case aggKeysInt:
+	case keysInt:
 		return g.ints.High()
-	case aggKeysBytes:
+	case keysBytes:
 		return g.bytes.High()
 	}
 	return 1
 }
 
 // live returns the number of groups.
-func (g *aggGroupKeys) live() int {
+func (g *groupKeys) live() int {
 	switch g.mode {
-	case aggKeysInt:
+	case keysInt:
 		return g.ints.Live()
-	case aggKeysBytes:
+	case keysBytes:
 		return g.bytes.Live()
 	}
 	return 1
 }
 
 // stateBytes estimates the memory of the group table.
-func (g *aggGroupKeys) stateBytes() int64 {
+func (g *groupKeys) stateBytes() int64 {
 	switch g.mode {
-	case aggKeysInt:
+	case keysInt:
 		return g.ints.TableBytes()
-	case aggKeysBytes:
-		return int64(g.bytes.Live())*aggBytesGroupBytes + g.bytes.KeyBytes()
+	case keysBytes:
+		return int64(g.bytes.Live())*bytesGroupBytes + g.bytes.KeyBytes()
 	}
 	return 0
 }
 
 // releaseBatch drops the references to the batch's key columns.
-func (g *aggGroupKeys) releaseBatch() {
+func (g *groupKeys) releaseBatch() {
 	g.batchKeys, g.batchNulls = nil, nil
 	clear(g.fixed)
 }
 
 // delete forgets the group of slot; the global group is never deleted.
-func (g *aggGroupKeys) delete(slot int32) {
+func (g *groupKeys) delete(slot int32) {
 	switch g.mode {
-	case aggKeysInt:
+	case keysInt:
 		g.ints.Delete(slot)
-	case aggKeysBytes:
+	case keysBytes:
 		g.bytes.Delete(slot)
 	}
 }
@@ -133,16 +133,16 @@ func (g *aggGroupKeys) delete(slot int32) {
 // A single integer key without NULLs is grouped within the batch first and
 // looked up once per distinct key (IntGroups.FindDistinct); other keys are
 // looked up row by row and their slots grouped.
-func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, first []int32, err error) {
+func (g *groupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, first []int32, err error) {
 	switch g.mode {
-	case aggKeysGlobal:
+	case keysGlobal:
 		clear(lids)
 		g.touched = append(g.touched[:0], 0)
 		g.first = append(g.first[:0], 0)
 		return g.touched, g.first, nil
-	case aggKeysInt:
+	case keysInt:
 		arr := rec.Column(g.cols[0])
-		vals, buf, err := aggIntValues(arr, g.ibuf)
+		vals, buf, err := intValues(arr, g.ibuf)
 		g.ibuf = buf
 		if err != nil {
 			return nil, nil, fmt.Errorf("group key column %d: %w", g.cols[0], err)
@@ -165,7 +165,7 @@ func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, firs
 			}
 			g.slotKeys[i] = int64(s)
 		}
-	case aggKeysBytes:
+	case keysBytes:
 		if g.fixedOK && g.groupFixed(rec, lids) {
 			return g.touched, g.batch.First, nil
 		}
@@ -190,7 +190,7 @@ func (g *aggGroupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, firs
 // Each column is a tag byte (0 NULL, 1 value) followed, for a value, by 8
 // bytes (integers, doubles with -0 and NaN made canonical), 16 (decimals),
 // or a uvarint length and the bytes (strings). Equal keys encode equally.
-func (g *aggGroupKeys) encode(rec arrow.RecordBatch) error {
+func (g *groupKeys) encode(rec arrow.RecordBatch) error {
 	n := int(rec.NumRows())
 	g.off = vec.Resize(g.off, n+1)
 	g.cur = vec.Resize(g.cur, n)
@@ -198,7 +198,7 @@ func (g *aggGroupKeys) encode(rec arrow.RecordBatch) error {
 	for c, ord := range g.cols {
 		arr := rec.Column(ord)
 		for i := range n {
-			g.cur[i] += 1 + aggKeyLen(arr, g.kinds[c], i)
+			g.cur[i] += 1 + keyLen(arr, g.kinds[c], i)
 		}
 	}
 	g.off[0] = 0
@@ -215,22 +215,22 @@ func (g *aggGroupKeys) encode(rec arrow.RecordBatch) error {
 	return nil
 }
 
-// aggKeyLen is the size of row i's value after its tag byte.
-func aggKeyLen(arr arrow.Array, k aggKind, i int) int {
+// keyLen is the size of row i's value after its tag byte.
+func keyLen(arr arrow.Array, k kind, i int) int {
 	if arr.IsNull(i) {
 		return 0
 	}
 	switch k {
-	case aggDec:
+	case kindDec:
 		return 16
-	case aggStr:
+	case kindStr:
 		l := arr.(*array.String).ValueLen(i)
-		return aggUvarintLen(uint64(l)) + l
+		return uvarintLen(uint64(l)) + l
 	}
 	return 8
 }
 
-func aggUvarintLen(v uint64) int {
+func uvarintLen(v uint64) int {
 	n := 1
 	for v >= 0x80 {
 		v >>= 7
@@ -240,7 +240,7 @@ func aggUvarintLen(v uint64) int {
 }
 
 // encodeColumn appends one column's part of every row's key at g.cur.
-func (g *aggGroupKeys) encodeColumn(arr arrow.Array, k aggKind) error {
+func (g *groupKeys) encodeColumn(arr arrow.Array, k kind) error {
 	buf, cur := g.buf, g.cur
 	nulls := arr.NullN() > 0
 	tag := func(i int) bool {
@@ -254,8 +254,8 @@ func (g *aggGroupKeys) encodeColumn(arr arrow.Array, k aggKind) error {
 		return true
 	}
 	switch k {
-	case aggInt:
-		vals, ibuf, err := aggIntValues(arr, g.ibuf)
+	case kindInt:
+		vals, ibuf, err := intValues(arr, g.ibuf)
 		g.ibuf = ibuf
 		if err != nil {
 			return err
@@ -266,18 +266,18 @@ func (g *aggGroupKeys) encodeColumn(arr arrow.Array, k aggKind) error {
 				cur[i] += 8
 			}
 		}
-	case aggFloat:
+	case kindFloat:
 		a, ok := arr.(*array.Float64)
 		if !ok {
 			return fmt.Errorf("expected float64, got %s", arr.DataType())
 		}
 		for i, v := range a.Float64Values() {
 			if tag(i) {
-				binary.LittleEndian.PutUint64(buf[cur[i]:], aggFloatBits(v))
+				binary.LittleEndian.PutUint64(buf[cur[i]:], floatBits(v))
 				cur[i] += 8
 			}
 		}
-	case aggDec:
+	case kindDec:
 		a, ok := arr.(*array.Decimal128)
 		if !ok {
 			return fmt.Errorf("expected decimal128, got %s", arr.DataType())
@@ -289,7 +289,7 @@ func (g *aggGroupKeys) encodeColumn(arr arrow.Array, k aggKind) error {
 				cur[i] += 16
 			}
 		}
-	case aggStr:
+	case kindStr:
 		a, ok := arr.(*array.String)
 		if !ok {
 			return fmt.Errorf("expected utf8, got %s", arr.DataType())
@@ -305,9 +305,9 @@ func (g *aggGroupKeys) encodeColumn(arr arrow.Array, k aggKind) error {
 	return nil
 }
 
-// aggFloatBits returns the bits of f with -0 as 0 and every NaN alike, so
+// floatBits returns the bits of f with -0 as 0 and every NaN alike, so
 // that GROUP BY puts equal doubles together.
-func aggFloatBits(f float64) uint64 {
+func floatBits(f float64) uint64 {
 	switch {
 	case f == 0:
 		return 0
@@ -321,17 +321,17 @@ func aggFloatBits(f float64) uint64 {
 // each group in slots; rows[j] is a row of the current batch in group
 // slots[j]. An integer key is read from that row, which is in cache, rather
 // than from the group table.
-func (g *aggGroupKeys) decode(slots, rows []int32, out []aggVec) {
+func (g *groupKeys) decode(slots, rows []int32, out []vector) {
 	for c := range out {
 		out[c].resize(len(slots))
 	}
 	switch g.mode {
-	case aggKeysInt:
+	case keysInt:
 		v := &out[0]
 		for j, r := range rows {
 			v.i[j], v.valid[j] = g.batchKeys[r], g.batchNulls == nil || g.batchNulls.IsValid(int(r))
 		}
-	case aggKeysBytes:
+	case keysBytes:
 		g.cur = vec.Resize(g.cur, len(slots))
 		clear(g.cur)
 		for c := range out {
@@ -342,7 +342,7 @@ func (g *aggGroupKeys) decode(slots, rows []int32, out []aggVec) {
 				v.valid[j] = key[p] == 1
 				p++
 				if v.valid[j] {
-					p += aggDecodeKey(key[p:], v, j)
+					p += decodeKey(key[p:], v, j)
 				}
 				g.cur[j] = p
 			}
@@ -353,8 +353,8 @@ func (g *aggGroupKeys) decode(slots, rows []int32, out []aggVec) {
 // decodeSlots is decode for groups that have no row in the current batch
 // (groups closing on a watermark): integer keys are read from the group
 // table.
-func (g *aggGroupKeys) decodeSlots(slots []int32, out []aggVec) {
-	if g.mode != aggKeysInt {
+func (g *groupKeys) decodeSlots(slots []int32, out []vector) {
+	if g.mode != keysInt {
 		g.decode(slots, nil, out)
 		return
 	}
@@ -366,26 +366,26 @@ func (g *aggGroupKeys) decodeSlots(slots []int32, out []aggVec) {
 	}
 }
 
-// aggDecodeKey reads one encoded value into v[j] and returns its size.
-func aggDecodeKey(key string, v *aggVec, j int) int {
+// decodeKey reads one encoded value into v[j] and returns its size.
+func decodeKey(key string, v *vector, j int) int {
 	switch v.kind {
-	case aggInt:
-		v.i[j] = int64(aggLE64(key))
+	case kindInt:
+		v.i[j] = int64(le64(key))
 		return 8
-	case aggFloat:
-		v.f[j] = math.Float64frombits(aggLE64(key))
+	case kindFloat:
+		v.f[j] = math.Float64frombits(le64(key))
 		return 8
-	case aggDec:
-		v.d[j] = decimal128.New(int64(aggLE64(key[8:])), aggLE64(key))
+	case kindDec:
+		v.d[j] = decimal128.New(int64(le64(key[8:])), le64(key))
 		return 16
 	}
-	l, n := aggUvarint(key)
+	l, n := uvarint(key)
 	v.s[j] = key[n : n+l]
 	return n + l
 }
 
-// aggUvarint decodes a length written by binary.PutUvarint at the start of s.
-func aggUvarint(s string) (v, n int) {
+// uvarint decodes a length written by binary.PutUvarint at the start of s.
+func uvarint(s string) (v, n int) {
 	shift := 0
 	for {
 		b := s[n]
@@ -398,7 +398,7 @@ func aggUvarint(s string) (v, n int) {
 	}
 }
 
-func aggLE64(s string) uint64 {
+func le64(s string) uint64 {
 	_ = s[7]
 	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56

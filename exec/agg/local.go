@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
@@ -34,8 +35,8 @@ type PartialSpec struct {
 	Type types.T // the partial's type: BIGINT for counts, the sum's or the argument's
 }
 
-// LocalAggConfig configures a LocalAgg.
-type LocalAggConfig struct {
+// LocalConfig configures a LocalAgg.
+type LocalConfig struct {
 	Input     []types.T
 	GroupKeys []int
 	Partials  []PartialSpec
@@ -52,8 +53,8 @@ type LocalAggConfig struct {
 // subtracted). When a batch has few groups — few keys, or heavy skew — the
 // exchange carries one row per group instead of one per input row.
 type LocalAgg struct {
-	cfg    LocalAggConfig
-	env    *Env
+	cfg    LocalConfig
+	env    *exec.Env
 	schema *arrow.Schema
 	index  map[string]int32
 	first  []int32 // per group: the batch row that opened it
@@ -64,13 +65,13 @@ type LocalAgg struct {
 	intBuf []int64
 }
 
-var _ Operator = (*LocalAgg)(nil)
+var _ exec.Operator = (*LocalAgg)(nil)
 
 // NewLocalAgg returns a LocalAgg.
-func NewLocalAgg(cfg LocalAggConfig) *LocalAgg { return &LocalAgg{cfg: cfg} }
+func NewLocalAgg(cfg LocalConfig) *LocalAgg { return &LocalAgg{cfg: cfg} }
 
 // Open implements Operator.
-func (l *LocalAgg) Open(ctx context.Context, env *Env) error {
+func (l *LocalAgg) Open(ctx context.Context, env *exec.Env) error {
 	c := l.cfg
 	if len(c.Names) != len(c.GroupKeys)+len(c.Partials) {
 		return fmt.Errorf("local aggregate: %d names for %d columns", len(c.Names), len(c.GroupKeys)+len(c.Partials))
@@ -95,7 +96,7 @@ func (l *LocalAgg) Open(ctx context.Context, env *Env) error {
 }
 
 // Process implements Operator.
-func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) error {
+func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	n := c.NumRows()
 	if n == 0 {
 		return nil
@@ -111,7 +112,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	l.group = vec.Resize(l.group, n)
 	if len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]) {
 		// One integer-like key without NULLs: a cache-resident table.
-		vals, buf, err := aggIntValues(keyCols[0], l.intBuf)
+		vals, buf, err := intValues(keyCols[0], l.intBuf)
 		if err != nil {
 			return err
 		}
@@ -152,13 +153,13 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c Chunk, out Emitter) er
 	}
 	rec := array.NewRecordBatch(l.schema, outCols, int64(groups))
 	arrays.Release(outCols)
-	err := out.Emit(ctx, Chunk{Batch: rec})
+	err := out.Emit(ctx, exec.Chunk{Batch: rec})
 	rec.Release()
 	return err
 }
 
 // OnControl implements Operator: nothing is held between batches.
-func (l *LocalAgg) OnControl(context.Context, Control, Emitter) error { return nil }
+func (l *LocalAgg) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
 // Close implements Operator.
 func (l *LocalAgg) Close() error {
@@ -176,7 +177,7 @@ func isIntLike(a arrow.Array) bool {
 
 // partialAcc computes one partial aggregate of a batch's groups.
 type partialAcc interface {
-	run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error)
+	run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error)
 }
 
 func newPartialAcc(p PartialSpec, input []types.T) (partialAcc, error) {
@@ -204,7 +205,7 @@ type countAcc struct {
 	counts []int64
 }
 
-func (a *countAcc) run(env *Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
+func (a *countAcc) run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
 	a.counts = vec.Resize(a.counts, groups)
 	clear(a.counts)
 	if a.arg < 0 || cols[a.arg].NullN() == 0 {

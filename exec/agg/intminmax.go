@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -26,10 +26,10 @@ func (a *intMinMaxAgg) bind(arena *aggstate.Arena, off int) {
 	a.sets.Bind(arena, off)
 }
 
-func (a *intMinMaxAgg) grow(int)                {}
-func (a *intMinMaxAgg) free(s int32)            { a.sets.Free(s) }
-func (a *intMinMaxAgg) stateBytes() int64       { return a.sets.Bytes() }
-func (a *intMinMaxAgg) touch(b *aggBatch) int64 { return a.sets.Touch(b.rows, a.off) }
+func (a *intMinMaxAgg) grow(int)             {}
+func (a *intMinMaxAgg) free(s int32)         { a.sets.Free(s) }
+func (a *intMinMaxAgg) stateBytes() int64    { return a.sets.Bytes() }
+func (a *intMinMaxAgg) touch(b *batch) int64 { return a.sets.Touch(b.rows, a.off) }
 
 func (a *intMinMaxAgg) name() string {
 	if a.max {
@@ -40,14 +40,14 @@ func (a *intMinMaxAgg) name() string {
 
 // update adds each row's value to its group's multiset, row by row: a
 // retraction must find the value inserted before it, also within a batch.
-func (a *intMinMaxAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *intMinMaxAgg) update(b *batch, w []int64, arg *argCol) error {
 	if err := a.sets.AddRows(b.rows, a.off, b.lids, arg.i, w); err != nil {
 		return fmt.Errorf("%s: %w", a.name(), err)
 	}
 	return nil
 }
 
-func (a *intMinMaxAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *intMinMaxAgg) result(b *batch, _ []int64, dst *vector) error {
 	lo, hi := a.off, a.off+aggstate.IntSetWords
 	for j, row := range b.rows {
 		r := row[lo:hi:hi]
@@ -74,7 +74,7 @@ type intExtremeAgg struct {
 func (a *intExtremeAgg) words() int { return 2 }
 func (a *intExtremeAgg) free(int32) {}
 
-func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
+func (a *intExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
 	m := len(b.touched)
 	a.ext, a.has = vec.Resize(a.ext, m), vec.Resize(a.has, m)
 	ext, has := a.ext, a.has
@@ -94,7 +94,7 @@ func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 		case w[i] == 0:
 			continue
 		case w[i] < 0:
-			return errAggAppendOnly
+			return errAppendOnly
 		}
 		has[l] = true
 		if a.max {
@@ -115,7 +115,7 @@ func (a *intExtremeAgg) update(b *aggBatch, w []int64, arg *aggArgCol) error {
 	return nil
 }
 
-func (a *intExtremeAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *intExtremeAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j := range b.touched {
 		r := a.row(b, int32(j))
 		dst.i[j], dst.valid[j] = int64(r[0]), r[1] != 0

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -8,16 +8,18 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// aggCloseConfig is COUNT(*) and SUM(v) grouped by the columns keys of an
+// closeConfig is COUNT(*) and SUM(v) grouped by the columns keys of an
 // input of types header, closing on group key closeKey.
-func aggCloseConfig(t *testing.T, header string, keys []int, v int, close AggClose, appendOnly bool) HashAggConfig {
+func closeConfig(t *testing.T, header string, keys []int, v int, close WindowClose, appendOnly bool) HashConfig {
 	t.Helper()
-	in := winTypes(t, header)
-	cfg := HashAggConfig{Input: in, GroupKeys: keys, AppendOnly: appendOnly, Close: &close}
+	in := exectest.Types(t, header)
+	cfg := HashConfig{Input: in, GroupKeys: keys, AppendOnly: appendOnly, Close: &close}
 	for _, k := range keys {
 		cfg.Names = append(cfg.Names, fmt.Sprintf("k%d", k))
 	}
@@ -31,10 +33,9 @@ func aggCloseConfig(t *testing.T, header string, keys []int, v int, close AggClo
 
 func TestHashAggEmitOnWindowClose(t *testing.T) {
 	const in = "varchar timestamp(3) bigint"
-	cfg := aggCloseConfig(t, in, []int{0, 1}, 2, AggClose{Key: 1, Emit: true}, false)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	env := NewTestEnv(alloc)
+	cfg := closeConfig(t, in, []int{0, 1}, 2, WindowClose{Key: 1, Emit: true}, false)
+	alloc := exectest.Alloc(t)
+	env := exec.NewTestEnv(alloc)
 	keys := func(n int64) func(t *testing.T) {
 		return func(t *testing.T) {
 			if got := env.Metrics.StateKeys.Load(); got != n {
@@ -42,38 +43,38 @@ func TestHashAggEmitOnWindowClose(t *testing.T) {
 			}
 		}
 	}
-	winRun(t, NewHashAgg(cfg), env, []winStep{{
-		in: in + `
+	runOp(t, NewHashAgg(cfg), env, []exectest.Step{{
+		In: in + `
 			+I a 10 1
 			+I b 10 2
 			+I a 20 3
 			+I c 10 9
 			-D c 10 9`,
-		check: keys(3),
+		Check: keys(3),
 	}, {
-		ctl: Watermark, wm: 9, check: keys(3),
+		Ctl: exectest.Watermark(9), Check: keys(3),
 	}, {
 		// Windows ending at 10 close: each is emitted once, as an insert.
-		ctl: Watermark, wm: 10,
-		want: `+I a 10 1 1
+		Ctl: exectest.Watermark(10),
+		Want: `+I a 10 1 1
 			+I b 10 1 2`,
-		check: keys(1),
+		Check: keys(1),
 	}, {
 		// A row for a closed window is late: dropped and counted.
-		in: in + `
+		In: in + `
 			+I a 10 5
 			+I a 20 4
 			-D a 20 3`,
-		check: func(t *testing.T) {
+		Check: func(t *testing.T) {
 			keys(1)(t)
 			if got := env.Metrics.LateRows.Load(); got != 1 {
 				t.Errorf("LateRows = %d, want 1", got)
 			}
 		},
 	}, {
-		ctl:   EndOfInput,
-		want:  `+I a 20 1 4`,
-		check: keys(0),
+		Ctl:   exectest.Control(exec.EndOfInput),
+		Want:  `+I a 20 1 4`,
+		Check: keys(0),
 	}})
 }
 
@@ -82,27 +83,26 @@ func TestHashAggEmitOnWindowClose(t *testing.T) {
 // that an integer key closing at key + offset (window_start + size) works.
 func TestHashAggRunningWindowClose(t *testing.T) {
 	const in = "timestamp(3) bigint"
-	cfg := aggCloseConfig(t, in, []int{0}, 1, AggClose{Key: 0, Offset: 5}, true)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	env := NewTestEnv(alloc)
-	winRun(t, NewHashAgg(cfg), env, []winStep{{
-		in: in + `
+	cfg := closeConfig(t, in, []int{0}, 1, WindowClose{Key: 0, Offset: 5}, true)
+	alloc := exectest.Alloc(t)
+	env := exec.NewTestEnv(alloc)
+	runOp(t, NewHashAgg(cfg), env, []exectest.Step{{
+		In: in + `
 			+I 0 1
 			+I 5 2`,
-		want: `+I 0 1 1
+		Want: `+I 0 1 1
 			+I 5 1 2`,
 	}, {
-		ctl: Watermark, wm: 5,
-		check: func(t *testing.T) {
+		Ctl: exectest.Watermark(5),
+		Check: func(t *testing.T) {
 			if got := env.Metrics.StateKeys.Load(); got != 1 {
 				t.Errorf("StateKeys = %d, want 1", got)
 			}
 		},
 	}, {
-		in: in + `
+		In: in + `
 			+I 5 3`,
-		want: `-U 5 1 2
+		Want: `-U 5 1 2
 			+U 5 2 5`,
 	}})
 }
@@ -112,54 +112,53 @@ func TestHashAggRunningWindowClose(t *testing.T) {
 // window, and that a closing larger than a chunk is emitted whole.
 func TestHashAggWindowCloseSlotReuse(t *testing.T) {
 	const in = "bigint timestamp(3) bigint"
-	cfg := aggCloseConfig(t, in, []int{0, 1}, 2, AggClose{Key: 1, Emit: true}, false)
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	env := NewTestEnv(alloc)
+	cfg := closeConfig(t, in, []int{0, 1}, 2, WindowClose{Key: 1, Emit: true}, false)
+	alloc := exectest.Alloc(t)
+	env := exec.NewTestEnv(alloc)
 	var many, closed strings.Builder
 	many.WriteString(in + "\n")
-	for k := range aggCloseChunk + 10 {
+	for k := range closeChunk + 10 {
 		fmt.Fprintf(&many, "+I %d 30 1\n", k+100)
 		fmt.Fprintf(&closed, "+I %d 30 1 1\n", k+100)
 	}
-	out := winRun(t, NewHashAgg(cfg), env, []winStep{{
-		in: in + `
+	out := runOp(t, NewHashAgg(cfg), env, []exectest.Step{{
+		In: in + `
 			+I 1 10 1
 			-D 1 10 1`,
 	}, {
-		in: in + `
+		In: in + `
 			+I 2 20 7`,
 	}, {
-		ctl: Watermark, wm: 10,
+		Ctl: exectest.Watermark(10),
 	}, {
-		ctl: Watermark, wm: 20, want: `+I 2 20 1 7`,
+		Ctl: exectest.Watermark(20), Want: `+I 2 20 1 7`,
 	}, {
-		in: many.String(),
+		In: many.String(),
 	}, {
-		ctl: Watermark, wm: 30, want: closed.String(),
-		check: func(t *testing.T) {
+		Ctl: exectest.Watermark(30), Want: closed.String(),
+		Check: func(t *testing.T) {
 			if got := env.Metrics.StateKeys.Load(); got != 0 {
 				t.Errorf("StateKeys = %d, want 0", got)
 			}
 		},
 	}})
-	if got, want := len(out.rows()), aggCloseChunk+10+1; got != want {
+	if got, want := len(out.Rows()), closeChunk+10+1; got != want {
 		t.Errorf("%d rows emitted in all, want %d", got, want)
 	}
 }
 
 func TestHashAggWindowCloseConfig(t *testing.T) {
-	cfg := aggCloseConfig(t, "varchar timestamp(3) bigint", []int{0, 1}, 2, AggClose{Key: 0, Emit: true}, false)
+	cfg := closeConfig(t, "varchar timestamp(3) bigint", []int{0, 1}, 2, WindowClose{Key: 0, Emit: true}, false)
 	h := NewHashAgg(cfg)
-	if err := h.Open(t.Context(), NewTestEnv(memory.NewGoAllocator())); err == nil || !strings.Contains(err.Error(), "window close key") {
+	if err := h.Open(t.Context(), exec.NewTestEnv(memory.NewGoAllocator())); err == nil || !strings.Contains(err.Error(), "window close key") {
 		t.Fatalf("Open with a VARCHAR close key: %v", err)
 	}
 }
 
-// TestAggCloserRelisting checks that a group retracted and created again
+// TestCloserRelisting checks that a group retracted and created again
 // in the same window, over and over, is listed once, and closes once.
-func TestAggCloserRelisting(t *testing.T) {
-	c := newAggCloser(AggClose{Key: 0}, 0)
+func TestCloserRelisting(t *testing.T) {
+	c := newCloser(WindowClose{Key: 0}, 0)
 	c.vals = []int64{10, 20}
 	for range 100 {
 		c.add(3, 0)

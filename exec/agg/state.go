@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"fmt"
@@ -7,12 +7,12 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// aggBatch describes the groups of the batch being applied. Rows are
+// batch describes the groups of the batch being applied. Rows are
 // numbered by local group (0, 1, ... in order of first occurrence), so that
 // aggregates can fold a batch's rows into dense per-group accumulators of
 // the batch's size, which stay in cache, and then touch each group's state
 // once.
-type aggBatch struct {
+type batch struct {
 	lids    []int32    // by row: its local group
 	touched []int32    // by local group: its slot
 	rows    [][]uint64 // by local group: its arena row
@@ -22,7 +22,7 @@ type aggBatch struct {
 
 // rowSlots returns the slot of every row, for aggregates that update their
 // state row by row.
-func (b *aggBatch) rowSlots() []int32 {
+func (b *batch) rowSlots() []int32 {
 	if !b.slotsOK {
 		b.slots = vec.Resize(b.slots, len(b.lids))
 		for i, l := range b.lids {
@@ -33,13 +33,13 @@ func (b *aggBatch) rowSlots() []int32 {
 	return b.slots
 }
 
-// aggState is the state of one aggregate for every group, indexed by group
+// state is the state of one aggregate for every group, indexed by group
 // slot. Fixed-width accumulators live in the operator's arena (words() words
 // of each group's row, from the offset bind gives); variable-size state
 // (ordered multisets, strings) lives in the aggregate's own slot-indexed
 // columns. Implementations are typed; the interface is called once per
 // batch, never per row.
-type aggState interface {
+type state interface {
 	// words is how many arena words per group the aggregate keeps.
 	words() int
 	// bind gives the aggregate words off..off+words()-1 of every arena row.
@@ -47,14 +47,14 @@ type aggState interface {
 	// grow makes room for n slots in the aggregate's own columns.
 	grow(n int)
 	// update applies a batch: row i adds w[i] (−1, 0 or +1) occurrences of
-	// its argument value a to its group (see aggBatch). A batch is a Z-set:
+	// its argument value a to its group (see batch). A batch is a Z-set:
 	// counts may be checked once its changes to a group are summed, so
 	// that it may retract a row it also inserts, in any order.
-	update(b *aggBatch, w []int64, a *aggArgCol) error
+	update(b *batch, w []int64, a *argCol) error
 	// result writes the current value of each group of the batch (local
 	// group j: slot b.touched[j], arena row b.rows[j]) to dst; counts[j]
 	// is the group's row count at that point.
-	result(b *aggBatch, counts []int64, dst *aggVec) error
+	result(b *batch, counts []int64, dst *vector) error
 	// free empties the state of slot kept outside the arena (the operator
 	// clears the arena row) when its group lost its last row.
 	free(slot int32)
@@ -62,8 +62,8 @@ type aggState interface {
 	stateBytes() int64
 	// touch reads the state each group of the batch keeps outside the
 	// arena and returns a value depending on it: a prefetch (see
-	// aggTouchRows).
-	touch(b *aggBatch) int64
+	// touchRows).
+	touch(b *batch) int64
 }
 
 // arenaAgg is embedded by aggregates whose state is all in the arena.
@@ -73,13 +73,13 @@ type arenaAgg struct {
 
 func (p *arenaAgg) bind(_ *aggstate.Arena, off int) { p.off = off }
 func (p *arenaAgg) grow(int)                        {}
-func (p *arenaAgg) touch(*aggBatch) int64           { return 0 }
+func (p *arenaAgg) touch(*batch) int64              { return 0 }
 func (p *arenaAgg) stateBytes() int64               { return 0 }
 
 // row returns the aggregate's words of the arena row of the batch's local
 // group j. The batch found the rows once; going through the slot again
 // would read the arena's chunk directory, out of cache with many groups.
-func (p *arenaAgg) row(b *aggBatch, j int32) []uint64 { return b.rows[j][p.off:] }
+func (p *arenaAgg) row(b *batch, j int32) []uint64 { return b.rows[j][p.off:] }
 
 // columnAgg is embedded by aggregates that keep nothing in the arena.
 type columnAgg struct{}
@@ -91,12 +91,12 @@ func (columnAgg) bind(*aggstate.Arena, int) {}
 // and passes to result.
 type countStarAgg struct{ columnAgg }
 
-func (a *countStarAgg) grow(int)                                    {}
-func (a *countStarAgg) update(*aggBatch, []int64, *aggArgCol) error { return nil }
-func (a *countStarAgg) free(int32)                                  {}
-func (a *countStarAgg) stateBytes() int64                           { return 0 }
-func (a *countStarAgg) touch(*aggBatch) int64                       { return 0 }
-func (a *countStarAgg) result(b *aggBatch, counts []int64, dst *aggVec) error {
+func (a *countStarAgg) grow(int)                              {}
+func (a *countStarAgg) update(*batch, []int64, *argCol) error { return nil }
+func (a *countStarAgg) free(int32)                            {}
+func (a *countStarAgg) stateBytes() int64                     { return 0 }
+func (a *countStarAgg) touch(*batch) int64                    { return 0 }
+func (a *countStarAgg) result(b *batch, counts []int64, dst *vector) error {
 	for j := range b.touched {
 		dst.i[j], dst.valid[j] = counts[j], true
 	}
@@ -106,7 +106,7 @@ func (a *countStarAgg) result(b *aggBatch, counts []int64, dst *aggVec) error {
 // countNullAgg is COUNT of an argument typed NULL: always 0.
 type countNullAgg struct{ countStarAgg }
 
-func (a *countNullAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *countNullAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j := range b.touched {
 		dst.i[j], dst.valid[j] = 0, true
 	}
@@ -122,7 +122,7 @@ type countAgg struct {
 func (a *countAgg) words() int { return 1 }
 func (a *countAgg) free(int32) {}
 
-func (a *countAgg) update(b *aggBatch, w []int64, _ *aggArgCol) error {
+func (a *countAgg) update(b *batch, w []int64, _ *argCol) error {
 	a.delta = vec.Resize(a.delta, len(b.touched))
 	d := a.delta
 	clear(d)
@@ -140,7 +140,7 @@ func (a *countAgg) update(b *aggBatch, w []int64, _ *aggArgCol) error {
 	return nil
 }
 
-func (a *countAgg) result(b *aggBatch, _ []int64, dst *aggVec) error {
+func (a *countAgg) result(b *batch, _ []int64, dst *vector) error {
 	for j := range b.touched {
 		dst.i[j], dst.valid[j] = int64(a.row(b, int32(j))[0]), true
 	}

@@ -1,4 +1,4 @@
-package exec
+package agg
 
 import (
 	"encoding/binary"
@@ -10,48 +10,48 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// aggKind is the Go representation of a column's values inside the hash
+// kind is the Go representation of a column's values inside the hash
 // aggregate: every SQL type maps onto one of four.
-type aggKind uint8
+type kind uint8
 
 const (
-	aggInt   aggKind = iota // BOOLEAN (0/1), integers, DATE (days), TIMESTAMP and INTERVAL (ms)
-	aggFloat                // FLOAT, DOUBLE
-	aggDec                  // DECIMAL
-	aggStr                  // VARCHAR
+	kindInt   kind = iota // BOOLEAN (0/1), integers, DATE (days), TIMESTAMP and INTERVAL (ms)
+	kindFloat             // FLOAT, DOUBLE
+	kindDec               // DECIMAL
+	kindStr               // VARCHAR
 )
 
-// aggKindOf returns the representation of t, and false for types the hash
+// kindOf returns the representation of t, and false for types the hash
 // aggregate cannot hold (NULL, UNKNOWN).
-func aggKindOf(t types.T) (aggKind, bool) {
+func kindOf(t types.T) (kind, bool) {
 	switch t.Physical() {
 	case types.PhysBool, types.PhysInt64, types.PhysDate32, types.PhysTimestamp, types.PhysDuration:
-		return aggInt, true
+		return kindInt, true
 	case types.PhysFloat64:
-		return aggFloat, true
+		return kindFloat, true
 	case types.PhysDecimal:
-		return aggDec, true
+		return kindDec, true
 	case types.PhysString:
-		return aggStr, true
+		return kindStr, true
 	}
 	return 0, false
 }
 
-// aggValue is the set of Go types that hold values (see aggKind).
-type aggValue interface {
+// value is the set of Go types that hold values (see kind).
+type value interface {
 	int64 | float64 | decimal128.Num | string
 }
 
-// aggValues is a column of values; only the slice of its kind is used.
-type aggValues struct {
+// values is a column of values; only the slice of its kind is used.
+type values struct {
 	i []int64
 	f []float64
 	d []decimal128.Num
 	s []string
 }
 
-// aggTyped returns the slice of v that holds values of type V.
-func aggTyped[V aggValue](v *aggValues) *[]V {
+// typed returns the slice of v that holds values of type V.
+func typed[V value](v *values) *[]V {
 	var zero V
 	switch any(zero).(type) {
 	case int64:
@@ -64,58 +64,58 @@ func aggTyped[V aggValue](v *aggValues) *[]V {
 	return any(&v.s).(*[]V)
 }
 
-// aggVec is one output value per touched group (old or new aggregate results,
+// vector is one output value per touched group (old or new aggregate results,
 // or decoded group keys), with validity.
-type aggVec struct {
-	kind  aggKind
+type vector struct {
+	kind  kind
 	valid []bool
-	aggValues
+	values
 }
 
 // resize makes v hold n values, keeping its buffers.
-func (v *aggVec) resize(n int) {
+func (v *vector) resize(n int) {
 	v.valid = vec.Resize(v.valid, n)
 	switch v.kind {
-	case aggInt:
+	case kindInt:
 		v.i = vec.Resize(v.i, n)
-	case aggFloat:
+	case kindFloat:
 		v.f = vec.Resize(v.f, n)
-	case aggDec:
+	case kindDec:
 		v.d = vec.Resize(v.d, n)
-	case aggStr:
+	case kindStr:
 		clear(v.s)
 		v.s = vec.Resize(v.s, n)
 	}
 }
 
-// aggMarkChanged sets changed[j] for every j where old and new differ (NULL
+// markChanged sets changed[j] for every j where old and new differ (NULL
 // equals NULL; doubles compare by their bits, so NaN is unchanged).
-func aggMarkChanged(old, new *aggVec, changed []bool) {
+func markChanged(old, new *vector, changed []bool) {
 	for j := range changed {
 		if old.valid[j] != new.valid[j] {
 			changed[j] = true
 		}
 	}
 	switch old.kind {
-	case aggInt:
+	case kindInt:
 		for j := range changed {
 			if new.valid[j] && old.i[j] != new.i[j] {
 				changed[j] = true
 			}
 		}
-	case aggFloat:
+	case kindFloat:
 		for j := range changed {
 			if new.valid[j] && math.Float64bits(old.f[j]) != math.Float64bits(new.f[j]) {
 				changed[j] = true
 			}
 		}
-	case aggDec:
+	case kindDec:
 		for j := range changed {
 			if new.valid[j] && old.d[j] != new.d[j] {
 				changed[j] = true
 			}
 		}
-	case aggStr:
+	case kindStr:
 		for j := range changed {
 			if new.valid[j] && old.s[j] != new.s[j] {
 				changed[j] = true
@@ -124,10 +124,10 @@ func aggMarkChanged(old, new *aggVec, changed []bool) {
 	}
 }
 
-// aggFloatKey maps a double to an int64 whose order is the order of
+// floatKey maps a double to an int64 whose order is the order of
 // types.Compare: NaN first, then -Inf ... +Inf, with -0 equal to 0 (it maps
 // to 0's key, as GROUP BY and DISTINCT treat them alike).
-func aggFloatKey(f float64) int64 {
+func floatKey(f float64) int64 {
 	switch {
 	case f != f:
 		return math.MinInt64
@@ -138,19 +138,19 @@ func aggFloatKey(f float64) int64 {
 	return b ^ int64(uint64(b>>63)>>1)
 }
 
-// aggFloatFromKey inverts aggFloatKey.
-func aggFloatFromKey(k int64) float64 {
+// floatFromKey inverts floatKey.
+func floatFromKey(k int64) float64 {
 	if k == math.MinInt64 {
 		return math.NaN()
 	}
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
 }
 
-// aggDecKeys encodes each decimal as 16 bytes whose byte order is the
+// decKeys encodes each decimal as 16 bytes whose byte order is the
 // numeric order (the high word with its sign bit flipped, then the low word,
 // big-endian), written into buf, and returns one string holding them all so
 // that a batch costs one allocation.
-func aggDecKeys(vals []decimal128.Num, buf []byte) (string, []byte) {
+func decKeys(vals []decimal128.Num, buf []byte) (string, []byte) {
 	buf = vec.Resize(buf, 16*len(vals))
 	for i, v := range vals {
 		binary.BigEndian.PutUint64(buf[16*i:], uint64(v.HighBits())^(1<<63))
@@ -159,8 +159,8 @@ func aggDecKeys(vals []decimal128.Num, buf []byte) (string, []byte) {
 	return string(buf), buf
 }
 
-// aggDecFromKey decodes a key made by aggDecKeys.
-func aggDecFromKey(k string) decimal128.Num {
+// decFromKey decodes a key made by decKeys.
+func decFromKey(k string) decimal128.Num {
 	hi := uint64(0)
 	lo := uint64(0)
 	for i := range 8 {
@@ -170,8 +170,8 @@ func aggDecFromKey(k string) decimal128.Num {
 	return decimal128.New(int64(hi^(1<<63)), lo)
 }
 
-// aggB2I is 1 for true and 0 for false, without a branch.
-func aggB2I(b bool) int {
+// b2i is 1 for true and 0 for false, without a branch.
+func b2i(b bool) int {
 	if b {
 		return 1
 	}
