@@ -8,11 +8,9 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
-	"github.com/eddysql/eddy/planner/plan"
 )
 
 // HashAgg is the incremental hash aggregate. It consumes a changelog and
@@ -48,9 +46,8 @@ type HashAgg struct {
 	schema      *arrow.Schema
 	inputIDs    []arrow.Type // the Arrow type of each input column
 	keys        *groupKeys
-	aggs        []state
-	args        []*argCol       // argument columns, one per distinct input ordinal
-	aggArg      []int           // per aggregate: its index in args, or -1
+	aggs        []accum.Accumulator
+	args        accum.Args      // the aggregates' argument columns
 	arena       *aggstate.Arena // by slot: the group header, then the aggregates' words
 	initialSent bool            // a global aggregate emitted its row
 	close       *closer         // when windowed: which groups close when
@@ -60,15 +57,16 @@ type HashAgg struct {
 
 	// Scratch reused across batches.
 	weights          []int64
-	batch            batch
+	lids             []int32 // by row: its local group
+	batch            accum.Batch
 	touched          []int32
 	oldRows, newRows []int64 // by touched group: its row count before and after the batch
 	firstRow         []int32 // by touched group: the first row of the batch in it
 	changed          []bool
-	keyVecs          []vector
-	oldVecs, newVecs []vector
-	outRows          []outRow
-	out              outBuf
+	keyVecs          []accum.Vector
+	oldVecs, newVecs []accum.Vector
+	outRows          []accum.OutRow
+	out              accum.Out
 	ops              []exec.Op
 }
 
@@ -102,28 +100,22 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	if err != nil {
 		return err
 	}
-	kinds := make([]kind, len(cfg.GroupKeys))
-	h.keyVecs = make([]vector, len(cfg.GroupKeys))
+	kinds := make([]accum.Kind, len(cfg.GroupKeys))
+	h.keyVecs = make([]accum.Vector, len(cfg.GroupKeys))
 	for i, ord := range cfg.GroupKeys {
-		kinds[i], _ = kindOf(cfg.Input[ord])
-		h.keyVecs[i].kind = kinds[i]
+		kinds[i], _ = accum.KindOf(cfg.Input[ord])
+		h.keyVecs[i].Kind = kinds[i]
 	}
-	h.aggs = make([]state, len(cfg.Aggs))
-	words := headerWords
-	h.aggArg = make([]int, len(cfg.Aggs))
-	h.oldVecs = make([]vector, len(cfg.Aggs))
-	h.newVecs = make([]vector, len(cfg.Aggs))
-	h.args = nil
+	h.aggs, h.arena, err = accum.NewAll(cfg.Aggs, len(cfg.Input), accum.All, accum.Options{AppendOnly: cfg.AppendOnly}, headerWords)
+	if err != nil {
+		return fmt.Errorf("hash aggregate: %w", err)
+	}
+	h.args = accum.NewArgs(cfg.Aggs)
+	h.oldVecs = make([]accum.Vector, len(cfg.Aggs))
+	h.newVecs = make([]accum.Vector, len(cfg.Aggs))
 	for i, a := range cfg.Aggs {
-		st, err := newState(a, cfg.AppendOnly, len(cfg.Input))
-		if err != nil {
-			return fmt.Errorf("aggregate %d: %w", i, err)
-		}
-		h.aggs[i] = st
-		words += st.words()
-		k, _ := kindOf(a.Type)
-		h.oldVecs[i].kind, h.newVecs[i].kind = k, k
-		h.aggArg[i] = h.argIndex(a)
+		k, _ := accum.KindOf(a.Type)
+		h.oldVecs[i].Kind, h.newVecs[i].Kind = k, k
 	}
 	h.env = env
 	h.schema = schema
@@ -134,16 +126,10 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	h.keys = newGroupKeys(cfg.GroupKeys, kinds)
 	h.close = nil
 	if c := cfg.Close; c != nil {
-		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != kindInt || c.Offset < 0 {
+		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != accum.KindInt || c.Offset < 0 {
 			return fmt.Errorf("hash aggregate: window close key %d (offset %d) is not an integer-like group key", c.Key, c.Offset)
 		}
 		h.close = newCloser(*c, cfg.GroupKeys[c.Key])
-	}
-	h.arena = aggstate.NewArena(words)
-	off := headerWords
-	for _, st := range h.aggs {
-		st.bind(h.arena, off)
-		off += st.words()
 	}
 	h.initialSent = false
 	h.growSlots()
@@ -153,23 +139,6 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	}
 	h.updateStateMetrics()
 	return nil
-}
-
-// argIndex returns the index in h.args of a's argument column, adding it
-// (with decimal keys if a needs them).
-func (h *HashAgg) argIndex(a accum.Spec) int {
-	if a.Arg < 0 || a.Func == plan.AggCountStar || a.ArgType.Kind == types.Null {
-		return -1
-	}
-	for i, c := range h.args {
-		if c.ord == a.Arg {
-			c.keys = c.keys || needsKeys(a)
-			return i
-		}
-	}
-	k, _ := kindOf(h.cfg.Input[a.Arg])
-	h.args = append(h.args, &argCol{ord: a.Arg, kind: k, keys: needsKeys(a)})
-	return len(h.args) - 1
 }
 
 // Process applies a batch of changes and emits the resulting changes, then
@@ -242,6 +211,6 @@ func (h *HashAgg) Close() error {
 		b.Release()
 	}
 	h.builders = nil
-	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, nil, nil, nil
+	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, accum.Args{}, nil, nil
 	return nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
@@ -52,6 +53,10 @@ type LocalConfig struct {
 // needs an append-only input (a partial of a retraction would have to be
 // subtracted). When a batch has few groups — few keys, or heavy skew — the
 // exchange carries one row per group instead of one per input row.
+//
+// The partials are the hash aggregate's accumulators (accum) over a state
+// that lives for one batch: the batch's groups are numbered 0, 1, ... and
+// group g is in slot g of a small arena, cleared after the batch.
 type LocalAgg struct {
 	cfg    LocalConfig
 	env    *exec.Env
@@ -60,9 +65,9 @@ type LocalAgg struct {
 	first  []int32 // per group: the batch row that opened it
 	group  []int32 // per input row: its group
 	keyBuf []byte
-	accs   []partialAcc
 	bg     aggstate.BatchGroups // groups a single integer-like key
 	intBuf []int64
+	partials
 }
 
 var _ exec.Operator = (*LocalAgg)(nil)
@@ -82,14 +87,11 @@ func (l *LocalAgg) Open(ctx context.Context, env *exec.Env) error {
 	for i, k := range c.GroupKeys {
 		fields = append(fields, types.Field(c.Names[i], c.Input[k], true))
 	}
-	l.accs = make([]partialAcc, len(c.Partials))
 	for i, p := range c.Partials {
 		fields = append(fields, types.Field(c.Names[len(c.GroupKeys)+i], p.Type, true))
-		acc, err := newPartialAcc(p, c.Input)
-		if err != nil {
-			return fmt.Errorf("local aggregate: %w", err)
-		}
-		l.accs[i] = acc
+	}
+	if err := l.partials.open(c.Partials, c.Input, env); err != nil {
+		return fmt.Errorf("local aggregate: %w", err)
 	}
 	l.schema = arrow.NewSchema(fields, nil)
 	return nil
@@ -112,7 +114,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	l.group = vec.Resize(l.group, n)
 	if len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]) {
 		// One integer-like key without NULLs: a cache-resident table.
-		vals, buf, err := intValues(keyCols[0], l.intBuf)
+		vals, buf, err := accum.IntValues(keyCols[0], l.intBuf)
 		if err != nil {
 			return err
 		}
@@ -143,17 +145,14 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		}
 		outCols = append(outCols, a)
 	}
-	for _, acc := range l.accs {
-		a, err := acc.run(l.env, cols, l.group[:n], groups)
-		if err != nil {
-			arrays.Release(outCols)
-			return fmt.Errorf("local aggregate: %w", err)
-		}
-		outCols = append(outCols, a)
+	outCols, err := l.partials.run(c.Batch, l.group[:n], groups, outCols)
+	if err != nil {
+		arrays.Release(outCols)
+		return fmt.Errorf("local aggregate: %w", err)
 	}
 	rec := array.NewRecordBatch(l.schema, outCols, int64(groups))
 	arrays.Release(outCols)
-	err := out.Emit(ctx, exec.Chunk{Batch: rec})
+	err = out.Emit(ctx, exec.Chunk{Batch: rec})
 	rec.Release()
 	return err
 }
@@ -164,6 +163,7 @@ func (l *LocalAgg) OnControl(context.Context, exec.Control, exec.Emitter) error 
 // Close implements Operator.
 func (l *LocalAgg) Close() error {
 	l.index = nil
+	l.partials.close()
 	return nil
 }
 
@@ -173,55 +173,4 @@ func isIntLike(a arrow.Array) bool {
 		return true
 	}
 	return false
-}
-
-// partialAcc computes one partial aggregate of a batch's groups.
-type partialAcc interface {
-	run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error)
-}
-
-func newPartialAcc(p PartialSpec, input []types.T) (partialAcc, error) {
-	switch p.Kind {
-	case PartialCountStar:
-		return &countAcc{arg: -1}, nil
-	case PartialCount:
-		return &countAcc{arg: p.Arg}, nil
-	case PartialSum, PartialMin, PartialMax:
-		switch input[p.Arg].Physical() {
-		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysFloat64, types.PhysDecimal, types.PhysDate32:
-			return &numAcc{kind: p.Kind, arg: p.Arg, t: p.Type}, nil
-		case types.PhysString:
-			if p.Kind != PartialSum {
-				return &strAcc{max: p.Kind == PartialMax, arg: p.Arg}, nil
-			}
-		}
-	}
-	return nil, fmt.Errorf("no partial %d over %s", p.Kind, input[max(p.Arg, 0)])
-}
-
-// countAcc counts rows, or non-NULL values of arg.
-type countAcc struct {
-	arg    int
-	counts []int64
-}
-
-func (a *countAcc) run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
-	a.counts = vec.Resize(a.counts, groups)
-	clear(a.counts)
-	if a.arg < 0 || cols[a.arg].NullN() == 0 {
-		for _, g := range group {
-			a.counts[g]++
-		}
-	} else {
-		col := cols[a.arg]
-		for i, g := range group {
-			if col.IsValid(i) {
-				a.counts[g]++
-			}
-		}
-	}
-	b := array.NewInt64Builder(env.Alloc)
-	defer b.Release()
-	b.AppendValues(a.counts, nil)
-	return b.NewArray(), nil
 }

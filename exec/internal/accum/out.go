@@ -1,4 +1,4 @@
-package agg
+package accum
 
 import (
 	"fmt"
@@ -12,18 +12,20 @@ import (
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// outRow is one output row: the touched group j, from its old or new values.
-type outRow struct {
-	j   int32
-	old bool
+// OutRow is one output row: the value at index J of its column's old or
+// new Vector.
+type OutRow struct {
+	J   int32
+	Old bool
 }
 
-// outBuf gathers an output column's values before appending them to its
-// builder in one call: a typed copy and, when every value is valid, no
+// Out builds the output columns of aggregates from Vectors of values
+// (results and group keys). It gathers a column's values before appending
+// them to its builder in one call: a typed copy and, when every value is valid, no
 // per-row validity bit, where appending row by row set a bit and checked
 // the capacity for each value. Its slices are scratch reused across
 // batches; only the one of the column's type is used.
-type outBuf struct {
+type Out struct {
 	valid []bool
 	i     []int64
 	f     []float64
@@ -34,9 +36,26 @@ type outBuf struct {
 	dur   []arrow.Duration
 }
 
-// pick returns the vec a row's values come from.
-func pick(r outRow, old, new *vector) *vector {
-	if r.old {
+// Column returns the column of rows, of b's type, taking each value from
+// old or new as its row says (a key column passes the same Vector twice).
+// An 8-byte type is built straight into a buffer from alloc; the others go
+// through b, which is left empty.
+func (o *Out) Column(alloc memory.Allocator, b array.Builder, old, new *Vector, rows []OutRow) (arrow.Array, error) {
+	if col := o.fixedColumn(alloc, b.Type(), old, new, rows); col != nil {
+		return col, nil
+	}
+	err := appendRows(o, b, old, new, rows)
+	col := b.NewArray()
+	if err != nil {
+		col.Release()
+		return nil, err
+	}
+	return col, nil
+}
+
+// pick returns the Vector a row's values come from.
+func pick(r OutRow, old, new *Vector) *Vector {
+	if r.Old {
 		return old
 	}
 	return new
@@ -45,16 +64,16 @@ func pick(r outRow, old, new *vector) *vector {
 // gather sets dst[k] and o.valid[k] to the value and validity of row k
 // (from oldVals or newVals, of old or new) and returns the validity to
 // append: nil when every value is valid. dst must be as long as rows.
-func gather[T any](o *outBuf, dst []T, rows []outRow, old, new *vector, oldVals, newVals []T) []bool {
+func gather[T any](o *Out, dst []T, rows []OutRow, old, new *Vector, oldVals, newVals []T) []bool {
 	o.valid = vec.Resize(o.valid, len(rows))
 	valid := o.valid[:len(dst)]
 	nulls := 0
 	for k, r := range rows {
-		vals, ok := newVals, new.valid
-		if r.old {
-			vals, ok = oldVals, old.valid
+		vals, ok := newVals, new.Valid
+		if r.Old {
+			vals, ok = oldVals, old.Valid
 		}
-		dst[k], valid[k] = vals[r.j], ok[r.j]
+		dst[k], valid[k] = vals[r.J], ok[r.J]
 		nulls += 1 - b2i(valid[k])
 	}
 	if nulls == 0 {
@@ -64,9 +83,9 @@ func gather[T any](o *outBuf, dst []T, rows []outRow, old, new *vector, oldVals,
 }
 
 // gatherInts gathers an integer-like column into o.i.
-func (o *outBuf) gatherInts(rows []outRow, old, new *vector) []bool {
+func (o *Out) gatherInts(rows []OutRow, old, new *Vector) []bool {
 	o.i = vec.Resize(o.i, len(rows))
-	return gather(o, o.i, rows, old, new, old.i, new.i)
+	return gather(o, o.i, rows, old, new, old.I, new.I)
 }
 
 // fixedColumn builds an output column of 8-byte values (BIGINT,
@@ -74,7 +93,7 @@ func (o *outBuf) gatherInts(rows []outRow, old, new *vector) []bool {
 // buffer from alloc, with a validity bitmap only if some value is NULL; it
 // returns nil for other types, which go through a builder. A builder would
 // copy the gathered values and allocate a bitmap in every batch.
-func (o *outBuf) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *vector, rows []outRow) arrow.Array {
+func (o *Out) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *Vector, rows []OutRow) arrow.Array {
 	n := len(rows)
 	var buf *memory.Buffer
 	var valid []bool
@@ -82,11 +101,11 @@ func (o *outBuf) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new
 	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
 		buf = memory.NewResizableBuffer(alloc)
 		buf.Resize(8 * n)
-		valid = gather(o, arrow.GetData[int64](buf.Bytes())[:n], rows, old, new, old.i, new.i)
+		valid = gather(o, arrow.GetData[int64](buf.Bytes())[:n], rows, old, new, old.I, new.I)
 	case arrow.FLOAT64:
 		buf = memory.NewResizableBuffer(alloc)
 		buf.Resize(8 * n)
-		valid = gather(o, arrow.GetData[float64](buf.Bytes())[:n], rows, old, new, old.f, new.f)
+		valid = gather(o, arrow.GetData[float64](buf.Bytes())[:n], rows, old, new, old.F, new.F)
 	default:
 		return nil
 	}
@@ -117,17 +136,17 @@ func (o *outBuf) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new
 
 // appendRows appends one value per row to b, taken from old or new as the
 // row says. Key columns pass the same vec twice.
-func appendRows(o *outBuf, b array.Builder, old, new *vector, rows []outRow) error {
+func appendRows(o *Out, b array.Builder, old, new *Vector, rows []OutRow) error {
 	n := len(rows)
 	switch b := b.(type) {
 	case *array.Int64Builder:
 		b.AppendValues(o.i, o.gatherInts(rows, old, new))
 	case *array.Float64Builder:
 		o.f = vec.Resize(o.f, n)
-		b.AppendValues(o.f, gather(o, o.f, rows, old, new, old.f, new.f))
+		b.AppendValues(o.f, gather(o, o.f, rows, old, new, old.F, new.F))
 	case *array.Decimal128Builder:
 		o.d = vec.Resize(o.d, n)
-		b.AppendValues(o.d, gather(o, o.d, rows, old, new, old.d, new.d))
+		b.AppendValues(o.d, gather(o, o.d, rows, old, new, old.D, new.D))
 	case *array.BooleanBuilder:
 		valid := o.gatherInts(rows, old, new)
 		o.b = vec.Resize(o.b, n)
@@ -160,20 +179,20 @@ func appendRows(o *outBuf, b array.Builder, old, new *vector, rows []outRow) err
 		b.Reserve(n)
 		size := 0
 		for _, r := range rows {
-			if v := pick(r, old, new); v.valid[r.j] {
-				size += len(v.s[r.j])
+			if v := pick(r, old, new); v.Valid[r.J] {
+				size += len(v.S[r.J])
 			}
 		}
 		b.ReserveData(size)
 		for _, r := range rows {
-			if v := pick(r, old, new); v.valid[r.j] {
-				b.Append(v.s[r.j])
+			if v := pick(r, old, new); v.Valid[r.J] {
+				b.Append(v.S[r.J])
 			} else {
 				b.AppendNull()
 			}
 		}
 	default:
-		return fmt.Errorf("hash aggregate: no output builder for %T", b)
+		return fmt.Errorf("no aggregate output builder for %T", b)
 	}
 	return nil
 }

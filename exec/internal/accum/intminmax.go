@@ -1,4 +1,4 @@
-package agg
+package accum
 
 import (
 	"fmt"
@@ -19,17 +19,17 @@ type intMinMaxAgg struct {
 	sets aggstate.IntSets
 }
 
-func (a *intMinMaxAgg) words() int { return aggstate.IntSetWords }
+func (a *intMinMaxAgg) Words() int { return aggstate.IntSetWords }
 
-func (a *intMinMaxAgg) bind(arena *aggstate.Arena, off int) {
+func (a *intMinMaxAgg) Bind(arena *aggstate.Arena, off int) {
 	a.off = off
 	a.sets.Bind(arena, off)
 }
 
-func (a *intMinMaxAgg) grow(int)             {}
-func (a *intMinMaxAgg) free(s int32)         { a.sets.Free(s) }
-func (a *intMinMaxAgg) stateBytes() int64    { return a.sets.Bytes() }
-func (a *intMinMaxAgg) touch(b *batch) int64 { return a.sets.Touch(b.rows, a.off) }
+func (a *intMinMaxAgg) Grow(int)             {}
+func (a *intMinMaxAgg) Free(s int32)         { a.sets.Free(s) }
+func (a *intMinMaxAgg) Bytes() int64         { return a.sets.Bytes() }
+func (a *intMinMaxAgg) Touch(b *Batch) int64 { return a.sets.Touch(b.Rows, a.off) }
 
 func (a *intMinMaxAgg) name() string {
 	if a.max {
@@ -38,23 +38,23 @@ func (a *intMinMaxAgg) name() string {
 	return "MIN"
 }
 
-// update adds each row's value to its group's multiset, row by row: a
+// Update adds each row's value to its group's multiset, row by row: a
 // retraction must find the value inserted before it, also within a batch.
-func (a *intMinMaxAgg) update(b *batch, w []int64, arg *argCol) error {
-	if err := a.sets.AddRows(b.rows, a.off, b.lids, arg.i, w); err != nil {
+func (a *intMinMaxAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	if err := a.sets.AddRows(b.Rows, a.off, b.Lids, arg.I, w); err != nil {
 		return fmt.Errorf("%s: %w", a.name(), err)
 	}
 	return nil
 }
 
-func (a *intMinMaxAgg) result(b *batch, _ []int64, dst *vector) error {
+func (a *intMinMaxAgg) Result(b *Batch, _ []int64, dst *Vector) error {
 	lo, hi := a.off, a.off+aggstate.IntSetWords
-	for j, row := range b.rows {
+	for j, row := range b.Rows {
 		r := row[lo:hi:hi]
 		if a.max {
-			dst.i[j], dst.valid[j] = a.sets.Last(r)
+			dst.I[j], dst.Valid[j] = a.sets.Last(r)
 		} else {
-			dst.i[j], dst.valid[j] = a.sets.First(r)
+			dst.I[j], dst.Valid[j] = a.sets.First(r)
 		}
 	}
 	return nil
@@ -71,11 +71,11 @@ type intExtremeAgg struct {
 	has []bool  // whether the batch has a value for it
 }
 
-func (a *intExtremeAgg) words() int { return 2 }
-func (a *intExtremeAgg) free(int32) {}
+func (a *intExtremeAgg) Words() int { return 2 }
+func (a *intExtremeAgg) Free(int32) {}
 
-func (a *intExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
-	m := len(b.touched)
+func (a *intExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	m := len(b.Touched)
 	a.ext, a.has = vec.Resize(a.ext, m), vec.Resize(a.has, m)
 	ext, has := a.ext, a.has
 	clear(has)
@@ -88,13 +88,13 @@ func (a *intExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
 	for j := range ext {
 		ext[j] = init
 	}
-	vals, w := arg.i[:len(b.lids)], w[:len(b.lids)]
-	for i, l := range b.lids {
+	vals, w := arg.I[:len(b.Lids)], w[:len(b.Lids)]
+	for i, l := range b.Lids {
 		switch {
 		case w[i] == 0:
 			continue
 		case w[i] < 0:
-			return errAppendOnly
+			return ErrAppendOnly
 		}
 		has[l] = true
 		if a.max {
@@ -103,22 +103,32 @@ func (a *intExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
 			ext[l] = min(ext[l], vals[i])
 		}
 	}
-	for j := range b.touched {
-		if !has[j] {
-			continue
-		}
-		r, v := a.row(b, int32(j)), ext[j]
-		if r[1] == 0 || (a.max && v > int64(r[0])) || (!a.max && v < int64(r[0])) {
-			r[0], r[1] = uint64(v), 1
+	for j := range b.Touched {
+		if has[j] {
+			a.extend(a.row(b, int32(j)), ext[j])
 		}
 	}
 	return nil
 }
 
-func (a *intExtremeAgg) result(b *batch, _ []int64, dst *vector) error {
-	for j := range b.touched {
+// extend makes v the extreme of the state r if it is better.
+func (a *intExtremeAgg) extend(r []uint64, v int64) {
+	if r[1] == 0 || (a.max && v > int64(r[0])) || (!a.max && v < int64(r[0])) {
+		r[0], r[1] = uint64(v), 1
+	}
+}
+
+func (a *intExtremeAgg) Merge(dst, src int32) error {
+	if r := a.slot(src); r[1] != 0 {
+		a.extend(a.slot(dst), int64(r[0]))
+	}
+	return nil
+}
+
+func (a *intExtremeAgg) Result(b *Batch, _ []int64, dst *Vector) error {
+	for j := range b.Touched {
 		r := a.row(b, int32(j))
-		dst.i[j], dst.valid[j] = int64(r[0]), r[1] != 0
+		dst.I[j], dst.Valid[j] = int64(r[0]), r[1] != 0
 	}
 	return nil
 }

@@ -1,0 +1,321 @@
+package accum
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
+
+	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
+)
+
+// intSumAgg is SUM or AVG over integers, in two arena words: the low 64
+// bits of the sum (a wrapping int64) and the number of non-NULL values. The
+// sum is exact in 128 bits: carry (sparse, almost always empty) holds the
+// multiples of 2^64 above the low word, so intermediate overflows that
+// later retractions undo are harmless and only a result beyond BIGINT
+// fails.
+//
+// A batch is first summed per local group in 128 bits (sums and n, dense
+// and in cache), then added to each group's state once.
+type intSumAgg struct {
+	arenaAgg
+	avg   bool
+	carry map[int32]int64
+
+	sums []Int128 // by local group: the batch's sum
+	n    []int64  // and its change of the count
+}
+
+func (a *intSumAgg) Words() int { return 2 }
+func (a *intSumAgg) Free(s int32) {
+	if len(a.carry) > 0 {
+		delete(a.carry, s)
+	}
+}
+func (a *intSumAgg) Bytes() int64 { return 16 * int64(len(a.carry)) }
+
+func (a *intSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	m := len(b.Touched)
+	a.sums, a.n = vec.Resize(a.sums, m), vec.Resize(a.n, m)
+	sums, cnt := a.sums, a.n
+	clear(sums)
+	clear(cnt)
+	vals := arg.I[:len(b.Lids)]
+	w = w[:len(b.Lids)]
+	for i, l := range b.Lids {
+		v, wi := vals[i], w[i]
+		switch {
+		case wi > 0:
+			sums[l] = sums[l].Add64(v)
+		case wi < 0:
+			sums[l] = sums[l].Sub64(v)
+		}
+		cnt[l] += wi
+	}
+	for j, s := range b.Touched {
+		if err := a.add(a.row(b, int32(j)), s, sums[j], cnt[j]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds the sum x of cnt values to the state of slot s, whose words
+// are r.
+func (a *intSumAgg) add(r []uint64, s int32, x Int128, cnt int64) error {
+	// x is (x.Hi + x.Lo's top bit)·2^64 + int64(x.Lo): a signed low word
+	// and the multiples of 2^64 above it, as the state keeps its sum.
+	lo, up := int64(x.Lo), x.Hi+int64(x.Lo>>63)
+	old := int64(r[0])
+	sum := old + lo
+	if (old^sum)&(lo^sum) < 0 {
+		up += int64(b2i(lo > 0)*2 - 1)
+	}
+	n := int64(r[1]) + cnt
+	switch {
+	case n < 0:
+		return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
+	case n == 0:
+		sum = 0
+		delete(a.carry, s)
+	case up != 0:
+		a.addCarry(s, up)
+	}
+	r[0], r[1] = uint64(sum), uint64(n)
+	return nil
+}
+
+// addCarry adds up multiples of 2^64 to the sum of slot s.
+func (a *intSumAgg) addCarry(s int32, up int64) {
+	if a.carry == nil {
+		a.carry = make(map[int32]int64)
+	}
+	if c := a.carry[s] + up; c == 0 {
+		delete(a.carry, s)
+	} else {
+		a.carry[s] = c
+	}
+}
+
+// value returns the sum of slot s, whose words are r.
+func (a *intSumAgg) value(r []uint64, s int32) Int128 {
+	var carry int64
+	if len(a.carry) > 0 {
+		carry = a.carry[s]
+	}
+	return int128Of(r[0], carry)
+}
+
+func (a *intSumAgg) Merge(dst, src int32) error {
+	r := a.slot(src)
+	return a.add(a.slot(dst), dst, a.value(r, src), int64(r[1]))
+}
+
+func (a *intSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
+	for j, s := range b.Touched {
+		r := a.row(b, int32(j))
+		n := int64(r[1])
+		if dst.Valid[j] = n > 0; n == 0 {
+			continue
+		}
+		sum := a.value(r, s)
+		if a.avg {
+			dst.F[j] = sum.Float64() / float64(n)
+			continue
+		}
+		v, err := sum.Int64()
+		if err != nil {
+			return err
+		}
+		dst.I[j] = v
+	}
+	return nil
+}
+
+// floatSumAgg is SUM or AVG over doubles, in three arena words: the running
+// sum, its compensation (AddCompensated) and the number of non-NULL values.
+// Infinities and NaNs are counted apart (sparsely, Specials), so that
+// retracting them restores a finite sum.
+type floatSumAgg struct {
+	arenaAgg
+	avg     bool
+	special map[int32]Specials
+}
+
+func (a *floatSumAgg) Words() int { return 3 }
+func (a *floatSumAgg) Free(s int32) {
+	if len(a.special) > 0 {
+		delete(a.special, s)
+	}
+}
+func (a *floatSumAgg) Bytes() int64 { return 32 * int64(len(a.special)) }
+
+func (a *floatSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	vals := arg.F
+	// Row by row, in the batch's order, into each group's state: a double's
+	// sum depends on the order of its terms, and summing a batch per group
+	// first would round differently from summing the same rows one by one.
+	for i, l := range b.Lids {
+		wi := w[i]
+		if wi == 0 {
+			continue
+		}
+		s, r := b.Touched[l], a.row(b, l)
+		v := vals[i]
+		if IsSpecial(v) {
+			a.addSpecial(s, v, wi)
+		} else {
+			x := v
+			if wi < 0 {
+				x = -v
+			}
+			sum, c := AddCompensated(math.Float64frombits(r[0]), math.Float64frombits(r[1]), x)
+			r[0], r[1] = math.Float64bits(sum), math.Float64bits(c)
+		}
+		if n := int64(r[2]) + wi; n > 0 {
+			r[2] = uint64(n)
+		} else if err := a.empty(r, s, n); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// empty leaves slot s, whose words are r, with n values (n <= 0): none,
+// or an error for fewer.
+func (a *floatSumAgg) empty(r []uint64, s int32, n int64) error {
+	if n < 0 {
+		return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
+	}
+	r[0], r[1], r[2] = 0, 0, 0
+	delete(a.special, s)
+	return nil
+}
+
+func (a *floatSumAgg) addSpecial(s int32, v float64, w int64) {
+	if a.special == nil {
+		a.special = make(map[int32]Specials)
+	}
+	sp := a.special[s]
+	sp.Add(v, w)
+	if sp == (Specials{}) {
+		delete(a.special, s)
+	} else {
+		a.special[s] = sp
+	}
+}
+
+func (a *floatSumAgg) Merge(dst, src int32) error {
+	d, r := a.slot(dst), a.slot(src)
+	sum, c := AddCompensated(math.Float64frombits(d[0]), math.Float64frombits(d[1]), math.Float64frombits(r[0]))
+	d[0], d[1] = math.Float64bits(sum), math.Float64bits(c+math.Float64frombits(r[1]))
+	if sp, ok := a.special[src]; ok {
+		for i, v := range [...]float64{math.Inf(1), math.Inf(-1), math.NaN()} {
+			if sp[i] != 0 {
+				a.addSpecial(dst, v, sp[i])
+			}
+		}
+	}
+	if n := int64(d[2]) + int64(r[2]); n > 0 {
+		d[2] = uint64(n)
+		return nil
+	}
+	return a.empty(d, dst, 0)
+}
+
+func (a *floatSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
+	for j, s := range b.Touched {
+		r := a.row(b, int32(j))
+		n := int64(r[2])
+		if dst.Valid[j] = n > 0; n == 0 {
+			continue
+		}
+		sum := math.Float64frombits(r[0]) + math.Float64frombits(r[1])
+		if len(a.special) > 0 {
+			if sp, ok := a.special[s]; ok {
+				sum = sp.Apply(sum)
+			}
+		}
+		if a.avg {
+			sum /= float64(n)
+		}
+		dst.F[j] = sum
+	}
+	return nil
+}
+
+// decSumAgg is SUM or AVG over DECIMAL(p,s), in three arena words: the
+// exact decimal128 sum at scale s (low and high words) and the number of
+// non-NULL values. SUM's result is DECIMAL(38,s) and fails beyond 38
+// digits.
+type decSumAgg struct {
+	arenaAgg
+	avg   bool
+	scale int32
+}
+
+func (a *decSumAgg) Words() int { return 3 }
+func (a *decSumAgg) Free(int32) {}
+
+func (a *decSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	vals := arg.D
+	for i, l := range b.Lids {
+		wi := w[i]
+		if wi == 0 {
+			continue
+		}
+		x := vals[i]
+		if wi < 0 {
+			x = x.Negate()
+		}
+		if err := a.add(a.row(b, l), x, wi); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// add adds the sum x of n values to the state in r.
+func (a *decSumAgg) add(r []uint64, x decimal128.Num, n int64) error {
+	res, err := AddDecimal(decimal128.New(int64(r[1]), r[0]), x)
+	if err != nil {
+		return err
+	}
+	n += int64(r[2])
+	switch {
+	case n < 0:
+		return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
+	case n == 0:
+		res = decimal128.Num{}
+	}
+	r[0], r[1], r[2] = res.LowBits(), uint64(res.HighBits()), uint64(n)
+	return nil
+}
+
+func (a *decSumAgg) Merge(dst, src int32) error {
+	r := a.slot(src)
+	return a.add(a.slot(dst), decimal128.New(int64(r[1]), r[0]), int64(r[2]))
+}
+
+func (a *decSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
+	for j := range b.Touched {
+		r := a.row(b, int32(j))
+		n := int64(r[2])
+		if dst.Valid[j] = n > 0; n == 0 {
+			continue
+		}
+		sum := decimal128.New(int64(r[1]), r[0])
+		if a.avg {
+			dst.F[j] = sum.ToFloat64(a.scale) / float64(n)
+			continue
+		}
+		v, err := DecimalSum(sum)
+		if err != nil {
+			return err
+		}
+		dst.D[j] = v
+	}
+	return nil
+}
