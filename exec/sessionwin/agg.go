@@ -52,7 +52,7 @@ type Config struct {
 // a session, fall inside one, extend one at either end, or bridge two or
 // more, which then merge into one. Each key keeps its open sessions ordered
 // and disjoint; a session's aggregates are mergeable accumulators (see
-// accumulator), so a merge folds the absorbed sessions' accumulators into the
+// accum.Merger), so a merge folds the absorbed sessions' accumulators into the
 // survivor's.
 //
 // In running mode (EmitOnClose false) the output is, after every chunk, a
@@ -81,7 +81,10 @@ type Agg struct {
 	dropped atomic.Int64
 
 	env      *exec.Env
-	aggs     []accumulator
+	aggs     []accum.Accumulator
+	mergers  []accum.Merger // the accumulators, as mergers
+	args     accum.Args
+	arena    *aggstate.Arena // by slot: the session's row count, then the accumulators' words
 	groups   map[string]*keyGroup
 	slots    aggstate.Slots
 	heap     closeHeap
@@ -136,14 +139,41 @@ func (w *Agg) check() error {
 		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
 	}
 	fields = append(fields, types.Field(cfg.Names[nk], tt, false), types.Field(cfg.Names[nk+1], tt, false))
+	if _, _, _, err := w.newAccumulators(); err != nil {
+		return err
+	}
 	for i, a := range cfg.Aggs {
-		if _, err := newAccumulator(a, len(cfg.Input)); err != nil {
-			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
-		}
 		fields = append(fields, types.Field(cfg.Names[nk+2+i], a.Type, plan.AggNullable(a.Func)))
 	}
 	w.schema = arrow.NewSchema(fields, nil)
 	return nil
+}
+
+// The words of a session's arena row before its accumulators'.
+const (
+	rowsWord = iota // the session's row count
+	headerWords
+)
+
+// newAccumulators returns the accumulators of the aggregates, which must
+// merge, and their arena. The input is append-only, and DISTINCT is
+// supported; APPROX_COUNT_DISTINCT is not (a sketch of a session would
+// have to merge, and the planner refuses it).
+func (w *Agg) newAccumulators() ([]accum.Accumulator, []accum.Merger, *aggstate.Arena, error) {
+	cfg := &w.cfg
+	accs, arena, err := accum.NewAll(cfg.Aggs, len(cfg.Input), accum.Features{Distinct: true}, accum.Options{AppendOnly: true}, headerWords)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("SESSION: %w", err)
+	}
+	ms := make([]accum.Merger, len(accs))
+	for i, a := range accs {
+		m, ok := a.(accum.Merger)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("SESSION: aggregate %d: %s: %w", i, cfg.Aggs[i].Func, accum.ErrNotSupported)
+		}
+		ms[i] = m
+	}
+	return accs, ms, arena, nil
 }
 
 // Schema returns the output schema.
@@ -158,19 +188,22 @@ func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	w.aggs = make([]accumulator, len(w.cfg.Aggs))
+	var err error
+	if w.aggs, w.mergers, w.arena, err = w.newAccumulators(); err != nil {
+		return err
+	}
+	w.args = accum.NewArgs(w.cfg.Aggs)
+	w.scratch = scratch{}
+	w.oldVecs = make([]accum.Vector, len(w.aggs))
+	w.newVecs = make([]accum.Vector, len(w.aggs))
 	for i, a := range w.cfg.Aggs {
-		st, err := newAccumulator(a, len(w.cfg.Input))
-		if err != nil {
-			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
-		}
-		w.aggs[i] = st
+		k, _ := accum.KindOf(a.Type)
+		w.oldVecs[i].Kind, w.newVecs[i].Kind = k, k
 	}
 	w.env = env
 	w.groups = make(map[string]*keyGroup)
 	w.slots = aggstate.Slots{}
 	w.heap, w.pool, w.seq, w.epoch, w.keyBytes = nil, nil, 0, 0, 0
-	w.scratch = scratch{}
 	w.builders = make([]array.Builder, len(w.schema.Fields()))
 	for i, f := range w.schema.Fields() {
 		w.builders[i] = array.NewBuilder(env.Alloc, f.Type)
@@ -258,7 +291,8 @@ func (w *Agg) Close() error {
 		b.Release()
 	}
 	w.builders = nil
-	w.aggs, w.groups, w.heap, w.pool = nil, nil, nil, nil
+	w.aggs, w.mergers, w.args, w.arena = nil, nil, accum.Args{}, nil
+	w.groups, w.heap, w.pool = nil, nil, nil
 	w.scratch = scratch{}
 	return nil
 }

@@ -266,3 +266,26 @@ func TestSessionDistinct(t *testing.T) {
 			+U 0 26 3 6 2 3.00 3 1`,
 	}})
 }
+
+// TestSessionSumsAsHashAgg checks that a session sums doubles as the hash
+// aggregate does (accum.FloatSum): compensated, so that a large value and
+// its opposite leave the small ones, also across a merge of sessions.
+func TestSessionSumsAsHashAgg(t *testing.T) {
+	const ktd = "varchar timestamp(3) double"
+	cfg := testConfig(t, ktd, nil, 1, 10, "sum(2)", "avg(2)")
+	runAgg(t, cfg, []exectest.Step{{
+		In: ktd + `
+			+I a 0 1e100
+			+I a 1 1
+			+I a 15 -1e100`,
+		Want: `+I 0 11 1e+100 5e+99
+			+I 15 25 -1e+100 -1e+100`,
+	}, {
+		// Bridges the two sessions.
+		In: ktd + `
+			+I a 8 0.5`,
+		Want: `-D 15 25 -1e+100 -1e+100
+			-U 0 11 1e+100 5e+99
+			+U 0 25 1.5 0.375`,
+	}})
+}
