@@ -134,9 +134,9 @@ func (cfg *Config) check() error {
 	if cfg.Frame.Preceding < 0 {
 		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)
 	}
-	for _, a := range cfg.Aggs {
-		if err := checkSpec(a, len(cfg.Input)); err != nil {
-			return err
+	for i, a := range cfg.Aggs {
+		if err := a.Check(len(cfg.Input), features); err != nil {
+			return fmt.Errorf("window aggregate: aggregate %d: %w", i, err)
 		}
 	}
 	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs) {
