@@ -130,12 +130,15 @@ func (p *partials) run(batch arrow.RecordBatch, group []int32, groups int, cols 
 // reset frees the state of the batch's groups, in slots, and drops the
 // references into the batch.
 func (p *partials) reset(slots []int32) {
-	for _, s := range slots {
-		for _, acc := range p.accs {
+	for _, acc := range p.accs {
+		if acc.Bytes() == 0 {
+			continue // all in the arena
+		}
+		for _, s := range slots {
 			acc.Free(s)
 		}
-		p.arena.Clear(s)
 	}
+	p.arena.ClearFirst(len(slots))
 	p.args.Release()
 	for i := range p.vecs {
 		clear(p.vecs[i].S)

@@ -39,7 +39,8 @@ type Accumulator interface {
 	// Free empties the state of slot kept outside the arena, when its
 	// group lost its last row or closed.
 	Free(slot int32)
-	// Bytes estimates the memory held outside the arena.
+	// Bytes estimates the memory held outside the arena: 0 only when no
+	// slot has state outside the arena, which Free would have to empty.
 	Bytes() int64
 	// Touch reads the state each group of the batch keeps outside the
 	// arena and returns a value depending on it: a prefetch (see

@@ -55,25 +55,37 @@ func (a *intSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
 		cnt[l] += wi
 	}
 	for j, s := range b.Touched {
-		if err := a.add(a.row(b, int32(j)), s, sums[j], cnt[j]); err != nil {
-			return err
+		r := a.row(b, int32(j))
+		sum, up := addLow(int64(r[0]), sums[j])
+		n := int64(r[1]) + cnt[j]
+		if n <= 0 || up != 0 {
+			if err := a.settle(r, s, sum, n, up); err != nil {
+				return err
+			}
+			continue
 		}
+		r[0], r[1] = uint64(sum), uint64(n)
 	}
 	return nil
 }
 
-// add adds the sum x of cnt values to the state of slot s, whose words
-// are r.
-func (a *intSumAgg) add(r []uint64, s int32, x Int128, cnt int64) error {
-	// x is (x.Hi + x.Lo's top bit)·2^64 + int64(x.Lo): a signed low word
-	// and the multiples of 2^64 above it, as the state keeps its sum.
-	lo, up := int64(x.Lo), x.Hi+int64(x.Lo>>63)
-	old := int64(r[0])
-	sum := old + lo
+// addLow adds x to a signed low word old, as the state keeps its sum: it
+// returns the new low word and the multiples of 2^64 to carry above it.
+func addLow(old int64, x Int128) (sum, up int64) {
+	// x is (x.Hi + x.Lo's top bit)·2^64 + int64(x.Lo).
+	lo := int64(x.Lo)
+	up = x.Hi + int64(x.Lo>>63)
+	sum = old + lo
 	if (old^sum)&(lo^sum) < 0 {
 		up += int64(b2i(lo > 0)*2 - 1)
 	}
-	n := int64(r[1]) + cnt
+	return sum, up
+}
+
+// settle sets the state of slot s, whose words are r, to the low word sum
+// of n values, with up more multiples of 2^64 above it: Update's end when
+// the count falls to zero or below or the sum carries.
+func (a *intSumAgg) settle(r []uint64, s int32, sum, n, up int64) error {
 	switch {
 	case n < 0:
 		return fmt.Errorf("SUM: %w", aggstate.ErrNegativeCount)
@@ -109,8 +121,9 @@ func (a *intSumAgg) value(r []uint64, s int32) Int128 {
 }
 
 func (a *intSumAgg) Merge(dst, src int32) error {
-	r := a.slot(src)
-	return a.add(a.slot(dst), dst, a.value(r, src), int64(r[1]))
+	d, r := a.slot(dst), a.slot(src)
+	sum, up := addLow(int64(d[0]), a.value(r, src))
+	return a.settle(d, dst, sum, int64(d[1])+int64(r[1]), up)
 }
 
 func (a *intSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
