@@ -11,6 +11,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 )
 
 // HashAgg is the incremental hash aggregate. It consumes a changelog and
@@ -119,10 +120,7 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	}
 	h.env = env
 	h.schema = schema
-	h.inputIDs = make([]arrow.Type, len(cfg.Input))
-	for i, t := range cfg.Input {
-		h.inputIDs[i] = t.Arrow().ID()
-	}
+	h.inputIDs = opcheck.IDs(cfg.Input)
 	h.keys = newGroupKeys(cfg.GroupKeys, kinds)
 	h.close = nil
 	if c := cfg.Close; c != nil {
@@ -146,42 +144,20 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 // batches). An error (a retraction of a row never inserted, an overflow)
 // leaves the state undefined: the query must stop.
 func (h *HashAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if h.keys == nil {
-		return errors.New("hash aggregate: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("hash aggregate: no input %d", in)
-	}
-	if c.NumRows() == 0 {
+	empty, err := opcheck.Chunk("hash aggregate", h.keys != nil, in, c, h.inputIDs, h.cfg.Input)
+	switch {
+	case err != nil:
+		return err
+	case empty:
 		return h.sendInitial(ctx, out)
 	}
-	if err := h.checkChunk(c); err != nil {
-		return err
-	}
-	err := h.apply(c)
+	err = h.apply(c)
 	if err == nil {
 		err = h.emitChanges(ctx, out)
 	}
 	h.releaseBatch()
 	h.updateStateMetrics()
 	return err
-}
-
-// checkChunk checks that c has the configured columns (by physical type) and
-// one op per row, so that the typed loops can trust the data.
-func (h *HashAgg) checkChunk(c exec.Chunk) error {
-	if got := int(c.Batch.NumCols()); got != len(h.cfg.Input) {
-		return fmt.Errorf("hash aggregate: batch has %d columns, want %d", got, len(h.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("hash aggregate: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for i, want := range h.inputIDs {
-		if got := c.Batch.Column(i).DataType().ID(); got != want {
-			return fmt.Errorf("hash aggregate: column %d is %s, want %s", i, c.Batch.Column(i).DataType(), h.cfg.Input[i])
-		}
-	}
-	return nil
 }
 
 // OnControl emits a global aggregate's initial row if it has not been

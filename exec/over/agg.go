@@ -10,6 +10,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
@@ -67,11 +68,12 @@ type Config struct {
 // aggregates are computed from its frame's rows alone, in rank order, so
 // recomputing them gives the same bits (a double's sum rounds the same way).
 type Agg struct {
-	cfg    Config
-	env    *exec.Env
-	schema *arrow.Schema
-	layout ordtree.Layout
-	nOrder int // the leading fields of layout.Sort that are ORDER BY columns
+	cfg      Config
+	env      *exec.Env
+	schema   *arrow.Schema
+	layout   ordtree.Layout
+	inputIDs []arrow.Type // the Arrow type of each input column
+	nOrder   int          // the leading fields of layout.Sort that are ORDER BY columns
 
 	store *rowstore.Store
 	parts map[string]*partition
@@ -167,6 +169,7 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 	o.env = env
 	o.schema = o.Schema()
 	o.layout = ordtree.NewLayout(o.cfg.Input, o.cfg.Partition, o.cfg.Order)
+	o.inputIDs = opcheck.IDs(o.cfg.Input)
 	o.nOrder = 0
 	for _, f := range o.layout.Sort {
 		if !o.isOrderCol(f.Ord) {
@@ -197,16 +200,7 @@ func (o *Agg) isOrderCol(c int) bool {
 // a row never inserted, a SUM out of range) leaves the state undefined: the
 // query must stop.
 func (o *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if o.store == nil {
-		return errors.New("window aggregate: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("window aggregate: no input %d", in)
-	}
-	if c.NumRows() == 0 {
-		return nil
-	}
-	if err := o.checkChunk(c); err != nil {
+	if empty, err := opcheck.Chunk("window aggregate", o.store != nil, in, c, o.inputIDs, o.cfg.Input); empty || err != nil {
 		return err
 	}
 	o.epoch++
@@ -221,23 +215,6 @@ func (o *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitte
 	o.finishChunk()
 	o.updateMetrics()
 	return err
-}
-
-// checkChunk checks that c has the configured columns (by physical type)
-// and one op per row, so that the typed loops can trust the data.
-func (o *Agg) checkChunk(c exec.Chunk) error {
-	if got := int(c.Batch.NumCols()); got != len(o.cfg.Input) {
-		return fmt.Errorf("window aggregate: batch has %d columns, want %d", got, len(o.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("window aggregate: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for i, typ := range o.cfg.Input {
-		if got := c.Batch.Column(i).DataType(); got.ID() != typ.Arrow().ID() {
-			return fmt.Errorf("window aggregate: column %d is %s, want %s", i, got, typ)
-		}
-	}
-	return nil
 }
 
 // encode makes the partition and sort keys of every row of b, and records

@@ -13,6 +13,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -75,10 +76,10 @@ type Config struct {
 // The state gauges of the operator's metrics count open sessions
 // (StateKeys) and estimate their memory (StateBytes).
 type Agg struct {
-	cfg     Config
-	schema  *arrow.Schema
-	keyIDs  []arrow.Type // the Arrow type of each group key column
-	dropped atomic.Int64
+	cfg      Config
+	schema   *arrow.Schema
+	inputIDs []arrow.Type // the Arrow type of each input column
+	dropped  atomic.Int64
 
 	env      *exec.Env
 	aggs     []accum.Accumulator
@@ -127,7 +128,7 @@ func (w *Agg) check() error {
 		return fmt.Errorf("SESSION: gap %d ms is not positive", cfg.Gap)
 	}
 	fields := make([]arrow.Field, 0, len(cfg.Names))
-	w.keyIDs = make([]arrow.Type, nk)
+	w.inputIDs = opcheck.IDs(cfg.Input)
 	for i, ord := range cfg.GroupKeys {
 		if ord < 0 || ord >= len(cfg.Input) {
 			return fmt.Errorf("SESSION: group key ordinal %d out of range", ord)
@@ -135,7 +136,6 @@ func (w *Agg) check() error {
 		if cfg.Input[ord].Physical() == types.PhysNull {
 			return fmt.Errorf("SESSION: cannot group by a column of type %s: %w", cfg.Input[ord], accum.ErrNotSupported)
 		}
-		w.keyIDs[i] = cfg.Input[ord].Arrow().ID()
 		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
 	}
 	fields = append(fields, types.Field(cfg.Names[nk], tt, false), types.Field(cfg.Names[nk+1], tt, false))
@@ -216,18 +216,13 @@ func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 // changes of the sessions it touched. An error (a retraction, an overflow)
 // leaves the state undefined: the query must stop.
 func (w *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if w.groups == nil {
-		return errors.New("SESSION: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("SESSION: no input %d", in)
-	}
-	n := c.NumRows()
-	if n == 0 {
-		return nil
-	}
-	if err := w.checkChunk(c); err != nil {
+	if empty, err := opcheck.Chunk("SESSION", w.groups != nil, in, c, w.inputIDs, w.cfg.Input); empty || err != nil {
 		return err
+	}
+	for _, op := range c.Ops {
+		if op != exec.Insert {
+			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrRetraction)
+		}
 	}
 	times := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp)
 	err := w.place(c.Batch, times)
@@ -240,31 +235,6 @@ func (w *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitte
 	w.settle()
 	w.updateStateMetrics()
 	return err
-}
-
-// checkChunk checks that c is append-only and has the configured columns,
-// so that the typed loops can trust the data.
-func (w *Agg) checkChunk(c exec.Chunk) error {
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("SESSION: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for _, op := range c.Ops {
-		if op != exec.Insert {
-			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrRetraction)
-		}
-	}
-	if got := int(c.Batch.NumCols()); got != len(w.cfg.Input) {
-		return fmt.Errorf("SESSION: batch has %d columns, want %d", got, len(w.cfg.Input))
-	}
-	if _, ok := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp); !ok {
-		return fmt.Errorf("SESSION: time column is %s, not a timestamp", c.Batch.Column(w.cfg.TimeCol).DataType())
-	}
-	for i, ord := range w.cfg.GroupKeys {
-		if got := c.Batch.Column(ord).DataType().ID(); got != w.keyIDs[i] {
-			return fmt.Errorf("SESSION: group key column %d is %s, want %s", ord, c.Batch.Column(ord).DataType(), w.cfg.Input[ord])
-		}
-	}
-	return nil
 }
 
 // OnControl closes the sessions a watermark makes final (all of them at end

@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -69,10 +70,11 @@ type Config struct {
 // times log n plus its output, never to the number of partitions or rows
 // held.
 type Operator struct {
-	cfg    Config
-	env    *exec.Env
-	schema *arrow.Schema
-	layout ordtree.Layout
+	cfg      Config
+	env      *exec.Env
+	schema   *arrow.Schema
+	layout   ordtree.Layout
+	inputIDs []arrow.Type // the Arrow type of each input column
 
 	parts    map[string]*partition // by encoded partition key; general mode
 	slots    map[string]*slot      // by encoded partition key; de-duplication mode
@@ -166,6 +168,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.env = env
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
+	t.inputIDs = opcheck.IDs(t.cfg.Input)
 	if t.cfg.dedup() {
 		t.slots = map[string]*slot{}
 	} else {
@@ -185,16 +188,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 // top rows, then updates the state gauges. An error (a retraction of a row
 // never inserted) leaves the state undefined: the query must stop.
 func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if t.builders == nil {
-		return errors.New("top-n: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("top-n: no input %d", in)
-	}
-	if c.NumRows() == 0 {
-		return nil
-	}
-	if err := t.checkChunk(c); err != nil {
+	if empty, err := opcheck.Chunk("top-n", t.builders != nil, in, c, t.inputIDs, t.cfg.Input); empty || err != nil {
 		return err
 	}
 	t.epoch++
@@ -218,23 +212,6 @@ func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	t.finishChunk()
 	t.updateMetrics()
 	return err
-}
-
-// checkChunk checks that c has the configured columns (by physical type)
-// and one op per row, so that the typed loops can trust the data.
-func (t *Operator) checkChunk(c exec.Chunk) error {
-	if got := int(c.Batch.NumCols()); got != len(t.cfg.Input) {
-		return fmt.Errorf("top-n: batch has %d columns, want %d", got, len(t.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("top-n: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for i, typ := range t.cfg.Input {
-		if got := c.Batch.Column(i).DataType(); got.ID() != typ.Arrow().ID() {
-			return fmt.Errorf("top-n: column %d is %s, want %s", i, got, typ)
-		}
-	}
-	return nil
 }
 
 // OnControl does nothing: the operator buffers no output between chunks,
