@@ -76,14 +76,11 @@ type Agg struct {
 	nOrder   int          // the leading fields of layout.Sort that are ORDER BY columns
 
 	store *rowstore.Store
-	parts map[string]*partition
-	gauge ordtree.Gauge
-	epoch uint64 // numbers the chunks, to mark touched partitions
+	parts ordtree.Partitions
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
 	olens        []int32 // per input row: the length of its key's ORDER BY prefix
-	touched      []*partition
 	deltas       []ordtree.Delta
 	netter       ordtree.Netter
 	ev           eval
@@ -178,9 +175,7 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 		o.nOrder++
 	}
 	o.store = rowstore.New(o.cfg.Input)
-	o.parts = map[string]*partition{}
-	o.gauge = ordtree.Gauge{}
-	o.epoch = 0
+	o.parts = ordtree.Partitions{}
 	o.updateMetrics()
 	return nil
 }
@@ -203,7 +198,7 @@ func (o *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitte
 	if empty, err := opcheck.Chunk("window aggregate", o.store != nil, in, c, o.inputIDs, o.cfg.Input); empty || err != nil {
 		return err
 	}
-	o.epoch++
+	o.parts.Begin()
 	err := o.encode(c.Batch)
 	if err == nil {
 		o.collect(c)
@@ -250,8 +245,8 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 
 // Close drops the state. It is safe without Open and idempotent.
 func (o *Agg) Close() error {
-	o.store, o.parts = nil, nil
-	o.touched, o.deltas = nil, nil
+	o.store, o.parts = nil, ordtree.Partitions{}
+	o.deltas = nil
 	o.netter.Release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
 	o.pkeys, o.skeys = nil, nil
@@ -265,6 +260,6 @@ func (o *Agg) updateMetrics() {
 	if o.env == nil || o.store == nil {
 		return
 	}
-	o.env.Metrics.StateKeys.Store(o.gauge.Rows)
-	o.env.Metrics.StateBytes.Store(o.gauge.Bytes() + o.store.Bytes())
+	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
+	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.store.Bytes())
 }

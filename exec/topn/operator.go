@@ -76,15 +76,12 @@ type Operator struct {
 	layout   ordtree.Layout
 	inputIDs []arrow.Type // the Arrow type of each input column
 
-	parts    map[string]*partition // by encoded partition key; general mode
-	slots    map[string]*slot      // by encoded partition key; de-duplication mode
-	gauge    ordtree.Gauge
-	epoch    uint64 // numbers the chunks, to mark touched partitions
+	parts    ordtree.Partitions // general mode; its Epoch and Gauge serve both modes
+	slots    map[string]*slot   // by encoded partition key; de-duplication mode
 	builders []array.Builder
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
-	touched      []*partition
 	touchedSlots []*slot
 	deltas       []ordtree.Delta // the chunk's changes, in input order
 	netter       ordtree.Netter
@@ -169,13 +166,10 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	t.inputIDs = opcheck.IDs(t.cfg.Input)
+	t.parts = ordtree.Partitions{}
 	if t.cfg.dedup() {
 		t.slots = map[string]*slot{}
-	} else {
-		t.parts = map[string]*partition{}
 	}
-	t.gauge = ordtree.Gauge{}
-	t.epoch = 0
 	t.builders = make([]array.Builder, len(t.schema.Fields()))
 	for i, f := range t.schema.Fields() {
 		t.builders[i] = array.NewBuilder(env.Alloc, f.Type)
@@ -191,7 +185,7 @@ func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	if empty, err := opcheck.Chunk("top-n", t.builders != nil, in, c, t.inputIDs, t.cfg.Input); empty || err != nil {
 		return err
 	}
-	t.epoch++
+	t.parts.Begin()
 	err := t.encode(c.Batch)
 	switch {
 	case err != nil:
@@ -226,8 +220,8 @@ func (t *Operator) Close() error {
 		b.Release()
 	}
 	t.builders = nil
-	t.parts, t.slots = nil, nil
-	t.touched, t.touchedSlots, t.deltas, t.outRows = nil, nil, nil, nil
+	t.parts, t.slots = ordtree.Partitions{}, nil
+	t.touchedSlots, t.deltas, t.outRows = nil, nil, nil
 	t.netter.Release()
 	t.pkeys, t.skeys = nil, nil
 	return nil
@@ -239,6 +233,6 @@ func (t *Operator) updateMetrics() {
 	if t.env == nil {
 		return
 	}
-	t.env.Metrics.StateKeys.Store(t.gauge.Rows)
-	t.env.Metrics.StateBytes.Store(t.gauge.Bytes())
+	t.env.Metrics.StateKeys.Store(t.parts.Gauge.Rows)
+	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes())
 }
