@@ -5,10 +5,10 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -126,11 +126,6 @@ func (h *HashAgg) buildRows(ctx context.Context, out exec.Emitter) error {
 		return nil
 	}
 	cols := make([]arrow.Array, 0, len(h.builders))
-	release := func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}
 	for i, b := range h.builders {
 		// A key column takes its values from the same vec for old and new.
 		var old, new *accum.Vector
@@ -141,14 +136,10 @@ func (h *HashAgg) buildRows(ctx context.Context, out exec.Emitter) error {
 		}
 		col, err := h.out.Column(h.env.Alloc, b, old, new, h.outRows)
 		if err != nil {
-			release()
+			arrays.Release(cols)
 			return err
 		}
 		cols = append(cols, col)
 	}
-	rec := array.NewRecordBatch(h.schema, cols, int64(len(h.outRows)))
-	release()
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: h.ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, h.schema, cols, len(h.outRows), h.ops)
 }

@@ -150,11 +150,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		arrays.Release(outCols)
 		return fmt.Errorf("local aggregate: %w", err)
 	}
-	rec := array.NewRecordBatch(l.schema, outCols, int64(groups))
-	arrays.Release(outCols)
-	err = out.Emit(ctx, exec.Chunk{Batch: rec})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, l.schema, outCols, groups, nil)
 }
 
 // OnControl implements Operator: nothing is held between batches.

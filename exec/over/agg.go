@@ -2,7 +2,6 @@ package over
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -107,23 +106,8 @@ func New(cfg Config) (*Agg, error) {
 
 // check validates the configuration.
 func (cfg *Config) check() error {
-	if len(cfg.Input) == 0 {
-		return errors.New("window aggregate: no input columns")
-	}
-	for i, t := range cfg.Input {
-		if t.Physical() == types.PhysNull && t.Kind != types.Null {
-			return fmt.Errorf("window aggregate: input column %d has unsupported type %s", i, t)
-		}
-	}
-	for _, ord := range cfg.Partition {
-		if ord < 0 || ord >= len(cfg.Input) {
-			return fmt.Errorf("window aggregate: partition ordinal %d out of range", ord)
-		}
-	}
-	for _, k := range cfg.Order {
-		if k.Col < 0 || k.Col >= len(cfg.Input) {
-			return fmt.Errorf("window aggregate: order ordinal %d out of range", k.Col)
-		}
+	if err := ordtree.CheckLayout(cfg.Input, cfg.Partition, cfg.Order); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
 	}
 	switch cfg.Frame.Kind {
 	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:

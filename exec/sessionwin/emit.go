@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 )
 
 // outRow is one output row: a session's group key and bounds, with its
@@ -163,9 +163,6 @@ func (w *Agg) emitRows(ctx context.Context, out exec.Emitter, ops []exec.Op) err
 	}
 	cols := make([]arrow.Array, 0, len(w.builders))
 	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
 		clear(w.out)
 		for i := range e.keys {
 			clear(e.keys[i].S)
@@ -183,14 +180,12 @@ func (w *Agg) emitRows(ctx context.Context, out exec.Emitter, ops []exec.Op) err
 		}
 		col, err := e.out.Column(w.env.Alloc, b, old, new, rows)
 		if err != nil {
+			arrays.Release(cols)
 			return fmt.Errorf("SESSION: %w", err)
 		}
 		cols = append(cols, col)
 	}
-	rec := array.NewRecordBatch(w.schema, cols, int64(n))
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, w.schema, cols, n, ops)
 }
 
 // setDatum sets value j of v, of d's kind, to d.

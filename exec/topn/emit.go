@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -194,13 +195,7 @@ func (t *Operator) emit(ctx context.Context, out exec.Emitter) error {
 	for i, b := range t.builders {
 		cols[i] = b.NewArray()
 	}
-	rec := array.NewRecordBatch(t.schema, cols, int64(n))
-	for _, c := range cols {
-		c.Release()
-	}
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: t.ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, t.schema, cols, n, t.ops)
 }
 
 // resetBuilders discards what the builders hold after a failed row.

@@ -108,23 +108,8 @@ func New(cfg Config) (*Operator, error) {
 
 // check validates the configuration.
 func (cfg *Config) check() error {
-	if len(cfg.Input) == 0 {
-		return errors.New("top-n: no input columns")
-	}
-	for i, t := range cfg.Input {
-		if t.Physical() == types.PhysNull && t.Kind != types.Null {
-			return fmt.Errorf("top-n: input column %d has unsupported type %s", i, t)
-		}
-	}
-	for _, ord := range cfg.Partition {
-		if ord < 0 || ord >= len(cfg.Input) {
-			return fmt.Errorf("top-n: partition ordinal %d out of range", ord)
-		}
-	}
-	for _, k := range cfg.Order {
-		if k.Col < 0 || k.Col >= len(cfg.Input) {
-			return fmt.Errorf("top-n: order ordinal %d out of range", k.Col)
-		}
+	if err := ordtree.CheckLayout(cfg.Input, cfg.Partition, cfg.Order); err != nil {
+		return fmt.Errorf("top-n: %w", err)
 	}
 	if cfg.Limit < 1 {
 		return fmt.Errorf("top-n: limit %d is not positive", cfg.Limit)
