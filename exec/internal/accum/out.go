@@ -21,19 +21,16 @@ type OutRow struct {
 
 // Out builds the output columns of aggregates from Vectors of values
 // (results and group keys). It gathers a column's values before appending
-// them to its builder in one call: a typed copy and, when every value is valid, no
-// per-row validity bit, where appending row by row set a bit and checked
-// the capacity for each value. Its slices are scratch reused across
-// batches; only the one of the column's type is used.
+// them to its builder in one call: a typed copy and, when every value is
+// valid, no per-row validity bit, where appending row by row set a bit and
+// checked the capacity for each value. Its slices are scratch reused
+// across batches; only the one of the column's type is used.
 type Out struct {
 	valid []bool
 	i     []int64
-	f     []float64
 	d     []decimal128.Num
 	b     []bool
 	d32   []arrow.Date32
-	ts    []arrow.Timestamp
-	dur   []arrow.Duration
 }
 
 // Column returns the column of rows, of b's type, taking each value from
@@ -135,15 +132,11 @@ func (o *Out) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *V
 }
 
 // appendRows appends one value per row to b, taken from old or new as the
-// row says. Key columns pass the same vec twice.
+// row says: the types fixedColumn does not build (decimals, booleans,
+// dates, strings).
 func appendRows(o *Out, b array.Builder, old, new *Vector, rows []OutRow) error {
 	n := len(rows)
 	switch b := b.(type) {
-	case *array.Int64Builder:
-		b.AppendValues(o.i, o.gatherInts(rows, old, new))
-	case *array.Float64Builder:
-		o.f = vec.Resize(o.f, n)
-		b.AppendValues(o.f, gather(o, o.f, rows, old, new, old.F, new.F))
 	case *array.Decimal128Builder:
 		o.d = vec.Resize(o.d, n)
 		b.AppendValues(o.d, gather(o, o.d, rows, old, new, old.D, new.D))
@@ -161,20 +154,6 @@ func appendRows(o *Out, b array.Builder, old, new *Vector, rows []OutRow) error 
 			o.d32[k] = arrow.Date32(v)
 		}
 		b.AppendValues(o.d32, valid)
-	case *array.TimestampBuilder:
-		valid := o.gatherInts(rows, old, new)
-		o.ts = vec.Resize(o.ts, n)
-		for k, v := range o.i {
-			o.ts[k] = arrow.Timestamp(v)
-		}
-		b.AppendValues(o.ts, valid)
-	case *array.DurationBuilder:
-		valid := o.gatherInts(rows, old, new)
-		o.dur = vec.Resize(o.dur, n)
-		for k, v := range o.i {
-			o.dur[k] = arrow.Duration(v)
-		}
-		b.AppendValues(o.dur, valid)
 	case *array.StringBuilder:
 		b.Reserve(n)
 		size := 0
