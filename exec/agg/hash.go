@@ -11,6 +11,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/opcheck"
 )
 
@@ -112,12 +113,7 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 		return fmt.Errorf("hash aggregate: %w", err)
 	}
 	h.args = accum.NewArgs(cfg.Aggs)
-	h.oldVecs = make([]accum.Vector, len(cfg.Aggs))
-	h.newVecs = make([]accum.Vector, len(cfg.Aggs))
-	for i, a := range cfg.Aggs {
-		k, _ := accum.KindOf(a.Type)
-		h.oldVecs[i].Kind, h.newVecs[i].Kind = k, k
-	}
+	h.oldVecs, h.newVecs = accum.Results(cfg.Aggs), accum.Results(cfg.Aggs)
 	h.env = env
 	h.schema = schema
 	h.inputIDs = opcheck.IDs(cfg.Input)
@@ -131,10 +127,7 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	}
 	h.initialSent = false
 	h.growSlots()
-	h.builders = make([]array.Builder, len(schema.Fields()))
-	for i, f := range schema.Fields() {
-		h.builders[i] = array.NewBuilder(env.Alloc, f.Type)
-	}
+	h.builders = arrays.Builders(env.Alloc, schema)
 	h.updateStateMetrics()
 	return nil
 }
@@ -183,9 +176,7 @@ func (h *HashAgg) OnControl(ctx context.Context, m exec.Control, out exec.Emitte
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
 func (h *HashAgg) Close() error {
-	for _, b := range h.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(h.builders)
 	h.builders = nil
 	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, accum.Args{}, nil, nil
 	return nil

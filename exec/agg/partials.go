@@ -10,6 +10,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/vec"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -70,10 +71,9 @@ func (p *partials) open(ps []PartialSpec, input []types.T, env *exec.Env) error 
 		return err
 	}
 	p.args = accum.NewArgs(specs)
-	p.vecs = make([]accum.Vector, len(ps))
+	p.vecs = accum.Results(specs)
 	p.builders = make([]array.Builder, len(ps))
 	for i, s := range specs {
-		p.vecs[i].Kind, _ = accum.KindOf(s.Type)
 		p.builders[i] = array.NewBuilder(env.Alloc, s.Type.Arrow())
 	}
 	return nil
@@ -147,8 +147,6 @@ func (p *partials) reset(slots []int32) {
 
 // close releases the builders and drops the state.
 func (p *partials) close() {
-	for _, b := range p.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(p.builders)
 	p.builders, p.accs, p.args, p.arena = nil, nil, accum.Args{}, nil
 }

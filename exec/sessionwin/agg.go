@@ -13,6 +13,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -194,20 +195,12 @@ func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 	}
 	w.args = accum.NewArgs(w.cfg.Aggs)
 	w.scratch = scratch{}
-	w.oldVecs = make([]accum.Vector, len(w.aggs))
-	w.newVecs = make([]accum.Vector, len(w.aggs))
-	for i, a := range w.cfg.Aggs {
-		k, _ := accum.KindOf(a.Type)
-		w.oldVecs[i].Kind, w.newVecs[i].Kind = k, k
-	}
+	w.oldVecs, w.newVecs = accum.Results(w.cfg.Aggs), accum.Results(w.cfg.Aggs)
 	w.env = env
 	w.groups = make(map[string]*keyGroup)
 	w.slots = aggstate.Slots{}
 	w.heap, w.pool, w.seq, w.epoch, w.keyBytes = nil, nil, 0, 0, 0
-	w.builders = make([]array.Builder, len(w.schema.Fields()))
-	for i, f := range w.schema.Fields() {
-		w.builders[i] = array.NewBuilder(env.Alloc, f.Type)
-	}
+	w.builders = arrays.Builders(env.Alloc, w.schema)
 	w.updateStateMetrics()
 	return nil
 }
@@ -257,9 +250,7 @@ func (w *Agg) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) e
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
 func (w *Agg) Close() error {
-	for _, b := range w.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(w.builders)
 	w.builders = nil
 	w.aggs, w.mergers, w.args, w.arena = nil, nil, accum.Args{}, nil
 	w.groups, w.heap, w.pool = nil, nil, nil

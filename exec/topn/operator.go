@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
@@ -155,10 +156,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	if t.cfg.dedup() {
 		t.slots = map[string]*slot{}
 	}
-	t.builders = make([]array.Builder, len(t.schema.Fields()))
-	for i, f := range t.schema.Fields() {
-		t.builders[i] = array.NewBuilder(env.Alloc, f.Type)
-	}
+	t.builders = arrays.Builders(env.Alloc, t.schema)
 	t.updateMetrics()
 	return nil
 }
@@ -201,9 +199,7 @@ func (t *Operator) OnControl(context.Context, exec.Control, exec.Emitter) error 
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
 func (t *Operator) Close() error {
-	for _, b := range t.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(t.builders)
 	t.builders = nil
 	t.parts, t.slots = ordtree.Partitions{}, nil
 	t.touchedSlots, t.deltas, t.outRows = nil, nil, nil

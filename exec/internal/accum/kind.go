@@ -209,3 +209,13 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// Results returns a Vector for the results of each of specs, of the kind
+// of its result type.
+func Results(specs []Spec) []Vector {
+	vs := make([]Vector, len(specs))
+	for i, s := range specs {
+		vs[i].Kind, _ = KindOf(s.Type)
+	}
+	return vs
+}

@@ -74,3 +74,19 @@ func Emit(ctx context.Context, out exec.Emitter, schema *arrow.Schema, cols []ar
 	rec.Release()
 	return err
 }
+
+// Builders returns a builder from alloc for each field of schema.
+func Builders(alloc memory.Allocator, schema *arrow.Schema) []array.Builder {
+	bs := make([]array.Builder, len(schema.Fields()))
+	for i, f := range schema.Fields() {
+		bs[i] = array.NewBuilder(alloc, f.Type)
+	}
+	return bs
+}
+
+// ReleaseBuilders releases every builder of bs.
+func ReleaseBuilders(bs []array.Builder) {
+	for _, b := range bs {
+		b.Release()
+	}
+}
