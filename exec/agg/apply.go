@@ -29,6 +29,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 			h.weights[i] = op.Weight()
 		}
 	}
+	ones := c.Ops == nil // every row weighs 1
 	if h.close != nil {
 		late, err := h.close.load(c.Batch, h.weights)
 		if err != nil {
@@ -36,6 +37,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		}
 		if late > 0 {
 			h.env.Metrics.LateRows.Add(late)
+			ones = false
 		}
 	}
 	b := &h.batch
@@ -66,7 +68,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		r[rowsWord] = uint64(rows)
 	}
 
-	if err := h.args.Load(c.Batch, h.weights); err != nil {
+	if err := h.args.Load(c.Batch, h.weights, ones); err != nil {
 		return err
 	}
 	// With EMIT ON WINDOW CLOSE nothing is emitted per batch: results are

@@ -55,9 +55,9 @@ type LocalConfig struct {
 // subtracted). When a batch has few groups — few keys, or heavy skew — the
 // exchange carries one row per group instead of one per input row.
 //
-// The partials are the hash aggregate's accumulators (accum) over a state
-// that lives for one batch: the batch's groups are numbered 0, 1, ... and
-// group g is in slot g of a small arena, cleared after the batch.
+// The partials are computed by the hash aggregate's accumulators, with
+// the kernels they fold a batch with (accum.Partial), over the batch
+// alone.
 type LocalAgg struct {
 	cfg    LocalConfig
 	env    *exec.Env
@@ -190,24 +190,18 @@ func (p PartialSpec) spec(input []types.T) (accum.Spec, error) {
 }
 
 // partials computes a LocalAgg's partials of one batch with the
-// accumulators of the hash aggregate, over state that lives for the batch:
-// its group g is in slot g, and the state is freed when the batch's
-// partials are built.
+// accumulators of the hash aggregate, through accum.Partial: the same
+// kernels over the batch's rows alone, with no state.
 type partials struct {
 	env      *exec.Env
-	accs     []accum.Accumulator
+	accs     []accum.Partial
 	args     accum.Args
-	arena    *aggstate.Arena
 	builders []array.Builder
 
 	// Scratch reused across batches.
-	batch  accum.Batch
-	slots  []int32 // 0, 1, 2, ...: the slots of the batch's groups
-	counts []int64 // by group: its rows
-	ones   []int64 // a weight of 1 per row
-	vecs   []accum.Vector
-	rows   []accum.OutRow // 0, 1, 2, ...: one output row per group
-	out    accum.Out
+	ones []int64 // a weight of 1 per row
+	vecs []accum.Vector
+	out  accum.Out
 }
 
 // open creates the accumulators of ps over input.
@@ -215,67 +209,50 @@ func (p *partials) open(ps []PartialSpec, input []types.T, env *exec.Env) error 
 	p.close()
 	p.env = env
 	specs := make([]accum.Spec, len(ps))
+	p.accs = make([]accum.Partial, len(ps))
+	p.builders = make([]array.Builder, len(ps))
 	for i, ps := range ps {
 		s, err := ps.spec(input)
 		if err != nil {
 			return err
 		}
-		specs[i] = s
-	}
-	var err error
-	p.accs, p.arena, err = accum.NewAll(specs, len(input), accum.Features{}, accum.Options{AppendOnly: true, Borrow: true}, 0)
-	if err != nil {
-		return err
+		acc, err := accum.New(s, len(input), accum.Features{}, accum.Options{AppendOnly: true})
+		if err != nil {
+			return fmt.Errorf("partial %d: %w", i, err)
+		}
+		part, ok := acc.(accum.Partial)
+		if !ok {
+			return fmt.Errorf("partial %d: %s over %s: %w", i, s.Func, s.ArgType, accum.ErrNotSupported)
+		}
+		specs[i], p.accs[i] = s, part
+		p.builders[i] = array.NewBuilder(env.Alloc, s.Type.Arrow())
 	}
 	p.args = accum.NewArgs(specs)
 	p.vecs = accum.Results(specs)
-	p.builders = make([]array.Builder, len(ps))
-	for i, s := range specs {
-		p.builders[i] = array.NewBuilder(env.Alloc, s.Type.Arrow())
-	}
 	return nil
 }
 
 // run computes the partials of batch, whose rows are in groups 0..groups-1
 // as group says, and appends their columns to cols.
 func (p *partials) run(batch arrow.RecordBatch, group []int32, groups int, cols []arrow.Array) ([]arrow.Array, error) {
-	n := len(group)
-	if len(p.slots) < groups {
-		p.arena.Grow(groups)
-		for _, acc := range p.accs {
-			acc.Grow(groups)
-		}
-		for s := len(p.slots); s < groups; s++ {
-			p.slots = append(p.slots, int32(s))
-			p.rows = append(p.rows, accum.OutRow{J: int32(s)})
-		}
-	}
-	for len(p.ones) < n {
+	for len(p.ones) < len(group) {
 		p.ones = append(p.ones, 1)
 	}
-	slots, ones := p.slots[:groups], p.ones[:n]
-	defer p.reset(slots)
-	b := &p.batch
-	b.Reset(group, slots, p.arena)
-	p.counts = vec.Resize(p.counts, groups)
-	clear(p.counts)
-	for _, g := range group {
-		p.counts[g]++
-	}
-	if err := p.args.Load(batch, ones); err != nil {
+	ones := p.ones[:len(group)]
+	if err := p.args.Load(batch, ones, true); err != nil {
 		return cols, err
 	}
+	defer p.args.Release()
 	for i, acc := range p.accs {
 		arg, w := p.args.Of(i, ones)
-		if err := acc.Update(b, w, arg); err != nil {
-			return cols, err
-		}
 		v := &p.vecs[i]
 		v.Resize(groups)
-		if err := acc.Result(b, p.counts, v); err != nil {
-			return cols, err
+		err := acc.Partial(group, groups, w, arg, v)
+		var col arrow.Array
+		if err == nil {
+			col, err = p.out.Values(p.env.Alloc, p.builders[i], v, groups)
 		}
-		col, err := p.out.Column(p.env.Alloc, p.builders[i], v, v, p.rows[:groups])
+		clear(v.S) // strings point into the batch
 		if err != nil {
 			return cols, err
 		}
@@ -284,26 +261,8 @@ func (p *partials) run(batch arrow.RecordBatch, group []int32, groups int, cols 
 	return cols, nil
 }
 
-// reset frees the state of the batch's groups, in slots, and drops the
-// references into the batch.
-func (p *partials) reset(slots []int32) {
-	for _, acc := range p.accs {
-		if acc.Bytes() == 0 {
-			continue // all in the arena
-		}
-		for _, s := range slots {
-			acc.Free(s)
-		}
-	}
-	p.arena.ClearFirst(len(slots))
-	p.args.Release()
-	for i := range p.vecs {
-		clear(p.vecs[i].S)
-	}
-}
-
-// close releases the builders and drops the state.
+// close releases the builders and drops the accumulators.
 func (p *partials) close() {
 	arrays.ReleaseBuilders(p.builders)
-	p.builders, p.accs, p.args, p.arena = nil, nil, accum.Args{}, nil
+	p.builders, p.accs, p.args = nil, nil, accum.Args{}
 }

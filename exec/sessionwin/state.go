@@ -221,10 +221,13 @@ func (w *Agg) apply(batch arrow.RecordBatch) error {
 		return nil
 	}
 	w.lids, w.weights = vec.Resize(w.lids, len(w.rowSess)), vec.Resize(w.weights, len(w.rowSess))
+	ones := true // every row weighs 1: none was dropped
 	for i, s := range w.rowSess {
 		w.lids[i], w.weights[i] = 0, 0
 		if s != nil {
 			w.lids[i], w.weights[i] = final(s).lid, 1
+		} else {
+			ones = false
 		}
 	}
 	b := &w.batch
@@ -232,7 +235,7 @@ func (w *Agg) apply(batch arrow.RecordBatch) error {
 	for i, l := range w.lids {
 		b.Rows[l][rowsWord] += uint64(w.weights[i])
 	}
-	if err := w.args.Load(batch, w.weights); err != nil {
+	if err := w.args.Load(batch, w.weights, ones); err != nil {
 		return err
 	}
 	defer w.args.Release()

@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
@@ -277,5 +278,54 @@ func TestFloatSum(t *testing.T) {
 	s.Add(math.Inf(-1))
 	if got := s.Value(); !math.IsNaN(got) {
 		t.Errorf("with +Inf and -Inf: %v", got)
+	}
+}
+
+// TestPartialIsOneBatch checks every accumulator that computes partials:
+// a batch's partial for each group is what the group's state holds after
+// that batch alone.
+func TestPartialIsOneBatch(t *testing.T) {
+	argTypes := []types.T{types.BigIntT, types.DoubleT, types.DecimalT(8, 2), types.VarcharT, types.BoolT, types.DateT}
+	funcs := []plan.AggFunc{plan.AggCountStar, plan.AggCount, plan.AggSum, plan.AggAvg, plan.AggMin, plan.AggMax}
+	for _, at := range argTypes {
+		for _, f := range funcs {
+			sp := spec(f, false, at)
+			if sp.Check(1, Features{}) != nil {
+				continue
+			}
+			if _, ok := newState(t, sp, Options{AppendOnly: true}).acc.(Partial); !ok {
+				t.Errorf("%s over %s computes no partial over an append-only input", f, at)
+				continue
+			}
+			t.Run(fmt.Sprintf("%s/%s", f, at), func(t *testing.T) { checkPartial(t, sp) })
+		}
+	}
+}
+
+func checkPartial(t *testing.T, sp Spec) {
+	rng := rand.New(rand.NewPCG(uint64(sp.Func), uint64(sp.ArgType.Kind)+7))
+	for round := range 20 {
+		s := newState(t, sp, Options{AppendOnly: true})
+		var rows []row
+		for range 1 + rng.IntN(20) {
+			rows = append(rows, row{slot: int32(rng.IntN(4)), w: 1, v: randValue(rng, sp.ArgType)})
+		}
+		if err := s.apply(rows); err != nil {
+			t.Fatal(err)
+		}
+		// The batch s.apply made: its local groups in s.b.Touched.
+		groups := len(s.b.Touched)
+		arg, w := s.args.Of(0, s.weights)
+		k, _ := KindOf(sp.Type)
+		got := Vector{Kind: k}
+		got.Resize(groups)
+		if err := s.acc.(Partial).Partial(s.b.Lids, groups, w, arg, &got); err != nil {
+			t.Fatal(err)
+		}
+		for j, slot := range slices.Clone(s.b.Touched) {
+			if g, want := s.format(&got, j), s.result(slot); g != want {
+				t.Fatalf("round %d, group %d: partial %s, state %s (rows %v)", round, slot, g, want, rows)
+			}
+		}
 	}
 }

@@ -39,8 +39,7 @@ type Accumulator interface {
 	// Free empties the state of slot kept outside the arena, when its
 	// group lost its last row or closed.
 	Free(slot int32)
-	// Bytes estimates the memory held outside the arena: 0 only when no
-	// slot has state outside the arena, which Free would have to empty.
+	// Bytes estimates the memory held outside the arena.
 	Bytes() int64
 	// Touch reads the state each group of the batch keeps outside the
 	// arena and returns a value depending on it: a prefetch (see
@@ -65,10 +64,6 @@ type Options struct {
 	// keep only the extreme value per group, and APPROX_COUNT_DISTINCT a
 	// sketch.
 	AppendOnly bool
-	// Borrow is set when the state lives no longer than the batch it is
-	// built from (a local aggregate's): strings it keeps then point into
-	// the batch's buffers instead of being copied.
-	Borrow bool
 }
 
 // arenaAgg is embedded by accumulators whose state is all in the arena.
@@ -99,7 +94,10 @@ func (columnAgg) Bind(*aggstate.Arena, int) {}
 
 // countStarAgg is COUNT(*): the group's row count, which the operator keeps
 // and passes to Result (and merges).
-type countStarAgg struct{ columnAgg }
+type countStarAgg struct {
+	columnAgg
+	delta []int64 // Partial's: by local group, the batch's rows
+}
 
 func (a *countStarAgg) Grow(int)                           {}
 func (a *countStarAgg) Update(*Batch, []int64, *Arg) error { return nil }
@@ -133,13 +131,20 @@ type countAgg struct {
 func (a *countAgg) Words() int { return 1 }
 func (a *countAgg) Free(int32) {}
 
-func (a *countAgg) Update(b *Batch, w []int64, _ *Arg) error {
-	a.delta = vec.Resize(a.delta, len(b.Touched))
-	d := a.delta
+// foldCounts sums the weights w of rows numbered by lids per local group
+// into d, which it returns resized to m groups.
+func foldCounts(d []int64, lids []int32, m int, w []int64) []int64 {
+	d = vec.Resize(d, m)
 	clear(d)
-	for i, l := range b.Lids {
+	for i, l := range lids {
 		d[l] += w[i]
 	}
+	return d
+}
+
+func (a *countAgg) Update(b *Batch, w []int64, _ *Arg) error {
+	a.delta = foldCounts(a.delta, b.Lids, len(b.Touched), w)
+	d := a.delta
 	for j := range b.Touched {
 		r := a.row(b, int32(j))
 		n := int64(r[0]) + d[j]

@@ -24,6 +24,11 @@ type Arg struct {
 	Keys bool
 	// W is each row's weight.
 	W []int64
+	// Ones is set when every row weighs 1 in W (a batch of inserts, none
+	// of them NULL), for the accumulators' loops without weights. An
+	// accumulator that passes the Arg on with other weights (DISTINCT)
+	// clears it meanwhile.
+	Ones bool
 	Values
 
 	wbuf []int64
@@ -42,8 +47,9 @@ func NeedsKeys(a Spec) bool {
 	return false
 }
 
-// Load reads column arr of the batch, whose row weights are weights.
-func (a *Arg) Load(arr arrow.Array, weights []int64) error {
+// Load reads column arr of the batch, whose row weights are weights, all
+// 1 if ones is set.
+func (a *Arg) Load(arr arrow.Array, weights []int64, ones bool) error {
 	n := arr.Len()
 	switch a.Kind {
 	case KindInt:
@@ -91,6 +97,7 @@ func (a *Arg) Load(arr arrow.Array, weights []int64) error {
 		}
 		a.S = a.sbuf
 	}
+	a.Ones = ones && arr.NullN() == 0
 	if arr.NullN() == 0 {
 		a.W = weights
 		return nil
@@ -186,10 +193,11 @@ func (a *Args) index(s Spec) int {
 	return len(a.cols) - 1
 }
 
-// Load reads every argument column of rec, whose rows weigh weights.
-func (a *Args) Load(rec arrow.RecordBatch, weights []int64) error {
+// Load reads every argument column of rec, whose rows weigh weights (all
+// 1 if ones is set).
+func (a *Args) Load(rec arrow.RecordBatch, weights []int64, ones bool) error {
 	for _, c := range a.cols {
-		if err := c.Load(rec.Column(c.Ord), weights); err != nil {
+		if err := c.Load(rec.Column(c.Ord), weights, ones); err != nil {
 			return err
 		}
 	}

@@ -67,7 +67,12 @@ func (a *distinctAgg[V]) Update(b *Batch, w []int64, arg *Arg) error {
 		after := before + w[i]
 		a.ew[i] = int64(b2i(after > 0) - b2i(before > 0))
 	}
-	return a.inner.Update(b, a.ew, arg)
+	// The inner accumulator weighs the rows by the filter's weights.
+	ones := arg.Ones
+	arg.Ones = false
+	err := a.inner.Update(b, a.ew, arg)
+	arg.Ones = ones
+	return err
 }
 
 // Merge adds the values of src to dst's and feeds those dst had not seen

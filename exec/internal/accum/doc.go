@@ -25,11 +25,14 @@
 //   - Free, Bytes and Touch free a group, estimate the memory held and
 //     prefetch what a batch will read.
 //
-// A Merger also merges one group's state into another's, as a SESSION
-// window does when a row bridges two sessions. Every accumulator of an
-// append-only input merges, and so do the retractable sums and counts;
-// the retractable MIN/MAX multisets and the sketches do not, as no
-// operator needs them to.
+// Two optional interfaces say what else an accumulator does. A Merger
+// merges one group's state into another's, as a SESSION window does when a
+// row bridges two sessions: every accumulator of an append-only input
+// merges, and so do the retractable sums and counts; the retractable
+// MIN/MAX multisets and the sketches do not, as no operator needs them
+// to. A Partial computes each group's value over one batch alone, with no
+// state, as the first phase of two-phase aggregation does: the
+// accumulators of COUNT, SUM, MIN and MAX of an append-only input.
 //
 // The operator keeps the arena, each group's row count (COUNT(*) reads it)
 // and the groups' slots. NewAll makes an operator's accumulators and their
@@ -42,9 +45,10 @@
 //     for as long as it has rows, and reads each touched group's result
 //     before and after a batch to emit its change.
 //   - The local aggregate (exec/agg.LocalAgg, the first phase of two-phase
-//     aggregation) runs the same accumulators over state that lives for one
-//     batch: group g of a batch is in slot g, freed once its partials are
-//     built (Options.Borrow lets it keep strings in the batch's buffers).
+//     aggregation) computes each group's value over one batch alone
+//     (Partial): the same accumulators, folding the batch with the kernels
+//     Update folds it with (per local group, in dense arrays), but keeping
+//     no state, so that a group costs nothing beyond the batch's arrays.
 //   - The SESSION window (exec/sessionwin) keeps a slot per open session,
 //     builds a Batch from the sessions a chunk's rows end up in, and merges
 //     the sessions a row bridges (Merger).

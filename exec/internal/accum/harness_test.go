@@ -1,8 +1,10 @@
 package accum
 
 import (
+	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -20,6 +22,10 @@ type state struct {
 	args  Args
 	b     Batch
 	high  int
+
+	// The last batch applied: its record (which args read) and weights.
+	rec     arrow.RecordBatch
+	weights []int64
 }
 
 // newState returns the state of spec, whose argument is input column 0.
@@ -61,12 +67,16 @@ func (s *state) apply(rows []row) error {
 	if argType.Kind == types.Unknown { // COUNT(*)
 		argType = types.BigIntT
 	}
-	rec := types.BuildRecord(memory.NewGoAllocator(), []string{"a"}, []types.T{argType}, rowsOf(vals))
-	defer rec.Release()
-	if err := s.args.Load(rec, weights); err != nil {
+	if s.rec != nil {
+		s.args.Release()
+		s.rec.Release()
+	}
+	s.rec = types.BuildRecord(memory.NewGoAllocator(), []string{"a"}, []types.T{argType}, rowsOf(vals))
+	s.weights = weights
+	ones := !slices.ContainsFunc(weights, func(w int64) bool { return w != 1 })
+	if err := s.args.Load(s.rec, weights, ones); err != nil {
 		return err
 	}
-	defer s.args.Release()
 	s.b.Reset(lids, touched, s.arena)
 	for i, l := range lids {
 		s.b.Rows[l][0] += uint64(weights[i])
@@ -103,19 +113,24 @@ func (s *state) result(slot int32) string {
 	if err := s.acc.Result(&s.b, []int64{int64(s.b.Rows[0][0])}, &v); err != nil {
 		return "error: " + err.Error()
 	}
-	if !v.Valid[0] {
+	return s.format(&v, 0)
+}
+
+// format returns value j of v, a result of the aggregate, formatted.
+func (s *state) format(v *Vector, j int) string {
+	if !v.Valid[j] {
 		return "NULL"
 	}
 	d := types.Datum{}
-	switch k {
+	switch v.Kind {
 	case KindInt:
-		d.I = v.I[0]
+		d.I = v.I[j]
 	case KindFloat:
-		d.F = v.F[0]
+		d.F = v.F[j]
 	case KindDec:
-		d.D = v.D[0]
+		d.D = v.D[j]
 	default:
-		d.S = v.S[0]
+		d.S = v.S[j]
 	}
 	return types.Format(d, s.spec.Type)
 }

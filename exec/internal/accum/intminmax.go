@@ -74,8 +74,9 @@ type intExtremeAgg struct {
 func (a *intExtremeAgg) Words() int { return 2 }
 func (a *intExtremeAgg) Free(int32) {}
 
-func (a *intExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
-	m := len(b.Touched)
+// fold finds the extreme of the batch's values (rows numbered by lids
+// into m local groups) per local group, into a.ext and a.has.
+func (a *intExtremeAgg) fold(lids []int32, m int, w []int64, arg *Arg) error {
 	a.ext, a.has = vec.Resize(a.ext, m), vec.Resize(a.has, m)
 	ext, has := a.ext, a.has
 	clear(has)
@@ -88,9 +89,10 @@ func (a *intExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
 	for j := range ext {
 		ext[j] = init
 	}
-	vals, w := arg.I[:len(b.Lids)], w[:len(b.Lids)]
-	for i, l := range b.Lids {
+	vals, w := arg.I[:len(lids)], w[:len(lids)]
+	for i, l := range lids {
 		switch {
+		case arg.Ones:
 		case w[i] == 0:
 			continue
 		case w[i] < 0:
@@ -103,6 +105,14 @@ func (a *intExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
 			ext[l] = min(ext[l], vals[i])
 		}
 	}
+	return nil
+}
+
+func (a *intExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	if err := a.fold(b.Lids, len(b.Touched), w, arg); err != nil {
+		return err
+	}
+	ext, has := a.ext, a.has
 	for j := range b.Touched {
 		if has[j] {
 			a.extend(a.row(b, int32(j)), ext[j])

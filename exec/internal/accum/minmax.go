@@ -157,10 +157,9 @@ func (a *minMaxAgg[V]) Result(b *Batch, _ []int64, dst *Vector) error {
 // append-only input: a column of each group's extreme value.
 type strExtremeAgg struct {
 	columnAgg
-	max    bool
-	borrow bool // keep strings in the batch's buffers (Options.Borrow)
-	acc    aggstate.Column[strExtreme]
-	extra  int64 // string bytes held
+	max   bool
+	acc   aggstate.Column[strExtreme]
+	extra int64 // string bytes held
 }
 
 // strExtreme is one group's extreme string, if it has one.
@@ -201,11 +200,8 @@ func (a *strExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
 		if !a.better(e, v) {
 			continue
 		}
-		if !a.borrow {
-			v = strings.Clone(v)
-		}
 		a.extra += int64(len(v) - len(e.v))
-		e.v, e.has = v, true
+		e.v, e.has = strings.Clone(v), true
 	}
 	return nil
 }
@@ -253,7 +249,13 @@ func (a *keyedMinMax) Result(b *Batch, counts []int64, dst *Vector) error {
 	if err := a.Accumulator.Result(b, counts, &a.keys); err != nil {
 		return err
 	}
-	for j := range b.Touched {
+	a.decode(len(b.Touched), dst)
+	return nil
+}
+
+// decode writes the values of the first m keys to dst.
+func (a *keyedMinMax) decode(m int, dst *Vector) {
+	for j := range m {
 		if dst.Valid[j] = a.keys.Valid[j]; !dst.Valid[j] {
 			continue
 		}
@@ -263,5 +265,4 @@ func (a *keyedMinMax) Result(b *Batch, counts []int64, dst *Vector) error {
 			dst.D[j] = DecFromKey(a.keys.S[j])
 		}
 	}
-	return nil
 }

@@ -60,7 +60,7 @@ func newMinMax(k Kind, max bool, opts Options) Accumulator {
 	case k == KindInt || k == KindFloat:
 		acc = &intMinMaxAgg{max: max}
 	case opts.AppendOnly:
-		acc = &strExtremeAgg{max: max, borrow: opts.Borrow}
+		acc = &strExtremeAgg{max: max}
 	default:
 		acc = &minMaxAgg[string]{max: max, multisets: newMultisets[string]()}
 	}

@@ -2,6 +2,7 @@ package accum
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -26,6 +27,7 @@ type OutRow struct {
 // checked the capacity for each value. Its slices are scratch reused
 // across batches; only the one of the column's type is used.
 type Out struct {
+	ident []OutRow // 0, 1, 2, ...: Values' rows
 	valid []bool
 	i     []int64
 	d     []decimal128.Num
@@ -96,21 +98,57 @@ func (o *Out) fixedColumn(alloc memory.Allocator, dt arrow.DataType, old, new *V
 	var valid []bool
 	switch dt.ID() {
 	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
-		buf = memory.NewResizableBuffer(alloc)
-		buf.Resize(8 * n)
+		buf = newBuffer(alloc, 8*n)
 		valid = gather(o, arrow.GetData[int64](buf.Bytes())[:n], rows, old, new, old.I, new.I)
 	case arrow.FLOAT64:
-		buf = memory.NewResizableBuffer(alloc)
-		buf.Resize(8 * n)
+		buf = newBuffer(alloc, 8*n)
 		valid = gather(o, arrow.GetData[float64](buf.Bytes())[:n], rows, old, new, old.F, new.F)
 	default:
 		return nil
 	}
+	return fixedArray(alloc, dt, buf, n, valid)
+}
+
+// Values returns the column of the first n values of v, of b's type, in
+// order: Column's rows 0..n-1 of v, the 8-byte types copied in one move.
+func (o *Out) Values(alloc memory.Allocator, b array.Builder, v *Vector, n int) (arrow.Array, error) {
+	dt := b.Type()
+	var buf *memory.Buffer
+	switch dt.ID() {
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
+		buf = newBuffer(alloc, 8*n)
+		copy(arrow.GetData[int64](buf.Bytes()), v.I[:n])
+	case arrow.FLOAT64:
+		buf = newBuffer(alloc, 8*n)
+		copy(arrow.GetData[float64](buf.Bytes()), v.F[:n])
+	default:
+		for len(o.ident) < n {
+			o.ident = append(o.ident, OutRow{J: int32(len(o.ident))})
+		}
+		return o.Column(alloc, b, v, v, o.ident[:n])
+	}
+	valid := v.Valid[:n]
+	if !slices.Contains(valid, false) {
+		valid = nil
+	}
+	return fixedArray(alloc, dt, buf, n, valid), nil
+}
+
+// newBuffer returns a buffer of size bytes from alloc.
+func newBuffer(alloc memory.Allocator, size int) *memory.Buffer {
+	buf := memory.NewResizableBuffer(alloc)
+	buf.Resize(size)
+	return buf
+}
+
+// fixedArray returns the array of type dt of the n 8-byte values in buf,
+// which it takes, with a validity bitmap from valid unless valid is nil
+// (every value valid).
+func fixedArray(alloc memory.Allocator, dt arrow.DataType, buf *memory.Buffer, n int, valid []bool) arrow.Array {
 	var nullBuf *memory.Buffer
 	nulls := 0
 	if valid != nil {
-		nullBuf = memory.NewResizableBuffer(alloc)
-		nullBuf.Resize(int(bitutil.BytesForBits(int64(n))))
+		nullBuf = newBuffer(alloc, int(bitutil.BytesForBits(int64(n))))
 		bits := nullBuf.Bytes()
 		clear(bits)
 		for k, ok := range valid {

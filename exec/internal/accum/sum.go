@@ -36,15 +36,23 @@ func (a *intSumAgg) Free(s int32) {
 }
 func (a *intSumAgg) Bytes() int64 { return 16 * int64(len(a.carry)) }
 
-func (a *intSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
-	m := len(b.Touched)
+// fold sums the batch's values (rows numbered by lids into m local
+// groups) per local group, in 128 bits, into a.sums and a.n.
+func (a *intSumAgg) fold(lids []int32, m int, w []int64, arg *Arg) {
 	a.sums, a.n = vec.Resize(a.sums, m), vec.Resize(a.n, m)
 	sums, cnt := a.sums, a.n
 	clear(sums)
 	clear(cnt)
-	vals := arg.I[:len(b.Lids)]
-	w = w[:len(b.Lids)]
-	for i, l := range b.Lids {
+	vals := arg.I[:len(lids)]
+	if arg.Ones {
+		for i, l := range lids {
+			sums[l] = sums[l].Add64(vals[i])
+			cnt[l]++
+		}
+		return
+	}
+	w = w[:len(lids)]
+	for i, l := range lids {
 		v, wi := vals[i], w[i]
 		switch {
 		case wi > 0:
@@ -54,6 +62,11 @@ func (a *intSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
 		}
 		cnt[l] += wi
 	}
+}
+
+func (a *intSumAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	a.fold(b.Lids, len(b.Touched), w, arg)
+	sums, cnt := a.sums, a.n
 	for j, s := range b.Touched {
 		r := a.row(b, int32(j))
 		sum, up := addLow(int64(r[0]), sums[j])
@@ -155,6 +168,7 @@ type floatSumAgg struct {
 	arenaAgg
 	avg     bool
 	special map[int32]Specials
+	partial []partialSum // Partial's: by local group, the batch's sum
 }
 
 func (a *floatSumAgg) Words() int { return 3 }
@@ -267,6 +281,8 @@ type decSumAgg struct {
 	arenaAgg
 	avg   bool
 	scale int32
+	sums  []decimal128.Num // Partial's: by local group, the batch's sum
+	n     []int64          // and its count
 }
 
 func (a *decSumAgg) Words() int { return 3 }

@@ -89,17 +89,5 @@ func (a *Arena) Row(s int32) []uint64 {
 // Clear zeroes the row of slot s.
 func (a *Arena) Clear(s int32) { clear(a.Row(s)) }
 
-// ClearFirst zeroes the rows of slots 0..n-1, a chunk at a time.
-func (a *Arena) ClearFirst(n int) {
-	for _, c := range a.chunks {
-		if n <= 0 {
-			return
-		}
-		k := min(n, chunkSlots)
-		clear(c[:k*a.stride])
-		n -= k
-	}
-}
-
 // Bytes returns the memory the arena holds.
 func (a *Arena) Bytes() int64 { return int64(a.Len()) * int64(a.stride) * 8 }
