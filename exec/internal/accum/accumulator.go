@@ -106,10 +106,15 @@ func (a *countStarAgg) Bytes() int64                       { return 0 }
 func (a *countStarAgg) Touch(*Batch) int64                 { return 0 }
 func (a *countStarAgg) Merge(int32, int32) error           { return nil }
 func (a *countStarAgg) Result(b *Batch, counts []int64, dst *Vector) error {
-	for j := range b.Touched {
-		dst.I[j], dst.Valid[j] = counts[j], true
-	}
+	putCounts(counts[:len(b.Touched)], dst)
 	return nil
+}
+
+// putCounts writes counts to dst.
+func putCounts(counts []int64, dst *Vector) {
+	for j, n := range counts {
+		dst.I[j], dst.Valid[j] = n, true
+	}
 }
 
 // countNullAgg is COUNT of an argument typed NULL: always 0.

@@ -22,9 +22,7 @@ type Partial interface {
 // Partial counts rows: w holds the rows' weights.
 func (a *countStarAgg) Partial(lids []int32, groups int, w []int64, _ *Arg, dst *Vector) error {
 	a.delta = foldCounts(a.delta, lids, groups, w)
-	for j, n := range a.delta {
-		dst.I[j], dst.Valid[j] = n, true
-	}
+	putCounts(a.delta, dst)
 	return nil
 }
 
@@ -37,28 +35,16 @@ func (a *countNullAgg) Partial(_ []int32, groups int, _ []int64, _ *Arg, dst *Ve
 
 func (a *countAgg) Partial(lids []int32, groups int, w []int64, _ *Arg, dst *Vector) error {
 	a.delta = foldCounts(a.delta, lids, groups, w)
-	for j, n := range a.delta {
-		dst.I[j], dst.Valid[j] = n, true
-	}
+	putCounts(a.delta, dst)
 	return nil
 }
 
 func (a *intSumAgg) Partial(lids []int32, groups int, w []int64, arg *Arg, dst *Vector) error {
 	a.fold(lids, groups, w, arg)
 	for j, sum := range a.sums {
-		n := a.n[j]
-		if dst.Valid[j] = n > 0; n == 0 {
-			continue
-		}
-		if a.avg {
-			dst.F[j] = sum.Float64() / float64(n)
-			continue
-		}
-		v, err := sum.Int64()
-		if err != nil {
+		if err := a.put(dst, j, sum, a.n[j]); err != nil {
 			return err
 		}
-		dst.I[j] = v
 	}
 	return nil
 }
@@ -81,15 +67,7 @@ func (a *floatSumAgg) Partial(lids []int32, groups int, w []int64, arg *Arg, dst
 		s.n += w[i]
 	}
 	for j := range sums {
-		s := &sums[j]
-		if dst.Valid[j] = s.n > 0; s.n == 0 {
-			continue
-		}
-		v := s.Value()
-		if a.avg {
-			v /= float64(s.n)
-		}
-		dst.F[j] = v
+		a.put(dst, j, sums[j].Value(), sums[j].n)
 	}
 	return nil
 }
@@ -115,19 +93,9 @@ func (a *decSumAgg) Partial(lids []int32, groups int, w []int64, arg *Arg, dst *
 		a.n[l] += w[i]
 	}
 	for j, sum := range a.sums {
-		n := a.n[j]
-		if dst.Valid[j] = n > 0; n == 0 {
-			continue
-		}
-		if a.avg {
-			dst.F[j] = sum.ToFloat64(a.scale) / float64(n)
-			continue
-		}
-		v, err := DecimalSum(sum)
-		if err != nil {
+		if err := a.put(dst, j, sum, a.n[j]); err != nil {
 			return err
 		}
-		dst.D[j] = v
 	}
 	return nil
 }

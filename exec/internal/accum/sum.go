@@ -142,22 +142,25 @@ func (a *intSumAgg) Merge(dst, src int32) error {
 func (a *intSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
 	for j, s := range b.Touched {
 		r := a.row(b, int32(j))
-		n := int64(r[1])
-		if dst.Valid[j] = n > 0; n == 0 {
-			continue
-		}
-		sum := a.value(r, s)
-		if a.avg {
-			dst.F[j] = sum.Float64() / float64(n)
-			continue
-		}
-		v, err := sum.Int64()
-		if err != nil {
+		if err := a.put(dst, j, a.value(r, s), int64(r[1])); err != nil {
 			return err
 		}
-		dst.I[j] = v
 	}
 	return nil
+}
+
+// put writes the result of a sum of n values to value j of dst: NULL
+// without values (the sum is then 0), the average for AVG, else SUM's
+// BIGINT, failing beyond it.
+func (a *intSumAgg) put(dst *Vector, j int, sum Int128, n int64) error {
+	dst.Valid[j] = n > 0
+	if a.avg {
+		dst.F[j] = sum.Float64() / float64(n)
+		return nil
+	}
+	v, err := sum.Int64()
+	dst.I[j] = v
+	return err
 }
 
 // floatSumAgg is SUM or AVG over doubles, in three arena words: the running
@@ -255,22 +258,24 @@ func (a *floatSumAgg) Merge(dst, src int32) error {
 func (a *floatSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
 	for j, s := range b.Touched {
 		r := a.row(b, int32(j))
-		n := int64(r[2])
-		if dst.Valid[j] = n > 0; n == 0 {
-			continue
-		}
 		sum := math.Float64frombits(r[0]) + math.Float64frombits(r[1])
 		if len(a.special) > 0 {
 			if sp, ok := a.special[s]; ok {
 				sum = sp.Apply(sum)
 			}
 		}
-		if a.avg {
-			sum /= float64(n)
-		}
-		dst.F[j] = sum
+		a.put(dst, j, sum, int64(r[2]))
 	}
 	return nil
+}
+
+// put writes the result of a sum of n values to value j of dst: NULL
+// without values, the average for AVG, else the sum.
+func (a *floatSumAgg) put(dst *Vector, j int, sum float64, n int64) {
+	if dst.Valid[j] = n > 0; n > 0 && a.avg {
+		sum /= float64(n)
+	}
+	dst.F[j] = sum
 }
 
 // decSumAgg is SUM or AVG over DECIMAL(p,s), in three arena words: the
@@ -331,20 +336,26 @@ func (a *decSumAgg) Merge(dst, src int32) error {
 func (a *decSumAgg) Result(b *Batch, _ []int64, dst *Vector) error {
 	for j := range b.Touched {
 		r := a.row(b, int32(j))
-		n := int64(r[2])
-		if dst.Valid[j] = n > 0; n == 0 {
-			continue
-		}
-		sum := decimal128.New(int64(r[1]), r[0])
-		if a.avg {
-			dst.F[j] = sum.ToFloat64(a.scale) / float64(n)
-			continue
-		}
-		v, err := DecimalSum(sum)
-		if err != nil {
+		if err := a.put(dst, j, decimal128.New(int64(r[1]), r[0]), int64(r[2])); err != nil {
 			return err
 		}
-		dst.D[j] = v
+	}
+	return nil
+}
+
+// put writes the result of a sum of n values to value j of dst: NULL
+// without values, the average for AVG, else SUM's DECIMAL(38,s), failing
+// beyond 38 digits.
+func (a *decSumAgg) put(dst *Vector, j int, sum decimal128.Num, n int64) error {
+	switch {
+	case n == 0:
+		dst.Valid[j] = false
+	case a.avg:
+		dst.F[j], dst.Valid[j] = sum.ToFloat64(a.scale)/float64(n), true
+	default:
+		v, err := DecimalSum(sum)
+		dst.D[j], dst.Valid[j] = v, true
+		return err
 	}
 	return nil
 }
