@@ -208,8 +208,6 @@ func (b *Builder) buildUsing(join *plan.Join, lsc, rsc *scope, using []*ast.Colu
 	if len(items) == 0 {
 		return join, sc, nil
 	}
-	for _, id := range join.Output() {
-		items = append(items, plan.ProjItem{ID: id, Expr: b.md.Ref(id)})
-	}
+	items = append(items, b.md.IdentityItems(join.Output())...)
 	return &plan.Project{Input: join, Items: items}, sc, nil
 }

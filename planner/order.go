@@ -52,11 +52,7 @@ func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, expr
 	}
 	node = &plan.Sort{Input: node, Keys: keys}
 	if len(hidden) > 0 {
-		items := make([]plan.ProjItem, len(visible))
-		for i, id := range visible {
-			items[i] = plan.ProjItem{ID: id, Expr: b.md.Ref(id)}
-		}
-		node = &plan.Project{Input: node, Items: items}
+		node = &plan.Project{Input: node, Items: b.md.IdentityItems(visible)}
 	}
 	out.node, out.sorted = node, true
 	return nil
@@ -150,11 +146,7 @@ func (b *Builder) buildTopNLimit(out *built, s *ast.SelectStmt, proj *plan.Proje
 			R: &plan.Const{Val: types.IntDatum(lim.Offset), Typ: types.BigIntT}, Typ: types.BoolT}}
 	}
 	if len(hidden) > 0 || lim.Offset > 0 {
-		items := make([]plan.ProjItem, len(visible))
-		for i, id := range visible {
-			items[i] = plan.ProjItem{ID: id, Expr: b.md.Ref(id)}
-		}
-		node = &plan.Project{Input: node, Items: items}
+		node = &plan.Project{Input: node, Items: b.md.IdentityItems(visible)}
 	}
 	out.node, out.topN = node, true
 	return nil

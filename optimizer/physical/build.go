@@ -102,7 +102,7 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		v.Est.RowsPerSec = float64(len(n.Rows))
 		return v, nil
 	case *plan.Filter:
-		return b.buildCalc(n.Input, n.Pred, identity(b.md, n.Input.Output()), n.Output())
+		return b.buildCalc(n.Input, n.Pred, b.md.IdentityItems(n.Input.Output()), n.Output())
 	case *plan.Project:
 		return b.buildCalc(n.Input, nil, n.Items, n.Output())
 	case *plan.Calc:
@@ -325,15 +325,6 @@ func (b *builder) buildSessionAgg(n *plan.SessionAggregate) (Node, error) {
 	s.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateRows: groups,
 		StateBytes: groups * (cost.RowWidth(s.Types()) + 16), StateBounded: inProps.Bounded || inProps.Watermarked}
 	return s, nil
-}
-
-// identity returns projection items forwarding cols.
-func identity(md *plan.Metadata, cols plan.ColList) []plan.ProjItem {
-	items := make([]plan.ProjItem, len(cols))
-	for i, id := range cols {
-		items[i] = plan.ProjItem{ID: id, Expr: md.Ref(id)}
-	}
-	return items
 }
 
 func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
