@@ -108,16 +108,22 @@ func (b *Builder) buildLimit(l *ast.Limit, node plan.Node) (*plan.Limit, error) 
 }
 
 func (b *Builder) limitValue(e ast.ExprNode) (int64, error) {
-	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "LIMIT"})
+	return b.nonNegativeConst(e, "LIMIT", e, "LIMIT needs a non-negative integer")
+}
+
+// nonNegativeConst evaluates e, a constant written in clause, to a
+// non-negative integer; when it is not one, it reports msg at node at.
+func (b *Builder) nonNegativeConst(e ast.ExprNode, clause string, at ast.Node, msg string) (int64, error) {
+	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: clause})
 	if err != nil {
 		return 0, err
 	}
 	if !x.Type().IsInteger() || b.Fold == nil {
-		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
+		return 0, b.errAt(at, "%s", msg)
 	}
 	d, err := b.Fold(x)
 	if err != nil || d.Null || d.I < 0 {
-		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
+		return 0, b.errAt(at, "%s", msg)
 	}
 	return d.I, nil
 }

@@ -194,11 +194,6 @@ func ColsRead(n Node) ColSet {
 			s = s.Union(ColsUsed(e))
 		}
 	}
-	addKeys := func(keys []SortKey) {
-		for _, k := range keys {
-			s.Add(k.Col)
-		}
-	}
 	addArgs := func(aggs []AggCall) {
 		for _, a := range aggs {
 			if a.Arg != 0 {
@@ -225,21 +220,27 @@ func ColsRead(n Node) ColSet {
 	case *Window:
 		s.Add(n.TimeCol)
 	case *Sort:
-		addKeys(n.Keys)
+		s = orderCols(nil, n.Keys)
 	case *TopN:
-		s = n.Partition.ToSet()
-		addKeys(n.Order)
+		s = orderCols(n.Partition, n.Order)
 	case *RowNumber:
-		s = n.Partition.ToSet()
-		addKeys(n.Order)
+		s = orderCols(n.Partition, n.Order)
 	case *OverAggregate:
-		s = n.Partition.ToSet()
-		addKeys(n.Order)
+		s = orderCols(n.Partition, n.Order)
 		addArgs(n.Aggs)
 	case *Union:
 		for _, c := range n.InCols {
 			s = s.Union(c.ToSet())
 		}
+	}
+	return s
+}
+
+// orderCols returns the partition columns and the columns of the sort keys.
+func orderCols(partition ColList, keys []SortKey) ColSet {
+	s := partition.ToSet()
+	for _, k := range keys {
+		s.Add(k.Col)
 	}
 	return s
 }
