@@ -26,11 +26,7 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 		}
 		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT, Pos: b.exprPos(x)}, nil // XOR of booleans
 	}
-	l, err := b.bindExpr(x.L, c)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.bindExpr(x.R, c)
+	es, err := b.bindExprs(c, x.L, x.R)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +34,11 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
 		op := map[opcode.Op]plan.BinOp{opcode.EQ: plan.OpEq, opcode.NE: plan.OpNe, opcode.LT: plan.OpLt,
 			opcode.LE: plan.OpLe, opcode.GT: plan.OpGt, opcode.GE: plan.OpGe, opcode.NullEQ: plan.OpNullSafeEq}[x.Op]
-		return b.compare(x, op, l, r)
+		return b.compare(x, op, es[0], es[1])
 	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 		op := map[opcode.Op]plan.BinOp{opcode.Plus: plan.OpAdd, opcode.Minus: plan.OpSub, opcode.Mul: plan.OpMul,
 			opcode.Div: plan.OpDiv, opcode.IntDiv: plan.OpIntDiv, opcode.Mod: plan.OpMod}[x.Op]
-		return b.arith(x, op, l, r)
+		return b.arith(x, op, es[0], es[1])
 	}
 	return nil, b.unsupported(x, "operator "+x.Op.String())
 }
