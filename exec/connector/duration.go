@@ -1,7 +1,6 @@
 package connector
 
 import (
-	"context"
 	"fmt"
 	"strconv"
 	"strings"
@@ -35,22 +34,4 @@ func ParseDuration(v string) (time.Duration, error) {
 var longUnits = []struct{ long, short string }{
 	{"milliseconds", "ms"}, {"millisecond", "ms"}, {"seconds", "s"}, {"second", "s"},
 	{"minutes", "m"}, {"minute", "m"}, {"hours", "h"}, {"hour", "h"},
-}
-
-// SleepUntil waits until due (returning at once when it is past), or until
-// ctx is done, with ctx's error: how a throttled source or sink keeps to
-// its rate.
-func SleepUntil(ctx context.Context, due time.Time) error {
-	d := time.Until(due)
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }
