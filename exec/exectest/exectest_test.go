@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -202,6 +203,32 @@ func TestReplayAndCounter(t *testing.T) {
 	})); err != nil || silent.Rows() != 2 {
 		t.Errorf("silent counter: %v, %d rows", err, silent.Rows())
 	}
+}
+
+// TestDrain drains a scripted source that catches up before its end: Drain
+// waits for the rest, hands every chunk over and stops at the end, or at
+// the first error of each.
+func TestDrain(t *testing.T) {
+	alloc := Alloc(t)
+	src := NewSource(t, alloc, "bigint\n+I 1\n+I 2")
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		src.Add("bigint\n+I 3")
+		src.End()
+	}()
+	rows := 0
+	err := Drain(context.Background(), src, func(c exec.Chunk) error { rows += c.NumRows(); return nil })
+	if err != nil || rows != 3 {
+		t.Fatalf("drained %d rows, %v; want 3", rows, err)
+	}
+	stop := errors.New("stop")
+	src = NewSource(t, alloc, "bigint\n+I 1", "bigint\n+I 2")
+	src.End()
+	calls := 0
+	if err := Drain(context.Background(), src, func(exec.Chunk) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Fatalf("Drain returned %v after %d calls, want stop after 1", err, calls)
+	}
+	src.Close()
 }
 
 // fatalTB records the failure of a Collector and ends the goroutine that

@@ -2,6 +2,7 @@ package exectest
 
 import (
 	"context"
+	"errors"
 	"io"
 	"sync/atomic"
 	"time"
@@ -85,3 +86,28 @@ func (c *Counter) OnControl(context.Context, exec.Control, exec.Emitter) error {
 
 // Close implements exec.Operator.
 func (c *Counter) Close() error { return nil }
+
+// Drain reads src to its end (io.EOF), waiting whenever it is caught up,
+// and hands each chunk to each, which must not keep it: Drain releases it
+// after. It returns the first error of src or each.
+func Drain(ctx context.Context, src exec.Source, each func(c exec.Chunk) error) error {
+	for {
+		c, err := src.Next(ctx)
+		switch {
+		case err == nil:
+			err = each(c)
+			c.Batch.Release()
+			if err != nil {
+				return err
+			}
+		case errors.Is(err, io.EOF):
+			return nil
+		case errors.Is(err, exec.ErrCaughtUp):
+			if err := src.Wait(ctx); err != nil {
+				return err
+			}
+		default:
+			return err
+		}
+	}
+}
