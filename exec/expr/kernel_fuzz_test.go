@@ -96,7 +96,7 @@ func newCase(seed uint64) *kcase {
 	r := rand.New(rand.NewPCG(seed, 0x5eed_cafe))
 	ts := targets()
 	tg := ts[seed%uint64(len(ts))]
-	g := &gen{r: r}
+	g := newGen(r)
 	var e plan.Expr
 	for e == nil {
 		e = tg.make(g, 1+r.IntN(3))
