@@ -235,9 +235,6 @@ func appendFormatted(d []byte, toks []fmtTok, ms int64) []byte {
 // once; a varying one when it changes.
 func buildFormat(pg bool) funcBuilder {
 	return strict(func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysTimestamp, types.PhysString); err != nil {
-			return nil, err
-		}
 		parse := parseDateFormat
 		if pg {
 			parse = parseToChar
@@ -266,5 +263,5 @@ func buildFormat(pg bool) funcBuilder {
 			out.finishStrings()
 			return nil
 		}, nil
-	})
+	}, types.PhysTimestamp, types.PhysString)
 }
