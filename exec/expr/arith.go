@@ -68,11 +68,7 @@ func (c *compiler) buildUnary(e *plan.Unary) (node, error) {
 
 // buildArith compiles +, -, *, /, DIV and %.
 func (c *compiler) buildArith(e *plan.Binary) (node, error) {
-	l, err := c.compile(e.L)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.compile(e.R)
+	l, r, err := c.compilePair(e.L, e.R)
 	if err != nil {
 		return nil, err
 	}
