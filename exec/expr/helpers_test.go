@@ -82,6 +82,14 @@ func dd(v string) types.Datum {
 	return types.IntDatum(int64(days))
 }
 
+// checkedAlloc returns an allocator that fails the test if any of its
+// memory is still allocated when the test ends.
+func checkedAlloc(t *testing.T) *memory.CheckedAllocator {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { alloc.AssertSize(t, 0) })
+	return alloc
+}
+
 // tcase is one expression evaluated over rows of input columns.
 type tcase struct {
 	name string
@@ -98,8 +106,7 @@ func runCases(t *testing.T, input []types.T, cases []tcase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
+			alloc := checkedAlloc(t)
 			rows := tc.rows
 			if rows == nil {
 				rows = [][]types.Datum{make([]types.Datum, len(input))}

@@ -74,8 +74,7 @@ func TestProgramMatchesExpressions(t *testing.T) {
 	input := []types.T{bigint, bigint, vchar}
 	for _, tc := range programCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
+			alloc := checkedAlloc(t)
 			p, err := CompileProgram(tc.filter, tc.projs, input)
 			if err != nil {
 				t.Fatal(err)
@@ -152,8 +151,7 @@ func checkProgram(t *testing.T, alloc memory.Allocator, p *Program, tc programCa
 // TestProgramErrorsOnlyOnKeptRows checks that what only projections share
 // is computed over the kept rows: a row the filter drops cannot fail.
 func TestProgramErrorsOnlyOnKeptRows(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	input := []types.T{bigint}
 	a := col(0, bigint)
 	big := bin(plan.OpMul, a, litI(1<<40), bigint) // overflows for a >= 2^23
@@ -211,8 +209,7 @@ func TestShareSubexpressionsKeys(t *testing.T) {
 // the rows the earlier ones kept: a conjunct that would fail on a row an
 // earlier one dropped does not fail the batch.
 func TestProgramFiltersProgressively(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	input := []types.T{bigint}
 	a := col(0, bigint)
 	overflows := cmpE(plan.OpGt, bin(plan.OpMul, a, litI(1<<40), bigint), litI(0)) // fails for a >= 2^23
