@@ -36,7 +36,7 @@ func BenchmarkKernels(b *testing.B) {
 	in := benchInput
 	rec := benchBatch(alloc)
 	defer rec.Release()
-	A, B, S, D, T := col(0, bigint), col(1, bigint), col(2, vchar), col(3, double), col(4, ts3)
+	A, B, S, D, T, Day := col(0, bigint), col(1, bigint), col(2, vchar), col(3, double), col(4, ts3), col(6, dateT)
 	for _, c := range []struct {
 		name   string
 		e      plan.Expr
@@ -66,6 +66,8 @@ func BenchmarkKernels(b *testing.B) {
 		{"CAST(b AS VARCHAR)", cast(B, vchar), false},
 		// TIMESTAMP + INTERVAL checks each result against the supported range.
 		{"t + INTERVAL 1 DAY", bin(plan.OpAdd, T, lit(i(types.MsPerDay), ivl), ts3), false},
+		{"day + INTERVAL 1 DAY", bin(plan.OpAdd, Day, lit(i(types.MsPerDay), ivl), dateT), false},
+		{"day + INTERVAL 1 SECOND", bin(plan.OpAdd, Day, lit(i(1000), ivl), ts0), false},
 		{"CASE", &plan.Case{Whens: []plan.When{{Cond: cmpE(plan.OpLt, B, litI(300)), Result: litS("low")},
 			{Cond: cmpE(plan.OpLt, B, litI(700)), Result: litS("mid")}}, Else: S, Typ: vchar}, false},
 	} {
