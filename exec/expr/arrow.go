@@ -136,15 +136,20 @@ func export(alloc memory.Allocator, v *vector, t types.T, dt arrow.DataType, n i
 	case types.PhysString:
 		bufs = append([]*memory.Buffer{nullBuf}, exportStrings(alloc, v, n)...)
 	}
+	return newArray(dt, n, bufs, nulls)
+}
+
+// newArray returns an array of type dt of n values, nulls of them NULL, over
+// bufs, which it takes over (releases its references to).
+func newArray(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow.Array {
 	data := array.NewData(dt, n, bufs, nil, nulls, 0)
 	for _, b := range bufs {
 		if b != nil {
 			b.Release()
 		}
 	}
-	arr := array.MakeFromData(data)
-	data.Release()
-	return arr
+	defer data.Release()
+	return array.MakeFromData(data)
 }
 
 // newValues allocates a buffer of n values of type T from alloc and returns

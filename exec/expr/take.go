@@ -62,14 +62,7 @@ func Take(alloc memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, er
 		return nil, fmt.Errorf("%w: Take of %s", ErrNotSupported, arr.DataType())
 	}
 	bufs[1] = vb
-	out := array.NewData(arr.DataType(), n, bufs, nil, nulls, 0)
-	for _, b := range bufs {
-		if b != nil {
-			b.Release()
-		}
-	}
-	defer out.Release()
-	return array.MakeFromData(out), nil
+	return newArray(arr.DataType(), n, bufs, nulls), nil
 }
 
 // takeValues returns a new buffer of the values of type T at sel of the
