@@ -75,13 +75,7 @@ func TestProgramMatchesExpressions(t *testing.T) {
 	for _, tc := range programCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			alloc := checkedAlloc(t)
-			p, err := CompileProgram(tc.filter, tc.projs, input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Temps() != tc.temps {
-				t.Errorf("shared %d subexpressions, want %d", p.Temps(), tc.temps)
-			}
+			p := compileSharing(t, tc.filter, tc.projs, input, tc.temps)
 			for _, sliced := range []bool{false, true} {
 				rec := makeBatch(alloc, input, programRows(), sliced)
 				for round := 0; round < 2; round++ { // scratch memory is reused
@@ -91,6 +85,20 @@ func TestProgramMatchesExpressions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compileSharing compiles a program, failing the test if it does not
+// compile or does not share temps subexpressions.
+func compileSharing(t *testing.T, filter plan.Expr, projs []plan.Expr, input []types.T, temps int) *Program {
+	t.Helper()
+	p, err := CompileProgram(filter, projs, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Temps() != temps {
+		t.Errorf("shared %d subexpressions, want %d", p.Temps(), temps)
+	}
+	return p
 }
 
 func checkProgram(t *testing.T, alloc memory.Allocator, p *Program, tc programCase, input []types.T, rec arrow.RecordBatch) {
@@ -199,13 +207,7 @@ func TestProgramSkipsDroppedRows(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			alloc := checkedAlloc(t)
-			p, err := CompileProgram(c.filter, c.projs, input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Temps() != c.temps {
-				t.Fatalf("shared %d subexpressions, want %d", p.Temps(), c.temps)
-			}
+			p := compileSharing(t, c.filter, c.projs, input, c.temps)
 			rec := makeBatch(alloc, input, [][]types.Datum{{i(1)}, {i(1 << 30)}, {i(-2)}, {i(3)}}, false)
 			defer rec.Release()
 			cols := make([]arrow.Array, len(c.projs))
