@@ -101,30 +101,37 @@ func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, e
 		if err != nil {
 			return nil, err
 		}
-		t := e.Type()
-		switch {
-		case t.Kind == types.Null:
-			return e, nil
-		case t.Kind == types.Varchar:
-			if e, err = b.coerce(x.V, e, types.DoubleT); err != nil {
-				return nil, err
-			}
-			t = types.DoubleT
-		case t.Kind == types.Boolean:
-			if e, err = b.coerce(x.V, e, types.BigIntT); err != nil {
-				return nil, err
-			}
-			t = types.BigIntT
-		case t.Kind == types.Interval:
-		case !t.IsNumeric():
-			return nil, b.errAt(x, "cannot negate a %s", t)
-		}
-		if t.IsInteger() {
-			t = types.BigIntT
-		}
-		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t, Pos: b.exprPos(x)}, nil
+		return b.negate(x, x.V, e)
 	}
 	return nil, b.unsupported(x, "operator "+x.Op.String())
+}
+
+// negate binds -e, the operand e bound from arg: strings are doubles and
+// booleans integers; NULL stays NULL.
+func (b *Builder) negate(x, arg ast.Node, e plan.Expr) (plan.Expr, error) {
+	t := e.Type()
+	var err error
+	switch {
+	case t.Kind == types.Null:
+		return e, nil
+	case t.Kind == types.Varchar:
+		if e, err = b.coerce(arg, e, types.DoubleT); err != nil {
+			return nil, err
+		}
+		t = types.DoubleT
+	case t.Kind == types.Boolean:
+		if e, err = b.coerce(arg, e, types.BigIntT); err != nil {
+			return nil, err
+		}
+		t = types.BigIntT
+	case t.Kind == types.Interval:
+	case !t.IsNumeric():
+		return nil, b.errAt(x, "cannot negate a %s", t)
+	}
+	if t.IsInteger() {
+		t = types.BigIntT
+	}
+	return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t, Pos: b.exprPos(x)}, nil
 }
 
 func (b *Builder) bindIsTruth(x *ast.IsTruthExpr, c *exprCtx) (plan.Expr, error) {
