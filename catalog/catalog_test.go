@@ -10,10 +10,7 @@ import (
 
 func TestCatalogPersistsAndGuardsDependencies(t *testing.T) {
 	db := mem.New()
-	cat, err := catalog.Open(db.KV(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := openCatalog(t, db.KV())
 	bid := &catalog.Object{Name: "Bid", Kind: catalog.Stream, Columns: []catalog.Column{
 		{Name: "price", Type: types.BigIntT, Nullable: true},
 		{Name: "ts", Type: types.TimestampT(3), Nullable: true},
@@ -41,17 +38,7 @@ func TestCatalogPersistsAndGuardsDependencies(t *testing.T) {
 
 	// Reopen: every object, its types and its ID come back, and new IDs
 	// never reuse old ones.
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db2, err := db.Reopen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat2, err := catalog.Open(db2.KV(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, cat2 := reopen(t, db)
 	got, ok := cat2.Get("BID")
 	if !ok || got.ID != bid.ID || got.Columns[1].Type != types.TimestampT(3) {
 		t.Fatalf("after reopen: %+v", got)

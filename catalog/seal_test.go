@@ -31,10 +31,7 @@ func entries(t *testing.T, kv storage.KV) map[string][]byte {
 func filled(t *testing.T) storage.KV {
 	t.Helper()
 	kv := mem.New().KV()
-	cat, err := catalog.Open(kv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := openCatalog(t, kv)
 	s := &catalog.Object{Name: "S", Kind: catalog.Stream, Columns: []catalog.Column{{Name: "a", Type: types.BigIntT}}}
 	if err := cat.Create(s); err != nil {
 		t.Fatal(err)
@@ -90,10 +87,7 @@ func TestCatalogReadsUnsealedEntries(t *testing.T) {
 	put("catalog/next_id", string(binary.BigEndian.AppendUint64(nil, 3)))
 	put("catalog/object/s", `{"id":1,"name":"s","kind":1,"columns":[{"name":"a","type":"BIGINT","nullable":true}]}`)
 	put("catalog/stats/1", `{"rows":5}`)
-	cat, err := catalog.Open(kv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := openCatalog(t, kv)
 	if o, ok := cat.Get("s"); !ok || o.ID != 1 {
 		t.Fatalf("the unsealed object: %+v", o)
 	}

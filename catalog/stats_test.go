@@ -11,10 +11,7 @@ import (
 
 func TestStatsPersistAndDropWithTheirObject(t *testing.T) {
 	db := mem.New()
-	cat, err := catalog.Open(db.KV(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	cat := openCatalog(t, db.KV())
 	cols := []catalog.Column{{Name: "Price", Type: types.BigIntT, Nullable: true}}
 	for _, o := range []*catalog.Object{
 		{Name: "bid", Kind: catalog.Stream, Columns: cols},
@@ -59,7 +56,7 @@ func TestStatsPersistAndDropWithTheirObject(t *testing.T) {
 
 	// UpdateStats refuses figures meant for another incarnation of a name.
 	bid, _ := cat.Get("bid")
-	err = cat.UpdateStats("bid", bid.ID+100, func(old catalog.Stats, ok bool) catalog.Stats { return old })
+	err := cat.UpdateStats("bid", bid.ID+100, func(old catalog.Stats, ok bool) catalog.Stats { return old })
 	if !catalog.IsCode(err, catalog.ErrNotFound) {
 		t.Fatalf("a stale ID: %v", err)
 	}
@@ -75,17 +72,7 @@ func TestStatsPersistAndDropWithTheirObject(t *testing.T) {
 	}
 
 	// Reopen: the statistics come back.
-	if err := db.Close(); err != nil {
-		t.Fatal(err)
-	}
-	db2, err := db.Reopen()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cat2, err := catalog.Open(db2.KV(), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db2, cat2 := reopen(t, db)
 	got, ok = cat2.Stats("bid")
 	if !ok || got.Rows != 10 || got.RowsPerSec != 7 || got.RowBytes != 9 || got.Source != catalog.StatsAnalyze ||
 		!got.Updated.Equal(at) || got.Columns["price"].NullFrac != 0.1 || len(got.Columns["price"].Sketch) != 2 {

@@ -3,9 +3,8 @@ package optimizer_test
 import (
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
-
 	"github.com/eddysql/eddy/optimizer/opttest"
+	"github.com/eddysql/eddy/planner"
 )
 
 // TestRules runs the golden files of testdata/rules, one per rule, each
@@ -13,7 +12,5 @@ import (
 // are opttest's (exec-ddl, stats, build, opt, trace, physical, cost).
 // Regenerate with `go test ./optimizer -rewrite`.
 func TestRules(t *testing.T) {
-	datadriven.Walk(t, "testdata/rules", func(t *testing.T, path string) {
-		datadriven.RunTest(t, path, opttest.NewRunner(t).Run)
-	})
+	opttest.Walk(t, "testdata/rules", planner.Continuous)
 }

@@ -165,24 +165,14 @@ func (b *Builder) resolveGroupItem(e ast.ExprNode, sc *scope, fields []*ast.Sele
 // pre-aggregation projection.
 func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre func(plan.Expr, string) plan.ColumnID) (plan.AggCall, error) {
 	name := strings.ToLower(call.F)
-	var f plan.AggFunc
-	switch name {
-	case "count":
-		f = plan.AggCount
-	case "sum":
-		f = plan.AggSum
-	case "min":
-		f = plan.AggMin
-	case "max":
-		f = plan.AggMax
-	case "avg":
-		f = plan.AggAvg
-	case "approx_count_distinct":
+	f, ok := aggFuncs[name]
+	switch {
+	case name == "approx_count_distinct":
 		f = plan.AggApproxCountDistinct
 		if call.Distinct {
 			return plan.AggCall{}, b.errAt(call, "APPROX_COUNT_DISTINCT takes no DISTINCT: it counts distinct values already")
 		}
-	default:
+	case !ok:
 		return plan.AggCall{}, b.unsupported(call, "aggregate function "+strings.ToUpper(name))
 	}
 	if len(call.Args) != 1 {
@@ -191,15 +181,9 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	if call.Order != nil {
 		return plan.AggCall{}, b.unsupported(call, "ORDER BY inside an aggregate")
 	}
-	a := plan.AggCall{Func: f, Distinct: call.Distinct}
 	arg := call.Args[0]
-	if v, ok := arg.(*driver.ValueExpr); ok && f == plan.AggCount && !call.Distinct && v.Kind() != driver.KindNull {
-		// COUNT(*) (which TiDB parses as COUNT(1)) and COUNT(<literal>) count rows.
-		a.Func = plan.AggCountStar
-		a.Typ = plan.AggResultType(a.Func, types.NullT)
-		a.Text = "COUNT(*)"
-		a.Out = b.md.AddColumn(a.Text, "", a.Typ, false)
-		return a, nil
+	if !call.Distinct && countsRows(f, arg) {
+		return b.countStar(), nil
 	}
 	e, err := b.bindExpr(arg, &exprCtx{sc: c.sc, clause: "an aggregate's argument"})
 	if err != nil {
@@ -209,16 +193,41 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	if err != nil {
 		return plan.AggCall{}, err
 	}
-	a.ArgTyp = t
-	a.Arg = addPre(e, e.String())
-	a.Typ = plan.AggResultType(f, t)
 	distinct := ""
 	if call.Distinct {
 		distinct = "DISTINCT "
 	}
-	a.Text = fmt.Sprintf("%s(%s%s)", strings.ToUpper(name), distinct, e.String())
-	a.Out = b.md.AddColumn(a.Text, "", a.Typ, plan.AggNullable(f))
-	return a, nil
+	text := fmt.Sprintf("%s(%s%s)", strings.ToUpper(name), distinct, e.String())
+	return b.aggResult(plan.AggCall{Func: f, Distinct: call.Distinct}, addPre(e, e.String()), t, text), nil
+}
+
+// aggFuncs maps the names of the aggregate functions that run both over
+// groups and over windows to theirs.
+var aggFuncs = map[string]plan.AggFunc{
+	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
+}
+
+// countsRows reports whether aggregate f over arg counts rows: COUNT(*),
+// which TiDB parses as COUNT(1), and COUNT of any other literal but NULL.
+func countsRows(f plan.AggFunc, arg ast.ExprNode) bool {
+	v, ok := arg.(*driver.ValueExpr)
+	return ok && f == plan.AggCount && v.Kind() != driver.KindNull
+}
+
+// countStar returns a COUNT(*) call with its result column.
+func (b *Builder) countStar() plan.AggCall {
+	a := plan.AggCall{Func: plan.AggCountStar, Typ: plan.AggResultType(plan.AggCountStar, types.NullT), Text: "COUNT(*)"}
+	a.Out = b.md.AddColumn(a.Text, "", a.Typ, false)
+	return a
+}
+
+// aggResult completes the call a (its function, and whether DISTINCT)
+// over the column arg, of type t, written as text: its result type and
+// its result column.
+func (b *Builder) aggResult(a plan.AggCall, arg plan.ColumnID, t types.T, text string) plan.AggCall {
+	a.Arg, a.ArgTyp, a.Typ, a.Text = arg, t, plan.AggResultType(a.Func, t), text
+	a.Out = b.md.AddColumn(a.Text, "", a.Typ, plan.AggNullable(a.Func))
+	return a
 }
 
 // typeAggArg checks and converts the argument e (written as arg) of

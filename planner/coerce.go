@@ -170,13 +170,19 @@ func (b *Builder) compare(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr,
 	if t.Kind == types.Null {
 		t = types.BoolT
 	}
-	if l, err = b.coerce(n, l, t); err != nil {
+	return b.binary(n, op, l, t, r, t, types.BoolT)
+}
+
+// binary coerces l to lt and r to rt and applies op to them, giving a t.
+func (b *Builder) binary(n ast.Node, op plan.BinOp, l plan.Expr, lt types.T, r plan.Expr, rt types.T, t types.T) (plan.Expr, error) {
+	var err error
+	if l, err = b.coerce(n, l, lt); err != nil {
 		return nil, err
 	}
-	if r, err = b.coerce(n, r, t); err != nil {
+	if r, err = b.coerce(n, r, rt); err != nil {
 		return nil, err
 	}
-	return &plan.Binary{Op: op, L: l, R: r, Typ: types.BoolT, Pos: b.exprPos(n)}, nil
+	return &plan.Binary{Op: op, L: l, R: r, Typ: t, Pos: b.exprPos(n)}, nil
 }
 
 // arith binds an arithmetic operator.
@@ -224,14 +230,7 @@ func (b *Builder) arith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr, e
 			a, c := decimalOf(norm(lt)), decimalOf(norm(rt))
 			p := min(int(a.Precision)+int(c.Precision), types.MaxDecimalPrecision)
 			t = types.DecimalT(p, min(int(a.Scale)+int(c.Scale), p))
-			var err error
-			if l, err = b.coerce(n, l, a); err != nil {
-				return nil, err
-			}
-			if r, err = b.coerce(n, r, c); err != nil {
-				return nil, err
-			}
-			return &plan.Binary{Op: op, L: l, R: r, Typ: t, Pos: b.exprPos(n)}, nil
+			return b.binary(n, op, l, a, r, c, t)
 		}
 	default:
 		t = numericType(norm(lt), norm(rt))
@@ -241,14 +240,7 @@ func (b *Builder) arith(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr, e
 		}
 		operand = t
 	}
-	var err error
-	if l, err = b.coerce(n, l, operand); err != nil {
-		return nil, err
-	}
-	if r, err = b.coerce(n, r, operand); err != nil {
-		return nil, err
-	}
-	return &plan.Binary{Op: op, L: l, R: r, Typ: t, Pos: b.exprPos(n)}, nil
+	return b.binary(n, op, l, operand, r, operand, t)
 }
 
 // divTruncated binds a DIV b over non-integers as MySQL computes it: the

@@ -22,10 +22,7 @@ var _ sql.PosError = (*BindError)(nil)
 
 // Error renders "msg at line:col (hint)".
 func (e *BindError) Error() string {
-	s := e.Msg
-	if e.Pos.Line > 0 {
-		s += fmt.Sprintf(" at %d:%d", e.Pos.Line, e.Pos.Col)
-	}
+	s := e.Msg + at(e.Pos)
 	if e.Hint != "" {
 		s += " (" + e.Hint + ")"
 	}
@@ -36,12 +33,7 @@ func (e *BindError) Error() string {
 func (e *BindError) Position() sql.Pos { return e.Pos }
 
 // Snippet implements sql.PosError.
-func (e *BindError) Snippet() string {
-	if e.Line == "" {
-		return ""
-	}
-	return sql.Snippet(e.Line, e.Pos.Col)
-}
+func (e *BindError) Snippet() string { return snippet(e.Line, e.Pos) }
 
 // NotSupportedError reports a feature eddy does not run yet.
 type NotSupportedError struct {
@@ -52,22 +44,30 @@ type NotSupportedError struct {
 
 // Error renders "not supported yet: feature".
 func (e *NotSupportedError) Error() string {
-	s := "not supported yet: " + e.Feature
-	if e.Pos.Line > 0 {
-		s += fmt.Sprintf(" at %d:%d", e.Pos.Line, e.Pos.Col)
-	}
-	return s
+	return "not supported yet: " + e.Feature + at(e.Pos)
 }
 
 // Position implements sql.PosError.
 func (e *NotSupportedError) Position() sql.Pos { return e.Pos }
 
 // Snippet implements sql.PosError.
-func (e *NotSupportedError) Snippet() string {
-	if e.Line == "" {
+func (e *NotSupportedError) Snippet() string { return snippet(e.Line, e.Pos) }
+
+// at renders a known position as ` at line:col`.
+func at(p sql.Pos) string {
+	if p.Line <= 0 {
 		return ""
 	}
-	return sql.Snippet(e.Line, e.Pos.Col)
+	return fmt.Sprintf(" at %d:%d", p.Line, p.Col)
+}
+
+// snippet renders the source line of an error with a caret under its
+// column, or nothing when the line is unknown.
+func snippet(line string, p sql.Pos) string {
+	if line == "" {
+		return ""
+	}
+	return sql.Snippet(line, p.Col)
 }
 
 // errAt builds a BindError at a TiDB node's position.
@@ -76,21 +76,22 @@ func (b *Builder) errAt(n ast.Node, format string, args ...any) *BindError {
 }
 
 func (b *Builder) errAtPos(p sql.Pos, format string, args ...any) *BindError {
-	e := &BindError{Pos: p, Msg: fmt.Sprintf(format, args...)}
-	if b.src != nil && p.Line > 0 {
-		e.Line = b.src.Line(p)
-	}
-	return e
+	return &BindError{Pos: p, Msg: fmt.Sprintf(format, args...), Line: b.lineAt(p)}
 }
 
 // unsupported builds a NotSupportedError at a node's position.
 func (b *Builder) unsupported(n ast.Node, feature string) error {
 	p := b.posOf(n)
-	e := &NotSupportedError{Feature: feature, Pos: p}
-	if b.src != nil && p.Line > 0 {
-		e.Line = b.src.Line(p)
+	return &NotSupportedError{Feature: feature, Pos: p, Line: b.lineAt(p)}
+}
+
+// lineAt returns the source line of a known position, for an error's
+// snippet.
+func (b *Builder) lineAt(p sql.Pos) string {
+	if b.src == nil || p.Line <= 0 {
+		return ""
 	}
-	return e
+	return b.src.Line(p)
 }
 
 // exprPos returns the position of a TiDB node for the plan expression bound

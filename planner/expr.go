@@ -207,56 +207,42 @@ func (b *Builder) bindIn(x *ast.PatternInExpr, c *exprCtx) (plan.Expr, error) {
 	return &plan.In{Arg: arg, List: list, Negated: x.Not}, nil
 }
 
+// bindBetween binds arg BETWEEN lo AND hi as arg >= lo AND arg <= hi,
+// and NOT BETWEEN as arg < lo OR arg > hi.
 func (b *Builder) bindBetween(x *ast.BetweenExpr, c *exprCtx) (plan.Expr, error) {
-	arg, err := b.bindExpr(x.Expr, c)
+	es, err := b.bindExprs(c, x.Expr, x.Left, x.Right)
 	if err != nil {
 		return nil, err
 	}
-	lo, err := b.bindExpr(x.Left, c)
+	loOp, hiOp := plan.OpGe, plan.OpLe
+	if x.Not {
+		loOp, hiOp = plan.OpLt, plan.OpGt
+	}
+	l, err := b.compare(x, loOp, es[0], es[1])
 	if err != nil {
 		return nil, err
 	}
-	hi, err := b.bindExpr(x.Right, c)
+	r, err := b.compare(x, hiOp, es[0], es[2])
 	if err != nil {
 		return nil, err
 	}
 	if x.Not {
-		l, err := b.compare(x, plan.OpLt, arg, lo)
-		if err != nil {
-			return nil, err
-		}
-		r, err := b.compare(x, plan.OpGt, arg, hi)
-		if err != nil {
-			return nil, err
-		}
 		return &plan.Or{Args: []plan.Expr{l, r}}, nil
-	}
-	l, err := b.compare(x, plan.OpGe, arg, lo)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.compare(x, plan.OpLe, arg, hi)
-	if err != nil {
-		return nil, err
 	}
 	return plan.MakeAnd([]plan.Expr{l, r}), nil
 }
 
 func (b *Builder) bindLike(x *ast.PatternLikeOrIlikeExpr, c *exprCtx) (plan.Expr, error) {
-	arg, err := b.bindExpr(x.Expr, c)
+	es, err := b.bindExprs(c, x.Expr, x.Pattern)
 	if err != nil {
 		return nil, err
 	}
-	pat, err := b.bindExpr(x.Pattern, c)
-	if err != nil {
-		return nil, err
+	for i, n := range []ast.Node{x.Expr, x.Pattern} {
+		if es[i], err = b.coerce(n, es[i], types.VarcharT); err != nil {
+			return nil, err
+		}
 	}
-	if arg, err = b.coerce(x.Expr, arg, types.VarcharT); err != nil {
-		return nil, err
-	}
-	if pat, err = b.coerce(x.Pattern, pat, types.VarcharT); err != nil {
-		return nil, err
-	}
+	arg, pat := es[0], es[1]
 	if !x.IsLike { // ILIKE: compare lower-cased
 		arg = &plan.Func{Name: "lower", Args: []plan.Expr{arg}, Typ: types.VarcharT, Null: arg.Nullable(), Pos: b.exprPos(x)}
 		pat = &plan.Func{Name: "lower", Args: []plan.Expr{pat}, Typ: types.VarcharT, Null: pat.Nullable(), Pos: b.exprPos(x)}
@@ -266,6 +252,19 @@ func (b *Builder) bindLike(x *ast.PatternLikeOrIlikeExpr, c *exprCtx) (plan.Expr
 		esc = '\\'
 	}
 	return &plan.Like{Arg: arg, Pattern: pat, Escape: esc, Negated: x.Not}, nil
+}
+
+// bindExprs binds each of xs in order.
+func (b *Builder) bindExprs(c *exprCtx, xs ...ast.ExprNode) ([]plan.Expr, error) {
+	out := make([]plan.Expr, len(xs))
+	for i, x := range xs {
+		e, err := b.bindExpr(x, c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = e
+	}
+	return out, nil
 }
 
 func (b *Builder) bindCase(x *ast.CaseExpr, c *exprCtx) (plan.Expr, error) {

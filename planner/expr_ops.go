@@ -26,11 +26,7 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 		}
 		return &plan.Binary{Op: plan.OpNe, L: l, R: r, Typ: types.BoolT, Pos: b.exprPos(x)}, nil // XOR of booleans
 	}
-	l, err := b.bindExpr(x.L, c)
-	if err != nil {
-		return nil, err
-	}
-	r, err := b.bindExpr(x.R, c)
+	es, err := b.bindExprs(c, x.L, x.R)
 	if err != nil {
 		return nil, err
 	}
@@ -38,11 +34,11 @@ func (b *Builder) bindBinary(x *ast.BinaryOperationExpr, c *exprCtx) (plan.Expr,
 	case opcode.EQ, opcode.NE, opcode.LT, opcode.LE, opcode.GT, opcode.GE, opcode.NullEQ:
 		op := map[opcode.Op]plan.BinOp{opcode.EQ: plan.OpEq, opcode.NE: plan.OpNe, opcode.LT: plan.OpLt,
 			opcode.LE: plan.OpLe, opcode.GT: plan.OpGt, opcode.GE: plan.OpGe, opcode.NullEQ: plan.OpNullSafeEq}[x.Op]
-		return b.compare(x, op, l, r)
+		return b.compare(x, op, es[0], es[1])
 	case opcode.Plus, opcode.Minus, opcode.Mul, opcode.Div, opcode.IntDiv, opcode.Mod:
 		op := map[opcode.Op]plan.BinOp{opcode.Plus: plan.OpAdd, opcode.Minus: plan.OpSub, opcode.Mul: plan.OpMul,
 			opcode.Div: plan.OpDiv, opcode.IntDiv: plan.OpIntDiv, opcode.Mod: plan.OpMod}[x.Op]
-		return b.arith(x, op, l, r)
+		return b.arith(x, op, es[0], es[1])
 	}
 	return nil, b.unsupported(x, "operator "+x.Op.String())
 }
@@ -105,30 +101,37 @@ func (b *Builder) bindUnary(x *ast.UnaryOperationExpr, c *exprCtx) (plan.Expr, e
 		if err != nil {
 			return nil, err
 		}
-		t := e.Type()
-		switch {
-		case t.Kind == types.Null:
-			return e, nil
-		case t.Kind == types.Varchar:
-			if e, err = b.coerce(x.V, e, types.DoubleT); err != nil {
-				return nil, err
-			}
-			t = types.DoubleT
-		case t.Kind == types.Boolean:
-			if e, err = b.coerce(x.V, e, types.BigIntT); err != nil {
-				return nil, err
-			}
-			t = types.BigIntT
-		case t.Kind == types.Interval:
-		case !t.IsNumeric():
-			return nil, b.errAt(x, "cannot negate a %s", t)
-		}
-		if t.IsInteger() {
-			t = types.BigIntT
-		}
-		return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t, Pos: b.exprPos(x)}, nil
+		return b.negate(x, x.V, e)
 	}
 	return nil, b.unsupported(x, "operator "+x.Op.String())
+}
+
+// negate binds -e, the operand e bound from arg: strings are doubles and
+// booleans integers; NULL stays NULL.
+func (b *Builder) negate(x, arg ast.Node, e plan.Expr) (plan.Expr, error) {
+	t := e.Type()
+	var err error
+	switch {
+	case t.Kind == types.Null:
+		return e, nil
+	case t.Kind == types.Varchar:
+		if e, err = b.coerce(arg, e, types.DoubleT); err != nil {
+			return nil, err
+		}
+		t = types.DoubleT
+	case t.Kind == types.Boolean:
+		if e, err = b.coerce(arg, e, types.BigIntT); err != nil {
+			return nil, err
+		}
+		t = types.BigIntT
+	case t.Kind == types.Interval:
+	case !t.IsNumeric():
+		return nil, b.errAt(x, "cannot negate a %s", t)
+	}
+	if t.IsInteger() {
+		t = types.BigIntT
+	}
+	return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t, Pos: b.exprPos(x)}, nil
 }
 
 func (b *Builder) bindIsTruth(x *ast.IsTruthExpr, c *exprCtx) (plan.Expr, error) {

@@ -5,7 +5,6 @@ import (
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 
-	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -84,29 +83,14 @@ func (b *Builder) buildJoin(j *ast.Join) (plan.Node, *scope, error) {
 func makeLookup(j *plan.Join) {
 	stream := func(n plan.Node) bool { return n.Props().AppendOnly }
 	switch {
-	case isTable(j.Right) && stream(j.Left) && (j.Kind == plan.InnerJoin || j.Kind == plan.LeftJoin):
+	case plan.ReadsTable(j.Right) && stream(j.Left) && (j.Kind == plan.InnerJoin || j.Kind == plan.LeftJoin):
 		j.Lookup = true
-	case isTable(j.Left) && stream(j.Right) && (j.Kind == plan.InnerJoin || j.Kind == plan.RightJoin):
+	case plan.ReadsTable(j.Left) && stream(j.Right) && (j.Kind == plan.InnerJoin || j.Kind == plan.RightJoin):
 		j.Left, j.Right = j.Right, j.Left
 		if j.Kind == plan.RightJoin {
 			j.Kind = plan.LeftJoin
 		}
 		j.Lookup = true
-	}
-}
-
-// isTable reports whether n reads a table, through filters and
-// projections only.
-func isTable(n plan.Node) bool {
-	for {
-		switch x := n.(type) {
-		case *plan.Scan:
-			return x.Object.Kind == catalog.Table
-		case *plan.Filter, *plan.Project, *plan.Calc:
-			n = x.Inputs()[0]
-		default:
-			return false
-		}
 	}
 }
 
@@ -208,8 +192,6 @@ func (b *Builder) buildUsing(join *plan.Join, lsc, rsc *scope, using []*ast.Colu
 	if len(items) == 0 {
 		return join, sc, nil
 	}
-	for _, id := range join.Output() {
-		items = append(items, plan.ProjItem{ID: id, Expr: b.md.Ref(id)})
-	}
+	items = append(items, b.md.IdentityItems(join.Output())...)
 	return &plan.Project{Input: join, Items: items}, sc, nil
 }

@@ -52,11 +52,7 @@ func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, expr
 	}
 	node = &plan.Sort{Input: node, Keys: keys}
 	if len(hidden) > 0 {
-		items := make([]plan.ProjItem, len(visible))
-		for i, id := range visible {
-			items[i] = plan.ProjItem{ID: id, Expr: b.md.Ref(id)}
-		}
-		node = &plan.Project{Input: node, Items: items}
+		node = &plan.Project{Input: node, Items: b.md.IdentityItems(visible)}
 	}
 	out.node, out.sorted = node, true
 	return nil
@@ -112,16 +108,22 @@ func (b *Builder) buildLimit(l *ast.Limit, node plan.Node) (*plan.Limit, error) 
 }
 
 func (b *Builder) limitValue(e ast.ExprNode) (int64, error) {
-	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "LIMIT"})
+	return b.nonNegativeConst(e, "LIMIT", e, "LIMIT needs a non-negative integer")
+}
+
+// nonNegativeConst evaluates e, a constant written in clause, to a
+// non-negative integer; when it is not one, it reports msg at node at.
+func (b *Builder) nonNegativeConst(e ast.ExprNode, clause string, at ast.Node, msg string) (int64, error) {
+	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: clause})
 	if err != nil {
 		return 0, err
 	}
 	if !x.Type().IsInteger() || b.Fold == nil {
-		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
+		return 0, b.errAt(at, "%s", msg)
 	}
 	d, err := b.Fold(x)
 	if err != nil || d.Null || d.I < 0 {
-		return 0, b.errAt(e, "LIMIT needs a non-negative integer")
+		return 0, b.errAt(at, "%s", msg)
 	}
 	return d.I, nil
 }
@@ -150,11 +152,7 @@ func (b *Builder) buildTopNLimit(out *built, s *ast.SelectStmt, proj *plan.Proje
 			R: &plan.Const{Val: types.IntDatum(lim.Offset), Typ: types.BigIntT}, Typ: types.BoolT}}
 	}
 	if len(hidden) > 0 || lim.Offset > 0 {
-		items := make([]plan.ProjItem, len(visible))
-		for i, id := range visible {
-			items[i] = plan.ProjItem{ID: id, Expr: b.md.Ref(id)}
-		}
-		node = &plan.Project{Input: node, Items: items}
+		node = &plan.Project{Input: node, Items: b.md.IdentityItems(visible)}
 	}
 	out.node, out.topN = node, true
 	return nil

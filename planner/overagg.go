@@ -5,9 +5,7 @@ import (
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
-	driver "github.com/pingcap/tidb/pkg/parser/test_driver"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -17,11 +15,6 @@ type overWindow struct {
 	spec  *ast.WindowSpec
 	frame plan.Frame
 	calls []*ast.WindowFuncExpr
-}
-
-// overAggFuncs maps the aggregate functions that run over windows to theirs.
-var overAggFuncs = map[string]plan.AggFunc{
-	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
 }
 
 // overAggs binds the aggregate window calls (AGG(x) OVER (...)): the calls
@@ -148,21 +141,11 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 // frameOffset evaluates the n of ROWS n PRECEDING: a non-negative integer
 // constant.
 func (b *Builder) frameOffset(w *ast.WindowFuncExpr, e ast.ExprNode) (int64, error) {
+	const msg = "ROWS n PRECEDING needs a non-negative integer n"
 	if e == nil {
-		return 0, b.errAt(w, "ROWS n PRECEDING needs a non-negative integer n")
+		return 0, b.errAt(w, msg)
 	}
-	x, err := b.bindExpr(e, &exprCtx{sc: &scope{}, clause: "a window frame"})
-	if err != nil {
-		return 0, err
-	}
-	if !x.Type().IsInteger() || b.Fold == nil {
-		return 0, b.errAt(w, "ROWS n PRECEDING needs a non-negative integer n")
-	}
-	d, err := b.Fold(x)
-	if err != nil || d.Null || d.I < 0 {
-		return 0, b.errAt(w, "ROWS n PRECEDING needs a non-negative integer n")
-	}
-	return d.I, nil
+	return b.nonNegativeConst(e, "a window frame", w, msg)
 }
 
 // overAggCall binds one aggregate window call; its argument is bound as the
@@ -172,22 +155,16 @@ func (b *Builder) frameOffset(w *ast.WindowFuncExpr, e ast.ExprNode) (int64, err
 func (wb *windowBinder) overAggCall(w *ast.WindowFuncExpr) (plan.AggCall, error) {
 	b := wb.b
 	name := strings.ToUpper(w.Name)
-	f := overAggFuncs[strings.ToLower(w.Name)]
+	f := aggFuncs[strings.ToLower(w.Name)]
 	if w.Distinct {
 		return plan.AggCall{}, b.unsupported(w, name+"(DISTINCT ...) OVER")
 	}
 	if len(w.Args) != 1 {
 		return plan.AggCall{}, b.errAt(w, "%s takes one argument", name)
 	}
-	a := plan.AggCall{Func: f}
 	arg := w.Args[0]
-	if v, ok := arg.(*driver.ValueExpr); ok && f == plan.AggCount && v.Kind() != driver.KindNull {
-		// COUNT(*) (which TiDB parses as COUNT(1)) and COUNT(<literal>) count rows.
-		a.Func = plan.AggCountStar
-		a.Typ = plan.AggResultType(a.Func, types.NullT)
-		a.Text = "COUNT(*)"
-		a.Out = b.md.AddColumn(a.Text, "", a.Typ, false)
-		return a, nil
+	if countsRows(f, arg) {
+		return b.countStar(), nil
 	}
 	e, err := b.bindExpr(arg, &exprCtx{sc: wb.sel.sc, agg: wb.sel.agg, clause: "a window function's argument"})
 	if err != nil {
@@ -197,10 +174,5 @@ func (wb *windowBinder) overAggCall(w *ast.WindowFuncExpr) (plan.AggCall, error)
 	if err != nil {
 		return plan.AggCall{}, err
 	}
-	a.ArgTyp = t
-	a.Arg = wb.column(e)
-	a.Typ = plan.AggResultType(f, t)
-	a.Text = fmt.Sprintf("%s(%s)", name, e.String())
-	a.Out = b.md.AddColumn(a.Text, "", a.Typ, plan.AggNullable(f))
-	return a, nil
+	return b.aggResult(plan.AggCall{Func: f}, wb.column(e), t, fmt.Sprintf("%s(%s)", name, e.String())), nil
 }

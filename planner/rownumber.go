@@ -9,26 +9,6 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// windowFuncCollector finds the window functions (f() OVER (...)) of a
-// select list, not descending into subqueries.
-type windowFuncCollector struct{ found []*ast.WindowFuncExpr }
-
-// Enter records a window function and skips the children of window
-// functions and subqueries.
-func (v *windowFuncCollector) Enter(n ast.Node) (ast.Node, bool) {
-	switch n := n.(type) {
-	case *ast.WindowFuncExpr:
-		v.found = append(v.found, n)
-		return n, true
-	case *ast.SubqueryExpr:
-		return n, true
-	}
-	return n, false
-}
-
-// Leave implements ast.Visitor.
-func (v *windowFuncCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
-
 // windowBinder binds the window functions of one select list over in (after
 // WHERE, GROUP BY and HAVING, as SQL evaluates window functions).
 // Partition, order and argument expressions become columns of a projection
@@ -49,7 +29,7 @@ type windowBinder struct {
 // distinct window (see overAggs). The returned map lets the select
 // list refer to each call's result column by its restored text.
 func (b *Builder) buildWindowFuncs(in plan.Node, fields []*ast.SelectField, sel *exprCtx) (plan.Node, map[string]plan.ColumnID, error) {
-	v := &windowFuncCollector{}
+	v := &collector[*ast.WindowFuncExpr]{} // the window functions, f() OVER (...)
 	for _, f := range fields {
 		if f.Expr != nil {
 			f.Expr.Accept(v)

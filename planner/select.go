@@ -229,26 +229,27 @@ func unparen(e ast.ExprNode) ast.ExprNode {
 	}
 }
 
-// aggCollector finds aggregate calls, not descending into subqueries.
-type aggCollector struct {
-	found []*ast.AggregateFuncExpr
-}
+// collector finds the nodes of type T in a TiDB tree (aggregate calls,
+// window functions), descending neither into them nor into subqueries.
+type collector[T ast.Node] struct{ found []T }
 
-func (v *aggCollector) Enter(n ast.Node) (ast.Node, bool) {
-	switch n := n.(type) {
-	case *ast.AggregateFuncExpr:
-		v.found = append(v.found, n)
-		return n, true
-	case *ast.SubqueryExpr:
+// Enter records a T and skips the children of Ts and of subqueries.
+func (v *collector[T]) Enter(n ast.Node) (ast.Node, bool) {
+	if x, ok := n.(T); ok {
+		v.found = append(v.found, x)
 		return n, true
 	}
-	return n, false
+	_, sub := n.(*ast.SubqueryExpr)
+	return n, sub
 }
 
-func (v *aggCollector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
+// Leave implements ast.Visitor.
+func (v *collector[T]) Leave(n ast.Node) (ast.Node, bool) { return n, true }
 
+// collectAggs finds the aggregate calls of a SELECT's select list, HAVING
+// and ORDER BY.
 func collectAggs(s *ast.SelectStmt) []*ast.AggregateFuncExpr {
-	v := &aggCollector{}
+	v := &collector[*ast.AggregateFuncExpr]{}
 	for _, f := range s.Fields.Fields {
 		if f.Expr != nil {
 			f.Expr.Accept(v)

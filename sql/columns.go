@@ -264,23 +264,9 @@ func (p *parser) parseWatermark() (*Watermark, error) {
 // exprEnd returns the index of the first token from start on that ends an
 // expression inside a list: a ',' or ')' at depth 0, or the end.
 func (p *parser) exprEnd(start int) int {
-	depth := 0
-	for j := start; ; j++ {
-		t := p.toks[j]
-		switch {
-		case t.kind == tEOF:
-			return j
-		case t.isOp("("):
-			depth++
-		case t.isOp(")"):
-			if depth == 0 {
-				return j
-			}
-			depth--
-		case t.isOp(",") && depth == 0:
-			return j
-		}
-	}
+	return p.scanTo(start, func(j, depth int) bool {
+		return depth == 0 && (p.toks[j].isOp(")") || p.toks[j].isOp(","))
+	})
 }
 
 // singleExpr extracts expr from TiDB's parse of SELECT (expr).

@@ -36,10 +36,7 @@ func (p *parser) parseCreate(base Base) (Stmt, error) {
 func (p *parser) parseCreateStream(base Base) (Stmt, error) {
 	cs := &CreateStream{Base: base}
 	var err error
-	if cs.IfNotExists, err = p.ifNotExists(); err != nil {
-		return nil, err
-	}
-	if cs.Name, err = p.ident("a stream name"); err != nil {
+	if cs.IfNotExists, cs.Name, err = p.createName("a stream name"); err != nil {
 		return nil, err
 	}
 	if p.peek().isOp("(") {
@@ -49,10 +46,8 @@ func (p *parser) parseCreateStream(base Base) (Stmt, error) {
 		}
 		cs.Columns, cs.Watermark = body.cols, body.wm
 	}
-	if p.peek().is("WITH") {
-		if cs.With, err = p.parseOptions(); err != nil {
-			return nil, err
-		}
+	if cs.With, err = p.optionalOptions(); err != nil {
+		return nil, err
 	}
 	if t := p.peek(); t.is("AS") {
 		if cs.Columns != nil {
@@ -75,10 +70,7 @@ func (p *parser) parseCreateStream(base Base) (Stmt, error) {
 func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 	ct := &CreateTable{Base: base}
 	var err error
-	if ct.IfNotExists, err = p.ifNotExists(); err != nil {
-		return nil, err
-	}
-	if ct.Name, err = p.ident("a table name"); err != nil {
+	if ct.IfNotExists, ct.Name, err = p.createName("a table name"); err != nil {
 		return nil, err
 	}
 	if p.peek().is("AS") {
@@ -95,10 +87,8 @@ func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 	if len(ct.PrimaryKey) == 0 {
 		return nil, p.sc.errAt(p.sc.offset(ct.Name.Pos), "table %s needs a PRIMARY KEY: declare one with PRIMARY KEY (column, ...)", shown(ct.Name.Name))
 	}
-	if p.peek().is("WITH") {
-		if ct.With, err = p.parseOptions(); err != nil {
-			return nil, err
-		}
+	if ct.With, err = p.optionalOptions(); err != nil {
+		return nil, err
 	}
 	return ct, nil
 }
@@ -109,10 +99,7 @@ func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 func (p *parser) parseCreateView(base Base) (Stmt, error) {
 	cv := &CreateView{Base: base}
 	var err error
-	if cv.IfNotExists, err = p.ifNotExists(); err != nil {
-		return nil, err
-	}
-	if cv.Name, err = p.ident("a view name"); err != nil {
+	if cv.IfNotExists, cv.Name, err = p.createName("a view name"); err != nil {
 		return nil, err
 	}
 	if err := p.expect("AS", "after the view name"); err != nil {
@@ -131,10 +118,7 @@ func (p *parser) parseCreateView(base Base) (Stmt, error) {
 func (p *parser) parseCreateSink(base Base) (Stmt, error) {
 	ck := &CreateSink{Base: base}
 	var err error
-	if ck.IfNotExists, err = p.ifNotExists(); err != nil {
-		return nil, err
-	}
-	if ck.Name, err = p.ident("a sink name"); err != nil {
+	if ck.IfNotExists, ck.Name, err = p.createName("a sink name"); err != nil {
 		return nil, err
 	}
 	switch {
@@ -162,4 +146,14 @@ func (p *parser) parseCreateSink(base Base) (Stmt, error) {
 		return nil, err
 	}
 	return ck, nil
+}
+
+// createName parses `[IF NOT EXISTS] name` after CREATE and the kind of
+// object; what names the name ("a table name") for errors.
+func (p *parser) createName(what string) (ifNotExists bool, name Ident, err error) {
+	if ifNotExists, err = p.ifNotExists(); err != nil {
+		return false, Ident{}, err
+	}
+	name, err = p.ident(what)
+	return ifNotExists, name, err
 }

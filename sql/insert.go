@@ -97,17 +97,9 @@ func (p *parser) parseValues(ins *Insert) error {
 // closeParen returns the index of the ')' matching the '(' at index open,
 // or -1.
 func (p *parser) closeParen(open int) int {
-	depth := 0
-	for k := open; p.toks[k].kind != tEOF; k++ {
-		switch {
-		case p.toks[k].isOp("("):
-			depth++
-		case p.toks[k].isOp(")"):
-			depth--
-			if depth == 0 {
-				return k
-			}
-		}
+	k := p.scanTo(open, func(j, depth int) bool { return depth == 1 && p.toks[j].isOp(")") })
+	if p.toks[k].kind == tEOF {
+		return -1
 	}
-	return -1
+	return k
 }

@@ -2,6 +2,14 @@ package sql
 
 import "strings"
 
+// optionalOptions parses WITH (options) when WITH comes next.
+func (p *parser) optionalOptions() ([]Option, error) {
+	if !p.peek().is("WITH") {
+		return nil, nil
+	}
+	return p.parseOptions()
+}
+
 // parseOptions parses WITH (key = value, ...). Keys are words, dotted words
 // (nexmark.table) or quoted strings, and are lower-cased; a key may appear
 // once.

@@ -233,7 +233,7 @@ func (pr *printer) query(indent int, src *Source, q *Query) {
 // tables lists the query's table names with their positions.
 func (pr *printer) tables(indent int, src *Source, q *Query) {
 	var names []string
-	collect(q.Select, func(n ast.Node) {
+	inspect(q.Select, func(n ast.Node) {
 		if t, ok := n.(*ast.TableName); ok {
 			names = append(names, t.Name.O+" "+pos(src.Pos(t.OriginTextPosition())))
 		}
@@ -249,7 +249,7 @@ func (pr *printer) tables(indent int, src *Source, q *Query) {
 // refs lists the column references of a TiDB subtree with their positions.
 func (pr *printer) refs(indent int, src *Source, n ast.Node) {
 	var refs []string
-	collect(n, func(n ast.Node) {
+	inspect(n, func(n ast.Node) {
 		if c, ok := n.(*ast.ColumnNameExpr); ok {
 			refs = append(refs, restore(c.Name)+" "+pos(src.Pos(c.OriginTextPosition())))
 		}
@@ -263,7 +263,7 @@ func (pr *printer) refs(indent int, src *Source, n ast.Node) {
 // with the reference's first name part, and that every expression offset
 // lies inside the statement.
 func (pr *printer) walk(src *Source, n ast.Node) {
-	collect(n, func(n ast.Node) {
+	inspect(n, func(n ast.Node) {
 		if t, ok := n.(*ast.TableName); ok {
 			p := src.Pos(t.OriginTextPosition())
 			want := t.Name.O
@@ -323,16 +323,4 @@ func startsWithName(text string, k int, name string) bool {
 		return strings.HasPrefix(strings.ToLower(tok.val), strings.ToLower(name))
 	}
 	return len(text)-k >= len(name) && strings.EqualFold(text[k:k+len(name)], name)
-}
-
-// collector calls fn on every node of a TiDB tree.
-type collector struct{ fn func(ast.Node) }
-
-func (c collector) Enter(n ast.Node) (ast.Node, bool) { c.fn(n); return n, false }
-func (c collector) Leave(n ast.Node) (ast.Node, bool) { return n, true }
-
-func collect(n ast.Node, fn func(ast.Node)) {
-	if n != nil {
-		n.Accept(collector{fn})
-	}
 }

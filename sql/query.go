@@ -116,18 +116,26 @@ func isReserved(t token) bool {
 // start: the end of the statement, or with sinkWith the WITH of a
 // `WITH (` at depth 0 (a CTE's WITH is followed by a name, not '(').
 func (p *parser) queryEnd(start int, sinkWith bool) int {
+	return p.scanTo(start, func(j, depth int) bool {
+		return sinkWith && depth == 0 && j > start && p.toks[j].is("WITH") && p.toks[j+1].isOp("(")
+	})
+}
+
+// scanTo returns the index of the first token from start on at which stop,
+// given the token's index and the depth of the parentheses around it,
+// reports true, or the index of the end of the input.
+func (p *parser) scanTo(start int, stop func(j, depth int) bool) int {
 	depth := 0
-	for end := start; ; end++ {
-		t := p.toks[end]
+	for j := start; ; j++ {
+		t := p.toks[j]
+		if t.kind == tEOF || stop(j, depth) {
+			return j
+		}
 		switch {
-		case t.kind == tEOF:
-			return end
 		case t.isOp("("):
 			depth++
 		case t.isOp(")"):
 			depth--
-		case sinkWith && depth == 0 && end > start && t.is("WITH") && p.toks[end+1].isOp("("):
-			return end
 		}
 	}
 }

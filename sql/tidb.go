@@ -25,12 +25,25 @@ var sqlMode = func() mysql.SQLMode {
 	return m | mysql.ModePipesAsConcat
 }()
 
-// parsers reuses TiDB parsers, which are costly to make.
+// parsers reuses TiDB parsers, which are costly to make. A parser goes
+// back to the pool only after putParser has cleared it.
 var parsers = sync.Pool{New: func() any {
 	p := tidbparser.New()
 	p.SetSQLMode(sqlMode)
 	return p
 }}
+
+// putParser clears p and returns it to the pool. TiDB's parser keeps its
+// symbol stack between parses, and a reduction by an empty rule sets the
+// text position of the expression left in that stack slot, which may
+// belong to a tree an earlier parse returned and another goroutine is
+// reading (a data race, and a wrong position in that tree). Reset clears
+// the stack; it also restores the default mode, so the mode is set again.
+func putParser(p *tidbparser.Parser) {
+	p.Reset()
+	p.SetSQLMode(sqlMode)
+	parsers.Put(p)
+}
 
 // panicError is a panic inside TiDB's parser, returned as an error.
 type panicError struct{ v any }
@@ -46,7 +59,7 @@ func tidbParse(text string) (stmts []ast.StmtNode, err error) {
 			stmts, err = nil, panicError{r}
 			return
 		}
-		parsers.Put(p)
+		putParser(p)
 	}()
 	stmts, _, err = p.ParseSQL(text)
 	// The parser reuses its result slice on its next parse, which may run

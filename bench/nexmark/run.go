@@ -106,10 +106,7 @@ func queryError(q Query, err error) error {
 // parseQuery parses q's statements. Statements after the last ';' count
 // too, as in scripts.
 func parseQuery(q Query) ([]sql.Stmt, error) {
-	pieces, rest := sql.Split(q.Text)
-	if rest != "" {
-		pieces = append(pieces, sql.Piece{Text: rest, Start: position(q.Text, len(q.Text)-len(rest))})
-	}
+	pieces := sql.Statements(q.Text)
 	if len(pieces) == 0 {
 		return nil, queryError(q, errors.New("no statements"))
 	}
@@ -122,16 +119,6 @@ func parseQuery(q Query) ([]sql.Stmt, error) {
 		stmts = append(stmts, st)
 	}
 	return stmts, nil
-}
-
-// position returns the line and column of byte offset off in text.
-func position(text string, off int) sql.Pos {
-	line := 1 + strings.Count(text[:off], "\n")
-	col := off + 1
-	if nl := strings.LastIndexByte(text[:off], '\n'); nl >= 0 {
-		col = off - nl
-	}
-	return sql.Pos{Offset: off, Line: line, Col: col}
 }
 
 // execText parses and runs one statement.

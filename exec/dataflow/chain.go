@@ -2,8 +2,9 @@ package dataflow
 
 import (
 	"context"
-	"github.com/eddysql/eddy/exec"
 	"time"
+
+	"github.com/eddysql/eddy/exec"
 )
 
 // chain runs a fused sequence of operators in one goroutine: operator i's
@@ -67,16 +68,35 @@ func (c *chain) process(ctx context.Context, i, input int, ch exec.Chunk) error 
 	m.RowsIn.Add(int64(ch.NumRows()))
 	m.BatchesIn.Add(1)
 	em := c.emitters[i]
-	saved := em.child
-	em.child = 0
-	start := time.Now()
+	call := em.begin()
 	err := c.ops[i].Process(ctx, input, ch, em)
-	m.BusyNanos.Add(int64(time.Since(start) - em.child))
-	em.child = saved
+	em.end(m, call)
 	if err == nil && c.state != nil {
 		err = c.state.settle(i, m)
 	}
 	return err
+}
+
+// opCall is a call into an operator of the chain being timed: the child
+// time of the call it interrupts (a control message handled while the
+// operator is in a call of its own), and its start.
+type opCall struct {
+	saved time.Duration
+	start time.Time
+}
+
+// begin starts timing a call into the operator that emits to e.
+func (e *chainEmitter) begin() opCall {
+	call := opCall{saved: e.child, start: time.Now()}
+	e.child = 0
+	return call
+}
+
+// end charges the operator that emits to e, whose metrics are m, the
+// call's exclusive busy time: its time less what it spent downstream.
+func (e *chainEmitter) end(m *exec.OperatorMetrics, call opCall) {
+	m.BusyNanos.Add(int64(time.Since(call.start) - e.child))
+	e.child = call.saved
 }
 
 // control delivers an aligned control message to every operator in order,
@@ -91,12 +111,9 @@ func (c *chain) control(ctx context.Context, m exec.Control) (forward bool, err 
 			c.metrics[i].Watermark.Store(m.Watermark)
 		}
 		em := c.emitters[i]
-		saved := em.child
-		em.child = 0
-		start := time.Now()
+		call := em.begin()
 		err := op.OnControl(ctx, m, em)
-		c.metrics[i].BusyNanos.Add(int64(time.Since(start) - em.child))
-		em.child = saved
+		em.end(c.metrics[i], call)
 		if err == nil && c.state != nil {
 			err = c.state.settle(i, c.metrics[i])
 		}

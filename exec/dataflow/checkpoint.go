@@ -152,24 +152,22 @@ func (j *Job) Checkpoint(ctx context.Context, epoch uint64) error {
 			}
 		}
 	}
-	for {
-		j.mu.Lock()
-		reached, state, jerr, ch := j.barrier >= epoch, j.state, j.err, j.progress
-		j.mu.Unlock()
-		switch {
-		case reached:
-			return j.store.Commit(ctx, epoch)
-		case state == JobFailed:
-			return fmt.Errorf("dataflow: checkpoint %d: the job failed: %w", epoch, jerr)
-		case state != JobRunning:
-			return fmt.Errorf("dataflow: checkpoint %d: the job ended (%s)", epoch, state)
-		}
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+	var reached bool
+	var state JobState
+	var jerr error
+	err := j.waitFor(ctx, func() bool {
+		reached, state, jerr = j.barrier >= epoch, j.state, j.err
+		return reached || state != JobRunning
+	})
+	switch {
+	case err != nil:
+		return err
+	case reached:
+		return j.store.Commit(ctx, epoch)
+	case state == JobFailed:
+		return fmt.Errorf("dataflow: checkpoint %d: the job failed: %w", epoch, jerr)
 	}
+	return fmt.Errorf("dataflow: checkpoint %d: the job ended (%s)", epoch, state)
 }
 
 // requestBarrier asks a source task to send barrier epoch after the rows

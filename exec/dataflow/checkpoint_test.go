@@ -24,6 +24,7 @@ import (
 // snapshotted incrementally, the keys changed since the last snapshot, and
 // restored by key group.
 type keyCounter struct {
+	nopOp
 	env    *exec.Env
 	counts map[int64]int64
 	dirty  map[int64]bool
@@ -50,9 +51,6 @@ func (k *keyCounter) Process(_ context.Context, _ int, c exec.Chunk, _ exec.Emit
 	}
 	return nil
 }
-
-func (k *keyCounter) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
-func (k *keyCounter) Close() error                                                { return nil }
 
 // group returns the key group of key, as the hash exchange routes it.
 func (k *keyCounter) group(key int64) (int, error) {
@@ -105,18 +103,13 @@ func countingJob(t *testing.T, src *exectest.Source, p int, store storage.StateS
 	t.Helper()
 	var mu sync.Mutex
 	counters := make([]*keyCounter, p)
-	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
-		{Parallelism: p, Inputs: []InputSpec{{From: 0, Dist: DistHash, Keys: []int{0}}},
-			Ops: []OpSpec{{Name: "count", New: func(inst int) (exec.Operator, error) {
-				mu.Lock()
-				defer mu.Unlock()
-				counters[inst] = &keyCounter{}
-				return counters[inst], nil
-			}}}},
-		{Parallelism: 1, Inputs: []InputSpec{{From: 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return &passthrough{}, nil }}}},
+	count := OpSpec{Name: "count", New: func(inst int) (exec.Operator, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		counters[inst] = &keyCounter{}
+		return counters[inst], nil
 	}}
+	g := exchanged(src, DistHash, p, count, &passthrough{})
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: restore})
 	if err != nil {
 		t.Fatal(err)
@@ -230,23 +223,6 @@ func TestCheckpointSnapshotsAndRestores(t *testing.T) {
 	}
 }
 
-// recorder is an operator that records what reaches it, in order.
-type recorder struct{ seen []string }
-
-func (r *recorder) Open(context.Context, *exec.Env) error { return nil }
-func (r *recorder) Process(_ context.Context, _ int, c exec.Chunk, _ exec.Emitter) error {
-	col := c.Batch.Column(0).(*array.Int64)
-	for i := range col.Len() {
-		r.seen = append(r.seen, fmt.Sprint(col.Value(i)))
-	}
-	return nil
-}
-func (r *recorder) OnControl(_ context.Context, m exec.Control, _ exec.Emitter) error {
-	r.seen = append(r.seen, m.String())
-	return nil
-}
-func (r *recorder) Close() error { return nil }
-
 // TestBarrierAlignmentHoldsBackLaterInput: what a sender sends after its
 // barrier waits until every sender's barrier arrived, so the operator sees
 // all of the epoch's input, then the barrier, then the next epoch's.
@@ -272,8 +248,8 @@ func TestBarrierAlignmentHoldsBackLaterInput(t *testing.T) {
 		}
 	}
 	want := []string{"1", "2", "barrier(1)", "10", "11", "barrier(2)", "20", "21"}
-	if !slices.Equal(rec.seen, want) {
-		t.Fatalf("the operator saw %v, want %v", rec.seen, want)
+	if got := rec.seen(); !slices.Equal(got, want) {
+		t.Fatalf("the operator saw %v, want %v", got, want)
 	}
 	if j.barrier != 2 || len(tk.held) != 0 {
 		t.Fatalf("barrier %d reached the sink, %d messages held", j.barrier, len(tk.held))

@@ -7,11 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/basic"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 func TestInboxBoundsBytes(t *testing.T) {
@@ -75,50 +72,21 @@ func TestInboxPutStopsWithContext(t *testing.T) {
 	}
 }
 
-// slowSink counts rows, sleeping on every batch like a throttled writer.
-type slowSink struct {
-	rows  atomic.Int64
-	delay time.Duration
-}
-
-func (s *slowSink) Open(context.Context, *exec.Env) error { return nil }
-func (s *slowSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	time.Sleep(s.delay)
-	s.rows.Add(int64(c.NumRows()))
-	return nil
-}
-func (s *slowSink) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
-func (s *slowSink) Close() error                                                { return nil }
-
 // TestJobQueuesWithinBufferBudget runs a fast source into a slow sink: the
 // bytes queued between them never exceed the budget by more than one
 // batch per sender, and every row arrives.
 func TestJobQueuesWithinBufferBudget(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := exectest.Alloc(t)
 	const rows, batch = 200_000, exec.BatchRows
-	src := func(i int) (exec.Source, error) {
-		var rs [][]types.Datum
-		for r := i; r < rows; r += 2 {
-			rs = append(rs, []types.Datum{types.IntDatum(int64(r))})
-		}
-		return &basic.ValuesSource{Names: []string{"x"}, Types: []types.T{types.BigIntT}, Rows: rs}, nil
-	}
-	sink := &slowSink{delay: 50 * time.Microsecond}
+	srcs := []*exectest.Replay{intReplay(t, alloc, 0, rows, 2), intReplay(t, alloc, 1, rows, 2)}
+	sink := &exectest.Counter{Delay: 50 * time.Microsecond}
 	const budget = 8 * batch * 8 // about 8 batches of BIGINTs in all
 	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 2, Source: src},
-		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return sink, nil }}}},
+		{Parallelism: 2, Source: func(i int) (exec.Source, error) { return srcs[i], nil }},
+		stage(0, DistSingle, 1, only("sink", sink)),
 	}}
-	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc, BufferBytes: budget})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := job.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := sink.rows.Load(); got != rows {
+	job := runJob(t, g, JobOptions{Alloc: alloc, BufferBytes: budget})
+	if got := sink.Rows(); got != rows {
 		t.Fatalf("the sink got %d rows, want %d", got, rows)
 	}
 	const batchBytes = batch*8 + batch/8 + 64 // values, validity, padding

@@ -298,23 +298,32 @@ func (j *Job) RequestFlush(id uint64) {
 // WaitFlushed blocks until flush id reached the sink, the job ended (and
 // its goroutines exited, so its state is released), or ctx is done.
 func (j *Job) WaitFlushed(ctx context.Context, id uint64) error {
+	var flushed bool
+	err := j.waitFor(ctx, func() bool {
+		flushed = j.flushed >= id
+		return flushed || j.state != JobRunning
+	})
+	if err != nil || flushed {
+		return err
+	}
+	select {
+	case <-j.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// waitFor blocks until cond, called with j.mu held whenever the job has
+// made progress, reports true, or ctx is done.
+func (j *Job) waitFor(ctx context.Context, cond func() bool) error {
 	for {
 		j.mu.Lock()
-		if j.flushed >= id {
-			j.mu.Unlock()
+		ok, ch := cond(), j.progress
+		j.mu.Unlock()
+		if ok {
 			return nil
 		}
-		if j.state != JobRunning {
-			j.mu.Unlock()
-			select {
-			case <-j.done:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		}
-		ch := j.progress
-		j.mu.Unlock()
 		select {
 		case <-ch:
 		case <-ctx.Done():
@@ -339,20 +348,7 @@ func (j *Job) taskOpened() {
 // this returns promptly; what the job does next (catching up with its
 // inputs) it does on its own.
 func (j *Job) WaitOpened(ctx context.Context) error {
-	for {
-		j.mu.Lock()
-		if j.opened == j.tasks || j.state != JobRunning {
-			j.mu.Unlock()
-			return nil
-		}
-		ch := j.progress
-		j.mu.Unlock()
-		select {
-		case <-ch:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
+	return j.waitFor(ctx, func() bool { return j.opened == j.tasks || j.state != JobRunning })
 }
 
 // Stop cancels the job and waits for its goroutines to exit.

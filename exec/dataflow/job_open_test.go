@@ -8,7 +8,9 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // gatedOpen is a sink whose Open waits for gate to close, then fails with
@@ -33,17 +35,9 @@ func (g *gatedOpen) Open(ctx context.Context, env *exec.Env) error {
 // data) into op.
 func startGated(t *testing.T, op exec.Operator) *Job {
 	t.Helper()
-	g := GraphSpec{Stages: []StageSpec{
-		{Parallelism: 1, Source: func(int) (exec.Source, error) { return newGrowingSource(), nil }},
-		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "sink", New: func(int) (exec.Operator, error) { return op, nil }}}},
-	}}
-	job, err := StartJob(context.Background(), g, JobOptions{Alloc: memory.NewGoAllocator()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(job.Stop)
-	return job
+	alloc := memory.NewGoAllocator()
+	g := GraphSpec{Stages: []StageSpec{sourceStage(exectest.NewSource(t, alloc)), stage(0, DistSingle, 1, only("sink", op))}}
+	return startJob(t, g, JobOptions{Alloc: alloc})
 }
 
 // TestJobWaitOpened checks that WaitOpened returns once every task has

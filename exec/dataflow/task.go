@@ -268,14 +268,20 @@ func (t *task) takePending() uint64 {
 	return p
 }
 
+// sourceTurn starts a turn of a source task's loop: it ends the task when
+// the job was stopped (a source that always has data never blocks, so
+// nothing else would notice), then fires the due timers and returns when
+// the next is due.
+func (t *task) sourceTurn(ctx context.Context) (time.Time, error) {
+	if err := ctx.Err(); err != nil {
+		return time.Time{}, err
+	}
+	return t.timers(ctx)
+}
+
 func (t *task) runSource(ctx context.Context) error {
 	for {
-		// A source that always has data never blocks, so nothing else
-		// would notice that the job was stopped.
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		due, err := t.timers(ctx)
+		due, err := t.sourceTurn(ctx)
 		if err != nil {
 			return err
 		}
@@ -453,10 +459,7 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 		return err
 	}
 	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		due, err := t.timers(ctx)
+		due, err := t.sourceTurn(ctx)
 		if err != nil {
 			return err
 		}

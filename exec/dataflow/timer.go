@@ -44,12 +44,9 @@ func (c *chain) fireTimers(ctx context.Context, now time.Time) error {
 			continue
 		}
 		em := c.emitters[i]
-		saved := em.child
-		em.child = 0
-		start := time.Now()
+		call := em.begin()
 		err := op.OnTimer(ctx, now, em)
-		c.metrics[i].BusyNanos.Add(int64(time.Since(start) - em.child))
-		em.child = saved
+		em.end(c.metrics[i], call)
 		if err != nil {
 			return err
 		}

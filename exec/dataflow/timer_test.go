@@ -8,8 +8,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // timedSink is a sink with a processing-time timer: a chunk arms it,
@@ -49,14 +49,14 @@ func (s *timedSink) OnTimer(ctx context.Context, now time.Time, out exec.Emitter
 }
 
 // chanMessages is a MessageSource whose chunks a test sends.
-type chanMessages struct{ ch chan exec.Chunk }
+type chanMessages struct {
+	sourceBase
+	ch chan exec.Chunk
+}
 
-func (s *chanMessages) Open(context.Context, *exec.Env) error { return nil }
 func (s *chanMessages) Next(context.Context) (exec.Chunk, error) {
 	return exec.Chunk{}, fmt.Errorf("read with NextMessage")
 }
-func (s *chanMessages) Wait(context.Context) error { return nil }
-func (s *chanMessages) Close() error               { return nil }
 func (s *chanMessages) NextMessage(ctx context.Context) (exec.Chunk, exec.Control, error) {
 	select {
 	case c := <-s.ch:
@@ -72,49 +72,32 @@ func (s *chanMessages) NextMessage(ctx context.Context) (exec.Chunk, exec.Contro
 // never before it is due.
 func TestProcessingTimerFires(t *testing.T) {
 	alloc := memory.NewGoAllocator()
-	chunk := func() exec.Chunk {
-		return exec.Chunk{Batch: types.BuildRecord(alloc, []string{"x"}, []types.T{types.BigIntT}, intRows(0, 1))}
-	}
-	sinkOps := func(s *timedSink) []OpSpec {
-		return []OpSpec{{Name: "timed", New: func(int) (exec.Operator, error) { return s, nil }}}
-	}
 	for _, tt := range []struct {
 		name  string
 		graph func(s *timedSink) (GraphSpec, func())
 	}{
 		{"source stage idle", func(s *timedSink) (GraphSpec, func()) {
-			src := newGrowingSource()
-			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }, Ops: sinkOps(s)},
-			}}, func() { src.add(1) }
+			src := exectest.NewSource(t, alloc)
+			return GraphSpec{Stages: []StageSpec{sourceStage(src, only("timed", s))}}, func() { src.Add("bigint\n+I 1") }
 		}},
 		{"inbox idle", func(s *timedSink) (GraphSpec, func()) {
-			src := newGrowingSource()
-			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
-				{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}}, Ops: sinkOps(s)},
-			}}, func() { src.add(1) }
+			src := exectest.NewSource(t, alloc)
+			return GraphSpec{Stages: []StageSpec{sourceStage(src), stage(0, DistSingle, 1, only("timed", s))}},
+				func() { src.Add("bigint\n+I 1") }
 		}},
 		{"message source idle", func(s *timedSink) (GraphSpec, func()) {
 			src := &chanMessages{ch: make(chan exec.Chunk, 1)}
-			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }, Ops: sinkOps(s)},
-			}}, func() { src.ch <- chunk() }
+			return GraphSpec{Stages: []StageSpec{sourceStage(src, only("timed", s))}},
+				func() { src.ch <- exec.Chunk{Batch: intBatch(alloc, 0, 1)} }
 		}},
 		{"busy", func(s *timedSink) (GraphSpec, func()) {
-			return GraphSpec{Stages: []StageSpec{
-				{Parallelism: 1, Source: func(int) (exec.Source, error) { return &endlessSource{}, nil }, Ops: sinkOps(s)},
-			}}, func() {}
+			return GraphSpec{Stages: []StageSpec{sourceStage(&endlessSource{}, only("timed", s))}}, func() {}
 		}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			s := newTimedSink(20 * time.Millisecond)
 			g, feed := tt.graph(s)
-			job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer job.Stop()
+			job := startJob(t, g, JobOptions{Alloc: alloc})
 			feed()
 			deadline := time.After(10 * time.Second)
 			for range 2 { // the busy source arms the timer again at once

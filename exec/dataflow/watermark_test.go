@@ -8,21 +8,19 @@ import (
 	"testing"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // tsSource emits prepared chunks of one TIMESTAMP column (ms values; -1 is
 // NULL), then ends or reports being caught up.
 type tsSource struct {
+	sourceBase
 	chunks  [][]int64
 	bounded bool
-	alloc   memory.Allocator
 }
 
-func (s *tsSource) Open(ctx context.Context, env *exec.Env) error { s.alloc = env.Alloc; return nil }
 func (s *tsSource) Next(ctx context.Context) (exec.Chunk, error) {
 	if len(s.chunks) == 0 {
 		if s.bounded {
@@ -42,15 +40,14 @@ func (s *tsSource) Next(ctx context.Context) (exec.Chunk, error) {
 	return exec.Chunk{Batch: types.BuildRecord(s.alloc, []string{"ts"}, []types.T{types.TimestampT(3)}, rows)}, nil
 }
 func (s *tsSource) Wait(ctx context.Context) error { <-ctx.Done(); return ctx.Err() }
-func (s *tsSource) Close() error                   { return nil }
 
 // eventLog records, in order, the rows and the control messages a sink saw.
 type eventLog struct {
+	nopOp
 	mu     sync.Mutex
 	events []string
 }
 
-func (l *eventLog) Open(context.Context, *exec.Env) error { return nil }
 func (l *eventLog) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
@@ -73,7 +70,6 @@ func (l *eventLog) OnControl(ctx context.Context, m exec.Control, out exec.Emitt
 	}
 	return nil
 }
-func (l *eventLog) Close() error { return nil }
 
 func (l *eventLog) get() []string {
 	l.mu.Lock()
@@ -82,8 +78,7 @@ func (l *eventLog) get() []string {
 }
 
 func TestWatermarksLateRowsAndEndOfInput(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := exectest.Alloc(t)
 	s := int64(1000)
 	src := &tsSource{bounded: true, chunks: [][]int64{
 		{10 * s, 12 * s},    // watermark 12 - 2 = 10
@@ -103,16 +98,9 @@ func TestWatermarksLateRowsAndEndOfInput(t *testing.T) {
 				}
 				return nil
 			}}},
-		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "log", New: func(int) (exec.Operator, error) { return sink, nil }}}},
+		stage(0, DistSingle, 1, only("log", sink)),
 	}}
-	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := job.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	runJob(t, g, JobOptions{Alloc: alloc})
 	want := []string{
 		"row 10", "row 12", "watermark 10",
 		"row 11", "row NULL",
@@ -129,8 +117,7 @@ func TestWatermarksLateRowsAndEndOfInput(t *testing.T) {
 }
 
 func TestIdleSourceStopsHoldingBackTheWatermark(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := exectest.Alloc(t)
 	s := int64(1000)
 	busy := &tsSource{chunks: [][]int64{{100 * s}}}
 	quiet := &tsSource{chunks: [][]int64{{5 * s}}}
@@ -142,13 +129,9 @@ func TestIdleSourceStopsHoldingBackTheWatermark(t *testing.T) {
 		{Parallelism: 1, Source: func(int) (exec.Source, error) { return busy, nil }, Watermark: spec(0)},
 		{Parallelism: 1, Source: func(int) (exec.Source, error) { return quiet, nil }, Watermark: spec(50 * time.Millisecond)},
 		{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}, {From: 1, Dist: DistSingle, Input: 0}},
-			Ops: []OpSpec{{Name: "log", New: func(int) (exec.Operator, error) { return sink, nil }}}},
+			Ops: []OpSpec{only("log", sink)}},
 	}}
-	job, err := StartJob(context.Background(), g, JobOptions{Alloc: alloc})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer job.Stop()
+	startJob(t, g, JobOptions{Alloc: alloc})
 	deadline := time.Now().Add(5 * time.Second)
 	for time.Now().Before(deadline) {
 		for _, e := range sink.get() {

@@ -14,8 +14,6 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/build"
-	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/mview"
 	"github.com/eddysql/eddy/sql"
 )
@@ -100,22 +98,8 @@ func (s *Session) readForStats(ctx context.Context, obj *catalog.Object) (*catal
 		// the rows that remain.
 		sink.mv = mview.New(cq.names(), cq.types(), nil)
 	}
-	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: "Analyze", New: func(int) (exec.Operator, error) { return sink, nil }})
-	if err != nil {
+	if err := e.readToEnd(ctx, cq, "analyze", "Analyze", sink); err != nil {
 		return nil, err
-	}
-	job, err := dataflow.StartJob(ctx, g, e.jobOptions("analyze", ""))
-	if err != nil {
-		return nil, err
-	}
-	if err := job.Wait(ctx); err != nil {
-		return nil, err
-	}
-	if state, err := job.State(); state != dataflow.JobFinished {
-		if err != nil {
-			return nil, err
-		}
-		return nil, fmt.Errorf("the read %s", state)
 	}
 	if sink.mv != nil {
 		if err := sink.addRows(e, sink.mv.Snapshot()); err != nil {

@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/sql"
 )
 
 // insertRows returns INSERTs of n rows (id, category, note) into name:
@@ -93,23 +92,14 @@ func TestAnalyzeStatisticsSurviveARestart(t *testing.T) {
 }
 
 func TestAnalyzeRefusesViewsAndSinks(t *testing.T) {
-	e, err := Open(context.Background(), Config{Parallelism: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	s := e.NewSession(SessionOptions{})
+	s := newSession(t, Config{Parallelism: 1})
 	run(t, s, `CREATE STREAM bid (auction BIGINT, price BIGINT);
 		CREATE SINK nothing AS SELECT auction FROM bid WITH (connector = 'blackhole');`)
-	stmts, err := sql.Parse("ANALYZE nothing;")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Execute(context.Background(), stmts[0])
+	_, err := execOne(t, s, "ANALYZE nothing;")
 	if err == nil || !strings.Contains(err.Error(), "ANALYZE needs a stream or table: 'nothing' is a sink") {
 		t.Fatalf("ANALYZE of a sink: %v", err)
 	}
-	if _, ok := e.Catalog().Stats("nothing"); ok {
+	if _, ok := s.eng.Catalog().Stats("nothing"); ok {
 		t.Fatal("a sink got statistics")
 	}
 }

@@ -5,48 +5,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/eddysql/eddy/catalog/types"
-	"github.com/eddysql/eddy/sql"
 )
 
-// run executes a script on a session and returns the last result.
-func run(t *testing.T, s *Session, script string) *Result {
-	t.Helper()
-	stmts, err := sql.Parse(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var res *Result
-	for _, st := range stmts {
-		if res, err = s.Execute(context.Background(), st); err != nil {
-			t.Fatalf("%v", err)
-		}
-	}
-	return res
-}
-
-func text(res *Result) string {
-	var b strings.Builder
-	for _, row := range res.Rows {
-		for i, d := range row {
-			if i > 0 {
-				b.WriteString(" | ")
-			}
-			b.WriteString(types.Format(d, res.Columns[i].Type))
-		}
-		b.WriteString("\n")
-	}
-	return b.String()
-}
-
 func TestShowQueriesAndExplainAnalyze(t *testing.T) {
-	e, err := Open(context.Background(), Config{Parallelism: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	s := e.NewSession(SessionOptions{})
+	s := newSession(t, Config{Parallelism: 2})
 	run(t, s, `
 		CREATE STREAM bid (auction BIGINT, price BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND);
 		CREATE MATERIALIZED VIEW w AS SELECT auction, window_start, COUNT(*) AS n FROM TUMBLE(bid, ts, INTERVAL '10' SECOND) GROUP BY auction, window_start;
@@ -101,13 +63,4 @@ func atof(s string) float64 {
 		f += float64(s[i+1]-'0') / 10
 	}
 	return f
-}
-
-func mustParse(t *testing.T, text string) sql.Stmt {
-	t.Helper()
-	st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return st
 }

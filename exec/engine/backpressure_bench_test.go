@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -12,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/eddysql/eddy/sql"
 )
 
 var (
@@ -35,20 +32,8 @@ var (
 //	go test ./exec/engine -run XXX -bench BenchmarkThrottledSink -benchtime 1x -cpu 2
 func BenchmarkThrottledSink(b *testing.B) {
 	for i := 0; i < b.N; i++ {
-		e, err := Open(context.Background(), Config{Parallelism: 2, BufferBytes: *bpBudget})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e := openEngine(b, Config{Parallelism: 2, BufferBytes: *bpBudget})
 		s := e.NewSession(SessionOptions{})
-		run := func(text string) {
-			st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := s.Execute(context.Background(), st); err != nil {
-				b.Fatalf("%s: %v", text, err)
-			}
-		}
 		runtime.GC()
 		base := rss()
 		if *bpLimit {
@@ -58,8 +43,8 @@ func BenchmarkThrottledSink(b *testing.B) {
 			// the heap doubles.
 			defer debug.SetMemoryLimit(debug.SetMemoryLimit(base + *bpBudget*85/100))
 		}
-		run(fmt.Sprintf("CREATE STREAM bid WITH (connector = 'nexmark', table = 'bid', rate = '%d')", *bpRate))
-		run(fmt.Sprintf("CREATE SINK slow AS SELECT * FROM bid WITH (connector = 'blackhole', rate_limit = '%d')", *bpRate/10))
+		run(b, s, fmt.Sprintf("CREATE STREAM bid WITH (connector = 'nexmark', table = 'bid', rate = '%d')", *bpRate))
+		run(b, s, fmt.Sprintf("CREATE SINK slow AS SELECT * FROM bid WITH (connector = 'blackhole', rate_limit = '%d')", *bpRate/10))
 		e.mu.Lock()
 		job := e.queries["slow"].job
 		e.mu.Unlock()
@@ -80,7 +65,7 @@ func BenchmarkThrottledSink(b *testing.B) {
 			}
 		}
 		buffers := job.Buffers()
-		run("DROP SINK slow")
+		run(b, s, "DROP SINK slow")
 		if err := e.Close(); err != nil {
 			b.Fatal(err)
 		}

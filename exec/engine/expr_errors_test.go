@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"testing"
 
@@ -14,18 +13,9 @@ import (
 // the expression's position and the line with a caret under it, still a
 // RowError underneath.
 func TestRowErrorsShowTheirSnippet(t *testing.T) {
-	e, err := Open(context.Background(), Config{Parallelism: 2})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	s := e.NewSession(SessionOptions{})
+	s := newSession(t, Config{Parallelism: 2})
 	run(t, s, "CREATE STREAM t (s VARCHAR);\nINSERT INTO t VALUES ('abc');\n")
-	stmts, err := sql.Parse("SELECT s,\n  CAST(s AS BIGINT) FROM t;")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = s.Execute(context.Background(), stmts[0])
+	_, err := execOne(t, s, "SELECT s,\n  CAST(s AS BIGINT) FROM t;")
 	var pe sql.PosError
 	var re *expr.RowError
 	if !errors.As(err, &pe) || !errors.As(err, &re) {

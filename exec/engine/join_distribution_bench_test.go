@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bufio"
-	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -10,8 +9,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-
-	"github.com/eddysql/eddy/sql"
 )
 
 var (
@@ -50,29 +47,15 @@ func BenchmarkJoinDistribution(b *testing.B) {
 				chosen := ""
 				for i := 0; i < b.N; i++ {
 					b.StopTimer()
-					e, err := Open(context.Background(), Config{Parallelism: 2, FileRoot: dir})
-					if err != nil {
-						b.Fatal(err)
-					}
+					e := openEngine(b, Config{Parallelism: 2, FileRoot: dir})
 					s := e.NewSession(SessionOptions{})
-					run := func(text string) *Result {
-						st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-						if err != nil {
-							b.Fatal(err)
-						}
-						r, err := s.Execute(context.Background(), st)
-						if err != nil {
-							b.Fatalf("%s: %v", text, err)
-						}
-						return r
-					}
-					run("SET join_distribution = " + dist)
-					run(fmt.Sprintf("CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR) WITH (connector = 'file', path = 't%d.csv', format = 'csv', header = 'true')", small))
-					run(fmt.Sprintf("CREATE STREAM bid (bidder BIGINT, price BIGINT) WITH (connector = 'nexmark', table = 'bid', events = '%d')", *joinBenchLarge*50/46))
-					run("ANALYZE t") // the optimizer learns the table's size
+					run(b, s, "SET join_distribution = "+dist)
+					run(b, s, fmt.Sprintf("CREATE TABLE t (id BIGINT PRIMARY KEY, v VARCHAR) WITH (connector = 'file', path = 't%d.csv', format = 'csv', header = 'true')", small))
+					run(b, s, fmt.Sprintf("CREATE STREAM bid (bidder BIGINT, price BIGINT) WITH (connector = 'nexmark', table = 'bid', events = '%d')", *joinBenchLarge*50/46))
+					run(b, s, "ANALYZE t") // the optimizer learns the table's size
 					query := "SELECT b.price, t.v FROM bid b JOIN t ON b.bidder = t.id"
 					if i == 0 {
-						plan := run("EXPLAIN " + query)
+						plan := run(b, s, "EXPLAIN "+query)
 						for _, row := range plan.Rows {
 							if strings.Contains(row[0].S, "Exchange broadcast") {
 								chosen = "broadcast"
@@ -83,8 +66,8 @@ func BenchmarkJoinDistribution(b *testing.B) {
 						}
 					}
 					b.StartTimer()
-					run("CREATE SINK out AS " + query + " WITH (connector = 'blackhole')")
-					run("FLUSH")
+					run(b, s, "CREATE SINK out AS "+query+" WITH (connector = 'blackhole')")
+					run(b, s, "FLUSH")
 					b.StopTimer()
 					if err := e.Close(); err != nil {
 						b.Fatal(err)

@@ -23,43 +23,38 @@ import (
 // planBenchSession opens an in-memory engine and runs ddl in it.
 func planBenchSession(b *testing.B, ddl ...string) *Session {
 	b.Helper()
-	e, err := Open(context.Background(), Config{Parallelism: 2})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { e.Close() })
-	s := e.NewSession(SessionOptions{})
+	s := newSession(b, Config{Parallelism: 2})
 	for _, text := range ddl {
-		st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Execute(context.Background(), st); err != nil {
-			b.Fatalf("%s: %v", text, err)
-		}
+		run(b, s, text)
 	}
 	return s
+}
+
+// benchStatement parses the statement text and runs do on it, b.N times,
+// reporting allocations and CPU time.
+func benchStatement(b *testing.B, text string, do func(st sql.Stmt) error) {
+	b.Helper()
+	b.ReportAllocs()
+	defer reportCPU(b, processCPU())
+	for b.Loop() {
+		if err := do(mustParse(b, text)); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // benchPlan plans the SELECT text (as a pull query, what a SELECT is)
 // through physical planning, b.N times.
 func benchPlan(b *testing.B, s *Session, text string) {
 	b.Helper()
-	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
-	for b.Loop() {
-		st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
+	benchStatement(b, text, func(st sql.Stmt) error {
 		sel, ok := st.(*sql.Select)
 		if !ok {
-			b.Fatalf("not a SELECT: %s", text)
+			return fmt.Errorf("not a SELECT: %s", text)
 		}
-		if _, err := s.eng.planQuery(sel.Query, st.Source(), sql.Pos{Line: 1, Col: 1}, snapshot, s.settings()); err != nil {
-			b.Fatal(err)
-		}
-	}
+		_, err := s.eng.planQuery(sel.Query, st.Source(), sql.Pos{Line: 1, Col: 1}, snapshot, s.settings())
+		return err
+	})
 }
 
 // reportCPU reports the process's CPU time per operation since start
@@ -166,15 +161,8 @@ func BenchmarkPlanWideSelect(b *testing.B) {
 func BenchmarkPlanExplainVerboseUnionAll5000(b *testing.B) {
 	s := planBenchSession(b, "CREATE STREAM t (a BIGINT, b BIGINT)")
 	text := "EXPLAIN VERBOSE " + unionAll(5000, func(i int) string { return fmt.Sprintf("SELECT a, b FROM t WHERE a = %d", i) })
-	b.ReportAllocs()
-	defer reportCPU(b, processCPU())
-	for b.Loop() {
-		st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, err := s.Execute(context.Background(), st); err != nil {
-			b.Fatal(err)
-		}
-	}
+	benchStatement(b, text, func(st sql.Stmt) error {
+		_, err := s.Execute(context.Background(), st)
+		return err
+	})
 }

@@ -33,20 +33,8 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 	ts := cq.types()
 	collect := &collector{ordered: cq.logical.Props().AppendOnly, types: ts}
 	collect.mv = mview.New(cq.names(), ts, nil)
-	sink := dataflow.OpSpec{Name: "Result", New: func(int) (exec.Operator, error) { return collect, nil }}
-	g, err := build.Graph(cq.phys, e.services(), sink)
-	if err != nil {
-		return nil, err
-	}
-	job, err := dataflow.StartJob(ctx, g, e.jobOptions("query", ""))
-	if err != nil {
-		return nil, err
-	}
-	if err := job.Wait(ctx); err != nil {
+	if err := e.readToEnd(ctx, cq, "query", "Result", collect); err != nil {
 		return nil, withSnippet(err, st.Source())
-	}
-	if state, _ := job.State(); state != dataflow.JobFinished {
-		return nil, fmt.Errorf("query %s", state)
 	}
 	rows := collect.rows
 	if !collect.ordered {
@@ -57,6 +45,27 @@ func (s *Session) pull(ctx context.Context, st *sql.Select) (*Result, error) {
 		res.Columns = append(res.Columns, Column{Name: n, Type: ts[i]})
 	}
 	return res, nil
+}
+
+// readToEnd runs a bounded read, the plan cq into sink (an operator named
+// opName that ends the dataflow), as a job of kind to its end: it returns
+// the job's error, or says how the job ended when it did not finish.
+func (e *Engine) readToEnd(ctx context.Context, cq *compiledQuery, kind, opName string, sink exec.Operator) error {
+	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: opName, New: func(int) (exec.Operator, error) { return sink, nil }})
+	if err != nil {
+		return err
+	}
+	job, err := dataflow.StartJob(ctx, g, e.jobOptions(kind, ""))
+	if err != nil {
+		return err
+	}
+	if err := job.Wait(ctx); err != nil {
+		return err
+	}
+	if state, _ := job.State(); state != dataflow.JobFinished {
+		return fmt.Errorf("%s %s", kind, state)
+	}
+	return nil
 }
 
 // collector is the sink of a pull query. Over an append-only result it

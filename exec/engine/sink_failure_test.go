@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -13,32 +12,18 @@ import (
 	"github.com/eddysql/eddy/catalog"
 )
 
-// execOne runs one statement and returns its result and error.
-func execOne(t *testing.T, s *Session, stmt string) (*Result, error) {
+// dirSession opens an engine (closed when t ends) at a new directory that
+// holds a directory adir, which a file sink cannot write as a file, and
+// returns a session of it.
+func dirSession(t *testing.T) *Session {
 	t.Helper()
-	return s.Execute(context.Background(), mustParse(t, stmt))
-}
-
-// showRow returns the row of SHOW <what> (as text, columns joined by " |
-// ") whose first column is name, or "".
-func showRow(t *testing.T, s *Session, what, name string) string {
-	t.Helper()
-	for _, line := range strings.Split(text(run(t, s, "SHOW "+what+";")), "\n") {
-		if strings.HasPrefix(line, name+" | ") {
-			return line
-		}
-	}
-	return ""
-}
-
-// openAt opens an engine whose data directory and base directory are dir.
-func openAt(t *testing.T, dir string) *Engine {
-	t.Helper()
-	e, err := Open(context.Background(), Config{DataDir: filepath.Join(dir, "data"), FileRoot: dir, Parallelism: 1})
-	if err != nil {
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	return e
+	e := openAt(t, dir)
+	t.Cleanup(func() { e.Close() })
+	return e.NewSession(SessionOptions{})
 }
 
 // TestFailedSinkFailsFlush checks that a sink that cannot write its file
@@ -46,13 +31,7 @@ func openAt(t *testing.T, dir string) *Engine {
 // the sink is dropped), and SHOW SINKS and SHOW QUERIES list it as failed
 // with the error while the other queries run on.
 func TestFailedSinkFailsFlush(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e := openAt(t, dir)
-	defer e.Close()
-	s := e.NewSession(SessionOptions{})
+	s := dirSession(t)
 	run(t, s, `
 		CREATE STREAM ev (a BIGINT);
 		CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS n FROM ev;
@@ -94,13 +73,7 @@ func TestFailedSinkFailsFlush(t *testing.T) {
 // TestFlushListsEveryFailedQuery checks that FLUSH names each failed query
 // when several failed.
 func TestFlushListsEveryFailedQuery(t *testing.T) {
-	dir := t.TempDir()
-	if err := os.Mkdir(filepath.Join(dir, "adir"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	e := openAt(t, dir)
-	defer e.Close()
-	s := e.NewSession(SessionOptions{})
+	s := dirSession(t)
 	run(t, s, `
 		CREATE STREAM ev (a BIGINT, b VARCHAR);
 		CREATE SINK one AS SELECT a FROM ev WITH (connector = 'file', path = 'adir', format = 'json');

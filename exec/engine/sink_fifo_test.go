@@ -66,10 +66,10 @@ func TestSinkFIFOReaderGoneFailsFlush(t *testing.T) {
 	}
 }
 
-// promptly runs fn, which must return before ctx ends. If it does not, a
-// reader opens fifo, which releases an open waiting for one, and the test
-// fails once fn has returned.
-func promptly(t *testing.T, ctx context.Context, fifo, what string, fn func()) {
+// promptly runs fn, which must return before ctx ends. If it does not,
+// promptly calls release, which must let fn return, and fails the test
+// once fn has returned.
+func promptly(t *testing.T, ctx context.Context, what string, release, fn func()) {
 	t.Helper()
 	done := make(chan struct{})
 	go func() {
@@ -79,11 +79,19 @@ func promptly(t *testing.T, ctx context.Context, fifo, what string, fn func()) {
 	select {
 	case <-done:
 	case <-ctx.Done():
-		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
-			defer r.Close()
-		}
+		release()
 		<-done
-		t.Fatalf("%s waited for a reader of the FIFO", what)
+		t.Fatalf("%s waited for the FIFO's reader", what)
+	}
+}
+
+// openReader returns a release for promptly that opens a reader of fifo
+// (closed when t ends), which releases an open waiting for one.
+func openReader(t *testing.T, fifo string) func() {
+	return func() {
+		if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+			t.Cleanup(func() { r.Close() })
+		}
 	}
 }
 
@@ -94,6 +102,7 @@ func promptly(t *testing.T, ctx context.Context, fifo, what string, fn func()) {
 func TestSinkFIFOWithoutReader(t *testing.T) {
 	dir := t.TempDir()
 	fifo := mkfifo(t, dir, "nobody.fifo")
+	reader := openReader(t, fifo)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	check := func(e *Engine) {
@@ -106,7 +115,7 @@ func TestSinkFIFOWithoutReader(t *testing.T) {
 			t.Errorf("SHOW SINKS: %q, want /%s/", row, want)
 		}
 		var err error
-		promptly(t, ctx, fifo, "FLUSH", func() { _, err = s.Execute(ctx, mustParse(t, "FLUSH")) })
+		promptly(t, ctx, "FLUSH", reader, func() { _, err = s.Execute(ctx, mustParse(t, "FLUSH")) })
 		var qf *QueriesFailedError
 		if !errors.As(err, &qf) || len(qf.Failures) != 1 || !errors.Is(err, sink.ErrFIFONoReader) {
 			t.Fatalf("FLUSH: %v, want the sink's ErrFIFONoReader", err)
@@ -118,7 +127,7 @@ func TestSinkFIFOWithoutReader(t *testing.T) {
 	cfg := Config{DataDir: filepath.Join(dir, "data"), FileRoot: dir, Parallelism: 1}
 	var e *Engine
 	var err error
-	promptly(t, ctx, fifo, "creating the sink", func() {
+	promptly(t, ctx, "creating the sink", reader, func() {
 		if e, err = Open(ctx, cfg); err != nil {
 			return
 		}
@@ -138,10 +147,10 @@ func TestSinkFIFOWithoutReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	check(e)
-	promptly(t, ctx, fifo, "closing the engine", func() { e.Close() })
+	promptly(t, ctx, "closing the engine", reader, func() { e.Close() })
 	// The sink is resumed when the engine opens again: it fails again,
 	// and the engine opens regardless.
-	promptly(t, ctx, fifo, "reopening the engine", func() { e, err = Open(ctx, cfg) })
+	promptly(t, ctx, "reopening the engine", reader, func() { e, err = Open(ctx, cfg) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -163,23 +172,9 @@ func TestSinkStalledFIFOHoldsUpNothing(t *testing.T) {
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	// promptly's rescue, opening another reader, releases no write:
-	// closing the reader does (EPIPE).
-	rescue := func(what string, fn func()) {
-		t.Helper()
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			fn()
-		}()
-		select {
-		case <-done:
-		case <-ctx.Done():
-			r.Close()
-			<-done
-			t.Fatalf("%s waited for the FIFO's reader", what)
-		}
-	}
+	// Opening another reader releases no write: closing the reader does
+	// (EPIPE).
+	closeReader := func() { r.Close() }
 	values := make([]string, 1000)
 	for i := range values {
 		values[i] = "(" + strconv.Itoa(i) + ")"
@@ -196,8 +191,8 @@ func TestSinkStalledFIFOHoldsUpNothing(t *testing.T) {
 		CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS n FROM ev;
 		CREATE SINK pipe AS SELECT a, RPAD('x', 1000, 'x') AS pad FROM ev WITH (connector = 'file', path = 'stalled.fifo', format = 'json');
 		INSERT INTO ev VALUES `+strings.Join(values, ", ")+";")
-	rescue("closing the engine", func() { e.Close() })
-	rescue("reopening the engine", func() { e, err = Open(ctx, cfg) })
+	promptly(t, ctx, "closing the engine", closeReader, func() { e.Close() })
+	promptly(t, ctx, "reopening the engine", closeReader, func() { e, err = Open(ctx, cfg) })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -209,7 +204,7 @@ func TestSinkStalledFIFOHoldsUpNothing(t *testing.T) {
 	if row := showRow(t, s, "SINKS", "pipe"); !strings.HasPrefix(row, "pipe | file | running | ") {
 		t.Errorf("SHOW SINKS: %q, want the sink running", row)
 	}
-	rescue("DROP SINK", func() { _, err = s.Execute(ctx, mustParse(t, "DROP SINK pipe")) })
+	promptly(t, ctx, "DROP SINK", closeReader, func() { _, err = s.Execute(ctx, mustParse(t, "DROP SINK pipe")) })
 	if err != nil {
 		t.Fatal(err)
 	}

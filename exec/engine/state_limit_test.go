@@ -10,18 +10,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/exec/dataflow"
-	"github.com/eddysql/eddy/sql"
 )
-
-// exec1 runs one statement and returns its result and error.
-func exec1(t *testing.T, s *Session, stmt string) (*Result, error) {
-	t.Helper()
-	st, err := sql.ParseOne(stmt, sql.Pos{Line: 1, Col: 1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	return s.Execute(context.Background(), st)
-}
 
 // TestStateLimitFailsOnlyTheGrowingQuery: a view whose state would pass the
 // engine's state memory limit fails alone, with an error naming its
@@ -58,7 +47,7 @@ func TestStateLimitFailsOnlyTheGrowingQuery(t *testing.T) {
 		b.WriteString("'),")
 	}
 	run(t, s, strings.TrimSuffix(b.String(), ",")+";")
-	exec1(t, s, "FLUSH;") // reports big's failure; small must be complete
+	execOne(t, s, "FLUSH;") // reports big's failure; small must be complete
 
 	e.mu.Lock()
 	bigJob, smallJob := e.queries["big"].job, e.queries["small"].job
@@ -116,7 +105,7 @@ func TestStateLimitFailsOnlyTheGrowingQuery(t *testing.T) {
 		t.Errorf("small holds %q after restart, want 4000", got)
 	}
 	run(t, s, "DROP MATERIALIZED VIEW big;")
-	if _, err := exec1(t, s, "FLUSH;"); err != nil {
+	if _, err := execOne(t, s, "FLUSH;"); err != nil {
 		t.Errorf("FLUSH after dropping the failed view: %v", err)
 	}
 }

@@ -1,12 +1,9 @@
 package engine
 
 import (
-	"context"
 	"flag"
 	"fmt"
 	"testing"
-
-	"github.com/eddysql/eddy/sql"
 )
 
 var (
@@ -44,27 +41,15 @@ func BenchmarkTumbleParallelism(b *testing.B) {
 func tumbleBench(b *testing.B, p int, query string) {
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		e, err := Open(context.Background(), Config{Parallelism: p, FileRoot: b.TempDir()})
-		if err != nil {
-			b.Fatal(err)
-		}
+		e := openEngine(b, Config{Parallelism: p, FileRoot: b.TempDir()})
 		s := e.NewSession(SessionOptions{})
-		run := func(text string) {
-			st, err := sql.ParseOne(text, sql.Pos{Line: 1, Col: 1})
-			if err != nil {
-				b.Fatal(err)
-			}
-			if _, err := s.Execute(context.Background(), st); err != nil {
-				b.Fatalf("%s: %v", text, err)
-			}
-		}
-		run(fmt.Sprintf(`CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, date_time TIMESTAMP(3),
+		run(b, s, fmt.Sprintf(`CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT, date_time TIMESTAMP(3),
 					WATERMARK FOR date_time AS date_time - INTERVAL '4' SECOND)
 					WITH (connector = 'nexmark', table = 'bid', events = '%d')`, *tumbleBenchEvents))
-		run("SET two_phase_agg = " + *tumbleBenchTwoPhase)
+		run(b, s, "SET two_phase_agg = "+*tumbleBenchTwoPhase)
 		b.StartTimer()
-		run("CREATE SINK counts AS " + query + " WITH (connector = 'blackhole')")
-		run("FLUSH")
+		run(b, s, "CREATE SINK counts AS "+query+" WITH (connector = 'blackhole')")
+		run(b, s, "FLUSH")
 		b.StopTimer()
 		if err := e.Close(); err != nil {
 			b.Fatal(err)

@@ -9,6 +9,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
@@ -139,19 +143,92 @@ func TestSourceScript(t *testing.T) {
 	if _, err := src.Next(ctx); !errors.Is(err, exec.ErrCaughtUp) {
 		t.Fatalf("caught up: %v", err)
 	}
-	src.Add("bigint\n+I 2", "bigint\n+I 3")
+	src.Add("bigint\n+I 2")
+	src.Push(Chunk(t, alloc, "bigint\n+I 3"))
 	if err := src.Wait(ctx); err != nil {
 		t.Fatal(err)
 	}
 	c, _ = src.Next(ctx)
+	if got := c.NumRows(); got != 1 || c.Batch.Column(0).(*array.Int64).Value(0) != 2 {
+		t.Fatalf("after Add: %d rows", got)
+	}
 	c.Batch.Release()
 	src.End()
-	if err := src.Close(); err != nil { // releases the unread third chunk
+	if err := src.Close(); err != nil { // releases the unread pushed chunk
 		t.Fatal(err)
 	}
 	if _, err := src.Next(ctx); err != io.EOF {
 		t.Fatalf("after End: %v", err)
 	}
+}
+
+// TestReplayAndCounter replays two batches (the second with ops) into a
+// passing counter twice: each replay emits both batches, retained for the
+// receiver, and the counter counts and passes on every row.
+func TestReplayAndCounter(t *testing.T) {
+	alloc := Alloc(t)
+	a, b := Chunk(t, alloc, "bigint\n+I 1\n+I 2"), Chunk(t, alloc, "bigint\n-D 1")
+	defer a.Batch.Release()
+	defer b.Batch.Release()
+	src := &Replay{Batches: []arrow.RecordBatch{a.Batch, b.Batch}, Ops: [][]exec.Op{nil, b.Ops}}
+	counter := &Counter{Pass: true}
+	out := NewCollector(t, CollectorOptions{})
+	ctx := context.Background()
+	for range 2 {
+		if err := src.Open(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		for {
+			c, err := src.Next(ctx)
+			if err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			if err := counter.Process(ctx, 0, c, out); err != nil {
+				t.Fatal(err)
+			}
+			c.Batch.Release()
+		}
+	}
+	if got := out.Take(); got != "+I 1\n+I 2\n-D 1\n+I 1\n+I 2\n-D 1" {
+		t.Errorf("changelog %q", got)
+	}
+	if counter.Rows() != 6 {
+		t.Errorf("counted %d rows, want 6", counter.Rows())
+	}
+	silent := &Counter{}
+	if err := silent.Process(ctx, 0, a, exec.EmitterFunc(func(context.Context, exec.Chunk) error {
+		return errors.New("a counter without Pass emitted")
+	})); err != nil || silent.Rows() != 2 {
+		t.Errorf("silent counter: %v, %d rows", err, silent.Rows())
+	}
+}
+
+// TestDrain drains a scripted source that catches up before its end: Drain
+// waits for the rest, hands every chunk over and stops at the end, or at
+// the first error of each.
+func TestDrain(t *testing.T) {
+	alloc := Alloc(t)
+	src := NewSource(t, alloc, "bigint\n+I 1\n+I 2")
+	go func() {
+		time.Sleep(10 * time.Millisecond)
+		src.Add("bigint\n+I 3")
+		src.End()
+	}()
+	rows := 0
+	err := Drain(context.Background(), src, func(c exec.Chunk) error { rows += c.NumRows(); return nil })
+	if err != nil || rows != 3 {
+		t.Fatalf("drained %d rows, %v; want 3", rows, err)
+	}
+	stop := errors.New("stop")
+	src = NewSource(t, alloc, "bigint\n+I 1", "bigint\n+I 2")
+	src.End()
+	calls := 0
+	if err := Drain(context.Background(), src, func(exec.Chunk) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Fatalf("Drain returned %v after %d calls, want stop after 1", err, calls)
+	}
+	src.Close()
 }
 
 // fatalTB records the failure of a Collector and ends the goroutine that

@@ -43,8 +43,14 @@ func (s *Source) Add(chunks ...string) {
 	for i, text := range chunks {
 		parsed[i] = Chunk(s.t, s.alloc, text)
 	}
+	s.Push(parsed...)
+}
+
+// Push appends chunks already built (a test's large or generated input);
+// the source takes over their batches' references.
+func (s *Source) Push(chunks ...exec.Chunk) {
 	s.mu.Lock()
-	s.chunks = append(s.chunks, parsed...)
+	s.chunks = append(s.chunks, chunks...)
 	s.mu.Unlock()
 	s.wake()
 }

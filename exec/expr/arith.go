@@ -68,11 +68,7 @@ func (c *compiler) buildUnary(e *plan.Unary) (node, error) {
 
 // buildArith compiles +, -, *, /, DIV and %.
 func (c *compiler) buildArith(e *plan.Binary) (node, error) {
-	l, err := c.compile(e.L)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.compile(e.R)
+	l, r, err := c.compilePair(e.L, e.R)
 	if err != nil {
 		return nil, err
 	}
@@ -142,92 +138,100 @@ func mulOvf(x, y int64) int64 {
 func intKernel(op plan.BinOp, lt, rt, t types.T) (kernel, error) {
 	switch op {
 	case plan.OpAdd:
-		return func(in []*vector, n int, out *result) error {
-			a, b, r := in[0], in[1], out.int64s(n)
-			var ovf int64
-			switch {
-			case b.konst:
-				y := b.i64[0]
-				for i, x := range a.i64[:n] {
-					s := x + y
-					ovf |= (x ^ s) & (y ^ s)
-					r[i] = s
-				}
-			case a.konst:
-				x := a.i64[0]
-				for i, y := range b.i64[:n] {
-					s := x + y
-					ovf |= (x ^ s) & (y ^ s)
-					r[i] = s
-				}
-			default:
-				xs, ys := a.i64[:n], b.i64[:n]
-				for i := range r {
-					x, y := xs[i], ys[i]
-					s := x + y
-					ovf |= (x ^ s) & (y ^ s)
-					r[i] = s
-				}
-			}
-			if ovf < 0 {
-				return overflowAt(in, n, out, lt, rt, t, "+", addOverflows)
-			}
-			return nil
-		}, nil
+		return overflowChecked(addInts, lt, rt, t, "+", addOverflows), nil
 	case plan.OpSub:
-		return func(in []*vector, n int, out *result) error {
-			a, b, r := in[0], in[1], out.int64s(n)
-			var ovf int64
-			switch {
-			case b.konst:
-				y := b.i64[0]
-				for i, x := range a.i64[:n] {
-					s := x - y
-					ovf |= (x ^ y) & (x ^ s)
-					r[i] = s
-				}
-			default:
-				for i := range r {
-					x, y := a.int64At(i), b.int64At(i)
-					s := x - y
-					ovf |= (x ^ y) & (x ^ s)
-					r[i] = s
-				}
-			}
-			if ovf < 0 {
-				return overflowAt(in, n, out, lt, rt, t, "-", subOverflows)
-			}
-			return nil
-		}, nil
+		return overflowChecked(subInts, lt, rt, t, "-", subOverflows), nil
 	case plan.OpMul:
-		return func(in []*vector, n int, out *result) error {
-			a, b, r := in[0], in[1], out.int64s(n)
-			if a.konst && !b.konst {
-				a, b = b, a
-			}
-			var ovf int64
-			if b.konst {
-				y := b.i64[0]
-				for i, x := range a.i64[:n] {
-					ovf |= mulOvf(x, y)
-					r[i] = x * y
-				}
-			} else {
-				xs, ys := a.i64[:n], b.i64[:n]
-				for i := range r {
-					ovf |= mulOvf(xs[i], ys[i])
-					r[i] = xs[i] * ys[i]
-				}
-			}
-			if ovf != 0 {
-				return overflowAt(in, n, out, lt, rt, t, "*", mulOverflows)
-			}
-			return nil
-		}, nil
+		return overflowChecked(mulInts, lt, rt, t, "*", mulOverflows), nil
 	case plan.OpIntDiv, plan.OpMod:
 		return intDivKernel(op, lt, rt, t), nil
 	}
 	return nil, notSupported("%s %s %s", lt, op, rt)
+}
+
+// overflowChecked returns the kernel that computes r = a op b with loop,
+// which reports whether some row overflowed; only then does it look for
+// the first non-NULL row that did (overflowAt, with bad).
+func overflowChecked(loop func(a, b *vector, r []int64) bool, lt, rt, t types.T, op string, bad func(x, y int64) bool) kernel {
+	return func(in []*vector, n int, out *result) error {
+		if loop(in[0], in[1], out.int64s(n)) {
+			return overflowAt(in, n, out, lt, rt, t, op, bad)
+		}
+		return nil
+	}
+}
+
+// addInts computes r = a + b, reporting whether some row overflowed.
+func addInts(a, b *vector, r []int64) bool {
+	a, b = constLast(a, b)
+	var ovf int64
+	if b.konst {
+		y := b.i64[0]
+		for i, x := range a.i64[:len(r)] {
+			s := x + y
+			ovf |= (x ^ s) & (y ^ s)
+			r[i] = s
+		}
+		return ovf < 0
+	}
+	xs, ys := a.i64[:len(r)], b.i64[:len(r)]
+	for i := range r {
+		x, y := xs[i], ys[i]
+		s := x + y
+		ovf |= (x ^ s) & (y ^ s)
+		r[i] = s
+	}
+	return ovf < 0
+}
+
+// constLast orders the operands of a commutative operator so that the
+// constant, if only one is, comes second.
+func constLast(a, b *vector) (*vector, *vector) {
+	if a.konst && !b.konst {
+		return b, a
+	}
+	return a, b
+}
+
+// subInts computes r = a - b, reporting whether some row overflowed.
+func subInts(a, b *vector, r []int64) bool {
+	var ovf int64
+	if b.konst {
+		y := b.i64[0]
+		for i, x := range a.i64[:len(r)] {
+			s := x - y
+			ovf |= (x ^ y) & (x ^ s)
+			r[i] = s
+		}
+		return ovf < 0
+	}
+	for i := range r {
+		x, y := a.int64At(i), b.int64At(i)
+		s := x - y
+		ovf |= (x ^ y) & (x ^ s)
+		r[i] = s
+	}
+	return ovf < 0
+}
+
+// mulInts computes r = a * b, reporting whether some row overflowed.
+func mulInts(a, b *vector, r []int64) bool {
+	a, b = constLast(a, b)
+	var ovf int64
+	if b.konst {
+		y := b.i64[0]
+		for i, x := range a.i64[:len(r)] {
+			ovf |= mulOvf(x, y)
+			r[i] = x * y
+		}
+		return ovf != 0
+	}
+	xs, ys := a.i64[:len(r)], b.i64[:len(r)]
+	for i := range r {
+		ovf |= mulOvf(xs[i], ys[i])
+		r[i] = xs[i] * ys[i]
+	}
+	return ovf != 0
 }
 
 // intDivKernel is DIV or MOD over integers. A zero divisor gives NULL, as in

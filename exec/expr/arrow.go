@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -125,33 +126,46 @@ func export(alloc memory.Allocator, v *vector, t types.T, dt arrow.DataType, n i
 		packBools(vb.Bytes(), v, n)
 		bufs = []*memory.Buffer{nullBuf, vb}
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		vb := newBuffer(alloc, n*8)
-		fillFrom(arrow.Int64Traits.CastFromBytes(vb.Bytes()), v.i64, v.konst)
-		bufs = []*memory.Buffer{nullBuf, vb}
+		bufs = []*memory.Buffer{nullBuf, exportValues(alloc, v.i64, v.konst, n)}
 	case types.PhysDate32:
-		vb := newBuffer(alloc, n*4)
-		fillFrom(arrow.Int32Traits.CastFromBytes(vb.Bytes()), v.i32, v.konst)
-		bufs = []*memory.Buffer{nullBuf, vb}
+		bufs = []*memory.Buffer{nullBuf, exportValues(alloc, v.i32, v.konst, n)}
 	case types.PhysFloat64:
-		vb := newBuffer(alloc, n*8)
-		fillFrom(arrow.Float64Traits.CastFromBytes(vb.Bytes()), v.f64, v.konst)
-		bufs = []*memory.Buffer{nullBuf, vb}
+		bufs = []*memory.Buffer{nullBuf, exportValues(alloc, v.f64, v.konst, n)}
 	case types.PhysDecimal:
-		vb := newBuffer(alloc, n*16)
-		fillFrom(arrow.Decimal128Traits.CastFromBytes(vb.Bytes()), v.dec, v.konst)
-		bufs = []*memory.Buffer{nullBuf, vb}
+		bufs = []*memory.Buffer{nullBuf, exportValues(alloc, v.dec, v.konst, n)}
 	case types.PhysString:
 		bufs = append([]*memory.Buffer{nullBuf}, exportStrings(alloc, v, n)...)
 	}
+	return newArray(dt, n, bufs, nulls)
+}
+
+// newArray returns an array of type dt of n values, nulls of them NULL, over
+// bufs, which it takes over (releases its references to).
+func newArray(dt arrow.DataType, n int, bufs []*memory.Buffer, nulls int) arrow.Array {
 	data := array.NewData(dt, n, bufs, nil, nulls, 0)
 	for _, b := range bufs {
 		if b != nil {
 			b.Release()
 		}
 	}
-	arr := array.MakeFromData(data)
-	data.Release()
-	return arr
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+// newValues allocates a buffer of n values of type T from alloc and returns
+// it with its values.
+func newValues[T arrow.FixedWidthType](alloc memory.Allocator, n int) (*memory.Buffer, []T) {
+	var zero T
+	b := newBuffer(alloc, n*int(unsafe.Sizeof(zero)))
+	return b, arrow.GetData[T](b.Bytes())
+}
+
+// exportValues returns a new buffer of the first n values of src, or of n
+// copies of src[0] when konst.
+func exportValues[T arrow.FixedWidthType](alloc memory.Allocator, src []T, konst bool, n int) *memory.Buffer {
+	b, dst := newValues[T](alloc, n)
+	fillFrom(dst, src, konst)
+	return b
 }
 
 // fillFrom copies src into dst, or repeats src[0] when konst.

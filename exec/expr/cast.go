@@ -37,8 +37,9 @@ func castIsIdentity(from, to types.T) bool {
 	}
 	switch tp {
 	case types.PhysInt64:
-		_, _, narrow := intRange(to)
-		return !narrow || intWidth(from) <= intWidth(to)
+		flo, fhi, _ := intRange(from)
+		tlo, thi, _ := intRange(to)
+		return tlo <= flo && fhi <= thi
 	case types.PhysDecimal:
 		return false
 	case types.PhysTimestamp:
@@ -58,18 +59,6 @@ func intRange(t types.T) (lo, hi int64, narrow bool) {
 		return math.MinInt32, math.MaxInt32, true
 	}
 	return math.MinInt64, math.MaxInt64, false
-}
-
-func intWidth(t types.T) int {
-	switch t.Kind {
-	case types.TinyInt:
-		return 1
-	case types.SmallInt:
-		return 2
-	case types.Int:
-		return 4
-	}
-	return 8
 }
 
 // castFail reports that row i of in (of type from) cannot be cast to to:

@@ -21,11 +21,7 @@ type cmpNode struct {
 }
 
 func (c *compiler) buildCompare(e *plan.Binary) (node, error) {
-	l, err := c.compile(e.L)
-	if err != nil {
-		return nil, err
-	}
-	r, err := c.compile(e.R)
+	l, r, err := c.compilePair(e.L, e.R)
 	if err != nil {
 		return nil, err
 	}

@@ -297,6 +297,19 @@ func (c *compiler) compileAll(es []plan.Expr) ([]node, error) {
 	return out, nil
 }
 
+// compilePair compiles the two operands of a binary expression, in order.
+func (c *compiler) compilePair(l, r plan.Expr) (node, node, error) {
+	ln, err := c.compile(l)
+	if err != nil {
+		return nil, nil, err
+	}
+	rn, err := c.compile(r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ln, rn, nil
+}
+
 // colsUsed returns the input ordinals e reads, for loading subsets.
 func colsUsed(e plan.Expr) []int {
 	var ords []int

@@ -119,30 +119,15 @@ func buildNullIf(c *compiler, e *plan.Func) (node, error) {
 func copyValues(out *result, v *vector, p types.Physical, n int) {
 	switch p {
 	case types.PhysBool:
-		r := out.bools(n)
-		for i := range r {
-			r[i] = v.boolAt(i)
-		}
+		fillFrom(out.bools(n), v.b, v.konst)
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		r := out.int64s(n)
-		for i := range r {
-			r[i] = v.int64At(i)
-		}
+		fillFrom(out.int64s(n), v.i64, v.konst)
 	case types.PhysDate32:
-		r := out.int32s(n)
-		for i := range r {
-			r[i] = v.int32At(i)
-		}
+		fillFrom(out.int32s(n), v.i32, v.konst)
 	case types.PhysFloat64:
-		r := out.float64s(n)
-		for i := range r {
-			r[i] = v.float64At(i)
-		}
+		fillFrom(out.float64s(n), v.f64, v.konst)
 	case types.PhysDecimal:
-		r := out.decs(n)
-		for i := range r {
-			r[i] = v.decAt(i)
-		}
+		fillFrom(out.decs(n), v.dec, v.konst)
 	case types.PhysString:
 		out.strings(n, totalLen(v, n))
 		for i := 0; i < n; i++ {

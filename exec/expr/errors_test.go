@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
@@ -40,8 +39,7 @@ func TestRowErrorsCarryPositions(t *testing.T) {
 		{"no position", &plan.Cast{Arg: S, To: bigint}, rows(0, "abc"), "cannot cast 'abc' to BIGINT", plan.Pos{}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
+			alloc := checkedAlloc(t)
 			rec := makeBatch(alloc, in, c.rows, false)
 			defer rec.Release()
 			x, err := Compile(c.e, in)

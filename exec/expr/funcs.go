@@ -17,31 +17,32 @@ type funcBuilder func(c *compiler, e *plan.Func) (node, error)
 // agree. It is a function, not a variable, because builders compile their
 // arguments, which may call functions (an initialization cycle otherwise).
 func funcTable() map[string]funcBuilder {
+	// The physical types of the arguments, which strict checks.
+	str, i64, f64, ts := types.PhysString, types.PhysInt64, types.PhysFloat64, types.PhysTimestamp
 	return map[string]funcBuilder{
 		// Conditional functions (conditional.go).
 		"coalesce": buildCoalesce, "ifnull": buildCoalesce, "if": buildIf,
 		"nullif": buildNullIf, "greatest": buildGreatest(true), "least": buildGreatest(false),
 		// Strings (strings.go, strings_more.go).
-		"concat": strict(concatKernel), "upper": strict(upperKernel(true)), "ucase": strict(upperKernel(true)),
-		"lower": strict(upperKernel(false)), "lcase": strict(upperKernel(false)), "reverse": strict(reverseKernel),
-		"length": strict(lengthKernel(false)), "char_length": strict(lengthKernel(true)),
-		"count_char":       strict(countCharKernel),
-		"proctime":         strict(procTimeKernel),
-		"character_length": strict(lengthKernel(true)), "substring": strict(substringKernel),
-		"substr": strict(substringKernel), "left": strict(leftRightKernel(true)),
-		"right": strict(leftRightKernel(false)), "replace": strict(replaceKernel),
-		"ltrim": buildTrim, "rtrim": buildTrim, "trim": buildTrim,
-		"lpad": strict(padKernel(true)), "rpad": strict(padKernel(false)),
-		"position": strict(locateKernel(false)), "locate": strict(locateKernel(false)),
-		"instr": strict(locateKernel(true)), "split_part": strict(splitPartKernel),
+		"concat": strict(concatKernel, str), "upper": strict(upperKernel(true), str), "ucase": strict(upperKernel(true), str),
+		"lower": strict(upperKernel(false), str), "lcase": strict(upperKernel(false), str), "reverse": strict(reverseKernel, str),
+		"length": strict(lengthKernel(false), str), "char_length": strict(lengthKernel(true), str),
+		"character_length": strict(lengthKernel(true), str), "count_char": strict(countCharKernel, str, str),
+		"substring": strict(substringKernel, str, i64), "substr": strict(substringKernel, str, i64),
+		"left": strict(leftRightKernel(true), str, i64), "right": strict(leftRightKernel(false), str, i64),
+		"replace": strict(replaceKernel, str), "ltrim": buildTrim, "rtrim": buildTrim, "trim": buildTrim,
+		"lpad": strict(padKernel(true), str, i64, str), "rpad": strict(padKernel(false), str, i64, str),
+		"position": strict(locateKernel(false), str, str, i64), "locate": strict(locateKernel(false), str, str, i64),
+		"instr": strict(locateKernel(true), str, str, i64), "split_part": strict(splitPartKernel, str, str, i64),
 		"regexp_extract": buildRegexpExtract,
 		// Date and time (time.go, time_format.go).
 		"extract": buildExtract, "date_format": buildFormat(false), "to_char": buildFormat(true),
-		"date": buildDate, "unix_timestamp": strict(unixTimestampKernel), "from_unixtime": strict(fromUnixtimeKernel),
+		"date": buildDate, "unix_timestamp": strict(unixTimestampKernel, ts), "from_unixtime": strict(fromUnixtimeKernel, i64),
+		"proctime": strict(procTimeKernel),
 		// Numbers (math.go).
 		"abs": strict(absKernel), "round": buildRound, "floor": buildFloorCeil(true), "ceil": buildFloorCeil(false),
-		"ceiling": buildFloorCeil(false), "mod": buildMod, "power": strict(powerKernel), "pow": strict(powerKernel),
-		"sqrt": strict(sqrtKernel),
+		"ceiling": buildFloorCeil(false), "mod": buildMod, "power": strict(powerKernel, f64), "pow": strict(powerKernel, f64),
+		"sqrt": strict(sqrtKernel, f64),
 	}
 }
 
@@ -60,12 +61,19 @@ func (c *compiler) buildFunc(e *plan.Func) (node, error) {
 }
 
 // strict adapts a kernel maker to a builder of a function that is NULL
-// when any argument is NULL. The maker sees the call (for its types).
-func strict(mk func(e *plan.Func) (kernel, error)) funcBuilder {
+// when any argument is NULL. The maker sees the call (for its types); when
+// want names physical types, the arguments must have them (argsOf) before
+// it is called.
+func strict(mk func(e *plan.Func) (kernel, error), want ...types.Physical) funcBuilder {
 	return func(c *compiler, e *plan.Func) (node, error) {
 		args, err := c.compileAll(e.Args)
 		if err != nil {
 			return nil, err
+		}
+		if len(want) > 0 {
+			if err := argsOf(e, want...); err != nil {
+				return nil, err
+			}
 		}
 		k, err := mk(e)
 		if err != nil {

@@ -82,6 +82,14 @@ func dd(v string) types.Datum {
 	return types.IntDatum(int64(days))
 }
 
+// checkedAlloc returns an allocator that fails the test if any of its
+// memory is still allocated when the test ends.
+func checkedAlloc(t *testing.T) *memory.CheckedAllocator {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	t.Cleanup(func() { alloc.AssertSize(t, 0) })
+	return alloc
+}
+
 // tcase is one expression evaluated over rows of input columns.
 type tcase struct {
 	name string
@@ -98,8 +106,7 @@ func runCases(t *testing.T, input []types.T, cases []tcase) {
 	t.Helper()
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
+			alloc := checkedAlloc(t)
 			rows := tc.rows
 			if rows == nil {
 				rows = [][]types.Datum{make([]types.Datum, len(input))}
@@ -199,8 +206,9 @@ func checkEval(t *testing.T, alloc memory.Allocator, x *Expr, rec arrow.RecordBa
 	}
 }
 
-// makeBatch builds a batch of rows; sliced builds it as rows 3.. of a batch
-// with three extra leading rows, so that columns have an unaligned offset.
+// makeBatch builds a batch of rows; sliced builds it as a slice of a larger
+// batch, with three copies of the first row before and two after, so that
+// columns have an unaligned offset and values past the slice's end.
 func makeBatch(alloc memory.Allocator, input []types.T, rows [][]types.Datum, sliced bool) arrow.RecordBatch {
 	names := make([]string, len(input))
 	for j := range names {
@@ -216,12 +224,12 @@ func makeBatch(alloc memory.Allocator, input []types.T, rows [][]types.Datum, sl
 			pad[j] = rows[0][j]
 		}
 	}
-	all := append([][]types.Datum{pad, pad, pad}, rows...)
+	all := append(append([][]types.Datum{pad, pad, pad}, rows...), pad, pad)
 	full := types.BuildRecord(alloc, names, input, all)
 	defer full.Release()
 	cols := make([]arrow.Array, len(input))
 	for j := range cols {
-		cols[j] = array.NewSlice(full.Column(j), 3, int64(len(all)))
+		cols[j] = array.NewSlice(full.Column(j), 3, int64(3+len(rows)))
 		defer cols[j].Release()
 	}
 	return array.NewRecordBatch(full.Schema(), cols, int64(len(rows)))

@@ -8,12 +8,36 @@ import (
 	"testing"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/sql"
 )
 
-// gen draws random expressions over the schema's columns.
+// gen draws random expressions over the schema's columns. The binder's own
+// typing rules (planner.Builder's Coerce, Compare, Arith, Call, ...) type
+// them, so that they have exactly the shapes the binder gives the kernels:
+// operands cast to their common type, DECIMAL sums one digit wider, DATE ±
+// INTERVAL a DATE only for whole days, and so on.
 type gen struct {
 	r *rand.Rand
+	b *planner.Builder
+}
+
+func newGen(r *rand.Rand) *gen { return &gen{r: r, b: planner.NewBuilder(nil, nil, sql.Pos{})} }
+
+// bound returns e, or nil when the binder refused it (the caller draws
+// again).
+func bound(e plan.Expr, err error) plan.Expr {
+	if err != nil {
+		return nil
+	}
+	return e
+}
+
+// coerce converts e to t as the binder does; ok is false when it cannot.
+func (g *gen) coerce(e plan.Expr, t types.T) (plan.Expr, bool) {
+	c, err := g.b.Coerce(e, t)
+	return c, err == nil
 }
 
 // target is one kind of expression the test covers: a built-in function,
@@ -93,7 +117,7 @@ func checkEveryBuiltinHasAGenerator(t *testing.T) {
 		if notSupported(b) {
 			continue
 		}
-		g := &gen{r: rand.New(rand.NewPCG(1, 2))}
+		g := newGen(rand.New(rand.NewPCG(1, 2)))
 		ok := false
 		for range 500 {
 			if g.call(b.Name, 1) != nil {
@@ -154,7 +178,7 @@ func (g *gen) of(t types.T, depth int) plan.Expr {
 				continue // its value is the wall clock: checked alone
 			}
 			if e := tg.make(g, depth-1); e != nil {
-				if c, ok := coerce(e, t); ok {
+				if c, ok := g.coerce(e, t); ok {
 					return c
 				}
 			}
@@ -183,7 +207,7 @@ func (g *gen) call(name string, depth int) plan.Expr {
 				args[k] = g.any(depth)
 			}
 		}
-		if e := call(name, args...); e != nil {
+		if e := bound(g.b.Call(name, args...)); e != nil {
 			return e
 		}
 	}

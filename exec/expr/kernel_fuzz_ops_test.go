@@ -15,35 +15,16 @@ var numericTypes = []types.T{types.BigIntT, types.IntT, types.DoubleT, types.Dec
 
 // neg is -x.
 func (g *gen) neg(depth int) plan.Expr {
-	e := g.of(pick(g.r, append(numericTypes, types.IntervalT)), depth)
-	t := e.Type()
-	var ok bool
-	switch {
-	case t.Kind == types.Null:
-		return nil // the binder keeps NULL as is
-	case t.Kind == types.Varchar:
-		if e, ok = coerce(e, types.DoubleT); !ok {
-			return nil
-		}
-		t = types.DoubleT
-	case t.Kind == types.Boolean:
-		if e, ok = coerce(e, types.BigIntT); !ok {
-			return nil
-		}
-		t = types.BigIntT
-	case t.Kind == types.Interval:
-	case !t.IsNumeric():
-		return nil
+	e := bound(g.b.Negate(g.of(pick(g.r, append(numericTypes, types.IntervalT)), depth)))
+	if _, ok := e.(*plan.Unary); !ok {
+		return nil // the binder keeps NULL as is: no negation to check
 	}
-	if t.IsInteger() {
-		t = types.BigIntT
-	}
-	return &plan.Unary{Op: plan.OpNeg, Arg: e, Typ: t}
+	return e
 }
 
 // arith is l op r over numbers.
 func (g *gen) arith(op plan.BinOp, depth int) plan.Expr {
-	return arith(op, g.of(pick(g.r, numericTypes), depth), g.of(pick(g.r, numericTypes), depth))
+	return bound(g.b.Arith(op, g.of(pick(g.r, numericTypes), depth), g.of(pick(g.r, numericTypes), depth)))
 }
 
 // timeArith is DATE/TIMESTAMP ± INTERVAL. The interval is a constant, as
@@ -61,7 +42,7 @@ func (g *gen) timeArith(op plan.BinOp, depth int) plan.Expr {
 	default:
 		iv = g.intervalTimes(depth)
 	}
-	e := timeArith(op, base, iv)
+	e := bound(g.b.Arith(op, base, iv))
 	if b, ok := e.(*plan.Binary); ok && op == plan.OpAdd && g.r.IntN(8) == 0 {
 		b.L, b.R = b.R, b.L
 	}
@@ -87,13 +68,13 @@ func (g *gen) compare(op plan.BinOp, depth int) plan.Expr {
 	} else {
 		r = g.any(depth)
 	}
-	return compare(op, l, r)
+	return bound(g.b.Compare(op, l, r))
 }
 
 // cond is a condition: any expression converted to BOOLEAN.
 func (g *gen) cond(depth int) plan.Expr {
 	if g.r.IntN(2) == 0 {
-		if e := toBool(g.any(depth)); e != nil {
+		if e := bound(g.b.ToBool(g.any(depth), "WHERE")); e != nil {
 			return e
 		}
 	}
@@ -146,17 +127,17 @@ func (g *gen) in(depth int) plan.Expr {
 		} else {
 			list[i] = g.of(t, depth)
 		}
-		var ok bool
-		if t, ok = comparisonType(t, list[i].Type()); !ok {
+		var err error
+		if t, err = g.b.ComparisonType(t, list[i].Type()); err != nil {
 			return nil
 		}
 	}
 	var ok bool
-	if arg, ok = coerce(arg, t); !ok {
+	if arg, ok = g.coerce(arg, t); !ok {
 		return nil
 	}
 	for i := range list {
-		if list[i], ok = coerce(list[i], t); !ok {
+		if list[i], ok = g.coerce(list[i], t); !ok {
 			return nil
 		}
 	}
@@ -173,7 +154,7 @@ func (g *gen) leafConst(t types.T) plan.Expr {
 
 // like is s [NOT] LIKE pattern [ESCAPE c].
 func (g *gen) like(depth int) plan.Expr {
-	arg, ok := coerce(g.any(depth), types.VarcharT)
+	arg, ok := g.coerce(g.any(depth), types.VarcharT)
 	if !ok {
 		return nil
 	}
@@ -184,7 +165,7 @@ func (g *gen) like(depth int) plan.Expr {
 			b = append(b, pick(g.r, []string{"%", "_", "a", "b", "é", "日", `\`, "!", "%%", " ", "A", "z"})...)
 		}
 		pat = &plan.Const{Val: types.StringDatum(string(b)), Typ: types.VarcharT}
-	} else if pat, ok = coerce(g.any(depth), types.VarcharT); !ok {
+	} else if pat, ok = g.coerce(g.any(depth), types.VarcharT); !ok {
 		return nil
 	}
 	return &plan.Like{Arg: arg, Pattern: pat, Escape: pick(g.r, []byte{'\\', '\\', '!', 'a', '%'}), Negated: g.r.IntN(3) == 0}
@@ -207,8 +188,8 @@ func (g *gen) caseWhen(depth int) plan.Expr {
 	}
 	t := types.NullT
 	for _, r := range results {
-		var ok bool
-		if t, ok = unionType(t, r.Type()); !ok {
+		var err error
+		if t, err = g.b.UnionType(t, r.Type()); err != nil {
 			return nil
 		}
 	}
@@ -217,7 +198,7 @@ func (g *gen) caseWhen(depth int) plan.Expr {
 	}
 	for i := range results {
 		var ok bool
-		if results[i], ok = coerce(results[i], t); !ok {
+		if results[i], ok = g.coerce(results[i], t); !ok {
 			return nil
 		}
 	}
@@ -234,7 +215,12 @@ func (g *gen) lenient(depth int) plan.Expr {
 	if e.Type().Kind != types.Varchar {
 		return nil
 	}
-	return &plan.Cast{Arg: e, To: types.DoubleT, Implicit: true}
+	if c, ok := g.coerce(e, types.DoubleT); ok {
+		if c, ok := c.(*plan.Cast); ok {
+			return c
+		}
+	}
+	return nil // a NULL: the binder types it, no cast to check
 }
 
 // cast is CAST(x AS t) from a value of type from to a random type.
@@ -245,10 +231,5 @@ func (g *gen) cast(from types.T, depth int) plan.Expr {
 	} else {
 		arg = g.of(from, depth)
 	}
-	to := pick(g.r, castTargets)
-	e, ok := explicitCast(arg, to)
-	if !ok {
-		return nil
-	}
-	return e
+	return bound(g.b.Cast(arg, pick(g.r, castTargets)))
 }

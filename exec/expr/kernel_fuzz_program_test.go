@@ -19,7 +19,7 @@ import (
 // both. Per row, the reference evaluates the filter's conjuncts in order
 // until one is not TRUE, and the projections on the rows they all keep.
 func (c *kcase) checkProgram(alloc memory.Allocator, rec arrow.RecordBatch) string {
-	g := &gen{r: c.r}
+	g := newGen(c.r)
 	var filter plan.Expr
 	notNull := &plan.IsNull{Arg: c.e, Negated: true}
 	switch c.r.IntN(4) {

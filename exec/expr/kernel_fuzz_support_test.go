@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -13,35 +11,7 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// Support for the kernel fuzz test: batches, positions, PROCTIME().
-
-// buildBatch builds a record of rows over the schema, as a slice of a
-// larger record (three rows before, two after) when sliced.
-func buildBatch(alloc memory.Allocator, rows [][]types.Datum, sliced bool) arrow.RecordBatch {
-	names := make([]string, len(schema))
-	for j := range names {
-		names[j] = fmt.Sprintf("c%d", j)
-	}
-	if !sliced {
-		return types.BuildRecord(alloc, names, schema, rows)
-	}
-	pad := make([]types.Datum, len(schema))
-	for j := range pad {
-		pad[j] = types.NullDatum
-		if len(rows) > 0 {
-			pad[j] = rows[len(rows)-1][j]
-		}
-	}
-	all := append(append([][]types.Datum{pad, pad, pad}, rows...), pad, pad)
-	full := types.BuildRecord(alloc, names, schema, all)
-	defer full.Release()
-	cols := make([]arrow.Array, len(schema))
-	for j := range cols {
-		cols[j] = array.NewSlice(full.Column(j), 3, int64(3+len(rows)))
-		defer cols[j].Release()
-	}
-	return array.NewRecordBatch(full.Schema(), cols, int64(len(rows)))
-}
+// Support for the kernel fuzz test: positions, PROCTIME().
 
 // placeExpressions gives every expression that can fail its own position
 // (line k for the k-th), as the binder gives them theirs, so that the test
@@ -83,7 +53,7 @@ func (c *kcase) runProcTime() string {
 		return c.describe(fmt.Sprintf("Compile: %v", err))
 	}
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	rec := buildBatch(alloc, c.rows, c.sliced)
+	rec := expr.MakeBatch(alloc, schema, c.rows, c.sliced)
 	defer rec.Release()
 	before := time.Now().UnixMilli()
 	got, err := x.Eval(alloc, rec)

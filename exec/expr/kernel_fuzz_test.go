@@ -96,7 +96,7 @@ func newCase(seed uint64) *kcase {
 	r := rand.New(rand.NewPCG(seed, 0x5eed_cafe))
 	ts := targets()
 	tg := ts[seed%uint64(len(ts))]
-	g := &gen{r: r}
+	g := newGen(r)
 	var e plan.Expr
 	for e == nil {
 		e = tg.make(g, 1+r.IntN(3))
@@ -140,7 +140,7 @@ func (c *kcase) run() (msg string) {
 		return c.describe(fmt.Sprintf("Compile: %v", err))
 	}
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	rec := buildBatch(alloc, c.rows, c.sliced)
+	rec := expr.MakeBatch(alloc, schema, c.rows, c.sliced)
 	msg = c.check(x, alloc, rec, t, want)
 	rec.Release()
 	if msg == "" && alloc.CurrentAlloc() != 0 {
@@ -193,7 +193,7 @@ func (c *kcase) check(x *expr.Expr, alloc memory.Allocator, rec arrow.RecordBatc
 	if m := c.checkProgram(alloc, rec); m != "" {
 		return m
 	}
-	if !usesColumns(c.e) {
+	if len(expr.ColsUsed(c.e)) == 0 {
 		v, err := expr.EvalConst(c.e)
 		w := outcome{}
 		rv, rerr := (&refEval{}).eval(c.e)
@@ -313,7 +313,7 @@ func firstError(want []outcome, rows []int32) string {
 func (c *kcase) describe(finding string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "seed %d (%s): %s\n  expression: %s  [%s]\n  rows (%d, sliced=%v):", c.seed, c.target, finding, c.e, c.e.Type(), len(c.rows), c.sliced)
-	used := columnsUsed(c.e)
+	used := expr.ColsUsed(c.e)
 	for i, row := range c.rows {
 		if i == 12 {
 			fmt.Fprintf(&b, "\n    ...")
@@ -326,21 +326,4 @@ func (c *kcase) describe(finding string) string {
 		fmt.Fprintf(&b, "\n    %d: %s", i, strings.Join(vals, " "))
 	}
 	return b.String()
-}
-
-// usesColumns reports whether e reads a column.
-func usesColumns(e plan.Expr) bool { return len(columnsUsed(e)) > 0 }
-
-// columnsUsed returns the ordinals e reads, in order of first use.
-func columnsUsed(e plan.Expr) []int {
-	var out []int
-	seen := map[int]bool{}
-	plan.Walk(e, func(x plan.Expr) bool {
-		if r, ok := x.(*plan.InputRef); ok && !seen[r.Ord] {
-			seen[r.Ord] = true
-			out = append(out, r.Ord)
-		}
-		return true
-	})
-	return out
 }

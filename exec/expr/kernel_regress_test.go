@@ -4,8 +4,6 @@ import (
 	"math"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -17,8 +15,7 @@ import (
 // time (the constant came out of IFNULL, not out of folding) was computed
 // once even for a batch of no rows, and failed it.
 func TestKernelsSkipEmptyBatches(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	in := []types.T{vchar}
 	e := cast(fn("ifnull", vchar, litS("x"), col(0, vchar)), bigint)
 	x, err := Compile(e, in)
@@ -67,8 +64,7 @@ func TestRegexpExtractPatterns(t *testing.T) {
 		{name: "invalid constant pattern over a string", e: bad, rows: [][]types.Datum{{s("a"), null}}, err: "invalid pattern"},
 	})
 
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	// The pattern is computed (UPPER), into scratch memory reused by the
 	// next batch.
 	x, err := Compile(fn("regexp_extract", vchar, S, fn("upper", vchar, P)), in)

@@ -145,11 +145,7 @@ func matchToks(toks []likeTok, s string) bool {
 // buildLike compiles [NOT] LIKE. A constant pattern is compiled once; a
 // pattern that varies per row is compiled when it changes.
 func (c *compiler) buildLike(e *plan.Like) (node, error) {
-	arg, err := c.compile(e.Arg)
-	if err != nil {
-		return nil, err
-	}
-	pat, err := c.compile(e.Pattern)
+	arg, pat, err := c.compilePair(e.Arg, e.Pattern)
 	if err != nil {
 		return nil, err
 	}

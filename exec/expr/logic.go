@@ -40,11 +40,9 @@ func (l *logicNode) decided(i int) bool {
 }
 
 func (l *logicNode) eval(c *evalCtx) (*vector, error) {
-	v, err := l.args[0].eval(c)
-	if err != nil {
+	if err := l.start(c); err != nil {
 		return nil, err
 	}
-	l.start(v, c.n)
 	for _, a := range l.args[1:] {
 		w, err := a.eval(c)
 		if err != nil {
@@ -58,8 +56,14 @@ func (l *logicNode) eval(c *evalCtx) (*vector, error) {
 	return &l.out.vector, nil
 }
 
-// start initializes the accumulator from the first argument's values.
-func (l *logicNode) start(v *vector, n int) {
+// start evaluates the first argument and initializes the accumulator from
+// its values.
+func (l *logicNode) start(c *evalCtx) error {
+	v, err := l.args[0].eval(c)
+	if err != nil {
+		return err
+	}
+	n := c.n
 	l.out.reset()
 	b := l.out.bools(n)
 	l.out.ownValid(n)
@@ -71,12 +75,13 @@ func (l *logicNode) start(v *vector, n int) {
 		if !v.isValid(0) {
 			clear(l.out.valid)
 		}
-		return
+		return nil
 	}
 	copy(b, v.b[:n])
 	if v.valid != nil {
 		copy(l.out.valid, v.valid[:bitmapBytes(n)])
 	}
+	return nil
 }
 
 // combine folds w into the accumulator; w holds rows[j] at j, or every row
@@ -145,11 +150,9 @@ func (l *logicNode) combine(w *vector, rows []int32) {
 // evalLazy evaluates every argument after the first only over the rows
 // still undecided.
 func (l *logicNode) evalLazy(c *evalCtx) (*vector, error) {
-	v, err := l.args[0].eval(c)
-	if err != nil {
+	if err := l.start(c); err != nil {
 		return nil, err
 	}
-	l.start(v, c.n)
 	for k, a := range l.args[1:] {
 		l.rows = l.rows[:0]
 		for i := 0; i < c.n; i++ {

@@ -276,9 +276,6 @@ func buildMod(c *compiler, e *plan.Func) (node, error) {
 // powerKernel is POWER(x, y): NULL where the result is undefined (a
 // negative base with a fractional exponent), an error where it overflows.
 func powerKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysFloat64); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		r := out.float64s(n)
 		for i := range r {
@@ -298,9 +295,6 @@ func powerKernel(e *plan.Func) (kernel, error) {
 
 // sqrtKernel is SQRT(x): NULL for negative x, as in MySQL.
 func sqrtKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysFloat64); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		r := out.float64s(n)
 		for i := range r {

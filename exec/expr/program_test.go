@@ -74,15 +74,8 @@ func TestProgramMatchesExpressions(t *testing.T) {
 	input := []types.T{bigint, bigint, vchar}
 	for _, tc := range programCases() {
 		t.Run(tc.name, func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
-			p, err := CompileProgram(tc.filter, tc.projs, input)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if p.Temps() != tc.temps {
-				t.Errorf("shared %d subexpressions, want %d", p.Temps(), tc.temps)
-			}
+			alloc := checkedAlloc(t)
+			p := compileSharing(t, tc.filter, tc.projs, input, tc.temps)
 			for _, sliced := range []bool{false, true} {
 				rec := makeBatch(alloc, input, programRows(), sliced)
 				for round := 0; round < 2; round++ { // scratch memory is reused
@@ -92,6 +85,20 @@ func TestProgramMatchesExpressions(t *testing.T) {
 			}
 		})
 	}
+}
+
+// compileSharing compiles a program, failing the test if it does not
+// compile or does not share temps subexpressions.
+func compileSharing(t *testing.T, filter plan.Expr, projs []plan.Expr, input []types.T, temps int) *Program {
+	t.Helper()
+	p, err := CompileProgram(filter, projs, input)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Temps() != temps {
+		t.Errorf("shared %d subexpressions, want %d", p.Temps(), temps)
+	}
+	return p
 }
 
 func checkProgram(t *testing.T, alloc memory.Allocator, p *Program, tc programCase, input []types.T, rec arrow.RecordBatch) {
@@ -149,44 +156,6 @@ func checkProgram(t *testing.T, alloc memory.Allocator, p *Program, tc programCa
 	}
 }
 
-// TestProgramErrorsOnlyOnKeptRows checks that what only projections share
-// is computed over the kept rows: a row the filter drops cannot fail.
-func TestProgramErrorsOnlyOnKeptRows(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	input := []types.T{bigint}
-	a := col(0, bigint)
-	big := bin(plan.OpMul, a, litI(1<<40), bigint) // overflows for a >= 2^23
-	p, err := CompileProgram(cmpE(plan.OpLt, a, litI(100)), []plan.Expr{big, bin(plan.OpAdd, big, litI(1), bigint)}, input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.Temps() != 1 {
-		t.Fatalf("shared %d subexpressions, want 1", p.Temps())
-	}
-	rec := makeBatch(alloc, input, [][]types.Datum{{i(1)}, {i(1 << 30)}, {i(2)}}, false)
-	defer rec.Release()
-	cols := make([]arrow.Array, 2)
-	n, sel, err := p.Eval(alloc, rec, cols, nil)
-	if err != nil {
-		t.Fatalf("a dropped row failed the batch: %v", err)
-	}
-	defer releaseAll(cols)
-	if n != 2 || len(sel) != 2 || types.DatumAt(cols[1], 1, bigint).I != 2<<40+1 {
-		t.Fatalf("n=%d sel=%v", n, sel)
-	}
-	// Without the filter the same row fails, naming the expression.
-	q, err := CompileProgram(nil, []plan.Expr{big, bin(plan.OpAdd, big, litI(1), bigint)}, input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]arrow.Array, 2)
-	if _, _, err := q.Eval(alloc, rec, out, nil); err == nil || !strings.Contains(err.Error(), "c0 * 1099511627776") {
-		releaseAll(out)
-		t.Fatalf("got %v, want an overflow naming the shared expression", err)
-	}
-}
-
 func TestShareSubexpressionsKeys(t *testing.T) {
 	a := col(0, bigint)
 	other := &plan.InputRef{Ord: 0, Name: "renamed", Typ: bigint, Null: true}
@@ -207,38 +176,60 @@ func TestShareSubexpressionsKeys(t *testing.T) {
 	}
 }
 
-// TestProgramFiltersProgressively checks that a later conjunct sees only
-// the rows the earlier ones kept: a conjunct that would fail on a row an
-// earlier one dropped does not fail the batch.
-func TestProgramFiltersProgressively(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+// TestProgramSkipsDroppedRows checks that a row the filter drops cannot
+// fail the batch: what only projections share is computed over the kept
+// rows, and a later conjunct sees only the rows the earlier ones kept. The
+// same expressions over that row fail, naming the one that failed. Over a
+// = 1, 2^30, -2, 3, a * 2^40 overflows on the second row only.
+func TestProgramSkipsDroppedRows(t *testing.T) {
 	input := []types.T{bigint}
 	a := col(0, bigint)
-	overflows := cmpE(plan.OpGt, bin(plan.OpMul, a, litI(1<<40), bigint), litI(0)) // fails for a >= 2^23
-	p, err := CompileProgram(&plan.And{Args: []plan.Expr{cmpE(plan.OpLt, a, litI(100)), overflows}}, []plan.Expr{a}, input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rec := makeBatch(alloc, input, [][]types.Datum{{i(1)}, {i(1 << 30)}, {i(-2)}, {i(3)}}, false)
-	defer rec.Release()
-	cols := make([]arrow.Array, 1)
-	n, sel, err := p.Eval(alloc, rec, cols, nil)
-	if err != nil {
-		t.Fatalf("the second conjunct ran on a row the first dropped: %v", err)
-	}
-	defer releaseAll(cols)
-	if n != 2 || fmt.Sprint(sel) != "[0 3]" {
-		t.Fatalf("kept %d rows %v, want [0 3]", n, sel)
-	}
-	// The other order evaluates the failing conjunct on every row.
-	q, err := CompileProgram(&plan.And{Args: []plan.Expr{overflows, cmpE(plan.OpLt, a, litI(100))}}, []plan.Expr{a}, input)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := make([]arrow.Array, 1)
-	if _, _, err := q.Eval(alloc, rec, out, nil); err == nil {
-		releaseAll(out)
-		t.Fatal("a conjunct over every row did not fail on the row it overflows")
+	big := bin(plan.OpMul, a, litI(1<<40), bigint)
+	small := cmpE(plan.OpLt, a, litI(100))
+	overflows := cmpE(plan.OpGt, big, litI(0))
+	shared := []plan.Expr{big, bin(plan.OpAdd, big, litI(1), bigint)}
+	for _, c := range []struct {
+		name   string
+		filter plan.Expr
+		projs  []plan.Expr
+		temps  int
+		kept   []int32 // the rows kept
+		last   []int64 // the last projection over them
+		err    string  // or a substring of the batch's error
+	}{
+		{name: "shared by projections", filter: small, projs: shared, temps: 1,
+			kept: []int32{0, 2, 3}, last: []int64{1<<40 + 1, -2<<40 + 1, 3<<40 + 1}},
+		{name: "shared by projections, no filter", projs: shared, temps: 1, err: "c0 * 1099511627776"},
+		{name: "a later conjunct", filter: &plan.And{Args: []plan.Expr{small, overflows}}, projs: []plan.Expr{a},
+			kept: []int32{0, 3}, last: []int64{1, 3}},
+		{name: "the first conjunct", filter: &plan.And{Args: []plan.Expr{overflows, small}}, projs: []plan.Expr{a},
+			err: "c0 * 1099511627776"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			alloc := checkedAlloc(t)
+			p := compileSharing(t, c.filter, c.projs, input, c.temps)
+			rec := makeBatch(alloc, input, [][]types.Datum{{i(1)}, {i(1 << 30)}, {i(-2)}, {i(3)}}, false)
+			defer rec.Release()
+			cols := make([]arrow.Array, len(c.projs))
+			n, sel, err := p.Eval(alloc, rec, cols, nil)
+			if c.err != "" {
+				if err == nil || !strings.Contains(err.Error(), c.err) {
+					releaseAll(cols)
+					t.Fatalf("got %v, want an error containing %q", err, c.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatalf("a dropped row failed the batch: %v", err)
+			}
+			defer releaseAll(cols)
+			var last []int64
+			for r := range n {
+				last = append(last, types.DatumAt(cols[len(cols)-1], r, bigint).I)
+			}
+			if fmt.Sprint(sel[:n]) != fmt.Sprint(c.kept) || fmt.Sprint(last) != fmt.Sprint(c.last) {
+				t.Fatalf("kept rows %v with %v, want %v with %v", sel[:n], last, c.kept, c.last)
+			}
+		})
 	}
 }

@@ -38,7 +38,21 @@ func arithmetic(op plan.BinOp, l, r types.Datum, lt, rt, t types.T) (types.Datum
 func fitsInt64(v *big.Int) (int64, bool) { return v.Int64(), v.IsInt64() }
 
 func intArith(op plan.BinOp, a, b int64) (types.Datum, error) {
-	x, y := big.NewInt(a), big.NewInt(b)
+	v, err := exactArith(op, big.NewInt(a), big.NewInt(b))
+	if v == nil {
+		return null, err
+	}
+	n, ok := fitsInt64(v)
+	if !ok {
+		return null, outOfRange("%d %s %d", a, op, b)
+	}
+	return types.IntDatum(n), nil
+}
+
+// exactArith computes x op y over integers exactly: DIV truncated toward
+// zero, MOD with the sign of the dividend, nil (NULL) for a division by
+// zero.
+func exactArith(op plan.BinOp, x, y *big.Int) (*big.Int, error) {
 	v := new(big.Int)
 	switch op {
 	case plan.OpAdd:
@@ -48,22 +62,18 @@ func intArith(op plan.BinOp, a, b int64) (types.Datum, error) {
 	case plan.OpMul:
 		v.Mul(x, y)
 	case plan.OpIntDiv, plan.OpMod:
-		if b == 0 {
-			return null, nil
+		if y.Sign() == 0 {
+			return nil, nil
 		}
 		if op == plan.OpIntDiv {
-			v.Quo(x, y) // truncated toward zero
+			v.Quo(x, y)
 		} else {
-			v.Rem(x, y) // the sign of the dividend
+			v.Rem(x, y)
 		}
 	default:
-		return null, fmt.Errorf("integer operator %s", op)
+		return nil, fmt.Errorf("operator %s over exact numbers", op)
 	}
-	n, ok := fitsInt64(v)
-	if !ok {
-		return null, outOfRange("%d %s %d", a, op, b)
-	}
-	return types.IntDatum(n), nil
+	return v, nil
 }
 
 func floatArith(op plan.BinOp, x, y float64, t types.T) (types.Datum, error) {
@@ -91,31 +101,23 @@ func floatArith(op plan.BinOp, x, y float64, t types.T) (types.Datum, error) {
 	return types.IntDatum(int64(q)), nil
 }
 
-// decimalArith works on the unscaled values x (scale lt.Scale) and y.
+// decimalArith works on the unscaled values x (scale lt.Scale) and y: a
+// product carries both scales, rounded to t's; DIV (of operands of one
+// scale) is a BIGINT.
 func decimalArith(op plan.BinOp, x, y *big.Int, lt, rt, t types.T) (types.Datum, error) {
-	v := new(big.Int)
+	v, err := exactArith(op, x, y)
+	if v == nil {
+		return null, err
+	}
 	switch op {
-	case plan.OpAdd:
-		v.Add(x, y)
-	case plan.OpSub:
-		v.Sub(x, y)
 	case plan.OpMul:
-		v = rescale(new(big.Int).Mul(x, y), int64(lt.Scale)+int64(rt.Scale), int64(t.Scale))
-	case plan.OpMod, plan.OpIntDiv:
-		if y.Sign() == 0 {
-			return null, nil
-		}
-		if op == plan.OpMod {
-			v.Rem(x, y)
-			break
-		}
-		n, ok := fitsInt64(new(big.Int).Quo(x, y))
+		v = rescale(v, int64(lt.Scale)+int64(rt.Scale), int64(t.Scale))
+	case plan.OpIntDiv:
+		n, ok := fitsInt64(v)
 		if !ok {
 			return null, outOfRange("DECIMAL DIV")
 		}
 		return types.IntDatum(n), nil
-	default:
-		return null, fmt.Errorf("decimal operator %s", op)
 	}
 	if !decimalFits(v, t) {
 		return null, outOfRange("%s %s %s does not fit %s", x, op, y, t)
@@ -153,11 +155,7 @@ func dateArith(op plan.BinOp, days, iv int64, t types.T) (types.Datum, error) {
 	if t.Kind == types.Timestamp {
 		return timestampArith(op, days*types.MsPerDay, iv)
 	}
-	d := new(big.Int).Quo(big.NewInt(iv), big.NewInt(types.MsPerDay))
-	if op == plan.OpSub {
-		d.Neg(d)
-	}
-	d.Add(d, big.NewInt(days))
+	d := shifted(op, days, iv/types.MsPerDay)
 	if !d.IsInt64() || !types.DateInRange(d.Int64()) {
 		return null, outOfRange("DATE %d %s %d ms", days, op, iv)
 	}
@@ -165,13 +163,18 @@ func dateArith(op plan.BinOp, days, iv int64, t types.T) (types.Datum, error) {
 }
 
 func timestampArith(op plan.BinOp, ms, iv int64) (types.Datum, error) {
-	v := big.NewInt(iv)
-	if op == plan.OpSub {
-		v.Neg(v)
-	}
-	v.Add(v, big.NewInt(ms))
+	v := shifted(op, ms, iv)
 	if !v.IsInt64() || !types.TimestampInRange(v.Int64()) {
 		return null, outOfRange("TIMESTAMP %d %s %d ms", ms, op, iv)
 	}
 	return types.IntDatum(v.Int64()), nil
+}
+
+// shifted is base + delta (base - delta for OpSub), exactly.
+func shifted(op plan.BinOp, base, delta int64) *big.Int {
+	v := big.NewInt(delta)
+	if op == plan.OpSub {
+		v.Neg(v)
+	}
+	return v.Add(v, big.NewInt(base))
 }

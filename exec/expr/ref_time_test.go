@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -125,7 +126,7 @@ func mysqlFormat(tm time.Time, f string) string {
 		case 'e':
 			fmt.Fprintf(&b, "%d", tm.Day())
 		case 'D':
-			fmt.Fprintf(&b, "%d%s", tm.Day(), ordinal(tm.Day()))
+			fmt.Fprintf(&b, "%d%s", tm.Day(), expr.DaySuffix(tm.Day()))
 		case 'H':
 			fmt.Fprintf(&b, "%02d", tm.Hour())
 		case 'k':
@@ -163,20 +164,6 @@ func mysqlFormat(tm time.Time, f string) string {
 		}
 	}
 	return b.String()
-}
-
-func ordinal(day int) string {
-	switch {
-	case day >= 11 && day <= 13:
-		return "th"
-	case day%10 == 1:
-		return "st"
-	case day%10 == 2:
-		return "nd"
-	case day%10 == 3:
-		return "rd"
-	}
-	return "th"
 }
 
 // pgFormat formats tm by a PostgreSQL TO_CHAR template: YYYY MM DD DDD

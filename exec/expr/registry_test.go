@@ -4,8 +4,6 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/memory"
-
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -69,8 +67,7 @@ var (
 // could produce (arguments cast to the types Resolve wants), over a row of
 // NULLs and a row of values. Only row errors (a failed cast) may occur.
 func TestRegistryKernelsAcceptResolvedTypes(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	nulls := make([]types.Datum, len(sampleTypes))
 	for k := range nulls {
 		nulls[k] = null

@@ -5,7 +5,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -14,9 +13,6 @@ import (
 // appended as empty strings so offsets stay aligned.
 
 func concatKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysString); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		size := 0
 		for _, v := range in {
@@ -39,9 +35,6 @@ func concatKernel(e *plan.Func) (kernel, error) {
 // upperKernel is UPPER (upper) or LOWER, with an ASCII fast path.
 func upperKernel(upper bool) func(e *plan.Func) (kernel, error) {
 	return func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysString); err != nil {
-			return nil, err
-		}
 		return func(in []*vector, n int, out *result) error {
 			out.strings(n, totalLen(in[0], n))
 			for i := 0; i < n; i++ {
@@ -83,9 +76,6 @@ func appendCaseRunes(d []byte, s string, upper bool) []byte {
 }
 
 func reverseKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysString); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
@@ -105,9 +95,6 @@ func reverseKernel(e *plan.Func) (kernel, error) {
 // lengthKernel is LENGTH (bytes) or CHAR_LENGTH (chars).
 func lengthKernel(chars bool) func(e *plan.Func) (kernel, error) {
 	return func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysString); err != nil {
-			return nil, err
-		}
 		return func(in []*vector, n int, out *result) error {
 			r, v := out.int64s(n), in[0]
 			for i := range r {
@@ -126,9 +113,6 @@ func lengthKernel(chars bool) func(e *plan.Func) (kernel, error) {
 // another: COUNT_CHAR(s, c) is how often c (its first character; nothing
 // when empty) occurs in s — the function Nexmark's q14 defines.
 func countCharKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysString, types.PhysString); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		r, s, c := out.int64s(n), in[0], in[1]
 		for i := range r {
@@ -185,9 +169,6 @@ func substr(s string, pos, length int64) string {
 
 // substringKernel is SUBSTRING(s, pos[, len]).
 func substringKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysString, types.PhysInt64); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {
@@ -207,9 +188,6 @@ func substringKernel(e *plan.Func) (kernel, error) {
 // leftRightKernel is LEFT(s, n) (left) or RIGHT(s, n).
 func leftRightKernel(left bool) func(e *plan.Func) (kernel, error) {
 	return func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysString, types.PhysInt64); err != nil {
-			return nil, err
-		}
 		return func(in []*vector, n int, out *result) error {
 			out.strings(n, totalLen(in[0], n))
 			for i := 0; i < n; i++ {
@@ -234,9 +212,6 @@ func leftRightKernel(left bool) func(e *plan.Func) (kernel, error) {
 
 // replaceKernel is REPLACE(s, from, to); an empty from leaves s unchanged.
 func replaceKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysString); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {

@@ -78,9 +78,6 @@ func buildTrim(c *compiler, e *plan.Func) (node, error) {
 // characters; NULL when len < 0 or padding is needed and pad is empty.
 func padKernel(left bool) func(e *plan.Func) (kernel, error) {
 	return func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysString, types.PhysInt64, types.PhysString); err != nil {
-			return nil, err
-		}
 		return func(in []*vector, n int, out *result) error {
 			out.strings(n, totalLen(in[0], n))
 			for i := 0; i < n; i++ {
@@ -132,9 +129,6 @@ func padKernel(left bool) func(e *plan.Func) (kernel, error) {
 // pos, 0 when absent.
 func locateKernel(swapped bool) func(e *plan.Func) (kernel, error) {
 	return func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysString, types.PhysString, types.PhysInt64); err != nil {
-			return nil, err
-		}
 		return func(in []*vector, n int, out *result) error {
 			r := out.int64s(n)
 			sub, str := in[0], in[1]
@@ -166,9 +160,6 @@ func locateKernel(swapped bool) func(e *plan.Func) (kernel, error) {
 // splitPartKernel is SPLIT_PART(s, delim, n): the n-th field (1-based;
 // negative counts from the end), ” when out of range.
 func splitPartKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysString, types.PhysString, types.PhysInt64); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		out.strings(n, totalLen(in[0], n))
 		for i := 0; i < n; i++ {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -43,17 +44,13 @@ func Take(alloc memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, er
 		vb = newBuffer(alloc, bitmapBytes(n))
 		takeBits(vb.Bytes(), raw, off, sel)
 	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
-		vb = newBuffer(alloc, n*8)
-		gather(arrow.Int64Traits.CastFromBytes(vb.Bytes()), arrow.Int64Traits.CastFromBytes(raw)[off:], sel)
+		vb = takeValues[int64](alloc, raw, off, sel)
 	case arrow.FLOAT64:
-		vb = newBuffer(alloc, n*8)
-		gather(arrow.Float64Traits.CastFromBytes(vb.Bytes()), arrow.Float64Traits.CastFromBytes(raw)[off:], sel)
+		vb = takeValues[float64](alloc, raw, off, sel)
 	case arrow.DATE32:
-		vb = newBuffer(alloc, n*4)
-		gather(arrow.Int32Traits.CastFromBytes(vb.Bytes()), arrow.Int32Traits.CastFromBytes(raw)[off:], sel)
+		vb = takeValues[int32](alloc, raw, off, sel)
 	case arrow.DECIMAL128:
-		vb = newBuffer(alloc, n*16)
-		gather(arrow.Decimal128Traits.CastFromBytes(vb.Bytes()), arrow.Decimal128Traits.CastFromBytes(raw)[off:], sel)
+		vb = takeValues[decimal128.Num](alloc, raw, off, sel)
 	case arrow.STRING:
 		var db *memory.Buffer
 		vb, db = takeStrings(alloc, arrow.Int32Traits.CastFromBytes(raw)[off:], data.Buffers()[2], sel)
@@ -65,14 +62,15 @@ func Take(alloc memory.Allocator, arr arrow.Array, sel []int32) (arrow.Array, er
 		return nil, fmt.Errorf("%w: Take of %s", ErrNotSupported, arr.DataType())
 	}
 	bufs[1] = vb
-	out := array.NewData(arr.DataType(), n, bufs, nil, nulls, 0)
-	for _, b := range bufs {
-		if b != nil {
-			b.Release()
-		}
-	}
-	defer out.Release()
-	return array.MakeFromData(out), nil
+	return newArray(arr.DataType(), n, bufs, nulls), nil
+}
+
+// takeValues returns a new buffer of the values of type T at sel of the
+// values buffer raw of an array at offset off.
+func takeValues[T arrow.FixedWidthType](alloc memory.Allocator, raw []byte, off int, sel []int32) *memory.Buffer {
+	b, dst := newValues[T](alloc, len(sel))
+	gather(dst, arrow.GetData[T](raw)[off:], sel)
+	return b
 }
 
 // gather sets dst[j] = src[sel[j]].

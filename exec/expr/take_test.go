@@ -13,8 +13,7 @@ import (
 )
 
 func TestTake(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	ts := []types.T{boolT, bigint, double, dec102, vchar, dateT, ts3, ivl, types.NullT}
 	rows := [][]types.Datum{
 		{b(true), i(1), f(1.5), d("1.25", 2), s("one"), dd("2024-01-01"), tsd("2024-01-01 00:00:01"), i(1000), null},
@@ -95,8 +94,7 @@ func TestEvalConstAndErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	rec := types.BuildRecord(alloc, []string{"s"}, []types.T{vchar}, [][]types.Datum{{s("x")}})
 	defer rec.Release()
 	if _, err := x.Eval(alloc, rec); err == nil {
@@ -145,8 +143,7 @@ func TestColumnBeforeConstantFunction(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	rec := types.BuildRecord(alloc, []string{"c0"}, []types.T{bigint}, rows)
 	defer rec.Release()
 	cols := make([]arrow.Array, 1)
@@ -210,8 +207,7 @@ func TestSteadyStateAllocations(t *testing.T) {
 }
 
 func TestTakeNegativeIndex(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+	alloc := checkedAlloc(t)
 	arr := types.BuildArray(alloc, bigint, []types.Datum{i(1), i(2)})
 	defer arr.Release()
 	if _, err := Take(alloc, arr, []int32{0, -1}); err == nil {

@@ -205,9 +205,6 @@ func unixTimestampKernel(e *plan.Func) (kernel, error) {
 	if len(e.Args) != 1 {
 		return nil, notSupported("UNIX_TIMESTAMP() (non-deterministic)")
 	}
-	if err := argsOf(e, types.PhysTimestamp); err != nil {
-		return nil, err
-	}
 	return func(in []*vector, n int, out *result) error {
 		r := out.int64s(n)
 		for i := range r {
@@ -220,9 +217,6 @@ func unixTimestampKernel(e *plan.Func) (kernel, error) {
 // fromUnixtimeKernel is FROM_UNIXTIME(n): the TIMESTAMP n seconds after the
 // epoch, which must be in the years 0000 to 9999.
 func fromUnixtimeKernel(e *plan.Func) (kernel, error) {
-	if err := argsOf(e, types.PhysInt64); err != nil {
-		return nil, err
-	}
 	const lo, hi = types.MinTimestamp / types.MsPerSecond, types.MaxTimestamp / types.MsPerSecond
 	return func(in []*vector, n int, out *result) error {
 		r := out.int64s(n)

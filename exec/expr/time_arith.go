@@ -88,40 +88,34 @@ func dateIntervalKernel(op plan.BinOp, lt, rt, t types.T) (kernel, error) {
 			d += int64(in[0].int32At(i))
 			return d, types.DateInRange(d)
 		}
-		return func(in []*vector, n int, out *result) error {
-			r := out.int32s(n)
-			ok := true
-			for i := range r {
-				d, fits := day(in, i)
-				r[i], ok = int32(d), ok && fits
-			}
-			if ok {
-				return nil
-			}
-			return timeArithError(in, n, out, op, lt, rt, t, func(i int) bool {
-				_, fits := day(in, i)
-				return !fits
-			})
-		}, nil
+		return dateKernel((*result).int32s, day, op, lt, rt, t), nil
 	case types.Timestamp:
 		ts := func(in []*vector, i int) (int64, bool) {
 			return tsAdd(int64(in[0].int32At(i))*types.MsPerDay, in[1].int64At(i), sub)
 		}
-		return func(in []*vector, n int, out *result) error {
-			r := out.int64s(n)
-			ok := true
-			for i := range r {
-				s, fits := ts(in, i)
-				r[i], ok = s, ok && fits
-			}
-			if ok {
-				return nil
-			}
-			return timeArithError(in, n, out, op, lt, rt, t, func(i int) bool {
-				_, fits := ts(in, i)
-				return !fits
-			})
-		}, nil
+		return dateKernel((*result).int64s, ts, op, lt, rt, t), nil
 	}
 	return nil, notSupported("%s %s %s giving %s", lt, op, rt, t)
+}
+
+// dateKernel returns the kernel of DATE ± INTERVAL that computes row i with
+// at into values of type T (DATE days or TIMESTAMP milliseconds) and
+// reports the first non-NULL row at finds out of range.
+func dateKernel[T int32 | int64](values func(*result, int) []T, at func(in []*vector, i int) (int64, bool),
+	op plan.BinOp, lt, rt, t types.T) kernel {
+	return func(in []*vector, n int, out *result) error {
+		r := values(out, n)
+		ok := true
+		for i := range r {
+			v, fits := at(in, i)
+			r[i], ok = T(v), ok && fits
+		}
+		if ok {
+			return nil
+		}
+		return timeArithError(in, n, out, op, lt, rt, t, func(i int) bool {
+			_, fits := at(in, i)
+			return !fits
+		})
+	}
 }

@@ -17,33 +17,51 @@ type fmtTok struct {
 	cas   byte // names: 'U' upper case, 'L' lower case, 0 as spelled (Capitalized)
 }
 
+// fmtParser collects the tokens of a format: its fields, and the literal
+// text between them.
+type fmtParser struct {
+	toks []fmtTok
+	lit  []byte // the literal text since the last field
+}
+
+// field appends a field, after the literal text before it.
+func (p *fmtParser) field(t fmtTok) {
+	p.flush()
+	p.toks = append(p.toks, t)
+}
+
+// flush appends the pending literal text, if any, as one token.
+func (p *fmtParser) flush() {
+	if len(p.lit) > 0 {
+		p.toks = append(p.toks, fmtTok{lit: string(p.lit)})
+		p.lit = p.lit[:0]
+	}
+}
+
+// done returns the tokens, the trailing literal text included.
+func (p *fmtParser) done() []fmtTok {
+	p.flush()
+	return p.toks
+}
+
 // parseDateFormat parses a MySQL DATE_FORMAT string. An unknown specifier
 // prints its letter; a trailing % prints itself.
 func parseDateFormat(f string) []fmtTok {
-	var toks []fmtTok
-	lit := []byte{}
-	flush := func() {
-		if len(lit) > 0 {
-			toks = append(toks, fmtTok{lit: string(lit)})
-			lit = lit[:0]
-		}
-	}
+	var p fmtParser
 	for i := 0; i < len(f); i++ {
 		if f[i] != '%' || i+1 == len(f) {
-			lit = append(lit, f[i])
+			p.lit = append(p.lit, f[i])
 			continue
 		}
 		i++
 		switch c := f[i]; c {
 		case 'Y', 'y', 'm', 'c', 'd', 'e', 'D', 'H', 'k', 'h', 'I', 'l', 'i', 's', 'S', 'f', 'p', 'M', 'b', 'W', 'a', 'w', 'j', 'T', 'r':
-			flush()
-			toks = append(toks, fmtTok{field: c})
+			p.field(fmtTok{field: c})
 		default:
-			lit = append(lit, c) // %% and unknown specifiers print the character
+			p.lit = append(p.lit, c) // %% and unknown specifiers print the character
 		}
 	}
-	flush()
-	return toks
+	return p.done()
 }
 
 // pgPatterns are TO_CHAR's template patterns, longest first, and the
@@ -63,14 +81,7 @@ var pgPatterns = []struct {
 // mon → mar). Patterns match in either case; text in double quotes and any
 // other character print as is.
 func parseToChar(f string) []fmtTok {
-	var toks []fmtTok
-	lit := []byte{}
-	flush := func() {
-		if len(lit) > 0 {
-			toks = append(toks, fmtTok{lit: string(lit)})
-			lit = lit[:0]
-		}
-	}
+	var p fmtParser
 next:
 	for i := 0; i < len(f); {
 		if f[i] == '"' {
@@ -78,23 +89,21 @@ next:
 			if j < 0 {
 				j = len(f) - i - 1
 			}
-			lit = append(lit, f[i+1:i+1+j]...)
+			p.lit = append(p.lit, f[i+1:i+1+j]...)
 			i += j + 2
 			continue
 		}
-		for _, p := range pgPatterns {
-			if len(f)-i >= len(p.pat) && strings.EqualFold(f[i:i+len(p.pat)], p.pat) {
-				flush()
-				toks = append(toks, fmtTok{field: p.field, cas: patternCase(f[i : i+len(p.pat)])})
-				i += len(p.pat)
+		for _, pat := range pgPatterns {
+			if len(f)-i >= len(pat.pat) && strings.EqualFold(f[i:i+len(pat.pat)], pat.pat) {
+				p.field(fmtTok{field: pat.field, cas: patternCase(f[i : i+len(pat.pat)])})
+				i += len(pat.pat)
 				continue next
 			}
 		}
-		lit = append(lit, f[i])
+		p.lit = append(p.lit, f[i])
 		i++
 	}
-	flush()
-	return toks
+	return p.done()
 }
 
 // patternCase tells how a TO_CHAR name pattern wants its name cased: all
@@ -235,9 +244,6 @@ func appendFormatted(d []byte, toks []fmtTok, ms int64) []byte {
 // once; a varying one when it changes.
 func buildFormat(pg bool) funcBuilder {
 	return strict(func(e *plan.Func) (kernel, error) {
-		if err := argsOf(e, types.PhysTimestamp, types.PhysString); err != nil {
-			return nil, err
-		}
 		parse := parseDateFormat
 		if pg {
 			parse = parseToChar
@@ -266,5 +272,5 @@ func buildFormat(pg bool) funcBuilder {
 			out.finishStrings()
 			return nil
 		}, nil
-	})
+	}, types.PhysTimestamp, types.PhysString)
 }

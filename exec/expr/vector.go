@@ -116,35 +116,14 @@ func (r *result) reset() *vector {
 	return &r.vector
 }
 
-func (r *result) bools(n int) []bool {
-	r.buf.b = grow(r.buf.b, n)
-	r.b = r.buf.b
-	return r.b
-}
-
-func (r *result) int64s(n int) []int64 {
-	r.buf.i64 = grow(r.buf.i64, n)
-	r.i64 = r.buf.i64
-	return r.i64
-}
-
-func (r *result) int32s(n int) []int32 {
-	r.buf.i32 = grow(r.buf.i32, n)
-	r.i32 = r.buf.i32
-	return r.i32
-}
-
-func (r *result) float64s(n int) []float64 {
-	r.buf.f64 = grow(r.buf.f64, n)
-	r.f64 = r.buf.f64
-	return r.f64
-}
-
-func (r *result) decs(n int) []decimal128.Num {
-	r.buf.dec = grow(r.buf.dec, n)
-	r.dec = r.buf.dec
-	return r.dec
-}
+// bools, int64s, int32s, float64s and decs make r's values n values of
+// their type in r's scratch memory, for a kernel to write.
+func (r *result) bools(n int) []bool          { r.b = scratch(&r.buf.b, n); return r.b }
+func (r *result) int64s(n int) []int64        { r.i64 = scratch(&r.buf.i64, n); return r.i64 }
+func (r *result) int32s(n int) []int32        { r.i32 = scratch(&r.buf.i32, n); return r.i32 }
+func (r *result) float64s(n int) []float64    { r.f64 = scratch(&r.buf.f64, n); return r.f64 }
+func (r *result) decs(n int) []decimal128.Num { r.dec = scratch(&r.buf.dec, n); return r.dec }
+func scratch[T any](buf *[]T, n int) []T      { *buf = grow(*buf, n); return *buf }
 
 // strings prepares r for n string values appended with appendStr; sizeHint
 // is the expected number of bytes.

@@ -3,9 +3,8 @@ package cost_test
 import (
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
-
 	"github.com/eddysql/eddy/optimizer/opttest"
+	"github.com/eddysql/eddy/planner"
 )
 
 // TestCost runs the golden files of testdata: for each cost-based choice
@@ -15,7 +14,5 @@ import (
 // with a case on each side of every threshold. The commands are
 // opttest's. Regenerate with `go test ./optimizer/cost -rewrite`.
 func TestCost(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		datadriven.RunTest(t, path, opttest.NewRunner(t).Run)
-	})
+	opttest.Walk(t, "testdata", planner.Continuous)
 }

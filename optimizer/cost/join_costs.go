@@ -5,7 +5,7 @@ import "math"
 // Per-row costs of moving rows between stages and keeping them in a join's
 // state, in nanoseconds on this project's machine (2 cores), measured by
 //
-//	go test ./exec -run XXX -bench BenchmarkJoinCosts -count 5 -cpu 1
+//	go test ./exec/build -run XXX -bench BenchmarkJoinCosts -count 5 -cpu 1
 //
 // (medians on a quiet machine, 2026-11-29; docs/benchmarks.md). Forwarding
 // and broadcasting hand batches over without copying, so their cost per
@@ -42,7 +42,7 @@ func InsertRowAt(rows float64) float64 {
 // aggregates) and a row of a local aggregate (the same within one batch,
 // without keeping state), measured by
 //
-//	go test ./exec -run XXX -bench BenchmarkAggCosts -count 5 -cpu 1
+//	go test ./exec/build -run XXX -bench BenchmarkAggCosts -count 5 -cpu 1
 const (
 	AggRow      = 19.0
 	LocalAggRow = 9.6

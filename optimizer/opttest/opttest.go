@@ -1,11 +1,9 @@
 // Package opttest runs the optimizer's golden files: the datadriven
-// commands the optimizer, physical and cost packages share, over an
+// commands the optimizer, rules, physical and cost packages share, over an
 // in-memory catalog (planner/plantest) and the statistics the files give.
-// Each package's test walks its own testdata with a Runner:
+// Each package's test walks its own testdata:
 //
-//	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-//		datadriven.RunTest(t, path, opttest.NewRunner(t).Run)
-//	})
+//	opttest.Walk(t, "testdata", planner.Continuous)
 //
 // Commands:
 //
@@ -28,7 +26,7 @@
 // also the session settings physical planning follows: parallelism=N,
 // join-distribution=hash|broadcast, two-phase=on|off and
 // broadcast-budget=BYTES; mode=snapshot plans a pull query (the default is
-// a continuous one). Every optimization checks the plan's invariants after
+// the mode Walk is given). Every optimization checks the plan's invariants after
 // each rule application.
 package opttest
 
@@ -50,31 +48,26 @@ import (
 	"github.com/eddysql/eddy/planner/plantest"
 )
 
-// Runner runs the commands of one golden file: its catalog and statistics
+// Walk runs the golden files under dir, planning queries in mode unless a
+// command says mode=snapshot.
+func Walk(t *testing.T, dir string, mode planner.Mode) {
+	plantest.Walk(t, dir, func(t *testing.T, cat *catalog.Catalog) func(*testing.T, *datadriven.TestData) string {
+		r := &runner{cat: cat, stats: map[string]cost.TableStats{}, mode: mode}
+		return r.run
+	})
+}
+
+// runner runs the commands of one golden file: its catalog and statistics
 // persist from command to command.
-type Runner struct {
+type runner struct {
 	cat   *catalog.Catalog
 	stats map[string]cost.TableStats
+	mode  planner.Mode
 }
 
-// NewRunner returns a Runner over an empty catalog.
-func NewRunner(t *testing.T) *Runner {
-	t.Helper()
-	cat, err := plantest.NewCatalog()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &Runner{cat: cat, stats: map[string]cost.TableStats{}}
-}
-
-// Run runs one command and returns its output.
-func (r *Runner) Run(t *testing.T, d *datadriven.TestData) string {
+// run runs one command other than exec-ddl and returns its output.
+func (r *runner) run(t *testing.T, d *datadriven.TestData) string {
 	switch d.Cmd {
-	case "exec-ddl":
-		if err := plantest.ExecDDL(r.cat, d.Input); err != nil {
-			return "error: " + err.Error() + "\n"
-		}
-		return ""
 	case "stats":
 		r.setStats(t, d)
 		return ""
@@ -86,7 +79,7 @@ func (r *Runner) Run(t *testing.T, d *datadriven.TestData) string {
 }
 
 // setStats records statistics for the cost model.
-func (r *Runner) setStats(t *testing.T, d *datadriven.TestData) {
+func (r *runner) setStats(t *testing.T, d *datadriven.TestData) {
 	if len(d.CmdArgs) == 0 {
 		d.Fatalf(t, "stats needs a name")
 	}
@@ -119,8 +112,8 @@ type settings struct {
 	phys              physical.Options
 }
 
-func (r *Runner) parseArgs(t *testing.T, d *datadriven.TestData) settings {
-	s := settings{mode: planner.Continuous, opts: optimizer.Options{CheckInvariants: true, Disabled: map[string]bool{}},
+func (r *runner) parseArgs(t *testing.T, d *datadriven.TestData) settings {
+	s := settings{mode: r.mode, opts: optimizer.Options{CheckInvariants: true, Disabled: map[string]bool{}},
 		phys: physical.Options{Parallelism: 1}}
 	for _, arg := range d.CmdArgs {
 		switch arg.Key {
@@ -168,7 +161,7 @@ func (r *Runner) parseArgs(t *testing.T, d *datadriven.TestData) settings {
 
 // plan runs the planning commands: bind, then optimize, then plan
 // physically, as far as the command needs.
-func (r *Runner) plan(t *testing.T, d *datadriven.TestData) string {
+func (r *runner) plan(t *testing.T, d *datadriven.TestData) string {
 	s := r.parseArgs(t, d)
 	q, err := plantest.BindText(r.cat, d.Input, s.mode)
 	if err != nil {

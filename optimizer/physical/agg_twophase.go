@@ -149,14 +149,7 @@ func (b *builder) buildTwoPhaseAgg(n *plan.Aggregate, in Node, keys []int, d *co
 		outKeys = append(outKeys, i)
 	}
 	local.Est.RowsPerSec = in.Hdr().Est.RowsPerSec * min(1, b.groupsOf(n)/batchRows)
-	p := b.opts.Parallelism
-	var ex Node
-	if len(keys) == 0 {
-		p = 1
-		ex = b.exchange(local, Single, nil, 1)
-	} else {
-		ex = b.exchange(local, Hash, outKeys, p)
-	}
+	ex, p := b.partitioned(local, outKeys)
 	aggCols := append(plan.ColList(nil), n.Group...)
 	for _, f := range finals {
 		aggCols = append(aggCols, f.out)
@@ -192,17 +185,9 @@ func (b *builder) buildTwoPhaseAgg(n *plan.Aggregate, in Node, keys []int, d *co
 		return agg, nil
 	}
 	c := &Calc{Header: b.header(n.Output(), p, agg)}
-	aggOrds := ordinalsOf(aggCols)
-	for _, id := range n.Output() {
-		if e, ok := byOut[id]; ok {
-			c.Projs = append(c.Projs, e)
-			continue
-		}
-		e, err := bind(b.md.Ref(id), aggOrds)
-		if err != nil {
-			return nil, err
-		}
-		c.Projs = append(c.Projs, e)
+	var err error
+	if c.Projs, err = b.bindRefs(n.Output(), aggCols, byOut); err != nil {
+		return nil, err
 	}
 	c.Est.RowsPerSec = agg.Est.RowsPerSec
 	return c, nil

@@ -3,6 +3,7 @@ package physical
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/optimizer/cost"
@@ -102,7 +103,7 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		v.Est.RowsPerSec = float64(len(n.Rows))
 		return v, nil
 	case *plan.Filter:
-		return b.buildCalc(n.Input, n.Pred, identity(b.md, n.Input.Output()), n.Output())
+		return b.buildCalc(n.Input, n.Pred, b.md.IdentityItems(n.Input.Output()), n.Output())
 	case *plan.Project:
 		return b.buildCalc(n.Input, nil, n.Items, n.Output())
 	case *plan.Calc:
@@ -146,11 +147,7 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		if in.Hdr().Parallelism > 1 {
 			in = b.exchange(in, Single, nil, 1)
 		}
-		inCols := n.Input.Output()
-		s := &Sort{Header: b.header(n.Output(), 1, in)}
-		for _, k := range n.Keys {
-			s.Keys = append(s.Keys, SortKey{Ord: inCols.Find(k.Col), Desc: k.Desc})
-		}
+		s := &Sort{Header: b.header(n.Output(), 1, in), Keys: sortKeysOf(n.Input.Output(), n.Keys)}
 		s.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateBounded: true,
 			StateRows: cost.DefaultSnapshotRows, StateBytes: cost.DefaultSnapshotRows * cost.RowWidth(s.Types())}
 		return s, nil
@@ -246,22 +243,14 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		return nil, err
 	}
 	inCols := n.Input.Output()
-	var keys []int
-	for _, g := range n.Group {
-		keys = append(keys, inCols.Find(g))
-	}
+	keys := ordsOf(inCols, n.Group)
 	two := b.chooseTwoPhase(n, in)
 	if two.twoPhase {
 		return b.buildTwoPhaseAgg(n, in, keys, two.decision)
 	}
-	p := b.opts.Parallelism
-	if len(keys) == 0 {
-		p = 1 // a global aggregate has one group, hence one instance
-		in = b.exchange(in, Single, nil, 1)
-	} else {
-		in = b.exchange(in, Hash, keys, p)
-	}
-	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1}
+	in, p := b.partitioned(in, keys)
+	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1,
+		Aggs: aggSpecs(inCols, n.Aggs)}
 	if two.decision != nil {
 		agg.Decisions = append(agg.Decisions, *two.decision)
 	}
@@ -270,14 +259,9 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	}
 	retractable := false
 	for _, a := range n.Aggs {
-		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
-		if a.Arg != 0 {
-			spec.Arg = inCols.Find(a.Arg)
-		}
 		if a.Distinct || a.Func == plan.AggMin || a.Func == plan.AggMax {
 			retractable = true
 		}
-		agg.Aggs = append(agg.Aggs, spec)
 	}
 	inProps := n.Input.Props()
 	groups := b.stateGroups(n, inProps.Bounded)
@@ -300,40 +284,15 @@ func (b *builder) buildSessionAgg(n *plan.SessionAggregate) (Node, error) {
 		return nil, err
 	}
 	inCols := n.Input.Output()
-	var keys []int
-	for _, k := range n.Keys {
-		keys = append(keys, inCols.Find(k))
-	}
-	p := b.opts.Parallelism
-	if len(keys) == 0 {
-		p = 1
-		in = b.exchange(in, Single, nil, 1)
-	} else {
-		in = b.exchange(in, Hash, keys, p)
-	}
+	keys := ordsOf(inCols, n.Keys)
+	in, p := b.partitioned(in, keys)
 	s := &SessionAgg{Header: b.header(n.Output(), p, in), Keys: keys, TimeCol: inCols.Find(n.TimeCol), Gap: n.Gap,
-		EmitOnClose: n.EmitOnClose}
-	for _, a := range n.Aggs {
-		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
-		if a.Arg != 0 {
-			spec.Arg = inCols.Find(a.Arg)
-		}
-		s.Aggs = append(s.Aggs, spec)
-	}
+		EmitOnClose: n.EmitOnClose, Aggs: aggSpecs(inCols, n.Aggs)}
 	inProps := n.Input.Props()
 	groups := cost.GroupCount(len(keys), cost.DefaultSnapshotRows, inProps.Bounded)
 	s.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateRows: groups,
 		StateBytes: groups * (cost.RowWidth(s.Types()) + 16), StateBounded: inProps.Bounded || inProps.Watermarked}
 	return s, nil
-}
-
-// identity returns projection items forwarding cols.
-func identity(md *plan.Metadata, cols plan.ColList) []plan.ProjItem {
-	items := make([]plan.ProjItem, len(cols))
-	for i, id := range cols {
-		items[i] = plan.ProjItem{ID: id, Expr: md.Ref(id)}
-	}
-	return items
 }
 
 func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
@@ -342,20 +301,9 @@ func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
 		return nil, err
 	}
 	inCols := n.Input.Output()
-	t := &TopN{Limit: n.Limit, RowNumber: n.Out != 0, AppendOnlyInput: n.Input.Props().AppendOnly}
-	for _, c := range n.Partition {
-		t.Partition = append(t.Partition, inCols.Find(c))
-	}
-	for _, k := range n.Order {
-		t.Order = append(t.Order, SortKey{Ord: inCols.Find(k.Col), Desc: k.Desc})
-	}
-	p := b.opts.Parallelism
-	if len(t.Partition) == 0 {
-		p = 1
-		in = b.exchange(in, Single, nil, 1)
-	} else {
-		in = b.exchange(in, Hash, t.Partition, p)
-	}
+	t := &TopN{Limit: n.Limit, RowNumber: n.Out != 0, AppendOnlyInput: n.Input.Props().AppendOnly,
+		Partition: ordsOf(inCols, n.Partition), Order: sortKeysOf(inCols, n.Order)}
+	in, p := b.partitioned(in, t.Partition)
 	t.Header = b.header(n.Output(), p, in)
 	parts := cost.GroupCount(len(t.Partition), cost.DefaultSnapshotRows, n.Input.Props().Bounded)
 	rows := parts * float64(min(n.Limit, 1000))
@@ -378,7 +326,7 @@ func (b *builder) buildUnion(n *plan.Union) (Node, error) {
 		}
 		// Each input feeds the union's stage through its own exchange; a
 		// projection puts the input's columns in the union's order.
-		if cols := input.Output(); !sameCols(cols, n.InCols[k]) {
+		if cols := input.Output(); !slices.Equal(cols, n.InCols[k]) {
 			c := &Calc{Header: b.header(n.InCols[k], in.Hdr().Parallelism, in)}
 			for _, id := range n.InCols[k] {
 				col := b.md.Column(id)
@@ -395,14 +343,64 @@ func (b *builder) buildUnion(n *plan.Union) (Node, error) {
 	return u, nil
 }
 
-func sameCols(a, b plan.ColList) bool {
-	if len(a) != len(b) {
-		return false
+// partitioned sends in to the instances of a keyed operator: hash-
+// partitioned on keys over the configured parallelism or, without keys
+// (one group, one partition), gathered into a single instance. It returns
+// the exchange and the operator's parallelism.
+func (b *builder) partitioned(in Node, keys []int) (Node, int) {
+	if len(keys) == 0 {
+		return b.exchange(in, Single, nil, 1), 1
 	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
+	return b.exchange(in, Hash, keys, b.opts.Parallelism), b.opts.Parallelism
+}
+
+// ordsOf returns the positions of ids in cols, an input's columns.
+func ordsOf(cols, ids plan.ColList) []int {
+	var out []int
+	for _, id := range ids {
+		out = append(out, cols.Find(id))
+	}
+	return out
+}
+
+// sortKeysOf binds sort keys to positions in cols, an input's columns.
+func sortKeysOf(cols plan.ColList, keys []plan.SortKey) []SortKey {
+	var out []SortKey
+	for _, k := range keys {
+		out = append(out, SortKey{Ord: cols.Find(k.Col), Desc: k.Desc})
+	}
+	return out
+}
+
+// aggSpecs binds aggregate calls to positions in cols, their input's
+// columns.
+func aggSpecs(cols plan.ColList, aggs []plan.AggCall) []AggSpec {
+	var out []AggSpec
+	for _, a := range aggs {
+		spec := AggSpec{Func: a.Func, Distinct: a.Distinct, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
+		if a.Arg != 0 {
+			spec.Arg = cols.Find(a.Arg)
 		}
+		out = append(out, spec)
 	}
-	return true
+	return out
+}
+
+// bindRefs binds a reference to each column of out over cols, an input's
+// columns; a column given an expression in given takes that instead.
+func (b *builder) bindRefs(out, cols plan.ColList, given map[plan.ColumnID]plan.Expr) ([]plan.Expr, error) {
+	ords := ordinalsOf(cols)
+	var projs []plan.Expr
+	for _, id := range out {
+		if e, ok := given[id]; ok {
+			projs = append(projs, e)
+			continue
+		}
+		e, err := bind(b.md.Ref(id), ords)
+		if err != nil {
+			return nil, err
+		}
+		projs = append(projs, e)
+	}
+	return projs, nil
 }

@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -68,20 +67,14 @@ func (n *Calc) Describe() (string, []plan.Attr) {
 	if n.Filter != nil {
 		attrs = append(attrs, plan.Attr{Key: "filter", Value: n.Filter.String()})
 	}
-	projs := make([]string, len(n.Projs))
-	for i, p := range n.Projs {
-		projs[i] = p.String()
-		if name := n.Cols[i].Name; name != projs[i] {
-			projs[i] += " AS " + name
-		}
-	}
-	return "Calc", append(attrs, plan.Attr{Key: "project", Value: "[" + strings.Join(projs, ", ") + "]"})
+	projs := plan.AliasList(len(n.Projs), func(i int) (string, string) { return n.Projs[i].String(), n.Cols[i].Name })
+	return "Calc", append(attrs, plan.Attr{Key: "project", Value: projs})
 }
 
 func (n *LocalAgg) Describe() (string, []plan.Attr) {
 	var attrs []plan.Attr
 	if len(n.GroupKeys) > 0 { // the group columns lead the output
-		attrs = append(attrs, plan.Attr{Key: "group", Value: "[" + strings.Join(cols(n.Cols[:len(n.GroupKeys)]).names(), ", ") + "]"})
+		attrs = append(attrs, plan.Attr{Key: "group", Value: list(colNames(n.Cols[:len(n.GroupKeys)]))})
 	}
 	parts := make([]string, len(n.Partials))
 	in := n.Inputs[0].Hdr().Cols
@@ -98,16 +91,9 @@ func (n *LocalAgg) Describe() (string, []plan.Attr) {
 func (n *HashAgg) Describe() (string, []plan.Attr) {
 	var attrs []plan.Attr
 	if len(n.GroupKeys) > 0 {
-		attrs = append(attrs, plan.Attr{Key: "group", Value: "[" + strings.Join(cols(n.Cols[:len(n.GroupKeys)]).names(), ", ") + "]"})
+		attrs = append(attrs, plan.Attr{Key: "group", Value: list(colNames(n.Cols[:len(n.GroupKeys)]))})
 	}
-	aggs := make([]string, len(n.Aggs))
-	for i, a := range n.Aggs {
-		aggs[i] = a.Text
-		if name := n.Cols[len(n.GroupKeys)+i].Name; name != a.Text {
-			aggs[i] += " AS " + name
-		}
-	}
-	attrs = append(attrs, plan.Attr{Key: "aggs", Value: "[" + strings.Join(aggs, ", ") + "]"})
+	attrs = append(attrs, plan.Attr{Key: "aggs", Value: aggsText(n.Aggs, n.Cols[len(n.GroupKeys):])})
 	if n.Final {
 		attrs = append(attrs, plan.Attr{Key: "phase", Value: "final"})
 	}
@@ -115,14 +101,7 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 		attrs = append(attrs, plan.Attr{Key: "input", Value: "append-only"})
 	}
 	if n.CloseKey >= 0 {
-		close := n.Cols[n.CloseKey].Name
-		if n.CloseOffset != 0 {
-			close += " + " + intervalText(n.CloseOffset)
-		}
-		attrs = append(attrs, plan.Attr{Key: "closes", Value: close})
-		if n.EmitOnClose {
-			attrs = append(attrs, plan.Attr{Key: "emit", Value: "on-window-close"})
-		}
+		attrs = append(attrs, plan.CloseAttrs(n.Cols[n.CloseKey].Name, n.CloseOffset, n.EmitOnClose)...)
 	}
 	return "HashAggregate", attrs
 }
@@ -130,33 +109,18 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 func (n *WindowAssign) Describe() (string, []plan.Attr) {
 	in := n.Inputs[0].Hdr().Cols
 	attrs := []plan.Attr{{Value: n.Kind.String()}, {Key: "time", Value: in[n.TimeCol].Name}}
-	switch n.Kind {
-	case plan.Hop:
-		attrs = append(attrs, plan.Attr{Key: "slide", Value: intervalText(n.Slide)}, plan.Attr{Key: "size", Value: intervalText(n.Size)})
-	case plan.Cumulate:
-		attrs = append(attrs, plan.Attr{Key: "step", Value: intervalText(n.Slide)}, plan.Attr{Key: "size", Value: intervalText(n.Size)})
-	default:
-		attrs = append(attrs, plan.Attr{Key: "size", Value: intervalText(n.Size)})
-	}
-	return "WindowAssign", attrs
+	return "WindowAssign", append(attrs, plan.WindowSizes(n.Kind, n.Size, n.Slide)...)
 }
 
 func (n *SessionAgg) Describe() (string, []plan.Attr) {
 	var attrs []plan.Attr
 	if len(n.Keys) > 0 {
-		attrs = append(attrs, plan.Attr{Key: "group", Value: "[" + strings.Join(cols(n.Cols[:len(n.Keys)]).names(), ", ") + "]"})
+		attrs = append(attrs, plan.Attr{Key: "group", Value: list(colNames(n.Cols[:len(n.Keys)]))})
 	}
 	in := n.Inputs[0].Hdr().Cols
 	attrs = append(attrs, plan.Attr{Key: "time", Value: in[n.TimeCol].Name},
-		plan.Attr{Key: "gap", Value: intervalText(n.Gap)})
-	aggs := make([]string, len(n.Aggs))
-	for i, a := range n.Aggs {
-		aggs[i] = a.Text
-		if name := n.Cols[len(n.Keys)+2+i].Name; name != a.Text {
-			aggs[i] += " AS " + name
-		}
-	}
-	attrs = append(attrs, plan.Attr{Key: "aggs", Value: "[" + strings.Join(aggs, ", ") + "]"})
+		plan.Attr{Key: "gap", Value: plan.IntervalText(n.Gap)},
+		plan.Attr{Key: "aggs", Value: aggsText(n.Aggs, n.Cols[len(n.Keys)+2:])})
 	if n.EmitOnClose {
 		attrs = append(attrs, plan.Attr{Key: "emit", Value: "on-window-close"})
 	}
@@ -164,35 +128,19 @@ func (n *SessionAgg) Describe() (string, []plan.Attr) {
 }
 
 func (n *Upsert) Describe() (string, []plan.Attr) {
-	keys := make([]string, len(n.Keys))
-	for i, k := range n.Keys {
-		keys[i] = n.Cols[k].Name
-	}
-	return "Upsert", []plan.Attr{{Key: "key", Value: "[" + strings.Join(keys, ", ") + "]"}}
+	return "Upsert", []plan.Attr{{Key: "key", Value: list(ordNames(n.Cols, n.Keys))}}
 }
 
 func (n *Exchange) Describe() (string, []plan.Attr) {
 	d := n.Dist.String()
 	if n.Dist == Hash {
-		in := n.Inputs[0].Hdr().Cols
-		keys := make([]string, len(n.Keys))
-		for i, k := range n.Keys {
-			keys[i] = in[k].Name
-		}
-		d += "(" + strings.Join(keys, ", ") + ")"
+		d += "(" + strings.Join(ordNames(n.Inputs[0].Hdr().Cols, n.Keys), ", ") + ")"
 	}
 	return "Exchange", []plan.Attr{{Value: d}}
 }
 
 func (n *Sort) Describe() (string, []plan.Attr) {
-	keys := make([]string, len(n.Keys))
-	for i, k := range n.Keys {
-		keys[i] = n.Cols[k.Ord].Name
-		if k.Desc {
-			keys[i] += " DESC"
-		}
-	}
-	return "Sort", []plan.Attr{{Value: strings.Join(keys, ", ")}}
+	return "Sort", []plan.Attr{{Value: strings.Join(keyNames(n.Cols, n.Keys), ", ")}}
 }
 
 func (n *Limit) Describe() (string, []plan.Attr) {
@@ -203,9 +151,11 @@ func (n *Limit) Describe() (string, []plan.Attr) {
 	return "Limit", attrs
 }
 
-type cols []Col
+// list renders names as `[a, b]`.
+func list(names []string) string { return "[" + strings.Join(names, ", ") + "]" }
 
-func (cs cols) names() []string {
+// colNames returns the names of cs.
+func colNames(cs []Col) []string {
 	out := make([]string, len(cs))
 	for i, c := range cs {
 		out[i] = c.Name
@@ -213,29 +163,49 @@ func (cs cols) names() []string {
 	return out
 }
 
-// intervalText renders a day-time interval as `10 SECOND`.
-func intervalText(ms int64) string {
-	return strings.ReplaceAll(strings.TrimPrefix(types.FormatInterval(ms), "INTERVAL "), "'", "")
+// ordNames returns the names of the columns of cs at ords.
+func ordNames(cs []Col, ords []int) []string {
+	out := make([]string, len(ords))
+	for i, o := range ords {
+		out[i] = cs[o].Name
+	}
+	return out
+}
+
+// keyNames renders sort keys over cs as their columns' names, with DESC
+// where they descend.
+func keyNames(cs []Col, keys []SortKey) []string {
+	out := make([]string, len(keys))
+	for i, k := range keys {
+		out[i] = plan.SortKeyText(cs[k.Ord].Name, k.Desc)
+	}
+	return out
+}
+
+// aggsText renders aggregates whose results are the columns out, each
+// with its column's name where that is not its text.
+func aggsText(aggs []AggSpec, out []Col) string {
+	return plan.AliasList(len(aggs), func(i int) (string, string) { return aggs[i].Text, out[i].Name })
+}
+
+// partitionAttrs renders the partition attribute of an operator over the
+// input columns in, when it has partition columns.
+func partitionAttrs(in []Col, partition []int) []plan.Attr {
+	if len(partition) == 0 {
+		return nil
+	}
+	return []plan.Attr{{Key: "partition", Value: list(ordNames(in, partition))}}
+}
+
+// orderAttr renders the order attribute of an operator over the input
+// columns in.
+func orderAttr(in []Col, order []SortKey) plan.Attr {
+	return plan.Attr{Key: "order", Value: list(keyNames(in, order))}
 }
 
 func (n *TopN) Describe() (string, []plan.Attr) {
 	in := n.Inputs[0].Hdr().Cols
-	var attrs []plan.Attr
-	if len(n.Partition) > 0 {
-		names := make([]string, len(n.Partition))
-		for i, p := range n.Partition {
-			names[i] = in[p].Name
-		}
-		attrs = append(attrs, plan.Attr{Key: "partition", Value: "[" + strings.Join(names, ", ") + "]"})
-	}
-	keys := make([]string, len(n.Order))
-	for i, k := range n.Order {
-		keys[i] = in[k.Ord].Name
-		if k.Desc {
-			keys[i] += " DESC"
-		}
-	}
-	attrs = append(attrs, plan.Attr{Key: "order", Value: "[" + strings.Join(keys, ", ") + "]"},
+	attrs := append(partitionAttrs(in, n.Partition), orderAttr(in, n.Order),
 		plan.Attr{Key: "limit", Value: strconv.FormatInt(n.Limit, 10)})
 	if n.RowNumber {
 		attrs = append(attrs, plan.Attr{Key: "row_number", Value: n.Cols[len(n.Cols)-1].Name})

@@ -4,22 +4,14 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/eddysql/eddy/planner/plan"
 )
 
 // Line renders one operator without its estimates.
 func Line(n Node) string {
 	op, attrs := n.Describe()
-	var b strings.Builder
-	b.WriteString(op)
-	for _, a := range attrs {
-		b.WriteByte(' ')
-		if a.Key != "" {
-			b.WriteString(a.Key)
-			b.WriteByte('=')
-		}
-		b.WriteString(a.Value)
-	}
-	return b.String()
+	return plan.FormatAttrs(op, attrs)
 }
 
 // Format renders the plan as EXPLAIN prints it: an indented tree, one

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -117,13 +116,8 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	}
 	// Drop the computed keys.
 	c := &Calc{Header: b.header(n.Output(), p, j)}
-	outOrds := ordinalsOf(out)
-	for _, id := range n.Output() {
-		e, err := bind(b.md.Ref(id), outOrds)
-		if err != nil {
-			return nil, err
-		}
-		c.Projs = append(c.Projs, e)
+	if c.Projs, err = b.bindRefs(n.Output(), out, nil); err != nil {
+		return nil, err
 	}
 	c.Est.RowsPerSec = j.Est.RowsPerSec
 	return c, nil
@@ -210,7 +204,7 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool)
 		return distChoice{}
 	}
 	rp := n.Right.Props()
-	if !rp.Bounded && !isTableSide(n.Right) {
+	if !rp.Bounded && !plan.ReadsTable(n.Right) {
 		return distChoice{}
 	}
 	est := b.opts.Cost
@@ -247,21 +241,6 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool)
 		d.Why = fmt.Sprintf("the replicas of the right side (%sB) would not fit the broadcast budget (%sB)", Human(float64(p)*rs*width), Human(budget))
 	}
 	return distChoice{decision: d}
-}
-
-// isTableSide reports whether n reads a table through filters and
-// projections: its state is bounded by the table's size.
-func isTableSide(n plan.Node) bool {
-	for {
-		switch x := n.(type) {
-		case *plan.Scan:
-			return x.Object.Kind == catalog.Table
-		case *plan.Filter, *plan.Project, *plan.Calc:
-			n = x.Inputs()[0]
-		default:
-			return false
-		}
-	}
 }
 
 // joinNames names a join's sides for EXPLAIN: the tables or aliases they

@@ -1,8 +1,6 @@
 package physical
 
 import (
-	"strings"
-
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -27,33 +25,12 @@ var _ Node = (*OverAgg)(nil)
 // Describe implements Node.
 func (n *OverAgg) Describe() (string, []plan.Attr) {
 	in := n.Inputs[0].Hdr().Cols
-	var attrs []plan.Attr
-	if len(n.Partition) > 0 {
-		names := make([]string, len(n.Partition))
-		for i, p := range n.Partition {
-			names[i] = in[p].Name
-		}
-		attrs = append(attrs, plan.Attr{Key: "partition", Value: "[" + strings.Join(names, ", ") + "]"})
-	}
+	attrs := partitionAttrs(in, n.Partition)
 	if len(n.Order) > 0 {
-		keys := make([]string, len(n.Order))
-		for i, k := range n.Order {
-			keys[i] = in[k.Ord].Name
-			if k.Desc {
-				keys[i] += " DESC"
-			}
-		}
-		attrs = append(attrs, plan.Attr{Key: "order", Value: "[" + strings.Join(keys, ", ") + "]"})
+		attrs = append(attrs, orderAttr(in, n.Order))
 	}
-	attrs = append(attrs, plan.Attr{Key: "frame", Value: n.Frame.String()})
-	aggs := make([]string, len(n.Aggs))
-	for i, a := range n.Aggs {
-		aggs[i] = a.Text
-		if name := n.Cols[len(in)+i].Name; name != a.Text {
-			aggs[i] += " AS " + name
-		}
-	}
-	return "OverAggregate", append(attrs, plan.Attr{Key: "aggs", Value: "[" + strings.Join(aggs, ", ") + "]"})
+	return "OverAggregate", append(attrs, plan.Attr{Key: "frame", Value: n.Frame.String()},
+		plan.Attr{Key: "aggs", Value: aggsText(n.Aggs, n.Cols[len(in):])})
 }
 
 // buildOverAgg builds a window aggregate behind a hash exchange on its
@@ -72,28 +49,12 @@ func (b *builder) buildOverAgg(n *plan.OverAggregate) (Node, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The binder rejects DISTINCT in a window aggregate, so no spec is
+	// distinct.
 	inCols := n.Input.Output()
-	o := &OverAgg{Frame: n.Frame}
-	for _, c := range n.Partition {
-		o.Partition = append(o.Partition, inCols.Find(c))
-	}
-	for _, k := range n.Order {
-		o.Order = append(o.Order, SortKey{Ord: inCols.Find(k.Col), Desc: k.Desc})
-	}
-	for _, a := range n.Aggs {
-		spec := AggSpec{Func: a.Func, Arg: -1, ArgType: a.ArgTyp, Type: a.Typ, Text: a.String()}
-		if a.Arg != 0 {
-			spec.Arg = inCols.Find(a.Arg)
-		}
-		o.Aggs = append(o.Aggs, spec)
-	}
-	p := b.opts.Parallelism
-	if len(o.Partition) == 0 {
-		p = 1
-		in = b.exchange(in, Single, nil, 1)
-	} else {
-		in = b.exchange(in, Hash, o.Partition, p)
-	}
+	o := &OverAgg{Frame: n.Frame, Partition: ordsOf(inCols, n.Partition), Order: sortKeysOf(inCols, n.Order),
+		Aggs: aggSpecs(inCols, n.Aggs)}
+	in, p := b.partitioned(in, o.Partition)
 	o.Header = b.header(n.Output(), p, in)
 	inProps := n.Input.Props()
 	parts := cost.GroupCount(len(o.Partition), cost.DefaultSnapshotRows, inProps.Bounded)

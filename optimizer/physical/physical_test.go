@@ -3,9 +3,8 @@ package physical_test
 import (
 	"testing"
 
-	"github.com/cockroachdb/datadriven"
-
 	"github.com/eddysql/eddy/optimizer/opttest"
+	"github.com/eddysql/eddy/planner"
 )
 
 // TestPhysical runs the golden files of testdata: physical plans as
@@ -16,7 +15,5 @@ import (
 // follows (parallelism, join-distribution, two-phase, broadcast-budget).
 // Regenerate with `go test ./optimizer/physical -rewrite`.
 func TestPhysical(t *testing.T) {
-	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
-		datadriven.RunTest(t, path, opttest.NewRunner(t).Run)
-	})
+	opttest.Walk(t, "testdata", planner.Continuous)
 }

@@ -24,15 +24,7 @@ func (ConvertToCalc) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 	case *plan.Project:
 		return &plan.Calc{Input: n.Input, Items: n.Items}, true, nil
 	case *plan.Filter:
-		return &plan.Calc{Input: n.Input, Pred: n.Pred, Items: identityItems(c.Md, n.Input.Output())}, true, nil
+		return &plan.Calc{Input: n.Input, Pred: n.Pred, Items: c.Md.IdentityItems(n.Input.Output())}, true, nil
 	}
 	return n, false, nil
-}
-
-func identityItems(md *plan.Metadata, cols plan.ColList) []plan.ProjItem {
-	items := make([]plan.ProjItem, len(cols))
-	for i, col := range cols {
-		items[i] = plan.ProjItem{ID: col, Expr: md.Ref(col)}
-	}
-	return items
 }

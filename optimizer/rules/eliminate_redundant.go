@@ -146,10 +146,7 @@ func removeDistinct(c *Context, a *plan.Aggregate) (plan.Node, bool) {
 	if !unique {
 		return nil, false
 	}
-	items := make([]plan.ProjItem, len(a.Group))
-	for i, col := range a.Group {
-		items[i] = plan.ProjItem{ID: col, Expr: c.Md.Ref(col)}
-	}
+	items := c.Md.IdentityItems(a.Group)
 	if isIdentity(items, a.Input.Output()) {
 		return a.Input, true
 	}

@@ -79,3 +79,58 @@ func isCheap(e plan.Expr) bool {
 	}
 	return false
 }
+
+// rewriteExprs applies rw to the scalar expressions of n — a Filter's
+// predicate, a Project's items, a Calc's predicate and items, a Join's
+// condition — and rebuilds n with those rw changed. It reports false, and
+// returns n, when rw changed none (or n has no expressions).
+func rewriteExprs(n plan.Node, rw func(plan.Expr) (plan.Expr, bool)) (plan.Node, bool) {
+	switch n := n.(type) {
+	case *plan.Filter:
+		if p, ok := rw(n.Pred); ok {
+			return &plan.Filter{Input: n.Input, Pred: p}, true
+		}
+	case *plan.Project:
+		if items, ok := rewriteItems(n.Items, rw); ok {
+			return &plan.Project{Input: n.Input, Items: items}, true
+		}
+	case *plan.Calc:
+		pred, pc := n.Pred, false
+		if n.Pred != nil {
+			if p, ok := rw(n.Pred); ok {
+				pred, pc = p, true
+			}
+		}
+		items, ic := rewriteItems(n.Items, rw)
+		if !ic {
+			items = n.Items
+		}
+		if pc || ic {
+			return &plan.Calc{Input: n.Input, Pred: pred, Items: items}, true
+		}
+	case *plan.Join:
+		if n.On == nil {
+			break
+		}
+		if on, ok := rw(n.On); ok {
+			return &plan.Join{Kind: n.Kind, Left: n.Left, Right: n.Right, On: on, Lookup: n.Lookup}, true
+		}
+	}
+	return n, false
+}
+
+// rewriteItems applies rw to the items' expressions and returns a copy of
+// items with those rw changed, or false when it changed none.
+func rewriteItems(items []plan.ProjItem, rw func(plan.Expr) (plan.Expr, bool)) ([]plan.ProjItem, bool) {
+	var out []plan.ProjItem
+	for i, it := range items {
+		e, ok := rw(it.Expr)
+		if ok && out == nil {
+			out = append([]plan.ProjItem(nil), items...)
+		}
+		if ok {
+			out[i] = plan.ProjItem{ID: it.ID, Expr: e}
+		}
+	}
+	return out, out != nil
+}

@@ -27,46 +27,12 @@ func (FoldConstants) Name() string { return "FoldConstants" }
 
 // Apply implements Rule.
 func (FoldConstants) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	switch n := n.(type) {
-	case *plan.Filter:
-		if p, ok := fold(c, n.Pred); ok {
-			return &plan.Filter{Input: n.Input, Pred: p}, true, nil
-		}
-	case *plan.Project:
-		if items, ok := foldItems(c, n.Items); ok {
-			return &plan.Project{Input: n.Input, Items: items}, true, nil
-		}
-	case *plan.Calc:
-		pred, pc := n.Pred, false
-		if pred != nil {
-			pred, pc = fold(c, pred)
-			if !pc {
-				pred = n.Pred
-			}
-		}
-		items, ic := foldItems(c, n.Items)
-		if !ic {
-			items = n.Items
-		}
-		if pc || ic {
-			return &plan.Calc{Input: n.Input, Pred: pred, Items: items}, true, nil
-		}
+	if _, ok := n.(*plan.Join); ok {
+		// It folds filters and projections; join conditions stay as written.
+		return n, false, nil
 	}
-	return n, false, nil
-}
-
-func foldItems(c *Context, items []plan.ProjItem) ([]plan.ProjItem, bool) {
-	var out []plan.ProjItem
-	for i, it := range items {
-		e, ok := fold(c, it.Expr)
-		if ok && out == nil {
-			out = append([]plan.ProjItem(nil), items...)
-		}
-		if ok {
-			out[i] = plan.ProjItem{ID: it.ID, Expr: e}
-		}
-	}
-	return out, out != nil
+	out, ok := rewriteExprs(n, func(e plan.Expr) (plan.Expr, bool) { return fold(c, e) })
+	return out, ok, nil
 }
 
 // fold returns the folded expression and whether anything changed.

@@ -66,9 +66,12 @@ func (InferJoinPredicates) Name() string { return "InferJoinPredicates" }
 
 // Apply implements Rule.
 func (InferJoinPredicates) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	j, ok := n.(*plan.Join)
-	if !ok || j.On == nil {
-		return n, false, nil
+	return match(c, n, inferJoinPredicates)
+}
+
+func inferJoinPredicates(c *Context, j *plan.Join) (plan.Node, bool, error) {
+	if j.On == nil {
+		return j, false, nil
 	}
 	left, right := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
 	var on []plan.Expr
@@ -85,11 +88,9 @@ func (InferJoinPredicates) Apply(c *Context, n plan.Node) (plan.Node, bool, erro
 		}
 	}
 	if len(keys) == 0 {
-		return n, false, nil
+		return j, false, nil
 	}
-	k := j.Kind
-	dropLeft := k == plan.InnerJoin || k == plan.RightJoin || k == plan.SemiJoin
-	dropRight := k == plan.InnerJoin || k == plan.LeftJoin || k == plan.SemiJoin || k == plan.AntiJoin
+	dropLeft, dropRight := unmatchedDroppable(j.Kind)
 	var toLeft, toRight []plan.Expr
 	if dropRight {
 		from := append(knownConjuncts(c, j.Left), overCols(on, left)...)
@@ -104,7 +105,7 @@ func (InferJoinPredicates) Apply(c *Context, n plan.Node) (plan.Node, bool, erro
 		}
 	}
 	if len(toLeft)+len(toRight) == 0 {
-		return n, false, nil
+		return j, false, nil
 	}
 	return &plan.Join{Kind: j.Kind, Left: addConjuncts(j.Left, toLeft), Right: addConjuncts(j.Right, toRight),
 		On: j.On, Lookup: j.Lookup}, true, nil
@@ -174,15 +175,4 @@ func hasNonNullFunc(e plan.Expr) bool {
 		return !found
 	})
 	return found
-}
-
-// addConjuncts filters n by conj, extending n's own filter when it has one.
-func addConjuncts(n plan.Node, conj []plan.Expr) plan.Node {
-	if len(conj) == 0 {
-		return n
-	}
-	if f, ok := n.(*plan.Filter); ok {
-		return &plan.Filter{Input: f.Input, Pred: plan.MakeAnd(append(plan.Conjuncts(f.Pred), conj...))}
-	}
-	return &plan.Filter{Input: n, Pred: plan.MakeAnd(conj)}
 }

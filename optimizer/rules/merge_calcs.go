@@ -23,20 +23,16 @@ func (MergeCalcs) Name() string { return "MergeCalcs" }
 
 // Apply implements Rule.
 func (MergeCalcs) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	outer, ok := n.(*plan.Calc)
-	if !ok {
-		return n, false, nil
-	}
-	inner, ok := outer.Input.(*plan.Calc)
-	if !ok {
-		return n, false, nil
-	}
+	return matchOver(c, n, mergeCalcs)
+}
+
+func mergeCalcs(_ *Context, outer, inner *plan.Calc) (plan.Node, bool, error) {
 	exprs := []plan.Expr{outer.Pred}
 	for _, it := range outer.Items {
 		exprs = append(exprs, it.Expr)
 	}
 	if !inlinable(inner.Items, countRefs(exprs...)) {
-		return n, false, nil
+		return outer, false, nil
 	}
 	var pred plan.Expr
 	switch {

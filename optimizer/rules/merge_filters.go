@@ -18,13 +18,9 @@ func (MergeFilters) Name() string { return "MergeFilters" }
 
 // Apply implements Rule.
 func (MergeFilters) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	outer, ok := n.(*plan.Filter)
-	if !ok {
-		return n, false, nil
-	}
-	inner, ok := outer.Input.(*plan.Filter)
-	if !ok {
-		return n, false, nil
-	}
+	return matchOver(c, n, mergeFilters)
+}
+
+func mergeFilters(_ *Context, outer, inner *plan.Filter) (plan.Node, bool, error) {
 	return &plan.Filter{Input: inner.Input, Pred: plan.MakeAnd([]plan.Expr{inner.Pred, outer.Pred})}, true, nil
 }

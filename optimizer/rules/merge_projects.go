@@ -19,20 +19,16 @@ func (MergeProjects) Name() string { return "MergeProjects" }
 
 // Apply implements Rule.
 func (MergeProjects) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	outer, ok := n.(*plan.Project)
-	if !ok {
-		return n, false, nil
-	}
-	inner, ok := outer.Input.(*plan.Project)
-	if !ok {
-		return n, false, nil
-	}
+	return matchOver(c, n, mergeProjects)
+}
+
+func mergeProjects(_ *Context, outer, inner *plan.Project) (plan.Node, bool, error) {
 	exprs := make([]plan.Expr, len(outer.Items))
 	for i, it := range outer.Items {
 		exprs[i] = it.Expr
 	}
 	if !inlinable(inner.Items, countRefs(exprs...)) {
-		return n, false, nil
+		return outer, false, nil
 	}
 	items := make([]plan.ProjItem, len(outer.Items))
 	for i, it := range outer.Items {

@@ -42,50 +42,8 @@ func (OrEqualitiesToIn) Name() string { return "OrEqualitiesToIn" }
 
 // Apply implements Rule.
 func (OrEqualitiesToIn) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	switch n := n.(type) {
-	case *plan.Filter:
-		if p, ok := orEqualitiesToIn(n.Pred); ok {
-			return &plan.Filter{Input: n.Input, Pred: p}, true, nil
-		}
-	case *plan.Project:
-		if items, ok := orsToInItems(n.Items); ok {
-			return &plan.Project{Input: n.Input, Items: items}, true, nil
-		}
-	case *plan.Calc:
-		pred, pc := n.Pred, false
-		if pred != nil {
-			pred, pc = orEqualitiesToIn(pred)
-		}
-		items, ic := orsToInItems(n.Items)
-		if !ic {
-			items = n.Items
-		}
-		if pc || ic {
-			return &plan.Calc{Input: n.Input, Pred: pred, Items: items}, true, nil
-		}
-	case *plan.Join:
-		if n.On == nil {
-			break
-		}
-		if on, ok := orEqualitiesToIn(n.On); ok {
-			return &plan.Join{Kind: n.Kind, Left: n.Left, Right: n.Right, On: on, Lookup: n.Lookup}, true, nil
-		}
-	}
-	return n, false, nil
-}
-
-func orsToInItems(items []plan.ProjItem) ([]plan.ProjItem, bool) {
-	var out []plan.ProjItem
-	for i, it := range items {
-		e, ok := orEqualitiesToIn(it.Expr)
-		if ok && out == nil {
-			out = append([]plan.ProjItem(nil), items...)
-		}
-		if ok {
-			out[i] = plan.ProjItem{ID: it.ID, Expr: e}
-		}
-	}
-	return out, out != nil
+	out, ok := rewriteExprs(n, orEqualitiesToIn)
+	return out, ok, nil
 }
 
 // orEqualitiesToIn rewrites every OR in e and reports whether anything

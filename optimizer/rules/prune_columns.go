@@ -32,38 +32,17 @@ func (PruneColumns) Name() string { return "PruneColumns" }
 
 // Apply implements Rule.
 func (PruneColumns) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	var needed plan.ColSet
 	switch n := n.(type) {
-	case *plan.Project:
-		needed = plan.ItemCols(n.Items)
-	case *plan.Calc:
-		needed = plan.ItemCols(n.Items, n.Pred)
-	case *plan.Aggregate:
-		needed = n.Group.ToSet()
-		for _, a := range n.Aggs {
-			if a.Arg != 0 {
-				needed.Add(a.Arg)
-			}
+	case *plan.Project, *plan.Calc, *plan.Aggregate, *plan.SessionAggregate:
+		narrowed, ok := narrow(n.Inputs()[0], plan.ColsRead(n))
+		if !ok {
+			return n, false, nil
 		}
+		return n.WithInputs(narrowed), true, nil
 	case *plan.Union:
 		return pruneUnion(n)
-	case *plan.SessionAggregate:
-		needed = n.Keys.ToSet()
-		needed.Add(n.TimeCol)
-		for _, a := range n.Aggs {
-			if a.Arg != 0 {
-				needed.Add(a.Arg)
-			}
-		}
-	default:
-		return n, false, nil
 	}
-	in := n.Inputs()[0]
-	narrowed, ok := narrow(in, needed)
-	if !ok {
-		return n, false, nil
-	}
-	return n.WithInputs(narrowed), true, nil
+	return n, false, nil
 }
 
 // narrow rebuilds n so that its output keeps only the needed columns (as far
@@ -125,37 +104,13 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 	case *plan.Calc:
 		return &plan.Calc{Input: n.Input, Pred: n.Pred, Items: keepItems(n.Items, needed)}, true
 	case *plan.Aggregate:
-		var aggs []plan.AggCall
-		for _, a := range n.Aggs {
-			if needed.Contains(a.Out) {
-				aggs = append(aggs, a)
-			}
-		}
-		if len(aggs) == len(n.Aggs) {
-			return n, false
-		}
 		c := *n
-		c.Aggs = aggs
-		return plan.ResetProps(&c), true
+		return dropAggs(n, &c, &c.Aggs, needed)
 	case *plan.SessionAggregate:
-		var aggs []plan.AggCall
-		for _, a := range n.Aggs {
-			if needed.Contains(a.Out) {
-				aggs = append(aggs, a)
-			}
-		}
-		if len(aggs) == len(n.Aggs) {
-			return n, false
-		}
 		c := *n
-		c.Aggs = aggs
-		return plan.ResetProps(&c), true
+		return dropAggs(n, &c, &c.Aggs, needed)
 	case *plan.TopN:
-		want := needed.Union(n.Partition.ToSet())
-		for _, k := range n.Order {
-			want.Add(k.Col)
-		}
-		in, changed := narrow(n.Input, want)
+		in, changed := narrow(n.Input, needed.Union(plan.ColsRead(n)))
 		out := n
 		if changed {
 			out = n.WithInputs(in).(*plan.TopN)
@@ -166,16 +121,21 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 			return plan.ResetProps(&c), true
 		}
 		return out, changed
-	case *plan.RowNumber:
-		want := needed.Union(n.Partition.ToSet())
-		for _, k := range n.Order {
-			want.Add(k.Col)
+	case *plan.RowNumber, *plan.Window, *plan.Join, *plan.Filter, *plan.Sort, *plan.Limit:
+		// These pass the request on to their inputs, plus the columns
+		// they read themselves.
+		want := needed.Union(plan.ColsRead(n))
+		ins := append([]plan.Node(nil), n.Inputs()...)
+		changed := false
+		for i, in := range ins {
+			var ok bool
+			ins[i], ok = narrow(in, want)
+			changed = changed || ok
 		}
-		in, ok := narrow(n.Input, want)
-		if !ok {
+		if !changed {
 			return n, false
 		}
-		return n.WithInputs(in), true
+		return n.WithInputs(ins...), true
 	case *plan.OverAggregate:
 		return narrowOverAggregate(n, needed)
 	case *plan.Union:
@@ -198,46 +158,6 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 			}
 		}
 		return u, true
-	case *plan.Window:
-		want := needed.Union(plan.MakeColSet(n.TimeCol))
-		in, ok := narrow(n.Input, want)
-		if !ok {
-			return n, false
-		}
-		return n.WithInputs(in), true
-	case *plan.Join:
-		want := needed
-		if n.On != nil {
-			want = want.Union(plan.ColsUsed(n.On))
-		}
-		l, lok := narrow(n.Left, want)
-		r, rok := narrow(n.Right, want)
-		if !lok && !rok {
-			return n, false
-		}
-		return n.WithInputs(l, r), true
-	case *plan.Filter:
-		in, ok := narrow(n.Input, needed.Union(plan.ColsUsed(n.Pred)))
-		if !ok {
-			return n, false
-		}
-		return &plan.Filter{Input: in, Pred: n.Pred}, true
-	case *plan.Sort:
-		want := needed.Union(plan.ColSet{})
-		for _, k := range n.Keys {
-			want.Add(k.Col)
-		}
-		in, ok := narrow(n.Input, want)
-		if !ok {
-			return n, false
-		}
-		return &plan.Sort{Input: in, Keys: n.Keys}, true
-	case *plan.Limit:
-		in, ok := narrow(n.Input, needed)
-		if !ok {
-			return n, false
-		}
-		return &plan.Limit{Input: in, Count: n.Count, Offset: n.Offset}, true
 	}
 	return n, false
 }
@@ -257,14 +177,37 @@ func pruneUnion(u *plan.Union) (plan.Node, bool, error) {
 	return u.WithInputs(ins...), true, nil
 }
 
+// dropAggs drops from *aggs, the aggregates of c (a copy of the
+// aggregate n), those not needed, and returns c unless none went.
+func dropAggs(n, c plan.Node, aggs *[]plan.AggCall, needed plan.ColSet) (plan.Node, bool) {
+	kept := keepAggs(*aggs, needed)
+	if len(kept) == len(*aggs) {
+		return n, false
+	}
+	*aggs = kept
+	return plan.ResetProps(c), true
+}
+
+// keepAggs returns the aggregates whose results are needed.
+func keepAggs(aggs []plan.AggCall, needed plan.ColSet) []plan.AggCall {
+	return keepNeeded(aggs, needed, func(a plan.AggCall) plan.ColumnID { return a.Out })
+}
+
+// keepItems returns the projection items whose results are needed.
 func keepItems(items []plan.ProjItem, needed plan.ColSet) []plan.ProjItem {
-	var out []plan.ProjItem
-	for _, it := range items {
-		if needed.Contains(it.ID) {
-			out = append(out, it)
+	return keepNeeded(items, needed, func(it plan.ProjItem) plan.ColumnID { return it.ID })
+}
+
+// keepNeeded returns the elements of xs whose output column (out gives
+// it) is needed, in order.
+func keepNeeded[T any](xs []T, needed plan.ColSet, out func(T) plan.ColumnID) []T {
+	var kept []T
+	for _, x := range xs {
+		if needed.Contains(out(x)) {
+			kept = append(kept, x)
 		}
 	}
-	return out
+	return kept
 }
 
 // narrowOverAggregate narrows a window aggregate: it drops the aggregates
@@ -273,12 +216,7 @@ func keepItems(items []plan.ProjItem, needed plan.ColSet) []plan.ProjItem {
 // through unchanged (one output row per input row; its retractions and
 // re-emissions of a row cancel without the aggregates), so it is dropped.
 func narrowOverAggregate(n *plan.OverAggregate, needed plan.ColSet) (plan.Node, bool) {
-	var aggs []plan.AggCall
-	for _, a := range n.Aggs {
-		if needed.Contains(a.Out) {
-			aggs = append(aggs, a)
-		}
-	}
+	aggs := keepAggs(n.Aggs, needed)
 	if len(aggs) == 0 {
 		in, _ := narrow(n.Input, needed)
 		return in, true

@@ -22,13 +22,12 @@ func (PushFilterBelowAggregate) Name() string { return "PushFilterBelowAggregate
 
 // Apply implements Rule.
 func (PushFilterBelowAggregate) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	f, ok := n.(*plan.Filter)
-	if !ok {
-		return n, false, nil
-	}
-	agg, ok := f.Input.(*plan.Aggregate)
-	if !ok || len(agg.Group) == 0 {
-		return n, false, nil
+	return matchOver(c, n, pushFilterBelowAggregate)
+}
+
+func pushFilterBelowAggregate(_ *Context, f *plan.Filter, agg *plan.Aggregate) (plan.Node, bool, error) {
+	if len(agg.Group) == 0 {
+		return f, false, nil
 	}
 	groups := agg.Group.ToSet()
 	var below, above []plan.Expr
@@ -40,7 +39,7 @@ func (PushFilterBelowAggregate) Apply(c *Context, n plan.Node) (plan.Node, bool,
 		}
 	}
 	if len(below) == 0 {
-		return n, false, nil
+		return f, false, nil
 	}
 	pushed := *agg
 	pushed.Input = &plan.Filter{Input: agg.Input, Pred: plan.MakeAnd(below)}

@@ -37,14 +37,10 @@ func (PushFilterIntoJoin) Name() string { return "PushFilterIntoJoin" }
 
 // Apply implements Rule.
 func (PushFilterIntoJoin) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	f, ok := n.(*plan.Filter)
-	if !ok {
-		return n, false, nil
-	}
-	j, ok := f.Input.(*plan.Join)
-	if !ok {
-		return n, false, nil
-	}
+	return matchOver(c, n, pushFilterIntoJoin)
+}
+
+func pushFilterIntoJoin(c *Context, f *plan.Filter, j *plan.Join) (plan.Node, bool, error) {
 	left, right := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
 	conj := plan.Conjuncts(f.Pred)
 	kind := j.Kind
@@ -56,24 +52,15 @@ func (PushFilterIntoJoin) Apply(c *Context, n plan.Node) (plan.Node, bool, error
 			kind = withoutPadding(kind, true)
 		}
 	}
-	var toLeft, toRight, toOn, above []plan.Expr
-	for _, cj := range conj {
-		cols := plan.ColsUsed(cj)
-		switch {
-		case isVolatile(cj) || cols.Empty():
-			above = append(above, cj)
-		case cols.SubsetOf(left) && (kind == plan.InnerJoin || kind == plan.LeftJoin || kind == plan.SemiJoin || kind == plan.AntiJoin):
-			toLeft = append(toLeft, cj)
-		case cols.SubsetOf(right) && (kind == plan.InnerJoin || kind == plan.RightJoin):
-			toRight = append(toRight, cj)
-		case kind == plan.InnerJoin && cols.SubsetOf(left.Union(right)):
-			toOn = append(toOn, cj)
-		default:
-			above = append(above, cj)
-		}
-	}
+	// A side's conjuncts go below it where the join outputs its rows
+	// unpadded; conjuncts over both sides go into an inner join's condition.
+	toLeft, toRight, toOn, above := sortConjuncts(conj, j, conjunctPlaces{
+		left:  kind == plan.InnerJoin || kind == plan.LeftJoin || kind == plan.SemiJoin || kind == plan.AntiJoin,
+		right: kind == plan.InnerJoin || kind == plan.RightJoin,
+		both:  kind == plan.InnerJoin,
+	})
 	if kind == j.Kind && len(toLeft)+len(toRight)+len(toOn) == 0 {
-		return n, false, nil
+		return f, false, nil
 	}
 	out := &plan.Join{Kind: kind, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight), On: j.On, Lookup: j.Lookup}
 	if len(toOn) > 0 {
@@ -86,13 +73,6 @@ func (PushFilterIntoJoin) Apply(c *Context, n plan.Node) (plan.Node, bool, error
 		return out, true, nil
 	}
 	return &plan.Filter{Input: out, Pred: plan.MakeAnd(above)}, true, nil
-}
-
-func filterOn(n plan.Node, conj []plan.Expr) plan.Node {
-	if len(conj) == 0 {
-		return n
-	}
-	return &plan.Filter{Input: n, Pred: plan.MakeAnd(conj)}
 }
 
 // withoutPadding returns the join kind that no longer pads the given side

@@ -24,18 +24,14 @@ func (PushFilterThroughProject) Name() string { return "PushFilterThroughProject
 
 // Apply implements Rule.
 func (PushFilterThroughProject) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	f, ok := n.(*plan.Filter)
-	if !ok {
-		return n, false, nil
-	}
-	p, ok := f.Input.(*plan.Project)
-	if !ok {
-		return n, false, nil
-	}
+	return matchOver(c, n, pushFilterThroughProject)
+}
+
+func pushFilterThroughProject(_ *Context, f *plan.Filter, p *plan.Project) (plan.Node, bool, error) {
 	used := plan.ColsUsed(f.Pred)
 	for _, it := range p.Items {
 		if used.Contains(it.ID) && isVolatile(it.Expr) {
-			return n, false, nil
+			return f, false, nil
 		}
 	}
 	pred := substitute(f.Pred, p.Items)

@@ -26,32 +26,20 @@ func (PushJoinCondition) Name() string { return "PushJoinCondition" }
 
 // Apply implements Rule.
 func (PushJoinCondition) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	j, ok := n.(*plan.Join)
-	if !ok || j.On == nil {
-		return n, false, nil
+	return match(c, n, pushJoinCondition)
+}
+
+func pushJoinCondition(_ *Context, j *plan.Join) (plan.Node, bool, error) {
+	if j.On == nil {
+		return j, false, nil
 	}
-	left, right := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
-	k := j.Kind
-	pushLeft := k == plan.InnerJoin || k == plan.RightJoin || k == plan.SemiJoin
-	pushRight := k == plan.InnerJoin || k == plan.LeftJoin || k == plan.SemiJoin || k == plan.AntiJoin
-	var toLeft, toRight, keep []plan.Expr
-	for _, cj := range plan.Conjuncts(j.On) {
-		cols := plan.ColsUsed(cj)
-		switch {
-		case isVolatile(cj) || cols.Empty():
-			keep = append(keep, cj)
-		case pushLeft && cols.SubsetOf(left):
-			toLeft = append(toLeft, cj)
-		case pushRight && cols.SubsetOf(right):
-			toRight = append(toRight, cj)
-		default:
-			keep = append(keep, cj)
-		}
-	}
+	var places conjunctPlaces
+	places.left, places.right = unmatchedDroppable(j.Kind)
+	toLeft, toRight, _, keep := sortConjuncts(plan.Conjuncts(j.On), j, places)
 	if len(toLeft)+len(toRight) == 0 {
-		return n, false, nil
+		return j, false, nil
 	}
-	out := &plan.Join{Kind: k, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight), Lookup: j.Lookup}
+	out := &plan.Join{Kind: j.Kind, Left: filterOn(j.Left, toLeft), Right: filterOn(j.Right, toRight), Lookup: j.Lookup}
 	if len(keep) > 0 {
 		out.On = plan.MakeAnd(keep)
 	}

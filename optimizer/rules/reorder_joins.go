@@ -90,7 +90,7 @@ func (ReorderJoins) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 	}
 	out := g.build(chosen)
 	if !slices.Equal(out.Output(), n.Output()) {
-		out = &plan.Project{Input: out, Items: identityItems(c.Md, n.Output())}
+		out = &plan.Project{Input: out, Items: c.Md.IdentityItems(n.Output())}
 	}
 	return out, true, nil
 }

@@ -46,10 +46,10 @@ func (RowNumberToTopN) Name() string { return "RowNumberToTopN" }
 
 // Apply implements Rule.
 func (RowNumberToTopN) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
-	f, ok := n.(*plan.Filter)
-	if !ok {
-		return n, false, nil
-	}
+	return match(c, n, rowNumberToTopN)
+}
+
+func rowNumberToTopN(_ *Context, f *plan.Filter) (plan.Node, bool, error) {
 	// The projections and filters between f and the RowNumber, top first.
 	var between []plan.Node
 	in := f.Input
@@ -62,7 +62,7 @@ func (RowNumberToTopN) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 			between = append(between, x)
 			in = x.Inputs()[0]
 		default:
-			return n, false, nil
+			return f, false, nil
 		}
 	}
 	// The columns of f's input that carry the row number.
@@ -92,7 +92,7 @@ func (RowNumberToTopN) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 	}
 	empty := keepsNoRow(f.Pred)
 	if limit == math.MaxInt64 && !empty {
-		return n, false, nil
+		return f, false, nil
 	}
 	top := &plan.TopN{Input: rn.Input, Partition: rn.Partition, Order: rn.Order, Limit: limit, Out: rn.Out}
 	if limit < 1 || empty {

@@ -44,3 +44,25 @@ type Context struct {
 	// that bounds it.
 	impliedSteps int
 }
+
+// match runs rewrite on n when n is a T and leaves any other node as it
+// is: the type test a rule starts with, so that the rule's own code sees
+// only the kind of node it rewrites.
+func match[T plan.Node](c *Context, n plan.Node, rewrite func(c *Context, x T) (plan.Node, bool, error)) (plan.Node, bool, error) {
+	if x, ok := n.(T); ok {
+		return rewrite(c, x)
+	}
+	return n, false, nil
+}
+
+// matchOver runs rewrite on n when n is an O whose input is an I — the
+// pattern of the rules that merge two stacked operators or move one below
+// the other — and leaves any other node as it is.
+func matchOver[O, I plan.Node](c *Context, n plan.Node, rewrite func(c *Context, outer O, inner I) (plan.Node, bool, error)) (plan.Node, bool, error) {
+	if outer, ok := n.(O); ok {
+		if inner, ok := outer.Inputs()[0].(I); ok {
+			return rewrite(c, outer, inner)
+		}
+	}
+	return n, false, nil
+}

@@ -106,27 +106,15 @@ func writeExpr(b *strings.Builder, e Expr) {
 		writeParen(b, e.Arg, precNot)
 	case *IsNull:
 		writeParen(b, e.Arg, precCmp+1)
-		if e.Negated {
-			b.WriteString(" IS NOT NULL")
-		} else {
-			b.WriteString(" IS NULL")
-		}
+		b.WriteString(" IS ")
+		writeNot(b, e.Negated)
+		b.WriteString("NULL")
 	case *In:
-		writeParen(b, e.Arg, precCmp+1)
-		if e.Negated {
-			b.WriteString(" NOT IN (")
-		} else {
-			b.WriteString(" IN (")
-		}
+		writeTest(b, e.Arg, e.Negated, "IN (")
 		writeList(b, e.List, ", ", 0)
 		b.WriteByte(')')
 	case *Like:
-		writeParen(b, e.Arg, precCmp+1)
-		if e.Negated {
-			b.WriteString(" NOT LIKE ")
-		} else {
-			b.WriteString(" LIKE ")
-		}
+		writeTest(b, e.Arg, e.Negated, "LIKE ")
 		writeParen(b, e.Pattern, precCmp+1)
 		if e.Escape != '\\' && e.Escape != 0 {
 			b.WriteString(" ESCAPE '" + string(e.Escape) + "'")
@@ -201,3 +189,19 @@ func (e *Like) String() string   { return exprString(e) }
 func (e *Case) String() string   { return exprString(e) }
 func (e *Cast) String() string   { return exprString(e) }
 func (e *Func) String() string   { return exprString(e) }
+
+// writeNot writes the NOT of a negated IS NULL, IN or LIKE.
+func writeNot(b *strings.Builder, negated bool) {
+	if negated {
+		b.WriteString("NOT ")
+	}
+}
+
+// writeTest writes the start of `arg [NOT] IN (...)` or `arg [NOT] LIKE
+// pattern`, up to and including keyword.
+func writeTest(b *strings.Builder, arg Expr, negated bool, keyword string) {
+	writeParen(b, arg, precCmp+1)
+	b.WriteByte(' ')
+	writeNot(b, negated)
+	b.WriteString(keyword)
+}

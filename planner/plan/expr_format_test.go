@@ -1,19 +1,21 @@
-package plan
+package plan_test
 
 import (
 	"strings"
 	"testing"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/planner/plantest"
 )
 
 // deepSum is ((((a + 1) + 1) ...) + 1), n additions deep, as the binder
 // makes of a + 1 + 1 + ...
-func deepSum(n int) Expr {
-	var e Expr = &ColRef{ID: 1, Name: "a", Typ: types.BigIntT}
-	one := &Const{Val: types.IntDatum(1), Typ: types.BigIntT}
+func deepSum(n int) plan.Expr {
+	var e plan.Expr = &plan.ColRef{ID: 1, Name: "a", Typ: types.BigIntT}
+	one := &plan.Const{Val: types.IntDatum(1), Typ: types.BigIntT}
 	for range n {
-		e = &Binary{Op: OpAdd, L: e, R: one, Typ: types.BigIntT}
+		e = &plan.Binary{Op: plan.OpAdd, L: e, R: one, Typ: types.BigIntT}
 	}
 	return e
 }
@@ -22,9 +24,9 @@ func TestDeepExpressionPrints(t *testing.T) {
 	if got, want := deepSum(3).String(), "a + 1 + 1 + 1"; got != want {
 		t.Fatalf("String() = %q, want %q", got, want)
 	}
-	right := &Binary{Op: OpSub, L: &ColRef{Name: "a"}, R: &Binary{Op: OpSub, L: &ColRef{Name: "b"}, R: &ColRef{Name: "c"}}}
-	cond := &Or{Args: []Expr{&And{Args: []Expr{&ColRef{Name: "x"}, &ColRef{Name: "y"}}}, &Not{Arg: &ColRef{Name: "z"}}}}
-	for e, want := range map[Expr]string{right: "a - (b - c)", cond: "x AND y OR NOT z"} {
+	right := &plan.Binary{Op: plan.OpSub, L: &plan.ColRef{Name: "a"}, R: &plan.Binary{Op: plan.OpSub, L: &plan.ColRef{Name: "b"}, R: &plan.ColRef{Name: "c"}}}
+	cond := &plan.Or{Args: []plan.Expr{&plan.And{Args: []plan.Expr{&plan.ColRef{Name: "x"}, &plan.ColRef{Name: "y"}}}, &plan.Not{Arg: &plan.ColRef{Name: "z"}}}}
+	for e, want := range map[plan.Expr]string{right: "a - (b - c)", cond: "x AND y OR NOT z"} {
 		if got := e.String(); got != want {
 			t.Errorf("String() = %q, want %q", got, want)
 		}
@@ -39,7 +41,7 @@ func TestDeepExpressionPrintsLinearly(t *testing.T) {
 	size := func(n int) (uint64, int) {
 		e := deepSum(n)
 		var s string
-		b := allocBytes(func() { s = e.String() })
+		b := plantest.AllocBytes(func() { s = e.String() })
 		if strings.Count(s, "+ 1") != n {
 			t.Fatalf("printed %d additions of %d", strings.Count(s, "+ 1"), n)
 		}

@@ -7,6 +7,12 @@ import (
 // FormatLine renders one node as `Op v k=v ...`.
 func FormatLine(md *Metadata, n Node) string {
 	op, attrs := n.Describe(md)
+	return FormatAttrs(op, attrs)
+}
+
+// FormatAttrs renders an operator and its attributes as FormatLine does
+// (the physical plan's lines, too).
+func FormatAttrs(op string, attrs []Attr) string {
 	var b strings.Builder
 	b.WriteString(op)
 	for _, a := range attrs {

@@ -1,5 +1,7 @@
 package plan
 
+import "github.com/eddysql/eddy/catalog"
+
 // JoinKind is the kind of a join.
 type JoinKind uint8
 
@@ -192,6 +194,13 @@ func ColsRead(n Node) ColSet {
 			s = s.Union(ColsUsed(e))
 		}
 	}
+	addArgs := func(aggs []AggCall) {
+		for _, a := range aggs {
+			if a.Arg != 0 {
+				s.Add(a.Arg)
+			}
+		}
+	}
 	switch n := n.(type) {
 	case *Filter:
 		add(n.Pred)
@@ -203,49 +212,51 @@ func ColsRead(n Node) ColSet {
 		add(n.On)
 	case *Aggregate:
 		s = n.Group.ToSet()
-		for _, a := range n.Aggs {
-			if a.Arg != 0 {
-				s.Add(a.Arg)
-			}
-		}
+		addArgs(n.Aggs)
 	case *SessionAggregate:
 		s = n.Keys.ToSet()
 		s.Add(n.TimeCol)
-		for _, a := range n.Aggs {
-			if a.Arg != 0 {
-				s.Add(a.Arg)
-			}
-		}
+		addArgs(n.Aggs)
 	case *Window:
 		s.Add(n.TimeCol)
 	case *Sort:
-		for _, k := range n.Keys {
-			s.Add(k.Col)
-		}
+		s = orderCols(nil, n.Keys)
 	case *TopN:
-		s = n.Partition.ToSet()
-		for _, k := range n.Order {
-			s.Add(k.Col)
-		}
+		s = orderCols(n.Partition, n.Order)
 	case *RowNumber:
-		s = n.Partition.ToSet()
-		for _, k := range n.Order {
-			s.Add(k.Col)
-		}
+		s = orderCols(n.Partition, n.Order)
 	case *OverAggregate:
-		s = n.Partition.ToSet()
-		for _, k := range n.Order {
-			s.Add(k.Col)
-		}
-		for _, a := range n.Aggs {
-			if a.Arg != 0 {
-				s.Add(a.Arg)
-			}
-		}
+		s = orderCols(n.Partition, n.Order)
+		addArgs(n.Aggs)
 	case *Union:
 		for _, c := range n.InCols {
 			s = s.Union(c.ToSet())
 		}
 	}
 	return s
+}
+
+// orderCols returns the partition columns and the columns of the sort keys.
+func orderCols(partition ColList, keys []SortKey) ColSet {
+	s := partition.ToSet()
+	for _, k := range keys {
+		s.Add(k.Col)
+	}
+	return s
+}
+
+// ReadsTable reports whether n reads a table through filters and
+// projections only: its rows are the table's current rows, and its state
+// is bounded by the table's size.
+func ReadsTable(n Node) bool {
+	for {
+		switch x := n.(type) {
+		case *Scan:
+			return x.Object.Kind == catalog.Table
+		case *Filter, *Project, *Calc:
+			n = x.Inputs()[0]
+		default:
+			return false
+		}
+	}
 }

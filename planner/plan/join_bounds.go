@@ -78,7 +78,7 @@ func differenceBound(e Expr, left, right ColSet) (l, r ColumnID, lo, hi int64, o
 	case left.Contains(yc) && right.Contains(xc):
 		// y op' x: swap the sides and mirror the operator.
 		xc, yc, xoff, yoff = yc, xc, yoff, xoff
-		op = mirror(op)
+		op = op.Commute()
 	default:
 		return 0, 0, 0, 0, false
 	}
@@ -121,18 +121,4 @@ func timeTerm(e Expr) (ColumnID, int64, bool) {
 		}
 	}
 	return 0, 0, false
-}
-
-func mirror(op BinOp) BinOp {
-	switch op {
-	case OpLt:
-		return OpGt
-	case OpLe:
-		return OpGe
-	case OpGt:
-		return OpLt
-	case OpGe:
-		return OpLe
-	}
-	return op
 }

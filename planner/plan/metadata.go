@@ -61,3 +61,13 @@ func (m *Metadata) Ref(id ColumnID) *ColRef {
 	}
 	return &ColRef{ID: id, Name: name, Typ: c.Type, Null: c.Nullable}
 }
+
+// IdentityItems returns the projection items that forward cols unchanged,
+// each under its own ID and in order.
+func (m *Metadata) IdentityItems(cols ColList) []ProjItem {
+	items := make([]ProjItem, len(cols))
+	for i, id := range cols {
+		items[i] = ProjItem{ID: id, Expr: m.Ref(id)}
+	}
+	return items
+}

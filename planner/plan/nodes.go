@@ -1,9 +1,6 @@
 package plan
 
 import (
-	"strconv"
-	"strings"
-
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 )
@@ -307,105 +304,6 @@ func projectProps(in *Props, items []ProjItem) *Props {
 		}
 	}
 	return out
-}
-
-// Describe implementations.
-
-func (n *Scan) Describe(md *Metadata) (string, []Attr) {
-	name := n.Object.Name
-	if n.Alias != "" && !strings.EqualFold(n.Alias, n.Object.Name) {
-		name += " AS " + n.Alias
-	}
-	attrs := []Attr{{"", name}, {"columns", colNames(md, n.Cols)}}
-	if n.Mode == ScanSnapshot {
-		attrs = append(attrs, Attr{"mode", "snapshot"})
-	}
-	return "Scan", attrs
-}
-
-func (n *Values) Describe(md *Metadata) (string, []Attr) {
-	return "Values", []Attr{{"rows", strconv.Itoa(len(n.Rows))}, {"columns", colNames(md, n.Cols)}}
-}
-
-func (n *Filter) Describe(md *Metadata) (string, []Attr) {
-	return "Filter", []Attr{{"", n.Pred.String()}}
-}
-
-func (n *Project) Describe(md *Metadata) (string, []Attr) {
-	return "Project", []Attr{{"", projText(md, n.Items)}}
-}
-
-func (n *Calc) Describe(md *Metadata) (string, []Attr) {
-	var attrs []Attr
-	if n.Pred != nil {
-		attrs = append(attrs, Attr{"filter", n.Pred.String()})
-	}
-	return "Calc", append(attrs, Attr{"project", projText(md, n.Items)})
-}
-
-func (n *Aggregate) Describe(md *Metadata) (string, []Attr) {
-	aggs := make([]string, len(n.Aggs))
-	for i, a := range n.Aggs {
-		aggs[i] = a.String()
-		if name := md.Column(a.Out).Name; name != aggs[i] {
-			aggs[i] += " AS " + name
-		}
-	}
-	attrs := []Attr{}
-	if len(n.Group) > 0 {
-		attrs = append(attrs, Attr{"group", colNames(md, n.Group)})
-	}
-	attrs = append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
-	if n.WindowClose != 0 {
-		close := md.Column(n.WindowClose).Name
-		if n.WindowCloseOffset != 0 {
-			close += " + " + intervalText(n.WindowCloseOffset)
-		}
-		attrs = append(attrs, Attr{"closes", close})
-		if n.EmitOnClose {
-			attrs = append(attrs, Attr{"emit", "on-window-close"})
-		}
-	}
-	return "Aggregate", attrs
-}
-
-func (n *Sort) Describe(md *Metadata) (string, []Attr) {
-	keys := make([]string, len(n.Keys))
-	for i, k := range n.Keys {
-		keys[i] = md.Column(k.Col).Name
-		if k.Desc {
-			keys[i] += " DESC"
-		}
-	}
-	return "Sort", []Attr{{"", strings.Join(keys, ", ")}}
-}
-
-func (n *Limit) Describe(md *Metadata) (string, []Attr) {
-	attrs := []Attr{{"", strconv.FormatInt(n.Count, 10)}}
-	if n.Offset > 0 {
-		attrs = append(attrs, Attr{"offset", strconv.FormatInt(n.Offset, 10)})
-	}
-	return "Limit", attrs
-}
-
-func colNames(md *Metadata, cols ColList) string {
-	names := make([]string, len(cols))
-	for i, c := range cols {
-		names[i] = md.Column(c).Name
-	}
-	return "[" + strings.Join(names, ", ") + "]"
-}
-
-func projText(md *Metadata, items []ProjItem) string {
-	parts := make([]string, len(items))
-	for i, it := range items {
-		s := it.Expr.String()
-		if name := md.Column(it.ID).Name; name != s {
-			s += " AS " + name
-		}
-		parts[i] = s
-	}
-	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // ResetProps clears a copied node's cached properties so they are derived

@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // FrameKind is the shape of a window aggregate's frame: which rows of a
 // row's partition, in the window's order, its aggregate covers.
@@ -113,12 +110,5 @@ func (n *OverAggregate) Describe(md *Metadata) (string, []Attr) {
 		attrs = []Attr{{"partition", colNames(md, n.Partition)}}
 	}
 	attrs = append(attrs, Attr{"frame", n.Frame.String()})
-	aggs := make([]string, len(n.Aggs))
-	for i, a := range n.Aggs {
-		aggs[i] = a.String()
-		if name := md.Column(a.Out).Name; name != aggs[i] {
-			aggs[i] += " AS " + name
-		}
-	}
-	return "OverAggregate", append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+	return "OverAggregate", append(attrs, Attr{"aggs", aggsText(md, n.Aggs)})
 }

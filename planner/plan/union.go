@@ -1,9 +1,6 @@
 package plan
 
-import (
-	"strconv"
-	"strings"
-)
+import "strconv"
 
 // Union concatenates its inputs (UNION ALL): output column i carries each
 // input's column InCols[k][i]. Rows keep their ops.
@@ -146,19 +143,4 @@ func (n *TopN) Describe(md *Metadata) (string, []Attr) {
 		attrs = append(attrs, Attr{"row_number", md.Column(n.Out).Name})
 	}
 	return "TopN", attrs
-}
-
-func partitionOrder(md *Metadata, part ColList, order []SortKey) []Attr {
-	var attrs []Attr
-	if len(part) > 0 {
-		attrs = append(attrs, Attr{"partition", colNames(md, part)})
-	}
-	keys := make([]string, len(order))
-	for i, k := range order {
-		keys[i] = md.Column(k.Col).Name
-		if k.Desc {
-			keys[i] += " DESC"
-		}
-	}
-	return append(attrs, Attr{"order", "[" + strings.Join(keys, ", ") + "]"})
 }

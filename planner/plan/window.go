@@ -1,11 +1,5 @@
 package plan
 
-import (
-	"strings"
-
-	"github.com/eddysql/eddy/catalog/types"
-)
-
 // WindowKind is the kind of a window table function.
 type WindowKind uint8
 
@@ -124,7 +118,7 @@ func (n *SessionAggregate) Props() *Props {
 
 // Describe implements Node.
 func (n *Window) Describe(md *Metadata) (string, []Attr) {
-	return "Window", append([]Attr{{Value: n.Kind.String()}, {Key: "time", Value: md.Column(n.TimeCol).Name}}, windowSizes(n.Kind, n.Size, n.Slide)...)
+	return "Window", append([]Attr{{Value: n.Kind.String()}, {Key: "time", Value: md.Column(n.TimeCol).Name}}, WindowSizes(n.Kind, n.Size, n.Slide)...)
 }
 
 // Describe implements Node.
@@ -133,33 +127,10 @@ func (n *SessionAggregate) Describe(md *Metadata) (string, []Attr) {
 	if len(n.Keys) > 0 {
 		attrs = append(attrs, Attr{"group", colNames(md, n.Keys)})
 	}
-	attrs = append(attrs, Attr{"time", md.Column(n.TimeCol).Name}, Attr{"gap", intervalText(n.Gap)})
-	aggs := make([]string, len(n.Aggs))
-	for i, a := range n.Aggs {
-		aggs[i] = a.String()
-		if name := md.Column(a.Out).Name; name != aggs[i] {
-			aggs[i] += " AS " + name
-		}
-	}
-	attrs = append(attrs, Attr{"aggs", "[" + strings.Join(aggs, ", ") + "]"})
+	attrs = append(attrs, Attr{"time", md.Column(n.TimeCol).Name}, Attr{"gap", IntervalText(n.Gap)})
+	attrs = append(attrs, Attr{"aggs", aggsText(md, n.Aggs)})
 	if n.EmitOnClose {
 		attrs = append(attrs, Attr{"emit", "on-window-close"})
 	}
 	return "SessionAggregate", attrs
-}
-
-// windowSizes renders a window's size attributes.
-func windowSizes(k WindowKind, size, slide int64) []Attr {
-	switch k {
-	case Hop:
-		return []Attr{{"slide", intervalText(slide)}, {"size", intervalText(size)}}
-	case Cumulate:
-		return []Attr{{"step", intervalText(slide)}, {"size", intervalText(size)}}
-	}
-	return []Attr{{"size", intervalText(size)}}
-}
-
-// intervalText renders a day-time interval as `10 SECOND`.
-func intervalText(ms int64) string {
-	return strings.ReplaceAll(strings.TrimPrefix(types.FormatInterval(ms), "INTERVAL "), "'", "")
 }

@@ -1,11 +1,14 @@
 // Package plantest helps tests of the planner and the optimizer: an
-// in-memory catalog that DDL statements populate, and one-call binding of a
-// query.
+// in-memory catalog that DDL statements populate, one-call binding of a
+// query, and the walk over golden files their datadriven tests share.
 package plantest
 
 import (
 	"fmt"
 	"runtime"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
@@ -130,4 +133,27 @@ func AllocBytes(f func()) uint64 {
 	f()
 	runtime.ReadMemStats(&after)
 	return after.TotalAlloc - before.TotalAlloc
+}
+
+// Walk runs the golden files under dir. Each file starts from an empty
+// catalog that its exec-ddl commands fill (CREATE statements, printing
+// nothing or the error); newFile returns the function that runs the
+// file's other commands, and holds whatever else they share.
+func Walk(t *testing.T, dir string, newFile func(t *testing.T, cat *catalog.Catalog) func(*testing.T, *datadriven.TestData) string) {
+	datadriven.Walk(t, dir, func(t *testing.T, path string) {
+		cat, err := NewCatalog()
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := newFile(t, cat)
+		datadriven.RunTest(t, path, func(t *testing.T, d *datadriven.TestData) string {
+			if d.Cmd != "exec-ddl" {
+				return run(t, d)
+			}
+			if err := ExecDDL(cat, d.Input); err != nil {
+				return "error: " + err.Error() + "\n"
+			}
+			return ""
+		})
+	})
 }

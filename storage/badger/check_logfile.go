@@ -12,6 +12,8 @@ import (
 
 	"github.com/dgraph-io/badger/v4/y"
 	"github.com/dgraph-io/ristretto/v2/z"
+
+	"github.com/eddysql/eddy/storage/internal/sparse"
 )
 
 // Badger's value logs (NNNNNN.vlog) and memtable write-ahead logs
@@ -229,10 +231,10 @@ func checkTornTail(f *os.File, data []byte, off, ext int64, why error) error {
 
 // firstNonZero returns the offset of the first non-zero byte of data (the
 // mapping of f) at or after from, or -1. It reads only the file's data
-// regions where the system can say where they are (see dataRegions), so
-// the zeros of a preallocated file cost nothing.
+// regions where the system can say where they are (sparse.DataRegions),
+// so the zeros of a preallocated file cost nothing.
 func firstNonZero(f *os.File, data []byte, from int64) int64 {
-	for lo, hi := range dataRegions(f, from, int64(len(data))) {
+	for lo, hi := range sparse.DataRegions(f, from, int64(len(data))) {
 		for i := lo; i < hi; i++ {
 			if data[i] != 0 {
 				return i
@@ -251,7 +253,7 @@ var eddySpaces = []byte{spaceKV, spaceLog, spaceState, '!'}
 // one of its key spaces (or Badger's '!') and end in an 8-byte version.
 func findRecord(f *os.File, data []byte, from int64) int64 {
 	const knownMeta = bitDelete | bitValuePointer | 1<<2 | 1<<3 | bitTxn | bitFinTxn
-	for lo, hi := range dataRegions(f, from, int64(len(data))) {
+	for lo, hi := range sparse.DataRegions(f, from, int64(len(data))) {
 		for i := lo; i < hi-5; i++ {
 			if data[i]&^knownMeta != 0 || data[i+1] != 0 {
 				continue

@@ -59,8 +59,7 @@ type DB struct {
 
 	maxValue int64 // the longest value Badger accepts (see checkEntry)
 
-	mu   sync.Mutex
-	jobs map[string]bool // jobs whose state store is open
+	jobs statecore.Jobs // the jobs whose state store is open
 
 	// dropMu keeps writes away from a DropPrefix: Badger fails writes
 	// made while one runs (ErrBlockedWrites) instead of making them wait,
@@ -126,7 +125,7 @@ func Open(dir string, opts Options) (*DB, error) {
 		// which takes values up to the threshold only.
 		maxValue = bo.ValueThreshold
 	}
-	db := &DB{dir: dir, bdb: bdb, lock: lock, g: guard.New(), jobs: map[string]bool{}, maxValue: maxValue}
+	db := &DB{dir: dir, bdb: bdb, lock: lock, g: guard.New(), maxValue: maxValue}
 	if chk != nil && (chk.fresh || chk.adopt) {
 		if err := writeIdentity(dir); err != nil {
 			bdb.Close()
@@ -173,25 +172,13 @@ func (db *DB) Log() storage.Log { return db.log }
 // State implements storage.DB. It finishes a large commit that a crash
 // interrupted before returning the store.
 func (db *DB) State(job string) (storage.StateStore, error) {
-	if err := db.g.Enter(); err != nil {
-		return nil, err
-	}
-	defer db.g.Exit()
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.jobs[job] {
-		return nil, fmt.Errorf("%w: job %q", storage.ErrAlreadyOpen, job)
-	}
-	b := &stateBackend{db: db, job: job, keys: newJobKeys(job)}
-	if err := db.write(b.recoverIntent); err != nil {
-		return nil, fmt.Errorf("storage: opening state of job %q: %w", job, err)
-	}
-	s, err := statecore.New(job, b, db.g)
-	if err != nil {
-		return nil, err
-	}
-	db.jobs[job] = true
-	return s, nil
+	return db.jobs.Open(job, db.g, func() (statecore.Backend, error) {
+		b := &stateBackend{db: db, job: job, keys: newJobKeys(job)}
+		if err := db.write(b.recoverIntent); err != nil {
+			return nil, fmt.Errorf("storage: opening state of job %q: %w", job, err)
+		}
+		return b, nil
+	})
 }
 
 // write runs fn, which writes to Badger, while no DropPrefix runs. fn must
@@ -200,13 +187,6 @@ func (db *DB) write(fn func() error) error {
 	db.dropMu.RLock()
 	defer db.dropMu.RUnlock()
 	return fn()
-}
-
-// releaseJob marks job's state store closed.
-func (db *DB) releaseJob(job string) {
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	delete(db.jobs, job)
 }
 
 // Close implements storage.DB. It stops Badger's goroutines and the value

@@ -35,35 +35,27 @@ func (k kv) Get(key []byte) (val []byte, ok bool, err error) {
 }
 
 func (k kv) Put(key, val []byte) error {
+	return k.update("writing", key, val, func(txn *bdg.Txn) error {
+		return txn.Set(kvKey(key), val) // Update returns after Badger has copied val
+	})
+}
+
+func (k kv) Delete(key []byte) error {
+	return k.update("deleting", key, nil, func(txn *bdg.Txn) error { return txn.Delete(kvKey(key)) })
+}
+
+// update runs change, a write of key (with val, nil for a delete) that
+// verb names in errors, in a Badger transaction.
+func (k kv) update(verb string, key, val []byte, change func(txn *bdg.Txn) error) error {
 	if err := k.db.g.Enter(); err != nil {
 		return err
 	}
 	defer k.db.g.Exit()
 	if err := k.db.checkEntry(1+len(key), val); err != nil {
-		return wrap("writing", key, err)
+		return wrap(verb, key, err)
 	}
-	err := k.db.write(func() error {
-		return k.db.bdb.Update(func(txn *bdg.Txn) error {
-			return txn.Set(kvKey(key), val) // Update returns after Badger has copied val
-		})
-	})
-	return wrap("writing", key, err)
-}
-
-func (k kv) Delete(key []byte) error {
-	if err := k.db.g.Enter(); err != nil {
-		return err
-	}
-	defer k.db.g.Exit()
-	if err := k.db.checkEntry(1+len(key), nil); err != nil {
-		return wrap("deleting", key, err)
-	}
-	err := k.db.write(func() error {
-		return k.db.bdb.Update(func(txn *bdg.Txn) error {
-			return txn.Delete(kvKey(key))
-		})
-	})
-	return wrap("deleting", key, err)
+	err := k.db.write(func() error { return k.db.bdb.Update(change) })
+	return wrap(verb, key, err)
 }
 
 func (k kv) Scan(prefix []byte, fn func(key, val []byte) error) error {

@@ -94,7 +94,7 @@ func (b *stateBackend) Epoch() (uint64, error) {
 }
 
 func (b *stateBackend) Close() error {
-	b.db.releaseJob(b.job)
+	b.db.jobs.Release(b.job)
 	return nil
 }
 
@@ -128,18 +128,33 @@ func (b *stateBackend) commit(muts []statecore.Mutation, epoch uint64) error {
 
 // stage adds muts and the epoch marker to txn.
 func (b *stateBackend) stage(txn *bdg.Txn, muts []statecore.Mutation, epoch uint64) error {
+	if err := b.writeMuts(txn, muts); err != nil {
+		return err
+	}
+	return txn.Set(b.keys.epoch(), sealState(nil, binary.BigEndian.AppendUint64(nil, epoch)))
+}
+
+// writer is what a commit writes mutations to: a Badger transaction, or a
+// write batch.
+type writer interface {
+	Set(key, val []byte) error
+	Delete(key []byte) error
+}
+
+// writeMuts writes muts, their values sealed, to w.
+func (b *stateBackend) writeMuts(w writer, muts []statecore.Mutation) error {
 	for _, m := range muts {
 		var err error
 		if m.Delete {
-			err = txn.Delete(b.keys.data(m.Key))
+			err = w.Delete(b.keys.data(m.Key))
 		} else {
-			err = txn.Set(b.keys.data(m.Key), sealState(m.Key, m.Val))
+			err = w.Set(b.keys.data(m.Key), sealState(m.Key, m.Val))
 		}
 		if err != nil {
 			return err
 		}
 	}
-	return txn.Set(b.keys.epoch(), sealState(nil, binary.BigEndian.AppendUint64(nil, epoch)))
+	return nil
 }
 
 // crashHook, when set by a test, is called at each step of a large commit
@@ -170,16 +185,8 @@ func (b *stateBackend) commitLarge(muts []statecore.Mutation, epoch uint64) erro
 func (b *stateBackend) apply(muts []statecore.Mutation, epoch uint64) error {
 	wb := b.db.bdb.NewWriteBatch()
 	defer wb.Cancel()
-	for _, m := range muts {
-		var err error
-		if m.Delete {
-			err = wb.Delete(b.keys.data(m.Key))
-		} else {
-			err = wb.Set(b.keys.data(m.Key), sealState(m.Key, m.Val))
-		}
-		if err != nil {
-			return err
-		}
+	if err := b.writeMuts(wb, muts); err != nil {
+		return err
 	}
 	if err := wb.Flush(); err != nil {
 		return err

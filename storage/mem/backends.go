@@ -136,8 +136,6 @@ func (b *stateBackend) Epoch() (uint64, error) {
 }
 
 func (b *stateBackend) Close() error {
-	b.db.mu.Lock()
-	defer b.db.mu.Unlock()
-	delete(b.db.jobs, b.job)
+	b.db.jobs.Release(b.job)
 	return nil
 }

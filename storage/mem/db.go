@@ -3,7 +3,6 @@ package mem
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"slices"
 	"strings"
 	"sync"
@@ -35,8 +34,7 @@ type DB struct {
 	g   *guard.Guard
 	log *logcore.Log
 
-	mu   sync.Mutex
-	jobs map[string]bool // jobs whose state store is open
+	jobs statecore.Jobs // the jobs whose state store is open
 }
 
 var _ storage.DB = (*DB)(nil)
@@ -66,7 +64,7 @@ func open(d *durable) (*DB, error) {
 		return nil, errOpen
 	}
 	d.inUse = true
-	db := &DB{d: d, g: guard.New(), jobs: map[string]bool{}}
+	db := &DB{d: d, g: guard.New()}
 	db.log = logcore.New(logBackend{d}, db.g)
 	return db, nil
 }
@@ -79,21 +77,7 @@ func (db *DB) Log() storage.Log { return db.log }
 
 // State implements storage.DB.
 func (db *DB) State(job string) (storage.StateStore, error) {
-	if err := db.g.Enter(); err != nil {
-		return nil, err
-	}
-	defer db.g.Exit()
-	db.mu.Lock()
-	defer db.mu.Unlock()
-	if db.jobs[job] {
-		return nil, fmt.Errorf("%w: job %q", storage.ErrAlreadyOpen, job)
-	}
-	s, err := statecore.New(job, &stateBackend{db: db, job: job}, db.g)
-	if err != nil {
-		return nil, err
-	}
-	db.jobs[job] = true
-	return s, nil
+	return db.jobs.Open(job, db.g, func() (statecore.Backend, error) { return &stateBackend{db: db, job: job}, nil })
 }
 
 // Close implements storage.DB.
@@ -111,61 +95,53 @@ type kv struct{ db *DB }
 
 var _ storage.KV = kv{}
 
-func (k kv) Get(key []byte) ([]byte, bool, error) {
+// with runs fn on the key-value map, locked, while the DB is open.
+func (k kv) with(fn func(m map[string][]byte)) error {
 	if err := k.db.g.Enter(); err != nil {
-		return nil, false, err
+		return err
 	}
 	defer k.db.g.Exit()
 	d := k.db.d
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	v, ok := d.kv[string(key)]
-	return bytes.Clone(v), ok, nil
+	fn(d.kv)
+	return nil
+}
+
+func (k kv) Get(key []byte) (val []byte, ok bool, err error) {
+	err = k.with(func(m map[string][]byte) {
+		val, ok = m[string(key)]
+		val = bytes.Clone(val)
+	})
+	return val, ok, err
 }
 
 func (k kv) Put(key, val []byte) error {
-	if err := k.db.g.Enter(); err != nil {
-		return err
-	}
-	defer k.db.g.Exit()
-	d := k.db.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	d.kv[string(key)] = bytes.Clone(val)
-	return nil
+	return k.with(func(m map[string][]byte) { m[string(key)] = bytes.Clone(val) })
 }
 
 func (k kv) Delete(key []byte) error {
-	if err := k.db.g.Enter(); err != nil {
-		return err
-	}
-	defer k.db.g.Exit()
-	d := k.db.d
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	delete(d.kv, string(key))
-	return nil
+	return k.with(func(m map[string][]byte) { delete(m, string(key)) })
 }
 
 func (k kv) Scan(prefix []byte, fn func(key, val []byte) error) error {
-	if err := k.db.g.Enter(); err != nil {
+	var keys []string
+	var vals [][]byte
+	err := k.with(func(m map[string][]byte) {
+		for key := range m {
+			if strings.HasPrefix(key, string(prefix)) {
+				keys = append(keys, key)
+			}
+		}
+		slices.Sort(keys)
+		vals = make([][]byte, len(keys))
+		for i, key := range keys {
+			vals[i] = m[key]
+		}
+	})
+	if err != nil {
 		return err
 	}
-	defer k.db.g.Exit()
-	d := k.db.d
-	d.mu.Lock()
-	var keys []string
-	for key := range d.kv {
-		if strings.HasPrefix(key, string(prefix)) {
-			keys = append(keys, key)
-		}
-	}
-	slices.Sort(keys)
-	vals := make([][]byte, len(keys))
-	for i, key := range keys {
-		vals[i] = d.kv[key]
-	}
-	d.mu.Unlock()
 	// Stored values are replaced, never modified, so the snapshot stays
 	// valid without the lock; fn gets copies so it cannot change them.
 	for i, key := range keys {

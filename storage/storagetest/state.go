@@ -43,6 +43,19 @@ func state(t testing.TB, db storage.DB, job string) storage.StateStore {
 	return s
 }
 
+// seeded returns job's store in db and its table t, whose keys hold val as
+// committed at epoch 1.
+func seeded(t testing.TB, db storage.DB, val string, keys ...string) (storage.StateStore, storage.StateTable) {
+	t.Helper()
+	s := state(t, db, "job")
+	tbl := table(t, s, "t")
+	for _, k := range keys {
+		must(t, tbl.Put([]byte(k), []byte(val)))
+	}
+	must(t, s.Commit(context.Background(), 1))
+	return s, tbl
+}
+
 func runState(t *testing.T, h Harness) {
 	ctx := context.Background()
 	t.Run("ReadsSeeUncommittedWrites", func(t *testing.T) {
@@ -68,12 +81,7 @@ func runState(t *testing.T, h Harness) {
 	})
 
 	t.Run("DeleteRange", func(t *testing.T) {
-		s := state(t, open(t, h), "job")
-		tbl := table(t, s, "t")
-		for _, k := range []string{"a", "b1", "b2", "b3", "c"} {
-			must(t, tbl.Put([]byte(k), []byte("old")))
-		}
-		must(t, s.Commit(ctx, 1))
+		s, tbl := seeded(t, open(t, h), "old", "a", "b1", "b2", "b3", "c")
 		must(t, tbl.Put([]byte("b4"), []byte("new"))) // uncommitted, in range
 		must(t, tbl.DeleteRange([]byte("b"), []byte("c")))
 		must(t, tbl.Put([]byte("b2"), []byte("again"))) // written after the range
@@ -124,12 +132,7 @@ func runState(t *testing.T, h Harness) {
 	})
 
 	t.Run("ScanPrefixAndWrites", func(t *testing.T) {
-		s := state(t, open(t, h), "job")
-		tbl := table(t, s, "t")
-		for _, k := range []string{"p/1", "p/2", "q/1", "p", "p/\xff"} {
-			must(t, tbl.Put([]byte(k), []byte("c")))
-		}
-		must(t, s.Commit(ctx, 1))
+		_, tbl := seeded(t, open(t, h), "c", "p/1", "p/2", "q/1", "p", "p/\xff")
 		must(t, tbl.Put([]byte("p/15"), []byte("u")))
 		expectDump(t, tbl, "p/", "p/1=c", "p/15=u", "p/2=c", "p/\xff=c")
 		// fn may write to the table; the scan keeps its snapshot.

@@ -203,7 +203,7 @@ func sqliteResult(ctx context.Context, db *dbsql.DB, q, eddyText string) (*difft
 	switch {
 	case err == nil:
 	case errors.Is(err, fs.ErrNotExist):
-		tr, err := difftest.Translate(eddyText, func(rel string) ([]string, error) { return columnsOf(ctx, db, rel) })
+		tr, err := difftest.Translate(eddyText, func(rel string) ([]string, error) { return difftest.TableColumns(ctx, db, rel) })
 		if err != nil {
 			return nil, fmt.Errorf("translating: %w", err)
 		}
@@ -217,22 +217,6 @@ func sqliteResult(ctx context.Context, db *dbsql.DB, q, eddyText string) (*difft
 	}
 	res.View, res.SQL = q, string(text)
 	return res, nil
-}
-
-// columnsOf returns the column names of a SQLite table, for Translate.
-func columnsOf(ctx context.Context, db *dbsql.DB, rel string) ([]string, error) {
-	res, err := difftest.Query(ctx, db, "SELECT name FROM pragma_table_info(?)", rel)
-	if err != nil {
-		return nil, err
-	}
-	if len(res.Values) == 0 {
-		return nil, fmt.Errorf("no table %s in SQLite", rel)
-	}
-	var out []string
-	for _, v := range res.Values {
-		out = append(out, fmt.Sprint(v[0]))
-	}
-	return out, nil
 }
 
 // proctimeProperty reduces q12's result (bidder, bid_count, window_start,

@@ -1,9 +1,9 @@
 // Package cli implements the eddy command with cobra: the interactive shell
 // (the default), `exec` for scripts, `slt` for sqllogictest files and
 // `version`. Every front end opens one engine, splits its input into
-// statements with sql.Split, parses each with sql.ParseOne (so statements
-// before a bad one still run) and prints what Session.Execute returns as a
-// table, CSV or JSON lines.
+// statements with sql.Statements (the shell, line by line, with sql.Split),
+// parses each with sql.ParseOne (so statements before a bad one still run)
+// and prints what Session.Execute returns as a table, CSV or JSON lines.
 //
 // Exit codes: 0 on success (the shell always exits 0), 1 when a statement of
 // a script or an slt record fails, 2 for usage errors.

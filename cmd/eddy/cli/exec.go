@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -62,26 +61,12 @@ func (r *runner) runStatement(ctx context.Context, name, text string, pos sql.Po
 // runScript runs the statements of text in order and stops at the first
 // that fails. Text after the last ';' is a statement too.
 func (r *runner) runScript(ctx context.Context, name, text string) error {
-	pieces, rest := sql.Split(text)
-	for _, pc := range pieces {
+	for _, pc := range sql.Statements(text) {
 		if err := r.runStatement(ctx, name, pc.Text, pc.Start); err != nil {
 			return err
 		}
 	}
-	if rest != "" {
-		return r.runStatement(ctx, name, rest, posAt(text, len(text)-len(rest)))
-	}
 	return nil
-}
-
-// posAt returns the script position of byte offset off in text.
-func posAt(text string, off int) sql.Pos {
-	before := text[:off]
-	return sql.Pos{
-		Offset: off,
-		Line:   strings.Count(before, "\n") + 1,
-		Col:    off - strings.LastIndexByte(before, '\n'),
-	}
 }
 
 // newPrinter returns a printer for the global flags, writing results to

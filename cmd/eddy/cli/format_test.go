@@ -58,9 +58,15 @@ func printTo(t *testing.T, f outputFormat, res *engine.Result) (string, string) 
 	return out.String(), errOut.String()
 }
 
-func TestTableFormat(t *testing.T) {
-	out, errOut := printTo(t, formatTable, allTypes())
-	want := `+------+------+--------+----------+-------+------------+-------------------------+--------------------------+
+// TestFormatsOfAllTypes prints a result of every type in each format:
+// the rows on stdout, and the status line on stdout (table) or stderr.
+func TestFormatsOfAllTypes(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		format    outputFormat
+		out, errs string
+	}{
+		{"table", formatTable, `+------+------+--------+----------+-------+------------+-------------------------+--------------------------+
 | id   | f    | d      | s        | b     | day        | ts                      | iv                       |
 +------+------+--------+----------+-------+------------+-------------------------+--------------------------+
 | 1234 |  2.5 | -12.50 | a "b", c | true  | 2024-02-29 | 2024-01-01 00:00:01.500 | INTERVAL '10' SECOND     |
@@ -68,12 +74,26 @@ func TestTableFormat(t *testing.T) {
 |   -7 |  NaN |   0.05 |          | false | 1970-01-01 | 1970-01-01 00:00:00.000 | INTERVAL '1' MILLISECOND |
 +------+------+--------+----------+-------+------------+-------------------------+--------------------------+
 (3 rows)
-`
-	if out != want {
-		t.Errorf("got\n%s\nwant\n%s", out, want)
-	}
-	if errOut != "" {
-		t.Errorf("stderr: %q", errOut)
+`, ""},
+		{"csv", formatCSV, `id,f,d,s,b,day,ts,iv
+1234,2.5,-12.50,"a ""b"", c",true,2024-02-29,2024-01-01 00:00:01.500,INTERVAL '10' SECOND
+,,,,,,,
+-7,NaN,0.05,"",false,1970-01-01,1970-01-01 00:00:00.000,INTERVAL '1' MILLISECOND
+`, "(3 rows)\n"},
+		{"json", formatJSON, `{"id":1234,"f":2.5,"d":-12.50,"s":"a \"b\", c","b":true,"day":"2024-02-29","ts":"2024-01-01 00:00:01.500","iv":"INTERVAL '10' SECOND"}
+{"id":null,"f":null,"d":null,"s":null,"b":null,"day":null,"ts":null,"iv":null}
+{"id":-7,"f":"NaN","d":0.05,"s":"","b":false,"day":"1970-01-01","ts":"1970-01-01 00:00:00.000","iv":"INTERVAL '1' MILLISECOND"}
+`, "(3 rows)\n"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errOut := printTo(t, tt.format, allTypes())
+			if out != tt.out {
+				t.Errorf("got\n%s\nwant\n%s", out, tt.out)
+			}
+			if errOut != tt.errs {
+				t.Errorf("stderr: %q, want %q", errOut, tt.errs)
+			}
+		})
 	}
 }
 
@@ -103,35 +123,6 @@ func TestTableEmpty(t *testing.T) {
 	out, _ := printTo(t, formatTable, res)
 	if want := "+---+\n| a |\n+---+\n+---+\n(0 rows)\n"; out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)
-	}
-}
-
-func TestCSVFormat(t *testing.T) {
-	out, errOut := printTo(t, formatCSV, allTypes())
-	want := `id,f,d,s,b,day,ts,iv
-1234,2.5,-12.50,"a ""b"", c",true,2024-02-29,2024-01-01 00:00:01.500,INTERVAL '10' SECOND
-,,,,,,,
--7,NaN,0.05,"",false,1970-01-01,1970-01-01 00:00:00.000,INTERVAL '1' MILLISECOND
-`
-	if out != want {
-		t.Errorf("got\n%s\nwant\n%s", out, want)
-	}
-	if errOut != "(3 rows)\n" {
-		t.Errorf("status line on stderr: %q", errOut)
-	}
-}
-
-func TestJSONFormat(t *testing.T) {
-	out, errOut := printTo(t, formatJSON, allTypes())
-	want := `{"id":1234,"f":2.5,"d":-12.50,"s":"a \"b\", c","b":true,"day":"2024-02-29","ts":"2024-01-01 00:00:01.500","iv":"INTERVAL '10' SECOND"}
-{"id":null,"f":null,"d":null,"s":null,"b":null,"day":null,"ts":null,"iv":null}
-{"id":-7,"f":"NaN","d":0.05,"s":"","b":false,"day":"1970-01-01","ts":"1970-01-01 00:00:00.000","iv":"INTERVAL '1' MILLISECOND"}
-`
-	if out != want {
-		t.Errorf("got\n%s\nwant\n%s", out, want)
-	}
-	if errOut != "(3 rows)\n" {
-		t.Errorf("status line on stderr: %q", errOut)
 	}
 }
 

@@ -52,15 +52,37 @@ func TestNames(t *testing.T) {
 
 var bidCols = []catalog.Column{{Name: "auction", Type: types.BigIntT}, {Name: "price", Type: types.BigIntT}}
 
-// sourceCases has, for every source connector, options it accepts with
-// the traits they mean, and options it refuses with the option the error
-// names.
-var sourceCases = map[string]struct {
+// connCase is a connector's case: options it accepts with the traits
+// they mean, and options it refuses with the option the error names.
+type connCase[T comparable] struct {
 	valid     map[string]string
-	traits    catalog.SourceTraits
+	traits    T
 	invalid   map[string]string
 	badOption string
-}{
+}
+
+// checkCase checks the connector name, named named, against tc: check
+// validates options and returns the traits they mean.
+func checkCase[T comparable](t *testing.T, name, named string, tc connCase[T], check func(opts map[string]string) (T, error)) {
+	t.Helper()
+	if named != name {
+		t.Errorf("%s: named %s", name, named)
+	}
+	traits, err := check(tc.valid)
+	if err != nil {
+		t.Errorf("%s: valid options refused: %v", name, err)
+	}
+	if traits != tc.traits {
+		t.Errorf("%s: traits %+v, want %+v", name, traits, tc.traits)
+	}
+	_, err = check(tc.invalid)
+	if opt, ok := connector.ErrorOption(err); !ok || opt != tc.badOption {
+		t.Errorf("%s: invalid options: %v (option %q), want an error naming %s", name, err, opt, tc.badOption)
+	}
+}
+
+// sourceCases has a case for every source connector.
+var sourceCases = map[string]connCase[catalog.SourceTraits]{
 	"file": {
 		valid:     map[string]string{"connector": "file", "path": "bids.csv", "header": "true"},
 		traits:    catalog.SourceTraits{Bounded: true},
@@ -93,20 +115,10 @@ func TestSourcesCheckOptions(t *testing.T) {
 			t.Errorf("source %s has no case in sourceCases", name)
 			continue
 		}
-		if c.Name() != name {
-			t.Errorf("%s: named %s", name, c.Name())
-		}
-		valid := connector.Spec{Object: "s", Options: tc.valid, Columns: bidCols}
-		if err := c.Check(valid, e); err != nil {
-			t.Errorf("%s: valid options refused: %v", name, err)
-		}
-		if got := c.Traits(valid); got != tc.traits {
-			t.Errorf("%s: traits %+v, want %+v", name, got, tc.traits)
-		}
-		err = c.Check(connector.Spec{Object: "s", Options: tc.invalid, Columns: bidCols}, e)
-		if opt, ok := connector.ErrorOption(err); !ok || opt != tc.badOption {
-			t.Errorf("%s: invalid options: %v (option %q), want an error naming %s", name, err, opt, tc.badOption)
-		}
+		checkCase(t, name, c.Name(), tc, func(opts map[string]string) (catalog.SourceTraits, error) {
+			spec := connector.Spec{Object: "s", Options: opts, Columns: bidCols}
+			return c.Traits(spec), c.Check(spec, e)
+		})
 	}
 }
 
@@ -177,15 +189,8 @@ func TestSourcesOpen(t *testing.T) {
 	src.Close()
 }
 
-// sinkCases has, for every sink connector, options it accepts with the
-// traits they mean, and options it refuses with the option the error
-// names.
-var sinkCases = map[string]struct {
-	valid     map[string]string
-	traits    connector.SinkTraits
-	invalid   map[string]string
-	badOption string
-}{
+// sinkCases has a case for every sink connector.
+var sinkCases = map[string]connCase[connector.SinkTraits]{
 	"file": {
 		valid:     map[string]string{"connector": "file", "path": "out.jsonl", "type": "append-only"},
 		traits:    connector.SinkTraits{AppendOnly: true, Observed: true},
@@ -221,20 +226,7 @@ func TestSinksCheckOptions(t *testing.T) {
 			t.Errorf("sink %s has no case in sinkCases", name)
 			continue
 		}
-		if c.Name() != name {
-			t.Errorf("%s: named %s", name, c.Name())
-		}
-		traits, err := c.Check(tc.valid, e)
-		if err != nil {
-			t.Errorf("%s: valid options refused: %v", name, err)
-		}
-		if traits != tc.traits {
-			t.Errorf("%s: traits %+v, want %+v", name, traits, tc.traits)
-		}
-		_, err = c.Check(tc.invalid, e)
-		if opt, ok := connector.ErrorOption(err); !ok || opt != tc.badOption {
-			t.Errorf("%s: invalid options: %v (option %q), want an error naming %s", name, err, opt, tc.badOption)
-		}
+		checkCase(t, name, c.Name(), tc, func(opts map[string]string) (connector.SinkTraits, error) { return c.Check(opts, e) })
 		op, err := c.New(connector.SinkSpec{Object: "k", Options: tc.valid, Names: []string{"a"}, Types: []types.T{types.BigIntT}, AppendOnly: true}, e)
 		if err != nil {
 			t.Errorf("%s: New: %v", name, err)

@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"sync"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // benchRows is the size of the benchmark files.
@@ -89,16 +89,8 @@ func benchSource(b *testing.B, name, format string) {
 			b.Fatal(err)
 		}
 		rows := 0
-		for {
-			c, err := s.Next(context.Background())
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			rows += c.NumRows()
-			c.Batch.Release()
+		if err := exectest.Drain(context.Background(), s, func(c exec.Chunk) error { rows += c.NumRows(); return nil }); err != nil {
+			b.Fatal(err)
 		}
 		s.Close()
 		if rows != benchRows {

@@ -166,7 +166,7 @@ func TestPathConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Open(context.Background(), newTestEnv().Env)
+	err = s.Open(context.Background(), newTestEnv(t).Env)
 	want := "file connector: option path: 'current.csv' is outside the file root " + work
 	if !errors.Is(err, fileroot.ErrOutside) || err.Error() != want {
 		t.Errorf("Open after the link moved out = %v, want %q", err, want)

@@ -14,16 +14,7 @@ import (
 func TestCSV(t *testing.T) {
 	all := []string{"b BOOLEAN", "ti TINYINT", "si SMALLINT", "i INT", "bi BIGINT", "f FLOAT", "d DOUBLE",
 		"dec DECIMAL(10,2)", "s VARCHAR", "dt DATE", "ts TIMESTAMP(3)", "ts0 TIMESTAMP"}
-	tests := []struct {
-		name     string
-		content  string
-		cols     []string
-		header   bool
-		delim    byte
-		want     []string
-		wantWarn []string
-		wantBad  int64
-	}{
+	runReadCases(t, "f.csv", FormatCSV, []readCase{
 		{
 			name: "every type",
 			cols: all, header: true,
@@ -243,35 +234,7 @@ func TestCSV(t *testing.T) {
 			name: "empty file with a header", header: true,
 			cols: []string{"a BIGINT"},
 		},
-	}
-	for _, tt := range tests {
-		for _, limit := range readLimits {
-			t.Run(fmt.Sprintf("%s/read=%d", tt.name, limit), func(t *testing.T) {
-				env := newTestEnv()
-				defer env.alloc.AssertSize(t, 0)
-				dir := t.TempDir()
-				writeFile(t, dir, "f.csv", tt.content)
-				cfg := Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Header: tt.header,
-					Delimiter: tt.delim, Columns: cols(t, tt.cols...)}
-				rows, err := readAll(t, cfg, env, limit)
-				if err != nil {
-					t.Fatal(err)
-				}
-				assertLines(t, "rows", rows, tt.want)
-				assertLines(t, "warnings", env.warnings, tt.wantWarn)
-				if got := env.Metrics.BadRows.Load(); got != tt.wantBad {
-					t.Errorf("bad rows = %d, want %d", got, tt.wantBad)
-				}
-			})
-		}
-	}
-}
-
-func assertLines(t *testing.T, what string, got, want []string) {
-	t.Helper()
-	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
-		t.Errorf("%s:\n got  %q\n want %q", what, got, want)
-	}
+	})
 }
 
 func TestCSVHeaderErrors(t *testing.T) {
@@ -289,16 +252,9 @@ func TestCSVHeaderErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			env := newTestEnv()
-			defer env.alloc.AssertSize(t, 0)
-			dir := t.TempDir()
-			path := writeFile(t, dir, "f.csv", tt.content)
-			s, err := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Header: true, Columns: cols(t, tt.cols...)})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer s.Close()
-			err = s.Open(context.Background(), env.Env)
+			cfg := fileAt(t, "f.csv", tt.content, Config{Format: FormatCSV, Header: true, Columns: cols(t, tt.cols...)})
+			path := filepath.Join(cfg.Root.Dir(), cfg.Path)
+			err := newSource(t, cfg).Open(context.Background(), newTestEnv(t).Env)
 			if err == nil || !strings.Contains(err.Error(), tt.want) || !strings.Contains(err.Error(), path) {
 				t.Fatalf("Open error = %v; want one naming %s and containing %q", err, path, tt.want)
 			}
@@ -307,19 +263,10 @@ func TestCSVHeaderErrors(t *testing.T) {
 }
 
 func TestOnErrorFail(t *testing.T) {
-	env := newTestEnv()
-	defer env.alloc.AssertSize(t, 0)
-	dir := t.TempDir()
-	writeFile(t, dir, "f.csv", "id,price\n1,10\n2,abc\n3,30\n")
+	env := newTestEnv(t)
 	cs := cols(t, "id BIGINT", "price BIGINT")
-	s, err := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Header: true, OnError: OnErrorFail, Columns: cs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Open(context.Background(), env.Env); err != nil {
-		t.Fatal(err)
-	}
+	s := openSource(t, fileAt(t, "f.csv", "id,price\n1,10\n2,abc\n3,30\n",
+		Config{Format: FormatCSV, Header: true, OnError: OnErrorFail, Columns: cs}), env)
 	const want = `f.csv:3: column price: cannot parse "abc" as BIGINT`
 	rows, err := drain(t, s, typesOf(cs))
 	assertLines(t, "rows before the error", rows, []string{"1 | 10"})
@@ -345,14 +292,12 @@ func TestOnErrorFail(t *testing.T) {
 }
 
 func TestMissingFile(t *testing.T) {
-	env := newTestEnv()
-	defer env.alloc.AssertSize(t, 0)
 	dir := t.TempDir()
 	s, err := New(Config{Path: "nope.csv", Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Open(context.Background(), env.Env)
+	err = s.Open(context.Background(), newTestEnv(t).Env)
 	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dir+"/nope.csv") {
 		t.Fatalf("Open error = %v; want a not-exist error naming %s/nope.csv", err, dir)
 	}
@@ -362,40 +307,27 @@ func TestMissingFile(t *testing.T) {
 }
 
 func TestOpenDirectory(t *testing.T) {
-	env := newTestEnv()
-	defer env.alloc.AssertSize(t, 0)
 	dir, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := New(Config{Path: dir, Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
-	if err := s.Open(context.Background(), env.Env); err == nil || !strings.Contains(err.Error(), dir+" is a directory") {
+	s := newSource(t, Config{Path: dir, Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
+	if err := s.Open(context.Background(), newTestEnv(t).Env); err == nil || !strings.Contains(err.Error(), dir+" is a directory") {
 		t.Fatalf("Open error = %v, want one saying %s is a directory", err, dir)
 	}
 }
 
 func TestBatchesAndLifecycle(t *testing.T) {
-	env := newTestEnv()
-	defer env.alloc.AssertSize(t, 0)
-	dir := t.TempDir()
-	writeFile(t, dir, "f.csv", "1,a\n2,b\n3,c\n4,d\n5,e\n6,f\n7,g\n")
 	cs := cols(t, "n BIGINT NOT NULL", "s VARCHAR")
-	s, err := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, BatchSize: 3, Columns: cs})
-	if err != nil {
+	cfg := fileAt(t, "f.csv", "1,a\n2,b\n3,c\n4,d\n5,e\n6,f\n7,g\n", Config{Format: FormatCSV, BatchSize: 3, Columns: cs})
+	if err := newSource(t, cfg).Close(); err != nil { // safe without Open, and idempotent
 		t.Fatal(err)
 	}
-	if err := s.Close(); err != nil { // safe without Open, and idempotent
-		t.Fatal(err)
-	}
-	s, _ = New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, BatchSize: 3, Columns: cs})
+	s := newSource(t, cfg)
 	if _, err := s.Next(context.Background()); err == nil {
 		t.Fatal("Next before Open succeeded")
 	}
-	if err := s.Open(context.Background(), env.Env); err != nil {
+	if err := s.Open(context.Background(), newTestEnv(t).Env); err != nil {
 		t.Fatal(err)
 	}
 	var sizes []int
@@ -434,15 +366,7 @@ func TestBatchesAndLifecycle(t *testing.T) {
 }
 
 func TestContextCanceled(t *testing.T) {
-	env := newTestEnv()
-	defer env.alloc.AssertSize(t, 0)
-	dir := t.TempDir()
-	writeFile(t, dir, "f.csv", "1\n2\n")
-	s, _ := New(Config{Path: "f.csv", Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
-	defer s.Close()
-	if err := s.Open(context.Background(), env.Env); err != nil {
-		t.Fatal(err)
-	}
+	s := openSource(t, fileAt(t, "f.csv", "1\n2\n", Config{Format: FormatCSV, Columns: cols(t, "a BIGINT")}), newTestEnv(t))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := s.Next(ctx); !errors.Is(err, context.Canceled) {

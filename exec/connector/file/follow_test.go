@@ -15,33 +15,31 @@ import (
 
 // follower is a followed source under test.
 type follower struct {
-	t   *testing.T
-	s   *Source
-	env *testEnv
-	ts  []types.T
+	t    *testing.T
+	path string
+	s    *Source
+	env  *testEnv
+	ts   []types.T
 }
 
 func newFollower(t *testing.T, path, format string, header bool, specs ...string) *follower {
 	t.Helper()
 	cs := cols(t, specs...)
-	s, err := New(Config{Path: filepath.Base(path), Root: rootAt(t, filepath.Dir(path)), Format: format,
-		Header: header, Follow: true, Columns: cs})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := newTestEnv()
-	if err := s.Open(context.Background(), env.Env); err != nil {
-		t.Fatal(err)
-	}
-	return &follower{t: t, s: s, env: env, ts: typesOf(cs)}
+	env := newTestEnv(t)
+	s := openSource(t, Config{Path: filepath.Base(path), Root: rootAt(t, filepath.Dir(path)), Format: format,
+		Header: header, Follow: true, Columns: cs}, env)
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return &follower{t: t, path: path, s: s, env: env, ts: typesOf(cs)}
 }
 
-func (f *follower) close() {
-	f.t.Helper()
-	if err := f.s.Close(); err != nil {
-		f.t.Fatal(err)
-	}
-	f.env.alloc.AssertSize(f.t, 0)
+// follow writes content to a file name in a new directory and follows it.
+func follow(t *testing.T, name, content, format string, header bool, specs ...string) *follower {
+	t.Helper()
+	return newFollower(t, writeFile(t, t.TempDir(), name, content), format, header, specs...)
 }
 
 // next reads until the source is caught up and checks the rows read.
@@ -57,6 +55,22 @@ func (f *follower) next(want ...string) {
 	}
 }
 
+// grows appends content to the file and waits (at most 5 s) for Wait to
+// see it.
+func (f *follower) grows(content string) {
+	f.t.Helper()
+	appendFile(f.t, f.path, content)
+	f.woken()
+}
+
+// woken waits (at most 5 s) for Wait to return, the file having changed.
+func (f *follower) woken() {
+	f.t.Helper()
+	if err := f.wait(5 * time.Second); err != nil {
+		f.t.Fatal(err)
+	}
+}
+
 // wait calls Wait with a timeout and returns its error.
 func (f *follower) wait(timeout time.Duration) error {
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
@@ -65,30 +79,19 @@ func (f *follower) wait(timeout time.Duration) error {
 }
 
 func TestFollowAppends(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "f.csv", "1,a\n2,b\n")
-	f := newFollower(t, path, FormatCSV, false, "n BIGINT", "s VARCHAR")
-	defer f.close()
+	f := follow(t, "f.csv", "1,a\n2,b\n", FormatCSV, false, "n BIGINT", "s VARCHAR")
 	f.next("1 | a", "2 | b")
 	if err := f.wait(120 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait on an idle file = %v, want DeadlineExceeded", err)
 	}
-	appendFile(t, path, "3,c\n4,\"d")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatalf("Wait after growth = %v", err)
-	}
+	f.grows("3,c\n4,\"d")
 	f.next("3 | c") // the partial last line is held back
 	if err := f.wait(120 * time.Millisecond); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("Wait with only a partial line = %v, want DeadlineExceeded", err)
 	}
-	appendFile(t, path, "\nand more\"\n5,e")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("\nand more\"\n5,e")
 	f.next("4 | d\nand more")
-	appendFile(t, path, "\n6,x\n")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("\n6,x\n")
 	f.next("5 | e", "6 | x")
 	if len(f.env.warnings) != 0 {
 		t.Errorf("warnings = %q", f.env.warnings)
@@ -96,24 +99,20 @@ func TestFollowAppends(t *testing.T) {
 }
 
 func TestFollowWaitWakesOnGrowth(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "f.jsonl", `{"n":1}`+"\n")
-	f := newFollower(t, path, FormatJSON, false, "n BIGINT")
-	defer f.close()
+	f := follow(t, "f.jsonl", `{"n":1}`+"\n", FormatJSON, false, "n BIGINT")
 	f.next("1")
 	done := make(chan error, 1)
 	go func() {
 		time.Sleep(100 * time.Millisecond)
-		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		file, err := os.OpenFile(f.path, os.O_APPEND|os.O_WRONLY, 0)
 		if err == nil {
-			_, err = f.WriteString(`{"n":2}` + "\n")
-			f.Close()
+			_, err = file.WriteString(`{"n":2}` + "\n")
+			file.Close()
 		}
 		done <- err
 	}()
 	start := time.Now()
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.woken()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
@@ -124,9 +123,7 @@ func TestFollowWaitWakesOnGrowth(t *testing.T) {
 }
 
 func TestFollowWaitCanceled(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "f.csv", "1\n")
-	f := newFollower(t, path, FormatCSV, false, "n BIGINT")
-	defer f.close()
+	f := follow(t, "f.csv", "1\n", FormatCSV, false, "n BIGINT")
 	f.next("1")
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
@@ -142,14 +139,11 @@ func TestFollowTruncatedAndReplaced(t *testing.T) {
 	dir := t.TempDir()
 	path := writeFile(t, dir, "f.csv", "n,s\n1,a\n2,b\n3,c\n")
 	f := newFollower(t, path, FormatCSV, true, "s VARCHAR", "n BIGINT")
-	defer f.close()
 	f.next("a | 1", "b | 2", "c | 3")
 
 	// Truncated (shorter than what was read), with a new header order.
 	writeFile(t, dir, "f.csv", "s,n\nx,9\n")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.woken()
 	f.next("x | 9")
 
 	// Replaced by another file (renamed over it).
@@ -157,9 +151,7 @@ func TestFollowTruncatedAndReplaced(t *testing.T) {
 	if err := os.Rename(filepath.Join(dir, "g.csv"), path); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.woken()
 	f.next("new | 7", "newer | 8", "newest | 9")
 	assertLines(t, "warnings", f.env.warnings, []string{
 		"f.csv: the file was truncated; reading it again from the beginning",
@@ -168,52 +160,31 @@ func TestFollowTruncatedAndReplaced(t *testing.T) {
 }
 
 func TestFollowHeaderArrivesLater(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "f.csv", "")
-	f := newFollower(t, path, FormatCSV, true, "b BIGINT")
-	defer f.close()
+	f := follow(t, "f.csv", "", FormatCSV, true, "b BIGINT")
 	f.next()
-	appendFile(t, path, "a,b")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("a,b")
 	f.next() // the header line is not complete yet
-	appendFile(t, path, "\n1,2\n")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("\n1,2\n")
 	f.next("2")
 }
 
 func TestFollowMissingColumnInLateHeader(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "f.csv", "")
-	f := newFollower(t, path, FormatCSV, true, "b BIGINT")
-	defer f.close()
+	f := follow(t, "f.csv", "", FormatCSV, true, "b BIGINT")
 	f.next()
-	appendFile(t, path, "a,c\n1,2\n")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("a,c\n1,2\n")
 	for range 2 {
-		if _, err := f.s.Next(context.Background()); err == nil || err.Error() != "file connector: "+path+": column b is missing from the CSV header (a, c)" {
+		if _, err := f.s.Next(context.Background()); err == nil || err.Error() != "file connector: "+f.path+": column b is missing from the CSV header (a, c)" {
 			t.Fatalf("Next = %v", err)
 		}
 	}
 }
 
 func TestFollowJSONPartialLine(t *testing.T) {
-	path := writeFile(t, t.TempDir(), "f.jsonl", `{"n":1}`+"\n"+`{"n":`)
-	f := newFollower(t, path, FormatJSON, false, "n BIGINT")
-	defer f.close()
+	f := follow(t, "f.jsonl", `{"n":1}`+"\n"+`{"n":`, FormatJSON, false, "n BIGINT")
 	f.next("1")
-	appendFile(t, path, "2}")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("2}")
 	f.next() // complete JSON, but no line break yet
-	appendFile(t, path, "\n")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatal(err)
-	}
+	f.grows("\n")
 	f.next("2")
 }
 
@@ -249,17 +220,12 @@ func TestFollowLinkRotation(t *testing.T) {
 		}
 	}
 	f := newFollower(t, link, FormatCSV, false, "n BIGINT")
-	defer f.s.Close()
 	f.next("1")
 	relink("log.2")
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatalf("Wait after the link moved = %v", err)
-	}
+	f.woken()
 	f.next("2")
 	relink(filepath.Join(outside, "secret"))
-	if err := f.wait(5 * time.Second); err != nil {
-		t.Fatalf("Wait after the link moved out = %v", err)
-	}
+	f.woken()
 	rows, err := drain(t, f.s, f.ts)
 	if !errors.Is(err, fileroot.ErrOutside) || len(rows) != 0 {
 		t.Fatalf("after the link moved out: rows %v, error %v; want no rows and %v", rows, err, fileroot.ErrOutside)

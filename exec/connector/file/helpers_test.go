@@ -3,6 +3,7 @@ package file
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // cols builds columns from "name TYPE" specs; a trailing NOT NULL makes the
@@ -78,11 +80,87 @@ type testEnv struct {
 	warnings []string
 }
 
-func newTestEnv() *testEnv {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+// newTestEnv returns a testEnv whose leaks fail t when it ends.
+func newTestEnv(t testing.TB) *testEnv {
+	alloc := exectest.Alloc(t)
 	e := &testEnv{Env: exec.NewTestEnv(alloc), alloc: alloc}
 	e.OnWarning = func(msg string) { e.warnings = append(e.warnings, msg) }
 	return e
+}
+
+// fileAt writes content to a file name in a new directory, the file root,
+// and returns cfg set to read it.
+func fileAt(t testing.TB, name, content string, cfg Config) Config {
+	t.Helper()
+	dir := t.TempDir()
+	writeFile(t, dir, name, content)
+	cfg.Path, cfg.Root = name, rootAt(t, dir)
+	return cfg
+}
+
+// newSource returns the source of cfg, closed when t ends.
+func newSource(t testing.TB, cfg Config) *Source {
+	t.Helper()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// openSource returns the source of cfg opened on env, closed when t ends.
+func openSource(t testing.TB, cfg Config, env *testEnv) *Source {
+	t.Helper()
+	s := newSource(t, cfg)
+	if err := s.Open(context.Background(), env.Env); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// assertLines fails t unless got and want are the same lines.
+func assertLines(t testing.TB, what string, got, want []string) {
+	t.Helper()
+	if strings.Join(got, "\n") != strings.Join(want, "\n") || len(got) != len(want) {
+		t.Errorf("%s:\n got  %q\n want %q", what, got, want)
+	}
+}
+
+// readCase is a case of the CSV and JSON reading tests: a file's content,
+// the stream's columns ("name TYPE"), and the rows, warnings and count of
+// bad rows reading it must give.
+type readCase struct {
+	name     string
+	content  string
+	cols     []string
+	header   bool // CSV
+	delim    byte // CSV
+	want     []string
+	wantWarn []string
+	wantBad  int64
+}
+
+// runReadCases reads each case's content as a file name of format, at
+// every read limit.
+func runReadCases(t *testing.T, name, format string, tests []readCase) {
+	for _, tt := range tests {
+		for _, limit := range readLimits {
+			t.Run(fmt.Sprintf("%s/read=%d", tt.name, limit), func(t *testing.T) {
+				env := newTestEnv(t)
+				cfg := fileAt(t, name, tt.content, Config{Format: format, Header: tt.header, Delimiter: tt.delim, Columns: cols(t, tt.cols...)})
+				rows, err := readAll(t, cfg, env, limit)
+				if err != nil {
+					t.Fatal(err)
+				}
+				assertLines(t, "rows", rows, tt.want)
+				assertLines(t, "warnings", env.warnings, tt.wantWarn)
+				if got := env.Metrics.BadRows.Load(); got != tt.wantBad {
+					t.Errorf("bad rows = %d, want %d", got, tt.wantBad)
+				}
+			})
+		}
+	}
 }
 
 // formatChunk renders each row of c as its values separated by " | ":
@@ -145,15 +223,11 @@ var readLimits = []int{0, 1, 2, 3, 7}
 // no limit, the normal buffer).
 func readAll(t testing.TB, cfg Config, env *testEnv, readLimit int) ([]string, error) {
 	t.Helper()
-	s, err := New(cfg)
-	if err != nil {
-		return nil, err
-	}
+	s := newSource(t, cfg)
 	if readLimit > 0 {
 		// A tiny buffer makes records outgrow it, so growth is tested too.
 		s.rd.readLimit, s.rd.buf = readLimit, make([]byte, 4)
 	}
-	defer s.Close()
 	if err := s.Open(context.Background(), env.Env); err != nil {
 		return nil, err
 	}

@@ -1,20 +1,12 @@
 package file
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 )
 
 func TestJSON(t *testing.T) {
-	tests := []struct {
-		name     string
-		content  string
-		cols     []string
-		want     []string
-		wantWarn []string
-		wantBad  int64
-	}{
+	runReadCases(t, "f.jsonl", FormatJSON, []readCase{
 		{
 			name: "every type",
 			cols: []string{"b BOOLEAN", "ti TINYINT", "i INT", "bi BIGINT", "f FLOAT", "d DOUBLE",
@@ -154,25 +146,5 @@ func TestJSON(t *testing.T) {
 			wantBad:  2,
 			wantWarn: []string{"f.jsonl:2: column a: NULL in a NOT NULL column", "f.jsonl:3: column a: NULL in a NOT NULL column"},
 		},
-	}
-	for _, tt := range tests {
-		for _, limit := range readLimits {
-			t.Run(fmt.Sprintf("%s/read=%d", tt.name, limit), func(t *testing.T) {
-				env := newTestEnv()
-				defer env.alloc.AssertSize(t, 0)
-				dir := t.TempDir()
-				writeFile(t, dir, "f.jsonl", tt.content)
-				cfg := Config{Path: "f.jsonl", Root: rootAt(t, dir), Format: FormatJSON, Columns: cols(t, tt.cols...)}
-				rows, err := readAll(t, cfg, env, limit)
-				if err != nil {
-					t.Fatal(err)
-				}
-				assertLines(t, "rows", rows, tt.want)
-				assertLines(t, "warnings", env.warnings, tt.wantWarn)
-				if got := env.Metrics.BadRows.Load(); got != tt.wantBad {
-					t.Errorf("bad rows = %d, want %d", got, tt.wantBad)
-				}
-			})
-		}
-	}
+	})
 }

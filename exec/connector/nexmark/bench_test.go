@@ -2,14 +2,13 @@ package nexmark
 
 import (
 	"context"
-	"errors"
-	"io"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // benchEvents is the length of the sequence each benchmark iteration
@@ -34,16 +33,8 @@ func benchGenerate(b *testing.B, table string, columns []catalog.Column) {
 		if err := src.Open(ctx, env); err != nil {
 			b.Fatal(err)
 		}
-		for {
-			c, err := src.Next(ctx)
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			rows += c.NumRows()
-			c.Batch.Release()
+		if err := exectest.Drain(ctx, src, func(c exec.Chunk) error { rows += c.NumRows(); return nil }); err != nil {
+			b.Fatal(err)
 		}
 		src.Close()
 	}

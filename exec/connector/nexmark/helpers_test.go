@@ -2,8 +2,7 @@ package nexmark
 
 import (
 	"context"
-	"errors"
-	"io"
+	"fmt"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -11,6 +10,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // testConfig returns a bounded config of table with Beam's base time.
@@ -26,45 +26,50 @@ func newEnv(instance, p int) (*exec.Env, *memory.CheckedAllocator) {
 	return env, alloc
 }
 
-// readSplit generates split instance of p of a bounded cfg to its end and
-// returns its rows. It checks that every chunk holds at most the batch size
-// and that no Arrow memory leaks.
-func readSplit(t testing.TB, cfg Config, instance, p int) [][]types.Datum {
+// openSplit returns the source of split instance of p of cfg, opened on
+// a checked allocator; when t ends it is closed and its leaks fail t.
+func openSplit(t testing.TB, cfg Config, instance, p int) *Source {
 	t.Helper()
 	src, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	env, alloc := newEnv(instance, p)
-	defer alloc.AssertSize(t, 0)
-	ctx := context.Background()
-	if err := src.Open(ctx, env); err != nil {
+	t.Cleanup(func() { alloc.AssertSize(t, 0) })
+	if err := src.Open(context.Background(), env); err != nil {
 		t.Fatal(err)
 	}
-	defer src.Close()
+	t.Cleanup(func() { src.Close() })
+	return src
+}
+
+// readSplit generates split instance of p of a bounded cfg to its end and
+// returns its rows. It checks that every chunk holds at most the batch size
+// and that no Arrow memory leaks.
+func readSplit(t testing.TB, cfg Config, instance, p int) [][]types.Datum {
+	t.Helper()
+	src := openSplit(t, cfg, instance, p)
+	ctx := context.Background()
 	ts := schemaTypes(t, src)
 	most := cfg.BatchSize
 	if most == 0 {
 		most = DefaultBatchSize
 	}
 	var rows [][]types.Datum
-	for {
-		c, err := src.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			return rows
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+	err := exectest.Drain(ctx, src, func(c exec.Chunk) error {
 		if n := c.NumRows(); n == 0 || n > most {
-			t.Fatalf("chunk of %d rows (batch size %d)", n, most)
+			return fmt.Errorf("chunk of %d rows (batch size %d)", n, most)
 		}
 		if !c.Batch.Schema().Equal(src.Schema()) {
-			t.Fatalf("chunk schema %s, want %s", c.Batch.Schema(), src.Schema())
+			return fmt.Errorf("chunk schema %s, want %s", c.Batch.Schema(), src.Schema())
 		}
 		rows = append(rows, types.Rows(c.Batch, ts)...)
-		c.Batch.Release()
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
+	return rows
 }
 
 // readAll generates all of a bounded cfg with one split.

@@ -13,6 +13,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector"
 )
 
 // Source generates one split of a nexmark table. It implements
@@ -154,18 +155,7 @@ func (s *Source) Wait(ctx context.Context) error {
 		if s.thr.rate == 0 {
 			return nil
 		}
-		d := time.Until(s.thr.due(s.cur.n))
-		if d <= 0 {
-			return nil
-		}
-		t := time.NewTimer(d)
-		defer t.Stop()
-		select {
-		case <-t.C:
-			return nil
-		case <-ctx.Done():
-			return ctx.Err()
-		}
+		return connector.SleepUntil(ctx, s.thr.due(s.cur.n))
 	}
 	if s.cfg.Events > 0 {
 		return nil // Next returns io.EOF

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // TestBoundedEOF checks batch sizes and the end of a bounded sequence:
@@ -15,27 +16,11 @@ import (
 func TestBoundedEOF(t *testing.T) {
 	cfg := testConfig(TableBid, 10_000)
 	cfg.BatchSize = 1000
-	src, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, alloc := newEnv(0, 1)
-	defer alloc.AssertSize(t, 0)
+	src := openSplit(t, cfg, 0, 1)
 	ctx := context.Background()
-	if err := src.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
 	var sizes []int
-	for {
-		c, err := src.Next(ctx)
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		sizes = append(sizes, c.NumRows())
-		c.Batch.Release()
+	if err := exectest.Drain(ctx, src, func(c exec.Chunk) error { sizes = append(sizes, c.NumRows()); return nil }); err != nil {
+		t.Fatal(err)
 	}
 	// 9,200 bids: nine full batches and one of 200.
 	if len(sizes) != 10 || sizes[0] != 1000 || sizes[8] != 1000 || sizes[9] != 200 {
@@ -61,16 +46,8 @@ func TestBoundedEOF(t *testing.T) {
 // batches, and that one with no events of its kind is caught up and waits
 // for its context.
 func TestUnbounded(t *testing.T) {
-	src, err := New(Config{Table: TablePerson, BaseTime: DefaultBaseTime, BatchSize: 500})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, alloc := newEnv(1, 3)
-	defer alloc.AssertSize(t, 0)
+	src := openSplit(t, Config{Table: TablePerson, BaseTime: DefaultBaseTime, BatchSize: 500}, 1, 3)
 	ctx := context.Background()
-	if err := src.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
 	for i := range 5 {
 		c, err := src.Next(ctx)
 		if err != nil {
@@ -87,15 +64,7 @@ func TestUnbounded(t *testing.T) {
 	src.Close()
 
 	// At parallelism 50, split 1 sees only auctions: no persons ever.
-	empty, err := New(Config{Table: TablePerson, BaseTime: DefaultBaseTime})
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, _ = newEnv(1, 50)
-	if err := empty.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	defer empty.Close()
+	empty := openSplit(t, Config{Table: TablePerson, BaseTime: DefaultBaseTime}, 1, 50)
 	if _, err := empty.Next(ctx); !errors.Is(err, exec.ErrCaughtUp) {
 		t.Fatalf("Next of an empty split: %v, want ErrCaughtUp", err)
 	}
@@ -106,36 +75,9 @@ func TestUnbounded(t *testing.T) {
 	}
 
 	// Bounded, the same split simply ends.
-	bounded, err := New(testConfig(TablePerson, 1000))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := bounded.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
+	bounded := openSplit(t, testConfig(TablePerson, 1000), 1, 50)
 	if _, err := bounded.Next(ctx); !errors.Is(err, io.EOF) {
 		t.Errorf("Next of an empty bounded split: %v, want io.EOF", err)
-	}
-}
-
-// drain reads src to its end the way the runtime does (Wait on
-// ErrCaughtUp) and returns the number of rows read.
-func drain(ctx context.Context, src *Source) (rows int, err error) {
-	for {
-		c, err := src.Next(ctx)
-		switch {
-		case err == nil:
-			rows += c.NumRows()
-			c.Batch.Release()
-		case errors.Is(err, io.EOF):
-			return rows, nil
-		case errors.Is(err, exec.ErrCaughtUp):
-			if err := src.Wait(ctx); err != nil {
-				return rows, err
-			}
-		default:
-			return rows, err
-		}
 	}
 }
 
@@ -153,18 +95,10 @@ func TestRate(t *testing.T) {
 	}
 	done := make(chan result, 2)
 	for i := range 2 {
-		src, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		env, alloc := newEnv(i, 2)
-		defer alloc.AssertSize(t, 0)
-		if err := src.Open(ctx, env); err != nil {
-			t.Fatal(err)
-		}
-		go func() {
-			defer src.Close()
-			rows, err := drain(ctx, src)
+		src := openSplit(t, cfg, i, 2)
+		go func() { // openSplit's cleanup closes src after the test
+			rows := 0
+			err := exectest.Drain(ctx, src, func(c exec.Chunk) error { rows += c.NumRows(); return nil })
 			done <- result{rows, err}
 		}()
 	}
@@ -185,16 +119,7 @@ func TestRate(t *testing.T) {
 	}
 
 	// Early on, only the events due so far come out.
-	src, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, alloc := newEnv(0, 1)
-	defer alloc.AssertSize(t, 0)
-	if err := src.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
+	src := openSplit(t, cfg, 0, 1)
 	c, err := src.Next(ctx)
 	if err == nil {
 		// Events 4.. are due 1 ms apart: a fresh source has only a few.
@@ -211,17 +136,8 @@ func TestRate(t *testing.T) {
 // context's error when the context is cancelled.
 func TestWaitCancel(t *testing.T) {
 	cfg := Config{Table: TableBid, BaseTime: DefaultBaseTime, Rate: 1} // the first bid is due after 4 s
-	src, err := New(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env, alloc := newEnv(0, 1)
-	defer alloc.AssertSize(t, 0)
+	src := openSplit(t, cfg, 0, 1)
 	ctx, cancel := context.WithCancel(context.Background())
-	if err := src.Open(ctx, env); err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
 	if _, err := src.Next(ctx); !errors.Is(err, exec.ErrCaughtUp) {
 		t.Fatalf("Next: %v, want ErrCaughtUp", err)
 	}

@@ -98,11 +98,8 @@ func TestFileSinkFlushInterval(t *testing.T) {
 	})
 	t.Run("every chunk", func(t *testing.T) {
 		opts := map[string]string{"connector": "file", "path": "out.csv", "flush_interval": "0"}
-		cfg, err := FromOptions(opts, rootAt(t, t.TempDir()))
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg.Names, cfg.Types, cfg.AppendOnly = allNames, allTypes, true
+		cfg := optionsConfig(t, opts, allNames, allTypes)
+		cfg.AppendOnly = true
 		s := mustNew(t, cfg)
 		open(t, s)
 		process(t, s, chunk(0, 4))

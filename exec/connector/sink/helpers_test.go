@@ -25,6 +25,18 @@ func rootAt(t testing.TB, dir string) fileroot.Root {
 	return r
 }
 
+// optionsConfig returns the config FromOptions makes of opts under a new
+// file root, for rows of names and types ts.
+func optionsConfig(t testing.TB, opts map[string]string, names []string, ts []types.T) Config {
+	t.Helper()
+	cfg, err := FromOptions(opts, rootAt(t, t.TempDir()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Names, cfg.Types = names, ts
+	return cfg
+}
+
 // resolved returns the path a file sink of cfg writes.
 func resolved(t testing.TB, cfg Config) string {
 	t.Helper()

@@ -47,11 +47,8 @@ func partConfig(t *testing.T, opts map[string]string) Config {
 	for k, v := range opts {
 		all[k] = v
 	}
-	cfg, err := FromOptions(all, rootAt(t, t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Names, cfg.Types, cfg.AppendOnly = partNames, partTypes, true
+	cfg := optionsConfig(t, all, partNames, partTypes)
+	cfg.AppendOnly = true
 	return cfg
 }
 
@@ -372,11 +369,8 @@ func q10Chunk(t testing.TB, parts int) exec.Chunk {
 // TestPartitionedNoAllocs checks that writing a chunk to partitions that
 // exist allocates nothing.
 func TestPartitionedNoAllocs(t *testing.T) {
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": "q10", "format": "csv", "partition_by": "dt, hm"}, rootAt(t, t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Names, cfg.Types, cfg.AppendOnly = q10Names, q10Types, true
+	cfg := optionsConfig(t, map[string]string{"connector": "file", "path": "q10", "format": "csv", "partition_by": "dt, hm"}, q10Names, q10Types)
+	cfg.AppendOnly = true
 	s := mustNew(t, cfg)
 	open(t, s)
 	defer s.Close()
@@ -410,11 +404,8 @@ func BenchmarkPartitioned(b *testing.B) {
 			if bc.maxOpen != "" {
 				opts["max_open_files"] = bc.maxOpen
 			}
-			cfg, err := FromOptions(opts, rootAt(b, b.TempDir()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			cfg.Names, cfg.Types, cfg.AppendOnly = q10Names, q10Types, true
+			cfg := optionsConfig(b, opts, q10Names, q10Types)
+			cfg.AppendOnly = true
 			s := mustNew(b, cfg)
 			open(b, s)
 			defer s.Close()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector"
 )
 
 // bufferSize is the size of a file sink's write buffer: large enough that
@@ -366,17 +367,5 @@ func (s *Sink) pace(ctx context.Context, n int) error {
 		s.paceStart = time.Now()
 	}
 	s.paced += int64(n)
-	due := s.paceStart.Add(time.Duration(float64(s.paced) / s.cfg.RateLimit * float64(time.Second)))
-	wait := time.Until(due)
-	if wait <= 0 {
-		return nil
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return connector.SleepUntil(ctx, s.paceStart.Add(time.Duration(float64(s.paced)/s.cfg.RateLimit*float64(time.Second))))
 }

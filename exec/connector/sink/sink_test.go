@@ -18,12 +18,7 @@ import (
 
 // fileConfig is a file sink of allTypes at name in a temporary directory.
 func fileConfig(t *testing.T, name string) Config {
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": name}, rootAt(t, t.TempDir()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Names, cfg.Types = allNames, allTypes
-	return cfg
+	return optionsConfig(t, map[string]string{"connector": "file", "path": name}, allNames, allTypes)
 }
 
 func TestFileSinkFormats(t *testing.T) {

@@ -3,7 +3,6 @@ package difftest
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -12,47 +11,15 @@ import (
 )
 
 // cell is one value normalized for comparison. Numbers of DOUBLE, FLOAT
-// and DECIMAL columns compare approximately (approx); everything else by
-// its text: integers and booleans (0/1) in decimal, times and dates as
-// epoch milliseconds, strings as they are.
-type cell struct {
-	null   bool
-	approx bool
-	f      float64
-	s      string
-	show   string // how a report prints the value
-}
+// and DECIMAL columns compare approximately (Approx, within near);
+// everything else by its text: integers and booleans (0/1) in decimal,
+// times and dates as epoch milliseconds, strings as they are.
+type cell = multiset.Cell
 
-// key is the cell's part of a row's exact-match key; approximate numbers
-// are rounded to 9 significant digits (pairs that round apart are matched
-// afterwards with the tolerance).
-func (c cell) key() string {
-	switch {
-	case c.null:
-		return "\x00"
-	case c.approx:
-		return multiset.ApproxKey(c.f)
-	}
-	return "=" + c.s
-}
-
-// equal reports whether two cells hold the same value: approximate numbers
-// agree when they are within a relative 1e-9 or print alike with three
-// decimals (as sqllogictest compares them).
-func (c cell) equal(d cell) bool {
-	switch {
-	case c.null || d.null:
-		return c.null == d.null
-	case c.approx != d.approx:
-		return false
-	case !c.approx:
-		return c.s == d.s
-	}
-	if c.f == d.f || math.Abs(c.f-d.f) <= 1e-9*math.Max(math.Abs(c.f), math.Abs(d.f)) {
-		return true
-	}
-	return fixed3(c.f) == fixed3(d.f)
-}
+// near reports whether two approximate numbers agree: within a relative
+// 1e-9, or printed alike with three decimals (as sqllogictest compares
+// them).
+func near(x, y float64) bool { return multiset.Near(x, y) || fixed3(x) == fixed3(y) }
 
 // fixed3 prints f with three decimals, as sqllogictest does.
 func fixed3(f float64) string {
@@ -66,24 +33,24 @@ func fixed3(f float64) string {
 // eddyCell normalizes a value eddy returned in a column of type t.
 func eddyCell(d types.Datum, t types.T) cell {
 	if d.Null {
-		return cell{null: true, show: "NULL"}
+		return cell{Null: true, Show: "NULL"}
 	}
 	show := types.FormatSLT(d, t)
 	switch t.Physical() {
 	case types.PhysFloat64:
-		return cell{approx: true, f: d.F, show: show}
+		return cell{Approx: true, F: d.F, Show: show}
 	case types.PhysDecimal:
 		f, err := strconv.ParseFloat(d.D.ToString(int32(t.Scale)), 64)
 		if err != nil {
-			return cell{s: "bad decimal", show: show}
+			return cell{S: "bad decimal", Show: show}
 		}
-		return cell{approx: true, f: f, show: show}
+		return cell{Approx: true, F: f, Show: show}
 	case types.PhysString:
-		return cell{s: d.S, show: show}
+		return cell{S: d.S, Show: show}
 	case types.PhysDate32:
-		return cell{s: strconv.FormatInt(d.I*types.MsPerDay, 10), show: show}
+		return cell{S: strconv.FormatInt(d.I*types.MsPerDay, 10), Show: show}
 	}
-	return cell{s: strconv.FormatInt(d.I, 10), show: show}
+	return cell{S: strconv.FormatInt(d.I, 10), Show: show}
 }
 
 // sqliteCell normalizes a value SQLite returned for a column that eddy
@@ -93,24 +60,24 @@ func sqliteCell(v any, t types.T) cell {
 		v = string(b)
 	}
 	if v == nil {
-		return cell{null: true, show: "NULL"}
+		return cell{Null: true, Show: "NULL"}
 	}
 	switch t.Physical() {
 	case types.PhysFloat64, types.PhysDecimal:
 		switch x := v.(type) {
 		case int64:
-			return cell{approx: true, f: float64(x), show: fixed3(float64(x))}
+			return cell{Approx: true, F: float64(x), Show: fixed3(float64(x))}
 		case float64:
-			return cell{approx: true, f: x, show: fixed3(x)}
+			return cell{Approx: true, F: x, Show: fixed3(x)}
 		}
 	case types.PhysString:
 		switch x := v.(type) {
 		case string:
-			return cell{s: x, show: showString(x)}
+			return cell{S: x, Show: showString(x)}
 		case int64:
-			return cell{s: strconv.FormatInt(x, 10), show: strconv.FormatInt(x, 10)}
+			return cell{S: strconv.FormatInt(x, 10), Show: strconv.FormatInt(x, 10)}
 		case float64:
-			return cell{s: types.FormatFloat(x), show: types.FormatFloat(x)}
+			return cell{S: types.FormatFloat(x), Show: types.FormatFloat(x)}
 		}
 	default:
 		switch x := v.(type) {
@@ -127,27 +94,27 @@ func sqliteCell(v any, t types.T) cell {
 		}
 	}
 	s := fmt.Sprintf("%v (%T)", v, v)
-	return cell{s: s, show: s}
+	return cell{S: s, Show: s}
 }
 
 // intCell is an integer SQLite value in a column eddy types t.
 func intCell(x int64, t types.T) cell {
-	c := cell{s: strconv.FormatInt(x, 10)}
+	c := cell{S: strconv.FormatInt(x, 10)}
 	switch t.Kind {
 	case types.Boolean:
-		c.show = strconv.FormatBool(x != 0)
+		c.Show = strconv.FormatBool(x != 0)
 		if x != 0 {
-			c.s = "1"
+			c.S = "1"
 		}
 	case types.Timestamp:
-		c.show = types.FormatTimestamp(x, int(t.Fsp))
+		c.Show = types.FormatTimestamp(x, int(t.Fsp))
 	case types.Date:
-		c.show = types.FormatDate(int32(math.Floor(float64(x) / float64(types.MsPerDay))))
+		c.Show = types.FormatDate(int32(math.Floor(float64(x) / float64(types.MsPerDay))))
 		if x%types.MsPerDay != 0 {
-			c.show += fmt.Sprintf(" (+%d ms)", x%types.MsPerDay)
+			c.Show += fmt.Sprintf(" (+%d ms)", x%types.MsPerDay)
 		}
 	default:
-		c.show = c.s
+		c.Show = c.S
 	}
 	return c
 }
@@ -160,41 +127,6 @@ func showString(s string) string {
 	return s
 }
 
-// row is a normalized row.
-type row []cell
-
-// key is the row's exact-match key: its cells' keys.
-func (r row) key() string {
-	var b strings.Builder
-	for _, c := range r {
-		b.WriteString(c.key())
-		b.WriteByte(0x1f)
-	}
-	return b.String()
-}
-
-// equal reports whether two rows hold equal values, column by column.
-func (r row) equal(s row) bool {
-	if len(r) != len(s) {
-		return false
-	}
-	for i := range r {
-		if !r[i].equal(s[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// String renders the row for a report, values separated by " | ".
-func (r row) String() string {
-	parts := make([]string, len(r))
-	for i, c := range r {
-		parts[i] = c.show
-	}
-	return strings.Join(parts, " | ")
-}
-
 // Diff is how two results differ as multisets of rows.
 type Diff struct {
 	OnlyEddy, OnlySQLite []string // the rows (as text) found on one side only
@@ -203,22 +135,6 @@ type Diff struct {
 // Empty reports whether the results agree.
 func (d Diff) Empty() bool { return len(d.OnlyEddy) == 0 && len(d.OnlySQLite) == 0 }
 
-// diffRows compares two multisets of normalized rows: first exactly by key,
-// then the remaining rows pairwise with the numeric tolerance.
-func diffRows(eddy, lite []row) Diff {
-	onlyEddy, onlyLite := multiset.Diff(eddy, lite, row.key, row.equal)
-	var d Diff
-	for _, r := range onlyEddy {
-		d.OnlyEddy = append(d.OnlyEddy, r.String())
-	}
-	for _, r := range onlyLite {
-		d.OnlySQLite = append(d.OnlySQLite, r.String())
-	}
-	slices.Sort(d.OnlyEddy)
-	slices.Sort(d.OnlySQLite)
-	return d
-}
-
 // maxReported is how many differing rows of each side a report shows; the
 // rest are counted.
 const maxReported = 25
@@ -226,17 +142,21 @@ const maxReported = 25
 // String renders the difference for a test failure.
 func (d Diff) String() string {
 	var b strings.Builder
-	side := func(title string, rows []string) {
-		fmt.Fprintf(&b, "%d row(s) only in %s:\n", len(rows), title)
-		for i, r := range rows {
-			if i == maxReported {
-				fmt.Fprintf(&b, "  ... and %d more\n", len(rows)-i)
-				break
-			}
-			fmt.Fprintf(&b, "  %s\n", r)
-		}
-	}
-	side("eddy", d.OnlyEddy)
-	side("SQLite", d.OnlySQLite)
+	multiset.WriteRows(&b, fmt.Sprintf("%d row(s) only in eddy:", len(d.OnlyEddy)), d.OnlyEddy, maxReported)
+	multiset.WriteRows(&b, fmt.Sprintf("%d row(s) only in SQLite:", len(d.OnlySQLite)), d.OnlySQLite, maxReported)
 	return b.String()
+}
+
+// Compare compares what eddy's view holds with SQLite's result for it,
+// as multisets of rows.
+func Compare(eddy *Result, lite *SQLiteResult) (Diff, error) {
+	if len(lite.Columns) != len(eddy.Columns) {
+		return Diff{}, fmt.Errorf("view %s: eddy has %d columns, SQLite %d (%s)", eddy.View,
+			len(eddy.Columns), len(lite.Columns), strings.Join(lite.Columns, ", "))
+	}
+	got := multiset.Rows(eddy.Rows, func(d types.Datum, j int) cell { return eddyCell(d, eddy.Columns[j].Type) })
+	want := multiset.Rows(lite.Values, func(v any, j int) cell { return sqliteCell(v, eddy.Columns[j].Type) })
+	var d Diff
+	d.OnlyEddy, d.OnlySQLite = multiset.DiffRows(got, want, near)
+	return d, nil
 }

@@ -47,11 +47,11 @@ func TestCellNormalization(t *testing.T) {
 	}
 	for _, c := range cases {
 		e, l := eddyCell(c.eddy, c.typ), sqliteCell(c.lite, c.typ)
-		if got := e.equal(l); got != c.equal {
-			t.Errorf("%s %v vs SQLite %#v: equal = %v, want %v", c.typ, e.show, c.lite, got, c.equal)
+		if got := e.Equal(l, near); got != c.equal {
+			t.Errorf("%s %v vs SQLite %#v: equal = %v, want %v", c.typ, e.Show, c.lite, got, c.equal)
 		}
-		if c.equal && !c.typ.IsNumeric() && e.key() != l.key() {
-			t.Errorf("%s %v vs SQLite %#v: keys %q and %q differ", c.typ, e.show, c.lite, e.key(), l.key())
+		if c.equal && !c.typ.IsNumeric() && e.Key() != l.Key() {
+			t.Errorf("%s %v vs SQLite %#v: keys %q and %q differ", c.typ, e.Show, c.lite, e.Key(), l.Key())
 		}
 	}
 }
@@ -63,7 +63,7 @@ func TestCompareMultisets(t *testing.T) {
 	// below and above straddle the decimal 1.234567885, where rounding to
 	// 9 significant digits changes.
 	below, above := math.Nextafter(1.234567885, 0), math.Nextafter(1.234567885, 2)
-	if (cell{approx: true, f: below}).key() == (cell{approx: true, f: above}).key() {
+	if (cell{Approx: true, F: below}).Key() == (cell{Approx: true, F: above}).Key() {
 		t.Fatal("the two values do not straddle a rounding boundary")
 	}
 	cols := []engine.Column{{Name: "k", Type: types.VarcharT}, {Name: "v", Type: types.DoubleT}}

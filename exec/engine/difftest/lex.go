@@ -2,6 +2,7 @@ package difftest
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -189,6 +190,17 @@ func trim(toks []token) []token {
 		toks = toks[:len(toks)-1]
 	}
 	return toks
+}
+
+// cut cuts toks around the first token that is word, returning the
+// tokens before and after it without their leading and trailing space;
+// ok is false when no token is word.
+func cut(toks []token, word string) (before, after []token, ok bool) {
+	i := slices.IndexFunc(toks, func(t token) bool { return t.is(word) })
+	if i < 0 {
+		return nil, nil, false
+	}
+	return trim(toks[:i]), trim(toks[i+1:]), true
 }
 
 // text joins tokens back into SQL.

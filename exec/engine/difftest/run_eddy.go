@@ -151,27 +151,3 @@ func insertSQL(b Batch) string {
 	sb.WriteByte(';')
 	return sb.String()
 }
-
-// Compare compares what eddy's view holds with SQLite's result for it,
-// as multisets of rows.
-func Compare(eddy *Result, lite *SQLiteResult) (Diff, error) {
-	if len(lite.Columns) != len(eddy.Columns) {
-		return Diff{}, fmt.Errorf("view %s: eddy has %d columns, SQLite %d (%s)", eddy.View,
-			len(eddy.Columns), len(lite.Columns), strings.Join(lite.Columns, ", "))
-	}
-	got := make([]row, len(eddy.Rows))
-	for i, ds := range eddy.Rows {
-		got[i] = make(row, len(ds))
-		for j, d := range ds {
-			got[i][j] = eddyCell(d, eddy.Columns[j].Type)
-		}
-	}
-	want := make([]row, len(lite.Values))
-	for i, vs := range lite.Values {
-		want[i] = make(row, len(vs))
-		for j, v := range vs {
-			want[i][j] = sqliteCell(v, eddy.Columns[j].Type)
-		}
-	}
-	return diffRows(got, want), nil
-}

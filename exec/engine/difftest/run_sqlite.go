@@ -124,7 +124,7 @@ func insertRows(ctx context.Context, tx *dbsql.Tx, table string, rows []Row, rou
 // ... SELECT, each query hand-written in the entry or translated from
 // eddy's. It returns the rows of each materialized view.
 func RunSQLite(ctx context.Context, db *dbsql.DB, e *Entry) ([]*SQLiteResult, error) {
-	columns := func(rel string) ([]string, error) { return tableColumns(ctx, db, rel) }
+	columns := func(rel string) ([]string, error) { return TableColumns(ctx, db, rel) }
 	var out []*SQLiteResult
 	for _, st := range e.Stmts {
 		q := st.SQLite
@@ -211,8 +211,9 @@ func Query(ctx context.Context, db *dbsql.DB, q string, args ...any) (*SQLiteRes
 	return res, rows.Err()
 }
 
-// tableColumns returns the column names of a table or view.
-func tableColumns(ctx context.Context, db *dbsql.DB, rel string) ([]string, error) {
+// TableColumns returns the column names of a SQLite table or view: what
+// Translate asks of the tables a query reads.
+func TableColumns(ctx context.Context, db *dbsql.DB, rel string) ([]string, error) {
 	res, err := Query(ctx, db, "SELECT name FROM pragma_table_info('"+strings.ReplaceAll(rel, "'", "''")+"')")
 	if err != nil {
 		return nil, err

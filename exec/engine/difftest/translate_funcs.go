@@ -143,23 +143,16 @@ func extract(tr *translator, args [][]token) (string, error) {
 	if len(args) != 1 {
 		return "", fmt.Errorf("expected EXTRACT(unit FROM value)")
 	}
-	a := trim(args[0])
-	from := -1
-	for i, t := range a {
-		if t.is("FROM") {
-			from = i
-			break
-		}
-	}
-	if from < 0 {
+	head, value, ok := cut(args[0], "FROM")
+	if !ok {
 		return "", fmt.Errorf("expected EXTRACT(unit FROM value)")
 	}
-	unit := strings.ToUpper(strings.TrimSpace(text(a[:from])))
+	unit := strings.ToUpper(text(head))
 	tmpl, ok := extractUnits[unit]
 	if !ok {
 		return "", fmt.Errorf("unit %s is not translated", unit)
 	}
-	x, err := tr.seq(trim(a[from+1:]))
+	x, err := tr.seq(value)
 	if err != nil {
 		return "", err
 	}
@@ -278,22 +271,14 @@ func cast(tr *translator, args [][]token) (string, error) {
 // when r is one character: MySQL removes whole copies of r, SQLite every
 // character of a set, which agree for one character.
 func trimFunc(tr *translator, args [][]token) (string, error) {
-	a := trim(args[0])
 	if len(args) != 1 {
 		return "", fmt.Errorf("expected one argument")
 	}
-	from := -1
-	for i, t := range a {
-		if t.is("FROM") {
-			from = i
-			break
-		}
-	}
-	if from < 0 {
-		x, err := tr.seq(a)
+	head, value, ok := cut(args[0], "FROM")
+	if !ok {
+		x, err := tr.seq(trim(args[0]))
 		return "trim(" + x + ")", err
 	}
-	head := trim(a[:from])
 	fn := "trim"
 	if len(head) > 0 && head[0].kind == tIdent {
 		switch strings.ToUpper(head[0].text) {
@@ -311,22 +296,20 @@ func trimFunc(tr *translator, args [][]token) (string, error) {
 		}
 		remove = head[0].text
 	}
-	x, err := tr.seq(trim(a[from+1:]))
+	x, err := tr.seq(value)
 	return fn + "(" + x + ", " + remove + ")", err
 }
 
 // position translates POSITION(sub IN s) into instr(s, sub).
 func position(tr *translator, args [][]token) (string, error) {
-	a := trim(args[0])
-	for i, t := range a {
-		if t.is("IN") {
-			sub, err := tr.seq(trim(a[:i]))
-			if err != nil {
-				return "", err
-			}
-			s, err := tr.seq(trim(a[i+1:]))
-			return "instr(" + s + ", " + sub + ")", err
-		}
+	subText, sText, ok := cut(args[0], "IN")
+	if !ok {
+		return "", fmt.Errorf("expected POSITION(substring IN string)")
 	}
-	return "", fmt.Errorf("expected POSITION(substring IN string)")
+	sub, err := tr.seq(subText)
+	if err != nil {
+		return "", err
+	}
+	s, err := tr.seq(sText)
+	return "instr(" + s + ", " + sub + ")", err
 }

@@ -26,7 +26,7 @@ func TestWindowTranslations(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	columns := func(rel string) ([]string, error) { return tableColumns(ctx, db, rel) }
+	columns := func(rel string) ([]string, error) { return TableColumns(ctx, db, rel) }
 	cases := []struct{ eddy, want string }{
 		// [-10000, 0) holds -1; 9999 is in [0, 10000), 10000 starts the next
 		// window; the NULL time is in none.

@@ -112,20 +112,15 @@ func (e *exprGen) intExpr(d int) string {
 	a := func() string { return e.value(Int, d) }
 	switch e.r.IntN(14) {
 	case 0, 1:
-		e.feats.add("expr.arith")
-		return "(" + a() + " + " + a() + ")"
+		return e.arith(a(), "+", a())
 	case 2:
-		e.feats.add("expr.arith")
-		return "(" + a() + " - " + a() + ")"
+		return e.arith(a(), "-", a())
 	case 3:
-		e.feats.add("expr.arith")
-		return fmt.Sprintf("(%s * %d)", a(), e.r.IntN(4))
+		return e.arith(a(), "*", strconv.Itoa(e.r.IntN(4)))
 	case 4:
-		e.feats.add("expr.arith")
-		return fmt.Sprintf("(%s DIV %d)", a(), 1+e.r.IntN(3))
+		return e.arith(a(), "DIV", strconv.Itoa(1+e.r.IntN(3)))
 	case 5:
-		e.feats.add("expr.arith")
-		return fmt.Sprintf("(%s %% %d)", a(), 2+e.r.IntN(3))
+		return e.arith(a(), "%", strconv.Itoa(2+e.r.IntN(3)))
 	case 6:
 		return e.caseExpr(Int, d)
 	case 7:
@@ -158,22 +153,25 @@ func (e *exprGen) intExpr(d int) string {
 	}
 }
 
+// arith returns the arithmetic l op r, recording the feature.
+func (e *exprGen) arith(l, op, r string) string {
+	e.feats.add("expr.arith")
+	return "(" + l + " " + op + " " + r + ")"
+}
+
 func (e *exprGen) doubleExpr(d int) string {
 	a := func() string { return e.value(Double, d) }
 	switch e.r.IntN(10) {
 	case 0, 1:
-		e.feats.add("expr.arith")
-		return "(" + a() + " + " + e.value([]Type{Double, Int}[e.r.IntN(2)], d) + ")"
+		return e.arith(a(), "+", e.value([]Type{Double, Int}[e.r.IntN(2)], d))
 	case 2:
-		e.feats.add("expr.arith")
-		return "(" + a() + " - " + a() + ")"
+		return e.arith(a(), "-", a())
 	case 3:
-		e.feats.add("expr.arith")
 		if e.exact {
-			return fmt.Sprintf("(%s * %d)", a(), e.r.IntN(4)-1)
+			return e.arith(a(), "*", strconv.Itoa(e.r.IntN(4)-1))
 		}
 		x, _ := e.numeric(d)
-		return "(" + a() + " * " + x + ")"
+		return e.arith(a(), "*", x)
 	case 4:
 		e.feats.add("expr.cast")
 		return "CAST(" + e.value(Int, d) + " AS DOUBLE)"
@@ -181,10 +179,9 @@ func (e *exprGen) doubleExpr(d int) string {
 		if e.exact {
 			return "(- " + a() + ")"
 		}
-		e.feats.add("expr.arith")
 		x, _ := e.numeric(d)
 		y, _ := e.numeric(d)
-		return "(" + x + " / " + y + ")"
+		return e.arith(x, "/", y)
 	case 6:
 		return e.caseExpr(Double, d)
 	case 7:
@@ -206,14 +203,11 @@ func (e *exprGen) decimalExpr(d int) string {
 	a := func() string { return e.value(Decimal, d) }
 	switch e.r.IntN(8) {
 	case 0, 1:
-		e.feats.add("expr.arith")
-		return "(" + a() + " + " + e.value([]Type{Decimal, Int}[e.r.IntN(2)], d) + ")"
+		return e.arith(a(), "+", e.value([]Type{Decimal, Int}[e.r.IntN(2)], d))
 	case 2:
-		e.feats.add("expr.arith")
-		return "(" + a() + " - " + a() + ")"
+		return e.arith(a(), "-", a())
 	case 3:
-		e.feats.add("expr.arith")
-		return fmt.Sprintf("(%s * %d)", a(), e.r.IntN(4)-1)
+		return e.arith(a(), "*", strconv.Itoa(e.r.IntN(4)-1))
 	case 4:
 		e.feats.add("expr.cast")
 		return "CAST(" + e.value(Int, d) + " AS DECIMAL(10,2))"

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/eddysql/eddy/exec/engine"
 	"github.com/eddysql/eddy/sql"
@@ -97,32 +96,15 @@ func (x *engineExecutor) Close() error {
 // statements and parses each one, so that errors name lines of the file.
 // Text after the last semicolon is a statement too unless it is blank.
 func parseScript(text string, pos sql.Pos) ([]sql.Stmt, error) {
-	pieces, rest := sql.Split(text)
 	var stmts []sql.Stmt
-	for _, p := range pieces {
+	for _, p := range sql.Statements(text) {
 		st, err := sql.ParseOne(p.Text, shiftPos(pos, p.Start))
 		if err != nil {
 			return nil, err
 		}
 		stmts = append(stmts, st)
 	}
-	if strings.TrimSpace(rest) != "" {
-		off := len(text) - len(rest)
-		st, err := sql.ParseOne(rest, shiftPos(pos, posAt(text, off)))
-		if err != nil {
-			return nil, err
-		}
-		stmts = append(stmts, st)
-	}
 	return stmts, nil
-}
-
-// posAt returns the position of byte offset off in text.
-func posAt(text string, off int) sql.Pos {
-	before := text[:off]
-	line := strings.Count(before, "\n") + 1
-	col := off - strings.LastIndexByte(before, '\n')
-	return sql.Pos{Offset: off, Line: line, Col: col}
 }
 
 // shiftPos turns rel, a position in a text that starts at base, into a

@@ -16,9 +16,6 @@ func TestShiftPos(t *testing.T) {
 	if got := shiftPos(base, sql.Pos{Offset: 20, Line: 3, Col: 2}); got != (sql.Pos{Offset: 120, Line: 12, Col: 2}) {
 		t.Errorf("later line: %+v", got)
 	}
-	if got := posAt("ab\ncd", 4); got != (sql.Pos{Offset: 4, Line: 2, Col: 2}) {
-		t.Errorf("posAt: %+v", got)
-	}
 }
 
 func TestParseScript(t *testing.T) {

@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/eddysql/eddy/storage/internal/sparse"
 )
 
 // Damage is one way of damaging one file of a data directory.
@@ -126,7 +128,7 @@ func copyFile(src, dst string) error {
 		out.Close()
 		return err
 	}
-	for lo, hi := range dataRegions(in, st.Size()) {
+	for lo, hi := range sparse.DataRegions(in, 0, st.Size()) {
 		if _, err := out.Seek(lo, io.SeekStart); err != nil {
 			out.Close()
 			return err
@@ -161,7 +163,7 @@ func Fingerprint(dir string, skip ...string) (string, error) {
 		st, err := f.Stat()
 		if err == nil {
 			fmt.Fprintf(h, "%s %d\n", e.Name(), st.Size())
-			for lo, hi := range dataRegions(f, st.Size()) {
+			for lo, hi := range sparse.DataRegions(f, 0, st.Size()) {
 				if _, err = io.Copy(h, io.NewSectionReader(f, lo, hi-lo)); err != nil {
 					break
 				}

@@ -102,6 +102,20 @@ func (s *stream) publish(end uint64, dropped bool) {
 	s.changed = make(chan struct{})
 }
 
+// enter starts an operation on stream id and returns the stream: unless
+// it fails, the DB stays open until the caller calls l.g.Exit.
+func (l *Log) enter(id uint64) (*stream, error) {
+	if err := l.g.Enter(); err != nil {
+		return nil, err
+	}
+	s, err := l.stream(id)
+	if err != nil {
+		l.g.Exit()
+		return nil, err
+	}
+	return s, nil
+}
+
 // stream returns id's state, loading its high-water mark on first use.
 func (l *Log) stream(id uint64) (*stream, error) {
 	l.mu.Lock()
@@ -120,14 +134,11 @@ func (l *Log) stream(id uint64) (*stream, error) {
 
 // Append implements storage.Log.
 func (l *Log) Append(id uint64, batch arrow.RecordBatch) (uint64, error) {
-	if err := l.g.Enter(); err != nil {
-		return 0, err
-	}
-	defer l.g.Exit()
-	s, err := l.stream(id)
+	s, err := l.enter(id)
 	if err != nil {
 		return 0, err
 	}
+	defer l.g.Exit()
 	bp, _ := l.bufs.Get().(*[]byte)
 	if bp == nil {
 		bp = new([]byte)
@@ -153,14 +164,11 @@ func (l *Log) Append(id uint64, batch arrow.RecordBatch) (uint64, error) {
 // Read implements storage.Log.
 func (l *Log) Read(ctx context.Context, id uint64, from, to uint64, schema *arrow.Schema,
 	alloc memory.Allocator, fn func(seq uint64, batch arrow.RecordBatch) error) (uint64, error) {
-	if err := l.g.Enter(); err != nil {
-		return from, err
-	}
-	defer l.g.Exit()
-	s, err := l.stream(id)
+	s, err := l.enter(id)
 	if err != nil {
 		return from, err
 	}
+	defer l.g.Exit()
 	end, gen, _ := s.state()
 	hi := min(to, end)
 	if from >= hi {
@@ -218,28 +226,22 @@ var errMissing = fmt.Errorf("%w: entry is missing", storage.ErrCorrupt)
 
 // End implements storage.Log.
 func (l *Log) End(id uint64) (uint64, error) {
-	if err := l.g.Enter(); err != nil {
-		return 0, err
-	}
-	defer l.g.Exit()
-	s, err := l.stream(id)
+	s, err := l.enter(id)
 	if err != nil {
 		return 0, err
 	}
+	defer l.g.Exit()
 	end, _, _ := s.state()
 	return end, nil
 }
 
 // Wait implements storage.Log.
 func (l *Log) Wait(ctx context.Context, id uint64, after uint64) error {
-	if err := l.g.Enter(); err != nil {
-		return err
-	}
-	s, err := l.stream(id)
-	l.g.Exit()
+	s, err := l.enter(id)
 	if err != nil {
 		return err
 	}
+	l.g.Exit()
 	for {
 		end, _, changed := s.state()
 		if end > after {
@@ -257,14 +259,11 @@ func (l *Log) Wait(ctx context.Context, id uint64, after uint64) error {
 
 // Drop implements storage.Log.
 func (l *Log) Drop(id uint64) error {
-	if err := l.g.Enter(); err != nil {
-		return err
-	}
-	defer l.g.Exit()
-	s, err := l.stream(id)
+	s, err := l.enter(id)
 	if err != nil {
 		return err
 	}
+	defer l.g.Exit()
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	if err := l.b.Drop(id); err != nil {

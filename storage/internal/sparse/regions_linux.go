@@ -1,4 +1,4 @@
-package badger
+package sparse
 
 import (
 	"errors"
@@ -13,10 +13,10 @@ const (
 	seekHole = 4
 )
 
-// dataRegions yields the [lo, hi) ranges of f from from to size that may
+// DataRegions yields the [lo, hi) ranges of f from from to size that may
 // hold data: the ranges lseek(SEEK_DATA/SEEK_HOLE) reports, or the whole
 // range where the file system cannot say.
-func dataRegions(f *os.File, from, size int64) iter.Seq2[int64, int64] {
+func DataRegions(f *os.File, from, size int64) iter.Seq2[int64, int64] {
 	return func(yield func(lo, hi int64) bool) {
 		for pos := from; pos < size; {
 			lo, err := f.Seek(pos, seekData)

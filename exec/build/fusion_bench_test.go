@@ -1,49 +1,18 @@
-package dataflow
+package build
 
 import (
-	"context"
-	"io"
 	"runtime"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/basic"
+	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/planner/plan"
 )
-
-// batchSource replays prepared batches (retaining each for the receiver).
-type batchSource struct {
-	batches []arrow.RecordBatch
-	next    int
-}
-
-func (s *batchSource) Open(context.Context, *exec.Env) error { s.next = 0; return nil }
-func (s *batchSource) Next(context.Context) (exec.Chunk, error) {
-	if s.next == len(s.batches) {
-		return exec.Chunk{}, io.EOF
-	}
-	b := s.batches[s.next]
-	s.next++
-	b.Retain()
-	return exec.Chunk{Batch: b}, nil
-}
-func (s *batchSource) Wait(ctx context.Context) error { return nil }
-func (s *batchSource) Close() error                   { return nil }
-
-// countSink counts the rows that reach it.
-type countSink struct{ rows int64 }
-
-func (s *countSink) Open(context.Context, *exec.Env) error { return nil }
-func (s *countSink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	s.rows += int64(c.NumRows())
-	return nil
-}
-func (s *countSink) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
-func (s *countSink) Close() error                                                { return nil }
 
 type chainStep struct {
 	filter plan.Expr
@@ -109,64 +78,42 @@ func lightSteps() (steps []chainStep, merged chainStep) {
 // (where computing dominates). Each stage runs at GOMAXPROCS instances, so
 // -cpu 2 runs the chain at parallelism 2. Run it as
 //
-//	go test ./exec -run XXX -bench BenchmarkFusion -count 5 -cpu 1,2
+//	go test ./exec/build -run XXX -bench BenchmarkFusion -count 5 -cpu 1,2
 func BenchmarkFusion(b *testing.B) {
 	alloc := memory.NewGoAllocator()
 	par := runtime.GOMAXPROCS(0)
-	const rows, batch = 4 << 20, 4096
-	var batches []arrow.RecordBatch
-	for start := 0; start < rows; start += batch {
-		r := make([][]types.Datum, batch)
-		for i := range r {
-			r[i] = []types.Datum{types.IntDatum(int64(start + i)), types.IntDatum(int64(i))}
-		}
-		batches = append(batches, types.BuildRecord(alloc, []string{"a", "b"}, []types.T{types.BigIntT, types.BigIntT}, r))
-	}
-	defer func() {
-		for _, r := range batches {
-			r.Release()
-		}
-	}()
+	const rows = 4 << 20
 	in := []types.T{types.BigIntT, types.BigIntT}
 	names := []string{"a", "b"}
-	calc := func(s chainStep) OpSpec {
-		return OpSpec{Name: "calc", New: func(int) (exec.Operator, error) { return basic.NewCalc(in, s.filter, s.projs, names), nil }}
+	batches := benchBatches(b, alloc, rows, names, in, func(i int) []types.Datum {
+		return []types.Datum{types.IntDatum(int64(i)), types.IntDatum(int64(i % 4096))}
+	})
+	calc := func(s chainStep) dataflow.OpSpec {
+		return dataflow.OpSpec{Name: "calc", New: func(int) (exec.Operator, error) { return basic.NewCalc(in, s.filter, s.projs, names), nil }}
 	}
-	// gather ends g with the single-instance stage a job must end with;
-	// the counting sinks emit nothing, so it receives only control records.
-	gather := func(g GraphSpec) GraphSpec {
-		g.Stages = append(g.Stages, StageSpec{Parallelism: 1, Inputs: []InputSpec{{From: len(g.Stages) - 1, Dist: DistSingle}},
-			Ops: []OpSpec{{Name: "end", New: func(int) (exec.Operator, error) { return &countSink{}, nil }}}})
-		return g
-	}
-	graph := func(steps []chainStep, merged chainStep, variant string, sink []countSink) GraphSpec {
-		src := StageSpec{Parallelism: par, Source: func(i int) (exec.Source, error) {
-			var mine []arrow.RecordBatch
-			for j := i; j < len(batches); j += par {
-				mine = append(mine, batches[j])
-			}
-			return &batchSource{batches: mine}, nil
-		}}
-		sinkOp := OpSpec{Name: "sink", New: func(i int) (exec.Operator, error) { return &sink[i], nil }}
+	graph := func(steps []chainStep, merged chainStep, variant string, sink []exectest.Counter) dataflow.GraphSpec {
+		src := splitSource(batches, par)
+		sinkOp := counters("sink", sink)
 		switch variant {
 		case "merged":
-			src.Ops = []OpSpec{calc(merged), sinkOp}
-			return gather(GraphSpec{Stages: []StageSpec{src}})
+			src.Ops = []dataflow.OpSpec{calc(merged), sinkOp}
+			return dataflow.GraphSpec{Stages: []dataflow.StageSpec{src, endStage(0)}}
 		case "chained":
 			for _, s := range steps {
 				src.Ops = append(src.Ops, calc(s))
 			}
 			src.Ops = append(src.Ops, sinkOp)
-			return gather(GraphSpec{Stages: []StageSpec{src}})
+			return dataflow.GraphSpec{Stages: []dataflow.StageSpec{src, endStage(0)}}
 		}
-		g := GraphSpec{Stages: []StageSpec{src}}
+		g := dataflow.GraphSpec{Stages: []dataflow.StageSpec{src}}
 		for i, s := range steps {
-			g.Stages = append(g.Stages, StageSpec{Parallelism: par, Inputs: []InputSpec{{From: i, Dist: DistForward}},
-				Ops: []OpSpec{calc(s)}})
+			g.Stages = append(g.Stages, dataflow.StageSpec{Parallelism: par, Inputs: []dataflow.InputSpec{{From: i, Dist: dataflow.DistForward}},
+				Ops: []dataflow.OpSpec{calc(s)}})
 		}
 		last := &g.Stages[len(g.Stages)-1]
 		last.Ops = append(last.Ops, sinkOp)
-		return gather(g)
+		g.Stages = append(g.Stages, endStage(len(g.Stages)-1))
+		return g
 	}
 	for _, chain := range []struct {
 		name string
@@ -177,17 +124,11 @@ func BenchmarkFusion(b *testing.B) {
 			b.Run(chain.name+"/"+variant, func(b *testing.B) {
 				var kept int64
 				for i := 0; i < b.N; i++ {
-					sink := make([]countSink, par)
-					job, err := StartJob(context.Background(), graph(steps, merged, variant, sink), JobOptions{Alloc: alloc})
-					if err != nil {
-						b.Fatal(err)
-					}
-					if err := job.Wait(context.Background()); err != nil {
-						b.Fatal(err)
-					}
+					sink := make([]exectest.Counter, par)
+					runBench(b, graph(steps, merged, variant, sink), dataflow.JobOptions{Alloc: alloc})
 					kept = 0
-					for _, s := range sink {
-						kept += s.rows
+					for i := range sink {
+						kept += sink[i].Rows()
 					}
 				}
 				b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
@@ -198,10 +139,3 @@ func BenchmarkFusion(b *testing.B) {
 		}
 	}
 }
-
-// benchCol and benchInt build the column references and constants of the
-// benchmark's expressions.
-func benchCol(ord int) *plan.InputRef {
-	return &plan.InputRef{Ord: ord, Typ: types.BigIntT, Null: true}
-}
-func benchInt(v int64) *plan.Const { return &plan.Const{Val: types.IntDatum(v), Typ: types.BigIntT} }
