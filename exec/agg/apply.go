@@ -29,6 +29,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 			h.weights[i] = op.Weight()
 		}
 	}
+	ones := c.Ops == nil // every row weighs 1
 	if h.close != nil {
 		late, err := h.close.load(c.Batch, h.weights)
 		if err != nil {
@@ -36,31 +37,28 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		}
 		if late > 0 {
 			h.env.Metrics.LateRows.Add(late)
+			ones = false
 		}
 	}
 	b := &h.batch
-	b.lids = vec.Resize(b.lids, n)
-	touched, first, err := h.keys.group(c.Batch, b.lids)
+	h.lids = vec.Resize(h.lids, n)
+	touched, first, err := h.keys.group(c.Batch, h.lids)
 	if err != nil {
 		return err
 	}
-	b.touched, b.slotsOK = touched, false
 	h.touched, h.firstRow = touched, first
 	h.growSlots()
+	b.Reset(h.lids, touched, h.arena)
 
 	m := len(touched)
-	b.rows = vec.Resize(b.rows, m)
-	for j, s := range touched {
-		b.rows[j] = h.arena.Row(s)
-	}
-	h.sink += touchRows(b.rows)
+	h.sink += touchRows(b.Rows)
 	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows
 	clear(delta)
-	for i, l := range b.lids {
+	for i, l := range b.Lids {
 		delta[l] += h.weights[i]
 	}
-	for j, r := range b.rows {
+	for j, r := range b.Rows {
 		old := int64(r[rowsWord])
 		rows := old + delta[j]
 		if rows < 0 {
@@ -70,34 +68,27 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		r[rowsWord] = uint64(rows)
 	}
 
-	for _, a := range h.args {
-		if err := a.load(c.Batch.Column(a.ord), h.weights); err != nil {
-			return err
-		}
+	if err := h.args.Load(c.Batch, h.weights, ones); err != nil {
+		return err
 	}
 	// With EMIT ON WINDOW CLOSE nothing is emitted per batch: results are
 	// computed when a window closes (emitFinal), not before and after.
 	results := h.close == nil || !h.close.cfg.Emit
 	for i, a := range h.aggs {
-		h.sink += a.touch(b)
+		h.sink += a.Touch(b)
 		if results {
-			h.oldVecs[i].resize(m)
-			if err := a.result(b, h.oldRows, &h.oldVecs[i]); err != nil {
+			h.oldVecs[i].Resize(m)
+			if err := a.Result(b, h.oldRows, &h.oldVecs[i]); err != nil {
 				return fmt.Errorf("hash aggregate: %w", err)
 			}
 		}
-		var arg *argCol
-		w := h.weights
-		if k := h.aggArg[i]; k >= 0 {
-			arg = h.args[k]
-			w = arg.w
-		}
-		if err := a.update(b, w, arg); err != nil {
+		arg, w := h.args.Of(i, h.weights)
+		if err := a.Update(b, w, arg); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 		if results {
-			h.newVecs[i].resize(m)
-			if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
+			h.newVecs[i].Resize(m)
+			if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
 				return fmt.Errorf("hash aggregate: %w", err)
 			}
 		}
@@ -147,7 +138,7 @@ func (h *HashAgg) growSlots() {
 	}
 	h.arena.Grow(n)
 	for _, a := range h.aggs {
-		a.grow(n)
+		a.Grow(n)
 	}
 }
 
@@ -158,7 +149,7 @@ func (h *HashAgg) freeSlot(s int32) {
 		h.close.forget(s)
 	}
 	for _, a := range h.aggs {
-		a.free(s)
+		a.Free(s)
 	}
 	h.arena.Clear(s)
 }
@@ -169,9 +160,7 @@ func (h *HashAgg) releaseBatch() {
 	if h.close != nil {
 		h.close.release()
 	}
-	for _, a := range h.args {
-		a.release()
-	}
+	h.args.Release()
 }
 
 // updateStateMetrics publishes the group count and the state size estimate.
@@ -183,7 +172,7 @@ func (h *HashAgg) updateStateMetrics() {
 		bytes += h.close.stateBytes()
 	}
 	for _, a := range h.aggs {
-		bytes += a.stateBytes()
+		bytes += a.Bytes()
 	}
 	m.StateBytes.Store(bytes)
 }

@@ -105,6 +105,6 @@ func TestApproxCountDistinctRetractions(t *testing.T) {
 	}, {
 		In: in + `
 			-D 1 a`,
-		Err: errApproxRetraction,
+		Err: accum.ErrApproxRetraction,
 	}})
 }

@@ -1,12 +1,8 @@
 package agg
 
 import (
-	"context"
-	"fmt"
-	"strings"
 	"testing"
 
-	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
@@ -37,46 +33,6 @@ func TestHashAggInlineMultisets(t *testing.T) {
 		// Group 3 reuses group 1's slot and finds its multisets empty.
 		{In: hdr + "+I 3 9", Want: `+I 3 1 9 9`},
 	})
-}
-
-// TestHashAggInlineMultisetsFreed checks that freeing groups whose
-// multisets spilled returns their pool entries.
-func TestHashAggInlineMultisetsFreed(t *testing.T) {
-	alloc := exectest.Alloc(t)
-	cfg := testConfig(t, "bigint bigint", []int{0}, "max(1)")
-	h := NewHashAgg(cfg)
-	ctx := context.Background()
-	if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
-	out := newCollector(t, cfg)
-	run := func(op string) {
-		var sb strings.Builder
-		sb.WriteString("bigint bigint")
-		for k := range 3 {
-			for v := range 6 {
-				fmt.Fprintf(&sb, "\n%s %d %d", op, k, v)
-			}
-		}
-		ch := exectest.Chunk(t, alloc, sb.String())
-		defer ch.Batch.Release()
-		if err := h.Process(ctx, 0, ch, out); err != nil {
-			t.Fatal(err)
-		}
-	}
-	sets := &h.aggs[0].(*intMinMaxAgg).sets
-	run("+I")
-	if got := sets.Spilled(); got != 3 {
-		t.Fatalf("%d multisets spilled, want 3", got)
-	}
-	run("-D")
-	if got := sets.Spilled(); got != 0 {
-		t.Fatalf("after deleting every group: %d spilled", got)
-	}
-	if got := out.Take(); strings.Count(got, "+I") != 3 || strings.Count(got, "-D") != 3 {
-		t.Fatalf("output:\n%s", got)
-	}
 }
 
 // TestHashAggBatchIsASet checks that a batch's changes to a group are

@@ -6,12 +6,12 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -142,18 +142,7 @@ func benchTouchBatch(alloc memory.Allocator, r *rand.Rand, groups int) arrow.Rec
 
 // benchRecord returns a batch of (key, value) BIGINT rows.
 func benchRecord(alloc memory.Allocator, keys, vals []int64) arrow.RecordBatch {
-	kb := array.NewInt64Builder(alloc)
-	defer kb.Release()
-	vb := array.NewInt64Builder(alloc)
-	defer vb.Release()
-	kb.AppendValues(keys, nil)
-	vb.AppendValues(vals, nil)
-	k, v := kb.NewArray(), vb.NewArray()
-	defer k.Release()
-	defer v.Release()
-	schema := arrow.NewSchema([]arrow.Field{
-		types.Field("k", types.BigIntT, true), types.Field("v", types.BigIntT, true)}, nil)
-	return array.NewRecordBatch(schema, []arrow.Array{k, v}, int64(len(keys)))
+	return brute.Int64Chunk(alloc, [][]int64{keys, vals}, nil).Batch
 }
 
 // BenchmarkHashAggTwoKeys groups by two BIGINT columns (the shape of

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -62,7 +63,7 @@ func newCloser(cfg WindowClose, ord int) *closer {
 // the number of late rows.
 func (c *closer) load(rec arrow.RecordBatch, weights []int64) (int64, error) {
 	arr := rec.Column(c.ord)
-	vals, buf, err := intValues(arr, c.buf)
+	vals, buf, err := accum.IntValues(arr, c.buf)
 	c.buf = buf
 	if err != nil {
 		return 0, fmt.Errorf("window close column %d: %w", c.ord, err)
@@ -189,17 +190,15 @@ func (h *HashAgg) emitFinal(ctx context.Context, slots []int32, out exec.Emitter
 	m := len(slots)
 	h.touched = append(h.touched[:0], slots...)
 	b := &h.batch
-	b.touched, b.slotsOK = h.touched, false
-	b.rows = vec.Resize(b.rows, m)
+	b.Reset(nil, h.touched, h.arena)
 	h.newRows = vec.Resize(h.newRows, m)
-	for j, s := range slots {
-		b.rows[j] = h.arena.Row(s)
-		h.newRows[j] = int64(b.rows[j][rowsWord])
+	for j, r := range b.Rows {
+		h.newRows[j] = int64(r[rowsWord])
 	}
 	for i, a := range h.aggs {
-		h.sink += a.touch(b)
-		h.newVecs[i].resize(m)
-		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
+		h.sink += a.Touch(b)
+		h.newVecs[i].Resize(m)
+		if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}

@@ -5,9 +5,10 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -20,7 +21,7 @@ func (h *HashAgg) emitChanges(ctx context.Context, out exec.Emitter) error {
 		h.changed = vec.Resize(h.changed, len(touched))
 		clear(h.changed)
 		for i := range h.aggs {
-			markChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
+			accum.MarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
 		}
 	}
 
@@ -89,11 +90,11 @@ func (h *HashAgg) sendInitial(ctx context.Context, out exec.Emitter) error {
 	}
 	h.touched = append(h.touched[:0], 0)
 	b := &h.batch
-	b.touched, b.rows = h.touched, append(b.rows[:0], h.arena.Row(0))
-	h.newRows = append(h.newRows[:0], int64(b.rows[0][rowsWord]))
+	b.Reset(nil, h.touched, h.arena)
+	h.newRows = append(h.newRows[:0], int64(b.Rows[0][rowsWord]))
 	for i, a := range h.aggs {
-		h.newVecs[i].resize(1)
-		if err := a.result(b, h.newRows, &h.newVecs[i]); err != nil {
+		h.newVecs[i].Resize(1)
+		if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}
@@ -105,7 +106,7 @@ func (h *HashAgg) sendInitial(ctx context.Context, out exec.Emitter) error {
 
 // addRow adds an output row for touched group j.
 func (h *HashAgg) addRow(j int, old bool, op exec.Op) {
-	h.outRows = append(h.outRows, outRow{j: int32(j), old: old})
+	h.outRows = append(h.outRows, accum.OutRow{J: int32(j), Old: old})
 	h.ops = append(h.ops, op)
 }
 
@@ -125,33 +126,20 @@ func (h *HashAgg) buildRows(ctx context.Context, out exec.Emitter) error {
 		return nil
 	}
 	cols := make([]arrow.Array, 0, len(h.builders))
-	release := func() {
-		for _, c := range cols {
-			c.Release()
-		}
-	}
 	for i, b := range h.builders {
 		// A key column takes its values from the same vec for old and new.
-		var old, new *vector
+		var old, new *accum.Vector
 		if k := len(h.keyVecs); i < k {
 			old, new = &h.keyVecs[i], &h.keyVecs[i]
 		} else {
 			old, new = &h.oldVecs[i-k], &h.newVecs[i-k]
 		}
-		if col := h.out.fixedColumn(h.env.Alloc, h.schema.Field(i).Type, old, new, h.outRows); col != nil {
-			cols = append(cols, col)
-			continue
-		}
-		err := appendRows(&h.out, b, old, new, h.outRows)
-		cols = append(cols, b.NewArray())
+		col, err := h.out.Column(h.env.Alloc, b, old, new, h.outRows)
 		if err != nil {
-			release()
+			arrays.Release(cols)
 			return err
 		}
+		cols = append(cols, col)
 	}
-	rec := array.NewRecordBatch(h.schema, cols, int64(len(h.outRows)))
-	release()
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: h.ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, h.schema, cols, len(h.outRows), h.ops)
 }

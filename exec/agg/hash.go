@@ -8,11 +8,11 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
-	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 )
 
 // HashAgg is the incremental hash aggregate. It consumes a changelog and
@@ -48,9 +48,8 @@ type HashAgg struct {
 	schema      *arrow.Schema
 	inputIDs    []arrow.Type // the Arrow type of each input column
 	keys        *groupKeys
-	aggs        []state
-	args        []*argCol       // argument columns, one per distinct input ordinal
-	aggArg      []int           // per aggregate: its index in args, or -1
+	aggs        []accum.Accumulator
+	args        accum.Args      // the aggregates' argument columns
 	arena       *aggstate.Arena // by slot: the group header, then the aggregates' words
 	initialSent bool            // a global aggregate emitted its row
 	close       *closer         // when windowed: which groups close when
@@ -60,15 +59,16 @@ type HashAgg struct {
 
 	// Scratch reused across batches.
 	weights          []int64
-	batch            batch
+	lids             []int32 // by row: its local group
+	batch            accum.Batch
 	touched          []int32
 	oldRows, newRows []int64 // by touched group: its row count before and after the batch
 	firstRow         []int32 // by touched group: the first row of the batch in it
 	changed          []bool
-	keyVecs          []vector
-	oldVecs, newVecs []vector
-	outRows          []outRow
-	out              outBuf
+	keyVecs          []accum.Vector
+	oldVecs, newVecs []accum.Vector
+	outRows          []accum.OutRow
+	out              accum.Out
 	ops              []exec.Op
 }
 
@@ -102,74 +102,34 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	if err != nil {
 		return err
 	}
-	kinds := make([]kind, len(cfg.GroupKeys))
-	h.keyVecs = make([]vector, len(cfg.GroupKeys))
+	kinds := make([]accum.Kind, len(cfg.GroupKeys))
+	h.keyVecs = make([]accum.Vector, len(cfg.GroupKeys))
 	for i, ord := range cfg.GroupKeys {
-		kinds[i], _ = kindOf(cfg.Input[ord])
-		h.keyVecs[i].kind = kinds[i]
+		kinds[i], _ = accum.KindOf(cfg.Input[ord])
+		h.keyVecs[i].Kind = kinds[i]
 	}
-	h.aggs = make([]state, len(cfg.Aggs))
-	words := headerWords
-	h.aggArg = make([]int, len(cfg.Aggs))
-	h.oldVecs = make([]vector, len(cfg.Aggs))
-	h.newVecs = make([]vector, len(cfg.Aggs))
-	h.args = nil
-	for i, a := range cfg.Aggs {
-		st, err := newState(a, cfg.AppendOnly, len(cfg.Input))
-		if err != nil {
-			return fmt.Errorf("aggregate %d: %w", i, err)
-		}
-		h.aggs[i] = st
-		words += st.words()
-		k, _ := kindOf(a.Type)
-		h.oldVecs[i].kind, h.newVecs[i].kind = k, k
-		h.aggArg[i] = h.argIndex(a)
+	h.aggs, h.arena, err = accum.NewAll(cfg.Aggs, len(cfg.Input), accum.All, accum.Options{AppendOnly: cfg.AppendOnly}, headerWords)
+	if err != nil {
+		return fmt.Errorf("hash aggregate: %w", err)
 	}
+	h.args = accum.NewArgs(cfg.Aggs)
+	h.oldVecs, h.newVecs = accum.Results(cfg.Aggs), accum.Results(cfg.Aggs)
 	h.env = env
 	h.schema = schema
-	h.inputIDs = make([]arrow.Type, len(cfg.Input))
-	for i, t := range cfg.Input {
-		h.inputIDs[i] = t.Arrow().ID()
-	}
+	h.inputIDs = opcheck.IDs(cfg.Input)
 	h.keys = newGroupKeys(cfg.GroupKeys, kinds)
 	h.close = nil
 	if c := cfg.Close; c != nil {
-		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != kindInt || c.Offset < 0 {
+		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != accum.KindInt || c.Offset < 0 {
 			return fmt.Errorf("hash aggregate: window close key %d (offset %d) is not an integer-like group key", c.Key, c.Offset)
 		}
 		h.close = newCloser(*c, cfg.GroupKeys[c.Key])
 	}
-	h.arena = aggstate.NewArena(words)
-	off := headerWords
-	for _, st := range h.aggs {
-		st.bind(h.arena, off)
-		off += st.words()
-	}
 	h.initialSent = false
 	h.growSlots()
-	h.builders = make([]array.Builder, len(schema.Fields()))
-	for i, f := range schema.Fields() {
-		h.builders[i] = array.NewBuilder(env.Alloc, f.Type)
-	}
+	h.builders = arrays.Builders(env.Alloc, schema)
 	h.updateStateMetrics()
 	return nil
-}
-
-// argIndex returns the index in h.args of a's argument column, adding it
-// (with decimal keys if a needs them).
-func (h *HashAgg) argIndex(a accum.Spec) int {
-	if a.Arg < 0 || a.Func == plan.AggCountStar || a.ArgType.Kind == types.Null {
-		return -1
-	}
-	for i, c := range h.args {
-		if c.ord == a.Arg {
-			c.keys = c.keys || needsKeys(a)
-			return i
-		}
-	}
-	k, _ := kindOf(h.cfg.Input[a.Arg])
-	h.args = append(h.args, &argCol{ord: a.Arg, kind: k, keys: needsKeys(a)})
-	return len(h.args) - 1
 }
 
 // Process applies a batch of changes and emits the resulting changes, then
@@ -177,42 +137,20 @@ func (h *HashAgg) argIndex(a accum.Spec) int {
 // batches). An error (a retraction of a row never inserted, an overflow)
 // leaves the state undefined: the query must stop.
 func (h *HashAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if h.keys == nil {
-		return errors.New("hash aggregate: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("hash aggregate: no input %d", in)
-	}
-	if c.NumRows() == 0 {
+	empty, err := opcheck.Chunk("hash aggregate", h.keys != nil, in, c, h.inputIDs, h.cfg.Input)
+	switch {
+	case err != nil:
+		return err
+	case empty:
 		return h.sendInitial(ctx, out)
 	}
-	if err := h.checkChunk(c); err != nil {
-		return err
-	}
-	err := h.apply(c)
+	err = h.apply(c)
 	if err == nil {
 		err = h.emitChanges(ctx, out)
 	}
 	h.releaseBatch()
 	h.updateStateMetrics()
 	return err
-}
-
-// checkChunk checks that c has the configured columns (by physical type) and
-// one op per row, so that the typed loops can trust the data.
-func (h *HashAgg) checkChunk(c exec.Chunk) error {
-	if got := int(c.Batch.NumCols()); got != len(h.cfg.Input) {
-		return fmt.Errorf("hash aggregate: batch has %d columns, want %d", got, len(h.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("hash aggregate: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for i, want := range h.inputIDs {
-		if got := c.Batch.Column(i).DataType().ID(); got != want {
-			return fmt.Errorf("hash aggregate: column %d is %s, want %s", i, c.Batch.Column(i).DataType(), h.cfg.Input[i])
-		}
-	}
-	return nil
 }
 
 // OnControl emits a global aggregate's initial row if it has not been
@@ -238,10 +176,8 @@ func (h *HashAgg) OnControl(ctx context.Context, m exec.Control, out exec.Emitte
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
 func (h *HashAgg) Close() error {
-	for _, b := range h.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(h.builders)
 	h.builders = nil
-	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, nil, nil, nil
+	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, accum.Args{}, nil, nil
 	return nil
 }

@@ -201,7 +201,7 @@ func TestHashAggTypesAppendOnly(t *testing.T) {
 -U k 1.5 1.5 2.00 2.00 2024-01-02 2024-01-02 k
 +U k 0.5 1.5 2.00 3.00 2024-01-01 2024-01-02 k`},
 		{In: hdr + "+I k 1 2.50 2024-01-01", Want: ``},
-		{In: hdr + "-D k 1 2.50 2024-01-01", Err: errAppendOnly},
+		{In: hdr + "-D k 1 2.50 2024-01-01", Err: accum.ErrAppendOnly},
 	})
 }
 

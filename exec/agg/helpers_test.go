@@ -1,46 +1,28 @@
 package agg
 
 import (
+	"slices"
 	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
 
 // testConfig builds a configuration from the input types ("bigint
 // varchar"), the group key ordinals and aggregate calls written as
-// "count(*)", "sum(1)", "count(distinct 0)" (arguments are input ordinals).
+// "count(*)", "sum(1)", "count(distinct 0)" (brute.Aggs).
 func testConfig(t testing.TB, input string, keys []int, calls ...string) HashConfig {
 	t.Helper()
 	cfg := HashConfig{GroupKeys: keys, Input: exectest.Types(t, input)}
 	for _, k := range keys {
 		cfg.Names = append(cfg.Names, "k"+strconv.Itoa(k))
 	}
-	funcs := map[string]plan.AggFunc{"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg,
-		"min": plan.AggMin, "max": plan.AggMax, "approx_count_distinct": plan.AggApproxCountDistinct}
-	for _, c := range calls {
-		name, arg, _ := strings.Cut(strings.TrimSuffix(c, ")"), "(")
-		spec := accum.Spec{Func: funcs[name], Arg: -1}
-		if arg == "*" {
-			spec.Func = plan.AggCountStar
-		} else {
-			if rest, ok := strings.CutPrefix(arg, "distinct "); ok {
-				spec.Distinct, arg = true, rest
-			}
-			ord, err := strconv.Atoi(arg)
-			if err != nil {
-				t.Fatalf("call %q: %v", c, err)
-			}
-			spec.Arg, spec.ArgType = ord, cfg.Input[ord]
-		}
-		spec.Type = plan.AggResultType(spec.Func, spec.ArgType)
-		cfg.Aggs = append(cfg.Aggs, spec)
-		cfg.Names = append(cfg.Names, c)
-	}
+	cfg.Aggs = brute.Aggs(t, cfg.Input, calls...)
+	cfg.Names = append(cfg.Names, calls...)
 	return cfg
 }
 
@@ -69,15 +51,6 @@ func runSteps(t *testing.T, cfg HashConfig, steps []exectest.Step) {
 	r.Run(t, steps)
 }
 
-// checkIntegral compares the integrated output with the brute force.
-func checkIntegral(t testing.TB, step int, out *exectest.Collector, cfg HashConfig, in *exectest.Integral) {
-	t.Helper()
-	got, want := strings.Join(out.Rows(), "\n"), strings.Join(bruteResult(cfg, in), "\n")
-	if got != want {
-		t.Fatalf("step %d: integrated output\n%s\nbrute force\n%s", step, got, want)
-	}
-}
-
 // runOp runs steps through op with env, as a window test does: the
 // collector renders timestamps in milliseconds and checks the shape of
 // updates only. It returns the collector.
@@ -86,4 +59,53 @@ func runOp(t *testing.T, op exec.Operator, env *exec.Env, steps []exectest.Step)
 	r := &exectest.Runner{Op: op, Env: env, Out: exectest.NewCollector(t, exectest.CollectorOptions{Format: exectest.Millis})}
 	r.Run(t, steps)
 	return r.Out
+}
+
+// bruteResult recomputes the aggregate of cfg from scratch over the
+// integral of its input, as the oracle of the tests: one row per group
+// (one row when there are no group keys, even over no input), rendered
+// with exectest.RoundRow, sorted.
+func bruteResult(cfg HashConfig, in *exectest.Integral) []string {
+	groups := map[string][]*exectest.Counted{}
+	keyOf := map[string][]types.Datum{}
+	if len(cfg.GroupKeys) == 0 {
+		groups[""] = nil
+	}
+	for _, e := range in.Counted() {
+		key := make([]types.Datum, len(cfg.GroupKeys))
+		for i, ord := range cfg.GroupKeys {
+			key[i] = e.Row[ord]
+		}
+		k := exectest.Key(key)
+		groups[k] = append(groups[k], e)
+		keyOf[k] = key
+	}
+	var ts []types.T
+	for _, ord := range cfg.GroupKeys {
+		ts = append(ts, cfg.Input[ord])
+	}
+	for _, a := range cfg.Aggs {
+		ts = append(ts, a.Type)
+	}
+	var out []string
+	for k, rows := range groups {
+		row := append([]types.Datum(nil), keyOf[k]...)
+		for _, a := range cfg.Aggs {
+			row = append(row, bruteOne(a, rows))
+		}
+		out = append(out, exectest.RoundRow(row, ts, exectest.Text))
+	}
+	slices.Sort(out)
+	return out
+}
+
+// bruteOne computes one aggregate over rows with multiplicities.
+func bruteOne(a accum.Spec, rows []*exectest.Counted) types.Datum {
+	var all [][]types.Datum
+	for _, e := range rows {
+		for range e.N {
+			all = append(all, e.Row)
+		}
+	}
+	return brute.Aggregate(a, all)
 }

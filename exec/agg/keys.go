@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -30,8 +31,8 @@ const bytesGroupBytes = 16 + 4 + 8 + 16
 // groupKeys maps the group key of each row of a batch to its group's slot.
 type groupKeys struct {
 	mode  keyMode
-	cols  []int  // input ordinals of the key columns
-	kinds []kind // their representations
+	cols  []int        // input ordinals of the key columns
+	kinds []accum.Kind // their representations
 	ints  *aggstate.IntGroups
 	bytes *aggstate.BytesGroups
 
@@ -57,12 +58,12 @@ type groupKeys struct {
 	cur  []int
 }
 
-func newGroupKeys(cols []int, kinds []kind) *groupKeys {
+func newGroupKeys(cols []int, kinds []accum.Kind) *groupKeys {
 	g := &groupKeys{cols: cols, kinds: kinds}
 	switch {
 	case len(cols) == 0:
 		g.mode = keysGlobal
-	case len(cols) == 1 && kinds[0] == kindInt:
+	case len(cols) == 1 && kinds[0] == accum.KindInt:
 		g.mode = keysInt
 		g.ints = aggstate.NewIntGroups()
 	default:
@@ -70,7 +71,7 @@ func newGroupKeys(cols []int, kinds []kind) *groupKeys {
 		g.bytes = aggstate.NewBytesGroups()
 		g.fixedOK = true
 		for _, k := range kinds {
-			g.fixedOK = g.fixedOK && (k == kindInt || k == kindFloat)
+			g.fixedOK = g.fixedOK && (k == accum.KindInt || k == accum.KindFloat)
 		}
 	}
 	return g
@@ -142,7 +143,7 @@ func (g *groupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, first [
 		return g.touched, g.first, nil
 	case keysInt:
 		arr := rec.Column(g.cols[0])
-		vals, buf, err := intValues(arr, g.ibuf)
+		vals, buf, err := accum.IntValues(arr, g.ibuf)
 		g.ibuf = buf
 		if err != nil {
 			return nil, nil, fmt.Errorf("group key column %d: %w", g.cols[0], err)
@@ -216,14 +217,14 @@ func (g *groupKeys) encode(rec arrow.RecordBatch) error {
 }
 
 // keyLen is the size of row i's value after its tag byte.
-func keyLen(arr arrow.Array, k kind, i int) int {
+func keyLen(arr arrow.Array, k accum.Kind, i int) int {
 	if arr.IsNull(i) {
 		return 0
 	}
 	switch k {
-	case kindDec:
+	case accum.KindDec:
 		return 16
-	case kindStr:
+	case accum.KindStr:
 		l := arr.(*array.String).ValueLen(i)
 		return uvarintLen(uint64(l)) + l
 	}
@@ -240,7 +241,7 @@ func uvarintLen(v uint64) int {
 }
 
 // encodeColumn appends one column's part of every row's key at g.cur.
-func (g *groupKeys) encodeColumn(arr arrow.Array, k kind) error {
+func (g *groupKeys) encodeColumn(arr arrow.Array, k accum.Kind) error {
 	buf, cur := g.buf, g.cur
 	nulls := arr.NullN() > 0
 	tag := func(i int) bool {
@@ -254,8 +255,8 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k kind) error {
 		return true
 	}
 	switch k {
-	case kindInt:
-		vals, ibuf, err := intValues(arr, g.ibuf)
+	case accum.KindInt:
+		vals, ibuf, err := accum.IntValues(arr, g.ibuf)
 		g.ibuf = ibuf
 		if err != nil {
 			return err
@@ -266,18 +267,18 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k kind) error {
 				cur[i] += 8
 			}
 		}
-	case kindFloat:
+	case accum.KindFloat:
 		a, ok := arr.(*array.Float64)
 		if !ok {
 			return fmt.Errorf("expected float64, got %s", arr.DataType())
 		}
 		for i, v := range a.Float64Values() {
 			if tag(i) {
-				binary.LittleEndian.PutUint64(buf[cur[i]:], floatBits(v))
+				binary.LittleEndian.PutUint64(buf[cur[i]:], accum.FloatBits(v))
 				cur[i] += 8
 			}
 		}
-	case kindDec:
+	case accum.KindDec:
 		a, ok := arr.(*array.Decimal128)
 		if !ok {
 			return fmt.Errorf("expected decimal128, got %s", arr.DataType())
@@ -289,7 +290,7 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k kind) error {
 				cur[i] += 16
 			}
 		}
-	case kindStr:
+	case accum.KindStr:
 		a, ok := arr.(*array.String)
 		if !ok {
 			return fmt.Errorf("expected utf8, got %s", arr.DataType())
@@ -305,31 +306,19 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k kind) error {
 	return nil
 }
 
-// floatBits returns the bits of f with -0 as 0 and every NaN alike, so
-// that GROUP BY puts equal doubles together.
-func floatBits(f float64) uint64 {
-	switch {
-	case f == 0:
-		return 0
-	case f != f:
-		return math.Float64bits(math.NaN())
-	}
-	return math.Float64bits(f)
-}
-
 // decode fills out[c] (one vec per key column, of its kind) with the key of
 // each group in slots; rows[j] is a row of the current batch in group
 // slots[j]. An integer key is read from that row, which is in cache, rather
 // than from the group table.
-func (g *groupKeys) decode(slots, rows []int32, out []vector) {
+func (g *groupKeys) decode(slots, rows []int32, out []accum.Vector) {
 	for c := range out {
-		out[c].resize(len(slots))
+		out[c].Resize(len(slots))
 	}
 	switch g.mode {
 	case keysInt:
 		v := &out[0]
 		for j, r := range rows {
-			v.i[j], v.valid[j] = g.batchKeys[r], g.batchNulls == nil || g.batchNulls.IsValid(int(r))
+			v.I[j], v.Valid[j] = g.batchKeys[r], g.batchNulls == nil || g.batchNulls.IsValid(int(r))
 		}
 	case keysBytes:
 		g.cur = vec.Resize(g.cur, len(slots))
@@ -339,9 +328,9 @@ func (g *groupKeys) decode(slots, rows []int32, out []vector) {
 			for j, s := range slots {
 				key := g.bytes.Key(s)
 				p := g.cur[j]
-				v.valid[j] = key[p] == 1
+				v.Valid[j] = key[p] == 1
 				p++
-				if v.valid[j] {
+				if v.Valid[j] {
 					p += decodeKey(key[p:], v, j)
 				}
 				g.cur[j] = p
@@ -353,34 +342,34 @@ func (g *groupKeys) decode(slots, rows []int32, out []vector) {
 // decodeSlots is decode for groups that have no row in the current batch
 // (groups closing on a watermark): integer keys are read from the group
 // table.
-func (g *groupKeys) decodeSlots(slots []int32, out []vector) {
+func (g *groupKeys) decodeSlots(slots []int32, out []accum.Vector) {
 	if g.mode != keysInt {
 		g.decode(slots, nil, out)
 		return
 	}
 	v := &out[0]
-	v.resize(len(slots))
+	v.Resize(len(slots))
 	for j, s := range slots {
 		k, null := g.ints.Key(s)
-		v.i[j], v.valid[j] = k, !null
+		v.I[j], v.Valid[j] = k, !null
 	}
 }
 
 // decodeKey reads one encoded value into v[j] and returns its size.
-func decodeKey(key string, v *vector, j int) int {
-	switch v.kind {
-	case kindInt:
-		v.i[j] = int64(le64(key))
+func decodeKey(key string, v *accum.Vector, j int) int {
+	switch v.Kind {
+	case accum.KindInt:
+		v.I[j] = int64(le64(key))
 		return 8
-	case kindFloat:
-		v.f[j] = math.Float64frombits(le64(key))
+	case accum.KindFloat:
+		v.F[j] = math.Float64frombits(le64(key))
 		return 8
-	case kindDec:
-		v.d[j] = decimal128.New(int64(le64(key[8:])), le64(key))
+	case accum.KindDec:
+		v.D[j] = decimal128.New(int64(le64(key[8:])), le64(key))
 		return 16
 	}
 	l, n := uvarint(key)
-	v.s[j] = key[n : n+l]
+	v.S[j] = key[n : n+l]
 	return n + l
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -31,21 +32,21 @@ func (g *groupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 			return false
 		}
 		switch g.kinds[c] {
-		case kindInt:
-			vals, buf, err := intValues(arr, g.fixedBufs[c])
+		case accum.KindInt:
+			vals, buf, err := accum.IntValues(arr, g.fixedBufs[c])
 			g.fixedBufs[c] = buf
 			if err != nil {
 				return false
 			}
 			g.fixed[c] = vals
-		case kindFloat:
+		case accum.KindFloat:
 			a, ok := arr.(*array.Float64)
 			if !ok {
 				return false
 			}
 			buf := vec.Resize(g.fixedBufs[c], n)
 			for i, v := range a.Float64Values() {
-				buf[i] = int64(floatBits(v))
+				buf[i] = int64(accum.FloatBits(v))
 			}
 			g.fixedBufs[c], g.fixed[c] = buf, buf
 		default:

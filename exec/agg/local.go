@@ -9,10 +9,12 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/vec"
+	"github.com/eddysql/eddy/planner/plan"
 )
 
 // PartialKind is what a LocalAgg computes for one aggregate.
@@ -52,6 +54,10 @@ type LocalConfig struct {
 // needs an append-only input (a partial of a retraction would have to be
 // subtracted). When a batch has few groups — few keys, or heavy skew — the
 // exchange carries one row per group instead of one per input row.
+//
+// The partials are computed by the hash aggregate's accumulators, with
+// the kernels they fold a batch with (accum.Partial), over the batch
+// alone.
 type LocalAgg struct {
 	cfg    LocalConfig
 	env    *exec.Env
@@ -60,9 +66,9 @@ type LocalAgg struct {
 	first  []int32 // per group: the batch row that opened it
 	group  []int32 // per input row: its group
 	keyBuf []byte
-	accs   []partialAcc
 	bg     aggstate.BatchGroups // groups a single integer-like key
 	intBuf []int64
+	partials
 }
 
 var _ exec.Operator = (*LocalAgg)(nil)
@@ -82,14 +88,11 @@ func (l *LocalAgg) Open(ctx context.Context, env *exec.Env) error {
 	for i, k := range c.GroupKeys {
 		fields = append(fields, types.Field(c.Names[i], c.Input[k], true))
 	}
-	l.accs = make([]partialAcc, len(c.Partials))
 	for i, p := range c.Partials {
 		fields = append(fields, types.Field(c.Names[len(c.GroupKeys)+i], p.Type, true))
-		acc, err := newPartialAcc(p, c.Input)
-		if err != nil {
-			return fmt.Errorf("local aggregate: %w", err)
-		}
-		l.accs[i] = acc
+	}
+	if err := l.partials.open(c.Partials, c.Input, env); err != nil {
+		return fmt.Errorf("local aggregate: %w", err)
 	}
 	l.schema = arrow.NewSchema(fields, nil)
 	return nil
@@ -112,7 +115,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	l.group = vec.Resize(l.group, n)
 	if len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]) {
 		// One integer-like key without NULLs: a cache-resident table.
-		vals, buf, err := intValues(keyCols[0], l.intBuf)
+		vals, buf, err := accum.IntValues(keyCols[0], l.intBuf)
 		if err != nil {
 			return err
 		}
@@ -143,19 +146,12 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		}
 		outCols = append(outCols, a)
 	}
-	for _, acc := range l.accs {
-		a, err := acc.run(l.env, cols, l.group[:n], groups)
-		if err != nil {
-			arrays.Release(outCols)
-			return fmt.Errorf("local aggregate: %w", err)
-		}
-		outCols = append(outCols, a)
+	outCols, err := l.partials.run(c.Batch, l.group[:n], groups, outCols)
+	if err != nil {
+		arrays.Release(outCols)
+		return fmt.Errorf("local aggregate: %w", err)
 	}
-	rec := array.NewRecordBatch(l.schema, outCols, int64(groups))
-	arrays.Release(outCols)
-	err := out.Emit(ctx, exec.Chunk{Batch: rec})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, l.schema, outCols, groups, nil)
 }
 
 // OnControl implements Operator: nothing is held between batches.
@@ -164,6 +160,7 @@ func (l *LocalAgg) OnControl(context.Context, exec.Control, exec.Emitter) error 
 // Close implements Operator.
 func (l *LocalAgg) Close() error {
 	l.index = nil
+	l.partials.close()
 	return nil
 }
 
@@ -175,53 +172,97 @@ func isIntLike(a arrow.Array) bool {
 	return false
 }
 
-// partialAcc computes one partial aggregate of a batch's groups.
-type partialAcc interface {
-	run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error)
-}
+// partialFuncs are the aggregates that compute each partial.
+var partialFuncs = map[PartialKind]plan.AggFunc{PartialCountStar: plan.AggCountStar, PartialCount: plan.AggCount,
+	PartialSum: plan.AggSum, PartialMin: plan.AggMin, PartialMax: plan.AggMax}
 
-func newPartialAcc(p PartialSpec, input []types.T) (partialAcc, error) {
-	switch p.Kind {
-	case PartialCountStar:
-		return &countAcc{arg: -1}, nil
-	case PartialCount:
-		return &countAcc{arg: p.Arg}, nil
-	case PartialSum, PartialMin, PartialMax:
-		switch input[p.Arg].Physical() {
-		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysFloat64, types.PhysDecimal, types.PhysDate32:
-			return &numAcc{kind: p.Kind, arg: p.Arg, t: p.Type}, nil
-		case types.PhysString:
-			if p.Kind != PartialSum {
-				return &strAcc{max: p.Kind == PartialMax, arg: p.Arg}, nil
-			}
-		}
+// spec returns the aggregate that computes p over input.
+func (p PartialSpec) spec(input []types.T) (accum.Spec, error) {
+	f, ok := partialFuncs[p.Kind]
+	if !ok {
+		return accum.Spec{}, fmt.Errorf("partial kind %d: %w", p.Kind, accum.ErrNotSupported)
 	}
-	return nil, fmt.Errorf("no partial %d over %s", p.Kind, input[max(p.Arg, 0)])
-}
-
-// countAcc counts rows, or non-NULL values of arg.
-type countAcc struct {
-	arg    int
-	counts []int64
-}
-
-func (a *countAcc) run(env *exec.Env, cols []arrow.Array, group []int32, groups int) (arrow.Array, error) {
-	a.counts = vec.Resize(a.counts, groups)
-	clear(a.counts)
-	if a.arg < 0 || cols[a.arg].NullN() == 0 {
-		for _, g := range group {
-			a.counts[g]++
-		}
-	} else {
-		col := cols[a.arg]
-		for i, g := range group {
-			if col.IsValid(i) {
-				a.counts[g]++
-			}
-		}
+	s := accum.Spec{Func: f, Arg: p.Arg, Type: p.Type}
+	if f != plan.AggCountStar && p.Arg >= 0 && p.Arg < len(input) {
+		s.ArgType = input[p.Arg]
 	}
-	b := array.NewInt64Builder(env.Alloc)
-	defer b.Release()
-	b.AppendValues(a.counts, nil)
-	return b.NewArray(), nil
+	return s, nil
+}
+
+// partials computes a LocalAgg's partials of one batch with the
+// accumulators of the hash aggregate, through accum.Partial: the same
+// kernels over the batch's rows alone, with no state.
+type partials struct {
+	env      *exec.Env
+	accs     []accum.Partial
+	args     accum.Args
+	builders []array.Builder
+
+	// Scratch reused across batches.
+	ones []int64 // a weight of 1 per row
+	vecs []accum.Vector
+	out  accum.Out
+}
+
+// open creates the accumulators of ps over input.
+func (p *partials) open(ps []PartialSpec, input []types.T, env *exec.Env) error {
+	p.close()
+	p.env = env
+	specs := make([]accum.Spec, len(ps))
+	p.accs = make([]accum.Partial, len(ps))
+	p.builders = make([]array.Builder, len(ps))
+	for i, ps := range ps {
+		s, err := ps.spec(input)
+		if err != nil {
+			return err
+		}
+		acc, err := accum.New(s, len(input), accum.Features{}, accum.Options{AppendOnly: true})
+		if err != nil {
+			return fmt.Errorf("partial %d: %w", i, err)
+		}
+		part, ok := acc.(accum.Partial)
+		if !ok {
+			return fmt.Errorf("partial %d: %s over %s: %w", i, s.Func, s.ArgType, accum.ErrNotSupported)
+		}
+		specs[i], p.accs[i] = s, part
+		p.builders[i] = array.NewBuilder(env.Alloc, s.Type.Arrow())
+	}
+	p.args = accum.NewArgs(specs)
+	p.vecs = accum.Results(specs)
+	return nil
+}
+
+// run computes the partials of batch, whose rows are in groups 0..groups-1
+// as group says, and appends their columns to cols.
+func (p *partials) run(batch arrow.RecordBatch, group []int32, groups int, cols []arrow.Array) ([]arrow.Array, error) {
+	for len(p.ones) < len(group) {
+		p.ones = append(p.ones, 1)
+	}
+	ones := p.ones[:len(group)]
+	if err := p.args.Load(batch, ones, true); err != nil {
+		return cols, err
+	}
+	defer p.args.Release()
+	for i, acc := range p.accs {
+		arg, w := p.args.Of(i, ones)
+		v := &p.vecs[i]
+		v.Resize(groups)
+		err := acc.Partial(group, groups, w, arg, v)
+		var col arrow.Array
+		if err == nil {
+			col, err = p.out.Values(p.env.Alloc, p.builders[i], v, groups)
+		}
+		clear(v.S) // strings point into the batch
+		if err != nil {
+			return cols, err
+		}
+		cols = append(cols, col)
+	}
+	return cols, nil
+}
+
+// close releases the builders and drops the accumulators.
+func (p *partials) close() {
+	arrays.ReleaseBuilders(p.builders)
+	p.builders, p.accs, p.args = nil, nil, accum.Args{}
 }

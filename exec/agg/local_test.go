@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/exec/internal/accum"
 )
 
 // TestLocalAggPartials aggregates random batches with a LocalAgg and
@@ -115,4 +117,39 @@ func mustDecimal(s string) types.Datum {
 		panic(err)
 	}
 	return types.DecimalDatum(n)
+}
+
+// TestLocalAggFollowsHashAgg checks partials computed by the hash
+// aggregate's rules: an integer SUM that leaves BIGINT only on the way
+// ends in range, a decimal SUM beyond 38 digits fails rather than
+// wrapping, and MIN of doubles puts NaN first wherever it comes.
+func TestLocalAggFollowsHashAgg(t *testing.T) {
+	alloc := exectest.Alloc(t)
+	in := []types.T{types.BigIntT, types.BigIntT, types.DoubleT, types.DecimalT(38, 0)}
+	cfg := LocalConfig{Input: in, GroupKeys: []int{0}, Partials: []PartialSpec{
+		{Kind: PartialSum, Arg: 1, Type: types.BigIntT},
+		{Kind: PartialMin, Arg: 2, Type: types.DoubleT},
+		{Kind: PartialMax, Arg: 2, Type: types.DoubleT},
+		{Kind: PartialSum, Arg: 3, Type: types.DecimalT(38, 0)},
+	}, Names: []string{"k", "s", "lo", "hi", "ds"}}
+	run := func(text string) (string, error) {
+		l := NewLocalAgg(cfg)
+		if err := l.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		out := exectest.NewCollector(t, exectest.CollectorOptions{})
+		ch := exectest.Chunk(t, alloc, "bigint bigint double decimal(38,0)\n"+text)
+		defer ch.Batch.Release()
+		err := l.Process(context.Background(), 0, ch, out)
+		return out.Take(), err
+	}
+	got, err := run("+I 1 9223372036854775807 1 5\n+I 1 1 NaN 6\n+I 1 -1 -Inf 7")
+	if err != nil || got != "+I 1 9223372036854775807 NaN 1 18" {
+		t.Errorf("got %q, %v", got, err)
+	}
+	_, err = run("+I 1 0 0 99999999999999999999999999999999999999\n+I 1 0 0 1")
+	if !errors.Is(err, accum.ErrOverflow) {
+		t.Errorf("a decimal sum of 39 digits: %v", err)
+	}
 }

@@ -2,7 +2,6 @@ package basic
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -11,6 +10,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -76,14 +76,8 @@ func (c *Calc) Open(_ context.Context, env *exec.Env) error {
 
 // Process filters and projects one chunk.
 func (c *Calc) Process(ctx context.Context, in int, ch exec.Chunk, out exec.Emitter) error {
-	if c.env == nil {
-		return errors.New("calc: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("calc: no input %d", in)
-	}
-	if ch.NumRows() == 0 {
-		return nil
+	if empty, err := opcheck.Chunk("calc", c.env != nil, in, ch, nil, nil); empty || err != nil {
+		return err
 	}
 	rows, sel, err := c.prog.Eval(c.env.Alloc, ch.Batch, c.cols, c.sel[:0])
 	if sel != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
@@ -150,13 +149,9 @@ func (j *HashJoin) emit(ctx context.Context, in int, c exec.Chunk, other *side, 
 	if in == 1 {
 		cols = append(otherCols, probeCols...)
 	}
-	rec := array.NewRecordBatch(j.schema, cols, int64(n))
-	arrays.Release(cols)
 	ops := make([]exec.Op, n)
 	copy(ops, j.outOps)
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, j.schema, cols, n, ops)
 }
 
 // gauge publishes the state size.

@@ -111,9 +111,5 @@ func (j *HashJoin) emitPadded(ctx context.Context, in int, s *side, ids []int32,
 	if in == 1 {
 		cols = append(nulls, mine...)
 	}
-	rec := array.NewRecordBatch(j.schema, cols, int64(len(ids)))
-	arrays.Release(cols)
-	err := out.Emit(ctx, exec.Chunk{Batch: rec})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, j.schema, cols, len(ids), nil)
 }

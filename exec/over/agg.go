@@ -2,7 +2,6 @@ package over
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -10,6 +9,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/planner/plan"
@@ -67,21 +67,19 @@ type Config struct {
 // aggregates are computed from its frame's rows alone, in rank order, so
 // recomputing them gives the same bits (a double's sum rounds the same way).
 type Agg struct {
-	cfg    Config
-	env    *exec.Env
-	schema *arrow.Schema
-	layout ordtree.Layout
-	nOrder int // the leading fields of layout.Sort that are ORDER BY columns
+	cfg      Config
+	env      *exec.Env
+	schema   *arrow.Schema
+	layout   ordtree.Layout
+	inputIDs []arrow.Type // the Arrow type of each input column
+	nOrder   int          // the leading fields of layout.Sort that are ORDER BY columns
 
 	store *rowstore.Store
-	parts map[string]*partition
-	gauge ordtree.Gauge
-	epoch uint64 // numbers the chunks, to mark touched partitions
+	parts ordtree.Partitions
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
 	olens        []int32 // per input row: the length of its key's ORDER BY prefix
-	touched      []*partition
 	deltas       []ordtree.Delta
 	netter       ordtree.Netter
 	ev           eval
@@ -108,23 +106,8 @@ func New(cfg Config) (*Agg, error) {
 
 // check validates the configuration.
 func (cfg *Config) check() error {
-	if len(cfg.Input) == 0 {
-		return errors.New("window aggregate: no input columns")
-	}
-	for i, t := range cfg.Input {
-		if t.Physical() == types.PhysNull && t.Kind != types.Null {
-			return fmt.Errorf("window aggregate: input column %d has unsupported type %s", i, t)
-		}
-	}
-	for _, ord := range cfg.Partition {
-		if ord < 0 || ord >= len(cfg.Input) {
-			return fmt.Errorf("window aggregate: partition ordinal %d out of range", ord)
-		}
-	}
-	for _, k := range cfg.Order {
-		if k.Col < 0 || k.Col >= len(cfg.Input) {
-			return fmt.Errorf("window aggregate: order ordinal %d out of range", k.Col)
-		}
+	if err := ordtree.CheckLayout(cfg.Input, cfg.Partition, cfg.Order); err != nil {
+		return fmt.Errorf("window aggregate: %w", err)
 	}
 	switch cfg.Frame.Kind {
 	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:
@@ -134,9 +117,9 @@ func (cfg *Config) check() error {
 	if cfg.Frame.Preceding < 0 {
 		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)
 	}
-	for _, a := range cfg.Aggs {
-		if err := checkSpec(a, len(cfg.Input)); err != nil {
-			return err
+	for i, a := range cfg.Aggs {
+		if err := a.Check(len(cfg.Input), features); err != nil {
+			return fmt.Errorf("window aggregate: aggregate %d: %w", i, err)
 		}
 	}
 	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs) {
@@ -167,6 +150,7 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 	o.env = env
 	o.schema = o.Schema()
 	o.layout = ordtree.NewLayout(o.cfg.Input, o.cfg.Partition, o.cfg.Order)
+	o.inputIDs = opcheck.IDs(o.cfg.Input)
 	o.nOrder = 0
 	for _, f := range o.layout.Sort {
 		if !o.isOrderCol(f.Ord) {
@@ -175,9 +159,7 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 		o.nOrder++
 	}
 	o.store = rowstore.New(o.cfg.Input)
-	o.parts = map[string]*partition{}
-	o.gauge = ordtree.Gauge{}
-	o.epoch = 0
+	o.parts = ordtree.Partitions{}
 	o.updateMetrics()
 	return nil
 }
@@ -197,19 +179,10 @@ func (o *Agg) isOrderCol(c int) bool {
 // a row never inserted, a SUM out of range) leaves the state undefined: the
 // query must stop.
 func (o *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if o.store == nil {
-		return errors.New("window aggregate: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("window aggregate: no input %d", in)
-	}
-	if c.NumRows() == 0 {
-		return nil
-	}
-	if err := o.checkChunk(c); err != nil {
+	if empty, err := opcheck.Chunk("window aggregate", o.store != nil, in, c, o.inputIDs, o.cfg.Input); empty || err != nil {
 		return err
 	}
-	o.epoch++
+	o.parts.Begin()
 	err := o.encode(c.Batch)
 	if err == nil {
 		o.collect(c)
@@ -221,23 +194,6 @@ func (o *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitte
 	o.finishChunk()
 	o.updateMetrics()
 	return err
-}
-
-// checkChunk checks that c has the configured columns (by physical type)
-// and one op per row, so that the typed loops can trust the data.
-func (o *Agg) checkChunk(c exec.Chunk) error {
-	if got := int(c.Batch.NumCols()); got != len(o.cfg.Input) {
-		return fmt.Errorf("window aggregate: batch has %d columns, want %d", got, len(o.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("window aggregate: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for i, typ := range o.cfg.Input {
-		if got := c.Batch.Column(i).DataType(); got.ID() != typ.Arrow().ID() {
-			return fmt.Errorf("window aggregate: column %d is %s, want %s", i, got, typ)
-		}
-	}
-	return nil
 }
 
 // encode makes the partition and sort keys of every row of b, and records
@@ -273,8 +229,8 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 
 // Close drops the state. It is safe without Open and idempotent.
 func (o *Agg) Close() error {
-	o.store, o.parts = nil, nil
-	o.touched, o.deltas = nil, nil
+	o.store, o.parts = nil, ordtree.Partitions{}
+	o.deltas = nil
 	o.netter.Release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
 	o.pkeys, o.skeys = nil, nil
@@ -288,6 +244,6 @@ func (o *Agg) updateMetrics() {
 	if o.env == nil || o.store == nil {
 		return
 	}
-	o.env.Metrics.StateKeys.Store(o.gauge.Rows)
-	o.env.Metrics.StateBytes.Store(o.gauge.Bytes() + o.store.Bytes())
+	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
+	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.store.Bytes())
 }

@@ -79,23 +79,32 @@ func TestTop1Updates(t *testing.T) {
 func TestFrames(t *testing.T) {
 	in := "bigint bigint bigint\n" // partition, order, value
 	rows := in + "+I 1 1 10\n+I 1 2 20\n+I 1 2 30\n+I 1 3 40"
-	// ROWS UNBOUNDED PRECEDING: ties numbered by the remaining columns.
-	cfg := config(t, "bigint bigint bigint", []int{0}, "1", plan.Frame{Kind: plan.FrameRowsUnbounded}, "sum 2")
-	runSteps(t, cfg, []exectest.Step{
-		{In: rows, Want: `
-+I 1 1 10 10
-+I 1 2 20 30
-+I 1 2 30 60
-+I 1 3 40 100`},
-		{In: in + "-D 1 2 20", Want: `
+	// ROWS UNBOUNDED PRECEDING: ties numbered by the remaining columns. A
+	// frame longer than any partition is the same.
+	for _, frame := range []plan.Frame{{Kind: plan.FrameRowsUnbounded}, {Kind: plan.FrameRows, Preceding: math.MaxInt64}} {
+		cfg := config(t, "bigint bigint bigint", []int{0}, "1", frame, "sum 2")
+		for _, del := range []exectest.Step{{In: in + "-D 1 2 20", Want: `
 -D 1 2 20 30
 -U 1 2 30 60
 +U 1 2 30 40
 -U 1 3 40 100
-+U 1 3 40 80`},
-	})
++U 1 3 40 80`}, {In: in + "-D 1 1 10", Want: `
+-D 1 1 10 10
+-U 1 2 20 30
++U 1 2 20 20
+-U 1 2 30 60
++U 1 2 30 50
+-U 1 3 40 100
++U 1 3 40 90`}} {
+			runSteps(t, cfg, []exectest.Step{{In: rows, Want: `
++I 1 1 10 10
++I 1 2 20 30
++I 1 2 30 60
++I 1 3 40 100`}, del})
+		}
+	}
 	// RANGE UNBOUNDED PRECEDING (no frame clause): peers share a frame.
-	cfg = config(t, "bigint bigint bigint", []int{0}, "1", plan.Frame{Kind: plan.FramePeers}, "sum 2")
+	cfg := config(t, "bigint bigint bigint", []int{0}, "1", plan.Frame{Kind: plan.FramePeers}, "sum 2")
 	runSteps(t, cfg, []exectest.Step{
 		{In: rows, Want: `
 +I 1 1 10 10
@@ -111,23 +120,6 @@ func TestFrames(t *testing.T) {
 +U 1 2 30 65
 -U 1 3 40 100
 +U 1 3 40 105`},
-	})
-	// A frame longer than any partition is ROWS UNBOUNDED PRECEDING.
-	cfg = config(t, "bigint bigint bigint", []int{0}, "1", plan.Frame{Kind: plan.FrameRows, Preceding: math.MaxInt64}, "sum 2")
-	runSteps(t, cfg, []exectest.Step{
-		{In: rows, Want: `
-+I 1 1 10 10
-+I 1 2 20 30
-+I 1 2 30 60
-+I 1 3 40 100`},
-		{In: in + "-D 1 1 10", Want: `
--D 1 1 10 10
--U 1 2 20 30
-+U 1 2 20 20
--U 1 2 30 60
-+U 1 2 30 50
--U 1 3 40 100
-+U 1 3 40 90`},
 	})
 	// The whole partition (no ORDER BY).
 	cfg = config(t, "bigint bigint bigint", []int{0}, "", plan.Frame{Kind: plan.FramePartition}, "count *, max 2")

@@ -1,9 +1,7 @@
 package over
 
 import (
-	"fmt"
 	"math"
-	"math/bits"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -26,43 +24,14 @@ type result struct {
 // 128-bit prefix sums over the rows read, and MIN/MAX's deque.
 type aggScratch struct {
 	cnt   []int64
-	lo    []uint64
-	hi    []int64
+	sums  []accum.Int128
 	deque []int32
 }
 
-// checkSpec checks that a window aggregate is one Agg computes,
-// over an argument and with a result of the types it handles.
-func checkSpec(a accum.Spec, nInput int) error {
-	if a.Distinct {
-		return fmt.Errorf("window aggregate: %s(DISTINCT): %w", a.Func, accum.ErrNotSupported)
-	}
-	if a.Func == plan.AggCountStar {
-		if a.Type.Physical() != types.PhysInt64 {
-			return fmt.Errorf("window aggregate: COUNT(*) must be BIGINT, not %s", a.Type)
-		}
-		return nil
-	}
-	if a.Arg < 0 || a.Arg >= nInput {
-		return fmt.Errorf("window aggregate: %s argument ordinal %d out of range", a.Func, a.Arg)
-	}
-	arg, res := a.ArgType.Physical(), a.Type.Physical()
-	ok := false
-	switch a.Func {
-	case plan.AggCount:
-		ok = res == types.PhysInt64
-	case plan.AggSum:
-		ok = (arg == types.PhysInt64 || arg == types.PhysFloat64 || arg == types.PhysDecimal) && res == arg
-	case plan.AggAvg:
-		ok = (arg == types.PhysInt64 || arg == types.PhysFloat64 || arg == types.PhysDecimal) && res == types.PhysFloat64
-	case plan.AggMin, plan.AggMax:
-		ok = arg != types.PhysNull && a.Type.Arrow().ID() == a.ArgType.Arrow().ID()
-	}
-	if !ok {
-		return fmt.Errorf("window aggregate: %s over %s as %s: %w", a.Func, a.ArgType, a.Type, accum.ErrNotSupported)
-	}
-	return nil
-}
+// features are what the window aggregate computes beyond plain COUNT,
+// SUM, AVG, MIN and MAX: nothing (a frame's DISTINCT values would need a
+// multiset per frame).
+var features = accum.Features{}
 
 // aggregate computes aggregate j for every output of the current span
 // (frames o.ev.fs/fe over the rows o.ev.ids) into vals[t*stride+j].
@@ -89,26 +58,24 @@ func (o *Agg) aggregate(j int, vals []result, stride int) error {
 
 // prefixAgg computes COUNT, and SUM and AVG over integers, from prefix
 // counts and exact 128-bit prefix sums: a frame's is the difference of two.
-// AVG rounds as HashAgg's does; a SUM beyond BIGINT fails.
+// SUM and AVG round as the other families' do (accum.Int128); a SUM beyond
+// BIGINT fails.
 func (o *Agg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []result, stride int) error {
 	ev, acc := &o.ev, &o.ev.acc
 	sums := f != plan.AggCount
 	n := len(ev.ids)
 	acc.cnt = append(acc.cnt[:0], 0)
-	acc.lo, acc.hi = append(acc.lo[:0], 0), append(acc.hi[:0], 0)
+	acc.sums = append(acc.sums[:0], accum.Int128{})
 	for k := 0; k < n; k++ {
 		id := ev.ids[k]
-		c, lo, hi := acc.cnt[k], acc.lo[k], acc.hi[k]
+		c, sum := acc.cnt[k], acc.sums[k]
 		if col.Valid[id] {
 			c++
 			if sums {
-				v := col.I64[id]
-				var carry uint64
-				lo, carry = bits.Add64(lo, uint64(v), 0)
-				hi += v>>63 + int64(carry)
+				sum = sum.Add64(col.I64[id])
 			}
 		}
-		acc.cnt, acc.lo, acc.hi = append(acc.cnt, c), append(acc.lo, lo), append(acc.hi, hi)
+		acc.cnt, acc.sums = append(acc.cnt, c), append(acc.sums, sum)
 	}
 	for t := range ev.fs {
 		a, b := ev.fs[t], ev.fe[t]+1
@@ -122,19 +89,16 @@ func (o *Agg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []result, stride
 			*v = result{}
 			continue
 		}
-		lo, borrow := bits.Sub64(acc.lo[b], acc.lo[a], 0)
-		hi := acc.hi[b] - acc.hi[a] - int64(borrow)
+		sum := acc.sums[b].Sub(acc.sums[a])
 		if f == plan.AggAvg {
-			// As HashAgg: the sum as carry·2^64 + a signed low word.
-			carry := hi + int64(lo>>63)
-			avg := (float64(carry)*(1<<64) + float64(int64(lo))) / float64(cnt)
-			*v = result{lo: math.Float64bits(avg), valid: true}
+			*v = result{lo: math.Float64bits(sum.Float64() / float64(cnt)), valid: true}
 			continue
 		}
-		if hi != int64(lo)>>63 {
-			return fmt.Errorf("BIGINT value is out of range in SUM: %w", accum.ErrOverflow)
+		x, err := sum.Int64()
+		if err != nil {
+			return err
 		}
-		*v = result{lo: lo, valid: true}
+		*v = result{lo: uint64(x), valid: true}
 	}
 	return nil
 }
@@ -143,19 +107,19 @@ func (o *Agg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []result, stride
 // frame's values in rank order from the frame's first row, extending the
 // previous frame's sum when the next frame starts at the same row: a
 // frame's sum is thus the same whichever rows were read around it. Doubles
-// are summed with Neumaier's compensation, infinities and NaNs counted
-// apart, as HashAgg sums them; a decimal SUM beyond 38 digits fails.
+// are summed as the other families sum them (accum.FloatSum: compensated,
+// infinities and NaNs counted apart); a decimal SUM beyond 38 digits fails.
 func (o *Agg) foldAgg(col *rowstore.Col, a accum.Spec, vals []result, stride int) error {
 	ev := &o.ev
 	dec := col.T.Physical() == types.PhysDecimal
 	scale := int32(a.ArgType.Scale)
-	var sum, comp float64
+	var fsum accum.FloatSum
 	var dsum decimal128.Num
-	var n, pinf, ninf, nan int64
+	var n int64
 	curFs, curFe := int32(-1), int32(-1)
 	for t := range ev.fs {
 		if ev.fs[t] != curFs {
-			sum, comp, dsum, n, pinf, ninf, nan = 0, 0, decimal128.Num{}, 0, 0, 0, 0
+			fsum, dsum, n = accum.FloatSum{}, decimal128.Num{}, 0
 			curFs, curFe = ev.fs[t], ev.fs[t]-1
 		}
 		for k := curFe + 1; k <= ev.fe[t]; k++ {
@@ -164,30 +128,13 @@ func (o *Agg) foldAgg(col *rowstore.Col, a accum.Spec, vals []result, stride int
 				continue
 			}
 			n++
-			if dec {
-				x := col.Dec[id]
-				res := dsum.Add(x)
-				if (dsum.Sign() < 0) == (x.Sign() < 0) && (res.Sign() < 0) != (dsum.Sign() < 0) {
-					return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
-				}
-				dsum = res
+			if !dec {
+				fsum.Add(col.F64[id])
 				continue
 			}
-			switch x := col.F64[id]; {
-			case x != x:
-				nan++
-			case math.IsInf(x, 1):
-				pinf++
-			case math.IsInf(x, -1):
-				ninf++
-			default:
-				s := sum + x
-				if math.Abs(sum) >= math.Abs(x) {
-					comp += (sum - s) + x
-				} else {
-					comp += (x - s) + sum
-				}
-				sum = s
+			var err error
+			if dsum, err = accum.AddDecimal(dsum, col.Dec[id]); err != nil {
+				return err
 			}
 		}
 		curFe = max(curFe, ev.fe[t])
@@ -201,21 +148,14 @@ func (o *Agg) foldAgg(col *rowstore.Col, a accum.Spec, vals []result, stride int
 				*v = result{lo: math.Float64bits(dsum.ToFloat64(scale) / float64(n)), valid: true}
 				continue
 			}
-			if !dsum.FitsInPrecision(types.MaxDecimalPrecision) {
-				return fmt.Errorf("DECIMAL value is out of range in SUM: %w", accum.ErrOverflow)
+			sum, err := accum.DecimalSum(dsum)
+			if err != nil {
+				return err
 			}
-			*v = result{lo: dsum.LowBits(), hi: dsum.HighBits(), valid: true}
+			*v = result{lo: sum.LowBits(), hi: sum.HighBits(), valid: true}
 			continue
 		}
-		r := sum + comp
-		switch {
-		case nan > 0 || (pinf > 0 && ninf > 0):
-			r = math.NaN()
-		case pinf > 0:
-			r = math.Inf(1)
-		case ninf > 0:
-			r = math.Inf(-1)
-		}
+		r := fsum.Value()
 		if a.Func == plan.AggAvg {
 			r /= float64(n)
 		}

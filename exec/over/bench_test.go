@@ -5,13 +5,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -51,7 +50,7 @@ func bench(b *testing.B, parts int) {
 				ops[i] = exec.Delete
 			}
 		}
-		return int64Chunk(alloc, cols[:], ops)
+		return brute.Int64Chunk(alloc, cols[:], ops)
 	}
 	chunks := make([]exec.Chunk, ring)
 	for k := range chunks {
@@ -76,34 +75,16 @@ func bench(b *testing.B, parts int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	if err := op.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
+	if err := op.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
 		b.Fatal(err)
 	}
 	defer op.Close()
-	discard := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 	for range 25 {
-		c := randomChunk(alloc, r, parts)
-		err := op.Process(ctx, 0, c, discard)
-		c.Batch.Release()
-		if err != nil {
-			b.Fatal(err)
-		}
+		brute.Feed(b, op, randomChunk(alloc, r, parts))
 	}
 	// The rows the first chunk retracts.
-	c := int64Chunk(alloc, rows[ring-1][:], nil)
-	err = op.Process(ctx, 0, c, discard)
-	c.Batch.Release()
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		if err := op.Process(ctx, 0, chunks[i%len(chunks)], discard); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)*benchRows/b.Elapsed().Seconds(), "rows/s")
+	brute.Feed(b, op, brute.Int64Chunk(alloc, rows[ring-1][:], nil))
+	brute.Measure(b, op, chunks)
 }
 
 // BenchmarkRetract: 10 K partitions of about 10 rows (q6's sellers).
@@ -112,24 +93,6 @@ func BenchmarkRetract(b *testing.B) { bench(b, 10000) }
 // BenchmarkLargePartitions: 100 partitions of about 1 K rows, so the trees
 // have two levels.
 func BenchmarkLargePartitions(b *testing.B) { bench(b, 100) }
-
-// int64Chunk builds a chunk of BIGINT columns with ops.
-func int64Chunk(alloc memory.Allocator, cols [][]int64, ops []exec.Op) exec.Chunk {
-	fields := make([]arrow.Field, len(cols))
-	arrs := make([]arrow.Array, len(cols))
-	for j, c := range cols {
-		fields[j] = types.Field("c", types.BigIntT, true)
-		b := array.NewInt64Builder(alloc)
-		b.AppendValues(c, nil)
-		arrs[j] = b.NewArray()
-		b.Release()
-	}
-	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(len(cols[0])))
-	for _, a := range arrs {
-		a.Release()
-	}
-	return exec.Chunk{Batch: rec, Ops: ops}
-}
 
 // randomChunk builds a chunk of benchRows inserts of (partition, order,
 // sequence number) rows: partitions drawn from [0, parts), orders random.
@@ -141,5 +104,5 @@ func randomChunk(alloc memory.Allocator, r *rand.Rand, parts int) exec.Chunk {
 	for i := range benchRows {
 		cols[0][i], cols[1][i], cols[2][i] = int64(r.IntN(parts)), r.Int64N(1_000_000), int64(i)
 	}
-	return int64Chunk(alloc, cols, nil)
+	return brute.Int64Chunk(alloc, cols, nil)
 }

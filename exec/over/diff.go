@@ -12,43 +12,17 @@ import (
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// partition is the state of one partition: its rows in a tree.
-type partition struct {
-	key   string // the encoded partition key
-	tree  ordtree.Tree
-	epoch uint64 // the last chunk that touched the partition
-	index int32  // the partition's position in Agg.touched during that chunk
-}
-
 // collect records every row of c as a change of its partition, in input
 // order.
 func (o *Agg) collect(c exec.Chunk) {
-	var p *partition
+	var p *ordtree.Partition
 	for i := range o.skeys {
 		if p == nil || !bytes.Equal(o.pkeys[i], o.pkeys[i-1]) {
-			p = o.partition(o.pkeys[i])
+			p = o.parts.Touch(o.pkeys[i])
 		}
-		o.deltas = append(o.deltas, ordtree.Delta{Part: p.index, Key: ordtree.KeyOf(ordtree.View(o.skeys[i])),
+		o.deltas = append(o.deltas, ordtree.Delta{Part: p.Index, Key: ordtree.KeyOf(ordtree.View(o.skeys[i])),
 			W: c.Op(i).Weight(), Row: int32(i), OLen: o.olens[i]})
 	}
-}
-
-// partition returns the partition with encoded key pk, creating it, and
-// marks it touched by the current chunk.
-func (o *Agg) partition(pk []byte) *partition {
-	p := o.parts[string(pk)]
-	if p == nil {
-		p = &partition{key: string(pk)}
-		o.parts[p.key] = p
-		o.gauge.Parts++
-		o.gauge.KeyBytes += int64(len(p.key))
-	}
-	if p.epoch != o.epoch {
-		p.epoch = o.epoch
-		p.index = int32(len(o.touched))
-		o.touched = append(o.touched, p)
-	}
-	return p
 }
 
 // diff computes the output of a chunk from its changes: it groups them by
@@ -56,8 +30,8 @@ func (o *Agg) partition(pk []byte) *partition {
 // sorts and nets each partition's by key, and diffs each partition whose
 // rows changed (diffPartition).
 func (o *Agg) diff(b arrow.RecordBatch) error {
-	return o.netter.Each(o.deltas, len(o.touched), func(p int, net []ordtree.Delta) error {
-		return o.diffPartition(o.touched[p], net, b)
+	return o.netter.Each(o.deltas, len(o.parts.Touched), func(p int, net []ordtree.Delta) error {
+		return o.diffPartition(o.parts.Touched[p], net, b)
 	})
 }
 
@@ -65,21 +39,21 @@ func (o *Agg) diff(b arrow.RecordBatch) error {
 // ds (netted, sorted by key, none zero): the outputs of the rows whose
 // frames hold a changed row, computed before and after applying ds, then
 // matched up (merge).
-func (o *Agg) diffPartition(p *partition, ds []ordtree.Delta, b arrow.RecordBatch) error {
+func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.RecordBatch) error {
 	o.olds, o.news = o.olds[:0], o.news[:0]
 	var err error
-	if o.olds, err = o.outputs(&p.tree, ds, o.olds); err != nil {
+	if o.olds, err = o.outputs(&p.Tree, ds, o.olds); err != nil {
 		return err
 	}
 	cols := b.Columns()
 	for _, d := range ds {
 		id := int32(-1)
 		if d.W > 0 {
-			if _, n := p.tree.Find(d.Key); n == 0 {
+			if _, n := p.Tree.Find(d.Key); n == 0 {
 				id = o.store.Add(cols, int(d.Row))
 			}
 		}
-		stored, before, err := p.tree.Add(d.Key, d.W, id, d.OLen, &o.gauge)
+		stored, before, err := p.Tree.Add(d.Key, d.W, id, d.OLen, &o.parts.Gauge)
 		got := stored.ID
 		if err != nil {
 			if id >= 0 {
@@ -92,7 +66,7 @@ func (o *Agg) diffPartition(p *partition, ds []ordtree.Delta, b arrow.RecordBatc
 			o.freed = append(o.freed, got)
 		}
 	}
-	if o.news, err = o.outputs(&p.tree, ds, o.news); err != nil {
+	if o.news, err = o.outputs(&p.Tree, ds, o.news); err != nil {
 		return err
 	}
 	o.merge()
@@ -211,18 +185,11 @@ func (o *Agg) finishChunk() {
 	for _, id := range o.freed {
 		o.store.Remove(id)
 	}
-	for _, p := range o.touched {
-		if p.tree.Total == 0 {
-			delete(o.parts, p.key)
-			o.gauge.Parts--
-			o.gauge.KeyBytes -= int64(len(p.key))
-		}
-	}
-	clear(o.touched)
+	o.parts.Finish()
 	clear(o.deltas)
 	o.netter.Reset()
 	clear(o.olds)
 	clear(o.news)
-	o.touched, o.deltas = o.touched[:0], o.deltas[:0]
+	o.deltas = o.deltas[:0]
 	o.olds, o.news, o.vals, o.rows, o.freed = o.olds[:0], o.news[:0], o.vals[:0], o.rows[:0], o.freed[:0]
 }

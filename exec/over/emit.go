@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -94,11 +95,5 @@ func (o *Agg) aggColumn(j int) arrow.Array {
 
 // emitBatch wraps output columns into a chunk and emits it.
 func (o *Agg) emitBatch(ctx context.Context, out exec.Emitter, cols []arrow.Array, n int) error {
-	rec := array.NewRecordBatch(o.schema, cols, int64(n))
-	for _, c := range cols {
-		c.Release()
-	}
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: o.ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, o.schema, cols, n, o.ops)
 }

@@ -1,19 +1,15 @@
 package over
 
 import (
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
-	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/exec/internal/ordtree"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -24,38 +20,17 @@ func config(t testing.TB, input string, part []int, order string, frame plan.Fra
 	t.Helper()
 	in := exectest.Types(t, input)
 	cfg := Config{Input: in, Partition: part, Frame: frame, Names: exectest.Names(len(in))}
-	for _, k := range strings.Split(order, ",") {
-		f := strings.Fields(k)
-		if len(f) == 0 {
-			continue
-		}
-		col, err := strconv.Atoi(f[0])
-		if err != nil {
-			t.Fatalf("order %q: %v", order, err)
-		}
-		cfg.Order = append(cfg.Order, ordtree.SortKey{Col: col, Desc: len(f) > 1 && f[1] == "desc"})
-	}
-	funcs := map[string]plan.AggFunc{"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg,
-		"min": plan.AggMin, "max": plan.AggMax}
+	cfg.Order = brute.SortKeys(t, order)
+	var calls []string
 	for i, a := range strings.Split(aggs, ",") {
 		f := strings.Fields(a)
 		if len(f) != 2 {
 			t.Fatalf("aggregate %q: want a function and an ordinal", a)
 		}
-		spec := accum.Spec{Func: funcs[f[0]], Arg: -1}
-		if f[1] == "*" {
-			spec.Func = plan.AggCountStar
-		} else {
-			arg, err := strconv.Atoi(f[1])
-			if err != nil {
-				t.Fatalf("aggregate %q: %v", a, err)
-			}
-			spec.Arg, spec.ArgType = arg, cfg.Input[arg]
-		}
-		spec.Type = plan.AggResultType(spec.Func, spec.ArgType)
-		cfg.Aggs = append(cfg.Aggs, spec)
+		calls = append(calls, f[0]+"("+f[1]+")")
 		cfg.Names = append(cfg.Names, "a"+strconv.Itoa(i))
 	}
+	cfg.Aggs = brute.Aggs(t, in, calls...)
 	return cfg
 }
 
@@ -108,55 +83,24 @@ func total(in *exectest.Integral) int64 {
 // each row's frame aggregated on its own, and returns them formatted and
 // sorted: the oracle of the tests.
 func oracle(cfg Config, in *exectest.Integral) []string {
-	parts := map[string][][]types.Datum{}
-	for _, e := range in.Counted() {
-		var key []types.Datum
-		for _, c := range cfg.Partition {
-			key = append(key, e.Row[c])
-		}
-		k := exectest.Key(key)
-		for range e.N {
-			parts[k] = append(parts[k], e.Row)
-		}
-	}
 	outTypes := slices.Clone(cfg.Input)
 	for _, a := range cfg.Aggs {
 		outTypes = append(outTypes, a.Type)
 	}
 	var out []string
-	for _, rows := range parts {
-		slices.SortFunc(rows, func(x, y []types.Datum) int { return compare(cfg, x, y) })
+	for _, rows := range brute.Partitions(in, cfg.Partition) {
+		slices.SortFunc(rows, func(x, y []types.Datum) int { return brute.Compare(cfg.Order, cfg.Input, x, y) })
 		for r, row := range rows {
 			lo, hi := frame(cfg, rows, r)
 			res := slices.Clone(row)
 			for _, a := range cfg.Aggs {
-				res = append(res, aggregate(a, rows[lo:hi+1]))
+				res = append(res, brute.Aggregate(a, rows[lo:hi+1]))
 			}
 			out = append(out, exectest.FormatRow(res, outTypes, exectest.Text))
 		}
 	}
 	slices.Sort(out)
 	return out
-}
-
-// compare orders rows by the ORDER BY keys, then by every column
-// ascending, as the operator ranks them.
-func compare(cfg Config, x, y []types.Datum) int {
-	for _, k := range cfg.Order {
-		c := types.Compare(x[k.Col], y[k.Col], cfg.Input[k.Col])
-		if k.Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	for i, t := range cfg.Input {
-		if c := types.Compare(x[i], y[i], t); c != 0 {
-			return c
-		}
-	}
-	return 0
 }
 
 // frame returns the first and last index of row r's frame in its sorted
@@ -185,92 +129,4 @@ func peers(cfg Config, x, y []types.Datum) bool {
 		}
 	}
 	return true
-}
-
-// aggregate computes a over rows, summing in order (doubles with
-// Neumaier's compensation, as the operator does).
-func aggregate(a accum.Spec, rows [][]types.Datum) types.Datum {
-	if a.Func == plan.AggCountStar {
-		return types.IntDatum(int64(len(rows)))
-	}
-	var vals []types.Datum
-	for _, r := range rows {
-		if !r[a.Arg].Null {
-			vals = append(vals, r[a.Arg])
-		}
-	}
-	if a.Func == plan.AggCount {
-		return types.IntDatum(int64(len(vals)))
-	}
-	if len(vals) == 0 {
-		return types.NullDatum
-	}
-	t := a.ArgType
-	switch a.Func {
-	case plan.AggMin, plan.AggMax:
-		best := vals[0]
-		for _, v := range vals[1:] {
-			c := types.Compare(v, best, t)
-			if c < 0 && a.Func == plan.AggMin || c > 0 && a.Func == plan.AggMax {
-				best = v
-			}
-		}
-		return best
-	}
-	n := float64(len(vals))
-	switch t.Physical() {
-	case types.PhysInt64:
-		var s int64
-		for _, v := range vals {
-			s += v.I
-		}
-		if a.Func == plan.AggAvg {
-			return types.FloatDatum(float64(s) / n)
-		}
-		return types.IntDatum(s)
-	case types.PhysDecimal:
-		var s decimal128.Num
-		for _, v := range vals {
-			s = s.Add(v.D)
-		}
-		if a.Func == plan.AggAvg {
-			return types.FloatDatum(s.ToFloat64(int32(t.Scale)) / n)
-		}
-		return types.Datum{D: s}
-	}
-	var sum, comp float64
-	var nan, pinf, ninf bool
-	for _, v := range vals {
-		switch {
-		case math.IsNaN(v.F):
-			nan = true
-			continue
-		case math.IsInf(v.F, 1):
-			pinf = true
-			continue
-		case math.IsInf(v.F, -1):
-			ninf = true
-			continue
-		}
-		s := sum + v.F
-		if math.Abs(sum) >= math.Abs(v.F) {
-			comp += (sum - s) + v.F
-		} else {
-			comp += (v.F - s) + sum
-		}
-		sum = s
-	}
-	r := sum + comp
-	switch {
-	case nan || pinf && ninf:
-		r = math.NaN()
-	case pinf:
-		r = math.Inf(1)
-	case ninf:
-		r = math.Inf(-1)
-	}
-	if a.Func == plan.AggAvg {
-		r /= n
-	}
-	return types.FloatDatum(r)
 }

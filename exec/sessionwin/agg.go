@@ -13,6 +13,8 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -52,7 +54,7 @@ type Config struct {
 // a session, fall inside one, extend one at either end, or bridge two or
 // more, which then merge into one. Each key keeps its open sessions ordered
 // and disjoint; a session's aggregates are mergeable accumulators (see
-// accumulator), so a merge folds the absorbed sessions' accumulators into the
+// accum.Merger), so a merge folds the absorbed sessions' accumulators into the
 // survivor's.
 //
 // In running mode (EmitOnClose false) the output is, after every chunk, a
@@ -75,13 +77,16 @@ type Config struct {
 // The state gauges of the operator's metrics count open sessions
 // (StateKeys) and estimate their memory (StateBytes).
 type Agg struct {
-	cfg     Config
-	schema  *arrow.Schema
-	keyIDs  []arrow.Type // the Arrow type of each group key column
-	dropped atomic.Int64
+	cfg      Config
+	schema   *arrow.Schema
+	inputIDs []arrow.Type // the Arrow type of each input column
+	dropped  atomic.Int64
 
 	env      *exec.Env
-	aggs     []accumulator
+	aggs     []accum.Accumulator
+	mergers  []accum.Merger // the accumulators, as mergers
+	args     accum.Args
+	arena    *aggstate.Arena // by slot: the session's row count, then the accumulators' words
 	groups   map[string]*keyGroup
 	slots    aggstate.Slots
 	heap     closeHeap
@@ -124,7 +129,7 @@ func (w *Agg) check() error {
 		return fmt.Errorf("SESSION: gap %d ms is not positive", cfg.Gap)
 	}
 	fields := make([]arrow.Field, 0, len(cfg.Names))
-	w.keyIDs = make([]arrow.Type, nk)
+	w.inputIDs = opcheck.IDs(cfg.Input)
 	for i, ord := range cfg.GroupKeys {
 		if ord < 0 || ord >= len(cfg.Input) {
 			return fmt.Errorf("SESSION: group key ordinal %d out of range", ord)
@@ -132,18 +137,44 @@ func (w *Agg) check() error {
 		if cfg.Input[ord].Physical() == types.PhysNull {
 			return fmt.Errorf("SESSION: cannot group by a column of type %s: %w", cfg.Input[ord], accum.ErrNotSupported)
 		}
-		w.keyIDs[i] = cfg.Input[ord].Arrow().ID()
 		fields = append(fields, types.Field(cfg.Names[i], cfg.Input[ord], true))
 	}
 	fields = append(fields, types.Field(cfg.Names[nk], tt, false), types.Field(cfg.Names[nk+1], tt, false))
+	if _, _, _, err := w.newAccumulators(); err != nil {
+		return err
+	}
 	for i, a := range cfg.Aggs {
-		if _, err := newAccumulator(a, len(cfg.Input)); err != nil {
-			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
-		}
 		fields = append(fields, types.Field(cfg.Names[nk+2+i], a.Type, plan.AggNullable(a.Func)))
 	}
 	w.schema = arrow.NewSchema(fields, nil)
 	return nil
+}
+
+// The words of a session's arena row before its accumulators'.
+const (
+	rowsWord = iota // the session's row count
+	headerWords
+)
+
+// newAccumulators returns the accumulators of the aggregates, which must
+// merge, and their arena. The input is append-only, and DISTINCT is
+// supported; APPROX_COUNT_DISTINCT is not (a sketch of a session would
+// have to merge, and the planner refuses it).
+func (w *Agg) newAccumulators() ([]accum.Accumulator, []accum.Merger, *aggstate.Arena, error) {
+	cfg := &w.cfg
+	accs, arena, err := accum.NewAll(cfg.Aggs, len(cfg.Input), accum.Features{Distinct: true}, accum.Options{AppendOnly: true}, headerWords)
+	if err != nil {
+		return nil, nil, nil, fmt.Errorf("SESSION: %w", err)
+	}
+	ms := make([]accum.Merger, len(accs))
+	for i, a := range accs {
+		m, ok := a.(accum.Merger)
+		if !ok {
+			return nil, nil, nil, fmt.Errorf("SESSION: aggregate %d: %s: %w", i, cfg.Aggs[i].Func, accum.ErrNotSupported)
+		}
+		ms[i] = m
+	}
+	return accs, ms, arena, nil
 }
 
 // Schema returns the output schema.
@@ -158,23 +189,18 @@ func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 	if err := w.Close(); err != nil {
 		return err
 	}
-	w.aggs = make([]accumulator, len(w.cfg.Aggs))
-	for i, a := range w.cfg.Aggs {
-		st, err := newAccumulator(a, len(w.cfg.Input))
-		if err != nil {
-			return fmt.Errorf("SESSION: aggregate %d: %w", i, err)
-		}
-		w.aggs[i] = st
+	var err error
+	if w.aggs, w.mergers, w.arena, err = w.newAccumulators(); err != nil {
+		return err
 	}
+	w.args = accum.NewArgs(w.cfg.Aggs)
+	w.scratch = scratch{}
+	w.oldVecs, w.newVecs = accum.Results(w.cfg.Aggs), accum.Results(w.cfg.Aggs)
 	w.env = env
 	w.groups = make(map[string]*keyGroup)
 	w.slots = aggstate.Slots{}
 	w.heap, w.pool, w.seq, w.epoch, w.keyBytes = nil, nil, 0, 0, 0
-	w.scratch = scratch{}
-	w.builders = make([]array.Builder, len(w.schema.Fields()))
-	for i, f := range w.schema.Fields() {
-		w.builders[i] = array.NewBuilder(env.Alloc, f.Type)
-	}
+	w.builders = arrays.Builders(env.Alloc, w.schema)
 	w.updateStateMetrics()
 	return nil
 }
@@ -183,18 +209,13 @@ func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 // changes of the sessions it touched. An error (a retraction, an overflow)
 // leaves the state undefined: the query must stop.
 func (w *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if w.groups == nil {
-		return errors.New("SESSION: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("SESSION: no input %d", in)
-	}
-	n := c.NumRows()
-	if n == 0 {
-		return nil
-	}
-	if err := w.checkChunk(c); err != nil {
+	if empty, err := opcheck.Chunk("SESSION", w.groups != nil, in, c, w.inputIDs, w.cfg.Input); empty || err != nil {
 		return err
+	}
+	for _, op := range c.Ops {
+		if op != exec.Insert {
+			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrRetraction)
+		}
 	}
 	times := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp)
 	err := w.place(c.Batch, times)
@@ -207,31 +228,6 @@ func (w *Agg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitte
 	w.settle()
 	w.updateStateMetrics()
 	return err
-}
-
-// checkChunk checks that c is append-only and has the configured columns,
-// so that the typed loops can trust the data.
-func (w *Agg) checkChunk(c exec.Chunk) error {
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("SESSION: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for _, op := range c.Ops {
-		if op != exec.Insert {
-			return fmt.Errorf("SESSION: input row with op %s: %w", op, ErrRetraction)
-		}
-	}
-	if got := int(c.Batch.NumCols()); got != len(w.cfg.Input) {
-		return fmt.Errorf("SESSION: batch has %d columns, want %d", got, len(w.cfg.Input))
-	}
-	if _, ok := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp); !ok {
-		return fmt.Errorf("SESSION: time column is %s, not a timestamp", c.Batch.Column(w.cfg.TimeCol).DataType())
-	}
-	for i, ord := range w.cfg.GroupKeys {
-		if got := c.Batch.Column(ord).DataType().ID(); got != w.keyIDs[i] {
-			return fmt.Errorf("SESSION: group key column %d is %s, want %s", ord, c.Batch.Column(ord).DataType(), w.cfg.Input[ord])
-		}
-	}
-	return nil
 }
 
 // OnControl closes the sessions a watermark makes final (all of them at end
@@ -254,11 +250,10 @@ func (w *Agg) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) e
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
 func (w *Agg) Close() error {
-	for _, b := range w.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(w.builders)
 	w.builders = nil
-	w.aggs, w.groups, w.heap, w.pool = nil, nil, nil, nil
+	w.aggs, w.mergers, w.args, w.arena = nil, nil, accum.Args{}, nil
+	w.groups, w.heap, w.pool = nil, nil, nil
 	w.scratch = scratch{}
 	return nil
 }

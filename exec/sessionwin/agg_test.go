@@ -2,18 +2,16 @@ package sessionwin
 
 import (
 	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
-	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
 
 // testConfig builds a configuration from the input types, the group key
 // ordinals, the time column, the gap and aggregate calls written as
-// "count(*)", "sum(2)", "count(distinct 2)" (arguments are input ordinals).
+// "count(*)", "sum(2)", "count(distinct 2)" (brute.Aggs).
 func testConfig(t testing.TB, input string, keys []int, timeCol int, gap int64, calls ...string) Config {
 	t.Helper()
 	cfg := Config{Input: exectest.Types(t, input), GroupKeys: keys, TimeCol: timeCol, Gap: gap}
@@ -21,27 +19,8 @@ func testConfig(t testing.TB, input string, keys []int, timeCol int, gap int64, 
 		cfg.Names = append(cfg.Names, "k"+strconv.Itoa(k))
 	}
 	cfg.Names = append(cfg.Names, "window_start", "window_end")
-	funcs := map[string]plan.AggFunc{"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg,
-		"min": plan.AggMin, "max": plan.AggMax, "approx_count_distinct": plan.AggApproxCountDistinct}
-	for _, c := range calls {
-		name, arg, _ := strings.Cut(strings.TrimSuffix(c, ")"), "(")
-		spec := accum.Spec{Func: funcs[name], Arg: -1}
-		if arg == "*" {
-			spec.Func = plan.AggCountStar
-		} else {
-			if rest, ok := strings.CutPrefix(arg, "distinct "); ok {
-				spec.Distinct, arg = true, rest
-			}
-			ord, err := strconv.Atoi(arg)
-			if err != nil {
-				t.Fatalf("call %q: %v", c, err)
-			}
-			spec.Arg, spec.ArgType = ord, cfg.Input[ord]
-		}
-		spec.Type = plan.AggResultType(spec.Func, spec.ArgType)
-		cfg.Aggs = append(cfg.Aggs, spec)
-		cfg.Names = append(cfg.Names, c)
-	}
+	cfg.Aggs = brute.Aggs(t, cfg.Input, calls...)
+	cfg.Names = append(cfg.Names, calls...)
 	return cfg
 }
 
@@ -264,5 +243,28 @@ func TestSessionDistinct(t *testing.T) {
 		Want: `-D 15 26 2 3 3 3.00 2 1
 			-U 0 12 1 1 0.75 1.00 1 1
 			+U 0 26 3 6 2 3.00 3 1`,
+	}})
+}
+
+// TestSessionSumsAsHashAgg checks that a session sums doubles as the hash
+// aggregate does (accum.FloatSum): compensated, so that a large value and
+// its opposite leave the small ones, also across a merge of sessions.
+func TestSessionSumsAsHashAgg(t *testing.T) {
+	const ktd = "varchar timestamp(3) double"
+	cfg := testConfig(t, ktd, nil, 1, 10, "sum(2)", "avg(2)")
+	runAgg(t, cfg, []exectest.Step{{
+		In: ktd + `
+			+I a 0 1e100
+			+I a 1 1
+			+I a 15 -1e100`,
+		Want: `+I 0 11 1e+100 5e+99
+			+I 15 25 -1e+100 -1e+100`,
+	}, {
+		// Bridges the two sessions.
+		In: ktd + `
+			+I a 8 0.5`,
+		Want: `-D 15 25 -1e+100 -1e+100
+			-U 0 11 1e+100 5e+99
+			+U 0 25 1.5 0.375`,
 	}})
 }

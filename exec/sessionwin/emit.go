@@ -6,11 +6,11 @@ import (
 	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/internal/vec"
+	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 )
 
 // outRow is one output row: a session's group key and bounds, with its
@@ -39,7 +39,7 @@ func (w *Agg) emitChanges(ctx context.Context, out exec.Emitter) error {
 			w.outSlots = append(w.outSlots, s.slot)
 		}
 	}
-	if err := w.results(w.outSlots); err != nil {
+	if err := w.results(w.outSlots, w.newVecs); err != nil {
 		return err
 	}
 	gap := w.cfg.Gap
@@ -71,24 +71,12 @@ func (w *Agg) changed(s *session, j int) bool {
 	if snap.start != s.start || snap.end != s.last+w.cfg.Gap {
 		return true
 	}
-	for a, spec := range w.cfg.Aggs {
-		if !types.Equal(w.oldVals[a][s.snap], w.newVals[a][j], spec.Type) {
+	for a := range w.cfg.Aggs {
+		if !w.oldVecs[a].Same(int(s.snap), &w.newVecs[a], j) {
 			return true
 		}
 	}
 	return false
-}
-
-// results computes the aggregate values of slots into w.newVals.
-func (w *Agg) results(slots []int32) error {
-	w.newVals = vec.Resize(w.newVals, len(w.aggs))
-	for a, st := range w.aggs {
-		w.newVals[a] = vec.Resize(w.newVals[a], len(slots))
-		if err := st.result(slots, w.newVals[a]); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // closeSessions closes the sessions that end at or before wm (every session
@@ -106,7 +94,7 @@ func (w *Agg) closeSessions(ctx context.Context, wm int64, all bool, out exec.Em
 	}
 	var err error
 	if w.cfg.EmitOnClose {
-		err = w.results(w.outSlots)
+		err = w.results(w.outSlots, w.newVecs)
 		if err == nil {
 			w.out = w.out[:0]
 			for j, s := range w.outSess {
@@ -132,6 +120,15 @@ func (w *Agg) closeSessions(ctx context.Context, wm int64, all bool, out exec.Em
 	return err
 }
 
+// emitScratch is the scratch of emitRows.
+type emitScratch struct {
+	keys       []accum.Vector // per group key column: the rows' keys
+	start, end accum.Vector   // the rows' bounds
+	rows       []accum.OutRow // 0, 1, ...: the rows, for keys and bounds
+	aggRows    []accum.OutRow // the rows' aggregate values, old or new
+	out        accum.Out
+}
+
 // emitRows builds a batch of w.out (ops as given; nil for all inserts) and
 // emits it.
 func (w *Agg) emitRows(ctx context.Context, out exec.Emitter, ops []exec.Op) error {
@@ -139,132 +136,71 @@ func (w *Agg) emitRows(ctx context.Context, out exec.Emitter, ops []exec.Op) err
 		return nil
 	}
 	n := len(w.out)
+	e := &w.emit
+	nk := len(w.cfg.GroupKeys)
+	if len(e.keys) != nk {
+		e.keys = make([]accum.Vector, nk)
+		for i, ord := range w.cfg.GroupKeys {
+			e.keys[i].Kind, _ = accum.KindOf(w.cfg.Input[ord])
+		}
+		e.start.Kind, e.end.Kind = accum.KindInt, accum.KindInt
+	}
+	for i := range e.keys {
+		k := &e.keys[i]
+		k.Resize(n)
+		for r, row := range w.out {
+			setDatum(k, r, row.group.key[i])
+		}
+	}
+	e.start.Resize(n)
+	e.end.Resize(n)
+	e.rows, e.aggRows = e.rows[:0], e.aggRows[:0]
+	for r, row := range w.out {
+		e.start.I[r], e.start.Valid[r] = row.start, true
+		e.end.I[r], e.end.Valid[r] = row.end, true
+		e.rows = append(e.rows, accum.OutRow{J: int32(r)})
+		e.aggRows = append(e.aggRows, accum.OutRow{J: row.idx, Old: row.old})
+	}
 	cols := make([]arrow.Array, 0, len(w.builders))
 	defer func() {
-		for _, c := range cols {
-			c.Release()
-		}
 		clear(w.out)
-		clear(w.col)
+		for i := range e.keys {
+			clear(e.keys[i].S)
+		}
 	}()
-	nk := len(w.cfg.GroupKeys)
-	w.col = vec.Resize(w.col, n)
 	for i, b := range w.builders {
-		var err error
+		old, new, rows := &e.start, &e.start, e.rows
 		switch {
 		case i < nk:
-			for r, row := range w.out {
-				w.col[r] = row.group.key[i]
-			}
-			err = appendDatums(b, w.col)
-		case i == nk || i == nk+1:
-			tb := b.(*array.TimestampBuilder)
-			tb.Reserve(n)
-			for _, row := range w.out {
-				v := row.start
-				if i == nk+1 {
-					v = row.end
-				}
-				tb.UnsafeAppend(arrow.Timestamp(v))
-			}
-		default:
-			a := i - nk - 2
-			for r, row := range w.out {
-				if row.old {
-					w.col[r] = w.oldVals[a][row.idx]
-				} else {
-					w.col[r] = w.newVals[a][row.idx]
-				}
-			}
-			err = appendDatums(b, w.col)
+			old, new = &e.keys[i], &e.keys[i]
+		case i == nk+1:
+			old, new = &e.end, &e.end
+		case i > nk+1:
+			old, new, rows = &w.oldVecs[i-nk-2], &w.newVecs[i-nk-2], e.aggRows
 		}
-		cols = append(cols, b.NewArray())
+		col, err := e.out.Column(w.env.Alloc, b, old, new, rows)
 		if err != nil {
-			return err
+			arrays.Release(cols)
+			return fmt.Errorf("SESSION: %w", err)
 		}
+		cols = append(cols, col)
 	}
-	rec := array.NewRecordBatch(w.schema, cols, int64(n))
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, w.schema, cols, n, ops)
 }
 
-// appendDatums appends ds to b, a builder of the column's Arrow type,
-// with one typed loop per builder type.
-func appendDatums(b array.Builder, ds []types.Datum) error {
-	b.Reserve(len(ds))
-	switch b := b.(type) {
-	case *array.Int64Builder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(d.I)
-			}
-		}
-	case *array.BooleanBuilder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(d.I != 0)
-			}
-		}
-	case *array.Date32Builder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(arrow.Date32(d.I))
-			}
-		}
-	case *array.TimestampBuilder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(arrow.Timestamp(d.I))
-			}
-		}
-	case *array.DurationBuilder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(arrow.Duration(d.I))
-			}
-		}
-	case *array.Float64Builder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(d.F)
-			}
-		}
-	case *array.Decimal128Builder:
-		for _, d := range ds {
-			if d.Null {
-				b.UnsafeAppendBoolToBitmap(false)
-			} else {
-				b.UnsafeAppend(d.D)
-			}
-		}
-	case *array.StringBuilder:
-		size := 0
-		for _, d := range ds {
-			size += len(d.S)
-		}
-		b.ReserveData(size)
-		for _, d := range ds {
-			if d.Null {
-				b.AppendNull()
-			} else {
-				b.Append(d.S)
-			}
-		}
-	default:
-		return fmt.Errorf("SESSION: no output builder for %T", b)
+// setDatum sets value j of v, of d's kind, to d.
+func setDatum(v *accum.Vector, j int, d types.Datum) {
+	if v.Valid[j] = !d.Null; d.Null {
+		return
 	}
-	return nil
+	switch v.Kind {
+	case accum.KindInt:
+		v.I[j] = d.I
+	case accum.KindFloat:
+		v.F[j] = d.F
+	case accum.KindDec:
+		v.D[j] = d.D
+	case accum.KindStr:
+		v.S[j] = d.S
+	}
 }

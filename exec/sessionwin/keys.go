@@ -8,8 +8,10 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/bitutil"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -28,21 +30,15 @@ func (w *Agg) encodeKeys(batch arrow.RecordBatch) error {
 		w.keyBufs[i] = w.keyBufs[i][:0]
 	}
 	var ibuf []int64
-	var fbuf []uint64
 	bufs := w.keyBufs
 	for _, ord := range w.cfg.GroupKeys {
 		col := batch.Column(ord)
 		valid := validity(col, nil)
 		switch a := col.(type) {
 		case *array.Float64:
-			keys, _, err := loadFloatKeys(a, fbuf)
-			if err != nil {
-				return err
-			}
-			fbuf = keys
-			for i, k := range keys {
+			for i, f := range a.Float64Values() {
 				if !nullKey(bufs, i, valid) {
-					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], k)
+					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], accum.FloatBits(f))
 				}
 			}
 		case *array.Decimal128:
@@ -60,7 +56,7 @@ func (w *Agg) encodeKeys(batch arrow.RecordBatch) error {
 				}
 			}
 		default:
-			vals, buf, err := loadInts(col, ibuf)
+			vals, buf, err := accum.IntValues(col, ibuf)
 			if err != nil {
 				return fmt.Errorf("SESSION: group key column %d: %w", ord, err)
 			}
@@ -73,6 +69,26 @@ func (w *Agg) encodeKeys(batch arrow.RecordBatch) error {
 		}
 	}
 	return nil
+}
+
+// validity returns, for an array with NULLs, whether each row is valid
+// (reusing buf); nil when no row is NULL.
+func validity(arr arrow.Array, buf []bool) []bool {
+	n := arr.Len()
+	if arr.NullN() == 0 {
+		return nil
+	}
+	buf = vec.Resize(buf, n)
+	bm := arr.NullBitmapBytes()
+	if len(bm) == 0 { // a NULL-typed array: every row is NULL
+		clear(buf)
+		return buf
+	}
+	off := arr.Data().Offset()
+	for i := range buf {
+		buf[i] = bitutil.BitIsSet(bm, off+i)
+	}
+	return buf
 }
 
 // nullKey appends row i's NULL flag to its key (0 for NULL, 1 before a

@@ -13,8 +13,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
-	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
 
 // randInput is the input of the randomized test: a key, the time, and
@@ -78,7 +77,7 @@ func runRandom(t *testing.T, keyed bool, seed uint64) {
 	wm, maxT := int64(-50), int64(-50)
 	check := func(step int, final bool) {
 		t.Helper()
-		all := brute(cfg, seen, wm, final)
+		all := bruteSessions(cfg, seen, wm, final)
 		if got, want := runOut.Rows(), all.rows; !slices.Equal(got, want) {
 			t.Fatalf("step %d: running output\n%s\nwant\n%s", step, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
@@ -204,9 +203,9 @@ type bruteResult struct {
 	open         int
 }
 
-// brute sessionizes rows per key and aggregates each session; final
+// bruteSessions sessionizes rows per key and aggregates each session; final
 // closes every session.
-func brute(cfg Config, rows [][]types.Datum, wm int64, final bool) bruteResult {
+func bruteSessions(cfg Config, rows [][]types.Datum, wm int64, final bool) bruteResult {
 	var outTypes []types.T
 	for _, k := range cfg.GroupKeys {
 		outTypes = append(outTypes, cfg.Input[k])
@@ -244,7 +243,7 @@ func brute(cfg Config, rows [][]types.Datum, wm int64, final bool) bruteResult {
 			end := sess[len(sess)-1][cfg.TimeCol].I + cfg.Gap
 			out = append(out, sess[0][cfg.TimeCol], types.IntDatum(end))
 			for _, a := range cfg.Aggs {
-				out = append(out, bruteAgg(a, sess))
+				out = append(out, brute.Aggregate(a, sess))
 			}
 			text := exectest.RoundRow(out, outTypes, exectest.Millis)
 			res.rows = append(res.rows, text)
@@ -259,69 +258,4 @@ func brute(cfg Config, rows [][]types.Datum, wm int64, final bool) bruteResult {
 	slices.Sort(res.rows)
 	slices.Sort(res.closed)
 	return res
-}
-
-// bruteAgg computes aggregate a over a session's rows.
-func bruteAgg(a accum.Spec, rows [][]types.Datum) types.Datum {
-	if a.Func == plan.AggCountStar {
-		return types.IntDatum(int64(len(rows)))
-	}
-	var vals []types.Datum
-	seen := map[string]bool{}
-	for _, r := range rows {
-		v := r[a.Arg]
-		if v.Null {
-			continue
-		}
-		if a.Distinct {
-			k := exectest.FormatDatum(v, a.ArgType, exectest.Millis)
-			if seen[k] {
-				continue
-			}
-			seen[k] = true
-		}
-		vals = append(vals, v)
-	}
-	if a.Func == plan.AggCount {
-		return types.IntDatum(int64(len(vals)))
-	}
-	if len(vals) == 0 {
-		return types.NullDatum
-	}
-	switch a.Func {
-	case plan.AggMin, plan.AggMax:
-		best := vals[0]
-		for _, v := range vals[1:] {
-			c := types.Compare(v, best, a.ArgType)
-			if (a.Func == plan.AggMin && c < 0) || (a.Func == plan.AggMax && c > 0) {
-				best = v
-			}
-		}
-		return best
-	}
-	var isum int64
-	var fsum float64
-	var dsum decimal128.Num
-	for _, v := range vals {
-		isum += v.I
-		fsum += v.F
-		dsum = dsum.Add(v.D)
-	}
-	n := float64(len(vals))
-	switch a.ArgType.Physical() {
-	case types.PhysInt64:
-		if a.Func == plan.AggAvg {
-			return types.FloatDatum(float64(isum) / n)
-		}
-		return types.IntDatum(isum)
-	case types.PhysDecimal:
-		if a.Func == plan.AggAvg {
-			return types.FloatDatum(dsum.ToFloat64(int32(a.ArgType.Scale)) / n)
-		}
-		return types.DecimalDatum(dsum)
-	}
-	if a.Func == plan.AggAvg {
-		fsum /= n
-	}
-	return types.FloatDatum(fsum)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/vec"
-	"github.com/eddysql/eddy/planner/plan"
 )
 
 // keyGroup is one group key's open sessions, ordered by start. They are
@@ -37,6 +37,7 @@ type session struct {
 	epoch uint64   // the last chunk that touched it
 	into  *session // the session that absorbed it in this chunk, if any
 	snap  int32    // running mode: its old row in the chunk's snapshots, -1 for none
+	lid   int32    // its local group in the chunk's accum.Batch, if it survived
 }
 
 // sessionBytes estimates a session's own memory beyond its accumulators: the
@@ -48,18 +49,22 @@ const sessionBytes = int64(unsafe.Sizeof(session{})) + 16
 type scratch struct {
 	keyBufs   [][]byte   // per row: its encoded group key
 	rowSess   []*session // per row: the session it was placed in, nil if dropped
-	rowSlots  []int32    // per row: the slot of its final session, -1 if dropped
 	touched   []*session // sessions the chunk touched, in order
 	merged    []*session // sessions a merge absorbed
 	snaps     []snapshot // running mode: old rows of touched sessions
 	snapSlots []int32
-	oldVals   [][]types.Datum // per aggregate: the snapshots' values
-	newVals   [][]types.Datum // per aggregate: the values of rows to emit
+	batch     accum.Batch
+	lids      []int32        // per row: the local group of its final session (0 if dropped)
+	weights   []int64        // per row: 1, or 0 if dropped
+	lslots    []int32        // by local group: its session's slot
+	counts    []int64        // by local group: its session's rows
+	oldVecs   []accum.Vector // per aggregate: the snapshots' values
+	newVecs   []accum.Vector // per aggregate: the values of rows to emit
 	outSlots  []int32
 	outSess   []*session
 	out       []outRow
 	ops       []exec.Op
-	col       []types.Datum
+	emit      emitScratch
 }
 
 // snapshot is a session's bounds as last emitted.
@@ -150,8 +155,11 @@ func (w *Agg) newSession(g *keyGroup, t int64) *session {
 	w.seq++
 	*s = session{group: g, start: t, last: t, slot: w.slots.Alloc(), heapIdx: -1, seq: w.seq,
 		epoch: w.epoch, snap: -1}
-	for _, a := range w.aggs {
-		a.grow(w.slots.High())
+	if high := w.slots.High(); high > w.arena.Len() {
+		w.arena.Grow(high)
+		for _, a := range w.aggs {
+			a.Grow(high)
+		}
 	}
 	w.touched = append(w.touched, s)
 	return s
@@ -187,35 +195,72 @@ func final(s *session) *session {
 // does not change the results.
 func (w *Agg) apply(batch arrow.RecordBatch) error {
 	if len(w.snapSlots) > 0 {
-		w.oldVals = vec.Resize(w.oldVals, len(w.aggs))
-		for a, st := range w.aggs {
-			w.oldVals[a] = vec.Resize(w.oldVals[a], len(w.snapSlots))
-			if err := st.result(w.snapSlots, w.oldVals[a]); err != nil {
-				return err
-			}
+		if err := w.results(w.snapSlots, w.oldVecs); err != nil {
+			return err
 		}
 	}
 	for _, x := range w.merged {
 		y := final(x)
-		for _, st := range w.aggs {
-			if err := st.merge(y.slot, x.slot); err != nil {
+		w.arena.Row(y.slot)[rowsWord] += w.arena.Row(x.slot)[rowsWord]
+		for _, m := range w.mergers {
+			if err := m.Merge(y.slot, x.slot); err != nil {
 				return err
 			}
 		}
 	}
-	w.rowSlots = vec.Resize(w.rowSlots, len(w.rowSess))
-	for i, s := range w.rowSess {
-		w.rowSlots[i] = -1
-		if s != nil {
-			w.rowSlots[i] = final(s).slot
+	// The surviving sessions the chunk touched are its local groups; a
+	// dropped row weighs nothing.
+	w.lslots = w.lslots[:0]
+	for _, s := range w.touched {
+		if s.into == nil {
+			s.lid = int32(len(w.lslots))
+			w.lslots = append(w.lslots, s.slot)
 		}
 	}
-	for a, st := range w.aggs {
-		var arg arrow.Array
-		if spec := w.cfg.Aggs[a]; spec.Arg >= 0 && spec.Func != plan.AggCountStar {
-			arg = batch.Column(spec.Arg)
+	if len(w.lslots) == 0 {
+		return nil
+	}
+	w.lids, w.weights = vec.Resize(w.lids, len(w.rowSess)), vec.Resize(w.weights, len(w.rowSess))
+	ones := true // every row weighs 1: none was dropped
+	for i, s := range w.rowSess {
+		w.lids[i], w.weights[i] = 0, 0
+		if s != nil {
+			w.lids[i], w.weights[i] = final(s).lid, 1
+		} else {
+			ones = false
 		}
-		if err := st.add(w.rowSlots, arg); err != nil {
+	}
+	b := &w.batch
+	b.Reset(w.lids, w.lslots, w.arena)
+	for i, l := range w.lids {
+		b.Rows[l][rowsWord] += uint64(w.weights[i])
+	}
+	if err := w.args.Load(batch, w.weights, ones); err != nil {
+		return err
+	}
+	defer w.args.Release()
+	for i, a := range w.aggs {
+		arg, wts := w.args.Of(i, w.weights)
+		if err := a.Update(b, wts, arg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// results computes the aggregate values of the sessions in slots into
+// vecs, one per aggregate.
+func (w *Agg) results(slots []int32, vecs []accum.Vector) error {
+	b := &w.batch
+	b.Reset(nil, slots, w.arena)
+	w.counts = vec.Resize(w.counts, len(slots))
+	for j, r := range b.Rows {
+		w.counts[j] = int64(r[rowsWord])
+	}
+	for i, a := range w.aggs {
+		v := &vecs[i]
+		v.Resize(len(slots))
+		if err := a.Result(b, w.counts, v); err != nil {
 			return err
 		}
 	}
@@ -244,8 +289,9 @@ func (w *Agg) settle() {
 // not remove s from its group or the heap.
 func (w *Agg) freeSession(s *session) {
 	for _, a := range w.aggs {
-		a.free(s.slot)
+		a.Free(s.slot)
 	}
+	w.arena.Clear(s.slot)
 	w.slots.Free(s.slot)
 	*s = session{heapIdx: -1}
 	w.pool = append(w.pool, s)
@@ -258,9 +304,9 @@ func (w *Agg) updateStateMetrics() {
 		return
 	}
 	live := int64(w.slots.Live())
-	bytes := live*sessionBytes + w.keyBytes + int64(len(w.pool))*int64(unsafe.Sizeof(session{}))
+	bytes := live*sessionBytes + w.keyBytes + int64(len(w.pool))*int64(unsafe.Sizeof(session{})) + w.arena.Bytes()
 	for _, a := range w.aggs {
-		bytes += a.bytes()
+		bytes += a.Bytes()
 	}
 	w.env.Metrics.StateKeys.Store(live)
 	w.env.Metrics.StateBytes.Store(bytes)

@@ -11,15 +11,6 @@ import (
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// partition is the state of one partition outside the de-duplication
-// fast path: its rows in a tree.
-type partition struct {
-	key   string // the encoded partition key
-	tree  ordtree.Tree
-	epoch uint64 // the last chunk that touched the partition
-	index int32  // the partition's position in Operator.touched during that chunk
-}
-
 // slot is the state of one partition in the de-duplication fast path:
 // its only row.
 type slot struct {
@@ -33,10 +24,10 @@ type slot struct {
 // apply applies every row of c to its partition's tree in order and records
 // the changes in t.deltas.
 func (t *Operator) apply(c exec.Chunk) error {
-	var p *partition
+	var p *ordtree.Partition
 	for i := range t.skeys {
 		if p == nil || !bytes.Equal(t.pkeys[i], t.pkeys[i-1]) {
-			p = t.partitionOf(t.pkeys[i])
+			p = t.parts.Touch(t.pkeys[i])
 		}
 		key := ordtree.KeyOf(ordtree.View(t.skeys[i]))
 		w := c.Op(i).Weight()
@@ -46,11 +37,11 @@ func (t *Operator) apply(c exec.Chunk) error {
 			}
 			continue
 		}
-		stored, _, err := p.tree.Add(key, w, 0, 0, &t.gauge)
+		stored, _, err := p.Tree.Add(key, w, 0, 0, &t.parts.Gauge)
 		if err != nil {
 			return rowError(err)
 		}
-		t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: stored.Key, W: w})
+		t.deltas = append(t.deltas, ordtree.Delta{Part: p.Index, Key: stored.Key, W: w})
 	}
 	return nil
 }
@@ -63,33 +54,15 @@ func rowError(err error) error {
 	return fmt.Errorf("top-n: %w", err)
 }
 
-// partitionOf returns the partition with encoded key pk, creating it, and
-// marks it touched by the current chunk.
-func (t *Operator) partitionOf(pk []byte) *partition {
-	p := t.parts[string(pk)]
-	if p == nil {
-		p = &partition{key: string(pk)}
-		t.parts[p.key] = p
-		t.gauge.Parts++
-		t.gauge.KeyBytes += int64(len(p.key))
-	}
-	if p.epoch != t.epoch {
-		p.epoch = t.epoch
-		p.index = int32(len(t.touched))
-		t.touched = append(t.touched, p)
-	}
-	return p
-}
-
 // addBounded adds a row to a partition that keeps only its top Limit rows:
 // a row that sorts at or after the last of a full partition cannot enter
 // and is dropped; otherwise it enters and, if the partition was full, one
 // copy of its last row leaves.
-func (t *Operator) addBounded(p *partition, key ordtree.Key, w int64) error {
+func (t *Operator) addBounded(p *ordtree.Partition, key ordtree.Key, w int64) error {
 	if w < 0 {
 		return errRetraction
 	}
-	tr := &p.tree
+	tr := &p.Tree
 	var evict ordtree.Key
 	if tr.Total >= t.cfg.Limit {
 		last := tr.Last()
@@ -98,16 +71,16 @@ func (t *Operator) addBounded(p *partition, key ordtree.Key, w int64) error {
 		}
 		evict = last.Key
 	}
-	stored, _, err := tr.Add(key, 1, 0, 0, &t.gauge)
+	stored, _, err := tr.Add(key, 1, 0, 0, &t.parts.Gauge)
 	if err != nil {
 		return rowError(err)
 	}
-	t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: stored.Key, W: 1})
+	t.deltas = append(t.deltas, ordtree.Delta{Part: p.Index, Key: stored.Key, W: 1})
 	if tr.Total > t.cfg.Limit {
-		if _, _, err := tr.Add(evict, -1, 0, 0, &t.gauge); err != nil {
+		if _, _, err := tr.Add(evict, -1, 0, 0, &t.parts.Gauge); err != nil {
 			return rowError(err)
 		}
-		t.deltas = append(t.deltas, ordtree.Delta{Part: p.index, Key: evict, W: -1})
+		t.deltas = append(t.deltas, ordtree.Delta{Part: p.Index, Key: evict, W: -1})
 	}
 	return nil
 }
@@ -122,21 +95,21 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 		key := ordtree.View(t.skeys[i])
 		s := t.slots[string(t.pkeys[i])]
 		if s == nil {
-			s = &slot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.epoch}
+			s = &slot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.parts.Epoch}
 			t.slots[s.part] = s
 			t.touchedSlots = append(t.touchedSlots, s)
-			t.gauge.Rows++
-			t.gauge.Entries++
-			t.gauge.Parts++
-			t.gauge.KeyBytes += int64(len(s.part) + len(s.key))
+			t.parts.Gauge.Rows++
+			t.parts.Gauge.Entries++
+			t.parts.Gauge.Parts++
+			t.parts.Gauge.KeyBytes += int64(len(s.part) + len(s.key))
 			continue
 		}
-		if s.epoch != t.epoch {
-			s.epoch, s.old, s.hadOld = t.epoch, s.key, true
+		if s.epoch != t.parts.Epoch {
+			s.epoch, s.old, s.hadOld = t.parts.Epoch, s.key, true
 			t.touchedSlots = append(t.touchedSlots, s)
 		}
 		if key < s.key {
-			t.gauge.KeyBytes += int64(len(key) - len(s.key))
+			t.parts.Gauge.KeyBytes += int64(len(key) - len(s.key))
 			s.key = strings.Clone(key)
 		}
 	}
@@ -160,21 +133,14 @@ func (t *Operator) diffDedup() {
 // finishChunk drops the partitions the chunk emptied and resets the
 // per-chunk scratch, dropping its references to keys.
 func (t *Operator) finishChunk() {
-	for _, p := range t.touched {
-		if p.tree.Total == 0 {
-			delete(t.parts, p.key)
-			t.gauge.Parts--
-			t.gauge.KeyBytes -= int64(len(p.key))
-		}
-	}
+	t.parts.Finish()
 	for _, s := range t.touchedSlots {
 		s.old, s.hadOld = "", false
 	}
-	clear(t.touched)
 	clear(t.touchedSlots)
 	clear(t.deltas)
 	t.netter.Reset()
 	clear(t.outRows)
-	t.touched, t.touchedSlots = t.touched[:0], t.touchedSlots[:0]
+	t.touchedSlots = t.touchedSlots[:0]
 	t.deltas, t.outRows = t.deltas[:0], t.outRows[:0]
 }

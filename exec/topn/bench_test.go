@@ -5,12 +5,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -40,20 +39,7 @@ func benchChunk(alloc memory.Allocator, r *rand.Rand, parts int, retract bool) e
 			ops[i] = exec.Delete
 		}
 	}
-	fields := make([]arrow.Field, 3)
-	arrs := make([]arrow.Array, 3)
-	for j := range cols {
-		fields[j] = types.Field("c", types.BigIntT, true)
-		b := array.NewInt64Builder(alloc)
-		b.AppendValues(cols[j], nil)
-		arrs[j] = b.NewArray()
-		b.Release()
-	}
-	rec := array.NewRecordBatch(arrow.NewSchema(fields, nil), arrs, int64(n))
-	for _, a := range arrs {
-		a.Release()
-	}
-	return exec.Chunk{Batch: rec, Ops: ops}
+	return brute.Int64Chunk(alloc, cols, ops)
 }
 
 // bench runs chunks through a Top-N and reports rows per second.
@@ -73,31 +59,18 @@ func bench(b *testing.B, cfg Config, parts int, retract bool) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
-	if err := op.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
+	if err := op.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
 		b.Fatal(err)
 	}
 	defer op.Close()
-	discard := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 	if retract {
 		// Fill the state with 100 K rows that stay, so that the trees the
 		// measured rows enter and leave are deep.
 		for range 25 {
-			c := benchChunk(alloc, r, parts, false)
-			err := op.Process(ctx, 0, c, discard)
-			c.Batch.Release()
-			if err != nil {
-				b.Fatal(err)
-			}
+			brute.Feed(b, op, benchChunk(alloc, r, parts, false))
 		}
 	}
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		if err := op.Process(ctx, 0, chunks[i%len(chunks)], discard); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)*benchRows/b.Elapsed().Seconds(), "rows/s")
+	brute.Measure(b, op, chunks)
 }
 
 func benchConfig(limit int64, rowNumber, appendOnly bool, desc bool) Config {

@@ -7,6 +7,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -24,9 +25,9 @@ type outRow struct {
 // first touch), sorts and nets each partition's by key, then compares each
 // touched partition's top rows before and after the chunk (diffPartition).
 func (t *Operator) diff() {
-	_ = t.netter.Each(t.deltas, len(t.touched), func(p int, net []ordtree.Delta) error {
+	_ = t.netter.Each(t.deltas, len(t.parts.Touched), func(p int, net []ordtree.Delta) error {
 		first := len(t.outRows)
-		t.diffPartition(t.touched[p], net)
+		t.diffPartition(t.parts.Touched[p], net)
 		if t.cfg.Limit == 1 && !t.cfg.RowNumber {
 			t.pairSlot(first)
 		}
@@ -45,28 +46,28 @@ func (t *Operator) diff() {
 // numbers, moved at all within the top), can have output: the walk visits
 // the changed keys in order and, between them, just the ranks where rows
 // can have changed (diffRange). It costs O(len(ds) log n) plus the output.
-func (t *Operator) diffPartition(p *partition, ds []ordtree.Delta) {
+func (t *Operator) diffPartition(p *ordtree.Partition, ds []ordtree.Delta) {
 	limit := t.cfg.Limit
 	var s, end int64 // end: the new rank after the previous changed key
 	for _, d := range ds {
-		rNew, cNew := p.tree.Find(d.Key)
+		rNew, cNew := p.Tree.Find(d.Key)
 		t.diffRange(p, end, rNew, s)
 		rOld := rNew - s
 		if rOld >= limit && rNew >= limit {
 			return // every later row is out of the top rows before and after
 		}
-		t.diffEntry(p.key, d.S, rOld, cNew-d.W, rNew, cNew)
+		t.diffEntry(p.Key, d.S, rOld, cNew-d.W, rNew, cNew)
 		s += d.W
 		end = rNew + cNew
 	}
-	t.diffRange(p, end, p.tree.Total, s)
+	t.diffRange(p, end, p.Tree.Total, s)
 }
 
 // diffRange records the output for the unchanged rows at new ranks [a, b),
 // whose old ranks are s lower. Without row numbers only ranks between
 // Limit and Limit+s can cross the boundary; with them, every row in the
 // top rows before or after has a new number.
-func (t *Operator) diffRange(p *partition, a, b, s int64) {
+func (t *Operator) diffRange(p *ordtree.Partition, a, b, s int64) {
 	if s == 0 {
 		return
 	}
@@ -84,13 +85,13 @@ func (t *Operator) diffRange(p *partition, a, b, s int64) {
 	if lo >= hi {
 		return
 	}
-	cur, start := p.tree.SeekRank(lo)
+	cur, start := p.Tree.SeekRank(lo)
 	for ; start < hi; cur.Next() {
 		e := cur.Entry()
 		if e == nil {
 			break
 		}
-		t.diffEntry(p.key, e.S, start-s, e.N, start, e.N)
+		t.diffEntry(p.Key, e.S, start-s, e.N, start, e.N)
 		start += e.N
 	}
 }
@@ -194,13 +195,7 @@ func (t *Operator) emit(ctx context.Context, out exec.Emitter) error {
 	for i, b := range t.builders {
 		cols[i] = b.NewArray()
 	}
-	rec := array.NewRecordBatch(t.schema, cols, int64(n))
-	for _, c := range cols {
-		c.Release()
-	}
-	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: t.ops})
-	rec.Release()
-	return err
+	return arrays.Emit(ctx, out, t.schema, cols, n, t.ops)
 }
 
 // resetBuilders discards what the builders hold after a failed row.

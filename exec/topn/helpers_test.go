@@ -2,14 +2,12 @@ package topn
 
 import (
 	"slices"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
-	"github.com/eddysql/eddy/exec/internal/ordtree"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
 
 // testConfig builds a configuration from the input types ("varchar
@@ -23,17 +21,7 @@ func testConfig(t testing.TB, input string, part []int, order string, limit int6
 	if rowNumber {
 		cfg.Names = append(cfg.Names, "rn")
 	}
-	for _, k := range strings.Split(order, ",") {
-		f := strings.Fields(k)
-		if len(f) == 0 {
-			continue
-		}
-		col, err := strconv.Atoi(f[0])
-		if err != nil {
-			t.Fatalf("order %q: %v", order, err)
-		}
-		cfg.Order = append(cfg.Order, ordtree.SortKey{Col: col, Desc: len(f) > 1 && f[1] == "desc"})
-	}
+	cfg.Order = brute.SortKeys(t, order)
 	return cfg
 }
 
@@ -63,42 +51,22 @@ func runSteps(t *testing.T, cfg Config, steps []exectest.Step, check func(step i
 	}
 	r := &exectest.Runner{Op: op, Env: env, Out: newCollector(t),
 		Inputs: []*exectest.Integral{exectest.NewIntegral(cfg.Input)},
-		Oracle: func(in []*exectest.Integral) []string { return brute(cfg, in[0]) }}
+		Oracle: func(in []*exectest.Integral) []string { return bruteTopN(cfg, in[0]) }}
 	r.Run(t, steps)
 }
 
-// checkIntegral compares the integrated output with the brute force.
-func checkIntegral(t testing.TB, step int, out *exectest.Collector, cfg Config, in *exectest.Integral) {
-	t.Helper()
-	got, want := strings.Join(out.Rows(), "\n"), strings.Join(brute(cfg, in), "\n")
-	if got != want {
-		t.Fatalf("step %d: integrated output\n%s\nbrute force\n%s", step, got, want)
-	}
-}
-
-// brute recomputes the Top-N of the integral in from scratch by sorting
+// bruteTopN recomputes the Top-N of the integral in from scratch by sorting
 // every partition, as the oracle of the tests: the rows numbered 1..Limit
 // of every partition, formatted as the collector integrates them (with
 // their row number when the output has one), sorted.
-func brute(cfg Config, in *exectest.Integral) []string {
-	parts := map[string][][]types.Datum{}
-	for _, e := range in.Counted() {
-		var key []types.Datum
-		for _, c := range cfg.Partition {
-			key = append(key, e.Row[c])
-		}
-		k := exectest.Key(key)
-		for range e.N {
-			parts[k] = append(parts[k], e.Row)
-		}
-	}
+func bruteTopN(cfg Config, in *exectest.Integral) []string {
 	outTypes := cfg.Input
 	if cfg.RowNumber {
 		outTypes = append(slices.Clip(outTypes), types.BigIntT)
 	}
 	var out []string
-	for _, rows := range parts {
-		slices.SortFunc(rows, func(x, y []types.Datum) int { return compareRows(cfg, x, y) })
+	for _, rows := range brute.Partitions(in, cfg.Partition) {
+		slices.SortFunc(rows, func(x, y []types.Datum) int { return brute.Compare(cfg.Order, cfg.Input, x, y) })
 		for i, row := range rows[:min(int64(len(rows)), cfg.Limit)] {
 			if cfg.RowNumber {
 				row = append(slices.Clip(row), types.IntDatum(int64(i+1)))
@@ -108,24 +76,4 @@ func brute(cfg Config, in *exectest.Integral) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// compareRows orders rows by the ORDER BY keys, then by every column
-// ascending.
-func compareRows(cfg Config, x, y []types.Datum) int {
-	for _, k := range cfg.Order {
-		c := types.Compare(x[k.Col], y[k.Col], cfg.Input[k.Col])
-		if k.Desc {
-			c = -c
-		}
-		if c != 0 {
-			return c
-		}
-	}
-	for i, t := range cfg.Input {
-		if c := types.Compare(x[i], y[i], t); c != 0 {
-			return c
-		}
-	}
-	return 0
 }

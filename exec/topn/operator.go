@@ -10,6 +10,8 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -69,20 +71,18 @@ type Config struct {
 // times log n plus its output, never to the number of partitions or rows
 // held.
 type Operator struct {
-	cfg    Config
-	env    *exec.Env
-	schema *arrow.Schema
-	layout ordtree.Layout
+	cfg      Config
+	env      *exec.Env
+	schema   *arrow.Schema
+	layout   ordtree.Layout
+	inputIDs []arrow.Type // the Arrow type of each input column
 
-	parts    map[string]*partition // by encoded partition key; general mode
-	slots    map[string]*slot      // by encoded partition key; de-duplication mode
-	gauge    ordtree.Gauge
-	epoch    uint64 // numbers the chunks, to mark touched partitions
+	parts    ordtree.Partitions // general mode; its Epoch and Gauge serve both modes
+	slots    map[string]*slot   // by encoded partition key; de-duplication mode
 	builders []array.Builder
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
-	touched      []*partition
 	touchedSlots []*slot
 	deltas       []ordtree.Delta // the chunk's changes, in input order
 	netter       ordtree.Netter
@@ -109,23 +109,8 @@ func New(cfg Config) (*Operator, error) {
 
 // check validates the configuration.
 func (cfg *Config) check() error {
-	if len(cfg.Input) == 0 {
-		return errors.New("top-n: no input columns")
-	}
-	for i, t := range cfg.Input {
-		if t.Physical() == types.PhysNull && t.Kind != types.Null {
-			return fmt.Errorf("top-n: input column %d has unsupported type %s", i, t)
-		}
-	}
-	for _, ord := range cfg.Partition {
-		if ord < 0 || ord >= len(cfg.Input) {
-			return fmt.Errorf("top-n: partition ordinal %d out of range", ord)
-		}
-	}
-	for _, k := range cfg.Order {
-		if k.Col < 0 || k.Col >= len(cfg.Input) {
-			return fmt.Errorf("top-n: order ordinal %d out of range", k.Col)
-		}
+	if err := ordtree.CheckLayout(cfg.Input, cfg.Partition, cfg.Order); err != nil {
+		return fmt.Errorf("top-n: %w", err)
 	}
 	if cfg.Limit < 1 {
 		return fmt.Errorf("top-n: limit %d is not positive", cfg.Limit)
@@ -166,17 +151,12 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.env = env
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
+	t.inputIDs = opcheck.IDs(t.cfg.Input)
+	t.parts = ordtree.Partitions{}
 	if t.cfg.dedup() {
 		t.slots = map[string]*slot{}
-	} else {
-		t.parts = map[string]*partition{}
 	}
-	t.gauge = ordtree.Gauge{}
-	t.epoch = 0
-	t.builders = make([]array.Builder, len(t.schema.Fields()))
-	for i, f := range t.schema.Fields() {
-		t.builders[i] = array.NewBuilder(env.Alloc, f.Type)
-	}
+	t.builders = arrays.Builders(env.Alloc, t.schema)
 	t.updateMetrics()
 	return nil
 }
@@ -185,19 +165,10 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 // top rows, then updates the state gauges. An error (a retraction of a row
 // never inserted) leaves the state undefined: the query must stop.
 func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if t.builders == nil {
-		return errors.New("top-n: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("top-n: no input %d", in)
-	}
-	if c.NumRows() == 0 {
-		return nil
-	}
-	if err := t.checkChunk(c); err != nil {
+	if empty, err := opcheck.Chunk("top-n", t.builders != nil, in, c, t.inputIDs, t.cfg.Input); empty || err != nil {
 		return err
 	}
-	t.epoch++
+	t.parts.Begin()
 	err := t.encode(c.Batch)
 	switch {
 	case err != nil:
@@ -220,23 +191,6 @@ func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	return err
 }
 
-// checkChunk checks that c has the configured columns (by physical type)
-// and one op per row, so that the typed loops can trust the data.
-func (t *Operator) checkChunk(c exec.Chunk) error {
-	if got := int(c.Batch.NumCols()); got != len(t.cfg.Input) {
-		return fmt.Errorf("top-n: batch has %d columns, want %d", got, len(t.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != c.NumRows() {
-		return fmt.Errorf("top-n: chunk has %d rows but %d ops", c.NumRows(), len(c.Ops))
-	}
-	for i, typ := range t.cfg.Input {
-		if got := c.Batch.Column(i).DataType(); got.ID() != typ.Arrow().ID() {
-			return fmt.Errorf("top-n: column %d is %s, want %s", i, got, typ)
-		}
-	}
-	return nil
-}
-
 // OnControl does nothing: the operator buffers no output between chunks,
 // and a per-window Top-N (partitioned by window_start and window_end) has
 // its state freed by the planner's own means.
@@ -245,12 +199,10 @@ func (t *Operator) OnControl(context.Context, exec.Control, exec.Emitter) error 
 // Close releases the output builders and drops the state. It is safe
 // without Open and idempotent.
 func (t *Operator) Close() error {
-	for _, b := range t.builders {
-		b.Release()
-	}
+	arrays.ReleaseBuilders(t.builders)
 	t.builders = nil
-	t.parts, t.slots = nil, nil
-	t.touched, t.touchedSlots, t.deltas, t.outRows = nil, nil, nil, nil
+	t.parts, t.slots = ordtree.Partitions{}, nil
+	t.touchedSlots, t.deltas, t.outRows = nil, nil, nil
 	t.netter.Release()
 	t.pkeys, t.skeys = nil, nil
 	return nil
@@ -262,6 +214,6 @@ func (t *Operator) updateMetrics() {
 	if t.env == nil {
 		return
 	}
-	t.env.Metrics.StateKeys.Store(t.gauge.Rows)
-	t.env.Metrics.StateBytes.Store(t.gauge.Bytes())
+	t.env.Metrics.StateKeys.Store(t.parts.Gauge.Rows)
+	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes())
 }

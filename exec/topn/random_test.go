@@ -10,20 +10,8 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
-
-// domains are the values the randomized test draws from, per type: few
-// enough that partitions, ties and identical rows are common, with NULLs.
-// There is no -0: the operator outputs it as 0, which it equals.
-var domains = map[string][]string{
-	"bigint":        {"-3", "-1", "0", "1", "2", "7", "NULL"},
-	"varchar":       {"a", "b", "ab", "''", "NULL"},
-	"double":        {"-1.5", "0", "2.25", "1e3", "NaN", "Inf", "-Inf", "NULL"},
-	"decimal(10,2)": {"-1.50", "0.00", "2.25", "10.01", "NULL"},
-	"date":          {"2024-01-01", "2024-02-29", "1969-12-31", "NULL"},
-	"timestamp(3)":  {"2024-01-01T00:00:00.001", "2024-01-01T00:00:00", "1970-01-01T00:00:00", "NULL"},
-	"boolean":       {"true", "false", "NULL"},
-}
 
 // randomCase is a configuration of the randomized test.
 type randomCase struct {
@@ -87,43 +75,22 @@ func randomRun(t *testing.T, tc randomCase, r *rand.Rand) {
 	defer op.Close()
 	out := newCollector(t)
 	in := exectest.NewIntegral(cfg.Input)
-	cols := strings.Fields(tc.input)
-	newRow := func() string {
-		vals := make([]string, len(cols))
-		for j, c := range cols {
-			d := domains[c]
-			vals[j] = d[r.IntN(len(d))]
+	row := brute.RandomRow(r, tc.input, brute.Domains)
+	changes := &brute.Changes{Rand: r, AppendOnly: tc.appendOnly, Row: func() string {
+		if tc.wide == 0 {
+			return row()
 		}
-		if tc.wide > 0 {
-			vals[0] = strconv.Itoa(r.IntN(tc.wide))
-		}
-		return strings.Join(vals, " ")
-	}
-	var live []string // the rows of the integral, one entry per copy
+		// Column 0 from [0, wide): drawn after the others, as it replaces one.
+		v := row()
+		_, rest, _ := strings.Cut(v, " ")
+		return strconv.Itoa(r.IntN(tc.wide)) + " " + rest
+	}}
 	chunks, maxRows := 60, 12
 	if tc.wide > 0 {
 		chunks, maxRows = 40, 80
 	}
 	for step := range chunks {
-		var lines []string
-		for range 1 + r.IntN(maxRows) {
-			switch k := r.IntN(10); {
-			case tc.appendOnly || len(live) == 0 || k < 5:
-				row := newRow()
-				live = append(live, row)
-				lines = append(lines, "+I "+row)
-			case k < 8:
-				i := r.IntN(len(live))
-				lines = append(lines, "-D "+live[i])
-				live[i] = live[len(live)-1]
-				live = live[:len(live)-1]
-			default:
-				i := r.IntN(len(live))
-				row := newRow()
-				lines = append(lines, "-U "+live[i], "+U "+row)
-				live[i] = row
-			}
-		}
+		lines := changes.Next(maxRows)
 		ch := exectest.Chunk(t, alloc, tc.input+"\n"+strings.Join(lines, "\n"))
 		in.Add(ch)
 		err := op.Process(ctx, 0, ch, out)
@@ -132,12 +99,12 @@ func randomRun(t *testing.T, tc randomCase, r *rand.Rand) {
 			t.Fatalf("step %d: %v", step, err)
 		}
 		out.Take()
-		checkIntegral(t, step, out, cfg, in)
-		if held := env.Metrics.StateKeys.Load(); !tc.appendOnly && held != int64(len(live)) {
-			t.Fatalf("step %d: %d rows held, want %d", step, held, len(live))
+		brute.Check(t, step, out, bruteTopN(cfg, in))
+		if held := env.Metrics.StateKeys.Load(); !tc.appendOnly && held != int64(len(changes.Live)) {
+			t.Fatalf("step %d: %d rows held, want %d", step, held, len(changes.Live))
 		}
 		if tc.appendOnly {
-			checkBounded(t, step, cfg, env.Metrics, live)
+			checkBounded(t, step, cfg, env.Metrics, changes.Live)
 		}
 	}
 }

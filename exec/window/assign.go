@@ -2,7 +2,6 @@ package window
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sync/atomic"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/exec/internal/opcheck"
 )
 
 // Kind is the kind of time window an Assign puts rows into.
@@ -90,9 +90,10 @@ type AssignConfig struct {
 type Assign struct {
 	cfg AssignConfig
 
-	env     *exec.Env
-	schema  *arrow.Schema
-	dropped atomic.Int64
+	env      *exec.Env
+	schema   *arrow.Schema
+	inputIDs []arrow.Type // the Arrow type of each input column
+	dropped  atomic.Int64
 
 	// Scratch reused across chunks.
 	sel    []int32 // source row of each output row
@@ -168,27 +169,15 @@ func (w *Assign) Open(_ context.Context, env *exec.Env) error {
 		types.Field(cfg.Names[len(cfg.Input)+1], tt, false))
 	w.schema = arrow.NewSchema(fields, nil)
 	w.cols = make([]arrow.Array, len(fields))
+	w.inputIDs = opcheck.IDs(cfg.Input)
 	w.env = env
 	return nil
 }
 
 // Process emits the rows of c once per window, with the windows' bounds.
 func (w *Assign) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
-	if w.env == nil {
-		return errors.New("window assignment: Process before Open")
-	}
-	if in != 0 {
-		return fmt.Errorf("window assignment: no input %d", in)
-	}
-	n := c.NumRows()
-	if n == 0 {
-		return nil
-	}
-	if got := int(c.Batch.NumCols()); got != len(w.cfg.Input) {
-		return fmt.Errorf("%s: batch has %d columns, want %d", w.cfg.Kind, got, len(w.cfg.Input))
-	}
-	if c.Ops != nil && len(c.Ops) != n {
-		return fmt.Errorf("%s: chunk has %d rows but %d ops", w.cfg.Kind, n, len(c.Ops))
+	if empty, err := opcheck.Chunk(w.cfg.Kind.String(), w.env != nil, in, c, w.inputIDs, w.cfg.Input); empty || err != nil {
+		return err
 	}
 	times, ok := c.Batch.Column(w.cfg.TimeCol).(*array.Timestamp)
 	if !ok {

@@ -77,17 +77,22 @@ func TestWindowTumble(t *testing.T) {
 	}
 }
 
-func TestWindowHop(t *testing.T) {
-	alloc := exectest.Alloc(t)
-	// Size 10 is not a multiple of slide 4: rows are in 2 or 3 windows.
-	runSteps(t, newAssign(t, Hop, 10, 4), exec.NewTestEnv(alloc), []exectest.Step{{
-		In: `timestamp(3) bigint
-			+I 0 1
+// TestWindowAssignments checks the windows HOP and CUMULATE put rows in,
+// and how updates travel through the windows.
+func TestWindowAssignments(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		kind        Kind
+		size, slide int64
+		in, want    string
+	}{
+		// Size 10 is not a multiple of slide 4: rows are in 2 or 3 windows.
+		{"hop", Hop, 10, 4, `+I 0 1
 			+I 2 2
 			+I 8 3
 			+I -3 4
 			+I NULL 5`,
-		Want: `+I 0 1 -8 2
+			`+I 0 1 -8 2
 			+I 0 1 -4 6
 			+I 0 1 0 10
 			+I 2 2 -4 6
@@ -97,37 +102,23 @@ func TestWindowHop(t *testing.T) {
 			+I 8 3 8 18
 			+I -3 4 -12 -2
 			+I -3 4 -8 2
-			+I -3 4 -4 6`,
-	}})
-}
-
-func TestWindowHopSizeBelowSlide(t *testing.T) {
-	alloc := exectest.Alloc(t)
-	// Windows [0,5), [10,15), ...: a row at 7 is in none.
-	runSteps(t, newAssign(t, Hop, 5, 10), exec.NewTestEnv(alloc), []exectest.Step{{
-		In: `timestamp(3) bigint
-			+I 4 1
+			+I -3 4 -4 6`},
+		// Windows [0,5), [10,15), ...: a row at 7 is in none.
+		{"hop-size-below-slide", Hop, 5, 10, `+I 4 1
 			+I 7 2
 			+I 10 3
 			+I -6 4
 			+I -4 5`,
-		Want: `+I 4 1 0 5
+			`+I 4 1 0 5
 			+I 10 3 10 15
-			+I -6 4 -10 -5`,
-	}})
-}
-
-func TestWindowCumulate(t *testing.T) {
-	alloc := exectest.Alloc(t)
-	runSteps(t, newAssign(t, Cumulate, 15, 5), exec.NewTestEnv(alloc), []exectest.Step{{
-		In: `timestamp(3) bigint
-			+I 0 1
+			+I -6 4 -10 -5`},
+		{"cumulate", Cumulate, 15, 5, `+I 0 1
 			+I 7 2
 			+I 14 3
 			+I 15 4
 			+I -1 5
 			+I -15 6`,
-		Want: `+I 0 1 0 5
+			`+I 0 1 0 5
 			+I 0 1 0 10
 			+I 0 1 0 15
 			+I 7 2 0 10
@@ -139,18 +130,11 @@ func TestWindowCumulate(t *testing.T) {
 			+I -1 5 -15 0
 			+I -15 6 -15 -10
 			+I -15 6 -15 -5
-			+I -15 6 -15 0`,
-	}})
-}
-
-func TestWindowRetractions(t *testing.T) {
-	alloc := exectest.Alloc(t)
-	// An update whose halves share their windows stays an update per
-	// window; one that moves the row to other windows becomes deletes and
-	// inserts.
-	runSteps(t, newAssign(t, Hop, 10, 5), exec.NewTestEnv(alloc), []exectest.Step{{
-		In: `timestamp(3) bigint
-			+I 7 1
+			+I -15 6 -15 0`},
+		// An update whose halves share their windows stays an update per
+		// window; one that moves the row to other windows becomes deletes and
+		// inserts.
+		{"hop-updates", Hop, 10, 5, `+I 7 1
 			-U 7 1
 			+U 7 2
 			-U 7 2
@@ -158,7 +142,7 @@ func TestWindowRetractions(t *testing.T) {
 			-D 12 2
 			+I NULL 3
 			-D NULL 3`,
-		Want: `+I 7 1 0 10
+			`+I 7 1 0 10
 			+I 7 1 5 15
 			-U 7 1 0 10
 			+U 7 2 0 10
@@ -169,25 +153,27 @@ func TestWindowRetractions(t *testing.T) {
 			+I 12 2 5 15
 			+I 12 2 10 20
 			-D 12 2 5 15
-			-D 12 2 10 20`,
-	}})
-	// In a TUMBLE, an update within one window stays an update even when
-	// its time changes.
-	runSteps(t, newAssign(t, Tumble, 10, 0), exec.NewTestEnv(alloc), []exectest.Step{{
-		In: `timestamp(3) bigint
-			+I 1 1
+			-D 12 2 10 20`},
+		// In a TUMBLE, an update within one window stays an update even when
+		// its time changes.
+		{"tumble-updates", Tumble, 10, 0, `+I 1 1
 			-U 1 1
 			+U 2 1
 			-U 2 1
 			+U 12 1
 			+U 13 1`,
-		Want: `+I 1 1 0 10
+			`+I 1 1 0 10
 			-U 1 1 0 10
 			+U 2 1 0 10
 			-D 2 1 0 10
 			+I 12 1 10 20
-			+I 13 1 10 20`,
-	}})
+			+I 13 1 10 20`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runSteps(t, newAssign(t, tc.kind, tc.size, tc.slide), exec.NewTestEnv(exectest.Alloc(t)),
+				[]exectest.Step{{In: "timestamp(3) bigint\n" + tc.in, Want: tc.want}})
+		})
+	}
 }
 
 func TestWindowAssignPassesColumnsThrough(t *testing.T) {

@@ -11,13 +11,7 @@ import (
 // checkIntSet compares the multiset in words r with a map of counts.
 func checkIntSet(t *testing.T, m *IntSets, r []uint64, want map[int64]int64) {
 	t.Helper()
-	var keys []int64
-	for k, n := range want {
-		if n > 0 {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
+	keys := present(want)
 	if got := m.Len(r); got != len(keys) {
 		t.Fatalf("Len = %d, want %d", got, len(keys))
 	}

@@ -8,10 +8,8 @@ import (
 	"testing"
 )
 
-// checkMultiset compares m with a map of counts and checks the bucket
-// invariants.
-func checkMultiset(t *testing.T, m *Multiset[int64], want map[int64]int64) {
-	t.Helper()
+// present returns, in order, the values whose count in want is positive.
+func present(want map[int64]int64) []int64 {
 	var keys []int64
 	for k, n := range want {
 		if n > 0 {
@@ -19,6 +17,14 @@ func checkMultiset(t *testing.T, m *Multiset[int64], want map[int64]int64) {
 		}
 	}
 	slices.Sort(keys)
+	return keys
+}
+
+// checkMultiset compares m with a map of counts and checks the bucket
+// invariants.
+func checkMultiset(t *testing.T, m *Multiset[int64], want map[int64]int64) {
+	t.Helper()
+	keys := present(want)
 	var got []int64
 	m.Each(func(v int64, n int64) {
 		if n != want[v] {

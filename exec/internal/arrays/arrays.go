@@ -3,11 +3,14 @@
 package arrays
 
 import (
+	"context"
+
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
 )
 
@@ -59,4 +62,31 @@ func TakeNullable(alloc memory.Allocator, a arrow.Array, idx []int32) (arrow.Arr
 	nd := array.NewData(d.DataType(), len(idx), bufs, d.Children(), nullN, 0) // Take builds at offset 0
 	defer nd.Release()
 	return array.MakeFromData(nd), nil
+}
+
+// Emit emits a chunk of the n rows of cols, of schema, with ops (nil for
+// inserts only). It releases cols, which the chunk holds while it is
+// emitted.
+func Emit(ctx context.Context, out exec.Emitter, schema *arrow.Schema, cols []arrow.Array, n int, ops []exec.Op) error {
+	rec := array.NewRecordBatch(schema, cols, int64(n))
+	Release(cols)
+	err := out.Emit(ctx, exec.Chunk{Batch: rec, Ops: ops})
+	rec.Release()
+	return err
+}
+
+// Builders returns a builder from alloc for each field of schema.
+func Builders(alloc memory.Allocator, schema *arrow.Schema) []array.Builder {
+	bs := make([]array.Builder, len(schema.Fields()))
+	for i, f := range schema.Fields() {
+		bs[i] = array.NewBuilder(alloc, f.Type)
+	}
+	return bs
+}
+
+// ReleaseBuilders releases every builder of bs.
+func ReleaseBuilders(bs []array.Builder) {
+	for _, b := range bs {
+		b.Release()
+	}
 }

@@ -1,6 +1,7 @@
 package ordtree
 
 import (
+	"errors"
 	"fmt"
 	"unsafe"
 
@@ -45,6 +46,31 @@ type Layout struct {
 	Part []Field          // the partition key
 	Sort []Field          // the sort key
 	Phys []types.Physical // by input column
+}
+
+// CheckLayout checks that rows of types input can be keyed by the columns
+// partition and ordered by order: there are columns, each of a type the
+// keys encode, and the ordinals are in range.
+func CheckLayout(input []types.T, partition []int, order []SortKey) error {
+	if len(input) == 0 {
+		return errors.New("no input columns")
+	}
+	for i, t := range input {
+		if t.Physical() == types.PhysNull && t.Kind != types.Null {
+			return fmt.Errorf("input column %d has unsupported type %s", i, t)
+		}
+	}
+	for _, ord := range partition {
+		if ord < 0 || ord >= len(input) {
+			return fmt.Errorf("partition ordinal %d out of range", ord)
+		}
+	}
+	for _, k := range order {
+		if k.Col < 0 || k.Col >= len(input) {
+			return fmt.Errorf("order ordinal %d out of range", k.Col)
+		}
+	}
+	return nil
 }
 
 // NewLayout derives the keys' layout of rows of types input,

@@ -1,4 +1,4 @@
-package agg
+package accum
 
 import (
 	"errors"
@@ -9,8 +9,9 @@ import (
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 )
 
-// errApproxRetraction is a broken plan: a retraction reached a sketch.
-var errApproxRetraction = errors.New("APPROX_COUNT_DISTINCT: a retraction over an input planned as append-only")
+// ErrApproxRetraction is returned when a retraction reaches a sketch: a
+// broken plan.
+var ErrApproxRetraction = errors.New("APPROX_COUNT_DISTINCT: a retraction over an input planned as append-only")
 
 // approxAgg is APPROX_COUNT_DISTINCT over an append-only input: each group
 // keeps a HyperLogLog sketch (precision 14: a standard error of 0.8 %, at
@@ -24,37 +25,34 @@ var errApproxRetraction = errors.New("APPROX_COUNT_DISTINCT: a retraction over a
 // instead, and a retraction reaching this state is an error.
 type approxAgg struct {
 	arenaAgg // two words: the group's last estimate, and 1 while it is current
-	kind     kind
-	arena    *aggstate.Arena
+	kind     Kind
 	sketches aggstate.Column[*hyperloglog.Sketch]
 	bytes    int64 // estimated memory of the sketches
 }
 
-func (a *approxAgg) words() int { return 2 }
+func (a *approxAgg) Words() int { return 2 }
 
-func (a *approxAgg) grow(n int) { a.sketches.Grow(n) }
+func (a *approxAgg) Grow(n int) { a.sketches.Grow(n) }
 
-func (a *approxAgg) bind(arena *aggstate.Arena, off int) { a.arena, a.off = arena, off }
-
-// free forgets slot's sketch; the operator clears its arena row after.
-func (a *approxAgg) free(s int32) {
+// Free forgets slot's sketch; the operator clears its arena row after.
+func (a *approxAgg) Free(s int32) {
 	if sk := a.sketches.At(s); *sk != nil {
-		a.bytes -= approxSketchBytes(int64(a.arena.Row(s)[a.off]))
+		a.bytes -= approxSketchBytes(int64(a.slot(s)[0]))
 		*sk = nil
 	}
 }
 
-func (a *approxAgg) stateBytes() int64 { return a.sketches.Bytes() + a.bytes }
+func (a *approxAgg) Bytes() int64 { return a.sketches.Bytes() + a.bytes }
 
-func (a *approxAgg) update(b *batch, w []int64, arg *argCol) error {
-	slots := b.rowSlots()
+func (a *approxAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	slots := b.RowSlots()
 	w = w[:len(slots)]
 	for i, s := range slots {
 		switch {
 		case w[i] == 0:
 			continue
 		case w[i] < 0:
-			return errApproxRetraction
+			return ErrApproxRetraction
 		}
 		p := a.sketches.At(s)
 		if *p == nil {
@@ -62,13 +60,13 @@ func (a *approxAgg) update(b *batch, w []int64, arg *argCol) error {
 			a.bytes += approxSketchBytes(0)
 		}
 		switch a.kind {
-		case kindInt, kindFloat: // doubles arrive as their keys
-			(*p).InsertHash(aggstate.Hash64(arg.i[i]))
+		case KindInt, KindFloat: // doubles arrive as their keys
+			(*p).InsertHash(aggstate.Hash64(arg.I[i]))
 		default: // strings, and decimals as their keys
-			v := arg.s[i]
+			v := arg.S[i]
 			(*p).Insert(unsafe.Slice(unsafe.StringData(v), len(v)))
 		}
-		a.row(b, b.lids[i])[1] = 0 // the estimate is stale
+		a.row(b, b.Lids[i])[1] = 0 // the estimate is stale
 	}
 	return nil
 }
@@ -76,8 +74,8 @@ func (a *approxAgg) update(b *batch, w []int64, arg *argCol) error {
 // result reads each group's estimate from its arena words, computing it
 // again only for the groups whose sketch changed since it was last
 // computed: an estimate reads every register of a dense sketch.
-func (a *approxAgg) result(b *batch, _ []int64, dst *vector) error {
-	for j, s := range b.touched {
+func (a *approxAgg) Result(b *Batch, _ []int64, dst *Vector) error {
+	for j, s := range b.Touched {
 		r := a.row(b, int32(j))
 		if r[1] == 0 {
 			r[1] = 1
@@ -88,7 +86,7 @@ func (a *approxAgg) result(b *batch, _ []int64, dst *vector) error {
 				r[0] = uint64(est)
 			}
 		}
-		dst.i[j], dst.valid[j] = int64(r[0]), true
+		dst.I[j], dst.Valid[j] = int64(r[0]), true
 	}
 	return nil
 }

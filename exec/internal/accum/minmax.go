@@ -1,4 +1,4 @@
-package agg
+package accum
 
 import (
 	"errors"
@@ -6,16 +6,15 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/exec/internal/aggstate"
-	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
-// errAppendOnly is returned when an aggregate planned for an
+// ErrAppendOnly is returned when an aggregate planned for an
 // append-only input receives a retraction.
-var errAppendOnly = errors.New("retraction reached an aggregate planned for append-only input")
+var ErrAppendOnly = errors.New("retraction reached an aggregate planned for append-only input")
 
 // ordered are the representations kept in ordered state (MIN/MAX and
-// DISTINCT). Doubles are kept as int64 keys (floatKey) and decimals as
-// 16-byte string keys (decKeys), both order-preserving.
+// DISTINCT). Doubles are kept as int64 keys (FloatKey) and decimals as
+// 16-byte string keys (DecKeys), both order-preserving.
 type ordered interface {
 	int64 | string
 }
@@ -78,9 +77,9 @@ func (m *multisets[V]) add(s int32, v V, w int64) (int64, error) {
 	return before, nil
 }
 
-func (m *multisets[V]) grow(n int) { m.sets.Grow(n) }
+func (m *multisets[V]) Grow(n int) { m.sets.Grow(n) }
 
-func (m *multisets[V]) free(s int32) {
+func (m *multisets[V]) Free(s int32) {
 	set := m.sets.At(s)
 	if set.Len() > 0 {
 		set.Each(func(v V, _ int64) {
@@ -93,12 +92,11 @@ func (m *multisets[V]) free(s int32) {
 	set.Reset()
 }
 
-// touch reads each group's multiset header, then both ends of its values
+// Touch reads each group's multiset header, then both ends of its values
 // (MIN and MAX read them; a small multiset spans a line or two): two loops,
-// so that the misses of each are independent of one another (see
-// touchRows).
-func (m *multisets[V]) touch(b *batch) int64 {
-	slots := b.touched
+// so that the misses of each are independent of one another.
+func (m *multisets[V]) Touch(b *Batch) int64 {
+	slots := b.Touched
 	var sum int64
 	for _, s := range slots {
 		sum += int64(m.sets.At(s).Len())
@@ -111,7 +109,7 @@ func (m *multisets[V]) touch(b *batch) int64 {
 	return sum
 }
 
-func (m *multisets[V]) stateBytes() int64 {
+func (m *multisets[V]) Bytes() int64 {
 	return m.sets.Bytes() + m.entries*aggstate.EntryBytes[V]() + m.extra
 }
 
@@ -123,9 +121,9 @@ type minMaxAgg[V ordered] struct {
 	multisets[V]
 }
 
-func (a *minMaxAgg[V]) update(b *batch, w []int64, arg *argCol) error {
-	vals := *typed[V](&arg.values)
-	for i, s := range b.rowSlots() {
+func (a *minMaxAgg[V]) Update(b *Batch, w []int64, arg *Arg) error {
+	vals := *typed[V](&arg.Values)
+	for i, s := range b.RowSlots() {
 		if w[i] == 0 {
 			continue
 		}
@@ -143,13 +141,13 @@ func (a *minMaxAgg[V]) name() string {
 	return "MIN"
 }
 
-func (a *minMaxAgg[V]) result(b *batch, _ []int64, dst *vector) error {
-	out := *typed[V](&dst.values)
-	for j, s := range b.touched {
+func (a *minMaxAgg[V]) Result(b *Batch, _ []int64, dst *Vector) error {
+	out := *typed[V](&dst.Values)
+	for j, s := range b.Touched {
 		if a.max {
-			out[j], dst.valid[j] = a.sets.At(s).Last()
+			out[j], dst.Valid[j] = a.sets.At(s).Last()
 		} else {
-			out[j], dst.valid[j] = a.sets.At(s).First()
+			out[j], dst.Valid[j] = a.sets.At(s).First()
 		}
 	}
 	return nil
@@ -170,10 +168,10 @@ type strExtreme struct {
 	has bool
 }
 
-func (a *strExtremeAgg) grow(n int) { a.acc.Grow(n) }
+func (a *strExtremeAgg) Grow(n int) { a.acc.Grow(n) }
 
-func (a *strExtremeAgg) touch(b *batch) int64 {
-	slots := b.touched
+func (a *strExtremeAgg) Touch(b *Batch) int64 {
+	slots := b.Touched
 	var sum int64
 	for _, s := range slots {
 		sum += int64(len(a.acc.At(s).v))
@@ -181,25 +179,25 @@ func (a *strExtremeAgg) touch(b *batch) int64 {
 	return sum
 }
 
-func (a *strExtremeAgg) free(s int32) {
+func (a *strExtremeAgg) Free(s int32) {
 	e := a.acc.At(s)
 	a.extra -= int64(len(e.v))
 	*e = strExtreme{}
 }
 
-func (a *strExtremeAgg) stateBytes() int64 { return a.acc.Bytes() + a.extra }
+func (a *strExtremeAgg) Bytes() int64 { return a.acc.Bytes() + a.extra }
 
-func (a *strExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
-	vals := arg.s
-	for i, s := range b.rowSlots() {
+func (a *strExtremeAgg) Update(b *Batch, w []int64, arg *Arg) error {
+	vals := arg.S
+	for i, s := range b.RowSlots() {
 		switch {
 		case w[i] == 0:
 			continue
 		case w[i] < 0:
-			return errAppendOnly
+			return ErrAppendOnly
 		}
 		e, v := a.acc.At(s), vals[i]
-		if e.has && ((a.max && v <= e.v) || (!a.max && v >= e.v)) {
+		if !a.better(e, v) {
 			continue
 		}
 		a.extra += int64(len(v) - len(e.v))
@@ -208,89 +206,63 @@ func (a *strExtremeAgg) update(b *batch, w []int64, arg *argCol) error {
 	return nil
 }
 
-func (a *strExtremeAgg) result(b *batch, _ []int64, dst *vector) error {
-	for j, s := range b.touched {
-		e := a.acc.At(s)
-		dst.s[j], dst.valid[j] = e.v, e.has
+// better reports whether v replaces e's extreme.
+func (a *strExtremeAgg) better(e *strExtreme, v string) bool {
+	return !e.has || (a.max && v > e.v) || (!a.max && v < e.v)
+}
+
+// Merge keeps the better extreme; src's string moves to dst.
+func (a *strExtremeAgg) Merge(dst, src int32) error {
+	d, e := a.acc.At(dst), a.acc.At(src)
+	if e.has && a.better(d, e.v) {
+		a.extra -= int64(len(d.v))
+		*d, *e = *e, strExtreme{}
 	}
 	return nil
 }
 
-// distinctAgg is COUNT, SUM or AVG of DISTINCT values: each group keeps its
-// values with their counts, and the inner aggregate sees a value once when
-// its count rises from zero and once (retracted) when it falls back to zero.
-type distinctAgg[V ordered] struct {
-	multisets[V]
-	inner state
-	ew    []int64
-}
-
-func (a *distinctAgg[V]) words() int { return a.inner.words() }
-
-func (a *distinctAgg[V]) bind(arena *aggstate.Arena, off int) { a.inner.bind(arena, off) }
-
-func (a *distinctAgg[V]) grow(n int) {
-	a.multisets.grow(n)
-	a.inner.grow(n)
-}
-
-func (a *distinctAgg[V]) free(s int32) {
-	a.multisets.free(s)
-	a.inner.free(s)
-}
-
-func (a *distinctAgg[V]) touch(b *batch) int64 {
-	return a.multisets.touch(b) + a.inner.touch(b)
-}
-
-func (a *distinctAgg[V]) stateBytes() int64 {
-	return a.multisets.stateBytes() + a.inner.stateBytes()
-}
-
-func (a *distinctAgg[V]) update(b *batch, w []int64, arg *argCol) error {
-	vals := *typed[V](&arg.values)
-	slots := b.rowSlots()
-	a.ew = vec.Resize(a.ew, len(slots))
-	for i, s := range slots {
-		a.ew[i] = 0
-		if w[i] == 0 {
-			continue
-		}
-		before, err := a.add(s, vals[i], w[i])
-		if err != nil {
-			return fmt.Errorf("DISTINCT: %w", err)
-		}
-		after := before + w[i]
-		a.ew[i] = int64(b2i(after > 0) - b2i(before > 0))
+func (a *strExtremeAgg) Result(b *Batch, _ []int64, dst *Vector) error {
+	for j, s := range b.Touched {
+		e := a.acc.At(s)
+		dst.S[j], dst.Valid[j] = e.v, e.has
 	}
-	return a.inner.update(b, a.ew, arg)
+	return nil
 }
 
-func (a *distinctAgg[V]) result(b *batch, counts []int64, dst *vector) error {
-	return a.inner.result(b, counts, dst)
-}
-
-// keyedMinMax is MIN or MAX over doubles or decimals: the inner state
-// orders their keys, and results are decoded back.
+// keyedMinMax is MIN or MAX over doubles or decimals: the inner
+// accumulator orders their keys, and results are decoded back.
 type keyedMinMax struct {
-	state
-	keys vector // of kind kindInt (doubles) or kindStr (decimals)
+	Accumulator
+	keys Vector // of kind KindInt (doubles) or KindStr (decimals)
 }
 
-func (a *keyedMinMax) result(b *batch, counts []int64, dst *vector) error {
-	a.keys.resize(len(b.touched))
-	if err := a.state.result(b, counts, &a.keys); err != nil {
+// keyedMerger is a keyedMinMax whose inner accumulator merges.
+type keyedMerger struct {
+	keyedMinMax
+	m Merger
+}
+
+func (a *keyedMerger) Merge(dst, src int32) error { return a.m.Merge(dst, src) }
+
+func (a *keyedMinMax) Result(b *Batch, counts []int64, dst *Vector) error {
+	a.keys.Resize(len(b.Touched))
+	if err := a.Accumulator.Result(b, counts, &a.keys); err != nil {
 		return err
 	}
-	for j := range b.touched {
-		if dst.valid[j] = a.keys.valid[j]; !dst.valid[j] {
+	a.decode(len(b.Touched), dst)
+	return nil
+}
+
+// decode writes the values of the first m keys to dst.
+func (a *keyedMinMax) decode(m int, dst *Vector) {
+	for j := range m {
+		if dst.Valid[j] = a.keys.Valid[j]; !dst.Valid[j] {
 			continue
 		}
-		if a.keys.kind == kindInt {
-			dst.f[j] = floatFromKey(a.keys.i[j])
+		if a.keys.Kind == KindInt {
+			dst.F[j] = FloatFromKey(a.keys.I[j])
 		} else {
-			dst.d[j] = decFromKey(a.keys.s[j])
+			dst.D[j] = DecFromKey(a.keys.S[j])
 		}
 	}
-	return nil
 }

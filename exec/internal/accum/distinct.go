@@ -1,0 +1,125 @@
+package accum
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/vec"
+)
+
+// distinctAgg is COUNT, SUM or AVG of DISTINCT values: each group keeps its
+// values with their counts, and the inner accumulator sees a value once
+// when its count rises from zero and once (retracted) when it falls back
+// to zero. Values of kind KindFloat and KindDec are kept as their keys.
+type distinctAgg[V ordered] struct {
+	multisets[V]
+	kind  Kind
+	inner Accumulator
+	arena *aggstate.Arena
+	ew    []int64
+
+	// Merge's scratch: dst's new values, fed to inner as a batch.
+	mvals  []V
+	mbatch Batch
+	marg   Arg
+	mlids  []int32
+	mdst   [1]int32
+}
+
+func (a *distinctAgg[V]) Words() int { return a.inner.Words() }
+
+func (a *distinctAgg[V]) Bind(arena *aggstate.Arena, off int) {
+	a.arena = arena
+	a.inner.Bind(arena, off)
+}
+
+func (a *distinctAgg[V]) Grow(n int) {
+	a.multisets.Grow(n)
+	a.inner.Grow(n)
+}
+
+func (a *distinctAgg[V]) Free(s int32) {
+	a.multisets.Free(s)
+	a.inner.Free(s)
+}
+
+func (a *distinctAgg[V]) Touch(b *Batch) int64 {
+	return a.multisets.Touch(b) + a.inner.Touch(b)
+}
+
+func (a *distinctAgg[V]) Bytes() int64 {
+	return a.multisets.Bytes() + a.inner.Bytes()
+}
+
+func (a *distinctAgg[V]) Update(b *Batch, w []int64, arg *Arg) error {
+	vals := *typed[V](&arg.Values)
+	slots := b.RowSlots()
+	a.ew = vec.Resize(a.ew, len(slots))
+	for i, s := range slots {
+		a.ew[i] = 0
+		if w[i] == 0 {
+			continue
+		}
+		before, err := a.add(s, vals[i], w[i])
+		if err != nil {
+			return fmt.Errorf("DISTINCT: %w", err)
+		}
+		after := before + w[i]
+		a.ew[i] = int64(b2i(after > 0) - b2i(before > 0))
+	}
+	// The inner accumulator weighs the rows by the filter's weights.
+	ones := arg.Ones
+	arg.Ones = false
+	err := a.inner.Update(b, a.ew, arg)
+	arg.Ones = ones
+	return err
+}
+
+// Merge adds the values of src to dst's and feeds those dst had not seen
+// to the inner accumulator, as a batch of one group: a value both saw
+// counts once.
+func (a *distinctAgg[V]) Merge(dst, src int32) error {
+	a.mvals = a.mvals[:0]
+	var err error
+	a.sets.At(src).Each(func(v V, n int64) {
+		if err != nil {
+			return
+		}
+		var before int64
+		if before, err = a.add(dst, v, n); before == 0 {
+			a.mvals = append(a.mvals, v)
+		}
+	})
+	if err != nil || len(a.mvals) == 0 {
+		return err
+	}
+	n := len(a.mvals)
+	a.mlids = vec.Resize(a.mlids, n)
+	clear(a.mlids)
+	a.mdst[0] = dst
+	a.mbatch.Reset(a.mlids, a.mdst[:], a.arena)
+	a.ew = vec.Resize(a.ew, n)
+	for i := range a.ew {
+		a.ew[i] = 1
+	}
+	// The inner accumulator reads the values, not their keys.
+	arg := &a.marg
+	*typed[V](&arg.Values) = a.mvals
+	switch a.kind {
+	case KindFloat:
+		arg.F = vec.Resize(arg.F, n)
+		for i, k := range arg.I {
+			arg.F[i] = FloatFromKey(k)
+		}
+	case KindDec:
+		arg.D = vec.Resize(arg.D, n)
+		for i, k := range arg.S {
+			arg.D[i] = DecFromKey(k)
+		}
+	}
+	return a.inner.Update(&a.mbatch, a.ew, arg)
+}
+
+func (a *distinctAgg[V]) Result(b *Batch, counts []int64, dst *Vector) error {
+	return a.inner.Result(b, counts, dst)
+}

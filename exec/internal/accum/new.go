@@ -1,0 +1,110 @@
+package accum
+
+import (
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/planner/plan"
+)
+
+// New returns the accumulator of aggregate a over an input of nInput
+// columns, after checking a against features f (see Spec.Check).
+func New(a Spec, nInput int, f Features, opts Options) (Accumulator, error) {
+	if err := a.Check(nInput, f); err != nil {
+		return nil, err
+	}
+	switch {
+	case a.Func == plan.AggCountStar:
+		return &countStarAgg{}, nil
+	case a.Func == plan.AggCount && a.ArgType.Kind == types.Null:
+		return &countNullAgg{}, nil // COUNT(NULL): every value is NULL
+	}
+	k, _ := KindOf(a.ArgType)
+	var acc Accumulator
+	switch a.Func {
+	case plan.AggCount:
+		acc = &countAgg{}
+	case plan.AggApproxCountDistinct:
+		if !opts.AppendOnly {
+			// A sketch cannot forget a value: over an input that
+			// retracts, the count is exact.
+			return newDistinct(k, &countAgg{}), nil
+		}
+		acc = &approxAgg{kind: k}
+	case plan.AggSum, plan.AggAvg:
+		avg := a.Func == plan.AggAvg
+		switch k {
+		case KindInt:
+			acc = &intSumAgg{avg: avg}
+		case KindFloat:
+			acc = &floatSumAgg{avg: avg}
+		default:
+			acc = &decSumAgg{avg: avg, scale: int32(a.ArgType.Scale)}
+		}
+	case plan.AggMin, plan.AggMax:
+		return newMinMax(k, a.Func == plan.AggMax, opts), nil
+	}
+	if a.Distinct {
+		acc = newDistinct(k, acc)
+	}
+	return acc, nil
+}
+
+// newMinMax returns the MIN or MAX accumulator for values of kind k.
+func newMinMax(k Kind, max bool, opts Options) Accumulator {
+	var acc Accumulator
+	switch {
+	case (k == KindInt || k == KindFloat) && opts.AppendOnly:
+		acc = &intExtremeAgg{max: max}
+	case k == KindInt || k == KindFloat:
+		acc = &intMinMaxAgg{max: max}
+	case opts.AppendOnly:
+		acc = &strExtremeAgg{max: max}
+	default:
+		acc = &minMaxAgg[string]{max: max, multisets: newMultisets[string]()}
+	}
+	if k != KindFloat && k != KindDec {
+		return acc
+	}
+	keyed := keyedMinMax{Accumulator: acc, keys: Vector{Kind: KindInt}}
+	if k == KindDec {
+		keyed.keys.Kind = KindStr
+	}
+	if m, ok := acc.(Merger); ok {
+		return &keyedMerger{keyed, m}
+	}
+	return &keyed
+}
+
+// newDistinct wraps inner in a DISTINCT filter for values of kind k
+// (doubles and decimals are told apart by their keys).
+func newDistinct(k Kind, inner Accumulator) Accumulator {
+	if k == KindInt || k == KindFloat {
+		return &distinctAgg[int64]{kind: k, multisets: newMultisets[int64](), inner: inner}
+	}
+	return &distinctAgg[string]{kind: k, multisets: newMultisets[string](), inner: inner}
+}
+
+// NewAll returns the accumulators of specs (see New) and the arena they
+// keep their words in, after the first header words of every row, which
+// are the operator's.
+func NewAll(specs []Spec, nInput int, f Features, opts Options, header int) ([]Accumulator, *aggstate.Arena, error) {
+	accs := make([]Accumulator, len(specs))
+	words := header
+	for i, s := range specs {
+		acc, err := New(s, nInput, f, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
+		}
+		accs[i] = acc
+		words += acc.Words()
+	}
+	arena := aggstate.NewArena(words)
+	off := header
+	for _, acc := range accs {
+		acc.Bind(arena, off)
+		off += acc.Words()
+	}
+	return accs, arena, nil
+}

@@ -1,0 +1,63 @@
+package ordtree
+
+// Partition is one partition of an ordered operator: its rows in a tree.
+type Partition struct {
+	Key  string // the encoded partition key
+	Tree Tree
+	// Index is the partition's position in Partitions.Touched during the
+	// last chunk that touched it.
+	Index int32
+	epoch uint64 // the last chunk that touched it
+}
+
+// Partitions are an ordered operator's partitions by encoded key and the
+// bookkeeping of a chunk: the chunks are numbered (Epoch), the partitions
+// a chunk touches are listed in order of first touch (Touched), and what
+// the partitions hold is summed (Gauge). The zero value is empty.
+type Partitions struct {
+	m map[string]*Partition
+	// Epoch numbers the chunks: Begin starts the next.
+	Epoch uint64
+	// Touched are the partitions the current chunk touched, each at its
+	// Index.
+	Touched []*Partition
+	Gauge   Gauge
+}
+
+// Begin starts a chunk.
+func (ps *Partitions) Begin() { ps.Epoch++ }
+
+// Touch returns the partition with encoded key pk, creating it, and marks
+// it touched by the current chunk.
+func (ps *Partitions) Touch(pk []byte) *Partition {
+	p := ps.m[string(pk)]
+	if p == nil {
+		if ps.m == nil {
+			ps.m = map[string]*Partition{}
+		}
+		p = &Partition{Key: string(pk)}
+		ps.m[p.Key] = p
+		ps.Gauge.Parts++
+		ps.Gauge.KeyBytes += int64(len(p.Key))
+	}
+	if p.epoch != ps.Epoch {
+		p.epoch = ps.Epoch
+		p.Index = int32(len(ps.Touched))
+		ps.Touched = append(ps.Touched, p)
+	}
+	return p
+}
+
+// Finish ends a chunk: it drops the partitions the chunk emptied and
+// forgets which it touched.
+func (ps *Partitions) Finish() {
+	for _, p := range ps.Touched {
+		if p.Tree.Total == 0 {
+			delete(ps.m, p.Key)
+			ps.Gauge.Parts--
+			ps.Gauge.KeyBytes -= int64(len(p.Key))
+		}
+	}
+	clear(ps.Touched)
+	ps.Touched = ps.Touched[:0]
+}
