@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 )
@@ -14,12 +16,13 @@ import (
 // lines ("+I 1 a"), checks the shape of every chunk and integrates the
 // output. The zero value is not usable; use NewCollector.
 type Collector struct {
-	t     testing.TB
-	opts  CollectorOptions
-	ts    []types.T
-	lines []string
-	rows  map[string]*heldRow // the integral, by Key of the row
-	any   bool                // a row was emitted
+	t      testing.TB
+	opts   CollectorOptions
+	ts     []types.T
+	lines  []string
+	rows   map[string]*heldRow // the integral, by Key of the row
+	any    bool                // a row was emitted
+	schema *arrow.Schema       // of the last chunk
 }
 
 // CollectorOptions are the checks and the rendering of a Collector.
@@ -71,6 +74,7 @@ func (c *Collector) Emit(_ context.Context, ch exec.Chunk) error {
 	if c.ts == nil {
 		c.ts = SchemaTypes(c.t, ch.Batch.Schema())
 	}
+	c.schema = ch.Batch.Schema()
 	if ch.Ops != nil && len(ch.Ops) != n {
 		c.t.Fatalf("chunk has %d rows and %d ops", n, len(ch.Ops))
 	}
@@ -122,6 +126,9 @@ func (c *Collector) Emit(_ context.Context, ch exec.Chunk) error {
 	}
 	return nil
 }
+
+// Schema returns the schema of the last chunk emitted, or nil.
+func (c *Collector) Schema() *arrow.Schema { return c.schema }
 
 // Take returns the changelog lines recorded since the last call.
 func (c *Collector) Take() string {

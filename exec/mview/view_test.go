@@ -3,114 +3,151 @@ package mview
 import (
 	"context"
 	"io"
-	"sort"
+	"slices"
+	"strings"
 	"testing"
-
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
-func chunkOf(alloc memory.Allocator, ops []exec.Op, vals ...int64) exec.Chunk {
-	rows := make([][]types.Datum, len(vals)/2)
-	for i := range rows {
-		rows[i] = []types.Datum{types.IntDatum(vals[2*i]), types.IntDatum(vals[2*i+1])}
+// kv are the columns of the test views: k BIGINT, v BIGINT.
+var kv = []types.T{types.BigIntT, types.BigIntT}
+
+// holds checks that mv holds exactly the rows of want, one per line, in
+// any order.
+func holds(t *testing.T, mv *View, want string) {
+	t.Helper()
+	var got []string
+	for _, row := range mv.Snapshot() {
+		got = append(got, exectest.FormatRow(row, kv, exectest.Text))
 	}
-	rec := types.BuildRecord(alloc, []string{"k", "v"}, []types.T{types.BigIntT, types.BigIntT}, rows)
-	return exec.Chunk{Batch: rec, Ops: ops}
+	slices.Sort(got)
+	if g, w := strings.Join(got, "\n"), exectest.Trim(want); g != w {
+		t.Errorf("view holds\n%s\nwant\n%s", g, w)
+	}
 }
 
-func sortedRows(rows [][]types.Datum) [][2]int64 {
-	out := make([][2]int64, len(rows))
-	for i, r := range rows {
-		out[i] = [2]int64{r[0].I, r[1].I}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i][0] < out[j][0] || (out[i][0] == out[j][0] && out[i][1] < out[j][1]) })
-	return out
+// TestSinkIntegratesChanges runs the Sink operator over a keyed view: it
+// integrates inserts, updates and deletes, emits nothing, and reports the
+// view's rows as its state.
+func TestSinkIntegratesChanges(t *testing.T) {
+	alloc := exectest.Alloc(t)
+	mv := New([]string{"k", "v"}, kv, []int{0})
+	env := exec.NewTestEnv(alloc)
+	r := &exectest.Runner{Op: &Sink{MV: mv}, Env: env, Out: exectest.NewCollector(t, exectest.CollectorOptions{})}
+	r.Run(t, []exectest.Step{
+		{In: `bigint bigint
+			+I 1 10
+			+I 2 20`,
+			Check: func(t *testing.T) {
+				holds(t, mv, "1 10\n2 20")
+				if n := env.Metrics.StateKeys.Load(); n != 2 {
+					t.Errorf("state keys %d, want 2", n)
+				}
+			}},
+		{In: `bigint bigint
+			-U 1 10
+			+U 1 11
+			-D 2 20`,
+			Check: func(t *testing.T) {
+				holds(t, mv, "1 11")
+				if n := env.Metrics.StateKeys.Load(); n != 1 {
+					t.Errorf("state keys %d, want 1", n)
+				}
+			}},
+	})
 }
 
-func TestMViewIntegratesChanges(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
+// TestViewRejectsRetractionOfMissingRow checks that a retraction of a row
+// the view does not hold is an error naming the row.
+func TestViewRejectsRetractionOfMissingRow(t *testing.T) {
+	alloc := exectest.Alloc(t)
+	mv := New([]string{"k", "v"}, kv, []int{0})
+	c := exectest.Chunk(t, alloc, "bigint bigint\n-D 9 9")
+	defer c.Batch.Release()
+	err := mv.Apply(context.Background(), c)
+	if err == nil || !strings.Contains(err.Error(), "retraction of a row the result does not hold: (9, 9)") {
+		t.Fatalf("retraction of a missing row: %v", err)
+	}
+}
+
+// TestViewMultisetWithoutKey checks that a view without a key keeps
+// duplicate rows, and that a delete retracts one copy.
+func TestViewMultisetWithoutKey(t *testing.T) {
+	alloc := exectest.Alloc(t)
+	mv := New([]string{"k", "v"}, kv, nil)
+	r := &exectest.Runner{Op: &Sink{MV: mv}, Env: exec.NewTestEnv(alloc), Out: exectest.NewCollector(t, exectest.CollectorOptions{})}
+	r.Run(t, []exectest.Step{
+		{In: "bigint bigint\n+I 1 1\n+I 1 1\n+I 2 2", Check: func(t *testing.T) { holds(t, mv, "1 1\n1 1\n2 2") }},
+		{In: "bigint bigint\n-D 1 1", Check: func(t *testing.T) { holds(t, mv, "1 1\n2 2") }},
+	})
+}
+
+// TestSubscriptionDeliversSnapshotThenChanges checks that a subscription
+// reads the view's rows, then each change and control message in order,
+// and that one made after the end reads the rows and the end.
+func TestSubscriptionDeliversSnapshotThenChanges(t *testing.T) {
+	alloc := exectest.Alloc(t)
 	ctx := context.Background()
-	mv := New([]string{"k", "v"}, []types.T{types.BigIntT, types.BigIntT}, []int{0})
-	apply := func(c exec.Chunk) {
+	mv := New([]string{"k", "v"}, kv, []int{0})
+	apply := func(text string) {
 		t.Helper()
+		c := exectest.Chunk(t, alloc, text)
 		defer c.Batch.Release()
 		if err := mv.Apply(ctx, c); err != nil {
-			t.Fatal(err)
+			t.Error(err)
 		}
 	}
-	apply(chunkOf(alloc, nil, 1, 10, 2, 20))
-	apply(chunkOf(alloc, []exec.Op{exec.UpdateBefore, exec.UpdateAfter, exec.Delete}, 1, 10, 1, 11, 2, 20))
-	got := sortedRows(mv.Snapshot())
-	if len(got) != 1 || got[0] != [2]int64{1, 11} {
-		t.Fatalf("got %v, want [[1 11]]", got)
-	}
-	// Retracting a row the view does not hold is an error.
-	c := chunkOf(alloc, []exec.Op{exec.Delete}, 9, 9)
-	defer c.Batch.Release()
-	if err := mv.Apply(ctx, c); err == nil {
-		t.Fatal("retraction of a missing row accepted")
-	}
-}
-
-func TestMViewMultisetWithoutKey(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	mv := New([]string{"k", "v"}, []types.T{types.BigIntT, types.BigIntT}, nil)
-	c := chunkOf(alloc, nil, 1, 1, 1, 1, 2, 2)
-	mv.Apply(context.Background(), c)
-	c.Batch.Release()
-	if n := len(mv.Snapshot()); n != 3 {
-		t.Fatalf("duplicates must be kept: %d rows", n)
-	}
-	d := chunkOf(alloc, []exec.Op{exec.Delete}, 1, 1)
-	mv.Apply(context.Background(), d)
-	d.Batch.Release()
-	if got := sortedRows(mv.Snapshot()); len(got) != 2 {
-		t.Fatalf("got %v", got)
-	}
-}
-
-func TestSubscriptionDeliversSnapshotThenChanges(t *testing.T) {
-	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer alloc.AssertSize(t, 0)
-	ctx := context.Background()
-	mv := New([]string{"k", "v"}, []types.T{types.BigIntT, types.BigIntT}, []int{0})
-	c := chunkOf(alloc, nil, 1, 10)
-	mv.Apply(ctx, c)
-	c.Batch.Release()
+	apply("bigint bigint\n+I 1 10")
 	sub := mv.Subscribe(alloc)
 	defer sub.Close()
-	first, ctl, err := sub.NextMessage(ctx)
-	if err != nil || ctl.Kind != 0 || first.NumRows() != 1 {
-		t.Fatalf("snapshot: %v %v %d", err, ctl, first.NumRows())
+	out := exectest.NewCollector(t, exectest.CollectorOptions{KeyCols: 1})
+	// next reads a message: a chunk goes to out, a control is returned.
+	next := func(s *Subscription) exec.Control {
+		t.Helper()
+		ch, ctl, err := s.NextMessage(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ch.Batch != nil {
+			out.Emit(ctx, ch)
+			ch.Batch.Release()
+		}
+		return ctl
 	}
-	first.Batch.Release()
+	if ctl := next(sub); ctl.Kind != 0 || out.Take() != "+I 1 10" {
+		t.Fatalf("snapshot: control %v", ctl)
+	}
+	done := make(chan struct{})
 	go func() {
-		c := chunkOf(alloc, []exec.Op{exec.UpdateBefore, exec.UpdateAfter}, 1, 10, 1, 12)
-		mv.Apply(ctx, c)
-		c.Batch.Release()
+		defer close(done)
+		apply("bigint bigint\n-U 1 10\n+U 1 12")
 		mv.Control(ctx, exec.Control{Kind: exec.Flush, FlushID: 3})
 		mv.Control(ctx, exec.Control{Kind: exec.EndOfInput})
 	}()
-	ch, _, err := sub.NextMessage(ctx)
-	if err != nil || ch.NumRows() != 2 || ch.Op(0) != exec.UpdateBefore {
-		t.Fatalf("change: %v", err)
+	if ctl := next(sub); ctl.Kind != 0 || out.Take() != "-U 1 10\n+U 1 12" {
+		t.Fatalf("change: control %v", ctl)
 	}
-	ch.Batch.Release()
-	if _, ctl, _ := sub.NextMessage(ctx); ctl.Kind != exec.Flush || ctl.FlushID != 3 {
+	if ctl := next(sub); ctl.Kind != exec.Flush || ctl.FlushID != 3 {
 		t.Fatalf("flush: %v", ctl)
 	}
-	if _, ctl, _ := sub.NextMessage(ctx); ctl.Kind != exec.EndOfInput {
+	if ctl := next(sub); ctl.Kind != exec.EndOfInput {
 		t.Fatalf("end: %v", ctl)
 	}
-	// A subscription made after the end sees the snapshot and the end.
+	<-done
+	if got := strings.Join(out.Rows(), "\n"); got != "1 12" {
+		t.Errorf("the subscription integrates to %s, want 1 12", got)
+	}
+
+	// A subscription made after the end sees the rows and the end.
 	late := mv.Subscribe(alloc)
 	defer late.Close()
-	snap, _, _ := late.NextMessage(ctx)
+	snap, _, err := late.NextMessage(ctx)
+	if err != nil || snap.NumRows() != 1 {
+		t.Fatalf("late snapshot: %v", err)
+	}
 	snap.Batch.Release()
 	if _, ctl, _ := late.NextMessage(ctx); ctl.Kind != exec.EndOfInput {
 		t.Fatalf("late end: %v", ctl)

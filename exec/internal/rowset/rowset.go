@@ -5,6 +5,7 @@ package rowset
 
 import (
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -83,7 +84,7 @@ func (s *Set) Apply(c exec.Chunk) error {
 		r, ok := s.rows[string(s.keyBuf)]
 		if !ok {
 			if w < 0 {
-				return fmt.Errorf("exec: retraction of a row the result does not hold: %v", s.rowAt(cols, i))
+				return fmt.Errorf("exec: retraction of a row the result does not hold: (%s)", s.format(s.rowAt(cols, i)))
 			}
 			r = &row{}
 			s.rows[string(s.keyBuf)] = r
@@ -101,6 +102,15 @@ func (s *Set) Apply(c exec.Chunk) error {
 		}
 	}
 	return nil
+}
+
+// format renders a row's values as SQL prints them, for errors.
+func (s *Set) format(row []types.Datum) string {
+	parts := make([]string, len(row))
+	for j, d := range row {
+		parts[j] = types.Format(d, s.types[j])
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (s *Set) rowAt(cols []arrow.Array, i int) []types.Datum {
