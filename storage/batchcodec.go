@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
@@ -139,22 +140,9 @@ func EncodeBatch(dst []byte, batch arrow.RecordBatch) ([]byte, error) {
 			}
 			dst = pad(dst, body)
 		case layoutOffsets32:
-			offs := offsets32(data)
-			base := offs[0]
-			for _, o := range offs {
-				dst = binary.LittleEndian.AppendUint32(dst, uint32(o-base))
-			}
-			dst = pad(dst, body)
-			dst = append(dst, bufBytes(data, 2)[base:offs[rows]]...)
-			dst = pad(dst, body)
+			dst = appendOffsets(dst, body, offsets32(data), bufBytes(data, 2))
 		case layoutOffsets64:
-			offs := offsets64(data)
-			base := offs[0]
-			for _, o := range offs {
-				dst = binary.LittleEndian.AppendUint64(dst, uint64(o-base))
-			}
-			dst = append(dst, bufBytes(data, 2)[base:offs[rows]]...)
-			dst = pad(dst, body)
+			dst = appendOffsets(dst, body, offsets64(data), bufBytes(data, 2))
 		}
 	}
 	return dst, nil
@@ -177,6 +165,23 @@ func offsets64(data arrow.ArrayData) []int64 {
 	}
 	offs := arrow.Int64Traits.CastFromBytes(bufBytes(data, 1))
 	return offs[data.Offset() : data.Offset()+data.Len()+1]
+}
+
+// appendOffsets appends a string or binary column's offsets, rebased to
+// start at 0, then the bytes they delimit in values, each padded to the
+// body's alignment.
+func appendOffsets[T int32 | int64](dst []byte, body int, offs []T, values []byte) []byte {
+	base := offs[0]
+	for _, o := range offs {
+		if unsafe.Sizeof(o) == 4 {
+			dst = binary.LittleEndian.AppendUint32(dst, uint32(o-base))
+		} else {
+			dst = binary.LittleEndian.AppendUint64(dst, uint64(o-base))
+		}
+	}
+	dst = pad(dst, body)
+	dst = append(dst, values[base:offs[len(offs)-1]]...)
+	return pad(dst, body)
 }
 
 func bufBytes(data arrow.ArrayData, i int) []byte {

@@ -12,15 +12,11 @@ import (
 // bind replaces column references by ordinals into in.
 func bind(e plan.Expr, in *ordinals) (plan.Expr, error) {
 	var err error
-	out := plan.Rewrite(e, func(x plan.Expr) plan.Expr {
-		c, ok := x.(*plan.ColRef)
-		if !ok {
-			return x
-		}
+	out := plan.MapColRefs(e, func(c *plan.ColRef) plan.Expr {
 		i := in.find(c.ID)
 		if i < 0 {
 			err = fmt.Errorf("physical: column %s (#%d) is not produced by the input", c.Name, c.ID)
-			return x
+			return c
 		}
 		return &plan.InputRef{Ord: i, Name: c.Name, Typ: c.Typ, Null: c.Null}
 	})

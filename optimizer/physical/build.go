@@ -58,14 +58,7 @@ func Build(md *plan.Metadata, root plan.Node, opts Options) (Node, error) {
 		opts.Parallelism = 1
 	}
 	b := &builder{md: md, opts: opts}
-	n, err := b.build(root)
-	if err != nil {
-		return nil, err
-	}
-	if n.Hdr().Parallelism > 1 {
-		n = b.exchange(n, Single, nil, 1)
-	}
-	return n, nil
+	return b.buildSingle(root)
 }
 
 type builder struct {
@@ -140,24 +133,18 @@ func (b *builder) build(n plan.Node) (Node, error) {
 	case *plan.Join:
 		return b.buildJoin(n)
 	case *plan.Sort:
-		in, err := b.build(n.Input)
+		in, err := b.buildSingle(n.Input)
 		if err != nil {
 			return nil, err
-		}
-		if in.Hdr().Parallelism > 1 {
-			in = b.exchange(in, Single, nil, 1)
 		}
 		s := &Sort{Header: b.header(n.Output(), 1, in), Keys: sortKeysOf(n.Input.Output(), n.Keys)}
 		s.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateBounded: true,
 			StateRows: cost.DefaultSnapshotRows, StateBytes: cost.DefaultSnapshotRows * cost.RowWidth(s.Types())}
 		return s, nil
 	case *plan.Limit:
-		in, err := b.build(n.Input)
+		in, err := b.buildSingle(n.Input)
 		if err != nil {
 			return nil, err
-		}
-		if in.Hdr().Parallelism > 1 {
-			in = b.exchange(in, Single, nil, 1)
 		}
 		l := &Limit{Header: b.header(n.Output(), 1, in), Count: n.Count, Offset: n.Offset,
 			AppendOnlyInput: n.Input.Props().AppendOnly}
@@ -165,6 +152,18 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return l, nil
 	}
 	return nil, fmt.Errorf("physical: no physical operator for %T", n)
+}
+
+// buildSingle builds n and gathers its output into one instance.
+func (b *builder) buildSingle(n plan.Node) (Node, error) {
+	out, err := b.build(n)
+	if err != nil {
+		return nil, err
+	}
+	if out.Hdr().Parallelism > 1 {
+		out = b.exchange(out, Single, nil, 1)
+	}
+	return out, nil
 }
 
 func (b *builder) buildScan(n *plan.Scan) Node {

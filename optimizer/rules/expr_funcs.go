@@ -11,13 +11,11 @@ func substitute(e plan.Expr, items []plan.ProjItem) plan.Expr {
 	for _, it := range items {
 		byID[it.ID] = it.Expr
 	}
-	return plan.Rewrite(e, func(x plan.Expr) plan.Expr {
-		if c, ok := x.(*plan.ColRef); ok {
-			if r, ok := byID[c.ID]; ok {
-				return r
-			}
+	return plan.MapColRefs(e, func(c *plan.ColRef) plan.Expr {
+		if r, ok := byID[c.ID]; ok {
+			return r
 		}
-		return x
+		return c
 	})
 }
 

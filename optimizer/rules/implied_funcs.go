@@ -233,15 +233,11 @@ func throughItems(c *Context, cj plan.Expr, items []plan.ProjItem) (plan.Expr, b
 // position. It fails when e reads a column from does not list.
 func renameCols(c *Context, e plan.Expr, from, to plan.ColList) (plan.Expr, bool) {
 	ok := true
-	out := plan.Rewrite(e, func(x plan.Expr) plan.Expr {
-		r, isRef := x.(*plan.ColRef)
-		if !isRef {
-			return x
-		}
+	out := plan.MapColRefs(e, func(r *plan.ColRef) plan.Expr {
 		i := from.Find(r.ID)
 		if i < 0 {
 			ok = false
-			return x
+			return r
 		}
 		return c.Md.Ref(to[i])
 	})
@@ -263,18 +259,14 @@ func forwarded(c *Context, conj []plan.Expr, items []plan.ProjItem) []plan.Expr 
 	var res []plan.Expr
 	for _, cj := range conj {
 		ok := true
-		e := plan.Rewrite(cj, func(x plan.Expr) plan.Expr {
-			r, isRef := x.(*plan.ColRef)
-			if !isRef {
-				return x
-			}
+		e := plan.MapColRefs(cj, func(r *plan.ColRef) plan.Expr {
 			id, fw := out[r.ID]
 			if !fw {
 				ok = false
-				return x
+				return r
 			}
 			if id == r.ID {
-				return x
+				return r
 			}
 			return c.Md.Ref(id)
 		})

@@ -151,11 +151,11 @@ func inferOnto(c *Context, out, from []plan.Expr, src, dst *plan.ColRef, target 
 			// be given a column that can be.
 			continue
 		}
-		t := canonical(c, plan.Rewrite(cj, func(x plan.Expr) plan.Expr {
-			if r, ok := x.(*plan.ColRef); ok && r.ID == src.ID {
+		t := canonical(c, plan.MapColRefs(cj, func(r *plan.ColRef) plan.Expr {
+			if r.ID == src.ID {
 				return dst
 			}
-			return x
+			return r
 		}))
 		if plan.IsTrue(t) || hasConjunct(out, t) || hasConjunct(on, t) || implied(c, target, t) {
 			continue

@@ -108,12 +108,7 @@ func rejectsNull(c *Context, e plan.Expr, side plan.ColSet) bool {
 	if !cols.SubsetOf(side) || c.Fold == nil {
 		return false
 	}
-	nulled := plan.Rewrite(e, func(x plan.Expr) plan.Expr {
-		if r, ok := x.(*plan.ColRef); ok {
-			return &plan.Const{Val: types.NullDatum, Typ: r.Typ}
-		}
-		return x
-	})
+	nulled := plan.MapColRefs(e, func(r *plan.ColRef) plan.Expr { return &plan.Const{Val: types.NullDatum, Typ: r.Typ} })
 	v, err := c.Fold(nulled)
 	return err == nil && (v.Null || !v.Bool())
 }

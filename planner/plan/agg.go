@@ -74,6 +74,15 @@ type AggCall struct {
 	Text string
 }
 
+// withAggOutputs appends the output column of each of aggs to cols, the
+// columns an aggregating node outputs before its aggregates.
+func withAggOutputs(cols ColList, aggs []AggCall) ColList {
+	for _, a := range aggs {
+		cols = append(cols, a.Out)
+	}
+	return cols
+}
+
 // String renders the call.
 func (a *AggCall) String() string {
 	if a.Text != "" {

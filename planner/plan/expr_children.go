@@ -123,6 +123,18 @@ func Rewrite(e Expr, fn func(Expr) Expr) Expr {
 	return fn(e)
 }
 
+// MapColRefs rebuilds e with each column reference replaced by fn's result
+// (fn returns the reference itself to keep it), reusing the nodes under
+// which nothing changed.
+func MapColRefs(e Expr, fn func(*ColRef) Expr) Expr {
+	return Rewrite(e, func(x Expr) Expr {
+		if r, ok := x.(*ColRef); ok {
+			return fn(r)
+		}
+		return x
+	})
+}
+
 // ColsUsed returns the set of ColumnIDs e refers to.
 func ColsUsed(e Expr) ColSet { return setOf(appendCols(nil, e)) }
 

@@ -16,12 +16,7 @@ func TestRewritesKeepPositions(t *testing.T) {
 	e := &Func{Name: "abs", Typ: types.BigIntT, Pos: at(1), Args: []Expr{
 		&Cast{To: types.BigIntT, Pos: at(5), Arg: &Unary{Op: OpNeg, Typ: types.BigIntT, Pos: at(10),
 			Arg: &Binary{Op: OpAdd, L: ref, R: one, Typ: types.BigIntT, Pos: at(12)}}}}}
-	bound := Rewrite(e, func(x Expr) Expr {
-		if _, ok := x.(*ColRef); ok {
-			return &InputRef{Ord: 0, Name: "x", Typ: types.BigIntT}
-		}
-		return x
-	})
+	bound := MapColRefs(e, func(*ColRef) Expr { return &InputRef{Ord: 0, Name: "x", Typ: types.BigIntT} })
 	var got []Pos
 	Walk(bound, func(x Expr) bool {
 		switch x := x.(type) {
@@ -44,5 +39,30 @@ func TestRewritesKeepPositions(t *testing.T) {
 		if got[i] != want[i] {
 			t.Errorf("position %d is %v, want %v", i, got[i], want[i])
 		}
+	}
+}
+
+// TestMapColRefsReusesUnchanged checks that MapColRefs replaces every
+// column reference, and returns e itself when fn keeps them all.
+func TestMapColRefsReusesUnchanged(t *testing.T) {
+	a := &ColRef{ID: 1, Name: "a", Typ: types.BigIntT}
+	b := &ColRef{ID: 2, Name: "b", Typ: types.BigIntT}
+	e := &And{Args: []Expr{&IsNull{Arg: a}, &Binary{Op: OpLt, L: a, R: b, Typ: types.BoolT}}}
+	if got := MapColRefs(e, func(r *ColRef) Expr { return r }); got != Expr(e) {
+		t.Errorf("keeping every reference rebuilt %s", got)
+	}
+	var seen []ColumnID
+	got := MapColRefs(e, func(r *ColRef) Expr {
+		seen = append(seen, r.ID)
+		if r.ID == 2 {
+			return &Const{Val: types.IntDatum(7), Typ: types.BigIntT}
+		}
+		return r
+	})
+	if len(seen) != 3 || got.String() == e.String() || ColsUsed(got).Contains(2) || !ColsUsed(got).Contains(1) {
+		t.Errorf("replacing b gave %s after visiting %v", got, seen)
+	}
+	if e.Args[0] != got.(*And).Args[0] {
+		t.Error("the unchanged conjunct was rebuilt")
 	}
 }

@@ -190,11 +190,7 @@ func (n *Calc) Output() ColList {
 	return out
 }
 func (n *Aggregate) Output() ColList {
-	out := append(ColList(nil), n.Group...)
-	for _, a := range n.Aggs {
-		out = append(out, a.Out)
-	}
-	return out
+	return withAggOutputs(append(ColList(nil), n.Group...), n.Aggs)
 }
 func (n *Sort) Output() ColList  { return n.Input.Output() }
 func (n *Limit) Output() ColList { return n.Input.Output() }

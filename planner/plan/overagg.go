@@ -80,11 +80,7 @@ func (n *OverAggregate) WithInputs(in ...Node) Node {
 
 // Output implements Node.
 func (n *OverAggregate) Output() ColList {
-	out := append(ColList(nil), n.Input.Output()...)
-	for _, a := range n.Aggs {
-		out = append(out, a.Out)
-	}
-	return out
+	return withAggOutputs(append(ColList(nil), n.Input.Output()...), n.Aggs)
 }
 
 // Props implements Node. Each input row is one output row, so the input's

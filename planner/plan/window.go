@@ -83,11 +83,7 @@ func (n *Window) Output() ColList {
 
 // Output implements Node.
 func (n *SessionAggregate) Output() ColList {
-	out := append(append(ColList(nil), n.Keys...), n.Start, n.End)
-	for _, a := range n.Aggs {
-		out = append(out, a.Out)
-	}
-	return out
+	return withAggOutputs(append(append(ColList(nil), n.Keys...), n.Start, n.End), n.Aggs)
 }
 
 // Props implements Node: a window assignment is linear, so it keeps its
