@@ -140,6 +140,17 @@ func process(t testing.TB, s *Sink, c exec.Chunk) {
 	}
 }
 
+// closeWrote closes s and checks that it wrote rows rows.
+func closeWrote(t testing.TB, s *Sink, rows int64) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if s.Rows() != rows {
+		t.Errorf("Rows() = %d, want %d", s.Rows(), rows)
+	}
+}
+
 // control sends a control message of kind k to s.
 func control(t testing.TB, s *Sink, k exec.ControlKind) {
 	t.Helper()

@@ -134,12 +134,7 @@ func TestPartitionedLayout(t *testing.T) {
 		"Cat=naïve ☃/n=0/part-0.csv":              h + lines("9,naïve ☃,0"),
 	}
 	checkTree(t, resolved(t, cfg), want)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if s.Rows() != 10 {
-		t.Errorf("Rows() = %d, want 10", s.Rows())
-	}
+	closeWrote(t, s, 10)
 }
 
 // TestPartitionedJSONUpdating checks JSON lines with ops, and the .jsonl

@@ -54,12 +54,7 @@ func TestFileSinkFormats(t *testing.T) {
 			if got, want := readFile(t, resolved(t, cfg)), lines(tt.want...); got != want {
 				t.Errorf("file holds\n%s\nwant\n%s", got, want)
 			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if s.Rows() != 4 {
-				t.Errorf("Rows() = %d, want 4", s.Rows())
-			}
+			closeWrote(t, s, 4)
 		})
 	}
 }
