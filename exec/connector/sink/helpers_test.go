@@ -12,24 +12,14 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/connector/fileroot"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 )
-
-// rootAt returns the file root dir, with no data directory.
-func rootAt(t testing.TB, dir string) fileroot.Root {
-	t.Helper()
-	r, err := fileroot.New(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // optionsConfig returns the config FromOptions makes of opts under a new
 // file root, for rows of names and types ts.
 func optionsConfig(t testing.TB, opts map[string]string, names []string, ts []types.T) Config {
 	t.Helper()
-	cfg, err := FromOptions(opts, rootAt(t, t.TempDir()))
+	cfg, err := FromOptions(opts, conntest.RootAt(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
