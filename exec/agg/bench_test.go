@@ -68,10 +68,7 @@ func benchResident(b *testing.B, groups int, appendOnly bool) {
 	}
 	h := NewHashAgg(cfg)
 	ctx := context.Background()
-	if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-		b.Fatal(err)
-	}
-	defer h.Close()
+	brute.Open(b, h, alloc)
 	var emitted int64
 	out := exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
 		emitted += int64(c.NumRows())
@@ -166,10 +163,7 @@ func BenchmarkHashAggTwoKeys(b *testing.B) {
 				Names:     []string{"k", "v", "count"},
 			})
 			ctx := context.Background()
-			if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-				b.Fatal(err)
-			}
-			defer h.Close()
+			brute.Open(b, h, alloc)
 			h.keys.fixedOK = fixed
 			out := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 			r := rand.New(rand.NewPCG(1, 2))

@@ -198,6 +198,9 @@ func (g *groupKeys) encode(rec arrow.RecordBatch) error {
 	clear(g.cur)
 	for c, ord := range g.cols {
 		arr := rec.Column(ord)
+		if err := accum.CheckArrow(g.kinds[c], arr); err != nil {
+			return fmt.Errorf("group key column %d: %w", ord, err)
+		}
 		for i := range n {
 			g.cur[i] += 1 + keyLen(arr, g.kinds[c], i)
 		}
@@ -268,22 +271,14 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k accum.Kind) error {
 			}
 		}
 	case accum.KindFloat:
-		a, ok := arr.(*array.Float64)
-		if !ok {
-			return fmt.Errorf("expected float64, got %s", arr.DataType())
-		}
-		for i, v := range a.Float64Values() {
+		for i, v := range arr.(*array.Float64).Float64Values() {
 			if tag(i) {
 				binary.LittleEndian.PutUint64(buf[cur[i]:], accum.FloatBits(v))
 				cur[i] += 8
 			}
 		}
 	case accum.KindDec:
-		a, ok := arr.(*array.Decimal128)
-		if !ok {
-			return fmt.Errorf("expected decimal128, got %s", arr.DataType())
-		}
-		for i, v := range a.Values() {
+		for i, v := range arr.(*array.Decimal128).Values() {
 			if tag(i) {
 				binary.LittleEndian.PutUint64(buf[cur[i]:], v.LowBits())
 				binary.LittleEndian.PutUint64(buf[cur[i]+8:], uint64(v.HighBits()))
@@ -291,10 +286,7 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k accum.Kind) error {
 			}
 		}
 	case accum.KindStr:
-		a, ok := arr.(*array.String)
-		if !ok {
-			return fmt.Errorf("expected utf8, got %s", arr.DataType())
-		}
+		a := arr.(*array.String)
 		for i := range a.Len() {
 			if tag(i) {
 				s := a.Value(i)

@@ -82,14 +82,7 @@ func randomRun(t *testing.T, cfg HashConfig, input string, r *rand.Rand, maxChan
 	changes := &brute.Changes{Rand: r, Row: brute.RandomRow(r, input, domains), AppendOnly: cfg.AppendOnly}
 	for batch := range 60 {
 		lines := append([]string{input}, changes.Next(maxChanges)...)
-		ch := exectest.Chunk(t, alloc, strings.Join(lines, "\n"))
-		in.Add(ch)
-		err := h.Process(ctx, 0, ch, out)
-		ch.Batch.Release()
-		if err != nil {
-			t.Fatalf("batch %d: %v", batch, err)
-		}
-		out.Take()
+		brute.Apply(t, batch, h, alloc, in, out, strings.Join(lines, "\n"))
 		brute.Check(t, batch, out, bruteResult(cfg, in))
 		if r.IntN(10) == 0 {
 			if err := h.OnControl(ctx, exec.Control{Kind: exec.Flush}, out); err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -94,10 +95,7 @@ func BenchmarkCalc(b *testing.B) {
 	}
 	b.Run("fused", func(b *testing.B) {
 		c := NewCalc(calcInput, filter, projs, []string{"auction", "p2"})
-		if err := c.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
+		brute.Open(b, c, alloc)
 		run(b, func(rec arrow.RecordBatch) error {
 			return c.Process(context.Background(), 0, exec.Chunk{Batch: rec}, sink)
 		})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -109,10 +110,7 @@ func BenchmarkFilterOrder(b *testing.B) {
 			es[i] = conj[k]
 		}
 		c := NewCalc(in, &plan.And{Args: es}, []plan.Expr{calcCol(0)}, []string{"a"})
-		if err := c.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
-			b.Fatal(err)
-		}
-		defer c.Close()
+		brute.Open(b, c, alloc)
 		kept := 0
 		sink := exec.EmitterFunc(func(_ context.Context, ch exec.Chunk) error { kept += ch.NumRows(); return nil })
 		b.ResetTimer()
@@ -142,10 +140,7 @@ func BenchmarkFilterOrder(b *testing.B) {
 		for k := range conj {
 			b.Run("alone="+name([]int{k}), func(b *testing.B) {
 				c := NewCalc(in, conj[k], []plan.Expr{calcCol(0)}, []string{"a"})
-				if err := c.Open(context.Background(), &exec.Env{Alloc: alloc, Metrics: &exec.OperatorMetrics{}}); err != nil {
-					b.Fatal(err)
-				}
-				defer c.Close()
+				brute.Open(b, c, alloc)
 				sink := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 				b.ResetTimer()
 				for i := 0; i < b.N; i++ {

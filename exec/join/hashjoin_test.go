@@ -2,6 +2,7 @@ package join
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -117,5 +118,158 @@ func TestLookupJoin(t *testing.T) {
 				}},
 			})
 		})
+	}
+}
+
+// TestWindowedJoinMatchesReference runs interval joins of two append-only
+// inputs (k, ts) with watermarks, checks that the output only appends and
+// that state is freed as the watermark passes, and that after the end of
+// input the output is the join of all rows under lo <= l.ts - r.ts <= hi.
+func TestWindowedJoinMatchesReference(t *testing.T) {
+	for _, kind := range []plan.JoinKind{plan.InnerJoin, plan.LeftJoin, plan.RightJoin, plan.FullJoin} {
+		for _, b := range [][2]int64{{-3, 3}, {0, 0}, {-5, -1}} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				t.Run(fmt.Sprintf("%s/[%d,%d]/seed=%d", kind, b[0], b[1], seed), func(t *testing.T) {
+					runWindowedJoin(t, kind, b[0], b[1], seed)
+				})
+			}
+		}
+	}
+}
+
+// runWindowedJoin runs one case: batches 1 ms apart of rows of three keys
+// (a tenth of them NULL) whose times are up to 4 ms after their batch's,
+// and a watermark every ten batches.
+func runWindowedJoin(t *testing.T, kind plan.JoinKind, lo, hi int64, seed uint64) {
+	ts := []types.T{types.BigIntT, types.TimestampT(3)}
+	tsRef := func(ord int) plan.Expr { return &plan.InputRef{Ord: ord, Typ: types.TimestampT(3)} }
+	plus := func(d int64) plan.Expr {
+		return &plan.Binary{Op: plan.OpAdd, L: tsRef(3), R: &plan.Const{Val: types.IntDatum(d), Typ: types.IntervalT}, Typ: types.TimestampT(3)}
+	}
+	cond := &plan.And{Args: []plan.Expr{ // l.ts BETWEEN r.ts + lo AND r.ts + hi
+		&plan.Binary{Op: plan.OpGe, L: tsRef(1), R: plus(lo), Typ: types.BoolT},
+		&plan.Binary{Op: plan.OpLe, L: tsRef(1), R: plus(hi), Typ: types.BoolT},
+	}}
+	rig := newRig(t, Config{Kind: kind, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+		Residual: cond, Names: []string{"lk", "lt", "rk", "rt"}, Windowed: true, LeftTime: 1, RightTime: 1, Lo: lo, Hi: hi},
+		[]string{"k", "ts"}, exectest.Millis, true)
+	rng := rand.New(rand.NewPCG(seed, 11))
+	now, wm := int64(100), int64(0)
+	maxHeld := int64(0)
+	for step := 0; step < 300; step++ {
+		side := rng.IntN(2)
+		var rows [][]types.Datum
+		for k := 1 + rng.IntN(3); k > 0; k-- {
+			key, at := types.IntDatum(int64(rng.IntN(3))), types.IntDatum(now+int64(rng.IntN(5))) // a timestamp in ms
+			if rng.IntN(10) == 0 {
+				key = types.NullDatum
+			}
+			rows = append(rows, []types.Datum{key, at})
+		}
+		if err := rig.send(side, rows, nil); err != nil {
+			t.Fatal(err)
+		}
+		now++
+		if step%10 == 9 {
+			wm = now - 2 // every later row has ts >= now > wm
+			if err := rig.control(exec.Control{Kind: exec.Watermark, Watermark: wm}); err != nil {
+				t.Fatal(err)
+			}
+			maxHeld = max(maxHeld, rig.held())
+		}
+	}
+	if err := rig.control(exec.Control{Kind: exec.Watermark, Watermark: exec.MaxWatermark}); err != nil {
+		t.Fatal(err)
+	}
+	if held := rig.held(); held != 0 {
+		t.Fatalf("%d rows held after the watermark passed them all", held)
+	}
+	// The rows of a window of about 10+|lo|+|hi| ms, not all 600-odd rows.
+	if maxHeld > 150 {
+		t.Fatalf("held up to %d rows: state is not freed as the watermark passes", maxHeld)
+	}
+	rig.check("after the end of input", func(l, r []types.Datum) bool {
+		return keysMatch(l, r) && l[1].I-r[1].I >= lo && l[1].I-r[1].I <= hi
+	})
+}
+
+// TestHashJoinRowIndex retracts rows from large buckets (two keys, many
+// rows each, with duplicates, which get a row index) and from a small one
+// (a rare third key, scanned) on both sides of an inner join, over columns
+// of several types: strings, NULLs, and doubles where -0 retracts +0 and
+// NaN retracts NaN, which the row index does not hash. The first batches
+// only insert, so the index is built from rows already held. After every
+// batch the integrated output must equal the join of what both sides hold,
+// and the join must hold exactly the live rows.
+func TestHashJoinRowIndex(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		for _, sweep := range []int{0, 1} {
+			t.Run(fmt.Sprintf("seed=%d/sweep=%d", seed, sweep), func(t *testing.T) { runRowIndex(t, seed, sweep) })
+		}
+	}
+}
+
+// runRowIndex runs one case; a sweep gap other than 0 makes the sides drop
+// their row indexes that often (in lookups), so that they are rebuilt.
+func runRowIndex(t *testing.T, seed uint64, sweepGap int) {
+	ts := []types.T{types.BigIntT, types.VarcharT, types.DoubleT, types.BigIntT}
+	rig := newRig(t, Config{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+		Names: []string{"lk", "ls", "lf", "lv", "rk", "rs", "rf", "rv"}}, []string{"k", "s", "f", "v"}, exectest.Text, false)
+	j := rig.j
+	for _, s := range j.sides {
+		s.idx.minGap = sweepGap
+	}
+	rng := rand.New(rand.NewPCG(seed, 99))
+	keys := 2
+	if sweepGap > 0 {
+		keys = 4 // more buckets, each retracted from less often: indexes are dropped
+	}
+	value := func() []types.Datum {
+		k := int64(rng.IntN(keys))
+		if rng.IntN(20) == 0 {
+			k = 100 // a small bucket
+		}
+		r := []types.Datum{types.IntDatum(k), types.StringDatum([]string{"", "a", "bb", "é"}[rng.IntN(4)]),
+			types.FloatDatum([]float64{0, 1.5, math.NaN()}[rng.IntN(3)]), types.IntDatum(int64(rng.IntN(6)))}
+		if rng.IntN(6) == 0 {
+			r[1+rng.IntN(3)] = types.NullDatum
+		}
+		return r
+	}
+	held := [2][][]types.Datum{}
+	indexed := false
+	for step := 0; step < 300; step++ {
+		side := rng.IntN(2)
+		var rows [][]types.Datum
+		var ops []exec.Op
+		for k := 1 + rng.IntN(8); k > 0; k-- {
+			if step >= 20 && len(held[side]) > 30*keys && rng.IntN(2) == 0 {
+				i := rng.IntN(len(held[side]))
+				r := append([]types.Datum(nil), held[side][i]...)
+				held[side] = append(held[side][:i], held[side][i+1:]...)
+				if !r[2].Null && r[2].F == 0 && rng.IntN(2) == 0 {
+					r[2] = types.FloatDatum(math.Copysign(0, -1))
+				}
+				rows, ops = append(rows, r), append(ops, exec.Delete)
+				continue
+			}
+			r := value()
+			held[side] = append(held[side], r)
+			rows, ops = append(rows, r), append(ops, exec.Insert)
+		}
+		if err := rig.send(side, rows, ops); err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		rig.check(fmt.Sprintf("step %d (side %d)", step, side), keysMatch)
+		if n := rig.held(); n != int64(len(held[0])+len(held[1])) {
+			t.Fatalf("step %d: the join holds %d rows for %d live input rows", step, n, len(held[0])+len(held[1]))
+		}
+		indexed = indexed || j.sides[0].idx.live > 0 || j.sides[1].idx.live > 0
+	}
+	if !indexed {
+		t.Errorf("no bucket built a row index: the test no longer exercises it")
+	}
+	if sweeps := j.sides[0].idx.epoch + j.sides[1].idx.epoch; sweepGap > 0 && sweeps < 10 {
+		t.Errorf("only %d sweeps: the test no longer drops row indexes", sweeps)
 	}
 }

@@ -1,7 +1,6 @@
 package over
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -56,11 +55,6 @@ func bench(b *testing.B, parts int) {
 	for k := range chunks {
 		chunks[k] = chunk(k, (k+ring-1)%ring)
 	}
-	defer func() {
-		for _, c := range chunks {
-			c.Batch.Release()
-		}
-	}()
 	cfg := Config{
 		Input:     []types.T{types.BigIntT, types.BigIntT, types.BigIntT},
 		Partition: []int{0}, Order: []ordtree.SortKey{{Col: 1}},
@@ -75,12 +69,9 @@ func bench(b *testing.B, parts int) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := op.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
-		b.Fatal(err)
-	}
-	defer op.Close()
+	brute.Open(b, op, alloc)
 	for range 25 {
-		brute.Feed(b, op, randomChunk(alloc, r, parts))
+		brute.Feed(b, op, brute.ScoredChunk(alloc, r, benchRows, parts, false))
 	}
 	// The rows the first chunk retracts.
 	brute.Feed(b, op, brute.Int64Chunk(alloc, rows[ring-1][:], nil))
@@ -93,16 +84,3 @@ func BenchmarkRetract(b *testing.B) { bench(b, 10000) }
 // BenchmarkLargePartitions: 100 partitions of about 1 K rows, so the trees
 // have two levels.
 func BenchmarkLargePartitions(b *testing.B) { bench(b, 100) }
-
-// randomChunk builds a chunk of benchRows inserts of (partition, order,
-// sequence number) rows: partitions drawn from [0, parts), orders random.
-func randomChunk(alloc memory.Allocator, r *rand.Rand, parts int) exec.Chunk {
-	cols := make([][]int64, 3)
-	for j := range cols {
-		cols[j] = make([]int64, benchRows)
-	}
-	for i := range benchRows {
-		cols[0][i], cols[1][i], cols[2][i] = int64(r.IntN(parts)), r.Int64N(1_000_000), int64(i)
-	}
-	return brute.Int64Chunk(alloc, cols, nil)
-}

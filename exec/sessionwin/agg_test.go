@@ -24,15 +24,22 @@ func testConfig(t testing.TB, input string, keys []int, timeCol int, gap int64, 
 	return cfg
 }
 
-// runAgg runs steps through a new Agg configured by cfg.
-func runAgg(t *testing.T, cfg Config, steps []exectest.Step) *exectest.Collector {
+// newAgg returns a new Agg configured by cfg, and a test environment whose
+// allocator must be empty when t ends.
+func newAgg(t *testing.T, cfg Config) (*Agg, *exec.Env) {
 	t.Helper()
-	alloc := exectest.Alloc(t)
 	w, err := NewAgg(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return runSteps(t, w, exec.NewTestEnv(alloc), steps)
+	return w, exec.NewTestEnv(exectest.Alloc(t))
+}
+
+// runAgg runs steps through a new Agg configured by cfg.
+func runAgg(t *testing.T, cfg Config, steps []exectest.Step) *exectest.Collector {
+	t.Helper()
+	w, env := newAgg(t, cfg)
+	return runSteps(t, w, env, steps)
 }
 
 // runSteps runs steps through op with env, the output rendered with

@@ -12,6 +12,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -36,10 +37,7 @@ func BenchmarkSession(b *testing.B) {
 		b.Fatal(err)
 	}
 	ctx := context.Background()
-	if err := w.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-		b.Fatal(err)
-	}
-	defer w.Close()
+	brute.Open(b, w, alloc)
 	discard := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
 	r := rand.New(rand.NewPCG(1, 2))
 	schema := arrow.NewSchema([]arrow.Field{types.Field("k", in[0], true), types.Field("t", in[1], true), types.Field("v", in[2], true)}, nil)

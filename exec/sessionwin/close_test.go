@@ -15,12 +15,7 @@ import (
 func TestSessionEmitOnClose(t *testing.T) {
 	cfg := testConfig(t, ktv, []int{0}, 1, 10, "count(*)", "sum(2)")
 	cfg.EmitOnClose = true
-	alloc := exectest.Alloc(t)
-	w, err := NewAgg(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := exec.NewTestEnv(alloc)
+	w, env := newAgg(t, cfg)
 	lastBytes, prevKeys := int64(0), int64(0)
 	gauge := func(keys int64) func(t *testing.T) {
 		return func(t *testing.T) {
@@ -72,12 +67,7 @@ func TestSessionEmitOnClose(t *testing.T) {
 
 func TestSessionRunningForgetsOnWatermark(t *testing.T) {
 	cfg := testConfig(t, ktv, []int{0}, 1, 10, "count(*)")
-	alloc := exectest.Alloc(t)
-	w, err := NewAgg(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	env := exec.NewTestEnv(alloc)
+	w, env := newAgg(t, cfg)
 	keys := func(want int64) func(t *testing.T) {
 		return func(t *testing.T) {
 			if got := env.Metrics.StateKeys.Load(); got != want {
@@ -115,12 +105,8 @@ func TestSessionRunningForgetsOnWatermark(t *testing.T) {
 
 func TestSessionDropsNullTimes(t *testing.T) {
 	cfg := testConfig(t, ktv, []int{0}, 1, 10, "count(*)")
-	alloc := exectest.Alloc(t)
-	w, err := NewAgg(cfg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	runSteps(t, w, exec.NewTestEnv(alloc), []exectest.Step{{
+	w, env := newAgg(t, cfg)
+	runSteps(t, w, env, []exectest.Step{{
 		In: ktv + `
 			+I a NULL 0
 			+I a 3 0

@@ -1,7 +1,6 @@
 package topn
 
 import (
-	"context"
 	"math/rand/v2"
 	"testing"
 
@@ -17,57 +16,24 @@ import (
 // of the 1–8 K the runtime aims for.
 const benchRows = 4096
 
-// benchChunk builds a chunk of (partition, score, id) rows: partitions
-// drawn from [0, parts), scores random. With retract, the second half of
-// the chunk retracts the rows of its first half, so state stays level.
-func benchChunk(alloc memory.Allocator, r *rand.Rand, parts int, retract bool) exec.Chunk {
-	n := benchRows
-	cols := make([][]int64, 3)
-	for j := range cols {
-		cols[j] = make([]int64, n)
-	}
-	var ops []exec.Op
-	if retract {
-		ops = make([]exec.Op, n)
-	}
-	for i := range n {
-		cols[0][i], cols[1][i], cols[2][i] = int64(r.IntN(parts)), r.Int64N(1_000_000), int64(i)
-		if retract && i >= n/2 {
-			for j := range cols {
-				cols[j][i] = cols[j][i-n/2]
-			}
-			ops[i] = exec.Delete
-		}
-	}
-	return brute.Int64Chunk(alloc, cols, ops)
-}
-
 // bench runs chunks through a Top-N and reports rows per second.
 func bench(b *testing.B, cfg Config, parts int, retract bool) {
 	alloc := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(1, 2))
 	chunks := make([]exec.Chunk, 16)
 	for i := range chunks {
-		chunks[i] = benchChunk(alloc, r, parts, retract)
+		chunks[i] = brute.ScoredChunk(alloc, r, benchRows, parts, retract)
 	}
-	defer func() {
-		for _, c := range chunks {
-			c.Batch.Release()
-		}
-	}()
 	op, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := op.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
-		b.Fatal(err)
-	}
-	defer op.Close()
+	brute.Open(b, op, alloc)
 	if retract {
 		// Fill the state with 100 K rows that stay, so that the trees the
 		// measured rows enter and leave are deep.
 		for range 25 {
-			brute.Feed(b, op, benchChunk(alloc, r, parts, false))
+			brute.Feed(b, op, brute.ScoredChunk(alloc, r, benchRows, parts, false))
 		}
 	}
 	brute.Measure(b, op, chunks)

@@ -91,14 +91,7 @@ func randomRun(t *testing.T, tc randomCase, r *rand.Rand) {
 	}
 	for step := range chunks {
 		lines := changes.Next(maxRows)
-		ch := exectest.Chunk(t, alloc, tc.input+"\n"+strings.Join(lines, "\n"))
-		in.Add(ch)
-		err := op.Process(ctx, 0, ch, out)
-		ch.Batch.Release()
-		if err != nil {
-			t.Fatalf("step %d: %v", step, err)
-		}
-		out.Take()
+		brute.Apply(t, step, op, alloc, in, out, tc.input+"\n"+strings.Join(lines, "\n"))
 		brute.Check(t, step, out, bruteTopN(cfg, in))
 		if held := env.Metrics.StateKeys.Load(); !tc.appendOnly && held != int64(len(changes.Live)) {
 			t.Fatalf("step %d: %d rows held, want %d", step, held, len(changes.Live))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/exectest"
 )
 
@@ -77,7 +78,7 @@ func benchSource(b *testing.B, name, format string) {
 	dir := benchFiles(b)
 	cs := cols(b, "auction BIGINT", "bidder BIGINT", "price BIGINT", "channel VARCHAR", "date_time TIMESTAMP(3)")
 	env := exec.NewTestEnv(memory.NewGoAllocator())
-	root := rootAt(b, dir)
+	root := conntest.RootAt(b, dir)
 	b.ReportAllocs()
 	b.ResetTimer()
 	for range b.N {

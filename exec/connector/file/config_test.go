@@ -11,101 +11,87 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 func TestFromOptions(t *testing.T) {
 	cs := []catalog.Column{{Name: "a", Type: types.BigIntT, Nullable: true}}
-	root := rootAt(t, t.TempDir())
-	tests := []struct {
-		name    string
-		opts    map[string]string
-		cols    []catalog.Column
-		want    Config // compared without Columns and Root
-		wantErr string // the error text, or "" for success
-		option  string // the option an error names
-	}{
-		{name: "csv with everything",
-			opts: map[string]string{"connector": "file", "path": "bids.csv", "format": "CSV", "header": "true",
+	root := conntest.RootAt(t, t.TempDir())
+	cases := []conntest.OptionCase[Config]{
+		{Name: "csv with everything",
+			Opts: map[string]string{"connector": "file", "path": "bids.csv", "format": "CSV", "header": "true",
 				"follow": "TRUE", "on_error": "fail", "delimiter": ";"},
-			want: Config{Path: "bids.csv", Format: "csv", Header: true, Follow: true, OnError: "fail", Delimiter: ';'}},
-		{name: "defaults",
-			opts: map[string]string{"connector": "file", "path": "data/x.csv", "format": "csv"},
-			want: Config{Path: "data/x.csv", Format: "csv"}},
-		{name: "outside the root", opts: map[string]string{"path": "/etc/passwd", "format": "csv"},
-			option: "path", wantErr: "file connector: option path: '/etc/passwd' is outside the file root <root>"},
-		{name: "escaping the root", opts: map[string]string{"path": "../../x.csv"},
-			option: "path", wantErr: "file connector: option path: '../../x.csv' is outside the file root <root>"},
-		{name: "json",
-			opts: map[string]string{"path": "e.log", "format": "json", "follow": "false", "on_error": "skip"},
-			want: Config{Path: "e.log", Format: "json", OnError: "skip"}},
-		{name: "format from the extension",
-			opts: map[string]string{"path": "e.ndjson"},
-			want: Config{Path: "e.ndjson", Format: "json"}},
-		{name: "tab delimiter",
-			opts: map[string]string{"path": "t.csv", "delimiter": `\t`},
-			want: Config{Path: "t.csv", Format: "csv", Delimiter: '\t'}},
-		{name: "missing path", opts: map[string]string{"connector": "file", "format": "csv"},
-			option: "path", wantErr: "file connector: option path: is required"},
-		{name: "empty path", opts: map[string]string{"path": " ", "format": "csv"},
-			option: "path", wantErr: "file connector: option path: is required"},
-		{name: "unknown option", opts: map[string]string{"path": "a.csv", "topic": "x", "brokers": "y"},
-			option: "brokers", wantErr: "file connector: option brokers: unknown option (valid: connector, path, format, header, follow, on_error, delimiter)"},
-		{name: "bad format", opts: map[string]string{"path": "a.csv", "format": "xml"},
-			option: "format", wantErr: "file connector: option format: invalid value 'xml' (want 'csv' or 'json')"},
-		{name: "no format to infer", opts: map[string]string{"path": "a.dat"},
-			option: "format", wantErr: "file connector: option format: is required (cannot infer it from the extension of 'a.dat'; want 'csv' or 'json')"},
-		{name: "bad header", opts: map[string]string{"path": "a.csv", "header": "maybe"},
-			option: "header", wantErr: "file connector: option header: invalid value 'maybe' (want 'true' or 'false')"},
-		{name: "bad follow", opts: map[string]string{"path": "a.csv", "follow": "1"},
-			option: "follow", wantErr: "file connector: option follow: invalid value '1' (want 'true' or 'false')"},
-		{name: "bad on_error", opts: map[string]string{"path": "a.csv", "on_error": "retry"},
-			option: "on_error", wantErr: "file connector: option on_error: invalid value 'retry' (want 'skip' or 'fail')"},
-		{name: "long delimiter", opts: map[string]string{"path": "a.csv", "delimiter": ";;"},
-			option: "delimiter", wantErr: "file connector: option delimiter: invalid value ';;' (want one ASCII character)"},
-		{name: "quote delimiter", opts: map[string]string{"path": "a.csv", "delimiter": `"`},
-			option: "delimiter", wantErr: `file connector: option delimiter: invalid value '"' (a quote or line break cannot separate fields)`},
-		{name: "header on json", opts: map[string]string{"path": "a.json", "header": "true"},
-			option: "header", wantErr: "file connector: option header: applies only to format 'csv'"},
-		{name: "delimiter on json", opts: map[string]string{"path": "a.json", "delimiter": ","},
-			option: "delimiter", wantErr: "file connector: option delimiter: applies only to format 'csv'"},
-		{name: "other connector", opts: map[string]string{"connector": "kafka", "path": "a.csv"},
-			option: "connector", wantErr: "file connector: option connector: is 'kafka', not 'file'"},
-		{name: "no columns", opts: map[string]string{"path": "a.csv"}, cols: []catalog.Column{},
-			wantErr: "file connector: a file stream needs at least one column"},
-		{name: "unsupported type", opts: map[string]string{"path": "a.csv"},
-			cols:    []catalog.Column{{Name: "gap", Type: types.IntervalT}},
-			wantErr: "file connector: column gap: type INTERVAL cannot be read from a file"},
+			Want: Config{Path: "bids.csv", Format: "csv", Header: true, Follow: true, OnError: "fail", Delimiter: ';'}},
+		{Name: "defaults",
+			Opts: map[string]string{"connector": "file", "path": "data/x.csv", "format": "csv"},
+			Want: Config{Path: "data/x.csv", Format: "csv"}},
+		{Name: "outside the root", Opts: map[string]string{"path": "/etc/passwd", "format": "csv"},
+			Option: "path", WantErr: "file connector: option path: '/etc/passwd' is outside the file root <root>"},
+		{Name: "escaping the root", Opts: map[string]string{"path": "../../x.csv"},
+			Option: "path", WantErr: "file connector: option path: '../../x.csv' is outside the file root <root>"},
+		{Name: "json",
+			Opts: map[string]string{"path": "e.log", "format": "json", "follow": "false", "on_error": "skip"},
+			Want: Config{Path: "e.log", Format: "json", OnError: "skip"}},
+		{Name: "format from the extension",
+			Opts: map[string]string{"path": "e.ndjson"},
+			Want: Config{Path: "e.ndjson", Format: "json"}},
+		{Name: "tab delimiter",
+			Opts: map[string]string{"path": "t.csv", "delimiter": `\t`},
+			Want: Config{Path: "t.csv", Format: "csv", Delimiter: '\t'}},
+		{Name: "missing path", Opts: map[string]string{"connector": "file", "format": "csv"},
+			Option: "path", WantErr: "file connector: option path: is required"},
+		{Name: "empty path", Opts: map[string]string{"path": " ", "format": "csv"},
+			Option: "path", WantErr: "file connector: option path: is required"},
+		{Name: "unknown option", Opts: map[string]string{"path": "a.csv", "topic": "x", "brokers": "y"},
+			Option: "brokers", WantErr: "file connector: option brokers: unknown option (valid: connector, path, format, header, follow, on_error, delimiter)"},
+		{Name: "bad format", Opts: map[string]string{"path": "a.csv", "format": "xml"},
+			Option: "format", WantErr: "file connector: option format: invalid value 'xml' (want 'csv' or 'json')"},
+		{Name: "no format to infer", Opts: map[string]string{"path": "a.dat"},
+			Option: "format", WantErr: "file connector: option format: is required (cannot infer it from the extension of 'a.dat'; want 'csv' or 'json')"},
+		{Name: "bad header", Opts: map[string]string{"path": "a.csv", "header": "maybe"},
+			Option: "header", WantErr: "file connector: option header: invalid value 'maybe' (want 'true' or 'false')"},
+		{Name: "bad follow", Opts: map[string]string{"path": "a.csv", "follow": "1"},
+			Option: "follow", WantErr: "file connector: option follow: invalid value '1' (want 'true' or 'false')"},
+		{Name: "bad on_error", Opts: map[string]string{"path": "a.csv", "on_error": "retry"},
+			Option: "on_error", WantErr: "file connector: option on_error: invalid value 'retry' (want 'skip' or 'fail')"},
+		{Name: "long delimiter", Opts: map[string]string{"path": "a.csv", "delimiter": ";;"},
+			Option: "delimiter", WantErr: "file connector: option delimiter: invalid value ';;' (want one ASCII character)"},
+		{Name: "quote delimiter", Opts: map[string]string{"path": "a.csv", "delimiter": `"`},
+			Option: "delimiter", WantErr: `file connector: option delimiter: invalid value '"' (a quote or line break cannot separate fields)`},
+		{Name: "header on json", Opts: map[string]string{"path": "a.json", "header": "true"},
+			Option: "header", WantErr: "file connector: option header: applies only to format 'csv'"},
+		{Name: "delimiter on json", Opts: map[string]string{"path": "a.json", "delimiter": ","},
+			Option: "delimiter", WantErr: "file connector: option delimiter: applies only to format 'csv'"},
+		{Name: "other connector", Opts: map[string]string{"connector": "kafka", "path": "a.csv"},
+			Option: "connector", WantErr: "file connector: option connector: is 'kafka', not 'file'"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c := cs
-			if tt.cols != nil {
-				c = tt.cols
-			}
-			got, err := FromOptions(tt.opts, c, root)
-			if tt.wantErr != "" {
-				want := strings.ReplaceAll(tt.wantErr, "<root>", root.Dir())
-				if err == nil || err.Error() != want {
-					t.Fatalf("error = %v, want %q", err, want)
-				}
-				var oe *OptionError
-				if tt.option != "" && (!errors.As(err, &oe) || oe.Option != tt.option) {
-					t.Fatalf("error %v is not an *OptionError for %s", err, tt.option)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Root != root || len(got.Columns) != len(c) {
-				t.Errorf("Root, Columns = %v, %v", got.Root, got.Columns)
-			}
-			got.Root, got.Columns = fileroot.Root{}, nil
-			if !reflect.DeepEqual(got, tt.want) {
-				t.Errorf("config = %+v, want %+v", got, tt.want)
-			}
-		})
+	parse := func(opts map[string]string) (Config, error) { return FromOptions(opts, cs, root) }
+	conntest.RunOptions[Config, *OptionError](t, cases, root.Dir(), parse, func(t *testing.T, got, want Config) {
+		if got.Root != root || len(got.Columns) != len(cs) {
+			t.Errorf("Root, Columns = %v, %v", got.Root, got.Columns)
+		}
+		got.Root, got.Columns = fileroot.Root{}, nil
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("config = %+v, want %+v", got, want)
+		}
+	})
+}
+
+// TestFromOptionsColumns checks the declared columns: a file stream needs
+// one, of a type a file can hold.
+func TestFromOptionsColumns(t *testing.T) {
+	root := conntest.RootAt(t, t.TempDir())
+	for _, tt := range []struct {
+		cols []catalog.Column
+		want string
+	}{
+		{[]catalog.Column{}, "file connector: a file stream needs at least one column"},
+		{[]catalog.Column{{Name: "gap", Type: types.IntervalT}}, "file connector: column gap: type INTERVAL cannot be read from a file"},
+	} {
+		if _, err := FromOptions(map[string]string{"path": "a.csv"}, tt.cols, root); err == nil || err.Error() != tt.want {
+			t.Errorf("columns %v: error %v, want %q", tt.cols, err, tt.want)
+		}
 	}
 }
 

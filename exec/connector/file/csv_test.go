@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/eddysql/eddy/exec/connector/conntest"
 )
 
 func TestCSV(t *testing.T) {
@@ -293,7 +295,7 @@ func TestOnErrorFail(t *testing.T) {
 
 func TestMissingFile(t *testing.T) {
 	dir := t.TempDir()
-	s, err := New(Config{Path: "nope.csv", Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
+	s, err := New(Config{Path: "nope.csv", Root: conntest.RootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,7 +313,7 @@ func TestOpenDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := newSource(t, Config{Path: dir, Root: rootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
+	s := newSource(t, Config{Path: dir, Root: conntest.RootAt(t, dir), Format: FormatCSV, Columns: cols(t, "a BIGINT")})
 	if err := s.Open(context.Background(), newTestEnv(t).Env); err == nil || !strings.Contains(err.Error(), dir+" is a directory") {
 		t.Fatalf("Open error = %v, want one saying %s is a directory", err, dir)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
@@ -26,7 +27,7 @@ func newFollower(t *testing.T, path, format string, header bool, specs ...string
 	t.Helper()
 	cs := cols(t, specs...)
 	env := newTestEnv(t)
-	s := openSource(t, Config{Path: filepath.Base(path), Root: rootAt(t, filepath.Dir(path)), Format: format,
+	s := openSource(t, Config{Path: filepath.Base(path), Root: conntest.RootAt(t, filepath.Dir(path)), Format: format,
 		Header: header, Follow: true, Columns: cs}, env)
 	t.Cleanup(func() {
 		if err := s.Close(); err != nil {

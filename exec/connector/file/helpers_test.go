@@ -15,7 +15,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/connector/fileroot"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/exectest"
 )
 
@@ -37,16 +37,6 @@ func cols(t testing.TB, specs ...string) []catalog.Column {
 		out[i] = catalog.Column{Name: name, Type: ty, Nullable: nullable}
 	}
 	return out
-}
-
-// rootAt returns the file root dir, with no data directory.
-func rootAt(t testing.TB, dir string) fileroot.Root {
-	t.Helper()
-	r, err := fileroot.New(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
 }
 
 // writeFile writes content to name in dir and returns its path.
@@ -94,7 +84,7 @@ func fileAt(t testing.TB, name, content string, cfg Config) Config {
 	t.Helper()
 	dir := t.TempDir()
 	writeFile(t, dir, name, content)
-	cfg.Path, cfg.Root = name, rootAt(t, dir)
+	cfg.Path, cfg.Root = name, conntest.RootAt(t, dir)
 	return cfg
 }
 

@@ -17,19 +17,8 @@ type strCol struct {
 	n               int     // bytes used
 }
 
-// add sets row i, the next row, to s.
-func (c *strCol) add(i int, s []byte) {
-	end := c.n + len(s)
-	if end > len(c.data) {
-		c.grow(end)
-	}
-	copy(c.data[c.n:end], s)
-	c.n = end
-	c.offs[i+1] = int32(end)
-}
-
-// addString sets row i, the next row, to s.
-func (c *strCol) addString(i int, s string) {
+// put sets row i, the next row, of c to s.
+func put[S string | []byte](c *strCol, i int, s S) {
 	end := c.n + len(s)
 	if end > len(c.data) {
 		c.grow(end)
@@ -75,6 +64,22 @@ type batch struct {
 	ints [maxFields][]int64 // BIGINT and TIMESTAMP fields; nil when not declared
 	strs [maxFields]*strCol // VARCHAR fields; nil when not declared
 	bufs [maxFields]*memory.Buffer
+}
+
+// setInt sets field f of the current row to v if f is declared. It is for
+// values already at hand: a value that costs work to make (a price, a time)
+// keeps its own nil check, so that a column not declared skips the work.
+func (b *batch) setInt(f int, v int64) {
+	if c := b.ints[f]; c != nil {
+		c[b.rows] = v
+	}
+}
+
+// setStr sets field f of the current row to s if f is declared.
+func setStr[S string | []byte](b *batch, f int, s S) {
+	if c := b.strs[f]; c != nil {
+		put(c, b.rows, s)
+	}
 }
 
 // newBatch returns a batch with room for capacity rows of the declared

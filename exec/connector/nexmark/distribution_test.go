@@ -7,19 +7,31 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/eddysql/eddy/catalog/types"
 )
 
 // distEvents is the length of the sequences the distribution tests draw
 // from: 92,000 bids, 6,000 auctions and 2,000 persons.
 const distEvents = 100_000
 
+// distRows returns the rows of table among the first distEvents events of
+// seed, and the event number of each row.
+func distRows(t *testing.T, table string, seed int64) ([][]types.Datum, []uint64) {
+	t.Helper()
+	cfg := testConfig(table, distEvents)
+	cfg.Seed = seed
+	k, ok := tableKind(table)
+	if !ok {
+		t.Fatalf("no table %s", table)
+	}
+	return readAll(t, cfg), splitEvents(k, 0, 1, distEvents)
+}
+
 // TestBidDistributions checks the skew and shapes of 100K events' bids
 // against NEXMARK.md §1.4, §1.7 and §1.8.
 func TestBidDistributions(t *testing.T) {
-	cfg := testConfig(TableBid, distEvents)
-	cfg.Seed = 3
-	rows := readAll(t, cfg)
-	ns := splitEvents(kindBid, 0, 1, distEvents)
+	rows, ns := distRows(t, TableBid, 3)
 	total := float64(len(rows))
 
 	var hotAuction, hotBidder, hotChannel, numbered, withID int
@@ -107,10 +119,7 @@ func pow10(d int) int64 {
 // TestAuctionDistributions checks categories, prices, expiry and sizes of
 // 100K events' auctions.
 func TestAuctionDistributions(t *testing.T) {
-	cfg := testConfig(TableAuction, distEvents)
-	cfg.Seed = 4
-	rows := readAll(t, cfg)
-	ns := splitEvents(kindAuction, 0, 1, distEvents)
+	rows, ns := distRows(t, TableAuction, 4)
 	total := float64(len(rows))
 	var cats [numCategories]int
 	var hotSeller, life, size int64
@@ -147,9 +156,7 @@ func TestAuctionDistributions(t *testing.T) {
 
 // TestPersonDistributions checks the shapes of 100K events' persons.
 func TestPersonDistributions(t *testing.T) {
-	cfg := testConfig(TablePerson, distEvents)
-	cfg.Seed = 5
-	rows := readAll(t, cfg)
+	rows, _ := distRows(t, TablePerson, 5)
 	// Trimmed random strings of 3–6 and 3–4 characters (shorter when a
 	// space was trimmed off).
 	email := regexp.MustCompile(`^([a-z]([a-z ]{0,4}[a-z])?)?@([a-z]([a-z ]{0,2}[a-z])?)?\.com$`)

@@ -92,35 +92,29 @@ func (g *generator) bid(n uint64, b *batch) {
 	}
 	off, ln := nextExtra(&r, bidSize, avgBidSize)
 
-	if c := b.ints[bidAuction]; c != nil {
-		c[i] = auction + firstAuctionID
-	}
-	if c := b.ints[bidBidder]; c != nil {
-		c[i] = bidder + firstPersonID
-	}
+	b.setInt(bidAuction, auction+firstAuctionID)
+	b.setInt(bidBidder, bidder+firstPersonID)
 	if c := b.ints[bidPrice]; c != nil {
 		c[i] = price(p)
 	}
 	if c := b.strs[bidChannel]; c != nil {
 		if hot {
-			c.addString(i, hotChannels[ch])
+			put(c, i, hotChannels[ch])
 		} else {
 			c.addNumbered(i, "channel-", uint32(ch))
 		}
 	}
 	if c := b.strs[bidURL]; c != nil {
 		if hot {
-			c.add(i, g.chans.hot[ch])
+			put(c, i, g.chans.hot[ch])
 		} else {
-			c.add(i, g.chans.url(ch))
+			put(c, i, g.chans.url(ch))
 		}
 	}
 	if c := b.ints[bidDateTime]; c != nil {
 		c[i] = g.clock.at(n)
 	}
-	if c := b.strs[bidExtra]; c != nil {
-		c.add(i, g.pool[off:off+ln])
-	}
+	setStr(b, bidExtra, g.pool[off:off+ln])
 }
 
 // auction writes auction n as row b.rows. Draws: hot seller, [random
@@ -152,12 +146,8 @@ func (g *generator) auction(n uint64, b *batch) {
 	if c := b.ints[auctionID]; c != nil {
 		c[i] = lastBase0AuctionID(n) + firstAuctionID
 	}
-	if c := b.strs[auctionItemName]; c != nil {
-		c.add(i, s[:nameEnd])
-	}
-	if c := b.strs[auctionDescription]; c != nil {
-		c.add(i, s[nameEnd:])
-	}
+	setStr(b, auctionItemName, s[:nameEnd])
+	setStr(b, auctionDescription, s[nameEnd:])
 	ci, cr := b.ints[auctionInitialBid], b.ints[auctionReserve]
 	if ci != nil || cr != nil {
 		initial := price(p1)
@@ -168,21 +158,11 @@ func (g *generator) auction(n uint64, b *batch) {
 			cr[i] = initial + price(p2)
 		}
 	}
-	if c := b.ints[auctionDateTime]; c != nil {
-		c[i] = ts
-	}
-	if c := b.ints[auctionExpires]; c != nil {
-		c[i] = expires
-	}
-	if c := b.ints[auctionSeller]; c != nil {
-		c[i] = seller + firstPersonID
-	}
-	if c := b.ints[auctionCategory]; c != nil {
-		c[i] = category
-	}
-	if c := b.strs[auctionExtra]; c != nil {
-		c.add(i, g.pool[off:off+ln])
-	}
+	b.setInt(auctionDateTime, ts)
+	b.setInt(auctionExpires, expires)
+	b.setInt(auctionSeller, seller+firstPersonID)
+	b.setInt(auctionCategory, category)
+	setStr(b, auctionExtra, g.pool[off:off+ln])
 }
 
 // person writes person n as row b.rows. Draws: first name, last name,
@@ -215,27 +195,15 @@ func (g *generator) person(n uint64, b *batch) {
 	if c := b.ints[personID]; c != nil {
 		c[i] = lastBase0PersonID(n) + firstPersonID
 	}
-	if c := b.strs[personName]; c != nil {
-		c.add(i, s[:nameEnd])
-	}
-	if c := b.strs[personEmail]; c != nil {
-		c.add(i, s[nameEnd:emailEnd])
-	}
-	if c := b.strs[personCreditCard]; c != nil {
-		c.add(i, s[emailEnd:])
-	}
-	if c := b.strs[personCity]; c != nil {
-		c.addString(i, city)
-	}
-	if c := b.strs[personState]; c != nil {
-		c.addString(i, state)
-	}
+	setStr(b, personName, s[:nameEnd])
+	setStr(b, personEmail, s[nameEnd:emailEnd])
+	setStr(b, personCreditCard, s[emailEnd:])
+	setStr(b, personCity, city)
+	setStr(b, personState, state)
 	if c := b.ints[personDateTime]; c != nil {
 		c[i] = g.clock.at(n)
 	}
-	if c := b.strs[personExtra]; c != nil {
-		c.add(i, g.pool[off:off+ln])
-	}
+	setStr(b, personExtra, g.pool[off:off+ln])
 }
 
 // appendPadded4 appends v < 10000 as four digits, zero-padded (%04d).

@@ -2,7 +2,6 @@ package sink
 
 import (
 	"context"
-	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -11,110 +10,89 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 func TestFromOptions(t *testing.T) {
-	root := rootAt(t, t.TempDir())
-	tests := []struct {
-		name    string
-		opts    map[string]string
-		want    Config // compared without Root
-		wantErr string // the error text, or "" for success
-		option  string // the option an error names
-	}{
-		{name: "file json from the extension",
-			opts: map[string]string{"connector": "file", "path": "out.jsonl"},
-			want: Config{Connector: "file", Path: "out.jsonl", Format: "json"}},
-		{name: "file csv with everything",
-			opts: map[string]string{"Connector": "FILE", "PATH": "out.txt", "format": " CSV ", "header": "TRUE", "type": "Append-Only"},
-			want: Config{Connector: "file", Path: "out.txt", Format: "csv", Header: true, ForceAppendOnly: true}},
-		{name: "file csv from the extension, header false",
-			opts: map[string]string{"connector": "file", "path": "data/out.CSV", "header": "false", "type": "upsert"},
-			want: Config{Connector: "file", Path: "data/out.CSV", Format: "csv"}},
-		{name: "file ndjson", opts: map[string]string{"connector": "file", "path": "e.ndjson"},
-			want: Config{Connector: "file", Path: "e.ndjson", Format: "json"}},
-		{name: "print", opts: map[string]string{"connector": "print"},
-			want: Config{Connector: "print", Format: "text"}},
-		{name: "print json", opts: map[string]string{"connector": "print", "format": "json"},
-			want: Config{Connector: "print", Format: "json"}},
-		{name: "print csv header", opts: map[string]string{"connector": "print", "format": "csv", "header": "true"},
-			want: Config{Connector: "print", Format: "csv", Header: true}},
-		{name: "blackhole", opts: map[string]string{"connector": "blackhole", "type": "append-only"},
-			want: Config{Connector: "blackhole", ForceAppendOnly: true}},
+	root := conntest.RootAt(t, t.TempDir())
+	cases := []conntest.OptionCase[Config]{
+		{Name: "file json from the extension",
+			Opts: map[string]string{"connector": "file", "path": "out.jsonl"},
+			Want: Config{Connector: "file", Path: "out.jsonl", Format: "json"}},
+		{Name: "file csv with everything",
+			Opts: map[string]string{"Connector": "FILE", "PATH": "out.txt", "format": " CSV ", "header": "TRUE", "type": "Append-Only"},
+			Want: Config{Connector: "file", Path: "out.txt", Format: "csv", Header: true, ForceAppendOnly: true}},
+		{Name: "file csv from the extension, header false",
+			Opts: map[string]string{"connector": "file", "path": "data/out.CSV", "header": "false", "type": "upsert"},
+			Want: Config{Connector: "file", Path: "data/out.CSV", Format: "csv"}},
+		{Name: "file ndjson", Opts: map[string]string{"connector": "file", "path": "e.ndjson"},
+			Want: Config{Connector: "file", Path: "e.ndjson", Format: "json"}},
+		{Name: "print", Opts: map[string]string{"connector": "print"},
+			Want: Config{Connector: "print", Format: "text"}},
+		{Name: "print json", Opts: map[string]string{"connector": "print", "format": "json"},
+			Want: Config{Connector: "print", Format: "json"}},
+		{Name: "print csv header", Opts: map[string]string{"connector": "print", "format": "csv", "header": "true"},
+			Want: Config{Connector: "print", Format: "csv", Header: true}},
+		{Name: "blackhole", Opts: map[string]string{"connector": "blackhole", "type": "append-only"},
+			Want: Config{Connector: "blackhole", ForceAppendOnly: true}},
 
-		{name: "no connector", opts: map[string]string{"path": "a.csv"},
-			option: "connector", wantErr: "sink: option connector: is required (want 'file', 'print' or 'blackhole')"},
-		{name: "unknown connector", opts: map[string]string{"connector": "kafka"},
-			option: "connector", wantErr: "sink: option connector: unknown sink connector 'kafka' (want 'file', 'print' or 'blackhole')"},
-		{name: "missing path", opts: map[string]string{"connector": "file", "format": "csv"},
-			option: "path", wantErr: "file sink: option path: is required"},
-		{name: "empty path", opts: map[string]string{"connector": "file", "path": "  "},
-			option: "path", wantErr: "file sink: option path: is required"},
-		{name: "outside the root", opts: map[string]string{"connector": "file", "path": "/etc/passwd", "format": "csv"},
-			option: "path", wantErr: "file sink: option path: '/etc/passwd' is outside the file root <root>"},
-		{name: "escaping the root", opts: map[string]string{"connector": "file", "path": "../../x.csv"},
-			option: "path", wantErr: "file sink: option path: '../../x.csv' is outside the file root <root>"},
-		{name: "unknown option", opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
-			option: "follow", wantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit, partition_by, max_open_files, flush_interval)"},
-		{name: "path on print", opts: map[string]string{"connector": "print", "path": "a.csv"},
-			option: "path", wantErr: "print sink: option path: unknown option (valid: connector, format, header, type, rate_limit)"},
-		{name: "format on blackhole", opts: map[string]string{"connector": "blackhole", "format": "json"},
-			option: "format", wantErr: "blackhole sink: option format: unknown option (valid: connector, type, rate_limit)"},
-		{name: "bad format", opts: map[string]string{"connector": "file", "path": "a.csv", "format": "xml"},
-			option: "format", wantErr: "file sink: option format: invalid value 'xml' (want 'csv' or 'json')"},
-		{name: "text on a file", opts: map[string]string{"connector": "file", "path": "a.txt", "format": "text"},
-			option: "format", wantErr: "file sink: option format: invalid value 'text' (want 'csv' or 'json')"},
-		{name: "bad print format", opts: map[string]string{"connector": "print", "format": "avro"},
-			option: "format", wantErr: "print sink: option format: invalid value 'avro' (want 'text', 'json' or 'csv')"},
-		{name: "no format to infer", opts: map[string]string{"connector": "file", "path": "out.dat"},
-			option: "format", wantErr: "file sink: option format: is required (cannot infer it from the extension of 'out.dat'; want 'csv' or 'json')"},
-		{name: "bad header", opts: map[string]string{"connector": "file", "path": "a.csv", "header": "yes"},
-			option: "header", wantErr: "file sink: option header: invalid value 'yes' (want 'true' or 'false')"},
-		{name: "header on json", opts: map[string]string{"connector": "file", "path": "a.json", "header": "true"},
-			option: "header", wantErr: "file sink: option header: applies only to format 'csv'"},
-		{name: "header on text", opts: map[string]string{"connector": "print", "header": "false"},
-			option: "header", wantErr: "print sink: option header: applies only to format 'csv'"},
-		{name: "flush interval", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "250ms"},
-			want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: 250 * time.Millisecond}},
-		{name: "flush interval spelled out", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "2 seconds"},
-			want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: 2 * time.Second}},
-		{name: "flush every chunk", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "0"},
-			want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: FlushEveryChunk}},
-		{name: "bad flush interval", opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "soon"},
-			option: "flush_interval", wantErr: "file sink: option flush_interval: invalid duration 'soon' (write e.g. '5s', '500ms' or '1m')"},
-		{name: "flush interval on print", opts: map[string]string{"connector": "print", "flush_interval": "1s"},
-			option: "flush_interval", wantErr: "print sink: option flush_interval: unknown option (valid: connector, format, header, type, rate_limit)"},
-		{name: "bad type", opts: map[string]string{"connector": "print", "type": "retract"},
-			option: "type", wantErr: "print sink: option type: invalid value 'retract' (want 'append-only' or 'upsert')"},
+		{Name: "no connector", Opts: map[string]string{"path": "a.csv"},
+			Option: "connector", WantErr: "sink: option connector: is required (want 'file', 'print' or 'blackhole')"},
+		{Name: "unknown connector", Opts: map[string]string{"connector": "kafka"},
+			Option: "connector", WantErr: "sink: option connector: unknown sink connector 'kafka' (want 'file', 'print' or 'blackhole')"},
+		{Name: "missing path", Opts: map[string]string{"connector": "file", "format": "csv"},
+			Option: "path", WantErr: "file sink: option path: is required"},
+		{Name: "empty path", Opts: map[string]string{"connector": "file", "path": "  "},
+			Option: "path", WantErr: "file sink: option path: is required"},
+		{Name: "outside the root", Opts: map[string]string{"connector": "file", "path": "/etc/passwd", "format": "csv"},
+			Option: "path", WantErr: "file sink: option path: '/etc/passwd' is outside the file root <root>"},
+		{Name: "escaping the root", Opts: map[string]string{"connector": "file", "path": "../../x.csv"},
+			Option: "path", WantErr: "file sink: option path: '../../x.csv' is outside the file root <root>"},
+		{Name: "unknown option", Opts: map[string]string{"connector": "file", "path": "a.csv", "topic": "x", "follow": "true"},
+			Option: "follow", WantErr: "file sink: option follow: unknown option (valid: connector, path, format, header, type, rate_limit, partition_by, max_open_files, flush_interval)"},
+		{Name: "path on print", Opts: map[string]string{"connector": "print", "path": "a.csv"},
+			Option: "path", WantErr: "print sink: option path: unknown option (valid: connector, format, header, type, rate_limit)"},
+		{Name: "format on blackhole", Opts: map[string]string{"connector": "blackhole", "format": "json"},
+			Option: "format", WantErr: "blackhole sink: option format: unknown option (valid: connector, type, rate_limit)"},
+		{Name: "bad format", Opts: map[string]string{"connector": "file", "path": "a.csv", "format": "xml"},
+			Option: "format", WantErr: "file sink: option format: invalid value 'xml' (want 'csv' or 'json')"},
+		{Name: "text on a file", Opts: map[string]string{"connector": "file", "path": "a.txt", "format": "text"},
+			Option: "format", WantErr: "file sink: option format: invalid value 'text' (want 'csv' or 'json')"},
+		{Name: "bad print format", Opts: map[string]string{"connector": "print", "format": "avro"},
+			Option: "format", WantErr: "print sink: option format: invalid value 'avro' (want 'text', 'json' or 'csv')"},
+		{Name: "no format to infer", Opts: map[string]string{"connector": "file", "path": "out.dat"},
+			Option: "format", WantErr: "file sink: option format: is required (cannot infer it from the extension of 'out.dat'; want 'csv' or 'json')"},
+		{Name: "bad header", Opts: map[string]string{"connector": "file", "path": "a.csv", "header": "yes"},
+			Option: "header", WantErr: "file sink: option header: invalid value 'yes' (want 'true' or 'false')"},
+		{Name: "header on json", Opts: map[string]string{"connector": "file", "path": "a.json", "header": "true"},
+			Option: "header", WantErr: "file sink: option header: applies only to format 'csv'"},
+		{Name: "header on text", Opts: map[string]string{"connector": "print", "header": "false"},
+			Option: "header", WantErr: "print sink: option header: applies only to format 'csv'"},
+		{Name: "flush interval", Opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "250ms"},
+			Want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: 250 * time.Millisecond}},
+		{Name: "flush interval spelled out", Opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "2 seconds"},
+			Want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: 2 * time.Second}},
+		{Name: "flush every chunk", Opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "0"},
+			Want: Config{Connector: "file", Path: "a.csv", Format: "csv", FlushInterval: FlushEveryChunk}},
+		{Name: "bad flush interval", Opts: map[string]string{"connector": "file", "path": "a.csv", "flush_interval": "soon"},
+			Option: "flush_interval", WantErr: "file sink: option flush_interval: invalid duration 'soon' (write e.g. '5s', '500ms' or '1m')"},
+		{Name: "flush interval on print", Opts: map[string]string{"connector": "print", "flush_interval": "1s"},
+			Option: "flush_interval", WantErr: "print sink: option flush_interval: unknown option (valid: connector, format, header, type, rate_limit)"},
+		{Name: "bad type", Opts: map[string]string{"connector": "print", "type": "retract"},
+			Option: "type", WantErr: "print sink: option type: invalid value 'retract' (want 'append-only' or 'upsert')"},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := FromOptions(tt.opts, root)
-			if tt.wantErr != "" {
-				want := strings.ReplaceAll(tt.wantErr, "<root>", root.Dir())
-				if err == nil || err.Error() != want {
-					t.Fatalf("error %v, want %q", err, want)
-				}
-				var oe *OptionError
-				if !errors.As(err, &oe) || oe.Option != tt.option {
-					t.Fatalf("error %#v does not name option %q", err, tt.option)
-				}
-				return
-			}
-			if err != nil {
-				t.Fatal(err)
-			}
-			if got.Root != root {
-				t.Errorf("Root %v, want %v", got.Root, root)
-			}
-			if got.Connector != tt.want.Connector || got.Path != tt.want.Path || got.Format != tt.want.Format ||
-				got.Header != tt.want.Header || got.ForceAppendOnly != tt.want.ForceAppendOnly || got.FlushInterval != tt.want.FlushInterval ||
-				got.AppendOnly || got.Names != nil || got.Types != nil || got.Stdout != nil {
-				t.Errorf("got %+v, want %+v", got, tt.want)
-			}
-		})
-	}
+	parse := func(opts map[string]string) (Config, error) { return FromOptions(opts, root) }
+	conntest.RunOptions[Config, *OptionError](t, cases, root.Dir(), parse, func(t *testing.T, got, want Config) {
+		if got.Root != root {
+			t.Errorf("Root %v, want %v", got.Root, root)
+		}
+		if got.Connector != want.Connector || got.Path != want.Path || got.Format != want.Format ||
+			got.Header != want.Header || got.ForceAppendOnly != want.ForceAppendOnly || got.FlushInterval != want.FlushInterval ||
+			got.AppendOnly || got.Names != nil || got.Types != nil || got.Stdout != nil {
+			t.Errorf("got %+v, want %+v", got, want)
+		}
+	})
 }
 
 func TestNewValidates(t *testing.T) {

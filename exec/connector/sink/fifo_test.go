@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 )
 
 // fifoConfig is a JSON file sink of allTypes writing to a new FIFO in a
@@ -24,7 +25,7 @@ func fifoConfig(t *testing.T) Config {
 	if err := syscall.Mkfifo(filepath.Join(dir, "out.fifo"), 0o644); err != nil {
 		t.Skipf("mkfifo: %v", err)
 	}
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": "out.fifo", "format": "json"}, rootAt(t, dir))
+	cfg, err := FromOptions(map[string]string{"connector": "file", "path": "out.fifo", "format": "json"}, conntest.RootAt(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,24 +12,14 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/connector/fileroot"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 )
-
-// rootAt returns the file root dir, with no data directory.
-func rootAt(t testing.TB, dir string) fileroot.Root {
-	t.Helper()
-	r, err := fileroot.New(dir, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return r
-}
 
 // optionsConfig returns the config FromOptions makes of opts under a new
 // file root, for rows of names and types ts.
 func optionsConfig(t testing.TB, opts map[string]string, names []string, ts []types.T) Config {
 	t.Helper()
-	cfg, err := FromOptions(opts, rootAt(t, t.TempDir()))
+	cfg, err := FromOptions(opts, conntest.RootAt(t, t.TempDir()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,6 +127,17 @@ func process(t testing.TB, s *Sink, c exec.Chunk) {
 	t.Helper()
 	if err := s.Process(context.Background(), 0, c, nil); err != nil {
 		t.Fatalf("Process: %v", err)
+	}
+}
+
+// closeWrote closes s and checks that it wrote rows rows.
+func closeWrote(t testing.TB, s *Sink, rows int64) {
+	t.Helper()
+	if err := s.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if s.Rows() != rows {
+		t.Errorf("Rows() = %d, want %d", s.Rows(), rows)
 	}
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 )
 
 // partNames and partTypes are the row type of the partitioned tests: a
@@ -134,12 +135,7 @@ func TestPartitionedLayout(t *testing.T) {
 		"Cat=naïve ☃/n=0/part-0.csv":              h + lines("9,naïve ☃,0"),
 	}
 	checkTree(t, resolved(t, cfg), want)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if s.Rows() != 10 {
-		t.Errorf("Rows() = %d, want 10", s.Rows())
-	}
+	closeWrote(t, s, 10)
 }
 
 // TestPartitionedJSONUpdating checks JSON lines with ops, and the .jsonl
@@ -298,7 +294,7 @@ func TestPartitionByOptions(t *testing.T) {
 		{map[string]string{"connector": "file", "path": "o", "format": "csv", "partition_by": "a", "max_open_files": "0"}, "option max_open_files: invalid value '0'"},
 		{map[string]string{"connector": "file", "path": "o", "partition_by": "a"}, "option format: is required"},
 	} {
-		_, err := FromOptions(tt.opts, rootAt(t, t.TempDir()))
+		_, err := FromOptions(tt.opts, conntest.RootAt(t, t.TempDir()))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("FromOptions(%v) = %v, want an error containing %q", tt.opts, err, tt.want)
 		}

@@ -176,12 +176,7 @@ func TestBlackholeCounts(t *testing.T) {
 	}
 	<-done
 	control(t, s, exec.EndOfInput)
-	if err := s.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if s.Rows() != 400 {
-		t.Errorf("Rows() = %d, want 400", s.Rows())
-	}
+	closeWrote(t, s, 400)
 }
 
 // TestSinkProcessZeroAllocs checks that writing a chunk allocates nothing

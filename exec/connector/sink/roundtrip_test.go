@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/connector/file"
 )
 
@@ -68,7 +69,7 @@ func TestRoundTrip(t *testing.T) {
 				opts["header"] = "true"
 			}
 			dir := t.TempDir()
-			cfg, err := FromOptions(opts, rootAt(t, dir))
+			cfg, err := FromOptions(opts, conntest.RootAt(t, dir))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +84,7 @@ func TestRoundTrip(t *testing.T) {
 			// The stream reading the file is declared with the sink's own
 			// options, as a user would copy them.
 			delete(opts, "connector")
-			scfg, err := file.FromOptions(opts, cols, rootAt(t, dir))
+			scfg, err := file.FromOptions(opts, cols, conntest.RootAt(t, dir))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector/conntest"
 )
 
 // fileConfig is a file sink of allTypes at name in a temporary directory.
@@ -54,12 +55,7 @@ func TestFileSinkFormats(t *testing.T) {
 			if got, want := readFile(t, resolved(t, cfg)), lines(tt.want...); got != want {
 				t.Errorf("file holds\n%s\nwant\n%s", got, want)
 			}
-			if err := s.Close(); err != nil {
-				t.Fatal(err)
-			}
-			if s.Rows() != 4 {
-				t.Errorf("Rows() = %d, want 4", s.Rows())
-			}
+			closeWrote(t, s, 4)
 		})
 	}
 }
@@ -182,7 +178,7 @@ func TestFileSinkErrors(t *testing.T) {
 		if _, err := os.Stat("/dev/full"); err != nil {
 			t.Skip("no /dev/full")
 		}
-		s := mustNew(t, Config{Connector: "file", Path: "/dev/full", Root: rootAt(t, "/dev"), Format: "csv", AppendOnly: true,
+		s := mustNew(t, Config{Connector: "file", Path: "/dev/full", Root: conntest.RootAt(t, "/dev"), Format: "csv", AppendOnly: true,
 			Names: allNames, Types: allTypes})
 		open(t, s)
 		c := makeChunk(t, newAlloc(t), allNames, allTypes, allRows(t), nil)
@@ -243,7 +239,7 @@ func TestSinkRejectsBadChunks(t *testing.T) {
 
 func TestFileSinkRelativePath(t *testing.T) {
 	dir := t.TempDir()
-	cfg, err := FromOptions(map[string]string{"connector": "file", "path": filepath.Join("sub", "k.jsonl")}, rootAt(t, dir))
+	cfg, err := FromOptions(map[string]string{"connector": "file", "path": filepath.Join("sub", "k.jsonl")}, conntest.RootAt(t, dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
@@ -326,6 +329,38 @@ func checkPartial(t *testing.T, sp Spec) {
 			if g, want := s.format(&got, j), s.result(slot); g != want {
 				t.Fatalf("round %d, group %d: partial %s, state %s (rows %v)", round, slot, g, want, rows)
 			}
+		}
+	}
+}
+
+// TestLoadChecksTheArrowType checks that an argument column of the wrong
+// Arrow type is an error naming the column, for every kind.
+func TestLoadChecksTheArrowType(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	sb := array.NewStringBuilder(alloc)
+	sb.AppendValues([]string{"a", "b"}, nil)
+	strs := sb.NewArray()
+	sb.Release()
+	defer strs.Release()
+	fb := array.NewFloat64Builder(alloc)
+	fb.AppendValues([]float64{1, 2}, nil)
+	floats := fb.NewArray()
+	fb.Release()
+	defer floats.Release()
+	for _, tc := range []struct {
+		k    Kind
+		arr  arrow.Array
+		want string
+	}{
+		{KindInt, strs, "argument column 3: expected an integer-like column, got utf8"},
+		{KindFloat, strs, "argument column 3: expected float64, got utf8"},
+		{KindDec, strs, "argument column 3: expected decimal128, got utf8"},
+		{KindStr, floats, "argument column 3: expected utf8, got float64"},
+	} {
+		a := &Arg{Ord: 3, Kind: tc.k}
+		if err := a.Load(tc.arr, []int64{1, 1}, true); err == nil || err.Error() != tc.want {
+			t.Errorf("kind %d: %v, want %q", tc.k, err, tc.want)
 		}
 	}
 }

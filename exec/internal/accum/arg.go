@@ -51,19 +51,18 @@ func NeedsKeys(a Spec) bool {
 // 1 if ones is set.
 func (a *Arg) Load(arr arrow.Array, weights []int64, ones bool) error {
 	n := arr.Len()
+	if err := CheckArrow(a.Kind, arr); err != nil {
+		return fmt.Errorf("argument column %d: %w", a.Ord, err)
+	}
 	switch a.Kind {
 	case KindInt:
 		vals, buf, err := IntValues(arr, a.ibuf)
 		if err != nil {
-			return err
+			return fmt.Errorf("argument column %d: %w", a.Ord, err)
 		}
 		a.I, a.ibuf = vals, buf
 	case KindFloat:
-		f, ok := arr.(*array.Float64)
-		if !ok {
-			return fmt.Errorf("argument column %d: expected float64, got %s", a.Ord, arr.DataType())
-		}
-		a.F = f.Float64Values()
+		a.F = arr.(*array.Float64).Float64Values()
 		if a.Keys {
 			a.ibuf = vec.Resize(a.ibuf, n)
 			for i, v := range a.F {
@@ -72,11 +71,7 @@ func (a *Arg) Load(arr arrow.Array, weights []int64, ones bool) error {
 			a.I = a.ibuf
 		}
 	case KindDec:
-		d, ok := arr.(*array.Decimal128)
-		if !ok {
-			return fmt.Errorf("argument column %d: expected decimal128, got %s", a.Ord, arr.DataType())
-		}
-		a.D = d.Values()
+		a.D = arr.(*array.Decimal128).Values()
 		if a.Keys {
 			var all string
 			all, a.kbuf = DecKeys(a.D, a.kbuf)
@@ -87,10 +82,7 @@ func (a *Arg) Load(arr arrow.Array, weights []int64, ones bool) error {
 			a.S = a.sbuf
 		}
 	case KindStr:
-		s, ok := arr.(*array.String)
-		if !ok {
-			return fmt.Errorf("argument column %d: expected utf8, got %s", a.Ord, arr.DataType())
-		}
+		s := arr.(*array.String)
 		a.sbuf = vec.Resize(a.sbuf, n)
 		for i := range a.sbuf {
 			a.sbuf[i] = s.Value(i)
@@ -121,32 +113,51 @@ func (a *Arg) Release() {
 	a.W = nil
 }
 
+// CheckArrow returns an error unless arr is the Arrow array that holds
+// columns of kind k: *array.Float64 for KindFloat, *array.Decimal128 for
+// KindDec, *array.String for KindStr. The integer-like kind has several,
+// which IntValues checks.
+func CheckArrow(k Kind, arr arrow.Array) error {
+	var ok bool
+	var want string
+	switch k {
+	case KindFloat:
+		ok, want = is[*array.Float64](arr), "float64"
+	case KindDec:
+		ok, want = is[*array.Decimal128](arr), "decimal128"
+	case KindStr:
+		ok, want = is[*array.String](arr), "utf8"
+	default:
+		return nil
+	}
+	if !ok {
+		return fmt.Errorf("expected %s, got %s", want, arr.DataType())
+	}
+	return nil
+}
+
+// is reports whether arr is an A.
+func is[A arrow.Array](arr arrow.Array) bool {
+	_, ok := arr.(A)
+	return ok
+}
+
 // IntValues returns the values of an integer-like column (BOOLEAN, integers,
 // DATE, TIMESTAMP, INTERVAL) as int64s: the array's own buffer for int64,
 // else converted into buf (returned, possibly grown). NULL rows hold
 // arbitrary values.
 func IntValues(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
-	n := arr.Len()
 	switch a := arr.(type) {
 	case *array.Int64:
 		return a.Int64Values(), buf, nil
 	case *array.Date32:
-		buf = vec.Resize(buf, n)
-		for i, v := range a.Date32Values() {
-			buf[i] = int64(v)
-		}
+		buf = widen(buf, a.Date32Values())
 	case *array.Timestamp:
-		buf = vec.Resize(buf, n)
-		for i, v := range a.TimestampValues() {
-			buf[i] = int64(v)
-		}
+		buf = widen(buf, a.TimestampValues())
 	case *array.Duration:
-		buf = vec.Resize(buf, n)
-		for i, v := range a.DurationValues() {
-			buf[i] = int64(v)
-		}
+		buf = widen(buf, a.DurationValues())
 	case *array.Boolean:
-		buf = vec.Resize(buf, n)
+		buf = vec.Resize(buf, arr.Len())
 		for i := range buf {
 			buf[i] = 0
 			if a.Value(i) {
@@ -157,6 +168,15 @@ func IntValues(arr arrow.Array, buf []int64) (vals, newBuf []int64, err error) {
 		return nil, buf, fmt.Errorf("expected an integer-like column, got %s", arr.DataType())
 	}
 	return buf, buf, nil
+}
+
+// widen returns vs as int64s in buf, resized.
+func widen[T ~int32 | ~int64](buf []int64, vs []T) []int64 {
+	buf = vec.Resize(buf, len(vs))
+	for i, v := range vs {
+		buf[i] = int64(v)
+	}
+	return buf
 }
 
 // Args are the argument columns of an operator's aggregates, read once per

@@ -6,6 +6,7 @@
 package brute
 
 import (
+	"context"
 	"math"
 	"math/big"
 	"strconv"
@@ -13,8 +14,10 @@ import (
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
@@ -211,6 +214,22 @@ func floatSum(vals []types.Datum) float64 {
 		return math.Inf(-1)
 	}
 	return sum + comp
+}
+
+// Apply runs the changes in text (a chunk in exectest's text form) through
+// op into out, adds them to in, the integral of op's input, and drops what
+// out collected as changes, leaving its integral to Check. It fails t,
+// naming the step, at an error.
+func Apply(t testing.TB, step int, op exec.Operator, alloc memory.Allocator, in *exectest.Integral, out *exectest.Collector, text string) {
+	t.Helper()
+	ch := exectest.Chunk(t, alloc, text)
+	in.Add(ch)
+	err := op.Process(context.Background(), 0, ch, out)
+	ch.Batch.Release()
+	if err != nil {
+		t.Fatalf("step %d: %v", step, err)
+	}
+	out.Take()
 }
 
 // Check fails t unless the integral of out is the oracle's rows, want.
