@@ -59,3 +59,26 @@ type MessageSource interface {
 	// message is available, or ctx is done.
 	NextMessage(ctx context.Context) (Chunk, Control, error)
 }
+
+// Positioned is implemented by sources that can say where they are in
+// their input and resume from there: a file at a byte offset and line, a
+// stream log at a sequence number, a generator at an event index. A
+// checkpoint records each source instance's position with the barrier it
+// injects, so the barrier and the position mark the same point of the
+// input; a job resumed from the checkpoint seeks every source to its
+// position after Open and before the first Next, so that nothing before
+// the barrier is read again and nothing after it is lost.
+type Positioned interface {
+	Source
+	// Position returns an encoding of the source's position: every row
+	// Next has returned so far is before it, every row it has not is
+	// after. The runtime calls it between calls of Next. The encoding is
+	// the source's own; it should carry what Seek needs to refuse a
+	// position that is not this source's (another file, other options).
+	Position() ([]byte, error)
+	// Seek moves an open source to pos, a Position of the same source
+	// (the same connector, options, instance and parallelism), so that
+	// the next chunk starts with the row that followed it. It returns an
+	// error, and reads nothing, when pos cannot be this source's.
+	Seek(ctx context.Context, pos []byte) error
+}
