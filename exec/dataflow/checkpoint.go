@@ -191,6 +191,11 @@ func (t *task) sendBarrier(ctx context.Context) error {
 	if epoch == 0 {
 		return nil
 	}
+	if t.srcPos != nil {
+		if err := t.srcPos.record(t); err != nil {
+			return err
+		}
+	}
 	return t.deliver(ctx, exec.Control{Kind: exec.Barrier, Epoch: epoch})
 }
 

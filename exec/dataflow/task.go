@@ -34,8 +34,9 @@ type task struct {
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
 	behindSince atomic.Int64
 
-	state *taskState // the stateful operators, when the job checkpoints
-	held  []message  // messages held back until a barrier aligns (see hold)
+	state  *taskState   // the stateful operators, when the job checkpoints
+	srcPos *sourceState // the source's position, when the job checkpoints
+	held   []message    // messages held back until a barrier aligns (see hold)
 
 	mu         sync.Mutex
 	pending    uint64             // highest flush id requested and not yet sent
@@ -121,6 +122,12 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			return nil, err
 		}
 		t.state, t.chain.snap = st, st
+		if t.source != nil {
+			if t.srcPos, err = newSourceState(opts.State, si, inst); err != nil {
+				t.close()
+				return nil, err
+			}
+		}
 	}
 	return t, nil
 }
@@ -164,6 +171,11 @@ func (t *task) run(ctx context.Context) error {
 	if t.source != nil {
 		if err := t.source.Open(ctx, t.env); err != nil {
 			return err
+		}
+		if t.srcPos != nil && t.job.restore {
+			if err := t.srcPos.restore(ctx, t); err != nil {
+				return err
+			}
 		}
 	}
 	t.job.taskOpened()

@@ -2,6 +2,9 @@ package exectest
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
 	"io"
 	"sync"
 	"testing"
@@ -17,6 +20,10 @@ import (
 // returned every chunk added, and Wait blocks until the next Add or End.
 // Chunks are parsed when added, on the test's goroutine; Close releases
 // those never read. One Source serves one source instance.
+//
+// A Source is exec.Positioned: its position is the number of chunks Next
+// has returned, and Seek skips that many of the chunks added, as a
+// replayable input (a file, a log) resumes after a checkpoint.
 type Source struct {
 	t      testing.TB
 	alloc  memory.Allocator
@@ -24,9 +31,11 @@ type Source struct {
 	chunks []exec.Chunk
 	ended  bool
 	signal chan struct{}
+	read   uint64 // chunks returned or skipped
+	skip   uint64 // chunks still to skip after Seek
 }
 
-var _ exec.Source = (*Source)(nil)
+var _ exec.Positioned = (*Source)(nil)
 
 // NewSource returns a source whose chunks are allocated from alloc, with
 // the given chunks already added.
@@ -77,10 +86,20 @@ func (s *Source) Open(context.Context, *exec.Env) error { return nil }
 func (s *Source) Next(context.Context) (exec.Chunk, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	for s.skip > 0 && len(s.chunks) > 0 {
+		s.chunks[0].Batch.Release()
+		s.chunks = s.chunks[1:]
+		s.skip--
+	}
 	switch {
+	case s.skip > 0 && s.ended:
+		return exec.Chunk{}, fmt.Errorf("exectest: the input ended %d chunks before the position it was sought to", s.skip)
+	case s.skip > 0:
+		return exec.Chunk{}, exec.ErrCaughtUp
 	case len(s.chunks) > 0:
 		c := s.chunks[0]
 		s.chunks = s.chunks[1:]
+		s.read++
 		return c, nil
 	case s.ended:
 		return exec.Chunk{}, io.EOF
@@ -96,6 +115,29 @@ func (s *Source) Wait(ctx context.Context) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// Position implements exec.Positioned: the chunks read so far, 8 bytes.
+func (s *Source) Position() ([]byte, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return binary.BigEndian.AppendUint64(nil, s.read), nil
+}
+
+// Seek implements exec.Positioned: the chunks up to pos are skipped (as
+// they are added, if they are not yet).
+func (s *Source) Seek(_ context.Context, pos []byte) error {
+	if len(pos) != 8 {
+		return fmt.Errorf("exectest: a position of %d bytes, want 8", len(pos))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.read != 0 || s.skip != 0 {
+		return errors.New("exectest: Seek after Next")
+	}
+	s.skip = binary.BigEndian.Uint64(pos)
+	s.read = s.skip
+	return nil
 }
 
 // Close implements exec.Source: it releases the chunks never read.

@@ -1,0 +1,157 @@
+package dataflow
+
+import (
+	"context"
+	"maps"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/storage"
+	"github.com/eddysql/eddy/storage/mem"
+)
+
+// input is the replayable input of the resume tests, a chunk at a time.
+var input = []string{"bigint\n+I 1\n+I 2", "bigint\n+I 2\n+I 3", "bigint\n+I 3\n+I 4", "bigint\n+I 5"}
+
+// checkpointAfter runs the counting job over the first n chunks of input,
+// flushed and checkpointed as epoch 1, then over one more chunk that no
+// checkpoint covers, and stops: a crash after a checkpoint.
+func checkpointAfter(t *testing.T, ctx context.Context, store storage.StateStore, n int) {
+	t.Helper()
+	src := exectest.NewSource(t, exectest.Alloc(t), input[:n]...)
+	job, _ := countingJob(t, src, 2, store, false)
+	defer job.Stop()
+	flush := func(id uint64) {
+		job.RequestFlush(id)
+		if err := job.WaitFlushed(ctx, id); err != nil {
+			t.Fatal(err)
+		}
+	}
+	flush(1)
+	if err := job.Checkpoint(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	src.Add(input[n]) // read after the checkpoint: lost with the crash
+	flush(2)
+}
+
+// TestCheckpointResumesSourcesAtTheirPosition: a job resumed from a
+// checkpoint seeks its source to the position recorded with the barrier,
+// so every row of a replayed input is counted exactly once — neither the
+// rows the checkpoint covers again, nor the rows read after it lost.
+func TestCheckpointResumesSourcesAtTheirPosition(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := mem.New()
+	store, err := db.State("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkpointAfter(t, ctx, store, 2)
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	store2, err := db.State("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store2.Close()
+	// The resumed source replays the whole input, as a file or a log does.
+	src := exectest.NewSource(t, exectest.Alloc(t), input...)
+	job, _ := countingJob(t, src, 2, store2, true)
+	defer job.Stop()
+	job.RequestFlush(1)
+	if err := job.WaitFlushed(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Checkpoint(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	want := map[int64]int64{1: 1, 2: 2, 3: 2, 4: 1, 5: 1}
+	if got := committed(t, store2); !maps.Equal(got, want) {
+		t.Fatalf("after resuming, the counts are %v, want %v", got, want)
+	}
+}
+
+// TestResumeRefusesWhatItCannotSeek: a resumed job fails, naming the
+// source, when its source cannot seek, when the checkpoint's source ran
+// at another parallelism, or when the recorded position is damaged.
+func TestResumeRefusesWhatItCannotSeek(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := mem.New()
+	store, err := db.State("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	checkpointAfter(t, ctx, store, 1)
+	resume := func(src exec.Source, srcParallelism int) error {
+		count := OpSpec{Name: "count", New: func(int) (exec.Operator, error) { return &keyCounter{}, nil }}
+		g := exchanged(src, DistHash, 2, count, &passthrough{})
+		g.Stages[0].Parallelism = srcParallelism
+		job, err := StartJob(ctx, g, JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: true})
+		if err != nil {
+			return err
+		}
+		defer job.Stop()
+		return job.Wait(ctx)
+	}
+	for _, c := range []struct {
+		name string
+		src  func() exec.Source
+		par  int
+		want string
+	}{
+		{"not positioned", func() exec.Source { return unpositioned{exectest.NewSource(t, exectest.Alloc(t), input...)} }, 1,
+			"stage 0's source cannot resume from a checkpoint: it does not record its position"},
+		{"other parallelism", func() exec.Source { return exectest.NewSource(t, exectest.Alloc(t), input...) }, 2,
+			"not supported yet: resuming stage 0's source at parallelism 2 from a checkpoint taken at parallelism 1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if err := resume(c.src(), c.par); err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("got %v, want %q", err, c.want)
+			}
+		})
+	}
+	t.Run("damaged", func(t *testing.T) {
+		tab, err := store.Table(sourceTableName(0), storage.TableOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tab.Put([]byte{0, 0}, []byte{positionVersion, 0}); err != nil {
+			t.Fatal(err)
+		}
+		err = resume(exectest.NewSource(t, exectest.Alloc(t), input...), 1)
+		if err == nil || !strings.Contains(err.Error(), "stage 0 instance 0: damaged source position") {
+			t.Fatalf("got %v", err)
+		}
+	})
+}
+
+// unpositioned hides a source's Positioned methods.
+type unpositioned struct{ s *exectest.Source }
+
+func (u unpositioned) Open(ctx context.Context, env *exec.Env) error { return u.s.Open(ctx, env) }
+func (u unpositioned) Next(ctx context.Context) (exec.Chunk, error)  { return u.s.Next(ctx) }
+func (u unpositioned) Wait(ctx context.Context) error                { return u.s.Wait(ctx) }
+func (u unpositioned) Close() error                                  { return u.s.Close() }
+
+// TestPositionRoundTrip: a recorded position decodes to what was encoded,
+// and every truncation of it is refused.
+func TestPositionRoundTrip(t *testing.T) {
+	p := sourcePosition{parallelism: 3, positioned: true, wm: -5, wmRows: 42, pos: []byte("abc")}
+	b := p.encode()
+	got, err := decodePosition(b)
+	if err != nil || got.parallelism != 3 || !got.positioned || got.wm != -5 || got.wmRows != 42 || string(got.pos) != "abc" {
+		t.Fatalf("decoded %+v, %v", got, err)
+	}
+	for n := range len(b) - len(p.pos) {
+		if _, err := decodePosition(b[:n]); err == nil {
+			t.Errorf("a position cut to %d bytes decoded", n)
+		}
+	}
+}
