@@ -145,6 +145,13 @@ func (j *Job) Checkpoint(ctx context.Context, epoch uint64) error {
 	if j.store == nil {
 		return fmt.Errorf("dataflow: job %s has no state store", j.name)
 	}
+	j.ckptRun.Lock()
+	defer j.ckptRun.Unlock()
+	return j.takeCheckpoint(ctx, epoch, func() error { return j.checkpoint(ctx, epoch) })
+}
+
+// checkpoint takes checkpoint epoch for Checkpoint.
+func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			if t.source != nil {

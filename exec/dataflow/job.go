@@ -59,6 +59,10 @@ type JobOptions struct {
 	// Restore makes the stateful operators restore the state of the
 	// store's last committed checkpoint before they see any input.
 	Restore bool
+	// CheckpointInterval, when positive and State is set, makes the job
+	// take a checkpoint every interval, numbered on from the store's last
+	// committed epoch.
+	CheckpointInterval time.Duration
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and
@@ -85,6 +89,13 @@ type Job struct {
 	store    storage.StateStore
 	restore  bool
 	barrier  uint64 // every barrier <= barrier has reached the sink
+
+	ckptRun   sync.Mutex // held while a checkpoint runs: one at a time
+	ckptMu    sync.Mutex // guards lastEpoch and ckptStats
+	lastEpoch uint64     // the highest epoch a checkpoint was taken for
+	ckptStats []CheckpointStat
+	coord     sync.WaitGroup // the checkpoint coordinator
+	tasksDone chan struct{}  // closed when every task has exited
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -124,8 +135,18 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
-		progress: make(chan struct{}), done: make(chan struct{}), started: time.Now(), budget: budget,
-		store: opts.State, restore: opts.Restore && opts.State != nil}
+		progress: make(chan struct{}), done: make(chan struct{}), tasksDone: make(chan struct{}),
+		started: time.Now(), budget: budget, store: opts.State, restore: opts.Restore && opts.State != nil}
+	if j.store != nil && opts.CheckpointInterval > 0 {
+		// Number checkpoints on from the last committed one; a fresh
+		// store has no uncommitted writes for Recover to discard.
+		last, err := j.store.Recover(ctx)
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("dataflow: reading the last checkpoint of %s: %w", opts.Name, err)
+		}
+		j.lastEpoch = last
+	}
 	if opts.StateBudget != nil {
 		j.account = opts.StateBudget.join(j)
 	}
@@ -180,6 +201,10 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			go j.runTask(ctx, t)
 		}
 	}
+	if j.store != nil && opts.CheckpointInterval > 0 {
+		j.coord.Add(1)
+		go j.checkpointLoop(ctx, opts.CheckpointInterval, opts.OnWarning)
+	}
 	go func() {
 		j.wg.Wait()
 		if j.account != nil {
@@ -192,6 +217,8 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		}
 		j.signalLocked()
 		j.mu.Unlock()
+		close(j.tasksDone)
+		j.coord.Wait()
 		close(j.done)
 	}()
 	return j, nil

@@ -1,0 +1,85 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Periodic checkpoints. A job started with a state store and a checkpoint
+// interval runs a coordinator goroutine that takes a checkpoint every
+// interval, numbered on from the store's last committed epoch, and keeps
+// the outcome of the recent ones for SHOW CHECKPOINTS and EXPLAIN ANALYZE.
+
+// CheckpointStat is the outcome of one checkpoint.
+type CheckpointStat struct {
+	Epoch    uint64
+	Start    time.Time
+	Duration time.Duration // from the barriers' request to the commit, or to the failure
+	Err      error         // nil when the epoch committed
+}
+
+// keptCheckpoints is how many recent checkpoints a job remembers.
+const keptCheckpoints = 64
+
+// Checkpoints returns the outcomes of the job's recent checkpoints, the
+// oldest first.
+func (j *Job) Checkpoints() []CheckpointStat {
+	j.ckptMu.Lock()
+	defer j.ckptMu.Unlock()
+	return append([]CheckpointStat(nil), j.ckptStats...)
+}
+
+// CheckpointNext takes the checkpoint numbered after the last one taken
+// (or, first, after the store's last committed epoch) and returns its
+// epoch. Checkpoints are taken one at a time.
+func (j *Job) CheckpointNext(ctx context.Context) (uint64, error) {
+	j.ckptMu.Lock()
+	epoch := j.lastEpoch + 1
+	j.ckptMu.Unlock()
+	return epoch, j.Checkpoint(ctx, epoch)
+}
+
+// takeCheckpoint runs checkpoint epoch for Checkpoint and records its
+// outcome; the caller holds j.ckptRun.
+func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() error) error {
+	start := time.Now()
+	err := take()
+	j.ckptMu.Lock()
+	defer j.ckptMu.Unlock()
+	j.lastEpoch = max(j.lastEpoch, epoch)
+	j.ckptStats = append(j.ckptStats, CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start), Err: err})
+	if n := len(j.ckptStats); n > keptCheckpoints {
+		j.ckptStats = append(j.ckptStats[:0], j.ckptStats[n-keptCheckpoints:]...)
+	}
+	return err
+}
+
+// checkpointLoop takes a checkpoint every interval until the job's tasks
+// have ended or ctx is done. A failed checkpoint is reported through
+// onWarning while the job runs on (its writes stay buffered and the next
+// epoch commits them); one the job's end interrupted ends the loop.
+func (j *Job) checkpointLoop(ctx context.Context, every time.Duration, onWarning func(string)) {
+	defer j.coord.Done()
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-j.tasksDone:
+			return
+		case <-tick.C:
+		}
+		epoch, err := j.CheckpointNext(ctx)
+		if err == nil {
+			continue
+		}
+		if state, _ := j.State(); state != JobRunning || ctx.Err() != nil {
+			return
+		}
+		if onWarning != nil {
+			onWarning(fmt.Sprintf("checkpoint %d of %s failed: %v", epoch, j.name, err))
+		}
+	}
+}

@@ -1,0 +1,73 @@
+package dataflow
+
+import (
+	"context"
+	"maps"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/storage/mem"
+)
+
+// TestPeriodicCheckpoints: a job with a checkpoint interval checkpoints on
+// its own, its epochs numbered on from the store's last committed one
+// across a restart, each recorded with its outcome, and the coordinator
+// ends with the job.
+func TestPeriodicCheckpoints(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := mem.New()
+	run := func(restore bool, chunks ...string) []CheckpointStat {
+		t.Helper()
+		store, err := db.State("job")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer store.Close()
+		src := exectest.NewSource(t, exectest.Alloc(t), chunks...)
+		count := OpSpec{Name: "count", New: func(int) (exec.Operator, error) { return &keyCounter{}, nil }}
+		job, err := StartJob(ctx, exchanged(src, DistHash, 2, count, &passthrough{}),
+			JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: restore, CheckpointInterval: 5 * time.Millisecond})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Wait for two checkpoints after every row is in: the last one
+		// holds them all.
+		job.RequestFlush(1)
+		if err := job.WaitFlushed(ctx, 1); err != nil {
+			t.Fatal(err)
+		}
+		n := len(job.Checkpoints())
+		for len(job.Checkpoints()) < n+2 {
+			select {
+			case <-ctx.Done():
+				t.Fatal("no periodic checkpoints")
+			case <-time.After(time.Millisecond):
+			}
+		}
+		job.Stop() // returns once the coordinator has ended too
+		stats := job.Checkpoints()
+		for i, s := range stats {
+			if s.Err != nil {
+				t.Fatalf("checkpoint %d: %v", s.Epoch, s.Err)
+			}
+			if i > 0 && s.Epoch != stats[i-1].Epoch+1 {
+				t.Fatalf("epochs %d then %d", stats[i-1].Epoch, s.Epoch)
+			}
+		}
+		if got, want := committed(t, store), map[int64]int64{1: 1, 2: 2, 3: 2, 4: 1, 5: 1}; restore && !maps.Equal(got, want) {
+			t.Fatalf("committed %v, want %v", got, want)
+		}
+		return stats
+	}
+	first := run(false, input[:2]...)
+	if first[0].Epoch != 1 {
+		t.Fatalf("the first checkpoint is epoch %d, want 1", first[0].Epoch)
+	}
+	second := run(true, input...)
+	if last := first[len(first)-1].Epoch; second[0].Epoch <= last {
+		t.Fatalf("after a restart the epochs start at %d, not after %d", second[0].Epoch, last)
+	}
+}
