@@ -11,6 +11,7 @@ type Sink struct {
 	MV *View
 
 	metrics *exec.OperatorMetrics
+	group   int // the key group the view's rows are snapshotted in
 }
 
 var _ exec.Operator = (*Sink)(nil)
@@ -19,6 +20,7 @@ var _ exec.Operator = (*Sink)(nil)
 func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	if env != nil {
 		s.metrics = env.Metrics
+		s.group = env.KeyGroups.Lo
 	}
 	return nil
 }
@@ -29,12 +31,17 @@ func (s *Sink) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitt
 	if err := s.MV.Apply(ctx, c); err != nil {
 		return err
 	}
+	s.report()
+	return nil
+}
+
+// report sets the operator's state metrics to the view's size.
+func (s *Sink) report() {
 	if s.metrics != nil {
 		rows, bytes := s.MV.Size()
 		s.metrics.StateKeys.Store(int64(rows))
 		s.metrics.StateBytes.Store(bytes)
 	}
-	return nil
 }
 
 // OnControl implements Operator.

@@ -25,17 +25,27 @@ type Set struct {
 	bytes  int64 // estimated memory of rows
 	keyBuf []byte
 	keyCol []arrow.Array
+	// track is set once the set's changes are tracked: from the first
+	// call of Changes or Load on (a set never snapshotted keeps no list).
+	track bool
+	// changed lists the keys of the rows changed since the last call of
+	// Changes (row.changed says a row is listed), the rows since removed
+	// included: those are in gone, so that a row removed and added again
+	// is listed once.
+	changed []string
+	gone    map[string]bool
 }
 
 type row struct {
-	vals  []types.Datum
-	count int64
+	vals    []types.Datum
+	count   int64
+	changed bool // listed in Set.changed
 }
 
 // New returns an empty set of rows of types ts. key lists the ordinals of
 // a unique key of the rows, if they have one.
 func New(ts []types.T, key []int) *Set {
-	return &Set{types: ts, key: key, rows: map[string]*row{}}
+	return &Set{types: ts, key: key, rows: map[string]*row{}, gone: map[string]bool{}}
 }
 
 // rowOverhead estimates the memory of a row besides its key's bytes and its
@@ -89,10 +99,22 @@ func (s *Set) Apply(c exec.Chunk) error {
 			r = &row{}
 			s.rows[string(s.keyBuf)] = r
 			s.bytes += rowOverhead + int64(len(s.keyBuf))
+			if s.gone[string(s.keyBuf)] {
+				// Removed and back since the last snapshot: listed once.
+				delete(s.gone, string(s.keyBuf))
+				r.changed = true
+			}
+		}
+		if s.track && !r.changed {
+			r.changed = true
+			s.changed = append(s.changed, string(s.keyBuf))
 		}
 		r.count += w
 		switch {
 		case r.count == 0:
+			if r.changed {
+				s.gone[string(s.keyBuf)] = true
+			}
 			delete(s.rows, string(s.keyBuf))
 			s.bytes -= rowOverhead + int64(len(s.keyBuf)) + datumsBytes(r.vals)
 		case w > 0:

@@ -1,0 +1,61 @@
+package mview
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/rowset"
+)
+
+// A materialized view's stored result is part of its query's checkpoint:
+// the view's Sink is exec.Stateful. The sink runs as one instance, so the
+// rows are kept in the first key group of its range, each under its key in
+// the view, valued by its count and values (rowset.EncodeRow).
+
+var _ exec.Stateful = (*Sink)(nil)
+
+// Snapshot implements exec.Stateful: it writes the view's rows changed
+// since the last snapshot (every row, the first time), and deletes those
+// gone.
+func (s *Sink) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
+	return s.MV.snapshot(s.group, w)
+}
+
+// Restore implements exec.Stateful: it puts the snapshotted rows back.
+func (s *Sink) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
+	if err := s.MV.restore(ctx, r, groups); err != nil {
+		return err
+	}
+	s.report()
+	return nil
+}
+
+func (m *View) snapshot(group int, w exec.StateWriter) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	var buf []byte
+	return m.rows.Changes(func(key string, count int64, vals []types.Datum) error {
+		if count == 0 {
+			return w.Delete(group, []byte(key))
+		}
+		buf = rowset.EncodeRow(buf[:0], m.types, count, vals)
+		return w.Put(group, []byte(key), buf)
+	})
+}
+
+func (m *View) restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return r.Scan(ctx, groups, func(_ int, key, value []byte) error {
+		count, vals, err := rowset.DecodeRow(value, m.types)
+		if err == nil {
+			err = m.rows.Load(string(key), count, vals)
+		}
+		if err != nil {
+			return fmt.Errorf("restoring a materialized view's rows: %w", err)
+		}
+		return nil
+	})
+}
