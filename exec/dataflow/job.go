@@ -137,9 +137,10 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
 		progress: make(chan struct{}), done: make(chan struct{}), tasksDone: make(chan struct{}),
 		started: time.Now(), budget: budget, store: opts.State, restore: opts.Restore && opts.State != nil}
-	if j.store != nil && opts.CheckpointInterval > 0 {
-		// Number checkpoints on from the last committed one; a fresh
-		// store has no uncommitted writes for Recover to discard.
+	if j.store != nil {
+		// Number checkpoints on from the last committed one (and restore
+		// from it): uncommitted writes, which a job's store has only
+		// after a failed commit, are discarded.
 		last, err := j.store.Recover(ctx)
 		if err != nil {
 			cancel()

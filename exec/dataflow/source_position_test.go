@@ -125,6 +125,9 @@ func TestResumeRefusesWhatItCannotSeek(t *testing.T) {
 		if err := tab.Put([]byte{0, 0}, []byte{positionVersion, 0}); err != nil {
 			t.Fatal(err)
 		}
+		if err := store.Commit(ctx, 2); err != nil { // a resumed job reads only what is committed
+			t.Fatal(err)
+		}
 		err = resume(exectest.NewSource(t, exectest.Alloc(t), input...), 1)
 		if err == nil || !strings.Contains(err.Error(), "stage 0 instance 0: damaged source position") {
 			t.Fatalf("got %v", err)
