@@ -64,11 +64,25 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 	if err != nil {
 		return nil, err
 	}
-	p := &projecting{inner: inner, ords: src.Ords, schema: schemaOf(src)}
-	if _, ok := inner.(exec.Generator); ok {
-		return generating{p}, nil // FLUSH need not wait for it
+	return project(inner, src.Ords, schemaOf(src)), nil
+}
+
+// project narrows inner's chunks to the columns ords, as a source that is
+// an exec.Generator (FLUSH need not wait for it) and an exec.Positioned
+// exactly when inner is.
+func project(inner exec.Source, ords []int, schema *arrow.Schema) exec.Source {
+	p := &projecting{inner: inner, ords: ords, schema: schema}
+	_, gen := inner.(exec.Generator)
+	_, pos := inner.(exec.Positioned)
+	switch {
+	case gen && pos:
+		return positionedGenerating{positioned{p}}
+	case gen:
+		return generating{p}
+	case pos:
+		return positioned{p}
 	}
-	return p, nil
+	return p
 }
 
 func schemaOf(src *physical.Source) *arrow.Schema {
@@ -106,6 +120,30 @@ type generating struct{ *projecting }
 func (generating) GeneratesRows() {}
 
 var _ exec.Generator = generating{}
+
+// positioned is a projecting exec.Positioned: its position is its inner
+// source's, as the projection neither drops nor adds rows.
+type positioned struct{ *projecting }
+
+var _ exec.Positioned = positioned{}
+
+// Position implements exec.Positioned for the source it wraps.
+func (p positioned) Position() ([]byte, error) { return p.inner.(exec.Positioned).Position() }
+
+// Seek implements exec.Positioned for the source it wraps.
+func (p positioned) Seek(ctx context.Context, pos []byte) error {
+	return p.inner.(exec.Positioned).Seek(ctx, pos)
+}
+
+// positionedGenerating is a positioned exec.Generator.
+type positionedGenerating struct{ positioned }
+
+func (positionedGenerating) GeneratesRows() {}
+
+var _ interface {
+	exec.Generator
+	exec.Positioned
+} = positionedGenerating{}
 
 // projecting narrows another source's chunks to the columns a query reads.
 type projecting struct {
@@ -153,7 +191,9 @@ func (p projectingMessages) NextMessage(ctx context.Context) (exec.Chunk, exec.C
 
 // logSource reads an INSERT-fed stream's durable log: from the beginning,
 // following new appends (continuous), or up to the end it had when opened
-// (snapshot).
+// (snapshot). It implements exec.Positioned (positions.go): its position
+// is the sequence number of the next log entry it returns, with the
+// stream's id.
 type logSource struct {
 	log      storage.Log
 	stream   uint64
@@ -166,7 +206,14 @@ type logSource struct {
 	alloc   memory.Allocator
 	next    uint64
 	end     uint64 // snapshot bound
-	pending []arrow.RecordBatch
+	pending []logEntry
+	started bool // Next was called: Seek is too late
+}
+
+// logEntry is an entry of the log read but not returned yet.
+type logEntry struct {
+	seq   uint64
+	batch arrow.RecordBatch
 }
 
 // logReadEntries bounds the entries read per Next, so a long log is
@@ -186,6 +233,7 @@ func (s *logSource) Open(ctx context.Context, env *exec.Env) error {
 }
 
 func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
+	s.started = true
 	if len(s.pending) == 0 {
 		to := uint64(math.MaxUint64)
 		if s.snapshot {
@@ -193,8 +241,8 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 		}
 		if s.next < to {
 			to = min(to, s.next+logReadEntries)
-			next, err := s.log.Read(ctx, s.stream, s.next, to, s.full, s.alloc, func(_ uint64, b arrow.RecordBatch) error {
-				s.pending = append(s.pending, projectBatch(b, s.ords, s.schema))
+			next, err := s.log.Read(ctx, s.stream, s.next, to, s.full, s.alloc, func(seq uint64, b arrow.RecordBatch) error {
+				s.pending = append(s.pending, logEntry{seq, projectBatch(b, s.ords, s.schema)})
 				return nil
 			})
 			if err != nil {
@@ -209,7 +257,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 		}
 		return exec.Chunk{}, exec.ErrCaughtUp
 	}
-	b := s.pending[0]
+	b := s.pending[0].batch
 	s.pending = s.pending[1:]
 	return exec.Chunk{Batch: b}, nil
 }
@@ -219,8 +267,8 @@ func (s *logSource) Wait(ctx context.Context) error {
 }
 
 func (s *logSource) Close() error {
-	for _, b := range s.pending {
-		b.Release()
+	for _, e := range s.pending {
+		e.batch.Release()
 	}
 	s.pending = nil
 	return nil

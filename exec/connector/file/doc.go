@@ -30,4 +30,14 @@
 // counted in the metrics' BadRows; the first five are reported with their
 // file and line through Env.Warnf. With on_error = 'fail', Next returns the
 // *RowError instead, after the rows before it.
+//
+// Source implements exec.Positioned. Its position is the byte offset and
+// line number after the last record its returned rows came from (not what
+// it read ahead), whether the CSV header was read, the count of bad rows
+// reported, and the path, format, header and delimiter options. Seek reads
+// on from that offset, numbering lines from that line, so a resumed source
+// reports bad rows at the lines an uninterrupted one does; it refuses a
+// position of another file or other options, one past the file's end (a
+// file that shrank) or not at the start of a line. With on_error = 'fail'
+// a failed source is positioned before its bad row, which fails it again.
 package file

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -42,6 +43,19 @@ func (r *reader) reset(f *os.File) {
 		r.buf = make([]byte, readBufferSize)
 	}
 	r.pos, r.end, r.offset, r.line, r.bomChecked = 0, 0, 0, 1, false
+}
+
+// consumed returns the file offset of the first unconsumed byte: how far
+// the records scanned so far reach, whatever was read ahead.
+func (r *reader) consumed() int64 { return r.offset - int64(r.end-r.pos) }
+
+// seek starts reading r's file at offset, which is on line line.
+func (r *reader) seek(offset int64, line int) error {
+	if _, err := r.f.Seek(offset, io.SeekStart); err != nil {
+		return err
+	}
+	r.pos, r.end, r.offset, r.line, r.bomChecked = 0, 0, offset, line, true
+	return nil
 }
 
 // data returns the bytes read but not yet consumed.

@@ -45,9 +45,16 @@ type Source struct {
 	err      error // a fatal error: every later Next returns it
 	eof      bool  // a bounded file was read to its end
 	closed   bool
+
+	started bool      // Next was called: Seek is too late
+	recLen  int       // the bytes of the record readRecord returned last
+	failAt  *location // on_error = 'fail': where the bad row that failed the source starts
 }
 
-var _ exec.Source = (*Source)(nil)
+var (
+	_ exec.Source     = (*Source)(nil)
+	_ exec.Positioned = (*Source)(nil)
+)
 
 // New returns a source for cfg, which is validated. The file is opened by
 // Open.
@@ -134,6 +141,7 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 	case s.eof:
 		return exec.Chunk{}, io.EOF
 	}
+	s.started = true
 	atEOF := false
 	for !s.bat.full() {
 		st, line, msg, err := s.readRecord(ctx, &atEOF)
@@ -192,6 +200,7 @@ func (s *Source) readRecord(ctx context.Context, atEOF *bool) (scanStatus, int, 
 			if st == scanSkip {
 				continue
 			}
+			s.recLen = n
 			return st, line, msg, nil
 		}
 		if *atEOF {
@@ -315,6 +324,9 @@ func (s *Source) bad(line int, f fault) error {
 	}
 	s.env.Metrics.BadRows.Add(1)
 	if s.cfg.OnError == OnErrorFail {
+		// The source is positioned before the row, so that one resumed
+		// from its position fails on it again.
+		s.failAt = &location{offset: s.rd.consumed() - int64(s.recLen), line: line}
 		s.err = e
 		return e
 	}

@@ -77,7 +77,10 @@ type generating struct{ *Source }
 // GeneratesRows implements exec.Generator.
 func (generating) GeneratesRows() {}
 
-var _ exec.Generator = generating{}
+var (
+	_ exec.Generator  = generating{}
+	_ exec.Positioned = generating{}
+)
 
 // OptionName implements connector.OptionError.
 func (e *OptionError) OptionName() string { return e.Option }

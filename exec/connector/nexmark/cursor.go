@@ -88,11 +88,13 @@ func (c cursor) count(limit uint64, most int) int {
 }
 
 // throttle schedules the global sequence at rate events per wall-clock
-// second: event n is due at start + n/rate. Every split uses the same
-// schedule, from its own Open, so together they emit at rate.
+// second: event n is due at start + (n-first)/rate. Every split uses the
+// same schedule, from its own Open (first = 0) or Seek (first = the event
+// it resumes at, which is due at once), so together they emit at rate.
 type throttle struct {
 	rate  float64 // 0: unthrottled
 	start time.Time
+	first uint64 // the event due at start
 }
 
 // maxDelay caps a wait computed from a very slow rate, so that durations
@@ -104,17 +106,20 @@ func (t *throttle) lastDue(now time.Time) uint64 {
 	x := now.Sub(t.start).Seconds() * t.rate
 	switch {
 	case x <= 0:
-		return 0
-	case x >= math.MaxUint64/2:
+		return t.first
+	case x >= math.MaxUint64/2 || uint64(x) >= math.MaxUint64-t.first:
 		return math.MaxUint64
 	}
-	return uint64(x)
+	return t.first + uint64(x)
 }
 
 // due returns when event n is due, rounded up to the nanosecond so that
 // lastDue(due(n)) >= n.
 func (t *throttle) due(n uint64) time.Time {
-	ns := math.Ceil(float64(n) / t.rate * 1e9)
+	if n <= t.first {
+		return t.start
+	}
+	ns := math.Ceil(float64(n-t.first) / t.rate * 1e9)
 	if ns >= float64(maxDelay) {
 		return t.start.Add(maxDelay)
 	}

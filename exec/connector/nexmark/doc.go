@@ -46,6 +46,15 @@
 // clock: Next returns what is due and exec.ErrCaughtUp when nothing is, and
 // Wait sleeps until the split's next event is due.
 //
+// # Positions
+//
+// Source implements exec.Positioned. Its position is the split's next event
+// number with what decides the events and the split (table, seed, events,
+// first_event_rate, base_time, instance, parallelism), in the encoding of
+// exec/internal/position; Seek jumps the split to that event in O(1) and
+// refuses a position of other options or another split. A throttled source
+// resumed at event n schedules from n: n is due at the Seek.
+//
 // Where the implementations differ (NEXMARK.md §1.10) this one follows
 // Beam/Flink: random-length strings with spaces, names in their case,
 // ±20 % padding, prices rounded, the hot bidder one person after the hot

@@ -27,14 +27,21 @@ type Source struct {
 	gen       *generator
 	batchSize int
 
-	alloc  memory.Allocator
-	cur    cursor
-	thr    throttle
-	opened bool
-	closed bool
+	alloc       memory.Allocator
+	now         func() time.Time // env.Now
+	instance    int              // the split: instance of parallelism
+	parallelism int
+	cur         cursor
+	thr         throttle
+	opened      bool
+	started     bool // Next was called: Seek is too late
+	closed      bool
 }
 
-var _ exec.Source = (*Source)(nil)
+var (
+	_ exec.Source     = (*Source)(nil)
+	_ exec.Positioned = (*Source)(nil)
+)
 
 // New returns a source for cfg, which is validated. Which split it
 // generates is decided by Open, from the Env's instance and parallelism.
@@ -94,8 +101,10 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if s.alloc == nil {
 		s.alloc = memory.DefaultAllocator
 	}
+	s.now = env.Now
+	s.instance, s.parallelism = env.Instance, p
 	s.cur = newCursor(s.kind, env.Instance, p, s.cfg.Events)
-	s.thr = throttle{rate: s.cfg.Rate, start: time.Now()}
+	s.thr = throttle{rate: s.cfg.Rate, start: s.now()}
 	s.opened = true
 	return nil
 }
@@ -116,6 +125,7 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 	if err := ctx.Err(); err != nil {
 		return exec.Chunk{}, err
 	}
+	s.started = true
 	if !s.cur.seek() {
 		if s.cfg.Events > 0 {
 			return exec.Chunk{}, io.EOF
@@ -124,7 +134,7 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 	}
 	limit := uint64(math.MaxUint64)
 	if s.thr.rate > 0 {
-		if limit = s.thr.lastDue(time.Now()); s.cur.n > limit {
+		if limit = s.thr.lastDue(s.now()); s.cur.n > limit {
 			return exec.Chunk{}, exec.ErrCaughtUp
 		}
 	}
