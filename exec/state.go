@@ -88,3 +88,15 @@ type StateReader interface {
 	// of group, then key. key and value are valid only until fn returns.
 	Scan(ctx context.Context, groups KeyGroupRange, fn func(group int, key, value []byte) error) error
 }
+
+// Stateless is implemented by operators that keep nothing between calls
+// that a restart would need (a projection and filter, window assignment, a
+// union). A job whose every operator is Stateful or Stateless and whose
+// every source is Positioned can resume from a checkpoint; an operator
+// that is neither keeps state the runtime cannot snapshot, and a job with
+// one does not checkpoint on its own nor resume.
+type Stateless interface {
+	Operator
+	// KeepsNoState marks the operator as stateless.
+	KeepsNoState()
+}

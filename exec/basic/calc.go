@@ -135,6 +135,9 @@ func (c *Calc) releaseCols() {
 // OnControl does nothing: Calc keeps no state between chunks.
 func (c *Calc) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
+// KeepsNoState implements exec.Stateless.
+func (*Calc) KeepsNoState() {}
+
 // Close drops the compiled expressions; Process fails afterwards. It is
 // safe without Open and idempotent.
 func (c *Calc) Close() error {

@@ -231,4 +231,7 @@ func (unionOp) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitt
 	return out.Emit(ctx, c)
 }
 func (unionOp) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
-func (unionOp) Close() error                                                { return nil }
+
+// KeepsNoState implements exec.Stateless.
+func (unionOp) KeepsNoState() {}
+func (unionOp) Close() error  { return nil }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/eddysql/eddy/exec"
 )
 
 // Periodic checkpoints. A job started with a state store and a checkpoint
@@ -83,3 +85,31 @@ func (j *Job) checkpointLoop(ctx context.Context, every time.Duration, onWarning
 		}
 	}
 }
+
+// resumable returns nil when every operator of the job is exec.Stateful or
+// exec.Stateless and every source exec.Positioned (a view subscription
+// never is), and otherwise an error naming the first that is not.
+func (j *Job) resumable() error {
+	for si, sr := range j.stages {
+		for _, t := range sr.tasks {
+			if t.source != nil {
+				if _, ok := t.source.(exec.Positioned); !ok {
+					return fmt.Errorf("stage %d's source does not record its position", si)
+				}
+			}
+			for i, op := range t.chain.ops {
+				switch op.(type) {
+				case exec.Stateful, exec.Stateless:
+				default:
+					return fmt.Errorf("%s (stage %d) keeps state it cannot snapshot", sr.spec.Ops[i].Name, si)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// Resumable returns nil when the job can resume from a checkpoint, and
+// otherwise why not (see exec.Stateless). A job that is not resumable
+// takes no periodic checkpoints and cannot be started with Restore.
+func (j *Job) Resumable() error { return j.resumeErr }

@@ -38,6 +38,9 @@ func (s *sourceBase) Close() error                                { return nil }
 // passthrough forwards chunks.
 type passthrough struct{ nopOp }
 
+// KeepsNoState implements exec.Stateless: a passthrough can resume.
+func (*passthrough) KeepsNoState() {}
+
 func (p *passthrough) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
 	return out.Emit(ctx, c)
 }

@@ -61,7 +61,7 @@ type JobOptions struct {
 	Restore bool
 	// CheckpointInterval, when positive and State is set, makes the job
 	// take a checkpoint every interval, numbered on from the store's last
-	// committed epoch.
+	// committed epoch, if it is resumable (Job.Resumable).
 	CheckpointInterval time.Duration
 }
 
@@ -95,6 +95,7 @@ type Job struct {
 	lastEpoch uint64     // the highest epoch a checkpoint was taken for
 	ckptStats []CheckpointStat
 	coord     sync.WaitGroup // the checkpoint coordinator
+	resumeErr error          // why the job cannot resume from a checkpoint, if it cannot
 	tasksDone chan struct{}  // closed when every task has exited
 }
 
@@ -195,6 +196,15 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	for _, sr := range j.stages {
 		j.tasks += len(sr.tasks)
 	}
+	j.resumeErr = j.resumable()
+	if j.restore && j.resumeErr != nil {
+		j.closeTasks()
+		cancel()
+		if j.account != nil {
+			opts.StateBudget.leave(j.account)
+		}
+		return nil, fmt.Errorf("dataflow: %s cannot resume from a checkpoint: %w", opts.Name, j.resumeErr)
+	}
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			j.wg.Add(1)
@@ -202,7 +212,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			go j.runTask(ctx, t)
 		}
 	}
-	if j.store != nil && opts.CheckpointInterval > 0 {
+	if j.store != nil && opts.CheckpointInterval > 0 && j.resumeErr == nil {
 		j.coord.Add(1)
 		go j.checkpointLoop(ctx, opts.CheckpointInterval, opts.OnWarning)
 	}

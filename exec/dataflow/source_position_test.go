@@ -107,7 +107,7 @@ func TestResumeRefusesWhatItCannotSeek(t *testing.T) {
 		want string
 	}{
 		{"not positioned", func() exec.Source { return unpositioned{exectest.NewSource(t, exectest.Alloc(t), input...)} }, 1,
-			"stage 0's source cannot resume from a checkpoint: it does not record its position"},
+			"cannot resume from a checkpoint: stage 0's source does not record its position"},
 		{"other parallelism", func() exec.Source { return exectest.NewSource(t, exectest.Alloc(t), input...) }, 2,
 			"not supported yet: resuming stage 0's source at parallelism 2 from a checkpoint taken at parallelism 1"},
 	} {
@@ -142,6 +142,39 @@ func (u unpositioned) Open(ctx context.Context, env *exec.Env) error { return u.
 func (u unpositioned) Next(ctx context.Context) (exec.Chunk, error)  { return u.s.Next(ctx) }
 func (u unpositioned) Wait(ctx context.Context) error                { return u.s.Wait(ctx) }
 func (u unpositioned) Close() error                                  { return u.s.Close() }
+
+// TestResumableNamesWhatKeepsState: a job with an operator that is neither
+// Stateful nor Stateless is not resumable: it says which operator, takes
+// no periodic checkpoints and refuses to start with Restore.
+func TestResumableNamesWhatKeepsState(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := mem.New()
+	store, err := db.State("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	g := exchanged(exectest.NewSource(t, exectest.Alloc(t), input...), DistHash, 2, only("keeper", &recorder{}), &passthrough{})
+	opts := JobOptions{Alloc: exectest.Alloc(t), State: store, CheckpointInterval: time.Millisecond}
+	job, err := StartJob(ctx, g, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = "keeper (stage 1) keeps state it cannot snapshot"
+	if err := job.Resumable(); err == nil || err.Error() != want {
+		t.Errorf("Resumable: %v, want %q", err, want)
+	}
+	time.Sleep(20 * time.Millisecond)
+	if n := len(job.Checkpoints()); n != 0 {
+		t.Errorf("a job that cannot resume took %d periodic checkpoints", n)
+	}
+	job.Stop()
+	opts.Restore = true
+	if _, err := StartJob(ctx, g, opts); err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("StartJob with Restore: %v, want %q", err, want)
+	}
+}
 
 // TestPositionRoundTrip: a recorded position decodes to what was encoded,
 // and every truncation of it is refused.

@@ -255,6 +255,9 @@ func timestampArray(alloc memory.Allocator, dt arrow.DataType, vals []int64) arr
 // OnControl does nothing: Assign keeps no state between chunks.
 func (w *Assign) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
+// KeepsNoState implements exec.Stateless: windows are assigned row by row.
+func (*Assign) KeepsNoState() {}
+
 // Close releases the scratch columns; Process fails afterwards. It is safe
 // without Open and idempotent.
 func (w *Assign) Close() error {
