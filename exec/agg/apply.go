@@ -66,6 +66,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		}
 		h.oldRows[j], h.newRows[j] = old, rows
 		r[rowsWord] = uint64(rows)
+		h.delta.mark(touched[j])
 	}
 
 	if err := h.args.Load(c.Batch, h.weights, ones); err != nil {
@@ -137,6 +138,7 @@ func (h *HashAgg) growSlots() {
 		return
 	}
 	h.arena.Grow(n)
+	h.delta.grow(h.arena.Len())
 	for _, a := range h.aggs {
 		a.Grow(n)
 	}
@@ -144,6 +146,7 @@ func (h *HashAgg) growSlots() {
 
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
+	h.deleted(s)
 	h.keys.delete(s)
 	if h.close != nil {
 		h.close.forget(s)
