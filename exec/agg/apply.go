@@ -170,7 +170,7 @@ func (h *HashAgg) releaseBatch() {
 func (h *HashAgg) updateStateMetrics() {
 	m := h.env.Metrics
 	m.StateKeys.Store(int64(h.keys.live()))
-	bytes := h.keys.stateBytes() + h.arena.Bytes()
+	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes()
 	if h.close != nil {
 		bytes += h.close.stateBytes()
 	}

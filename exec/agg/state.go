@@ -31,11 +31,14 @@ import (
 // instances that restore any of its groups drop the rows it dropped as
 // late; group keys never start with its byte.
 //
-// A snapshot writes only what changed: the groups a batch touched are
+// A snapshot writes only what changed: the slots a batch touched are
 // marked in a dirty set (a bit per slot and a list, in the per-batch loop
 // over touched groups), and a group that lost its last row or closed
-// records its key for a Delete. Snapshot puts the dirty groups that are
-// still live, deletes the others, and starts a new delta.
+// records its key for a Delete. Snapshot puts the groups of the dirty
+// slots that are live, deletes the others, and starts a new delta. Until
+// the first snapshot or restore, the store holds nothing of the operator,
+// so no Delete is recorded: without checkpoints, the delta is a bit and at
+// most one list entry per slot, never a record per deletion.
 const (
 	globalKey    = "\x02"
 	watermarkKey = "\xff"
@@ -54,6 +57,7 @@ type delta struct {
 	delKeys []byte   // the entry keys of the groups deleted, concatenated
 	delEnds []int    // the end of each in delKeys
 	savedWM int64    // the watermark the last snapshot wrote
+	written bool     // a snapshot was taken or restored: deletions must be written
 
 	// Snapshot's scratch.
 	keys   []byte
@@ -79,25 +83,26 @@ func (d *delta) mark(s int32) {
 	}
 }
 
-// dirty reports whether slot s is dirty.
-func (d *delta) dirty(s int32) bool { return d.bits[s>>6]&(1<<(s&63)) != 0 }
-
-// unmark forgets that slot s is dirty (its group was freed).
-func (d *delta) unmark(s int32) { d.bits[s>>6] &^= 1 << (s & 63) }
-
 // reset starts a new delta.
 func (d *delta) reset() {
 	for _, s := range d.slots {
-		d.unmark(s)
+		d.bits[s>>6] &^= 1 << (s & 63)
 	}
 	d.slots, d.delKeys, d.delEnds = d.slots[:0], d.delKeys[:0], d.delEnds[:0]
 }
 
+// bytes estimates the memory of the delta.
+func (d *delta) bytes() int64 {
+	return int64(cap(d.bits))*8 + int64(cap(d.slots))*4 + int64(cap(d.delKeys)) + int64(cap(d.delEnds))*8
+}
+
 // deleted records the deletion of the group of slot s, before its key is
-// forgotten.
+// forgotten. The slot stays dirty: if a group reuses it, it is written.
 func (h *HashAgg) deleted(s int32) {
 	d := &h.delta
-	d.unmark(s)
+	if !d.written {
+		return
+	}
 	d.delKeys = h.keys.appendEntryKey(d.delKeys, s)
 	d.delEnds = append(d.delEnds, len(d.delKeys))
 }
@@ -130,7 +135,7 @@ func (h *HashAgg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) erro
 	d.ends = append(d.ends[:0], d.delEnds...)
 	nDel := len(d.ends)
 	for _, s := range d.slots {
-		if d.dirty(s) {
+		if h.live(s) {
 			d.keys = h.keys.appendEntryKey(d.keys, s)
 			d.ends = append(d.ends, len(d.keys))
 		}
@@ -147,7 +152,7 @@ func (h *HashAgg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) erro
 	}
 	i := nDel
 	for _, s := range d.slots {
-		if !d.dirty(s) {
+		if !h.live(s) {
 			continue
 		}
 		val, err := h.appendGroup(d.value[:0], s)
@@ -172,7 +177,14 @@ func (h *HashAgg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) erro
 		d.savedWM = c.wm
 	}
 	d.reset()
+	d.written = true
 	return nil
+}
+
+// live reports whether slot s holds a group: the global one, or one with
+// rows (a group is freed, its arena row cleared, when it loses its last).
+func (h *HashAgg) live(s int32) bool {
+	return h.keys.mode == keysGlobal || h.arena.Row(s)[rowsWord] > 0
 }
 
 // appendGroup appends the entry value of the group of slot s: its row
@@ -275,6 +287,7 @@ func (h *HashAgg) Restore(ctx context.Context, r exec.StateReader, groups exec.K
 	if err != nil {
 		return err
 	}
+	h.delta.written = true
 	if global {
 		// The row was emitted before the checkpoint (a global aggregate
 		// emits it at the latest on the barrier) and is now clean.

@@ -457,3 +457,28 @@ func TestHashAggRestoreRefusesCorruptState(t *testing.T) {
 		})
 	}
 }
+
+// TestHashAggDeltaIsBoundedWithoutCheckpoints checks that without
+// snapshots the delta does not grow with the history: groups created and
+// deleted over and over leave at most an entry per slot and no deletion
+// records, and the first snapshot still writes exactly the live groups.
+func TestHashAggDeltaIsBoundedWithoutCheckpoints(t *testing.T) {
+	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)", "sum(1)")
+	var steps []exectest.Step
+	for k := range 50 {
+		steps = append(steps, exectest.Step{In: fmt.Sprintf("bigint bigint\n+I %d 1\n+I %d 2\n+I 1000 %d", k, k+1, k), AnyOut: true},
+			exectest.Step{In: fmt.Sprintf("bigint bigint\n-D %d 1\n-D %d 2", k, k+1), AnyOut: true})
+	}
+	h := NewHashAgg(cfg)
+	state := newMemState()
+	steps[len(steps)-1].Check = func(t *testing.T) {
+		if d := &h.delta; len(d.slots) > h.keys.high() || len(d.delEnds) != 0 {
+			t.Fatalf("after 100 batches: %d dirty entries for %d slots, %d deletions recorded", len(d.slots), h.keys.high(), len(d.delEnds))
+		}
+		state.snapshot(t, h, 1)
+		if state.lastPuts != 1 || state.lastDels != 0 {
+			t.Fatalf("first snapshot: %d puts, %d deletes; want the one live group", state.lastPuts, state.lastDels)
+		}
+	}
+	(&exectest.Runner{Op: h, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t, cfg)}).Run(t, steps)
+}
