@@ -66,6 +66,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		}
 		h.oldRows[j], h.newRows[j] = old, rows
 		r[rowsWord] = uint64(rows)
+		h.delta.mark(touched[j])
 	}
 
 	if err := h.args.Load(c.Batch, h.weights, ones); err != nil {
@@ -137,6 +138,7 @@ func (h *HashAgg) growSlots() {
 		return
 	}
 	h.arena.Grow(n)
+	h.delta.grow(h.arena.Len())
 	for _, a := range h.aggs {
 		a.Grow(n)
 	}
@@ -144,6 +146,7 @@ func (h *HashAgg) growSlots() {
 
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
+	h.deleted(s)
 	h.keys.delete(s)
 	if h.close != nil {
 		h.close.forget(s)
@@ -167,7 +170,7 @@ func (h *HashAgg) releaseBatch() {
 func (h *HashAgg) updateStateMetrics() {
 	m := h.env.Metrics
 	m.StateKeys.Store(int64(h.keys.live()))
-	bytes := h.keys.stateBytes() + h.arena.Bytes()
+	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes()
 	if h.close != nil {
 		bytes += h.close.stateBytes()
 	}

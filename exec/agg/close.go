@@ -92,7 +92,11 @@ func (c *closer) add(slot, row int32) {
 	if c.valid != nil && c.valid.IsNull(int(row)) {
 		return // a NULL window never closes
 	}
-	t := c.vals[row] + c.cfg.Offset
+	c.addAt(slot, c.vals[row]+c.cfg.Offset)
+}
+
+// addAt registers slot to close at time t.
+func (c *closer) addAt(slot int32, t int64) {
 	for int(slot) >= len(c.slotAt) {
 		c.slotAt = append(c.slotAt, noClose)
 		c.listed = append(c.listed, noClose)

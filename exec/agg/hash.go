@@ -56,6 +56,7 @@ type HashAgg struct {
 	closing     []int32         // scratch: the groups a watermark closes
 	sink        int64           // keeps the prefetching loads (touchRows, state.touch) alive
 	builders    []array.Builder
+	delta       delta // what changed since the last snapshot (state.go)
 
 	// Scratch reused across batches.
 	weights          []int64
@@ -72,7 +73,10 @@ type HashAgg struct {
 	ops              []exec.Op
 }
 
-var _ exec.Operator = (*HashAgg)(nil)
+var (
+	_ exec.Operator = (*HashAgg)(nil)
+	_ exec.Stateful = (*HashAgg)(nil)
+)
 
 // The group header: the first words of a group's arena row.
 const (
@@ -126,7 +130,11 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 		h.close = newCloser(*c, cfg.GroupKeys[c.Key])
 	}
 	h.initialSent = false
+	h.delta = delta{savedWM: noWatermark}
 	h.growSlots()
+	if h.keys.mode == keysGlobal {
+		h.delta.mark(0) // the first snapshot writes the global row, emitted by then
+	}
 	h.builders = arrays.Builders(env.Alloc, schema)
 	h.updateStateMetrics()
 	return nil

@@ -45,6 +45,16 @@ type Accumulator interface {
 	// arena and returns a value depending on it: a prefetch (see
 	// aggstate.Arena).
 	Touch(b *Batch) int64
+	// AppendState appends the state of slot's group, in the arena and
+	// out of it, to buf (see state.go for the encoding), for a
+	// checkpoint.
+	AppendState(slot int32, buf []byte) ([]byte, error)
+	// LoadState reads a state AppendState wrote from the start of b into
+	// slot, whose arena row is zero and whose own columns are empty and
+	// grown (a fresh or freed slot), and returns the rest of b. Decoded
+	// state owns its memory: b may be reused afterwards. Bytes that are
+	// not such a state give an error wrapping ErrCorruptState.
+	LoadState(slot int32, b []byte) ([]byte, error)
 }
 
 // Merger is implemented by the accumulators that can merge one group's

@@ -27,7 +27,8 @@ type approxAgg struct {
 	arenaAgg // two words: the group's last estimate, and 1 while it is current
 	kind     Kind
 	sketches aggstate.Column[*hyperloglog.Sketch]
-	bytes    int64 // estimated memory of the sketches
+	bytes    int64  // estimated memory of the sketches
+	enc      []byte // AppendState's scratch: a sketch's encoding
 }
 
 func (a *approxAgg) Words() int { return 2 }

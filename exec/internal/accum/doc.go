@@ -65,11 +65,15 @@
 //
 // # Snapshots
 //
-// Checkpoints will snapshot and restore state per key group, written once
-// per state shape here (exec.Stateful). An accumulator owns everything of
-// a group's state, inside the arena (its words, from Bind) and out of it
-// (its columns), and finds both from the slot alone, as Merge does, so
-// the method pair that will encode and decode one slot's state (appending
-// it to a key group's entry, and reading it back into a fresh slot) fits
-// the interface without a change to the operators' batches.
+// Checkpoints snapshot and restore state per key group (exec.Stateful).
+// An accumulator owns everything of a group's state, inside the arena
+// (its words, from Bind) and out of it (its columns), and finds both from
+// the slot alone, as Merge does: AppendState appends one slot's state to a
+// byte slice, and LoadState reads it back into a fresh slot, so that an
+// operator writes one entry per group (its key, its row count and every
+// accumulator's state in order) and rebuilds the group from it. The
+// encoding (state.go) is compact varints and length-prefixed bytes; a
+// restored group gives the same results as the original, bit for bit, and
+// goes on giving them under the same updates. Decoding checks what it
+// reads and fails with ErrCorruptState, never panics.
 package accum

@@ -50,10 +50,13 @@ type multisets[V ordered] struct {
 	sets    aggstate.Column[aggstate.Multiset[V]]
 	entries int64 // distinct values held, over all groups
 	extra   int64 // bytes the held values point to
+	keyLen  int64 // the length of every value when they are decimal keys (DecKeys), else 0
 }
 
-func newMultisets[V ordered]() multisets[V] {
-	return multisets[V]{clone: cloneOf[V](), size: sizeOf[V]()}
+// newMultisets returns empty multisets whose values (strings) all have
+// length keyLen, or any length for 0.
+func newMultisets[V ordered](keyLen int) multisets[V] {
+	return multisets[V]{clone: cloneOf[V](), size: sizeOf[V](), keyLen: int64(keyLen)}
 }
 
 // add adds w occurrences of v to group s and returns the count before.
@@ -157,9 +160,10 @@ func (a *minMaxAgg[V]) Result(b *Batch, _ []int64, dst *Vector) error {
 // append-only input: a column of each group's extreme value.
 type strExtremeAgg struct {
 	columnAgg
-	max   bool
-	acc   aggstate.Column[strExtreme]
-	extra int64 // string bytes held
+	max    bool
+	acc    aggstate.Column[strExtreme]
+	extra  int64 // string bytes held
+	keyLen int   // the length of every value when they are decimal keys (DecKeys), else 0
 }
 
 // strExtreme is one group's extreme string, if it has one.

@@ -60,9 +60,9 @@ func newMinMax(k Kind, max bool, opts Options) Accumulator {
 	case k == KindInt || k == KindFloat:
 		acc = &intMinMaxAgg{max: max}
 	case opts.AppendOnly:
-		acc = &strExtremeAgg{max: max}
+		acc = &strExtremeAgg{max: max, keyLen: decKeyLen(k)}
 	default:
-		acc = &minMaxAgg[string]{max: max, multisets: newMultisets[string]()}
+		acc = &minMaxAgg[string]{max: max, multisets: newMultisets[string](decKeyLen(k))}
 	}
 	if k != KindFloat && k != KindDec {
 		return acc
@@ -81,9 +81,18 @@ func newMinMax(k Kind, max bool, opts Options) Accumulator {
 // (doubles and decimals are told apart by their keys).
 func newDistinct(k Kind, inner Accumulator) Accumulator {
 	if k == KindInt || k == KindFloat {
-		return &distinctAgg[int64]{kind: k, multisets: newMultisets[int64](), inner: inner}
+		return &distinctAgg[int64]{kind: k, multisets: newMultisets[int64](0), inner: inner}
 	}
-	return &distinctAgg[string]{kind: k, multisets: newMultisets[string](), inner: inner}
+	return &distinctAgg[string]{kind: k, multisets: newMultisets[string](decKeyLen(k)), inner: inner}
+}
+
+// decKeyLen is the length of the string values of kind k kept in ordered
+// state: 16 for decimals (their DecKeys), 0 (any) for strings.
+func decKeyLen(k Kind) int {
+	if k == KindDec {
+		return 16
+	}
+	return 0
 }
 
 // NewAll returns the accumulators of specs (see New) and the arena they

@@ -241,6 +241,18 @@ func (m *IntSets) Last(r []uint64) (int64, bool) {
 	return int64(r[valuesWord+int(r[0])-1]), true
 }
 
+// Each calls fn for every distinct value of the multiset in words r, in
+// ascending order, with its count.
+func (m *IntSets) Each(r []uint64, fn func(v, n int64)) {
+	if h := r[0]; h&spillFlag != 0 {
+		m.pool[h&^spillFlag].Each(fn)
+		return
+	}
+	for i := range int(r[0]) {
+		fn(int64(r[valuesWord+i]), int64(r[countsWord+i]))
+	}
+}
+
 // Len returns the number of distinct values in the multiset in words r.
 func (m *IntSets) Len(r []uint64) int {
 	if h := r[0]; h&spillFlag != 0 {

@@ -1,0 +1,400 @@
+package agg
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/vec"
+)
+
+// The hash aggregate's checkpoints (exec.Stateful). Each group is one
+// entry in the key group its key hashes into, computed by exec.HashRows
+// over the group key columns as the hash exchange in front of the
+// aggregate computes it for the group's rows:
+//
+//   - key: the group key as groupKeys.encode writes it (per column a tag
+//     byte, 0 NULL or 1 value, then the value's bytes), whatever the mode
+//     the group table uses; a global aggregate's one group is globalKey,
+//     in the instance's first key group;
+//   - value: the group's row count (a uvarint), then every aggregate's
+//     state in order (accum's AppendState).
+//
+// A windowed aggregate also writes its last watermark (a varint) under
+// watermarkKey in every key group it owns when it advanced, so that the
+// instances that restore any of its groups drop the rows it dropped as
+// late; group keys never start with its byte.
+//
+// A snapshot writes only what changed: the slots a batch touched are
+// marked in a dirty set (a bit per slot and a list, in the per-batch loop
+// over touched groups), and a group that lost its last row or closed
+// records its key for a Delete. Snapshot puts the groups of the dirty
+// slots that are live, deletes the others, and starts a new delta. Until
+// the first snapshot or restore, the store holds nothing of the operator,
+// so no Delete is recorded: without checkpoints, the delta is a bit and at
+// most one list entry per slot, never a record per deletion.
+const (
+	globalKey    = "\x02"
+	watermarkKey = "\xff"
+)
+
+// noWatermark is the watermark of an aggregate that has seen none.
+const noWatermark = int64(-1 << 63)
+
+// errRestore is wrapped by every error of a restore.
+var errRestore = errors.New("hash aggregate: restore")
+
+// delta is what changed since the last snapshot.
+type delta struct {
+	bits    []uint64 // by slot: dirty
+	slots   []int32  // the dirty slots, possibly freed since (their bit is then clear)
+	delKeys []byte   // the entry keys of the groups deleted, concatenated
+	delEnds []int    // the end of each in delKeys
+	savedWM int64    // the watermark the last snapshot wrote
+	written bool     // a snapshot was taken or restored: deletions must be written
+
+	// Snapshot's scratch.
+	keys   []byte
+	ends   []int
+	groups []int
+	hashes []uint64
+	rows   []accum.OutRow
+	value  []byte
+}
+
+// grow makes room for slots 0..n-1.
+func (d *delta) grow(n int) {
+	if w := (n + 63) / 64; w > len(d.bits) {
+		d.bits = append(d.bits, make([]uint64, w-len(d.bits))...)
+	}
+}
+
+// mark marks slot s dirty.
+func (d *delta) mark(s int32) {
+	if w, bit := &d.bits[s>>6], uint64(1)<<(s&63); *w&bit == 0 {
+		*w |= bit
+		d.slots = append(d.slots, s)
+	}
+}
+
+// reset starts a new delta.
+func (d *delta) reset() {
+	for _, s := range d.slots {
+		d.bits[s>>6] &^= 1 << (s & 63)
+	}
+	d.slots, d.delKeys, d.delEnds = d.slots[:0], d.delKeys[:0], d.delEnds[:0]
+}
+
+// bytes estimates the memory of the delta.
+func (d *delta) bytes() int64 {
+	return int64(cap(d.bits))*8 + int64(cap(d.slots))*4 + int64(cap(d.delKeys)) + int64(cap(d.delEnds))*8
+}
+
+// deleted records the deletion of the group of slot s, before its key is
+// forgotten. The slot stays dirty: if a group reuses it, it is written.
+func (h *HashAgg) deleted(s int32) {
+	d := &h.delta
+	if !d.written {
+		return
+	}
+	d.delKeys = h.keys.appendEntryKey(d.delKeys, s)
+	d.delEnds = append(d.delEnds, len(d.delKeys))
+}
+
+// appendEntryKey appends the entry key of the group of slot to buf.
+func (g *groupKeys) appendEntryKey(buf []byte, slot int32) []byte {
+	switch g.mode {
+	case keysGlobal:
+		return append(buf, globalKey...)
+	case keysInt:
+		k, null := g.ints.Key(slot)
+		if null {
+			return append(buf, 0)
+		}
+		return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(k))
+	}
+	return append(buf, g.bytes.Key(slot)...)
+}
+
+// Snapshot writes the groups changed since the last snapshot: a Put for
+// each live dirty group, a Delete for each group deleted, and the
+// watermark of a windowed aggregate if it advanced.
+func (h *HashAgg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
+	if h.keys == nil {
+		return errors.New("hash aggregate: Snapshot before Open")
+	}
+	d := &h.delta
+	// The entry keys: the deleted groups', then the dirty live ones'.
+	d.keys = append(d.keys[:0], d.delKeys...)
+	d.ends = append(d.ends[:0], d.delEnds...)
+	nDel := len(d.ends)
+	for _, s := range d.slots {
+		if h.live(s) {
+			d.keys = h.keys.appendEntryKey(d.keys, s)
+			d.ends = append(d.ends, len(d.keys))
+		}
+	}
+	if err := h.keyGroups(); err != nil {
+		return fmt.Errorf("hash aggregate: snapshot: %w", err)
+	}
+	start := 0
+	for i, end := range d.ends[:nDel] {
+		if err := w.Delete(d.groups[i], d.keys[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	i := nDel
+	for _, s := range d.slots {
+		if !h.live(s) {
+			continue
+		}
+		val, err := h.appendGroup(d.value[:0], s)
+		d.value = val
+		if err != nil {
+			return fmt.Errorf("hash aggregate: snapshot: %w", err)
+		}
+		end := d.ends[i]
+		if err := w.Put(d.groups[i], d.keys[start:end], val); err != nil {
+			return err
+		}
+		start = end
+		i++
+	}
+	if c := h.close; c != nil && c.wm != d.savedWM {
+		d.value = binary.AppendVarint(d.value[:0], c.wm)
+		for g := h.env.KeyGroups.Lo; g < h.env.KeyGroups.Hi; g++ {
+			if err := w.Put(g, []byte(watermarkKey), d.value); err != nil {
+				return err
+			}
+		}
+		d.savedWM = c.wm
+	}
+	d.reset()
+	d.written = true
+	return nil
+}
+
+// live reports whether slot s holds a group: the global one, or one with
+// rows (a group is freed, its arena row cleared, when it loses its last).
+func (h *HashAgg) live(s int32) bool {
+	return h.keys.mode == keysGlobal || h.arena.Row(s)[rowsWord] > 0
+}
+
+// appendGroup appends the entry value of the group of slot s: its row
+// count, then every aggregate's state.
+func (h *HashAgg) appendGroup(buf []byte, s int32) ([]byte, error) {
+	buf = binary.AppendUvarint(buf, h.arena.Row(s)[rowsWord])
+	for i, a := range h.aggs {
+		var err error
+		if buf, err = a.AppendState(s, buf); err != nil {
+			return buf, fmt.Errorf("aggregate %d: %w", i, err)
+		}
+	}
+	return buf, nil
+}
+
+// keyGroups sets d.groups[i] to the key group of the i-th entry key of
+// d.keys: the instance's first group for a global aggregate, else the key
+// group of exec.HashRows over the decoded key columns, built as Arrow
+// arrays of the input's types, as the exchange hashes the rows.
+func (h *HashAgg) keyGroups() error {
+	d := &h.delta
+	n := len(d.ends)
+	d.groups = vec.Resize(d.groups, n)
+	if h.keys.mode == keysGlobal || n == 0 {
+		for i := range d.groups {
+			d.groups[i] = h.env.KeyGroups.Lo
+		}
+		return nil
+	}
+	keys := string(d.keys)
+	for c := range h.keyVecs {
+		h.keyVecs[c].Resize(n)
+	}
+	start := 0
+	for i, end := range d.ends {
+		key := keys[start:end]
+		for c := range h.keyVecs {
+			v := &h.keyVecs[c]
+			v.Valid[i] = key[0] == 1
+			key = key[1:]
+			if v.Valid[i] {
+				key = key[decodeKey(key, v, i):]
+			}
+		}
+		start = end
+	}
+	d.rows = vec.Resize(d.rows, n)
+	for i := range d.rows {
+		d.rows[i] = accum.OutRow{J: int32(i)}
+	}
+	cols := make([]arrow.Array, len(h.keyVecs))
+	defer arrays.Release(cols)
+	for c := range h.keyVecs {
+		col, err := h.out.Column(h.env.Alloc, h.builders[c], &h.keyVecs[c], &h.keyVecs[c], d.rows)
+		if err != nil {
+			return err
+		}
+		cols[c] = col
+	}
+	d.hashes = vec.Resize(d.hashes, n)
+	if err := exec.HashRows(cols, d.hashes); err != nil {
+		return err
+	}
+	for i, x := range d.hashes {
+		d.groups[i] = exec.KeyGroup(x)
+	}
+	return nil
+}
+
+// Restore rebuilds the groups of the key groups in groups from the
+// entries of the last checkpoint: their keys, row counts and aggregate
+// states, and, when windowed, when each closes and the last watermark. A
+// restored group's next change retracts the result it had.
+func (h *HashAgg) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
+	if h.keys == nil {
+		return errors.New("hash aggregate: Restore before Open")
+	}
+	var slots []int32
+	wm, global := noWatermark, false
+	err := r.Scan(ctx, groups, func(g int, key, value []byte) error {
+		if string(key) == watermarkKey && h.close != nil {
+			v, n := binary.Varint(value)
+			if n <= 0 || n != len(value) {
+				return fmt.Errorf("%w: key group %d: bad watermark entry", errRestore, g)
+			}
+			wm = max(wm, v)
+			return nil
+		}
+		s, err := h.restoreGroup(key, value)
+		if err != nil {
+			return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, key, err)
+		}
+		if h.keys.mode == keysGlobal {
+			global = true
+		} else {
+			slots = append(slots, s)
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	h.delta.written = true
+	if global {
+		// The row was emitted before the checkpoint (a global aggregate
+		// emits it at the latest on the barrier) and is now clean.
+		h.initialSent = true
+		h.delta.reset()
+	}
+	if c := h.close; c != nil {
+		c.wm, h.delta.savedWM = wm, wm
+		h.keys.decodeSlots(slots, h.keyVecs)
+		v := &h.keyVecs[c.cfg.Key]
+		for j, s := range slots {
+			if v.Valid[j] {
+				c.addAt(s, v.I[j]+c.cfg.Offset)
+			}
+		}
+	}
+	h.updateStateMetrics()
+	return nil
+}
+
+// restoreGroup creates the group of an entry and loads its state, and
+// returns its slot.
+func (h *HashAgg) restoreGroup(key, value []byte) (int32, error) {
+	s, err := h.keys.findEntryKey(key)
+	if err != nil {
+		return 0, err
+	}
+	h.growSlots()
+	rows, n := binary.Uvarint(value)
+	if n <= 0 || (rows == 0 && h.keys.mode != keysGlobal) || rows > 1<<62 {
+		return 0, errors.New("bad row count")
+	}
+	h.arena.Row(s)[rowsWord] = rows
+	b := value[n:]
+	for i, a := range h.aggs {
+		if b, err = a.LoadState(s, b); err != nil {
+			return 0, fmt.Errorf("aggregate %d: %w", i, err)
+		}
+	}
+	if len(b) != 0 {
+		return 0, fmt.Errorf("%d bytes after the state", len(b))
+	}
+	return s, nil
+}
+
+// errEntryKey is returned for an entry key that is not a group key of the
+// aggregate, or one seen twice.
+var errEntryKey = errors.New("bad group key")
+
+// findEntryKey creates the group of an entry key (appendEntryKey) and
+// returns its slot, after checking that the key is well formed and new.
+func (g *groupKeys) findEntryKey(key []byte) (int32, error) {
+	var s int32
+	created := true
+	switch g.mode {
+	case keysGlobal:
+		if string(key) != globalKey {
+			return 0, errEntryKey
+		}
+		return 0, nil
+	case keysInt:
+		switch {
+		case len(key) == 1 && key[0] == 0:
+			s, created = g.ints.FindNull()
+		case len(key) == 9 && key[0] == 1:
+			s, created = g.ints.Find(int64(binary.LittleEndian.Uint64(key[1:])))
+		default:
+			return 0, errEntryKey
+		}
+	default:
+		if !g.validEntryKey(key) {
+			return 0, errEntryKey
+		}
+		s, created = g.bytes.Find(key)
+	}
+	if !created {
+		return 0, fmt.Errorf("%w: seen twice", errEntryKey)
+	}
+	return s, nil
+}
+
+// validEntryKey reports whether key is an encoded key of g's columns.
+func (g *groupKeys) validEntryKey(key []byte) bool {
+	for _, k := range g.kinds {
+		if len(key) == 0 || key[0] > 1 {
+			return false
+		}
+		null := key[0] == 0
+		key = key[1:]
+		if null {
+			continue
+		}
+		n := 8
+		switch k {
+		case accum.KindDec:
+			n = 16
+		case accum.KindStr:
+			l, m := binary.Uvarint(key)
+			if m <= 0 || l > uint64(len(key)-m) {
+				return false
+			}
+			n = m + int(l)
+		}
+		if len(key) < n {
+			return false
+		}
+		key = key[n:]
+	}
+	return len(key) == 0
+}
