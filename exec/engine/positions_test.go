@@ -143,7 +143,8 @@ func TestLogSourcePositionRefused(t *testing.T) {
 // is (a generator).
 func TestProjectForwardsPosition(t *testing.T) {
 	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64}}, nil)
-	plain := project(exectest.NewSource(t, memory.DefaultAllocator), []int{0}, schema)
+	// exectest.Source is Positioned: only its Source methods are kept.
+	plain := project(struct{ exec.Source }{exectest.NewSource(t, memory.DefaultAllocator)}, []int{0}, schema)
 	if _, ok := plain.(exec.Positioned); ok {
 		t.Fatalf("%T over a source without positions is positioned", plain)
 	}
