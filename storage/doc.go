@@ -3,6 +3,12 @@
 // and tables (Log), and per-job operator state committed atomically at
 // checkpoint epochs (StateStore). It knows nothing about SQL.
 //
+// DB.DropState deletes a job's whole state store (every table and epoch),
+// for a dropped or re-created view or a query that must start over: the
+// next State of the job opens an empty store at epoch 0. The drop is
+// atomic, also across a crash, and refused with ErrAlreadyOpen while the
+// job's store is open.
+//
 // Two implementations provide the DB interface: storage/badger, durable on
 // Badger v4, and storage/mem, in memory for tests, with the same behaviour
 // and concurrency semantics. storage/storagetest holds the test suite both

@@ -22,6 +22,13 @@ type DB interface {
 	// ErrAlreadyOpen. Reopening after Close sees the committed state only,
 	// as a restarted process would.
 	State(job string) (StateStore, error)
+	// DropState deletes job's state store entirely: every table and every
+	// committed epoch, so that a later State(job) opens an empty store
+	// whose Recover returns 0. It is atomic, also across a crash: reopened
+	// afterwards, the job has either its old state or none. It fails with
+	// an error wrapping ErrAlreadyOpen while job's store is open (Close it
+	// first); dropping a job that has no state is not an error.
+	DropState(job string) error
 	// Close waits for the operations in flight, wakes every Log.Wait with
 	// ErrClosed and releases the storage. It is idempotent. A Read or Scan
 	// whose callback is running is in flight, so stop those first.
@@ -132,7 +139,8 @@ var (
 	// ErrInUse is returned by Open when another process (or another Open in
 	// this one) holds the data directory.
 	ErrInUse = errors.New("in use by another eddy process")
-	// ErrAlreadyOpen is returned by DB.State for a job whose store is open.
+	// ErrAlreadyOpen is returned by DB.State and DB.DropState for a job
+	// whose store is open (or, transiently, is being dropped).
 	ErrAlreadyOpen = errors.New("storage: state store is already open")
 	// ErrStaleEpoch is returned by Commit for an epoch not after the last
 	// committed one.

@@ -63,8 +63,8 @@ type DB struct {
 
 	// dropMu keeps writes away from a DropPrefix: Badger fails writes
 	// made while one runs (ErrBlockedWrites) instead of making them wait,
-	// so writers hold dropMu shared (see write) and Drop holds it
-	// exclusively.
+	// so writers hold dropMu shared (see write) and Log.Drop and
+	// DropState hold it exclusively.
 	dropMu sync.RWMutex
 }
 
@@ -169,11 +169,14 @@ func (db *DB) KV() storage.KV { return kv{db} }
 // Log implements storage.DB.
 func (db *DB) Log() storage.Log { return db.log }
 
-// State implements storage.DB. It finishes a large commit that a crash
-// interrupted before returning the store.
+// State implements storage.DB. It finishes a drop (see DropState) or a
+// large commit that a crash interrupted before returning the store.
 func (db *DB) State(job string) (storage.StateStore, error) {
 	return db.jobs.Open(job, db.g, func() (statecore.Backend, error) {
 		b := &stateBackend{db: db, job: job, keys: newJobKeys(job)}
+		if err := db.recoverDrop(b.keys); err != nil {
+			return nil, fmt.Errorf("storage: opening state of job %q: finishing its interrupted drop: %w", job, err)
+		}
 		if err := db.write(b.recoverIntent); err != nil {
 			return nil, fmt.Errorf("storage: opening state of job %q: %w", job, err)
 		}

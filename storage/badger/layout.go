@@ -20,6 +20,7 @@ const (
 	stateData   = 'd'
 	stateEpoch  = 'e'
 	stateIntent = 'i'
+	stateDrop   = 'x'
 )
 
 func kvKey(k []byte) []byte {
@@ -49,7 +50,9 @@ func parseLogKey(k []byte) (seq uint64, chunk uint32, ok bool) {
 	return binary.BigEndian.Uint64(k[9:]), binary.BigEndian.Uint32(k[17:]), true
 }
 
-// jobKeys builds the keys of one job's state.
+// jobKeys builds the keys of one job's state, all under its prefix: s and
+// the key-codec encoding of the job's name, which is self-delimiting, so
+// no job's prefix starts another's (job "a" and job "ab" share no keys).
 type jobKeys struct{ prefix []byte }
 
 func newJobKeys(job string) jobKeys {
@@ -71,6 +74,16 @@ func (j jobKeys) dataPrefix() []byte { return j.with(stateData) }
 func (j jobKeys) epoch() []byte { return j.with(stateEpoch) }
 
 func (j jobKeys) intentPrefix() []byte { return j.with(stateIntent) }
+
+// dropMark is the key whose presence says a drop of the job's state began
+// and must be finished before the state is used (see DB.DropState).
+func (j jobKeys) dropMark() []byte { return j.with(stateDrop) }
+
+// stateParts are the prefixes of the job's state proper, everything but
+// its drop mark: the data, the epoch marker and the intent.
+func (j jobKeys) stateParts() [][]byte {
+	return [][]byte{j.dataPrefix(), j.epoch(), j.intentPrefix()}
+}
 
 func (j jobKeys) intent(chunk uint32) []byte {
 	return binary.BigEndian.AppendUint32(j.intentPrefix(), chunk)

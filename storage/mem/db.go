@@ -151,3 +151,13 @@ func (k kv) Scan(prefix []byte, fn func(key, val []byte) error) error {
 	}
 	return nil
 }
+
+// DropState implements storage.DB.
+func (db *DB) DropState(job string) error {
+	return db.jobs.Drop(job, db.g, func() error {
+		db.d.mu.Lock()
+		defer db.d.mu.Unlock()
+		delete(db.d.states, job)
+		return nil
+	})
+}

@@ -29,6 +29,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("LogConcurrent", func(t *testing.T) { runLogConcurrent(t, h) })
 	t.Run("DropWhileWriting", func(t *testing.T) { runDropWhileWriting(t, h) })
 	t.Run("State", func(t *testing.T) { runState(t, h) })
+	t.Run("DropState", func(t *testing.T) { runDropState(t, h) })
 	t.Run("StateModel", func(t *testing.T) { runStateModel(t, h) })
 	t.Run("Closed", func(t *testing.T) { runClosed(t, h) })
 }
@@ -85,6 +86,7 @@ func runClosed(t *testing.T, h Harness) {
 		"Log.Wait":     db.Log().Wait(ctx, 1, 0),
 		"Log.Drop":     db.Log().Drop(1),
 		"State":        stateErr,
+		"DropState":    db.DropState("other"),
 		"Table.Get":    tblGetErr,
 		"Table.Put":    tbl.Put([]byte("k"), nil),
 		"State.Commit": s.Commit(ctx, 1),
