@@ -157,6 +157,10 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 // OnControl implements Operator: nothing is held between batches.
 func (l *LocalAgg) OnControl(context.Context, exec.Control, exec.Emitter) error { return nil }
 
+// KeepsNoState implements exec.Stateless: a LocalAgg aggregates each batch
+// by itself.
+func (*LocalAgg) KeepsNoState() {}
+
 // Close implements Operator.
 func (l *LocalAgg) Close() error {
 	l.index = nil

@@ -12,8 +12,10 @@ import (
 )
 
 // startQuery starts the continuous query behind a view, a sink, a derived
-// stream or a continuous insert, and registers it.
-func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
+// stream or a continuous insert, and registers it. resuming says the
+// engine is restarting a stored query, which a view's checkpoint may
+// resume; a query just created starts with no state.
+func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool) error {
 	var op func() (exec.Operator, error)
 	var mv *mview.View
 	name := "Materialize " + obj.Name
@@ -65,12 +67,51 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery) error {
 	label := obj.Kind.String() + " " + obj.Name
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
+	var qs *queryState
+	if mv != nil && e.cfg.CheckpointInterval > 0 {
+		if !resuming {
+			if err := e.dropQueryState(obj); err != nil { // left by a view of this id that failed to drop
+				return err
+			}
+		}
+		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
+			return err
+		}
+		opts.State, opts.Restore, opts.CheckpointInterval = qs.store, qs.restore, e.cfg.CheckpointInterval
+	}
 	job, err := dataflow.StartJob(e.ctx, g, opts)
+	if err != nil && qs != nil && qs.restore {
+		// The checkpoint cannot be resumed (the plan became one that is
+		// not resumable): rebuild the view from its inputs.
+		e.notices.add(fmt.Sprintf("%s %s is rebuilt from its inputs: %v", obj.Kind, obj.Name, err))
+		qs.store.Close()
+		if err := e.dropQueryState(obj); err != nil {
+			return err
+		}
+		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
+			return err
+		}
+		opts.State, opts.Restore = qs.store, false
+		job, err = dataflow.StartJob(e.ctx, g, opts)
+	}
 	if err != nil {
+		if qs != nil {
+			qs.store.Close()
+		}
 		return err
 	}
+	if qs != nil {
+		if err := qs.recordPlan(); err != nil {
+			job.Stop()
+			qs.store.Close()
+			return fmt.Errorf("writing the checkpoints of %s: %w", obj.Name, err)
+		}
+		if qs.restore {
+			e.notices.add(fmt.Sprintf("%s %s resumed from its checkpoint %d", obj.Kind, obj.Name, qs.epoch))
+		}
+	}
 	e.mu.Lock()
-	e.queries[lower(obj.Name)] = &runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, graph: g}
+	e.queries[lower(obj.Name)] = &runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, graph: g, state: qs}
 	e.mu.Unlock()
 	if mv != nil {
 		go func() {

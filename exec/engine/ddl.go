@@ -337,7 +337,7 @@ func (s *Session) createContinuous(obj *catalog.Object, q *sql.Query, src *sql.S
 			s.eng.cat.Drop(obj.Name, obj.Kind)
 		}
 	}()
-	if err := s.eng.startQuery(obj, cq); err != nil {
+	if err := s.eng.startQuery(obj, cq, false); err != nil {
 		return err
 	}
 	started = true
@@ -364,9 +364,14 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	delete(e.broken, lower(obj.Name))
 	e.mu.Unlock()
 	if q != nil {
-		q.job.Stop()
+		q.stop()
 		if q.mv != nil { // a view: end its subscribers' streams
 			q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
+		}
+	}
+	if obj.Kind == catalog.View {
+		if err := e.dropQueryState(obj); err != nil {
+			return nil, err
 		}
 	}
 	if (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && obj.Connector() == "" {

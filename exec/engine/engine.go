@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -46,6 +47,10 @@ type Config struct {
 	// queued between its stages (0: exec.DefaultBufferBytes). A slow sink
 	// fills it and then holds its sources back.
 	BufferBytes int64
+	// CheckpointInterval is how often the queries of materialized views
+	// whose dataflow can resume are checkpointed, so that a restart
+	// resumes them instead of replaying their inputs (0: never).
+	CheckpointInterval time.Duration
 	// StateMemoryLimit bounds the memory the state of all queries may take
 	// together (operators' state and views' rows, as they estimate it;
 	// 0: no limit). A query whose state growth would pass it fails alone,
@@ -96,6 +101,16 @@ type runningQuery struct {
 	mv    *mview.View // views only
 	plan  physical.Node
 	graph dataflow.GraphSpec
+	state *queryState // a view's checkpoints, if it is checkpointed
+}
+
+// stop stops q's job and closes its state store (what the last checkpoint
+// did not commit is discarded).
+func (q *runningQuery) stop() {
+	q.job.Stop()
+	if q.state != nil {
+		q.state.store.Close()
+	}
 }
 
 // Open starts an engine on cfg.DataDir, restoring every object and resuming
@@ -271,7 +286,7 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 	if err != nil {
 		return err
 	}
-	return e.startQuery(obj, cq)
+	return e.startQuery(obj, cq, true)
 }
 
 // Close stops every query and closes storage.
@@ -280,13 +295,17 @@ func (e *Engine) Close() error {
 	e.cancel()
 	e.mu.Lock()
 	var jobs []*dataflow.Job
+	var queries []*runningQuery
 	for _, q := range e.queries {
-		jobs = append(jobs, q.job)
+		queries = append(queries, q)
 	}
 	for j := range e.pushes {
 		jobs = append(jobs, j)
 	}
 	e.mu.Unlock()
+	for _, q := range queries {
+		q.stop()
+	}
 	for _, j := range jobs {
 		j.Stop()
 	}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/peterh/liner"
 	"github.com/spf13/cobra"
@@ -74,9 +75,10 @@ type options struct {
 	timing      bool
 	bufferMem   string // --buffer-memory, parsed by checkOptions
 	bufferBytes int64
-	memLimit    string // --memory-limit
-	stateMem    string // --state-memory-limit
-	stateLimit  int64  // the state limit planMemory chose
+	memLimit    string        // --memory-limit
+	stateMem    string        // --state-memory-limit
+	stateLimit  int64         // the state limit planMemory chose
+	checkpoint  time.Duration // --checkpoint-interval
 }
 
 // app is one invocation: its streams and global options.
@@ -140,6 +142,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
 	pf.StringVar(&a.opts.bufferMem, "buffer-memory", "64MiB", "each query's budget for batches queued between its stages (e.g. 64MiB, 512KB)")
 	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "the memory eddy may use, e.g. 4GiB: the Go runtime's soft limit (GOMEMLIMIT), and half of it bounds the state of all queries; empty: the machine's bound (cgroup limit, ulimit, physical memory)")
+	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often materialized views are checkpointed, so a restart resumes them instead of replaying their inputs (0: never)")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -165,6 +168,9 @@ func (a *app) checkOptions() error {
 	}
 	if a.opts.parallelism < 0 {
 		return usagef("--parallelism must not be negative, got %d", a.opts.parallelism)
+	}
+	if a.opts.checkpoint < 0 {
+		return usagef("--checkpoint-interval must not be negative, got %s", a.opts.checkpoint)
 	}
 	n, err := parseBytes(a.opts.bufferMem)
 	if err != nil || n < 1<<10 {
@@ -241,7 +247,8 @@ func (a *app) engineSession(ctx context.Context, interactive bool) (session, fun
 		BufferBytes: a.opts.bufferBytes,
 		// The state of all queries together stays within its share of
 		// the memory bound.
-		StateMemoryLimit: a.opts.stateLimit,
+		StateMemoryLimit:   a.opts.stateLimit,
+		CheckpointInterval: a.opts.checkpoint,
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)

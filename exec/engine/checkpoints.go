@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/storage"
+)
+
+// Checkpoints of materialized views. A view whose dataflow is resumable
+// (every operator Stateful or Stateless, every source Positioned: see
+// dataflow.Job.Resumable) is checkpointed every Config.CheckpointInterval
+// into a state store of its own, and a restarted engine resumes it from
+// its last checkpoint — its rows, its operators' state and its sources'
+// positions — instead of replaying its inputs from the beginning. The
+// store also records the plan the checkpoint belongs to: state tables are
+// named by stage and operator, so a checkpoint of another plan (the
+// optimizer chose differently, the parallelism changed) is dropped and the
+// view rebuilt by replay.
+
+// stateJob names the state store of object id's query.
+func stateJob(id uint64) string { return fmt.Sprintf("query/%d", id) }
+
+// metaTable and planKey locate the plan fingerprint in a query's store.
+const (
+	metaTable = "meta"
+	planKey   = "plan"
+)
+
+// estimates matches the annotations of a physical plan that follow the
+// statistics (rates and state sizes), not the plan's shape.
+var estimates = regexp.MustCompile(`, (rate|state)≈[^,)]*`)
+
+// planFingerprint identifies the shape of a physical plan: its operators,
+// their configuration, exchanges and parallelism, without the estimates.
+func planFingerprint(root physical.Node) string {
+	sum := sha256.Sum256([]byte(estimates.ReplaceAllString(physical.Format(root), "")))
+	return hex.EncodeToString(sum[:])
+}
+
+// queryState is a view's state store and what it holds.
+type queryState struct {
+	store   storage.StateStore
+	epoch   uint64 // the last committed checkpoint; 0 if none
+	restore bool   // the checkpoint is of this plan: resume from it
+
+	meta        storage.StateTable
+	fingerprint string // of the plan
+}
+
+// openQueryState opens the state store of obj's query, planned as root.
+// A checkpoint of another plan is dropped.
+func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*queryState, error) {
+	name := stateJob(obj.ID)
+	fp := planFingerprint(root)
+	for attempt := 0; ; attempt++ {
+		store, err := e.db.State(name)
+		if err != nil {
+			return nil, fmt.Errorf("opening the checkpoints of %s: %w", obj.Name, err)
+		}
+		qs := &queryState{store: store}
+		meta, err := store.Table(metaTable, storage.TableOptions{})
+		if err == nil {
+			qs.epoch, err = store.Recover(context.Background())
+		}
+		var stored []byte
+		var found bool
+		if err == nil {
+			stored, found, err = meta.Get([]byte(planKey))
+		}
+		if err != nil {
+			store.Close()
+			return nil, fmt.Errorf("reading the checkpoints of %s: %w", obj.Name, err)
+		}
+		if qs.epoch > 0 && (!found || string(stored) != fp) && attempt == 0 {
+			// A checkpoint of another plan: start over.
+			store.Close()
+			if err := e.db.DropState(name); err != nil {
+				return nil, fmt.Errorf("dropping the checkpoints of %s: %w", obj.Name, err)
+			}
+			e.notices.add(fmt.Sprintf("%s %s is rebuilt from its inputs: its plan changed since its last checkpoint", obj.Kind, obj.Name))
+			continue
+		}
+		qs.restore = qs.epoch > 0
+		qs.meta, qs.fingerprint = meta, fp
+		return qs, nil
+	}
+}
+
+// recordPlan writes the plan's fingerprint, to be committed with the next
+// checkpoint. It is written once the job has started, as starting a job
+// discards what its store has not committed.
+func (qs *queryState) recordPlan() error {
+	return qs.meta.Put([]byte(planKey), []byte(qs.fingerprint))
+}
+
+// dropQueryState deletes the checkpoints of obj's query, whose store is
+// closed.
+func (e *Engine) dropQueryState(obj *catalog.Object) error {
+	if err := e.db.DropState(stateJob(obj.ID)); err != nil && !errors.Is(err, storage.ErrClosed) {
+		return fmt.Errorf("dropping the checkpoints of %s: %w", obj.Name, err)
+	}
+	return nil
+}
