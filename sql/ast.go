@@ -242,9 +242,11 @@ const (
 	ShowViews // SHOW MATERIALIZED VIEWS
 	ShowSinks
 	ShowQueries
+	ShowCheckpoints
 )
 
-// Show is SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES.
+// Show is SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES |
+// CHECKPOINTS.
 type Show struct {
 	Base
 	What ShowKind

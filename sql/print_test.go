@@ -125,7 +125,7 @@ func (pr *printer) stmt(s Stmt, indent int) {
 			pr.stmt(s.Stmt, indent+1)
 		}
 	case *Show:
-		what := [...]string{"", "streams", "tables", "materialized views", "sinks", "queries"}[s.What]
+		what := [...]string{"", "streams", "tables", "materialized views", "sinks", "queries", "checkpoints"}[s.What]
 		pr.line(indent, "Show %s %s", what, pos(s.Start))
 	case *Describe:
 		pr.line(indent, "Describe %s", pos(s.Start))

@@ -103,7 +103,8 @@ func (p *parser) parseExplain(base Base) (Stmt, error) {
 	return ex, nil
 }
 
-// parseShow parses SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES.
+// parseShow parses SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS |
+// QUERIES | CHECKPOINTS.
 func (p *parser) parseShow(base Base) (Stmt, error) {
 	p.next()
 	t := p.peek()
@@ -120,8 +121,10 @@ func (p *parser) parseShow(base Base) (Stmt, error) {
 		what = ShowSinks
 	case t.is("QUERIES"):
 		what = ShowQueries
+	case t.is("CHECKPOINTS"):
+		what = ShowCheckpoints
 	default:
-		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS or QUERIES after SHOW, found %s", describe(t)))
+		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES or CHECKPOINTS after SHOW, found %s", describe(t)))
 	}
 	p.next()
 	if !p.at(tEOF) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/storage"
@@ -31,11 +32,14 @@ type taskState struct {
 	ops    []exec.Stateful      // by chain position; nil for operators without state
 	tables []storage.StateTable // by chain position
 	groups exec.KeyGroupRange   // the key groups the instance owns
+	// written counts the bytes of the entries snapshots wrote, and read
+	// those Restore read; the job's, shared by its tasks.
+	written, read *atomic.Int64
 }
 
 // newTaskState finds the stateful operators among ops (stage si's chain)
 // and opens their tables in store. It returns nil when there are none.
-func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups exec.KeyGroupRange) (*taskState, error) {
+func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups exec.KeyGroupRange, written, read *atomic.Int64) (*taskState, error) {
 	var s *taskState
 	for i, op := range ops {
 		st, ok := op.(exec.Stateful)
@@ -43,7 +47,8 @@ func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups 
 			continue
 		}
 		if s == nil {
-			s = &taskState{ops: make([]exec.Stateful, len(ops)), tables: make([]storage.StateTable, len(ops)), groups: groups}
+			s = &taskState{ops: make([]exec.Stateful, len(ops)), tables: make([]storage.StateTable, len(ops)), groups: groups,
+				written: written, read: read}
 		}
 		t, err := store.Table(stateTableName(si, i), storage.TableOptions{})
 		if err != nil {
@@ -61,7 +66,7 @@ func (s *taskState) restore(ctx context.Context) error {
 		if op == nil {
 			continue
 		}
-		if err := op.Restore(ctx, stateReader{s.tables[i]}, s.groups); err != nil {
+		if err := op.Restore(ctx, stateReader{t: s.tables[i], read: s.read}, s.groups); err != nil {
 			return fmt.Errorf("restoring the state of operator %d: %w", i, err)
 		}
 	}
@@ -74,7 +79,10 @@ func (s *taskState) snapshot(ctx context.Context, i int, epoch uint64) error {
 	if s == nil || s.ops[i] == nil {
 		return nil
 	}
-	if err := s.ops[i].Snapshot(ctx, epoch, &stateWriter{t: s.tables[i]}); err != nil {
+	w := &stateWriter{t: s.tables[i]}
+	err := s.ops[i].Snapshot(ctx, epoch, w)
+	s.written.Add(w.bytes)
+	if err != nil {
 		return fmt.Errorf("snapshotting operator %d for checkpoint %d: %w", i, epoch, err)
 	}
 	return nil
@@ -87,8 +95,9 @@ const groupKeyLen = 2
 // stateWriter writes a snapshot's entries into an operator's table, each
 // key prefixed by its key group.
 type stateWriter struct {
-	t   storage.StateTable
-	buf []byte
+	t     storage.StateTable
+	buf   []byte
+	bytes int64 // keys and values written
 }
 
 func (w *stateWriter) key(group int, key []byte) ([]byte, error) {
@@ -105,6 +114,7 @@ func (w *stateWriter) Put(group int, key, value []byte) error {
 	if err != nil {
 		return err
 	}
+	w.bytes += int64(len(k) + len(value))
 	return w.t.Put(k, value)
 }
 
@@ -114,11 +124,16 @@ func (w *stateWriter) Delete(group int, key []byte) error {
 	if err != nil {
 		return err
 	}
+	w.bytes += int64(len(k))
 	return w.t.Delete(k)
 }
 
-// stateReader reads an operator's table by key group.
-type stateReader struct{ t storage.StateTable }
+// stateReader reads an operator's table by key group, counting the bytes
+// it reads into read (if set).
+type stateReader struct {
+	t    storage.StateTable
+	read *atomic.Int64
+}
 
 // Scan implements exec.StateReader.
 func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn func(group int, key, value []byte) error) error {
@@ -127,7 +142,13 @@ func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn fun
 			return err
 		}
 		prefix := binary.BigEndian.AppendUint16(nil, uint16(g))
-		if err := r.t.Scan(prefix, func(k, v []byte) error { return fn(g, k[groupKeyLen:], v) }); err != nil {
+		err := r.t.Scan(prefix, func(k, v []byte) error {
+			if r.read != nil {
+				r.read.Add(int64(len(k) + len(v)))
+			}
+			return fn(g, k[groupKeyLen:], v)
+		})
+		if err != nil {
 			return err
 		}
 	}

@@ -18,8 +18,13 @@ type CheckpointStat struct {
 	Epoch    uint64
 	Start    time.Time
 	Duration time.Duration // from the barriers' request to the commit, or to the failure
+	Bytes    int64         // of the state entries the operators wrote (keys and values)
 	Err      error         // nil when the epoch committed
 }
+
+// RestoredBytes returns the bytes of state entries the job's operators
+// read when it resumed from a checkpoint.
+func (j *Job) RestoredBytes() int64 { return j.stateRead.Load() }
 
 // keptCheckpoints is how many recent checkpoints a job remembers.
 const keptCheckpoints = 64
@@ -45,12 +50,13 @@ func (j *Job) CheckpointNext(ctx context.Context) (uint64, error) {
 // takeCheckpoint runs checkpoint epoch for Checkpoint and records its
 // outcome; the caller holds j.ckptRun.
 func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() error) error {
-	start := time.Now()
+	start, before := time.Now(), j.stateWritten.Load()
 	err := take()
 	j.ckptMu.Lock()
 	defer j.ckptMu.Unlock()
 	j.lastEpoch = max(j.lastEpoch, epoch)
-	j.ckptStats = append(j.ckptStats, CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start), Err: err})
+	j.ckptStats = append(j.ckptStats, CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start),
+		Bytes: j.stateWritten.Load() - before, Err: err})
 	if n := len(j.ckptStats); n > keptCheckpoints {
 		j.ckptStats = append(j.ckptStats[:0], j.ckptStats[n-keptCheckpoints:]...)
 	}

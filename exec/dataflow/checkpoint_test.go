@@ -125,7 +125,7 @@ func committed(t *testing.T, store storage.StateStore) map[int64]int64 {
 		t.Fatal(err)
 	}
 	out := map[int64]int64{}
-	err = stateReader{tab}.Scan(context.Background(), exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}, func(_ int, k, v []byte) error {
+	err = stateReader{t: tab}.Scan(context.Background(), exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}, func(_ int, k, v []byte) error {
 		out[int64(binary.BigEndian.Uint64(k))] = int64(binary.BigEndian.Uint64(v))
 		return nil
 	})
@@ -220,6 +220,14 @@ func TestCheckpointSnapshotsAndRestores(t *testing.T) {
 	}
 	if !maps.Equal(got, want) {
 		t.Fatalf("restored %v, want %v", got, want)
+	}
+	// Three keys of 8 bytes with 8-byte counts, each behind its 2-byte
+	// group: what the restore read, and what checkpoint 1 wrote.
+	if n := job2.RestoredBytes(); n != 3*18 {
+		t.Errorf("restored %d bytes, want %d", n, 3*18)
+	}
+	if stats := job.Checkpoints(); len(stats) != 2 || stats[0].Bytes != 3*18 || stats[0].Err != nil {
+		t.Errorf("checkpoints %+v, want two, the first of %d bytes", stats, 3*18)
 	}
 }
 

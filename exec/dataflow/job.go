@@ -96,7 +96,10 @@ type Job struct {
 	ckptStats []CheckpointStat
 	coord     sync.WaitGroup // the checkpoint coordinator
 	resumeErr error          // why the job cannot resume from a checkpoint, if it cannot
-	tasksDone chan struct{}  // closed when every task has exited
+	// stateWritten and stateRead count the bytes of state entries the
+	// job's snapshots wrote and its restore read.
+	stateWritten, stateRead atomic.Int64
+	tasksDone               chan struct{} // closed when every task has exited
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.

@@ -116,7 +116,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		t.chain.state = &stateAccount{budget: opts.StateBudget, job: j.account, charged: make([]int64, len(ops))}
 	}
 	if opts.State != nil {
-		st, err := newTaskState(opts.State, si, ops, t.env.KeyGroups)
+		st, err := newTaskState(opts.State, si, ops, t.env.KeyGroups, &j.stateWritten, &j.stateRead)
 		if err != nil {
 			t.close()
 			return nil, err

@@ -47,7 +47,22 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 		INSERT INTO s VALUES (1, 10), (2, 20), (1, 5);
 		CREATE MATERIALIZED VIEW v AS SELECT k, COUNT(*) AS n, SUM(v) AS total FROM s GROUP BY k;
 		FLUSH;`)
-	waitCheckpoint(t, e, "v")
+	epoch := waitCheckpoint(t, e, "v")
+	// SHOW CHECKPOINTS lists it, committed, with the bytes it wrote.
+	var listed bool
+	var written int64
+	for _, row := range run(t, s, "SHOW CHECKPOINTS;").Rows {
+		if row[0].S != "v" {
+			continue
+		}
+		written += row[4].I
+		if uint64(row[1].I) == epoch {
+			listed = row[5].S == "committed" && row[3].F >= 0
+		}
+	}
+	if !listed || written == 0 {
+		t.Errorf("SHOW CHECKPOINTS does not list checkpoint %d of v as committed:\n%s", epoch, text(run(t, s, "SHOW CHECKPOINTS;")))
+	}
 	// Rows after the checkpoint: the resumed source reads them again.
 	e.mu.Lock()
 	q := e.queries["v"]
@@ -66,7 +81,9 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 	defer e.Close()
 	s = e.NewSession(SessionOptions{})
 	res := run(t, s, "SELECT * FROM v;")
-	if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, "materialized view v resumed from its checkpoint") }) {
+	if !slices.ContainsFunc(res.Notices, func(n string) bool {
+		return strings.Contains(n, "materialized view v resumed from its checkpoint") && strings.Contains(n, "B of state)")
+	}) {
 		t.Errorf("no notice of the resume in %q", res.Notices)
 	}
 	if got := sorted(text(res)); got != want {
@@ -129,4 +146,30 @@ func sorted(s string) string {
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	slices.Sort(lines)
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// TestSetCheckpointInterval: SET checkpoint_interval sets how often the
+// views a session creates are checkpointed, '0' none, over the engine's
+// interval; a value that is not a duration is refused with its position.
+func TestSetCheckpointInterval(t *testing.T) {
+	e := openEngine(t, Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1})
+	defer e.Close()
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM s (k INT); INSERT INTO s VALUES (1);
+		SET checkpoint_interval = '5ms';
+		CREATE MATERIALIZED VIEW a AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;
+		SET checkpoint_interval = '0';
+		CREATE MATERIALIZED VIEW b AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;
+		FLUSH;`)
+	waitCheckpoint(t, e, "a")
+	e.mu.Lock()
+	b := e.queries["b"]
+	e.mu.Unlock()
+	if b.state != nil {
+		t.Errorf("view b, created with checkpoint_interval '0', is checkpointed")
+	}
+	_, err := execOne(t, s, "SET checkpoint_interval = 'often';")
+	if err == nil || !strings.Contains(err.Error(), "checkpoint_interval must be a duration such as '10s', or '0' for none") || !strings.Contains(err.Error(), "1:27") {
+		t.Errorf("got %v", err)
+	}
 }

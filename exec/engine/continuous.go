@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
@@ -14,8 +15,9 @@ import (
 // startQuery starts the continuous query behind a view, a sink, a derived
 // stream or a continuous insert, and registers it. resuming says the
 // engine is restarting a stored query, which a view's checkpoint may
-// resume; a query just created starts with no state.
-func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool) error {
+// resume; a query just created starts with no state. A view's query is
+// checkpointed every interval (0: never).
+func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool, interval time.Duration) error {
 	var op func() (exec.Operator, error)
 	var mv *mview.View
 	name := "Materialize " + obj.Name
@@ -68,7 +70,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
 	var qs *queryState
-	if mv != nil && e.cfg.CheckpointInterval > 0 {
+	if mv != nil && interval > 0 {
 		if !resuming {
 			if err := e.dropQueryState(obj); err != nil { // left by a view of this id that failed to drop
 				return err
@@ -77,7 +79,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
 			return err
 		}
-		opts.State, opts.Restore, opts.CheckpointInterval = qs.store, qs.restore, e.cfg.CheckpointInterval
+		opts.State, opts.Restore, opts.CheckpointInterval = qs.store, qs.restore, interval
 	}
 	job, err := dataflow.StartJob(e.ctx, g, opts)
 	if err != nil && qs != nil && qs.restore {
@@ -105,9 +107,6 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			job.Stop()
 			qs.store.Close()
 			return fmt.Errorf("writing the checkpoints of %s: %w", obj.Name, err)
-		}
-		if qs.restore {
-			e.notices.add(fmt.Sprintf("%s %s resumed from its checkpoint %d", obj.Kind, obj.Name, qs.epoch))
 		}
 	}
 	e.mu.Lock()

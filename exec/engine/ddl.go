@@ -337,7 +337,7 @@ func (s *Session) createContinuous(obj *catalog.Object, q *sql.Query, src *sql.S
 			s.eng.cat.Drop(obj.Name, obj.Kind)
 		}
 	}()
-	if err := s.eng.startQuery(obj, cq, false); err != nil {
+	if err := s.eng.startQuery(obj, cq, false, s.checkpointInterval()); err != nil {
 		return err
 	}
 	started = true

@@ -170,6 +170,7 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 		e.Close()
 		return nil, err
 	}
+	e.noteResumed()
 	if err := e.corruptQuery(); err != nil {
 		e.Close()
 		return nil, inDataDir(err, cfg.DataDir)
@@ -286,7 +287,7 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 	if err != nil {
 		return err
 	}
-	return e.startQuery(obj, cq, true)
+	return e.startQuery(obj, cq, true, e.cfg.CheckpointInterval)
 }
 
 // Close stops every query and closes storage.

@@ -3,10 +3,12 @@ package engine
 import (
 	"context"
 	"fmt"
+	"github.com/eddysql/eddy/exec/connector"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
@@ -20,6 +22,10 @@ type Session struct {
 	noOptimize       bool   // SET optimizer = off
 	joinDistribution string // SET join_distribution
 	twoPhase         string // SET two_phase_agg
+	// checkpoint is SET checkpoint_interval: how often the views the
+	// session creates are checkpointed (nil: the engine's interval). It
+	// is not stored with them: after a restart the engine's applies.
+	checkpoint *time.Duration
 }
 
 // NewSession returns a session.
@@ -89,6 +95,15 @@ func notSupported(p sql.Pos, feature string) error {
 	return &planner.NotSupportedError{Feature: feature, Pos: p}
 }
 
+// checkpointInterval is how often the views this session creates are
+// checkpointed: SET checkpoint_interval, or the engine's.
+func (s *Session) checkpointInterval() time.Duration {
+	if s.checkpoint != nil {
+		return *s.checkpoint
+	}
+	return s.eng.cfg.CheckpointInterval
+}
+
 // settings are the session's planning settings.
 func (s *Session) settings() planSettings {
 	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution,
@@ -115,6 +130,13 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return setChoice(st, &s.twoPhase, "on", "off")
 	case "join_distribution":
 		return setChoice(st, &s.joinDistribution, "hash", "broadcast")
+	case "checkpoint_interval":
+		d, err := connector.ParseDuration(st.Value)
+		if err != nil {
+			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("checkpoint_interval must be a duration such as '10s', or '0' for none: %v", err)}
+		}
+		s.checkpoint = &d
+		return ok("SET"), nil
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
@@ -123,7 +145,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, optimizer, join_distribution, two_phase_agg"}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, checkpoint_interval, optimizer, join_distribution, two_phase_agg"}
 }
 
 // setChoice sets *dst to the value of a setting that is auto or one of

@@ -83,6 +83,8 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 		return rowsResult("SHOW", textColumns("name", "connector", "status", "query"), rows), nil
 	case sql.ShowQueries:
 		return s.showQueries()
+	case sql.ShowCheckpoints:
+		return s.eng.showCheckpoints(), nil
 	}
 	return nil, fmt.Errorf("unknown SHOW")
 }
