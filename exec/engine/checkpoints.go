@@ -153,3 +153,19 @@ func (e *Engine) showCheckpoints() *Result {
 	}
 	return rowsResult("SHOW", cols, rows)
 }
+
+// rebuiltInput returns the first object root reads whose rows are
+// recomputed when the engine restarts — a derived stream, whose log its
+// query rewrites from its own inputs — or nil. A position in such an input
+// does not survive a restart, so a view reading one is not checkpointed.
+func rebuiltInput(root physical.Node) *catalog.Object {
+	if src, ok := root.(*physical.Source); ok && src.Object.Kind == catalog.Stream && src.Object.Query != "" {
+		return src.Object
+	}
+	for _, in := range root.Hdr().Inputs {
+		if o := rebuiltInput(in); o != nil {
+			return o
+		}
+	}
+	return nil
+}

@@ -70,7 +70,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
 	var qs *queryState
-	if mv != nil && interval > 0 {
+	if mv != nil && interval > 0 && rebuiltInput(cq.phys) == nil {
 		if !resuming {
 			if err := e.dropQueryState(obj); err != nil { // left by a view of this id that failed to drop
 				return err
@@ -101,6 +101,15 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			qs.store.Close()
 		}
 		return err
+	}
+	if qs != nil && qs.restore {
+		// The queries started after this one may read the view: they
+		// subscribe to its rows, which must be restored by then.
+		if err := job.WaitOpened(e.ctx); err != nil {
+			job.Stop()
+			qs.store.Close()
+			return err
+		}
 	}
 	if qs != nil {
 		if err := qs.recordPlan(); err != nil {
