@@ -2,13 +2,13 @@ package optimizer_test
 
 import (
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/optimizer"
 	"github.com/eddysql/eddy/optimizer/cost"
+	"github.com/eddysql/eddy/optimizer/opttest"
 	"github.com/eddysql/eddy/optimizer/rules"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/planner/plan"
@@ -19,20 +19,10 @@ import (
 // checked here by the work they cause — nodes visited, bytes allocated —
 // which, unlike time, does not depend on the machine's load.
 
-// joinQuery is a comma-separated FROM of n tables joined as a random tree
-// by equalities in WHERE, plus one filter.
+// joinQuery is opttest.JoinQuery with its DDL as one script.
 func joinQuery(n int, seed uint64) (ddl, query string) {
-	r := rand.New(rand.NewPCG(seed, 1))
-	var tables, from, where []string
-	for i := range n {
-		tables = append(tables, fmt.Sprintf("CREATE TABLE t%d (k BIGINT PRIMARY KEY, v BIGINT);", i))
-		from = append(from, fmt.Sprintf("t%d", i))
-		if i > 0 {
-			where = append(where, fmt.Sprintf("t%d.k = t%d.v", i, r.IntN(i)))
-		}
-	}
-	where = append(where, "t0.v > 5")
-	return strings.Join(tables, "\n"), "SELECT t0.k FROM " + strings.Join(from, ", ") + " WHERE " + strings.Join(where, " AND ")
+	stmts, query := opttest.JoinQuery(n, seed)
+	return strings.Join(stmts, ";\n") + ";", query
 }
 
 // unionQuery is a UNION ALL of n filters of one stream.

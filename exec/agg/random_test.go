@@ -2,6 +2,7 @@ package agg
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
@@ -70,13 +71,8 @@ func TestHashAggRandomized(t *testing.T) {
 // batch) and checks the integrated output against the brute force after
 // every batch.
 func randomRun(t *testing.T, cfg HashConfig, input string, r *rand.Rand, maxChanges int) {
-	alloc := exectest.Alloc(t)
-	h := NewHashAgg(cfg)
-	ctx := context.Background()
-	if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-		t.Fatal(err)
-	}
-	defer h.Close()
+	h := openAgg(t, cfg)
+	alloc, ctx := h.env.Alloc, context.Background()
 	out := newCollector(t, cfg)
 	in := exectest.NewIntegral(cfg.Input)
 	changes := &brute.Changes{Rand: r, Row: brute.RandomRow(r, input, domains), AppendOnly: cfg.AppendOnly}
@@ -91,6 +87,166 @@ func randomRun(t *testing.T, cfg HashConfig, input string, r *rand.Rand, maxChan
 			if got := out.Take(); got != "" {
 				t.Fatalf("control after batch %d emitted %q", batch, got)
 			}
+		}
+	}
+}
+
+// openAgg returns a HashAgg of cfg opened in a test environment with a
+// checked allocator, closed when t ends.
+func openAgg(t *testing.T, cfg HashConfig) *HashAgg {
+	t.Helper()
+	h := NewHashAgg(cfg)
+	if err := h.Open(context.Background(), exec.NewTestEnv(exectest.Alloc(t))); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h
+}
+
+// checkpointCase is an aggregate and the steps of its random input.
+type checkpointCase struct {
+	name       string
+	input      string
+	keys       []int
+	calls      []string
+	appendOnly bool
+	close      *WindowClose
+}
+
+func TestHashAggRestoreContinuesTheRun(t *testing.T) {
+	for _, tc := range []checkpointCase{
+		{name: "bigint-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "count(1)", "sum(1)",
+			"avg(1)", "min(1)", "max(1)", "count(distinct 1)", "sum(distinct 1)"}},
+		{name: "string-key-doubles", input: "varchar double", keys: []int{0}, calls: []string{"count(*)", "sum(1)",
+			"avg(1)", "min(1)", "max(1)", "count(distinct 1)"}},
+		{name: "two-keys-decimals", input: "bigint varchar decimal(10,2)", keys: []int{1, 0}, calls: []string{"sum(2)",
+			"avg(2)", "min(2)", "max(2)", "count(distinct 2)", "min(1)", "approx_count_distinct(1)"}},
+		{name: "int-double-keys", input: "bigint double bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+			"min(2)", "count(distinct 2)"}, appendOnly: true},
+		{name: "temporal-keys", input: "date timestamp(3) boolean", keys: []int{0, 2}, calls: []string{"count(*)",
+			"min(1)", "max(1)"}},
+		{name: "append-only", input: "bigint varchar bigint", keys: []int{0}, calls: []string{"min(1)", "max(1)",
+			"min(2)", "max(2)", "sum(2)", "approx_count_distinct(1)", "approx_count_distinct(2)"}, appendOnly: true},
+		{name: "global", input: "bigint double", calls: []string{"count(*)", "sum(0)", "avg(1)", "max(0)",
+			"min(1)", "count(distinct 0)"}},
+		{name: "window-emit-on-close", input: "bigint varchar bigint", keys: []int{0, 1}, calls: []string{"count(*)",
+			"sum(2)", "max(2)", "approx_count_distinct(2)"}, appendOnly: true, close: &WindowClose{Key: 0, Offset: 10, Emit: true}},
+		{name: "window-updates", input: "bigint varchar bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+			"min(2)", "avg(2)"}, close: &WindowClose{Key: 1, Offset: 10}},
+		{name: "window-int-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "max(1)"},
+			appendOnly: true, close: &WindowClose{Key: 0, Offset: 20, Emit: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
+			cfg.AppendOnly, cfg.Close = tc.appendOnly, tc.close
+			for seed := range uint64(4) {
+				checkRestore(t, cfg, checkpointSteps(tc, rand.New(rand.NewPCG(seed, 11))))
+			}
+		})
+	}
+}
+
+// checkpointSteps returns 30 random steps of tc's input: chunks of random
+// changes and, for a windowed aggregate, windows that advance with the
+// steps, some rows late, and a watermark every other step.
+func checkpointSteps(tc checkpointCase, r *rand.Rand) []exectest.Step {
+	var steps []exectest.Step
+	row := brute.RandomRow(r, tc.input, domains)
+	k := 0
+	if tc.close != nil {
+		// The window column (the group key tc.close.Key names, a bigint)
+		// holds window starts around 5·k.
+		col, base := tc.keys[tc.close.Key], row
+		row = func() string {
+			f := strings.Fields(base())
+			f[col] = fmt.Sprint(5*k + 5*(r.IntN(6)-4)) // some late: a watermark passed 5·k-5
+			return strings.Join(f, " ")
+		}
+	}
+	changes := &brute.Changes{Rand: r, Row: row, AppendOnly: tc.appendOnly}
+	for ; k < 30; k++ {
+		if tc.close != nil && k%2 == 1 {
+			steps = append(steps, exectest.Step{Ctl: exectest.Watermark(int64(5 * k))})
+			continue
+		}
+		steps = append(steps, exectest.Step{In: tc.input + "\n" + strings.Join(changes.Next(12), "\n")})
+	}
+	return steps
+}
+
+// checkRestore runs steps through an aggregate of cfg, snapshotting it
+// after three of the first two thirds (so that the state holds the sum of
+// incremental deltas), then restores the last snapshot into 1, 2 and 3
+// instances (a global aggregate into one), each owning its key groups and
+// fed the rest of the rows the exchange routes to it: at every step, the
+// union of their outputs is the uninterrupted run's, and so is the final
+// integral.
+func checkRestore(t *testing.T, cfg HashConfig, steps []exectest.Step) {
+	t.Helper()
+	alloc := exectest.Alloc(t)
+	state := exectest.NewState()
+	// The last snapshot follows a watermark when there are some, so that
+	// the restored instances see rows before a watermark, some late.
+	cut := 2*len(steps)/3 - 1
+	u := NewHashAgg(cfg)
+	ref := &recording{Operator: u, keyCols: len(cfg.GroupKeys), out: newCollector(t, cfg)}
+	refSteps := slices.Clone(steps)
+	for k := range refSteps {
+		refSteps[k].AnyOut = true
+		if k == cut/3 || k == 2*cut/3 || k == cut {
+			epoch := uint64(k)
+			refSteps[k].Check = func(t *testing.T) { state.Snapshot(t, u, epoch) }
+		}
+	}
+	(&exectest.Runner{Op: ref, Env: exec.NewTestEnv(alloc), Out: newCollector(t, cfg)}).Run(t, refSteps)
+
+	ps := []int{1, 2, 3}
+	if len(cfg.GroupKeys) == 0 {
+		ps = ps[:1]
+	}
+	for _, p := range ps {
+		out := newCollector(t, cfg)
+		prefix := slices.Clone(steps[:cut+1])
+		for k := range prefix {
+			prefix[k].AnyOut = true
+		}
+		(&exectest.Runner{Op: NewHashAgg(cfg), Env: exec.NewTestEnv(alloc), Out: out}).Run(t, prefix)
+		got := make([][]string, len(steps))
+		for i := range p {
+			env := exec.NewTestEnv(alloc)
+			env.Parallelism, env.KeyGroups = p, exec.KeyGroupsOf(i, p)
+			inst := &recording{Operator: &restoring{HashAgg: NewHashAgg(cfg), state: state, groups: env.KeyGroups},
+				keyCols: len(cfg.GroupKeys), out: out}
+			var isteps []exectest.Step
+			var ks []int
+			for k := cut + 1; k < len(steps); k++ {
+				st := exectest.Step{Ctl: steps[k].Ctl, AnyOut: true}
+				if st.Ctl == nil {
+					text, ok := routed(t, cfg, steps[k].In, i, p)
+					if !ok {
+						continue
+					}
+					st.In = text
+				}
+				isteps = append(isteps, st)
+				ks = append(ks, k)
+			}
+			(&exectest.Runner{Op: inst, Env: env, Out: newCollector(t, cfg)}).Run(t, isteps)
+			for j, k := range ks {
+				got[k] = append(got[k], inst.lines[j]...)
+			}
+		}
+		for k := cut + 1; k < len(steps); k++ {
+			want := slices.Clone(ref.lines[k])
+			slices.Sort(want)
+			slices.Sort(got[k])
+			if !slices.Equal(got[k], want) {
+				t.Fatalf("p=%d step %d: restored instances emitted\n%s\nuninterrupted\n%s", p, k,
+					strings.Join(got[k], "\n"), strings.Join(want, "\n"))
+			}
+		}
+		if g, w := strings.Join(out.Rows(), "\n"), strings.Join(ref.out.Rows(), "\n"); g != w {
+			t.Fatalf("p=%d: integrated output\n%s\nuninterrupted\n%s", p, g, w)
 		}
 	}
 }

@@ -16,78 +16,11 @@ import (
 	"github.com/eddysql/eddy/exec/internal/accum"
 )
 
-// memState is the test double of the runtime's state store: it applies
-// snapshots' Puts and Deletes to a map by key group, and counts them.
-type memState struct {
-	m           map[int]map[string][]byte
-	puts, dels  int
-	bytes       int // bytes of keys and values put
-	lastPuts    int // in the last snapshot
-	lastDels    int
-	lastBytes   int
-	lastTouched map[int]bool // key groups the last snapshot wrote
-}
-
-func newMemState() *memState { return &memState{m: map[int]map[string][]byte{}} }
-
-// snapshot takes a snapshot of op and records what it wrote.
-func (s *memState) snapshot(t testing.TB, op exec.Stateful, epoch uint64) {
-	t.Helper()
-	p, d, b := s.puts, s.dels, s.bytes
-	s.lastTouched = map[int]bool{}
-	if err := op.Snapshot(context.Background(), epoch, s); err != nil {
-		t.Fatalf("snapshot %d: %v", epoch, err)
-	}
-	s.lastPuts, s.lastDels, s.lastBytes = s.puts-p, s.dels-d, s.bytes-b
-}
-
-func (s *memState) Put(group int, key, value []byte) error {
-	if group < 0 || group >= exec.NumKeyGroups {
-		return fmt.Errorf("key group %d", group)
-	}
-	if s.m[group] == nil {
-		s.m[group] = map[string][]byte{}
-	}
-	s.m[group][string(key)] = slices.Clone(value)
-	s.puts++
-	s.bytes += len(key) + len(value)
-	if s.lastTouched != nil {
-		s.lastTouched[group] = true
-	}
-	return nil
-}
-
-func (s *memState) Delete(group int, key []byte) error {
-	delete(s.m[group], string(key))
-	s.dels++
-	return nil
-}
-
-func (s *memState) Scan(_ context.Context, groups exec.KeyGroupRange, fn func(group int, key, value []byte) error) error {
-	for g := groups.Lo; g < groups.Hi; g++ {
-		for _, k := range slices.Sorted(maps.Keys(s.m[g])) {
-			if err := fn(g, []byte(k), s.m[g][k]); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
-}
-
-// entries returns the number of entries held.
-func (s *memState) entries() int {
-	n := 0
-	for _, m := range s.m {
-		n += len(m)
-	}
-	return n
-}
-
 // restoring is a HashAgg that restores from a state as it opens, as the
 // runtime restores an operator after Open and before any input.
 type restoring struct {
 	*HashAgg
-	state  *memState
+	state  *exectest.State
 	groups exec.KeyGroupRange
 }
 
@@ -193,13 +126,8 @@ func TestHashAggSnapshotIsIncremental(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, tc.input, tc.keys, "count(*)", "sum(1)", "max(1)", "count(distinct 1)")
-			alloc := exectest.Alloc(t)
-			h := NewHashAgg(cfg)
-			ctx := context.Background()
-			if err := h.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-				t.Fatal(err)
-			}
-			defer h.Close()
+			h := openAgg(t, cfg)
+			alloc, ctx := h.env.Alloc, context.Background()
 			key := func(g int) string {
 				if tc.input == "varchar bigint" {
 					return fmt.Sprintf("key%05d", g)
@@ -223,15 +151,15 @@ func TestHashAggSnapshotIsIncremental(t *testing.T) {
 				lines = append(lines, fmt.Sprintf("+I %s %d", key(g), g%7), fmt.Sprintf("+I %s %d", key(g), g%5))
 			}
 			feed(lines)
-			state := newMemState()
-			state.snapshot(t, h, 1)
-			full := state.lastBytes
-			if state.lastPuts != groups || state.lastDels != 0 || state.entries() != groups {
-				t.Fatalf("first snapshot: %d puts, %d deletes, %d entries; want %d puts", state.lastPuts, state.lastDels, state.entries(), groups)
+			state := exectest.NewState()
+			state.Snapshot(t, h, 1)
+			full := state.Bytes
+			if state.Puts != groups || state.Deletes != 0 || state.Len() != groups {
+				t.Fatalf("first snapshot: %d puts, %d deletes, %d entries; want %d puts", state.Puts, state.Deletes, state.Len(), groups)
 			}
-			state.snapshot(t, h, 2)
-			if state.lastPuts != 0 || state.lastDels != 0 {
-				t.Fatalf("snapshot of no change: %d puts, %d deletes", state.lastPuts, state.lastDels)
+			state.Snapshot(t, h, 2)
+			if state.Puts != 0 || state.Deletes != 0 {
+				t.Fatalf("snapshot of no change: %d puts, %d deletes", state.Puts, state.Deletes)
 			}
 			// 1%: 80 groups get a row, 20 lose both of theirs.
 			lines = lines[:0]
@@ -243,13 +171,13 @@ func TestHashAggSnapshotIsIncremental(t *testing.T) {
 				}
 			}
 			feed(lines)
-			state.snapshot(t, h, 3)
-			if state.lastPuts != 80 || state.lastDels != 20 || state.entries() != groups-20 {
-				t.Fatalf("snapshot of 1%%: %d puts, %d deletes, %d entries; want 80, 20, %d", state.lastPuts, state.lastDels, state.entries(), groups-20)
+			state.Snapshot(t, h, 3)
+			if state.Puts != 80 || state.Deletes != 20 || state.Len() != groups-20 {
+				t.Fatalf("snapshot of 1%%: %d puts, %d deletes, %d entries; want 80, 20, %d", state.Puts, state.Deletes, state.Len(), groups-20)
 			}
-			t.Logf("full snapshot %d bytes, 1%% of the groups %d bytes", full, state.lastBytes)
-			if state.lastBytes*100 > 2*full {
-				t.Fatalf("snapshot of 1%% wrote %d bytes, the full one %d", state.lastBytes, full)
+			t.Logf("full snapshot %d bytes, 1%% of the groups %d bytes", full, state.Bytes)
+			if state.Bytes*100 > 2*full {
+				t.Fatalf("snapshot of 1%% wrote %d bytes, the full one %d", state.Bytes, full)
 			}
 		})
 	}
@@ -264,35 +192,35 @@ func TestHashAggRestoreRefusesCorruptState(t *testing.T) {
 	alloc := exectest.Alloc(t)
 	ctx := context.Background()
 	h := NewHashAgg(cfg)
-	if err := h.Snapshot(ctx, 1, newMemState()); err == nil {
+	if err := h.Snapshot(ctx, 1, exectest.NewState()); err == nil {
 		t.Fatal("snapshot before Open succeeded")
 	}
-	state := newMemState()
+	state := exectest.NewState()
 	(&exectest.Runner{Op: h, Env: exec.NewTestEnv(alloc), Out: newCollector(t, cfg), Inputs: nil}).Run(t, []exectest.Step{{
 		In: "bigint varchar\n+I 1 a\n+I 2 a\n+I 3 b\n+I 4 b\n+I 5 b\n+I 6 b\n+I 7 b", AnyOut: true,
-		Check: func(t *testing.T) { state.snapshot(t, h, 1) },
+		Check: func(t *testing.T) { state.Snapshot(t, h, 1) },
 	}})
 	var g int
 	var key string
-	for g = range state.m {
-		for key = range state.m[g] {
+	for g = range state.Entries {
+		for key = range state.Entries[g] {
 			break
 		}
 	}
-	good := state.m[g][key]
+	good := state.Entries[g][key]
 	for _, tc := range []struct {
 		name  string
 		edit  func()
 		wrapd error
 	}{
-		{"truncated", func() { state.m[g][key] = good[:len(good)-1] }, accum.ErrCorruptState},
-		{"trailing", func() { state.m[g][key] = append(slices.Clone(good), 0) }, errRestore},
-		{"bad key", func() { delete(state.m[g], key); state.m[g]["\x01\x05"] = good }, errEntryKey},
-		{"zero rows", func() { state.m[g][key] = append([]byte{0}, good[1:]...) }, errRestore},
+		{"truncated", func() { state.Entries[g][key] = good[:len(good)-1] }, accum.ErrCorruptState},
+		{"trailing", func() { state.Entries[g][key] = append(slices.Clone(good), 0) }, errRestore},
+		{"bad key", func() { delete(state.Entries[g], key); state.Entries[g]["\x01\x05"] = good }, errEntryKey},
+		{"zero rows", func() { state.Entries[g][key] = append([]byte{0}, good[1:]...) }, errRestore},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			old := maps.Clone(state.m[g])
-			defer func() { state.m[g] = old }()
+			old := maps.Clone(state.Entries[g])
+			defer func() { state.Entries[g] = old }()
 			tc.edit()
 			r := NewHashAgg(cfg)
 			if err := r.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
@@ -319,14 +247,14 @@ func TestHashAggDeltaIsBoundedWithoutCheckpoints(t *testing.T) {
 			exectest.Step{In: fmt.Sprintf("bigint bigint\n-D %d 1\n-D %d 2", k, k+1), AnyOut: true})
 	}
 	h := NewHashAgg(cfg)
-	state := newMemState()
+	state := exectest.NewState()
 	steps[len(steps)-1].Check = func(t *testing.T) {
 		if d := &h.delta; len(d.slots) > h.keys.high() || len(d.delEnds) != 0 {
 			t.Fatalf("after 100 batches: %d dirty entries for %d slots, %d deletions recorded", len(d.slots), h.keys.high(), len(d.delEnds))
 		}
-		state.snapshot(t, h, 1)
-		if state.lastPuts != 1 || state.lastDels != 0 {
-			t.Fatalf("first snapshot: %d puts, %d deletes; want the one live group", state.lastPuts, state.lastDels)
+		state.Snapshot(t, h, 1)
+		if state.Puts != 1 || state.Deletes != 0 {
+			t.Fatalf("first snapshot: %d puts, %d deletes; want the one live group", state.Puts, state.Deletes)
 		}
 	}
 	(&exectest.Runner{Op: h, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t, cfg)}).Run(t, steps)

@@ -66,21 +66,13 @@ func TestValuesPositionRefused(t *testing.T) {
 	past.Uint(uint64(len(rows)))
 	past.Uint(uint64(len(rows) + 1))
 	other := position.NewWriter("file")
-	for _, tc := range []struct {
-		name string
-		pos  []byte
-		want string
-	}{
-		{"truncated", pos[:len(pos)-1], "checksum mismatch"},
-		{"another source", other.Bytes(), `a "file" source's, not a values source's`},
-		{"fewer rows", posAfter(rows[:len(rows)-1], 1), "the position is of 12288 rows, not 12289"},
-		{"other rows", posAfter(changed, 1), "the position is of other rows or columns"},
-		{"past the last row", past.Bytes(), "row 12290 is past the last row (12289)"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			postest.Refused(t, valuesOpener(rows)(t), tc.pos, tc.want)
-		})
-	}
+	postest.RefusesAll(t, valuesOpener(rows), []postest.Refusal{
+		{Name: "truncated", Pos: pos[:len(pos)-1], Want: "checksum mismatch"},
+		{Name: "another source", Pos: other.Bytes(), Want: `a "file" source's, not a values source's`},
+		{Name: "fewer rows", Pos: posAfter(rows[:len(rows)-1], 1), Want: "the position is of 12288 rows, not 12289"},
+		{Name: "other rows", Pos: posAfter(changed, 1), Want: "the position is of other rows or columns"},
+		{Name: "past the last row", Pos: past.Bytes(), Want: "row 12290 is past the last row (12289)"},
+	}, nil)
 	src := valuesOpener(rows)(t)
 	postest.Read(t, src, 1)
 	if err := src.Seek(context.Background(), pos); err == nil {

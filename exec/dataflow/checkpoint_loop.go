@@ -63,6 +63,19 @@ func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() erro
 	return err
 }
 
+// ticked waits for the next tick of c and reports whether it came before
+// the job's tasks ended and ctx was done.
+func (j *Job) ticked(ctx context.Context, c <-chan time.Time) bool {
+	select {
+	case <-ctx.Done():
+		return false
+	case <-j.tasksDone:
+		return false
+	case <-c:
+		return true
+	}
+}
+
 // checkpointLoop takes a checkpoint every interval until the job's tasks
 // have ended or ctx is done. A failed checkpoint is reported through
 // onWarning while the job runs on (its writes stay buffered and the next
@@ -71,14 +84,7 @@ func (j *Job) checkpointLoop(ctx context.Context, every time.Duration, onWarning
 	defer j.coord.Done()
 	tick := time.NewTicker(every)
 	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-j.tasksDone:
-			return
-		case <-tick.C:
-		}
+	for j.ticked(ctx, tick.C) {
 		epoch, err := j.CheckpointNext(ctx)
 		if err == nil {
 			continue

@@ -21,10 +21,7 @@ func TestPeriodicCheckpoints(t *testing.T) {
 	db := mem.New()
 	run := func(restore bool, chunks ...string) []CheckpointStat {
 		t.Helper()
-		store, err := db.State("job")
-		if err != nil {
-			t.Fatal(err)
-		}
+		store := jobStore(t, db)
 		defer store.Close()
 		src := exectest.NewSource(t, exectest.Alloc(t), chunks...)
 		count := OpSpec{Name: "count", New: func(int) (exec.Operator, error) { return &keyCounter{}, nil }}
@@ -35,10 +32,7 @@ func TestPeriodicCheckpoints(t *testing.T) {
 		}
 		// Wait for two checkpoints after every row is in: the last one
 		// holds them all.
-		job.RequestFlush(1)
-		if err := job.WaitFlushed(ctx, 1); err != nil {
-			t.Fatal(err)
-		}
+		flushed(t, ctx, job, 1)
 		n := len(job.Checkpoints())
 		for len(job.Checkpoints()) < n+2 {
 			select {

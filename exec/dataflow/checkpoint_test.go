@@ -144,22 +144,13 @@ func TestCheckpointSnapshotsAndRestores(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := mem.New()
-	store, err := db.State("job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := jobStore(t, db)
 	src := exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1\n+I 2\n+I 2\n+I 3")
 	job, _ := countingJob(t, src, 2, store, false)
 	defer job.Stop()
 	// A barrier follows the rows a source has emitted when it is asked
 	// for: flush first, so the checkpoint holds every row added.
-	flush := func(id uint64) {
-		job.RequestFlush(id)
-		if err := job.WaitFlushed(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	flush(1)
+	flushed(t, ctx, job, 1)
 	if err := job.Checkpoint(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +158,7 @@ func TestCheckpointSnapshotsAndRestores(t *testing.T) {
 		t.Fatalf("checkpoint 1 holds %v, want %v", got, want)
 	}
 	src.Add("bigint\n-D 1\n+I 4\n+I 2")
-	flush(2)
+	flushed(t, ctx, job, 2)
 	if err := job.Checkpoint(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -262,4 +253,37 @@ func TestBarrierAlignmentHoldsBackLaterInput(t *testing.T) {
 	if j.barrier != 2 || len(tk.held) != 0 {
 		t.Fatalf("barrier %d reached the sink, %d messages held", j.barrier, len(tk.held))
 	}
+}
+
+// flushed asks job for flush marker id and waits until it reached the
+// sink, failing t on an error.
+func flushed(t *testing.T, ctx context.Context, job *Job, id uint64) {
+	t.Helper()
+	job.RequestFlush(id)
+	if err := job.WaitFlushed(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// jobStore opens the state store of the job named "job" in db, failing t on
+// an error; the caller closes it.
+func jobStore(t *testing.T, db storage.DB) storage.StateStore {
+	t.Helper()
+	store, err := db.State("job")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return store
+}
+
+// checkpointed returns a context that ends with t (or after a minute) and
+// the state store of a job named "job" in a fresh in-memory database,
+// closed when t ends.
+func checkpointed(t *testing.T) (context.Context, storage.StateStore) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	store := jobStore(t, mem.New())
+	t.Cleanup(func() { store.Close() })
+	return ctx, store
 }

@@ -24,18 +24,12 @@ func checkpointAfter(t *testing.T, ctx context.Context, store storage.StateStore
 	src := exectest.NewSource(t, exectest.Alloc(t), input[:n]...)
 	job, _ := countingJob(t, src, 2, store, false)
 	defer job.Stop()
-	flush := func(id uint64) {
-		job.RequestFlush(id)
-		if err := job.WaitFlushed(ctx, id); err != nil {
-			t.Fatal(err)
-		}
-	}
-	flush(1)
+	flushed(t, ctx, job, 1)
 	if err := job.Checkpoint(ctx, 1); err != nil {
 		t.Fatal(err)
 	}
 	src.Add(input[n]) // read after the checkpoint: lost with the crash
-	flush(2)
+	flushed(t, ctx, job, 2)
 }
 
 // TestCheckpointResumesSourcesAtTheirPosition: a job resumed from a
@@ -46,27 +40,18 @@ func TestCheckpointResumesSourcesAtTheirPosition(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db := mem.New()
-	store, err := db.State("job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store := jobStore(t, db)
 	checkpointAfter(t, ctx, store, 2)
 	if err := store.Close(); err != nil {
 		t.Fatal(err)
 	}
-	store2, err := db.State("job")
-	if err != nil {
-		t.Fatal(err)
-	}
+	store2 := jobStore(t, db)
 	defer store2.Close()
 	// The resumed source replays the whole input, as a file or a log does.
 	src := exectest.NewSource(t, exectest.Alloc(t), input...)
 	job, _ := countingJob(t, src, 2, store2, true)
 	defer job.Stop()
-	job.RequestFlush(1)
-	if err := job.WaitFlushed(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	flushed(t, ctx, job, 1)
 	if err := job.Checkpoint(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -80,14 +65,7 @@ func TestCheckpointResumesSourcesAtTheirPosition(t *testing.T) {
 // source, when its source cannot seek, when the checkpoint's source ran
 // at another parallelism, or when the recorded position is damaged.
 func TestResumeRefusesWhatItCannotSeek(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db := mem.New()
-	store, err := db.State("job")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	ctx, store := checkpointed(t)
 	checkpointAfter(t, ctx, store, 1)
 	resume := func(src exec.Source, srcParallelism int) error {
 		count := OpSpec{Name: "count", New: func(int) (exec.Operator, error) { return &keyCounter{}, nil }}
@@ -147,14 +125,7 @@ func (u unpositioned) Close() error                                  { return u.
 // Stateful nor Stateless is not resumable: it says which operator, takes
 // no periodic checkpoints and refuses to start with Restore.
 func TestResumableNamesWhatKeepsState(t *testing.T) {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	db := mem.New()
-	store, err := db.State("job")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer store.Close()
+	ctx, store := checkpointed(t)
 	g := exchanged(exectest.NewSource(t, exectest.Alloc(t), input...), DistHash, 2, only("keeper", &recorder{}), &passthrough{})
 	opts := JobOptions{Alloc: exectest.Alloc(t), State: store, CheckpointInterval: time.Millisecond}
 	job, err := StartJob(ctx, g, opts)

@@ -77,13 +77,7 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 	if got := sorted(text(run(t, s, "SELECT * FROM v;"))); got != want {
 		t.Fatalf("before the restart v holds\n%s", got)
 	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-
-	e = openEngine(t, cfg)
-	defer e.Close()
-	s = e.NewSession(SessionOptions{})
+	e, s = restart(t, e, cfg)
 	res := run(t, s, "SELECT * FROM v;")
 	if !slices.ContainsFunc(res.Notices, func(n string) bool {
 		return strings.Contains(n, "materialized view v resumed from its checkpoint") && strings.Contains(n, "B of state)")
@@ -134,12 +128,7 @@ func TestViewThatCannotResumeReplays(t *testing.T) {
 	if n := len(job.Checkpoints()); n != 0 {
 		t.Fatalf("%d checkpoints of a view that cannot resume", n)
 	}
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openEngine(t, cfg)
-	defer e.Close()
-	s = e.NewSession(SessionOptions{})
+	e, s = restart(t, e, cfg)
 	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), "1 | 1 | 10\n2 | 2 | 20\n"; got != want {
 		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
 	}
@@ -176,4 +165,16 @@ func TestSetCheckpointInterval(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "checkpoint_interval must be a duration such as '10s', or '0' for none") || !strings.Contains(err.Error(), "1:27") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// restart closes e and opens an engine with cfg, closed when t ends, and a
+// session of it.
+func restart(t *testing.T, e *Engine, cfg Config) (*Engine, *Session) {
+	t.Helper()
+	if err := e.Close(); err != nil {
+		t.Fatal(err)
+	}
+	e = openEngine(t, cfg)
+	t.Cleanup(func() { e.Close() })
+	return e, e.NewSession(SessionOptions{})
 }

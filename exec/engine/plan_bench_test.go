@@ -3,11 +3,11 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/eddysql/eddy/optimizer/opttest"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -95,19 +95,8 @@ func BenchmarkPlanUnionAll5000(b *testing.B) {
 // BenchmarkPlanJoin64 plans a comma-separated FROM of 64 tables joined as
 // a random tree by equalities in WHERE, plus one filter.
 func BenchmarkPlanJoin64(b *testing.B) {
-	const n = 64
-	r := rand.New(rand.NewPCG(1, 1))
-	var ddl, from, where []string
-	for i := range n {
-		ddl = append(ddl, fmt.Sprintf("CREATE TABLE t%d (k BIGINT PRIMARY KEY, v BIGINT)", i))
-		from = append(from, fmt.Sprintf("t%d", i))
-		if i > 0 {
-			where = append(where, fmt.Sprintf("t%d.k = t%d.v", i, r.IntN(i)))
-		}
-	}
-	where = append(where, "t0.v > 5")
-	s := planBenchSession(b, ddl...)
-	benchPlan(b, s, "SELECT t0.k FROM "+strings.Join(from, ", ")+" WHERE "+strings.Join(where, " AND "))
+	ddl, query := opttest.JoinQuery(64, 1)
+	benchPlan(b, planBenchSession(b, ddl...), query)
 }
 
 // BenchmarkPlanDeepExpression plans expressions nested 4,000 deep (the

@@ -3,7 +3,9 @@ package exectest
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"testing"
 
 	"github.com/eddysql/eddy/exec"
 )
@@ -12,12 +14,14 @@ import (
 // operators: an exec.StateWriter that applies a snapshot's puts and
 // deletes to the entries of earlier ones (as the runtime's state table
 // does), and an exec.StateReader over them for Restore. It counts the
-// puts and deletes since the last Reset, so a test can check that a
-// snapshot writes only what changed.
+// puts, deletes and bytes put since the last Reset (Snapshot resets), so a
+// test can check that a snapshot writes only what changed. Entries, by key
+// group and key, may be changed by a test (to damage them).
 type State struct {
-	entries map[int]map[string][]byte // by key group, then key
+	Entries map[int]map[string][]byte
 	Puts    int
 	Deletes int
+	Bytes   int // of the keys and values put
 }
 
 var (
@@ -26,20 +30,31 @@ var (
 )
 
 // NewState returns an empty State.
-func NewState() *State { return &State{entries: map[int]map[string][]byte{}} }
+func NewState() *State { return &State{Entries: map[int]map[string][]byte{}} }
+
+// Snapshot resets the counts and has op snapshot into s as checkpoint
+// epoch, failing t on an error.
+func (s *State) Snapshot(t testing.TB, op exec.Stateful, epoch uint64) {
+	t.Helper()
+	s.Reset()
+	if err := op.Snapshot(context.Background(), epoch, s); err != nil {
+		t.Fatalf("snapshot %d: %v", epoch, err)
+	}
+}
 
 // Put implements exec.StateWriter.
 func (s *State) Put(group int, key, value []byte) error {
 	if group < 0 || group >= exec.NumKeyGroups {
 		return fmt.Errorf("exectest: key group %d out of range", group)
 	}
-	g := s.entries[group]
+	g := s.Entries[group]
 	if g == nil {
 		g = map[string][]byte{}
-		s.entries[group] = g
+		s.Entries[group] = g
 	}
 	g[string(key)] = slices.Clone(value)
 	s.Puts++
+	s.Bytes += len(key) + len(value)
 	return nil
 }
 
@@ -48,7 +63,7 @@ func (s *State) Delete(group int, key []byte) error {
 	if group < 0 || group >= exec.NumKeyGroups {
 		return fmt.Errorf("exectest: key group %d out of range", group)
 	}
-	delete(s.entries[group], string(key))
+	delete(s.Entries[group], string(key))
 	s.Deletes++
 	return nil
 }
@@ -57,16 +72,11 @@ func (s *State) Delete(group int, key []byte) error {
 // group, then key.
 func (s *State) Scan(ctx context.Context, groups exec.KeyGroupRange, fn func(group int, key, value []byte) error) error {
 	for g := groups.Lo; g < groups.Hi; g++ {
-		keys := make([]string, 0, len(s.entries[g]))
-		for k := range s.entries[g] {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
+		for _, k := range slices.Sorted(maps.Keys(s.Entries[g])) {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := fn(g, []byte(k), s.entries[g][k]); err != nil {
+			if err := fn(g, []byte(k), s.Entries[g][k]); err != nil {
 				return err
 			}
 		}
@@ -77,19 +87,19 @@ func (s *State) Scan(ctx context.Context, groups exec.KeyGroupRange, fn func(gro
 // Len returns the number of entries held.
 func (s *State) Len() int {
 	n := 0
-	for _, g := range s.entries {
+	for _, g := range s.Entries {
 		n += len(g)
 	}
 	return n
 }
 
-// Reset zeroes the counts of puts and deletes.
-func (s *State) Reset() { s.Puts, s.Deletes = 0, 0 }
+// Reset zeroes the counts of puts, deletes and bytes.
+func (s *State) Reset() { s.Puts, s.Deletes, s.Bytes = 0, 0, 0 }
 
 // Damage replaces the value of every entry with value: a test of how
 // Restore reports damaged state.
 func (s *State) Damage(value []byte) {
-	for _, g := range s.entries {
+	for _, g := range s.Entries {
 		for k := range g {
 			g[k] = slices.Clone(value)
 		}

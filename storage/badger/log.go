@@ -49,9 +49,21 @@ const smallDrop = 10_000
 // Drop deletes the stream's keys in one transaction when they are few, and
 // with DropPrefix otherwise; either way the log disappears atomically.
 func (b logBackend) Drop(stream uint64) error {
+	if done, err := b.db.dropSmall(logPrefix(stream)); done || err != nil {
+		return err
+	}
+	b.db.dropMu.Lock()
+	defer b.db.dropMu.Unlock()
+	return b.db.bdb.DropPrefix(logPrefix(stream))
+}
+
+// dropSmall deletes the keys with prefix in one transaction when there are
+// at most smallDrop of them, and reports whether it did (or found none).
+// A larger set is left to the caller's DropPrefix.
+func (db *DB) dropSmall(prefix []byte) (done bool, err error) {
 	var keys [][]byte
-	err := b.db.bdb.View(func(txn *bdg.Txn) error {
-		it := txn.NewIterator(bdg.IteratorOptions{Prefix: logPrefix(stream)})
+	err = db.bdb.View(func(txn *bdg.Txn) error {
+		it := txn.NewIterator(bdg.IteratorOptions{Prefix: prefix})
 		defer it.Close()
 		for it.Rewind(); it.Valid() && len(keys) <= smallDrop; it.Next() {
 			keys = append(keys, it.Item().KeyCopy(nil))
@@ -59,26 +71,25 @@ func (b logBackend) Drop(stream uint64) error {
 		return nil
 	})
 	if err != nil || len(keys) == 0 {
-		return err
+		return true, err
 	}
-	if len(keys) <= smallDrop {
-		err := b.db.write(func() error {
-			return b.db.bdb.Update(func(txn *bdg.Txn) error {
-				for _, k := range keys {
-					if err := txn.Delete(k); err != nil {
-						return err
-					}
+	if len(keys) > smallDrop {
+		return false, nil
+	}
+	err = db.write(func() error {
+		return db.bdb.Update(func(txn *bdg.Txn) error {
+			for _, k := range keys {
+				if err := txn.Delete(k); err != nil {
+					return err
 				}
-				return nil
-			})
+			}
+			return nil
 		})
-		if !errors.Is(err, bdg.ErrTxnTooBig) {
-			return err
-		}
+	})
+	if errors.Is(err, bdg.ErrTxnTooBig) {
+		return false, nil
 	}
-	b.db.dropMu.Lock()
-	defer b.db.dropMu.Unlock()
-	return b.db.bdb.DropPrefix(logPrefix(stream))
+	return true, err
 }
 
 func (b logBackend) Iter(stream, from, to uint64) logcore.Iterator {

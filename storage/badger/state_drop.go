@@ -1,8 +1,6 @@
 package badger
 
 import (
-	"errors"
-
 	bdg "github.com/dgraph-io/badger/v4"
 )
 
@@ -18,32 +16,9 @@ func (db *DB) DropState(job string) error {
 }
 
 func (db *DB) dropState(keys jobKeys) error {
-	var found [][]byte
-	err := db.bdb.View(func(txn *bdg.Txn) error {
-		it := txn.NewIterator(bdg.IteratorOptions{Prefix: keys.prefix})
-		defer it.Close()
-		for it.Rewind(); it.Valid() && len(found) <= smallDrop; it.Next() {
-			found = append(found, it.Item().KeyCopy(nil))
-		}
-		return nil
-	})
-	if err != nil || len(found) == 0 {
+	done, err := db.dropSmall(keys.prefix)
+	if done || err != nil {
 		return err
-	}
-	if len(found) <= smallDrop {
-		err := db.write(func() error {
-			return db.bdb.Update(func(txn *bdg.Txn) error {
-				for _, k := range found {
-					if err := txn.Delete(k); err != nil {
-						return err
-					}
-				}
-				return nil
-			})
-		})
-		if !errors.Is(err, bdg.ErrTxnTooBig) {
-			return err
-		}
 	}
 	err = db.write(func() error {
 		return db.bdb.Update(func(txn *bdg.Txn) error { return txn.Set(keys.dropMark(), nil) })

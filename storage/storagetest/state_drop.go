@@ -29,28 +29,31 @@ func runDropState(t *testing.T, h Harness) {
 		must(t, s.Commit(ctx, 4))
 		must(t, s.Close())
 	}
-	// expectEmpty checks that job's store is empty and at epoch 0.
-	expectEmpty := func(t *testing.T, db storage.DB, job string) {
+	// expectJob checks that job's store is at epoch and its tables hold
+	// t1 and t2 (the lines of expectDump); an emptied store takes epoch 1
+	// again.
+	expectJob := func(t *testing.T, db storage.DB, job string, epoch uint64, t1, t2 []string) {
 		t.Helper()
 		s := state(t, db, job)
 		defer s.Close()
-		if e, err := s.Recover(ctx); e != 0 || err != nil {
-			t.Fatalf("Recover of job %q after DropState = %d, %v; want 0", job, e, err)
+		if e, err := s.Recover(ctx); e != epoch || err != nil {
+			t.Fatalf("Recover of job %q = %d, %v; want %d", job, e, err, epoch)
 		}
-		expectDump(t, table(t, s, "t1"), "")
-		expectDump(t, table(t, s, "t2"), "")
-		must(t, s.Commit(ctx, 1)) // epoch 1 is new again
+		expectDump(t, table(t, s, "t1"), "", t1...)
+		expectDump(t, table(t, s, "t2"), "", t2...)
+		if epoch == 0 {
+			must(t, s.Commit(ctx, 1))
+		}
+	}
+	// expectEmpty checks that job's store is empty and at epoch 0.
+	expectEmpty := func(t *testing.T, db storage.DB, job string) {
+		t.Helper()
+		expectJob(t, db, job, 0, nil, nil)
 	}
 	// expectFilled checks what fill left of job.
 	expectFilled := func(t *testing.T, db storage.DB, job string) {
 		t.Helper()
-		s := state(t, db, job)
-		defer s.Close()
-		if e, err := s.Recover(ctx); e != 4 || err != nil {
-			t.Fatalf("Recover of job %q = %d, %v; want 4", job, e, err)
-		}
-		expectDump(t, table(t, s, "t1"), "", "k2="+job, "k3="+job)
-		expectDump(t, table(t, s, "t2"), "", "k1="+job, "k2="+job, "k3="+job)
+		expectJob(t, db, job, 4, []string{"k2=" + job, "k3=" + job}, []string{"k1=" + job, "k2=" + job, "k3=" + job})
 	}
 
 	t.Run("DropsEverything", func(t *testing.T) {

@@ -228,30 +228,21 @@ func TestPositionRefused(t *testing.T) {
 	}
 	other := position.NewWriter("nexmark")
 	other.Uint(1)
-	for _, tc := range []struct {
-		name string
-		pos  []byte
-		want string
-	}{
-		{"truncated", pos[:len(pos)-1], "checksum mismatch"},
-		{"another source", other.Bytes(), `a "nexmark" source's, not a file source's`},
-		{"another file", posAfter(with(func(c *Config) { c.Path = "b.csv" }), 2), "the position is of file 'b.csv'"},
-		{"other options", posAfter(with(func(c *Config) { c.Header = false }), 2), "header=false delimiter=',', not format=csv header=true"},
-		{"beyond the end", craft(100, 5, true), "the file has 20 bytes, fewer than the position's 100"},
-		{"mid-line", craft(13, 3, true), "byte 13 is not at the start of a line"},
-		{"in the header", craft(3, 1, true), "byte 3 is within the CSV header, which ends at byte 8"},
-		{"line beyond the offset", craft(12, 20, true), "line 20 cannot start at byte 12"},
-		{"header unread", craft(12, 3, false), "past a header it did not read"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			s := rs.opener(base, 1, 0, true)(t)
-			defer s.Close()
-			postest.Refused(t, s, tc.pos, tc.want)
-			if !strings.HasPrefix(errOf(s, tc.pos), "file source a.csv: cannot seek to the position: ") {
-				t.Fatalf("the error does not name the file: %s", errOf(s, tc.pos))
-			}
-		})
-	}
+	postest.RefusesAll(t, postest.Closing(rs.opener(base, 1, 0, true)), []postest.Refusal{
+		{Name: "truncated", Pos: pos[:len(pos)-1], Want: "checksum mismatch"},
+		{Name: "another source", Pos: other.Bytes(), Want: `a "nexmark" source's, not a file source's`},
+		{Name: "another file", Pos: posAfter(with(func(c *Config) { c.Path = "b.csv" }), 2), Want: "the position is of file 'b.csv'"},
+		{Name: "other options", Pos: posAfter(with(func(c *Config) { c.Header = false }), 2), Want: "header=false delimiter=',', not format=csv header=true"},
+		{Name: "beyond the end", Pos: craft(100, 5, true), Want: "the file has 20 bytes, fewer than the position's 100"},
+		{Name: "mid-line", Pos: craft(13, 3, true), Want: "byte 13 is not at the start of a line"},
+		{Name: "in the header", Pos: craft(3, 1, true), Want: "byte 3 is within the CSV header, which ends at byte 8"},
+		{Name: "line beyond the offset", Pos: craft(12, 20, true), Want: "line 20 cannot start at byte 12"},
+		{Name: "header unread", Pos: craft(12, 3, false), Want: "past a header it did not read"},
+	}, func(t *testing.T, s exec.Positioned, pos []byte) {
+		if !strings.HasPrefix(errOf(s, pos), "file source a.csv: cannot seek to the position: ") {
+			t.Fatalf("the error does not name the file: %s", errOf(s, pos))
+		}
+	})
 
 	// A file that shrank below the position.
 	end := posAfter(base, -1)

@@ -139,28 +139,20 @@ func TestPositionRefused(t *testing.T) {
 	}
 	other := position.NewWriter("file")
 	other.Uint(0)
-	for _, tc := range []struct {
-		name string
-		pos  []byte
-		want string
-	}{
-		{"truncated", pos[:len(pos)-2], "checksum mismatch"},
-		{"empty", nil, "too short"},
-		{"another source", other.Bytes(), `a "file" source's, not a nexmark source's`},
-		{"table", posOf(with(func(c *Config) { c.Table = TableAuction }), 1, 2), "table 'auction', not 'bid'"},
-		{"seed", posOf(with(func(c *Config) { c.Seed = 3 }), 1, 2), "seed 3, not 0"},
-		{"events", posOf(with(func(c *Config) { c.Events = 20_000 }), 1, 2), "events 20000, not 10000"},
-		{"first_event_rate", posOf(with(func(c *Config) { c.FirstEventRate = 5 }), 1, 2), "first_event_rate 5, not 0"},
-		{"base_time", posOf(with(func(c *Config) { c.BaseTime = 0 }), 1, 2), "base_time 0, not 1436918400000"},
-		{"instance", posOf(cfg, 0, 2), "split 0 of 2, not 1 of 2"},
-		{"parallelism", posOf(cfg, 1, 3), "split 1 of 3, not 1 of 2"},
-		{"past the end", craft(10_001), "event 10001 is past the end of the sequence (10000 events)"},
-		{"not in the split", craft(500), "event 500 is not in split 1 of 2"},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			postest.Refused(t, src, tc.pos, tc.want)
-		})
-	}
+	postest.RefusesAll(t, func(testing.TB) exec.Positioned { return src }, []postest.Refusal{
+		{Name: "truncated", Pos: pos[:len(pos)-2], Want: "checksum mismatch"},
+		{Name: "empty", Pos: nil, Want: "too short"},
+		{Name: "another source", Pos: other.Bytes(), Want: `a "file" source's, not a nexmark source's`},
+		{Name: "table", Pos: posOf(with(func(c *Config) { c.Table = TableAuction }), 1, 2), Want: "table 'auction', not 'bid'"},
+		{Name: "seed", Pos: posOf(with(func(c *Config) { c.Seed = 3 }), 1, 2), Want: "seed 3, not 0"},
+		{Name: "events", Pos: posOf(with(func(c *Config) { c.Events = 20_000 }), 1, 2), Want: "events 20000, not 10000"},
+		{Name: "first_event_rate", Pos: posOf(with(func(c *Config) { c.FirstEventRate = 5 }), 1, 2), Want: "first_event_rate 5, not 0"},
+		{Name: "base_time", Pos: posOf(with(func(c *Config) { c.BaseTime = 0 }), 1, 2), Want: "base_time 0, not 1436918400000"},
+		{Name: "instance", Pos: posOf(cfg, 0, 2), Want: "split 0 of 2, not 1 of 2"},
+		{Name: "parallelism", Pos: posOf(cfg, 1, 3), Want: "split 1 of 3, not 1 of 2"},
+		{Name: "past the end", Pos: craft(10_001), Want: "event 10001 is past the end of the sequence (10000 events)"},
+		{Name: "not in the split", Pos: craft(500), Want: "event 500 is not in split 1 of 2"},
+	}, nil)
 	// The end itself is a position (the split read to its end).
 	if err := src.Seek(context.Background(), craft(10_000)); err != nil {
 		t.Fatal(err)

@@ -106,14 +106,21 @@ func (s *state) grow(n int) {
 // result returns the value of the group in slot, formatted.
 func (s *state) result(slot int32) string {
 	s.t.Helper()
+	v, err := s.resultOf(slot)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return s.format(&v, 0)
+}
+
+// resultOf returns the value of the group in slot, as Result writes it.
+func (s *state) resultOf(slot int32) (Vector, error) {
 	s.b.Reset(nil, []int32{slot}, s.arena)
 	k, _ := KindOf(s.spec.Type)
 	v := Vector{Kind: k}
 	v.Resize(1)
-	if err := s.acc.Result(&s.b, []int64{int64(s.b.Rows[0][0])}, &v); err != nil {
-		return "error: " + err.Error()
-	}
-	return s.format(&v, 0)
+	err := s.acc.Result(&s.b, []int64{int64(s.b.Rows[0][0])}, &v)
+	return v, err
 }
 
 // format returns value j of v, a result of the aggregate, formatted.

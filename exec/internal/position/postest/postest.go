@@ -124,3 +124,36 @@ func Refused(t *testing.T, src exec.Positioned, pos []byte, want string) {
 		t.Fatalf("Seek: %v, want a *position.Error containing %q", err, want)
 	}
 }
+
+// Refusal is a position a source must refuse (Name names the case) and a
+// part of the error's text.
+type Refusal struct {
+	Name string
+	Pos  []byte
+	Want string
+}
+
+// RefusesAll checks each refusal, as a subtest, on the source open returns
+// (Refused), then check, if set, on the same source and position.
+func RefusesAll(t *testing.T, open Opener, refusals []Refusal, check func(t *testing.T, src exec.Positioned, pos []byte)) {
+	t.Helper()
+	for _, r := range refusals {
+		t.Run(r.Name, func(t *testing.T) {
+			src := open(t)
+			Refused(t, src, r.Pos, r.Want)
+			if check != nil {
+				check(t, src, r.Pos)
+			}
+		})
+	}
+}
+
+// Closing returns open with each source it opens closed when its test
+// ends.
+func Closing(open Opener) Opener {
+	return func(t testing.TB) exec.Positioned {
+		src := open(t)
+		t.Cleanup(func() { src.Close() })
+		return src
+	}
+}
