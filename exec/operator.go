@@ -88,6 +88,14 @@ type Env struct {
 	// OnWarning, if set, receives warnings for the user (such as a bad
 	// input row a source skipped).
 	OnWarning func(msg string)
+	// Resuming says the job resumes from a checkpoint: the runtime calls
+	// the operator's Restore (see Stateful) after Open.
+	Resuming bool
+	// Checkpointing says the job takes checkpoints (it has a state store
+	// and can resume). A Committer publishes its output when it is told
+	// that a checkpoint committed; without checkpoints no one tells it,
+	// and it must publish as it goes.
+	Checkpointing bool
 	// Clock, if set, replaces time.Now as Now: tests give operators a
 	// fake clock. The runtime leaves it nil.
 	Clock func() time.Time

@@ -100,3 +100,21 @@ type Stateless interface {
 	// KeepsNoState marks the operator as stateless.
 	KeepsNoState()
 }
+
+// Committer is implemented by stateful operators that publish output
+// outside eddy exactly once, in two phases (as Flink's two-phase commit
+// sinks): Snapshot makes what the operator staged since the previous
+// checkpoint durable and records it in its state (the pre-commit), and
+// Commit publishes it once the checkpoint's epoch has committed. A
+// restore publishes what the restored checkpoint staged but did not
+// publish before the crash and discards what later epochs staged, so the
+// published output is the checkpoint's, row for row.
+type Committer interface {
+	Stateful
+	// Commit publishes what the operator staged for every epoch up to
+	// epoch, which has committed. Unlike Stateful's methods, the runtime
+	// calls it from the checkpoint coordinator while the operator may be
+	// processing input: it must touch only what earlier Snapshots staged.
+	// It may be called after Close, and more than once for an epoch.
+	Commit(ctx context.Context, epoch uint64) error
+}

@@ -191,7 +191,10 @@ func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
 	case err != nil:
 		return err
 	case reached:
-		return j.store.Commit(ctx, epoch)
+		if err := j.store.Commit(ctx, epoch); err != nil {
+			return err
+		}
+		return j.publish(ctx, epoch)
 	case state == JobFailed:
 		return fmt.Errorf("dataflow: checkpoint %d: the job failed: %w", epoch, jerr)
 	}
@@ -255,4 +258,26 @@ func (t *task) releaseHeld(ctx context.Context) (ended bool, err error) {
 		}
 	}
 	return false, nil
+}
+
+// publish has every exec.Committer of the job publish what it staged up to
+// epoch, which has committed. A failure fails the job: the epoch stays
+// committed, and a restore publishes what it staged.
+func (j *Job) publish(ctx context.Context, epoch uint64) error {
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			for i, op := range t.chain.ops {
+				c, ok := op.(exec.Committer)
+				if !ok {
+					continue
+				}
+				if err := c.Commit(ctx, epoch); err != nil {
+					err = fmt.Errorf("%s: publishing checkpoint %d: %w", sr.spec.Ops[i].Name, epoch, err)
+					j.fail(err)
+					return err
+				}
+			}
+		}
+	}
+	return nil
 }

@@ -210,6 +210,12 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
+			t.env.Resuming = j.restore
+			t.env.Checkpointing = j.store != nil && j.resumeErr == nil
+		}
+	}
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
 			j.wg.Add(1)
 			j.running.Add(1)
 			go j.runTask(ctx, t)

@@ -105,3 +105,13 @@ func (s *State) Damage(value []byte) {
 		}
 	}
 }
+
+// Clone returns a copy of s's entries (with zero counts): the state as of
+// a committed checkpoint, kept while later snapshots change s.
+func (s *State) Clone() *State {
+	c := NewState()
+	for g, entries := range s.Entries {
+		c.Entries[g] = maps.Clone(entries)
+	}
+	return c
+}

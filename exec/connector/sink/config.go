@@ -70,6 +70,10 @@ type Config struct {
 	// reopened for appending when a row for it comes. 0 means
 	// DefaultMaxOpenFiles.
 	MaxOpenFiles int
+	// TwoPhase makes a file sink publish exactly once when its query is
+	// checkpointed (see TwoPhase): the engine sets it for the sinks of
+	// the queries it checkpoints.
+	TwoPhase bool
 	// FlushInterval bounds how long a file sink's rows wait in its buffer
 	// (WITH (flush_interval = '1s')): it writes them out (without fsync)
 	// once the first of them has waited that long, input or not. 0 means

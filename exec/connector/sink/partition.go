@@ -116,6 +116,14 @@ type partitioned struct {
 	// head and tail are the most and least recently written open files.
 	head, tail *partition
 	free       []*bufio.Writer // the buffers of closed files, for reuse
+
+	// single makes the writer write one file, the sink's path, as an
+	// unpartitioned two-phase sink does.
+	single bool
+	// stage, when set, makes the writer two-phase (twophase.go): rows go
+	// to each file's in-progress part, staged at every checkpoint.
+	stage   *stager
+	touched []*partition // the partitions written since the last staging
 }
 
 // partition is one partition's file.
@@ -129,6 +137,14 @@ type partition struct {
 	rows    []int32 // the rows of the chunk being written that go here
 
 	prev, next *partition // the list of open files, most recent first
+
+	// Two-phase: the bytes written to the in-progress part since it was
+	// last staged, the length of the file with the parts staged so far
+	// (known once the file was first written in this run), and whether
+	// the partition is in touched.
+	pending         int64
+	length          int64
+	known, inTouched bool
 }
 
 // newPartitioned returns the partitioned writer of s, whose Config is
@@ -162,20 +178,74 @@ func extension(format string) string {
 // earlier run (the query is recomputed from its inputs' beginning, so its
 // output is written again from the start), and the partition directories
 // that leaves empty. Nothing else under the root is touched.
-func (p *partitioned) openRoot(instance int, header []byte) error {
+//
+// A two-phase writer resuming from a checkpoint leaves the files as they
+// are: the restore puts them back as the checkpoint had them. One that
+// starts afresh removes this instance's parts too. A single file is
+// created or truncated, and gets the header (in its first part).
+func (p *partitioned) openRoot(instance int, header []byte, resuming bool) error {
 	p.root = p.s.path
 	p.file = "part-" + strconv.Itoa(instance) + "." + extension(p.s.cfg.Format)
+	if p.single {
+		p.root, p.file = filepath.Dir(p.s.path), filepath.Base(p.s.path)
+	}
 	p.header = header
+	if p.stage != nil {
+		p.stage.root = p.root
+	}
+	if resuming {
+		return nil
+	}
+	if p.single {
+		if err := p.removeParts(p.root); err != nil {
+			return err
+		}
+		f, _, err := p.s.openFile("create", p.s.path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		pt := p.lookup(exec.Chunk{}, nil, 0)
+		return p.ensureOpen(pt)
+	}
 	if err := os.MkdirAll(p.root, 0o755); err != nil {
 		return p.s.pathErr("create", p.root, err)
 	}
-	return p.removeStale(p.root, 0)
+	return p.removeStale(p.root, 0, true)
 }
 
-// removeStale removes this instance's files from the partition
-// directories under dir, which is at depth depth (the root is 0).
-func (p *partitioned) removeStale(dir string, depth int) error {
+// removeParts removes the in-progress and pending parts of this
+// instance's file in dir.
+func (p *partitioned) removeParts(dir string) error {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return p.s.pathErr("read", dir, err)
+	}
+	for _, e := range entries {
+		if !e.IsDir() && isPart(e.Name(), p.file) {
+			path := filepath.Join(dir, e.Name())
+			if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return p.s.pathErr("remove", path, err)
+			}
+		}
+	}
+	return nil
+}
+
+// removeStale removes this instance's parts from the partition
+// directories under dir, which is at depth depth (the root is 0), and,
+// if files, its files.
+func (p *partitioned) removeStale(dir string, depth int, files bool) error {
+	if p.single {
+		return p.removeParts(dir)
+	}
 	if depth == len(p.cols) {
+		if err := p.removeParts(dir); err != nil {
+			return err
+		}
+		if !files {
+			return nil
+		}
 		path := filepath.Join(dir, p.file)
 		if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return p.s.pathErr("remove", path, err)
@@ -191,10 +261,12 @@ func (p *partitioned) removeStale(dir string, depth int) error {
 			continue
 		}
 		sub := filepath.Join(dir, e.Name())
-		if err := p.removeStale(sub, depth+1); err != nil {
+		if err := p.removeStale(sub, depth+1, files); err != nil {
 			return err
 		}
-		os.Remove(sub) // only succeeds when empty: other files stay
+		if files {
+			os.Remove(sub) // only succeeds when empty: other files stay
+		}
 	}
 	return nil
 }
@@ -257,6 +329,11 @@ func (p *partitioned) lookup(c exec.Chunk, enc *encoder, i int) *partition {
 	if pt, ok := p.parts[string(key)]; ok {
 		return pt
 	}
+	if p.single {
+		pt := &partition{path: p.s.path}
+		p.parts[string(key)] = pt
+		return pt
+	}
 	dir := p.dir[:0]
 	for k, j := range p.cols {
 		if k > 0 {
@@ -285,7 +362,21 @@ func (p *partitioned) writeTo(pt *partition, b []byte) error {
 		return p.s.pathErr("write", pt.path, err)
 	}
 	pt.dirty = true
+	p.wrote(pt, len(b))
 	return nil
+}
+
+// wrote records, for a two-phase writer, that n bytes went to pt's
+// in-progress part.
+func (p *partitioned) wrote(pt *partition, n int) {
+	if p.stage == nil || n == 0 {
+		return
+	}
+	pt.pending += int64(n)
+	if !pt.inTouched {
+		pt.inTouched = true
+		p.touched = append(p.touched, pt)
+	}
 }
 
 // ensureOpen makes pt's file open and the most recently used. Opening a
@@ -315,7 +406,23 @@ func (p *partitioned) ensureOpen(pt *partition) error {
 		}
 		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
 	}
-	f, regular, err := p.s.openFile("open", pt.path, flags)
+	path := pt.path
+	if p.stage != nil {
+		// Two-phase: the rows go to the in-progress part, and the file
+		// keeps what was published.
+		if !pt.known {
+			info, err := os.Stat(pt.path)
+			switch {
+			case err == nil:
+				pt.length = info.Size()
+			case !errors.Is(err, fs.ErrNotExist):
+				return p.s.pathErr("stat", pt.path, err)
+			}
+			pt.known = true
+		}
+		path = inProgressPath(pt.path)
+	}
+	f, regular, err := p.s.openFile("open", path, flags)
 	if err != nil {
 		return err
 	}
@@ -330,11 +437,12 @@ func (p *partitioned) ensureOpen(pt *partition) error {
 	p.pushFront(pt)
 	if !pt.created {
 		pt.created = true
-		if p.header != nil {
+		if p.header != nil && pt.length == 0 && pt.pending == 0 {
 			if _, err := pt.w.Write(p.header); err != nil {
 				return p.s.pathErr("write", pt.path, err)
 			}
 			pt.dirty = true
+			p.wrote(pt, len(p.header))
 		}
 	}
 	return nil

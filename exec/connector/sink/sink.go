@@ -92,8 +92,27 @@ func New(cfg Config) (exec.Operator, error) {
 	if cfg.Connector != ConnectorBlackhole {
 		s.enc = newEncoder(cfg.Format, !cfg.AppendOnly, cfg.Names, cfg.Types)
 	}
-	return s, nil
+	switch {
+	case !cfg.TwoPhase:
+		return s, nil
+	case cfg.Connector == ConnectorFile:
+		return &TwoPhase{Sink: s}, nil
+	}
+	// A checkpointed query's print sink prints again, after a restart,
+	// what it printed since the last checkpoint (at least once); a
+	// blackhole has nothing to publish.
+	return &Unstaged{Sink: s}, nil
 }
+
+// Unstaged is a print or blackhole sink in a checkpointed query: it keeps
+// no state, and what it wrote since the last checkpoint is written again
+// after a restart.
+type Unstaged struct {
+	*Sink
+}
+
+// KeepsNoState implements exec.Stateless.
+func (*Unstaged) KeepsNoState() {}
 
 // Rows returns the number of rows (changes) the sink has written, or, for
 // blackhole, received.
@@ -132,11 +151,14 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 	}
 	switch {
 	case s.parts != nil:
-		instance := 0
+		instance, resuming := 0, false
 		if env != nil {
-			instance = env.Instance
+			instance, resuming = env.Instance, env.Resuming
 		}
-		if err := s.parts.openRoot(instance, header); err != nil {
+		if s.parts.single && env != nil && env.Parallelism > 1 {
+			return s.errorf("%s: cannot be written by %d parallel instances", s.cfg.Path, env.Parallelism)
+		}
+		if err := s.parts.openRoot(instance, header, resuming); err != nil {
 			return err
 		}
 		s.opened = true
