@@ -142,8 +142,8 @@ type partition struct {
 	// last staged, the length of the file with the parts staged so far
 	// (known once the file was first written in this run), and whether
 	// the partition is in touched.
-	pending         int64
-	length          int64
+	pending          int64
+	length           int64
 	known, inTouched bool
 }
 
