@@ -78,6 +78,11 @@ type SinkSpec struct {
 	// AppendOnly says the query never retracts: its rows are written
 	// without their op.
 	AppendOnly bool
+	// Checkpointed says the engine checkpoints the query: a sink that
+	// can publishes exactly once (exec.Committer), one that cannot keeps
+	// no state (exec.Stateless) and writes again after a restart what it
+	// wrote since the last checkpoint.
+	Checkpointed bool
 }
 
 // SinkTraits say what a sink's connector and options mean for planning.

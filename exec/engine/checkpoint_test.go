@@ -77,7 +77,7 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 	if got := sorted(text(run(t, s, "SELECT * FROM v;"))); got != want {
 		t.Fatalf("before the restart v holds\n%s", got)
 	}
-	e, s = restart(t, e, cfg)
+	e, s = crash(t, e, cfg)
 	res := run(t, s, "SELECT * FROM v;")
 	if !slices.ContainsFunc(res.Notices, func(n string) bool {
 		return strings.Contains(n, "materialized view v resumed from its checkpoint") && strings.Contains(n, "B of state)")

@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
+	"time"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
@@ -15,8 +17,9 @@ import (
 	"github.com/eddysql/eddy/storage"
 )
 
-// Checkpoints of materialized views. A view whose dataflow is resumable
-// (every operator Stateful or Stateless, every source Positioned: see
+// Checkpoints of materialized views and sinks. The query of a view or of
+// a sink writing out of eddy whose dataflow is resumable (every operator
+// Stateful or Stateless, every source Positioned: see
 // dataflow.Job.Resumable) is checkpointed every Config.CheckpointInterval
 // into a state store of its own, and a restarted engine resumes it from
 // its last checkpoint — its rows, its operators' state and its sources'
@@ -24,7 +27,14 @@ import (
 // store also records the plan the checkpoint belongs to: state tables are
 // named by stage and operator, so a checkpoint of another plan (the
 // optimizer chose differently, the parallelism changed) is dropped and the
-// view rebuilt by replay.
+// query rebuilt by replay.
+//
+// A checkpointed file sink publishes exactly once (sink.TwoPhase): its
+// rows reach its files when a checkpoint commits. So FLUSH, which promises
+// that the files hold every row ingested before it, checkpoints the sinks'
+// queries once their flush markers have arrived, and closing the engine
+// checkpoints every checkpointed query a last time, so that a clean
+// restart resumes exactly where the engine stopped.
 
 // stateJob names the state store of object id's query.
 func stateJob(id uint64) string { return fmt.Sprintf("query/%d", id) }
@@ -168,4 +178,98 @@ func rebuiltInput(root physical.Node) *catalog.Object {
 		}
 	}
 	return nil
+}
+
+// checkpointQueries takes a checkpoint of every running, checkpointed
+// query that keep accepts (all when nil), in parallel, and returns the
+// first error.
+func (e *Engine) checkpointQueries(ctx context.Context, keep func(*runningQuery) bool) error {
+	e.mu.Lock()
+	var jobs []*dataflow.Job
+	for _, q := range e.queries {
+		if q.state != nil && q.job.Resumable() == nil && (keep == nil || keep(q)) {
+			jobs = append(jobs, q.job)
+		}
+	}
+	e.mu.Unlock()
+	errs := make([]error, len(jobs))
+	var wg sync.WaitGroup
+	for i, j := range jobs {
+		wg.Go(func() {
+			if state, _ := j.State(); state == dataflow.JobRunning {
+				_, errs[i] = j.CheckpointNext(ctx)
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// Delivery guarantees of sinks, as SHOW SINKS and EXPLAIN show them.
+const (
+	exactlyOnce        = "exactly-once"
+	atLeastOnce        = "at-least-once"
+	rewrittenOnRestart = "rewritten on restart"
+	replayedOnRestart  = "replayed on restart"
+)
+
+// guarantee says what a sink of connector conn delivers when its query is
+// checkpointed or not: a checkpointed file sink publishes exactly once, a
+// print sink prints again what it printed since the last checkpoint;
+// without checkpoints a restarted query recomputes its output from its
+// inputs' beginning, and a file is rewritten from the start.
+func guarantee(conn string, checkpointed bool) string {
+	switch {
+	case conn == "blackhole":
+		return exactlyOnce
+	case checkpointed && conn == "print":
+		return atLeastOnce
+	case checkpointed:
+		return exactlyOnce
+	case conn == "print":
+		return replayedOnRestart
+	}
+	return rewrittenOnRestart
+}
+
+// readsView reports whether root reads a materialized view: its rows come
+// from the view's changes, which have no position to resume from.
+func readsView(root physical.Node) bool {
+	if src, ok := root.(*physical.Source); ok && src.Object.Kind == catalog.View {
+		return true
+	}
+	for _, in := range root.Hdr().Inputs {
+		if readsView(in) {
+			return true
+		}
+	}
+	return false
+}
+
+// sinkGuarantee returns the guarantee of sink obj: of its running query,
+// or the one its plan root would have, checkpointed every interval.
+func (e *Engine) sinkGuarantee(obj *catalog.Object, root physical.Node, interval time.Duration) string {
+	e.mu.Lock()
+	q := e.queries[lower(obj.Name)]
+	e.mu.Unlock()
+	if q != nil {
+		return guarantee(obj.Connector(), q.state != nil && q.job.Resumable() == nil)
+	}
+	return guarantee(obj.Connector(), interval > 0 && rebuiltInput(root) == nil && !readsView(root))
+}
+
+// showGuarantee is the guarantee SHOW SINKS lists for sink o. A
+// continuous insert into a stream replays its query after a restart and
+// skips the rows it appended before (stream_sink.go): exactly once.
+func (e *Engine) showGuarantee(o *catalog.Object) string {
+	if !e.writesOut(o) {
+		return exactlyOnce
+	}
+	e.mu.Lock()
+	q := e.queries[lower(o.Name)]
+	e.mu.Unlock()
+	if q == nil {
+		return "-" // the query is not running
+	}
+	return e.sinkGuarantee(o, q.plan, 0)
 }

@@ -14,10 +14,12 @@ import (
 
 // startQuery starts the continuous query behind a view, a sink, a derived
 // stream or a continuous insert, and registers it. resuming says the
-// engine is restarting a stored query, which a view's checkpoint may
-// resume; a query just created starts with no state. A view's query is
-// checkpointed every interval (0: never).
+// engine is restarting a stored query, which a checkpoint may resume; a
+// query just created starts with no state. The query of a view or of a
+// sink writing out of eddy is checkpointed every interval (0: never)
+// when it can be (see checkpoints.go).
 func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool, interval time.Duration) error {
+	checkpointed := interval > 0 && (obj.Kind == catalog.View || e.writesOut(obj)) && rebuiltInput(cq.phys) == nil
 	var op func() (exec.Operator, error)
 	var mv *mview.View
 	name := "Materialize " + obj.Name
@@ -59,7 +61,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			name = "InsertInto " + target
 		}
 		spec := connector.SinkSpec{Object: obj.Name, Options: obj.Options, Names: cq.names(), Types: cq.types(),
-			AppendOnly: cq.logical.Props().AppendOnly}
+			AppendOnly: cq.logical.Props().AppendOnly, Checkpointed: checkpointed}
 		op = func() (exec.Operator, error) { return conn.New(spec, env) }
 	}
 	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op() }})
@@ -70,7 +72,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
 	var qs *queryState
-	if mv != nil && interval > 0 && rebuiltInput(cq.phys) == nil {
+	if checkpointed {
 		if !resuming {
 			if err := e.dropQueryState(obj); err != nil { // left by a view of this id that failed to drop
 				return err

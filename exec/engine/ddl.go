@@ -369,7 +369,7 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 			q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
 		}
 	}
-	if obj.Kind == catalog.View {
+	if obj.Kind == catalog.View || obj.Kind == catalog.Sink {
 		if err := e.dropQueryState(obj); err != nil {
 			return nil, err
 		}

@@ -293,6 +293,19 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 // Close stops every query and closes storage.
 func (e *Engine) Close() error {
 	e.stopStatsObserver()
+	// A last checkpoint, so that a clean restart resumes where the
+	// engine stopped (and file sinks publish what they wrote).
+	ctx, cancel := context.WithTimeout(e.ctx, closeCheckpointTimeout)
+	e.checkpointQueries(ctx, nil)
+	cancel()
+	return e.halt()
+}
+
+// halt stops every query and closes the data directory, with no last
+// checkpoint: what the last checkpoints did not commit is lost, as in a
+// crash (tests use it as one).
+func (e *Engine) halt() error {
+	e.stopStatsObserver()
 	e.cancel()
 	e.mu.Lock()
 	var jobs []*dataflow.Job
@@ -312,6 +325,10 @@ func (e *Engine) Close() error {
 	}
 	return e.db.Close()
 }
+
+// closeCheckpointTimeout bounds the last checkpoint Close takes: a query
+// that cannot take one in time resumes from its previous one.
+const closeCheckpointTimeout = 10 * time.Second
 
 // Catalog returns the engine's catalog.
 func (e *Engine) Catalog() *catalog.Catalog { return e.cat }

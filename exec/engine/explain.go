@@ -84,7 +84,12 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	return cq, s.eng.rootLine(obj), nil
+	line := s.eng.rootLine(obj)
+	if s.eng.writesOut(obj) {
+		line = fmt.Sprintf("Sink %s (connector=%s, guarantee=%s)", obj.Name, obj.Options["connector"],
+			s.eng.sinkGuarantee(obj, cq.phys, s.checkpointInterval()))
+	}
+	return cq, line, nil
 }
 
 // rootLine names where a continuous object's rows go.

@@ -18,6 +18,9 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	if _, err := e.flushAll(ctx, nil); err != nil {
 		return nil, err
 	}
+	// A checkpointed file sink's rows reach its files when a checkpoint
+	// commits (a failure shows as the query's, below).
+	e.checkpointQueries(ctx, func(q *runningQuery) bool { return e.writesOut(q.obj) })
 	if failed := e.failedQueries(); len(failed) > 0 {
 		return nil, &QueriesFailedError{Failures: failed}
 	}

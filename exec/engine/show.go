@@ -78,9 +78,9 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 	case sql.ShowSinks:
 		var rows [][]types.Datum
 		for _, o := range e.cat.List(catalog.Sink) {
-			rows = append(rows, textRow(o.Name, connectorName(o), e.status(o.Name).String(), o.Query))
+			rows = append(rows, textRow(o.Name, connectorName(o), e.status(o.Name).String(), e.showGuarantee(o), o.Query))
 		}
-		return rowsResult("SHOW", textColumns("name", "connector", "status", "query"), rows), nil
+		return rowsResult("SHOW", textColumns("name", "connector", "status", "guarantee", "query"), rows), nil
 	case sql.ShowQueries:
 		return s.showQueries()
 	case sql.ShowCheckpoints:

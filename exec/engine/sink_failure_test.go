@@ -50,8 +50,8 @@ func TestFailedSinkFailsFlush(t *testing.T) {
 	}
 	status := `failed: .*file sink: create .*adir: is a directory`
 	for _, c := range []struct{ what, name, want string }{
-		{"SINKS", "into_dir", `^into_dir \| file \| ` + status + ` \| SELECT a FROM ev$`},
-		{"SINKS", "fine", `^fine \| blackhole \| running \| SELECT a FROM ev$`},
+		{"SINKS", "into_dir", `^into_dir \| file \| ` + status + ` \| rewritten on restart \| SELECT a FROM ev$`},
+		{"SINKS", "fine", `^fine \| blackhole \| running \| exactly-once \| SELECT a FROM ev$`},
 		{"QUERIES", "into_dir", `^into_dir \| sink \| ` + status + ` \| 1 \| `},
 		{"QUERIES", "fine", `^fine \| sink \| running \| 1 \| 2 \| 2 \| `},
 		{"QUERIES", "n", `^n \| materialized view \| running \| `},
@@ -115,7 +115,7 @@ func TestQueryThatCouldNotResumeIsFailed(t *testing.T) {
 	s = e.NewSession(SessionOptions{})
 	status := `failed: could not resume: .*gone[^|]*`
 	for _, c := range []struct{ what, name, want string }{
-		{"SINKS", "stale", `^stale \| blackhole \| ` + status + ` \| SELECT \* FROM gone$`},
+		{"SINKS", "stale", `^stale \| blackhole \| ` + status + ` \| - \| SELECT \* FROM gone$`},
 		{"QUERIES", "stale", `^stale \| sink \| ` + status + ` \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| NULL \| 0s$`},
 		{"QUERIES", "v", `^v \| materialized view \| running \| 1 \| `},
 	} {

@@ -60,7 +60,7 @@ func TestSinkFIFOReaderGoneFailsFlush(t *testing.T) {
 	if !errors.Is(err, syscall.EPIPE) {
 		t.Fatalf("FLUSH: %v, want the sink's broken pipe", err)
 	}
-	want := `^pipe \| file \| failed: .*out\.fifo: broken pipe \| SELECT a FROM ev$`
+	want := `^pipe \| file \| failed: .*out\.fifo: broken pipe \| rewritten on restart \| SELECT a FROM ev$`
 	if row := showRow(t, s, "SINKS", "pipe"); !regexp.MustCompile(want).MatchString(row) {
 		t.Errorf("SHOW SINKS: %q, want /%s/", row, want)
 	}
@@ -110,7 +110,7 @@ func TestSinkFIFOWithoutReader(t *testing.T) {
 		s := e.NewSession(SessionOptions{})
 		// Failed from the start: CREATE SINK and the engine's start wait
 		// for the sink to open (or fail to), never for a reader.
-		want := `^pipe \| file \| failed: .*file sink: cannot open .*nobody\.fifo: it is a FIFO with no reader .* \| SELECT a FROM ev$`
+		want := `^pipe \| file \| failed: .*file sink: cannot open .*nobody\.fifo: it is a FIFO with no reader .* \| rewritten on restart \| SELECT a FROM ev$`
 		if row := showRow(t, s, "SINKS", "pipe"); !regexp.MustCompile(want).MatchString(row) {
 			t.Errorf("SHOW SINKS: %q, want /%s/", row, want)
 		}

@@ -142,7 +142,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
 	pf.StringVar(&a.opts.bufferMem, "buffer-memory", "64MiB", "each query's budget for batches queued between its stages (e.g. 64MiB, 512KB)")
 	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "the memory eddy may use, e.g. 4GiB: the Go runtime's soft limit (GOMEMLIMIT), and half of it bounds the state of all queries; empty: the machine's bound (cgroup limit, ulimit, physical memory)")
-	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often materialized views are checkpointed, so a restart resumes them instead of replaying their inputs (0: never)")
+	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often the queries of materialized views and sinks are checkpointed, so a restart resumes them instead of replaying their inputs and file sinks publish exactly once (0: never)")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })

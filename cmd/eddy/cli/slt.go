@@ -82,7 +82,8 @@ func (a *app) runSLT(ctx context.Context, files []string, cfg slt.Config, keepDi
 	damaged := false
 	for _, file := range files {
 		fcfg := cfg
-		fcfg.Engine = engine.Config{Parallelism: a.opts.parallelism, FileRoot: a.opts.fileRoot}
+		fcfg.Engine = engine.Config{Parallelism: a.opts.parallelism, FileRoot: a.opts.fileRoot,
+			CheckpointInterval: a.opts.checkpoint}
 		if keepDir {
 			fcfg.Engine.DataDir = filepath.Join(a.opts.dataDir, strings.TrimSuffix(filepath.Base(file), ".slt"))
 		}

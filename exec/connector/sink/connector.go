@@ -42,7 +42,7 @@ func (c Connector) New(spec connector.SinkSpec, env connector.Env) (exec.Operato
 	if err != nil {
 		return nil, err
 	}
-	cfg.Names, cfg.Types, cfg.AppendOnly = spec.Names, spec.Types, spec.AppendOnly
+	cfg.Names, cfg.Types, cfg.AppendOnly, cfg.TwoPhase = spec.Names, spec.Types, spec.AppendOnly, spec.Checkpointed
 	if cfg.Stdout = env.Stdout; cfg.Stdout == nil {
 		cfg.Stdout = io.Discard
 	}
