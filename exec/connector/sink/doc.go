@@ -85,12 +85,13 @@
 // holding up its query until a reader comes. A write that waits on a
 // FIFO's slow reader returns when the query is stopped (interruptWrites).
 //
-// Until eddy has checkpoints, a sink's query is recomputed from the
-// beginning of its inputs after a restart, so Open creates the file or
-// truncates it and the output is written again from the start: the file
-// always holds one run's output, never a restarted run appended to an
-// earlier one. A file sink is written by one instance (the last stage of a
-// dataflow runs as one).
+// A sink whose query is not checkpointed is recomputed from the beginning
+// of its inputs after a restart, so Open creates the file or truncates it
+// and the output is written again from the start: the file always holds
+// one run's output, never a restarted run appended to an earlier one. A
+// checkpointed file sink (TwoPhase, Config.TwoPhase) publishes exactly
+// once instead: twophase.go says how. A file sink is written by one
+// instance (the last stage of a dataflow runs as one).
 //
 // The 'type' option ('append-only' or 'upsert') is accepted for
 // compatibility with RisingWave. 'append-only' sets Config.ForceAppendOnly,
