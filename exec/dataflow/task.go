@@ -239,6 +239,10 @@ func (t *task) handle(ctx context.Context, m message) (ended bool, err error) {
 		return false, nil
 	}
 	if m.ctrl.Kind == 0 {
+		if t.injectFailure() {
+			m.chunk.Batch.Release()
+			panic("injected task failure (EDDY_TEST_TASK_PANIC_RATE)")
+		}
 		err := t.chain.process(ctx, 0, m.input, m.chunk)
 		m.chunk.Batch.Release()
 		return false, err

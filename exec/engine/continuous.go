@@ -133,5 +133,8 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			}
 		}()
 	}
+	if qs != nil {
+		e.watchFailures(obj, job)
+	}
 	return nil
 }

@@ -91,6 +91,7 @@ type Engine struct {
 	notices  noticeLog
 	late     lateLedger
 	statsObs *statsObserver // keeps observed statistics current (observe_stats.go)
+	recovery recovery       // queries recovering from a failure (recover.go)
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,
@@ -307,6 +308,7 @@ func (e *Engine) Close() error {
 func (e *Engine) halt() error {
 	e.stopStatsObserver()
 	e.cancel()
+	e.recovery.wg.Wait()
 	e.mu.Lock()
 	var jobs []*dataflow.Job
 	var queries []*runningQuery
