@@ -15,23 +15,41 @@ import (
 // ChangelogNormalize): each input row is the latest version of the row with
 // its primary key. A key seen for the first time emits +I; a key seen before
 // emits -U with the previous row and +U with the new one (nothing when the
-// row did not change); an input retraction deletes the key (-D).
+// row did not change); an input retraction deletes the key (-D). Its state,
+// the latest row of every key, is checkpointed (see upsert_state.go).
 type Upsert struct {
 	Names []string
 	Types []types.T
 	Keys  []int
 
 	env    *exec.Env
-	rows   map[string][]types.Datum
+	rows   map[string]upsertRow // by the encoding of the key (rowkey)
+	live   int                  // the rows of rows that are not gone
 	keyBuf []byte
+	delta  upsertDelta
 }
 
-var _ exec.Operator = (*Upsert)(nil)
+// upsertRow is the latest row of a key.
+type upsertRow struct {
+	vals []types.Datum
+	// dirty is set when the key is listed in the delta: its row changed
+	// since the last snapshot.
+	dirty bool
+	// gone is set when the key was deleted since the last snapshot: the
+	// row is kept, with its last values (its key group is computed from
+	// them), until the snapshot writes its deletion.
+	gone bool
+}
+
+var (
+	_ exec.Operator = (*Upsert)(nil)
+	_ exec.Stateful = (*Upsert)(nil)
+)
 
 // Open implements Operator.
 func (u *Upsert) Open(ctx context.Context, env *exec.Env) error {
 	u.env = env
-	u.rows = map[string][]types.Datum{}
+	u.rows, u.live, u.delta = map[string]upsertRow{}, 0, upsertDelta{}
 	return nil
 }
 
@@ -48,12 +66,19 @@ func (u *Upsert) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emi
 	for i := 0; i < n; i++ {
 		u.keyBuf = rowkey.Append(u.keyBuf[:0], keyCols, i)
 		old, exists := u.rows[string(u.keyBuf)]
+		live := exists && !old.gone
 		if c.Op(i).IsRetraction() {
-			if !exists {
+			if !live {
 				return fmt.Errorf("exec: upsert: delete of a key the table does not hold")
 			}
-			delete(u.rows, string(u.keyBuf))
-			outRows, ops = append(outRows, old), append(ops, exec.Delete)
+			outRows, ops = append(outRows, old.vals), append(ops, exec.Delete)
+			u.live--
+			if u.delta.tracking {
+				u.rows[string(u.keyBuf)] = upsertRow{vals: old.vals, dirty: true, gone: true}
+				u.changed(old.dirty)
+			} else {
+				delete(u.rows, string(u.keyBuf))
+			}
 			continue
 		}
 		row := make([]types.Datum, len(cols))
@@ -61,16 +86,18 @@ func (u *Upsert) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emi
 			row[j] = types.DatumAt(col, i, u.Types[j])
 		}
 		switch {
-		case !exists:
+		case !live:
 			outRows, ops = append(outRows, row), append(ops, exec.Insert)
-		case sameRow(old, row, u.Types):
+			u.live++
+		case sameRow(old.vals, row, u.Types):
 			continue
 		default:
-			outRows, ops = append(outRows, old, row), append(ops, exec.UpdateBefore, exec.UpdateAfter)
+			outRows, ops = append(outRows, old.vals, row), append(ops, exec.UpdateBefore, exec.UpdateAfter)
 		}
-		u.rows[string(u.keyBuf)] = row
+		u.rows[string(u.keyBuf)] = upsertRow{vals: row, dirty: old.dirty || u.delta.tracking}
+		u.changed(old.dirty)
 	}
-	u.env.Metrics.StateKeys.Store(int64(len(u.rows)))
+	u.env.Metrics.StateKeys.Store(int64(u.live))
 	if len(outRows) == 0 {
 		return nil
 	}
@@ -93,6 +120,6 @@ func (u *Upsert) OnControl(ctx context.Context, m exec.Control, out exec.Emitter
 
 // Close implements Operator.
 func (u *Upsert) Close() error {
-	u.rows = nil
+	u.rows, u.live, u.delta = nil, 0, upsertDelta{}
 	return nil
 }

@@ -123,9 +123,12 @@ func (t *Operator) diffDedup() {
 		switch {
 		case !s.hadOld:
 			t.addOut(s.part, s.key, 0, exec.Insert)
+			t.changes.Note(s.part, ordtree.KeyOf(s.key))
 		case s.old != s.key:
 			t.addOut(s.part, s.old, 0, exec.UpdateBefore)
 			t.addOut(s.part, s.key, 0, exec.UpdateAfter)
+			t.changes.Note(s.part, ordtree.KeyOf(s.old))
+			t.changes.Note(s.part, ordtree.KeyOf(s.key))
 		}
 	}
 }

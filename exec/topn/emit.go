@@ -27,7 +27,11 @@ type outRow struct {
 func (t *Operator) diff() {
 	_ = t.netter.Each(t.deltas, len(t.parts.Touched), func(p int, net []ordtree.Delta) error {
 		first := len(t.outRows)
-		t.diffPartition(t.parts.Touched[p], net)
+		part := t.parts.Touched[p]
+		for _, d := range net {
+			t.changes.Note(part.Key, d.Key)
+		}
+		t.diffPartition(part, net)
 		if t.cfg.Limit == 1 && !t.cfg.RowNumber {
 			t.pairSlot(first)
 		}

@@ -2,6 +2,7 @@ package topn
 
 import (
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -99,6 +100,12 @@ func (t *Operator) decodeValue(b array.Builder, phys types.Physical, src []byte)
 	case types.PhysFloat64:
 		var v float64
 		v, rest, err = storage.DecodeFloat64(src)
+		if v != v {
+			// The key holds one NaN (appendFloat); decode it as
+			// math.NaN(), the NaN the input's values carry, so that a
+			// snapshot hashes a partition of NaN as the exchange did.
+			v = math.NaN()
+		}
 		b.(*array.Float64Builder).Append(v)
 	case types.PhysDecimal:
 		var v decimal128.Num

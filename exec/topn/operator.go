@@ -80,6 +80,8 @@ type Operator struct {
 	parts    ordtree.Partitions // general mode; its Epoch and Gauge serve both modes
 	slots    map[string]*slot   // by encoded partition key; de-duplication mode
 	builders []array.Builder
+	changes  ordtree.Changes // the rows changed since the last snapshot
+	snap     snapshot        // Snapshot's scratch
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
@@ -94,7 +96,10 @@ type Operator struct {
 	stringBuf    []byte
 }
 
-var _ exec.Operator = (*Operator)(nil)
+var (
+	_ exec.Operator = (*Operator)(nil)
+	_ exec.Stateful = (*Operator)(nil)
+)
 
 // errRetraction is returned when an input declared append-only retracts.
 var errRetraction = errors.New("top-n: the input is declared append-only but retracts a row")
@@ -152,7 +157,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	t.inputIDs = opcheck.IDs(t.cfg.Input)
-	t.parts = ordtree.Partitions{}
+	t.parts, t.changes = ordtree.Partitions{}, ordtree.Changes{}
 	if t.cfg.dedup() {
 		t.slots = map[string]*slot{}
 	}
@@ -202,6 +207,7 @@ func (t *Operator) Close() error {
 	arrays.ReleaseBuilders(t.builders)
 	t.builders = nil
 	t.parts, t.slots = ordtree.Partitions{}, nil
+	t.changes, t.snap = ordtree.Changes{}, snapshot{}
 	t.touchedSlots, t.deltas, t.outRows = nil, nil, nil
 	t.netter.Release()
 	t.pkeys, t.skeys = nil, nil
@@ -215,5 +221,5 @@ func (t *Operator) updateMetrics() {
 		return
 	}
 	t.env.Metrics.StateKeys.Store(t.parts.Gauge.Rows)
-	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes())
+	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes() + t.changes.Bytes())
 }
