@@ -185,7 +185,8 @@ func (bs *buckets) drop(k int) {
 	bs.live = slices.Delete(bs.live, 0, k)
 }
 
-// bytes estimates the memory of the buckets.
-func (bs *buckets) bytes() int64 {
-	return bs.keyBytes + bs.filterBytes + int64(len(bs.pool))*int64(4*len(bs.live)+64)
+// bytes estimates the memory of the buckets holding entries entries: their
+// key bytes, filters, entry lists (4 bytes an entry) and headers.
+func (bs *buckets) bytes(entries int) int64 {
+	return bs.keyBytes + bs.filterBytes + 4*int64(entries) + 64*int64(len(bs.pool))
 }

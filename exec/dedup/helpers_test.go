@@ -12,7 +12,6 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // The tests' input: id BIGINT, name VARCHAR, ts TIMESTAMP(3), keyed by
@@ -217,5 +216,3 @@ func sortedStrings(rows []row) []string {
 	slices.Sort(out)
 	return out
 }
-
-var _ = exectest.Alloc

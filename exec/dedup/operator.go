@@ -249,7 +249,7 @@ func (o *Operator) expire(horizon int64) {
 func (o *Operator) updateMetrics() {
 	m := o.env.Metrics
 	m.StateKeys.Store(int64(o.set.n))
-	m.StateBytes.Store(o.set.bytes() + o.bkt.bytes() + o.d.bytes())
+	m.StateBytes.Store(o.set.bytes() + o.bkt.bytes(o.set.n) + o.d.bytes())
 }
 
 // Close implements exec.Operator: it drops the state. It is safe without
