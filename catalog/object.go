@@ -49,6 +49,22 @@ type Watermark struct {
 	Text    string `json:"text"` // the expression as written, for DESCRIBE
 }
 
+// Dedup is a source stream's de-duplication of replayed input (WITH
+// dedup_key, dedup_window, dedup_fpr): a row whose key columns equal
+// those of a row kept less than WindowMs before it (in event time when
+// the stream has a WATERMARK, else in processing time of arrival) is
+// dropped.
+type Dedup struct {
+	// Keys name the key columns, as the columns are spelled.
+	Keys     []string `json:"keys"`
+	WindowMs int64    `json:"window_ms"`
+	// FPR is the false-positive rate the operator's Bloom filters are
+	// sized for.
+	FPR float64 `json:"fpr"`
+	// Window is dedup_window as written, for EXPLAIN.
+	Window string `json:"window"`
+}
+
 // Object is a stream, table, view or sink.
 type Object struct {
 	ID      uint64            `json:"id"` // unique and never reused; orders objects by creation
@@ -59,6 +75,9 @@ type Object struct {
 	// PrimaryKey holds column ordinals (tables; derived keys of views).
 	PrimaryKey []int      `json:"primary_key,omitempty"`
 	Watermark  *Watermark `json:"watermark,omitempty"`
+	// Dedup, when set, drops the rows of a source stream whose key was
+	// already seen within a window.
+	Dedup *Dedup `json:"dedup,omitempty"`
 	// Query is the defining SQL of a view, sink or derived stream.
 	Query string `json:"query,omitempty"`
 	// DependsOn names the objects the defining query reads.

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -30,6 +31,52 @@ type OperatorMetrics struct {
 	// Watermark is the operator's latest watermark (ms since the epoch),
 	// 0 before the first.
 	Watermark atomic.Int64
+
+	// own are the operator's own counters (Counter), in the order it
+	// asked for them.
+	ownMu sync.Mutex
+	own   []*namedCounter
+}
+
+// namedCounter is one of an operator's own counters.
+type namedCounter struct {
+	name string
+	n    atomic.Int64
+}
+
+// Count is the value of one of an operator's own counters.
+type Count struct {
+	Name  string
+	Value int64
+}
+
+// Counter returns the operator's own counter named name, creating it at
+// zero: a figure of the operator's beyond the common ones (a
+// de-duplication's duplicates dropped), which EXPLAIN ANALYZE shows. An
+// operator asks for its counters in Open and adds to them per batch.
+func (m *OperatorMetrics) Counter(name string) *atomic.Int64 {
+	m.ownMu.Lock()
+	defer m.ownMu.Unlock()
+	for _, c := range m.own {
+		if c.name == name {
+			return &c.n
+		}
+	}
+	c := &namedCounter{name: name}
+	m.own = append(m.own, c)
+	return &c.n
+}
+
+// Counts returns the operator's own counters, in the order they were
+// created. It may be called while the operator runs.
+func (m *OperatorMetrics) Counts() []Count {
+	m.ownMu.Lock()
+	defer m.ownMu.Unlock()
+	out := make([]Count, len(m.own))
+	for i, c := range m.own {
+		out[i] = Count{Name: c.name, Value: c.n.Load()}
+	}
+	return out
 }
 
 // AddBusy adds the time elapsed since start to the busy time.

@@ -8,6 +8,7 @@ import (
 	"github.com/eddysql/eddy/exec/agg"
 	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/dedup"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/join"
@@ -174,6 +175,9 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return over.New(cfg) }}, nil
+	case *physical.Dedup:
+		cfg := dedup.Config{Input: inTypes, Keys: n.Keys, WindowMs: n.WindowMs, FPR: n.FPR, TimeCol: n.TimeCol}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return dedup.New(cfg) }}, nil
 	case *physical.Upsert:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
 			return &basic.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil

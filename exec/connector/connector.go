@@ -24,7 +24,8 @@ type Env struct {
 // messages), its connector's WITH options and its columns. Options have
 // their keys in lower case, as the catalog keeps them, the connector
 // option included; the options every stream takes whatever feeds it
-// (idle_timeout, late_rows_to) are the engine's and not among them.
+// (idle_timeout, late_rows_to, dedup_key, dedup_window, dedup_fpr) are
+// the engine's and not among them.
 type Spec struct {
 	Object  string
 	Options map[string]string

@@ -2,6 +2,8 @@ package dataflow
 
 import (
 	"time"
+
+	"github.com/eddysql/eddy/exec"
 )
 
 // OpStats are one operator's figures, summed over its parallel instances:
@@ -25,6 +27,9 @@ type OpStats struct {
 	// Lag is, for a source, how long its oldest unread input has been
 	// waiting (0 when caught up).
 	Lag time.Duration
+	// Counts are the operator's own counters (exec.OperatorMetrics.Counter),
+	// summed by name, in the order the first instance created them.
+	Counts []exec.Count
 }
 
 // Started returns when the job started.
@@ -91,11 +96,28 @@ func (j *Job) Stats() []OpStats {
 				s.Idle += max(wall-busy-bp, 0)
 				s.Wall += wall
 				s.Watermark = lowestWatermark(s.Watermark, m.Watermark.Load())
+				s.Counts = addCounts(s.Counts, m.Counts())
 			}
 			out = append(out, s)
 		}
 	}
 	return out
+}
+
+// addCounts adds the counters of cs to those of sum, by name, and returns
+// sum.
+func addCounts(sum, cs []exec.Count) []exec.Count {
+next:
+	for _, c := range cs {
+		for i := range sum {
+			if sum[i].Name == c.Name {
+				sum[i].Value += c.Value
+				continue next
+			}
+		}
+		sum = append(sum, c)
+	}
+	return sum
 }
 
 func lowestWatermark(a, b int64) int64 {

@@ -166,6 +166,9 @@ func figures(s dataflow.OpStats) string {
 	if s.BadRows > 0 {
 		parts = append(parts, fmt.Sprintf("bad_rows=%d", s.BadRows))
 	}
+	for _, c := range s.Counts {
+		parts = append(parts, fmt.Sprintf("%s=%d", c.Name, c.Value))
+	}
 	if s.StateKeys > 0 || s.StateBytes > 0 {
 		parts = append(parts, fmt.Sprintf("state=%d keys/%sB", s.StateKeys, physical.Human(float64(s.StateBytes))))
 	}

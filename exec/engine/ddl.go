@@ -47,7 +47,8 @@ func columns(defs []sql.ColumnDef, src *sql.Source, pk map[string]bool) ([]catal
 }
 
 // streamOptions are the WITH options of every stream, whatever feeds it.
-var streamOptions = map[string]bool{"idle_timeout": true, "late_rows_to": true}
+var streamOptions = map[string]bool{"idle_timeout": true, "late_rows_to": true,
+	optDedupKey: true, optDedupWindow: true, optDedupFPR: true}
 
 // connectorOptions returns opts without the options of every stream: what
 // the connector itself validates.
@@ -223,6 +224,9 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 		return nil, err
 	}
 	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Columns: cols, Options: opts}
+	if obj.Dedup, err = dedupOf(st.With, cols, src); err != nil {
+		return nil, err
+	}
 	if st.Watermark != nil {
 		delay, err := s.eng.newBuilder(src, st.Start).BindWatermark(cols, st.Watermark)
 		if err != nil {
@@ -280,6 +284,9 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 	}
 	if len(obj.PrimaryKey) == 0 {
 		return nil, bindErr(st.Name.Pos, src, "a table needs a PRIMARY KEY")
+	}
+	if err := refuseDedup(st.With, src); err != nil {
+		return nil, err
 	}
 	if obj.Options, _, err = s.options(st.With, cols, src, st.Start); err != nil {
 		return nil, err

@@ -182,6 +182,9 @@ func (b *builder) buildScan(n *plan.Scan) Node {
 		}
 	}
 	src.Est.RowsPerSec = b.opts.Cost.SourceRate(n.Object, bounded)
+	if d := n.Object.Dedup; d != nil && n.Object.Kind == catalog.Stream {
+		return b.buildDedup(n, src, d)
+	}
 	if n.Object.Kind != catalog.Table {
 		return src
 	}

@@ -131,6 +131,16 @@ func (n *Upsert) Describe() (string, []plan.Attr) {
 	return "Upsert", []plan.Attr{{Key: "key", Value: list(ordNames(n.Cols, n.Keys))}}
 }
 
+func (n *Dedup) Describe() (string, []plan.Attr) {
+	in := n.Inputs[0].Hdr().Cols
+	time := "processing"
+	if n.TimeCol >= 0 {
+		time = "event(" + in[n.TimeCol].Name + ")"
+	}
+	return "Dedup", []plan.Attr{{Key: "key", Value: list(ordNames(in, n.Keys))}, {Key: "window", Value: n.Window},
+		{Key: "fpr", Value: strconv.FormatFloat(n.FPR, 'g', -1, 64)}, {Key: "time", Value: time}}
+}
+
 func (n *Exchange) Describe() (string, []plan.Attr) {
 	d := n.Dist.String()
 	if n.Dist == Hash {

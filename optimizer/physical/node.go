@@ -210,6 +210,21 @@ type Upsert struct {
 	Keys []int
 }
 
+// Dedup drops the rows of an append-only source whose key (the columns
+// Keys) equals that of a row it kept less than WindowMs before: in event
+// time when TimeCol (an input ordinal) is >= 0, else in processing time of
+// arrival. Its input is partitioned on Keys, so equal keys meet in one
+// instance.
+type Dedup struct {
+	Header
+	Keys     []int
+	WindowMs int64
+	FPR      float64
+	TimeCol  int
+	// Window is the window as the stream's options wrote it, for EXPLAIN.
+	Window string
+}
+
 // DistKind is how an exchange distributes rows among the consumer's instances.
 type DistKind uint8
 
@@ -271,6 +286,7 @@ var (
 	_ Node = (*Union)(nil)
 	_ Node = (*SessionAgg)(nil)
 	_ Node = (*Upsert)(nil)
+	_ Node = (*Dedup)(nil)
 	_ Node = (*Exchange)(nil)
 	_ Node = (*Sort)(nil)
 	_ Node = (*Limit)(nil)

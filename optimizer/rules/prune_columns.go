@@ -64,6 +64,13 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 				pk[o] = true
 			}
 		}
+		// A de-duplicated stream's key columns stay: the rows are told
+		// apart by them before anything else reads them.
+		if d := n.Object.Dedup; d != nil {
+			for _, k := range d.Keys {
+				pk[n.Object.ColumnIndex(k)] = true
+			}
+		}
 		if wm := n.Object.Watermark; wm != nil {
 			pk[n.Object.ColumnIndex(wm.Column)] = true
 			if n.Object.Options["late_rows_to"] != "" {

@@ -6,12 +6,15 @@ package plantest
 import (
 	"fmt"
 	"runtime"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/connector/builtin"
 	"github.com/eddysql/eddy/exec/expr"
 	"github.com/eddysql/eddy/planner"
@@ -63,6 +66,9 @@ func execOne(cat *catalog.Catalog, st sql.Stmt) error {
 				obj.Watermark.Text = col + " - " + types.FormatInterval(delay)
 			}
 		}
+		if err := addDedup(obj); err != nil {
+			return err
+		}
 		return cat.Create(obj)
 	case *sql.CreateTable:
 		obj := &catalog.Object{Name: x.Name.Name, Kind: catalog.Table}
@@ -85,6 +91,35 @@ func execOne(cat *catalog.Catalog, st sql.Stmt) error {
 		return cat.Create(obj)
 	}
 	return fmt.Errorf("plantest: unsupported DDL %T", st)
+}
+
+// addDedup reads a stream's de-duplication options as the engine does
+// (without its checks and messages): the key columns, the window and the
+// false-positive rate, 0.01 unless given.
+func addDedup(obj *catalog.Object) error {
+	key, ok := obj.Options["dedup_key"]
+	if !ok {
+		return nil
+	}
+	w, err := connector.ParseDuration(obj.Options["dedup_window"])
+	if err != nil {
+		return fmt.Errorf("dedup_window: %w", err)
+	}
+	d := &catalog.Dedup{WindowMs: w.Milliseconds(), FPR: 0.01, Window: obj.Options["dedup_window"]}
+	if v, ok := obj.Options["dedup_fpr"]; ok {
+		if d.FPR, err = strconv.ParseFloat(v, 64); err != nil {
+			return fmt.Errorf("dedup_fpr: %w", err)
+		}
+	}
+	for _, k := range strings.Split(key, ",") {
+		i := obj.ColumnIndex(strings.TrimSpace(k))
+		if i < 0 {
+			return fmt.Errorf("dedup_key: unknown column %q", k)
+		}
+		d.Keys = append(d.Keys, obj.Columns[i].Name)
+	}
+	obj.Dedup = d
+	return nil
 }
 
 func addColumns(obj *catalog.Object, defs []sql.ColumnDef) error {
