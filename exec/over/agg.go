@@ -66,6 +66,9 @@ type Config struct {
 // Retractions re-emit exactly the values emitted before: a row's
 // aggregates are computed from its frame's rows alone, in rank order, so
 // recomputing them gives the same bits (a double's sum rounds the same way).
+//
+// Agg is checkpointable (exec.Stateful), an entry per distinct row: see
+// checkpoint.go.
 type Agg struct {
 	cfg      Config
 	env      *exec.Env
@@ -76,6 +79,7 @@ type Agg struct {
 
 	store *rowstore.Store
 	parts ordtree.Partitions
+	ck    checkpoint // the checkpoints' bookkeeping (checkpoint.go)
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
@@ -93,7 +97,10 @@ type Agg struct {
 	ops          []exec.Op
 }
 
-var _ exec.Operator = (*Agg)(nil)
+var (
+	_ exec.Operator = (*Agg)(nil)
+	_ exec.Stateful = (*Agg)(nil)
+)
 
 // New checks cfg and returns a window aggregate operator; Open creates
 // its state.
@@ -160,6 +167,7 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 	}
 	o.store = rowstore.New(o.cfg.Input)
 	o.parts = ordtree.Partitions{}
+	o.ck = checkpoint{}
 	o.updateMetrics()
 	return nil
 }
@@ -230,6 +238,7 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 // Close drops the state. It is safe without Open and idempotent.
 func (o *Agg) Close() error {
 	o.store, o.parts = nil, ordtree.Partitions{}
+	o.ck = checkpoint{}
 	o.deltas = nil
 	o.netter.Release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
@@ -239,11 +248,12 @@ func (o *Agg) Close() error {
 }
 
 // updateMetrics sets the state gauges: rows held and an estimate of their
-// bytes (keys, tree entries, partitions and the stored values).
+// bytes (keys, tree entries, partitions, the stored values and the
+// checkpoints' bookkeeping).
 func (o *Agg) updateMetrics() {
 	if o.env == nil || o.store == nil {
 		return
 	}
 	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
-	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.store.Bytes())
+	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.store.Bytes() + o.ck.bytes())
 }

@@ -61,9 +61,17 @@ func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.Re
 			}
 			return rowError(err)
 		}
-		if before+d.W == 0 {
+		switch {
+		case before+d.W == 0:
 			// Freed once the chunk is out: the old outputs read it.
 			o.freed = append(o.freed, got)
+			o.gone(got)
+		case id >= 0:
+			if err := o.added(id, p, stored.S, b, int(d.Row)); err != nil {
+				return err
+			}
+		default:
+			o.ck.mark(got)
 		}
 	}
 	if o.news, err = o.outputs(&p.Tree, ds, o.news); err != nil {
@@ -184,7 +192,9 @@ func (o *Agg) leftovers(olds, news []output) {
 func (o *Agg) finishChunk() {
 	for _, id := range o.freed {
 		o.store.Remove(id)
+		o.ck.freedID(id)
 	}
+	o.ck.hashed = false
 	o.parts.Finish()
 	clear(o.deltas)
 	o.netter.Reset()

@@ -76,6 +76,9 @@ type Config struct {
 //
 // The state gauges of the operator's metrics count open sessions
 // (StateKeys) and estimate their memory (StateBytes).
+//
+// Agg is checkpointable (exec.Stateful): see checkpoint.go for its
+// entries.
 type Agg struct {
 	cfg      Config
 	schema   *arrow.Schema
@@ -95,11 +98,15 @@ type Agg struct {
 	epoch    uint64     // numbers chunks, for session.epoch
 	keyBytes int64      // memory of the groups' keys
 	builders []array.Builder
+	delta    delta // changes since the last snapshot (checkpoint.go)
 
 	scratch
 }
 
-var _ exec.Operator = (*Agg)(nil)
+var (
+	_ exec.Operator = (*Agg)(nil)
+	_ exec.Stateful = (*Agg)(nil)
+)
 
 // NewAgg checks cfg and returns the operator.
 func NewAgg(cfg Config) (*Agg, error) {
@@ -200,6 +207,7 @@ func (w *Agg) Open(_ context.Context, env *exec.Env) error {
 	w.groups = make(map[string]*keyGroup)
 	w.slots = aggstate.Slots{}
 	w.heap, w.pool, w.seq, w.epoch, w.keyBytes = nil, nil, 0, 0, 0
+	w.delta = delta{}
 	w.builders = arrays.Builders(env.Alloc, w.schema)
 	w.updateStateMetrics()
 	return nil
@@ -254,6 +262,7 @@ func (w *Agg) Close() error {
 	w.builders = nil
 	w.aggs, w.mergers, w.args, w.arena = nil, nil, accum.Args{}, nil
 	w.groups, w.heap, w.pool = nil, nil, nil
+	w.delta = delta{}
 	w.scratch = scratch{}
 	return nil
 }

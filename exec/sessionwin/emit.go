@@ -113,6 +113,8 @@ func (w *Agg) closeSessions(ctx context.Context, wm int64, all bool, out exec.Em
 		}
 		if len(g.open) == 0 {
 			w.dropGroup(g)
+		} else {
+			w.markDirty(g)
 		}
 		w.freeSession(s)
 	}

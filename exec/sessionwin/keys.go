@@ -3,12 +3,14 @@ package sessionwin
 import (
 	"encoding/binary"
 	"fmt"
+	"math"
 	"strings"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/bitutil"
+	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/internal/accum"
@@ -108,13 +110,22 @@ func (w *Agg) group(batch arrow.RecordBatch, i int, key []byte) *keyGroup {
 	if g := w.groups[string(key)]; g != nil {
 		return g
 	}
-	g := &keyGroup{mapKey: string(key), key: make([]types.Datum, len(w.cfg.GroupKeys))}
-	size := groupBytes + int64(len(key)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
+	vals := make([]types.Datum, len(w.cfg.GroupKeys))
 	for j, ord := range w.cfg.GroupKeys {
 		d := types.DatumAt(batch.Column(ord), i, w.cfg.Input[ord])
 		d.S = strings.Clone(d.S)
+		vals[j] = d
+	}
+	return w.addGroup(string(key), vals)
+}
+
+// addGroup adds the group of encoded key mapKey and values vals (strings
+// owned).
+func (w *Agg) addGroup(mapKey string, vals []types.Datum) *keyGroup {
+	g := &keyGroup{mapKey: mapKey, key: vals}
+	size := groupBytes + int64(len(mapKey)) + int64(len(vals))*int64(unsafe.Sizeof(types.Datum{}))
+	for _, d := range vals {
 		size += int64(len(d.S))
-		g.key[j] = d
 	}
 	w.groups[g.mapKey] = g
 	w.keyBytes += size
@@ -129,4 +140,66 @@ func (w *Agg) dropGroup(g *keyGroup) {
 	}
 	w.keyBytes -= size
 	delete(w.groups, g.mapKey)
+	w.groupGone(g)
+}
+
+// decodeKey returns the values of a group key encodeKeys wrote, failing if
+// key is not one.
+func (w *Agg) decodeKey(key string) ([]types.Datum, error) {
+	vals := make([]types.Datum, len(w.cfg.GroupKeys))
+	bad := func(c int) error { return fmt.Errorf("%w: group key column %d does not decode", errEntry, c) }
+	for c, ord := range w.cfg.GroupKeys {
+		if len(key) == 0 || key[0] > 1 {
+			return nil, bad(c)
+		}
+		null := key[0] == 0
+		key = key[1:]
+		if null {
+			vals[c] = types.NullDatum
+			continue
+		}
+		t := w.cfg.Input[ord]
+		kind, _ := accum.KindOf(t)
+		n := 8
+		switch kind {
+		case accum.KindDec:
+			n = 16
+		case accum.KindStr:
+			l, m := binary.Uvarint([]byte(key[:min(len(key), binary.MaxVarintLen64)]))
+			if m <= 0 || l > uint64(len(key)-m) {
+				return nil, bad(c)
+			}
+			vals[c].S = strings.Clone(key[m : m+int(l)])
+			key = key[m+int(l):]
+			continue
+		}
+		if len(key) < n {
+			return nil, bad(c)
+		}
+		lo := binary.LittleEndian.Uint64([]byte(key[:8]))
+		switch kind {
+		case accum.KindFloat:
+			vals[c].F = math.Float64frombits(lo)
+		case accum.KindDec:
+			vals[c].D = decimal128.New(int64(binary.LittleEndian.Uint64([]byte(key[8:16]))), lo)
+		default:
+			v := int64(lo)
+			switch t.Physical() {
+			case types.PhysBool:
+				if v != 0 && v != 1 {
+					return nil, bad(c)
+				}
+			case types.PhysDate32:
+				if v != int64(int32(v)) {
+					return nil, bad(c)
+				}
+			}
+			vals[c].I = v
+		}
+		key = key[n:]
+	}
+	if len(key) != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the group key", errEntry, len(key))
+	}
+	return vals, nil
 }

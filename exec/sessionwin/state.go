@@ -20,6 +20,11 @@ type keyGroup struct {
 	mapKey string        // the encoded key (see encodeKeys)
 	key    []types.Datum // the key's values, strings owned
 	open   []*session
+
+	// Checkpoints (see checkpoint.go).
+	kg     int32 // its key group, once stored
+	stored bool  // a snapshot put it (or it was restored): dropping it deletes its entry
+	dirty  bool  // it changed since the last snapshot, and is in delta.groups
 }
 
 // session is one open session. Its aggregates live in the accumulators'
@@ -146,22 +151,30 @@ func (w *Agg) placeRow(g *keyGroup, t int64) *session {
 
 // newSession returns a new session of g holding one row at time t.
 func (w *Agg) newSession(g *keyGroup, t int64) *session {
+	w.seq++
+	s := w.allocSession(g, t, t, w.seq)
+	s.epoch = w.epoch
+	w.touched = append(w.touched, s)
+	w.markDirty(g)
+	return s
+}
+
+// allocSession returns a session of g from start to last numbered seq,
+// with a fresh slot of the accumulators. It is in no list nor the heap.
+func (w *Agg) allocSession(g *keyGroup, start, last int64, seq uint64) *session {
 	var s *session
 	if k := len(w.pool); k > 0 {
 		s, w.pool = w.pool[k-1], w.pool[:k-1]
 	} else {
 		s = new(session)
 	}
-	w.seq++
-	*s = session{group: g, start: t, last: t, slot: w.slots.Alloc(), heapIdx: -1, seq: w.seq,
-		epoch: w.epoch, snap: -1}
+	*s = session{group: g, start: start, last: last, slot: w.slots.Alloc(), heapIdx: -1, seq: seq, snap: -1}
 	if high := w.slots.High(); high > w.arena.Len() {
 		w.arena.Grow(high)
 		for _, a := range w.aggs {
 			a.Grow(high)
 		}
 	}
-	w.touched = append(w.touched, s)
 	return s
 }
 
@@ -172,6 +185,7 @@ func (w *Agg) touch(s *session) {
 		return
 	}
 	s.epoch, s.into, s.snap = w.epoch, nil, -1
+	w.markDirty(s.group)
 	if s.emitted && !w.cfg.EmitOnClose {
 		s.snap = int32(len(w.snaps))
 		w.snaps = append(w.snaps, snapshot{start: s.start, end: s.last + w.cfg.Gap})
@@ -304,7 +318,8 @@ func (w *Agg) updateStateMetrics() {
 		return
 	}
 	live := int64(w.slots.Live())
-	bytes := live*sessionBytes + w.keyBytes + int64(len(w.pool))*int64(unsafe.Sizeof(session{})) + w.arena.Bytes()
+	bytes := live*sessionBytes + w.keyBytes + int64(len(w.pool))*int64(unsafe.Sizeof(session{})) + w.arena.Bytes() +
+		w.delta.bytes()
 	for _, a := range w.aggs {
 		bytes += a.Bytes()
 	}
