@@ -97,6 +97,18 @@ type SinkTraits struct {
 	// coalesce small batches into a coarser changelog with the same
 	// result.
 	Observed bool
+	// ExactlyOnce says the sink publishes exactly once when its query is
+	// checkpointed (it stages its output and publishes it as checkpoints
+	// commit: exec.Committer); otherwise it writes as rows come, and after
+	// a crash writes again what it wrote since the last checkpoint.
+	ExactlyOnce bool
+	// Discards says the sink keeps nothing of what it receives (a
+	// blackhole): no restart can change its output.
+	Discards bool
+	// Rewrites says the sink's output is written again from the start
+	// when its query replays its inputs from their beginning (a file is
+	// truncated), rather than after what it wrote (standard output).
+	Rewrites bool
 }
 
 // Sink is a sink connector: where CREATE SINK ... WITH (connector =

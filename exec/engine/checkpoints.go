@@ -12,6 +12,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/storage"
@@ -213,23 +214,21 @@ const (
 	replayedOnRestart  = "replayed on restart"
 )
 
-// guarantee says what a sink of connector conn delivers when its query is
+// guarantee says what a sink with traits t delivers when its query is
 // checkpointed or not: a checkpointed file sink publishes exactly once, a
 // print sink prints again what it printed since the last checkpoint;
 // without checkpoints a restarted query recomputes its output from its
 // inputs' beginning, and a file is rewritten from the start.
-func guarantee(conn string, checkpointed bool) string {
+func guarantee(t connector.SinkTraits, checkpointed bool) string {
 	switch {
-	case conn == "blackhole":
+	case t.Discards || checkpointed && t.ExactlyOnce:
 		return exactlyOnce
-	case checkpointed && conn == "print":
-		return atLeastOnce
 	case checkpointed:
-		return exactlyOnce
-	case conn == "print":
-		return replayedOnRestart
+		return atLeastOnce
+	case t.Rewrites:
+		return rewrittenOnRestart
 	}
-	return rewrittenOnRestart
+	return replayedOnRestart
 }
 
 // readsView reports whether root reads a materialized view: its rows come
@@ -252,10 +251,18 @@ func (e *Engine) sinkGuarantee(obj *catalog.Object, root physical.Node, interval
 	e.mu.Lock()
 	q := e.queries[lower(obj.Name)]
 	e.mu.Unlock()
-	if q != nil {
-		return guarantee(obj.Connector(), q.state != nil && q.job.Resumable() == nil)
+	conn, err := e.conns.Sink(obj.Connector())
+	if err != nil {
+		return "-"
 	}
-	return guarantee(obj.Connector(), interval > 0 && rebuiltInput(root) == nil && !readsView(root))
+	traits, err := conn.Check(obj.Options, e.connEnv())
+	if err != nil {
+		return "-"
+	}
+	if q != nil {
+		return guarantee(traits, q.state != nil && q.job.Resumable() == nil)
+	}
+	return guarantee(traits, interval > 0 && rebuiltInput(root) == nil && !readsView(root))
 }
 
 // showGuarantee is the guarantee SHOW SINKS lists for sink o. A

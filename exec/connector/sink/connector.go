@@ -32,7 +32,8 @@ func (c Connector) Check(opts map[string]string, env connector.Env) (connector.S
 	if err != nil {
 		return connector.SinkTraits{}, err
 	}
-	return connector.SinkTraits{AppendOnly: cfg.ForceAppendOnly, Observed: c != ConnectorBlackhole}, nil
+	return connector.SinkTraits{AppendOnly: cfg.ForceAppendOnly, Observed: c != ConnectorBlackhole,
+		ExactlyOnce: c == ConnectorFile, Discards: c == ConnectorBlackhole, Rewrites: c == ConnectorFile}, nil
 }
 
 // New returns the sink operator, a *Sink, for spec's options and columns.
