@@ -82,6 +82,9 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		cfg := join.Config{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
 			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
 			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi}
+		if ex, ok := h.Inputs[1].(*physical.Exchange); ok && ex.Dist == physical.Broadcast {
+			cfg.Broadcast = true
+		}
 		stage, err := b.buildMultiInput(n, func(int) (exec.Operator, error) { return join.NewHashJoin(cfg), nil })
 		if err == nil && n.Lookup {
 			// The table side carries no event time.

@@ -176,6 +176,16 @@ func (t *task) run(ctx context.Context) error {
 			if err := t.srcPos.restore(ctx, t); err != nil {
 				return err
 			}
+			// The restored watermark goes out again before any row: the
+			// aligners downstream start over, and without it an input
+			// that has nothing new would hold back their watermark (an
+			// interval join would free and pad its rows later than an
+			// uninterrupted run).
+			if t.wm != nil && t.wm.wm != noWatermark {
+				if err := t.deliver(ctx, exec.Control{Kind: exec.Watermark, Watermark: t.wm.wm}); err != nil {
+					return err
+				}
+			}
 		}
 	}
 	t.job.taskOpened()

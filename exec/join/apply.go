@@ -50,6 +50,7 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 				other.matches[o]--
 				flips = other.matches[o] == 0
 			}
+			other.changes.Mark(o) // its entry holds the count
 		}
 		switch {
 		case semi:
@@ -89,11 +90,7 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 	if insert {
 		id := probe.addRow(key, cols, i, h)
 		if windowed {
-			for int(id) >= len(probe.keyOf) {
-				probe.keyOf = append(probe.keyOf, "")
-			}
-			probe.keyOf[id] = key
-			probe.deadline.push(timeValue(cols[probe.timeCol], i)+probe.offset, id)
+			probe.track(id, key, timeValue(cols[probe.timeCol], i))
 		}
 		if probe.counted {
 			for int(id) >= len(probe.matches) {
@@ -159,7 +156,7 @@ func (j *HashJoin) gauge() {
 	var rows, bytes int64
 	for _, s := range j.sides {
 		rows += int64(s.store.Live())
-		bytes += s.store.Bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next))
+		bytes += s.store.Bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next)) + s.changes.Bytes()
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)
@@ -171,6 +168,11 @@ func (j *HashJoin) gauge() {
 // held once its table side has caught up.
 func (j *HashJoin) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	if j.cfg.Windowed && m.Kind == exec.Watermark && !m.Idle {
+		if m.Watermark <= j.ck.floor {
+			return nil // sent again after a restore: it passed before the checkpoint
+		}
+		j.ck.floor = noWatermark
+		j.ck.wm = max(j.ck.wm, m.Watermark)
 		return j.evict(ctx, m.Watermark, out)
 	}
 	if !j.waiting || m.Kind != exec.CaughtUp || m.Input == 0 {
@@ -179,6 +181,7 @@ func (j *HashJoin) OnControl(ctx context.Context, m exec.Control, out exec.Emitt
 	j.waiting = false
 	pending := j.pending
 	j.pending = nil
+	j.ck.lookedUp()
 	for i, c := range pending {
 		err := j.Process(ctx, 0, c, out)
 		c.Batch.Release()

@@ -13,4 +13,6 @@
 // a lookup join keeps only its table side; a windowed join frees a row
 // once the watermark passes the last time a row of the other side could
 // match it, and pads an outer join's unmatched rows then (evict.go).
+// HashJoin is exec.Stateful for every kind: one checkpoint entry per kept
+// row, in the key group of its join key (state.go, restore.go).
 package join

@@ -44,6 +44,16 @@ func (h *deadlineHeap) popBefore(wm int64, ids []int32) []int32 {
 	return ids
 }
 
+// track records the deadline of row id of a windowed join side, kept
+// under key with time t.
+func (s *side) track(id int32, key string, t int64) {
+	for int(id) >= len(s.keyOf) {
+		s.keyOf = append(s.keyOf, "")
+	}
+	s.keyOf[id] = key
+	s.deadline.push(t+s.offset, id)
+}
+
 // timeValue reads row i of a TIMESTAMP column as milliseconds.
 func timeValue(a arrow.Array, i int) int64 {
 	if ts, ok := a.(*array.Timestamp); ok {

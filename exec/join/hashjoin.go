@@ -47,6 +47,12 @@ type Config struct {
 	// (stream) row joins the right rows held when it arrives, is emitted
 	// once, and is not kept.
 	Lookup bool
+	// Broadcast says how the inputs reach the instances: the right one is
+	// broadcast to every instance and the left one forwarded from the
+	// instances upstream, rather than both hash-partitioned on the keys
+	// (or, without keys, both sent to one instance). It decides the key
+	// groups of the state's entries (state.go).
+	Broadcast bool
 }
 
 // HashJoin is the regular join of two changelogs: it keeps every row of
@@ -81,6 +87,7 @@ type HashJoin struct {
 	// created over existing data looks them up in the whole table.
 	waiting bool
 	pending []exec.Chunk
+	ck      checkpoint
 }
 
 // side is one input's state: its rows, indexed by join key, and for a
@@ -107,6 +114,10 @@ type side struct {
 	next     []int32
 	idx      rowIndexes
 	hashCols []int
+	// The rows changed since the last snapshot, and the checkpoint's
+	// entries of the rows, tagged tag (state.go).
+	changes rowstore.Changes
+	tag     byte
 }
 
 var _ exec.Operator = (*HashJoin)(nil)
@@ -130,6 +141,11 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	right := &side{types: c.Right, keys: c.RightKeys, store: rowstore.New(c.Right), index: map[string]*bucket{},
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
+	left.tag, right.tag = tagLeft, tagRight
+	if c.Broadcast && len(c.LeftKeys) == 0 {
+		return errors.New("hash join: a broadcast join without keys")
+	}
+	j.ck = checkpoint{wm: noWatermark, savedWM: noWatermark, floor: noWatermark}
 	j.sides = [2]*side{left, right}
 	if c.Windowed {
 		if c.Lookup || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {

@@ -209,6 +209,13 @@ func (s *side) sweep() {
 // row's hash, read when the key's bucket has a row index.
 func (s *side) addRow(key string, cols []arrow.Array, i int, h uint64) int32 {
 	id := s.store.Add(cols, i)
+	s.changes.Mark(id)
+	s.insert(key, id, h)
+	return id
+}
+
+// insert adds the stored row id, whose row hash is h, to key's bucket.
+func (s *side) insert(key string, id int32, h uint64) {
 	for int(id) >= len(s.pos) {
 		s.pos = append(s.pos, 0)
 		s.next = append(s.next, noRow)
@@ -223,7 +230,6 @@ func (s *side) addRow(key string, cols []arrow.Array, i int, h uint64) int32 {
 	if b.heads != nil {
 		s.link(b, id, h)
 	}
-	return id
 }
 
 // removeRow deletes row id of bucket b, held under key; h is its row hash,
@@ -245,4 +251,5 @@ func (s *side) removeRow(key string, b *bucket, id int32, h uint64) {
 		delete(s.index, key)
 	}
 	s.store.Remove(id)
+	s.changes.Removed(id, s.tag, key)
 }

@@ -45,6 +45,7 @@ type Col struct {
 	waste int
 }
 
+// New returns an empty store of rows of types ts.
 func New(ts []types.T) *Store {
 	s := &Store{Cols: make([]Col, len(ts))}
 	for i, t := range ts {
@@ -69,18 +70,24 @@ func (s *Store) Bytes() int64 {
 
 // Add stores row i of cols (one array per store column) and returns its id.
 func (s *Store) Add(cols []arrow.Array, i int) int32 {
-	var id int32
-	if k := len(s.free); k > 0 {
-		id, s.free = s.free[k-1], s.free[:k-1]
-	} else {
-		id = s.n
-		s.n++
-		for j := range s.Cols {
-			s.Cols[j].grow()
-		}
-	}
+	id := s.newID()
 	for j := range s.Cols {
 		s.Cols[j].set(id, cols[j], i)
+	}
+	return id
+}
+
+// newID hands out a row id: a deleted row's, or a new one.
+func (s *Store) newID() int32 {
+	if k := len(s.free); k > 0 {
+		id := s.free[k-1]
+		s.free = s.free[:k-1]
+		return id
+	}
+	id := s.n
+	s.n++
+	for j := range s.Cols {
+		s.Cols[j].grow()
 	}
 	return id
 }

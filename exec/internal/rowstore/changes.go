@@ -1,0 +1,193 @@
+package rowstore
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+)
+
+// Changes tracks, for an operator that checkpoints a Store one entry per
+// row, which rows changed since the last snapshot and which entries the
+// checkpoint holds that must be deleted.
+//
+// A row's entry key is a tag byte (which of the operator's stores holds
+// the row), a key the operator chooses (what groups its rows: a join's
+// join key), and the row's identity, 8 bytes big-endian (AppendEntryKey,
+// SplitEntryKey). A row gets an identity, unique among the
+// instance's rows, the first time a snapshot writes it (Persist) or when
+// it is restored (Restored), together with the key group its entry is in;
+// both are kept by row id until the row is removed. The row ids of the
+// store are not identities: they are reused, and a restore hands out new
+// ones.
+//
+// The operator marks a row when it is added or what its entry holds
+// changes (Mark: a bit per row and an append to a list, once per row and
+// snapshot), and reports its removal (Removed), which records a deletion
+// only if the checkpoint holds an entry of the row. Until a snapshot has
+// written rows, no row has an identity and no deletion is ever recorded.
+type Changes struct {
+	dirty []uint64 // a bit per row id: changed since the last snapshot
+	gone  []uint64 // a bit per row id: removed since it was marked
+	ids   []int32  // the dirty row ids, each once
+	ident []uint64 // by row id: the identity of the row's entry; 0: none
+	group []uint16 // by row id: the key group of the row's entry
+	next  uint64   // the identity to hand out next (from 1)
+	// The entries to delete: keys concatenated, the end of each, its group.
+	delKeys   []byte
+	delEnds   []int
+	delGroups []int
+}
+
+// identLen is the length of a row's identity at the end of its entry key.
+const identLen = 8
+
+// errEntryKey is returned for an entry key too short to hold a tag and an
+// identity, or whose identity is 0.
+var errEntryKey = errors.New("rowstore: entry key without a row identity")
+
+// AppendEntryKey appends the entry key of the row of identity ident, kept
+// under key in the store tagged tag, to buf.
+func AppendEntryKey[K ~string | ~[]byte](buf []byte, tag byte, key K, ident uint64) []byte {
+	return binary.BigEndian.AppendUint64(append(append(buf, tag), key...), ident)
+}
+
+// SplitEntryKey splits an entry key AppendEntryKey wrote.
+func SplitEntryKey(entry []byte) (tag byte, key []byte, ident uint64, err error) {
+	if len(entry) < 1+identLen {
+		return 0, nil, 0, errEntryKey
+	}
+	n := len(entry) - identLen
+	ident = binary.BigEndian.Uint64(entry[n:])
+	if ident == 0 {
+		return 0, nil, 0, errEntryKey
+	}
+	return entry[0], entry[1:n], ident, nil
+}
+
+// setBit sets bit id of *bits, growing it, and reports whether it was
+// clear.
+func setBit(bits *[]uint64, id int32) bool {
+	w := int(id >> 6)
+	if w >= len(*bits) {
+		*bits = append(*bits, make([]uint64, w+1-len(*bits))...)
+	}
+	bit := uint64(1) << (id & 63)
+	was := (*bits)[w]&bit != 0
+	(*bits)[w] |= bit
+	return !was
+}
+
+// hasBit reports whether bit id of bits is set.
+func hasBit(bits []uint64, id int32) bool {
+	w := int(id >> 6)
+	return w < len(bits) && bits[w]&(1<<(id&63)) != 0
+}
+
+// clearBit clears bit id of bits, if it has it.
+func clearBit(bits []uint64, id int32) {
+	if w := int(id >> 6); w < len(bits) {
+		bits[w] &^= 1 << (id & 63)
+	}
+}
+
+// Mark records that row id was added or that what its entry holds
+// changed.
+func (c *Changes) Mark(id int32) {
+	if setBit(&c.dirty, id) {
+		c.ids = append(c.ids, id)
+	}
+	clearBit(c.gone, id)
+}
+
+// Removed records that row id, kept under key in the store tagged tag, was
+// removed. If the checkpoint holds an entry of the row, its deletion is
+// recorded.
+func (c *Changes) Removed(id int32, tag byte, key string) {
+	if hasBit(c.dirty, id) {
+		setBit(&c.gone, id)
+	}
+	if int(id) >= len(c.ident) || c.ident[id] == 0 {
+		return
+	}
+	c.delKeys = AppendEntryKey(c.delKeys, tag, key, c.ident[id])
+	c.delEnds = append(c.delEnds, len(c.delKeys))
+	c.delGroups = append(c.delGroups, int(c.group[id]))
+	c.ident[id] = 0
+}
+
+// Dirty appends to ids the rows marked since the last Reset that are
+// still held.
+func (c *Changes) Dirty(ids []int32) []int32 {
+	for _, id := range c.ids {
+		if !hasBit(c.gone, id) {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// Deletions calls fn with the group and key of every entry whose row was
+// removed since the last Reset.
+func (c *Changes) Deletions(fn func(group int, key []byte) error) error {
+	start := 0
+	for i, end := range c.delEnds {
+		if err := fn(c.delGroups[i], c.delKeys[start:end]); err != nil {
+			return err
+		}
+		start = end
+	}
+	return nil
+}
+
+// grow makes room for row id's identity and group.
+func (c *Changes) grow(id int32) {
+	for int(id) >= len(c.ident) {
+		c.ident = append(c.ident, 0)
+		c.group = append(c.group, 0)
+	}
+}
+
+// Persist returns the identity of row id, whose entry a snapshot writes in
+// key group group, handing one out the first time. The row's entry stays
+// in that group until it is removed.
+func (c *Changes) Persist(id int32, group int) uint64 {
+	c.grow(id)
+	if c.ident[id] == 0 {
+		c.next = max(c.next, 1)
+		c.ident[id] = c.next
+		c.next++
+	}
+	c.group[id] = uint16(group)
+	return c.ident[id]
+}
+
+// Restored records that row id was restored from the entry of identity
+// ident in key group group (held is false for an entry another instance
+// writes, which this one only reads). Identities handed out later are
+// greater than every restored one.
+func (c *Changes) Restored(id int32, group int, ident uint64, held bool) {
+	if ident < math.MaxUint64 {
+		c.next = max(c.next, ident+1)
+	}
+	if !held {
+		return
+	}
+	c.grow(id)
+	c.ident[id], c.group[id] = ident, uint16(group)
+}
+
+// Reset forgets the changes: the next snapshot starts from here.
+func (c *Changes) Reset() {
+	for _, id := range c.ids {
+		clearBit(c.dirty, id)
+		clearBit(c.gone, id)
+	}
+	c.ids = c.ids[:0]
+	c.delKeys, c.delEnds, c.delGroups = c.delKeys[:0], c.delEnds[:0], c.delGroups[:0]
+}
+
+// Bytes estimates the memory of the tracking.
+func (c *Changes) Bytes() int64 {
+	return 8*int64(cap(c.dirty)+cap(c.gone)+cap(c.ident)+len(c.delEnds)+len(c.delGroups)) +
+		4*int64(cap(c.ids)) + 2*int64(cap(c.group)) + int64(cap(c.delKeys))
+}

@@ -1,0 +1,148 @@
+package join
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+)
+
+// cluster runs a join as p instances, each owning the key groups
+// exec.KeyGroupsOf gives it, and routes every input row as the exchanges
+// exec/build puts in front of the join would: hashed on the row's key
+// columns into its key group's instance, all to instance 0 without keys,
+// and for a broadcast join the right rows to every instance and each left
+// row to the instance its whole row hashes to (a forward from an upstream
+// partitioned some other way). Every instance emits into one emitter.
+type cluster struct {
+	t     *testing.T
+	cfg   Config
+	alloc memory.Allocator
+	js    []*HashJoin
+	envs  []*exec.Env
+	out   exec.Emitter
+}
+
+// newCluster opens p instances of a join of cfg; the test closes them.
+func newCluster(t *testing.T, cfg Config, p int, alloc memory.Allocator, out exec.Emitter) *cluster {
+	c := &cluster{t: t, cfg: cfg, alloc: alloc, out: out}
+	for i := range p {
+		env := exec.NewTestEnv(alloc)
+		env.Parallelism, env.KeyGroups = p, exec.KeyGroupsOf(i, p)
+		j := NewHashJoin(cfg)
+		if err := j.Open(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { j.Close() })
+		c.js, c.envs = append(c.js, j), append(c.envs, env)
+	}
+	return c
+}
+
+// names returns n column names.
+func names(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("c%d", i)
+	}
+	return out
+}
+
+// send feeds rows with ops (nil: inserts) to input in of the instances
+// they are routed to.
+func (c *cluster) send(in int, rows [][]types.Datum, ops []exec.Op) error {
+	ts, keys := c.cfg.Left, c.cfg.LeftKeys
+	if in == 1 {
+		ts, keys = c.cfg.Right, c.cfg.RightKeys
+	}
+	b := types.BuildRecord(c.alloc, names(len(ts)), ts, rows)
+	defer b.Release()
+	p := len(c.js)
+	var hashCols []arrow.Array
+	for _, k := range keys {
+		hashCols = append(hashCols, b.Column(k))
+	}
+	broadcast := c.cfg.Broadcast && in == 1
+	if c.cfg.Broadcast && in == 0 {
+		hashCols = b.Columns()
+	}
+	hs := make([]uint64, len(rows))
+	if err := exec.HashRows(hashCols, hs); err != nil {
+		return err
+	}
+	for i, j := range c.js {
+		var mine [][]types.Datum
+		var myOps []exec.Op
+		for r, row := range rows {
+			to := 0
+			if len(keys) > 0 {
+				to = exec.InstanceForKeyGroup(exec.KeyGroup(hs[r]), p)
+			}
+			if !broadcast && to != i {
+				continue
+			}
+			mine = append(mine, row)
+			if ops != nil {
+				myOps = append(myOps, ops[r])
+			}
+		}
+		if len(mine) == 0 {
+			continue
+		}
+		ch := exec.Chunk{Batch: types.BuildRecord(c.alloc, names(len(ts)), ts, mine), Ops: myOps}
+		err := j.Process(context.Background(), in, ch, c.out)
+		ch.Batch.Release()
+		if err != nil {
+			return fmt.Errorf("instance %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// control sends m to every instance.
+func (c *cluster) control(m exec.Control) error {
+	for i, j := range c.js {
+		if err := j.OnControl(context.Background(), m, c.out); err != nil {
+			return fmt.Errorf("instance %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// snapshot has every instance snapshot into st, as the runtime's one
+// state table per operator, and returns the bytes they put.
+func (c *cluster) snapshot(st *exectest.State, epoch uint64) int {
+	c.t.Helper()
+	st.Reset()
+	for i, j := range c.js {
+		if err := j.Snapshot(context.Background(), epoch, st); err != nil {
+			c.t.Fatalf("instance %d: snapshot %d: %v", i, epoch, err)
+		}
+	}
+	return st.Bytes
+}
+
+// restore has every instance restore its key groups from st.
+func (c *cluster) restore(st *exectest.State) error {
+	for i, j := range c.js {
+		if err := j.Restore(context.Background(), st, c.envs[i].KeyGroups); err != nil {
+			return fmt.Errorf("instance %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// held is the number of rows the instances hold, by their state gauges.
+func (c *cluster) held() int64 {
+	var n int64
+	for _, env := range c.envs {
+		n += env.Metrics.StateKeys.Load()
+	}
+	return n
+}

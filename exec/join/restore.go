@@ -1,0 +1,242 @@
+package join
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/rowstore"
+)
+
+// restored is what Restore read of one side's rows, before they are
+// indexed: by row, its id in the store, its entry's group and identity,
+// and the join key its entry key holds (concatenated).
+type restored struct {
+	ids    []int32
+	groups []int
+	idents []uint64
+	keys   []byte
+	ends   []int
+}
+
+// Restore implements exec.Stateful: it rebuilds both sides' rows of the
+// key groups in groups — with their match counts, and for a windowed join
+// their deadlines and the last watermark — and a lookup join's pending
+// stream rows. A broadcast join also reads the right side's rows of every
+// other key group, which every instance holds.
+func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
+	if j.env == nil {
+		return errors.New("hash join: Restore before Open")
+	}
+	if groups != j.env.KeyGroups {
+		return fmt.Errorf("%w: key groups %v, but the instance owns %v", errRestore, groups, j.env.KeyGroups)
+	}
+	scan := groups
+	if j.cfg.Broadcast {
+		scan = exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}
+	}
+	var rows [2]restored
+	var pend restored
+	var pendOps []exec.Op
+	wm := noWatermark
+	err := r.Scan(ctx, scan, func(g int, key, value []byte) error {
+		own := groups.Contains(g)
+		if len(key) > 0 && key[0] == tagMeta {
+			if !own {
+				return nil
+			}
+			v, err := j.restoreMeta(key, value, groups)
+			if err != nil {
+				return fmt.Errorf("%w: key group %d: %w", errRestore, g, err)
+			}
+			wm = max(wm, v)
+			return nil
+		}
+		tag, jk, ident, err := rowstore.SplitEntryKey(key)
+		if err != nil {
+			return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, key, err)
+		}
+		switch {
+		case tag == tagPending && j.cfg.Lookup:
+			if !own {
+				return nil
+			}
+			if len(jk) != 0 || len(value) == 0 || value[0] > byte(exec.UpdateAfter) {
+				return fmt.Errorf("%w: key group %d: bad pending entry %q", errRestore, g, key)
+			}
+			id, rest, err := j.sides[0].store.AddEncoded(value[1:])
+			if err == nil && len(rest) != 0 {
+				j.sides[0].store.Remove(id)
+				err = fmt.Errorf("%d bytes after the row", len(rest))
+			}
+			if err != nil {
+				return fmt.Errorf("%w: key group %d: pending entry %q: %w", errRestore, g, key, err)
+			}
+			pend.add(id, g, ident, nil)
+			pendOps = append(pendOps, exec.Op(value[0]))
+			return nil
+		case tag == tagLeft && !j.cfg.Lookup, tag == tagRight:
+			in := int(tag)
+			if j.cfg.Broadcast && in == 0 && !own {
+				return nil // another instance's forwarded rows
+			}
+			if err := j.restoreRow(&rows[in], j.sides[in], g, jk, ident, value); err != nil {
+				return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, key, err)
+			}
+			return nil
+		}
+		return fmt.Errorf("%w: key group %d: entry %q: unknown tag %d", errRestore, g, key, tag)
+	})
+	if err != nil {
+		return err
+	}
+	for in, s := range j.sides {
+		if err := j.indexRestored(in, s, &rows[in]); err != nil {
+			return fmt.Errorf("%w: %w", errRestore, err)
+		}
+	}
+	if err := j.restorePending(&pend, pendOps); err != nil {
+		return fmt.Errorf("%w: %w", errRestore, err)
+	}
+	if j.cfg.Windowed {
+		j.ck.wm, j.ck.savedWM, j.ck.floor = wm, wm, wm
+	}
+	j.gauge()
+	return nil
+}
+
+// add appends a restored row.
+func (r *restored) add(id int32, g int, ident uint64, key []byte) {
+	r.ids, r.groups, r.idents = append(r.ids, id), append(r.groups, g), append(r.idents, ident)
+	r.keys = append(r.keys, key...)
+	r.ends = append(r.ends, len(r.keys))
+}
+
+// restoreMeta checks a meta entry and returns the watermark it holds, if
+// it is one (else noWatermark).
+func (j *HashJoin) restoreMeta(key, value []byte, groups exec.KeyGroupRange) (int64, error) {
+	switch {
+	case len(key) == 2 && key[1] == metaWatermark && j.cfg.Windowed:
+		v, n := binary.Varint(value)
+		if n <= 0 || n != len(value) {
+			return 0, errors.New("bad watermark entry")
+		}
+		return v, nil
+	case len(key) == 2 && key[1] == metaRange && j.cfg.Broadcast:
+		lo, n := binary.Uvarint(value)
+		hi, m := binary.Uvarint(value[max(n, 0):])
+		if n <= 0 || m <= 0 || n+m != len(value) {
+			return 0, errors.New("bad range entry")
+		}
+		if lo != uint64(groups.Lo) || hi != uint64(groups.Hi) {
+			return 0, fmt.Errorf("%w: the checkpoint's instance owned key groups [%d, %d), this one owns [%d, %d)",
+				errRescaledBroadcast, lo, hi, groups.Lo, groups.Hi)
+		}
+		return noWatermark, nil
+	}
+	return 0, fmt.Errorf("unknown meta entry %q", key)
+}
+
+// restoreRow puts the row of an entry of side s into its store and
+// appends it to r.
+func (j *HashJoin) restoreRow(r *restored, s *side, g int, key []byte, ident uint64, value []byte) error {
+	id, rest, err := s.store.AddEncoded(value)
+	if err != nil {
+		return err
+	}
+	r.add(id, g, ident, key)
+	if s.counted {
+		m, n := binary.Uvarint(rest)
+		if n <= 0 || m > math.MaxInt32 {
+			return errors.New("bad match count")
+		}
+		for int(id) >= len(s.matches) {
+			s.matches = append(s.matches, 0)
+		}
+		s.matches[id] = int32(m)
+		rest = rest[n:]
+	}
+	if len(rest) != 0 {
+		return fmt.Errorf("%d bytes after the row", len(rest))
+	}
+	return nil
+}
+
+// indexRestored checks that each restored row of side s (input in) is
+// under its join key and in its key group, and indexes it: its bucket,
+// its identity, and for a windowed join its deadline.
+func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
+	if len(r.ids) == 0 {
+		return nil
+	}
+	keyCols, err := j.keyHashes(s, r.ids)
+	if err != nil {
+		return err
+	}
+	defer arrays.Release(keyCols)
+	var times arrow.Array
+	if j.cfg.Windowed {
+		times = s.store.Gather(j.env.Alloc, s.timeCol, r.ids)
+		defer times.Release()
+	}
+	start := 0
+	for k, id := range r.ids {
+		stored := r.keys[start:r.ends[k]]
+		start = r.ends[k]
+		key, ok := j.key(keyCols, k)
+		switch {
+		case !ok:
+			return fmt.Errorf("key group %d: a kept row with a NULL join key", r.groups[k])
+		case key != string(stored):
+			return fmt.Errorf("key group %d: a row under join key %q has key %q", r.groups[k], stored, key)
+		case times != nil && times.IsNull(k):
+			return fmt.Errorf("key group %d: a kept row of a windowed join without a time", r.groups[k])
+		}
+		g := j.groupOf(in, j.ck.hashes[k])
+		if g != r.groups[k] {
+			return fmt.Errorf("key group %d: a row of key group %d", r.groups[k], g)
+		}
+		s.insert(key, id, 0)
+		s.changes.Restored(id, g, r.idents[k], j.env.KeyGroups.Contains(g))
+		if times != nil {
+			s.track(id, key, timeValue(times, k))
+		}
+	}
+	return nil
+}
+
+// restorePending rebuilds a lookup join's pending stream rows: one chunk
+// of the restored rows, in the order of their entries.
+func (j *HashJoin) restorePending(r *restored, ops []exec.Op) error {
+	if len(r.ids) == 0 {
+		return nil
+	}
+	left := j.sides[0]
+	cols := make([]arrow.Array, len(left.types))
+	fields := make([]arrow.Field, len(left.types))
+	for k, t := range left.types {
+		cols[k] = left.store.Gather(j.env.Alloc, k, r.ids)
+		fields[k] = types.Field(fmt.Sprintf("c%d", k), t, true)
+	}
+	batch := array.NewRecordBatch(arrow.NewSchema(fields, nil), cols, int64(len(r.ids)))
+	arrays.Release(cols)
+	for _, id := range r.ids {
+		left.store.Remove(id)
+	}
+	j.pending = append(j.pending, exec.Chunk{Batch: batch, Ops: ops})
+	ck := &j.ck
+	ck.pendSaved = len(j.pending)
+	ck.pendGroups, ck.pendSeqs = append(ck.pendGroups, r.groups...), append(ck.pendSeqs, r.idents...)
+	for _, s := range r.idents {
+		ck.pendSeq = max(ck.pendSeq, s)
+	}
+	return nil
+}
