@@ -228,13 +228,16 @@ func (b *Builder) bindTrim(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 	return b.callBuiltin(x, "trim", args, nodes)
 }
 
-// isConstTree reports whether e has no column references.
+// isConstTree reports whether e has no column references and no volatile
+// call (whose value a fold would freeze).
 func isConstTree(e plan.Expr) bool {
 	ok := true
 	plan.Walk(e, func(x plan.Expr) bool {
-		switch x.(type) {
+		switch x := x.(type) {
 		case *plan.ColRef, *plan.InputRef:
 			ok = false
+		case *plan.Func:
+			ok = !plan.IsVolatile(x)
 		}
 		return ok
 	})
