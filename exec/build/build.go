@@ -13,6 +13,7 @@ import (
 	"github.com/eddysql/eddy/exec/join"
 	"github.com/eddysql/eddy/exec/over"
 	"github.com/eddysql/eddy/exec/sessionwin"
+	"github.com/eddysql/eddy/exec/tempfilter"
 	"github.com/eddysql/eddy/exec/topn"
 	"github.com/eddysql/eddy/exec/window"
 	"github.com/eddysql/eddy/optimizer/physical"
@@ -174,6 +175,10 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return over.New(cfg) }}, nil
+	case *physical.TemporalFilter:
+		cfg := tempfilter.Config{Input: inTypes, Names: names, TimeCol: n.TimeCol, Inclusive: n.Inclusive,
+			Offset: n.Offset, NowUnit: n.NowUnit}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return tempfilter.New(cfg) }}, nil
 	case *physical.Upsert:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
 			return &basic.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil
