@@ -190,7 +190,7 @@ func TestFamiliesAreFound(t *testing.T) {
 		}
 	}
 	slices.Sort(fams)
-	for _, want := range []string{"exec/agg", "exec/basic", "exec/join", "exec/mview", "exec/over", "exec/sessionwin", "exec/topn", "exec/window"} {
+	for _, want := range []string{"exec/agg", "exec/basic", "exec/join", "exec/mview", "exec/over", "exec/sessionwin", "exec/tempfilter", "exec/topn", "exec/window"} {
 		if !slices.Contains(fams, want) {
 			t.Errorf("families %v lack %s", fams, want)
 		}

@@ -119,6 +119,10 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 				return fmt.Errorf("%s: column #%d is not produced by its input", plan.FormatLine(md, n), c)
 			}
 		}
+	case *plan.TemporalFilter:
+		if !avail.Contains(n.Col) {
+			return fmt.Errorf("%s: column #%d is not produced by its input", plan.FormatLine(md, n), n.Col)
+		}
 	case *plan.OverAggregate:
 		if !plan.ColsRead(n).SubsetOf(avail) {
 			return fmt.Errorf("%s: columns %v are not all produced by its input", plan.FormatLine(md, n), plan.ColsRead(n))

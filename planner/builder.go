@@ -2,6 +2,7 @@ package planner
 
 import (
 	"strings"
+	"time"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
 	"github.com/pingcap/tidb/pkg/parser/format"
@@ -74,6 +75,10 @@ type Builder struct {
 	// Fold evaluates constant expressions (LIMIT counts, INSERT values); the
 	// engine supplies the runtime's evaluator.
 	Fold func(plan.Expr) (types.Datum, error)
+	// Now is the statement's start: the value of NOW() in a one-shot
+	// statement (a pull query, INSERT ... VALUES). Zero: the time NOW() is
+	// first bound.
+	Now time.Time
 }
 
 // NewBuilder returns a builder for one statement of src starting at start.
@@ -92,6 +97,11 @@ func (b *Builder) BuildQuery(q *sql.Query, mode Mode) (*Query, error) {
 	root, _, err := b.buildResultSet(q.Select, nil)
 	if err != nil {
 		return nil, err
+	}
+	if mode == Continuous {
+		if err := b.checkVolatile(root.node); err != nil {
+			return nil, err
+		}
 	}
 	out := &Query{Root: root.node, Md: b.md, Cols: root.node.Output(), Names: root.names, Deps: b.deps,
 		Limit: -1, EmitChanges: q.EmitChanges, EmitOnWindowClose: q.EmitOnWindowClose}

@@ -65,6 +65,8 @@ func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 		return b.callBuiltin(x, "extract", []plan.Expr{unit, arg}, []ast.Node{x.Args[0], x.Args[1]})
 	case "trim":
 		return b.bindTrim(x, c)
+	case "now", "current_timestamp":
+		return b.bindNow(x)
 	case ast.DateLiteral, ast.TimestampLiteral:
 		// DATE '2024-01-02' and TIMESTAMP '2024-01-02 03:04:05.678'.
 		if len(x.Args) != 1 {
@@ -228,13 +230,16 @@ func (b *Builder) bindTrim(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 	return b.callBuiltin(x, "trim", args, nodes)
 }
 
-// isConstTree reports whether e has no column references.
+// isConstTree reports whether e has no column references and no volatile
+// call (whose value a fold would freeze).
 func isConstTree(e plan.Expr) bool {
 	ok := true
 	plan.Walk(e, func(x plan.Expr) bool {
-		switch x.(type) {
+		switch x := x.(type) {
 		case *plan.ColRef, *plan.InputRef:
 			ok = false
+		case *plan.Func:
+			ok = !plan.IsVolatile(x)
 		}
 		return ok
 	})

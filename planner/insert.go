@@ -19,6 +19,7 @@ func (b *Builder) BindInsertValues(obj *catalog.Object, st *sql.Insert) ([][]typ
 	if b.Fold == nil {
 		return nil, b.errAtPos(b.start, "internal error: no constant evaluator")
 	}
+	b.mode = Snapshot // one-shot: NOW() is the statement's start
 	target := make([]int, 0, len(obj.Columns))
 	if len(st.Columns) == 0 {
 		for i := range obj.Columns {

@@ -62,7 +62,13 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 			}
 			preds = append(preds, pred)
 		}
-		if len(preds) > 0 {
+		switch {
+		case len(preds) > 0 && b.mode == Continuous:
+			var err error
+			if in, err = b.temporalFilters(in, preds); err != nil {
+				return nil, nil, err
+			}
+		case len(preds) > 0:
 			in = &plan.Filter{Input: in, Pred: plan.MakeAnd(preds)}
 		}
 	}

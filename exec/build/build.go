@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/exec/join"
 	"github.com/eddysql/eddy/exec/over"
 	"github.com/eddysql/eddy/exec/sessionwin"
+	"github.com/eddysql/eddy/exec/tempfilter"
 	"github.com/eddysql/eddy/exec/topn"
 	"github.com/eddysql/eddy/exec/window"
 	"github.com/eddysql/eddy/optimizer/physical"
@@ -181,6 +182,10 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 	case *physical.Dedup:
 		cfg := dedup.Config{Input: inTypes, Keys: n.Keys, WindowMs: n.WindowMs, FPR: n.FPR, TimeCol: n.TimeCol}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return dedup.New(cfg) }}, nil
+	case *physical.TemporalFilter:
+		cfg := tempfilter.Config{Input: inTypes, Names: names, TimeCol: n.TimeCol, Inclusive: n.Inclusive,
+			Offset: n.Offset, NowUnit: n.NowUnit}
+		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return tempfilter.New(cfg) }}, nil
 	case *physical.Upsert:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {
 			return &basic.Upsert{Names: names, Types: ts, Keys: n.Keys}, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/sql"
+	"time"
 )
 
 // Query modes, as the planner defines them.
@@ -50,6 +51,7 @@ func fold(e plan.Expr) (types.Datum, error) { return expr.EvalConst(e) }
 func (e *Engine) newBuilder(src *sql.Source, start sql.Pos) *planner.Builder {
 	b := planner.NewBuilder(e.cat, src, start)
 	b.Fold = fold
+	b.Now = time.Now() // NOW() in a one-shot statement: its start
 	return b
 }
 

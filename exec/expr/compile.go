@@ -195,8 +195,8 @@ func (c *compiler) compile(e plan.Expr) (node, error) {
 	return newConst(datumAt(v, 0, e.Type()), e.Type()), nil
 }
 
-// isConstant reports whether e reads no column and calls no function
-// whose value changes as it runs (PROCTIME()).
+// isConstant reports whether e reads no column and calls no volatile
+// function (PROCTIME(), RAND(), ...: plan.Builtin.Volatile).
 func isConstant(e plan.Expr) bool {
 	// Walk prunes only the children of a node whose callback returns
 	// false and goes on with its siblings, so a verdict once false must
@@ -208,7 +208,7 @@ func isConstant(e plan.Expr) bool {
 		case *plan.InputRef, *plan.ColRef:
 			konst = false
 		case *plan.Func:
-			if x.Name == "proctime" {
+			if plan.IsVolatile(x) {
 				konst = false
 			}
 		}

@@ -38,7 +38,9 @@ func funcTable() map[string]funcBuilder {
 		// Date and time (time.go, time_format.go).
 		"extract": buildExtract, "date_format": buildFormat(false), "to_char": buildFormat(true),
 		"date": buildDate, "unix_timestamp": strict(unixTimestampKernel, ts), "from_unixtime": strict(fromUnixtimeKernel, i64),
-		"proctime": strict(procTimeKernel),
+		// Volatile functions (volatile.go).
+		"proctime": strict(procTimeKernel), "now": strict(procTimeKernel), "current_timestamp": strict(procTimeKernel),
+		"rand": buildRand, "uuid": buildUUID,
 		// Numbers (math.go).
 		"abs": strict(absKernel), "round": buildRound, "floor": buildFloorCeil(true), "ceil": buildFloorCeil(false),
 		"ceiling": buildFloorCeil(false), "mod": buildMod, "power": strict(powerKernel, f64), "pow": strict(powerKernel, f64),

@@ -174,8 +174,8 @@ func (g *gen) of(t types.T, depth int) plan.Expr {
 		ts := targets()
 		for range 4 {
 			tg := ts[g.r.IntN(len(ts))]
-			if tg.name == "func proctime" {
-				continue // its value is the wall clock: checked alone
+			if b, ok := plan.LookupBuiltin(strings.TrimPrefix(tg.name, "func ")); ok && b.Volatile {
+				continue // its value is the clock's or random: checked alone
 			}
 			if e := tg.make(g, depth-1); e != nil {
 				if c, ok := g.coerce(e, t); ok {

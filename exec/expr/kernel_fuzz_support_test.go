@@ -2,6 +2,7 @@ package expr_test
 
 import (
 	"fmt"
+	"regexp"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -11,7 +12,7 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// Support for the kernel fuzz test: positions, PROCTIME().
+// Support for the kernel fuzz test: positions, volatile functions.
 
 // placeExpressions gives every expression that can fail its own position
 // (line k for the k-th), as the binder gives them theirs, so that the test
@@ -39,15 +40,21 @@ func placeExpressions(e plan.Expr) {
 	})
 }
 
-// isProcTime reports a call of PROCTIME(), whose value is the wall clock.
-func isProcTime(e plan.Expr) bool {
+// isVolatileCall reports a call of a volatile function (PROCTIME(),
+// NOW(), RAND(), UUID()), whose value no reference can predict.
+func isVolatileCall(e plan.Expr) bool {
 	f, ok := e.(*plan.Func)
-	return ok && f.Name == "proctime"
+	return ok && plan.IsVolatile(f)
 }
 
-// runProcTime checks PROCTIME(): every row holds the time of the
-// evaluation, which the clock brackets.
-func (c *kcase) runProcTime() string {
+// uuidText is the form of UUID()'s values: version 4, variant 1.
+var uuidText = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+
+// runVolatile checks a volatile call by the properties of its values:
+// PROCTIME() and NOW() hold the time of the evaluation, which the clock
+// brackets; RAND() is in [0, 1); UUID() is a version 4 UUID's text, and
+// no two rows share one.
+func (c *kcase) runVolatile() string {
 	x, err := expr.Compile(c.e, schema)
 	if err != nil {
 		return c.describe(fmt.Sprintf("Compile: %v", err))
@@ -58,13 +65,29 @@ func (c *kcase) runProcTime() string {
 	before := time.Now().UnixMilli()
 	got, err := x.Eval(alloc, rec)
 	after := time.Now().UnixMilli()
-	if err != nil {
+	switch {
+	case expr.IsRowError(err):
+		return "" // an argument failed (a cast), as it may
+	case err != nil:
 		return c.describe(fmt.Sprintf("Eval: %v", err))
 	}
 	defer got.Release()
+	seen := map[string]bool{}
+	name := c.e.(*plan.Func).Name
 	for i := range got.Len() {
-		if v := types.DatumAt(got, i, c.e.Type()); v.Null || v.I < before || v.I > after {
-			return c.describe(fmt.Sprintf("row %d: PROCTIME() = %s, not between %d and %d", i, types.Format(v, c.e.Type()), before, after))
+		v := types.DatumAt(got, i, c.e.Type())
+		bad := v.Null && (name != "now" && name != "current_timestamp" || len(c.e.Children()) == 0) // NOW(NULL) is NULL
+		switch name {
+		case "rand":
+			bad = bad || v.F < 0 || v.F >= 1
+		case "uuid":
+			bad = bad || !uuidText.MatchString(v.S) || seen[v.S]
+			seen[v.S] = true
+		default:
+			bad = bad || !v.Null && (v.I < before-1000 || v.I > after)
+		}
+		if bad {
+			return c.describe(fmt.Sprintf("row %d: %s = %s (clock between %d and %d)", i, c.e, types.Format(v, c.e.Type()), before, after))
 		}
 	}
 	return ""

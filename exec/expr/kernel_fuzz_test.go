@@ -119,8 +119,8 @@ func (c *kcase) run() (msg string) {
 			msg = c.describe(fmt.Sprintf("panic: %v\n%s", p, debug.Stack()))
 		}
 	}()
-	if isProcTime(c.e) {
-		return c.runProcTime()
+	if isVolatileCall(c.e) {
+		return c.runVolatile()
 	}
 	t := c.e.Type()
 	want := make([]outcome, len(c.rows))

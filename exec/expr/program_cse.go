@@ -71,7 +71,11 @@ func forEachShareable(e plan.Expr, fn func(plan.Expr)) {
 	if isConstant(e) {
 		return // folded at compile time
 	}
-	fn(e)
+	if !plan.IsVolatile(e) {
+		// Two calls of RAND() are two values: an expression with a
+		// volatile call is never shared, its other subexpressions may be.
+		fn(e)
+	}
 	for _, c := range unconditionalChildren(e) {
 		forEachShareable(c, fn)
 	}

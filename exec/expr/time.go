@@ -230,16 +230,3 @@ func fromUnixtimeKernel(e *plan.Func) (kernel, error) {
 		return nil
 	}, nil
 }
-
-// procTimeKernel is PROCTIME(): the wall-clock time, in milliseconds, when
-// the batch is evaluated — the same for every row of a batch.
-func procTimeKernel(e *plan.Func) (kernel, error) {
-	return func(in []*vector, n int, out *result) error {
-		now := time.Now().UnixMilli()
-		r := out.int64s(n)
-		for i := range r {
-			r[i] = now
-		}
-		return nil
-	}, nil
-}

@@ -120,6 +120,8 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return b.buildSessionAgg(n)
 	case *plan.TopN:
 		return b.buildTopN(n)
+	case *plan.TemporalFilter:
+		return b.buildTemporalFilter(n)
 	case *plan.OverAggregate:
 		return b.buildOverAgg(n)
 	case *plan.RowNumber:
@@ -272,7 +274,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		Stateful:   true,
 		StateRows:  groups,
 		StateBytes: groups * (cost.RowWidth(agg.Types()) + 16),
-		StateBounded: inProps.Bounded || (len(keys) == 0 && (!retractable || inProps.AppendOnly)) ||
+		StateBounded: inProps.Bounded || inProps.RowsExpire || (len(keys) == 0 && (!retractable || inProps.AppendOnly)) ||
 			// A window's state is freed when it closes only if nothing
 			// can change it afterwards (exec/build.go).
 			(n.WindowClose != 0 && inProps.Watermarked && (n.EmitOnClose || inProps.AppendOnly)),
@@ -313,7 +315,7 @@ func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
 		rows = parts * cost.DefaultDistinct // every row of a partition is kept for when the top ones retract
 	}
 	t.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec, Stateful: true, StateRows: rows,
-		StateBytes: rows * cost.RowWidth(t.Types()), StateBounded: n.Input.Props().Bounded || (t.AppendOnlyInput && len(t.Partition) == 0)}
+		StateBytes: rows * cost.RowWidth(t.Types()), StateBounded: n.Input.Props().Bounded || n.Input.Props().RowsExpire || (t.AppendOnlyInput && len(t.Partition) == 0)}
 	return t, nil
 }
 

@@ -90,7 +90,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	rows := cost.DefaultDistinct
 	j.Est = Estimate{RowsPerSec: lr + rr, Stateful: true, StateRows: 2 * rows,
 		StateBytes:   rows * (cost.RowWidth(left.Hdr().Types()) + cost.RowWidth(right.Hdr().Types())),
-		StateBounded: lp.Bounded && rp.Bounded, Growth: "with every row of both inputs"}
+		StateBounded: (lp.Bounded || lp.RowsExpire) && (rp.Bounded || rp.RowsExpire), Growth: "with every row of both inputs"}
 	if tb, ok := n.Windowed(); ok {
 		j.Windowed, j.Lo, j.Hi = true, tb.Lo, tb.Hi
 		j.LeftTime, j.RightTime = lcols.Find(tb.Left), rcols.Find(tb.Right)

@@ -72,6 +72,6 @@ func (b *builder) buildOverAgg(n *plan.OverAggregate) (Node, error) {
 		perChange = 2
 	}
 	o.Est = Estimate{RowsPerSec: in.Hdr().Est.RowsPerSec * 2 * perChange, Stateful: true, StateRows: rows,
-		StateBytes: rows * cost.RowWidth(in.Hdr().Types()), StateBounded: inProps.Bounded, Growth: "with every input row"}
+		StateBytes: rows * cost.RowWidth(in.Hdr().Types()), StateBounded: inProps.Bounded || inProps.RowsExpire, Growth: "with every input row"}
 	return o, nil
 }

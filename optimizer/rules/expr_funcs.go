@@ -39,17 +39,10 @@ func isIdentity(items []plan.ProjItem, in plan.ColList) bool {
 }
 
 // isVolatile reports whether e may return different values for the same
-// input (nothing in eddy's built-ins does yet; PROCTIME() will).
-func isVolatile(e plan.Expr) bool {
-	volatile := false
-	plan.Walk(e, func(x plan.Expr) bool {
-		if f, ok := x.(*plan.Func); ok && (f.Name == "proctime" || f.Name == "now" || f.Name == "rand") {
-			volatile = true
-		}
-		return !volatile
-	})
-	return volatile
-}
+// input (NOW(), PROCTIME(), RAND(), UUID(): plan.Builtin.Volatile). Such
+// an expression is evaluated once where its row is produced: no rule may
+// fold, duplicate or move it to where it would run on other rows.
+func isVolatile(e plan.Expr) bool { return plan.IsVolatile(e) }
 
 // countRefs counts references to each column in es.
 func countRefs(es ...plan.Expr) map[plan.ColumnID]int {

@@ -128,7 +128,7 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 			return plan.ResetProps(&c), true
 		}
 		return out, changed
-	case *plan.RowNumber, *plan.Window, *plan.Join, *plan.Filter, *plan.Sort, *plan.Limit:
+	case *plan.RowNumber, *plan.Window, *plan.Join, *plan.Filter, *plan.TemporalFilter, *plan.Sort, *plan.Limit:
 		// These pass the request on to their inputs, plus the columns
 		// they read themselves.
 		want := needed.Union(plan.ColsRead(n))

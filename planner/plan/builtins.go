@@ -23,6 +23,30 @@ type Builtin struct {
 	// must cast each argument to, the result type, and whether the result
 	// can be NULL given which arguments can be NULL.
 	Resolve func(args []types.T, argNullable []bool) (want []types.T, ret types.T, nullable bool, err error)
+	// Volatile marks a function whose value may differ between two calls
+	// with the same arguments (NOW(), PROCTIME(), RAND(), UUID()). A
+	// volatile call is evaluated once where its row is produced and its
+	// value then travels as data: rewrites must never fold, duplicate,
+	// share or re-evaluate it (IsVolatile).
+	Volatile bool
+}
+
+// IsVolatile reports whether e calls a volatile built-in function.
+func IsVolatile(e Expr) bool {
+	volatile := false
+	Walk(e, func(x Expr) bool {
+		if f, ok := x.(*Func); ok && isVolatileName(f.Name) {
+			volatile = true
+		}
+		return !volatile
+	})
+	return volatile
+}
+
+// isVolatileName reports whether the built-in function name is volatile.
+func isVolatileName(name string) bool {
+	b, ok := builtins[name]
+	return ok && b.Volatile
 }
 
 // LookupBuiltin returns the built-in function called name (any case).
@@ -284,10 +308,24 @@ var builtins = func() map[string]*Builtin {
 	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "date")
 	add(0, 1, resolveUnixTimestamp, "unix_timestamp")
 	add(1, 1, strictRule(types.TimestampT(0), argInteger), "from_unixtime")
-	// PROCTIME() is the time a row is processed: not a constant, it is
-	// what processing-time windows (Nexmark q12) group by.
-	add(0, 0, strictRule(types.TimestampT(3)), "proctime")
-	for _, n := range []string{"now", "current_timestamp", "localtimestamp", "localtime", "sysdate", "curdate", "current_date", "utc_timestamp", "rand", "uuid"} {
+	// The volatile functions (docs/dialect-notes.md, "Functions evaluated
+	// once"). PROCTIME() is the time a row is processed: not a constant, it
+	// is what processing-time windows (Nexmark q12) group by. NOW() and
+	// CURRENT_TIMESTAMP are the statement's start in a one-shot statement
+	// (the binder turns them into a constant) and the advancing processing
+	// time of a continuous query's temporal filter; NOW(fsp) takes a
+	// constant precision, which the binder reads.
+	addVolatile := func(lo, hi int, r resolveRule, names ...string) {
+		add(lo, hi, r, names...)
+		for _, n := range names {
+			m[n].Volatile = true
+		}
+	}
+	addVolatile(0, 0, strictRule(types.TimestampT(3)), "proctime")
+	addVolatile(0, 1, strictRule(types.TimestampT(3), argInteger), "now", "current_timestamp")
+	addVolatile(0, 1, resolveRand, "rand")
+	addVolatile(0, 0, strictRule(vc), "uuid")
+	for _, n := range []string{"localtimestamp", "localtime", "sysdate", "curdate", "current_date", "utc_timestamp"} {
 		add(0, 1, nonDeterministicRule(n), n)
 	}
 	// Numbers.
@@ -338,6 +376,13 @@ func resolveIf(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
 		return nil, types.UnknownT, false, err
 	}
 	return append([]types.T{types.BoolT}, want...), t, n, nil
+}
+
+// resolveRand types RAND([seed]): a DOUBLE in [0, 1), never NULL (MySQL
+// seeds RAND(NULL) as RAND(0)).
+func resolveRand(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {
+	want, _, _, err := strictRule(types.DoubleT, argInteger)(args, nulls)
+	return want, types.DoubleT, false, err
 }
 
 func resolveUnixTimestamp(args []types.T, nulls []bool) ([]types.T, types.T, bool, error) {

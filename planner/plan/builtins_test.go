@@ -66,11 +66,17 @@ func TestBuiltinResolve(t *testing.T) {
 		{name: "unix_timestamp", args: []types.T{ts3}, nulls: []bool{false}, want: []types.T{ts3}, ret: bi},
 		{name: "unix_timestamp", err: "not supported yet: UNIX_TIMESTAMP() (non-deterministic)"},
 		{name: "from_unixtime", args: []types.T{types.IntT}, nulls: []bool{false}, want: []types.T{bi}, ret: types.TimestampT(0)},
-		{name: "now", err: "not supported yet: NOW() (non-deterministic)"},
+		{name: "now", want: []types.T{}, ret: ts3},
+		{name: "now", args: []types.T{types.IntT}, nulls: []bool{false}, want: []types.T{bi}, ret: ts3},
+		{name: "localtimestamp", err: "not supported yet: LOCALTIMESTAMP() (non-deterministic)"},
+		{name: "rand", want: []types.T{}, ret: dbl},
+		{name: "rand", args: []types.T{types.IntT}, nulls: []bool{true}, want: []types.T{bi}, ret: dbl},
+		{name: "uuid", want: []types.T{}, ret: vc},
+		{name: "uuid", args: []types.T{bi}, err: "UUID takes 0 arguments, not 1"},
 		{name: "upper", args: []types.T{vc, vc}, nulls: []bool{false, false}, err: "UPPER takes 1 argument, not 2"},
 		{name: "substring", args: []types.T{vc}, err: "SUBSTRING takes 2 to 3 arguments, not 1"},
 		{name: "if", args: []types.T{types.BoolT, bi, bi}, want: []types.T{types.BoolT, bi, bi}, ret: bi, nullable: true},
-		{name: "current_timestamp", err: "not supported yet: CURRENT_TIMESTAMP() (non-deterministic)"},
+		{name: "current_timestamp", want: []types.T{}, ret: ts3},
 		{name: "abs", args: []types.T{types.IntT}, nulls: []bool{false}, want: []types.T{types.IntT}, ret: types.IntT},
 		{name: "abs", args: []types.T{vc}, nulls: []bool{false}, want: []types.T{dbl}, ret: dbl},
 		{name: "abs", args: []types.T{ts3}, nulls: []bool{false}, err: "unsupported type"},
@@ -110,9 +116,9 @@ func TestBuiltinResolve(t *testing.T) {
 			}
 		}
 	}
-	_, _, _, err := LookupBuiltinMust(t, "now").Resolve(nil, nil)
+	_, _, _, err := LookupBuiltinMust(t, "localtimestamp").Resolve(nil, nil)
 	if !errors.Is(err, ErrNotSupported) {
-		t.Errorf("NOW(): %v does not wrap ErrNotSupported", err)
+		t.Errorf("LOCALTIMESTAMP(): %v does not wrap ErrNotSupported", err)
 	}
 }
 
@@ -146,5 +152,25 @@ func TestCommonType(t *testing.T) {
 	}
 	if _, err := CommonType(types.IntervalT, types.BigIntT); err == nil {
 		t.Errorf("INTERVAL and BIGINT have a common type")
+	}
+}
+
+func TestIsVolatile(t *testing.T) {
+	ts3 := types.TimestampT(3)
+	now := &Func{Name: "now", Typ: ts3}
+	for _, c := range []struct {
+		e    Expr
+		want bool
+	}{
+		{&Func{Name: "upper", Args: []Expr{&Const{Val: types.StringDatum("a"), Typ: types.VarcharT}}, Typ: types.VarcharT}, false},
+		{now, true},
+		{&Func{Name: "current_timestamp", Typ: ts3}, true},
+		{&Func{Name: "proctime", Typ: ts3}, true},
+		{&Binary{Op: OpLt, L: &Func{Name: "rand", Typ: types.DoubleT}, R: &Const{Val: types.FloatDatum(0.5), Typ: types.DoubleT}, Typ: types.BoolT}, true},
+		{&Func{Name: "concat", Args: []Expr{&Func{Name: "uuid", Typ: types.VarcharT}}, Typ: types.VarcharT}, true},
+	} {
+		if got := IsVolatile(c.e); got != c.want {
+			t.Errorf("IsVolatile(%s) = %v, want %v", c.e, got, c.want)
+		}
 	}
 }

@@ -219,6 +219,8 @@ func ColsRead(n Node) ColSet {
 		addArgs(n.Aggs)
 	case *Window:
 		s.Add(n.TimeCol)
+	case *TemporalFilter:
+		s.Add(n.Col)
 	case *Sort:
 		s = orderCols(nil, n.Keys)
 	case *TopN:

@@ -45,6 +45,11 @@ type Props struct {
 	// WATERMARK is declared on, a window's window_end). Interval and window
 	// joins free their state by them.
 	TimeCols ColSet
+	// RowsExpire: every row the node emits is retracted once processing
+	// time passes a bound the row's own values set (a TemporalFilter's
+	// output), so the state of what reads it holds only rows that have not
+	// expired yet and is bounded.
+	RowsExpire bool
 }
 
 func checkArity(n Node, in []Node, want int) {

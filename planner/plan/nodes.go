@@ -239,7 +239,7 @@ func (n *Filter) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys, Watermarked: in.Watermarked,
-			TimeCols: in.TimeCols}
+			TimeCols: in.TimeCols, RowsExpire: in.RowsExpire}
 	}
 	return n.props
 }
@@ -284,7 +284,7 @@ func (n *Limit) Props() *Props {
 // projectProps keeps the input's keys that survive the projection as
 // pass-through columns.
 func projectProps(in *Props, items []ProjItem) *Props {
-	out := &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked}
+	out := &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked, RowsExpire: in.RowsExpire}
 	var passed ColSet
 	for _, it := range items {
 		if c, ok := it.Expr.(*ColRef); ok && c.ID == it.ID {
@@ -335,6 +335,8 @@ func ResetProps(n Node) Node {
 	case *TopN:
 		n.props = nil
 	case *OverAggregate:
+		n.props = nil
+	case *TemporalFilter:
 		n.props = nil
 	}
 	return n

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -146,8 +147,12 @@ func Bind(cat *catalog.Catalog, st sql.Stmt, mode planner.Mode) (*planner.Query,
 	}
 	b := planner.NewBuilder(cat, st.Source(), sql.Pos{Line: 1, Col: 1})
 	b.Fold = expr.EvalConst
+	b.Now = FixedNow
 	return b.BuildQuery(q, mode)
 }
+
+// FixedNow is NOW() in the golden files' one-shot statements.
+var FixedNow = time.Date(2024, 1, 2, 3, 4, 5, 678_000_000, time.UTC)
 
 // BindText parses and binds one query.
 func BindText(cat *catalog.Catalog, text string, mode planner.Mode) (*planner.Query, error) {
