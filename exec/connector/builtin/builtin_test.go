@@ -193,7 +193,7 @@ func TestSourcesOpen(t *testing.T) {
 var sinkCases = map[string]connCase[connector.SinkTraits]{
 	"file": {
 		valid:     map[string]string{"connector": "file", "path": "out.jsonl", "type": "append-only"},
-		traits:    connector.SinkTraits{AppendOnly: true, Observed: true},
+		traits:    connector.SinkTraits{AppendOnly: true, Observed: true, ExactlyOnce: true, Rewrites: true},
 		invalid:   map[string]string{"connector": "file"},
 		badOption: "path",
 	},
@@ -205,7 +205,7 @@ var sinkCases = map[string]connCase[connector.SinkTraits]{
 	},
 	"blackhole": {
 		valid:     map[string]string{"connector": "BlackHole", "rate_limit": "10"},
-		traits:    connector.SinkTraits{},
+		traits:    connector.SinkTraits{Discards: true},
 		invalid:   map[string]string{"connector": "blackhole", "path": "x.csv"},
 		badOption: "path",
 	},
