@@ -82,6 +82,9 @@ type Object struct {
 	Query string `json:"query,omitempty"`
 	// DependsOn names the objects the defining query reads.
 	DependsOn []string `json:"depends_on,omitempty"`
+	// Settings are the session settings the defining query was planned
+	// with; nil for objects created before they were kept.
+	Settings *QuerySettings `json:"settings,omitempty"`
 	// Traits are what a source's connector says its options mean for
 	// planning. They are not stored: the catalog asks its Describer for
 	// them when the object is created and when it is loaded.
@@ -161,4 +164,18 @@ func (o *Object) SortedOptions() [][2]string {
 		out[i] = [2]string{k, o.Options[k]}
 	}
 	return out
+}
+
+// QuerySettings are the session settings (SET ...) a continuous query was
+// planned with, kept with it so that a restart plans it as it was planned
+// — and resumes its checkpoint — rather than with the engine's defaults.
+type QuerySettings struct {
+	Parallelism      int    `json:"parallelism,omitempty"`
+	NoOptimize       bool   `json:"no_optimize,omitempty"`
+	JoinDistribution string `json:"join_distribution,omitempty"`
+	TwoPhaseAgg      string `json:"two_phase_agg,omitempty"`
+	// CheckpointIntervalMs is SET checkpoint_interval in milliseconds (0:
+	// none); nil when the session did not set it, and the engine's
+	// applies.
+	CheckpointIntervalMs *int64 `json:"checkpoint_interval_ms,omitempty"`
 }

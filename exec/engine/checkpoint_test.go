@@ -180,3 +180,31 @@ func restart(t *testing.T, e *Engine, cfg Config) (*Engine, *Session) {
 	t.Cleanup(func() { e.Close() })
 	return e, e.NewSession(SessionOptions{})
 }
+
+// TestQueryKeepsItsSettings: a view created under SET parallelism and SET
+// checkpoint_interval keeps them across a restart of an engine whose
+// defaults differ: its plan is the same, so it resumes from its
+// checkpoint rather than being rebuilt, and its checkpoints stay off.
+func TestQueryKeepsItsSettings(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "data")
+	cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM s (k INT, v INT); INSERT INTO s VALUES (1, 1), (2, 2);
+		SET parallelism = 1;
+		CREATE MATERIALIZED VIEW one AS SELECT k, SUM(v) AS total FROM s GROUP BY k;
+		SET checkpoint_interval = '0';
+		CREATE MATERIALIZED VIEW never AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;
+		FLUSH;`)
+	e, s = restart(t, e, cfg)
+	res := run(t, s, "SELECT * FROM one;")
+	if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, "materialized view one resumed") }) {
+		t.Errorf("one did not resume: notices %q", res.Notices)
+	}
+	e.mu.Lock()
+	oneP, neverState := e.queries["one"].job.Parallelism(), e.queries["never"].state
+	e.mu.Unlock()
+	if oneP != 1 || neverState != nil {
+		t.Errorf("after the restart one runs at parallelism %d, never is checkpointed: %v", oneP, neverState != nil)
+	}
+}

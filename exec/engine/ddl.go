@@ -320,6 +320,7 @@ func (s *Session) createContinuous(obj *catalog.Object, q *sql.Query, src *sql.S
 		return err
 	}
 	obj.DependsOn = append(obj.DependsOn, cq.bound.Deps...)
+	obj.Settings = s.querySettings()
 	if obj.Kind == catalog.View {
 		obj.PrimaryKey = resultKey(cq.logical)
 	}

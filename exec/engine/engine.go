@@ -284,11 +284,12 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 	if !ok {
 		return fmt.Errorf("its stored query is not a SELECT")
 	}
-	cq, err := e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, planSettings{parallelism: e.cfg.Parallelism})
+	ps, interval := e.storedSettings(obj)
+	cq, err := e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, ps)
 	if err != nil {
 		return err
 	}
-	return e.startQuery(obj, cq, true, e.cfg.CheckpointInterval)
+	return e.startQuery(obj, cq, true, interval)
 }
 
 // Close stops every query and closes storage.

@@ -3,12 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
-	"github.com/eddysql/eddy/exec/connector"
 	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/connector"
 
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
@@ -108,6 +110,34 @@ func (s *Session) checkpointInterval() time.Duration {
 func (s *Session) settings() planSettings {
 	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution,
 		twoPhase: s.twoPhase}
+}
+
+// querySettings are the session's settings a continuous query keeps.
+func (s *Session) querySettings() *catalog.QuerySettings {
+	qs := &catalog.QuerySettings{Parallelism: s.parallelism, NoOptimize: s.noOptimize,
+		JoinDistribution: s.joinDistribution, TwoPhaseAgg: s.twoPhase}
+	if s.checkpoint != nil {
+		ms := s.checkpoint.Milliseconds()
+		qs.CheckpointIntervalMs = &ms
+	}
+	return qs
+}
+
+// storedSettings returns the planning settings and the checkpoint
+// interval obj's query was created with, the engine's where it kept
+// none.
+func (e *Engine) storedSettings(obj *catalog.Object) (planSettings, time.Duration) {
+	ps, interval := planSettings{parallelism: e.cfg.Parallelism}, e.cfg.CheckpointInterval
+	if st := obj.Settings; st != nil {
+		if st.Parallelism > 0 {
+			ps.parallelism = st.Parallelism
+		}
+		ps.noOptimize, ps.joinDistribution, ps.twoPhase = st.NoOptimize, st.JoinDistribution, st.TwoPhaseAgg
+		if st.CheckpointIntervalMs != nil {
+			interval = time.Duration(*st.CheckpointIntervalMs) * time.Millisecond
+		}
+	}
+	return ps, interval
 }
 
 // ok returns a result without rows.
