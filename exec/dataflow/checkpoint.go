@@ -176,7 +176,9 @@ func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			if t.source != nil {
-				t.requestBarrier(epoch)
+				if err := t.requestBarrier(epoch); err != nil {
+					return fmt.Errorf("dataflow: checkpoint %d: %w", epoch, err)
+				}
 			}
 		}
 	}
@@ -203,14 +205,52 @@ func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
 
 // requestBarrier asks a source task to send barrier epoch after the rows
 // it has emitted, and wakes it if it waits.
-func (t *task) requestBarrier(epoch uint64) {
+//
+// A source that has ended sends no more barriers: its end position goes
+// into the checkpoint instead (written once; the store keeps it for the
+// later epochs). Its rows and its end of input precede the barrier at
+// every task downstream, which aligns an ended sender's end of input as
+// its barrier, so the checkpoint holds all of them.
+func (t *task) requestBarrier(epoch uint64) error {
 	t.mu.Lock()
-	t.barrier = max(t.barrier, epoch)
+	ended, end := t.endPos != nil, t.endPos
+	if ended {
+		t.endPos = endWritten
+	} else {
+		t.barrier = max(t.barrier, epoch)
+	}
 	wake := t.wake
 	t.mu.Unlock()
-	if wake != nil {
-		wake()
+	switch {
+	case !ended:
+		if wake != nil {
+			wake()
+		}
+	case len(end) > 0: // not written yet
+		return t.srcPos.table.Put(t.srcPos.key, end)
 	}
+	return nil
+}
+
+// endWritten is the endPos of a source whose end position a checkpoint
+// has written.
+var endWritten = []byte{}
+
+// sourceEnded records where the task's source ended, for the checkpoints
+// requested from now on, and sends the barrier requested before (whose
+// position is the end too).
+func (t *task) sourceEnded(ctx context.Context) error {
+	if t.srcPos == nil {
+		return nil
+	}
+	end, err := t.srcPos.encode(t)
+	if err != nil {
+		return err
+	}
+	t.mu.Lock()
+	t.endPos = end
+	t.mu.Unlock()
+	return t.sendBarrier(ctx)
 }
 
 // sendBarrier sends the barrier requested since the last call, if any.

@@ -98,18 +98,28 @@ func newSourceState(store storage.StateStore, si, inst int) (*sourceState, error
 // record writes where t's source and watermark generator are, for the
 // barrier t is about to send.
 func (s *sourceState) record(t *task) error {
+	b, err := s.encode(t)
+	if err != nil {
+		return err
+	}
+	return s.table.Put(s.key, b)
+}
+
+// encode returns the record of where t's source and watermark generator
+// are.
+func (s *sourceState) encode(t *task) ([]byte, error) {
 	p := sourcePosition{parallelism: t.env.Parallelism, wm: noWatermark}
 	if ps, ok := t.source.(exec.Positioned); ok {
 		pos, err := ps.Position()
 		if err != nil {
-			return fmt.Errorf("recording the position of stage %d's source: %w", s.si, err)
+			return nil, fmt.Errorf("recording the position of stage %d's source: %w", s.si, err)
 		}
 		p.positioned, p.pos = true, pos
 	}
 	if t.wm != nil {
 		p.wm, p.wmRows = t.wm.wm, t.wm.pos
 	}
-	return s.table.Put(s.key, p.encode())
+	return p.encode(), nil
 }
 
 // restore seeks t's open source to the position of the last committed

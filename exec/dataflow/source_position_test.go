@@ -4,6 +4,7 @@ import (
 	"context"
 	"maps"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -160,5 +161,67 @@ func TestPositionRoundTrip(t *testing.T) {
 		if _, err := decodePosition(b[:n]); err == nil {
 			t.Errorf("a position cut to %d bytes decoded", n)
 		}
+	}
+}
+
+// TestEndedSourceKeepsItsEndInLaterCheckpoints: of a source stage's two
+// instances, one ends (a bounded split) while the other goes on; the
+// checkpoints taken after its end record it at its end, so a job resumed
+// from one does not read the ended split's last rows again (it once did:
+// an ended source sent no more barriers, and its last recorded position
+// stayed the one before its end).
+func TestEndedSourceKeepsItsEndInLaterCheckpoints(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	db := mem.New()
+	store := jobStore(t, db)
+	alloc := exectest.Alloc(t)
+	splits := []*exectest.Source{exectest.NewSource(t, alloc, input[:2]...), exectest.NewSource(t, alloc, input[2])}
+	run := func(store storage.StateStore, restore bool, splits []*exectest.Source) *Job {
+		var counters []*keyCounter
+		var mu sync.Mutex
+		count := OpSpec{Name: "count", New: func(int) (exec.Operator, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			k := &keyCounter{}
+			counters = append(counters, k)
+			return k, nil
+		}}
+		g := GraphSpec{Stages: []StageSpec{
+			{Parallelism: 2, Source: func(i int) (exec.Source, error) { return splits[i], nil }},
+			stage(0, DistHash, 2, count), stage(1, DistSingle, 1, only("sink", &passthrough{}))}}
+		job, err := StartJob(ctx, g, JobOptions{Alloc: alloc, State: store, Restore: restore})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return job
+	}
+	// Split 0 ends at once; split 1 stays open. Checkpoint 1 cannot be
+	// taken until split 0 has ended: wait for its rows, then checkpoint.
+	splits[0].End()
+	job := run(store, false, splits)
+	flushed(t, ctx, job, 1)
+	if err := job.Checkpoint(ctx, 1); err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Checkpoint(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	job.Stop()
+	job.Wait(ctx)
+	store.Close()
+	want := map[int64]int64{1: 1, 2: 2, 3: 2, 4: 1}
+	store = jobStore(t, db)
+	defer store.Close()
+	replay := []*exectest.Source{exectest.NewSource(t, alloc, input[:2]...), exectest.NewSource(t, alloc, input[2])}
+	replay[0].End()
+	job = run(store, true, replay)
+	defer job.Stop()
+	flushed(t, ctx, job, 1)
+	if err := job.Checkpoint(ctx, 3); err != nil {
+		t.Fatal(err)
+	}
+	if got := committed(t, store); !maps.Equal(got, want) {
+		t.Fatalf("after resuming, the counts are %v, want %v", got, want)
 	}
 }

@@ -41,6 +41,9 @@ type task struct {
 	mu         sync.Mutex
 	pending    uint64             // highest flush id requested and not yet sent
 	barrier    uint64             // barrier requested and not yet sent (sources)
+	// endPos is the encoded position of a source that ended, for the
+	// checkpoints requested after it (see sourceEnded); nil while it runs.
+	endPos []byte
 	caughtSent bool               // CaughtUp was sent
 	wake       context.CancelFunc // interrupts a waiting source when a flush or barrier arrives
 }
@@ -349,6 +352,9 @@ func (t *task) runSource(ctx context.Context) error {
 				if err := t.deliver(ctx, exec.Control{Kind: exec.Flush, FlushID: asked}); err != nil {
 					return err
 				}
+			}
+			if err := t.sourceEnded(ctx); err != nil {
+				return err
 			}
 			return t.deliver(ctx, exec.Control{Kind: exec.EndOfInput})
 		case errors.Is(err, exec.ErrCaughtUp):
