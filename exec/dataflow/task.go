@@ -38,12 +38,12 @@ type task struct {
 	srcPos *sourceState // the source's position, when the job checkpoints
 	held   []message    // messages held back until a barrier aligns (see hold)
 
-	mu         sync.Mutex
-	pending    uint64             // highest flush id requested and not yet sent
-	barrier    uint64             // barrier requested and not yet sent (sources)
+	mu      sync.Mutex
+	pending uint64 // highest flush id requested and not yet sent
+	barrier uint64 // barrier requested and not yet sent (sources)
 	// endPos is the encoded position of a source that ended, for the
 	// checkpoints requested after it (see sourceEnded); nil while it runs.
-	endPos []byte
+	endPos     []byte
 	caughtSent bool               // CaughtUp was sent
 	wake       context.CancelFunc // interrupts a waiting source when a flush or barrier arrives
 }
