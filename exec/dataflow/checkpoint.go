@@ -168,6 +168,12 @@ func (j *Job) Checkpoint(ctx context.Context, epoch uint64) error {
 	}
 	j.ckptRun.Lock()
 	defer j.ckptRun.Unlock()
+	j.ckptMu.Lock()
+	last := j.lastEpoch
+	j.ckptMu.Unlock()
+	if epoch <= last {
+		return fmt.Errorf("dataflow: checkpoint %d of %s: not after the last one, %d", epoch, j.name, last)
+	}
 	return j.takeCheckpoint(ctx, epoch, func() error { return j.checkpoint(ctx, epoch) })
 }
 

@@ -41,10 +41,17 @@ func (j *Job) Checkpoints() []CheckpointStat {
 // (or, first, after the store's last committed epoch) and returns its
 // epoch. Checkpoints are taken one at a time.
 func (j *Job) CheckpointNext(ctx context.Context) (uint64, error) {
+	if j.store == nil {
+		return 0, fmt.Errorf("dataflow: job %s has no state store", j.name)
+	}
+	// The epoch is chosen once the checkpoints before it are done: two
+	// callers at once (the coordinator, FLUSH) take two epochs.
+	j.ckptRun.Lock()
+	defer j.ckptRun.Unlock()
 	j.ckptMu.Lock()
 	epoch := j.lastEpoch + 1
 	j.ckptMu.Unlock()
-	return epoch, j.Checkpoint(ctx, epoch)
+	return epoch, j.takeCheckpoint(ctx, epoch, func() error { return j.checkpoint(ctx, epoch) })
 }
 
 // takeCheckpoint runs checkpoint epoch for Checkpoint and records its

@@ -3,6 +3,9 @@ package dataflow
 import (
 	"context"
 	"maps"
+	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -63,5 +66,38 @@ func TestPeriodicCheckpoints(t *testing.T) {
 	second := run(true, input...)
 	if last := first[len(first)-1].Epoch; second[0].Epoch <= last {
 		t.Fatalf("after a restart the epochs start at %d, not after %d", second[0].Epoch, last)
+	}
+}
+
+// TestConcurrentCheckpointsTakeDistinctEpochs: two callers of
+// CheckpointNext at once (the coordinator and FLUSH) take two epochs, one
+// after the other — never the same epoch twice, which once staged a file
+// sink's part of an epoch twice — and Checkpoint refuses an epoch not
+// after the last one.
+func TestConcurrentCheckpointsTakeDistinctEpochs(t *testing.T) {
+	ctx, store := checkpointed(t)
+	src := exectest.NewSource(t, exectest.Alloc(t), input...)
+	job, _ := countingJob(t, src, 2, store, false)
+	defer job.Stop()
+	epochs := make([]uint64, 8)
+	var wg sync.WaitGroup
+	for i := range epochs {
+		wg.Go(func() {
+			e, err := job.CheckpointNext(ctx)
+			if err != nil {
+				t.Error(err)
+			}
+			epochs[i] = e
+		})
+	}
+	wg.Wait()
+	slices.Sort(epochs)
+	for i, e := range epochs {
+		if e != uint64(i+1) {
+			t.Fatalf("epochs %v, want 1..%d", epochs, len(epochs))
+		}
+	}
+	if err := job.Checkpoint(ctx, 3); err == nil || !strings.Contains(err.Error(), "not after the last one") {
+		t.Fatalf("checkpoint 3 after 8: %v", err)
 	}
 }
