@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/dgraph-io/badger/v4/y"
@@ -113,8 +114,10 @@ func decodeRecord(data []byte, off int64) (r record, ext int64, err error) {
 //
 // A file closed cleanly must consist of whole, committed records up to its
 // last byte. A file Badger was writing when the process died (lenient)
-// may also end in a transaction without its commit record and in one
-// record cut short (see checkTornTail). Anything else is damage: cutting
+// may also be, if a value log, empty or shorter than its header (created,
+// not yet bootstrapped: Badger bootstraps it again), or end in a transaction
+// without its commit record and in one record cut short (see
+// checkTornTail). Anything else is damage: cutting
 // the file at a damaged record, as Badger would, loses the committed
 // records after it.
 func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error) {
@@ -129,6 +132,11 @@ func scanLogFile(path string, lenient bool, visit func(r record)) (int64, error)
 	}
 	size := st.Size()
 	switch {
+	case lenient && size < logFileHeader && filepath.Ext(path) == ".vlog":
+		// Killed after creating the value log file and before its header
+		// was written: Badger bootstraps such a file as a new one (not a
+		// write-ahead log, which it refuses to open).
+		return 0, nil
 	case size == 0:
 		return 0, errors.New("it is empty")
 	case size < logFileHeader:

@@ -73,6 +73,9 @@ func TestScanLogFile(t *testing.T) {
 		{name: "crash: whole record, then data", lenient: true, data: append(append(bytes.Clone(partial[:len(two)+12]), zeros[:40]...), 7), err: "data follows it"},
 		{name: "encrypted", data: append([]byte{0, 0, 0, 0, 0, 0, 0, 1}, two[8:]...), err: "encryption key 1"},
 		{name: "empty", data: nil, err: "it is empty"},
+		{name: "crash: empty", lenient: true, data: nil, end: 0},
+		{name: "crash: part of the header", lenient: true, data: header[:5], end: 0},
+		{name: "part of the header after a clean close", data: header[:5], err: "shorter than its header"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "000001.vlog")
