@@ -103,6 +103,10 @@ func (l *dirListing) path(name string) string { return filepath.Join(l.dir, name
 type checked struct {
 	fresh bool // a new directory: nothing to check
 	adopt bool // no identity file yet: write one after opening
+	// emptyMem is the newest write-ahead log of a crashed directory when
+	// it is empty: Badger was killed between creating it and sizing it,
+	// and refuses to open it. Open removes it (it never held a write).
+	emptyMem string
 }
 
 // checkDir verifies every file of the data directory dir before Badger
@@ -121,6 +125,13 @@ func checkDir(dir string) (*checked, error) {
 		return &checked{fresh: true}, nil
 	}
 	c := &checked{adopt: !l.identity}
+	if l.crashed() && len(l.mems) > 0 {
+		newest := slices.Max(slices.Collect(maps.Keys(l.mems)))
+		if info, err := os.Stat(l.mems[newest]); err == nil && info.Size() == 0 {
+			c.emptyMem = l.mems[newest]
+			delete(l.mems, newest)
+		}
+	}
 	if l.identity {
 		if err := checkIdentity(l.path(identityFile)); err != nil {
 			return nil, err
@@ -167,7 +178,13 @@ func checkDir(dir string) (*checked, error) {
 	// while closing it, after the last memtable was flushed and its log
 	// deleted, leaves Badger's LOCK without one. A value newer than every
 	// table then means a log with the latest writes was lost.
-	if l.badgerLock && len(l.mems) == 0 && vlogVersion > tableVersion {
+	// An empty newest log (see checked.emptyMem) held no write only if
+	// the value log holds none newer than the tables and the other logs.
+	if c.emptyMem != "" && vlogVersion > max(tableVersion, slices.Max(append(memVersions, 0))) {
+		return nil, &storage.CorruptionError{Path: c.emptyMem, What: whatLatest,
+			Err: fmt.Errorf("it is empty, but the value log holds values written after every table and write-ahead log (version %d)", vlogVersion)}
+	}
+	if l.badgerLock && len(l.mems) == 0 && c.emptyMem == "" && vlogVersion > tableVersion {
 		return nil, &storage.CorruptionError{Path: l.path("*.mem"), What: whatLatest,
 			Err: fmt.Errorf("there is none, but Badger's LOCK file says the database was open when it stopped, and the value log holds values written after every table (version %d, the tables end at %d)",
 				vlogVersion, tableVersion)}

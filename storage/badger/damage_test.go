@@ -8,6 +8,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -178,5 +179,32 @@ func TestDamage(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestCrashBeforeTheNewestLogIsSized: a process killed between creating a
+// write-ahead log and sizing it leaves the newest one empty, which Badger
+// refuses to open. It held no write: the directory opens, with what it
+// held, and the empty log is gone.
+func TestCrashBeforeTheNewestLogIsSized(t *testing.T) {
+	_, crashed := buildDir(t)
+	want, err := openDump(crashed)
+	must(t, err)
+	l, err := listDir(crashed)
+	must(t, err)
+	newest := 0
+	for id := range l.mems {
+		newest = max(newest, id)
+	}
+	dir := filepath.Join(t.TempDir(), "killed")
+	must(t, damagetest.CopyDir(crashed, dir))
+	empty := filepath.Join(dir, fmt.Sprintf("%05d.mem", newest+1))
+	must(t, os.WriteFile(empty, nil, 0o644))
+	got, err := openDump(dir)
+	if err != nil {
+		t.Fatalf("opening after the crash: %v", err)
+	}
+	if got != want {
+		t.Fatalf("opened with different contents:\n%s\nwant\n%s", got, want)
 	}
 }

@@ -96,6 +96,12 @@ func Open(dir string, opts Options) (*DB, error) {
 			lock.release()
 			return nil, err
 		}
+		if chk.emptyMem != "" {
+			if err := os.Remove(chk.emptyMem); err != nil {
+				lock.release()
+				return nil, fmt.Errorf("storage: removing the empty write-ahead log a crash left: %w", err)
+			}
+		}
 		bo = bdg.DefaultOptions(dir).WithValueThreshold(valueThreshold)
 	}
 	if opts.memTableSize > 0 {
