@@ -91,9 +91,13 @@ type Job struct {
 	barrier  uint64 // every barrier <= barrier has reached the sink
 
 	ckptRun   sync.Mutex // held while a checkpoint runs: one at a time
-	ckptMu    sync.Mutex // guards lastEpoch and ckptStats
+	ckptMu    sync.Mutex // guards lastEpoch, ckptStats and the counts
 	lastEpoch uint64     // the highest epoch a checkpoint was taken for
 	ckptStats []CheckpointStat
+	// ckptTaken and ckptFailed count the checkpoints taken and failed.
+	ckptTaken, ckptFailed int
+	timingMu  sync.Mutex    // guards timing
+	timing    barrierTiming // of the latest barrier the tasks report
 	coord     sync.WaitGroup // the checkpoint coordinator
 	resumeErr error          // why the job cannot resume from a checkpoint, if it cannot
 	// stateWritten and stateRead count the bytes of state entries the

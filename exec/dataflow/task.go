@@ -204,6 +204,15 @@ func (t *task) deliver(ctx context.Context, m exec.Control) error {
 	if err != nil || !forward {
 		return err
 	}
+	if m.Kind == exec.Barrier {
+		// Before the barrier goes on: the checkpoint completes once it
+		// reaches the sink, and its figures must be in by then.
+		var aligned time.Duration
+		if t.align != nil {
+			aligned = t.align.aligned
+		}
+		t.job.noteBarrier(m.Epoch, t.state.takeSync(), aligned)
+	}
 	if m.Kind == exec.CaughtUp && m.Input >= 0 {
 		return nil // for this stage's operator only: downstream learns when every input is
 	}
