@@ -33,8 +33,8 @@ type aligner struct {
 	// (zero when none waits), and aligned how long the last barrier
 	// released waited for the others: its alignment time. A task with one
 	// sender aligns every barrier at once and reads no clock.
-	barFirst time.Time
-	aligned  time.Duration
+	barFirst  time.Time
+	aligned   time.Duration
 	deaf      []bool // senders whose watermarks do not count
 	inputOf   []int  // the operator input each sender feeds
 	caught    []bool // senders that sent CaughtUp (or ended)
