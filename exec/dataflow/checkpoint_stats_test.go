@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -116,5 +117,39 @@ func TestCheckpointStats(t *testing.T) {
 	}
 	if stats[1].Bytes >= second {
 		t.Errorf("checkpoint 2 wrote %d bytes, its whole state is %d: not incremental", stats[1].Bytes, second)
+	}
+}
+
+// TestRestoreErrors: a job whose checkpoint does not restore fails,
+// before any input, with a *RestoreError naming the epoch and saying
+// whether the checkpoint is damaged.
+func TestRestoreErrors(t *testing.T) {
+	ctx, store := checkpointed(t)
+	src := exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1\n+I 2")
+	job, _ := countingJob(t, src, 2, store, false)
+	flushed(t, ctx, job, 1)
+	if err := job.Checkpoint(ctx, 4); err != nil {
+		t.Fatal(err)
+	}
+	job.Stop()
+
+	// The source's position, damaged.
+	positions, err := store.Table(sourceTableName(0), storage.TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := positions.Put([]byte{0, 0}, []byte("garbage")); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, 5); err != nil {
+		t.Fatal(err)
+	}
+	job, _ = countingJob(t, exectest.NewSource(t, exectest.Alloc(t)), 2, store, true)
+	if err := job.Wait(ctx); err == nil {
+		t.Fatal("a job restoring a damaged source position ran")
+	}
+	var re *RestoreError
+	if _, err := job.State(); !errors.As(err, &re) || re.Epoch != 5 || !re.Damaged || !errors.Is(err, errBadPosition) {
+		t.Fatalf("restoring a damaged source position: %v (%+v)", err, re)
 	}
 }

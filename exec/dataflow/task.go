@@ -165,7 +165,7 @@ func (t *task) run(ctx context.Context) error {
 	}
 	if t.state != nil && t.job.restore {
 		if err := t.state.restore(ctx); err != nil {
-			return err
+			return t.job.restoreFailed(ctx, err, true)
 		}
 	}
 	if t.source != nil {
@@ -174,7 +174,7 @@ func (t *task) run(ctx context.Context) error {
 		}
 		if t.srcPos != nil && t.job.restore {
 			if err := t.srcPos.restore(ctx, t); err != nil {
-				return err
+				return t.job.restoreFailed(ctx, err, false)
 			}
 			// The restored watermark goes out again before any row: the
 			// aligners downstream start over, and without it an input
