@@ -139,7 +139,9 @@ func TestDamagedCheckpoint(t *testing.T) {
 			}) {
 				t.Errorf("no notice says a's checkpoint is damaged: %q", res.Notices)
 			}
-			if name != "garbled" && !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, "fails its checksum") || strings.Contains(n, "shorter than its checksum") }) {
+			if name != "garbled" && !slices.ContainsFunc(res.Notices, func(n string) bool {
+				return strings.Contains(n, "fails its checksum") || strings.Contains(n, "shorter than its checksum")
+			}) {
 				t.Errorf("the notice does not say what is damaged: %q", res.Notices)
 			}
 			if st := e.status("a"); !st.failed() || !strings.Contains(st.String(), wantErr) || !strings.Contains(st.String(), hint) {
