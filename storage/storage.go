@@ -101,6 +101,11 @@ type StateStore interface {
 	// Recover discards the writes since the last commit and returns the
 	// last committed epoch (0 if none).
 	Recover(ctx context.Context) (epoch uint64, err error)
+	// Bytes returns the size of the committed state: the bytes of every
+	// committed key and value, a key counted with its table's name as
+	// AppendString encodes it. It does not read the whole state on every
+	// call (only, at most, on the first).
+	Bytes() (int64, error)
 	// Close discards uncommitted writes and releases the job's store so it
 	// can be opened again. It is idempotent.
 	Close() error

@@ -1,6 +1,10 @@
 package dataflow
 
-import "github.com/eddysql/eddy/exec"
+import (
+	"time"
+
+	"github.com/eddysql/eddy/exec"
+)
 
 // aligner merges the control messages of a task's senders (every upstream
 // instance of every input). A control message takes effect once it is
@@ -25,6 +29,12 @@ type aligner struct {
 	flushOut  uint64
 	barSeen   []uint64
 	barOut    uint64
+	// barFirst is when the first sender's barrier after barOut arrived
+	// (zero when none waits), and aligned how long the last barrier
+	// released waited for the others: its alignment time. A task with one
+	// sender aligns every barrier at once and reads no clock.
+	barFirst  time.Time
+	aligned   time.Duration
 	deaf      []bool // senders whose watermarks do not count
 	inputOf   []int  // the operator input each sender feeds
 	caught    []bool // senders that sent CaughtUp (or ended)
@@ -86,6 +96,9 @@ func (a *aligner) add(sender int, m exec.Control) []exec.Control {
 		return a.advanceMarkers(nil)
 	case exec.Barrier:
 		a.barSeen[sender] = max(a.barSeen[sender], m.Epoch)
+		if a.n > 1 && m.Epoch > a.barOut && a.barFirst.IsZero() {
+			a.barFirst = time.Now()
+		}
 		return a.advanceMarkers(nil)
 	case exec.CaughtUp:
 		return a.advanceCaughtUp(sender, nil)
@@ -201,6 +214,7 @@ func (a *aligner) advanceMarkers(out []exec.Control) []exec.Control {
 	}
 	if lowBar > a.barOut {
 		a.barOut = lowBar
+		a.timeAlignment()
 		out = append(out, exec.Control{Kind: exec.Barrier, Epoch: lowBar})
 	}
 	if lowFlush > a.flushOut {
@@ -208,4 +222,22 @@ func (a *aligner) advanceMarkers(out []exec.Control) []exec.Control {
 		out = append(out, exec.Control{Kind: exec.Flush, FlushID: lowFlush})
 	}
 	return out
+}
+
+// timeAlignment records how long the barrier just released was aligned,
+// and starts timing the next if a sender has already sent it.
+func (a *aligner) timeAlignment() {
+	a.aligned = 0
+	if a.barFirst.IsZero() {
+		return
+	}
+	now := time.Now()
+	a.aligned = now.Sub(a.barFirst)
+	a.barFirst = time.Time{}
+	for i, b := range a.barSeen {
+		if !a.ended[i] && b > a.barOut {
+			a.barFirst = now
+			break
+		}
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"sync/atomic"
+	"time"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/storage"
@@ -35,6 +36,9 @@ type taskState struct {
 	// written counts the bytes of the entries snapshots wrote, and read
 	// those Restore read; the job's, shared by its tasks.
 	written, read *atomic.Int64
+	// syncTime is the time the operators spent in Snapshot since the
+	// last takeSync: the synchronous part of the barrier being handled.
+	syncTime time.Duration
 }
 
 // newTaskState finds the stateful operators among ops (stage si's chain)
@@ -80,12 +84,25 @@ func (s *taskState) snapshot(ctx context.Context, i int, epoch uint64) error {
 		return nil
 	}
 	w := &stateWriter{t: s.tables[i]}
+	start := time.Now()
 	err := s.ops[i].Snapshot(ctx, epoch, w)
+	s.syncTime += time.Since(start)
 	s.written.Add(w.bytes)
 	if err != nil {
 		return fmt.Errorf("snapshotting operator %d for checkpoint %d: %w", i, epoch, err)
 	}
 	return nil
+}
+
+// takeSync returns the time the task's operators spent in Snapshot for
+// the barrier just handled, and starts counting afresh.
+func (s *taskState) takeSync() time.Duration {
+	if s == nil {
+		return 0
+	}
+	d := s.syncTime
+	s.syncTime = 0
+	return d
 }
 
 // groupKeyLen is the size of the key-group prefix of a state key: two bytes,

@@ -18,8 +18,52 @@ type CheckpointStat struct {
 	Epoch    uint64
 	Start    time.Time
 	Duration time.Duration // from the barriers' request to the commit, or to the failure
-	Bytes    int64         // of the state entries the operators wrote (keys and values)
-	Err      error         // nil when the epoch committed
+	// Sync is the synchronous part: the longest time one task's operators
+	// spent in Snapshot (the task handles no input meanwhile).
+	Sync time.Duration
+	// Alignment is the longest time a task with several senders held
+	// back the input of those whose barrier had arrived, from the first
+	// sender's barrier to the last's.
+	Alignment time.Duration
+	Bytes     int64 // of the state entries the operators wrote (keys and values)
+	// StateBytes is the size of the job's whole committed state after
+	// the checkpoint (storage.StateStore.Bytes); 0 if the checkpoint
+	// failed, -1 if the store could not tell.
+	StateBytes int64
+	Err        error // nil when the epoch committed
+}
+
+// barrierTiming is the Sync and Alignment of a checkpoint's epoch, as the
+// tasks that handled its barrier report them.
+type barrierTiming struct {
+	epoch          uint64
+	sync, aligning time.Duration
+}
+
+// noteBarrier records that a task handled the barrier of epoch, its
+// operators snapshotting for sync after it was aligned for aligning. A
+// later epoch starts afresh; a report of an earlier one is too late.
+func (j *Job) noteBarrier(epoch uint64, sync, aligning time.Duration) {
+	j.timingMu.Lock()
+	defer j.timingMu.Unlock()
+	switch {
+	case epoch > j.timing.epoch:
+		j.timing = barrierTiming{epoch: epoch, sync: sync, aligning: aligning}
+	case epoch == j.timing.epoch:
+		j.timing.sync = max(j.timing.sync, sync)
+		j.timing.aligning = max(j.timing.aligning, aligning)
+	}
+}
+
+// timingOf returns the timing of epoch's barrier (zero if no task
+// reported it).
+func (j *Job) timingOf(epoch uint64) barrierTiming {
+	j.timingMu.Lock()
+	defer j.timingMu.Unlock()
+	if j.timing.epoch != epoch {
+		return barrierTiming{}
+	}
+	return j.timing
 }
 
 // RestoredBytes returns the bytes of state entries the job's operators
@@ -35,6 +79,15 @@ func (j *Job) Checkpoints() []CheckpointStat {
 	j.ckptMu.Lock()
 	defer j.ckptMu.Unlock()
 	return append([]CheckpointStat(nil), j.ckptStats...)
+}
+
+// CheckpointCounts returns how many checkpoints the job has taken, and
+// how many of them failed, since it started (Checkpoints keeps only the
+// recent ones).
+func (j *Job) CheckpointCounts() (taken, failed int) {
+	j.ckptMu.Lock()
+	defer j.ckptMu.Unlock()
+	return j.ckptTaken, j.ckptFailed
 }
 
 // CheckpointNext takes the checkpoint numbered after the last one taken
@@ -59,11 +112,26 @@ func (j *Job) CheckpointNext(ctx context.Context) (uint64, error) {
 func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() error) error {
 	start, before := time.Now(), j.stateWritten.Load()
 	err := take()
+	stat := CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start),
+		Bytes: j.stateWritten.Load() - before, Err: err}
+	timing := j.timingOf(epoch)
+	stat.Sync, stat.Alignment = timing.sync, timing.aligning
+	if err == nil {
+		// Sized once by reading every key, then kept by the commits.
+		if size, serr := j.store.Bytes(); serr == nil {
+			stat.StateBytes = size
+		} else {
+			stat.StateBytes = -1
+		}
+	}
 	j.ckptMu.Lock()
 	defer j.ckptMu.Unlock()
 	j.lastEpoch = max(j.lastEpoch, epoch)
-	j.ckptStats = append(j.ckptStats, CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start),
-		Bytes: j.stateWritten.Load() - before, Err: err})
+	j.ckptStats = append(j.ckptStats, stat)
+	j.ckptTaken++
+	if err != nil {
+		j.ckptFailed++
+	}
 	if n := len(j.ckptStats); n > keptCheckpoints {
 		j.ckptStats = append(j.ckptStats[:0], j.ckptStats[n-keptCheckpoints:]...)
 	}

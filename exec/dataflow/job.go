@@ -88,14 +88,21 @@ type Job struct {
 	account  *jobState // the account with opts.StateBudget, if any
 	store    storage.StateStore
 	restore  bool
-	barrier  uint64 // every barrier <= barrier has reached the sink
+	// restoredEpoch is the store's last committed epoch when the job
+	// started: the checkpoint a job started with Restore restores.
+	restoredEpoch uint64
+	barrier       uint64 // every barrier <= barrier has reached the sink
 
 	ckptRun   sync.Mutex // held while a checkpoint runs: one at a time
-	ckptMu    sync.Mutex // guards lastEpoch and ckptStats
+	ckptMu    sync.Mutex // guards lastEpoch, ckptStats and the counts
 	lastEpoch uint64     // the highest epoch a checkpoint was taken for
 	ckptStats []CheckpointStat
-	coord     sync.WaitGroup // the checkpoint coordinator
-	resumeErr error          // why the job cannot resume from a checkpoint, if it cannot
+	// ckptTaken and ckptFailed count the checkpoints taken and failed.
+	ckptTaken, ckptFailed int
+	timingMu              sync.Mutex     // guards timing
+	timing                barrierTiming  // of the latest barrier the tasks report
+	coord                 sync.WaitGroup // the checkpoint coordinator
+	resumeErr             error          // why the job cannot resume from a checkpoint, if it cannot
 	// stateWritten and stateRead count the bytes of state entries the
 	// job's snapshots wrote and its restore read.
 	stateWritten, stateRead atomic.Int64
@@ -151,6 +158,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			return nil, fmt.Errorf("dataflow: reading the last checkpoint of %s: %w", opts.Name, err)
 		}
 		j.lastEpoch = last
+		j.restoredEpoch = last
 	}
 	if opts.StateBudget != nil {
 		j.account = opts.StateBudget.join(j)

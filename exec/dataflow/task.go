@@ -168,7 +168,7 @@ func (t *task) run(ctx context.Context) error {
 	}
 	if t.state != nil && t.job.restore {
 		if err := t.state.restore(ctx); err != nil {
-			return err
+			return t.job.restoreFailed(ctx, err, true)
 		}
 	}
 	if t.source != nil {
@@ -177,7 +177,7 @@ func (t *task) run(ctx context.Context) error {
 		}
 		if t.srcPos != nil && t.job.restore {
 			if err := t.srcPos.restore(ctx, t); err != nil {
-				return err
+				return t.job.restoreFailed(ctx, err, false)
 			}
 			// The restored watermark goes out again before any row: the
 			// aligners downstream start over, and without it an input
@@ -206,6 +206,15 @@ func (t *task) deliver(ctx context.Context, m exec.Control) error {
 	forward, err := t.chain.control(ctx, m)
 	if err != nil || !forward {
 		return err
+	}
+	if m.Kind == exec.Barrier {
+		// Before the barrier goes on: the checkpoint completes once it
+		// reaches the sink, and its figures must be in by then.
+		var aligned time.Duration
+		if t.align != nil {
+			aligned = t.align.aligned
+		}
+		t.job.noteBarrier(m.Epoch, t.state.takeSync(), aligned)
 	}
 	if m.Kind == exec.CaughtUp && m.Input >= 0 {
 		return nil // for this stage's operator only: downstream learns when every input is

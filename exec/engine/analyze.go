@@ -110,6 +110,9 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	}
 	var b strings.Builder
 	b.WriteString(head + "\n")
+	if line := checkpointSummary(q); line != "" {
+		b.WriteString(line + "\n")
+	}
 	if sinkStats != nil {
 		b.WriteString(sinkStats.Name + "  " + figures(*sinkStats) + "\n")
 	}

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -56,20 +58,34 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// SHOW CHECKPOINTS lists it, committed, with the bytes it wrote.
+	// SHOW CHECKPOINTS lists it, committed, with its timings, the bytes
+	// it wrote and the size of the state the store holds after it.
+	res := run(t, s, "SHOW CHECKPOINTS;")
+	var names []string
+	for _, c := range res.Columns {
+		names = append(names, c.Name)
+	}
+	if got := strings.Join(names, " "); got != "query epoch started duration_ms sync_ms alignment_ms bytes state_bytes status" {
+		t.Errorf("SHOW CHECKPOINTS has columns %s", got)
+	}
 	var listed bool
 	var written int64
-	for _, row := range run(t, s, "SHOW CHECKPOINTS;").Rows {
+	for _, row := range res.Rows {
 		if row[0].S != "v" {
 			continue
 		}
-		written += row[4].I
+		written += row[6].I
 		if uint64(row[1].I) == epoch {
-			listed = row[5].S == "committed" && row[3].F >= 0
+			listed = row[8].S == "committed" && row[3].F >= row[4].F && row[4].F >= 0 && row[5].F >= 0 &&
+				row[7].I >= row[6].I && row[7].I == stateBytes(t, q)
 		}
 	}
 	if !listed || written == 0 {
-		t.Errorf("SHOW CHECKPOINTS does not list checkpoint %d of v as committed:\n%s", epoch, text(run(t, s, "SHOW CHECKPOINTS;")))
+		t.Errorf("SHOW CHECKPOINTS does not list checkpoint %d of v as committed:\n%s", epoch, text(res))
+	}
+	plan := text(run(t, s, "EXPLAIN ANALYZE v;"))
+	if want := fmt.Sprintf(`(?m)^checkpoints: last epoch %d \([0-9.]+ ms, sync [0-9.]+ ms, alignment [0-9.]+ ms, [0-9.]+ [KMG]?i?B written, [0-9.]+ [KMG]?i?B state\), 1 taken, 0 failed$`, epoch); !regexp.MustCompile(want).MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE v does not match %s:\n%s", want, plan)
 	}
 	// Rows after the checkpoint: the resumed source reads them again.
 	run(t, s, `INSERT INTO s VALUES (2, 1), (3, 7); FLUSH;`)
@@ -78,7 +94,7 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 		t.Fatalf("before the restart v holds\n%s", got)
 	}
 	e, s = crash(t, e, cfg)
-	res := run(t, s, "SELECT * FROM v;")
+	res = run(t, s, "SELECT * FROM v;")
 	if !slices.ContainsFunc(res.Notices, func(n string) bool {
 		return strings.Contains(n, "materialized view v resumed from its checkpoint") && strings.Contains(n, "B of state)")
 	}) {
@@ -207,4 +223,14 @@ func TestQueryKeepsItsSettings(t *testing.T) {
 	if oneP != 1 || neverState != nil {
 		t.Errorf("after the restart one runs at parallelism %d, never is checkpointed: %v", oneP, neverState != nil)
 	}
+}
+
+// stateBytes returns the size of the committed state q's store holds.
+func stateBytes(t *testing.T, q *runningQuery) int64 {
+	t.Helper()
+	n, err := q.state.store.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

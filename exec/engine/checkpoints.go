@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/catalog"
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
@@ -134,35 +133,6 @@ func (e *Engine) noteResumed() {
 		}
 		e.notices.add(fmt.Sprintf("%s %s resumed from its checkpoint %d (%s of state)", obj.Kind, obj.Name, q.state.epoch, dataflow.FormatBytes(q.job.RestoredBytes())))
 	}
-}
-
-// showCheckpoints lists the recent checkpoints of every checkpointed
-// query, in creation order, each query's oldest first: the query, the
-// epoch, when it started, how long it took (from the barriers' request to
-// the commit), the bytes of state it wrote, and whether it committed.
-func (e *Engine) showCheckpoints() *Result {
-	cols := []Column{{Name: "query", Type: types.VarcharT}, {Name: "epoch", Type: types.BigIntT},
-		{Name: "started", Type: types.TimestampT(3)}, {Name: "duration_ms", Type: types.DoubleT},
-		{Name: "bytes", Type: types.BigIntT}, {Name: "status", Type: types.VarcharT}}
-	var rows [][]types.Datum
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	for _, obj := range e.cat.InCreationOrder() {
-		q := e.queries[lower(obj.Name)]
-		if q == nil || q.state == nil {
-			continue
-		}
-		for _, c := range q.job.Checkpoints() {
-			status := "committed"
-			if c.Err != nil {
-				status = "failed: " + c.Err.Error()
-			}
-			rows = append(rows, []types.Datum{types.StringDatum(obj.Name), types.IntDatum(int64(c.Epoch)),
-				types.IntDatum(c.Start.UnixMilli()), types.FloatDatum(float64(c.Duration.Microseconds()) / 1000),
-				types.IntDatum(c.Bytes), types.StringDatum(status)})
-		}
-	}
-	return rowsResult("SHOW", cols, rows)
 }
 
 // rebuiltInput returns the first object root reads whose rows are

@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/eddysql/eddy/catalog"
@@ -10,6 +12,7 @@ import (
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/mview"
+	"github.com/eddysql/eddy/storage"
 )
 
 // startQuery starts the continuous query behind a view, a sink, a derived
@@ -79,6 +82,9 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			}
 		}
 		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
+			if resuming && errors.Is(err, storage.ErrCorrupt) {
+				return damagedCheckpoint(obj, 0, true, err)
+			}
 			return err
 		}
 		opts.State, opts.Restore, opts.CheckpointInterval = qs.store, qs.restore, interval
@@ -112,6 +118,13 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			qs.store.Close()
 			return err
 		}
+		// A checkpoint that does not restore fails this query alone.
+		var re *dataflow.RestoreError
+		if state, jerr := job.State(); state == dataflow.JobFailed && errors.As(jerr, &re) {
+			job.Stop()
+			qs.store.Close()
+			return damagedCheckpoint(obj, re.Epoch, re.Damaged, re.Err)
+		}
 	}
 	if qs != nil {
 		if err := qs.recordPlan(); err != nil {
@@ -137,4 +150,22 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 		e.watchFailures(obj, job)
 	}
 	return nil
+}
+
+// damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:
+// not known) could not be restored, damaged or not, because of err. The
+// query's checkpoint cannot be rebuilt in place, as eddy keeps one version
+// of each state entry and so no earlier checkpoint to fall back on, but
+// the query can be rebuilt from its inputs, and the error says how.
+func damagedCheckpoint(obj *catalog.Object, epoch uint64, damaged bool, err error) error {
+	which := "the checkpoint"
+	if epoch > 0 {
+		which = fmt.Sprintf("checkpoint %d", epoch)
+	}
+	what := "cannot be resumed"
+	if damaged {
+		what = "is damaged"
+	}
+	return fmt.Errorf("%s of %s %s %s: %w; DROP %s %s and CREATE it again to rebuild it from its inputs",
+		which, obj.Kind, obj.Name, what, err, strings.ToUpper(obj.Kind.String()), obj.Name)
 }

@@ -118,6 +118,9 @@ func (db *DB) putBlob(key func(chunk uint32) []byte, data []byte) error {
 		if err := wb.Flush(); err != nil {
 			return err
 		}
+		if crashAt("blob-chunks") {
+			return errCrashed
+		}
 	}
 	first := make([]byte, 0, 2*binary.MaxVarintLen64+min(chunkSize, len(data)))
 	first = binary.AppendUvarint(first, uint64(n))

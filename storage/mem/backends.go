@@ -135,6 +135,29 @@ func (b *stateBackend) Epoch() (uint64, error) {
 	return b.state().epoch, nil
 }
 
+func (b *stateBackend) Size() (int64, error) {
+	b.db.d.mu.Lock()
+	defer b.db.d.mu.Unlock()
+	var n int64
+	for k, v := range b.state().data {
+		n += int64(len(k) + len(v))
+	}
+	return n, nil
+}
+
+func (b *stateBackend) SizeOf(muts []statecore.Mutation) (int64, error) {
+	b.db.d.mu.Lock()
+	defer b.db.d.mu.Unlock()
+	data := b.state().data
+	var n int64
+	for _, m := range muts {
+		if v, ok := data[string(m.Key)]; ok {
+			n += int64(len(m.Key) + len(v))
+		}
+	}
+	return n, nil
+}
+
 func (b *stateBackend) Close() error {
 	b.db.jobs.Release(b.job)
 	return nil

@@ -26,6 +26,28 @@ func cloneTables(m map[string]map[string]string) map[string]map[string]string {
 	return out
 }
 
+// bytes is the size of the committed tables, as StateStore.Bytes counts
+// it: every key with its table's encoded name, and every value.
+func (m model) bytes() int64 {
+	var n int64
+	for name, tbl := range m.committed {
+		for k, v := range tbl {
+			n += int64(len(storage.AppendString(nil, name)) + len(k) + len(v))
+		}
+	}
+	return n
+}
+
+// checkBytes compares s.Bytes with the model's committed size.
+func checkBytes(t *testing.T, step int, s storage.StateStore, m model) {
+	t.Helper()
+	got, err := s.Bytes()
+	must(t, err)
+	if want := m.bytes(); got != want {
+		t.Fatalf("step %d: Bytes = %d, want %d", step, got, want)
+	}
+}
+
 // runStateModel applies random operations to a store and to a model and
 // compares every read, across commits, recoveries, store reopens and DB
 // restarts.
@@ -109,6 +131,7 @@ func runStateModel(t *testing.T, h Harness) {
 			epoch++
 			must(t, s.Commit(ctx, epoch))
 			m.committed = cloneTables(m.current)
+			checkBytes(t, step, s, m)
 		case op < 94:
 			got, err := s.Recover(ctx)
 			must(t, err)
@@ -116,11 +139,15 @@ func runStateModel(t *testing.T, h Harness) {
 				t.Fatalf("step %d: Recover = %d, want %d", step, got, epoch)
 			}
 			m.current = cloneTables(m.committed)
+			checkBytes(t, step, s, m)
 		case op < 98 || h.Reopen == nil:
 			must(t, s.Close())
 			s = state(t, db, "model")
 			clear(tables)
 			m.current = cloneTables(m.committed)
+			if r.IntN(2) == 0 {
+				checkBytes(t, step, s, m) // sized by a scan, kept up to date from then on
+			}
 		default:
 			db = reopen(t, h, db)
 			s = state(t, db, "model")

@@ -31,6 +31,13 @@ type Backend interface {
 	Commit(ctx context.Context, muts []Mutation, epoch uint64) error
 	// Epoch returns the last committed epoch, 0 if none.
 	Epoch() (uint64, error)
+	// Size returns the bytes of the committed keys and values (as Commit
+	// was given them, without the backend's framing). It may read every
+	// key: Store calls it once, on first need.
+	Size() (int64, error)
+	// SizeOf returns the bytes of the committed keys and values of muts'
+	// keys (0 for a key with no committed value), reading only those.
+	SizeOf(muts []Mutation) (int64, error)
 	// Close releases the job's state so that it can be opened again.
 	Close() error
 }
@@ -41,7 +48,11 @@ type Store struct {
 	b   Backend
 	g   *guard.Guard // the DB's
 
-	commitMu sync.Mutex // serializes Commit, Recover and Close
+	commitMu sync.Mutex // serializes Commit, Recover, Bytes and Close
+	// size is the bytes of the committed keys and values once sized is
+	// set (see Bytes); guarded by commitMu.
+	size  int64
+	sized bool
 
 	mu     sync.Mutex // guards the fields below
 	closed bool
@@ -123,8 +134,15 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 	s.mu.Unlock()
 
 	muts, err := s.mutations(frozen)
+	var delta int64
+	if err == nil && s.sized {
+		delta, err = s.sizeDelta(muts)
+	}
 	if err == nil {
 		err = s.b.Commit(ctx, muts, epoch)
+	}
+	if err == nil {
+		s.size += delta
 	}
 
 	s.mu.Lock()
@@ -162,6 +180,43 @@ func (s *Store) mutations(o *overlay) ([]Mutation, error) {
 	}
 	slices.SortFunc(muts, func(a, b Mutation) int { return bytes.Compare(a.Key, b.Key) })
 	return muts, nil
+}
+
+// sizeDelta returns how much committing muts changes the size of the
+// committed state: the bytes muts put, less those of the values they
+// replace or delete.
+func (s *Store) sizeDelta(muts []Mutation) (int64, error) {
+	old, err := s.b.SizeOf(muts)
+	if err != nil {
+		return 0, err
+	}
+	delta := -old
+	for _, m := range muts {
+		if !m.Delete {
+			delta += int64(len(m.Key) + len(m.Val))
+		}
+	}
+	return delta, nil
+}
+
+// Bytes implements storage.StateStore. The first call asks the backend
+// for the size of the whole committed state; later commits keep it up to
+// date from the sizes of the keys they change.
+func (s *Store) Bytes() (int64, error) {
+	if err := s.enter(); err != nil {
+		return 0, err
+	}
+	defer s.exit()
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if !s.sized {
+		size, err := s.b.Size()
+		if err != nil {
+			return 0, fmt.Errorf("storage: sizing state of job %q: %w", s.job, err)
+		}
+		s.size, s.sized = size, true
+	}
+	return s.size, nil
 }
 
 // Recover implements storage.StateStore.
