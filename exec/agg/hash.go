@@ -56,7 +56,7 @@ type HashAgg struct {
 	closing     []int32         // scratch: the groups a watermark closes
 	sink        int64           // keeps the prefetching loads (touchRows, state.touch) alive
 	builders    []array.Builder
-	delta       delta // what changed since the last snapshot (state.go)
+	delta       delta     // what changed since the last snapshot (state.go)
 	ttl         *ttlState // with a state TTL: the groups' last accesses (ttl.go)
 
 	// Scratch reused across batches.
