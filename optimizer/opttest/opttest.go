@@ -33,8 +33,8 @@ package opttest
 import (
 	"fmt"
 	"strings"
-	"time"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
