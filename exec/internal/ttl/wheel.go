@@ -49,9 +49,6 @@ func New(d time.Duration) *Wheel {
 	return &Wheel{ttl: ttl, gran: gran, ring: make([][]int32, n), next: -1 << 62, now: notLive}
 }
 
-// TTL returns the time to live.
-func (w *Wheel) TTL() time.Duration { return time.Duration(w.ttl) * time.Millisecond }
-
 // Granularity returns the width of a bucket: a slot expires at most this
 // much later than its last access plus the TTL.
 func (w *Wheel) Granularity() time.Duration { return time.Duration(w.gran) * time.Millisecond }
