@@ -85,6 +85,10 @@ type Object struct {
 	// Settings are the session settings the defining query was planned
 	// with; nil for objects created before they were kept.
 	Settings *QuerySettings `json:"settings,omitempty"`
+	// StateTTLMs is the defining query's state TTL in milliseconds (a
+	// view's or sink's state_ttl, or the session's SET state_ttl when it
+	// was created); 0: none.
+	StateTTLMs int64 `json:"state_ttl_ms,omitempty"`
 	// Traits are what a source's connector says its options mean for
 	// planning. They are not stored: the catalog asks its Describer for
 	// them when the object is created and when it is loaded.

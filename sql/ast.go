@@ -180,11 +180,13 @@ type CreateTable struct {
 	With        []Option
 }
 
-// CreateView is CREATE MATERIALIZED VIEW.
+// CreateView is CREATE MATERIALIZED VIEW, with its query's options (WITH
+// before AS: state_ttl).
 type CreateView struct {
 	Base
 	Name        Ident
 	IfNotExists bool
+	With        []Option
 	Query       *Query
 }
 

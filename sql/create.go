@@ -95,14 +95,21 @@ func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 
 // parseCreateView parses the rest of
 //
-//	CREATE MATERIALIZED VIEW [IF NOT EXISTS] name AS query [EMIT ON WINDOW CLOSE]
+//	CREATE MATERIALIZED VIEW [IF NOT EXISTS] name [WITH (options)] AS query [EMIT ON WINDOW CLOSE]
 func (p *parser) parseCreateView(base Base) (Stmt, error) {
 	cv := &CreateView{Base: base}
 	var err error
 	if cv.IfNotExists, cv.Name, err = p.createName("a view name"); err != nil {
 		return nil, err
 	}
-	if err := p.expect("AS", "after the view name"); err != nil {
+	if cv.With, err = p.optionalOptions(); err != nil {
+		return nil, err
+	}
+	what := "after the view name"
+	if cv.With != nil {
+		what = "after the view's options"
+	}
+	if err := p.expect("AS", what); err != nil {
 		return nil, err
 	}
 	if cv.Query, err = p.parseQuery(queryOpts{}); err != nil {

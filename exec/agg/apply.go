@@ -68,6 +68,11 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 		r[rowsWord] = uint64(rows)
 		h.delta.mark(touched[j])
 	}
+	if t := h.ttl; t != nil {
+		for _, s := range touched {
+			t.wheel.Touch(s, t.now)
+		}
+	}
 
 	if err := h.args.Load(c.Batch, h.weights, ones); err != nil {
 		return err
@@ -151,6 +156,9 @@ func (h *HashAgg) freeSlot(s int32) {
 	if h.close != nil {
 		h.close.forget(s)
 	}
+	if h.ttl != nil {
+		h.ttl.wheel.Forget(s)
+	}
 	for _, a := range h.aggs {
 		a.Free(s)
 	}
@@ -173,6 +181,9 @@ func (h *HashAgg) updateStateMetrics() {
 	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes()
 	if h.close != nil {
 		bytes += h.close.stateBytes()
+	}
+	if h.ttl != nil {
+		bytes += h.ttl.wheel.Bytes()
 	}
 	for _, a := range h.aggs {
 		bytes += a.Bytes()

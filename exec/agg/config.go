@@ -2,6 +2,7 @@ package agg
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -26,6 +27,11 @@ type HashConfig struct {
 	AppendOnly bool
 	// Close, when set, makes the aggregate windowed (see WindowClose).
 	Close *WindowClose
+	// StateTTL, when positive, bounds the state of an aggregate with group
+	// keys and no Close: a group no row has reached for StateTTL (in
+	// processing time, exec.Env.Now) is evicted without output (see
+	// ttl.go).
+	StateTTL time.Duration
 }
 
 // schema validates cfg and returns the output schema.

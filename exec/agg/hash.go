@@ -56,7 +56,8 @@ type HashAgg struct {
 	closing     []int32         // scratch: the groups a watermark closes
 	sink        int64           // keeps the prefetching loads (touchRows, state.touch) alive
 	builders    []array.Builder
-	delta       delta // what changed since the last snapshot (state.go)
+	delta       delta     // what changed since the last snapshot (state.go)
+	ttl         *ttlState // with a state TTL: the groups' last accesses (ttl.go)
 
 	// Scratch reused across batches.
 	weights          []int64
@@ -74,8 +75,9 @@ type HashAgg struct {
 }
 
 var (
-	_ exec.Operator = (*HashAgg)(nil)
-	_ exec.Stateful = (*HashAgg)(nil)
+	_ exec.Operator        = (*HashAgg)(nil)
+	_ exec.Stateful        = (*HashAgg)(nil)
+	_ exec.ProcessingTimer = (*HashAgg)(nil)
 )
 
 // The group header: the first words of a group's arena row.
@@ -135,6 +137,10 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	if h.keys.mode == keysGlobal {
 		h.delta.mark(0) // the first snapshot writes the global row, emitted by then
 	}
+	h.ttl = nil
+	if cfg.StateTTL > 0 && cfg.Close == nil && h.keys.mode != keysGlobal {
+		h.ttl = newTTLState(cfg.StateTTL, env)
+	}
 	h.builders = arrays.Builders(env.Alloc, schema)
 	h.updateStateMetrics()
 	return nil
@@ -151,6 +157,10 @@ func (h *HashAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Em
 		return err
 	case empty:
 		return h.sendInitial(ctx, out)
+	}
+	if h.ttl != nil {
+		h.ttl.now = h.env.Now().UnixMilli()
+		h.expire() // a group idle for the TTL is gone before this batch reaches it
 	}
 	err = h.apply(c)
 	if err == nil {
@@ -186,6 +196,6 @@ func (h *HashAgg) OnControl(ctx context.Context, m exec.Control, out exec.Emitte
 func (h *HashAgg) Close() error {
 	arrays.ReleaseBuilders(h.builders)
 	h.builders = nil
-	h.keys, h.aggs, h.args, h.arena, h.close = nil, nil, accum.Args{}, nil, nil
+	h.keys, h.aggs, h.args, h.arena, h.close, h.ttl = nil, nil, accum.Args{}, nil, nil, nil
 	return nil
 }

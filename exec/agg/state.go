@@ -294,6 +294,7 @@ func (h *HashAgg) Restore(ctx context.Context, r exec.StateReader, groups exec.K
 		h.initialSent = true
 		h.delta.reset()
 	}
+	h.touchRestored(slots)
 	if c := h.close; c != nil {
 		c.wm, h.delta.savedWM = wm, wm
 		h.keys.decodeSlots(slots, h.keyVecs)

@@ -82,7 +82,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	case *physical.HashJoin:
 		cfg := join.Config{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
 			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
-			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi}
+			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi, StateTTL: n.StateTTL}
 		if ex, ok := h.Inputs[1].(*physical.Exchange); ok && ex.Dist == physical.Broadcast {
 			cfg.Broadcast = true
 		}
@@ -134,7 +134,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			return basic.NewCalc(inTypes, n.Filter, n.Projs, names), nil
 		}}, nil
 	case *physical.HashAgg:
-		cfg := agg.HashConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput}
+		cfg := agg.HashConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput, StateTTL: n.StateTTL}
 		// A window's state is freed when it closes if nothing can change
 		// it afterwards: its rows are emitted then (EMIT ON WINDOW CLOSE),
 		// or the input only inserts, so late rows are all it could see.

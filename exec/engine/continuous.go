@@ -30,6 +30,9 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	switch {
 	case obj.Kind == catalog.View:
 		mv = mview.New(cq.names(), cq.types(), resultKey(cq.logical))
+		if obj.StateTTLMs > 0 {
+			mv.Upsert() // an evicted group's row is replaced when its key comes back
+		}
 		coalesce = true
 		op = func() (exec.Operator, error) { return &mview.Sink{MV: mv}, nil }
 	case obj.Kind == catalog.Stream:

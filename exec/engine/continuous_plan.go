@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/planner"
@@ -14,6 +15,7 @@ import (
 // their windowed aggregations emit each window once, when it closes, and a
 // query that still updates its rows is refused.
 func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos, ps planSettings) (*compiledQuery, error) {
+	ps.stateTTL = time.Duration(obj.StateTTLMs) * time.Millisecond
 	b := e.newBuilder(src, start)
 	var bound *planner.Query
 	var err error

@@ -204,7 +204,7 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 		if len(st.With) > 0 {
 			return nil, bindErr(st.With[0].KeyPos, src, "a derived stream takes no WITH options: its rows come from its query")
 		}
-		obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Query: st.Query.Text}
+		obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Query: st.Query.Text, StateTTLMs: s.stateTTL}
 		if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
 			return nil, err
 		}
@@ -305,7 +305,10 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 	if st.Query.EmitChanges {
 		return nil, bindErr(st.Query.Pos, src, "EMIT CHANGES belongs to push queries, not to a materialized view")
 	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text}
+	obj, err := s.viewObject(st)
+	if err != nil {
+		return nil, err
+	}
 	if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
 		return nil, err
 	}

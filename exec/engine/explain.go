@@ -54,12 +54,16 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 		cq, err := s.eng.planQuery(x.Query, src, st.Start, snapshot, s.settings())
 		return cq, "Result", err
 	case *sql.CreateView:
-		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.View}, x.Query
+		var err error
+		if obj, err = s.viewObject(x); err != nil {
+			return nil, "", err
+		}
+		q = x.Query
 	case *sql.CreateStream:
 		if x.Query == nil {
 			return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query: CREATE STREAM without AS SELECT runs none")
 		}
-		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.Stream}, x.Query
+		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.Stream, StateTTLMs: s.stateTTL}, x.Query
 	case *sql.CreateSink:
 		var err error
 		if obj, q, src, err = s.sinkObject(x); err != nil {

@@ -83,6 +83,8 @@ type planSettings struct {
 	// twoPhase forces two-phase aggregation "on" or "off" ("": the cost
 	// model decides).
 	twoPhase string
+	// stateTTL is the state TTL of a continuous query (0: none).
+	stateTTL time.Duration
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -106,7 +108,7 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 		return nil, err
 	}
 	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost,
-		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase})
+		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase, StateTTL: ps.stateTTL})
 	if err != nil {
 		return nil, err
 	}

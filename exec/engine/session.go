@@ -28,6 +28,9 @@ type Session struct {
 	// session creates are checkpointed (nil: the engine's interval). It
 	// is not stored with them: after a restart the engine's applies.
 	checkpoint *time.Duration
+	// stateTTL is SET state_ttl in milliseconds: the state TTL of the
+	// continuous queries the session creates (0: none), stored with each.
+	stateTTL int64
 }
 
 // NewSession returns a session.
@@ -167,6 +170,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		}
 		s.checkpoint = &d
 		return ok("SET"), nil
+	case "state_ttl":
+		return s.setStateTTL(st)
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
@@ -175,7 +180,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, checkpoint_interval, optimizer, join_distribution, two_phase_agg"}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, checkpoint_interval, state_ttl, optimizer, join_distribution, two_phase_agg"}
 }
 
 // setChoice sets *dst to the value of a setting that is auto or one of

@@ -49,9 +49,13 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink) (*Result, 
 // stored), with the query it runs and that query's source text.
 func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *sql.Source, error) {
 	src := st.Source()
+	ttl, with, err := s.stateTTLOption(st.With, src)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	opts := map[string]string{}
 	var connPos sql.Pos
-	for _, o := range st.With {
+	for _, o := range with {
 		opts[o.Key] = o.Value
 		if o.Key == "connector" {
 			connPos = o.ValuePos
@@ -69,7 +73,7 @@ func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *
 		_, err = conn.Check(opts, s.eng.connEnv())
 	}
 	if err != nil {
-		return nil, nil, nil, bindErr(optionPos(st.With, err, at), src, "%v", err)
+		return nil, nil, nil, bindErr(optionPos(with, err, at), src, "%v", err)
 	}
 	q := st.Query
 	text := ""
@@ -84,7 +88,7 @@ func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *
 	} else {
 		text = q.Text
 	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts, StateTTLMs: ttl}
 	return obj, q, src, nil
 }
 
@@ -125,7 +129,7 @@ func (s *Session) insertObject(target *catalog.Object, st *sql.Insert) (*catalog
 		cols = append(cols, c.Name)
 	}
 	obj := &catalog.Object{Name: name, Kind: catalog.Sink, Query: st.Query.Text, DependsOn: []string{target.Name},
-		Options: insertObjectOptions(target.Name, cols)}
+		Options: insertObjectOptions(target.Name, cols), StateTTLMs: s.stateTTL}
 	obj.Columns = target.Columns
 	return obj, nil
 }

@@ -38,6 +38,28 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 			probePad = false // padded when freed, if it never matched
 		}
 	}
+	var h uint64
+	if len(j.hashes) > i {
+		h = j.hashes[i] // computed for this chunk when a row index may read it
+	}
+	// A retraction finds the row it removes first: with a state TTL, the
+	// row may have been evicted, and its retraction then changes nothing.
+	var b *bucket
+	id := int32(noRow)
+	if !insert && key != "" && !(j.cfg.Lookup && in == 0) {
+		b = probe.index[key]
+		var err error
+		if id, err = probe.find(j.env.Alloc, b, h, cols, i); err != nil {
+			return err
+		}
+		if id == noRow {
+			if j.ttl != nil {
+				j.ttl.ignored.Add(1)
+				return nil
+			}
+			return errRetractUnknown
+		}
+	}
 	for _, o := range matches {
 		// A counted row of the other side whose count leaves or reaches
 		// zero changes what it contributes on its own.
@@ -83,10 +105,6 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 	if key == "" || j.cfg.Lookup && in == 0 {
 		return nil // a NULL key matches nothing, and a lookup keeps no stream row
 	}
-	var h uint64
-	if len(j.hashes) > i {
-		h = j.hashes[i] // computed for this chunk when a row index may read it
-	}
 	if insert {
 		id := probe.addRow(key, cols, i, h)
 		if windowed {
@@ -100,15 +118,10 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 		}
 		return nil
 	}
-	b := probe.index[key]
-	id, err := probe.find(j.env.Alloc, b, h, cols, i)
-	if err != nil {
-		return err
-	}
-	if id == noRow {
-		return errRetractUnknown
-	}
 	probe.removeRow(key, b, id, h)
+	if len(b.ids) > 0 {
+		probe.touch(b)
+	}
 	return nil
 }
 
@@ -156,7 +169,7 @@ func (j *HashJoin) gauge() {
 	var rows, bytes int64
 	for _, s := range j.sides {
 		rows += int64(s.store.Live())
-		bytes += s.store.Bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next)) + s.changes.Bytes()
+		bytes += s.store.Bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next)) + s.changes.Bytes() + s.ttlBytes()
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)

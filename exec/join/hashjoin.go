@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -53,6 +54,11 @@ type Config struct {
 	// (or, without keys, both sent to one instance). It decides the key
 	// groups of the state's entries (state.go).
 	Broadcast bool
+	// StateTTL, when positive, bounds the state of a regular join (neither
+	// Windowed nor Lookup): the rows of a join key no row has reached for
+	// StateTTL, in processing time (exec.Env.Now), are evicted from both
+	// sides (ttl.go).
+	StateTTL time.Duration
 }
 
 // HashJoin is the regular join of two changelogs: it keeps every row of
@@ -88,6 +94,7 @@ type HashJoin struct {
 	waiting bool
 	pending []exec.Chunk
 	ck      checkpoint
+	ttl     *joinTTL // with a state TTL (ttl.go)
 }
 
 // side is one input's state: its rows, indexed by join key, and for a
@@ -118,9 +125,13 @@ type side struct {
 	// entries of the rows, tagged tag (state.go).
 	changes rowstore.Changes
 	tag     byte
+	ttl     *sideTTL // with a state TTL: the buckets' slots (ttl.go)
 }
 
-var _ exec.Operator = (*HashJoin)(nil)
+var (
+	_ exec.Operator        = (*HashJoin)(nil)
+	_ exec.ProcessingTimer = (*HashJoin)(nil)
+)
 
 // NewHashJoin returns a HashJoin.
 func NewHashJoin(cfg Config) *HashJoin { return &HashJoin{cfg: cfg} }
@@ -175,6 +186,10 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 		fields[i] = types.Field(c.Names[i], t, true)
 	}
 	j.schema = arrow.NewSchema(fields, nil)
+	j.ttl = nil
+	if c.StateTTL > 0 && !c.Windowed && !c.Lookup {
+		j.newTTL(c.StateTTL)
+	}
 	return nil
 }
 
@@ -190,6 +205,10 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	if j.waiting && in == 0 {
 		j.pending = append(j.pending, c.Keep())
 		return nil
+	}
+	if j.ttl != nil {
+		j.ttl.now = j.env.Now().UnixMilli()
+		j.expire() // a key idle for the TTL is gone before this chunk reaches it
 	}
 	probe, other := j.sides[in], j.sides[1-in]
 	cols := c.Batch.Columns()
@@ -210,6 +229,7 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 			continue // table changes look nothing up
 		}
 		if b := other.index[k]; b != nil {
+			other.touch(b)
 			for _, id := range b.ids {
 				j.cand = append(j.cand, int32(i))
 				j.candIDs = append(j.candIDs, id)

@@ -43,6 +43,9 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 	if j.cfg.Broadcast {
 		scan = exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}
 	}
+	if j.ttl != nil {
+		j.ttl.now = j.env.Now().UnixMilli() // restored keys count as accessed now
+	}
 	var rows [2]restored
 	var pend restored
 	var pendOps []exec.Op

@@ -44,12 +44,15 @@ const noRow = -1
 
 // bucket is the rows a side holds under one join key.
 type bucket struct {
+	key string // the join key
 	ids []int32
 	// heads maps a row hash to the first id of its chain (side.next);
 	// nil while the bucket has no row index.
 	heads map[uint64]int32
 	// epoch is the side's sweep epoch in which the index was last read.
 	epoch uint32
+	// slot is the bucket's slot in the side's state TTL, if it has one.
+	slot int32
 }
 
 // rowIndexes is a side's bookkeeping of its buckets' row indexes.
@@ -222,9 +225,13 @@ func (s *side) insert(key string, id int32, h uint64) {
 	}
 	b := s.index[key]
 	if b == nil {
-		b = &bucket{}
+		b = &bucket{key: key}
 		s.index[key] = b
+		if s.ttl != nil {
+			s.ttl.attach(b)
+		}
 	}
+	s.touch(b)
 	s.pos[id] = int32(len(b.ids))
 	b.ids = append(b.ids, id)
 	if b.heads != nil {
@@ -249,6 +256,9 @@ func (s *side) removeRow(key string, b *bucket, id int32, h uint64) {
 			s.idx.live--
 		}
 		delete(s.index, key)
+		if s.ttl != nil {
+			s.ttl.detach(b)
+		}
 	}
 	s.store.Remove(id)
 	s.changes.Removed(id, s.tag, key)

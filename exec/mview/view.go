@@ -34,6 +34,18 @@ func New(names []string, ts []types.T, key []int) *View {
 	return &View{names: names, types: ts, rows: rowset.New(ts, key), subs: map[*Subscription]struct{}{}}
 }
 
+// Upsert makes a keyed view replace the row of a key it holds when its
+// query inserts that key again: a query with a state TTL forgets an idle
+// key without retracting its row, and a later row of the key makes a new
+// one. Subscribers see the replacement as an update (-U of the old row,
+// +U of the new), so that their own integrals stay consistent. A view
+// without a key is unaffected.
+func (m *View) Upsert() {
+	m.mu.Lock()
+	m.rows.SetUpsert()
+	m.mu.Unlock()
+}
+
 // Size returns the number of distinct rows held and their estimated
 // memory.
 func (m *View) Size() (rows int, bytes int64) {
@@ -65,7 +77,15 @@ func (m *View) Apply(ctx context.Context, c exec.Chunk) error {
 	m.mu.Lock()
 	err := m.rows.Apply(c)
 	subs := m.subscribers()
+	var fixed exec.Chunk
+	if rep := m.rows.Replaced(); err == nil && len(rep) > 0 && len(subs) > 0 {
+		fixed = m.withReplaced(c, rep)
+		c = fixed
+	}
 	m.mu.Unlock()
+	if fixed.Batch != nil {
+		defer fixed.Batch.Release()
+	}
 	if err != nil {
 		return err
 	}

@@ -24,8 +24,8 @@
 //
 // The optimizing commands take the arguments of opt, and physical and cost
 // also the session settings physical planning follows: parallelism=N,
-// join-distribution=hash|broadcast, two-phase=on|off and
-// broadcast-budget=BYTES; mode=snapshot plans a pull query (the default is
+// join-distribution=hash|broadcast, two-phase=on|off,
+// broadcast-budget=BYTES and state-ttl=DURATION (Go's syntax: 1h, 200ms); mode=snapshot plans a pull query (the default is
 // the mode Walk is given). Every optimization checks the plan's invariants after
 // each rule application.
 package opttest
@@ -34,6 +34,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cockroachdb/datadriven"
 
@@ -143,6 +144,12 @@ func (r *runner) parseArgs(t *testing.T, d *datadriven.TestData) settings {
 			s.phys.TwoPhase = arg.Vals[0]
 		case "broadcast-budget":
 			fmt.Sscan(arg.Vals[0], &s.phys.BroadcastBudget)
+		case "state-ttl":
+			ttl, err := time.ParseDuration(arg.Vals[0])
+			if err != nil {
+				d.Fatalf(t, "state-ttl: %v", err)
+			}
+			s.phys.StateTTL = ttl
 		default:
 			d.Fatalf(t, "unknown argument %s", arg.Key)
 		}

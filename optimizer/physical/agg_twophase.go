@@ -166,6 +166,7 @@ func (b *builder) buildTwoPhaseAgg(n *plan.Aggregate, in Node, keys []int, d *co
 	agg.Est = Estimate{RowsPerSec: local.Est.RowsPerSec, Stateful: true, StateRows: groups,
 		StateBytes:   groups * (cost.RowWidth(agg.Types()) + 16),
 		StateBounded: n.Input.Props().Bounded || n.Input.Props().RowsExpire || len(keys) == 0 || (n.WindowClose != 0 && n.Input.Props().Watermarked)}
+	b.aggTTL(agg)
 	// AVG is the SUM of the partial sums over the SUM of the partial
 	// counts; a global COUNT over no rows at all is 0, where the SUM of no
 	// partial counts is NULL.

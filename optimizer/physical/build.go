@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/optimizer/cost"
@@ -28,6 +29,9 @@ type Options struct {
 	// broadcast: "hash" or "broadcast" ("" or "auto": the cost model
 	// decides).
 	JoinDistribution string
+	// StateTTL, when positive, evicts the keys of regular joins and of
+	// aggregates not freed by watermarks once idle that long (ttl.go).
+	StateTTL time.Duration
 }
 
 // DefaultBroadcastBudget bounds the memory the replicas of a broadcast
@@ -279,6 +283,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 			// can change it afterwards (exec/build.go).
 			(n.WindowClose != 0 && inProps.Watermarked && (n.EmitOnClose || inProps.AppendOnly)),
 	}
+	b.aggTTL(agg)
 	return agg, nil
 }
 

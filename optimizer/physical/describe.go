@@ -55,6 +55,9 @@ func (n *HashJoin) Describe() (string, []plan.Attr) {
 	if n.Lookup {
 		return "LookupJoin", attrs
 	}
+	if n.StateTTL > 0 {
+		attrs = append(attrs, ttlAttr("join keys", n.StateTTL))
+	}
 	return "HashJoin", attrs
 }
 
@@ -102,6 +105,9 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 	}
 	if n.CloseKey >= 0 {
 		attrs = append(attrs, plan.CloseAttrs(n.Cols[n.CloseKey].Name, n.CloseOffset, n.EmitOnClose)...)
+	}
+	if n.StateTTL > 0 {
+		attrs = append(attrs, ttlAttr("groups", n.StateTTL))
 	}
 	return "HashAggregate", attrs
 }

@@ -103,6 +103,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		j.Est.RowsPerSec, j.Est.StateRows, j.Est.StateBounded = lr, rows, true
 		j.Est.StateBytes = rows * cost.RowWidth(right.Hdr().Types())
 	}
+	b.joinTTL(j)
 	if dist.decision != nil {
 		j.Decisions = append(j.Decisions, *dist.decision)
 	}

@@ -1,6 +1,8 @@
 package physical
 
 import (
+	"time"
+
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/optimizer/cost"
@@ -105,6 +107,9 @@ type HashJoin struct {
 	LeftTime, RightTime int
 	Lo, Hi              int64
 	TimeText            string
+	// StateTTL, when positive, evicts the rows of a join key idle that
+	// long from both sides (a regular join only; ttl.go).
+	StateTTL time.Duration
 }
 
 // Values produces constant rows.
@@ -163,6 +168,8 @@ type HashAgg struct {
 	// EmitOnClose emits each group once, when its window closes, instead
 	// of running results.
 	EmitOnClose bool
+	// StateTTL, when positive, evicts the groups idle that long (ttl.go).
+	StateTTL time.Duration
 }
 
 // TopN keeps the Limit first rows per partition in Order (ties broken by

@@ -34,7 +34,27 @@ type Set struct {
 	// is listed once.
 	changed []string
 	gone    map[string]bool
+	// upsert makes an insert of a key held replace its row (SetUpsert);
+	// replaced lists the rows the last Apply replaced.
+	upsert   bool
+	replaced []Replaced
 }
+
+// Replaced is a row an insert replaced in an upsert set: the insert's
+// index in the chunk, and the values it replaced.
+type Replaced struct {
+	Row int
+	Old []types.Datum
+}
+
+// SetUpsert makes a keyed set replace the row of a key it holds when an
+// insert of that key arrives, rather than hold the key twice: the query
+// feeding it may forget a key's row without retracting it (a state TTL's
+// eviction) and later insert a new row for the key.
+func (s *Set) SetUpsert() { s.upsert = s.key != nil }
+
+// Replaced returns the rows the last Apply replaced, in order.
+func (s *Set) Replaced() []Replaced { return s.replaced }
 
 type row struct {
 	vals    []types.Datum
@@ -75,6 +95,7 @@ func (s *Set) Bytes() int64 { return s.bytes }
 // not hold is a broken invariant of the query that feeds it and is
 // reported as an error; the rows before it stay applied.
 func (s *Set) Apply(c exec.Chunk) error {
+	s.replaced = s.replaced[:0]
 	n := c.NumRows()
 	if n == 0 {
 		return nil
@@ -108,6 +129,10 @@ func (s *Set) Apply(c exec.Chunk) error {
 		if s.track && !r.changed {
 			r.changed = true
 			s.changed = append(s.changed, string(s.keyBuf))
+		}
+		if s.upsert && w > 0 && r.count > 0 {
+			s.replaced = append(s.replaced, Replaced{Row: i, Old: r.vals})
+			r.count = 0
 		}
 		r.count += w
 		switch {
