@@ -47,7 +47,8 @@ func TestPeriodicCheckpoints(t *testing.T) {
 		job.Stop() // returns once the coordinator has ended too
 		stats := job.Checkpoints()
 		for i, s := range stats {
-			if s.Err != nil {
+			// The one Stop interrupted may have failed for it.
+			if s.Err != nil && i < len(stats)-1 {
 				t.Fatalf("checkpoint %d: %v", s.Epoch, s.Err)
 			}
 			if i > 0 && s.Epoch != stats[i-1].Epoch+1 {
@@ -64,8 +65,14 @@ func TestPeriodicCheckpoints(t *testing.T) {
 		t.Fatalf("the first checkpoint is epoch %d, want 1", first[0].Epoch)
 	}
 	second := run(true, input...)
-	if last := first[len(first)-1].Epoch; second[0].Epoch <= last {
-		t.Fatalf("after a restart the epochs start at %d, not after %d", second[0].Epoch, last)
+	// Numbered on from the last committed epoch (an epoch Stop
+	// interrupted is taken again).
+	last := first[len(first)-1]
+	if last.Err != nil {
+		last = first[len(first)-2]
+	}
+	if second[0].Epoch != last.Epoch+1 {
+		t.Fatalf("after a restart the epochs start at %d, not after %d", second[0].Epoch, last.Epoch)
 	}
 }
 
