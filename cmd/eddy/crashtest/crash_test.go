@@ -44,13 +44,18 @@ func TestCrashHarness(t *testing.T) {
 		r.exec(t, setup)
 	}
 	kills, rounds := 0, 0
-	for ; kills < *crashN && rounds < 3**crashN+5; rounds++ {
+	lifetime := maxKillDelay // how long the last process not killed ran
+	for ; kills < *crashN && rounds < 4**crashN+5; rounds++ {
 		// The first kills come while the Nexmark sources are read (a
 		// started process reads them until it is killed), the later ones
-		// while the new rows are, or while a process starts or closes.
-		delay := time.Duration(rng.Int64N(int64(maxKillDelay)))
-		if crashed.killedDuring(t, "FLUSH;", delay, *crashPanic) {
+		// while the new rows are, or while a process starts or closes:
+		// at a random moment of a process's lifetime.
+		delay := time.Duration(rng.Int64N(int64(lifetime)))
+		killed, ran := crashed.killedDuring(t, "FLUSH;", delay, *crashPanic)
+		if killed {
 			kills++
+		} else {
+			lifetime = max(ran, 10*time.Millisecond)
 		}
 		for _, r := range []*run{ref, crashed} {
 			r.appendLines(t, lines(rounds))
@@ -128,13 +133,15 @@ func (r *run) exec(t *testing.T, sql string) string {
 
 // killedDuring starts a process running sql, its tasks panicking at rate
 // panicRate, and kills it with SIGKILL after delay. It reports whether
-// the process was killed rather than done by then.
-func (r *run) killedDuring(t *testing.T, sql string, delay time.Duration, panicRate float64) bool {
+// the process was killed rather than done by then, and if not how long it
+// ran.
+func (r *run) killedDuring(t *testing.T, sql string, delay time.Duration, panicRate float64) (bool, time.Duration) {
 	t.Helper()
 	cmd := r.command(sql)
 	cmd.Env = append(cmd.Env, fmt.Sprintf("EDDY_TEST_TASK_PANIC_RATE=%g", panicRate))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
+	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -147,14 +154,14 @@ func (r *run) killedDuring(t *testing.T, sql string, delay time.Duration, panicR
 		if err != nil {
 			t.Logf("%s run: a process ended with %v before its kill:\n%s", r.name, err, out.String())
 		}
-		return false
+		return false, time.Since(start)
 	case <-time.After(delay):
 	}
 	if err := cmd.Process.Signal(syscall.SIGKILL); err != nil && !errors.Is(err, os.ErrProcessDone) {
 		t.Fatal(err)
 	}
 	<-done
-	return true
+	return true, 0
 }
 
 // appendLines appends text to the followed CSV file.
