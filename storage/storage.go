@@ -61,6 +61,12 @@ type Log interface {
 	// nested or dictionary columns); others fail with ErrUnsupportedType.
 	Append(stream uint64, batch arrow.RecordBatch) (seq uint64, err error)
 
+	// AppendMarked appends batch as Append does and, in the same atomic
+	// write, sets the key-value store's key (as KV.Put would) to val: after
+	// a crash both are there or neither is. A writer that must not append
+	// twice records in val how far it has appended.
+	AppendMarked(stream uint64, batch arrow.RecordBatch, key, val []byte) (seq uint64, err error)
+
 	// Read calls fn, in order, for the entries with from <= seq < to that
 	// exist when Read starts (to may exceed End; math.MaxUint64 reads to
 	// the end). Each batch is decoded with schema into buffers from alloc.

@@ -17,9 +17,9 @@ import (
 	"github.com/eddysql/eddy/storage"
 )
 
-// Checkpoints of materialized views and sinks. The query of a view or of
-// a sink writing out of eddy whose dataflow is resumable (every operator
-// Stateful or Stateless, every source Positioned: see
+// Checkpoints of continuous queries. The query of a view, a sink, a
+// derived stream or a continuous insert whose dataflow is resumable
+// (every operator Stateful or Stateless, every source Positioned: see
 // dataflow.Job.Resumable) is checkpointed every Config.CheckpointInterval
 // into a state store of its own, and a restarted engine resumes it from
 // its last checkpoint — its rows, its operators' state and its sources'
@@ -30,9 +30,13 @@ import (
 // query rebuilt by replay.
 //
 // A checkpointed file sink publishes exactly once (sink.TwoPhase): its
-// rows reach its files when a checkpoint commits. So FLUSH, which promises
-// that the files hold every row ingested before it, checkpoints the sinks'
-// queries once their flush markers have arrived, and closing the engine
+// rows reach its files when a checkpoint commits; so do a checkpointed
+// derived stream's or continuous insert's rows reach the stream's log
+// (stream_stage.go). So FLUSH, which promises that the files hold every
+// row ingested before it and that every query reflects them, checkpoints
+// the stream-writing queries of each level once its flush markers have
+// arrived (before flushing their readers) and the sinks' queries at the
+// end, and closing the engine
 // checkpoints every checkpointed query a last time, so that a clean
 // restart resumes exactly where the engine stopped.
 
@@ -136,15 +140,22 @@ func (e *Engine) noteResumed() {
 }
 
 // rebuiltInput returns the first object root reads whose rows are
-// recomputed when the engine restarts — a derived stream, whose log its
-// query rewrites from its own inputs — or nil. A position in such an input
-// does not survive a restart, so a view reading one is not checkpointed.
-func rebuiltInput(root physical.Node) *catalog.Object {
+// recomputed when the engine restarts — a derived stream whose query is
+// not checkpointed, whose log its query rewrites from its own inputs — or
+// nil. A position in such an input does not survive a restart, so a query
+// reading one is not checkpointed. A checkpointed derived stream's log is
+// kept across restarts and only ever appended to (stream_stage.go).
+func (e *Engine) rebuiltInput(root physical.Node) *catalog.Object {
 	if src, ok := root.(*physical.Source); ok && src.Object.Kind == catalog.Stream && src.Object.Query != "" {
-		return src.Object
+		e.mu.Lock()
+		q := e.queries[lower(src.Object.Name)]
+		e.mu.Unlock()
+		if q == nil || q.state == nil || q.job.Resumable() != nil {
+			return src.Object
+		}
 	}
 	for _, in := range root.Hdr().Inputs {
-		if o := rebuiltInput(in); o != nil {
+		if o := e.rebuiltInput(in); o != nil {
 			return o
 		}
 	}
@@ -163,6 +174,12 @@ func (e *Engine) checkpointQueries(ctx context.Context, keep func(*runningQuery)
 		}
 	}
 	e.mu.Unlock()
+	return checkpointJobs(ctx, jobs)
+}
+
+// checkpointJobs takes a checkpoint of each of jobs that is running, in
+// parallel, and returns the errors.
+func checkpointJobs(ctx context.Context, jobs []*dataflow.Job) error {
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
@@ -232,12 +249,13 @@ func (e *Engine) sinkGuarantee(obj *catalog.Object, root physical.Node, interval
 	if q != nil {
 		return guarantee(traits, q.state != nil && q.job.Resumable() == nil)
 	}
-	return guarantee(traits, interval > 0 && rebuiltInput(root) == nil && !readsView(root))
+	return guarantee(traits, interval > 0 && e.rebuiltInput(root) == nil && !readsView(root))
 }
 
 // showGuarantee is the guarantee SHOW SINKS lists for sink o. A
-// continuous insert into a stream replays its query after a restart and
-// skips the rows it appended before (stream_sink.go): exactly once.
+// continuous insert into a stream appends exactly once: checkpointed, in
+// two phases (stream_stage.go); otherwise it replays its query after a
+// restart and skips the rows it appended before (stream_sink.go).
 func (e *Engine) showGuarantee(o *catalog.Object) string {
 	if !e.writesOut(o) {
 		return exactlyOnce

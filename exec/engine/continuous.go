@@ -12,17 +12,17 @@ import (
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/mview"
+	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/storage"
 )
 
 // startQuery starts the continuous query behind a view, a sink, a derived
 // stream or a continuous insert, and registers it. resuming says the
 // engine is restarting a stored query, which a checkpoint may resume; a
-// query just created starts with no state. The query of a view or of a
-// sink writing out of eddy is checkpointed every interval (0: never)
-// when it can be (see checkpoints.go).
+// query just created starts with no state. The query is checkpointed
+// every interval (0: never) when it can be (see checkpoints.go).
 func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool, interval time.Duration) error {
-	checkpointed := interval > 0 && (obj.Kind == catalog.View || e.writesOut(obj)) && rebuiltInput(cq.phys) == nil
+	checkpointed := interval > 0 && e.rebuiltInput(cq.phys) == nil
 	var op func() (exec.Operator, error)
 	var mv *mview.View
 	name := "Materialize " + obj.Name
@@ -36,15 +36,15 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 		coalesce = true
 		op = func() (exec.Operator, error) { return &mview.Sink{MV: mv}, nil }
 	case obj.Kind == catalog.Stream:
-		// A derived stream's log is recomputed from its inputs when the
-		// query (re)starts: until checkpoints exist a restarted query
-		// replays them from their beginning.
-		if err := e.db.Log().Drop(obj.ID); err != nil {
-			return err
-		}
+		// A derived stream's log is kept when its query resumes from a
+		// checkpoint, and recomputed from its inputs otherwise (below).
 		name = "AppendTo " + obj.Name
+		var mark func(int) []byte
+		if checkpointed {
+			mark = func(instance int) []byte { return derivedKey(obj.ID, instance) }
+		}
 		op = func() (exec.Operator, error) {
-			return &streamSink{log: e.db.Log(), stream: obj.ID, schema: obj.Schema()}, nil
+			return &streamSink{log: e.db.Log(), kv: e.db.KV(), stream: obj.ID, schema: obj.Schema(), mark: mark}, nil
 		}
 	default:
 		conn, err := e.conns.Sink(obj.Connector())
@@ -78,6 +78,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
 	var qs *queryState
+	rebuild := e.takeMustRebuild(obj)
 	if checkpointed {
 		if !resuming {
 			if err := e.dropQueryState(obj); err != nil { // left by a view of this id that failed to drop
@@ -90,18 +91,32 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			}
 			return err
 		}
+		if qs.restore && rebuild {
+			// An input it read was rebuilt: its checkpoint's positions
+			// there no longer hold.
+			e.notices.add(fmt.Sprintf("%s %s is rebuilt from its inputs: a derived stream it reads was rebuilt", obj.Kind, obj.Name))
+			if qs, err = e.reopenQueryState(obj, cq.phys, qs); err != nil {
+				return err
+			}
+		}
 		opts.State, opts.Restore, opts.CheckpointInterval = qs.store, qs.restore, interval
+	}
+	if err := e.prepareRebuild(obj, qs); err != nil {
+		if qs != nil {
+			qs.store.Close()
+		}
+		return err
 	}
 	job, err := dataflow.StartJob(e.ctx, g, opts)
 	if err != nil && qs != nil && qs.restore {
 		// The checkpoint cannot be resumed (the plan became one that is
 		// not resumable): rebuild the view from its inputs.
 		e.notices.add(fmt.Sprintf("%s %s is rebuilt from its inputs: %v", obj.Kind, obj.Name, err))
-		qs.store.Close()
-		if err := e.dropQueryState(obj); err != nil {
+		if qs, err = e.reopenQueryState(obj, cq.phys, qs); err != nil {
 			return err
 		}
-		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
+		if err := e.prepareRebuild(obj, qs); err != nil {
+			qs.store.Close()
 			return err
 		}
 		opts.State, opts.Restore = qs.store, false
@@ -171,4 +186,46 @@ func damagedCheckpoint(obj *catalog.Object, epoch uint64, damaged bool, err erro
 	}
 	return fmt.Errorf("%s of %s %s %s: %w; DROP %s %s and CREATE it again to rebuild it from its inputs",
 		which, obj.Kind, obj.Name, what, err, strings.ToUpper(obj.Kind.String()), obj.Name)
+}
+
+// reopenQueryState drops the checkpoints in qs, obj's store, and opens
+// it again, empty: the query is rebuilt from its inputs.
+func (e *Engine) reopenQueryState(obj *catalog.Object, root physical.Node, qs *queryState) (*queryState, error) {
+	qs.store.Close()
+	if err := e.dropQueryState(obj); err != nil {
+		return nil, err
+	}
+	return e.openQueryState(obj, root)
+}
+
+// prepareRebuild readies the output of obj's query, which resumes from a
+// checkpoint when qs says so and is otherwise computed from its inputs'
+// beginning: a derived stream's log is dropped and recomputed, and the
+// queries reading it, which recorded positions in it, are rebuilt too.
+func (e *Engine) prepareRebuild(obj *catalog.Object, qs *queryState) error {
+	if obj.Kind != catalog.Stream || qs != nil && qs.restore {
+		return nil
+	}
+	if err := e.db.Log().Drop(obj.ID); err != nil {
+		return err
+	}
+	if err := e.dropDerivedKeys(obj.ID); err != nil {
+		return fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for _, o := range e.readersOf(obj)[1:] {
+		e.mustRebuild[lower(o.Name)] = true
+	}
+	return nil
+}
+
+// takeMustRebuild reports whether obj's query reads a derived stream that
+// was rebuilt since its checkpoint, and forgets it.
+func (e *Engine) takeMustRebuild(obj *catalog.Object) bool {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	must := e.mustRebuild[lower(obj.Name)]
+	delete(e.mustRebuild, lower(obj.Name))
+	return must
 }

@@ -373,6 +373,7 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	q := e.queries[lower(obj.Name)]
 	delete(e.queries, lower(obj.Name))
 	delete(e.broken, lower(obj.Name))
+	delete(e.mustRebuild, lower(obj.Name))
 	e.mu.Unlock()
 	if q != nil {
 		q.stop()
@@ -380,9 +381,14 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 			q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
 		}
 	}
-	if obj.Kind == catalog.View || obj.Kind == catalog.Sink {
+	if obj.Query != "" {
 		if err := e.dropQueryState(obj); err != nil {
 			return nil, err
+		}
+	}
+	if obj.Kind == catalog.Stream && obj.Query != "" {
+		if err := e.dropDerivedKeys(obj.ID); err != nil {
+			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	if (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && obj.Connector() == "" {

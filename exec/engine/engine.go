@@ -83,9 +83,12 @@ type Engine struct {
 	state *dataflow.StateBudget // shared by every query's job
 
 	mu      sync.Mutex
-	queries map[string]*runningQuery   // continuous queries by object name (lower case)
-	broken  map[string]error           // continuous queries that could not resume, with why
-	pushes  map[*dataflow.Job]struct{} // running push queries
+	queries map[string]*runningQuery // continuous queries by object name (lower case)
+	broken  map[string]error         // continuous queries that could not resume, with why
+	// mustRebuild names the queries reading a derived stream rebuilt from
+	// its inputs: they are rebuilt too when they start next.
+	mustRebuild map[string]bool
+	pushes      map[*dataflow.Job]struct{} // running push queries
 
 	flushSeq atomic.Uint64
 	notices  noticeLog
@@ -154,7 +157,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) (*Engine, error) {
 	e := &Engine{cfg: cfg, root: root, conns: builtin.New(), db: db, alloc: cfg.Alloc,
 		state:   dataflow.NewStateBudget(cfg.StateMemoryLimit),
-		queries: map[string]*runningQuery{}, broken: map[string]error{}, pushes: map[*dataflow.Job]struct{}{}}
+		queries: map[string]*runningQuery{}, broken: map[string]error{}, mustRebuild: map[string]bool{}, pushes: map[*dataflow.Job]struct{}{}}
 	e.conns.AddInternalSink(insertSink{e})
 	cat, err := catalog.Open(db.KV(), e.conns.Traits)
 	if err != nil {
@@ -228,7 +231,7 @@ func (e *Engine) waitCaughtUp(ctx context.Context) error {
 		return err
 	}
 	for _, level := range e.flushLevels(func(q *runningQuery) bool { return e.writesOut(q.obj) }) {
-		for _, j := range level {
+		for _, j := range level.jobs {
 			if err := j.WaitOpened(ctx); err != nil {
 				return err
 			}

@@ -19,7 +19,8 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	// A checkpointed file sink's rows reach its files when a checkpoint
-	// commits (a failure shows as the query's, below).
+	// commits (a failure shows as the query's, below); flushAll did so
+	// for the queries writing streams.
 	e.checkpointQueries(ctx, func(q *runningQuery) bool { return e.writesOut(q.obj) })
 	if failed := e.failedQueries(); len(failed) > 0 {
 		return nil, &QueriesFailedError{Failures: failed}
@@ -40,19 +41,30 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // from, directly or through views, must be asked for that level's marker
 // too: each level's marker goes to the queries of that level and of every
 // level below it (those have caught up already, so it passes quickly).
+//
+// A checkpointed stream-writing query appends its rows to the log when a
+// checkpoint commits (stream_stage.go), so once a level's markers have
+// reached their sinks its checkpointed stream-writing queries take a
+// checkpoint, and their readers, in the next level, find the rows there.
 func (e *Engine) flushAll(ctx context.Context, extra *dataflow.Job) ([]*dataflow.Job, error) {
 	return e.flushLevelsOf(ctx, e.flushLevels(nil), extra)
 }
 
+// flushLevel is a level of queries to flush together: their jobs, and
+// those of its checkpointed stream-writing queries.
+type flushLevel struct {
+	jobs, writers []*dataflow.Job
+}
+
 // flushLevelsOf flushes levels (from flushLevels), then extra when given.
-func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*dataflow.Job, extra *dataflow.Job) ([]*dataflow.Job, error) {
+func (e *Engine) flushLevelsOf(ctx context.Context, levels []flushLevel, extra *dataflow.Job) ([]*dataflow.Job, error) {
 	if extra != nil {
-		levels = append(levels, []*dataflow.Job{extra})
+		levels = append(levels, flushLevel{jobs: []*dataflow.Job{extra}})
 	}
 	var asked []*dataflow.Job
-	for _, jobs := range levels {
+	for _, level := range levels {
 		id := e.flushSeq.Add(1)
-		asked = append(asked, jobs...)
+		asked = append(asked, level.jobs...)
 		for _, j := range asked {
 			j.RequestFlush(id)
 		}
@@ -60,6 +72,10 @@ func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*dataflow.Job, ex
 			if err := j.WaitFlushed(ctx, id); err != nil {
 				return nil, err
 			}
+		}
+		// A checkpoint that fails fails its query, which FLUSH reports.
+		if err := checkpointJobs(ctx, level.writers); err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
 	}
 	return asked, nil
@@ -69,7 +85,7 @@ func (e *Engine) flushLevelsOf(ctx context.Context, levels [][]*dataflow.Job, ex
 // keep is nil) by how many stream-writing queries (derived streams,
 // continuous inserts) stand between them and their sources; a query
 // reading a view is at least at the view's level.
-func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*dataflow.Job {
+func (e *Engine) flushLevels(keep func(*runningQuery) bool) []flushLevel {
 	e.mu.Lock()
 	queries := make([]*runningQuery, 0, len(e.queries))
 	for _, q := range e.queries {
@@ -119,13 +135,16 @@ func (e *Engine) flushLevels(keep func(*runningQuery) bool) [][]*dataflow.Job {
 		level[q] = l
 		return l
 	}
-	var out [][]*dataflow.Job
+	var out []flushLevel
 	for _, q := range queries {
 		l := depth(q, map[*runningQuery]bool{})
 		for len(out) <= l {
-			out = append(out, nil)
+			out = append(out, flushLevel{})
 		}
-		out[l] = append(out[l], q.job)
+		out[l].jobs = append(out[l].jobs, q.job)
+		if _, insert := e.insertTarget(q.obj); (insert || q.obj.Kind == catalog.Stream) && q.state != nil && q.job.Resumable() == nil {
+			out[l].writers = append(out[l].writers, q.job)
+		}
 	}
 	return out
 }

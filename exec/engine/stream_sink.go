@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
@@ -43,8 +45,9 @@ func (s insertSink) Check(opts map[string]string, _ connector.Env) (connector.Si
 	return connector.SinkTraits{AppendOnly: true, Observed: true}, nil
 }
 
-// New returns the streamSink appending to the target's log, which skips
-// the rows the insert appended before a restart.
+// New returns the streamSink appending to the target's log. The sink
+// records how many rows it appended under insertKey, with each append,
+// and skips that many when its query is replayed after a restart.
 func (s insertSink) New(spec connector.SinkSpec, _ connector.Env) (exec.Operator, error) {
 	target, err := s.target(spec.Options)
 	if err != nil {
@@ -54,12 +57,9 @@ func (s insertSink) New(spec connector.SinkSpec, _ connector.Env) (exec.Operator
 	if !ok {
 		return nil, fmt.Errorf("the sink '%s' no longer exists", spec.Object)
 	}
-	done, err := s.e.insertProgress(obj.ID)
-	if err != nil {
-		return nil, err
-	}
-	return &streamSink{log: s.e.db.Log(), stream: target.ID, schema: target.Schema(),
-		kv: s.e.db.KV(), progressKey: insertKey(obj.ID), skip: done}, nil
+	key := insertKey(obj.ID)
+	return &streamSink{log: s.e.db.Log(), kv: s.e.db.KV(), stream: target.ID, schema: target.Schema(),
+		mark: func(int) []byte { return key }}, nil
 }
 
 // target returns the stream the insert appends to.
@@ -96,35 +96,89 @@ func (e *Engine) insertTarget(obj *catalog.Object) (string, bool) {
 
 func insertKey(sinkID uint64) []byte { return []byte("insert/" + strconv.FormatUint(sinkID, 10)) }
 
-// insertProgress returns how many rows a continuous insert has appended.
-func (e *Engine) insertProgress(sinkID uint64) (int64, error) {
-	v, ok, err := e.db.KV().Get(insertKey(sinkID))
-	if err != nil || !ok || len(v) != 8 {
-		return 0, err
+// derivedKey is where instance of a checkpointed derived stream's query
+// records how many rows it appended to the stream's log.
+func derivedKey(streamID uint64, instance int) []byte {
+	return []byte("derived/" + strconv.FormatUint(streamID, 10) + "/" + strconv.Itoa(instance))
+}
+
+// dropDerivedKeys deletes the appended-row counts of derived stream id's
+// query, whose log is dropped.
+func (e *Engine) dropDerivedKeys(id uint64) error {
+	var keys [][]byte
+	prefix := []byte("derived/" + strconv.FormatUint(id, 10) + "/")
+	err := e.db.KV().Scan(prefix, func(key, _ []byte) error {
+		keys = append(keys, bytes.Clone(key))
+		return nil
+	})
+	for _, k := range keys {
+		if err == nil {
+			err = e.db.KV().Delete(k)
+		}
 	}
-	return int64(binary.BigEndian.Uint64(v)), nil
+	return err
+}
+
+// appendedRows reads a stream writer's count of appended rows from kv.
+func appendedRows(kv storage.KV, key []byte) (uint64, error) {
+	v, ok, err := kv.Get(key)
+	switch {
+	case err != nil:
+		return 0, err
+	case !ok:
+		return 0, nil
+	case len(v) != 8:
+		return 0, fmt.Errorf("damaged record of the rows appended (%q: %d bytes, want 8)", key, len(v))
+	}
+	return binary.BigEndian.Uint64(v), nil
 }
 
 // streamSink appends a continuous query's rows to a stream's durable log:
 // the log of a derived stream, or of the target of INSERT INTO ... SELECT.
-// A continuous insert remembers, durably, how many rows it appended and
-// skips that many when its query is replayed after a restart (its query
-// runs at parallelism 1, so the replay produces the same rows in the same
-// order).
+//
+// A continuous insert, and every instance of a checkpointed derived
+// stream's query, records with each append (atomically:
+// storage.Log.AppendMarked) how many rows it has appended, under the key
+// mark gives. When its query is not checkpointed and is replayed after a
+// restart, it skips that many rows (a continuous insert runs at
+// parallelism 1, so the replay produces the same rows in the same order).
+// In a job that takes checkpoints the sink appends in two phases
+// (stream_stage.go).
 type streamSink struct {
-	log         storage.Log
-	stream      uint64
-	schema      *arrow.Schema
-	kv          storage.KV // nil for derived streams
-	progressKey []byte
-	skip        int64 // rows still to skip (already appended before a restart)
-	appended    int64
+	log    storage.Log
+	kv     storage.KV
+	stream uint64
+	schema *arrow.Schema
+	mark   func(instance int) []byte // nil: no record (a derived stream that is not checkpointed)
+
+	key      []byte // mark's key for this instance
+	skip     int64  // rows still to skip (already appended before a restart)
+	appended uint64 // rows appended, as recorded under key
+	metrics  *exec.OperatorMetrics
+
+	stage *logStage // the two-phase state, in a job that takes checkpoints
 }
 
-var _ exec.Operator = (*streamSink)(nil)
+var _ exec.Committer = (*streamSink)(nil)
 
+// Open reads how far the sink appended before; the query replays from
+// its sources' beginning unless a checkpoint restores it.
 func (s *streamSink) Open(ctx context.Context, env *exec.Env) error {
-	s.appended = s.skip
+	if s.mark != nil {
+		s.key = s.mark(env.Instance)
+		n, err := appendedRows(s.kv, s.key)
+		if err != nil {
+			return err
+		}
+		s.appended, s.skip = n, int64(n)
+	}
+	s.metrics = env.Metrics
+	if env.Checkpointing {
+		s.stage = &logStage{group: env.KeyGroups.Lo, alloc: env.Alloc, next: s.appended}
+		if s.stage.alloc == nil {
+			s.stage.alloc = memory.DefaultAllocator
+		}
+	}
 	return nil
 }
 
@@ -143,23 +197,43 @@ func (s *streamSink) Process(ctx context.Context, in int, c exec.Chunk, out exec
 		defer rec.Release()
 		s.skip = 0
 	}
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	if s.stage != nil {
+		return s.stageBatch(rec)
+	}
 	// The log decodes with the stream's own schema; give the batch its
 	// names (the types match by construction).
 	batch := array.NewRecordBatch(s.schema, rec.Columns(), rec.NumRows())
 	defer batch.Release()
-	if _, err := s.log.Append(s.stream, batch); err != nil {
-		return err
-	}
-	s.appended += batch.NumRows()
-	if s.kv == nil {
-		return nil
-	}
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(s.appended))
-	return s.kv.Put(s.progressKey, b[:])
+	return s.appendBatch(batch)
 }
 
-func (s *streamSink) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+// appendBatch appends batch to the log, with the count of rows appended
+// when the sink keeps one.
+func (s *streamSink) appendBatch(batch arrow.RecordBatch) error {
+	if s.key == nil {
+		_, err := s.log.Append(s.stream, batch)
+		return err
+	}
+	n := s.appended + uint64(batch.NumRows())
+	var b [8]byte
+	binary.BigEndian.PutUint64(b[:], n)
+	if _, err := s.log.AppendMarked(s.stream, batch, s.key, b[:]); err != nil {
+		return err
+	}
+	s.appended = n
 	return nil
 }
+
+// OnControl publishes, at the end of a bounded input, what a two-phase
+// sink holds: no later checkpoint would.
+func (s *streamSink) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	if m.Kind != exec.EndOfInput || s.stage == nil {
+		return nil
+	}
+	return s.publishAll()
+}
+
 func (s *streamSink) Close() error { return nil }

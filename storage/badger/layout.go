@@ -105,6 +105,13 @@ const maxBlob = 1 << 40
 // chunk 0, which holds the chunk count and total length, is written last in
 // its own transaction.
 func (db *DB) putBlob(key func(chunk uint32) []byte, data []byte) error {
+	return db.putBlobWith(key, data, nil)
+}
+
+// putBlobWith is putBlob that also runs with, when it is not nil, in the
+// transaction writing chunk 0: its writes happen if and only if the blob
+// is written.
+func (db *DB) putBlobWith(key func(chunk uint32) []byte, data []byte, with func(txn *bdg.Txn) error) error {
 	n := max(1, (len(data)+chunkSize-1)/chunkSize)
 	if n > 1 {
 		wb := db.bdb.NewWriteBatch()
@@ -126,7 +133,14 @@ func (db *DB) putBlob(key func(chunk uint32) []byte, data []byte) error {
 	first = binary.AppendUvarint(first, uint64(n))
 	first = binary.AppendUvarint(first, uint64(len(data)))
 	first = append(first, data[:min(chunkSize, len(data))]...)
-	return db.bdb.Update(func(txn *bdg.Txn) error { return txn.Set(key(0), first) })
+	return db.bdb.Update(func(txn *bdg.Txn) error {
+		if with != nil {
+			if err := with(txn); err != nil {
+				return err
+			}
+		}
+		return txn.Set(key(0), first)
+	})
 }
 
 // blobReader reads blobs that putBlob wrote, reusing one buffer for those

@@ -33,9 +33,18 @@ func (b logBackend) End(stream uint64) (uint64, error) {
 	return end, err
 }
 
-func (b logBackend) Put(stream, seq uint64, frame []byte) error {
+// Put writes the frame's chunk 0 and the mark, if any, in one
+// transaction: until chunk 0 is there, the entry does not exist.
+func (b logBackend) Put(stream, seq uint64, frame []byte, mark *logcore.Mark) error {
+	var with func(txn *bdg.Txn) error
+	if mark != nil {
+		if err := b.db.checkEntry(1+len(mark.Key), mark.Val); err != nil {
+			return wrap("writing", mark.Key, err)
+		}
+		with = func(txn *bdg.Txn) error { return txn.Set(kvKey(mark.Key), mark.Val) }
+	}
 	return b.db.write(func() error {
-		return b.db.putBlob(func(chunk uint32) []byte { return logKey(stream, seq, chunk) }, frame)
+		return b.db.putBlobWith(func(chunk uint32) []byte { return logKey(stream, seq, chunk) }, frame, with)
 	})
 }
 

@@ -20,11 +20,14 @@ func (b logBackend) End(stream uint64) (uint64, error) {
 	return uint64(len(b.d.logs[stream])), nil
 }
 
-func (b logBackend) Put(stream, seq uint64, frame []byte) error {
+func (b logBackend) Put(stream, seq uint64, frame []byte, mark *logcore.Mark) error {
 	b.d.mu.Lock()
 	defer b.d.mu.Unlock()
 	entries := b.d.logs[stream]
 	b.d.logs[stream] = append(entries[:min(seq, uint64(len(entries)))], bytes.Clone(frame))
+	if mark != nil {
+		b.d.kv[string(mark.Key)] = bytes.Clone(mark.Val)
+	}
 	return nil
 }
 

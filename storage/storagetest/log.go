@@ -159,6 +159,28 @@ func runLog(t *testing.T, h Harness) {
 		}
 	})
 
+	t.Run("AppendMarked", func(t *testing.T) {
+		db := open(t, h)
+		b := EventBatch(memory.DefaultAllocator, 0, 50)
+		defer b.Release()
+		if seq, err := db.Log().AppendMarked(7, b, []byte("mark/7"), []byte("one")); seq != 0 || err != nil {
+			t.Fatalf("AppendMarked = %d, %v", seq, err)
+		}
+		big := EventBatch(memory.DefaultAllocator, 50, 100_000) // several chunks in Badger
+		defer big.Release()
+		if seq, err := db.Log().AppendMarked(7, big, []byte("mark/7"), []byte("two")); seq != 1 || err != nil {
+			t.Fatalf("AppendMarked = %d, %v", seq, err)
+		}
+		db = reopen(t, h, db)
+		if end, _ := db.Log().End(7); end != 2 {
+			t.Fatalf("End after reopen = %d, want 2", end)
+		}
+		val, ok, err := db.KV().Get([]byte("mark/7"))
+		if err != nil || !ok || string(val) != "two" {
+			t.Fatalf("the mark after reopen is %q, %v, %v; want two", val, ok, err)
+		}
+	})
+
 	t.Run("LargeBatch", func(t *testing.T) {
 		log := open(t, h).Log()
 		const rows = 100_000

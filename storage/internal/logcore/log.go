@@ -23,13 +23,21 @@ type Backend interface {
 	// write to it.
 	End(stream uint64) (uint64, error)
 	// Put durably stores frame as stream's entry seq, replacing any
-	// leftovers of an earlier failed Put of seq. It must not keep frame.
-	Put(stream, seq uint64, frame []byte) error
+	// leftovers of an earlier failed Put of seq, and, when mark is not nil,
+	// sets the key-value store's mark.Key to mark.Val in the same atomic
+	// write. It must not keep frame or mark.
+	Put(stream, seq uint64, frame []byte, mark *Mark) error
 	// Iter returns an iterator over stream's stored entries with
 	// from <= seq < to, in order.
 	Iter(stream, from, to uint64) Iterator
 	// Drop deletes all of stream's entries.
 	Drop(stream uint64) error
+}
+
+// Mark is a key-value store entry written with a log entry
+// (storage.Log's AppendMarked).
+type Mark struct {
+	Key, Val []byte
 }
 
 // Iterator walks a stream's entries. It is used by one goroutine.
@@ -134,6 +142,16 @@ func (l *Log) stream(id uint64) (*stream, error) {
 
 // Append implements storage.Log.
 func (l *Log) Append(id uint64, batch arrow.RecordBatch) (uint64, error) {
+	return l.append(id, batch, nil)
+}
+
+// AppendMarked implements storage.Log.
+func (l *Log) AppendMarked(id uint64, batch arrow.RecordBatch, key, val []byte) (uint64, error) {
+	return l.append(id, batch, &Mark{Key: key, Val: val})
+}
+
+// append appends batch to stream id, with mark when it is not nil.
+func (l *Log) append(id uint64, batch arrow.RecordBatch, mark *Mark) (uint64, error) {
 	s, err := l.enter(id)
 	if err != nil {
 		return 0, err
@@ -150,7 +168,7 @@ func (l *Log) Append(id uint64, batch arrow.RecordBatch) (uint64, error) {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
 	seq, _, _ := s.state()
-	if err := l.b.Put(id, seq, frame); err != nil {
+	if err := l.b.Put(id, seq, frame, mark); err != nil {
 		return 0, fmt.Errorf("storage: appending to stream %d: %w", id, err)
 	}
 	s.publish(seq+1, false)

@@ -1,0 +1,224 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/storage/badger"
+)
+
+// logRecords returns stream name's log entries, each as its sequence
+// number and rows.
+func logRecords(t *testing.T, e *Engine, name string) []string {
+	t.Helper()
+	obj, ok := e.cat.Get(name)
+	if !ok {
+		t.Fatalf("no stream %s", name)
+	}
+	var out []string
+	_, err := e.db.Log().Read(context.Background(), obj.ID, 0, math.MaxUint64, obj.Schema(), memory.DefaultAllocator,
+		func(seq uint64, b arrow.RecordBatch) error {
+			out = append(out, fmt.Sprintf("%d: %v", seq, b))
+			return nil
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// checkpointAll checkpoints every checkpointed query, as their interval
+// would.
+func checkpointAll(t *testing.T, e *Engine) {
+	t.Helper()
+	if err := e.checkpointQueries(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// insertARows inserts rows k = i%5, x = i-2 for i in [from, to) into a.
+func insertARows(t *testing.T, s *Session, from, to int) {
+	t.Helper()
+	for i := from; i < to; i++ {
+		run(t, s, fmt.Sprintf("INSERT INTO a VALUES (%d, %d), (%d, %d);", i%5, i-2, (i+1)%5, i))
+	}
+}
+
+// derivedTotals is what SELECT k, SUM(y), COUNT(*) over d (y = x * 10
+// for x > 0) gives after insertARows(0, n).
+func derivedTotals(n int) string {
+	sums, counts := map[int]int{}, map[int]int{}
+	for i := range n {
+		for _, r := range [][2]int{{i % 5, i - 2}, {(i + 1) % 5, i}} {
+			if r[1] > 0 {
+				sums[r[0]] += r[1] * 10
+				counts[r[0]]++
+			}
+		}
+	}
+	var lines []string
+	for k, s := range sums {
+		lines = append(lines, fmt.Sprintf("%d | %d | %d", k, s, counts[k]))
+	}
+	return sorted(strings.Join(lines, "\n"))
+}
+
+// TestDerivedStreamResumesExactlyOnce: a checkpointed derived stream's
+// rows reach its log when a checkpoint commits (FLUSH takes one); after a
+// crash its query and the view over it resume from their checkpoints, the
+// log keeps its records (the same sequence numbers and rows) and gains
+// each later row once, and the view holds what an uninterrupted run
+// holds; a clean restart resumes them too.
+func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM a (k INT, x INT);
+		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
+		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
+	insertARows(t, s, 0, 20)
+	run(t, s, "FLUSH;")
+	checkpointAll(t, e) // as the interval would
+	e.mu.Lock()
+	dState, jState := e.queries["d"].state, e.queries["j"].state
+	e.mu.Unlock()
+	if dState == nil || jState == nil {
+		t.Fatalf("d checkpointed: %v, the view over it checkpointed: %v", dState != nil, jState != nil)
+	}
+	before := logRecords(t, e, "d")
+	insertARows(t, s, 20, 30) // not checkpointed: computed again after the crash
+	if got := logRecords(t, e, "d"); !slices.Equal(got, before) {
+		t.Fatalf("rows reached d's log before their checkpoint committed:\n%q\nwant\n%q", got, before)
+	}
+	e, s = crash(t, e, cfg)
+	if got := logRecords(t, e, "d"); len(got) < len(before) || !slices.Equal(got[:len(before)], before) {
+		t.Fatalf("the crash rewrote d's log:\n%q\nbefore it:\n%q", got, before)
+	}
+	res := run(t, s, "SELECT 1;")
+	for _, name := range []string{"stream d resumed", "materialized view j resumed"} {
+		if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, name) }) {
+			t.Errorf("no notice %q in %q", name, res.Notices)
+		}
+	}
+	insertARows(t, s, 30, 40)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(40); got != want {
+		t.Fatalf("after the crash j holds\n%s\nwant\n%s", got, want)
+	}
+	if got, want := text(run(t, s, "SELECT COUNT(*), SUM(y) FROM d;")), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
+		t.Fatalf("d holds %s rows, want %s", got, want)
+	}
+	before = logRecords(t, e, "d")
+	e, s = restart(t, e, cfg)
+	if got := logRecords(t, e, "d"); !slices.Equal(got, before) {
+		t.Fatalf("a clean restart changed d's log:\n%q\nbefore it:\n%q", got, before)
+	}
+	insertARows(t, s, 40, 45)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(45); got != want {
+		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestContinuousInsertResumesExactlyOnce: a checkpointed continuous
+// insert resumes from its checkpoint after a crash and appends each row
+// once, beside the rows INSERT adds to the same stream; SHOW SINKS says
+// exactly-once.
+func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM a (k INT, x INT);
+		CREATE STREAM b (k INT, y INT);
+		INSERT INTO b SELECT k, x * 10 FROM a WHERE x > 0;
+		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM b GROUP BY k;`)
+	if got := text(run(t, s, "SHOW SINKS;")); !strings.Contains(got, "exactly-once") {
+		t.Errorf("SHOW SINKS says\n%s", got)
+	}
+	insertARows(t, s, 0, 20)
+	run(t, s, "FLUSH; INSERT INTO b VALUES (7, 1);")
+	checkpointAll(t, e)
+	e.mu.Lock()
+	var insert *runningQuery
+	for _, q := range e.queries {
+		if _, ok := e.insertTarget(q.obj); ok {
+			insert = q
+		}
+	}
+	e.mu.Unlock()
+	if insert == nil || insert.state == nil {
+		t.Fatal("the continuous insert is not checkpointed")
+	}
+	insertARows(t, s, 20, 30)
+	e, s = crash(t, e, cfg)
+	insertARows(t, s, 30, 40)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, "SELECT * FROM j WHERE k <> 7;"))), derivedTotals(40); got != want {
+		t.Fatalf("after the crash j holds\n%s\nwant\n%s", got, want)
+	}
+	if got, want := text(run(t, s, "SELECT COUNT(*), SUM(y) FROM b WHERE k <> 7;")), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
+		t.Fatalf("b holds %s rows of the insert, want %s", got, want)
+	}
+	e, s = restart(t, e, cfg)
+	insertARows(t, s, 40, 45)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, "SELECT * FROM j WHERE k <> 7;"))), derivedTotals(45); got != want {
+		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestRebuiltDerivedStreamRebuildsReaders: when a derived stream's query
+// is rebuilt from its inputs (its checkpoint is gone), its log is
+// recomputed, and the view reading it, whose checkpoint recorded
+// positions in the old log, is rebuilt too, with a notice.
+func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM a (k INT, x INT);
+		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
+		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
+	insertARows(t, s, 0, 10)
+	run(t, s, "FLUSH;")
+	checkpointAll(t, e)
+	e.mu.Lock()
+	d := e.queries["d"].obj
+	e.mu.Unlock()
+	if err := e.halt(); err != nil {
+		t.Fatal(err)
+	}
+	db, err := badger.Open(cfg.DataDir, badger.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.DropState(stateJob(d.ID)); err != nil { // as a changed plan would
+		t.Fatal(err)
+	}
+	db.Close()
+	e = openEngine(t, cfg)
+	defer e.Close()
+	s = e.NewSession(SessionOptions{})
+	res := run(t, s, "SELECT * FROM j;")
+	if !slices.ContainsFunc(res.Notices, func(n string) bool {
+		return strings.Contains(n, "materialized view j is rebuilt from its inputs: a derived stream it reads was rebuilt")
+	}) {
+		t.Errorf("no notice of j's rebuild in %q", res.Notices)
+	}
+	if got, want := sorted(text(res)), derivedTotals(10); got != want {
+		t.Fatalf("after d's rebuild j holds\n%s\nwant\n%s", got, want)
+	}
+	insertARows(t, s, 10, 15)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(15); got != want {
+		t.Fatalf("j holds\n%s\nwant\n%s", got, want)
+	}
+}
