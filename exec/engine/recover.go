@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec/dataflow"
@@ -28,6 +29,7 @@ const maxFruitless = 3
 // recovery is the engine's record of recoveries.
 type recovery struct {
 	wg   sync.WaitGroup          // the goroutines watching queries; Close waits for them
+	done atomic.Int64            // recoveries started
 	run  sync.Mutex              // held while a recovery runs: one at a time
 	mu   sync.Mutex              // guards last
 	last map[string]recoveryMark // by object name (lower case)
@@ -128,6 +130,7 @@ func (e *Engine) recoverQuery(obj *catalog.Object, job *dataflow.Job, cause erro
 	for i := len(stopped) - 1; i >= 0; i-- { // readers first
 		stopped[i].stop()
 	}
+	e.recovery.done.Add(1)
 	e.notices.add(fmt.Sprintf("%s %s failed (%s): it restarts from its last checkpoint", obj.Kind, obj.Name, firstLine(cause)))
 	for _, o := range restart {
 		if e.ctx.Err() != nil {
