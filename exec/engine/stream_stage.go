@@ -74,6 +74,7 @@ type logStage struct {
 	staged  []stagedBatch // staged by a snapshot, not yet appended, by position
 	done    []uint64      // positions appended since the last snapshot: their entries go
 	bytes   int64         // of pending and staged batches
+	held    int64         // pending and staged batches
 }
 
 // stageBatch keeps batch, to be staged at the next checkpoint.
@@ -85,17 +86,19 @@ func (s *streamSink) stageBatch(batch arrow.RecordBatch) error {
 	st := s.stage
 	st.pending = append(st.pending, stagedBatch{pos: st.next, rows: batch.NumRows(), data: data})
 	st.next += uint64(batch.NumRows())
-	s.addBytes(int64(len(data)))
+	s.addBytes(int64(len(data)), 1)
 	return nil
 }
 
-// addBytes counts n more bytes held (fewer when negative) in the state
-// metrics.
-func (s *streamSink) addBytes(n int64) {
+// addBytes counts n more bytes and batches more batches held (fewer when
+// negative) in the state metrics. Commit calls it from another goroutine
+// than the task's, which owns pending: the counts are kept under mu.
+func (s *streamSink) addBytes(n, batches int64) {
 	st := s.stage
 	st.mu.Lock()
 	st.bytes += n
-	b, k := st.bytes, int64(len(st.staged)+len(st.pending))
+	st.held += batches
+	b, k := st.bytes, st.held
 	st.mu.Unlock()
 	if s.metrics != nil {
 		s.metrics.StateBytes.Store(b)
@@ -182,7 +185,7 @@ func (s *streamSink) appendedStaged(batches []stagedBatch) {
 		freed += int64(len(b.data))
 	}
 	st.mu.Unlock()
-	s.addBytes(-freed)
+	s.addBytes(-freed, -int64(len(batches)))
 }
 
 // appendEncoded appends b, which must start where the writer's appended
@@ -214,7 +217,7 @@ func (s *streamSink) publishAll() error {
 			return err
 		}
 		st.pending = st.pending[1:]
-		s.addBytes(-int64(len(b.data)))
+		s.addBytes(-int64(len(b.data)), -1)
 	}
 	st.pending = nil
 	return nil
