@@ -113,6 +113,11 @@ func (b *stateBackend) commit(muts []statecore.Mutation, epoch uint64) error {
 			return fmt.Errorf("storage: state of job %q, key %s: %w", b.job, shownKey(m.Key), err)
 		}
 	}
+	if b.tooLarge(muts) {
+		// Known to be too large for one transaction: do not build one
+		// only to discard it.
+		return b.commitLarge(muts, epoch)
+	}
 	txn := b.db.bdb.NewTransaction(true)
 	defer txn.Discard()
 	err := b.stage(txn, muts, epoch)
@@ -124,6 +129,22 @@ func (b *stateBackend) commit(muts []statecore.Mutation, epoch uint64) error {
 	}
 	txn.Discard()
 	return b.commitLarge(muts, epoch)
+}
+
+// tooLarge reports whether muts certainly exceed what one Badger
+// transaction takes (its count or its size, each entry counted at least
+// its key and value); a commit it does not call too large may still be.
+func (b *stateBackend) tooLarge(muts []statecore.Mutation) bool {
+	if int64(len(muts))+1 >= b.db.bdb.MaxBatchCount() {
+		return true
+	}
+	size, limit := int64(0), b.db.bdb.MaxBatchSize()
+	for _, m := range muts {
+		if size += int64(len(m.Key) + len(m.Val)); size >= limit {
+			return true
+		}
+	}
+	return false
 }
 
 // stage adds muts and the epoch marker to txn.
