@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -17,6 +18,15 @@ type Measurement struct {
 	CPU time.Duration
 	// PeakRSS is the process's peak resident set size, in bytes.
 	PeakRSS int64
+	// Checkpoints is the number of checkpoints that committed during the
+	// run (the one FLUSH takes at the end included), CheckpointBytes the
+	// bytes of state entries they wrote (keys and values),
+	// CheckpointDurations their durations from the barriers' request to
+	// the commit, and CheckpointsFailed the number that failed.
+	Checkpoints         int
+	CheckpointBytes     int64
+	CheckpointDurations []time.Duration
+	CheckpointsFailed   int
 }
 
 // Figures are a query's results as `eddy bench nexmark --json` prints
@@ -30,11 +40,18 @@ type Figures struct {
 	EventsPerS        float64 `json:"events_per_s"`
 	EventsPerSPerCore float64 `json:"events_per_s_per_core"`
 	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
+	// The checkpoints of a checkpointed run (absent without checkpoints).
+	Checkpoints        int     `json:"checkpoints,omitempty"`
+	CheckpointsFailed  int     `json:"checkpoints_failed,omitempty"`
+	CheckpointBytes    int64   `json:"checkpoint_bytes,omitempty"`
+	CheckpointMedianMs float64 `json:"checkpoint_median_ms,omitempty"`
+	CheckpointMaxMs    float64 `json:"checkpoint_max_ms,omitempty"`
 }
 
 // Compute derives the figures of a measurement: cores is CPU time per
 // second of wall time, events per second per core is events per CPU
-// second. Times are rounded to microseconds, cores to thousandths and
+// second; CheckpointDurations gives the median and the longest checkpoint
+// (it must be sorted). Times are rounded to microseconds, cores to thousandths and
 // rates to whole events, which is finer than a run can be repeated. A
 // zero time gives zero for the rates that divide by it, never an infinity.
 func Compute(query string, m Measurement) Figures {
@@ -52,6 +69,11 @@ func Compute(query string, m Measurement) Figures {
 	}
 	if cpu > 0 {
 		f.EventsPerSPerCore = math.Round(float64(m.Events) / cpu)
+	}
+	f.Checkpoints, f.CheckpointsFailed, f.CheckpointBytes = m.Checkpoints, m.CheckpointsFailed, m.CheckpointBytes
+	if d := m.CheckpointDurations; len(d) > 0 {
+		ms := func(x time.Duration) float64 { return round(x.Seconds()*1e3, 1e3) }
+		f.CheckpointMedianMs, f.CheckpointMaxMs = ms(d[len(d)/2]), ms(slices.Max(d))
 	}
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -38,20 +39,33 @@ func Describe(c Config) []string {
 	if c.Rate > 0 {
 		rate = "throttled to " + humanRate(c.Rate) + " events/s"
 	}
+	state := "state in memory, no checkpoints"
+	switch {
+	case c.CheckpointInterval > 0:
+		state = "checkpoints every " + c.CheckpointInterval.String() + " into a Badger data directory"
+	case c.OnDisk:
+		state = "a Badger data directory, no checkpoints"
+	}
 	return []string{
 		fmt.Sprintf("nexmark: %s events per query (event times 0.1 ms apart), parallelism %d, generator in process and %s,",
 			groupThousands(c.Events), c.parallelism(), rate),
-		"blackhole sinks, each query in its own process; cores = CPU s / wall s, events/s/core = events / CPU s.",
+		"blackhole sinks, each query in its own process, " + state + ";",
+		"cores = CPU s / wall s, events/s/core = events / CPU s.",
 		"baseline: " + BaselineDescription + "; (×) = ratio to the baseline.",
 	}
 }
 
-// tableHeader names the table's columns.
-var tableHeader = []string{"query", "events", "wall s", "cpu s", "cores", "events/s", "events/s/core", "peak RSS"}
+// tableHeader names the table's columns; checkpointHeader those added
+// when a run took checkpoints.
+var (
+	tableHeader      = []string{"query", "events", "wall s", "cpu s", "cores", "events/s", "events/s/core", "peak RSS"}
+	checkpointHeader = []string{"checkpoints", "written", "median ms", "max ms"}
+)
 
 // WriteTable writes the outcomes as an aligned table, the baseline (the
 // outcome named BaselineName, if any) first, every other figure followed by
 // its ratio to the baseline's, and a line per query that could not run.
+// When a run took checkpoints, columns for them follow.
 func WriteTable(w io.Writer, outcomes []Outcome) error {
 	var base *Figures
 	for i := range outcomes {
@@ -59,7 +73,15 @@ func WriteTable(w io.Writer, outcomes []Outcome) error {
 			base = &outcomes[i].Figures
 		}
 	}
-	rows := [][]string{tableHeader}
+	checkpointed := false
+	for _, o := range outcomes {
+		checkpointed = checkpointed || o.Err == nil && o.Figures.Checkpoints+o.Figures.CheckpointsFailed > 0
+	}
+	header := tableHeader
+	if checkpointed {
+		header = append(slices.Clip(header), checkpointHeader...)
+	}
+	rows := [][]string{header}
 	var failed []Outcome
 	var order []int // for each outcome, its row, or -1 when it failed
 	for _, o := range outcomes {
@@ -69,9 +91,13 @@ func WriteTable(w io.Writer, outcomes []Outcome) error {
 			continue
 		}
 		order = append(order, len(rows))
-		rows = append(rows, tableRow(o.Figures, base))
+		row := tableRow(o.Figures, base)
+		if checkpointed {
+			row = append(row, checkpointCells(o.Figures)...)
+		}
+		rows = append(rows, row)
 	}
-	widths := make([]int, len(tableHeader))
+	widths := make([]int, len(header))
 	for _, r := range rows {
 		for i, cell := range r {
 			widths[i] = max(widths[i], utf8.RuneCountInString(cell))
@@ -116,6 +142,18 @@ func tableRow(f Figures, base *Figures) []string {
 		row[2+i] += " " + ratioText(x)
 	}
 	return row
+}
+
+// checkpointCells formats a run's checkpoints: how many committed (and
+// failed, if any), the bytes they wrote, their median and longest
+// duration.
+func checkpointCells(f Figures) []string {
+	n := strconv.Itoa(f.Checkpoints)
+	if f.CheckpointsFailed > 0 {
+		n += fmt.Sprintf(" (%d failed)", f.CheckpointsFailed)
+	}
+	return []string{n, humanBytes(f.CheckpointBytes),
+		strconv.FormatFloat(f.CheckpointMedianMs, 'f', 1, 64), strconv.FormatFloat(f.CheckpointMaxMs, 'f', 1, 64)}
 }
 
 // writeRow writes the cells of a row, the first left-aligned and the

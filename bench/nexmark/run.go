@@ -29,12 +29,16 @@ type Progress struct {
 const progressInterval = 500 * time.Millisecond
 
 // RunOne runs query q to completion in this process and measures it: it
-// opens an in-memory engine, creates the streams (StreamDDL), runs q's
-// statements and then FLUSH, and times the span from just before q's first
-// statement to just after FLUSH returns. onProgress (may be nil) is called
-// from another goroutine while the query runs, and never after RunOne
-// returns. The CPU time and peak RSS are the whole process's, so they are
-// q's own only when nothing else runs in the process.
+// opens an engine (in memory, or on a data directory in a scratch
+// directory when c says so, checkpointing every c.CheckpointInterval),
+// creates the streams (StreamDDL), runs q's statements and then FLUSH,
+// and times the span from just before q's first statement to just after
+// FLUSH returns. onProgress (may be nil) is called from another goroutine
+// while the query runs, and never after RunOne returns. The checkpoints
+// committed from q's first statement to the end of FLUSH (which takes one
+// of its own) are counted from SHOW CHECKPOINTS. The CPU time and peak
+// RSS are the whole process's, so they are q's own only when nothing else
+// runs in the process.
 func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (Figures, error) {
 	if err := c.Validate(); err != nil {
 		return Figures{}, err
@@ -51,7 +55,11 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	if err := copyDataFiles(c.Dir, scratch); err != nil {
 		return Figures{}, err
 	}
-	eng, err := engine.Open(ctx, engine.Config{FileRoot: scratch, Parallelism: c.parallelism()})
+	cfg := engine.Config{FileRoot: scratch, Parallelism: c.parallelism(), CheckpointInterval: c.CheckpointInterval}
+	if c.onDisk() {
+		cfg.DataDir = filepath.Join(scratch, "data")
+	}
+	eng, err := engine.Open(ctx, cfg)
 	if err != nil {
 		return Figures{}, fmt.Errorf("opening the engine: %w", err)
 	}
@@ -70,6 +78,11 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	start := time.Now()
 	stop := pollProgress(eng, start, onProgress)
 	defer stop()
+	ckpts, stopCkpts := (*checkpointLog)(nil), func() {}
+	if c.CheckpointInterval > 0 {
+		ckpts, stopCkpts = watchCheckpoints(eng)
+		defer stopCkpts()
+	}
 	cpu0, _, err := usage()
 	if err != nil {
 		return Figures{}, err
@@ -88,11 +101,18 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 		return Figures{}, err
 	}
 	stop()
+	stopCkpts()
 
 	if err := checkQueries(ctx, sess); err != nil {
 		return Figures{}, queryError(q, err)
 	}
-	return Compute(q.Name, Measurement{Events: c.Events, Wall: wall, CPU: cpu1 - cpu0, PeakRSS: rss}), nil
+	m := Measurement{Events: c.Events, Wall: wall, CPU: cpu1 - cpu0, PeakRSS: rss}
+	if ckpts != nil {
+		if m.Checkpoints, m.CheckpointBytes, m.CheckpointDurations, m.CheckpointsFailed, err = ckpts.figures(); err != nil {
+			return Figures{}, fmt.Errorf("reading the checkpoints: %w", err)
+		}
+	}
+	return Compute(q.Name, m), nil
 }
 
 // queryError names the query (its file) in err.

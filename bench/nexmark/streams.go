@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"time"
 
 	nexgen "github.com/eddysql/eddy/exec/connector/nexmark"
 )
@@ -24,6 +25,14 @@ type Config struct {
 	// q13's side input) are copied into the scratch directory each query
 	// runs in, where relative connector paths resolve.
 	Dir string
+	// CheckpointInterval checkpoints the query's job this often into a
+	// state store in the engine's data directory (0: no checkpoints). It
+	// implies OnDisk.
+	CheckpointInterval time.Duration
+	// OnDisk runs the engine on a data directory (Badger) in the query's
+	// scratch directory rather than in memory: the baseline to compare
+	// checkpointed runs with.
+	OnDisk bool
 }
 
 // DefaultEvents is the default length of a run: 10 million events, a tenth
@@ -47,6 +56,9 @@ func (c Config) parallelism() int {
 	return runtime.NumCPU()
 }
 
+// onDisk reports whether queries run on a data directory.
+func (c Config) onDisk() bool { return c.OnDisk || c.CheckpointInterval > 0 }
+
 // Validate reports what is wrong with c, if anything.
 func (c Config) Validate() error {
 	if c.Events < 1 || c.Events > nexgen.MaxEvents {
@@ -57,6 +69,9 @@ func (c Config) Validate() error {
 	}
 	if c.Rate < 0 || c.Rate > float64(nexgen.MaxRate) {
 		return fmt.Errorf("rate must be from 0 (unthrottled) to %d events/s, got %g", nexgen.MaxRate, c.Rate)
+	}
+	if c.CheckpointInterval < 0 {
+		return fmt.Errorf("checkpoint interval must not be negative, got %s", c.CheckpointInterval)
 	}
 	return nil
 }

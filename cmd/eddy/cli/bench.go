@@ -10,6 +10,7 @@ import (
 	"os/signal"
 	"runtime"
 	"strconv"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -37,6 +38,10 @@ type benchFlags struct {
 	rate    float64
 	dir     string
 	child   string // hidden: run this one query and report it as JSON lines
+	// checkpoint is the checkpoint interval (0: none); disk runs the
+	// engine on a data directory without checkpoints, their baseline.
+	checkpoint time.Duration
+	disk       bool
 }
 
 // benchCommand is `eddy bench`, the parent of the benchmarks.
@@ -54,7 +59,7 @@ func (a *app) benchCommand() *cobra.Command {
 func (a *app) benchNexmarkCommand() *cobra.Command {
 	var f benchFlags
 	cmd := &cobra.Command{
-		Use:   "nexmark [--events N] [--queries q0,q5,...|all] [--parallelism P] [--json] [--rate R]",
+		Use:   "nexmark [--events N] [--queries q0,q5,...|all] [--parallelism P] [--json] [--rate R] [--checkpoint-interval D | --disk]",
 		Short: "Run the Nexmark queries over the built-in generator and measure them",
 		Long: `Run the Nexmark queries (testdata/nexmark/qN.sql) over the built-in nexmark
 generator into blackhole sinks, each to the end of a bounded run of --events
@@ -66,6 +71,17 @@ aligned table, or with --json as one JSON object per line per query
 (fields query, events, wall_s, cpu_s, cores, events_per_s,
 events_per_s_per_core, peak_rss_bytes; a query that cannot run has query and
 error instead). Progress goes to standard error.
+
+By default the engine keeps everything in memory and takes no checkpoints.
+With --checkpoint-interval D each query's engine runs on a data directory
+(Badger, in the query's scratch directory, deleted afterwards) and its job
+is checkpointed every D into a state store there, as a view's or a sink's
+query is in eddy; the report adds the checkpoints that committed during the
+run (FLUSH at the end takes one more), the bytes of state they wrote, and
+their median and longest duration (fields checkpoints, checkpoint_bytes,
+checkpoint_median_ms, checkpoint_max_ms, and checkpoints_failed if any
+failed). --disk runs on such a data directory without checkpoints: the
+baseline to compare a checkpointed run with.
 
 A query eddy cannot run yet is reported with its error and the others still
 run; the exit status is 1 only when the run itself fails (the baseline, or
@@ -81,6 +97,8 @@ writing the report).`,
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per line per query instead of a table")
 	fl.Float64Var(&f.rate, "rate", 0, "throttle the generator to this many events/s (0: unthrottled)")
 	fl.StringVar(&f.dir, "dir", "", "directory of the query files (default: testdata/nexmark of the checkout holding the working directory)")
+	fl.DurationVar(&f.checkpoint, "checkpoint-interval", 0, "checkpoint each query's job this often into a state store on disk (0: no checkpoints)")
+	fl.BoolVar(&f.disk, "disk", false, "run each query's engine on a data directory on disk, without checkpoints unless --checkpoint-interval says")
 	fl.StringVar(&f.child, "child", "", "run one query in this process and report it as JSON lines (used by the bench itself)")
 	_ = fl.MarkHidden("child") // the flag exists: MarkHidden cannot fail
 	return cmd
@@ -93,6 +111,9 @@ func (a *app) benchConfig(f benchFlags) (nexmark.Config, error) {
 	}
 	if f.rate < 0 {
 		return nexmark.Config{}, usagef("--rate must not be negative, got %g", f.rate)
+	}
+	if f.checkpoint < 0 {
+		return nexmark.Config{}, usagef("--checkpoint-interval must not be negative, got %s", f.checkpoint)
 	}
 	p := a.opts.parallelism
 	if p == 0 {
@@ -108,7 +129,7 @@ func (a *app) benchConfig(f benchFlags) (nexmark.Config, error) {
 			return nexmark.Config{}, &usageError{err}
 		}
 	}
-	c := nexmark.Config{Events: f.events, Parallelism: p, Rate: f.rate, Dir: dir}
+	c := nexmark.Config{Events: f.events, Parallelism: p, Rate: f.rate, Dir: dir, CheckpointInterval: f.checkpoint, OnDisk: f.disk}
 	if err := c.Validate(); err != nil {
 		return nexmark.Config{}, &usageError{err}
 	}
@@ -148,7 +169,8 @@ func (a *app) benchNexmark(ctx context.Context, f benchFlags) error {
 		Command: func(ctx context.Context, query string) *exec.Cmd {
 			args := append(append([]string(nil), self[1:]...), "--parallelism", strconv.Itoa(c.Parallelism),
 				"bench", "nexmark", "--child", query, "--dir", c.Dir,
-				"--events", strconv.FormatInt(c.Events, 10), "--rate", strconv.FormatFloat(c.Rate, 'g', -1, 64))
+				"--events", strconv.FormatInt(c.Events, 10), "--rate", strconv.FormatFloat(c.Rate, 'g', -1, 64),
+				"--checkpoint-interval", c.CheckpointInterval.String(), "--disk="+strconv.FormatBool(c.OnDisk))
 			return exec.CommandContext(ctx, self[0], args...)
 		},
 	})

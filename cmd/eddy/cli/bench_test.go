@@ -55,6 +55,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"--events", "0"}, "--events must be at least 1"},
 		{[]string{"--events", "many"}, "invalid argument"},
 		{[]string{"--rate", "-5"}, "--rate must not be negative"},
+		{[]string{"--checkpoint-interval", "-1s"}, "--checkpoint-interval must not be negative"},
 		{[]string{"--queries", "q0,bid"}, `"bid" is not a query name`},
 		{[]string{"--queries", ""}, "no queries"},
 		{[]string{"--queries", "q0,q99"}, "no query q99"},
@@ -120,5 +121,36 @@ func TestBenchNexmarkTable(t *testing.T) {
 	code, out, errOut := runBench(t, "--events", "20000", "--queries", "q2")
 	if code != exitOK || !strings.Contains(out, "\nbaseline ") || !strings.Contains(out, "\nq2 ") || !strings.HasSuffix(out, "1 of 1 queries ran.\n") {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+}
+
+// TestBenchNexmarkCheckpoints runs a query checkpointed every millisecond
+// into a data directory: its JSON line counts the checkpoints that
+// committed and their durations (q0 is stateless: its checkpoints write
+// its sources' positions, which are not operator state, so no bytes).
+func TestBenchNexmarkCheckpoints(t *testing.T) {
+	useTestBinaryAsEddy(t)
+	code, out, errOut := runBench(t, "--events", "1000000", "--queries", "q0", "--parallelism", "2", "--json", "--checkpoint-interval", "1ms")
+	if code != exitOK {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines (baseline, q0), got:\n%s\nstderr:\n%s", out, errOut)
+	}
+	var f struct {
+		Query           string  `json:"query"`
+		Checkpoints     int     `json:"checkpoints"`
+		CheckpointBytes int64   `json:"checkpoint_bytes"`
+		MaxMs           float64 `json:"checkpoint_max_ms"`
+	}
+	if err := json.Unmarshal([]byte(lines[1]), &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Query != "q0" || f.Checkpoints < 1 || f.CheckpointBytes != 0 || f.MaxMs <= 0 {
+		t.Errorf("q0 checkpointed every millisecond: %s", lines[1])
+	}
+	if !strings.Contains(errOut, "checkpoints every 1ms into a Badger data directory") {
+		t.Errorf("description:\n%s", errOut)
 	}
 }
