@@ -176,77 +176,19 @@ func checkpointSteps(tc checkpointCase, r *rand.Rand) []exectest.Step {
 
 // checkRestore runs steps through an aggregate of cfg, snapshotting it
 // after three of the first two thirds (so that the state holds the sum of
-// incremental deltas), then restores the last snapshot into 1, 2 and 3
-// instances (a global aggregate into one), each owning its key groups and
-// fed the rest of the rows the exchange routes to it: at every step, the
-// union of their outputs is the uninterrupted run's, and so is the final
-// integral.
+// incremental deltas; the last follows a watermark when there are some,
+// so that the restored instances see rows before a watermark, some late),
+// and checks with exectest.CheckRestore that instances restored from the
+// last snapshot at parallelism 1, 2 and 3 (a global aggregate's at 1)
+// continue the uninterrupted run.
 func checkRestore(t *testing.T, cfg HashConfig, steps []exectest.Step) {
 	t.Helper()
-	alloc := exectest.Alloc(t)
-	state := exectest.NewState()
-	// The last snapshot follows a watermark when there are some, so that
-	// the restored instances see rows before a watermark, some late.
 	cut := 2*len(steps)/3 - 1
-	u := NewHashAgg(cfg)
-	ref := &recording{Operator: u, keyCols: len(cfg.GroupKeys), out: newCollector(t, cfg)}
-	refSteps := slices.Clone(steps)
-	for k := range refSteps {
-		refSteps[k].AnyOut = true
-		if k == cut/3 || k == 2*cut/3 || k == cut {
-			epoch := uint64(k)
-			refSteps[k].Check = func(t *testing.T) { state.Snapshot(t, u, epoch) }
-		}
-	}
-	(&exectest.Runner{Op: ref, Env: exec.NewTestEnv(alloc), Out: newCollector(t, cfg)}).Run(t, refSteps)
-
-	ps := []int{1, 2, 3}
-	if len(cfg.GroupKeys) == 0 {
-		ps = ps[:1]
-	}
-	for _, p := range ps {
-		out := newCollector(t, cfg)
-		prefix := slices.Clone(steps[:cut+1])
-		for k := range prefix {
-			prefix[k].AnyOut = true
-		}
-		(&exectest.Runner{Op: NewHashAgg(cfg), Env: exec.NewTestEnv(alloc), Out: out}).Run(t, prefix)
-		got := make([][]string, len(steps))
-		for i := range p {
-			env := exec.NewTestEnv(alloc)
-			env.Parallelism, env.KeyGroups = p, exec.KeyGroupsOf(i, p)
-			inst := &recording{Operator: &restoring{HashAgg: NewHashAgg(cfg), state: state, groups: env.KeyGroups},
-				keyCols: len(cfg.GroupKeys), out: out}
-			var isteps []exectest.Step
-			var ks []int
-			for k := cut + 1; k < len(steps); k++ {
-				st := exectest.Step{Ctl: steps[k].Ctl, AnyOut: true}
-				if st.Ctl == nil {
-					text, ok := routed(t, cfg, steps[k].In, i, p)
-					if !ok {
-						continue
-					}
-					st.In = text
-				}
-				isteps = append(isteps, st)
-				ks = append(ks, k)
-			}
-			(&exectest.Runner{Op: inst, Env: env, Out: newCollector(t, cfg)}).Run(t, isteps)
-			for j, k := range ks {
-				got[k] = append(got[k], inst.lines[j]...)
-			}
-		}
-		for k := cut + 1; k < len(steps); k++ {
-			want := slices.Clone(ref.lines[k])
-			slices.Sort(want)
-			slices.Sort(got[k])
-			if !slices.Equal(got[k], want) {
-				t.Fatalf("p=%d step %d: restored instances emitted\n%s\nuninterrupted\n%s", p, k,
-					strings.Join(got[k], "\n"), strings.Join(want, "\n"))
-			}
-		}
-		if g, w := strings.Join(out.Rows(), "\n"), strings.Join(ref.out.Rows(), "\n"); g != w {
-			t.Fatalf("p=%d: integrated output\n%s\nuninterrupted\n%s", p, g, w)
-		}
-	}
+	exectest.CheckRestore(t, exectest.Restore{
+		New:       func() exec.Operator { return NewHashAgg(cfg) },
+		Steps:     steps,
+		Keys:      cfg.GroupKeys,
+		Snapshots: []int{cut / 3, 2 * cut / 3, cut},
+		Options:   exectest.CollectorOptions{KeyCols: len(cfg.GroupKeys), Global: len(cfg.GroupKeys) == 0},
+	})
 }

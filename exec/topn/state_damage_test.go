@@ -1,10 +1,7 @@
 package topn
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"testing"
 
@@ -19,81 +16,50 @@ import (
 // with an error of the Top-N wrapping ordtree.ErrDamaged, and that a
 // snapshot or a restore before Open fails instead of panicking.
 func TestRestoreRefusesDamagedState(t *testing.T) {
-	ctx := context.Background()
 	for _, dedup := range []bool{false, true} {
-		cfg := testConfig(t, "bigint varchar double", []int{0}, "2 desc", 1, false, dedup)
-		op, err := New(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := op.Snapshot(ctx, 1, exectest.NewState()); err == nil {
-			t.Fatal("snapshot before Open succeeded")
-		}
-		if err := op.Restore(ctx, exectest.NewState(), exec.KeyGroupsOf(0, 1)); err == nil {
-			t.Fatal("restore before Open succeeded")
-		}
-		alloc := exectest.Alloc(t)
-		state := exectest.NewState()
-		(&exectest.Runner{Op: op, Env: exec.NewTestEnv(alloc), Out: newCollector(t)}).Run(t, []exectest.Step{{
-			In: "bigint varchar double\n+I 1 a 1.5\n+I 2 b 2.5\n+I 3 c 3.5", AnyOut: true,
-			Check: func(t *testing.T) { state.Snapshot(t, op, 1) },
-		}})
-		var g int
-		var key string
-		for g = range state.Entries {
-			for key = range state.Entries[g] {
-				break
-			}
-		}
-		good := state.Entries[g][key]
-		part, sort, err := ordtree.SplitEntryKey([]byte(key))
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, tc := range []struct {
-			name string
-			edit func()
-		}{
-			{"truncated key", func() { state.Entries[g][key[:len(key)-1]] = good; delete(state.Entries[g], key) }},
-			{"bad partition length", func() { state.Entries[g]["\x7f"+key[1:]] = good; delete(state.Entries[g], key) }},
-			{"sort key of another type", func() {
-				k := ordtree.AppendEntryKey(nil, string(part), string(part)+string(sort[len(sort)-9:]))
-				state.Entries[g][string(k)] = good
-				delete(state.Entries[g], key)
-			}},
-			{"zero copies", func() { state.Entries[g][key] = []byte{0} }},
-			{"no count", func() { state.Entries[g][key] = nil }},
-			{"trailing", func() { state.Entries[g][key] = append(slices.Clone(good), 7) }},
-			{"two copies", func() { state.Entries[g][key] = []byte{2} }},
-			{"a second row", func() {
-				k := ordtree.AppendEntryKey(nil, string(part), string(sort[:len(sort)-1])+"\x00")
-				state.Entries[g][string(k)] = good
-			}},
-		} {
-			t.Run(fmt.Sprintf("dedup=%v/%s", dedup, tc.name), func(t *testing.T) {
-				old := maps.Clone(state.Entries[g])
-				defer func() { state.Entries[g] = old }()
-				tc.edit()
-				r, err := New(cfg)
+		t.Run(fmt.Sprintf("dedup=%v", dedup), func(t *testing.T) {
+			cfg := testConfig(t, "bigint varchar double", []int{0}, "2 desc", 1, false, dedup)
+			newOp := func() exec.Operator {
+				op, err := New(cfg)
 				if err != nil {
 					t.Fatal(err)
 				}
-				if err := r.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-					t.Fatal(err)
-				}
-				defer r.Close()
-				err = r.Restore(ctx, state, exec.KeyGroupsOf(0, 1))
-				if tc.name == "two copies" && !dedup {
-					if err != nil {
-						t.Fatalf("two copies of a row: %v", err)
-					}
-					return
-				}
-				if !errors.Is(err, ordtree.ErrDamaged) || !errors.Is(err, errRestore) {
-					t.Fatalf("got %v, want an error of the Top-N wrapping ordtree.ErrDamaged", err)
-				}
-			})
-		}
+				return op
+			}
+			op := newOp()
+			state := exectest.NewState()
+			(&exectest.Runner{Op: op, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t)}).Run(t, []exectest.Step{{
+				In: "bigint varchar double\n+I 1 a 1.5\n+I 2 b 2.5\n+I 3 c 3.5", AnyOut: true,
+				Check: func(t *testing.T) { state.Snapshot(t, op.(*Operator), 1) },
+			}})
+			g, key, good := state.Any()
+			part, sort, err := ordtree.SplitEntryKey([]byte(key))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rekey := func(s *exectest.State, k []byte) { s.Entries[g][string(k)] = good; delete(s.Entries[g], key) }
+			damages := []exectest.Damage{
+				{Name: "truncated key", Edit: func(s *exectest.State) { rekey(s, []byte(key[:len(key)-1])) }},
+				{Name: "bad partition length", Edit: func(s *exectest.State) { rekey(s, []byte("\x7f"+key[1:])) }},
+				{Name: "sort key of another type", Edit: func(s *exectest.State) {
+					rekey(s, ordtree.AppendEntryKey(nil, string(part), string(part)+string(sort[len(sort)-9:])))
+				}},
+				{Name: "zero copies", Edit: func(s *exectest.State) { s.Entries[g][key] = []byte{0} }},
+				{Name: "no count", Edit: func(s *exectest.State) { s.Entries[g][key] = nil }},
+				{Name: "trailing", Edit: func(s *exectest.State) { s.Entries[g][key] = append(slices.Clone(good), 7) }},
+				// Two copies of a row are no damage but in a de-duplicated
+				// partition.
+				{Name: "two copies", Edit: func(s *exectest.State) { s.Entries[g][key] = []byte{2} }, OK: !dedup},
+				{Name: "a second row", Edit: func(s *exectest.State) {
+					k := ordtree.AppendEntryKey(nil, string(part), string(sort[:len(sort)-1])+"\x00")
+					s.Entries[g][string(k)] = good
+				}},
+			}
+			for i := range damages {
+				damages[i].Want = ordtree.ErrDamaged
+			}
+			exectest.CheckDamaged(t, exectest.Damaged{New: newOp, State: state, Damages: damages, Wrap: errRestore})
+		})
 	}
 }
 
