@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -34,15 +32,6 @@ func logRecords(t *testing.T, e *Engine, name string) []string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// checkpointAll checkpoints every checkpointed query, as their interval
-// would.
-func checkpointAll(t *testing.T, e *Engine) {
-	t.Helper()
-	if err := e.checkpointQueries(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // insertARows inserts rows k = i%5, x = i-2 for i in [from, to) into a.
@@ -79,9 +68,7 @@ func derivedTotals(n int) string {
 // each later row once, and the view holds what an uninterrupted run
 // holds; a clean restart resumes them too.
 func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
-	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM a (k INT, x INT);
 		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
 		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
@@ -104,11 +91,8 @@ func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
 		t.Fatalf("the crash rewrote d's log:\n%q\nbefore it:\n%q", got, before)
 	}
 	res := run(t, s, "SELECT 1;")
-	for _, name := range []string{"stream d resumed", "materialized view j resumed"} {
-		if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, name) }) {
-			t.Errorf("no notice %q in %q", name, res.Notices)
-		}
-	}
+	wantNotice(t, res, "stream d resumed")
+	wantNotice(t, res, "materialized view j resumed")
 	insertARows(t, s, 30, 40)
 	run(t, s, "FLUSH;")
 	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(40); got != want {
@@ -134,9 +118,7 @@ func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
 // once, beside the rows INSERT adds to the same stream; SHOW SINKS says
 // exactly-once.
 func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
-	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM a (k INT, x INT);
 		CREATE STREAM b (k INT, y INT);
 		INSERT INTO b SELECT k, x * 10 FROM a WHERE x > 0;
@@ -181,18 +163,14 @@ func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
 // recomputed, and the view reading it, whose checkpoint recorded
 // positions in the old log, is rebuilt too, with a notice.
 func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
-	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 1)
 	run(t, s, `CREATE STREAM a (k INT, x INT);
 		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
 		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
 	insertARows(t, s, 0, 10)
 	run(t, s, "FLUSH;")
 	checkpointAll(t, e)
-	e.mu.Lock()
-	d := e.queries["d"].obj
-	e.mu.Unlock()
+	d := query(e, "d").obj
 	if err := e.halt(); err != nil {
 		t.Fatal(err)
 	}
@@ -208,11 +186,7 @@ func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
 	defer e.Close()
 	s = e.NewSession(SessionOptions{})
 	res := run(t, s, "SELECT * FROM j;")
-	if !slices.ContainsFunc(res.Notices, func(n string) bool {
-		return strings.Contains(n, "materialized view j is rebuilt from its inputs: a derived stream it reads was rebuilt")
-	}) {
-		t.Errorf("no notice of j's rebuild in %q", res.Notices)
-	}
+	wantNotice(t, res, "materialized view j is rebuilt from its inputs: a derived stream it reads was rebuilt")
 	if got, want := sorted(text(res)), derivedTotals(10); got != want {
 		t.Fatalf("after d's rebuild j holds\n%s\nwant\n%s", got, want)
 	}
