@@ -61,6 +61,26 @@ func derivedTotals(n int) string {
 	return sorted(strings.Join(lines, "\n"))
 }
 
+// insertAndCheck inserts insertARows(from, to) into a, flushes, and checks
+// that the rows of j that selectJ selects are derivedTotals(to).
+func insertAndCheck(t *testing.T, s *Session, from, to int, selectJ, when string) {
+	t.Helper()
+	insertARows(t, s, from, to)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, selectJ))), derivedTotals(to); got != want {
+		t.Fatalf("%s j holds\n%s\nwant\n%s", when, got, want)
+	}
+}
+
+// wantAppended checks that selectOut, the count and sum of y over the rows
+// appended from a, gives what a's rows with x > 0 give.
+func wantAppended(t *testing.T, s *Session, selectOut string) {
+	t.Helper()
+	if got, want := text(run(t, s, selectOut)), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
+		t.Fatalf("%s gives %s, want %s", selectOut, got, want)
+	}
+}
+
 // TestDerivedStreamResumesExactlyOnce: a checkpointed derived stream's
 // rows reach its log when a checkpoint commits (FLUSH takes one); after a
 // crash its query and the view over it resume from their checkpoints, the
@@ -93,24 +113,14 @@ func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
 	res := run(t, s, "SELECT 1;")
 	wantNotice(t, res, "stream d resumed")
 	wantNotice(t, res, "materialized view j resumed")
-	insertARows(t, s, 30, 40)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(40); got != want {
-		t.Fatalf("after the crash j holds\n%s\nwant\n%s", got, want)
-	}
-	if got, want := text(run(t, s, "SELECT COUNT(*), SUM(y) FROM d;")), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
-		t.Fatalf("d holds %s rows, want %s", got, want)
-	}
+	insertAndCheck(t, s, 30, 40, "SELECT * FROM j;", "after the crash")
+	wantAppended(t, s, "SELECT COUNT(*), SUM(y) FROM d;")
 	before = logRecords(t, e, "d")
 	e, s = restart(t, e, cfg)
 	if got := logRecords(t, e, "d"); !slices.Equal(got, before) {
 		t.Fatalf("a clean restart changed d's log:\n%q\nbefore it:\n%q", got, before)
 	}
-	insertARows(t, s, 40, 45)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(45); got != want {
-		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
-	}
+	insertAndCheck(t, s, 40, 45, "SELECT * FROM j;", "after the restart")
 }
 
 // TestContinuousInsertResumesExactlyOnce: a checkpointed continuous
@@ -142,20 +152,10 @@ func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
 	}
 	insertARows(t, s, 20, 30)
 	e, s = crash(t, e, cfg)
-	insertARows(t, s, 30, 40)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j WHERE k <> 7;"))), derivedTotals(40); got != want {
-		t.Fatalf("after the crash j holds\n%s\nwant\n%s", got, want)
-	}
-	if got, want := text(run(t, s, "SELECT COUNT(*), SUM(y) FROM b WHERE k <> 7;")), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
-		t.Fatalf("b holds %s rows of the insert, want %s", got, want)
-	}
-	e, s = restart(t, e, cfg)
-	insertARows(t, s, 40, 45)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j WHERE k <> 7;"))), derivedTotals(45); got != want {
-		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
-	}
+	insertAndCheck(t, s, 30, 40, "SELECT * FROM j WHERE k <> 7;", "after the crash")
+	wantAppended(t, s, "SELECT COUNT(*), SUM(y) FROM b WHERE k <> 7;")
+	_, s = restart(t, e, cfg)
+	insertAndCheck(t, s, 40, 45, "SELECT * FROM j WHERE k <> 7;", "after the restart")
 }
 
 // TestRebuiltDerivedStreamRebuildsReaders: when a derived stream's query
@@ -190,9 +190,5 @@ func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
 	if got, want := sorted(text(res)), derivedTotals(10); got != want {
 		t.Fatalf("after d's rebuild j holds\n%s\nwant\n%s", got, want)
 	}
-	insertARows(t, s, 10, 15)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(15); got != want {
-		t.Fatalf("j holds\n%s\nwant\n%s", got, want)
-	}
+	insertAndCheck(t, s, 10, 15, "SELECT * FROM j;", "after more rows")
 }
