@@ -32,6 +32,19 @@ func (r *restoring) Open(ctx context.Context, env *exec.Env) error {
 	return r.Operator.(exec.Stateful).Restore(ctx, r.state, env.KeyGroups)
 }
 
+// Maker returns a function that returns the operator newOp returns,
+// failing t on an error: the New of a Restore or Damaged for a
+// constructor that can fail.
+func Maker[O exec.Operator](t testing.TB, newOp func() (O, error)) func() exec.Operator {
+	return func() exec.Operator {
+		op, err := newOp()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return op
+	}
+}
+
 // Feed has op, opened, process the chunk text on input 0, releasing the
 // chunks it emits, and fails t on an error.
 func Feed(t testing.TB, op exec.Operator, alloc memory.Allocator, text string) {

@@ -50,13 +50,7 @@ func TestRestoreContinuesTheRun(t *testing.T) {
 				}
 				snaps = append(snaps, 18+rng.Intn(6))
 				exectest.CheckRestore(t, exectest.Restore{
-					New: func() exec.Operator {
-						op, err := New(cfg)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return op
-					},
+					New:   exectest.Maker(t, func() (*Agg, error) { return New(cfg) }),
 					Steps: steps, Keys: part, Snapshots: snaps,
 					Options: exectest.CollectorOptions{Minimal: true, Exact: true},
 				})
@@ -152,10 +146,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	key, other := keys[0], keys[1]
 	good := state.Entries[g][key]
 	exectest.CheckDamaged(t, exectest.Damaged{
-		New: func() exec.Operator {
-			r, _ := New(cfg)
-			return r
-		},
+		New:   exectest.Maker(t, func() (*Agg, error) { return New(cfg) }),
 		State: state, Wrap: errRestore, Says: "window aggregate",
 		Damages: []exectest.Damage{
 			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }},

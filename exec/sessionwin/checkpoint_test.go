@@ -43,13 +43,7 @@ func TestSessionRestoreContinuesTheRun(t *testing.T) {
 					r := rand.New(rand.NewPCG(seed, 3))
 					steps, snaps := sessionSteps(r, tc.input, tc.key)
 					exectest.CheckRestore(t, exectest.Restore{
-						New: func() exec.Operator {
-							w, err := NewAgg(cfg)
-							if err != nil {
-								t.Fatal(err)
-							}
-							return w
-						},
+						New:   exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) }),
 						Steps: steps, Keys: tc.keys, Snapshots: snaps,
 						Options: exectest.CollectorOptions{Format: exectest.Millis},
 					})
@@ -165,10 +159,7 @@ func TestSessionRestoreRefusesDamagedState(t *testing.T) {
 	overlap := slices.Clone(good)
 	overlap[2] = 2 * 40 // the first session starts at 40 (zig-zag), after the second
 	exectest.CheckDamaged(t, exectest.Damaged{
-		New: func() exec.Operator {
-			r, _ := newAgg(t, cfg)
-			return r
-		},
+		New:   exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) }),
 		State: state, Wrap: errRestore, Says: "SESSION",
 		Damages: []exectest.Damage{
 			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }, Want: accum.ErrCorruptState},

@@ -19,13 +19,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	for _, dedup := range []bool{false, true} {
 		t.Run(fmt.Sprintf("dedup=%v", dedup), func(t *testing.T) {
 			cfg := testConfig(t, "bigint varchar double", []int{0}, "2 desc", 1, false, dedup)
-			newOp := func() exec.Operator {
-				op, err := New(cfg)
-				if err != nil {
-					t.Fatal(err)
-				}
-				return op
-			}
+			newOp := exectest.Maker(t, func() (*Operator, error) { return New(cfg) })
 			op := newOp()
 			state := exectest.NewState()
 			(&exectest.Runner{Op: op, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t)}).Run(t, []exectest.Step{{

@@ -4,39 +4,18 @@ import (
 	"context"
 	"fmt"
 	"maps"
-	"math"
 	"math/rand/v2"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
-	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
 func TestRestoreContinuesTheRun(t *testing.T) {
-	cases := []randomCase{
-		{name: "partitioned-rn", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3, rowNumber: true},
-		{name: "partitioned", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3},
-		{name: "two-keys", input: "decimal(10,2) varchar date boolean", part: []int{1, 3}, order: "0, 2 desc", limit: 2, rowNumber: true},
-		{name: "double-partition", input: "double bigint varchar", part: []int{0}, order: "1 desc, 2", limit: 2},
-		{name: "limit-one", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1},
-		{name: "order-in-partition", input: "bigint bigint varchar", part: []int{0, 1}, order: "1, 2 desc", limit: 2, rowNumber: true},
-		{name: "append-only-rn", input: "bigint varchar bigint", part: []int{0}, order: "2", limit: 3, rowNumber: true, appendOnly: true},
-		{name: "append-only", input: "varchar double", part: []int{0}, order: "1 desc", limit: 2, appendOnly: true},
-		{name: "dedup-first", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1", limit: 1, appendOnly: true},
-		{name: "dedup-last", input: "varchar timestamp(3) bigint", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
-		{name: "number-all", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: math.MaxInt64, rowNumber: true},
-		{name: "global", input: "double bigint", order: "0", limit: 4},
-		{name: "global-rn", input: "double bigint", order: "0 desc", limit: 4, rowNumber: true},
-		{name: "global-append-only", input: "bigint bigint", order: "0 desc", limit: 5, appendOnly: true, wide: 1000},
-		{name: "deep-tree-rn", input: "bigint bigint", order: "0", limit: 40, rowNumber: true, wide: 400},
-		{name: "deep-tree", input: "bigint bigint", part: []int{1}, order: "0 desc", limit: 150, wide: 1000},
-	}
-	for _, tc := range cases {
+	for _, tc := range randomCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, tc.input, tc.part, tc.order, tc.limit, tc.rowNumber, tc.appendOnly)
 			for seed := range uint64(4) {
@@ -48,14 +27,7 @@ func TestRestoreContinuesTheRun(t *testing.T) {
 
 // checkpointSteps returns 30 steps of random changes of tc's input.
 func checkpointSteps(tc randomCase, r *rand.Rand) []exectest.Step {
-	row := brute.RandomRow(r, tc.input, brute.Domains)
-	changes := &brute.Changes{Rand: r, AppendOnly: tc.appendOnly, Row: func() string {
-		if tc.wide == 0 {
-			return row()
-		}
-		_, rest, _ := strings.Cut(row(), " ")
-		return strconv.Itoa(r.IntN(tc.wide)) + " " + rest
-	}}
+	changes := randomChanges(tc, r)
 	maxRows := 12
 	if tc.wide > 0 {
 		maxRows = 60
@@ -82,13 +54,7 @@ func checkRestore(t *testing.T, cfg Config, steps []exectest.Step) {
 	runSteps(t, cfg, steps, nil)
 	cut := 2*len(steps)/3 - 1
 	exectest.CheckRestore(t, exectest.Restore{
-		New: func() exec.Operator {
-			op, err := New(cfg)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return op
-		},
+		New:       exectest.Maker(t, func() (*Operator, error) { return New(cfg) }),
 		Steps:     steps,
 		Keys:      cfg.Partition,
 		Snapshots: []int{cut / 3, 2 * cut / 3, cut},
