@@ -2,6 +2,7 @@ package agg
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
@@ -9,7 +10,98 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
+
+// checkpointCase is an aggregate and the steps of its random input.
+type checkpointCase struct {
+	name       string
+	input      string
+	keys       []int
+	calls      []string
+	appendOnly bool
+	close      *WindowClose
+}
+
+func TestHashAggRestoreContinuesTheRun(t *testing.T) {
+	for _, tc := range []checkpointCase{
+		{name: "bigint-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "count(1)", "sum(1)",
+			"avg(1)", "min(1)", "max(1)", "count(distinct 1)", "sum(distinct 1)"}},
+		{name: "string-key-doubles", input: "varchar double", keys: []int{0}, calls: []string{"count(*)", "sum(1)",
+			"avg(1)", "min(1)", "max(1)", "count(distinct 1)"}},
+		{name: "two-keys-decimals", input: "bigint varchar decimal(10,2)", keys: []int{1, 0}, calls: []string{"sum(2)",
+			"avg(2)", "min(2)", "max(2)", "count(distinct 2)", "min(1)", "approx_count_distinct(1)"}},
+		{name: "int-double-keys", input: "bigint double bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+			"min(2)", "count(distinct 2)"}, appendOnly: true},
+		{name: "temporal-keys", input: "date timestamp(3) boolean", keys: []int{0, 2}, calls: []string{"count(*)",
+			"min(1)", "max(1)"}},
+		{name: "append-only", input: "bigint varchar bigint", keys: []int{0}, calls: []string{"min(1)", "max(1)",
+			"min(2)", "max(2)", "sum(2)", "approx_count_distinct(1)", "approx_count_distinct(2)"}, appendOnly: true},
+		{name: "global", input: "bigint double", calls: []string{"count(*)", "sum(0)", "avg(1)", "max(0)",
+			"min(1)", "count(distinct 0)"}},
+		{name: "window-emit-on-close", input: "bigint varchar bigint", keys: []int{0, 1}, calls: []string{"count(*)",
+			"sum(2)", "max(2)", "approx_count_distinct(2)"}, appendOnly: true, close: &WindowClose{Key: 0, Offset: 10, Emit: true}},
+		{name: "window-updates", input: "bigint varchar bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+			"min(2)", "avg(2)"}, close: &WindowClose{Key: 1, Offset: 10}},
+		{name: "window-int-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "max(1)"},
+			appendOnly: true, close: &WindowClose{Key: 0, Offset: 20, Emit: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
+			cfg.AppendOnly, cfg.Close = tc.appendOnly, tc.close
+			for seed := range uint64(4) {
+				checkRestore(t, cfg, checkpointSteps(tc, rand.New(rand.NewPCG(seed, 11))))
+			}
+		})
+	}
+}
+
+// checkpointSteps returns 30 random steps of tc's input: chunks of random
+// changes and, for a windowed aggregate, windows that advance with the
+// steps, some rows late, and a watermark every other step.
+func checkpointSteps(tc checkpointCase, r *rand.Rand) []exectest.Step {
+	var steps []exectest.Step
+	row := brute.RandomRow(r, tc.input, domains)
+	k := 0
+	if tc.close != nil {
+		// The window column (the group key tc.close.Key names, a bigint)
+		// holds window starts around 5·k.
+		col, base := tc.keys[tc.close.Key], row
+		row = func() string {
+			f := strings.Fields(base())
+			f[col] = fmt.Sprint(5*k + 5*(r.IntN(6)-4)) // some late: a watermark passed 5·k-5
+			return strings.Join(f, " ")
+		}
+	}
+	changes := &brute.Changes{Rand: r, Row: row, AppendOnly: tc.appendOnly}
+	for ; k < 30; k++ {
+		if tc.close != nil && k%2 == 1 {
+			steps = append(steps, exectest.Step{Ctl: exectest.Watermark(int64(5 * k))})
+			continue
+		}
+		steps = append(steps, exectest.Step{In: tc.input + "\n" + strings.Join(changes.Next(12), "\n")})
+	}
+	return steps
+}
+
+// checkRestore runs steps through an aggregate of cfg, snapshotting it
+// after three of the first two thirds (so that the state holds the sum of
+// incremental deltas; the last follows a watermark when there are some,
+// so that the restored instances see rows before a watermark, some late),
+// and checks with exectest.CheckRestore that instances restored from the
+// last snapshot at parallelism 1, 2 and 3 (a global aggregate's at 1)
+// continue the uninterrupted run.
+func checkRestore(t *testing.T, cfg HashConfig, steps []exectest.Step) {
+	t.Helper()
+	cut := 2*len(steps)/3 - 1
+	exectest.CheckRestore(t, exectest.Restore{
+		New:       func() exec.Operator { return NewHashAgg(cfg) },
+		Steps:     steps,
+		Keys:      cfg.GroupKeys,
+		Snapshots: []int{cut / 3, 2 * cut / 3, cut},
+		Options:   exectest.CollectorOptions{KeyCols: len(cfg.GroupKeys), Global: len(cfg.GroupKeys) == 0},
+	})
+}
 
 // TestHashAggSnapshotIsIncremental checks that a snapshot writes what
 // changed since the previous one: after 10,000 groups, touching 1% of
