@@ -95,9 +95,6 @@ func randomRun(t *testing.T, cfg HashConfig, input string, r *rand.Rand, maxChan
 func openAgg(t *testing.T, cfg HashConfig) *HashAgg {
 	t.Helper()
 	h := NewHashAgg(cfg)
-	if err := h.Open(context.Background(), exec.NewTestEnv(exectest.Alloc(t))); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
+	exectest.Open(t, h, exec.NewTestEnv(exectest.Alloc(t)))
 	return h
 }

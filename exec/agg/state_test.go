@@ -161,7 +161,7 @@ func TestHashAggRestoreRefusesCorruptState(t *testing.T) {
 		Check: func(t *testing.T) { state.Snapshot(t, h, 1) },
 	}})
 	g, key, good := state.Any()
-	exectest.CheckDamaged(t, exectest.Damaged{
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
 		New: func() exec.Operator { return NewHashAgg(cfg) }, State: state, Wrap: errRestore, Says: "hash aggregate",
 		Damages: []exectest.Damage{
 			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }, Want: accum.ErrCorruptState},

@@ -174,7 +174,7 @@ func TestUpsertRestoreRefusesDamagedState(t *testing.T) {
 		Check: func(t *testing.T) { state.Snapshot(t, u, 1) },
 	}})
 	g, key, good := state.Any()
-	exectest.CheckDamaged(t, exectest.Damaged{
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
 		New: func() exec.Operator { return newUpsert(t, tc) }, State: state, Wrap: errUpsertRestore,
 		Damages: []exectest.Damage{
 			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }},

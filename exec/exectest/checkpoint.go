@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -30,6 +31,27 @@ func (r *restoring) Open(ctx context.Context, env *exec.Env) error {
 		return err
 	}
 	return r.Operator.(exec.Stateful).Restore(ctx, r.state, env.KeyGroups)
+}
+
+// InstanceEnv returns a test environment of instance i of p, owning its
+// key groups, whose processing-time clock is clock (if not nil).
+func InstanceEnv(alloc memory.Allocator, i, p int, clock func() time.Time) *exec.Env {
+	env := exec.NewTestEnv(alloc)
+	env.Instance, env.Parallelism, env.KeyGroups = i, p, exec.KeyGroupsOf(i, p)
+	if clock != nil {
+		env.Clock = clock
+	}
+	return env
+}
+
+// Open opens op with env, failing t on an error, and closes it when t
+// ends.
+func Open(t testing.TB, op exec.Operator, env *exec.Env) {
+	t.Helper()
+	if err := op.Open(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { op.Close() })
 }
 
 // Maker returns a function that returns the operator newOp returns,
@@ -149,21 +171,25 @@ type Damaged struct {
 	// not "", a text the error must contain.
 	Wrap error
 	Says string
+	// OpenFirst says that a snapshot or a restore before Open must fail.
+	OpenFirst bool
 }
 
-// CheckDamaged checks that a snapshot and a restore before Open fail, and
-// that for each damage a new instance, opened, fails to restore from the
+// CheckDamaged checks that a snapshot and a restore before Open fail (if
+// d.OpenFirst), and that for each damage a new instance, opened, fails to restore from the
 // damaged copy of d.State with an error wrapping d.Wrap and the damage's
 // Want (unless the damage is OK).
 func CheckDamaged(t *testing.T, d Damaged) {
 	t.Helper()
 	ctx := context.Background()
-	op := d.New().(exec.Stateful)
-	if err := op.Snapshot(ctx, 1, NewState()); err == nil {
-		t.Fatal("snapshot before Open succeeded")
-	}
-	if err := op.Restore(ctx, NewState(), exec.KeyGroupsOf(0, 1)); err == nil {
-		t.Fatal("restore before Open succeeded")
+	if d.OpenFirst {
+		op := d.New().(exec.Stateful)
+		if err := op.Snapshot(ctx, 1, NewState()); err == nil {
+			t.Fatal("snapshot before Open succeeded")
+		}
+		if err := op.Restore(ctx, NewState(), exec.KeyGroupsOf(0, 1)); err == nil {
+			t.Fatal("restore before Open succeeded")
+		}
 	}
 	for _, dm := range d.Damages {
 		t.Run(dm.Name, func(t *testing.T) {

@@ -63,8 +63,7 @@ func CheckRestore(t *testing.T, r Restore) {
 		runSteps(t, r.New(), exec.NewTestEnv(alloc), r.Steps[:cut+1], out, nil)
 		got := make([][]string, len(r.Steps))
 		for i := range p {
-			env := exec.NewTestEnv(alloc)
-			env.Parallelism, env.KeyGroups = p, exec.KeyGroupsOf(i, p)
+			env := InstanceEnv(alloc, i, p, nil)
 			var steps []Step
 			var ks []int
 			for k := cut + 1; k < len(r.Steps); k++ {

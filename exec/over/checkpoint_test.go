@@ -145,7 +145,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	keys := slices.Sorted(maps.Keys(state.Entries[g]))
 	key, other := keys[0], keys[1]
 	good := state.Entries[g][key]
-	exectest.CheckDamaged(t, exectest.Damaged{
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
 		New:   exectest.Maker(t, func() (*Agg, error) { return New(cfg) }),
 		State: state, Wrap: errRestore, Says: "window aggregate",
 		Damages: []exectest.Damage{

@@ -158,7 +158,7 @@ func TestSessionRestoreRefusesDamagedState(t *testing.T) {
 	}
 	overlap := slices.Clone(good)
 	overlap[2] = 2 * 40 // the first session starts at 40 (zig-zag), after the second
-	exectest.CheckDamaged(t, exectest.Damaged{
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
 		New:   exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) }),
 		State: state, Wrap: errRestore, Says: "SESSION",
 		Damages: []exectest.Damage{

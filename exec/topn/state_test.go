@@ -202,7 +202,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 			for i := range damages {
 				damages[i].Want = ordtree.ErrDamaged
 			}
-			exectest.CheckDamaged(t, exectest.Damaged{New: newOp, State: state, Damages: damages, Wrap: errRestore})
+			exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true, New: newOp, State: state, Damages: damages, Wrap: errRestore})
 		})
 	}
 }
