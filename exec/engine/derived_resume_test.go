@@ -61,6 +61,22 @@ func derivedTotals(n int) string {
 	return sorted(strings.Join(lines, "\n"))
 }
 
+// derivedChain opens a checkpointedEngine at parallelism p with a stream
+// a, a derived stream d over it and a view j over d, inserts
+// insertARows(0, n) into a, flushes, and checkpoints every query, as
+// their interval would.
+func derivedChain(t *testing.T, p, n int) (*Engine, *Session, Config) {
+	t.Helper()
+	e, s, cfg := checkpointedEngine(t, p)
+	run(t, s, `CREATE STREAM a (k INT, x INT);
+		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
+		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
+	insertARows(t, s, 0, n)
+	run(t, s, "FLUSH;")
+	checkpointAll(t, e)
+	return e, s, cfg
+}
+
 // insertAndCheck inserts insertARows(from, to) into a, flushes, and checks
 // that the rows of j that selectJ selects are derivedTotals(to).
 func insertAndCheck(t *testing.T, s *Session, from, to int, selectJ, when string) {
@@ -88,17 +104,8 @@ func wantAppended(t *testing.T, s *Session, selectOut string) {
 // each later row once, and the view holds what an uninterrupted run
 // holds; a clean restart resumes them too.
 func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
-	e, s, cfg := checkpointedEngine(t, 2)
-	run(t, s, `CREATE STREAM a (k INT, x INT);
-		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
-		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
-	insertARows(t, s, 0, 20)
-	run(t, s, "FLUSH;")
-	checkpointAll(t, e) // as the interval would
-	e.mu.Lock()
-	dState, jState := e.queries["d"].state, e.queries["j"].state
-	e.mu.Unlock()
-	if dState == nil || jState == nil {
+	e, s, cfg := derivedChain(t, 2, 20)
+	if dState, jState := query(e, "d").state, query(e, "j").state; dState == nil || jState == nil {
 		t.Fatalf("d checkpointed: %v, the view over it checkpointed: %v", dState != nil, jState != nil)
 	}
 	before := logRecords(t, e, "d")
@@ -163,13 +170,7 @@ func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
 // recomputed, and the view reading it, whose checkpoint recorded
 // positions in the old log, is rebuilt too, with a notice.
 func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
-	e, s, cfg := checkpointedEngine(t, 1)
-	run(t, s, `CREATE STREAM a (k INT, x INT);
-		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
-		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
-	insertARows(t, s, 0, 10)
-	run(t, s, "FLUSH;")
-	checkpointAll(t, e)
+	e, s, cfg := derivedChain(t, 1, 10)
 	d := query(e, "d").obj
 	if err := e.halt(); err != nil {
 		t.Fatal(err)
