@@ -154,12 +154,8 @@ func TestHashAggSnapshotIsIncremental(t *testing.T) {
 // a restore before Open fails instead of panicking.
 func TestHashAggRestoreRefusesCorruptState(t *testing.T) {
 	cfg := testConfig(t, "bigint varchar", []int{1}, "count(*)", "min(0)", "count(distinct 0)")
-	h := NewHashAgg(cfg)
-	state := exectest.NewState()
-	(&exectest.Runner{Op: h, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t, cfg)}).Run(t, []exectest.Step{{
-		In: "bigint varchar\n+I 1 a\n+I 2 a\n+I 3 b\n+I 4 b\n+I 5 b\n+I 6 b\n+I 7 b", AnyOut: true,
-		Check: func(t *testing.T) { state.Snapshot(t, h, 1) },
-	}})
+	state := exectest.SnapshotAfter(t, NewHashAgg(cfg), exectest.CollectorOptions{KeyCols: len(cfg.GroupKeys)},
+		"bigint varchar\n+I 1 a\n+I 2 a\n+I 3 b\n+I 4 b\n+I 5 b\n+I 6 b\n+I 7 b")
 	g, key, good := state.Any()
 	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
 		New: func() exec.Operator { return NewHashAgg(cfg) }, State: state, Wrap: errRestore, Says: "hash aggregate",

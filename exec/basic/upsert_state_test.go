@@ -167,12 +167,7 @@ func TestUpsertSnapshotIsIncremental(t *testing.T) {
 // the Upsert, and that a snapshot or restore before Open fails.
 func TestUpsertRestoreRefusesDamagedState(t *testing.T) {
 	tc := upsertCases[0]
-	u := newUpsert(t, tc)
-	state := exectest.NewState()
-	(&exectest.Runner{Op: u, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: exectest.NewCollector(t, exectest.CollectorOptions{})}).Run(t, []exectest.Step{{
-		In: tc.input + "\n+I 1 a 10\n+I 2 b 20\n+I 3 c 30", AnyOut: true,
-		Check: func(t *testing.T) { state.Snapshot(t, u, 1) },
-	}})
+	state := exectest.SnapshotAfter(t, newUpsert(t, tc), exectest.CollectorOptions{}, tc.input+"\n+I 1 a 10\n+I 2 b 20\n+I 3 c 30")
 	g, key, good := state.Any()
 	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
 		New: func() exec.Operator { return newUpsert(t, tc) }, State: state, Wrap: errUpsertRestore,

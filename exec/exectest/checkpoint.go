@@ -135,6 +135,20 @@ func CheckIncremental(t *testing.T, inc Incremental) *State {
 	return state
 }
 
+// SnapshotAfter opens op (which must also be exec.Stateful) in a test
+// environment, has it process the chunk text in (its output collected
+// with opts), snapshots it into a new State as checkpoint 1, closes it,
+// and returns the State.
+func SnapshotAfter(t *testing.T, op exec.Operator, opts CollectorOptions, in string) *State {
+	t.Helper()
+	state := NewState()
+	(&Runner{Op: op, Env: exec.NewTestEnv(Alloc(t)), Out: NewCollector(t, opts)}).Run(t, []Step{{
+		In: in, AnyOut: true,
+		Check: func(t *testing.T) { state.Snapshot(t, op.(exec.Stateful), 1) },
+	}})
+	return state
+}
+
 // Any returns an entry of s: its key group, key and value.
 func (s *State) Any() (group int, key string, value []byte) {
 	for g, entries := range s.Entries {

@@ -131,13 +131,8 @@ func TestSnapshotIsIncremental(t *testing.T) {
 // that a snapshot before Open fails instead of panicking.
 func TestRestoreRefusesDamagedState(t *testing.T) {
 	cfg := config(t, "bigint bigint varchar", []int{0}, "1", plan.Frame{Kind: plan.FrameRowsUnbounded}, "count *")
-	op, _ := New(cfg)
-	state := exectest.NewState()
-	(&exectest.Runner{Op: op, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: exectest.NewCollector(t, exectest.CollectorOptions{})}).Run(t, []exectest.Step{{
-		In:     "bigint bigint varchar\n+I 1 5 a\n+I 1 5 a\n+I 1 6 b",
-		AnyOut: true,
-		Check:  func(t *testing.T) { state.Snapshot(t, op, 1) },
-	}})
+	newOp := exectest.Maker(t, func() (*Agg, error) { return New(cfg) })
+	state := exectest.SnapshotAfter(t, newOp(), exectest.CollectorOptions{}, "bigint bigint varchar\n+I 1 5 a\n+I 1 5 a\n+I 1 6 b")
 	if state.Len() != 2 {
 		t.Fatalf("%d entries, want 2", state.Len())
 	}
@@ -146,8 +141,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 	key, other := keys[0], keys[1]
 	good := state.Entries[g][key]
 	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
-		New:   exectest.Maker(t, func() (*Agg, error) { return New(cfg) }),
-		State: state, Wrap: errRestore, Says: "window aggregate",
+		New: newOp, State: state, Wrap: errRestore, Says: "window aggregate",
 		Damages: []exectest.Damage{
 			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }},
 			{Name: "trailing", Edit: func(s *exectest.State) { s.Entries[g][key] = append(slices.Clone(good), 0) }},

@@ -140,13 +140,8 @@ func TestSessionSnapshotIsIncremental(t *testing.T) {
 // and that a snapshot before Open fails instead of panicking.
 func TestSessionRestoreRefusesDamagedState(t *testing.T) {
 	cfg := testConfig(t, "bigint timestamp(3) varchar", []int{0}, 1, 10, "count(*)", "min(2)", "count(distinct 2)")
-	w, env := newAgg(t, cfg)
-	state := exectest.NewState()
-	runSteps(t, w, env, []exectest.Step{{
-		In:     "bigint timestamp(3) varchar\n+I 1 0 a\n+I 1 30 b\n+I 1 35 c",
-		AnyOut: true,
-		Check:  func(t *testing.T) { state.Snapshot(t, w, 1) },
-	}})
+	newOp := exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) })
+	state := exectest.SnapshotAfter(t, newOp(), exectest.CollectorOptions{Format: exectest.Millis}, "bigint timestamp(3) varchar\n+I 1 0 a\n+I 1 30 b\n+I 1 35 c")
 	if state.Len() != 1 {
 		t.Fatalf("%d entries, want 1", state.Len())
 	}
@@ -159,8 +154,7 @@ func TestSessionRestoreRefusesDamagedState(t *testing.T) {
 	overlap := slices.Clone(good)
 	overlap[2] = 2 * 40 // the first session starts at 40 (zig-zag), after the second
 	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
-		New:   exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) }),
-		State: state, Wrap: errRestore, Says: "SESSION",
+		New: newOp, State: state, Wrap: errRestore, Says: "SESSION",
 		Damages: []exectest.Damage{
 			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }, Want: accum.ErrCorruptState},
 			{Name: "trailing", Edit: func(s *exectest.State) { s.Entries[g][key] = append(slices.Clone(good), 0) }, Want: errEntry},

@@ -170,12 +170,7 @@ func TestRestoreRefusesDamagedState(t *testing.T) {
 		t.Run(fmt.Sprintf("dedup=%v", dedup), func(t *testing.T) {
 			cfg := testConfig(t, "bigint varchar double", []int{0}, "2 desc", 1, false, dedup)
 			newOp := exectest.Maker(t, func() (*Operator, error) { return New(cfg) })
-			op := newOp()
-			state := exectest.NewState()
-			(&exectest.Runner{Op: op, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t)}).Run(t, []exectest.Step{{
-				In: "bigint varchar double\n+I 1 a 1.5\n+I 2 b 2.5\n+I 3 c 3.5", AnyOut: true,
-				Check: func(t *testing.T) { state.Snapshot(t, op.(*Operator), 1) },
-			}})
+			state := exectest.SnapshotAfter(t, newOp(), exectest.CollectorOptions{Minimal: true}, "bigint varchar double\n+I 1 a 1.5\n+I 2 b 2.5\n+I 3 c 3.5")
 			g, key, good := state.Any()
 			part, sort, err := ordtree.SplitEntryKey([]byte(key))
 			if err != nil {
