@@ -3,6 +3,7 @@ package exec
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -128,6 +129,20 @@ func hashString(s string) uint64 {
 
 // KeyGroup maps a row hash to its key group.
 func KeyGroup(h uint64) int { return int(h % NumKeyGroups) }
+
+// RowKeyGroups sets groups[i] to the key group of row i of cols, as the
+// hash exchange computes it, hashing into hashes, which it resizes to the
+// rows and returns for reuse. groups must have a row's length.
+func RowKeyGroups(cols []arrow.Array, hashes []uint64, groups []int) ([]uint64, error) {
+	hashes = slices.Grow(hashes[:0], len(groups))[:len(groups)]
+	if err := HashRows(cols, hashes); err != nil {
+		return hashes, err
+	}
+	for i, h := range hashes {
+		groups[i] = KeyGroup(h)
+	}
+	return hashes, nil
+}
 
 // InstanceForKeyGroup returns the instance (of p) that owns key group kg:
 // instance i owns the contiguous range [i·G/p, (i+1)·G/p).

@@ -81,3 +81,35 @@ func TestKeyGroupsOf(t *testing.T) {
 		}
 	}
 }
+
+// TestRowKeyGroups: the key group of each row is KeyGroup of its hash, and
+// the scratch hashes are resized to the rows, shrinking or growing.
+func TestRowKeyGroups(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	var vals []types.Datum
+	for i := range 100 {
+		vals = append(vals, types.IntDatum(int64(i)))
+	}
+	ints := types.BuildArray(alloc, types.BigIntT, vals)
+	defer ints.Release()
+	want := make([]uint64, len(vals))
+	if err := HashRows([]arrow.Array{ints}, want); err != nil {
+		t.Fatal(err)
+	}
+	for _, scratch := range [][]uint64{nil, make([]uint64, 3), make([]uint64, 500)} {
+		groups := make([]int, len(vals))
+		hashes, err := RowKeyGroups([]arrow.Array{ints}, scratch, groups)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hashes) != len(vals) {
+			t.Fatalf("%d hashes for %d rows", len(hashes), len(vals))
+		}
+		for i, g := range groups {
+			if g != KeyGroup(want[i]) {
+				t.Fatalf("row %d: key group %d, want %d", i, g, KeyGroup(want[i]))
+			}
+		}
+	}
+}

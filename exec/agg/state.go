@@ -244,14 +244,9 @@ func (h *HashAgg) keyGroups() error {
 		}
 		cols[c] = col
 	}
-	d.hashes = vec.Resize(d.hashes, n)
-	if err := exec.HashRows(cols, d.hashes); err != nil {
-		return err
-	}
-	for i, x := range d.hashes {
-		d.groups[i] = exec.KeyGroup(x)
-	}
-	return nil
+	var err error
+	d.hashes, err = exec.RowKeyGroups(cols, d.hashes, d.groups)
+	return err
 }
 
 // Restore rebuilds the groups of the key groups in groups from the

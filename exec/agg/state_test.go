@@ -1,114 +1,106 @@
 package agg
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"maps"
+	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow-go/v18/arrow"
-
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/brute"
 )
 
-// restoring is a HashAgg that restores from a state as it opens, as the
-// runtime restores an operator after Open and before any input.
-type restoring struct {
-	*HashAgg
-	state  *exectest.State
-	groups exec.KeyGroupRange
+// checkpointCase is an aggregate and the steps of its random input.
+type checkpointCase struct {
+	name       string
+	input      string
+	keys       []int
+	calls      []string
+	appendOnly bool
+	close      *WindowClose
 }
 
-func (r *restoring) Open(ctx context.Context, env *exec.Env) error {
-	if err := r.HashAgg.Open(ctx, env); err != nil {
-		return err
+func TestHashAggRestoreContinuesTheRun(t *testing.T) {
+	for _, tc := range []checkpointCase{
+		{name: "bigint-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "count(1)", "sum(1)",
+			"avg(1)", "min(1)", "max(1)", "count(distinct 1)", "sum(distinct 1)"}},
+		{name: "string-key-doubles", input: "varchar double", keys: []int{0}, calls: []string{"count(*)", "sum(1)",
+			"avg(1)", "min(1)", "max(1)", "count(distinct 1)"}},
+		{name: "two-keys-decimals", input: "bigint varchar decimal(10,2)", keys: []int{1, 0}, calls: []string{"sum(2)",
+			"avg(2)", "min(2)", "max(2)", "count(distinct 2)", "min(1)", "approx_count_distinct(1)"}},
+		{name: "int-double-keys", input: "bigint double bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+			"min(2)", "count(distinct 2)"}, appendOnly: true},
+		{name: "temporal-keys", input: "date timestamp(3) boolean", keys: []int{0, 2}, calls: []string{"count(*)",
+			"min(1)", "max(1)"}},
+		{name: "append-only", input: "bigint varchar bigint", keys: []int{0}, calls: []string{"min(1)", "max(1)",
+			"min(2)", "max(2)", "sum(2)", "approx_count_distinct(1)", "approx_count_distinct(2)"}, appendOnly: true},
+		{name: "global", input: "bigint double", calls: []string{"count(*)", "sum(0)", "avg(1)", "max(0)",
+			"min(1)", "count(distinct 0)"}},
+		{name: "window-emit-on-close", input: "bigint varchar bigint", keys: []int{0, 1}, calls: []string{"count(*)",
+			"sum(2)", "max(2)", "approx_count_distinct(2)"}, appendOnly: true, close: &WindowClose{Key: 0, Offset: 10, Emit: true}},
+		{name: "window-updates", input: "bigint varchar bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+			"min(2)", "avg(2)"}, close: &WindowClose{Key: 1, Offset: 10}},
+		{name: "window-int-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "max(1)"},
+			appendOnly: true, close: &WindowClose{Key: 0, Offset: 20, Emit: true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
+			cfg.AppendOnly, cfg.Close = tc.appendOnly, tc.close
+			for seed := range uint64(4) {
+				checkRestore(t, cfg, checkpointSteps(tc, rand.New(rand.NewPCG(seed, 11))))
+			}
+		})
 	}
-	return r.HashAgg.Restore(ctx, r.state, r.groups)
 }
 
-// recording runs an operator and records, by step, its output lines and
-// the key group of each (of the group key columns, the output's first
-// keyCols), draining the collector.
-type recording struct {
-	exec.Operator
-	keyCols int
-	out     *exectest.Collector
-	lines   [][]string
-	groups  [][]int
-}
-
-func (r *recording) Process(ctx context.Context, in int, c exec.Chunk, _ exec.Emitter) error {
-	r.lines, r.groups = append(r.lines, nil), append(r.groups, nil)
-	return r.Operator.Process(ctx, in, c, r)
-}
-
-func (r *recording) OnControl(ctx context.Context, m exec.Control, _ exec.Emitter) error {
-	r.lines, r.groups = append(r.lines, nil), append(r.groups, nil)
-	return r.Operator.OnControl(ctx, m, r)
-}
-
-func (r *recording) Emit(ctx context.Context, c exec.Chunk) error {
-	groups, err := rowGroups(c.Batch, r.keyCols)
-	if err != nil {
-		return err
-	}
-	if err := r.out.Emit(ctx, c); err != nil {
-		return err
-	}
-	k := len(r.lines) - 1
-	r.lines[k] = append(r.lines[k], strings.Split(r.out.Take(), "\n")...)
-	r.groups[k] = append(r.groups[k], groups...)
-	return nil
-}
-
-// rowGroups returns the key group of each row of rec by its first
-// keyCols columns, as the hash exchange computes it (0 without keys).
-func rowGroups(rec arrow.RecordBatch, keyCols int) ([]int, error) {
-	n := int(rec.NumRows())
-	groups := make([]int, n)
-	if keyCols == 0 {
-		return groups, nil
-	}
-	hashes := make([]uint64, n)
-	if err := exec.HashRows(rec.Columns()[:keyCols], hashes); err != nil {
-		return nil, err
-	}
-	for i, h := range hashes {
-		groups[i] = exec.KeyGroup(h)
-	}
-	return groups, nil
-}
-
-// routed returns the chunk text of step's rows that instance i of p
-// receives through the hash exchange on cfg's group keys, and whether
-// there is any.
-func routed(t *testing.T, cfg HashConfig, text string, i, p int) (string, bool) {
-	alloc := exectest.Alloc(t)
-	ch := exectest.Chunk(t, alloc, text)
-	defer ch.Batch.Release()
-	cols := make([]arrow.Array, len(cfg.GroupKeys))
-	for c, ord := range cfg.GroupKeys {
-		cols[c] = ch.Batch.Column(ord)
-	}
-	hashes := make([]uint64, ch.NumRows())
-	if len(cols) > 0 {
-		if err := exec.HashRows(cols, hashes); err != nil {
-			t.Fatal(err)
+// checkpointSteps returns 30 random steps of tc's input: chunks of random
+// changes and, for a windowed aggregate, windows that advance with the
+// steps, some rows late, and a watermark every other step.
+func checkpointSteps(tc checkpointCase, r *rand.Rand) []exectest.Step {
+	var steps []exectest.Step
+	row := brute.RandomRow(r, tc.input, domains)
+	k := 0
+	if tc.close != nil {
+		// The window column (the group key tc.close.Key names, a bigint)
+		// holds window starts around 5·k.
+		col, base := tc.keys[tc.close.Key], row
+		row = func() string {
+			f := strings.Fields(base())
+			f[col] = fmt.Sprint(5*k + 5*(r.IntN(6)-4)) // some late: a watermark passed 5·k-5
+			return strings.Join(f, " ")
 		}
 	}
-	lines := strings.Split(strings.TrimSpace(text), "\n")
-	out := []string{lines[0]}
-	for r, h := range hashes {
-		if len(cols) == 0 || exec.InstanceForKeyGroup(exec.KeyGroup(h), p) == i {
-			out = append(out, lines[1+r])
+	changes := &brute.Changes{Rand: r, Row: row, AppendOnly: tc.appendOnly}
+	for ; k < 30; k++ {
+		if tc.close != nil && k%2 == 1 {
+			steps = append(steps, exectest.Step{Ctl: exectest.Watermark(int64(5 * k))})
+			continue
 		}
+		steps = append(steps, exectest.Step{In: tc.input + "\n" + strings.Join(changes.Next(12), "\n")})
 	}
-	return strings.Join(out, "\n"), len(out) > 1
+	return steps
+}
+
+// checkRestore runs steps through an aggregate of cfg, snapshotting it
+// after three of the first two thirds (so that the state holds the sum of
+// incremental deltas; the last follows a watermark when there are some,
+// so that the restored instances see rows before a watermark, some late),
+// and checks with exectest.CheckRestore that instances restored from the
+// last snapshot at parallelism 1, 2 and 3 (a global aggregate's at 1)
+// continue the uninterrupted run.
+func checkRestore(t *testing.T, cfg HashConfig, steps []exectest.Step) {
+	t.Helper()
+	cut := 2*len(steps)/3 - 1
+	exectest.CheckRestore(t, exectest.Restore{
+		New:       func() exec.Operator { return NewHashAgg(cfg) },
+		Steps:     steps,
+		Keys:      cfg.GroupKeys,
+		Snapshots: []int{cut / 3, 2 * cut / 3, cut},
+		Options:   exectest.CollectorOptions{KeyCols: len(cfg.GroupKeys), Global: len(cfg.GroupKeys) == 0},
+	})
 }
 
 // TestHashAggSnapshotIsIncremental checks that a snapshot writes what
@@ -127,112 +119,53 @@ func TestHashAggSnapshotIsIncremental(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, tc.input, tc.keys, "count(*)", "sum(1)", "max(1)", "count(distinct 1)")
 			h := openAgg(t, cfg)
-			alloc, ctx := h.env.Alloc, context.Background()
 			key := func(g int) string {
 				if tc.input == "varchar bigint" {
 					return fmt.Sprintf("key%05d", g)
 				}
 				return fmt.Sprint(g)
 			}
-			feed := func(lines []string) {
-				t.Helper()
-				ch := exectest.Chunk(t, alloc, tc.input+"\n"+strings.Join(lines, "\n"))
-				defer ch.Batch.Release()
-				if err := h.Process(ctx, 0, ch, exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
-					c.Batch.Release()
-					return nil
-				})); err != nil {
-					t.Fatal(err)
-				}
-			}
+			feed := func(lines []string) { exectest.Feed(t, h, h.env.Alloc, tc.input+"\n"+strings.Join(lines, "\n")) }
 			const groups = 10000
 			var lines []string
 			for g := range groups {
 				lines = append(lines, fmt.Sprintf("+I %s %d", key(g), g%7), fmt.Sprintf("+I %s %d", key(g), g%5))
 			}
 			feed(lines)
-			state := exectest.NewState()
-			state.Snapshot(t, h, 1)
-			full := state.Bytes
-			if state.Puts != groups || state.Deletes != 0 || state.Len() != groups {
-				t.Fatalf("first snapshot: %d puts, %d deletes, %d entries; want %d puts", state.Puts, state.Deletes, state.Len(), groups)
-			}
-			state.Snapshot(t, h, 2)
-			if state.Puts != 0 || state.Deletes != 0 {
-				t.Fatalf("snapshot of no change: %d puts, %d deletes", state.Puts, state.Deletes)
-			}
 			// 1%: 80 groups get a row, 20 lose both of theirs.
-			lines = lines[:0]
-			for g := 0; g < groups; g += 100 {
-				if g%500 == 0 {
-					lines = append(lines, fmt.Sprintf("-D %s %d", key(g), g%7), fmt.Sprintf("-D %s %d", key(g), g%5))
-				} else {
-					lines = append(lines, fmt.Sprintf("+I %s 100", key(g)))
+			exectest.CheckIncremental(t, exectest.Incremental{Op: h, Full: groups, Change: func() {
+				lines = lines[:0]
+				for g := 0; g < groups; g += 100 {
+					if g%500 == 0 {
+						lines = append(lines, fmt.Sprintf("-D %s %d", key(g), g%7), fmt.Sprintf("-D %s %d", key(g), g%5))
+					} else {
+						lines = append(lines, fmt.Sprintf("+I %s 100", key(g)))
+					}
 				}
-			}
-			feed(lines)
-			state.Snapshot(t, h, 3)
-			if state.Puts != 80 || state.Deletes != 20 || state.Len() != groups-20 {
-				t.Fatalf("snapshot of 1%%: %d puts, %d deletes, %d entries; want 80, 20, %d", state.Puts, state.Deletes, state.Len(), groups-20)
-			}
-			t.Logf("full snapshot %d bytes, 1%% of the groups %d bytes", full, state.Bytes)
-			if state.Bytes*100 > 2*full {
-				t.Fatalf("snapshot of 1%% wrote %d bytes, the full one %d", state.Bytes, full)
-			}
+				feed(lines)
+			}, Changed: exectest.Counts{Puts: 80, Deletes: 20, Len: groups - 20}, Percent: 2})
 		})
 	}
 }
 
 // TestHashAggRestoreRefusesCorruptState checks that a corrupt entry (a
 // truncated state, a key that is not a group key, trailing bytes) makes
-// Restore fail with an error naming the operator, and that a snapshot
-// taken before Open fails instead of panicking.
+// Restore fail with an error naming the operator, and that a snapshot or
+// a restore before Open fails instead of panicking.
 func TestHashAggRestoreRefusesCorruptState(t *testing.T) {
 	cfg := testConfig(t, "bigint varchar", []int{1}, "count(*)", "min(0)", "count(distinct 0)")
-	alloc := exectest.Alloc(t)
-	ctx := context.Background()
-	h := NewHashAgg(cfg)
-	if err := h.Snapshot(ctx, 1, exectest.NewState()); err == nil {
-		t.Fatal("snapshot before Open succeeded")
-	}
-	state := exectest.NewState()
-	(&exectest.Runner{Op: h, Env: exec.NewTestEnv(alloc), Out: newCollector(t, cfg), Inputs: nil}).Run(t, []exectest.Step{{
-		In: "bigint varchar\n+I 1 a\n+I 2 a\n+I 3 b\n+I 4 b\n+I 5 b\n+I 6 b\n+I 7 b", AnyOut: true,
-		Check: func(t *testing.T) { state.Snapshot(t, h, 1) },
-	}})
-	var g int
-	var key string
-	for g = range state.Entries {
-		for key = range state.Entries[g] {
-			break
-		}
-	}
-	good := state.Entries[g][key]
-	for _, tc := range []struct {
-		name  string
-		edit  func()
-		wrapd error
-	}{
-		{"truncated", func() { state.Entries[g][key] = good[:len(good)-1] }, accum.ErrCorruptState},
-		{"trailing", func() { state.Entries[g][key] = append(slices.Clone(good), 0) }, errRestore},
-		{"bad key", func() { delete(state.Entries[g], key); state.Entries[g]["\x01\x05"] = good }, errEntryKey},
-		{"zero rows", func() { state.Entries[g][key] = append([]byte{0}, good[1:]...) }, errRestore},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			old := maps.Clone(state.Entries[g])
-			defer func() { state.Entries[g] = old }()
-			tc.edit()
-			r := NewHashAgg(cfg)
-			if err := r.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			err := r.Restore(ctx, state, exec.KeyGroupsOf(0, 1))
-			if !errors.Is(err, tc.wrapd) || !errors.Is(err, errRestore) || !strings.Contains(fmt.Sprint(err), "hash aggregate") {
-				t.Fatalf("got %v, want an error of the hash aggregate wrapping %v", err, tc.wrapd)
-			}
-		})
-	}
+	state := exectest.SnapshotAfter(t, NewHashAgg(cfg), exectest.CollectorOptions{KeyCols: len(cfg.GroupKeys)},
+		"bigint varchar\n+I 1 a\n+I 2 a\n+I 3 b\n+I 4 b\n+I 5 b\n+I 6 b\n+I 7 b")
+	g, key, good := state.Any()
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
+		New: func() exec.Operator { return NewHashAgg(cfg) }, State: state, Wrap: errRestore, Says: "hash aggregate",
+		Damages: []exectest.Damage{
+			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }, Want: accum.ErrCorruptState},
+			{Name: "trailing", Edit: func(s *exectest.State) { s.Entries[g][key] = append(slices.Clone(good), 0) }},
+			{Name: "bad key", Edit: func(s *exectest.State) { delete(s.Entries[g], key); s.Entries[g]["\x01\x05"] = good }, Want: errEntryKey},
+			{Name: "zero rows", Edit: func(s *exectest.State) { s.Entries[g][key] = append([]byte{0}, good[1:]...) }},
+		},
+	})
 }
 
 // TestHashAggDeltaIsBoundedWithoutCheckpoints checks that without

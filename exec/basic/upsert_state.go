@@ -126,14 +126,8 @@ func (u *Upsert) keyGroups() ([]int, error) {
 	}
 	cols := u.keyColumns(rows)
 	defer arrays.Release(cols)
-	hashes := make([]uint64, len(rows))
-	if err := exec.HashRows(cols, hashes); err != nil {
-		return nil, err
-	}
-	for i, h := range hashes {
-		groups[i] = exec.KeyGroup(h)
-	}
-	return groups, nil
+	_, err := exec.RowKeyGroups(cols, nil, groups)
+	return groups, err
 }
 
 // keyColumns builds the key columns of rows.

@@ -87,23 +87,11 @@ func TestCheckpointStats(t *testing.T) {
 	src := exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1\n+I 2\n+I 2\n+I 3")
 	job, _ := countingJob(t, src, 2, store, false)
 	defer job.Stop()
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
-	first, err := store.Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 1)
+	first := storeBytes(t, store)
 	src.Add("bigint\n+I 4\n+I 5")
-	flushed(t, ctx, job, 2)
-	if err := job.Checkpoint(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
-	second, err := store.Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 2, 2)
+	second := storeBytes(t, store)
 	stats := job.Checkpoints()
 	if len(stats) != 2 || stats[0].StateBytes != first || stats[1].StateBytes != second {
 		t.Fatalf("checkpoints %+v, want two with state of %d and %d bytes", stats, first, second)
@@ -127,10 +115,7 @@ func TestRestoreErrors(t *testing.T) {
 	ctx, store := checkpointed(t)
 	src := exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1\n+I 2")
 	job, _ := countingJob(t, src, 2, store, false)
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 4); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 4)
 	job.Stop()
 
 	// The source's position, damaged.
@@ -152,4 +137,14 @@ func TestRestoreErrors(t *testing.T) {
 	if _, err := job.State(); !errors.As(err, &re) || re.Epoch != 5 || !re.Damaged || !errors.Is(err, errBadPosition) {
 		t.Fatalf("restoring a damaged source position: %v (%+v)", err, re)
 	}
+}
+
+// storeBytes returns the size of the committed state store holds.
+func storeBytes(t *testing.T, store storage.StateStore) int64 {
+	t.Helper()
+	n, err := store.Bytes()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

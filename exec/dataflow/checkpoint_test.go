@@ -150,18 +150,12 @@ func TestCheckpointSnapshotsAndRestores(t *testing.T) {
 	defer job.Stop()
 	// A barrier follows the rows a source has emitted when it is asked
 	// for: flush first, so the checkpoint holds every row added.
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 1)
 	if got, want := committed(t, store), map[int64]int64{1: 1, 2: 2, 3: 1}; !maps.Equal(got, want) {
 		t.Fatalf("checkpoint 1 holds %v, want %v", got, want)
 	}
 	src.Add("bigint\n-D 1\n+I 4\n+I 2")
-	flushed(t, ctx, job, 2)
-	if err := job.Checkpoint(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 2, 2)
 	want := map[int64]int64{2: 3, 3: 1, 4: 1}
 	if got := committed(t, store); !maps.Equal(got, want) {
 		t.Fatalf("checkpoint 2 holds %v, want %v", got, want)
@@ -261,6 +255,16 @@ func flushed(t *testing.T, ctx context.Context, job *Job, id uint64) {
 	t.Helper()
 	job.RequestFlush(id)
 	if err := job.WaitFlushed(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// checkpointAfterFlush flushes job (flush id flush), so that a barrier
+// follows every row its sources were given, and checkpoints it as epoch.
+func checkpointAfterFlush(t *testing.T, ctx context.Context, job *Job, flush, epoch uint64) {
+	t.Helper()
+	flushed(t, ctx, job, flush)
+	if err := job.Checkpoint(ctx, epoch); err != nil {
 		t.Fatal(err)
 	}
 }

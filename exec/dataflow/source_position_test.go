@@ -25,10 +25,7 @@ func checkpointAfter(t *testing.T, ctx context.Context, store storage.StateStore
 	src := exectest.NewSource(t, exectest.Alloc(t), input[:n]...)
 	job, _ := countingJob(t, src, 2, store, false)
 	defer job.Stop()
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 1)
 	src.Add(input[n]) // read after the checkpoint: lost with the crash
 	flushed(t, ctx, job, 2)
 }
@@ -52,10 +49,7 @@ func TestCheckpointResumesSourcesAtTheirPosition(t *testing.T) {
 	src := exectest.NewSource(t, exectest.Alloc(t), input...)
 	job, _ := countingJob(t, src, 2, store2, true)
 	defer job.Stop()
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 2); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 2)
 	want := map[int64]int64{1: 1, 2: 2, 3: 2, 4: 1, 5: 1}
 	if got := committed(t, store2); !maps.Equal(got, want) {
 		t.Fatalf("after resuming, the counts are %v, want %v", got, want)
@@ -200,10 +194,7 @@ func TestEndedSourceKeepsItsEndInLaterCheckpoints(t *testing.T) {
 	// taken until split 0 has ended: wait for its rows, then checkpoint.
 	splits[0].End()
 	job := run(store, false, splits)
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 1); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 1)
 	if err := job.Checkpoint(ctx, 2); err != nil {
 		t.Fatal(err)
 	}
@@ -217,10 +208,7 @@ func TestEndedSourceKeepsItsEndInLaterCheckpoints(t *testing.T) {
 	replay[0].End()
 	job = run(store, true, replay)
 	defer job.Stop()
-	flushed(t, ctx, job, 1)
-	if err := job.Checkpoint(ctx, 3); err != nil {
-		t.Fatal(err)
-	}
+	checkpointAfterFlush(t, ctx, job, 1, 3)
 	if got := committed(t, store); !maps.Equal(got, want) {
 		t.Fatalf("after resuming, the counts are %v, want %v", got, want)
 	}

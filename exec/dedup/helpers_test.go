@@ -12,6 +12,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
 )
 
 // The tests' input: id BIGINT, name VARCHAR, ts TIMESTAMP(3), keyed by
@@ -84,12 +85,8 @@ func newInstance(t *testing.T, alloc memory.Allocator, cfg Config, clock *int64,
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &exec.Env{Alloc: alloc, Instance: i, Parallelism: p, KeyGroups: exec.KeyGroupsOf(i, p),
-		Metrics: &exec.OperatorMetrics{}, Clock: func() time.Time { return time.UnixMilli(*clock) }}
-	if err := op.Open(context.Background(), env); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { op.Close() })
+	env := exectest.InstanceEnv(alloc, i, p, func() time.Time { return time.UnixMilli(*clock) })
+	exectest.Open(t, op, env)
 	return &instance{op: op, env: env, clock: clock}
 }
 

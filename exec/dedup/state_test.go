@@ -2,7 +2,6 @@ package dedup
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -154,52 +153,42 @@ func TestDedupSnapshotIsIncremental(t *testing.T) {
 func TestDedupRestoreRefusesDamagedState(t *testing.T) {
 	alloc := exectest.Alloc(t)
 	clock := int64(0)
-	snapshot := func() *exectest.State {
-		in := newInstance(t, alloc, testConfig(1000, true), &clock, 0, 1)
-		in.feed(t, []row{{id: 1, name: "a", ts: 10}, {id: 2, null: true, ts: 20}})
-		s := exectest.NewState()
-		s.Snapshot(t, in.op, 1)
-		return s
-	}
-	damages := map[string]func(s *exectest.State){
-		"value": func(s *exectest.State) { s.Damage([]byte("garbage")) },
-		"truncated key": func(s *exectest.State) {
-			for g, m := range s.Entries {
-				for k, v := range m {
-					delete(m, k)
-					m[k[:len(k)-3]] = v
-				}
-				s.Entries[g] = m
-			}
-		},
-		"bad string length": func(s *exectest.State) {
-			for _, m := range s.Entries {
-				for k, v := range m {
-					b := []byte(k)
-					if len(b) > 10 && b[9] == 1 {
-						b[10] = 200
+	in := newInstance(t, alloc, testConfig(1000, true), &clock, 0, 1)
+	in.feed(t, []row{{id: 1, name: "a", ts: 10}, {id: 2, null: true, ts: 20}})
+	state := exectest.NewState()
+	state.Snapshot(t, in.op, 1)
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
+		New:   exectest.Maker(t, func() (*Operator, error) { return New(testConfig(1000, true)) }),
+		State: state, Wrap: errRestore,
+		Damages: []exectest.Damage{
+			{Name: "value", Edit: func(s *exectest.State) { s.Damage([]byte("garbage")) }},
+			{Name: "truncated key", Edit: func(s *exectest.State) {
+				for g, m := range s.Entries {
+					for k, v := range m {
 						delete(m, k)
-						m[string(b)] = v
+						m[k[:len(k)-3]] = v
+					}
+					s.Entries[g] = m
+				}
+			}},
+			{Name: "bad string length", Edit: func(s *exectest.State) {
+				for _, m := range s.Entries {
+					for k, v := range m {
+						b := []byte(k)
+						if len(b) > 10 && b[9] == 1 {
+							b[10] = 200
+							delete(m, k)
+							m[string(b)] = v
+						}
 					}
 				}
-			}
+			}},
+			{Name: "other key group", Edit: func(s *exectest.State) {
+				for g, m := range s.Entries {
+					delete(s.Entries, g)
+					s.Entries[(g+1)%exec.NumKeyGroups] = m
+				}
+			}},
 		},
-		"other key group": func(s *exectest.State) {
-			for g, m := range s.Entries {
-				delete(s.Entries, g)
-				s.Entries[(g+1)%exec.NumKeyGroups] = m
-			}
-		},
-	}
-	for name, damage := range damages {
-		t.Run(name, func(t *testing.T) {
-			s := snapshot()
-			damage(s)
-			in := newInstance(t, alloc, testConfig(1000, true), &clock, 0, 1)
-			err := in.op.Restore(context.Background(), s, exec.KeyGroupsOf(0, 1))
-			if !errors.Is(err, errRestore) {
-				t.Fatalf("restore of damaged state: %v, want an error wrapping errRestore", err)
-			}
-		})
-	}
+	})
 }

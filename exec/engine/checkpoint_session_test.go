@@ -1,12 +1,7 @@
 package engine
 
 import (
-	"context"
-	"path/filepath"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 )
 
 // TestSessionAndOverViewsResume: views over SESSION windows (running and
@@ -17,10 +12,7 @@ import (
 // (retracting the rows the view held), and a watermark after the restart
 // closes it.
 func TestSessionAndOverViewsResume(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	views := []string{"sess", "sess_closed", "running"}
 	run(t, s, `CREATE STREAM c (usr VARCHAR, v BIGINT, ts BIGINT);
 		CREATE STREAM w (usr VARCHAR, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '10' SECOND);
@@ -33,15 +25,10 @@ func TestSessionAndOverViewsResume(t *testing.T) {
 		CREATE MATERIALIZED VIEW running AS SELECT usr, ts, SUM(v) OVER (PARTITION BY usr ORDER BY ts) AS s FROM c;
 		FLUSH;`)
 	for _, v := range views {
-		e.mu.Lock()
-		q := e.queries[v]
-		e.mu.Unlock()
-		if err := q.job.Resumable(); err != nil {
+		if err := query(e, v).job.Resumable(); err != nil {
 			t.Fatalf("%s cannot resume: %v", v, err)
 		}
-		if _, err := q.job.CheckpointNext(context.Background()); err != nil {
-			t.Fatal(err)
-		}
+		checkpointNow(t, e, v)
 	}
 	// After the checkpoints: a's [0, 5) and [8, 13) merge; the watermark
 	// (12 s) closes b's [1, 6).
@@ -65,11 +52,7 @@ func TestSessionAndOverViewsResume(t *testing.T) {
 	e, s = restart(t, e, cfg)
 	res := run(t, s, "SELECT 1;")
 	for _, v := range views {
-		if !slices.ContainsFunc(res.Notices, func(n string) bool {
-			return strings.Contains(n, "materialized view "+v+" resumed from its checkpoint")
-		}) {
-			t.Errorf("no notice of %s's resume in %q", v, res.Notices)
-		}
+		wantNotice(t, res, "materialized view "+v+" resumed from its checkpoint")
 	}
 	check("after the restart")
 	// The watermark moves to 30 s: a's merged [0, 13) and b's [22, 27)

@@ -5,35 +5,10 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 )
-
-// waitCheckpoint waits until view's query has committed a checkpoint that
-// began after every row flushed so far, and returns its epoch.
-func waitCheckpoint(t *testing.T, e *Engine, view string) uint64 {
-	t.Helper()
-	e.mu.Lock()
-	q := e.queries[lower(view)]
-	e.mu.Unlock()
-	if q == nil || q.state == nil {
-		t.Fatalf("%s is not checkpointed", view)
-	}
-	since := time.Now()
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
-		for _, c := range q.job.Checkpoints() {
-			if c.Err == nil && c.Start.After(since) {
-				return c.Epoch
-			}
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
-	t.Fatalf("%s took no checkpoint (resumable: %v; checkpoints %v)", view, q.job.Resumable(), q.job.Checkpoints())
-	return 0
-}
 
 // TestViewResumesFromItsCheckpointAfterARestart: a checkpointed view,
 // restarted, resumes from its checkpoint (a notice says which) rather than
@@ -41,23 +16,15 @@ func waitCheckpoint(t *testing.T, e *Engine, view string) uint64 {
 // checkpoint covers and those inserted after it, which its source reads
 // again from the recorded position — and goes on with new rows.
 func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
 	// Checkpoints are taken by hand here: one after the first rows, none
 	// after the next.
-	cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM s (k INT, v INT);
 		INSERT INTO s VALUES (1, 10), (2, 20), (1, 5);
 		CREATE MATERIALIZED VIEW v AS SELECT k, COUNT(*) AS n, SUM(v) AS total FROM s GROUP BY k;
 		FLUSH;`)
-	e.mu.Lock()
-	q := e.queries["v"]
-	e.mu.Unlock()
-	epoch, err := q.job.CheckpointNext(context.Background())
-	if err != nil {
-		t.Fatal(err)
-	}
+	q := query(e, "v")
+	epoch := checkpointNow(t, e, "v")
 	// SHOW CHECKPOINTS lists it, committed, with its timings, the bytes
 	// it wrote and the size of the state the store holds after it.
 	res := run(t, s, "SHOW CHECKPOINTS;")
@@ -95,11 +62,7 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 	}
 	e, s = crash(t, e, cfg)
 	res = run(t, s, "SELECT * FROM v;")
-	if !slices.ContainsFunc(res.Notices, func(n string) bool {
-		return strings.Contains(n, "materialized view v resumed from its checkpoint") && strings.Contains(n, "B of state)")
-	}) {
-		t.Errorf("no notice of the resume in %q", res.Notices)
-	}
+	wantNotice(t, res, "materialized view v resumed from its checkpoint", "B of state)")
 	if got := sorted(text(res)); got != want {
 		t.Fatalf("after the restart v holds\n%s\nwant\n%s", got, want)
 	}
@@ -154,13 +117,6 @@ func TestViewThatCannotResumeReplays(t *testing.T) {
 	}
 }
 
-// sorted sorts the lines of a text result.
-func sorted(s string) string {
-	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
-	slices.Sort(lines)
-	return strings.Join(lines, "\n") + "\n"
-}
-
 // TestSetCheckpointInterval: SET checkpoint_interval sets how often the
 // views a session creates are checkpointed, '0' none, over the engine's
 // interval; a value that is not a duration is refused with its position.
@@ -187,27 +143,12 @@ func TestSetCheckpointInterval(t *testing.T) {
 	}
 }
 
-// restart closes e and opens an engine with cfg, closed when t ends, and a
-// session of it.
-func restart(t *testing.T, e *Engine, cfg Config) (*Engine, *Session) {
-	t.Helper()
-	if err := e.Close(); err != nil {
-		t.Fatal(err)
-	}
-	e = openEngine(t, cfg)
-	t.Cleanup(func() { e.Close() })
-	return e, e.NewSession(SessionOptions{})
-}
-
 // TestQueryKeepsItsSettings: a view created under SET parallelism and SET
 // checkpoint_interval keeps them across a restart of an engine whose
 // defaults differ: its plan is the same, so it resumes from its
 // checkpoint rather than being rebuilt, and its checkpoints stay off.
 func TestQueryKeepsItsSettings(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM s (k INT, v INT); INSERT INTO s VALUES (1, 1), (2, 2);
 		SET parallelism = 1;
 		CREATE MATERIALIZED VIEW one AS SELECT k, SUM(v) AS total FROM s GROUP BY k;
@@ -216,23 +157,11 @@ func TestQueryKeepsItsSettings(t *testing.T) {
 		FLUSH;`)
 	e, s = restart(t, e, cfg)
 	res := run(t, s, "SELECT * FROM one;")
-	if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, "materialized view one resumed") }) {
-		t.Errorf("one did not resume: notices %q", res.Notices)
-	}
+	wantNotice(t, res, "materialized view one resumed")
 	e.mu.Lock()
 	oneP, neverState := e.queries["one"].job.Parallelism(), e.queries["never"].state
 	e.mu.Unlock()
 	if oneP != 1 || neverState != nil {
 		t.Errorf("after the restart one runs at parallelism %d, never is checkpointed: %v", oneP, neverState != nil)
 	}
-}
-
-// stateBytes returns the size of the committed state q's store holds.
-func stateBytes(t *testing.T, q *runningQuery) int64 {
-	t.Helper()
-	n, err := q.state.store.Bytes()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return n
 }

@@ -1,13 +1,8 @@
 package engine
 
 import (
-	"context"
-	"path/filepath"
 	"regexp"
-	"slices"
-	"strings"
 	"testing"
-	"time"
 )
 
 // TestDedupViewResumesWithItsKeys: a view over a de-duplicated stream is
@@ -17,20 +12,12 @@ import (
 // checkpoint and the restart, which its source reads again — are still
 // dropped.
 func TestDedupViewResumesWithItsKeys(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM s (k INT, v INT) WITH (dedup_key = 'k', dedup_window = '1h');
 		INSERT INTO s VALUES (1, 10), (2, 20), (1, 11);
 		CREATE MATERIALIZED VIEW v AS SELECT k, COUNT(*) AS n, SUM(v) AS total FROM s GROUP BY k;
 		FLUSH;`)
-	e.mu.Lock()
-	q := e.queries["v"]
-	e.mu.Unlock()
-	if _, err := q.job.CheckpointNext(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	checkpointNow(t, e, "v")
 	run(t, s, `INSERT INTO s VALUES (2, 21), (3, 30); FLUSH;`)
 	want := "1 | 1 | 10\n2 | 1 | 20\n3 | 1 | 30\n"
 	if got := sorted(text(run(t, s, "SELECT * FROM v;"))); got != want {
@@ -38,9 +25,7 @@ func TestDedupViewResumesWithItsKeys(t *testing.T) {
 	}
 	e, s = restart(t, e, cfg)
 	res := run(t, s, "SELECT * FROM v;")
-	if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, "materialized view v resumed from its checkpoint") }) {
-		t.Errorf("no notice of the resume in %q", res.Notices)
-	}
+	wantNotice(t, res, "materialized view v resumed from its checkpoint")
 	if got := sorted(text(res)); got != want {
 		t.Fatalf("after the restart v holds\n%s\nwant\n%s", got, want)
 	}

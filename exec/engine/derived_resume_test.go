@@ -4,11 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -34,15 +32,6 @@ func logRecords(t *testing.T, e *Engine, name string) []string {
 		t.Fatal(err)
 	}
 	return out
-}
-
-// checkpointAll checkpoints every checkpointed query, as their interval
-// would.
-func checkpointAll(t *testing.T, e *Engine) {
-	t.Helper()
-	if err := e.checkpointQueries(context.Background(), nil); err != nil {
-		t.Fatal(err)
-	}
 }
 
 // insertARows inserts rows k = i%5, x = i-2 for i in [from, to) into a.
@@ -72,6 +61,42 @@ func derivedTotals(n int) string {
 	return sorted(strings.Join(lines, "\n"))
 }
 
+// derivedChain opens a checkpointedEngine at parallelism p with a stream
+// a, a derived stream d over it and a view j over d, inserts
+// insertARows(0, n) into a, flushes, and checkpoints every query, as
+// their interval would.
+func derivedChain(t *testing.T, p, n int) (*Engine, *Session, Config) {
+	t.Helper()
+	e, s, cfg := checkpointedEngine(t, p)
+	run(t, s, `CREATE STREAM a (k INT, x INT);
+		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
+		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
+	insertARows(t, s, 0, n)
+	run(t, s, "FLUSH;")
+	checkpointAll(t, e)
+	return e, s, cfg
+}
+
+// insertAndCheck inserts insertARows(from, to) into a, flushes, and checks
+// that the rows of j that selectJ selects are derivedTotals(to).
+func insertAndCheck(t *testing.T, s *Session, from, to int, selectJ, when string) {
+	t.Helper()
+	insertARows(t, s, from, to)
+	run(t, s, "FLUSH;")
+	if got, want := sorted(text(run(t, s, selectJ))), derivedTotals(to); got != want {
+		t.Fatalf("%s j holds\n%s\nwant\n%s", when, got, want)
+	}
+}
+
+// wantAppended checks that selectOut, the count and sum of y over the rows
+// appended from a, gives what a's rows with x > 0 give.
+func wantAppended(t *testing.T, s *Session, selectOut string) {
+	t.Helper()
+	if got, want := text(run(t, s, selectOut)), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
+		t.Fatalf("%s gives %s, want %s", selectOut, got, want)
+	}
+}
+
 // TestDerivedStreamResumesExactlyOnce: a checkpointed derived stream's
 // rows reach its log when a checkpoint commits (FLUSH takes one); after a
 // crash its query and the view over it resume from their checkpoints, the
@@ -79,19 +104,8 @@ func derivedTotals(n int) string {
 // each later row once, and the view holds what an uninterrupted run
 // holds; a clean restart resumes them too.
 func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
-	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
-	run(t, s, `CREATE STREAM a (k INT, x INT);
-		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
-		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
-	insertARows(t, s, 0, 20)
-	run(t, s, "FLUSH;")
-	checkpointAll(t, e) // as the interval would
-	e.mu.Lock()
-	dState, jState := e.queries["d"].state, e.queries["j"].state
-	e.mu.Unlock()
-	if dState == nil || jState == nil {
+	e, s, cfg := derivedChain(t, 2, 20)
+	if dState, jState := query(e, "d").state, query(e, "j").state; dState == nil || jState == nil {
 		t.Fatalf("d checkpointed: %v, the view over it checkpointed: %v", dState != nil, jState != nil)
 	}
 	before := logRecords(t, e, "d")
@@ -104,29 +118,16 @@ func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
 		t.Fatalf("the crash rewrote d's log:\n%q\nbefore it:\n%q", got, before)
 	}
 	res := run(t, s, "SELECT 1;")
-	for _, name := range []string{"stream d resumed", "materialized view j resumed"} {
-		if !slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, name) }) {
-			t.Errorf("no notice %q in %q", name, res.Notices)
-		}
-	}
-	insertARows(t, s, 30, 40)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(40); got != want {
-		t.Fatalf("after the crash j holds\n%s\nwant\n%s", got, want)
-	}
-	if got, want := text(run(t, s, "SELECT COUNT(*), SUM(y) FROM d;")), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
-		t.Fatalf("d holds %s rows, want %s", got, want)
-	}
+	wantNotice(t, res, "stream d resumed")
+	wantNotice(t, res, "materialized view j resumed")
+	insertAndCheck(t, s, 30, 40, "SELECT * FROM j;", "after the crash")
+	wantAppended(t, s, "SELECT COUNT(*), SUM(y) FROM d;")
 	before = logRecords(t, e, "d")
 	e, s = restart(t, e, cfg)
 	if got := logRecords(t, e, "d"); !slices.Equal(got, before) {
 		t.Fatalf("a clean restart changed d's log:\n%q\nbefore it:\n%q", got, before)
 	}
-	insertARows(t, s, 40, 45)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(45); got != want {
-		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
-	}
+	insertAndCheck(t, s, 40, 45, "SELECT * FROM j;", "after the restart")
 }
 
 // TestContinuousInsertResumesExactlyOnce: a checkpointed continuous
@@ -134,9 +135,7 @@ func TestDerivedStreamResumesExactlyOnce(t *testing.T) {
 // once, beside the rows INSERT adds to the same stream; SHOW SINKS says
 // exactly-once.
 func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
-	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM a (k INT, x INT);
 		CREATE STREAM b (k INT, y INT);
 		INSERT INTO b SELECT k, x * 10 FROM a WHERE x > 0;
@@ -160,20 +159,10 @@ func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
 	}
 	insertARows(t, s, 20, 30)
 	e, s = crash(t, e, cfg)
-	insertARows(t, s, 30, 40)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j WHERE k <> 7;"))), derivedTotals(40); got != want {
-		t.Fatalf("after the crash j holds\n%s\nwant\n%s", got, want)
-	}
-	if got, want := text(run(t, s, "SELECT COUNT(*), SUM(y) FROM b WHERE k <> 7;")), text(run(t, s, "SELECT COUNT(*), SUM(x * 10) FROM a WHERE x > 0;")); got != want {
-		t.Fatalf("b holds %s rows of the insert, want %s", got, want)
-	}
-	e, s = restart(t, e, cfg)
-	insertARows(t, s, 40, 45)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j WHERE k <> 7;"))), derivedTotals(45); got != want {
-		t.Fatalf("after the restart j holds\n%s\nwant\n%s", got, want)
-	}
+	insertAndCheck(t, s, 30, 40, "SELECT * FROM j WHERE k <> 7;", "after the crash")
+	wantAppended(t, s, "SELECT COUNT(*), SUM(y) FROM b WHERE k <> 7;")
+	_, s = restart(t, e, cfg)
+	insertAndCheck(t, s, 40, 45, "SELECT * FROM j WHERE k <> 7;", "after the restart")
 }
 
 // TestRebuiltDerivedStreamRebuildsReaders: when a derived stream's query
@@ -181,18 +170,8 @@ func TestContinuousInsertResumesExactlyOnce(t *testing.T) {
 // recomputed, and the view reading it, whose checkpoint recorded
 // positions in the old log, is rebuilt too, with a notice.
 func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
-	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
-	run(t, s, `CREATE STREAM a (k INT, x INT);
-		CREATE STREAM d AS SELECT k, x * 10 AS y FROM a WHERE x > 0;
-		CREATE MATERIALIZED VIEW j AS SELECT k, SUM(y) AS s, COUNT(*) AS n FROM d GROUP BY k;`)
-	insertARows(t, s, 0, 10)
-	run(t, s, "FLUSH;")
-	checkpointAll(t, e)
-	e.mu.Lock()
-	d := e.queries["d"].obj
-	e.mu.Unlock()
+	e, s, cfg := derivedChain(t, 1, 10)
+	d := query(e, "d").obj
 	if err := e.halt(); err != nil {
 		t.Fatal(err)
 	}
@@ -208,17 +187,9 @@ func TestRebuiltDerivedStreamRebuildsReaders(t *testing.T) {
 	defer e.Close()
 	s = e.NewSession(SessionOptions{})
 	res := run(t, s, "SELECT * FROM j;")
-	if !slices.ContainsFunc(res.Notices, func(n string) bool {
-		return strings.Contains(n, "materialized view j is rebuilt from its inputs: a derived stream it reads was rebuilt")
-	}) {
-		t.Errorf("no notice of j's rebuild in %q", res.Notices)
-	}
+	wantNotice(t, res, "materialized view j is rebuilt from its inputs: a derived stream it reads was rebuilt")
 	if got, want := sorted(text(res)), derivedTotals(10); got != want {
 		t.Fatalf("after d's rebuild j holds\n%s\nwant\n%s", got, want)
 	}
-	insertARows(t, s, 10, 15)
-	run(t, s, "FLUSH;")
-	if got, want := sorted(text(run(t, s, "SELECT * FROM j;"))), derivedTotals(15); got != want {
-		t.Fatalf("j holds\n%s\nwant\n%s", got, want)
-	}
+	insertAndCheck(t, s, 10, 15, "SELECT * FROM j;", "after more rows")
 }

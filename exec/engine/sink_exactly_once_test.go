@@ -9,19 +9,6 @@ import (
 	"time"
 )
 
-// crash stops e as a crash would — no last checkpoint, so what the last
-// checkpoints did not commit is lost — and opens an engine with cfg on
-// the same data, closed when t ends, with a session of it.
-func crash(t *testing.T, e *Engine, cfg Config) (*Engine, *Session) {
-	t.Helper()
-	if err := e.halt(); err != nil {
-		t.Fatal(err)
-	}
-	e = openEngine(t, cfg)
-	t.Cleanup(func() { e.Close() })
-	return e, e.NewSession(SessionOptions{})
-}
-
 // TestFileSinkPublishesExactlyOnce: a checkpointed file sink's rows reach
 // its file when a checkpoint commits (FLUSH takes one), never before; after
 // a crash, the rows its last checkpoint did not cover are written again

@@ -72,6 +72,23 @@ func (h *stageHarness) commit(s *streamSink, epoch uint64) {
 	}
 }
 
+// checkpoint snapshots s into st as checkpoint epoch, commits it, and
+// checks that the log then holds log.
+func (h *stageHarness) checkpoint(s *streamSink, st *exectest.State, epoch uint64, log ...string) {
+	h.t.Helper()
+	st.Snapshot(h.t, s, epoch)
+	h.commit(s, epoch)
+	h.wantLog(log...)
+}
+
+// wantEntries checks that st holds n entries.
+func (h *stageHarness) wantEntries(st *exectest.State, n int) {
+	h.t.Helper()
+	if st.Len() != n {
+		h.t.Fatalf("%d entries after the checkpoint, want %d", st.Len(), n)
+	}
+}
+
 // logged returns the log's entries, each as its rows joined by spaces.
 func (h *stageHarness) logged() []string {
 	h.t.Helper()
@@ -113,13 +130,9 @@ func TestStreamStageCrashBeforeCommit(t *testing.T) {
 	s = h.open(st.Clone())
 	h.wantLog("1 2", "3")
 	h.feed(s, 4)
-	st.Snapshot(t, s, 2)
-	h.commit(s, 2)
-	h.wantLog("1 2", "3", "4")
+	h.checkpoint(s, st, 2, "1 2", "3", "4")
 	// The restored batches' entries went with the next snapshot.
-	if n := len(st.Entries[0]); n != 2 { // the batch of checkpoint 2 and the position
-		t.Fatalf("%d entries after checkpoint 2, want 2", n)
-	}
+	h.wantEntries(st, 2) // the batch of checkpoint 2 and the position
 	if v, err := appendedRows(h.db.KV(), derivedKey(1, 0)); err != nil || v != 4 {
 		t.Fatalf("the record of rows appended is %d (%v), want 4", v, err)
 	}
@@ -144,12 +157,8 @@ func TestStreamStageCrashAfterCommit(t *testing.T) {
 	s = h.open(st.Clone())
 	h.wantLog("1", "2 3")
 	h.feed(s, 4)
-	st.Snapshot(t, s, 3)
-	h.commit(s, 3)
-	h.wantLog("1", "2 3", "4")
-	if n := len(st.Entries[0]); n != 2 {
-		t.Fatalf("%d entries after checkpoint 3, want 2", n)
-	}
+	h.checkpoint(s, st, 3, "1", "2 3", "4")
+	h.wantEntries(st, 2)
 	// A crash in the middle of a commit: checkpoint 4's first batch was
 	// appended, its second not.
 	h.feed(s, 5)
@@ -187,9 +196,7 @@ func TestStreamStageEndOfInput(t *testing.T) {
 	h.wantLog("1", "2", "3 4")
 	h.feed(s, 4, 5)
 	st = c1
-	st.Snapshot(t, s, 2)
-	h.commit(s, 2)
-	h.wantLog("1", "2", "3 4", "5")
+	h.checkpoint(s, st, 2, "1", "2", "3 4", "5")
 }
 
 func binaryUint64(n uint64) []byte {

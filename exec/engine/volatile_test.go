@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"context"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -14,20 +12,12 @@ import (
 // rather than values its query computed again; rows inserted after the
 // restart get values of their own.
 func TestVolatileValuesSurviveARestart(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "data")
-	cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
-	e := openEngine(t, cfg)
-	s := e.NewSession(SessionOptions{})
+	e, s, cfg := checkpointedEngine(t, 2)
 	run(t, s, `CREATE STREAM s (k INT);
 		INSERT INTO s VALUES (1), (2), (3);
 		CREATE MATERIALIZED VIEW v AS SELECT k, PROCTIME() AS p, RAND() AS r, UUID() AS u FROM s;
 		FLUSH;`)
-	e.mu.Lock()
-	q := e.queries["v"]
-	e.mu.Unlock()
-	if _, err := q.job.CheckpointNext(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	checkpointNow(t, e, "v")
 	before := sorted(text(run(t, s, "SELECT * FROM v;")))
 	time.Sleep(5 * time.Millisecond) // a replay would see another PROCTIME()
 	e, s = restart(t, e, cfg)

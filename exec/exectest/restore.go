@@ -63,8 +63,7 @@ func CheckRestore(t *testing.T, r Restore) {
 		runSteps(t, r.New(), exec.NewTestEnv(alloc), r.Steps[:cut+1], out, nil)
 		got := make([][]string, len(r.Steps))
 		for i := range p {
-			env := exec.NewTestEnv(alloc)
-			env.Parallelism, env.KeyGroups = p, exec.KeyGroupsOf(i, p)
+			env := InstanceEnv(alloc, i, p, nil)
 			var steps []Step
 			var ks []int
 			for k := cut + 1; k < len(r.Steps); k++ {
@@ -78,7 +77,7 @@ func CheckRestore(t *testing.T, r Restore) {
 				}
 				steps, ks = append(steps, st), append(ks, k)
 			}
-			inst := &restoring{Operator: r.New(), state: state, groups: env.KeyGroups}
+			inst := Restoring(r.New(), state)
 			runSteps(t, inst, env, steps, out, func(j int, lines []string) {
 				got[ks[j]] = append(got[ks[j]], lines...)
 			})
@@ -96,21 +95,6 @@ func CheckRestore(t *testing.T, r Restore) {
 			t.Fatalf("p=%d: integrated output\n%s\nuninterrupted\n%s", p, g, w)
 		}
 	}
-}
-
-// restoring is an operator that restores from a state as it opens, as the
-// runtime restores an operator after Open and before any input.
-type restoring struct {
-	exec.Operator
-	state  *State
-	groups exec.KeyGroupRange
-}
-
-func (r *restoring) Open(ctx context.Context, env *exec.Env) error {
-	if err := r.Operator.Open(ctx, env); err != nil {
-		return err
-	}
-	return r.Operator.(exec.Stateful).Restore(ctx, r.state, r.groups)
 }
 
 // runSteps opens op with env, runs steps through it into out, calling

@@ -33,13 +33,9 @@ type cluster struct {
 func newCluster(t *testing.T, cfg Config, p int, alloc memory.Allocator, out exec.Emitter) *cluster {
 	c := &cluster{t: t, cfg: cfg, alloc: alloc, out: out}
 	for i := range p {
-		env := exec.NewTestEnv(alloc)
-		env.Parallelism, env.KeyGroups = p, exec.KeyGroupsOf(i, p)
+		env := exectest.InstanceEnv(alloc, i, p, nil)
 		j := NewHashJoin(cfg)
-		if err := j.Open(context.Background(), env); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { j.Close() })
+		exectest.Open(t, j, env)
 		c.js, c.envs = append(c.js, j), append(c.envs, env)
 	}
 	return c

@@ -38,7 +38,13 @@ func TestLookupJoinRestore(t *testing.T) {
 					steps = slices.Insert(steps, at, step{ctl: &exec.Control{Kind: exec.CaughtUp, Input: 1}})
 					for _, p := range []int{1, 2, 3} {
 						cut := 1 + rng.IntN(len(steps)-2)
-						lookupRestoreRun(t, cfg, steps, cut, 1+rng.IntN(3), p)
+						interruptedRun{cfg: cfg, steps: steps, cut: cut, from: 1 + rng.IntN(3), to: p, every: 4,
+							// The table had caught up: the restarted table source
+							// catches up again at once, having nothing new.
+							resent: func(before []step) []step {
+								return slices.DeleteFunc(slices.Clone(before), func(s step) bool { return s.ctl == nil })
+							},
+						}.check(t)
 					}
 				}
 			})
@@ -46,12 +52,26 @@ func TestLookupJoinRestore(t *testing.T) {
 	}
 }
 
-// lookupRestoreRun runs steps uninterrupted and, with a snapshot after cut
-// restored at parallelism to, interrupted, and checks that the two runs'
-// integrated outputs are the same after every step (a lookup join's
-// output depends on the table when a stream row arrives, so a brute force
-// of the inputs' final state is no oracle).
-func lookupRestoreRun(t *testing.T, cfg Config, steps []step, cut, from, to int) {
+// interruptedRun is a run of steps through a join of cfg at parallelism
+// from, interrupted after step cut: snapshotted every few steps before it
+// and after it, and restored at parallelism to, whose instances are sent
+// what the restarted sources send again (resent of the steps before the
+// cut) and the rest of the steps.
+type interruptedRun struct {
+	cfg           Config
+	opts          exectest.CollectorOptions
+	steps         []step
+	cut, from, to int
+	every         int // snapshot after each every-th step before the cut
+	resent        func(before []step) []step
+}
+
+// check runs r uninterrupted and interrupted, and checks that the two
+// runs' integrated outputs are the same after every step (a lookup or an
+// interval join's output depends on when rows arrive, so a brute force of
+// the inputs' final state is no oracle). It returns the restored
+// instances.
+func (r interruptedRun) check(t *testing.T) *cluster {
 	t.Helper()
 	alloc := exectest.Alloc(t)
 	run := func(c *cluster, s step) {
@@ -66,40 +86,38 @@ func lookupRestoreRun(t *testing.T, cfg Config, steps []step, cut, from, to int)
 			t.Fatal(err)
 		}
 	}
-	refOut := exectest.NewCollector(t, exectest.CollectorOptions{})
-	ref := newCluster(t, cfg, from, alloc, refOut)
+	refOut := exectest.NewCollector(t, r.opts)
+	ref := newCluster(t, r.cfg, r.from, alloc, refOut)
 	var want []string
-	for _, s := range steps {
+	for _, s := range r.steps {
 		run(ref, s)
 		want = append(want, strings.Join(refOut.Rows(), "\n"))
 	}
-	out := exectest.NewCollector(t, exectest.CollectorOptions{})
-	first := newCluster(t, cfg, from, alloc, out)
+	out := exectest.NewCollector(t, r.opts)
+	first := newCluster(t, r.cfg, r.from, alloc, out)
 	st := exectest.NewState()
-	for i, s := range steps[:cut] {
+	for i, s := range r.steps[:r.cut] {
 		run(first, s)
-		if i%4 == 3 {
+		if i%r.every == r.every-1 {
 			first.snapshot(st, uint64(i))
 		}
 	}
-	first.snapshot(st, uint64(cut))
-	second := newCluster(t, cfg, to, alloc, out)
+	first.snapshot(st, uint64(r.cut))
+	second := newCluster(t, r.cfg, r.to, alloc, out)
 	if err := second.restore(st); err != nil {
-		t.Fatalf("restore at %d of a snapshot at %d after step %d: %v", to, from, cut, err)
+		t.Fatalf("restore at %d of a snapshot at %d after step %d: %v", r.to, r.from, r.cut, err)
 	}
-	for _, s := range steps[:cut] {
-		if s.ctl != nil {
-			// The table had caught up: the restarted table source
-			// catches up again at once, having nothing new.
-			run(second, s)
-		}
-	}
-	for i, s := range steps[cut:] {
+	for _, s := range r.resent(r.steps[:r.cut]) {
 		run(second, s)
-		if got := strings.Join(out.Rows(), "\n"); got != want[cut+i] {
-			t.Fatalf("step %d, restored at %d from %d after step %d: integrated output\n%s\nuninterrupted\n%s", cut+i, to, from, cut, got, want[cut+i])
+	}
+	for i, s := range r.steps[r.cut:] {
+		run(second, s)
+		if got := strings.Join(out.Rows(), "\n"); got != want[r.cut+i] {
+			t.Fatalf("step %d, restored at %d from %d after step %d: integrated output\n%s\nuninterrupted\n%s",
+				r.cut+i, r.to, r.from, r.cut, got, want[r.cut+i])
 		}
 	}
+	return second
 }
 
 // TestWindowedJoinRestore snapshots interval joins of every kind at a
@@ -148,70 +166,25 @@ func TestWindowedJoinRestore(t *testing.T) {
 				}
 				steps = append(steps, step{ctl: &exec.Control{Kind: exec.Watermark, Watermark: exec.MaxWatermark}})
 				for _, p := range []int{1, 2, 3} {
-					cut := 5 + rng.IntN(len(steps)-10)
-					windowedRestoreRun(t, cfg, steps, cut, p)
+					second := interruptedRun{cfg: cfg, opts: exectest.CollectorOptions{Format: exectest.Millis}, steps: steps,
+						cut: 5 + rng.IntN(len(steps)-10), from: 1, to: p, every: 9, resent: resentWatermarks}.check(t)
+					if n := second.held(); n != 0 {
+						t.Fatalf("%d rows held after the last watermark", n)
+					}
 				}
 			}
 		})
 	}
 }
 
-// windowedRestoreRun runs steps uninterrupted at parallelism 1 and, with
-// a snapshot after cut restored at parallelism to, interrupted, and
-// compares the two runs' integrated output after every step.
-func windowedRestoreRun(t *testing.T, cfg Config, steps []step, cut, to int) {
-	t.Helper()
-	alloc := exectest.Alloc(t)
-	opts := exectest.CollectorOptions{Format: exectest.Millis}
-	run := func(c *cluster, s step) {
-		t.Helper()
-		var err error
-		if s.ctl != nil {
-			err = c.control(*s.ctl)
-		} else {
-			err = c.send(s.in, s.rows, s.ops)
-		}
-		if err != nil {
-			t.Fatal(err)
+// resentWatermarks returns what restarted sources send again after a
+// restore from a checkpoint taken after steps: the watermarks up to the
+// last one.
+func resentWatermarks(before []step) []step {
+	for i := len(before) - 1; i >= 0; i-- {
+		if wm := before[i].ctl; wm != nil {
+			return []step{{ctl: &exec.Control{Kind: exec.Watermark, Watermark: wm.Watermark - 1}}, {ctl: wm}}
 		}
 	}
-	refOut := exectest.NewCollector(t, opts)
-	ref := newCluster(t, cfg, 1, alloc, refOut)
-	var want []string
-	for _, s := range steps {
-		run(ref, s)
-		want = append(want, strings.Join(refOut.Rows(), "\n"))
-	}
-	out := exectest.NewCollector(t, opts)
-	first := newCluster(t, cfg, 1, alloc, out)
-	st := exectest.NewState()
-	var lastWM *exec.Control
-	for i, s := range steps[:cut] {
-		run(first, s)
-		if s.ctl != nil {
-			lastWM = s.ctl
-		}
-		if i%9 == 8 {
-			first.snapshot(st, uint64(i))
-		}
-	}
-	first.snapshot(st, uint64(cut))
-	second := newCluster(t, cfg, to, alloc, out)
-	if err := second.restore(st); err != nil {
-		t.Fatalf("restore at %d after step %d: %v", to, cut, err)
-	}
-	if lastWM != nil {
-		// The restarted sources send the watermarks up to the last again.
-		run(second, step{ctl: &exec.Control{Kind: exec.Watermark, Watermark: lastWM.Watermark - 1}})
-		run(second, step{ctl: lastWM})
-	}
-	for i, s := range steps[cut:] {
-		run(second, s)
-		if got := strings.Join(out.Rows(), "\n"); got != want[cut+i] {
-			t.Fatalf("step %d, restored at %d after step %d: integrated output\n%s\nuninterrupted\n%s", cut+i, to, cut, got, want[cut+i])
-		}
-	}
-	if n := second.held(); n != 0 {
-		t.Fatalf("%d rows held after the last watermark", n)
-	}
+	return nil
 }

@@ -2,7 +2,6 @@ package over
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math/rand"
@@ -51,13 +50,7 @@ func TestRestoreContinuesTheRun(t *testing.T) {
 				}
 				snaps = append(snaps, 18+rng.Intn(6))
 				exectest.CheckRestore(t, exectest.Restore{
-					New: func() exec.Operator {
-						op, err := New(cfg)
-						if err != nil {
-							t.Fatal(err)
-						}
-						return op
-					},
+					New:   exectest.Maker(t, func() (*Agg, error) { return New(cfg) }),
 					Steps: steps, Keys: part, Snapshots: snaps,
 					Options: exectest.CollectorOptions{Minimal: true, Exact: true},
 				})
@@ -81,7 +74,7 @@ func TestRestoreKeepsValues(t *testing.T) {
 		Check: func(t *testing.T) { state.Snapshot(t, op, 1) },
 	}})
 	op, _ = New(cfg)
-	(&exectest.Runner{Op: &restoring{Agg: op, state: state}, Env: exec.NewTestEnv(alloc), Out: out}).Run(t, []exectest.Step{{
+	(&exectest.Runner{Op: exectest.Restoring(op, state), Env: exec.NewTestEnv(alloc), Out: out}).Run(t, []exectest.Step{{
 		In:   "bigint double\n+I 1 -1",
 		Want: "+I 1 -1 1\n-U 1 -0 1\n+U 1 -0 3",
 	}})
@@ -107,17 +100,7 @@ func TestSnapshotIsIncremental(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer op.Close()
-			feed := func(lines []string) {
-				t.Helper()
-				ch := exectest.Chunk(t, env.Alloc, input+"\n"+strings.Join(lines, "\n"))
-				defer ch.Batch.Release()
-				if err := op.Process(ctx, 0, ch, exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
-					c.Batch.Release()
-					return nil
-				})); err != nil {
-					t.Fatal(err)
-				}
-			}
+			feed := func(lines []string) { exectest.Feed(t, op, env.Alloc, input+"\n"+strings.Join(lines, "\n")) }
 			const rows = 10000
 			row := func(r int) string { return fmt.Sprintf("%d %d %d name%05d", r%parts, r, r%13, r) }
 			var lines []string
@@ -127,33 +110,17 @@ func TestSnapshotIsIncremental(t *testing.T) {
 			for lo := 0; lo < rows; lo += 1000 {
 				feed(lines[lo : lo+1000])
 			}
-			state := exectest.NewState()
-			state.Snapshot(t, op, 1)
-			full := state.Bytes
-			if state.Puts != rows || state.Deletes != 0 || state.Len() != rows {
-				t.Fatalf("first snapshot: %d puts, %d deletes, %d entries; want %d puts", state.Puts, state.Deletes, state.Len(), rows)
-			}
-			state.Snapshot(t, op, 2)
-			if state.Puts != 0 || state.Deletes != 0 {
-				t.Fatalf("snapshot of no change: %d puts, %d deletes", state.Puts, state.Deletes)
-			}
-			lines = lines[:0]
-			for r := 0; r < rows; r += 100 {
-				if r%500 == 0 {
-					lines = append(lines, "-D "+row(r))
-				} else {
-					lines = append(lines, "+I "+row(rows+r))
+			exectest.CheckIncremental(t, exectest.Incremental{Op: op, Full: rows, Change: func() {
+				lines = lines[:0]
+				for r := 0; r < rows; r += 100 {
+					if r%500 == 0 {
+						lines = append(lines, "-D "+row(r))
+					} else {
+						lines = append(lines, "+I "+row(rows+r))
+					}
 				}
-			}
-			feed(lines)
-			state.Snapshot(t, op, 3)
-			if state.Puts != 80 || state.Deletes != 20 || state.Len() != rows+60 {
-				t.Fatalf("snapshot of 1%%: %d puts, %d deletes, %d entries; want 80, 20, %d", state.Puts, state.Deletes, state.Len(), rows+60)
-			}
-			t.Logf("full snapshot %d bytes (%d per row), 1%% of the rows %d bytes", full, full/rows, state.Bytes)
-			if state.Bytes*100 > 2*full {
-				t.Fatalf("snapshot of 1%% wrote %d bytes, the full one %d", state.Bytes, full)
-			}
+				feed(lines)
+			}, Changed: exectest.Counts{Puts: 80, Deletes: 20, Len: rows + 60}, Percent: 2})
 		})
 	}
 }
@@ -164,58 +131,29 @@ func TestSnapshotIsIncremental(t *testing.T) {
 // that a snapshot before Open fails instead of panicking.
 func TestRestoreRefusesDamagedState(t *testing.T) {
 	cfg := config(t, "bigint bigint varchar", []int{0}, "1", plan.Frame{Kind: plan.FrameRowsUnbounded}, "count *")
-	ctx := context.Background()
-	op, _ := New(cfg)
-	if err := op.Snapshot(ctx, 1, exectest.NewState()); err == nil {
-		t.Fatal("snapshot before Open succeeded")
-	}
-	alloc := exectest.Alloc(t)
-	state := exectest.NewState()
-	(&exectest.Runner{Op: op, Env: exec.NewTestEnv(alloc), Out: exectest.NewCollector(t, exectest.CollectorOptions{})}).Run(t, []exectest.Step{{
-		In:     "bigint bigint varchar\n+I 1 5 a\n+I 1 5 a\n+I 1 6 b",
-		AnyOut: true,
-		Check:  func(t *testing.T) { state.Snapshot(t, op, 1) },
-	}})
+	newOp := exectest.Maker(t, func() (*Agg, error) { return New(cfg) })
+	state := exectest.SnapshotAfter(t, newOp(), exectest.CollectorOptions{}, "bigint bigint varchar\n+I 1 5 a\n+I 1 5 a\n+I 1 6 b")
 	if state.Len() != 2 {
 		t.Fatalf("%d entries, want 2", state.Len())
 	}
-	var g int
-	var keys []string
-	for g = range state.Entries {
-		keys = slices.Sorted(maps.Keys(state.Entries[g]))
-	}
+	g, _, _ := state.Any()
+	keys := slices.Sorted(maps.Keys(state.Entries[g]))
 	key, other := keys[0], keys[1]
 	good := state.Entries[g][key]
-	for _, tc := range []struct {
-		name string
-		edit func()
-	}{
-		{"truncated", func() { state.Entries[g][key] = good[:len(good)-1] }},
-		{"trailing", func() { state.Entries[g][key] = append(slices.Clone(good), 0) }},
-		{"not the key's values", func() { state.Entries[g][key] = state.Entries[g][other] }},
-		{"bad key", func() { delete(state.Entries[g], key); state.Entries[g]["\x7f"] = good }},
-		{"other key group", func() {
-			delete(state.Entries[g], key)
-			state.Entries[(g+1)%exec.NumKeyGroups] = map[string][]byte{key: good}
-		}},
-		{"garbage", func() { state.Damage([]byte("\xff\xff\xff")) }},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			old := maps.Clone(state.Entries)
-			old[g] = maps.Clone(state.Entries[g])
-			defer func() { state.Entries = old }()
-			tc.edit()
-			r, _ := New(cfg)
-			if err := r.Open(ctx, exec.NewTestEnv(alloc)); err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			err := r.Restore(ctx, state, exec.KeyGroupsOf(0, 1))
-			if !errors.Is(err, errRestore) || !strings.Contains(fmt.Sprint(err), "window aggregate") {
-				t.Fatalf("got %v, want an error of the window aggregate's restore", err)
-			}
-		})
-	}
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
+		New: newOp, State: state, Wrap: errRestore, Says: "window aggregate",
+		Damages: []exectest.Damage{
+			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }},
+			{Name: "trailing", Edit: func(s *exectest.State) { s.Entries[g][key] = append(slices.Clone(good), 0) }},
+			{Name: "not the key's values", Edit: func(s *exectest.State) { s.Entries[g][key] = s.Entries[g][other] }},
+			{Name: "bad key", Edit: func(s *exectest.State) { delete(s.Entries[g], key); s.Entries[g]["\x7f"] = good }},
+			{Name: "other key group", Edit: func(s *exectest.State) {
+				delete(s.Entries[g], key)
+				s.Entries[(g+1)%exec.NumKeyGroups] = map[string][]byte{key: good}
+			}},
+			{Name: "garbage", Edit: func(s *exectest.State) { s.Damage([]byte("\xff\xff\xff")) }},
+		},
+	})
 }
 
 // TestDeltaIsBoundedWithoutCheckpoints checks that without snapshots the
@@ -241,18 +179,4 @@ func TestDeltaIsBoundedWithoutCheckpoints(t *testing.T) {
 		}
 	}
 	(&exectest.Runner{Op: op, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: exectest.NewCollector(t, exectest.CollectorOptions{})}).Run(t, steps)
-}
-
-// restoring is an Agg that restores from a state as it opens, as the
-// runtime restores an operator after Open and before any input.
-type restoring struct {
-	*Agg
-	state *exectest.State
-}
-
-func (r *restoring) Open(ctx context.Context, env *exec.Env) error {
-	if err := r.Agg.Open(ctx, env); err != nil {
-		return err
-	}
-	return r.Agg.Restore(ctx, r.state, env.KeyGroups)
 }

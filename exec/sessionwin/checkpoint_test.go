@@ -2,9 +2,7 @@ package sessionwin
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"maps"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -45,13 +43,7 @@ func TestSessionRestoreContinuesTheRun(t *testing.T) {
 					r := rand.New(rand.NewPCG(seed, 3))
 					steps, snaps := sessionSteps(r, tc.input, tc.key)
 					exectest.CheckRestore(t, exectest.Restore{
-						New: func() exec.Operator {
-							w, err := NewAgg(cfg)
-							if err != nil {
-								t.Fatal(err)
-							}
-							return w
-						},
+						New:   exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) }),
 						Steps: steps, Keys: tc.keys, Snapshots: snaps,
 						Options: exectest.CollectorOptions{Format: exectest.Millis},
 					})
@@ -110,17 +102,8 @@ func TestSessionSnapshotIsIncremental(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	discard := exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
-		c.Batch.Release()
-		return nil
-	})
 	feed := func(lines []string) {
-		t.Helper()
-		ch := exectest.Chunk(t, env.Alloc, "varchar timestamp(3) bigint\n"+strings.Join(lines, "\n"))
-		defer ch.Batch.Release()
-		if err := w.Process(ctx, 0, ch, discard); err != nil {
-			t.Fatal(err)
-		}
+		exectest.Feed(t, w, env.Alloc, "varchar timestamp(3) bigint\n"+strings.Join(lines, "\n"))
 	}
 	const keys = 10000
 	closing := func(g int) bool { return g%500 == 0 }
@@ -133,34 +116,22 @@ func TestSessionSnapshotIsIncremental(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("+I key%05d %d %d", g, at, g%7), fmt.Sprintf("+I key%05d %d %d", g, at+3, g%5))
 	}
 	feed(lines)
-	state := exectest.NewState()
-	state.Snapshot(t, w, 1)
-	full := state.Bytes
-	if state.Puts != keys || state.Deletes != 0 || state.Len() != keys {
-		t.Fatalf("first snapshot: %d puts, %d deletes, %d entries; want %d puts", state.Puts, state.Deletes, state.Len(), keys)
-	}
-	state.Snapshot(t, w, 2)
-	if state.Puts != 0 || state.Deletes != 0 {
-		t.Fatalf("snapshot of no change: %d puts, %d deletes", state.Puts, state.Deletes)
-	}
-	if err := w.OnControl(ctx, exec.Control{Kind: exec.Watermark, Watermark: 100}, discard); err != nil {
-		t.Fatal(err)
-	}
-	lines = lines[:0]
-	for g := 0; g < keys; g += 100 {
-		if !closing(g) {
-			lines = append(lines, fmt.Sprintf("+I key%05d 1005 100", g))
+	exectest.CheckIncremental(t, exectest.Incremental{Op: w, Full: keys, Change: func() {
+		discard := exec.EmitterFunc(func(_ context.Context, c exec.Chunk) error {
+			c.Batch.Release()
+			return nil
+		})
+		if err := w.OnControl(ctx, exec.Control{Kind: exec.Watermark, Watermark: 100}, discard); err != nil {
+			t.Fatal(err)
 		}
-	}
-	feed(lines)
-	state.Snapshot(t, w, 3)
-	if state.Puts != 80 || state.Deletes != 20 || state.Len() != keys-20 {
-		t.Fatalf("snapshot of 1%%: %d puts, %d deletes, %d entries; want 80, 20, %d", state.Puts, state.Deletes, state.Len(), keys-20)
-	}
-	t.Logf("full snapshot %d bytes, 1%% of the keys %d bytes", full, state.Bytes)
-	if state.Bytes*100 > 2*full {
-		t.Fatalf("snapshot of 1%% wrote %d bytes, the full one %d", state.Bytes, full)
-	}
+		lines = lines[:0]
+		for g := 0; g < keys; g += 100 {
+			if !closing(g) {
+				lines = append(lines, fmt.Sprintf("+I key%05d 1005 100", g))
+			}
+		}
+		feed(lines)
+	}, Changed: exectest.Counts{Puts: 80, Deletes: 20, Len: keys - 20}, Percent: 2})
 }
 
 // TestSessionRestoreRefusesDamagedState checks that a damaged entry (a
@@ -169,27 +140,12 @@ func TestSessionSnapshotIsIncremental(t *testing.T) {
 // and that a snapshot before Open fails instead of panicking.
 func TestSessionRestoreRefusesDamagedState(t *testing.T) {
 	cfg := testConfig(t, "bigint timestamp(3) varchar", []int{0}, 1, 10, "count(*)", "min(2)", "count(distinct 2)")
-	ctx := context.Background()
-	w, env := newAgg(t, cfg)
-	if err := w.Snapshot(ctx, 1, exectest.NewState()); err == nil {
-		t.Fatal("snapshot before Open succeeded")
-	}
-	state := exectest.NewState()
-	runSteps(t, w, env, []exectest.Step{{
-		In:     "bigint timestamp(3) varchar\n+I 1 0 a\n+I 1 30 b\n+I 1 35 c",
-		AnyOut: true,
-		Check:  func(t *testing.T) { state.Snapshot(t, w, 1) },
-	}})
+	newOp := exectest.Maker(t, func() (*Agg, error) { return NewAgg(cfg) })
+	state := exectest.SnapshotAfter(t, newOp(), exectest.CollectorOptions{Format: exectest.Millis}, "bigint timestamp(3) varchar\n+I 1 0 a\n+I 1 30 b\n+I 1 35 c")
 	if state.Len() != 1 {
 		t.Fatalf("%d entries, want 1", state.Len())
 	}
-	var g int
-	var key string
-	for g = range state.Entries {
-		for key = range state.Entries[g] {
-		}
-	}
-	good := state.Entries[g][key]
+	g, key, good := state.Any()
 	// good is: no -0 keys, 2 sessions, then the first's start (0), span
 	// (0), number (1), rows (1), ...
 	if !strings.HasPrefix(string(good), "\x00\x02\x00\x00\x01\x01") {
@@ -197,33 +153,17 @@ func TestSessionRestoreRefusesDamagedState(t *testing.T) {
 	}
 	overlap := slices.Clone(good)
 	overlap[2] = 2 * 40 // the first session starts at 40 (zig-zag), after the second
-	for _, tc := range []struct {
-		name  string
-		edit  func()
-		wrapd error
-	}{
-		{"truncated", func() { state.Entries[g][key] = good[:len(good)-1] }, accum.ErrCorruptState},
-		{"trailing", func() { state.Entries[g][key] = append(slices.Clone(good), 0) }, errEntry},
-		{"bad key", func() { delete(state.Entries[g], key); state.Entries[g]["\x01\x05"] = good }, errEntry},
-		{"overlap", func() { state.Entries[g][key] = overlap }, errEntry},
-		{"no sessions", func() { state.Entries[g][key] = []byte{0, 0} }, errEntry},
-		{"garbage", func() { state.Damage([]byte("\xff\xff\xff")) }, errEntry},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			old := maps.Clone(state.Entries[g])
-			defer func() { state.Entries[g] = old }()
-			tc.edit()
-			r, env := newAgg(t, cfg)
-			if err := r.Open(ctx, env); err != nil {
-				t.Fatal(err)
-			}
-			defer r.Close()
-			err := r.Restore(ctx, state, exec.KeyGroupsOf(0, 1))
-			if !errors.Is(err, tc.wrapd) || !errors.Is(err, errRestore) || !strings.Contains(fmt.Sprint(err), "SESSION") {
-				t.Fatalf("got %v, want an error of SESSION wrapping %v", err, tc.wrapd)
-			}
-		})
-	}
+	exectest.CheckDamaged(t, exectest.Damaged{OpenFirst: true,
+		New: newOp, State: state, Wrap: errRestore, Says: "SESSION",
+		Damages: []exectest.Damage{
+			{Name: "truncated", Edit: func(s *exectest.State) { s.Entries[g][key] = good[:len(good)-1] }, Want: accum.ErrCorruptState},
+			{Name: "trailing", Edit: func(s *exectest.State) { s.Entries[g][key] = append(slices.Clone(good), 0) }, Want: errEntry},
+			{Name: "bad key", Edit: func(s *exectest.State) { delete(s.Entries[g], key); s.Entries[g]["\x01\x05"] = good }, Want: errEntry},
+			{Name: "overlap", Edit: func(s *exectest.State) { s.Entries[g][key] = overlap }, Want: errEntry},
+			{Name: "no sessions", Edit: func(s *exectest.State) { s.Entries[g][key] = []byte{0, 0} }, Want: errEntry},
+			{Name: "garbage", Edit: func(s *exectest.State) { s.Damage([]byte("\xff\xff\xff")) }, Want: errEntry},
+		},
+	})
 }
 
 // TestSessionDeltaIsBoundedWithoutCheckpoints checks that an operator
@@ -263,22 +203,8 @@ func TestSessionRestoreKeepsNegativeZeroKeys(t *testing.T) {
 		Check: func(t *testing.T) { state.Snapshot(t, w, 1) },
 	}})
 	r, env := newAgg(t, cfg)
-	(&exectest.Runner{Op: &restoring{Agg: r, state: state}, Env: env, Out: out}).Run(t, []exectest.Step{{
+	(&exectest.Runner{Op: exectest.Restoring(r, state), Env: env, Out: out}).Run(t, []exectest.Step{{
 		In:   "double timestamp(3)\n+I 0 8\n+I -0 101",
 		Want: "-U -0 0 15 2\n+U -0 0 18 3\n-U -0 100 110 1\n+U -0 100 111 2",
 	}})
-}
-
-// restoring is an Agg that restores from a state as it opens, as the
-// runtime restores an operator after Open and before any input.
-type restoring struct {
-	*Agg
-	state *exectest.State
-}
-
-func (r *restoring) Open(ctx context.Context, env *exec.Env) error {
-	if err := r.Agg.Open(ctx, env); err != nil {
-		return err
-	}
-	return r.Agg.Restore(ctx, r.state, env.KeyGroups)
 }

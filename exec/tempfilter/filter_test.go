@@ -2,7 +2,6 @@ package tempfilter
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -47,12 +46,8 @@ func newInstance(t *testing.T, alloc memory.Allocator, cfg Config, clk *clock, i
 	if err != nil {
 		t.Fatal(err)
 	}
-	env := &exec.Env{Alloc: alloc, Instance: i, Parallelism: p, KeyGroups: exec.KeyGroupsOf(i, p),
-		Metrics: &exec.OperatorMetrics{}, Clock: clk.now}
-	if err := f.Open(context.Background(), env); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
+	env := exectest.InstanceEnv(alloc, i, p, clk.now)
+	exectest.Open(t, f, env)
 	return &instance{f: f, env: env, out: map[[2]int64]int64{}}
 }
 
@@ -313,16 +308,16 @@ func TestFilterRestoreRefusesDamagedState(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Batch.Release()
+	st := exectest.NewState()
+	st.Snapshot(t, in.f, 1)
+	var damages []exectest.Damage
 	for _, damage := range [][]byte{{}, {0xff}, {1, 1}, []byte("garbage value")} {
-		st := exectest.NewState()
-		st.Snapshot(t, in.f, 1)
-		in.f.delta = delta{} // snapshot everything again next time
-		st.Damage(damage)
-		fresh := newInstance(t, alloc, testConfig(false), clk, 0, 1)
-		if err := fresh.f.Restore(ctx, st, fresh.env.KeyGroups); !errors.Is(err, ErrCorruptState) {
-			t.Errorf("damage %q: Restore = %v, want ErrCorruptState", damage, err)
-		}
+		damages = append(damages, exectest.Damage{Name: fmt.Sprintf("%q", damage), Edit: func(s *exectest.State) { s.Damage(damage) }})
 	}
+	exectest.CheckDamaged(t, exectest.Damaged{
+		New:   exectest.Maker(t, func() (*Filter, error) { return New(testConfig(false)) }),
+		State: st, Damages: damages, Wrap: ErrCorruptState,
+	})
 	c = chunkOf(alloc, [][2]int64{{9, 5900}}, []exec.Op{exec.Delete})
 	defer c.Batch.Release()
 	if err := in.f.Process(ctx, 0, c, in.emitter(t, false)); err == nil {

@@ -25,28 +25,35 @@ type randomCase struct {
 	wide       int // if > 0, column 0 is a bigint drawn from [0, wide)
 }
 
+// randomCases are the configurations of the randomized and the restore
+// tests.
+var randomCases = []randomCase{
+	{name: "partitioned-rn", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3, rowNumber: true},
+	{name: "partitioned", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3},
+	{name: "global-doubles", input: "double bigint", order: "0", limit: 4},
+	{name: "global-doubles-rn", input: "double bigint", order: "0 desc", limit: 4, rowNumber: true},
+	{name: "two-keys", input: "decimal(10,2) varchar date boolean", part: []int{1}, order: "0, 2 desc", limit: 2, rowNumber: true},
+	{name: "two-partition-keys", input: "decimal(10,2) varchar date boolean", part: []int{1, 3}, order: "0, 2 desc", limit: 2, rowNumber: true},
+	{name: "double-partition", input: "double bigint varchar", part: []int{0}, order: "1 desc, 2", limit: 2},
+	{name: "limit-one", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1},
+	{name: "order-in-partition", input: "bigint bigint varchar", part: []int{0, 1}, order: "1, 2 desc", limit: 2, rowNumber: true},
+	{name: "append-only-rn", input: "bigint varchar bigint", part: []int{0}, order: "2", limit: 3, rowNumber: true, appendOnly: true},
+	{name: "append-only", input: "varchar double", part: []int{0}, order: "1 desc", limit: 2, appendOnly: true},
+	{name: "dedup-first", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1", limit: 1, appendOnly: true},
+	{name: "dedup-last", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
+	{name: "dedup-last-varchar", input: "varchar timestamp(3) bigint", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
+	// A pull query's ROW_NUMBER() numbers every row.
+	{name: "number-all", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: math.MaxInt64, rowNumber: true},
+	{name: "keep-all", input: "bigint varchar", order: "1", limit: math.MaxInt64},
+	// Many distinct rows in one partition make the trees split and merge.
+	{name: "deep-tree-rn", input: "bigint bigint", order: "0", limit: 40, rowNumber: true, wide: 400},
+	{name: "deep-tree", input: "bigint bigint", part: []int{1}, order: "0 desc", limit: 150, wide: 1000},
+	{name: "deep-append-only", input: "bigint bigint", order: "0 desc", limit: 100, rowNumber: true, appendOnly: true, wide: 1000},
+	{name: "global-append-only", input: "bigint bigint", order: "0 desc", limit: 5, appendOnly: true, wide: 1000},
+}
+
 func TestRandomized(t *testing.T) {
-	cases := []randomCase{
-		{name: "partitioned-rn", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3, rowNumber: true},
-		{name: "partitioned", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: 3},
-		{name: "global-doubles", input: "double bigint", order: "0", limit: 4},
-		{name: "global-doubles-rn", input: "double bigint", order: "0 desc", limit: 4, rowNumber: true},
-		{name: "two-keys", input: "decimal(10,2) varchar date boolean", part: []int{1}, order: "0, 2 desc", limit: 2, rowNumber: true},
-		{name: "limit-one", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1},
-		{name: "order-in-partition", input: "bigint bigint varchar", part: []int{0, 1}, order: "1, 2 desc", limit: 2, rowNumber: true},
-		{name: "append-only-rn", input: "bigint varchar bigint", part: []int{0}, order: "2", limit: 3, rowNumber: true, appendOnly: true},
-		{name: "append-only", input: "varchar double", part: []int{0}, order: "1 desc", limit: 2, appendOnly: true},
-		{name: "dedup-first", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1", limit: 1, appendOnly: true},
-		{name: "dedup-last", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
-		// A pull query's ROW_NUMBER() numbers every row.
-		{name: "number-all", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: math.MaxInt64, rowNumber: true},
-		{name: "keep-all", input: "bigint varchar", order: "1", limit: math.MaxInt64},
-		// Many distinct rows in one partition make the trees split and merge.
-		{name: "deep-tree-rn", input: "bigint bigint", order: "0", limit: 40, rowNumber: true, wide: 400},
-		{name: "deep-tree", input: "bigint bigint", part: []int{1}, order: "0 desc", limit: 150, wide: 1000},
-		{name: "deep-append-only", input: "bigint bigint", order: "0 desc", limit: 100, rowNumber: true, appendOnly: true, wide: 1000},
-	}
-	for _, tc := range cases {
+	for _, tc := range randomCases {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(6) {
 				randomRun(t, tc, rand.New(rand.NewPCG(seed, 7)))
@@ -75,16 +82,7 @@ func randomRun(t *testing.T, tc randomCase, r *rand.Rand) {
 	defer op.Close()
 	out := newCollector(t)
 	in := exectest.NewIntegral(cfg.Input)
-	row := brute.RandomRow(r, tc.input, brute.Domains)
-	changes := &brute.Changes{Rand: r, AppendOnly: tc.appendOnly, Row: func() string {
-		if tc.wide == 0 {
-			return row()
-		}
-		// Column 0 from [0, wide): drawn after the others, as it replaces one.
-		v := row()
-		_, rest, _ := strings.Cut(v, " ")
-		return strconv.Itoa(r.IntN(tc.wide)) + " " + rest
-	}}
+	changes := randomChanges(tc, r)
 	chunks, maxRows := 60, 12
 	if tc.wide > 0 {
 		chunks, maxRows = 40, 80
@@ -100,6 +98,19 @@ func randomRun(t *testing.T, tc randomCase, r *rand.Rand) {
 			checkBounded(t, step, cfg, env.Metrics, changes.Live)
 		}
 	}
+}
+
+// randomChanges returns a generator of random changes of tc's input.
+func randomChanges(tc randomCase, r *rand.Rand) *brute.Changes {
+	row := brute.RandomRow(r, tc.input, brute.Domains)
+	return &brute.Changes{Rand: r, AppendOnly: tc.appendOnly, Row: func() string {
+		if tc.wide == 0 {
+			return row()
+		}
+		// Column 0 from [0, wide): drawn after the others, as it replaces one.
+		_, rest, _ := strings.Cut(row(), " ")
+		return strconv.Itoa(r.IntN(tc.wide)) + " " + rest
+	}}
 }
 
 // checkBounded checks that an append-only Top-N holds at most Limit

@@ -162,14 +162,9 @@ func (t *Operator) keyGroups() error {
 	for i, ord := range t.cfg.Partition {
 		cols[i] = arrs[ord]
 	}
-	s.hashes = append(s.hashes[:0], make([]uint64, n)...)
-	if err := exec.HashRows(cols, s.hashes); err != nil {
-		return err
-	}
-	for i, h := range s.hashes {
-		s.groups[i] = exec.KeyGroup(h)
-	}
-	return nil
+	var err error
+	s.hashes, err = exec.RowKeyGroups(cols, s.hashes, s.groups)
+	return err
 }
 
 // Restore implements exec.Stateful: it puts back the rows of the
