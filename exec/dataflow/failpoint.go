@@ -11,7 +11,8 @@ import (
 // Injected task failures, for the tests of recovery (the crash harness
 // runs eddy with EDDY_TEST_TASK_PANIC_RATE set). With a rate p > 0, a
 // task of a job that takes checkpoints panics before it processes a chunk
-// with probability p, as an operator with a bug would; the runtime turns
+// with probability p (and the next n chunks after InjectTestPanics(n)), as
+// an operator with a bug would; the runtime turns
 // the panic into the job's ErrInternal failure. The rate is 0 unless set,
 // which costs a task one atomic load per chunk.
 
@@ -26,13 +27,27 @@ func init() {
 	}
 }
 
+// panicCount is how many more chunks of checkpointed jobs' tasks are to
+// panic regardless of the rate.
+var panicCount atomic.Int64
+
 // SetTestPanicRate sets the probability with which a task of a
 // checkpointed job panics before a chunk (0: never). Tests only.
 func SetTestPanicRate(p float64) { panicRate.Store(math.Float64bits(p)) }
 
+// InjectTestPanics makes the next n chunks that tasks of checkpointed
+// jobs take panic, whatever the rate. Tests only.
+func InjectTestPanics(n int64) { panicCount.Add(n) }
+
 // injectFailure reports whether the task is to fail now, at the injected
 // rate.
 func (t *task) injectFailure() bool {
+	if !t.env.Checkpointing {
+		return false
+	}
+	if panicCount.Load() > 0 && panicCount.Add(-1) >= 0 {
+		return true
+	}
 	bits := panicRate.Load()
-	return bits != 0 && t.env.Checkpointing && rand.Float64() < math.Float64frombits(bits)
+	return bits != 0 && rand.Float64() < math.Float64frombits(bits)
 }
