@@ -42,12 +42,12 @@ func InjectTestPanics(n int64) { panicCount.Add(n) }
 // injectFailure reports whether the task is to fail now, at the injected
 // rate.
 func (t *task) injectFailure() bool {
-	if !t.env.Checkpointing {
+	bits := panicRate.Load()
+	if bits == 0 && panicCount.Load() <= 0 || !t.env.Checkpointing {
 		return false
 	}
 	if panicCount.Load() > 0 && panicCount.Add(-1) >= 0 {
 		return true
 	}
-	bits := panicRate.Load()
 	return bits != 0 && rand.Float64() < math.Float64frombits(bits)
 }
