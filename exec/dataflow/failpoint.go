@@ -35,6 +35,13 @@ var panicCount atomic.Int64
 // checkpointed job panics before a chunk (0: never). Tests only.
 func SetTestPanicRate(p float64) { panicRate.Store(math.Float64bits(p)) }
 
+// ResetTestPanics stops injecting failures: the rate is 0 and no chunk
+// that InjectTestPanics asked for is left to panic. Tests only.
+func ResetTestPanics() {
+	panicRate.Store(0)
+	panicCount.Store(0)
+}
+
 // InjectTestPanics makes the next n chunks that tasks of checkpointed
 // jobs take panic, whatever the rate. Tests only.
 func InjectTestPanics(n int64) { panicCount.Add(n) }

@@ -15,6 +15,9 @@ import (
 // query stays failed, and every FLUSH reports it, until it is dropped.
 func (s *Session) flush(ctx context.Context) (*Result, error) {
 	e := s.eng
+	// A query restarting from its checkpoint after a failure is flushed
+	// once it has restarted.
+	e.recovery.wait()
 	if _, err := e.flushAll(ctx, nil); err != nil {
 		return nil, err
 	}

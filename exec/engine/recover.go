@@ -42,6 +42,12 @@ type recoveryMark struct {
 	times int
 }
 
+// wait returns once no recovery is in progress.
+func (r *recovery) wait() {
+	r.run.Lock()
+	defer r.run.Unlock()
+}
+
 // allow records a recovery of name from checkpoint epoch and reports
 // whether it may go ahead.
 func (r *recovery) allow(name string, epoch uint64) bool {
