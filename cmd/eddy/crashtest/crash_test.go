@@ -13,6 +13,11 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	// The harness runs eddy as a separate binary; importing its command
+	// makes go test's cache see eddy's sources, so a change to them runs
+	// the harness again rather than reusing a cached result.
+	_ "github.com/eddysql/eddy/cmd/eddy/cli"
 )
 
 var (
