@@ -44,28 +44,9 @@ type checkpointLog struct {
 func watchCheckpoints(eng *engine.Engine) (*checkpointLog, func()) {
 	l := &checkpointLog{seen: map[checkpointKey]checkpointSeen{}}
 	sess := eng.NewSession(engine.SessionOptions{})
-	ctx, cancel := context.WithCancel(context.Background())
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		tick := time.NewTicker(checkpointPoll)
-		defer tick.Stop()
-		for {
-			select {
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			l.poll(ctx, sess)
-		}
-	})
-	var once sync.Once
-	return l, func() {
-		once.Do(func() {
-			cancel()
-			wg.Wait()
-			l.poll(context.Background(), sess)
-		})
-	}
+	stop := pollEvery(checkpointPoll, func(ctx context.Context) { l.poll(ctx, sess) },
+		func() { l.poll(context.Background(), sess) })
+	return l, stop
 }
 
 // poll reads SHOW CHECKPOINTS once into the log.

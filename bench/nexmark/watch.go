@@ -109,12 +109,23 @@ func pollProgress(eng *engine.Engine, start time.Time, fn func(Progress)) (stop 
 		return func() {}
 	}
 	sess := eng.NewSession(engine.SessionOptions{})
+	return pollEvery(progressInterval, func(ctx context.Context) {
+		res, err := showQueries(ctx, sess)
+		if err != nil || ctx.Err() != nil {
+			return
+		}
+		fn(Progress{Rows: rowsIn(res), Elapsed: time.Since(start)})
+	}, nil)
+}
+
+// pollEvery calls poll every d on a goroutine of its own until the
+// returned stop is called. stop ends the goroutine, waits for it, then
+// calls last (if set) once; it may be called more than once.
+func pollEvery(d time.Duration, poll func(ctx context.Context), last func()) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(progressInterval)
+	wg.Go(func() {
+		tick := time.NewTicker(d)
 		defer tick.Stop()
 		for {
 			select {
@@ -122,18 +133,17 @@ func pollProgress(eng *engine.Engine, start time.Time, fn func(Progress)) (stop 
 				return
 			case <-tick.C:
 			}
-			res, err := showQueries(ctx, sess)
-			if err != nil || ctx.Err() != nil {
-				continue
-			}
-			fn(Progress{Rows: rowsIn(res), Elapsed: time.Since(start)})
+			poll(ctx)
 		}
-	}()
+	})
 	var once sync.Once
 	return func() {
 		once.Do(func() {
 			cancel()
 			wg.Wait()
+			if last != nil {
+				last()
+			}
 		})
 	}
 }
