@@ -235,6 +235,17 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	go func() {
 		j.wg.Wait()
+		// A task drains its inbox as it closes, but an upstream task
+		// still running then may queue more before it sees the job end:
+		// once every task has returned, nothing sends, and what is left
+		// queued is released here.
+		for _, sr := range j.stages {
+			for _, t := range sr.tasks {
+				if t.inbox != nil {
+					t.inbox.drain()
+				}
+			}
+		}
 		if j.account != nil {
 			opts.StateBudget.leave(j.account) // every task has closed: nothing is charged
 		}
