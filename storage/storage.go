@@ -107,10 +107,17 @@ type StateStore interface {
 	// Recover discards the writes since the last commit and returns the
 	// last committed epoch (0 if none).
 	Recover(ctx context.Context) (epoch uint64, err error)
-	// Bytes returns the size of the committed state: the bytes of every
-	// committed key and value, a key counted with its table's name as
-	// AppendString encodes it. It does not read the whole state on every
-	// call (only, at most, on the first).
+	// Rollback discards the last committed checkpoint (and the writes
+	// since) and makes the one before it the last, returning its epoch:
+	// what a reader does when the last one is damaged. It fails with
+	// ErrNoPrevious when the store keeps no earlier checkpoint (one
+	// rollback in a row at most; none before the second commit).
+	Rollback(ctx context.Context) (epoch uint64, err error)
+	// Bytes returns the size of the committed state as stored: the bytes
+	// of every committed key and value, a key counted with its table's
+	// name as AppendString encodes it, and, in a store that keeps them
+	// until it compacts (Badger's), the values replaced and the keys
+	// deleted since its last compaction. It is cheap to call.
 	Bytes() (int64, error)
 	// Close discards uncommitted writes and releases the job's store so it
 	// can be opened again. It is idempotent.
@@ -156,6 +163,9 @@ var (
 	// ErrStaleEpoch is returned by Commit for an epoch not after the last
 	// committed one.
 	ErrStaleEpoch = errors.New("storage: stale epoch")
+	// ErrNoPrevious is returned by Rollback when the store keeps no
+	// checkpoint before its last.
+	ErrNoPrevious = errors.New("storage: no earlier checkpoint is kept")
 	// ErrDropped is returned by a Read that lost its stream to a Drop.
 	ErrDropped = errors.New("storage: stream dropped")
 	// ErrUnsupportedType is returned by EncodeBatch (and Log.Append) for a

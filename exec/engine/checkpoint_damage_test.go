@@ -16,35 +16,20 @@ import (
 	"github.com/eddysql/eddy/storage/badger/damagetest"
 )
 
-// operatorTable returns the name of the operator state table whose
-// entries key, a state key within a job, belongs to ("" for the plan and
-// the sources' positions).
-func operatorTable(key []byte) string {
-	for si := range 8 {
-		for op := range 8 {
-			name := fmt.Sprintf("stage%d/op%d", si, op)
-			if bytes.HasPrefix(key, storage.AppendString(nil, name)) {
-				return name
-			}
-		}
-	}
-	return ""
-}
-
-// damageOnce damages the first operator state entry of job in dir with
+// damageOnce damages the first block of job's checkpoint runs in dir with
 // damage, and fails t if it found none.
 func damageOnce(t *testing.T, dir, job string, damage func(stored []byte) []byte) {
 	t.Helper()
 	done := false
 	n, err := damagetest.DamageState(dir, job, func(key, stored []byte) []byte {
-		if done || operatorTable(key) == "" {
+		if done {
 			return nil
 		}
 		done = true
 		return damage(stored)
 	})
 	if err != nil || n != 1 {
-		t.Fatalf("damaging the state of %s: %d entries, %v", job, n, err)
+		t.Fatalf("damaging the state of %s: %d blocks, %v", job, n, err)
 	}
 }
 
@@ -53,17 +38,6 @@ func damageOnce(t *testing.T, dir, job string, damage func(stored []byte) []byte
 // but decode as nothing, in a new epoch.
 func garbleEntry(t *testing.T, dir, job string) {
 	t.Helper()
-	var table string
-	var key []byte
-	if _, err := damagetest.DamageState(dir, job, func(k, _ []byte) []byte {
-		if key == nil && operatorTable(k) != "" {
-			table = operatorTable(k)
-			key = bytes.Clone(k[len(storage.AppendString(nil, table)):])
-		}
-		return nil
-	}); err != nil || key == nil {
-		t.Fatalf("finding an entry of %s: %v", job, err)
-	}
 	db, err := badger.Open(dir, badger.Options{ValueLogGCInterval: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -75,27 +49,45 @@ func garbleEntry(t *testing.T, dir, job string) {
 	}
 	defer st.Close()
 	epoch, err := st.Recover(context.Background())
-	if err == nil {
-		var tbl storage.StateTable
-		if tbl, err = st.Table(table, storage.TableOptions{}); err == nil {
-			err = tbl.Put(key, []byte{0xff, 0xfe, 0x01})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tbl storage.StateTable
+	var key []byte
+	for si := 0; si < 8 && key == nil; si++ {
+		for op := 0; op < 8 && key == nil; op++ {
+			if tbl, err = st.Table(fmt.Sprintf("stage%d/op%d", si, op), storage.TableOptions{}); err != nil {
+				t.Fatal(err)
+			}
+			err = tbl.Scan(nil, func(k, _ []byte) error {
+				key = bytes.Clone(k)
+				return errFound
+			})
+			if err != nil && !errors.Is(err, errFound) {
+				t.Fatal(err)
+			}
 		}
 	}
-	if err == nil {
-		err = st.Commit(context.Background(), epoch+1)
+	if key == nil {
+		t.Fatalf("no operator state entry in %s", job)
 	}
-	if err != nil {
+	if err := tbl.Put(key, []byte{0xff, 0xfe, 0x01}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.Commit(context.Background(), epoch+1); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// TestDamagedCheckpoint: a view whose checkpoint state is damaged in a
-// real data directory — a byte flipped in a stored entry, an entry cut
-// short (both failing the store's checksum), an entry that passes it but
-// does not decode — fails alone when the engine restarts, with an error
-// naming the checkpoint and saying how to rebuild the view, and is listed
-// as failed; the engine opens, the other view resumes and goes on, and
-// DROP and CREATE rebuild the damaged view from its input.
+var errFound = errors.New("found")
+
+// TestDamagedCheckpoint: a view whose only checkpoint is damaged in a
+// real data directory — a byte flipped in a stored block, a block cut
+// short (both failing the store's checksum) — fails alone when the engine
+// restarts, with an error naming the checkpoint and saying how to rebuild
+// the view, and is listed as failed; the engine opens, the other view
+// resumes and goes on, and DROP and CREATE rebuild the damaged view from
+// its input.
 func TestDamagedCheckpoint(t *testing.T) {
 	damages := map[string]func(t *testing.T, dir, job string){
 		"flipped": func(t *testing.T, dir, job string) {
@@ -104,7 +96,6 @@ func TestDamagedCheckpoint(t *testing.T) {
 		"truncated": func(t *testing.T, dir, job string) {
 			damageOnce(t, dir, job, func(v []byte) []byte { return bytes.Clone(v[:len(v)/2]) })
 		},
-		"garbled": garbleEntry,
 	}
 	for name, damage := range damages {
 		t.Run(name, func(t *testing.T) {
@@ -139,7 +130,7 @@ func TestDamagedCheckpoint(t *testing.T) {
 			}) {
 				t.Errorf("no notice says a's checkpoint is damaged: %q", res.Notices)
 			}
-			if name != "garbled" && !slices.ContainsFunc(res.Notices, func(n string) bool {
+			if !slices.ContainsFunc(res.Notices, func(n string) bool {
 				return strings.Contains(n, "fails its checksum") || strings.Contains(n, "shorter than its checksum")
 			}) {
 				t.Errorf("the notice does not say what is damaged: %q", res.Notices)
@@ -173,6 +164,98 @@ func TestDamagedCheckpoint(t *testing.T) {
 			s = e.NewSession(SessionOptions{})
 			if got := sorted(text(run(t, s, "SELECT * FROM a;"))); got != "1 | 2\n2 | 2\n3 | 1\n" {
 				t.Errorf("a after another restart holds\n%s", got)
+			}
+		})
+	}
+}
+
+// damageNewestRun flips a byte in block 0 of the newest run of job's
+// checkpoint in dir: the run only the last checkpoint names.
+func damageNewestRun(t *testing.T, dir, job string) {
+	t.Helper()
+	var newest []byte
+	if _, err := damagetest.DamageState(dir, job, func(key, _ []byte) []byte {
+		if newest == nil || bytes.Compare(key[:len(key)-4], newest[:len(newest)-4]) > 0 {
+			newest = bytes.Clone(key)
+		}
+		return nil
+	}); err != nil || newest == nil {
+		t.Fatalf("finding the runs of %s: %v", job, err)
+	}
+	n, err := damagetest.DamageState(dir, job, func(key, stored []byte) []byte {
+		if !bytes.Equal(key[:len(key)-4], newest[:len(newest)-4]) || !bytes.Equal(key[len(key)-4:], []byte{0, 0, 0, 0}) {
+			return nil
+		}
+		stored = bytes.Clone(stored)
+		stored[len(stored)/2] ^= 0x04
+		return stored
+	})
+	if err != nil || n != 1 {
+		t.Fatalf("damaging the newest run of %s: %d blocks, %v", job, n, err)
+	}
+}
+
+// TestDamagedCheckpointFallsBack: a view whose last checkpoint is damaged
+// — a byte flipped in the run only it names, or an entry that passes the
+// checksum but does not decode — falls back on its previous checkpoint
+// when the engine restarts, with a notice naming both, and reads its
+// input on from that checkpoint's positions: it holds the whole answer,
+// is not failed, and resumes normally after another restart.
+func TestDamagedCheckpointFallsBack(t *testing.T) {
+	damages := map[string]func(t *testing.T, dir, job string){
+		"flipped newest run": damageNewestRun,
+		"garbled":            garbleEntry,
+	}
+	for name, damage := range damages {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "data")
+			cfg := Config{DataDir: dir, Parallelism: 2, CheckpointInterval: time.Hour}
+			e := openEngine(t, cfg)
+			run(t, e.NewSession(SessionOptions{}), `CREATE STREAM s (k INT, v INT);
+				CREATE MATERIALIZED VIEW a AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;
+				INSERT INTO s VALUES (1, 10), (2, 20), (1, 5);
+				FLUSH;`)
+			obj, ok := e.Catalog().Get("a")
+			if !ok {
+				t.Fatal("no view a")
+			}
+			if err := e.Close(); err != nil { // checkpoint 1
+				t.Fatal(err)
+			}
+			e = openEngine(t, cfg)
+			run(t, e.NewSession(SessionOptions{}), "INSERT INTO s VALUES (3, 1), (1, 1); FLUSH;")
+			if err := e.Close(); err != nil { // checkpoint 2
+				t.Fatal(err)
+			}
+			damage(t, dir, stateJob(obj.ID))
+
+			e = openEngine(t, cfg)
+			s := e.NewSession(SessionOptions{})
+			res := run(t, s, "SELECT * FROM a;")
+			if got := sorted(text(res)); got != "1 | 3\n2 | 1\n3 | 1\n" {
+				t.Errorf("a after falling back holds\n%s", got)
+			}
+			if !slices.ContainsFunc(res.Notices, func(n string) bool {
+				return strings.Contains(n, "materialized view a falls back on its previous checkpoint ") &&
+					strings.Contains(n, "of materialized view a is damaged: ")
+			}) {
+				t.Errorf("no notice says a fell back on its previous checkpoint: %q", res.Notices)
+			}
+			if st := e.status("a"); st.failed() {
+				t.Errorf("a's status: %s", st)
+			}
+			run(t, s, "INSERT INTO s VALUES (2, 2); FLUSH;")
+			if err := e.Close(); err != nil {
+				t.Fatal(err)
+			}
+			e = openEngine(t, cfg)
+			defer func() { e.Close() }()
+			res = run(t, e.NewSession(SessionOptions{}), "SELECT * FROM a;")
+			if got := sorted(text(res)); got != "1 | 3\n2 | 2\n3 | 1\n" {
+				t.Errorf("a after another restart holds\n%s", got)
+			}
+			if slices.ContainsFunc(res.Notices, func(n string) bool { return strings.Contains(n, "falls back") }) {
+				t.Errorf("a fell back again: %q", res.Notices)
 			}
 		})
 	}

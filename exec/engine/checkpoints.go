@@ -92,7 +92,7 @@ func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*query
 		}
 		if err != nil {
 			store.Close()
-			return nil, fmt.Errorf("reading the checkpoints of %s: %w", obj.Name, err)
+			return nil, &checkpointReadError{epoch: qs.epoch, err: fmt.Errorf("reading the checkpoints of %s: %w", obj.Name, err)}
 		}
 		if qs.epoch > 0 && (!found || string(stored) != fp) && attempt == 0 {
 			// A checkpoint of another plan: start over.
@@ -109,11 +109,32 @@ func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*query
 	}
 }
 
+// checkpointReadError is an error reading a query's last checkpoint,
+// epoch (0: not known yet).
+type checkpointReadError struct {
+	epoch uint64
+	err   error
+}
+
+func (e *checkpointReadError) Error() string { return e.err.Error() }
+func (e *checkpointReadError) Unwrap() error { return e.err }
+
 // recordPlan writes the plan's fingerprint, to be committed with the next
 // checkpoint. It is written once the job has started, as starting a job
 // discards what its store has not committed.
 func (qs *queryState) recordPlan() error {
 	return qs.meta.Put([]byte(planKey), []byte(qs.fingerprint))
+}
+
+// rollbackQueryState makes the checkpoint before the last of obj's query,
+// whose store is closed, its last, and returns its epoch.
+func (e *Engine) rollbackQueryState(obj *catalog.Object) (uint64, error) {
+	store, err := e.db.State(stateJob(obj.ID))
+	if err != nil {
+		return 0, err
+	}
+	defer store.Close()
+	return store.Rollback(context.Background())
 }
 
 // dropQueryState deletes the checkpoints of obj's query, whose store is

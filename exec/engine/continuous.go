@@ -87,7 +87,11 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 		}
 		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
 			if resuming && errors.Is(err, storage.ErrCorrupt) {
-				return damagedCheckpoint(obj, 0, true, err)
+				var epoch uint64
+				if re := (*checkpointReadError)(nil); errors.As(err, &re) {
+					epoch = re.epoch
+				}
+				return damagedCheckpoint(obj, epoch, true, err)
 			}
 			return err
 		}
@@ -171,22 +175,41 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 }
 
 // damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:
-// not known) could not be restored, damaged or not, because of err. The
-// query's checkpoint cannot be rebuilt in place, as eddy keeps one version
-// of each state entry and so no earlier checkpoint to fall back on, but
-// the query can be rebuilt from its inputs, and the error says how.
+// not known) could not be restored, damaged or not, because of err. A
+// view with a damaged checkpoint falls back on the one before it when the
+// store keeps it (resumeQuery); otherwise the query can be rebuilt from
+// its inputs, and the error says how.
 func damagedCheckpoint(obj *catalog.Object, epoch uint64, damaged bool, err error) error {
+	return &checkpointError{obj: obj, epoch: epoch, damaged: damaged, err: err}
+}
+
+// checkpointError is damagedCheckpoint's error.
+type checkpointError struct {
+	obj     *catalog.Object
+	epoch   uint64
+	damaged bool
+	err     error
+}
+
+// cause says which checkpoint failed and why, without the hint.
+func (c *checkpointError) cause() string {
 	which := "the checkpoint"
-	if epoch > 0 {
-		which = fmt.Sprintf("checkpoint %d", epoch)
+	if c.epoch > 0 {
+		which = fmt.Sprintf("checkpoint %d", c.epoch)
 	}
 	what := "cannot be resumed"
-	if damaged {
+	if c.damaged {
 		what = "is damaged"
 	}
-	return fmt.Errorf("%s of %s %s %s: %w; DROP %s %s and CREATE it again to rebuild it from its inputs",
-		which, obj.Kind, obj.Name, what, err, strings.ToUpper(obj.Kind.String()), obj.Name)
+	return fmt.Sprintf("%s of %s %s %s: %v", which, c.obj.Kind, c.obj.Name, what, c.err)
 }
+
+func (c *checkpointError) Error() string {
+	return fmt.Sprintf("%s; DROP %s %s and CREATE it again to rebuild it from its inputs",
+		c.cause(), strings.ToUpper(c.obj.Kind.String()), c.obj.Name)
+}
+
+func (c *checkpointError) Unwrap() error { return c.err }
 
 // reopenQueryState drops the checkpoints in qs, obj's store, and opens
 // it again, empty: the query is rebuilt from its inputs.

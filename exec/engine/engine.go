@@ -292,6 +292,20 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 	if err != nil {
 		return err
 	}
+	err = e.startQuery(obj, cq, true, interval)
+	var ce *checkpointError
+	if !errors.As(err, &ce) || !ce.damaged || obj.Kind != catalog.View {
+		return err
+	}
+	// A view's damaged checkpoint: fall back on the one before it. (Only
+	// a view's: a sink or a stream writer has published the output of the
+	// damaged checkpoint, which a rerun from an earlier one would publish
+	// again.)
+	epoch, rerr := e.rollbackQueryState(obj)
+	if rerr != nil {
+		return err
+	}
+	e.notices.add(fmt.Sprintf("%s %s falls back on its previous checkpoint %d: %s", obj.Kind, obj.Name, epoch, ce.cause()))
 	return e.startQuery(obj, cq, true, interval)
 }
 

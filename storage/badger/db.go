@@ -179,11 +179,8 @@ func (db *DB) Log() storage.Log { return db.log }
 // large commit that a crash interrupted before returning the store.
 func (db *DB) State(job string) (storage.StateStore, error) {
 	return db.jobs.Open(job, db.g, func() (statecore.Backend, error) {
-		b := &stateBackend{db: db, job: job, keys: newJobKeys(job)}
-		if err := db.recoverDrop(b.keys); err != nil {
-			return nil, fmt.Errorf("storage: opening state of job %q: finishing its interrupted drop: %w", job, err)
-		}
-		if err := db.write(b.recoverIntent); err != nil {
+		b, err := db.openState(job)
+		if err != nil {
 			return nil, fmt.Errorf("storage: opening state of job %q: %w", job, err)
 		}
 		return b, nil

@@ -17,10 +17,19 @@ const (
 	spaceLog   = 'l'
 	spaceState = 's'
 
+	stateManifest = 'm'
+	statePrevious = 'p'
+	stateRun      = 'r'
+	stateDrop     = 'x'
+
+	// The key spaces of the layout before runs (see state_legacy.go),
+	// read once to convert a job's state.
 	stateData   = 'd'
 	stateEpoch  = 'e'
 	stateIntent = 'i'
-	stateDrop   = 'x'
+
+	runBlock = 'b'
+	runIndex = 'i'
 )
 
 func kvKey(k []byte) []byte {
@@ -80,9 +89,39 @@ func (j jobKeys) intentPrefix() []byte { return j.with(stateIntent) }
 func (j jobKeys) dropMark() []byte { return j.with(stateDrop) }
 
 // stateParts are the prefixes of the job's state proper, everything but
-// its drop mark: the data, the epoch marker and the intent.
+// its drop mark: the manifests and runs, and the keys of the layout
+// before runs.
 func (j jobKeys) stateParts() [][]byte {
-	return [][]byte{j.dataPrefix(), j.epoch(), j.intentPrefix()}
+	return [][]byte{j.with(stateManifest), j.with(statePrevious), j.runsPrefix(), j.dataPrefix(), j.epoch(), j.intentPrefix()}
+}
+
+func (j jobKeys) manifest() []byte { return j.with(stateManifest) }
+
+func (j jobKeys) previous() []byte { return j.with(statePrevious) }
+
+func (j jobKeys) runsPrefix() []byte { return j.with(stateRun) }
+
+// runPrefix is the prefix of every key of run id.
+func (j jobKeys) runPrefix(id uint64) []byte {
+	return binary.BigEndian.AppendUint64(j.runsPrefix(), id)
+}
+
+func (j jobKeys) runBlock(id uint64, no uint32) []byte {
+	return binary.BigEndian.AppendUint32(append(j.runPrefix(id), runBlock), no)
+}
+
+func (j jobKeys) runIndex(id uint64) func(chunk uint32) []byte {
+	base := append(j.runPrefix(id), runIndex)
+	return func(chunk uint32) []byte { return binary.BigEndian.AppendUint32(slices.Clip(base), chunk) }
+}
+
+// runOf returns the run id of a key under runsPrefix.
+func (j jobKeys) runOf(k []byte) (uint64, bool) {
+	n := len(j.prefix) + 1
+	if len(k) < n+8 {
+		return 0, false
+	}
+	return binary.BigEndian.Uint64(k[n:]), true
 }
 
 func (j jobKeys) intent(chunk uint32) []byte {

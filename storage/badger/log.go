@@ -58,7 +58,7 @@ const smallDrop = 10_000
 // Drop deletes the stream's keys in one transaction when they are few, and
 // with DropPrefix otherwise; either way the log disappears atomically.
 func (b logBackend) Drop(stream uint64) error {
-	if done, err := b.db.dropSmall(logPrefix(stream)); done || err != nil {
+	if done, err := b.db.dropSmall(logPrefix(stream), smallDrop); done || err != nil {
 		return err
 	}
 	b.db.dropMu.Lock()
@@ -67,14 +67,14 @@ func (b logBackend) Drop(stream uint64) error {
 }
 
 // dropSmall deletes the keys with prefix in one transaction when there are
-// at most smallDrop of them, and reports whether it did (or found none).
-// A larger set is left to the caller's DropPrefix.
-func (db *DB) dropSmall(prefix []byte) (done bool, err error) {
+// at most limit of them, and reports whether it did (or found none). A
+// larger set is left to the caller's DropPrefix.
+func (db *DB) dropSmall(prefix []byte, limit int) (done bool, err error) {
 	var keys [][]byte
 	err = db.bdb.View(func(txn *bdg.Txn) error {
 		it := txn.NewIterator(bdg.IteratorOptions{Prefix: prefix})
 		defer it.Close()
-		for it.Rewind(); it.Valid() && len(keys) <= smallDrop; it.Next() {
+		for it.Rewind(); it.Valid() && len(keys) <= limit; it.Next() {
 			keys = append(keys, it.Item().KeyCopy(nil))
 		}
 		return nil
@@ -82,7 +82,7 @@ func (db *DB) dropSmall(prefix []byte) (done bool, err error) {
 	if err != nil || len(keys) == 0 {
 		return true, err
 	}
-	if len(keys) > smallDrop {
+	if len(keys) > limit {
 		return false, nil
 	}
 	err = db.write(func() error {

@@ -1,278 +1,430 @@
 package badger
 
 import (
-	"bytes"
 	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
+	"sync"
 
 	bdg "github.com/dgraph-io/badger/v4"
+	"github.com/eddysql/eddy/storage"
+	"github.com/eddysql/eddy/storage/internal/runs"
 	"github.com/eddysql/eddy/storage/internal/statecore"
 )
 
-// stateBackend holds one job's committed state under s <job> d.
+// stateBackend holds one job's committed state under s <job>: a manifest
+// naming sorted runs (see state_manifest.go). A commit writes the
+// checkpoint's mutations as one run — a few large values written in
+// sequence, rather than a point write per key into the LSM tree — and
+// compacts runs as they accumulate (state_compact.go).
 type stateBackend struct {
 	db   *DB
 	job  string
 	keys jobKeys
+
+	salt uint32 // runs.Salt of the job's name
+
+	mu      sync.Mutex // guards the fields below
+	man     *manifest  // the last committed epoch's; never nil
+	prev    *manifest  // the one before it, kept to fall back on; may be nil
+	indexes map[uint64]*runs.Index
 }
 
 var _ statecore.Backend = (*stateBackend)(nil)
 
-func (b *stateBackend) Get(key []byte) (val []byte, ok bool, err error) {
-	err = b.db.bdb.View(func(txn *bdg.Txn) error {
-		item, err := txn.Get(b.keys.data(key))
-		if err != nil {
-			return err
-		}
-		if val, err = valueCopy(item, nil); err != nil {
-			return err
-		}
-		val, err = b.unsealState(key, val)
-		return err
-	})
-	if isNotFound(err) {
-		return nil, false, nil
+// openState loads the job's manifests, converting state of the layout
+// before runs, and deletes runs that no manifest names (those of a commit
+// a crash interrupted, or of a compaction).
+func (db *DB) openState(job string) (*stateBackend, error) {
+	b := &stateBackend{db: db, job: job, keys: newJobKeys(job), salt: runs.Salt(job), indexes: map[uint64]*runs.Index{}}
+	if err := db.recoverDrop(b.keys); err != nil {
+		return nil, fmt.Errorf("finishing its interrupted drop: %w", err)
 	}
-	return val, err == nil, err
-}
-
-func (b *stateBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
-	prefix := b.keys.dataPrefix()
-	txn := b.db.bdb.NewTransaction(false)
-	defer txn.Discard()
-	it := txn.NewIterator(bdg.IteratorOptions{Prefix: prefix})
-	defer it.Close()
-	var buf []byte
-	for it.Seek(b.keys.data(lo)); it.Valid(); it.Next() {
-		item := it.Item()
-		k := item.Key()[len(prefix):]
-		if hi != nil && bytes.Compare(k, hi) >= 0 {
-			break
+	var err error
+	if b.man, err = b.readManifest(b.keys.manifest()); err != nil {
+		return nil, err
+	}
+	if b.prev, err = b.readManifest(b.keys.previous()); err != nil {
+		return nil, err
+	}
+	if b.man == nil {
+		b.prev = nil
+		if b.man, err = b.convertLegacy(); err != nil {
+			return nil, fmt.Errorf("converting its checkpoint to runs: %w", err)
 		}
-		// Copy the value so fn does not run inside Badger's value callback,
-		// which may hold a value log file's lock.
-		var err error
-		if buf, err = valueCopy(item, buf[:0]); err != nil {
-			return err
-		}
-		v, err := b.unsealState(k, buf)
-		if err != nil {
-			return err
-		}
-		if err := fn(k, v); err != nil {
-			return err
+	} else if b.hasLegacy() {
+		if err := b.dropLegacy(); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	if err := db.write(b.deleteUnnamedRuns); err != nil {
+		return nil, err
+	}
+	return b, nil
 }
 
-func (b *stateBackend) Epoch() (uint64, error) {
-	var epoch uint64
+// readManifest returns the manifest stored under key, nil if none.
+func (b *stateBackend) readManifest(key []byte) (*manifest, error) {
+	var m *manifest
 	err := b.db.bdb.View(func(txn *bdg.Txn) error {
-		item, err := txn.Get(b.keys.epoch())
+		item, err := txn.Get(key)
 		if err != nil {
 			return err
 		}
-		return value(item, func(stored []byte) error {
-			v, err := b.unsealState(nil, stored)
-			if err != nil {
-				return err
-			}
-			if len(v) != 8 {
-				return b.corrupt(nil, fmt.Errorf("the marker is %d bytes", len(v)))
-			}
-			epoch = binary.BigEndian.Uint64(v)
-			return nil
+		return value(item, func(v []byte) error {
+			m, err = decodeManifest(v)
+			return err
 		})
 	})
 	if isNotFound(err) {
-		return 0, nil
+		return nil, nil
 	}
-	return epoch, err
+	if err != nil {
+		return nil, b.damaged(err)
+	}
+	return m, nil
 }
 
+// damaged wraps err, damage found in the job's committed state, as a
+// CorruptionError naming the job; other errors pass as they are.
+func (b *stateBackend) damaged(err error) error {
+	var ce *storage.CorruptionError
+	if err == nil || !errors.Is(err, storage.ErrCorrupt) || errors.As(err, &ce) {
+		return err
+	}
+	return &storage.CorruptionError{Path: b.db.dir, What: fmt.Sprintf("the operator state of job %q", b.job), Err: err}
+}
+
+// read runs fn over the runs of the last committed epoch, their blocks
+// read in one Badger transaction. The transaction starts after the
+// manifest is taken (its runs were written before it was set) and sees
+// the runs even if commits delete them meanwhile.
+func (b *stateBackend) read(fn func(rs []runs.Run) error) error {
+	b.mu.Lock()
+	man := b.man
+	txn := b.db.bdb.NewTransaction(false)
+	b.mu.Unlock()
+	defer txn.Discard()
+	return b.readIn(txn, man.runs, fn)
+}
+
+// readIn runs fn over the runs metas names, read in txn.
+func (b *stateBackend) readIn(txn *bdg.Txn, metas []runMeta, fn func(rs []runs.Run) error) error {
+	rs := make([]runs.Run, 0, len(metas))
+	for _, r := range metas {
+		idx, err := b.index(txn, r.id)
+		if err != nil {
+			return err
+		}
+		rs = append(rs, runs.Run{Salt: b.salt, ID: r.id, Index: idx, Fetch: b.fetcher(txn, r.id)})
+	}
+	return fn(rs)
+}
+
+// fetcher reads the blocks of run id in txn.
+func (b *stateBackend) fetcher(txn *bdg.Txn, id uint64) runs.Fetch {
+	return func(no uint32) ([]byte, error) {
+		item, err := txn.Get(b.keys.runBlock(id, no))
+		if isNotFound(err) {
+			return nil, fmt.Errorf("%w: block %d of run %d is missing", storage.ErrCorrupt, no, id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		return valueCopy(item, nil)
+	}
+}
+
+// index returns the index of run id, read in txn the first time.
+func (b *stateBackend) index(txn *bdg.Txn, id uint64) (*runs.Index, error) {
+	b.mu.Lock()
+	idx := b.indexes[id]
+	b.mu.Unlock()
+	if idx != nil {
+		return idx, nil
+	}
+	key := b.keys.runIndex(id)
+	it := txn.NewIterator(bdg.IteratorOptions{Prefix: key(0)[:len(key(0))-4]})
+	defer it.Close()
+	it.Seek(key(0))
+	if !it.Valid() {
+		return nil, fmt.Errorf("%w: the index of run %d is missing", storage.ErrCorrupt, id)
+	}
+	var r blobReader
+	err := r.read(it, key(0)[:len(key(0))-4], func(data []byte) error {
+		var err error
+		idx, err = runs.DecodeIndex(b.salt, id, data)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.mu.Lock()
+	b.indexes[id] = idx
+	b.mu.Unlock()
+	return idx, nil
+}
+
+// Get implements statecore.Backend.
+func (b *stateBackend) Get(key []byte) (val []byte, ok bool, err error) {
+	err = b.read(func(rs []runs.Run) error {
+		var err error
+		val, ok, _, err = runs.Get(rs, key)
+		return err
+	})
+	if err != nil {
+		return nil, false, b.damaged(err)
+	}
+	return val, ok, nil
+}
+
+// Scan implements statecore.Backend.
+func (b *stateBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
+	var fnErr error
+	err := b.read(func(rs []runs.Run) error {
+		return runs.Merge(rs, nil, lo, hi, false, func(k, v []byte, _ bool) error {
+			if err := fn(k, v); err != nil {
+				fnErr = err
+				return err
+			}
+			return nil
+		})
+	})
+	if fnErr != nil {
+		return fnErr
+	}
+	return b.damaged(err)
+}
+
+// Epoch implements statecore.Backend.
+func (b *stateBackend) Epoch() (uint64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.man.epoch, nil
+}
+
+// Size implements statecore.Backend: the keys and values of the runs'
+// entries, read from the manifest.
+func (b *stateBackend) Size() (int64, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.man.bytes(), nil
+}
+
+// Rollback implements statecore.Backend: the previous manifest becomes
+// the manifest, and the runs only the discarded one named are deleted.
+func (b *stateBackend) Rollback() (uint64, error) {
+	b.mu.Lock()
+	cur, prev := b.man, b.prev
+	b.mu.Unlock()
+	if prev == nil || prev.epoch == 0 {
+		return 0, storage.ErrNoPrevious
+	}
+	// Run ids are never reused, so no block of a discarded run can pass
+	// as one of a later run's.
+	prev = prev.clone()
+	prev.nextID = cur.nextID
+	err := b.db.write(func() error {
+		err := b.db.bdb.Update(func(txn *bdg.Txn) error {
+			if err := txn.Set(b.keys.manifest(), prev.encode()); err != nil {
+				return err
+			}
+			return txn.Delete(b.keys.previous())
+		})
+		if err != nil {
+			return err
+		}
+		b.mu.Lock()
+		b.man, b.prev = prev, nil
+		b.mu.Unlock()
+		ids := make([]uint64, 0, len(cur.runs))
+		for _, r := range cur.runs {
+			ids = append(ids, r.id)
+		}
+		return b.deleteRuns(ids)
+	})
+	if err != nil {
+		return 0, err
+	}
+	return prev.epoch, nil
+}
+
+// Close implements statecore.Backend.
 func (b *stateBackend) Close() error {
 	b.db.jobs.Release(b.job)
 	return nil
 }
 
-// Commit writes muts and the epoch marker in one transaction when they
-// fit, and through an intent otherwise (see commitLarge).
+// Commit implements statecore.Backend: muts become a run, then the new
+// manifest names it (with the runs compaction leaves) and keeps the
+// previous one.
 func (b *stateBackend) Commit(ctx context.Context, muts []statecore.Mutation, epoch uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	return b.db.write(func() error { return b.commit(muts, epoch) })
-}
-
-func (b *stateBackend) commit(muts []statecore.Mutation, epoch uint64) error {
 	for _, m := range muts {
 		if err := b.db.checkEntry(b.keys.dataLen(m.Key), m.Val); err != nil {
 			return fmt.Errorf("storage: state of job %q, key %s: %w", b.job, shownKey(m.Key), err)
 		}
 	}
-	if b.tooLarge(muts) {
-		// Known to be too large for one transaction: do not build one
-		// only to discard it.
-		return b.commitLarge(muts, epoch)
-	}
-	txn := b.db.bdb.NewTransaction(true)
-	defer txn.Discard()
-	err := b.stage(txn, muts, epoch)
-	if err == nil {
-		return txn.Commit()
-	}
-	if !errors.Is(err, bdg.ErrTxnTooBig) {
-		return err
-	}
-	txn.Discard()
-	return b.commitLarge(muts, epoch)
+	return b.db.write(func() error { return b.commit(ctx, muts, epoch) })
 }
 
-// tooLarge reports whether muts certainly exceed what one Badger
-// transaction takes (its count or its size, each entry counted at least
-// its key and value); a commit it does not call too large may still be.
-func (b *stateBackend) tooLarge(muts []statecore.Mutation) bool {
-	if int64(len(muts))+1 >= b.db.bdb.MaxBatchCount() {
-		return true
-	}
-	size, limit := int64(0), b.db.bdb.MaxBatchSize()
-	for _, m := range muts {
-		if size += int64(len(m.Key) + len(m.Val)); size >= limit {
-			return true
-		}
-	}
-	return false
-}
-
-// stage adds muts and the epoch marker to txn.
-func (b *stateBackend) stage(txn *bdg.Txn, muts []statecore.Mutation, epoch uint64) error {
-	if err := b.writeMuts(txn, muts); err != nil {
-		return err
-	}
-	return txn.Set(b.keys.epoch(), sealState(nil, binary.BigEndian.AppendUint64(nil, epoch)))
-}
-
-// writer is what a commit writes mutations to: a Badger transaction, or a
-// write batch.
-type writer interface {
-	Set(key, val []byte) error
-	Delete(key []byte) error
-}
-
-// writeMuts writes muts, their values sealed, to w.
-func (b *stateBackend) writeMuts(w writer, muts []statecore.Mutation) error {
-	for _, m := range muts {
-		var err error
-		if m.Delete {
-			err = w.Delete(b.keys.data(m.Key))
-		} else {
-			err = w.Set(b.keys.data(m.Key), sealState(m.Key, m.Val))
-		}
+func (b *stateBackend) commit(ctx context.Context, muts []statecore.Mutation, epoch uint64) error {
+	b.mu.Lock()
+	cur := b.man
+	b.mu.Unlock()
+	next := cur.clone()
+	next.epoch = epoch
+	var written []uint64 // runs this commit wrote
+	if len(muts) > 0 {
+		id := next.nextID
+		next.nextID++
+		meta, err := b.writeRun(id, func(add func(k, v []byte, del bool) error) error {
+			for _, m := range muts {
+				if err := add(m.Key, m.Val, m.Delete); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		written = append(written, id)
 		if err != nil {
-			return err
+			return b.abandon(written, err)
 		}
+		next.runs = append(next.runs, meta)
 	}
-	return nil
-}
-
-// crashHook, when set by a test, is called at each step of a large commit
-// and stops it (as a crash would) when it returns true.
-var crashHook func(step string) bool
-
-func crashAt(step string) bool { return crashHook != nil && crashHook(step) }
-
-var errCrashed = errors.New("storage: test crash")
-
-// commitLarge commits muts too large for one transaction: it writes them
-// as an intent blob (the commit point is the transaction that writes the
-// intent's chunk 0), applies them, and then sets the epoch marker and
-// deletes the intent together. recoverIntent finishes the job after a
-// crash at any step.
-func (b *stateBackend) commitLarge(muts []statecore.Mutation, epoch uint64) error {
-	if err := b.db.putBlob(b.keys.intent, encodeIntent(epoch, muts)); err != nil {
-		return err
-	}
-	if crashAt("intent") {
+	if crashAt("run") {
 		return errCrashed
 	}
-	return b.apply(muts, epoch)
+	if err := ctx.Err(); err != nil {
+		return b.abandon(written, err)
+	}
+	compacted, id, err := b.compact(next)
+	if id != 0 {
+		written = append(written, id)
+	}
+	if err != nil {
+		return b.abandon(written, err)
+	}
+	if compacted != nil {
+		next = compacted
+	}
+	err = b.db.bdb.Update(func(txn *bdg.Txn) error {
+		if err := txn.Set(b.keys.manifest(), next.encode()); err != nil {
+			return err
+		}
+		return txn.Set(b.keys.previous(), cur.encode())
+	})
+	if err != nil {
+		return b.abandon(written, err)
+	}
+	b.mu.Lock()
+	old := b.prev
+	b.man, b.prev = next, cur
+	b.mu.Unlock()
+	if crashAt("manifest") {
+		return errCrashed
+	}
+	// The runs that no manifest names any more: the previous prev's, and
+	// this commit's run if compaction merged it away.
+	var garbage []uint64
+	if old != nil {
+		for _, r := range old.runs {
+			garbage = append(garbage, r.id)
+		}
+	}
+	return b.deleteRuns(append(garbage, written...))
 }
 
-// apply writes muts with a WriteBatch, then sets the epoch marker and
-// deletes the intent's chunk 0 in one transaction, then the other chunks.
-func (b *stateBackend) apply(muts []statecore.Mutation, epoch uint64) error {
+// writeRun writes run id from the entries feed adds (in key order) and
+// returns its manifest entry.
+func (b *stateBackend) writeRun(id uint64, feed func(add func(k, v []byte, del bool) error) error) (runMeta, error) {
 	wb := b.db.bdb.NewWriteBatch()
 	defer wb.Cancel()
-	if err := b.writeMuts(wb, muts); err != nil {
-		return err
+	bl := runs.NewBuilder(b.salt, id, func(no uint32, block []byte) error { return wb.Set(b.keys.runBlock(id, no), block) })
+	if err := feed(bl.Add); err != nil {
+		return runMeta{}, err
+	}
+	idx, err := bl.Finish()
+	if err != nil {
+		return runMeta{}, err
 	}
 	if err := wb.Flush(); err != nil {
-		return err
+		return runMeta{}, err
 	}
-	if crashAt("applied") {
-		return errCrashed
+	if err := b.db.putBlob(b.keys.runIndex(id), idx.Encode(b.salt, id)); err != nil {
+		return runMeta{}, err
 	}
-	err := b.db.bdb.Update(func(txn *bdg.Txn) error {
-		if err := txn.Set(b.keys.epoch(), sealState(nil, binary.BigEndian.AppendUint64(nil, epoch))); err != nil {
-			return err
-		}
-		return txn.Delete(b.keys.intent(0))
-	})
-	if err != nil {
-		return err
-	}
-	if crashAt("marked") {
-		return errCrashed
-	}
-	return b.deleteIntentChunks()
+	b.mu.Lock()
+	b.indexes[id] = idx
+	b.mu.Unlock()
+	return runMeta{id: id, blocks: uint64(idx.Blocks()), entries: uint64(idx.Entries), bytes: idx.Bytes}, nil
 }
 
-// recoverIntent finishes a large commit whose intent was committed, and
-// deletes the chunks of one that was not.
-func (b *stateBackend) recoverIntent() error {
-	var epoch uint64
-	var muts []statecore.Mutation
-	found := false
-	err := b.db.bdb.View(func(txn *bdg.Txn) error {
-		it := txn.NewIterator(bdg.IteratorOptions{Prefix: b.keys.intentPrefix()})
-		defer it.Close()
-		it.Seek(b.keys.intent(0))
-		if !it.Valid() || !bytes.Equal(it.Item().Key(), b.keys.intent(0)) {
-			return nil
-		}
-		found = true
-		var r blobReader
-		return r.read(it, b.keys.intentPrefix(), func(data []byte) error {
-			var err error
-			epoch, muts, err = decodeIntent(bytes.Clone(data))
-			return err
-		})
-	})
-	if err != nil {
-		return fmt.Errorf("reading the intent of an interrupted commit: %w", err)
-	}
-	if found {
-		return b.apply(muts, epoch)
-	}
-	return b.deleteIntentChunks()
+// abandon deletes the runs a failed commit wrote and returns err. The
+// deletion is best effort: runs it leaves are deleted when the job's
+// state is opened next.
+func (b *stateBackend) abandon(ids []uint64, err error) error {
+	_ = b.deleteRuns(ids)
+	return err
 }
 
-// deleteIntentChunks deletes every key under the job's intent prefix.
-func (b *stateBackend) deleteIntentChunks() error {
+// deleteRuns deletes the keys of the runs among ids that neither manifest
+// names.
+func (b *stateBackend) deleteRuns(ids []uint64) error {
+	b.mu.Lock()
+	var doomed []uint64
+	for _, id := range ids {
+		if !b.man.has(id) && !b.prev.has(id) {
+			doomed = append(doomed, id)
+			delete(b.indexes, id)
+		}
+	}
+	b.mu.Unlock()
+	if len(doomed) == 0 {
+		return nil
+	}
 	var keys [][]byte
 	err := b.db.bdb.View(func(txn *bdg.Txn) error {
-		it := txn.NewIterator(bdg.IteratorOptions{Prefix: b.keys.intentPrefix(), PrefetchValues: false})
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			keys = append(keys, it.Item().KeyCopy(nil))
+		for _, id := range doomed {
+			it := txn.NewIterator(bdg.IteratorOptions{Prefix: b.keys.runPrefix(id), PrefetchValues: false})
+			for it.Rewind(); it.Valid(); it.Next() {
+				keys = append(keys, it.Item().KeyCopy(nil))
+			}
+			it.Close()
 		}
 		return nil
 	})
-	if err != nil || len(keys) == 0 {
+	if err != nil {
 		return err
+	}
+	return b.deleteKeys(keys)
+}
+
+// deleteUnnamedRuns deletes every run that neither manifest names.
+func (b *stateBackend) deleteUnnamedRuns() error {
+	var keys [][]byte
+	err := b.db.bdb.View(func(txn *bdg.Txn) error {
+		it := txn.NewIterator(bdg.IteratorOptions{Prefix: b.keys.runsPrefix(), PrefetchValues: false})
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			id, ok := b.keys.runOf(it.Item().Key())
+			if !ok || (!b.man.has(id) && !b.prev.has(id)) {
+				keys = append(keys, it.Item().KeyCopy(nil))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	return b.deleteKeys(keys)
+}
+
+func (b *stateBackend) deleteKeys(keys [][]byte) error {
+	if len(keys) == 0 {
+		return nil
 	}
 	wb := b.db.bdb.NewWriteBatch()
 	defer wb.Cancel()

@@ -107,42 +107,6 @@ func TestCommitKilledMidWrite(t *testing.T) {
 	checkOld(t, db, old)
 }
 
-// TestLargeCommitKilledBeforeIntent checks that a large commit stopped
-// after writing its intent's later chunks, before the chunk 0 that is its
-// commit point, leaves the old epoch with the old values.
-func TestLargeCommitKilledBeforeIntent(t *testing.T) {
-	ctx := context.Background()
-	dir := t.TempDir()
-	db := openSmall(t, dir)
-	s, err := db.State("job")
-	must(t, err)
-	old := putAll(t, s, 3, "old", 100)
-	must(t, s.Commit(ctx, 1))
-	putAll(t, s, 60, "new", 16<<10) // beyond one transaction: the intent path
-	var seen []string
-	crashHook = func(step string) bool {
-		seen = append(seen, step)
-		return step == "blob-chunks"
-	}
-	err = s.Commit(ctx, 2)
-	crashHook = nil
-	if err == nil || len(seen) != 1 {
-		t.Fatalf("Commit = %v after steps %v, want the crash after the intent's chunks", err, seen)
-	}
-	if n := intentKeys(t, db); n == 0 {
-		t.Fatal("the crash left no intent chunks: it did not happen in the middle of the commit")
-	}
-	must(t, s.Close())
-	must(t, db.Close())
-
-	db = openSmall(t, dir)
-	defer db.Close()
-	checkOld(t, db, old)
-	if n := intentKeys(t, db); n != 0 {
-		t.Fatalf("%d intent keys left after recovery", n)
-	}
-}
-
 // onlyFile returns the path of dir's one file with the extension ext.
 func onlyFile(t *testing.T, dir, ext string) string {
 	t.Helper()

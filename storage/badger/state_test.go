@@ -11,8 +11,9 @@ import (
 	"github.com/eddysql/eddy/storage"
 )
 
-// largeCommit writes enough state to overflow one Badger transaction, so
-// Commit takes the intent path, and returns the keys written.
+// largeCommit writes enough state to overflow one Badger transaction
+// (which a run's blocks are spread over), deleting the key commitOne
+// wrote, and returns the keys written.
 func largeCommit(t *testing.T, db *DB, epoch uint64) ([][]byte, error) {
 	t.Helper()
 	s, err := db.State("job")
@@ -62,9 +63,11 @@ func openSmall(t *testing.T, dir string) *DB {
 	return db
 }
 
-func TestLargeCommit(t *testing.T) {
-	steps := []string{"", "intent", "applied", "marked"}
-	for _, crash := range steps {
+// TestCommitCrashSteps stops a commit at each of its steps, as a crash
+// would, and checks that the reopened job holds the old epoch or the new
+// one, whole, and that no run is left that no manifest names.
+func TestCommitCrashSteps(t *testing.T) {
+	for _, crash := range []string{"", "run", "manifest"} {
 		t.Run("crash="+crash, func(t *testing.T) {
 			dir := t.TempDir()
 			db := openSmall(t, dir)
@@ -77,8 +80,8 @@ func TestLargeCommit(t *testing.T) {
 			}
 			keys, err := largeCommit(t, db, 2)
 			crashHook = nil
-			if !slices.Contains(seen, "intent") {
-				t.Fatalf("the commit did not take the intent path (steps %v)", seen)
+			if !slices.Contains(seen, "run") || !slices.Contains(seen, "manifest") && crash != "run" {
+				t.Fatalf("the commit did not take its steps (steps %v)", seen)
 			}
 			if (crash == "") != (err == nil) {
 				t.Fatalf("Commit with a crash at %q = %v", crash, err)
@@ -88,24 +91,28 @@ func TestLargeCommit(t *testing.T) {
 			db = openSmall(t, dir)
 			defer db.Close()
 			s, epoch := recovered(t, db)
-			if epoch != 2 {
-				t.Fatalf("epoch after recovery = %d, want 2", epoch)
-			}
 			tbl, _ := s.Table("big", storage.TableOptions{})
-			n := 0
-			tbl.Scan(nil, func(k, v []byte) error {
-				if !bytes.Equal(k, keys[n]) || len(v) != 16<<10 {
-					t.Fatalf("key %d is %q (%d bytes)", n, k, len(v))
-				}
-				n++
+			var got [][]byte
+			must(t, tbl.Scan(nil, func(k, v []byte) error {
+				got = append(got, bytes.Clone(k))
 				return nil
-			})
-			if n != len(keys) {
-				t.Fatalf("%d keys after recovery, want %d", n, len(keys))
+			}))
+			switch {
+			case crash == "run":
+				if epoch != 1 || len(got) != 1 || string(got[0]) != "base" {
+					t.Fatalf("after a crash before the manifest: epoch %d, keys %q; want epoch 1 and its key", epoch, got)
+				}
+			case epoch != 2 || !slices.EqualFunc(got, keys, bytes.Equal):
+				t.Fatalf("after the commit: epoch %d, %d keys; want epoch 2 and its %d keys", epoch, len(got), len(keys))
 			}
-			if n := intentKeys(t, db); n != 0 {
-				t.Fatalf("%d intent keys left", n)
+			must(t, s.Close())
+			b, err := db.openState("job")
+			must(t, err)
+			named := len(b.man.runs) + len(b.prev.runs)
+			if n := len(rawRunKeys(t, db, "job", runIndex)); n > named {
+				t.Fatalf("%d runs stored, the manifests name %d", n, named)
 			}
+			must(t, b.Close())
 		})
 	}
 }
@@ -246,6 +253,9 @@ func TestDropStateCrash(t *testing.T) {
 					fillForDrop(t, db, job)
 				}
 				keys := newJobKeys("job")
+				stored := rawKeys(t, db, keys.runsPrefix())
+				defer func(n int) { smallStateDrop = n }(smallStateDrop)
+				smallStateDrop = 4 // fewer than the job's keys: the marked path
 				var seen []string
 				crashHook = func(step string) bool {
 					seen = append(seen, step)
@@ -261,17 +271,18 @@ func TestDropStateCrash(t *testing.T) {
 				}
 				if crash == "partial" {
 					wb := db.bdb.NewWriteBatch()
-					for i := 0; i < dropKeys; i += 2 {
-						k := storage.AppendString(nil, "t1")
-						if err := wb.Delete(keys.data(append(k, dropKey(i)...))); err != nil {
-							t.Fatal(err)
+					for i, k := range rawRunKeys(t, db, "job", runBlock) {
+						if i%2 == 0 {
+							if err := wb.Delete(k); err != nil {
+								t.Fatal(err)
+							}
 						}
 					}
 					if err := wb.Flush(); err != nil {
 						t.Fatal(err)
 					}
 				}
-				if crash == "drop-marked" && rawKeys(t, db, keys.dataPrefix()) != dropKeys {
+				if crash == "drop-marked" && rawKeys(t, db, keys.runsPrefix()) != stored {
 					t.Fatal("the crash before DropPrefix left the job's keys incomplete")
 				}
 				db.Close()

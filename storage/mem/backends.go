@@ -5,6 +5,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/internal/logcore"
 	"github.com/eddysql/eddy/storage/internal/statecore"
 )
@@ -121,11 +122,18 @@ func (b *stateBackend) Commit(ctx context.Context, muts []statecore.Mutation, ep
 	b.db.d.mu.Lock()
 	defer b.db.d.mu.Unlock()
 	s := b.state()
+	s.undo, s.prevEpoch = make(map[string]oldValue, len(muts)), s.epoch
 	for _, m := range muts {
+		old, ok := s.data[string(m.Key)]
+		if ok {
+			s.size -= int64(len(m.Key) + len(old))
+		}
+		s.undo[string(m.Key)] = oldValue{old, ok}
 		if m.Delete {
 			delete(s.data, string(m.Key))
 		} else {
 			s.data[string(m.Key)] = bytes.Clone(m.Val)
+			s.size += int64(len(m.Key) + len(m.Val))
 		}
 	}
 	s.epoch = epoch
@@ -138,27 +146,33 @@ func (b *stateBackend) Epoch() (uint64, error) {
 	return b.state().epoch, nil
 }
 
+// Size implements statecore.Backend: the size Commit keeps up to date.
 func (b *stateBackend) Size() (int64, error) {
 	b.db.d.mu.Lock()
 	defer b.db.d.mu.Unlock()
-	var n int64
-	for k, v := range b.state().data {
-		n += int64(len(k) + len(v))
-	}
-	return n, nil
+	return b.state().size, nil
 }
 
-func (b *stateBackend) SizeOf(muts []statecore.Mutation) (int64, error) {
+// Rollback implements statecore.Backend with the last commit's undo.
+func (b *stateBackend) Rollback() (uint64, error) {
 	b.db.d.mu.Lock()
 	defer b.db.d.mu.Unlock()
-	data := b.state().data
-	var n int64
-	for _, m := range muts {
-		if v, ok := data[string(m.Key)]; ok {
-			n += int64(len(m.Key) + len(v))
+	s := b.state()
+	if s.undo == nil || s.prevEpoch == 0 {
+		return 0, storage.ErrNoPrevious
+	}
+	for k, old := range s.undo {
+		if cur, ok := s.data[k]; ok {
+			s.size -= int64(len(k) + len(cur))
+			delete(s.data, k)
+		}
+		if old.ok {
+			s.data[k] = old.val
+			s.size += int64(len(k) + len(old.val))
 		}
 	}
-	return n, nil
+	s.epoch, s.undo = s.prevEpoch, nil
+	return s.epoch, nil
 }
 
 func (b *stateBackend) Close() error {

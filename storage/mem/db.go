@@ -25,7 +25,19 @@ type durable struct {
 // jobState is one job's committed operator state.
 type jobState struct {
 	data  map[string][]byte
+	size  int64 // the bytes of data's keys and values
 	epoch uint64
+	// undo restores the checkpoint before the last (at prevEpoch): the
+	// old values of the keys the last commit wrote. It is nil when no
+	// earlier checkpoint is kept.
+	undo      map[string]oldValue
+	prevEpoch uint64
+}
+
+// oldValue is a key's value before a commit, or its absence.
+type oldValue struct {
+	val []byte
+	ok  bool
 }
 
 // DB is an in-memory storage.DB.

@@ -31,6 +31,7 @@ func Run(t *testing.T, h Harness) {
 	t.Run("State", func(t *testing.T) { runState(t, h) })
 	t.Run("DropState", func(t *testing.T) { runDropState(t, h) })
 	t.Run("StateModel", func(t *testing.T) { runStateModel(t, h) })
+	t.Run("Rollback", func(t *testing.T) { runRollback(t, h) })
 	t.Run("Closed", func(t *testing.T) { runClosed(t, h) })
 }
 

@@ -38,13 +38,15 @@ func (m model) bytes() int64 {
 	return n
 }
 
-// checkBytes compares s.Bytes with the model's committed size.
+// checkBytes compares s.Bytes with the model's committed size: a store
+// counts at least every committed key and value, and may count replaced
+// values and deletions it has not compacted away yet.
 func checkBytes(t *testing.T, step int, s storage.StateStore, m model) {
 	t.Helper()
 	got, err := s.Bytes()
 	must(t, err)
-	if want := m.bytes(); got != want {
-		t.Fatalf("step %d: Bytes = %d, want %d", step, got, want)
+	if want := m.bytes(); got < want {
+		t.Fatalf("step %d: Bytes = %d, want at least %d", step, got, want)
 	}
 }
 

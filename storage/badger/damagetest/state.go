@@ -8,22 +8,22 @@ import (
 	"github.com/eddysql/eddy/storage"
 )
 
-// DamageState rewrites the committed state entries of job in the closed
-// data directory dir, as damage that leaves the files sound would (a bit
-// flipped in memory before a write, a value cut short): damage is called
-// with each entry's key within the job (the table's encoded name, then
-// the key) and its stored value (the value followed by its checksum, see
-// storage/badger's state_seal.go), and a non-nil result replaces the
-// stored value. It returns how many entries it replaced. The layout of
-// state keys mirrors storage/badger's layout.go: s, the job's name as
-// storage.AppendString encodes it, d, then the key.
+// DamageState rewrites the stored blocks of job's checkpoint runs in the
+// closed data directory dir, as damage that leaves the files sound would
+// (a bit flipped in memory before a write, a block cut short): damage is
+// called with each block's key within the job and its stored bytes (the
+// entries followed by their checksum, see storage/internal/runs), and a
+// non-nil result replaces the stored block. It returns how many blocks it
+// replaced. The layout mirrors storage/badger's layout.go: s, the job's
+// name as storage.AppendString encodes it, r, the run's id (8 bytes), b
+// and the block's number (4 bytes).
 func DamageState(dir, job string, damage func(key, stored []byte) []byte) (int, error) {
 	opts := bdg.DefaultOptions(dir).WithValueThreshold(64 << 10).WithLogger(nil).WithSyncWrites(true)
 	db, err := bdg.Open(opts)
 	if err != nil {
 		return 0, fmt.Errorf("damagetest: opening %s: %w", dir, err)
 	}
-	prefix := append(storage.AppendString([]byte{'s'}, job), 'd')
+	prefix := append(storage.AppendString([]byte{'s'}, job), 'r')
 	type entry struct{ key, val []byte }
 	var damaged []entry
 	err = db.View(func(txn *bdg.Txn) error {
@@ -35,7 +35,10 @@ func DamageState(dir, job string, damage func(key, stored []byte) []byte) (int, 
 				return err
 			}
 			k := it.Item().KeyCopy(nil)
-			if nv := damage(k[len(prefix):], v); nv != nil {
+			if len(k) != len(prefix)+8+1+4 || k[len(prefix)+8] != 'b' {
+				continue // a run's index
+			}
+			if nv := damage(k[len(prefix)-1:], v); nv != nil {
 				damaged = append(damaged, entry{k, nv})
 			}
 		}

@@ -31,13 +31,15 @@ type Backend interface {
 	Commit(ctx context.Context, muts []Mutation, epoch uint64) error
 	// Epoch returns the last committed epoch, 0 if none.
 	Epoch() (uint64, error)
-	// Size returns the bytes of the committed keys and values (as Commit
-	// was given them, without the backend's framing). It may read every
-	// key: Store calls it once, on first need.
+	// Rollback makes the checkpoint before the last the last one and
+	// returns its epoch, or fails with storage.ErrNoPrevious.
+	Rollback() (uint64, error)
+	// Size returns the bytes of the committed keys and values as the
+	// backend holds them (as Commit was given them, without the backend's
+	// framing): a backend that keeps replaced values or deletions until
+	// it compacts them counts those too. It is cheap: Store calls it on
+	// every Bytes.
 	Size() (int64, error)
-	// SizeOf returns the bytes of the committed keys and values of muts'
-	// keys (0 for a key with no committed value), reading only those.
-	SizeOf(muts []Mutation) (int64, error)
 	// Close releases the job's state so that it can be opened again.
 	Close() error
 }
@@ -48,11 +50,7 @@ type Store struct {
 	b   Backend
 	g   *guard.Guard // the DB's
 
-	commitMu sync.Mutex // serializes Commit, Recover, Bytes and Close
-	// size is the bytes of the committed keys and values once sized is
-	// set (see Bytes); guarded by commitMu.
-	size  int64
-	sized bool
+	commitMu sync.Mutex // serializes Commit, Recover and Close
 
 	mu     sync.Mutex // guards the fields below
 	closed bool
@@ -134,15 +132,8 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 	s.mu.Unlock()
 
 	muts, err := s.mutations(frozen)
-	var delta int64
-	if err == nil && s.sized {
-		delta, err = s.sizeDelta(muts)
-	}
 	if err == nil {
 		err = s.b.Commit(ctx, muts, epoch)
-	}
-	if err == nil {
-		s.size += delta
 	}
 
 	s.mu.Lock()
@@ -182,41 +173,17 @@ func (s *Store) mutations(o *overlay) ([]Mutation, error) {
 	return muts, nil
 }
 
-// sizeDelta returns how much committing muts changes the size of the
-// committed state: the bytes muts put, less those of the values they
-// replace or delete.
-func (s *Store) sizeDelta(muts []Mutation) (int64, error) {
-	old, err := s.b.SizeOf(muts)
-	if err != nil {
-		return 0, err
-	}
-	delta := -old
-	for _, m := range muts {
-		if !m.Delete {
-			delta += int64(len(m.Key) + len(m.Val))
-		}
-	}
-	return delta, nil
-}
-
-// Bytes implements storage.StateStore. The first call asks the backend
-// for the size of the whole committed state; later commits keep it up to
-// date from the sizes of the keys they change.
+// Bytes implements storage.StateStore with the backend's Size.
 func (s *Store) Bytes() (int64, error) {
 	if err := s.enter(); err != nil {
 		return 0, err
 	}
 	defer s.exit()
-	s.commitMu.Lock()
-	defer s.commitMu.Unlock()
-	if !s.sized {
-		size, err := s.b.Size()
-		if err != nil {
-			return 0, fmt.Errorf("storage: sizing state of job %q: %w", s.job, err)
-		}
-		s.size, s.sized = size, true
+	size, err := s.b.Size()
+	if err != nil {
+		return 0, fmt.Errorf("storage: sizing state of job %q: %w", s.job, err)
 	}
-	return s.size, nil
+	return size, nil
 }
 
 // Recover implements storage.StateStore.
@@ -241,6 +208,28 @@ func (s *Store) Recover(ctx context.Context) (uint64, error) {
 	return epoch, nil
 }
 
+// Rollback implements storage.StateStore.
+func (s *Store) Rollback(ctx context.Context) (uint64, error) {
+	if err := s.enter(); err != nil {
+		return 0, err
+	}
+	defer s.exit()
+	s.commitMu.Lock()
+	defer s.commitMu.Unlock()
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	epoch, err := s.b.Rollback()
+	if err != nil {
+		return 0, fmt.Errorf("storage: rolling back the state of job %q: %w", s.job, err)
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.live = newOverlay()
+	s.epoch = epoch
+	return epoch, nil
+}
+
 // Close implements storage.StateStore.
 func (s *Store) Close() error {
 	s.commitMu.Lock()
@@ -255,3 +244,7 @@ func (s *Store) Close() error {
 	s.mu.Unlock()
 	return s.b.Close()
 }
+
+// Backend returns the backend the store commits to (for its package's
+// tests, which look inside it).
+func (s *Store) Backend() Backend { return s.b }
