@@ -88,6 +88,8 @@ type Job struct {
 	account  *jobState // the account with opts.StateBudget, if any
 	store    storage.StateStore
 	restore  bool
+	periodic bool // the job checkpoints every CheckpointInterval
+	final    bool // and takes a final checkpoint (checkpoint_final.go)
 	// restoredEpoch is the store's last committed epoch when the job
 	// started: the checkpoint a job started with Restore restores.
 	restoredEpoch uint64
@@ -216,6 +218,8 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		}
 		return nil, fmt.Errorf("dataflow: %s cannot resume from a checkpoint: %w", opts.Name, j.resumeErr)
 	}
+	j.periodic = opts.CheckpointInterval > 0
+	j.final = j.finalCheckpoints()
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			t.env.Resuming = j.restore
@@ -258,6 +262,11 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		j.mu.Unlock()
 		close(j.tasksDone)
 		j.coord.Wait()
+		if state, _ := j.State(); state == JobFinished && j.final {
+			if err := j.finalCheckpoint(ctx); err != nil && opts.OnWarning != nil && ctx.Err() == nil {
+				opts.OnWarning(fmt.Sprintf("the final checkpoint of %s failed: %v", j.name, err))
+			}
+		}
 		close(j.done)
 	}()
 	return j, nil

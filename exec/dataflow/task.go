@@ -43,7 +43,11 @@ type task struct {
 	barrier uint64 // barrier requested and not yet sent (sources)
 	// endPos is the encoded position of a source that ended, for the
 	// checkpoints requested after it (see sourceEnded); nil while it runs.
-	endPos     []byte
+	endPos []byte
+	// final is the task's final snapshot (see checkpoint_final.go),
+	// written by the task after its end of input and read by the job
+	// once every task has returned.
+	final      []finalEntry
 	caughtSent bool               // CaughtUp was sent
 	wake       context.CancelFunc // interrupts a waiting source when a flush or barrier arrives
 }
@@ -275,7 +279,7 @@ func (t *task) handle(ctx context.Context, m message) (ended bool, err error) {
 		}
 		switch c.Kind {
 		case exec.EndOfInput:
-			return true, nil
+			return true, t.snapshotFinal(ctx)
 		case exec.Barrier:
 			if ended, err := t.releaseHeld(ctx); err != nil || ended {
 				return ended, err
@@ -365,7 +369,10 @@ func (t *task) runSource(ctx context.Context) error {
 			if err := t.sourceEnded(ctx); err != nil {
 				return err
 			}
-			return t.deliver(ctx, exec.Control{Kind: exec.EndOfInput})
+			if err := t.deliver(ctx, exec.Control{Kind: exec.EndOfInput}); err != nil {
+				return err
+			}
+			return t.snapshotFinal(ctx)
 		case errors.Is(err, exec.ErrCaughtUp):
 			t.behindSince.Store(0)
 			if err := t.caughtUp(ctx); err != nil {
@@ -551,7 +558,7 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 			return err
 		}
 		if ctrl.Kind == exec.EndOfInput {
-			return nil
+			return t.snapshotFinal(ctx)
 		}
 	}
 }

@@ -190,6 +190,11 @@ func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
 		times = s.store.Gather(j.env.Alloc, s.timeCol, r.ids)
 		defer times.Release()
 	}
+	if len(s.index) == 0 {
+		// Sized once for the restored rows rather than grown (and
+		// rehashed) as they are inserted.
+		s.index = make(map[string]*bucket, len(r.ids))
+	}
 	start := 0
 	for k, id := range r.ids {
 		stored := r.keys[start:r.ends[k]]

@@ -79,6 +79,7 @@ type options struct {
 	stateMem    string        // --state-memory-limit
 	stateLimit  int64         // the state limit planMemory chose
 	checkpoint  time.Duration // --checkpoint-interval
+	cpuProfile  string        // --cpuprofile
 }
 
 // app is one invocation: its streams and global options.
@@ -89,6 +90,8 @@ type app struct {
 	// openSession opens the engine and a session on it, and returns the
 	// function that closes them. It is engineSession except in tests.
 	openSession func(ctx context.Context, interactive bool) (session, func() error, error)
+	// stopProfile ends the --cpuprofile profile; nil without one.
+	stopProfile func() error
 }
 
 // Main runs the eddy command line args and returns the exit code.
@@ -108,6 +111,11 @@ func mainWith(ctx context.Context, args []string, stdio IO, open func(context.Co
 	cmd.SetOut(stdio.Out)
 	cmd.SetErr(stdio.Err)
 	err := cmd.ExecuteContext(ctx)
+	if a.stopProfile != nil {
+		if perr := a.stopProfile(); perr != nil && err == nil {
+			err = &exitError{err: perr, code: exitFailure}
+		}
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -143,6 +151,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.StringVar(&a.opts.bufferMem, "buffer-memory", "64MiB", "each query's budget for batches queued between its stages (e.g. 64MiB, 512KB)")
 	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "the memory eddy may use, e.g. 4GiB: the Go runtime's soft limit (GOMEMLIMIT), and half of it bounds the state of all queries; empty: the machine's bound (cgroup limit, ulimit, physical memory)")
 	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often the queries of materialized views and sinks are checkpointed, so a restart resumes them instead of replaying their inputs and file sinks publish exactly once (0: never)")
+	pf.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -193,6 +202,11 @@ func (a *app) checkOptions() error {
 	plan := planMemory(memLimit, stateLimit, a.opts.stateMem != "", detectMemory)
 	plan.apply()
 	a.opts.stateLimit = plan.stateLimit
+	if a.opts.cpuProfile != "" && a.stopProfile == nil {
+		if a.stopProfile, err = startProfile(a.opts.cpuProfile); err != nil {
+			return &usageError{err}
+		}
+	}
 	return nil
 }
 

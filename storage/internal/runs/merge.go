@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"slices"
 	"sort"
 )
 
@@ -174,6 +175,9 @@ func (c *runCursor) load(no int) error {
 		if err != nil {
 			return err
 		}
+		n := c.run.Index.Counts[no]
+		c.ends, c.vals, c.dels = slices.Grow(c.ends, n), slices.Grow(c.vals, n), slices.Grow(c.dels, n)
+		c.keys = slices.Grow(c.keys, len(block))
 		err = DecodeBlock(c.run.Salt, c.run.ID, uint32(no), block, func(k, v []byte, del bool) error {
 			c.keys = append(c.keys, k...)
 			c.ends = append(c.ends, len(c.keys))

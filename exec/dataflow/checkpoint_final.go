@@ -1,0 +1,133 @@
+package dataflow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/storage"
+)
+
+// The final checkpoint. A job whose every input ends (bounded sources)
+// stops taking checkpoints once its tasks have returned, so without one
+// more a restart would resume from the last periodic checkpoint and read
+// the tail of its inputs again (or, with none, all of them). So each task
+// of a checkpointing job snapshots its stateful operators once more after
+// its end of input, into a buffer of its own — the store may still be
+// committing a periodic checkpoint whose barrier the task has passed,
+// which must not see state from after it — and once every task has
+// returned and no checkpoint is in flight, the job writes the buffers and
+// the sources' end positions into the store and commits the next epoch.
+//
+// Only a job with no exec.Committer takes it: a committer (a two-phase
+// sink, a stream writer) publishes at its end of input what it has, and a
+// checkpoint after that would stage its output again.
+
+// finalCheckpoints reports whether the job takes a final checkpoint.
+func (j *Job) finalCheckpoints() bool {
+	if j.store == nil || j.resumeErr != nil || !j.periodic {
+		return false
+	}
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			for _, op := range t.chain.ops {
+				if _, ok := op.(exec.Committer); ok {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// finalEntry is a write of a task's final snapshot, for table.
+type finalEntry struct {
+	table    storage.StateTable
+	key, val []byte
+	del      bool
+}
+
+// finalTable buffers the writes a final snapshot makes to one table.
+type finalTable struct {
+	to  storage.StateTable
+	out *[]finalEntry
+}
+
+var errFinalRead = errors.New("dataflow: a final snapshot only writes")
+
+func (f finalTable) Put(k, v []byte) error {
+	*f.out = append(*f.out, finalEntry{table: f.to, key: bytes.Clone(k), val: bytes.Clone(v)})
+	return nil
+}
+
+func (f finalTable) Delete(k []byte) error {
+	*f.out = append(*f.out, finalEntry{table: f.to, key: bytes.Clone(k), del: true})
+	return nil
+}
+
+func (f finalTable) Get([]byte) ([]byte, bool, error)          { return nil, false, errFinalRead }
+func (f finalTable) Scan([]byte, func(k, v []byte) error) error { return errFinalRead }
+func (f finalTable) DeleteRange(lo, hi []byte) error            { return errFinalRead }
+
+// snapshotFinal takes the task's final snapshot, after its end of input.
+func (t *task) snapshotFinal(ctx context.Context) error {
+	if !t.job.final || t.state == nil {
+		return nil
+	}
+	s := t.state
+	for i, op := range s.ops {
+		if op == nil {
+			continue
+		}
+		w := &stateWriter{t: finalTable{to: s.tables[i], out: &t.final}}
+		if err := op.Snapshot(ctx, 0, w); err != nil {
+			return fmt.Errorf("snapshotting operator %d at the end of input: %w", i, err)
+		}
+		s.written.Add(w.bytes)
+	}
+	return nil
+}
+
+// finalCheckpoint commits the job's final checkpoint once every task has
+// returned, the job finished and its coordinator stopped.
+func (j *Job) finalCheckpoint(ctx context.Context) error {
+	j.ckptRun.Lock()
+	defer j.ckptRun.Unlock()
+	j.ckptMu.Lock()
+	epoch := j.lastEpoch + 1
+	j.ckptMu.Unlock()
+	return j.takeCheckpoint(ctx, epoch, func() error {
+		for _, sr := range j.stages {
+			for _, t := range sr.tasks {
+				for _, e := range t.final {
+					var err error
+					if e.del {
+						err = e.table.Delete(e.key)
+					} else {
+						err = e.table.Put(e.key, e.val)
+					}
+					if err != nil {
+						return err
+					}
+				}
+				t.final = nil
+				if t.srcPos != nil {
+					// Every source ended: its end, unless a checkpoint
+					// wrote it already.
+					t.mu.Lock()
+					end := t.endPos
+					t.endPos = endWritten
+					t.mu.Unlock()
+					if len(end) > 0 {
+						if err := t.srcPos.table.Put(t.srcPos.key, end); err != nil {
+							return err
+						}
+					}
+				}
+			}
+		}
+		return j.store.Commit(ctx, epoch)
+	})
+}
