@@ -3,6 +3,7 @@ package dataflow
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"sync/atomic"
 	"time"
@@ -183,6 +184,15 @@ func (j *Job) Checkpoint(ctx context.Context, epoch uint64) error {
 	if j.store == nil {
 		return fmt.Errorf("dataflow: job %s has no state store", j.name)
 	}
+	err := j.checkpointAt(ctx, epoch)
+	if errors.Is(err, errFinishing) {
+		_, err = j.awaitFinal(ctx)
+	}
+	return err
+}
+
+// checkpointAt takes checkpoint epoch for Checkpoint, one at a time.
+func (j *Job) checkpointAt(ctx context.Context, epoch uint64) error {
 	j.ckptRun.Lock()
 	defer j.ckptRun.Unlock()
 	j.ckptMu.Lock()
@@ -222,6 +232,8 @@ func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
 		return j.publish(ctx, epoch)
 	case state == JobFailed:
 		return fmt.Errorf("dataflow: checkpoint %d: the job failed: %w", epoch, jerr)
+	case state == JobFinished && j.final:
+		return errFinishing
 	}
 	return fmt.Errorf("dataflow: checkpoint %d: the job ended (%s)", epoch, state)
 }

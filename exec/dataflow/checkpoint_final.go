@@ -42,6 +42,27 @@ func (j *Job) finalCheckpoints() bool {
 	return true
 }
 
+// errFinishing is what a checkpoint requested of a job whose input ended
+// returns under the lock of checkpoints: the caller then waits for the
+// final checkpoint (awaitFinal) instead.
+var errFinishing = errors.New("dataflow: the job's input ended; its final checkpoint follows")
+
+// awaitFinal waits until the job is done and returns the epoch and the
+// outcome of its final checkpoint.
+func (j *Job) awaitFinal(ctx context.Context) (uint64, error) {
+	select {
+	case <-j.done:
+	case <-ctx.Done():
+		return 0, ctx.Err()
+	}
+	j.ckptMu.Lock()
+	defer j.ckptMu.Unlock()
+	if !j.finalTaken {
+		return 0, fmt.Errorf("dataflow: job %s ended before its final checkpoint", j.name)
+	}
+	return j.finalEpoch, j.finalErr
+}
+
 // finalEntry is a write of a task's final snapshot, for table.
 type finalEntry struct {
 	table    storage.StateTable
@@ -67,7 +88,7 @@ func (f finalTable) Delete(k []byte) error {
 	return nil
 }
 
-func (f finalTable) Get([]byte) ([]byte, bool, error)          { return nil, false, errFinalRead }
+func (f finalTable) Get([]byte) ([]byte, bool, error)           { return nil, false, errFinalRead }
 func (f finalTable) Scan([]byte, func(k, v []byte) error) error { return errFinalRead }
 func (f finalTable) DeleteRange(lo, hi []byte) error            { return errFinalRead }
 
@@ -85,7 +106,6 @@ func (t *task) snapshotFinal(ctx context.Context) error {
 		if err := op.Snapshot(ctx, 0, w); err != nil {
 			return fmt.Errorf("snapshotting operator %d at the end of input: %w", i, err)
 		}
-		s.written.Add(w.bytes)
 	}
 	return nil
 }
@@ -98,10 +118,11 @@ func (j *Job) finalCheckpoint(ctx context.Context) error {
 	j.ckptMu.Lock()
 	epoch := j.lastEpoch + 1
 	j.ckptMu.Unlock()
-	return j.takeCheckpoint(ctx, epoch, func() error {
+	err := j.takeCheckpoint(ctx, epoch, func() error {
 		for _, sr := range j.stages {
 			for _, t := range sr.tasks {
 				for _, e := range t.final {
+					j.stateWritten.Add(int64(len(e.key) + len(e.val)))
 					var err error
 					if e.del {
 						err = e.table.Delete(e.key)
@@ -130,4 +151,13 @@ func (j *Job) finalCheckpoint(ctx context.Context) error {
 		}
 		return j.store.Commit(ctx, epoch)
 	})
+	j.ckptMu.Lock()
+	j.finalTaken, j.finalEpoch, j.finalErr = true, epoch, err
+	j.ckptMu.Unlock()
+	return err
 }
+
+// TakesFinalCheckpoint reports whether the job commits a final checkpoint
+// when its input ends; CheckpointNext on such a job that has finished
+// waits for it.
+func (j *Job) TakesFinalCheckpoint() bool { return j.final }

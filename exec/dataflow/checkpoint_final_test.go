@@ -91,3 +91,39 @@ func TestNoFinalCheckpointWhenStopped(t *testing.T) {
 		t.Fatalf("last committed epoch %d, %v; want none", epoch, err)
 	}
 }
+
+// TestCheckpointAsTheInputEnds: a checkpoint requested as the job's input
+// ends (what closing eddy does right after a FLUSH) succeeds — it is a
+// regular checkpoint or, once the job has finished, the final one it
+// waits for — and the store ends up holding the whole state.
+func TestCheckpointAsTheInputEnds(t *testing.T) {
+	ctx := context.Background()
+	for range 20 {
+		store := jobStore(t, mem.New())
+		src := exectest.NewSource(t, exectest.Alloc(t), input...)
+		var mu sync.Mutex
+		count := OpSpec{Name: "count", New: func(int) (exec.Operator, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return &keyCounter{}, nil
+		}}
+		job, err := StartJob(ctx, exchanged(src, DistHash, 2, count, &passthrough{}),
+			JobOptions{Alloc: exectest.Alloc(t), State: store, CheckpointInterval: time.Hour})
+		if err != nil {
+			t.Fatal(err)
+		}
+		src.End()
+		if _, err := job.CheckpointNext(ctx); err != nil {
+			t.Fatalf("a checkpoint as the input ends: %v", err)
+		}
+		if err := job.Wait(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if got, want := committed(t, store), map[int64]int64{1: 1, 2: 2, 3: 2, 4: 1, 5: 1}; !maps.Equal(got, want) {
+			t.Fatalf("the store holds %v, want %v", got, want)
+		}
+		if err := store.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

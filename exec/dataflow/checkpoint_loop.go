@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -93,7 +94,21 @@ func (j *Job) CheckpointCounts() (taken, failed int) {
 // CheckpointNext takes the checkpoint numbered after the last one taken
 // (or, first, after the store's last committed epoch) and returns its
 // epoch. Checkpoints are taken one at a time.
+//
+// A job whose input ended takes its final checkpoint instead (see
+// checkpoint_final.go): CheckpointNext then waits for it and returns its
+// outcome.
 func (j *Job) CheckpointNext(ctx context.Context) (uint64, error) {
+	epoch, err := j.checkpointNext(ctx)
+	if errors.Is(err, errFinishing) {
+		return j.awaitFinal(ctx)
+	}
+	return epoch, err
+}
+
+// checkpointNext is CheckpointNext without waiting for a final checkpoint
+// (the coordinator's: the final checkpoint waits for the coordinator).
+func (j *Job) checkpointNext(ctx context.Context) (uint64, error) {
 	if j.store == nil {
 		return 0, fmt.Errorf("dataflow: job %s has no state store", j.name)
 	}
@@ -112,6 +127,9 @@ func (j *Job) CheckpointNext(ctx context.Context) (uint64, error) {
 func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() error) error {
 	start, before := time.Now(), j.stateWritten.Load()
 	err := take()
+	if errors.Is(err, errFinishing) {
+		return err // not a checkpoint: the final one follows
+	}
 	stat := CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start),
 		Bytes: j.stateWritten.Load() - before, Err: err}
 	timing := j.timingOf(epoch)
@@ -160,7 +178,7 @@ func (j *Job) checkpointLoop(ctx context.Context, every time.Duration, onWarning
 	tick := time.NewTicker(every)
 	defer tick.Stop()
 	for j.ticked(ctx, tick.C) {
-		epoch, err := j.CheckpointNext(ctx)
+		epoch, err := j.checkpointNext(ctx)
 		if err == nil {
 			continue
 		}

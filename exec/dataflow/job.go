@@ -99,6 +99,11 @@ type Job struct {
 	ckptMu    sync.Mutex // guards lastEpoch, ckptStats and the counts
 	lastEpoch uint64     // the highest epoch a checkpoint was taken for
 	ckptStats []CheckpointStat
+	// finalTaken says the final checkpoint was taken, at finalEpoch,
+	// with the outcome finalErr.
+	finalTaken bool
+	finalEpoch uint64
+	finalErr   error
 	// ckptTaken and ckptFailed count the checkpoints taken and failed.
 	ckptTaken, ckptFailed int
 	timingMu              sync.Mutex     // guards timing

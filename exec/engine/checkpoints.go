@@ -199,13 +199,14 @@ func (e *Engine) checkpointQueries(ctx context.Context, keep func(*runningQuery)
 }
 
 // checkpointJobs takes a checkpoint of each of jobs that is running, in
-// parallel, and returns the errors.
+// parallel, and returns the errors. A job whose input ended takes its
+// final checkpoint on its own, which it waits for.
 func checkpointJobs(ctx context.Context, jobs []*dataflow.Job) error {
 	errs := make([]error, len(jobs))
 	var wg sync.WaitGroup
 	for i, j := range jobs {
 		wg.Go(func() {
-			if state, _ := j.State(); state == dataflow.JobRunning {
+			if state, _ := j.State(); state == dataflow.JobRunning || state == dataflow.JobFinished && j.TakesFinalCheckpoint() {
 				_, errs[i] = j.CheckpointNext(ctx)
 			}
 		})

@@ -248,15 +248,8 @@ func (b *stateBackend) deleteIntentChunks() error {
 		}
 		return nil
 	})
-	if err != nil || len(keys) == 0 {
+	if err != nil {
 		return err
 	}
-	wb := b.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	for _, k := range keys {
-		if err := wb.Delete(k); err != nil {
-			return err
-		}
-	}
-	return wb.Flush()
+	return b.deleteKeys(keys)
 }
