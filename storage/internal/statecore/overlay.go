@@ -2,144 +2,265 @@ package statecore
 
 import (
 	"bytes"
+	"errors"
+	"math"
 	"slices"
-	"sort"
-	"strings"
 )
 
-// entry is a buffered write of one key: its new value or its deletion.
-type entry struct {
-	val []byte
-	del bool
+// record is one buffered write in an overlay's log: its key is
+// slab[off:off+klen] and its value the vlen bytes after the key, or, when
+// vlen is negative, the write is a deletion.
+type record struct {
+	off  int
+	klen int32
+	vlen int32
 }
 
-// span is a buffered DeleteRange of the committed keys in [lo, hi).
-type span struct{ lo, hi []byte }
+// span is a buffered DeleteRange of the keys in [lo, hi). It removes the
+// records written before it, those before seq, and hides the committed
+// keys it covers; a record written after it wins over it.
+type span struct {
+	lo, hi []byte
+	seq    int32
+}
 
 func (s span) covers(k []byte) bool {
 	return bytes.Compare(k, s.lo) >= 0 && bytes.Compare(k, s.hi) < 0
 }
 
-// overlay buffers writes. An entry always wins over a span: DeleteRange
-// removes the entries it covers, so any entry in a span was written after
-// it.
+// maxLen bounds a buffered key's and value's length, so that int32 holds
+// them and a record stays 16 bytes.
+const maxLen = math.MaxInt32
+
+// maxRecs bounds the records that put and del take into one overlay. The
+// read index holds int32 record numbers; half of their range is left for
+// under, which puts the writes of two overlays into one.
+const maxRecs = 1 << 30
+
+// errTooLarge is what put and del return for a write the overlay cannot
+// hold.
+var errTooLarge = errors.New("a key or value of 2 GiB or more, or over 2^30 writes in one epoch")
+
+// overlay buffers writes as a log: put, del and deleteRange append to it
+// and do nothing else, so a write costs a copy of its bytes and amortized
+// slice growth. Reads need an index, built by the first read and caught
+// up by later ones (see overlay_index.go); sorted gives each key's last
+// write once, in key order, for Commit.
 type overlay struct {
-	entries map[string]entry
-	spans   []span
-	keys    []string // entries' keys in order, rebuilt when stale
-	stale   bool
+	slab  []byte   // the records' keys and values back to back
+	recs  []record // the puts and deletes in the order made
+	spans []span   // the DeleteRanges in the order made
+
+	// order is sorted's result: the records that decide their keys, in
+	// key order, as of ordRecs records and ordSpans spans (fresh says
+	// whether that is still all of them).
+	order             []int32
+	ordered           bool
+	ordRecs, ordSpans int
+	// tree indexes recs[:tree.upto] for reads of an overlay that took
+	// writes since sorted (or was never sorted); nil until a read needs
+	// it.
+	tree *btree
 }
 
-func newOverlay() *overlay { return &overlay{entries: map[string]entry{}} }
+func newOverlay() *overlay { return &overlay{} }
 
-func (o *overlay) set(k []byte, e entry) {
-	key := string(k)
-	if _, ok := o.entries[key]; !ok {
-		o.stale = true
+// key returns record r's key.
+func (o *overlay) key(r int32) []byte {
+	rec := &o.recs[r]
+	return o.slab[rec.off : rec.off+int(rec.klen) : rec.off+int(rec.klen)]
+}
+
+// val returns record r's value, and false when r is a deletion.
+func (o *overlay) val(r int32) ([]byte, bool) {
+	rec := &o.recs[r]
+	if rec.vlen < 0 {
+		return nil, false
 	}
-	o.entries[key] = e
+	start := rec.off + int(rec.klen)
+	end := start + int(rec.vlen)
+	return o.slab[start:end:end], true
 }
 
-func (o *overlay) put(k, v []byte) { o.set(k, entry{val: bytes.Clone(v)}) }
+// fits reports whether the overlay can take one more write of a klen
+// bytes key and a vlen bytes value.
+func (o *overlay) fits(klen, vlen int) error {
+	if klen >= maxLen || vlen >= maxLen || len(o.recs) >= maxRecs {
+		return errTooLarge
+	}
+	return nil
+}
 
-func (o *overlay) del(k []byte) { o.set(k, entry{del: true}) }
+// add appends a record of the key pre+k and the value v (a deletion when
+// del is set), which fits.
+func (o *overlay) add(pre, k, v []byte, del bool) {
+	klen := len(pre) + len(k)
+	rec := record{off: len(o.slab), klen: int32(klen), vlen: int32(len(v))}
+	if del {
+		rec.vlen = -1
+	}
+	o.grow(klen + len(v))
+	o.slab = append(o.slab, pre...)
+	o.slab = append(o.slab, k...)
+	o.slab = append(o.slab, v...)
+	o.recs = append(o.recs, rec)
+}
 
+// minSlab is the first capacity of an overlay's slab: most epochs of a
+// running job write at least this much, and it spares the small appends.
+const minSlab = 4 << 10
+
+// grow makes room for a record and n more bytes in the slab. It doubles
+// the slices rather than leaving it to append, which grows a large slice
+// by a quarter at a time: doubling copies each byte about once in all, a
+// quarter about four times.
+func (o *overlay) grow(n int) {
+	if len(o.slab)+n > cap(o.slab) {
+		slab := make([]byte, len(o.slab), max(2*cap(o.slab), len(o.slab)+n, minSlab))
+		copy(slab, o.slab)
+		o.slab = slab
+	}
+	if len(o.recs) == cap(o.recs) {
+		o.recs = slices.Grow(o.recs, max(len(o.recs), minSlab/16))
+	}
+}
+
+// put buffers setting the key pre+k to v.
+func (o *overlay) put(pre, k, v []byte) error {
+	if err := o.fits(len(pre)+len(k), len(v)); err != nil {
+		return err
+	}
+	o.add(pre, k, v, false)
+	return nil
+}
+
+// del buffers deleting the key pre+k.
+func (o *overlay) del(pre, k []byte) error {
+	if err := o.fits(len(pre)+len(k), 0); err != nil {
+		return err
+	}
+	o.add(pre, k, nil, true)
+	return nil
+}
+
+// deleteRange buffers deleting the keys in [lo, hi).
 func (o *overlay) deleteRange(lo, hi []byte) {
-	sp := span{lo: bytes.Clone(lo), hi: bytes.Clone(hi)}
-	for k := range o.entries {
-		if sp.covers([]byte(k)) {
-			delete(o.entries, k)
-			o.stale = true
-		}
-	}
-	o.spans = append(o.spans, sp)
+	o.addSpan(bytes.Clone(lo), bytes.Clone(hi))
 }
 
-// lookup says what the overlay knows of k: decided is false when k falls
-// through to the layers below; otherwise val and ok are k's value.
-func (o *overlay) lookup(k []byte) (val []byte, ok, decided bool) {
-	if e, found := o.entries[string(k)]; found {
-		return e.val, !e.del, true
-	}
-	if o.covered(k) {
-		return nil, false, true
-	}
-	return nil, false, false
+// addSpan appends a span of lo and hi, which it keeps.
+func (o *overlay) addSpan(lo, hi []byte) {
+	o.spans = append(o.spans, span{lo: lo, hi: hi, seq: int32(len(o.recs))})
 }
 
-func (o *overlay) covered(k []byte) bool {
-	for _, sp := range o.spans {
-		if sp.covers(k) {
+// coveredAfter reports whether a span written after record r covers k;
+// with r = -1, whether any span does.
+func (o *overlay) coveredAfter(k []byte, r int32) bool {
+	for i := len(o.spans) - 1; i >= 0 && o.spans[i].seq > r; i-- {
+		if o.spans[i].covers(k) {
 			return true
 		}
 	}
 	return false
 }
 
-// sorted returns the entries' keys in order. Once an overlay is frozen,
-// sorted only reads it, so concurrent readers are safe after one call
-// under the store's lock.
-func (o *overlay) sorted() []string {
-	if o.stale {
-		o.keys = o.keys[:0]
-		for k := range o.entries {
-			o.keys = append(o.keys, k)
-		}
-		slices.Sort(o.keys)
-		o.stale = false
+// disjoint returns the keys spans cover as disjoint spans in key order.
+func disjoint(spans []span) []span {
+	if len(spans) == 0 {
+		return nil
 	}
-	return o.keys
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b span) int { return bytes.Compare(a.lo, b.lo) })
+	out := sorted[:1]
+	for _, sp := range sorted[1:] {
+		last := &out[len(out)-1]
+		if bytes.Compare(sp.lo, last.hi) <= 0 {
+			if bytes.Compare(sp.hi, last.hi) > 0 {
+				last.hi = sp.hi
+			}
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
 }
 
-// keysIn returns the sorted keys in [lo, hi).
-func (o *overlay) keysIn(lo, hi []byte) []string {
-	keys := o.sorted()
-	i := sort.SearchStrings(keys, string(lo))
-	j := sort.SearchStrings(keys, string(hi))
-	return keys[i:j]
+// lookup says what the overlay knows of k: decided is false when k falls
+// through to the layers below; otherwise val and ok are k's value.
+func (o *overlay) lookup(k []byte) (val []byte, ok, decided bool) {
+	if r, found := o.find(k); found {
+		val, ok = o.val(r)
+		return val, ok, true
+	}
+	if o.coveredAfter(k, -1) {
+		return nil, false, true
+	}
+	return nil, false, false
 }
 
-// kv is a buffered entry seen by a scan.
+// decides reports whether the overlay decides k: holds a write of it or
+// a span over it.
+func (o *overlay) decides(k []byte) bool {
+	_, _, decided := o.lookup(k)
+	return decided
+}
+
+// kv is a buffered write seen by a scan.
 type kv struct {
-	key string
-	entry
+	key, val []byte
+	del      bool
 }
 
-// view merges layers (the top one first) over [lo, hi): the entries that
+// view merges layers (the top one first) over [lo, hi): the writes that
 // decide keys there, in key order, and the spans that hide committed keys.
 func view(layers []*overlay, lo, hi []byte) ([]kv, []span) {
 	var kvs []kv
 	var spans []span
+	from := 0 // the layers that gave kvs
 	for i, o := range layers {
 		if o == nil {
 			continue
 		}
+		n := len(kvs)
 	keys:
-		for _, k := range o.keysIn(lo, hi) {
+		for _, r := range o.keysIn(lo, hi) {
+			k := o.key(r)
 			for _, upper := range layers[:i] {
-				if upper == nil {
-					continue
-				}
-				if _, shadowed := upper.entries[k]; shadowed || upper.covered([]byte(k)) {
+				if upper != nil && upper.decides(k) {
 					continue keys
 				}
 			}
-			kvs = append(kvs, kv{key: k, entry: o.entries[k]})
+			v, ok := o.val(r)
+			kvs = append(kvs, kv{key: k, val: v, del: !ok})
+		}
+		if len(kvs) > n {
+			from++
 		}
 		spans = append(spans, o.spans...)
 	}
-	slices.SortFunc(kvs, func(a, b kv) int { return strings.Compare(a.key, b.key) })
+	if from > 1 {
+		sortKVs(kvs)
+	}
 	return kvs, spans
 }
 
 // under returns an overlay holding o's writes followed by top's, for
-// putting the writes of a failed commit back under the newer ones.
+// putting the writes of a failed commit back under the newer ones. It
+// replays top's log onto o's, spans in their places among the records.
 func under(o, top *overlay) *overlay {
-	for _, sp := range top.spans {
-		o.deleteRange(sp.lo, sp.hi)
+	s := 0
+	for i := range top.recs {
+		for ; s < len(top.spans) && int(top.spans[s].seq) <= i; s++ {
+			o.addSpan(top.spans[s].lo, top.spans[s].hi)
+		}
+		// o and top hold at most maxRecs records each, keys and values
+		// that fit: the records fit together.
+		r := int32(i)
+		v, ok := top.val(r)
+		o.add(nil, top.key(r), v, !ok)
 	}
-	for k, e := range top.entries {
-		o.set([]byte(k), e)
+	for ; s < len(top.spans); s++ {
+		o.addSpan(top.spans[s].lo, top.spans[s].hi)
 	}
 	return o
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/eddysql/eddy/storage"
@@ -147,17 +146,16 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 	return nil
 }
 
-// mutations turns the frozen overlay o into the backend's mutations,
-// listing the committed keys its spans delete.
+// mutations turns the frozen overlay o into the backend's mutations, in
+// key order: its writes, and deletions of the committed keys its spans
+// cover that it wrote nothing to since.
 func (s *Store) mutations(o *overlay) ([]Mutation, error) {
-	muts := make([]Mutation, 0, len(o.entries))
-	seen := map[string]bool{}
-	for _, sp := range o.spans {
+	order := o.sorted()
+	var gone []Mutation // in key order: the spans are disjoint, in order
+	for _, sp := range disjoint(o.spans) {
 		err := s.b.Scan(sp.lo, sp.hi, func(k, _ []byte) error {
-			key := string(k)
-			if _, ok := o.entries[key]; !ok && !seen[key] {
-				seen[key] = true
-				muts = append(muts, Mutation{Key: []byte(key), Delete: true})
+			if _, ok := o.find(k); !ok {
+				gone = append(gone, Mutation{Key: bytes.Clone(k), Delete: true})
 			}
 			return nil
 		})
@@ -165,12 +163,17 @@ func (s *Store) mutations(o *overlay) ([]Mutation, error) {
 			return nil, err
 		}
 	}
-	for _, k := range o.sorted() {
-		e := o.entries[k]
-		muts = append(muts, Mutation{Key: []byte(k), Val: e.val, Delete: e.del})
+	muts := make([]Mutation, 0, len(order)+len(gone))
+	for _, r := range order {
+		k := o.key(r)
+		for len(gone) > 0 && bytes.Compare(gone[0].Key, k) < 0 {
+			muts = append(muts, gone[0])
+			gone = gone[1:]
+		}
+		v, ok := o.val(r)
+		muts = append(muts, Mutation{Key: k, Val: v, Delete: !ok})
 	}
-	slices.SortFunc(muts, func(a, b Mutation) int { return bytes.Compare(a.Key, b.Key) })
-	return muts, nil
+	return append(muts, gone...), nil
 }
 
 // Bytes implements storage.StateStore with the backend's Size.

@@ -23,11 +23,19 @@ func (t *table) key(k []byte) []byte {
 	return append(slices.Clip(t.prefix), k...)
 }
 
+// open returns an error when the store is closed. The caller holds s.mu.
+func (t *table) open() error {
+	if t.s.closed {
+		return fmt.Errorf("storage: state of job %q: %w", t.s.job, storage.ErrClosed)
+	}
+	return nil
+}
+
 // layers returns the overlays to consult, the top one first, or an error
 // when the store is closed. The caller holds s.mu.
 func (t *table) layers() ([]*overlay, error) {
-	if t.s.closed {
-		return nil, fmt.Errorf("storage: state of job %q: %w", t.s.job, storage.ErrClosed)
+	if err := t.open(); err != nil {
+		return nil, err
 	}
 	return []*overlay{t.s.live, t.s.frozen}, nil
 }
@@ -58,31 +66,58 @@ func (t *table) Get(k []byte) ([]byte, bool, error) {
 	return t.s.b.Get(full)
 }
 
-// write applies fn to the live overlay.
-func (t *table) write(fn func(o *overlay)) error {
+// lockLive starts a write: it enters the guard and locks s.mu, and
+// returns the live overlay for the write; unlockLive ends it.
+func (t *table) lockLive() (*overlay, error) {
 	if err := t.s.g.Enter(); err != nil {
-		return err
+		return nil, err
 	}
-	defer t.s.g.Exit()
 	t.s.mu.Lock()
-	defer t.s.mu.Unlock()
-	if _, err := t.layers(); err != nil {
-		return err
+	if err := t.open(); err != nil {
+		t.s.mu.Unlock()
+		t.s.g.Exit()
+		return nil, err
 	}
-	fn(t.s.live)
-	return nil
+	return t.s.live, nil
 }
 
-// Put implements storage.StateTable.
+func (t *table) unlockLive() {
+	t.s.mu.Unlock()
+	t.s.g.Exit()
+}
+
+// Put implements storage.StateTable. It copies the table's prefix, k and
+// v into the live overlay and allocates nothing of its own: operators
+// write every changed entry at each checkpoint, on the path that holds
+// up their input.
 func (t *table) Put(k, v []byte) error {
-	full := t.key(k)
-	return t.write(func(o *overlay) { o.put(full, v) })
+	o, err := t.lockLive()
+	if err != nil {
+		return err
+	}
+	err = o.put(t.prefix, k, v)
+	t.unlockLive()
+	return t.tooLarge(k, err)
 }
 
 // Delete implements storage.StateTable.
 func (t *table) Delete(k []byte) error {
-	full := t.key(k)
-	return t.write(func(o *overlay) { o.del(full) })
+	o, err := t.lockLive()
+	if err != nil {
+		return err
+	}
+	err = o.del(t.prefix, k)
+	t.unlockLive()
+	return t.tooLarge(k, err)
+}
+
+// tooLarge returns the error for a write of k that the live overlay
+// refused with err, or nil when err is nil.
+func (t *table) tooLarge(k []byte, err error) error {
+	if err == nil {
+		return nil
+	}
+	return fmt.Errorf("storage: state of job %q, key %x: %w: %w", t.s.job, k[:min(len(k), 32)], storage.ErrTooLarge, err)
 }
 
 // DeleteRange implements storage.StateTable.
@@ -94,7 +129,13 @@ func (t *table) DeleteRange(lo, hi []byte) error {
 	if bytes.Compare(flo, fhi) >= 0 {
 		return nil
 	}
-	return t.write(func(o *overlay) { o.deleteRange(flo, fhi) })
+	o, err := t.lockLive()
+	if err != nil {
+		return err
+	}
+	o.deleteRange(flo, fhi)
+	t.unlockLive()
+	return nil
 }
 
 // Scan implements storage.StateTable.
@@ -119,15 +160,15 @@ func (t *table) Scan(prefix []byte, fn func(k, v []byte) error) error {
 	// flush emits the buffered entries before key (all of them when key is
 	// nil) and reports whether the next one is key itself.
 	flush := func(key []byte) (bool, error) {
-		for i < len(kvs) && (key == nil || kvs[i].key < string(key)) {
+		for i < len(kvs) && (key == nil || bytes.Compare(kvs[i].key, key) < 0) {
 			if e := kvs[i]; !e.del {
-				if err := fn([]byte(e.key[n:]), e.val); err != nil {
+				if err := fn(e.key[n:], e.val); err != nil {
 					return false, err
 				}
 			}
 			i++
 		}
-		return key != nil && i < len(kvs) && kvs[i].key == string(key), nil
+		return key != nil && i < len(kvs) && bytes.Equal(kvs[i].key, key), nil
 	}
 	err = t.s.b.Scan(lo, hi, func(k, v []byte) error {
 		same, err := flush(k)

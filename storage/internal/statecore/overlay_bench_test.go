@@ -1,0 +1,132 @@
+package statecore
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/eddysql/eddy/storage"
+	"github.com/eddysql/eddy/storage/internal/guard"
+)
+
+// The benchmarks buffer a checkpoint's writes: benchN distinct keys of
+// benchKeyLen bytes with values of benchValLen bytes.
+const (
+	benchN      = 1_000_000
+	benchKeyLen = 10
+	benchValLen = 15
+)
+
+// benchEntries returns n random keys and n values, back to back.
+func benchEntries(n int) (keys, vals []byte) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	keys = make([]byte, n*benchKeyLen)
+	vals = make([]byte, n*benchValLen)
+	for i := range keys {
+		keys[i] = byte(rng.Uint32())
+	}
+	for i := range vals {
+		vals[i] = byte(rng.Uint32())
+	}
+	return keys, vals
+}
+
+func entry(keys, vals []byte, i int) ([]byte, []byte) {
+	return keys[i*benchKeyLen : (i+1)*benchKeyLen], vals[i*benchValLen : (i+1)*benchValLen]
+}
+
+// BenchmarkOverlayPut buffers writes of benchN distinct keys into an
+// overlay, a new one after every benchN writes, as a commit would.
+func BenchmarkOverlayPut(b *testing.B) {
+	keys, vals := benchEntries(benchN)
+	b.ReportAllocs()
+	o, i := newOverlay(), 0
+	for b.Loop() {
+		if i == benchN {
+			o, i = newOverlay(), 0
+		}
+		k, v := entry(keys, vals, i)
+		if err := o.put(nil, k, v); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// BenchmarkTablePut is BenchmarkOverlayPut through StateTable.Put: the
+// guard, the store's lock and the table's prefix.
+func BenchmarkTablePut(b *testing.B) {
+	keys, vals := benchEntries(benchN)
+	s := &Store{job: "bench", b: fakeBackend{}, g: guard.New(), live: newOverlay(), tables: map[string]*table{}}
+	tbl, err := s.Table("stage0/op1", storage.TableOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		if i == benchN {
+			s.live, i = newOverlay(), 0
+		}
+		k, v := entry(keys, vals, i)
+		if err := tbl.Put(k, v); err != nil {
+			b.Fatal(err)
+		}
+		i++
+	}
+}
+
+// filled returns an overlay of benchN writes of distinct keys, each
+// under the prefix of one of tables tables (none when tables is 0).
+func filled(b *testing.B, tables int) *overlay {
+	keys, vals := benchEntries(benchN)
+	var prefixes [][]byte
+	for i := range tables {
+		prefixes = append(prefixes, storage.AppendString(nil, fmt.Sprintf("stage%d/op1", i)))
+	}
+	o := newOverlay()
+	for i := range benchN {
+		var pre []byte
+		if tables > 0 {
+			pre = prefixes[i%tables]
+		}
+		k, v := entry(keys, vals, i)
+		if err := o.put(pre, k, v); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return o
+}
+
+// BenchmarkOverlaySorted sorts an overlay of benchN writes: of bare keys,
+// and of keys spread over four tables (keys with a common prefix).
+func BenchmarkOverlaySorted(b *testing.B) {
+	for _, tables := range []int{0, 4} {
+		b.Run(fmt.Sprintf("tables=%d", tables), func(b *testing.B) {
+			o := filled(b, tables)
+			b.ReportAllocs()
+			for b.Loop() {
+				o.ordered, o.tree = false, nil
+				if got := len(o.sorted()); got != benchN {
+					b.Fatalf("sorted %d keys, want %d", got, benchN)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOverlayMutations turns a sorted overlay of benchN writes into
+// the backend's mutations, the rest of a commit's work before the
+// backend's.
+func BenchmarkOverlayMutations(b *testing.B) {
+	o := filled(b, 4)
+	o.sorted()
+	s := &Store{b: fakeBackend{}}
+	b.ReportAllocs()
+	for b.Loop() {
+		muts, err := s.mutations(o)
+		if err != nil || len(muts) != benchN {
+			b.Fatalf("%d mutations, %v", len(muts), err)
+		}
+	}
+}
