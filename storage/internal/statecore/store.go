@@ -55,6 +55,10 @@ type Store struct {
 	closed bool
 	live   *overlay // writes since the last commit began
 	frozen *overlay // writes being committed, nil between commits
+	// sortFrozen sorts frozen once (sync.OnceFunc): Commit calls it
+	// without s.mu, so writers do not wait for the sort, and a reader of
+	// frozen calls it first.
+	sortFrozen func()
 	epoch  uint64   // the last committed epoch
 	tables map[string]*table
 }
@@ -126,9 +130,10 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 		return fmt.Errorf("%w: job %q cannot commit epoch %d after epoch %d", storage.ErrStaleEpoch, s.job, epoch, last)
 	}
 	frozen := s.live
-	frozen.sorted() // from now on frozen is only read, also without s.mu
 	s.frozen, s.live = frozen, newOverlay()
+	s.sortFrozen = sync.OnceFunc(func() { frozen.sorted() })
 	s.mu.Unlock()
+	s.sortFrozen() // from now on frozen is only read, also without s.mu
 
 	muts, err := s.mutations(frozen)
 	if err == nil {
@@ -137,7 +142,7 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.frozen = nil
+	s.frozen, s.sortFrozen = nil, nil
 	if err != nil {
 		s.live = under(frozen, s.live)
 		return fmt.Errorf("storage: committing epoch %d of job %q: %w", epoch, s.job, err)

@@ -37,6 +37,9 @@ func (t *table) layers() ([]*overlay, error) {
 	if err := t.open(); err != nil {
 		return nil, err
 	}
+	if t.s.sortFrozen != nil {
+		t.s.sortFrozen() // waits for Commit's sort, if it runs
+	}
 	return []*overlay{t.s.live, t.s.frozen}, nil
 }
 
