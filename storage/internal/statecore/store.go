@@ -59,8 +59,8 @@ type Store struct {
 	// without s.mu, so writers do not wait for the sort, and a reader of
 	// frozen calls it first.
 	sortFrozen func()
-	epoch  uint64   // the last committed epoch
-	tables map[string]*table
+	epoch      uint64 // the last committed epoch
+	tables     map[string]*table
 }
 
 var _ storage.StateStore = (*Store)(nil)
