@@ -258,40 +258,34 @@ func (b *stateBackend) Close() error {
 // Commit implements statecore.Backend: muts become a run, then the new
 // manifest names it (with the runs compaction leaves) and keeps the
 // previous one.
-func (b *stateBackend) Commit(ctx context.Context, muts []statecore.Mutation, epoch uint64) error {
+func (b *stateBackend) Commit(ctx context.Context, muts statecore.Mutations, epoch uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
-	}
-	for _, m := range muts {
-		if err := b.db.checkEntry(b.keys.dataLen(m.Key), m.Val); err != nil {
-			return fmt.Errorf("storage: state of job %q, key %s: %w", b.job, shownKey(m.Key), err)
-		}
 	}
 	return b.db.write(func() error { return b.commit(ctx, muts, epoch) })
 }
 
-func (b *stateBackend) commit(ctx context.Context, muts []statecore.Mutation, epoch uint64) error {
+func (b *stateBackend) commit(ctx context.Context, muts statecore.Mutations, epoch uint64) error {
 	b.mu.Lock()
 	cur := b.man
 	b.mu.Unlock()
 	next := cur.clone()
 	next.epoch = epoch
-	var written []uint64 // runs this commit wrote
-	if len(muts) > 0 {
-		id := next.nextID
-		next.nextID++
-		meta, err := b.writeRun(id, func(add func(k, v []byte, del bool) error) error {
-			for _, m := range muts {
-				if err := add(m.Key, m.Val, m.Delete); err != nil {
-					return err
-				}
+	id := next.nextID
+	next.nextID++
+	written := []uint64{id} // runs this commit wrote
+	meta, err := b.writeRun(id, func(add func(k, v []byte, del bool) error) error {
+		return muts(func(m statecore.Mutation) error {
+			if err := b.db.checkEntry(b.keys.dataLen(m.Key), m.Val); err != nil {
+				return fmt.Errorf("storage: state of job %q, key %s: %w", b.job, shownKey(m.Key), err)
 			}
-			return nil
+			return add(m.Key, m.Val, m.Delete)
 		})
-		written = append(written, id)
-		if err != nil {
-			return b.abandon(written, err)
-		}
+	})
+	if err != nil {
+		return b.abandon(written, err)
+	}
+	if meta.entries > 0 {
 		next.runs = append(next.runs, meta)
 	}
 	if crashAt("run") {
@@ -349,6 +343,9 @@ func (b *stateBackend) writeRun(id uint64, feed func(add func(k, v []byte, del b
 	idx, err := bl.Finish()
 	if err != nil {
 		return runMeta{}, err
+	}
+	if idx.Entries == 0 {
+		return runMeta{id: id}, nil // an empty run is not stored
 	}
 	if err := wb.Flush(); err != nil {
 		return runMeta{}, err

@@ -115,28 +115,32 @@ func (b *stateBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 	return nil
 }
 
-func (b *stateBackend) Commit(ctx context.Context, muts []statecore.Mutation, epoch uint64) error {
+func (b *stateBackend) Commit(ctx context.Context, muts statecore.Mutations, epoch uint64) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	b.db.d.mu.Lock()
 	defer b.db.d.mu.Unlock()
 	s := b.state()
-	s.undo, s.prevEpoch = make(map[string]oldValue, len(muts)), s.epoch
-	for _, m := range muts {
+	undo := map[string]oldValue{}
+	err := muts(func(m statecore.Mutation) error {
 		old, ok := s.data[string(m.Key)]
 		if ok {
 			s.size -= int64(len(m.Key) + len(old))
 		}
-		s.undo[string(m.Key)] = oldValue{old, ok}
+		undo[string(m.Key)] = oldValue{old, ok}
 		if m.Delete {
 			delete(s.data, string(m.Key))
 		} else {
 			s.data[string(m.Key)] = bytes.Clone(m.Val)
 			s.size += int64(len(m.Key) + len(m.Val))
 		}
+		return nil
+	})
+	if err != nil {
+		return err // cannot happen: the function above returns none
 	}
-	s.epoch = epoch
+	s.undo, s.prevEpoch, s.epoch = undo, s.epoch, epoch
 	return nil
 }
 

@@ -247,12 +247,12 @@ func randomOps(t *testing.T, rng *rand.Rand, n int, key, bound func() string, do
 func checkMutations(t *testing.T, o *overlay, m *model, committed map[string]bool) {
 	t.Helper()
 	s := &Store{b: fakeBackend{data: committed}}
-	muts, err := s.mutations(o)
+	each, err := s.mutations(o)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var got []string
-	for _, mu := range muts {
+	for _, mu := range collect(each) {
 		got = append(got, show(mu.Key, mu.Val, mu.Delete))
 	}
 	want := map[string]string{}

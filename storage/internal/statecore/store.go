@@ -10,6 +10,12 @@ import (
 	"github.com/eddysql/eddy/storage/internal/guard"
 )
 
+// Mutations are a commit's mutations, in key order and each key once,
+// produced as they are read, so that a large commit holds no list of them:
+// calling it calls fn for each in turn, stopping at fn's first error,
+// which it returns. A Mutation's Key and Val are valid only during fn.
+type Mutations func(fn func(Mutation) error) error
+
 // Mutation is one committed write: a key set to Val, or deleted.
 type Mutation struct {
 	Key, Val []byte
@@ -25,9 +31,9 @@ type Backend interface {
 	// snapshot; k and v are valid only during fn. Errors from fn are
 	// returned as they are.
 	Scan(lo, hi []byte, fn func(k, v []byte) error) error
-	// Commit atomically applies muts (sorted by key, each key once) and
+	// Commit atomically applies muts (in key order, each key once) and
 	// records epoch as the last committed epoch.
-	Commit(ctx context.Context, muts []Mutation, epoch uint64) error
+	Commit(ctx context.Context, muts Mutations, epoch uint64) error
 	// Epoch returns the last committed epoch, 0 if none.
 	Epoch() (uint64, error)
 	// Rollback makes the checkpoint before the last the last one and
@@ -153,14 +159,15 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 
 // mutations turns the frozen overlay o into the backend's mutations, in
 // key order: its writes, and deletions of the committed keys its spans
-// cover that it wrote nothing to since.
-func (s *Store) mutations(o *overlay) ([]Mutation, error) {
+// cover that it wrote nothing to since (found up front, by a scan of the
+// committed keys in the spans).
+func (s *Store) mutations(o *overlay) (Mutations, error) {
 	order := o.sorted()
-	var gone []Mutation // in key order: the spans are disjoint, in order
+	var gone [][]byte // in key order: the spans are disjoint, in order
 	for _, sp := range disjoint(o.spans) {
 		err := s.b.Scan(sp.lo, sp.hi, func(k, _ []byte) error {
 			if _, ok := o.find(k); !ok {
-				gone = append(gone, Mutation{Key: bytes.Clone(k), Delete: true})
+				gone = append(gone, bytes.Clone(k))
 			}
 			return nil
 		})
@@ -168,17 +175,28 @@ func (s *Store) mutations(o *overlay) ([]Mutation, error) {
 			return nil, err
 		}
 	}
-	muts := make([]Mutation, 0, len(order)+len(gone))
-	for _, r := range order {
-		k := o.key(r)
-		for len(gone) > 0 && bytes.Compare(gone[0].Key, k) < 0 {
-			muts = append(muts, gone[0])
-			gone = gone[1:]
+	return func(fn func(Mutation) error) error {
+		gone := gone
+		for _, r := range order {
+			k := o.key(r)
+			for len(gone) > 0 && bytes.Compare(gone[0], k) < 0 {
+				if err := fn(Mutation{Key: gone[0], Delete: true}); err != nil {
+					return err
+				}
+				gone = gone[1:]
+			}
+			v, ok := o.val(r)
+			if err := fn(Mutation{Key: k, Val: v, Delete: !ok}); err != nil {
+				return err
+			}
 		}
-		v, ok := o.val(r)
-		muts = append(muts, Mutation{Key: k, Val: v, Delete: !ok})
-	}
-	return append(muts, gone...), nil
+		for _, k := range gone {
+			if err := fn(Mutation{Key: k, Delete: true}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}, nil
 }
 
 // Bytes implements storage.StateStore with the backend's Size.

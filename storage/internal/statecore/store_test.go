@@ -1,6 +1,7 @@
 package statecore
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -64,12 +65,13 @@ func (b *testBackend) Scan(lo, hi []byte, fn func(k, v []byte) error) error {
 	return nil
 }
 
-func (b *testBackend) Commit(_ context.Context, muts []Mutation, epoch uint64) error {
+func (b *testBackend) Commit(_ context.Context, each Mutations, epoch uint64) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.failCommit != nil {
 		return b.failCommit
 	}
+	muts := collect(each)
 	if !slices.IsSortedFunc(muts, func(a, b Mutation) int { return strings.Compare(string(a.Key), string(b.Key)) }) {
 		return errors.New("mutations out of order")
 	}
@@ -204,4 +206,14 @@ func TestReadsDuringCommit(t *testing.T) {
 	if len(b.data) != len(want) {
 		t.Errorf("backend holds %d keys, want %d", len(b.data), len(want))
 	}
+}
+
+// collect returns the mutations each produces, copied.
+func collect(each Mutations) []Mutation {
+	var out []Mutation
+	each(func(m Mutation) error {
+		out = append(out, Mutation{Key: bytes.Clone(m.Key), Val: bytes.Clone(m.Val), Delete: m.Delete})
+		return nil
+	})
+	return out
 }
