@@ -48,6 +48,9 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 	}
 	h.touched, h.firstRow = touched, first
 	h.growSlots()
+	if h.pend.w != nil {
+		h.saveTouched(touched) // copy-on-write: as they were at the barrier
+	}
 	b.Reset(h.lids, touched, h.arena)
 
 	m := len(touched)
@@ -151,6 +154,9 @@ func (h *HashAgg) growSlots() {
 
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
+	if h.pend.w != nil {
+		h.save(s) // copy-on-write: as it was at the barrier
+	}
 	h.deleted(s)
 	h.keys.delete(s)
 	if h.close != nil {
@@ -178,7 +184,7 @@ func (h *HashAgg) releaseBatch() {
 func (h *HashAgg) updateStateMetrics() {
 	m := h.env.Metrics
 	m.StateKeys.Store(int64(h.keys.live()))
-	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes()
+	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes() + h.pend.bytes()
 	if h.close != nil {
 		bytes += h.close.stateBytes()
 	}
