@@ -48,13 +48,14 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 	}
 	h.touched, h.firstRow = touched, first
 	h.growSlots()
-	if h.pend.w != nil {
-		h.saveTouched(touched) // copy-on-write: as they were at the barrier
-	}
 	b.Reset(h.lids, touched, h.arena)
 
 	m := len(touched)
 	h.sink += touchRows(b.Rows)
+	if h.pend.w != nil {
+		// Copy-on-write, the groups' rows in cache: as at the barrier.
+		h.saveTouched(touched)
+	}
 	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows
 	clear(delta)

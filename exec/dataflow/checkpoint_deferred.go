@@ -78,8 +78,7 @@ func (s *taskState) step(ctx context.Context, target time.Duration) (finished bo
 // input waits (nil: input may wait), steps of maxStepTime one after
 // another.
 func (t *task) snapshotSteps(ctx context.Context, idle func() bool) error {
-	s := t.state
-	for s.deferring() {
+	for t.state.deferring() {
 		if err := ctx.Err(); err != nil {
 			return err // the job is stopping
 		}
@@ -88,19 +87,21 @@ func (t *task) snapshotSteps(ctx context.Context, idle func() bool) error {
 		if !quiet {
 			target = min(max(t.lastChunk/stepShare, minStepTime), maxStepTime)
 		}
-		finished, err := s.step(ctx, target)
-		if err != nil {
+		if err := t.snapshotStep(ctx, target); err != nil || !quiet {
 			return err
-		}
-		if finished {
-			t.snapshotFinished()
-			return nil
-		}
-		if !quiet {
-			return nil
 		}
 	}
 	return nil
+}
+
+// snapshotStep writes about target's worth of the task's pending
+// snapshot, and reports it finished if it is.
+func (t *task) snapshotStep(ctx context.Context, target time.Duration) error {
+	finished, err := t.state.step(ctx, target)
+	if finished {
+		t.snapshotFinished()
+	}
+	return err
 }
 
 // finishSnapshot writes all that remains of the task's pending snapshot,

@@ -285,3 +285,22 @@ func TestJobEndsWhileSnapshotPending(t *testing.T) {
 		})
 	}
 }
+
+// TestSourceTaskStepsItsSnapshot: a pending snapshot of an operator
+// chained behind a source is written while the source has no data (the
+// task does not sleep on it), so that the checkpoint commits.
+func TestSourceTaskStepsItsSnapshot(t *testing.T) {
+	ctx, store := checkpointed(t)
+	op := &stepSnap{n: 5}
+	src := exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1")
+	g := GraphSpec{Stages: []StageSpec{sourceStage(src, only("steps", op)), stage(0, DistSingle, 1, only("sink", &passthrough{}))}}
+	job := startJob(t, g, JobOptions{Alloc: exectest.Alloc(t), State: store})
+	checkpointAfterFlush(t, ctx, job, 1, 1)
+	if want := []string{"chunk", "begin 1", "steps", "done 1"}; !slices.Equal(op.seen(), want) {
+		t.Fatalf("the operator saw %v, want %v", op.seen(), want)
+	}
+	src.End()
+	if err := job.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -412,7 +412,12 @@ func (t *task) runSource(ctx context.Context) error {
 				}
 			}
 			if t.state.deferring() {
-				continue // no wait while a snapshot is pending: the loop steps it
+				// No wait while a snapshot is pending: a step as long as
+				// the source has no data, then the source is asked again.
+				if err := t.snapshotStep(ctx, maxStepTime); err != nil {
+					return err
+				}
+				continue
 			}
 			if err := t.wait(ctx, due); err != nil {
 				return err
