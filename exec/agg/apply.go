@@ -54,7 +54,7 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 	h.sink += touchRows(b.Rows)
 	if h.pend.w != nil {
 		// Copy-on-write, the groups' rows in cache: as at the barrier.
-		h.saveTouched(touched)
+		h.saveTouched(touched, first)
 	}
 	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows
@@ -156,7 +156,7 @@ func (h *HashAgg) growSlots() {
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
 	if h.pend.w != nil {
-		h.save(s) // copy-on-write: as it was at the barrier
+		h.save(s, -1) // copy-on-write: as it was at the barrier
 	}
 	h.deleted(s)
 	h.keys.delete(s)

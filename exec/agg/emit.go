@@ -90,7 +90,7 @@ func (h *HashAgg) sendInitial(ctx context.Context, out exec.Emitter) error {
 	}
 	h.touched = append(h.touched[:0], 0)
 	if h.pend.w != nil {
-		h.save(0) // copy-on-write: computing a result may change the state
+		h.save(0, -1) // copy-on-write: computing a result may change the state
 	}
 	b := &h.batch
 	b.Reset(nil, h.touched, h.arena)

@@ -269,19 +269,26 @@ func (h *HashAgg) writeSlots(budget int) (int, error) {
 	return len(p.batch), nil
 }
 
-// saveTouched saves, before a batch changes them, the pending groups among
-// the slots it touches.
-func (h *HashAgg) saveTouched(slots []int32) {
-	for _, s := range slots {
-		h.save(s)
+// saveTouched saves, before they change, the pending groups among slots;
+// rows[j], if rows is not nil, is a row of the current batch in the group
+// of slots[j].
+func (h *HashAgg) saveTouched(slots, rows []int32) {
+	for j, s := range slots {
+		row := int32(-1)
+		if rows != nil {
+			row = rows[j]
+		}
+		h.save(s, row)
 	}
 }
 
 // save takes slot s off the pending snapshot, if it is on it, copying its
 // group's entry as it is now — as at the barrier, since whatever changed
-// it since would have saved it first — for a later step to write. The
-// caller checks that a snapshot is pending.
-func (h *HashAgg) save(s int32) {
+// it since would have saved it first — for a later step to write. row,
+// unless negative, is a row of the current batch in the group, whose
+// integer key is read from the row (in cache) rather than the group
+// table. The caller checks that a snapshot is pending.
+func (h *HashAgg) save(s, row int32) {
 	p := &h.pend
 	w, bit := int(s>>6), uint64(1)<<(s&63)
 	if w >= len(p.bits) || p.bits[w]&bit == 0 {
@@ -300,7 +307,11 @@ func (h *HashAgg) save(s int32) {
 	}
 	p.savedVals = val
 	p.valEnds = append(p.valEnds, len(p.savedVals))
-	p.savedKeys = h.keys.appendEntryKey(p.savedKeys, s)
+	if row >= 0 {
+		p.savedKeys = h.keys.appendRowEntryKey(p.savedKeys, s, row)
+	} else {
+		p.savedKeys = h.keys.appendEntryKey(p.savedKeys, s)
+	}
 	p.keyEnds = append(p.keyEnds, len(p.savedKeys))
 }
 

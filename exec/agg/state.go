@@ -124,6 +124,19 @@ func (g *groupKeys) appendEntryKey(buf []byte, slot int32) []byte {
 	return append(buf, g.bytes.Key(slot)...)
 }
 
+// appendRowEntryKey is appendEntryKey for the group of slot, in which row
+// of the current batch is: an integer key is read from the row, in cache,
+// rather than from the group table.
+func (g *groupKeys) appendRowEntryKey(buf []byte, slot, row int32) []byte {
+	if g.mode != keysInt {
+		return g.appendEntryKey(buf, slot)
+	}
+	if g.batchNulls != nil && g.batchNulls.IsNull(int(row)) {
+		return append(buf, 0)
+	}
+	return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(g.batchKeys[row]))
+}
+
 // live reports whether slot s holds a group: the global one, or one with
 // rows (a group is freed, its arena row cleared, when it loses its last).
 func (h *HashAgg) live(s int32) bool {

@@ -185,7 +185,7 @@ type timedAgg struct {
 
 	batches, stalls, snaps          []time.Duration // wall time
 	cpuBatches, cpuStalls, cpuSnaps []time.Duration // the thread's CPU time
-	steps                           []time.Duration // wall time of each step
+	steps, cpuSteps                 []time.Duration // of each step: wall, CPU
 	sinceBatch, cpuSinceBatch       time.Duration   // snapshot time since the last batch
 }
 
@@ -250,11 +250,11 @@ func (t *timedAgg) SnapshotStep(ctx context.Context, budget int) (bool, error) {
 	start, cpu0 := t.times()
 	done, err := t.HashAgg.SnapshotStep(ctx, budget)
 	end, cpu1 := t.times()
-	d := end.Sub(start)
+	d, cd := end.Sub(start), cpu1-cpu0
 	t.sinceBatch += d
-	t.cpuSinceBatch += cpu1 - cpu0
+	t.cpuSinceBatch += cd
 	if t.measuring.Load() {
-		t.steps = append(t.steps, d)
+		t.steps, t.cpuSteps = append(t.steps, d), append(t.cpuSteps, cd)
 	}
 	return done, err
 }
@@ -447,7 +447,7 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 			durs, deferred = append(durs, c.Duration), append(deferred, c.Deferred)
 		}
 	}
-	for _, ds := range [][]time.Duration{op.batches, op.stalls, op.snaps, op.cpuBatches, op.cpuStalls, op.cpuSnaps, op.steps, durs, deferred} {
+	for _, ds := range [][]time.Duration{op.batches, op.stalls, op.snaps, op.cpuBatches, op.cpuStalls, op.cpuSnaps, op.steps, op.cpuSteps, durs, deferred} {
 		slices.Sort(ds)
 	}
 	b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
@@ -461,6 +461,7 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	b.ReportMetric(float64(quantile(op.stalls, 0.99))/float64(max(med, 1)), "stall-p99/p50")
 	// CPU time: the work alone.
 	b.ReportMetric(ms(cpuMed), "cpu-batch-p50-ms")
+	b.ReportMetric(ms(quantile(op.cpuBatches, 0.99)), "cpu-batch-p99-ms")
 	b.ReportMetric(ms(quantile(op.cpuStalls, 0.99)), "cpu-stall-p99-ms")
 	b.ReportMetric(ms(slices.Max(append(op.cpuStalls, 0))), "cpu-stall-max-ms")
 	b.ReportMetric(float64(quantile(op.cpuStalls, 0.99))/float64(max(cpuMed, 1)), "cpu-stall-p99/p50")
@@ -473,7 +474,9 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 		b.ReportMetric(ms(slices.Max(append(op.cpuSnaps, 0))), "cpu-sync-max-ms")
 		// The rest, written in steps between batches.
 		b.ReportMetric(ms(quantile(op.steps, 0.5)), "step-p50-ms")
+		b.ReportMetric(ms(quantile(op.steps, 0.99)), "step-p99-ms")
 		b.ReportMetric(ms(slices.Max(append(op.steps, 0))), "step-max-ms")
+		b.ReportMetric(ms(slices.Max(append(op.cpuSteps, 0))), "cpu-step-max-ms")
 		b.ReportMetric(ms(quantile(deferred, 0.5)), "deferred-p50-ms")
 	}
 }
