@@ -22,14 +22,16 @@ import "context"
 // OnControl, where an operator that buffers output emits it. Then, for
 // every operator that implements Stateful, the runtime calls Snapshot
 // before forwarding the barrier downstream: a snapshot holds exactly the
-// effects of the input before the barrier.
+// effects of the input before the barrier. An operator that implements
+// DeferredSnapshotter only begins its snapshot there and writes the rest
+// in steps after the barrier went on, copy-on-write (state_deferred.go).
 //
 // How it snapshots and restores. Snapshot writes what changed since the
 // previous snapshot — entries put or deleted, keyed within their key
 // group — so a checkpoint costs what the epoch changed, not what the
 // state holds. The runtime stores the entries in the job's state store
 // (storage.StateStore, one table per operator) and commits the epoch once
-// every task has written its snapshot. When a job resumes from a
+// every task has written its snapshot, all of it. When a job resumes from a
 // checkpoint, the runtime calls Restore after Open and before any input,
 // with a reader over the operator's entries and the key groups the
 // instance owns (Env.KeyGroups). The encoding of entries belongs to the

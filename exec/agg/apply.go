@@ -52,6 +52,10 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 
 	m := len(touched)
 	h.sink += touchRows(b.Rows)
+	if h.pend.w != nil {
+		// Copy-on-write, the groups' rows in cache: as at the barrier.
+		h.saveTouched(touched, first)
+	}
 	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows
 	clear(delta)
@@ -151,6 +155,9 @@ func (h *HashAgg) growSlots() {
 
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
+	if h.pend.w != nil {
+		h.save(s, -1) // copy-on-write: as it was at the barrier
+	}
 	h.deleted(s)
 	h.keys.delete(s)
 	if h.close != nil {
@@ -178,7 +185,7 @@ func (h *HashAgg) releaseBatch() {
 func (h *HashAgg) updateStateMetrics() {
 	m := h.env.Metrics
 	m.StateKeys.Store(int64(h.keys.live()))
-	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes()
+	bytes := h.keys.stateBytes() + h.arena.Bytes() + h.delta.bytes() + h.pend.bytes()
 	if h.close != nil {
 		bytes += h.close.stateBytes()
 	}

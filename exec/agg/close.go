@@ -173,6 +173,11 @@ func (h *closeTimes) Pop() any {
 // chunks of closeChunk groups, then frees them.
 func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out exec.Emitter) error {
 	h.closing = h.close.due(wm, h.closing[:0])
+	if h.pend.w != nil {
+		// Copy-on-write before emitFinal: computing a result may change
+		// a group's state (a sketch caches its estimate).
+		h.saveTouched(h.closing, nil)
+	}
 	var err error
 	for lo := 0; lo < len(h.closing); lo += closeChunk {
 		part := h.closing[lo:min(lo+closeChunk, len(h.closing))]

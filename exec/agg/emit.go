@@ -89,6 +89,9 @@ func (h *HashAgg) sendInitial(ctx context.Context, out exec.Emitter) error {
 		return nil
 	}
 	h.touched = append(h.touched[:0], 0)
+	if h.pend.w != nil {
+		h.save(0, -1) // copy-on-write: computing a result may change the state
+	}
 	b := &h.batch
 	b.Reset(nil, h.touched, h.arena)
 	h.newRows = append(h.newRows[:0], int64(b.Rows[0][rowsWord]))

@@ -56,8 +56,9 @@ type HashAgg struct {
 	closing     []int32         // scratch: the groups a watermark closes
 	sink        int64           // keeps the prefetching loads (touchRows, state.touch) alive
 	builders    []array.Builder
-	delta       delta     // what changed since the last snapshot (state.go)
-	ttl         *ttlState // with a state TTL: the groups' last accesses (ttl.go)
+	delta       delta       // what changed since the last snapshot (state.go)
+	pend        pendingSnap // a snapshot begun and not all written (snapshot.go)
+	ttl         *ttlState   // with a state TTL: the groups' last accesses (ttl.go)
 
 	// Scratch reused across batches.
 	weights          []int64
@@ -75,9 +76,10 @@ type HashAgg struct {
 }
 
 var (
-	_ exec.Operator        = (*HashAgg)(nil)
-	_ exec.Stateful        = (*HashAgg)(nil)
-	_ exec.ProcessingTimer = (*HashAgg)(nil)
+	_ exec.Operator            = (*HashAgg)(nil)
+	_ exec.Stateful            = (*HashAgg)(nil)
+	_ exec.DeferredSnapshotter = (*HashAgg)(nil)
+	_ exec.ProcessingTimer     = (*HashAgg)(nil)
 )
 
 // The group header: the first words of a group's arena row.
@@ -133,6 +135,7 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	}
 	h.initialSent = false
 	h.delta = delta{savedWM: noWatermark}
+	h.pend = pendingSnap{}
 	h.growSlots()
 	if h.keys.mode == keysGlobal {
 		h.delta.mark(0) // the first snapshot writes the global row, emitted by then
@@ -197,5 +200,6 @@ func (h *HashAgg) Close() error {
 	arrays.ReleaseBuilders(h.builders)
 	h.builders = nil
 	h.keys, h.aggs, h.args, h.arena, h.close, h.ttl = nil, nil, accum.Args{}, nil, nil, nil
+	h.pend = pendingSnap{} // a snapshot not all written is dropped
 	return nil
 }

@@ -34,11 +34,13 @@ import (
 // A snapshot writes only what changed: the slots a batch touched are
 // marked in a dirty set (a bit per slot and a list, in the per-batch loop
 // over touched groups), and a group that lost its last row or closed
-// records its key for a Delete. Snapshot puts the groups of the dirty
-// slots that are live, deletes the others, and starts a new delta. Until
-// the first snapshot or restore, the store holds nothing of the operator,
-// so no Delete is recorded: without checkpoints, the delta is a bit and at
-// most one list entry per slot, never a record per deletion.
+// records its key for a Delete. A snapshot puts the groups of the dirty
+// slots that are live, deletes the others, and starts a new delta; it is
+// written a part at a time, copy-on-write, while batches go on
+// (snapshot.go). Until the first snapshot or restore, the store holds
+// nothing of the operator, so no Delete is recorded: without checkpoints,
+// the delta is a bit and at most one list entry per slot, never a record
+// per deletion.
 const (
 	globalKey    = "\x02"
 	watermarkKey = "\xff"
@@ -122,63 +124,17 @@ func (g *groupKeys) appendEntryKey(buf []byte, slot int32) []byte {
 	return append(buf, g.bytes.Key(slot)...)
 }
 
-// Snapshot writes the groups changed since the last snapshot: a Put for
-// each live dirty group, a Delete for each group deleted, and the
-// watermark of a windowed aggregate if it advanced.
-func (h *HashAgg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
-	if h.keys == nil {
-		return errors.New("hash aggregate: Snapshot before Open")
+// appendRowEntryKey is appendEntryKey for the group of slot, in which row
+// of the current batch is: an integer key is read from the row, in cache,
+// rather than from the group table.
+func (g *groupKeys) appendRowEntryKey(buf []byte, slot, row int32) []byte {
+	if g.mode != keysInt {
+		return g.appendEntryKey(buf, slot)
 	}
-	d := &h.delta
-	// The entry keys: the deleted groups', then the dirty live ones'.
-	d.keys = append(d.keys[:0], d.delKeys...)
-	d.ends = append(d.ends[:0], d.delEnds...)
-	nDel := len(d.ends)
-	for _, s := range d.slots {
-		if h.live(s) {
-			d.keys = h.keys.appendEntryKey(d.keys, s)
-			d.ends = append(d.ends, len(d.keys))
-		}
+	if g.batchNulls != nil && g.batchNulls.IsNull(int(row)) {
+		return append(buf, 0)
 	}
-	if err := h.keyGroups(); err != nil {
-		return fmt.Errorf("hash aggregate: snapshot: %w", err)
-	}
-	start := 0
-	for i, end := range d.ends[:nDel] {
-		if err := w.Delete(d.groups[i], d.keys[start:end]); err != nil {
-			return err
-		}
-		start = end
-	}
-	i := nDel
-	for _, s := range d.slots {
-		if !h.live(s) {
-			continue
-		}
-		val, err := h.appendGroup(d.value[:0], s)
-		d.value = val
-		if err != nil {
-			return fmt.Errorf("hash aggregate: snapshot: %w", err)
-		}
-		end := d.ends[i]
-		if err := w.Put(d.groups[i], d.keys[start:end], val); err != nil {
-			return err
-		}
-		start = end
-		i++
-	}
-	if c := h.close; c != nil && c.wm != d.savedWM {
-		d.value = binary.AppendVarint(d.value[:0], c.wm)
-		for g := h.env.KeyGroups.Lo; g < h.env.KeyGroups.Hi; g++ {
-			if err := w.Put(g, []byte(watermarkKey), d.value); err != nil {
-				return err
-			}
-		}
-		d.savedWM = c.wm
-	}
-	d.reset()
-	d.written = true
-	return nil
+	return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(g.batchKeys[row]))
 }
 
 // live reports whether slot s holds a group: the global one, or one with
@@ -201,12 +157,13 @@ func (h *HashAgg) appendGroup(buf []byte, s int32) ([]byte, error) {
 }
 
 // keyGroups sets d.groups[i] to the key group of the i-th entry key of
-// d.keys: the instance's first group for a global aggregate, else the key
+// keys, which starts at offset start and ends at ends[i] (the next starts
+// there): the instance's first group for a global aggregate, else the key
 // group of exec.HashRows over the decoded key columns, built as Arrow
 // arrays of the input's types, as the exchange hashes the rows.
-func (h *HashAgg) keyGroups() error {
+func (h *HashAgg) keyGroups(keys []byte, start int, ends []int) error {
 	d := &h.delta
-	n := len(d.ends)
+	n := len(ends)
 	d.groups = vec.Resize(d.groups, n)
 	if h.keys.mode == keysGlobal || n == 0 {
 		for i := range d.groups {
@@ -214,13 +171,12 @@ func (h *HashAgg) keyGroups() error {
 		}
 		return nil
 	}
-	keys := string(d.keys)
 	for c := range h.keyVecs {
 		h.keyVecs[c].Resize(n)
 	}
-	start := 0
-	for i, end := range d.ends {
-		key := keys[start:end]
+	base, all := start, string(keys[start:ends[n-1]]) // one copy, not one per key
+	for i, end := range ends {
+		key := all[start-base : end-base]
 		for c := range h.keyVecs {
 			v := &h.keyVecs[c]
 			v.Valid[i] = key[0] == 1

@@ -19,9 +19,11 @@ import (
 // until every sender's barrier has arrived (so the snapshot holds exactly
 // the input before the barrier). When a task's chain handles the aligned
 // barrier, each operator gets it through OnControl and then, if it is
-// Stateful, writes what changed to its state table. When the barrier
-// reaches the sink every task has snapshotted, and the job's state store
-// commits the epoch atomically.
+// Stateful, writes what changed to its state table — or, if it is an
+// exec.DeferredSnapshotter, begins to, and the task writes the rest in
+// steps between the chunks that follow (checkpoint_deferred.go). When the
+// barrier has reached the sink and every task has finished its snapshot,
+// the job's state store commits the epoch atomically.
 
 // stateTableName names the state table of the operator at position op of
 // stage si's chain. Every instance of the stage writes the same table, its
@@ -31,15 +33,22 @@ func stateTableName(si, op int) string { return fmt.Sprintf("stage%d/op%d", si, 
 
 // taskState is a task's stateful operators and their state tables.
 type taskState struct {
-	ops    []exec.Stateful      // by chain position; nil for operators without state
-	tables []storage.StateTable // by chain position
-	groups exec.KeyGroupRange   // the key groups the instance owns
+	ops []exec.Stateful // by chain position; nil for operators without state
+	// deferred are the operators among ops that can write their snapshot
+	// in steps, by chain position (nil for the others).
+	deferred []exec.DeferredSnapshotter
+	tables   []storage.StateTable // by chain position
+	writers  []*stateWriter       // by chain position
+	groups   exec.KeyGroupRange   // the key groups the instance owns
 	// written counts the bytes of the entries snapshots wrote, and read
 	// those Restore read; the job's, shared by its tasks.
 	written, read *atomic.Int64
-	// syncTime is the time the operators spent in Snapshot since the
-	// last takeSync: the synchronous part of the barrier being handled.
+	// syncTime is the time the task's input waited for snapshots since
+	// the last takeSync: the synchronous part of the barrier being
+	// handled (Snapshot, BeginSnapshot, and finishing the snapshot of the
+	// barrier before).
 	syncTime time.Duration
+	pend     pendingSnapshot // the snapshot the operators began and have not finished
 }
 
 // newTaskState finds the stateful operators among ops (stage si's chain)
@@ -52,14 +61,16 @@ func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups 
 			continue
 		}
 		if s == nil {
-			s = &taskState{ops: make([]exec.Stateful, len(ops)), tables: make([]storage.StateTable, len(ops)), groups: groups,
-				written: written, read: read}
+			s = &taskState{ops: make([]exec.Stateful, len(ops)), deferred: make([]exec.DeferredSnapshotter, len(ops)),
+				tables: make([]storage.StateTable, len(ops)), writers: make([]*stateWriter, len(ops)), groups: groups,
+				written: written, read: read, pend: pendingSnapshot{perEntry: initialEntryCost}}
 		}
 		t, err := store.Table(stateTableName(si, i), storage.TableOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("opening the state of operator %d: %w", i, err)
 		}
-		s.ops[i], s.tables[i] = st, t
+		s.ops[i], s.tables[i], s.writers[i] = st, t, &stateWriter{t: t}
+		s.deferred[i], _ = op.(exec.DeferredSnapshotter)
 	}
 	return s, nil
 }
@@ -79,20 +90,39 @@ func (s *taskState) restore(ctx context.Context) error {
 }
 
 // snapshot has operator i, if stateful, write what changed up to the
-// barrier of epoch.
+// barrier of epoch, or begin to: an exec.DeferredSnapshotter with entries
+// left joins the pending snapshot, which the task finishes in steps.
 func (s *taskState) snapshot(ctx context.Context, i int, epoch uint64) error {
 	if s == nil || s.ops[i] == nil {
 		return nil
 	}
-	w := &stateWriter{t: s.tables[i]}
+	w := s.writers[i]
 	start := time.Now()
-	err := s.ops[i].Snapshot(ctx, epoch, w)
+	var err error
+	if d := s.deferred[i]; d != nil {
+		var pending bool
+		if pending, err = d.BeginSnapshot(ctx, epoch, w); err == nil && pending {
+			s.pend.epoch = epoch
+			s.pend.ops = append(s.pend.ops, i)
+		}
+	} else {
+		err = s.ops[i].Snapshot(ctx, epoch, w)
+	}
 	s.syncTime += time.Since(start)
-	s.written.Add(w.bytes)
+	s.wrote(w)
 	if err != nil {
 		return fmt.Errorf("snapshotting operator %d for checkpoint %d: %w", i, epoch, err)
 	}
 	return nil
+}
+
+// wrote adds the bytes w wrote since the last call to the job's count,
+// and returns the number of entries.
+func (s *taskState) wrote(w *stateWriter) int64 {
+	s.written.Add(w.bytes)
+	n := w.entries
+	w.bytes, w.entries = 0, 0
+	return n
 }
 
 // takeSync returns the time the task's operators spent in Snapshot for
@@ -113,9 +143,10 @@ const groupKeyLen = 2
 // stateWriter writes a snapshot's entries into an operator's table, each
 // key prefixed by its key group.
 type stateWriter struct {
-	t     storage.StateTable
-	buf   []byte
-	bytes int64 // keys and values written
+	t       storage.StateTable
+	buf     []byte
+	bytes   int64 // keys and values written
+	entries int64 // puts and deletes written
 }
 
 func (w *stateWriter) key(group int, key []byte) ([]byte, error) {
@@ -133,6 +164,7 @@ func (w *stateWriter) Put(group int, key, value []byte) error {
 		return err
 	}
 	w.bytes += int64(len(k) + len(value))
+	w.entries++
 	return w.t.Put(k, value)
 }
 
@@ -143,6 +175,7 @@ func (w *stateWriter) Delete(group int, key []byte) error {
 		return err
 	}
 	w.bytes += int64(len(k))
+	w.entries++
 	return w.t.Delete(k)
 }
 
@@ -177,9 +210,9 @@ func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn fun
 // earlier one: every source sends a barrier numbered epoch after the rows
 // it has emitted, every stateful operator snapshots what changed when the
 // aligned barrier reaches it, and once the barrier has reached the sink
-// the job's state store commits epoch. It returns when the epoch is
-// committed, or with an error when the job has no state store, ends first,
-// or ctx is done.
+// and every task has finished writing its snapshot the job's state store
+// commits epoch. It returns when the epoch is committed, or with an error
+// when the job has no state store, ends first, or ctx is done.
 func (j *Job) Checkpoint(ctx context.Context, epoch uint64) error {
 	if j.store == nil {
 		return fmt.Errorf("dataflow: job %s has no state store", j.name)
@@ -219,7 +252,9 @@ func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
 	var state JobState
 	var jerr error
 	err := j.waitFor(ctx, func() bool {
-		reached, state, jerr = j.barrier >= epoch, j.state, j.err
+		// A task counts a snapshot it leaves pending before it forwards
+		// the barrier (Job.deferred).
+		reached, state, jerr = j.barrier >= epoch && j.deferred == 0, j.state, j.err
 		return reached || state != JobRunning
 	})
 	switch {

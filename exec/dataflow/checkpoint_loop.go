@@ -19,9 +19,16 @@ type CheckpointStat struct {
 	Epoch    uint64
 	Start    time.Time
 	Duration time.Duration // from the barriers' request to the commit, or to the failure
-	// Sync is the synchronous part: the longest time one task's operators
-	// spent in Snapshot (the task handles no input meanwhile).
+	// Sync is the synchronous part: the longest time one task's input
+	// waited at the barrier for its operators' snapshots — Snapshot, or
+	// BeginSnapshot of an exec.DeferredSnapshotter (and finishing the
+	// previous epoch's snapshot, if still pending).
 	Sync time.Duration
+	// Deferred is the longest time one task spent writing, in steps
+	// between chunks after the barrier went on, the entries its operators'
+	// BeginSnapshot left pending. Its input waits during a step, but a
+	// step at a time (a few ms at most), not for all of them.
+	Deferred time.Duration
 	// Alignment is the longest time a task with several senders held
 	// back the input of those whose barrier had arrived, from the first
 	// sender's barrier to the last's.
@@ -34,11 +41,11 @@ type CheckpointStat struct {
 	Err        error // nil when the epoch committed
 }
 
-// barrierTiming is the Sync and Alignment of a checkpoint's epoch, as the
-// tasks that handled its barrier report them.
+// barrierTiming is the Sync, Deferred and Alignment of a checkpoint's
+// epoch, as the tasks that handled its barrier report them.
 type barrierTiming struct {
-	epoch          uint64
-	sync, aligning time.Duration
+	epoch                 uint64
+	sync, steps, aligning time.Duration
 }
 
 // noteBarrier records that a task handled the barrier of epoch, its
@@ -53,6 +60,17 @@ func (j *Job) noteBarrier(epoch uint64, sync, aligning time.Duration) {
 	case epoch == j.timing.epoch:
 		j.timing.sync = max(j.timing.sync, sync)
 		j.timing.aligning = max(j.timing.aligning, aligning)
+	}
+}
+
+// noteSteps records that a task's steps of its snapshot of epoch took
+// steps in all. A report of an epoch no task has reported the barrier of
+// yet, or of one before the latest, is ignored.
+func (j *Job) noteSteps(epoch uint64, steps time.Duration) {
+	j.timingMu.Lock()
+	defer j.timingMu.Unlock()
+	if epoch == j.timing.epoch {
+		j.timing.steps = max(j.timing.steps, steps)
 	}
 }
 
@@ -133,7 +151,7 @@ func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() erro
 	stat := CheckpointStat{Epoch: epoch, Start: start, Duration: time.Since(start),
 		Bytes: j.stateWritten.Load() - before, Err: err}
 	timing := j.timingOf(epoch)
-	stat.Sync, stat.Alignment = timing.sync, timing.aligning
+	stat.Sync, stat.Deferred, stat.Alignment = timing.sync, timing.steps, timing.aligning
 	if err == nil {
 		// Sized once by reading every key, then kept by the commits.
 		if size, serr := j.store.Bytes(); serr == nil {

@@ -94,6 +94,9 @@ type Job struct {
 	// started: the checkpoint a job started with Restore restores.
 	restoredEpoch uint64
 	barrier       uint64 // every barrier <= barrier has reached the sink
+	// deferred counts the tasks whose operators began a snapshot at a
+	// barrier and have not finished writing it (checkpoint_deferred.go).
+	deferred int
 
 	ckptRun   sync.Mutex // held while a checkpoint runs: one at a time
 	ckptMu    sync.Mutex // guards lastEpoch, ckptStats and the counts

@@ -37,6 +37,9 @@ type task struct {
 	state  *taskState   // the stateful operators, when the job checkpoints
 	srcPos *sourceState // the source's position, when the job checkpoints
 	held   []message    // messages held back until a barrier aligns (see hold)
+	// lastChunk is the time the chain took for the last chunk, when the
+	// job checkpoints: it sizes the steps of a pending snapshot.
+	lastChunk time.Duration
 
 	mu      sync.Mutex
 	pending uint64 // highest flush id requested and not yet sent
@@ -207,13 +210,24 @@ func (t *task) run(ctx context.Context) error {
 
 // deliver runs an aligned control message through the chain and passes it on.
 func (t *task) deliver(ctx context.Context, m exec.Control) error {
+	if m.Kind == exec.Barrier || m.Kind == exec.EndOfInput {
+		// A snapshot still pending is finished first: an operator has
+		// one at a time, and a job that ends has written them all.
+		if err := t.finishSnapshot(ctx, m.Kind == exec.Barrier); err != nil {
+			return err
+		}
+	}
 	forward, err := t.chain.control(ctx, m)
 	if err != nil || !forward {
 		return err
 	}
 	if m.Kind == exec.Barrier {
 		// Before the barrier goes on: the checkpoint completes once it
-		// reaches the sink, and its figures must be in by then.
+		// reaches the sink and no snapshot is pending, and its figures
+		// must be in by then.
+		if t.state.deferring() {
+			t.job.snapshotBegun()
+		}
 		var aligned time.Duration
 		if t.align != nil {
 			aligned = t.align.aligned
@@ -243,6 +257,14 @@ func (t *task) runInbox(ctx context.Context) error {
 				return err
 			}
 		}
+		if t.state.deferring() {
+			// Between chunks, a step of the pending snapshot; while no
+			// input waits and no timer is due, step after step.
+			idle := func() bool { return len(t.inbox.ch) == 0 && (due.IsZero() || time.Now().Before(due)) }
+			if err := t.snapshotSteps(ctx, idle); err != nil {
+				return err
+			}
+		}
 		wctx := t.tw.context(ctx, due)
 		m, err := t.inbox.take(wctx, &t.taskM.IdleNanos)
 		if timerExpired(ctx, wctx, err) {
@@ -269,7 +291,7 @@ func (t *task) handle(ctx context.Context, m message) (ended bool, err error) {
 			m.chunk.Batch.Release()
 			panic("injected task failure (EDDY_TEST_TASK_PANIC_RATE)")
 		}
-		err := t.chain.process(ctx, 0, m.input, m.chunk)
+		err := t.process(ctx, m.input, m.chunk)
 		m.chunk.Batch.Release()
 		return false, err
 	}
@@ -329,6 +351,10 @@ func (t *task) runSource(ctx context.Context) error {
 		}
 		// A barrier goes out after the rows emitted so far.
 		if err := t.sendBarrier(ctx); err != nil {
+			return err
+		}
+		// A step of the pending snapshot between chunks.
+		if err := t.snapshotSteps(ctx, nil); err != nil {
 			return err
 		}
 		// Flush requests made before this call to Next are satisfied once
@@ -392,6 +418,14 @@ func (t *task) runSource(ctx context.Context) error {
 					return err
 				}
 			}
+			if t.state.deferring() {
+				// No wait while a snapshot is pending: a step as long as
+				// the source has no data, then the source is asked again.
+				if err := t.snapshotStep(ctx, maxStepTime); err != nil {
+					return err
+				}
+				continue
+			}
 			if err := t.wait(ctx, due); err != nil {
 				return err
 			}
@@ -410,7 +444,7 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	if t.wm == nil {
 		m.RowsOut.Add(int64(c.NumRows()))
 		m.BatchesOut.Add(1)
-		err := t.chain.process(ctx, 0, 0, c)
+		err := t.process(ctx, 0, c)
 		c.Batch.Release()
 		return err
 	}
@@ -418,7 +452,7 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	m.RowsOut.Add(int64(kept.NumRows()))
 	m.BatchesOut.Add(1)
 	if err == nil && kept.NumRows() > 0 {
-		err = t.chain.process(ctx, 0, 0, kept)
+		err = t.process(ctx, 0, kept)
 	}
 	if kept.Batch != c.Batch {
 		kept.Batch.Release()
@@ -516,6 +550,11 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 				return err
 			}
 		}
+		// The next message may be long in coming: a pending snapshot is
+		// finished first.
+		if err := t.finishSnapshot(ctx, false); err != nil {
+			return err
+		}
 		if err := t.sendBarrier(ctx); err != nil {
 			return err
 		}
@@ -547,7 +586,7 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 		}
 		t.takePending() // markers arrive in-band
 		if ctrl.Kind == 0 {
-			perr := t.chain.process(ctx, 0, 0, c)
+			perr := t.process(ctx, 0, c)
 			c.Batch.Release()
 			if perr != nil {
 				return perr
@@ -561,4 +600,16 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 			return t.snapshotFinal(ctx)
 		}
 	}
+}
+
+// process runs a chunk on input through the chain, timing it when the
+// job checkpoints (lastChunk).
+func (t *task) process(ctx context.Context, input int, c exec.Chunk) error {
+	if t.state == nil {
+		return t.chain.process(ctx, 0, input, c)
+	}
+	start := time.Now()
+	err := t.chain.process(ctx, 0, input, c)
+	t.lastChunk = time.Since(start)
+	return err
 }

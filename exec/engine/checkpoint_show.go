@@ -11,16 +11,19 @@ import (
 // showCheckpoints lists the recent checkpoints of every checkpointed
 // query, in creation order, each query's oldest first: the query, the
 // epoch, when it started, how long it took (from the barriers' request to
-// the commit), its synchronous part (the longest time one task's
-// operators spent in Snapshot, during which the task handles no input),
-// its alignment (the longest time one task held back the input of the
+// the commit), its synchronous part (the longest time one task's input
+// waited at the barrier for its operators' snapshots), its deferred part
+// (the longest time one task spent writing, a step at a time between
+// chunks, what its operators' snapshots left pending at the barrier), its
+// alignment (the longest time one task held back the input of the
 // senders whose barrier had arrived, waiting for the others'), the bytes
 // of state it wrote, the size of the query's whole committed state after
 // it, and whether it committed.
 func (e *Engine) showCheckpoints() *Result {
 	cols := []Column{{Name: "query", Type: types.VarcharT}, {Name: "epoch", Type: types.BigIntT},
 		{Name: "started", Type: types.TimestampT(3)}, {Name: "duration_ms", Type: types.DoubleT},
-		{Name: "sync_ms", Type: types.DoubleT}, {Name: "alignment_ms", Type: types.DoubleT},
+		{Name: "sync_ms", Type: types.DoubleT}, {Name: "deferred_ms", Type: types.DoubleT},
+		{Name: "alignment_ms", Type: types.DoubleT},
 		{Name: "bytes", Type: types.BigIntT}, {Name: "state_bytes", Type: types.BigIntT},
 		{Name: "status", Type: types.VarcharT}}
 	var rows [][]types.Datum
@@ -41,7 +44,7 @@ func (e *Engine) showCheckpoints() *Result {
 				state = types.NullDatum // not committed, or the store could not tell
 			}
 			rows = append(rows, []types.Datum{types.StringDatum(obj.Name), types.IntDatum(int64(c.Epoch)),
-				types.IntDatum(c.Start.UnixMilli()), millis(c.Duration), millis(c.Sync), millis(c.Alignment),
+				types.IntDatum(c.Start.UnixMilli()), millis(c.Duration), millis(c.Sync), millis(c.Deferred), millis(c.Alignment),
 				types.IntDatum(c.Bytes), state, types.StringDatum(status)})
 		}
 	}
@@ -67,8 +70,8 @@ func checkpointSummary(q *runningQuery) string {
 		return fmt.Sprintf("checkpoints: none yet, %d taken, %d failed", taken, failed)
 	}
 	c := stats[len(stats)-1]
-	last := fmt.Sprintf("last epoch %d (%s, sync %s, alignment %s, %s written", c.Epoch,
-		ms(c.Duration), ms(c.Sync), ms(c.Alignment), dataflow.FormatBytes(c.Bytes))
+	last := fmt.Sprintf("last epoch %d (%s, sync %s, deferred %s, alignment %s, %s written", c.Epoch,
+		ms(c.Duration), ms(c.Sync), ms(c.Deferred), ms(c.Alignment), dataflow.FormatBytes(c.Bytes))
 	switch {
 	case c.Err != nil:
 		last += ", failed: " + firstLine(c.Err) + ")"

@@ -32,7 +32,7 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 	for _, c := range res.Columns {
 		names = append(names, c.Name)
 	}
-	if got := strings.Join(names, " "); got != "query epoch started duration_ms sync_ms alignment_ms bytes state_bytes status" {
+	if got := strings.Join(names, " "); got != "query epoch started duration_ms sync_ms deferred_ms alignment_ms bytes state_bytes status" {
 		t.Errorf("SHOW CHECKPOINTS has columns %s", got)
 	}
 	var listed bool
@@ -41,17 +41,17 @@ func TestViewResumesFromItsCheckpointAfterARestart(t *testing.T) {
 		if row[0].S != "v" {
 			continue
 		}
-		written += row[6].I
+		written += row[7].I
 		if uint64(row[1].I) == epoch {
-			listed = row[8].S == "committed" && row[3].F >= row[4].F && row[4].F >= 0 && row[5].F >= 0 &&
-				row[7].I >= row[6].I && row[7].I == stateBytes(t, q)
+			listed = row[9].S == "committed" && row[3].F >= row[4].F && row[3].F >= row[5].F && row[4].F >= 0 &&
+				row[5].F >= 0 && row[6].F >= 0 && row[8].I >= row[7].I && row[8].I == stateBytes(t, q)
 		}
 	}
 	if !listed || written == 0 {
 		t.Errorf("SHOW CHECKPOINTS does not list checkpoint %d of v as committed:\n%s", epoch, text(res))
 	}
 	plan := text(run(t, s, "EXPLAIN ANALYZE v;"))
-	if want := fmt.Sprintf(`(?m)^checkpoints: last epoch %d \([0-9.]+ ms, sync [0-9.]+ ms, alignment [0-9.]+ ms, [0-9.]+ [KMG]?i?B written, [0-9.]+ [KMG]?i?B state\), 1 taken, 0 failed$`, epoch); !regexp.MustCompile(want).MatchString(plan) {
+	if want := fmt.Sprintf(`(?m)^checkpoints: last epoch %d \([0-9.]+ ms, sync [0-9.]+ ms, deferred [0-9.]+ ms, alignment [0-9.]+ ms, [0-9.]+ [KMG]?i?B written, [0-9.]+ [KMG]?i?B state\), 1 taken, 0 failed$`, epoch); !regexp.MustCompile(want).MatchString(plan) {
 		t.Errorf("EXPLAIN ANALYZE v does not match %s:\n%s", want, plan)
 	}
 	// Rows after the checkpoint: the resumed source reads them again.

@@ -37,7 +37,10 @@ type Restore struct {
 // rows of the remaining chunks the exchange routes to it and every control
 // message, must emit at every step, together, the rows the uninterrupted
 // run emits (as multisets), and the integral of the output before the
-// snapshot and theirs after must be the uninterrupted run's.
+// snapshot and theirs after must be the uninterrupted run's. For an
+// exec.DeferredSnapshotter it also checks that snapshots begun at the
+// same steps and written a step at a time between the later steps of the
+// input write the same entries (checkDeferred).
 func CheckRestore(t *testing.T, r Restore) {
 	t.Helper()
 	alloc := Alloc(t)
@@ -54,6 +57,7 @@ func CheckRestore(t *testing.T, r Restore) {
 			snaps = snaps[1:]
 		}
 	})
+	checkDeferred(t, r, state)
 	ps := []int{1, 2, 3}
 	if r.Keys == nil {
 		ps = ps[:1]

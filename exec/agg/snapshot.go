@@ -1,0 +1,323 @@
+package agg
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/eddysql/eddy/exec"
+)
+
+// Snapshots written a part at a time (exec.DeferredSnapshotter), so that
+// a checkpoint pauses the aggregate for the time it takes to swap a few
+// slices, not to encode every dirty group.
+//
+// At the barrier BeginSnapshot swaps the delta out into the pending
+// snapshot — the dirty slots' bits and list, the keys of the groups
+// deleted — and the next delta starts empty (its bits are those the
+// previous snapshot cleared). SnapshotStep then writes the pending entries
+// a budget at a time: the deletions first, so that a group deleted and
+// created again before the barrier is put after its deletion (as a whole
+// snapshot always wrote them); then the groups saved by copy-on-write;
+// then the pending slots not touched since, each from its slot.
+//
+// Copy-on-write. Until the last step, whatever is about to change or free
+// a group first saves its slot (save): a slot whose pending bit is set
+// leaves the pending ones, and if it held a group at the barrier, its
+// entry key and value are copied aside for a later step. apply saves the
+// slots a batch touches before it changes them, closeWindows the groups a
+// watermark closes before it computes their results (which may change
+// their state: a sketch caches its estimate), and freeSlot the slot it
+// frees (a batch, the state TTL). A slot
+// freed before the barrier and taken by a new group after it holds no
+// group when saved (its arena row is clear until apply changes it), so it
+// is only taken off. Every entry is thus written once, with its value at
+// the barrier, and a batch pays a bit test per group it touches, plus a
+// copy of its entry for each pending group: no store write.
+
+// pendingSnap is a snapshot begun and not all written: the delta as of
+// the barrier, and the entries saved since by copy-on-write.
+type pendingSnap struct {
+	w   exec.StateWriter // where the snapshot goes; nil when none is pending
+	err error            // a failed save, returned by the next step
+
+	bits  []uint64 // by slot: its group is still to be written from the slot
+	slots []int32  // the slots dirty at the barrier
+	next  int      // slots[next:] are still to be looked at
+
+	delKeys []byte // the entry keys of the groups deleted before the barrier
+	delEnds []int
+	nextDel int // delEnds[nextDel:] are still to be written
+
+	wm      int64 // the watermark to write, if writeWM
+	writeWM bool
+
+	// The groups saved by copy-on-write: entry keys and values as of the
+	// barrier.
+	savedKeys []byte
+	keyEnds   []int
+	savedVals []byte
+	valEnds   []int
+	nextSaved int // keyEnds[nextSaved:] are still to be written
+
+	batch []int32 // scratch: the slots a step writes
+}
+
+// scanShare bounds the slots a step looks at, in multiples of its budget,
+// when most of them were saved already or freed: the step stays short.
+const scanShare = 8
+
+// Snapshot implements exec.Stateful: it writes the groups changed since
+// the last snapshot at once (a Put for each live dirty group, a Delete
+// for each group deleted, and the watermark of a windowed aggregate if it
+// advanced), after the rest of a snapshot begun before.
+func (h *HashAgg) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
+	if _, err := h.BeginSnapshot(ctx, epoch, w); err != nil {
+		return err
+	}
+	return h.finishSnapshot(ctx)
+}
+
+// BeginSnapshot implements exec.DeferredSnapshotter: it finishes a
+// snapshot begun before, then takes the delta as the pending snapshot and
+// starts a new one, in time independent of the number of dirty groups. It
+// reports whether anything is to be written.
+func (h *HashAgg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWriter) (bool, error) {
+	if h.keys == nil {
+		return false, errors.New("hash aggregate: Snapshot before Open")
+	}
+	if err := h.finishSnapshot(ctx); err != nil {
+		return false, err
+	}
+	d, p := &h.delta, &h.pend
+	p.bits, d.bits = d.bits, p.bits
+	p.slots, d.slots = d.slots, p.slots[:0]
+	p.delKeys, d.delKeys = d.delKeys, p.delKeys[:0]
+	p.delEnds, d.delEnds = d.delEnds, p.delEnds[:0]
+	d.grow(h.arena.Len())
+	p.next, p.nextDel, p.nextSaved = 0, 0, 0
+	p.savedKeys, p.keyEnds, p.savedVals, p.valEnds = p.savedKeys[:0], p.keyEnds[:0], p.savedVals[:0], p.valEnds[:0]
+	if c := h.close; c != nil && c.wm != d.savedWM {
+		p.wm, p.writeWM, d.savedWM = c.wm, true, c.wm
+	}
+	d.written = true
+	if len(p.slots) == 0 && len(p.delEnds) == 0 && !p.writeWM {
+		return false, nil
+	}
+	p.w = w
+	return true, nil
+}
+
+// SnapshotStep implements exec.DeferredSnapshotter: it writes at most
+// budget of the pending snapshot's entries (the watermark's, written
+// first, not counted) and reports whether none remain.
+func (h *HashAgg) SnapshotStep(_ context.Context, budget int) (bool, error) {
+	p := &h.pend
+	if p.w == nil {
+		return true, nil
+	}
+	if p.err != nil {
+		return false, p.err
+	}
+	budget = max(budget, 1)
+	if p.writeWM {
+		if err := h.writeWatermark(); err != nil {
+			return false, err
+		}
+		p.writeWM = false
+	}
+	n, err := h.writeDeletes(budget)
+	if err == nil && n < budget {
+		var m int
+		m, err = h.writeSaved(budget - n)
+		n += m
+	}
+	if err == nil && n < budget {
+		_, err = h.writeSlots(budget - n)
+	}
+	if err != nil {
+		return false, fmt.Errorf("hash aggregate: snapshot: %w", err)
+	}
+	if p.nextDel < len(p.delEnds) || p.nextSaved < len(p.keyEnds) || p.next < len(p.slots) {
+		return false, nil
+	}
+	p.w = nil
+	return true, nil
+}
+
+// finishSnapshot writes what remains of a pending snapshot.
+func (h *HashAgg) finishSnapshot(ctx context.Context) error {
+	for h.pend.w != nil {
+		if _, err := h.SnapshotStep(ctx, math.MaxInt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeWatermark puts the pending watermark in every key group the
+// instance owns.
+func (h *HashAgg) writeWatermark() error {
+	d, p := &h.delta, &h.pend
+	d.value = binary.AppendVarint(d.value[:0], p.wm)
+	for g := h.env.KeyGroups.Lo; g < h.env.KeyGroups.Hi; g++ {
+		if err := p.w.Put(g, []byte(watermarkKey), d.value); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeDeletes writes the Deletes of at most budget of the groups deleted
+// before the barrier, and returns how many it wrote.
+func (h *HashAgg) writeDeletes(budget int) (int, error) {
+	p := &h.pend
+	k := min(budget, len(p.delEnds)-p.nextDel)
+	if k == 0 {
+		return 0, nil
+	}
+	start := 0
+	if p.nextDel > 0 {
+		start = p.delEnds[p.nextDel-1]
+	}
+	ends := p.delEnds[p.nextDel : p.nextDel+k]
+	if err := h.keyGroups(p.delKeys, start, ends); err != nil {
+		return 0, err
+	}
+	for i, end := range ends {
+		if err := p.w.Delete(h.delta.groups[i], p.delKeys[start:end]); err != nil {
+			return i, err
+		}
+		start = end
+	}
+	p.nextDel += k
+	return k, nil
+}
+
+// writeSaved writes the Puts of at most budget of the groups saved by
+// copy-on-write, and returns how many it wrote.
+func (h *HashAgg) writeSaved(budget int) (int, error) {
+	p := &h.pend
+	k := min(budget, len(p.keyEnds)-p.nextSaved)
+	if k == 0 {
+		return 0, nil
+	}
+	kstart, vstart := 0, 0
+	if p.nextSaved > 0 {
+		kstart, vstart = p.keyEnds[p.nextSaved-1], p.valEnds[p.nextSaved-1]
+	}
+	ends := p.keyEnds[p.nextSaved : p.nextSaved+k]
+	if err := h.keyGroups(p.savedKeys, kstart, ends); err != nil {
+		return 0, err
+	}
+	for i, kend := range ends {
+		vend := p.valEnds[p.nextSaved+i]
+		if err := p.w.Put(h.delta.groups[i], p.savedKeys[kstart:kend], p.savedVals[vstart:vend]); err != nil {
+			return i, err
+		}
+		kstart, vstart = kend, vend
+	}
+	p.nextSaved += k
+	return k, nil
+}
+
+// writeSlots writes the Puts of at most budget of the pending slots'
+// groups, from their slots, and returns how many it wrote. A slot that
+// holds no group (freed before the barrier) is passed over, as is one
+// saved already.
+func (h *HashAgg) writeSlots(budget int) (int, error) {
+	d, p := &h.delta, &h.pend
+	p.batch, d.keys, d.ends = p.batch[:0], d.keys[:0], d.ends[:0]
+	scan := math.MaxInt
+	if budget < math.MaxInt/scanShare {
+		scan = scanShare * budget
+	}
+	for scanned := 0; p.next < len(p.slots) && len(p.batch) < budget && scanned < scan; scanned++ {
+		s := p.slots[p.next]
+		p.next++
+		w, bit := s>>6, uint64(1)<<(s&63)
+		if p.bits[w]&bit == 0 {
+			continue
+		}
+		p.bits[w] &^= bit
+		if h.live(s) {
+			p.batch = append(p.batch, s)
+			d.keys = h.keys.appendEntryKey(d.keys, s)
+			d.ends = append(d.ends, len(d.keys))
+		}
+	}
+	if len(p.batch) == 0 {
+		return 0, nil
+	}
+	if err := h.keyGroups(d.keys, 0, d.ends); err != nil {
+		return 0, err
+	}
+	start := 0
+	for i, s := range p.batch {
+		val, err := h.appendGroup(d.value[:0], s)
+		d.value = val
+		if err != nil {
+			return i, err
+		}
+		if err := p.w.Put(d.groups[i], d.keys[start:d.ends[i]], val); err != nil {
+			return i, err
+		}
+		start = d.ends[i]
+	}
+	return len(p.batch), nil
+}
+
+// saveTouched saves, before they change, the pending groups among slots;
+// rows[j], if rows is not nil, is a row of the current batch in the group
+// of slots[j].
+func (h *HashAgg) saveTouched(slots, rows []int32) {
+	for j, s := range slots {
+		row := int32(-1)
+		if rows != nil {
+			row = rows[j]
+		}
+		h.save(s, row)
+	}
+}
+
+// save takes slot s off the pending snapshot, if it is on it, copying its
+// group's entry as it is now — as at the barrier, since whatever changed
+// it since would have saved it first — for a later step to write. row,
+// unless negative, is a row of the current batch in the group, whose
+// integer key is read from the row (in cache) rather than the group
+// table. The caller checks that a snapshot is pending.
+func (h *HashAgg) save(s, row int32) {
+	p := &h.pend
+	w, bit := int(s>>6), uint64(1)<<(s&63)
+	if w >= len(p.bits) || p.bits[w]&bit == 0 {
+		return
+	}
+	p.bits[w] &^= bit
+	if !h.live(s) {
+		return
+	}
+	val, err := h.appendGroup(p.savedVals, s)
+	if err != nil {
+		if p.err == nil {
+			p.err = fmt.Errorf("hash aggregate: snapshot: %w", err)
+		}
+		return
+	}
+	p.savedVals = val
+	p.valEnds = append(p.valEnds, len(p.savedVals))
+	if row >= 0 {
+		p.savedKeys = h.keys.appendRowEntryKey(p.savedKeys, s, row)
+	} else {
+		p.savedKeys = h.keys.appendEntryKey(p.savedKeys, s)
+	}
+	p.keyEnds = append(p.keyEnds, len(p.savedKeys))
+}
+
+// bytes estimates the memory of the pending snapshot.
+func (p *pendingSnap) bytes() int64 {
+	return int64(cap(p.bits))*8 + int64(cap(p.slots))*4 + int64(cap(p.delKeys)) + int64(cap(p.delEnds))*8 +
+		int64(cap(p.savedKeys)) + int64(cap(p.keyEnds))*8 + int64(cap(p.savedVals)) + int64(cap(p.valEnds))*8 +
+		int64(cap(p.batch))*4
+}

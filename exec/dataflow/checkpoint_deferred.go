@@ -1,0 +1,156 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+)
+
+// Snapshots written in steps (exec.DeferredSnapshotter). At the aligned
+// barrier an operator that implements it only begins its snapshot (it
+// captures what changed, copy-on-write), and the task forwards the
+// barrier at once, having counted its pending snapshot in the job
+// (Job.deferred). Then the task writes the rest in steps on its own
+// goroutine: one after each message it handles, taking about half the
+// time its last chunk took, and, while no input waits, one after another.
+// It finishes the snapshot at once before it handles the next barrier or
+// the end of input, so an operator never has two snapshots pending and a
+// job that ends has written every snapshot. The job commits an epoch once
+// its barrier has reached the sink and no task has a snapshot pending; a
+// task that fails leaves its snapshot pending, and the checkpoint waiting
+// for it fails as the job does.
+
+// Step sizes. While input waits, a step takes about 1/stepShare of the
+// time the task took for its last chunk, within [minStepTime,
+// maxStepTime]: a chunk behind a step waits at most half again its own
+// time (the bound on pauses is twice the median batch), and the
+// snapshot still gets about a third of the task's time, so it ends. With
+// no input waiting a step takes maxStepTime, short enough that input
+// arriving meanwhile waits little. Steps are sized in entries from the
+// time the operator took per entry in its steps so far (initialEntryCost
+// before the first: an entry of the hash aggregate into Badger).
+const (
+	stepShare        = 2
+	minStepTime      = 200 * time.Microsecond
+	maxStepTime      = 4 * time.Millisecond
+	initialEntryCost = time.Microsecond
+	maxStepEntries   = 1 << 16
+)
+
+// pendingSnapshot is the snapshot a task's operators began at a barrier
+// and have not finished writing.
+type pendingSnapshot struct {
+	epoch uint64
+	ops   []int         // chain positions of the operators with entries left, in chain order
+	steps time.Duration // the time its steps took so far
+	// perEntry is the estimated time a step takes per entry written.
+	perEntry time.Duration
+}
+
+// deferring reports whether a snapshot is pending.
+func (s *taskState) deferring() bool { return s != nil && len(s.pend.ops) > 0 }
+
+// step has the first operator with entries left write about target's
+// worth of them, and reports whether the snapshot is finished.
+func (s *taskState) step(ctx context.Context, target time.Duration) (finished bool, err error) {
+	p := &s.pend
+	i := p.ops[0]
+	budget := int(min(max(target/p.perEntry, 1), maxStepEntries))
+	start := time.Now()
+	done, err := s.deferred[i].SnapshotStep(ctx, budget)
+	d := time.Since(start)
+	p.steps += d
+	if n := s.wrote(s.writers[i]); n > 0 {
+		p.perEntry = max((3*p.perEntry+d/time.Duration(n))/4, time.Nanosecond)
+	}
+	if err != nil {
+		return false, fmt.Errorf("snapshotting operator %d for checkpoint %d: %w", i, p.epoch, err)
+	}
+	if done {
+		p.ops = p.ops[1:]
+	}
+	return len(p.ops) == 0, nil
+}
+
+// snapshotSteps writes part of the task's pending snapshot, if any: one
+// step sized by the task's last chunk, or, while idle reports that no
+// input waits (nil: input may wait), steps of maxStepTime one after
+// another.
+func (t *task) snapshotSteps(ctx context.Context, idle func() bool) error {
+	for t.state.deferring() {
+		if err := ctx.Err(); err != nil {
+			return err // the job is stopping
+		}
+		quiet := idle != nil && idle()
+		target := maxStepTime
+		if !quiet {
+			target = min(max(t.lastChunk/stepShare, minStepTime), maxStepTime)
+		}
+		if err := t.snapshotStep(ctx, target); err != nil || !quiet {
+			return err
+		}
+	}
+	return nil
+}
+
+// snapshotStep writes about target's worth of the task's pending
+// snapshot, and reports it finished if it is.
+func (t *task) snapshotStep(ctx context.Context, target time.Duration) error {
+	finished, err := t.state.step(ctx, target)
+	if finished {
+		t.snapshotFinished()
+	}
+	return err
+}
+
+// finishSnapshot writes all that remains of the task's pending snapshot,
+// if any, before the task handles a barrier (then the input waits for it,
+// and the time counts as the barrier's synchronous part) or the end of
+// its input.
+func (t *task) finishSnapshot(ctx context.Context, barrier bool) error {
+	s := t.state
+	if !s.deferring() {
+		return nil
+	}
+	start := time.Now()
+	for s.deferring() {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if _, err := s.step(ctx, time.Duration(math.MaxInt64)); err != nil {
+			return err
+		}
+	}
+	if barrier {
+		s.syncTime += time.Since(start)
+	}
+	t.snapshotFinished()
+	return nil
+}
+
+// snapshotFinished reports the task's pending snapshot written.
+func (t *task) snapshotFinished() {
+	p := &t.state.pend
+	t.job.snapshotFinished(p.epoch, p.steps)
+	p.epoch, p.steps, p.ops = 0, 0, p.ops[:0]
+}
+
+// snapshotBegun counts a task's snapshot left pending at a barrier; the
+// task calls it before it forwards the barrier.
+func (j *Job) snapshotBegun() {
+	j.mu.Lock()
+	j.deferred++
+	j.mu.Unlock()
+}
+
+// snapshotFinished records that a task finished writing the snapshot of
+// epoch, its steps having taken steps, and wakes a checkpoint waiting for
+// it.
+func (j *Job) snapshotFinished(epoch uint64, steps time.Duration) {
+	j.noteSteps(epoch, steps)
+	j.mu.Lock()
+	j.deferred--
+	j.signalLocked()
+	j.mu.Unlock()
+}
