@@ -4,12 +4,17 @@
 //
 //	k <key>                          catalog KV entries
 //	l <stream:8> <seq:8> <chunk:4>   log entries (big-endian numbers)
-//	s <job> d <table> <key>          committed operator state
-//	s <job> e                        the job's last committed epoch
-//	s <job> i <chunk:4>              a large commit in progress (intent)
+//	s <job> m                        the manifest of the job's last checkpoint
+//	s <job> p                        the manifest of the one before (kept for Rollback)
+//	s <job> r <run:8> b <block:4>    a block of one of the job's state runs
+//	s <job> r <run:8> i <chunk:4>    that run's index (a blob)
+//	s <job> x                        a drop of the job's state in progress
 //
-// where <job> and <table> are key-codec strings (storage.AppendString),
-// which are self-delimiting, so no job's or table's keys start another's.
+// where <job> is a key-codec string (storage.AppendString), which is
+// self-delimiting, so no job's keys start another's. The layout before
+// runs (s <job> d <table> <key> per entry, s <job> e, and s <job> i for a
+// large commit's intent) is converted when a job's state is opened
+// (state_legacy.go).
 // A stream's entries scan in seq order, and Drop deletes the stream's
 // prefix: in one transaction for a small log, with Badger's DropPrefix for
 // a large one (which pauses other writes while it runs; they wait rather
@@ -21,13 +26,13 @@
 // (see putBlob). Log entries of 4,096 rows (about 200 KB) take one chunk;
 // 100K-row batches take several.
 //
-// State commits are atomic: a commit that fits in one Badger transaction
-// is one transaction (data plus epoch marker). A larger one is first
-// written as an intent blob; once its chunk 0 is committed, the commit has
-// happened, and its mutations are applied with a WriteBatch, after which
-// the marker is set and the intent deleted in one transaction. Opening a
-// job's state finishes an intent left by a crash and deletes the chunks of
-// an intent that never got its chunk 0.
+// State commits are atomic: a commit writes the epoch's mutations as a
+// sorted run (storage/internal/runs: sealed blocks and an index) with a
+// WriteBatch, then the new manifest, naming it, and the previous manifest
+// in one transaction: that transaction is the commit point. Runs neither
+// manifest names (a commit a crash interrupted, runs compacted away) are
+// deleted, at the latest when the job's state is opened next. Reads merge
+// the manifest's runs; compaction (state_compact.go) keeps them few.
 //
 // Writes are synchronous (fsync before returning), so KV puts, log appends
 // and state commits are durable when they return. An eddy.lock file held
