@@ -214,28 +214,18 @@ func (s *Store) Bytes() (int64, error) {
 
 // Recover implements storage.StateStore.
 func (s *Store) Recover(ctx context.Context) (uint64, error) {
-	if err := s.enter(); err != nil {
-		return 0, err
-	}
-	defer s.exit()
-	s.commitMu.Lock()
-	defer s.commitMu.Unlock()
-	if err := ctx.Err(); err != nil {
-		return 0, err
-	}
-	epoch, err := s.b.Epoch()
-	if err != nil {
-		return 0, fmt.Errorf("storage: recovering state of job %q: %w", s.job, err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.live = newOverlay()
-	s.epoch = epoch
-	return epoch, nil
+	return s.reset(ctx, "recovering", s.b.Epoch)
 }
 
 // Rollback implements storage.StateStore.
 func (s *Store) Rollback(ctx context.Context) (uint64, error) {
+	return s.reset(ctx, "rolling back", s.b.Rollback)
+}
+
+// reset discards the writes since the last commit and makes the epoch
+// to returns (the backend's last committed one, or the one before after a
+// rollback) the store's last committed epoch; doing names it in errors.
+func (s *Store) reset(ctx context.Context, doing string, to func() (uint64, error)) (uint64, error) {
 	if err := s.enter(); err != nil {
 		return 0, err
 	}
@@ -245,9 +235,9 @@ func (s *Store) Rollback(ctx context.Context) (uint64, error) {
 	if err := ctx.Err(); err != nil {
 		return 0, err
 	}
-	epoch, err := s.b.Rollback()
+	epoch, err := to()
 	if err != nil {
-		return 0, fmt.Errorf("storage: rolling back the state of job %q: %w", s.job, err)
+		return 0, fmt.Errorf("storage: %s the state of job %q: %w", doing, s.job, err)
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
