@@ -1,12 +1,12 @@
 package dataflow
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/internal/kvlog"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -63,28 +63,35 @@ func (j *Job) awaitFinal(ctx context.Context) (uint64, error) {
 	return j.finalEpoch, j.finalErr
 }
 
-// finalEntry is a write of a task's final snapshot, for table.
-type finalEntry struct {
-	table    storage.StateTable
-	key, val []byte
-	del      bool
+// finalWrites are the writes a final snapshot makes to one table, kept in
+// a log that allocates nothing per write.
+type finalWrites struct {
+	to  storage.StateTable
+	log kvlog.Log
 }
 
-// finalTable buffers the writes a final snapshot makes to one table.
-type finalTable struct {
-	to  storage.StateTable
-	out *[]finalEntry
-}
+// finalTable is the storage.StateTable a final snapshot writes to: it
+// appends to a finalWrites.
+type finalTable struct{ w *finalWrites }
 
 var errFinalRead = errors.New("dataflow: a final snapshot only writes")
 
+// errFinalTooLarge is returned for a key or value the log cannot hold.
+var errFinalTooLarge = fmt.Errorf("dataflow: a final snapshot's key or value: %w", storage.ErrTooLarge)
+
 func (f finalTable) Put(k, v []byte) error {
-	*f.out = append(*f.out, finalEntry{table: f.to, key: bytes.Clone(k), val: bytes.Clone(v)})
+	if len(k) > kvlog.MaxLen || len(v) > kvlog.MaxLen {
+		return errFinalTooLarge
+	}
+	f.w.log.Append(nil, k, v, false)
 	return nil
 }
 
 func (f finalTable) Delete(k []byte) error {
-	*f.out = append(*f.out, finalEntry{table: f.to, key: bytes.Clone(k), del: true})
+	if len(k) > kvlog.MaxLen {
+		return errFinalTooLarge
+	}
+	f.w.log.Append(nil, k, nil, true)
 	return nil
 }
 
@@ -92,17 +99,40 @@ func (f finalTable) Get([]byte) ([]byte, bool, error)           { return nil, fa
 func (f finalTable) Scan([]byte, func(k, v []byte) error) error { return errFinalRead }
 func (f finalTable) DeleteRange(lo, hi []byte) error            { return errFinalRead }
 
+// apply writes the buffered writes into their table and returns the
+// bytes of their keys and values.
+func (f *finalWrites) apply() (int64, error) {
+	var n int64
+	for i := range int32(f.log.Len()) {
+		k := f.log.Key(i)
+		v, ok := f.log.Val(i)
+		n += int64(len(k) + len(v))
+		var err error
+		if ok {
+			err = f.to.Put(k, v)
+		} else {
+			err = f.to.Delete(k)
+		}
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
 // snapshotFinal takes the task's final snapshot, after its end of input.
 func (t *task) snapshotFinal(ctx context.Context) error {
 	if !t.job.final || t.state == nil {
 		return nil
 	}
 	s := t.state
+	t.final = make([]finalWrites, 0, len(s.ops)) // never moves: w points into it
 	for i, op := range s.ops {
 		if op == nil {
 			continue
 		}
-		w := &stateWriter{t: finalTable{to: s.tables[i], out: &t.final}}
+		t.final = append(t.final, finalWrites{to: s.tables[i]})
+		w := &stateWriter{t: finalTable{w: &t.final[len(t.final)-1]}}
 		if err := op.Snapshot(ctx, 0, w); err != nil {
 			return fmt.Errorf("snapshotting operator %d at the end of input: %w", i, err)
 		}
@@ -121,14 +151,9 @@ func (j *Job) finalCheckpoint(ctx context.Context) error {
 	err := j.takeCheckpoint(ctx, epoch, func() error {
 		for _, sr := range j.stages {
 			for _, t := range sr.tasks {
-				for _, e := range t.final {
-					j.stateWritten.Add(int64(len(e.key) + len(e.val)))
-					var err error
-					if e.del {
-						err = e.table.Delete(e.key)
-					} else {
-						err = e.table.Put(e.key, e.val)
-					}
+				for i := range t.final {
+					n, err := t.final[i].apply()
+					j.stateWritten.Add(n)
 					if err != nil {
 						return err
 					}

@@ -50,7 +50,7 @@ type task struct {
 	// final is the task's final snapshot (see checkpoint_final.go),
 	// written by the task after its end of input and read by the job
 	// once every task has returned.
-	final      []finalEntry
+	final      []finalWrites
 	caughtSent bool               // CaughtUp was sent
 	wake       context.CancelFunc // interrupts a waiting source when a flush or barrier arrives
 }

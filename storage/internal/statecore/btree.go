@@ -14,7 +14,7 @@ const maxItems = 31
 // btree indexes an overlay's records by key: for each key, the latest of
 // the records it was given. It only grows; a newer record of a key
 // replaces the one it holds. The keys themselves stay in the overlay's
-// slab.
+// chunks.
 type btree struct {
 	o    *overlay
 	root *bnode
@@ -32,7 +32,7 @@ type bnode struct {
 // newBTree returns the tree of o's records, given the latest record of
 // each key in key order.
 func newBTree(o *overlay, order []int32) *btree {
-	t := &btree{o: o, size: len(order), upto: len(o.recs)}
+	t := &btree{o: o, size: len(order), upto: o.recs()}
 	if len(order) == 0 {
 		return t
 	}

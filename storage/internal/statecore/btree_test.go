@@ -75,9 +75,9 @@ func TestBTree(t *testing.T) {
 			check()
 			for i := range 2000 {
 				mustPut(t, o, fmt.Sprintf("%06d", rng.IntN(2*n+200)), fmt.Sprint(i))
-				tr.set(int32(len(o.recs) - 1))
+				tr.set(int32(o.recs() - 1))
 			}
-			tr.upto = len(o.recs)
+			tr.upto = o.recs()
 			check()
 		})
 	}

@@ -10,10 +10,11 @@
 // and drops it. Reads consult the live overlay, then the frozen one, then
 // the backend.
 //
-// An overlay is a log: a write appends its key and value to one byte slab
-// and a 16-byte record to a slice, and allocates nothing else, since a
-// checkpoint writes every changed entry on the path that holds up the
-// job's input. Reads, rare before the commit, build an index the first
+// An overlay is a log: a write appends its key and value to the last of a
+// list of byte chunks (a new, larger one when it is full, so no byte is
+// copied twice) and a 16-byte record to a slice, and allocates nothing
+// else, since a checkpoint writes every changed entry on the path that
+// holds up the job's input. Reads, rare before the commit, build an index the first
 // time they need one; Commit sorts the log (overlay_sort.go) to give each
 // key's last write once, in key order.
 package statecore

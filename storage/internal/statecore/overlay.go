@@ -3,18 +3,10 @@ package statecore
 import (
 	"bytes"
 	"errors"
-	"math"
 	"slices"
-)
 
-// record is one buffered write in an overlay's log: its key is
-// slab[off:off+klen] and its value the vlen bytes after the key, or, when
-// vlen is negative, the write is a deletion.
-type record struct {
-	off  int
-	klen int32
-	vlen int32
-}
+	"github.com/eddysql/eddy/internal/kvlog"
+)
 
 // span is a buffered DeleteRange of the keys in [lo, hi). It removes the
 // records written before it, those before seq, and hides the committed
@@ -28,9 +20,8 @@ func (s span) covers(k []byte) bool {
 	return bytes.Compare(k, s.lo) >= 0 && bytes.Compare(k, s.hi) < 0
 }
 
-// maxLen bounds a buffered key's and value's length, so that int32 holds
-// them and a record stays 16 bytes.
-const maxLen = math.MaxInt32
+// maxLen bounds a buffered key's and value's length (the log's).
+const maxLen = kvlog.MaxLen
 
 // maxRecs bounds the records that put and del take into one overlay. The
 // read index holds int32 record numbers; half of their range is left for
@@ -42,14 +33,13 @@ const maxRecs = 1 << 30
 var errTooLarge = errors.New("a key or value of 2 GiB or more, or over 2^30 writes in one epoch")
 
 // overlay buffers writes as a log: put, del and deleteRange append to it
-// and do nothing else, so a write costs a copy of its bytes and amortized
-// slice growth. Reads need an index, built by the first read and caught
+// and do nothing else, so a write costs a copy of its bytes and, now and
+// then, a new chunk: the bytes already written are never copied again. Reads need an index, built by the first read and caught
 // up by later ones (see overlay_index.go); sorted gives each key's last
 // write once, in key order, for Commit.
 type overlay struct {
-	slab  []byte   // the records' keys and values back to back
-	recs  []record // the puts and deletes in the order made
-	spans []span   // the DeleteRanges in the order made
+	log   kvlog.Log // the puts and deletes in the order made, records numbered from 0
+	spans []span    // the DeleteRanges in the order made
 
 	// order is sorted's result: the records that decide their keys, in
 	// key order, as of ordRecs records and ordSpans spans (fresh says
@@ -57,7 +47,7 @@ type overlay struct {
 	order             []int32
 	ordered           bool
 	ordRecs, ordSpans int
-	// tree indexes recs[:tree.upto] for reads of an overlay that took
+	// tree indexes the records before tree.upto for reads of an overlay that took
 	// writes since sorted (or was never sorted); nil until a read needs
 	// it.
 	tree *btree
@@ -66,26 +56,18 @@ type overlay struct {
 func newOverlay() *overlay { return &overlay{} }
 
 // key returns record r's key.
-func (o *overlay) key(r int32) []byte {
-	rec := &o.recs[r]
-	return o.slab[rec.off : rec.off+int(rec.klen) : rec.off+int(rec.klen)]
-}
+func (o *overlay) key(r int32) []byte { return o.log.Key(r) }
 
 // val returns record r's value, and false when r is a deletion.
-func (o *overlay) val(r int32) ([]byte, bool) {
-	rec := &o.recs[r]
-	if rec.vlen < 0 {
-		return nil, false
-	}
-	start := rec.off + int(rec.klen)
-	end := start + int(rec.vlen)
-	return o.slab[start:end:end], true
-}
+func (o *overlay) val(r int32) ([]byte, bool) { return o.log.Val(r) }
+
+// recs returns the number of records.
+func (o *overlay) recs() int { return o.log.Len() }
 
 // fits reports whether the overlay can take one more write of a klen
 // bytes key and a vlen bytes value.
 func (o *overlay) fits(klen, vlen int) error {
-	if klen >= maxLen || vlen >= maxLen || len(o.recs) >= maxRecs {
+	if klen > maxLen || vlen > maxLen || o.recs() >= maxRecs {
 		return errTooLarge
 	}
 	return nil
@@ -93,37 +75,7 @@ func (o *overlay) fits(klen, vlen int) error {
 
 // add appends a record of the key pre+k and the value v (a deletion when
 // del is set), which fits.
-func (o *overlay) add(pre, k, v []byte, del bool) {
-	klen := len(pre) + len(k)
-	rec := record{off: len(o.slab), klen: int32(klen), vlen: int32(len(v))}
-	if del {
-		rec.vlen = -1
-	}
-	o.grow(klen + len(v))
-	o.slab = append(o.slab, pre...)
-	o.slab = append(o.slab, k...)
-	o.slab = append(o.slab, v...)
-	o.recs = append(o.recs, rec)
-}
-
-// minSlab is the first capacity of an overlay's slab: most epochs of a
-// running job write at least this much, and it spares the small appends.
-const minSlab = 4 << 10
-
-// grow makes room for a record and n more bytes in the slab. It doubles
-// the slices rather than leaving it to append, which grows a large slice
-// by a quarter at a time: doubling copies each byte about once in all, a
-// quarter about four times.
-func (o *overlay) grow(n int) {
-	if len(o.slab)+n > cap(o.slab) {
-		slab := make([]byte, len(o.slab), max(2*cap(o.slab), len(o.slab)+n, minSlab))
-		copy(slab, o.slab)
-		o.slab = slab
-	}
-	if len(o.recs) == cap(o.recs) {
-		o.recs = slices.Grow(o.recs, max(len(o.recs), minSlab/16))
-	}
-}
+func (o *overlay) add(pre, k, v []byte, del bool) { o.log.Append(pre, k, v, del) }
 
 // put buffers setting the key pre+k to v.
 func (o *overlay) put(pre, k, v []byte) error {
@@ -150,7 +102,7 @@ func (o *overlay) deleteRange(lo, hi []byte) {
 
 // addSpan appends a span of lo and hi, which it keeps.
 func (o *overlay) addSpan(lo, hi []byte) {
-	o.spans = append(o.spans, span{lo: lo, hi: hi, seq: int32(len(o.recs))})
+	o.spans = append(o.spans, span{lo: lo, hi: hi, seq: int32(o.recs())})
 }
 
 // coveredAfter reports whether a span written after record r covers k;
@@ -249,7 +201,7 @@ func view(layers []*overlay, lo, hi []byte) ([]kv, []span) {
 // replays top's log onto o's, spans in their places among the records.
 func under(o, top *overlay) *overlay {
 	s := 0
-	for i := range top.recs {
+	for i := range top.recs() {
 		for ; s < len(top.spans) && int(top.spans[s].seq) <= i; s++ {
 			o.addSpan(top.spans[s].lo, top.spans[s].hi)
 		}

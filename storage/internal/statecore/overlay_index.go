@@ -18,7 +18,7 @@ import (
 
 // fresh reports whether order covers every write.
 func (o *overlay) fresh() bool {
-	return o.ordered && o.ordRecs == len(o.recs) && o.ordSpans == len(o.spans)
+	return o.ordered && o.ordRecs == o.recs() && o.ordSpans == len(o.spans)
 }
 
 // sorted returns the records that decide their keys, in key order: each
@@ -39,7 +39,7 @@ func (o *overlay) sorted() []int32 {
 	if len(o.spans) > 0 {
 		order = slices.DeleteFunc(order, func(r int32) bool { return o.coveredAfter(o.key(r), r) })
 	}
-	o.order, o.ordered, o.ordRecs, o.ordSpans = order, true, len(o.recs), len(o.spans)
+	o.order, o.ordered, o.ordRecs, o.ordSpans = order, true, o.recs(), len(o.spans)
 	return order
 }
 
@@ -47,7 +47,7 @@ func (o *overlay) sorted() []int32 {
 // written since it was built or last caught up than it holds keys: past
 // that, a sort of the whole log costs less than inserting them.
 func (o *overlay) treeUsable() bool {
-	return o.tree != nil && len(o.recs)-o.tree.upto <= o.tree.size
+	return o.tree != nil && o.recs()-o.tree.upto <= o.tree.size
 }
 
 // catchUp brings the tree up to date with the log: it adds the records
@@ -58,10 +58,10 @@ func (o *overlay) catchUp() {
 		return
 	}
 	t := o.tree
-	for r := t.upto; r < len(o.recs); r++ {
+	for r := t.upto; r < o.recs(); r++ {
 		t.set(int32(r))
 	}
-	t.upto = len(o.recs)
+	t.upto = o.recs()
 }
 
 // find returns the record that decides k, if any.

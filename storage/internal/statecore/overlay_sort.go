@@ -47,7 +47,7 @@ func (a sortItem) less(b sortItem) bool {
 // takes ten times as long for a million writes. Every step is stable, so
 // the writes of one key stay in the order made and the last one wins.
 func latestRecords(o *overlay) []int32 {
-	items := make([]sortItem, len(o.recs))
+	items := make([]sortItem, o.recs())
 	for i := range items {
 		items[i].idx = int32(i)
 	}

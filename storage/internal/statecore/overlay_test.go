@@ -139,8 +139,8 @@ func TestOverlayReadsBetweenWrites(t *testing.T) {
 		}
 	}
 	// The tree was kept and caught up, not rebuilt at every read.
-	if o.tree == nil || o.tree.size != len(want) || o.tree.upto != len(o.recs) {
-		t.Fatalf("tree %+v after %d writes of %d keys", o.tree, len(o.recs), len(want))
+	if o.tree == nil || o.tree.size != len(want) || o.tree.upto != o.recs() {
+		t.Fatalf("tree %+v after %d writes of %d keys", o.tree, o.recs(), len(want))
 	}
 	checkAgainst(t, o, want)
 	// Writes after sorted make it stale; the next read does not use it.

@@ -1,0 +1,87 @@
+package kvlog
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLogKeepsEveryWrite appends writes of random sizes, some larger than
+// a chunk, and checks that each reads back as written after all of them.
+func TestLogKeepsEveryWrite(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	type write struct {
+		key, val []byte
+		del      bool
+	}
+	var l Log
+	var want []write
+	for i := range 20000 {
+		n := rng.IntN(64)
+		if i%5000 == 7 {
+			n = MaxChunk + 123 // a write that needs a chunk of its own
+		}
+		w := write{key: fmt.Appendf(nil, "k%06d", i), val: bytes.Repeat([]byte{byte(i)}, n), del: rng.IntN(10) == 0}
+		pre, k := w.key[:1], w.key[1:]
+		l.Append(pre, k, w.val, w.del)
+		if w.del {
+			w.val = nil
+		}
+		want = append(want, w)
+	}
+	if l.Len() != len(want) {
+		t.Fatalf("Len %d, want %d", l.Len(), len(want))
+	}
+	for i, w := range want {
+		if k := l.Key(int32(i)); !bytes.Equal(k, w.key) {
+			t.Fatalf("write %d: key %q, want %q", i, k, w.key)
+		}
+		v, ok := l.Val(int32(i))
+		if ok == w.del || !bytes.Equal(v, w.val) {
+			t.Fatalf("write %d: value of %d bytes (set %v), want %d bytes (deleted %v)", i, len(v), ok, len(w.val), w.del)
+		}
+	}
+	for _, c := range l.chunks[:len(l.chunks)-1] {
+		if cap(c) > MaxChunk && len(c) != cap(c) {
+			t.Fatalf("an oversized chunk of %d bytes holds %d", cap(c), len(c))
+		}
+	}
+}
+
+// TestLogReturnsCappedSlices checks that appending to a key or a value
+// read back cannot overwrite the write after it.
+func TestLogReturnsCappedSlices(t *testing.T) {
+	var l Log
+	l.Append(nil, []byte("a"), []byte("1"), false)
+	l.Append(nil, []byte("b"), []byte("2"), false)
+	_ = append(l.Key(0), 'x')
+	v, _ := l.Val(0)
+	_ = append(v, 'y')
+	if k, v := l.Key(1), mustVal(t, &l, 1); string(k) != "b" || string(v) != "2" {
+		t.Fatalf("write 1 reads %q=%q after appends to write 0", k, v)
+	}
+}
+
+func mustVal(t *testing.T, l *Log, i int32) []byte {
+	t.Helper()
+	v, ok := l.Val(i)
+	if !ok {
+		t.Fatalf("write %d is a deletion", i)
+	}
+	return v
+}
+
+// BenchmarkAppend measures appending 40-byte writes.
+func BenchmarkAppend(b *testing.B) {
+	k := []byte("0123456789abcdefghij")
+	v := []byte("vvvvvvvvvvvvvvvvvvvv")
+	b.ReportAllocs()
+	var l Log
+	for i := 0; b.Loop(); i++ {
+		if i%(1<<20) == 0 {
+			l = Log{}
+		}
+		l.Append(nil, k, v, false)
+	}
+}
