@@ -1,0 +1,75 @@
+package statecore
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestLatestRecordsOrdersLikeBytesCompare checks the radix sort against a
+// comparison sort: keys of every length from 0 to 70 bytes over an
+// alphabet with 0x00 and 0xff, sharing prefixes longer and shorter than a
+// sort item's span, keys that are prefixes of others, and keys written
+// several times, in logs small enough for insertion sort and large enough
+// for radix passes.
+func TestLatestRecordsOrdersLikeBytesCompare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	alphabet := []byte{0x00, 0x01, 'a', 0xfe, 0xff}
+	randBytes := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = alphabet[rng.IntN(len(alphabet))]
+		}
+		return b
+	}
+	for round := range 60 {
+		n := 1 + rng.IntN(3000)
+		if round%10 == 0 {
+			n = rng.IntN(40)
+		}
+		// Keys are drawn from a pool, so that many are written again, and
+		// built from a few shared prefixes of up to 40 bytes.
+		var prefixes [][]byte
+		for range 1 + rng.IntN(3) {
+			prefixes = append(prefixes, randBytes(rng.IntN(41)))
+		}
+		pool := make([][]byte, 1+rng.IntN(2*n+1))
+		for i := range pool {
+			p := prefixes[rng.IntN(len(prefixes))]
+			pool[i] = append(slices.Clone(p[:rng.IntN(len(p)+1)]), randBytes(rng.IntN(31))...)
+		}
+		o := newOverlay()
+		for i := range n {
+			k := pool[rng.IntN(len(pool))]
+			if rng.IntN(5) == 0 {
+				o.add(nil, k, nil, true)
+			} else {
+				o.add(nil, k, fmt.Append(nil, i), false)
+			}
+		}
+		got := latestRecords(o)
+		// The reference: the last write of each key, in key order.
+		want := make([]int32, n)
+		for i := range want {
+			want[i] = int32(i)
+		}
+		slices.SortStableFunc(want, func(a, b int32) int { return bytes.Compare(o.key(a), o.key(b)) })
+		var last []int32
+		for i, r := range want {
+			if i+1 < len(want) && bytes.Equal(o.key(want[i+1]), o.key(r)) {
+				continue
+			}
+			last = append(last, r)
+		}
+		if !slices.Equal(got, last) {
+			for i := range min(len(got), len(last)) {
+				if got[i] != last[i] {
+					t.Fatalf("round %d (%d writes): position %d is record %d (key %x), want %d (key %x)", round, n, i, got[i], o.key(got[i]), last[i], o.key(last[i]))
+				}
+			}
+			t.Fatalf("round %d (%d writes): %d records, want %d", round, n, len(got), len(last))
+		}
+	}
+}
