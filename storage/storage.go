@@ -144,6 +144,9 @@ type StateTable interface {
 	// table as of the start of Scan; fn may write to the table. k and v are
 	// valid only until fn returns. An error from fn is returned as is.
 	Scan(prefix []byte, fn func(k, v []byte) error) error
+	// ScanRange is Scan over the keys in [lo, hi) rather than a prefix's;
+	// a nil hi means no upper bound (to the end of the table).
+	ScanRange(lo, hi []byte, fn func(k, v []byte) error) error
 	// DeleteRange removes the keys in [lo, hi); a nil hi means no upper
 	// bound (to the end of the table).
 	DeleteRange(lo, hi []byte) error

@@ -186,25 +186,42 @@ type stateReader struct {
 	read *atomic.Int64
 }
 
-// Scan implements exec.StateReader.
+// Scan implements exec.StateReader. It reads the groups' entries in one
+// scan of the table (a group's are those under its 2-byte prefix), not one
+// per group: a scan seeks in every run of the store, decoding a block of
+// each.
 func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn func(group int, key, value []byte) error) error {
-	for g := max(groups.Lo, 0); g < min(groups.Hi, exec.NumKeyGroups); g++ {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		prefix := binary.BigEndian.AppendUint16(nil, uint16(g))
-		err := r.t.Scan(prefix, func(k, v []byte) error {
-			if r.read != nil {
-				r.read.Add(int64(len(k) + len(v)))
-			}
-			return fn(g, k[groupKeyLen:], v)
-		})
-		if err != nil {
-			return err
-		}
+	lo, hi := max(groups.Lo, 0), min(groups.Hi, exec.NumKeyGroups)
+	if lo >= hi {
+		return nil
 	}
-	return nil
+	var read int64
+	g := -1
+	err := r.t.ScanRange(groupPrefix(lo), groupPrefix(hi), func(k, v []byte) error {
+		if len(k) < groupKeyLen {
+			return fmt.Errorf("%w: a state key of %d bytes has no key group", storage.ErrCorrupt, len(k))
+		}
+		if kg := int(binary.BigEndian.Uint16(k)); kg != g {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			g = kg
+		}
+		read += int64(len(k) + len(v))
+		return fn(g, k[groupKeyLen:], v)
+	})
+	if r.read != nil {
+		r.read.Add(read)
+	}
+	if err != nil {
+		return err
+	}
+	return ctx.Err()
 }
+
+// groupPrefix returns the key prefix of key group g's entries; for g =
+// exec.NumKeyGroups, the bound after the last group's.
+func groupPrefix(g int) []byte { return binary.BigEndian.AppendUint16(nil, uint16(g)) }
 
 // Checkpoint takes checkpoint epoch, which must be greater than every
 // earlier one: every source sends a barrier numbered epoch after the rows

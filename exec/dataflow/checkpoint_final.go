@@ -98,6 +98,9 @@ func (f finalTable) Delete(k []byte) error {
 func (f finalTable) Get([]byte) ([]byte, bool, error)           { return nil, false, errFinalRead }
 func (f finalTable) Scan([]byte, func(k, v []byte) error) error { return errFinalRead }
 func (f finalTable) DeleteRange(lo, hi []byte) error            { return errFinalRead }
+func (f finalTable) ScanRange(lo, hi []byte, fn func(k, v []byte) error) error {
+	return errFinalRead
+}
 
 // apply writes the buffered writes into their table and returns the
 // bytes of their keys and values.

@@ -95,6 +95,35 @@ func runState(t *testing.T, h Harness) {
 		expectDump(t, tbl, "", "a=old")
 	})
 
+	t.Run("ScanRange", func(t *testing.T) {
+		_, tbl := seeded(t, open(t, h), "old", "a", "b1", "b2", "c")
+		must(t, tbl.Put([]byte("b3"), []byte("new"))) // uncommitted, in range
+		must(t, tbl.Delete([]byte("b1")))             // uncommitted deletion
+		scanRange := func(lo, hi []byte) []string {
+			t.Helper()
+			var got []string
+			must(t, tbl.ScanRange(lo, hi, func(k, v []byte) error {
+				got = append(got, string(k)+"="+string(v))
+				return nil
+			}))
+			return got
+		}
+		for _, c := range []struct {
+			lo, hi []byte
+			want   []string
+		}{
+			{[]byte("b"), []byte("c"), []string{"b2=old", "b3=new"}},
+			{[]byte("b2"), []byte("b3"), []string{"b2=old"}}, // hi is exclusive
+			{nil, []byte("b"), []string{"a=old"}},
+			{[]byte("b3"), nil, []string{"b3=new", "c=old"}}, // to the end of the table
+			{[]byte("c"), []byte("a"), nil},                  // empty range
+		} {
+			if got := scanRange(c.lo, c.hi); fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("ScanRange(%q, %q) = %q, want %q", c.lo, c.hi, got, c.want)
+			}
+		}
+	})
+
 	t.Run("TablesAreIsolated", func(t *testing.T) {
 		db := open(t, h)
 		s := state(t, db, "job")
@@ -109,6 +138,11 @@ func runState(t *testing.T, h Harness) {
 		check := func() {
 			t.Helper()
 			expectDump(t, a, "", "b\x00k=in a", "\xff\xff=last of a")
+			n := 0
+			must(t, a.ScanRange(nil, nil, func(k, v []byte) error { n++; return nil }))
+			if n != 2 {
+				t.Fatalf("ScanRange(nil, nil) of table a saw %d keys, want its 2", n)
+			}
 			expectDump(t, ab, "", "k=in ab")
 			expectDump(t, empty, "", "ab=in empty")
 		}

@@ -143,12 +143,29 @@ func (t *table) DeleteRange(lo, hi []byte) error {
 
 // Scan implements storage.StateTable.
 func (t *table) Scan(prefix []byte, fn func(k, v []byte) error) error {
+	lo := t.key(prefix)
+	return t.scan(lo, storage.PrefixEnd(lo), fn)
+}
+
+// ScanRange implements storage.StateTable.
+func (t *table) ScanRange(lo, hi []byte, fn func(k, v []byte) error) error {
+	flo, fhi := t.key(lo), t.end
+	if hi != nil {
+		fhi = t.key(hi)
+	}
+	if bytes.Compare(flo, fhi) >= 0 {
+		return nil
+	}
+	return t.scan(flo, fhi, fn)
+}
+
+// scan calls fn for the table's keys in [lo, hi), whole keys (with the
+// table's prefix) within the table.
+func (t *table) scan(lo, hi []byte, fn func(k, v []byte) error) error {
 	if err := t.s.g.Enter(); err != nil {
 		return err
 	}
 	defer t.s.g.Exit()
-	lo := t.key(prefix)
-	hi := storage.PrefixEnd(lo)
 	t.s.mu.Lock()
 	layers, err := t.layers()
 	if err != nil {
