@@ -8,6 +8,17 @@ import (
 	"github.com/eddysql/eddy/internal/kvlog"
 )
 
+// segment is a run of an overlay's records that put was given the same
+// prefix for, those from start to the next segment's start: the writes
+// of one operator's snapshot to its table, usually. The sort groups the
+// records by table with them (see latestRecords). The prefixes are
+// tables' (storage.AppendString's encoding of their names), none of which
+// is a prefix of another; a nil pre is a run whose prefix is unknown.
+type segment struct {
+	start int32
+	pre   []byte
+}
+
 // span is a buffered DeleteRange of the keys in [lo, hi). It removes the
 // records written before it, those before seq, and hides the committed
 // keys it covers; a record written after it wins over it.
@@ -39,6 +50,7 @@ var errTooLarge = errors.New("a key or value of 2 GiB or more, or over 2^30 writ
 // write once, in key order, for Commit.
 type overlay struct {
 	log   kvlog.Log // the puts and deletes in the order made, records numbered from 0
+	segs  []segment // the log's runs of records written to one table, in order
 	spans []span    // the DeleteRanges in the order made
 
 	// order is sorted's result: the records that decide their keys, in
@@ -74,8 +86,31 @@ func (o *overlay) fits(klen, vlen int) error {
 }
 
 // add appends a record of the key pre+k and the value v (a deletion when
-// del is set), which fits.
-func (o *overlay) add(pre, k, v []byte, del bool) { o.log.Append(pre, k, v, del) }
+// del is set), which fits. pre is the prefix of the table written to
+// (nil when the caller does not say), kept for the sort (see segment).
+func (o *overlay) add(pre, k, v []byte, del bool) {
+	if n := len(o.segs); n == 0 || !samePrefix(o.segs[n-1].pre, pre) {
+		o.segs = append(o.segs, segment{start: int32(o.recs()), pre: pre})
+	}
+	o.log.Append(pre, k, v, del)
+}
+
+// segEnd returns the end of segment i: the next one's start.
+func (o *overlay) segEnd(i int) int {
+	if i+1 < len(o.segs) {
+		return int(o.segs[i+1].start)
+	}
+	return o.recs()
+}
+
+// samePrefix reports whether a and b are the same prefix: most often the
+// same slice, a table's, given again.
+func samePrefix(a, b []byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	return len(a) == 0 || &a[0] == &b[0] || bytes.Equal(a, b)
+}
 
 // put buffers setting the key pre+k to v.
 func (o *overlay) put(pre, k, v []byte) error {
@@ -200,8 +235,11 @@ func view(layers []*overlay, lo, hi []byte) ([]kv, []span) {
 // putting the writes of a failed commit back under the newer ones. It
 // replays top's log onto o's, spans in their places among the records.
 func under(o, top *overlay) *overlay {
-	s := 0
+	s, seg := 0, 0
 	for i := range top.recs() {
+		for seg+1 < len(top.segs) && int(top.segs[seg+1].start) <= i {
+			seg++
+		}
 		for ; s < len(top.spans) && int(top.spans[s].seq) <= i; s++ {
 			o.addSpan(top.spans[s].lo, top.spans[s].hi)
 		}
@@ -209,7 +247,8 @@ func under(o, top *overlay) *overlay {
 		// that fit: the records fit together.
 		r := int32(i)
 		v, ok := top.val(r)
-		o.add(nil, top.key(r), v, !ok)
+		pre := top.segs[seg].pre
+		o.add(pre, top.key(r)[len(pre):], v, !ok)
 	}
 	for ; s < len(top.spans); s++ {
 		o.addSpan(top.spans[s].lo, top.spans[s].hi)

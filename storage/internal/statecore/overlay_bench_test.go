@@ -140,11 +140,12 @@ func BenchmarkOverlayMutations(b *testing.B) {
 // mutations, as the commit of a join's new rows does: 4M writes, too many
 // for the caches, of keys shaped like a join's entries (the table's
 // prefix, a 2-byte key group, a tag, a join key shared by many rows, an
-// 8-byte identity) with 48-byte values, written in the order of arrival.
+// 8-byte identity) with 48-byte values, written in the order of arrival,
+// to the tables of three operators in turn, 64K writes at a time.
 func BenchmarkOverlayCommitLarge(b *testing.B) {
 	const n = 4 << 20
 	rng := rand.New(rand.NewPCG(7, 8))
-	pre := storage.AppendString(nil, "stage1/op2")
+	tables := [][]byte{storage.AppendString(nil, "stage1/op2"), storage.AppendString(nil, "stage0/op1"), storage.AppendString(nil, "stage2/op0")}
 	o := newOverlay()
 	var k [1 + 2 + 1 + 9 + 8]byte
 	v := make([]byte, 48)
@@ -156,7 +157,7 @@ func BenchmarkOverlayCommitLarge(b *testing.B) {
 		k[12] = 0
 		binary.BigEndian.PutUint64(k[13:], uint64(i+1))
 		v[0] = byte(i)
-		if err := o.put(pre, k[:], v); err != nil {
+		if err := o.put(tables[i>>16%len(tables)], k[:], v); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -1,6 +1,7 @@
 package statecore
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/binary"
 	"math/bits"
@@ -48,18 +49,30 @@ func (it *sortItem) wordsAt(k []byte, depth int) {
 // latestRecords returns the last record of each of o's keys, in key order.
 //
 // It sorts the records by key with a most-significant-digit radix sort on
-// the items of sortDepth. Comparing keys instead (slices.SortFunc on
-// record numbers) reads two keys from all over the log at each of its
-// n log n comparisons, and takes ten times as long for a million writes.
-// Every step is stable, so the writes of one key stay in the order made
-// and the last one wins.
+// the items of sortDepth, table by table when the overlay knows every
+// record's table (byTable): a table's records, in the log's order, share
+// a longer prefix than all the records do, so the bytes the items hold
+// are the ones that tell its keys apart. Comparing keys instead
+// (slices.SortFunc on record numbers) reads two keys from all over the
+// log at each of its n log n comparisons, and takes ten times as long for
+// a million writes. Every step is stable, so the writes of one key stay
+// in the order made and the last one wins.
 func latestRecords(o *overlay) []int32 {
 	n := o.recs()
 	items := make([]sortItem, n)
-	for i := range items {
-		items[i].idx = int32(i)
+	tmp := make([]sortItem, n)
+	if tables := byTable(o, items); tables != nil {
+		for _, t := range tables {
+			end := t.start + t.n
+			its := items[t.start:end]
+			sortDepth(o, its, tmp[t.start:end], sharedPrefix(o, its, len(t.pre)))
+		}
+	} else {
+		for i := range items {
+			items[i].idx = int32(i)
+		}
+		sortDepth(o, items, tmp, sharedPrefix(o, items, 0))
 	}
-	sortDepth(o, items, make([]sortItem, n), sharedPrefix(o))
 	order := make([]int32, 0, n)
 	for _, it := range items {
 		if !it.dup {
@@ -69,24 +82,86 @@ func latestRecords(o *overlay) []int32 {
 	return order
 }
 
-// sharedPrefix returns the length of the prefix all of o's keys share (a
-// table's prefix, at least, when one table took all the writes), read in
-// the log's order.
-func sharedPrefix(o *overlay) int {
-	if o.recs() == 0 {
-		return 0
+// tableItems are the items of one table's records in latestRecords: from
+// start to the next table's.
+type tableItems struct {
+	pre   []byte
+	start int
+	n     int // records
+}
+
+// byTable fills items with o's record numbers grouped by table, the
+// tables in the order of their prefixes and each table's records in the
+// log's order, and returns where each table's begin; or it returns nil
+// when a segment's prefix is unknown or one prefix is a prefix of another
+// (which tables' are not), and the caller sorts the log as one.
+func byTable(o *overlay, items []sortItem) []tableItems {
+	// A job has a few tables: each segment finds its own among them by a
+	// look down the list, most often at its slice's address.
+	var tables []tableItems
+	segTable := make([]int32, len(o.segs))
+	for i, sg := range o.segs {
+		if len(sg.pre) == 0 {
+			return nil
+		}
+		t := slices.IndexFunc(tables, func(t tableItems) bool { return samePrefix(t.pre, sg.pre) })
+		if t < 0 {
+			t = len(tables)
+			tables = append(tables, tableItems{pre: sg.pre})
+		}
+		tables[t].n += o.segEnd(i) - int(sg.start)
+		segTable[i] = int32(t)
 	}
-	first := o.key(0)
+	byPrefix := make([]int, len(tables))
+	for i := range byPrefix {
+		byPrefix[i] = i
+	}
+	slices.SortFunc(byPrefix, func(a, b int) int { return bytes.Compare(tables[a].pre, tables[b].pre) })
+	start := 0
+	for i, t := range byPrefix {
+		if i > 0 && bytes.HasPrefix(tables[t].pre, tables[byPrefix[i-1]].pre) {
+			return nil // sorted, a prefix of another comes right before it
+		}
+		tables[t].start = start
+		start += tables[t].n
+	}
+	next := make([]int, len(tables))
+	for t := range tables {
+		next[t] = tables[t].start
+	}
+	for i, sg := range o.segs {
+		at := next[segTable[i]]
+		for r := int(sg.start); r < o.segEnd(i); r++ {
+			items[at].idx = int32(r)
+			at++
+		}
+		next[segTable[i]] = at
+	}
+	sorted := make([]tableItems, len(tables))
+	for i, t := range byPrefix {
+		sorted[i] = tables[t]
+	}
+	return sorted
+}
+
+// sharedPrefix returns the length of the prefix the keys of items share,
+// which is at least from bytes long, reading them in the items' order (the
+// log's).
+func sharedPrefix(o *overlay, items []sortItem, from int) int {
+	if len(items) == 0 {
+		return from
+	}
+	first := o.key(items[0].idx)
 	n := len(first)
-	for r := range int32(o.recs()) {
-		k := o.key(r)
+	for _, it := range items {
+		k := o.key(it.idx)
 		n = min(n, len(k))
-		if n == 0 {
-			break
+		if n <= from {
+			return from
 		}
 		// Most keys share it all: compare the prefix whole first.
-		if string(k[:n]) != string(first[:n]) {
-			n = commonPrefix(first[:n], k[:n])
+		if string(k[from:n]) != string(first[from:n]) {
+			n = from + commonPrefix(first[from:n], k[from:n])
 		}
 	}
 	return n

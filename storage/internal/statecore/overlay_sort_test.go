@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/eddysql/eddy/storage"
 )
 
 // TestLatestRecordsOrdersLikeBytesCompare checks the radix sort against a
@@ -13,7 +15,7 @@ import (
 // alphabet with 0x00 and 0xff, sharing prefixes longer and shorter than a
 // sort item's span, keys that are prefixes of others, and keys written
 // several times, in logs small enough for insertion sort and large enough
-// for radix passes.
+// for radix passes; written to one table or to several, in runs.
 func TestLatestRecordsOrdersLikeBytesCompare(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	alphabet := []byte{0x00, 0x01, 'a', 0xfe, 0xff}
@@ -40,13 +42,30 @@ func TestLatestRecordsOrdersLikeBytesCompare(t *testing.T) {
 			p := prefixes[rng.IntN(len(prefixes))]
 			pool[i] = append(slices.Clone(p[:rng.IntN(len(p)+1)]), randBytes(rng.IntN(31))...)
 		}
+		// The writes go to tables, in runs of a few writes to one, as
+		// snapshots write; some rounds give no table (an unknown prefix),
+		// and some give tables one of whose prefixes is a prefix of
+		// another's (which the sort must notice).
+		var tables [][]byte
+		switch round % 3 {
+		case 1:
+			for i := range 1 + rng.IntN(4) {
+				tables = append(tables, storage.AppendString(nil, fmt.Sprintf("stage%d/op%d", i%2, i)))
+			}
+		case 2:
+			tables = [][]byte{[]byte("t"), []byte("tab"), []byte("u")}
+		}
 		o := newOverlay()
+		var pre []byte
 		for i := range n {
+			if tables != nil && (pre == nil || rng.IntN(8) == 0) {
+				pre = tables[rng.IntN(len(tables))]
+			}
 			k := pool[rng.IntN(len(pool))]
 			if rng.IntN(5) == 0 {
-				o.add(nil, k, nil, true)
+				o.add(pre, k, nil, true)
 			} else {
-				o.add(nil, k, fmt.Append(nil, i), false)
+				o.add(pre, k, fmt.Append(nil, i), false)
 			}
 		}
 		got := latestRecords(o)
