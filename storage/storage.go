@@ -7,6 +7,8 @@ import (
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/internal/kvlog"
 )
 
 // DB is one storage instance: the catalog's key-value store, the stream
@@ -140,6 +142,11 @@ type StateTable interface {
 	Put(key, val []byte) error
 	// Delete removes key.
 	Delete(key []byte) error
+	// WriteLog applies the writes of l, puts and deletions of the table's
+	// keys, in order, as Put and Delete would one by one; it copies them
+	// and keeps no reference to l. Writers of many entries buffer them in
+	// a log and write it whole, taking the store's locks once.
+	WriteLog(l *kvlog.Log) error
 	// Scan calls fn for each key with the prefix in key order. It sees the
 	// table as of the start of Scan; fn may write to the table. k and v are
 	// valid only until fn returns. An error from fn is returned as is.

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/internal/kvlog"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -108,6 +109,9 @@ func (s *taskState) snapshot(ctx context.Context, i int, epoch uint64) error {
 	} else {
 		err = s.ops[i].Snapshot(ctx, epoch, w)
 	}
+	if ferr := w.flush(); err == nil {
+		err = ferr
+	}
 	s.syncTime += time.Since(start)
 	s.wrote(w)
 	if err != nil {
@@ -141,42 +145,59 @@ func (s *taskState) takeSync() time.Duration {
 const groupKeyLen = 2
 
 // stateWriter writes a snapshot's entries into an operator's table, each
-// key prefixed by its key group.
+// key prefixed by its key group. It buffers them in a log and writes the
+// log whole (storage.StateTable.WriteLog) when it holds stateFlushBytes
+// and when the snapshot, or a step of it, ends (flush): a write then costs
+// a copy into the log, not the store's locks, which the job's tasks share.
 type stateWriter struct {
 	t       storage.StateTable
-	buf     []byte
+	log     kvlog.Log // the writes not given to t yet
+	group   [groupKeyLen]byte
 	bytes   int64 // keys and values written
 	entries int64 // puts and deletes written
 }
 
-func (w *stateWriter) key(group int, key []byte) ([]byte, error) {
+// stateFlushBytes is how much a stateWriter buffers before it writes to
+// its table: enough to take the locks once per thousands of entries, and
+// little enough to keep in memory for every stateful operator.
+const stateFlushBytes = 1 << 20
+
+// add buffers a put of key in group (a deletion when del is set).
+func (w *stateWriter) add(group int, key, value []byte, del bool) error {
 	if group < 0 || group >= exec.NumKeyGroups {
-		return nil, fmt.Errorf("key group %d out of range", group)
+		return fmt.Errorf("key group %d out of range", group)
 	}
-	w.buf = binary.BigEndian.AppendUint16(w.buf[:0], uint16(group))
-	return append(w.buf, key...), nil
+	if len(key) > kvlog.MaxLen-groupKeyLen || len(value) > kvlog.MaxLen {
+		return fmt.Errorf("a state entry of %d bytes of key and %d of value: %w", len(key), len(value), storage.ErrTooLarge)
+	}
+	binary.BigEndian.PutUint16(w.group[:], uint16(group))
+	w.log.Append(w.group[:], key, value, del)
+	w.bytes += int64(groupKeyLen + len(key) + len(value))
+	w.entries++
+	if w.log.Size() >= stateFlushBytes {
+		return w.flush()
+	}
+	return nil
+}
+
+// flush writes the buffered entries into the table.
+func (w *stateWriter) flush() error {
+	if w.log.Len() == 0 {
+		return nil
+	}
+	err := w.t.WriteLog(&w.log)
+	w.log.Reset()
+	return err
 }
 
 // Put implements exec.StateWriter.
 func (w *stateWriter) Put(group int, key, value []byte) error {
-	k, err := w.key(group, key)
-	if err != nil {
-		return err
-	}
-	w.bytes += int64(len(k) + len(value))
-	w.entries++
-	return w.t.Put(k, value)
+	return w.add(group, key, value, false)
 }
 
 // Delete implements exec.StateWriter.
 func (w *stateWriter) Delete(group int, key []byte) error {
-	k, err := w.key(group, key)
-	if err != nil {
-		return err
-	}
-	w.bytes += int64(len(k))
-	w.entries++
-	return w.t.Delete(k)
+	return w.add(group, key, nil, true)
 }
 
 // stateReader reads an operator's table by key group, counting the bytes

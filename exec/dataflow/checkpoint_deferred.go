@@ -59,6 +59,9 @@ func (s *taskState) step(ctx context.Context, target time.Duration) (finished bo
 	budget := int(min(max(target/p.perEntry, 1), maxStepEntries))
 	start := time.Now()
 	done, err := s.deferred[i].SnapshotStep(ctx, budget)
+	if ferr := s.writers[i].flush(); err == nil {
+		err = ferr
+	}
 	d := time.Since(start)
 	p.steps += d
 	if n := s.wrote(s.writers[i]); n > 0 {

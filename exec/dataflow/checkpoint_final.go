@@ -87,6 +87,14 @@ func (f finalTable) Put(k, v []byte) error {
 	return nil
 }
 
+func (f finalTable) WriteLog(l *kvlog.Log) error {
+	for i := range int32(l.Len()) {
+		v, ok := l.Val(i)
+		f.w.log.Append(nil, l.Key(i), v, !ok)
+	}
+	return nil
+}
+
 func (f finalTable) Delete(k []byte) error {
 	if len(k) > kvlog.MaxLen {
 		return errFinalTooLarge
@@ -136,7 +144,11 @@ func (t *task) snapshotFinal(ctx context.Context) error {
 		}
 		t.final = append(t.final, finalWrites{to: s.tables[i]})
 		w := &stateWriter{t: finalTable{w: &t.final[len(t.final)-1]}}
-		if err := op.Snapshot(ctx, 0, w); err != nil {
+		err := op.Snapshot(ctx, 0, w)
+		if ferr := w.flush(); err == nil {
+			err = ferr
+		}
+		if err != nil {
 			return fmt.Errorf("snapshotting operator %d at the end of input: %w", i, err)
 		}
 	}

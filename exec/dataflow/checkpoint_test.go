@@ -291,3 +291,60 @@ func checkpointed(t *testing.T) (context.Context, storage.StateStore) {
 	t.Cleanup(func() { store.Close() })
 	return ctx, store
 }
+
+// TestStateWriterBuffersAndFlushes checks that a state writer hands its
+// table the writes in order, group-prefixed, once it holds stateFlushBytes
+// and when flushed, and none before.
+func TestStateWriterBuffersAndFlushes(t *testing.T) {
+	store := jobStore(t, mem.New())
+	tbl, err := store.Table("t", storage.TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	count := func() int {
+		n := 0
+		if err := tbl.Scan(nil, func(k, v []byte) error { n++; return nil }); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	w := &stateWriter{t: tbl}
+	value := make([]byte, 1000)
+	if err := w.Put(3, []byte("a"), value); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != 0 {
+		t.Fatalf("the table holds %d entries before a flush", n)
+	}
+	// Enough distinct keys to pass stateFlushBytes: the writer flushes.
+	keys := stateFlushBytes/len(value) + 1
+	for i := range keys {
+		if err := w.Put(5, fmt.Appendf(nil, "k%06d", i), value); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := count(); n == 0 || n > keys+1 {
+		t.Fatalf("the table holds %d entries after %d bytes were written", n, w.bytes)
+	}
+	if err := w.Delete(3, []byte("a")); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n := count(); n != keys {
+		t.Fatalf("the table holds %d entries after the flush, want %d", n, keys)
+	}
+	if _, ok, _ := tbl.Get([]byte{0, 3, 'a'}); ok {
+		t.Fatal("the deletion written after the put did not win")
+	}
+	if _, ok, _ := tbl.Get(append([]byte{0, 5}, "k000000"...)); !ok {
+		t.Fatal("an entry is missing its key group prefix")
+	}
+	if w.entries != int64(keys+2) {
+		t.Fatalf("%d entries counted, want %d", w.entries, keys+2)
+	}
+	if err := w.Put(exec.NumKeyGroups, []byte("x"), nil); err == nil {
+		t.Fatal("a put in a key group out of range was taken")
+	}
+}

@@ -32,6 +32,7 @@ const (
 type Log struct {
 	chunks [][]byte
 	recs   []record
+	size   int // the bytes of the keys and values appended
 }
 
 // Len returns the number of writes appended.
@@ -54,6 +55,7 @@ func (l *Log) Append(pre, k, v []byte, del bool) {
 	c = append(c, k...)
 	c = append(c, v...)
 	l.chunks[len(l.chunks)-1] = c
+	l.size += klen + len(v)
 	if len(l.recs) == cap(l.recs) {
 		// Double, where append grows a large slice by a quarter at a
 		// time and so copies each record about four times in all.
@@ -96,6 +98,22 @@ func (l *Log) Val(i int32) ([]byte, bool) {
 	start := int(r.off) + int(r.klen)
 	end := start + int(r.vlen)
 	return l.chunks[r.chunk][start:end:end], true
+}
+
+// Size returns the bytes of the keys and values appended.
+func (l *Log) Size() int { return l.size }
+
+// Reset empties the log and keeps its last chunk and its records' slice
+// for the writes appended next: a log filled and emptied in turns (a
+// buffer flushed when it reaches a size) allocates nothing once warm. Keys
+// and values read before Reset must not be used after it.
+func (l *Log) Reset() {
+	if n := len(l.chunks); n > 0 {
+		last := l.chunks[n-1][:0]
+		clear(l.chunks)
+		l.chunks = append(l.chunks[:0], last)
+	}
+	l.recs, l.size = l.recs[:0], 0
 }
 
 // Bytes returns the bytes of the chunks the log holds.

@@ -85,3 +85,28 @@ func BenchmarkAppend(b *testing.B) {
 		l.Append(nil, k, v, false)
 	}
 }
+
+// TestLogReset checks that a log emptied by Reset takes new writes, reads
+// only those back, and reuses its last chunk.
+func TestLogReset(t *testing.T) {
+	var l Log
+	for i := range 1000 {
+		l.Append([]byte("k"), fmt.Appendf(nil, "%d", i), bytes.Repeat([]byte("v"), 100), false)
+	}
+	last := &l.chunks[len(l.chunks)-1][:1][0]
+	l.Reset()
+	if l.Len() != 0 || l.Size() != 0 || len(l.chunks) != 1 {
+		t.Fatalf("after Reset: %d writes, %d bytes, %d chunks", l.Len(), l.Size(), len(l.chunks))
+	}
+	l.Append(nil, []byte("a"), []byte("1"), false)
+	l.Append(nil, []byte("b"), nil, true)
+	if l.Len() != 2 || l.Size() != 3 || string(l.Key(0)) != "a" || string(l.Key(1)) != "b" {
+		t.Fatalf("after Reset and two writes: %d writes, %d bytes, keys %q %q", l.Len(), l.Size(), l.Key(0), l.Key(1))
+	}
+	if _, ok := l.Val(1); ok {
+		t.Fatal("the deletion reads as a put")
+	}
+	if &l.chunks[0][:1][0] != last {
+		t.Fatal("Reset did not keep the last chunk")
+	}
+}

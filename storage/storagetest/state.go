@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/eddysql/eddy/internal/kvlog"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -93,6 +94,25 @@ func runState(t *testing.T, h Harness) {
 		expectDump(t, tbl, "", "a=old")
 		must(t, s.Commit(ctx, 3))
 		expectDump(t, tbl, "", "a=old")
+	})
+
+	t.Run("WriteLog", func(t *testing.T) {
+		s, tbl := seeded(t, open(t, h), "old", "a", "b", "c")
+		var l kvlog.Log
+		l.Append(nil, []byte("b"), []byte("new"), false)
+		l.Append(nil, []byte("a"), nil, true)
+		l.Append(nil, []byte("d"), []byte("1"), false)
+		l.Append(nil, []byte("d"), []byte("2"), false) // the later write wins
+		l.Append(nil, []byte("c"), nil, true)
+		l.Append(nil, []byte("c"), []byte("back"), false)
+		must(t, tbl.WriteLog(&l))
+		l.Reset() // the table copied the writes
+		l.Append(nil, []byte("x"), []byte("not written"), false)
+		expectDump(t, tbl, "", "b=new", "c=back", "d=2")
+		must(t, s.Commit(ctx, 2))
+		expectDump(t, tbl, "", "b=new", "c=back", "d=2")
+		must(t, tbl.WriteLog(&kvlog.Log{})) // nothing to write
+		expectDump(t, tbl, "", "b=new", "c=back", "d=2")
 	})
 
 	t.Run("ScanRange", func(t *testing.T) {

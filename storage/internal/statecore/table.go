@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/eddysql/eddy/internal/kvlog"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -101,6 +102,35 @@ func (t *table) Put(k, v []byte) error {
 	err = o.put(t.prefix, k, v)
 	t.unlockLive()
 	return t.tooLarge(k, err)
+}
+
+// WriteLog implements storage.StateTable: it checks that every write fits,
+// then copies them all into the live overlay under one lock.
+func (t *table) WriteLog(l *kvlog.Log) error {
+	n := int32(l.Len())
+	if n == 0 {
+		return nil
+	}
+	o, err := t.lockLive()
+	if err != nil {
+		return err
+	}
+	defer t.unlockLive()
+	if o.recs()+int(n) > maxRecs {
+		return t.tooLarge(l.Key(0), errTooLarge)
+	}
+	for i := range n {
+		k := l.Key(i)
+		v, _ := l.Val(i)
+		if err := o.fits(len(t.prefix)+len(k), len(v)); err != nil {
+			return t.tooLarge(k, err)
+		}
+	}
+	for i := range n {
+		v, ok := l.Val(i)
+		o.add(t.prefix, l.Key(i), v, !ok)
+	}
+	return nil
 }
 
 // Delete implements storage.StateTable.
