@@ -36,6 +36,7 @@ import (
 type dedupDelta struct {
 	written bool    // a snapshot was taken or restored: changes are listed
 	dirty   []*slot // the slots changed since the last snapshot, each once
+	batch   []*slot // scratch of a snapshot of every slot
 	err     error   // a failure to compute key groups, reported by Snapshot
 
 	// Scratch of the chunk: the slots it created and the row of each, and
@@ -63,7 +64,7 @@ func (d *dedupDelta) mark(s *slot) {
 
 // bytes estimates the memory of the delta and its scratch.
 func (d *dedupDelta) bytes() int64 {
-	return int64(cap(d.dirty)+cap(d.fresh))*8 + int64(cap(d.rows))*4 + int64(cap(d.groups)+cap(d.hashes))*8
+	return int64(cap(d.dirty)+cap(d.batch)+cap(d.fresh))*8 + int64(cap(d.rows))*4 + int64(cap(d.groups)+cap(d.hashes))*8
 }
 
 // slotGroups sets the key group of every slot the chunk c created: the
@@ -115,28 +116,49 @@ func (t *Operator) snapshotDedup(w exec.StateWriter) error {
 		return fmt.Errorf("top-n: snapshot: %w", d.err)
 	}
 	if !d.written {
+		batch := d.batch[:0]
 		for _, s := range t.slots {
-			if err := t.writeSlot(w, s); err != nil {
-				return err
+			if batch = append(batch, s); len(batch) == touchBatch {
+				if _, err := t.writeSlots(w, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
 			}
 		}
-		d.written = true
-		return nil
-	}
-	for i, s := range d.dirty {
-		if i%touchBatch == 0 {
-			t.snap.touched += touchSlots(d.dirty[i:min(i+touchBatch, len(d.dirty))])
-		}
-		if err := t.writeSlot(w, s); err != nil {
-			// What was written is done; the rest stays listed.
-			d.dirty = d.dirty[:copy(d.dirty, d.dirty[i:])]
+		if _, err := t.writeSlots(w, batch); err != nil {
 			return err
 		}
-		s.dirty = false
+		clear(batch)
+		d.batch, d.written = batch, true
+		return nil
+	}
+	for i := 0; i < len(d.dirty); i += touchBatch {
+		n, err := t.writeSlots(w, d.dirty[i:min(i+touchBatch, len(d.dirty))])
+		for _, s := range d.dirty[i : i+n] {
+			s.dirty = false
+		}
+		if err != nil {
+			// What was written is done; the rest stays listed.
+			d.dirty = d.dirty[:copy(d.dirty, d.dirty[i+n:])]
+			return err
+		}
 	}
 	clear(d.dirty)
 	d.dirty = d.dirty[:0]
 	return nil
+}
+
+// writeSlots writes the changes of slots (writeSlot) and returns how many
+// it wrote: all of them, or those before the first error. It reads them
+// all before writing any (touchSlots).
+func (t *Operator) writeSlots(w exec.StateWriter, slots []*slot) (int, error) {
+	t.snap.touched += touchSlots(slots)
+	for i, s := range slots {
+		if err := t.writeSlot(w, s); err != nil {
+			return i, err
+		}
+	}
+	return len(slots), nil
 }
 
 // touchBatch is how many slots touchSlots reads ahead of their writing.
