@@ -12,13 +12,22 @@ import (
 )
 
 // slot is the state of one partition in the de-duplication fast path:
-// its only row.
+// its only row, and what checkpoints need of it (dedupstate.go).
 type slot struct {
-	part   string // the encoded partition key
-	key    string // the sort key of the partition's row
-	old    string // during a chunk that touched the slot: key before the chunk
-	hadOld bool   // during a chunk that touched the slot: whether it existed before
-	epoch  uint64 // the last chunk that touched the slot
+	part  string // the encoded partition key
+	key   string // the sort key of the partition's row
+	saved string // the sort key of the entry checkpoints hold; "" for none
+	epoch uint64 // the last chunk that touched the slot
+	group uint16 // the key group of the partition
+	dirty bool   // listed in the delta: changed since the last snapshot
+}
+
+// touchedSlot is a slot the current chunk touched, with the sort key of
+// its row before the chunk ("" for a slot the chunk created: a sort key
+// is never empty).
+type touchedSlot struct {
+	s   *slot
+	old string
 }
 
 // apply applies every row of c to its partition's tree in order and records
@@ -97,7 +106,8 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 		if s == nil {
 			s = &slot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.parts.Epoch}
 			t.slots[s.part] = s
-			t.touchedSlots = append(t.touchedSlots, s)
+			t.touchedSlots = append(t.touchedSlots, touchedSlot{s: s})
+			t.dedup.created(s, i)
 			t.parts.Gauge.Rows++
 			t.parts.Gauge.Entries++
 			t.parts.Gauge.Parts++
@@ -105,30 +115,30 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 			continue
 		}
 		if s.epoch != t.parts.Epoch {
-			s.epoch, s.old, s.hadOld = t.parts.Epoch, s.key, true
-			t.touchedSlots = append(t.touchedSlots, s)
+			s.epoch = t.parts.Epoch
+			t.touchedSlots = append(t.touchedSlots, touchedSlot{s: s, old: s.key})
 		}
 		if key < s.key {
 			t.parts.Gauge.KeyBytes += int64(len(key) - len(s.key))
 			s.key = strings.Clone(key)
 		}
 	}
+	t.slotGroups(c)
 	return nil
 }
 
 // diffDedup records the output of the de-duplication fast path: +I for a
 // new partition's row, -U old / +U new for a replaced one.
 func (t *Operator) diffDedup() {
-	for _, s := range t.touchedSlots {
-		switch {
-		case !s.hadOld:
+	for _, ts := range t.touchedSlots {
+		switch s := ts.s; {
+		case ts.old == "":
 			t.addOut(s.part, s.key, 0, exec.Insert)
-			t.changes.Note(s.part, ordtree.KeyOf(s.key))
-		case s.old != s.key:
-			t.addOut(s.part, s.old, 0, exec.UpdateBefore)
+			t.dedup.mark(s)
+		case ts.old != s.key:
+			t.addOut(s.part, ts.old, 0, exec.UpdateBefore)
 			t.addOut(s.part, s.key, 0, exec.UpdateAfter)
-			t.changes.Note(s.part, ordtree.KeyOf(s.old))
-			t.changes.Note(s.part, ordtree.KeyOf(s.key))
+			t.dedup.mark(s)
 		}
 	}
 }
@@ -137,10 +147,8 @@ func (t *Operator) diffDedup() {
 // per-chunk scratch, dropping its references to keys.
 func (t *Operator) finishChunk() {
 	t.parts.Finish()
-	for _, s := range t.touchedSlots {
-		s.old, s.hadOld = "", false
-	}
 	clear(t.touchedSlots)
+	t.dedup.finishChunk()
 	clear(t.deltas)
 	t.netter.Reset()
 	clear(t.outRows)

@@ -66,3 +66,29 @@ func BenchmarkRetract(b *testing.B) {
 func BenchmarkRetractRowNumber(b *testing.B) {
 	bench(b, benchConfig(10, true, false, true), 100, true)
 }
+
+// BenchmarkDedupNewPartitions runs chunks whose every row starts a new
+// partition through the de-duplication fast path (the rows of Nexmark
+// q18 mostly do): the cost of creating partitions, among them their key
+// groups for checkpoints.
+func BenchmarkDedupNewPartitions(b *testing.B) {
+	alloc := memory.NewGoAllocator()
+	op, err := New(benchConfig(1, false, true, true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	brute.Open(b, op, alloc)
+	cols := [][]int64{make([]int64, benchRows), make([]int64, benchRows), make([]int64, benchRows)}
+	var rows int64
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		for j := range benchRows {
+			cols[0][j], cols[1][j], cols[2][j] = int64(i*benchRows+j), int64(j), int64(j)
+		}
+		c := brute.Int64Chunk(alloc, cols, nil)
+		b.StartTimer()
+		brute.Feed(b, op, c)
+		rows += benchRows
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -80,12 +80,13 @@ type Operator struct {
 	parts    ordtree.Partitions // general mode; its Epoch and Gauge serve both modes
 	slots    map[string]*slot   // by encoded partition key; de-duplication mode
 	builders []array.Builder
-	changes  ordtree.Changes // the rows changed since the last snapshot
+	changes  ordtree.Changes // general mode: the rows changed since the last snapshot
+	dedup    dedupDelta      // de-duplication mode: the slots changed since the last snapshot
 	snap     snapshot        // Snapshot's scratch
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
-	touchedSlots []*slot
+	touchedSlots []touchedSlot
 	deltas       []ordtree.Delta // the chunk's changes, in input order
 	netter       ordtree.Netter
 	oldRanks     []int64
@@ -157,7 +158,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	t.inputIDs = opcheck.IDs(t.cfg.Input)
-	t.parts, t.changes = ordtree.Partitions{}, ordtree.Changes{}
+	t.parts, t.changes, t.dedup = ordtree.Partitions{}, ordtree.Changes{}, dedupDelta{}
 	if t.cfg.dedup() {
 		t.slots = map[string]*slot{}
 	}
@@ -207,7 +208,7 @@ func (t *Operator) Close() error {
 	arrays.ReleaseBuilders(t.builders)
 	t.builders = nil
 	t.parts, t.slots = ordtree.Partitions{}, nil
-	t.changes, t.snap = ordtree.Changes{}, snapshot{}
+	t.changes, t.dedup, t.snap = ordtree.Changes{}, dedupDelta{}, snapshot{}
 	t.touchedSlots, t.deltas, t.outRows = nil, nil, nil
 	t.netter.Release()
 	t.pkeys, t.skeys = nil, nil
@@ -221,5 +222,5 @@ func (t *Operator) updateMetrics() {
 		return
 	}
 	t.env.Metrics.StateKeys.Store(t.parts.Gauge.Rows)
-	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes() + t.changes.Bytes())
+	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes() + t.changes.Bytes() + t.dedup.bytes())
 }

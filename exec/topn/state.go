@@ -17,10 +17,11 @@ import (
 // partition key and the row's sort key, valued by its number of copies.
 // De-duplication's one row per partition is such an entry too, of one
 // copy. An entry is in the key group of its partition key, computed with
-// exec.HashRows over the PARTITION BY columns decoded from the key, as the
-// hash exchange in front of the operator hashes the partition's rows; a
-// Top-N without partitions keeps its rows in its instance's first key
-// group.
+// exec.HashRows over the PARTITION BY columns decoded from the key (by
+// de-duplication, over the columns of the row that created the
+// partition), as the hash exchange in front of the operator hashes the
+// partition's rows; a Top-N without partitions keeps its rows in its
+// instance's first key group.
 //
 // What the operator has emitted so far needs no entry of its own: after
 // every chunk its output, integrated, is exactly the top Limit rows of
@@ -32,6 +33,8 @@ import (
 // changes of every chunk are recorded in an ordtree.Changes (a row's
 // partition and sort key, strings the tree already holds), from the first
 // snapshot or restore on; the first snapshot writes every row held.
+// De-duplication tracks its changes, and keeps its key groups, in its
+// slots instead (dedupstate.go).
 
 // errRestore is wrapped by every error of a restore.
 var errRestore = errors.New("top-n: restore")
@@ -51,6 +54,7 @@ type snapshot struct {
 	hashes  []uint64
 	key     []byte
 	value   []byte
+	touched byte // what touchSlots read, kept so that its loads are not dropped
 }
 
 // Snapshot implements exec.Stateful: it writes a Put for every row whose
@@ -60,6 +64,11 @@ func (t *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) err
 	if t.builders == nil {
 		return errors.New("top-n: Snapshot before Open")
 	}
+	if t.slots != nil {
+		err := t.snapshotDedup(w)
+		t.updateMetrics()
+		return err
+	}
 	s := &t.snap
 	clear(s.entries)
 	s.entries = s.entries[:0]
@@ -67,9 +76,7 @@ func (t *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) err
 		s.entries = append(s.entries, entry{part: part, key: key, n: n})
 		return nil
 	}
-	if t.slots != nil {
-		t.dedupChanges(collect)
-	} else if err := t.parts.Snapshot(&t.changes, collect); err != nil {
+	if err := t.parts.Snapshot(&t.changes, collect); err != nil {
 		return fmt.Errorf("top-n: snapshot: %w", err)
 	}
 	if err := t.keyGroups(); err != nil {
@@ -97,25 +104,6 @@ func (t *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) err
 	t.changes.Done()
 	t.updateMetrics()
 	return nil
-}
-
-// dedupChanges reports the rows of the de-duplication fast path changed
-// since the last snapshot (a partition's row replaced is its old row gone
-// and its new one), or every row the first time.
-func (t *Operator) dedupChanges(fn func(part, key string, n int64) error) {
-	if !t.changes.Tracking() {
-		for _, s := range t.slots {
-			_ = fn(s.part, s.key, 1)
-		}
-		return
-	}
-	_ = t.changes.Each(func(part string, key ordtree.Key) error {
-		var n int64
-		if s := t.slots[part]; s != nil && s.key == key.S {
-			n = 1
-		}
-		return fn(part, key.S, n)
-	})
 }
 
 // keyGroups sets t.snap.parts to the distinct partition keys of the
@@ -176,7 +164,7 @@ func (t *Operator) Restore(ctx context.Context, r exec.StateReader, groups exec.
 	}
 	var scratch []byte
 	err := r.Scan(ctx, groups, func(g int, k, v []byte) error {
-		if err := t.restoreEntry(&scratch, k, v); err != nil {
+		if err := t.restoreEntry(&scratch, g, k, v); err != nil {
 			return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, k, err)
 		}
 		return nil
@@ -185,12 +173,13 @@ func (t *Operator) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		return err
 	}
 	t.changes.Done()
+	t.dedup.written = true
 	t.updateMetrics()
 	return nil
 }
 
-// restoreEntry puts back the row of one entry.
-func (t *Operator) restoreEntry(scratch *[]byte, k, v []byte) error {
+// restoreEntry puts back the row of one entry, read from key group g.
+func (t *Operator) restoreEntry(scratch *[]byte, g int, k, v []byte) error {
 	part, key, err := ordtree.SplitEntryKey(k)
 	if err != nil {
 		return err
@@ -209,10 +198,13 @@ func (t *Operator) restoreEntry(scratch *[]byte, k, v []byte) error {
 		if n != 1 || t.slots[string(part)] != nil {
 			return fmt.Errorf("%w: a second row of a de-duplicated partition", ordtree.ErrDamaged)
 		}
-		s := &slot{part: string(part), key: string(key)}
+		// The row is the entry checkpoints hold, in the group it was read
+		// from.
+		s := &slot{part: string(part), key: string(key), group: uint16(g)}
+		s.saved = s.key
 		t.slots[s.part] = s
-		g := &t.parts.Gauge
-		g.Rows, g.Entries, g.Parts, g.KeyBytes = g.Rows+1, g.Entries+1, g.Parts+1, g.KeyBytes+int64(len(s.part)+len(s.key))
+		gg := &t.parts.Gauge
+		gg.Rows, gg.Entries, gg.Parts, gg.KeyBytes = gg.Rows+1, gg.Entries+1, gg.Parts+1, gg.KeyBytes+int64(len(s.part)+len(s.key))
 		return nil
 	}
 	p, err := t.parts.Load(ordtree.View(part), ordtree.View(key), n)

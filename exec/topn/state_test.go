@@ -140,12 +140,22 @@ func TestSnapshotIsIncremental(t *testing.T) {
 				t.Fatal(err)
 			}
 			again := exectest.NewState()
-			r.changes = ordtree.Changes{} // as never snapshotted: write everything
+			forgetSnapshots(r) // as never snapshotted: write everything
 			again.Snapshot(t, r, 1)
 			if !maps.Equal(flatten(again), flatten(state)) {
 				t.Fatalf("a restored Top-N snapshots %d entries, the state holds %d", again.Len(), state.Len())
 			}
 		})
+	}
+}
+
+// forgetSnapshots makes op's next snapshot write every row it holds, as
+// if it had never been snapshotted nor restored.
+func forgetSnapshots(op *Operator) {
+	op.changes = ordtree.Changes{}
+	op.dedup.written = false
+	for _, s := range op.slots {
+		s.saved = ""
 	}
 }
 

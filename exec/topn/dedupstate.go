@@ -1,0 +1,208 @@
+package topn
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
+	"github.com/eddysql/eddy/exec/internal/vec"
+)
+
+// Checkpoints of the de-duplication fast path. Its entries are those of
+// the general mode (state.go), one per partition: the entry key of the
+// partition key and its row's sort key, valued by one copy. A snapshot
+// costs a constant per partition changed since the previous one, with
+// neither a sort nor a decoding: everything it needs is kept in the
+// partition's slot.
+//
+//   - The key group: computed when the slot is created, with
+//     exec.RowKeyGroups over the chunk's PARTITION BY columns, for all
+//     the chunk's rows at once — exactly as the hash exchange in front of
+//     the operator routed the row; a restored slot's is the group its
+//     entry was read from.
+//   - The entry held: the sort key the last snapshot wrote (or the
+//     restore read), so that a snapshot deletes it when the row was
+//     replaced since and puts the new one, and writes nothing for a row
+//     replaced and replaced back.
+//   - Whether it changed: a flag, and the slot appended to a list the
+//     first time it changes after a snapshot. Until the first snapshot or
+//     a restore the list stays empty: the first snapshot writes every
+//     slot.
+
+// dedupDelta is what the de-duplication fast path keeps for its
+// snapshots beside its slots.
+type dedupDelta struct {
+	written bool    // a snapshot was taken or restored: changes are listed
+	dirty   []*slot // the slots changed since the last snapshot, each once
+	batch   []*slot // scratch of a snapshot of every slot
+	err     error   // a failure to compute key groups, reported by Snapshot
+
+	// Scratch of the chunk: the slots it created and the row of each, and
+	// the key group of each of its rows.
+	fresh  []*slot
+	rows   []int32
+	groups []int
+	hashes []uint64
+}
+
+// created records a slot created by row of the current chunk, whose key
+// group slotGroups sets.
+func (d *dedupDelta) created(s *slot, row int) {
+	d.fresh = append(d.fresh, s)
+	d.rows = append(d.rows, int32(row))
+}
+
+// mark records a change of slot s, when changes are listed.
+func (d *dedupDelta) mark(s *slot) {
+	if d.written && !s.dirty {
+		s.dirty = true
+		d.dirty = append(d.dirty, s)
+	}
+}
+
+// bytes estimates the memory of the delta and its scratch.
+func (d *dedupDelta) bytes() int64 {
+	return int64(cap(d.dirty)+cap(d.batch)+cap(d.fresh))*8 + int64(cap(d.rows))*4 + int64(cap(d.groups)+cap(d.hashes))*8
+}
+
+// slotGroups sets the key group of every slot the chunk c created: the
+// instance's first group without partitions, else the group
+// exec.RowKeyGroups gives the row's PARTITION BY columns. A failure (a
+// column the exchange could not hash either) is kept for Snapshot to
+// report, as a snapshot that decoded the keys would have: the chunk's
+// output does not depend on it.
+func (t *Operator) slotGroups(c exec.Chunk) {
+	d := &t.dedup
+	if len(d.fresh) == 0 {
+		return
+	}
+	if len(t.cfg.Partition) == 0 {
+		for _, s := range d.fresh {
+			s.group = uint16(t.env.KeyGroups.Lo)
+		}
+		return
+	}
+	cols := make([]arrow.Array, len(t.cfg.Partition))
+	for i, ord := range t.cfg.Partition {
+		cols[i] = c.Batch.Column(ord)
+	}
+	d.groups = vec.Resize(d.groups, c.NumRows())
+	var err error
+	if d.hashes, err = exec.RowKeyGroups(cols, d.hashes, d.groups); err != nil {
+		if d.err == nil {
+			d.err = err
+		}
+		return
+	}
+	for i, s := range d.fresh {
+		s.group = uint16(d.groups[d.rows[i]])
+	}
+}
+
+// finishChunk forgets the chunk's created slots.
+func (d *dedupDelta) finishChunk() {
+	clear(d.fresh)
+	d.fresh, d.rows = d.fresh[:0], d.rows[:0]
+}
+
+// snapshotDedup writes the entries of the slots changed since the last
+// snapshot — for each, a Delete of the entry held when its row was
+// replaced and a Put of its row — or of every slot the first time.
+func (t *Operator) snapshotDedup(w exec.StateWriter) error {
+	d := &t.dedup
+	if d.err != nil {
+		return fmt.Errorf("top-n: snapshot: %w", d.err)
+	}
+	if !d.written {
+		batch := d.batch[:0]
+		for _, s := range t.slots {
+			if batch = append(batch, s); len(batch) == touchBatch {
+				if _, err := t.writeSlots(w, batch); err != nil {
+					return err
+				}
+				batch = batch[:0]
+			}
+		}
+		if _, err := t.writeSlots(w, batch); err != nil {
+			return err
+		}
+		clear(batch)
+		d.batch, d.written = batch, true
+		return nil
+	}
+	for i := 0; i < len(d.dirty); i += touchBatch {
+		n, err := t.writeSlots(w, d.dirty[i:min(i+touchBatch, len(d.dirty))])
+		for _, s := range d.dirty[i : i+n] {
+			s.dirty = false
+		}
+		if err != nil {
+			// What was written is done; the rest stays listed.
+			d.dirty = d.dirty[:copy(d.dirty, d.dirty[i+n:])]
+			return err
+		}
+	}
+	clear(d.dirty)
+	d.dirty = d.dirty[:0]
+	return nil
+}
+
+// writeSlots writes the changes of slots (writeSlot) and returns how many
+// it wrote: all of them, or those before the first error. It reads them
+// all before writing any (touchSlots).
+func (t *Operator) writeSlots(w exec.StateWriter, slots []*slot) (int, error) {
+	t.snap.touched += touchSlots(slots)
+	for i, s := range slots {
+		if err := t.writeSlot(w, s); err != nil {
+			return i, err
+		}
+	}
+	return len(slots), nil
+}
+
+// touchBatch is how many slots touchSlots reads ahead of their writing.
+const touchBatch = 64
+
+// touchSlots reads the slots and the first bytes of their keys and
+// returns a value depending on them. As agg's touchRows, it serves as a
+// prefetch: the slots of a snapshot are spread over the heap, and this
+// loop without data-dependent branches lets the processor wait for many
+// of their cache misses at once rather than one after the other.
+func touchSlots(slots []*slot) byte {
+	var sum byte
+	for _, s := range slots {
+		sum += firstByte(s.part) + firstByte(s.key) + firstByte(s.saved)
+	}
+	return sum
+}
+
+// firstByte returns the first byte of s, or 0.
+func firstByte(s string) byte {
+	if len(s) == 0 {
+		return 0
+	}
+	return s[0]
+}
+
+// writeSlot writes the change of slot s since the entry held: a Delete of
+// the entry (if any) and a Put of the row. A slot is listed only when its
+// row changed, and a row is only ever replaced by a smaller one, so the
+// row differs from the entry held: there is no need to compare them.
+func (t *Operator) writeSlot(w exec.StateWriter, s *slot) error {
+	sn := &t.snap
+	g := int(s.group)
+	if s.saved != "" {
+		sn.key = ordtree.AppendEntryKey(sn.key[:0], s.part, s.saved)
+		if err := w.Delete(g, sn.key); err != nil {
+			return err
+		}
+	}
+	sn.key = ordtree.AppendEntryKey(sn.key[:0], s.part, s.key)
+	sn.value = ordtree.AppendEntryValue(sn.value[:0], 1)
+	if err := w.Put(g, sn.key, sn.value); err != nil {
+		return err
+	}
+	s.saved = s.key
+	return nil
+}
