@@ -113,22 +113,7 @@ func (f finalTable) ScanRange(lo, hi []byte, fn func(k, v []byte) error) error {
 // apply writes the buffered writes into their table and returns the
 // bytes of their keys and values.
 func (f *finalWrites) apply() (int64, error) {
-	var n int64
-	for i := range int32(f.log.Len()) {
-		k := f.log.Key(i)
-		v, ok := f.log.Val(i)
-		n += int64(len(k) + len(v))
-		var err error
-		if ok {
-			err = f.to.Put(k, v)
-		} else {
-			err = f.to.Delete(k)
-		}
-		if err != nil {
-			return n, err
-		}
-	}
-	return n, nil
+	return int64(f.log.Size()), f.to.WriteLog(&f.log)
 }
 
 // snapshotFinal takes the task's final snapshot, after its end of input.

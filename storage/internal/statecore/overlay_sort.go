@@ -29,7 +29,7 @@ type sortItem struct {
 	dup bool // a write of a key written again later
 }
 
-// wordsAt sets it's words and rem from key k at depth.
+// wordsAt sets the item's words and rem from key k at depth.
 func (it *sortItem) wordsAt(k []byte, depth int) {
 	k = k[depth:]
 	it.rem = uint8(min(len(k), sortSpan+1))
