@@ -107,6 +107,39 @@ func TestHashAggRunningWindowClose(t *testing.T) {
 	}})
 }
 
+// TestHashAggRunningChangesFollowWatermark checks the promise the planner
+// makes of a running windowed aggregate's window_end (plan.Props.TimeCols,
+// on which interval joins free their state): after watermark W it emits no
+// change of a window ending at W or before — a row for one is late, even
+// exactly at the boundary — only of windows ending after W.
+func TestHashAggRunningChangesFollowWatermark(t *testing.T) {
+	const in = "timestamp(3) bigint"
+	cfg := closeConfig(t, in, []int{0}, 1, WindowClose{Key: 0}, true)
+	env := exec.NewTestEnv(exectest.Alloc(t))
+	runOp(t, NewHashAgg(cfg), env, []exectest.Step{{
+		In: in + `
+			+I 10 1
+			+I 20 2`,
+		Want: `+I 10 1 1
+			+I 20 1 2`,
+	}, {
+		Ctl: exectest.Watermark(10),
+	}, {
+		In: in + `
+			+I 10 3
+			+I 11 4
+			+I 20 5`,
+		Want: `+I 11 1 4
+			-U 20 1 2
+			+U 20 2 7`,
+		Check: func(t *testing.T) {
+			if got := env.Metrics.LateRows.Load(); got != 1 {
+				t.Errorf("LateRows = %d, want 1 (the row of the window ending at the watermark)", got)
+			}
+		},
+	}})
+}
+
 // TestHashAggWindowCloseSlotReuse checks that a slot freed by a retraction
 // and reused by a group of another window does not close with the old
 // window, and that a closing larger than a chunk is emitted whole.

@@ -25,7 +25,7 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 	otherPad := in == 1 && kind.PreservesLeft() || in == 0 && kind.PreservesRight()
 	windowed := j.cfg.Windowed
 	if windowed {
-		if !insert {
+		if !insert && kind != plan.InnerJoin {
 			return errWindowedRetraction
 		}
 		// A windowed join pads a row when it is freed, not now; and the
@@ -119,6 +119,9 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 		return nil
 	}
 	probe.removeRow(key, b, id, h)
+	if windowed {
+		probe.untrack(id)
+	}
 	if len(b.ids) > 0 {
 		probe.touch(b)
 	}

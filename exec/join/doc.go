@@ -1,7 +1,9 @@
 // Package join computes the joins of two changelogs: regular equi- and
 // cross joins (inner, left, right, full, semi and anti) over inputs that
 // insert and retract, lookup joins of a stream against a table, and
-// interval and window joins of two append-only streams.
+// interval and window joins of two append-only streams — or, joined
+// inner, of inputs that retract only until the watermark passes a row's
+// time (a windowed aggregate's running results).
 //
 // Its one operator, HashJoin, keeps each side's rows in a row store
 // (exec/internal/rowstore), indexed by join key, and for each change on one
@@ -12,7 +14,8 @@
 // scan its key's rows. The state of a regular join grows with both inputs;
 // a lookup join keeps only its table side; a windowed join frees a row
 // once the watermark passes the last time a row of the other side could
-// match it, and pads an outer join's unmatched rows then (evict.go).
+// match it, and pads an outer join's unmatched rows then (evict.go); a
+// retraction before that finds its row and its matches still held.
 // HashJoin is exec.Stateful for every kind: one checkpoint entry per kept
 // row, in the key group of its join key (state.go, restore.go).
 package join

@@ -12,15 +12,19 @@ import (
 	"github.com/eddysql/eddy/exec/internal/arrays"
 )
 
-var errWindowedRetraction = errors.New("hash join: an interval or window join received a retraction; its inputs must only append")
+var errWindowedRetraction = errors.New("hash join: an outer interval or window join received a retraction; its inputs must only append")
 
 // deadlineHeap orders a windowed join side's rows by the watermark that
-// frees them.
+// frees them. An entry is stale once its row was retracted: the row id
+// may since hold another row, with a deadline of its own. Each tracked
+// row gets a new generation (side.gen), and an entry frees its row only
+// if it carries the row's current one.
 type deadlineHeap struct{ items []deadlineItem }
 
 type deadlineItem struct {
-	at int64
-	id int32
+	at  int64
+	id  int32
+	gen uint32 // the generation of id it was pushed for
 }
 
 func (h *deadlineHeap) Len() int           { return len(h.items) }
@@ -33,25 +37,57 @@ func (h *deadlineHeap) Pop() any {
 	return it
 }
 
-func (h *deadlineHeap) push(at int64, id int32) { heap.Push(h, deadlineItem{at: at, id: id}) }
-
-// popBefore removes and returns the ids of the rows whose deadline is
-// below wm, appending to ids.
-func (h *deadlineHeap) popBefore(wm int64, ids []int32) []int32 {
-	for len(h.items) > 0 && h.items[0].at < wm {
-		ids = append(ids, heap.Pop(h).(deadlineItem).id)
-	}
-	return ids
-}
+// staleCompactMin is the fewest stale entries a side's deadline heap
+// keeps before it drops them all: the heap is rebuilt (linear in its
+// size) when at least this many and half its entries are stale, so that
+// retractions cost amortized constant time and the heap at most twice the
+// live rows' entries (plus this many).
+const staleCompactMin = 1024
 
 // track records the deadline of row id of a windowed join side, kept
 // under key with time t.
 func (s *side) track(id int32, key string, t int64) {
 	for int(id) >= len(s.keyOf) {
 		s.keyOf = append(s.keyOf, "")
+		s.gen = append(s.gen, 0)
 	}
 	s.keyOf[id] = key
-	s.deadline.push(t+s.offset, id)
+	s.gen[id]++ // wraps after 2^32 rows of one id, long after a stale entry of it is gone
+	heap.Push(&s.deadline, deadlineItem{at: t + s.offset, id: id, gen: s.gen[id]})
+}
+
+// untrack forgets the deadline of row id, retracted: its heap entry is
+// stale from now on.
+func (s *side) untrack(id int32) {
+	s.keyOf[id] = ""
+	s.gen[id]++
+	s.stale++
+	if h := &s.deadline; s.stale >= staleCompactMin && 2*s.stale >= len(h.items) {
+		live := h.items[:0]
+		for _, it := range h.items {
+			if it.gen == s.gen[it.id] {
+				live = append(live, it)
+			}
+		}
+		h.items = live
+		heap.Init(h)
+		s.stale = 0
+	}
+}
+
+// popDue removes the entries whose deadline is below wm and appends the
+// ids of the rows they free to ids, skipping stale entries.
+func (s *side) popDue(wm int64, ids []int32) []int32 {
+	h := &s.deadline
+	for len(h.items) > 0 && h.items[0].at < wm {
+		it := heap.Pop(h).(deadlineItem)
+		if it.gen != s.gen[it.id] {
+			s.stale--
+			continue
+		}
+		ids = append(ids, it.id)
+	}
+	return ids
 }
 
 // timeValue reads row i of a TIMESTAMP column as milliseconds.
@@ -67,7 +103,7 @@ func timeValue(a arrow.Array, i int) int64 {
 // those that never matched.
 func (j *HashJoin) evict(ctx context.Context, wm int64, out exec.Emitter) error {
 	for in, s := range j.sides {
-		ids := s.deadline.popBefore(wm, nil)
+		ids := s.popDue(wm, nil)
 		if len(ids) == 0 {
 			continue
 		}

@@ -33,13 +33,18 @@ type Config struct {
 	// Names name the output columns: left then right, or left only for
 	// semi and anti joins.
 	Names []string
-	// Windowed makes it an interval or window join over append-only
-	// inputs: a left row is freed once the watermark passes its time
-	// column LeftTime minus Lo, a right row once it passes RightTime plus
-	// Hi (the condition bounds left time - right time to [Lo, Hi], so no
-	// later row can match them), and an outer join pads an unmatched row
-	// when it is freed rather than when it arrives, so the output only
-	// appends.
+	// Windowed makes it an interval or window join: a left row is freed
+	// once the watermark passes its time column LeftTime minus Lo, a right
+	// row once it passes RightTime plus Hi (the condition bounds left time
+	// - right time to [Lo, Hi], so no later row can match them), and an
+	// outer join pads an unmatched row when it is freed rather than when
+	// it arrives, so over append-only inputs the output only appends. An
+	// inner join's inputs may also retract, if every change after
+	// watermark W has a time of at least W (plan.Props.TimeCols) and a
+	// retracting side's rows are freed only after their time (Lo <= 0 for
+	// the left, Hi >= 0 for the right): a retraction then finds its row,
+	// and the rows it matched, still held, and retracts the matches as a
+	// regular join does.
 	Windowed            bool
 	LeftTime, RightTime int
 	Lo, Hi              int64
@@ -113,7 +118,9 @@ type side struct {
 	offset   int64
 	deadline deadlineHeap
 	keyOf    []string
-	padded   bool // an outer join pads this side's unmatched rows
+	gen      []uint32 // by row id: its generation in the deadline heap
+	stale    int      // the heap's entries of retracted rows
+	padded   bool     // an outer join pads this side's unmatched rows
 	// By row id: its position in its bucket, and the next id of its chain
 	// in its bucket's row index (rows.go); idx keeps track of the
 	// row indexes, whose row hash covers hashCols.

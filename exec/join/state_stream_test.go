@@ -107,6 +107,9 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 	if err := second.restore(st); err != nil {
 		t.Fatalf("restore at %d of a snapshot at %d after step %d: %v", r.to, r.from, r.cut, err)
 	}
+	if got, want := second.held(), first.held(); !r.cfg.Broadcast && got != want {
+		t.Fatalf("restored %d rows at %d, the snapshotted instances held %d", got, r.to, want)
+	}
 	for _, s := range r.resent(r.steps[:r.cut]) {
 		run(second, s)
 	}

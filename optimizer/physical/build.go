@@ -281,7 +281,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 		StateBounded: inProps.Bounded || inProps.RowsExpire || (len(keys) == 0 && (!retractable || inProps.AppendOnly)) ||
 			// A window's state is freed when it closes only if nothing
 			// can change it afterwards (exec/build.go).
-			(n.WindowClose != 0 && inProps.Watermarked && (n.EmitOnClose || inProps.AppendOnly)),
+			n.ClosesWindows(),
 	}
 	b.aggTTL(agg)
 	return agg, nil

@@ -128,8 +128,12 @@ func (n *Join) Props() *Props {
 		switch {
 		case windowed:
 			// Both sides' state is freed by the watermark, and an outer
-			// join pads a row only then, once: the result only appends.
-			p.AppendOnly = true
+			// join (of append-only inputs) pads a row only then, once:
+			// the result only appends, unless an inner join's input
+			// retracts. Every change of the result, retractions too, is
+			// made by a change of one side and pairs it with a row of the
+			// other that the bound keeps on the watermark's side of it.
+			p.AppendOnly = l.AppendOnly && r.AppendOnly
 			if n.Kind == InnerJoin {
 				if tb.Lo >= 0 {
 					p.TimeCols.Add(tb.Left)
@@ -155,16 +159,33 @@ func (n *Join) Props() *Props {
 }
 
 // Windowed returns the join's time bound when it makes an interval or
-// window join: two append-only inputs whose condition bounds the
-// difference of their event times on both sides (TimeBound), joined
-// INNER, LEFT, RIGHT or FULL. Its state is then freed as the watermark
-// passes, and an outer join pads an unmatched row when it is freed.
+// window join: its condition bounds the difference of a time column of
+// each side on both sides (TimeBound), and either both inputs only append
+// (joined INNER, LEFT, RIGHT or FULL; an outer join pads an unmatched row
+// when it is freed), or the join is INNER, both inputs carry watermarks,
+// and a side that retracts keeps its rows until the watermark passes
+// their time (Lo <= 0 for the left side, Hi >= 0 for the right). Its
+// state is then freed as the watermark passes, exactly: a time column
+// promises that every change after watermark W — a retraction too, as a
+// windowed aggregate emits until its window closes — has a time of at
+// least W, so a row whose deadline W passed can neither match a later
+// change nor be retracted by one, and a retraction before then finds its
+// row and the rows it matched still held.
 func (n *Join) Windowed() (TimeBound, bool) {
-	if n.Lookup || n.Kind == SemiJoin || n.Kind == AntiJoin || !n.Left.Props().AppendOnly || !n.Right.Props().AppendOnly {
+	if n.Lookup || n.Kind == SemiJoin || n.Kind == AntiJoin {
+		return TimeBound{}, false
+	}
+	l, r := n.Left.Props(), n.Right.Props()
+	if (!l.AppendOnly || !r.AppendOnly) && (n.Kind != InnerJoin || !l.Watermarked || !r.Watermarked) {
 		return TimeBound{}, false
 	}
 	tb, ok := n.TimeBound()
 	if !ok || !tb.Bounded() {
+		return TimeBound{}, false
+	}
+	// A left row is freed once the watermark passes its time - Lo, a right
+	// row once it passes its time + Hi.
+	if !l.AppendOnly && tb.Lo > 0 || !r.AppendOnly && tb.Hi < 0 {
 		return TimeBound{}, false
 	}
 	return tb, true
@@ -177,7 +198,7 @@ func (n *Join) Describe(md *Metadata) (string, []Attr) {
 		attrs = append(attrs, Attr{"", "lookup"})
 	}
 	if tb, ok := n.Windowed(); ok {
-		attrs = append(attrs, Attr{"time", md.Column(tb.Left).Name + " - " + md.Column(tb.Right).Name + " in " + tb.String()})
+		attrs = append(attrs, Attr{"time", md.Ref(tb.Left).String() + " - " + md.Ref(tb.Right).String() + " in " + tb.String()})
 	}
 	if n.On != nil {
 		attrs = append(attrs, Attr{"on", n.On.String()})

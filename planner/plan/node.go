@@ -40,10 +40,14 @@ type Props struct {
 	// Watermarked: the node's input carries watermarks (a stream declared
 	// with WATERMARK feeds it), so windows close and their state is freed.
 	Watermarked bool
-	// TimeCols are columns that follow the watermark: a row that arrives
-	// after watermark W has a value of at least W (the event-time column a
-	// WATERMARK is declared on, a window's window_end). Interval and window
-	// joins free their state by them.
+	// TimeCols are columns that follow the watermark: every change that
+	// arrives after watermark W — an insertion and a retraction alike —
+	// has a value of at least W (or NULL). They are the event-time column
+	// a WATERMARK is declared on, a window's window_end, and a windowed
+	// aggregate's window_end, whose rows change only until the watermark
+	// closes their window. Interval and window joins free their state by
+	// them: a row whose time the watermark passed can no longer be matched
+	// by a later change, nor be retracted by one.
 	TimeCols ColSet
 	// RowsExpire: every row the node emits is retracted once processing
 	// time passes a bound the row's own values set (a TemporalFilter's

@@ -262,8 +262,26 @@ func (n *Aggregate) Props() *Props {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{n.Group.ToSet()}, Watermarked: in.Watermarked,
 			AppendOnly: n.EmitOnClose && n.WindowClose != 0 && in.AppendOnly}
+		if n.ClosesWindows() && n.WindowCloseOffset == 0 {
+			// Grouped by window_end: a window's row changes only until the
+			// watermark reaches its window_end (a change of a closed window
+			// is late and dropped), so every change after watermark W is of
+			// a window ending after W.
+			n.props.TimeCols = MakeColSet(n.WindowClose)
+		}
 	}
 	return n.props
+}
+
+// ClosesWindows reports whether the aggregate closes its windows as the
+// watermark passes them: it groups by a window (WindowClose), its input
+// carries watermarks, and it emits each window once, on close, or its
+// input only appends (exec/build makes such an aggregate windowed: it
+// frees a closed window's group and drops the changes that would reopen
+// it as late).
+func (n *Aggregate) ClosesWindows() bool {
+	in := n.Input.Props()
+	return n.WindowClose != 0 && in.Watermarked && (n.EmitOnClose || in.AppendOnly)
 }
 
 // Sort and Limit integrate their bounded input and emit the result as
@@ -282,16 +300,21 @@ func (n *Limit) Props() *Props {
 }
 
 // projectProps keeps the input's keys that survive the projection as
-// pass-through columns.
+// pass-through columns, and its time columns passed through or renamed
+// (`window_end AS date_time`: the same values under a new ID).
 func projectProps(in *Props, items []ProjItem) *Props {
 	out := &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked, RowsExpire: in.RowsExpire}
 	var passed ColSet
 	for _, it := range items {
-		if c, ok := it.Expr.(*ColRef); ok && c.ID == it.ID {
+		c, ok := it.Expr.(*ColRef)
+		if !ok {
+			continue
+		}
+		if c.ID == it.ID {
 			passed.Add(c.ID)
-			if in.TimeCols.Contains(c.ID) {
-				out.TimeCols.Add(c.ID)
-			}
+		}
+		if in.TimeCols.Contains(c.ID) {
+			out.TimeCols.Add(it.ID)
 		}
 	}
 	for _, k := range in.Keys {

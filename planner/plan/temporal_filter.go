@@ -39,12 +39,13 @@ func (n *TemporalFilter) WithInputs(in ...Node) Node {
 func (n *TemporalFilter) Output() ColList { return n.Input.Output() }
 
 // Props implements Node: the filter retracts the rows that expire, so it
-// never only appends, and everything it emits expires.
+// never only appends, and everything it emits expires. It has no time
+// columns: it retracts a row when processing time passes it, however far
+// the watermark has passed the row's time.
 func (n *TemporalFilter) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
-		n.props = &Props{Bounded: in.Bounded, Keys: in.Keys, Watermarked: in.Watermarked, TimeCols: in.TimeCols,
-			RowsExpire: true}
+		n.props = &Props{Bounded: in.Bounded, Keys: in.Keys, Watermarked: in.Watermarked, RowsExpire: true}
 	}
 	return n.props
 }

@@ -92,9 +92,11 @@ func (n *Window) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked}
-		if in.Watermarked {
+		n.props.TimeCols = in.TimeCols
+		if in.TimeCols.Contains(n.TimeCol) {
 			// A row's windows end after its time, so window_end follows
-			// the watermark as its time does.
+			// the watermark as its time does. Windows over another
+			// column end whenever that column says, watermark or not.
 			n.props.TimeCols = in.TimeCols.Union(MakeColSet(n.End))
 		}
 	}
