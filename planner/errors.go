@@ -16,9 +16,16 @@ type BindError struct {
 	Msg  string
 	Hint string // e.g. "did you mean 'price'?"
 	Line string // the source line, for the caret
+	// Cause is what the error is about when callers branch on it, such as
+	// a *catalog.Error for an unknown or duplicate name (nil: nothing
+	// more). Error does not print it: Msg says it for the user.
+	Cause error
 }
 
 var _ sql.PosError = (*BindError)(nil)
+
+// Unwrap returns the cause, for errors.Is and errors.As (catalog.IsCode).
+func (e *BindError) Unwrap() error { return e.Cause }
 
 // Error renders "msg at line:col (hint)".
 func (e *BindError) Error() string {

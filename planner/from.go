@@ -86,6 +86,7 @@ func (b *Builder) buildScanNamed(name string, p sql.Pos) (plan.Node, *scope, err
 	obj, err := b.cat.Lookup(name)
 	if err != nil {
 		e := b.errAtPos(p, "unknown stream, table or view '%s'", name)
+		e.Cause = err
 		return nil, nil, e
 	}
 	if obj.Kind == catalog.Sink {

@@ -192,7 +192,9 @@ func (s *Session) exists(tag string, name sql.Ident, ifNotExists bool, src *sql.
 		r.Notices = append(r.Notices, fmt.Sprintf("%s '%s' already exists, skipping", obj.Kind, obj.Name))
 		return r, nil
 	}
-	return nil, bindErr(name.Pos, src, "%s '%s' already exists", obj.Kind, obj.Name)
+	e := bindErr(name.Pos, src, "%s '%s' already exists", obj.Kind, obj.Name)
+	e.Cause = &catalog.Error{Code: catalog.ErrExists, Name: obj.Name, Msg: e.Msg}
+	return nil, e
 }
 
 func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
@@ -366,7 +368,9 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 			r.Notices = []string{fmt.Sprintf("%s '%s' does not exist, skipping", kind, st.Name.Name)}
 			return r, nil
 		}
-		return nil, bindErr(st.Name.Pos, st.Source(), "%v", err)
+		e := bindErr(st.Name.Pos, st.Source(), "%v", err)
+		e.Cause = err
+		return nil, e
 	}
 	e := s.eng
 	e.mu.Lock()

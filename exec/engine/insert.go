@@ -14,7 +14,9 @@ func (s *Session) insertTarget(st *sql.Insert) (*catalog.Object, error) {
 	src := st.Source()
 	obj, found := s.eng.cat.Get(st.Table.Name)
 	if !found {
-		return nil, bindErr(st.Table.Pos, src, "unknown stream or table '%s'", st.Table.Name)
+		e := bindErr(st.Table.Pos, src, "unknown stream or table '%s'", st.Table.Name)
+		e.Cause = &catalog.Error{Code: catalog.ErrNotFound, Name: st.Table.Name, Msg: e.Msg}
+		return nil, e
 	}
 	switch {
 	case obj.Kind == catalog.View:

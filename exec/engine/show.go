@@ -101,6 +101,7 @@ func (s *Session) describe(st *sql.Describe) (*Result, error) {
 	o, ok := s.eng.cat.Get(st.Name.Name)
 	if !ok {
 		e := bindErr(st.Name.Pos, st.Source(), "unknown stream, table, view or sink '%s'", st.Name.Name)
+		e.Cause = &catalog.Error{Code: catalog.ErrNotFound, Name: st.Name.Name, Msg: e.Msg}
 		return nil, e
 	}
 	key := map[int]bool{}
