@@ -164,6 +164,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 		},
 		a.execCommand(),
 		a.sltCommand(),
+		a.serveCommand(),
 		a.benchCommand(),
 		a.versionCommand(),
 	)
@@ -253,6 +254,21 @@ func (a *app) run(fn func(cmd *cobra.Command, args []string) error) func(*cobra.
 // engineSession opens the engine the global flags describe and a session
 // on it.
 func (a *app) engineSession(ctx context.Context, interactive bool) (session, func() error, error) {
+	eng, err := a.openEngine(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	closeFn := func() error {
+		if err := eng.Close(); err != nil {
+			return fmt.Errorf("closing the engine: %w", err)
+		}
+		return nil
+	}
+	return eng.NewSession(engine.SessionOptions{Interactive: interactive}), closeFn, nil
+}
+
+// openEngine opens the engine the global flags describe.
+func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
 	eng, err := engine.Open(ctx, engine.Config{
 		DataDir:     a.opts.dataDir,
 		FileRoot:    a.opts.fileRoot,
@@ -265,15 +281,9 @@ func (a *app) engineSession(ctx context.Context, interactive bool) (session, fun
 		CheckpointInterval: a.opts.checkpoint,
 	})
 	if err != nil {
-		return nil, nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)
+		return nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)
 	}
-	closeFn := func() error {
-		if err := eng.Close(); err != nil {
-			return fmt.Errorf("closing the engine: %w", err)
-		}
-		return nil
-	}
-	return eng.NewSession(engine.SessionOptions{Interactive: interactive}), closeFn, nil
+	return eng, nil
 }
 
 // syncWriter serializes writes, since the engine's print sinks write to the

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"io"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"vitess.io/vitess/go/mysql"
+	"vitess.io/vitess/go/sqltypes"
+
+	"github.com/eddysql/eddy/exec/engine"
+	"github.com/eddysql/eddy/sql"
+)
+
+// conn is the state of one client connection: its engine session and
+// the statement it runs. Its statements run on vitess's goroutine for the
+// connection, one at a time; KILL and Close reach it from others.
+type conn struct {
+	srv  *Server
+	c    *mysql.Conn
+	id   uint32
+	sess *engine.Session
+	// db is the database USE chose ("" until then), for DATABASE().
+	db string
+	// notices are the last statement's notices, its MySQL warnings.
+	notices []string
+
+	mu sync.Mutex
+	// cancel stops the running statement with a cause (errKilled,
+	// errClientGone); nil between statements.
+	cancel context.CancelCauseFunc
+}
+
+// The causes of a statement's cancellation.
+var (
+	errKilled     = errors.New("killed")
+	errClientGone = errors.New("the client disconnected")
+)
+
+// clientCheckEvery is how often a running statement checks that its client
+// is still connected: a client that disconnects during a push query that
+// sends nothing is noticed within this long (a write would notice at once).
+const clientCheckEvery = 100 * time.Millisecond
+
+// emitFunc sends one part of a statement's result: its first call starts
+// it (an OK packet when res has no fields, else the result set's fields),
+// later calls add rows.
+type emitFunc func(res *sqltypes.Result, first bool) error
+
+// run runs one statement of a COM_QUERY: a MySQL-ism answered here, or an
+// eddy statement.
+func (cn *conn) run(p sql.Piece, emit emitFunc) error {
+	if res, handled, err := cn.mysqlism(p.Text); handled {
+		if err != nil {
+			return err
+		}
+		return emit(res, true)
+	}
+	cn.notices = nil
+	stmt, err := sql.ParseOne(p.Text, p.Start)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := context.WithCancelCause(cn.srv.ctx)
+	defer cancel(nil)
+	cn.mu.Lock()
+	cn.cancel = cancel
+	cn.mu.Unlock()
+	defer func() {
+		cn.mu.Lock()
+		cn.cancel = nil
+		cn.mu.Unlock()
+	}()
+	stopWatch := cn.watchClient(ctx, cancel)
+	defer stopWatch()
+	res, err := cn.sess.Execute(ctx, stmt)
+	if err != nil {
+		return cancelled(ctx, err)
+	}
+	cn.notices = res.Notices
+	switch res.Kind {
+	case engine.ResultRows:
+		out := &sqltypes.Result{Fields: fields(res.Columns)}
+		out.Rows = rows(res.Rows, res.Columns)
+		return emit(out, true)
+	case engine.ResultStream:
+		return cancelled(ctx, cn.stream(ctx, res, emit))
+	}
+	return emit(&sqltypes.Result{RowsAffected: rowsAffected(res.Tag)}, true)
+}
+
+// stream sends a push query's changes as the rows of one result set,
+// flushing each batch, until the query ends or ctx is cancelled.
+func (cn *conn) stream(ctx context.Context, res *engine.Result, emit emitFunc) error {
+	defer res.Stream.Close()
+	if err := emit(&sqltypes.Result{Fields: fields(res.Columns)}, true); err != nil {
+		return err
+	}
+	if err := cn.c.FlushWriteBuffer(); err != nil {
+		return &writeError{err}
+	}
+	for {
+		batch, err := res.Stream.Next(ctx)
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		out := &sqltypes.Result{Rows: rows(batch, res.Columns)}
+		if err := emit(out, false); err != nil {
+			return err
+		}
+		if err := cn.c.FlushWriteBuffer(); err != nil {
+			return &writeError{err}
+		}
+	}
+}
+
+// cancelled returns err, or errKilled (which the client sees as
+// ER_QUERY_INTERRUPTED) when err is ctx's end because of a KILL.
+func cancelled(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), errKilled) {
+		return errKilled
+	}
+	return err
+}
+
+// interrupt stops the running statement, if any, with cause.
+func (cn *conn) interrupt(cause error) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.cancel != nil {
+		cn.cancel(cause)
+	}
+}
+
+// watchClient checks every clientCheckEvery, until the returned function
+// is called, that the client is still connected, and cancels the
+// statement with errClientGone when it is not. The returned function
+// waits for the check to stop, so that the connection's next read is its
+// own.
+func (cn *conn) watchClient(ctx context.Context, cancel context.CancelCauseFunc) func() {
+	stop := make(chan struct{})
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(clientCheckEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-stop:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				// Any byte from the client during a statement is a
+				// disconnect too: a COM_QUIT, or a protocol violation.
+				if err := cn.c.ConnCheck(); err != nil {
+					cancel(errClientGone)
+					return
+				}
+			}
+		}
+	}()
+	return func() {
+		close(stop)
+		<-done
+	}
+}
+
+// rowsAffected reads the count from a tag such as "INSERT 3" (0 for
+// other tags).
+func rowsAffected(tag string) uint64 {
+	verb, n, ok := strings.Cut(tag, " ")
+	if !ok {
+		return 0
+	}
+	switch verb {
+	case "INSERT", "UPDATE", "DELETE":
+		v, err := strconv.ParseUint(n, 10, 64)
+		if err == nil {
+			return v
+		}
+	}
+	return 0
+}
