@@ -1,6 +1,7 @@
 // Package cli implements the eddy command with cobra: the interactive shell
-// (the default), `exec` for scripts, `slt` for sqllogictest files and
-// `version`. Every front end opens one engine, splits its input into
+// (the default), `exec` for scripts, `slt` for sqllogictest files, `serve`
+// (which wires its flags to package server, the MySQL protocol server)
+// and `version`. Every front end opens one engine, splits its input into
 // statements with sql.Statements (the shell, line by line, with sql.Split),
 // parses each with sql.ParseOne (so statements before a bad one still run)
 // and prints what Session.Execute returns as a table, CSV or JSON lines.
