@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -353,31 +354,57 @@ const closeCheckpointTimeout = 10 * time.Second
 // Catalog returns the engine's catalog.
 func (e *Engine) Catalog() *catalog.Catalog { return e.cat }
 
-// noticeLog collects warnings from running queries until a statement
-// returns them to the user.
+// noticeLog collects the notices of running queries (warnings, resumes,
+// failures and restarts) for every session: each notice goes to each
+// session open when it is added, with the next statement that session
+// runs. A session reads the log from its own position (since), so one
+// session's statements do not take the notices away from another's.
+// The first session opened also gets what was added before it (the
+// queries resumed at startup); later ones start from their opening.
 type noticeLog struct {
-	mu   sync.Mutex
-	msgs []string
+	mu     sync.Mutex
+	msgs   []string // the latest notices, at most maxNotices
+	first  int      // the sequence number of msgs[0]
+	opened bool     // a session was opened
 }
 
-// maxPendingNotices bounds the warnings kept between statements; a source
-// reports only its first few bad rows anyway.
-const maxPendingNotices = 100
+// maxNotices bounds the notices kept: a session that runs no statement
+// for a long while gets the latest ones (a source reports only its first
+// few bad rows anyway).
+const maxNotices = 100
 
 func (l *noticeLog) add(msg string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if len(l.msgs) < maxPendingNotices {
-		l.msgs = append(l.msgs, msg)
+	l.msgs = append(l.msgs, msg)
+	if n := len(l.msgs) - maxNotices; n > 0 {
+		l.msgs = append(l.msgs[:0], l.msgs[n:]...)
+		l.first += n
 	}
 }
 
-func (l *noticeLog) drain() []string {
+// open returns the position a new session reads the log from.
+func (l *noticeLog) open() int {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	out := l.msgs
-	l.msgs = nil
-	return out
+	if !l.opened {
+		l.opened = true
+		return l.first
+	}
+	return l.first + len(l.msgs)
+}
+
+// since returns the notices added since *pos and moves *pos past them.
+func (l *noticeLog) since(pos *int) []string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	end := l.first + len(l.msgs)
+	start := max(*pos, l.first)
+	*pos = end
+	if start >= end {
+		return nil
+	}
+	return slices.Clone(l.msgs[start-l.first:])
 }
 
 // warner returns the warning callback for a query's jobs.

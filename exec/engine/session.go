@@ -31,11 +31,13 @@ type Session struct {
 	// stateTTL is SET state_ttl in milliseconds: the state TTL of the
 	// continuous queries the session creates (0: none), stored with each.
 	stateTTL int64
+	// notices is the session's position in the engine's notices.
+	notices int
 }
 
 // NewSession returns a session.
 func (e *Engine) NewSession(opts SessionOptions) *Session {
-	return &Session{eng: e, opts: opts, parallelism: e.cfg.Parallelism}
+	return &Session{eng: e, opts: opts, parallelism: e.cfg.Parallelism, notices: e.notices.open()}
 }
 
 // InternalError is a broken invariant inside eddy, caught at the statement
@@ -59,7 +61,7 @@ func (s *Session) Execute(ctx context.Context, stmt sql.Stmt) (res *Result, err 
 	}()
 	res, err = s.execute(ctx, stmt)
 	if res != nil {
-		res.Notices = append(res.Notices, s.eng.notices.drain()...)
+		res.Notices = append(res.Notices, s.eng.notices.since(&s.notices)...)
 	}
 	return res, err
 }
