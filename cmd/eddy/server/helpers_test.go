@@ -104,24 +104,34 @@ func scanAll(rows *sql.Rows) ([][]string, error) {
 	}
 	var out [][]string
 	for rows.Next() {
-		vals := make([]sql.NullString, len(cols))
-		ptrs := make([]any, len(cols))
-		for i := range vals {
-			ptrs[i] = &vals[i]
-		}
-		if err := rows.Scan(ptrs...); err != nil {
+		row, err := scanRow(rows, len(cols))
+		if err != nil {
 			return nil, err
-		}
-		row := make([]string, len(cols))
-		for i, v := range vals {
-			row[i] = "NULL"
-			if v.Valid {
-				row[i] = v.String
-			}
 		}
 		out = append(out, row)
 	}
 	return out, rows.Err()
+}
+
+// scanRow reads the current row of rows, of n columns, as strings, a NULL
+// as "NULL".
+func scanRow(rows *sql.Rows, n int) ([]string, error) {
+	vals := make([]sql.NullString, n)
+	ptrs := make([]any, n)
+	for i := range vals {
+		ptrs[i] = &vals[i]
+	}
+	if err := rows.Scan(ptrs...); err != nil {
+		return nil, err
+	}
+	row := make([]string, n)
+	for i, v := range vals {
+		row[i] = "NULL"
+		if v.Valid {
+			row[i] = v.String
+		}
+	}
+	return row, nil
 }
 
 // mysqlError returns err's MySQL error, failing t if it is not one.

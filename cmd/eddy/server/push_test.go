@@ -30,18 +30,10 @@ func startPush(t *testing.T, ctx context.Context, c *sql.Conn, q string) *pushRe
 	go func() {
 		defer close(p.rows)
 		for rows.Next() {
-			vals := make([]sql.NullString, len(cols))
-			ptrs := make([]any, len(cols))
-			for i := range vals {
-				ptrs[i] = &vals[i]
-			}
-			if err := rows.Scan(ptrs...); err != nil {
+			row, err := scanRow(rows, len(cols))
+			if err != nil {
 				p.err <- err
 				return
-			}
-			row := make([]string, len(cols))
-			for i, v := range vals {
-				row[i] = v.String
 			}
 			p.rows <- row
 		}
