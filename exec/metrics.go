@@ -31,6 +31,12 @@ type OperatorMetrics struct {
 	// Watermark is the operator's latest watermark (ms since the epoch),
 	// 0 before the first.
 	Watermark atomic.Int64
+	// InputRead and InputBacklog are, for a source, how much input it has
+	// read since it opened and how much more it knows of, in a unit of its
+	// own (log entries, file bytes, generated events): progress reports
+	// estimate the rows still to come from their ratio to RowsIn (see
+	// EstimateBacklog). Both stay 0 in a source that does not know.
+	InputRead, InputBacklog atomic.Int64
 
 	// own are the operator's own counters (Counter), in the order it
 	// asked for them.
@@ -82,4 +88,27 @@ func (m *OperatorMetrics) Counts() []Count {
 // AddBusy adds the time elapsed since start to the busy time.
 func (m *OperatorMetrics) AddBusy(start time.Time) {
 	m.BusyNanos.Add(int64(time.Since(start)))
+}
+
+// ReportInput records a source's progress through its input: read units
+// since it opened, backlog units known to follow.
+func (m *OperatorMetrics) ReportInput(read, backlog int64) {
+	m.InputRead.Store(max(read, 0))
+	m.InputBacklog.Store(max(backlog, 0))
+}
+
+// EstimateBacklog returns the rows a source instance with these metrics
+// still has to read, estimated from the rows it produced per unit of input
+// so far (one row per unit before it has read any): 0 when it knows of no
+// more input.
+func (m *OperatorMetrics) EstimateBacklog() int64 {
+	backlog := m.InputBacklog.Load()
+	if backlog == 0 {
+		return 0
+	}
+	read, rows := m.InputRead.Load(), m.RowsIn.Load()
+	if read == 0 || rows == 0 {
+		return backlog
+	}
+	return int64(float64(backlog) * float64(rows) / float64(read))
 }

@@ -27,6 +27,13 @@ type OpStats struct {
 	// Lag is, for a source, how long its oldest unread input has been
 	// waiting (0 when caught up).
 	Lag time.Duration
+	// Backlog is, for a source, the rows it knows are still to come (in a
+	// log, a file, a bounded generator), estimated from the rows it made
+	// per unit of input read (exec.OperatorMetrics.EstimateBacklog).
+	Backlog int64
+	// InputKnown says the source reports how far it is through its input
+	// (a log, a file, a bounded generator; not a view's changes).
+	InputKnown bool
 	// Counts are the operator's own counters (exec.OperatorMetrics.Counter),
 	// summed by name, in the order the first instance created them.
 	Counts []exec.Count
@@ -64,6 +71,8 @@ func (j *Job) Stats() []OpStats {
 				s.RowsOut += m.RowsOut.Load()
 				s.LateRows += m.LateRows.Load()
 				s.BadRows += m.BadRows.Load()
+				s.Backlog += m.EstimateBacklog()
+				s.InputKnown = s.InputKnown || m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0
 				idle := time.Duration(t.taskM.IdleNanos.Load())
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
 				s.Idle += idle

@@ -29,7 +29,8 @@ func (s *Session) showQueries() (*Result, error) {
 		}
 		cols = append(cols, Column{Name: n, Type: t})
 	}
-	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT})
+	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT},
+		Column{Name: "backlog", Type: types.BigIntT})
 	var rows [][]types.Datum
 	for _, o := range e.continuousObjects() {
 		e.mu.Lock()
@@ -37,7 +38,7 @@ func (s *Session) showQueries() (*Result, error) {
 		e.mu.Unlock()
 		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(e.queryKind(o)), types.StringDatum(e.status(o.Name).String()),
 			types.IntDatum(0), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0), types.IntDatum(0),
-			types.NullDatum, types.StringDatum("0s")}
+			types.NullDatum, types.StringDatum("0s"), types.IntDatum(0)}
 		if q != nil {
 			queryMetrics(q, row)
 		}
@@ -47,9 +48,11 @@ func (s *Session) showQueries() (*Result, error) {
 }
 
 // queryMetrics fills the columns of SHOW QUERIES after the status with the
-// metrics of q's job.
+// metrics of q's job. The backlog is the rows its sources know are still
+// to come, estimated (Progress): while a new view catches up on a long
+// history, rows_in and backlog show how far it has come.
 func queryMetrics(q *runningQuery, row []types.Datum) {
-	var in, out, late, bad int64
+	var in, out, late, bad, backlog int64
 	var lag time.Duration
 	wm := int64(0)
 	stats := q.job.Stats()
@@ -58,6 +61,7 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 			in += st.RowsIn
 			late += st.LateRows
 			bad += st.BadRows
+			backlog += st.Backlog
 			lag = max(lag, st.Lag)
 		}
 		if i == len(stats)-1 {
@@ -69,6 +73,7 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 	row[6] = types.FloatDatum(math.Round(10*float64(in)/max(up, 1e-3)) / 10)
 	row[7], row[8] = types.IntDatum(late), types.IntDatum(bad)
 	row[10] = types.StringDatum(lag.Round(time.Millisecond).String())
+	row[11] = types.IntDatum(backlog)
 	if wm != 0 && wm != exec.MaxWatermark {
 		row[9] = types.IntDatum(wm)
 	}

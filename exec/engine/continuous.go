@@ -135,7 +135,10 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	if qs != nil && qs.restore {
 		// The queries started after this one may read the view: they
 		// subscribe to its rows, which must be restored by then.
-		if err := job.WaitOpened(e.ctx); err != nil {
+		e.noteRestoring(obj, job, qs)
+		err := job.WaitOpened(e.ctx)
+		e.startup.restoring.Store(nil)
+		if err != nil {
 			job.Stop()
 			qs.store.Close()
 			return err

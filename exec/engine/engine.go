@@ -57,6 +57,12 @@ type Config struct {
 	// 0: no limit). A query whose state growth would pass it fails alone,
 	// with an error naming the operator and its state size.
 	StateMemoryLimit int64
+	// OnProgress, if set, receives a report every ProgressEvery (0: a
+	// second) while Open restores checkpoints and catches up on the input
+	// ingested while the engine was down. It is called from another
+	// goroutine, never after Open returns.
+	OnProgress    func(Progress)
+	ProgressEvery time.Duration
 }
 
 // SessionOptions configure a Session.
@@ -96,6 +102,7 @@ type Engine struct {
 	late     lateLedger
 	statsObs *statsObserver // keeps observed statistics current (observe_stats.go)
 	recovery recovery       // queries recovering from a failure (recover.go)
+	startup  startupWork    // what Open is doing, for its progress reports
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,
@@ -167,6 +174,20 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 	}
 	e.cat = cat
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.startup.started = time.Now()
+	if cfg.OnProgress != nil {
+		done := make(chan struct{})
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e.reportStartup(done)
+		}()
+		defer func() {
+			close(done)
+			wg.Wait()
+		}()
+	}
 	e.resume()
 	// Until checkpoints exist, resumed views rebuild their state from their
 	// inputs; wait until they have caught up, so a restarted engine answers

@@ -18,6 +18,13 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	// A query restarting from its checkpoint after a failure is flushed
 	// once it has restarted.
 	e.recovery.wait()
+	e.mu.Lock()
+	jobs := make([]*dataflow.Job, 0, len(e.queries))
+	for _, q := range e.queries {
+		jobs = append(jobs, q.job)
+	}
+	e.mu.Unlock()
+	trackJobs(ctx, jobs...)
 	if _, err := e.flushAll(ctx, nil); err != nil {
 		return nil, err
 	}

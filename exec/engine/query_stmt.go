@@ -59,6 +59,7 @@ func (e *Engine) readToEnd(ctx context.Context, cq *compiledQuery, kind, opName 
 	if err != nil {
 		return err
 	}
+	trackJobs(ctx, job)
 	if err := job.Wait(ctx); err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/eddysql/eddy/catalog"
@@ -33,6 +34,9 @@ type Session struct {
 	stateTTL int64
 	// notices is the session's position in the engine's notices.
 	notices int
+	// work follows the running statement's progress (nil between
+	// statements); Progress reads it from other goroutines.
+	work atomic.Pointer[tracker]
 }
 
 // NewSession returns a session.
@@ -59,7 +63,10 @@ func (s *Session) Execute(ctx context.Context, stmt sql.Stmt) (res *Result, err 
 			res, err = nil, &InternalError{Panic: p, Stack: string(debug.Stack())}
 		}
 	}()
-	res, err = s.execute(ctx, stmt)
+	t := &tracker{what: statementWhat(stmt), start: time.Now()}
+	s.work.Store(t)
+	defer s.work.Store(nil)
+	res, err = s.execute(withTracker(ctx, t), stmt)
 	if res != nil {
 		res.Notices = append(res.Notices, s.eng.notices.since(&s.notices)...)
 	}

@@ -204,7 +204,9 @@ type logSource struct {
 	snapshot bool
 
 	alloc   memory.Allocator
+	metrics *exec.OperatorMetrics // progress: entries read, entries known
 	next    uint64
+	first   uint64 // the entry the first Next read from
 	end     uint64 // snapshot bound
 	pending []logEntry
 	started bool // Next was called: Seek is too late
@@ -221,7 +223,7 @@ type logEntry struct {
 const logReadEntries = 64
 
 func (s *logSource) Open(ctx context.Context, env *exec.Env) error {
-	s.alloc = env.Alloc
+	s.alloc, s.metrics = env.Alloc, env.Metrics
 	if s.snapshot {
 		end, err := s.log.End(s.stream)
 		if err != nil {
@@ -233,7 +235,9 @@ func (s *logSource) Open(ctx context.Context, env *exec.Env) error {
 }
 
 func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
-	s.started = true
+	if !s.started {
+		s.started, s.first = true, s.next
+	}
 	if len(s.pending) == 0 {
 		to := uint64(math.MaxUint64)
 		if s.snapshot {
@@ -249,6 +253,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 				return exec.Chunk{}, fmt.Errorf("reading the log of %s %s: %w", s.obj.Kind, s.obj.Name, err)
 			}
 			s.next = next
+			s.reportInput()
 		}
 	}
 	if len(s.pending) == 0 {
@@ -260,6 +265,23 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 	b := s.pending[0].batch
 	s.pending = s.pending[1:]
 	return exec.Chunk{Batch: b}, nil
+}
+
+// reportInput records the source's progress: the entries read since it
+// started and those known to follow (up to the snapshot's bound, or the
+// log's end now).
+func (s *logSource) reportInput() {
+	if s.metrics == nil {
+		return
+	}
+	end := s.end
+	if !s.snapshot {
+		var err error
+		if end, err = s.log.End(s.stream); err != nil {
+			return // progress is only a report; the next read finds the error
+		}
+	}
+	s.metrics.ReportInput(int64(s.next-s.first), int64(end)-int64(s.next))
 }
 
 func (s *logSource) Wait(ctx context.Context) error {

@@ -34,7 +34,8 @@ func (r *runner) runStatement(ctx context.Context, name, text string, pos sql.Po
 	stmt, err := sql.ParseOne(text, pos)
 	var res *engine.Result
 	if err == nil {
-		res, err = r.sess.Execute(ctx, stmt)
+		src, _ := r.sess.(progressSource)
+		withProgress(ctx, r.p.progress, src, func() { res, err = r.sess.Execute(ctx, stmt) })
 	}
 	if err == nil {
 		err = r.p.printResult(ctx, res, start)
@@ -73,7 +74,11 @@ func (r *runner) runScript(ctx context.Context, name, text string) error {
 // the app's output.
 func (a *app) newPrinter() *printer {
 	f, _ := parseFormat(a.opts.format) // checked by checkOptions
-	return &printer{out: a.out, errOut: a.io.Err, format: f, timing: a.opts.timing}
+	p := &printer{out: a.out, errOut: a.io.Err, format: f, timing: a.opts.timing}
+	if isTerminal(a.io.Err) {
+		p.progress = a.io.Err
+	}
+	return p
 }
 
 // script is one -f FILE or -e SQL of `eddy exec`, in command-line order.

@@ -43,6 +43,9 @@ type printer struct {
 	errOut io.Writer
 	format outputFormat
 	timing bool
+	// progress, a terminal, shows the progress of long statements on an
+	// updating line (nil: not shown).
+	progress io.Writer
 }
 
 // rowWriter writes rows in one format, header first.

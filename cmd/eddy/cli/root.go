@@ -254,7 +254,7 @@ func (a *app) run(fn func(cmd *cobra.Command, args []string) error) func(*cobra.
 // engineSession opens the engine the global flags describe and a session
 // on it.
 func (a *app) engineSession(ctx context.Context, interactive bool) (session, func() error, error) {
-	eng, err := a.openEngine(ctx)
+	eng, err := a.openEngine(ctx, false)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -267,14 +267,26 @@ func (a *app) engineSession(ctx context.Context, interactive bool) (session, fun
 	return eng.NewSession(engine.SessionOptions{Interactive: interactive}), closeFn, nil
 }
 
-// openEngine opens the engine the global flags describe.
-func (a *app) openEngine(ctx context.Context) (*engine.Engine, error) {
+// openEngine opens the engine the global flags describe. A long start
+// (restoring checkpoints, catching up) shows its progress on an updating
+// line of a terminal's standard error, or as lines of the output when
+// progressLines is set (eddy serve).
+func (a *app) openEngine(ctx context.Context, progressLines bool) (*engine.Engine, error) {
+	report, clear := startupProgress(a.io.Err, false)
+	every := time.Duration(0)
+	if progressLines {
+		report, clear = startupProgress(a.out, true)
+		every = 5 * time.Second
+	}
+	defer clear()
 	eng, err := engine.Open(ctx, engine.Config{
-		DataDir:     a.opts.dataDir,
-		FileRoot:    a.opts.fileRoot,
-		Parallelism: a.opts.parallelism,
-		Stdout:      a.out,
-		BufferBytes: a.opts.bufferBytes,
+		OnProgress:    report,
+		ProgressEvery: every,
+		DataDir:       a.opts.dataDir,
+		FileRoot:      a.opts.fileRoot,
+		Parallelism:   a.opts.parallelism,
+		Stdout:        a.out,
+		BufferBytes:   a.opts.bufferBytes,
 		// The state of all queries together stays within its share of
 		// the memory bound.
 		StateMemoryLimit:   a.opts.stateLimit,

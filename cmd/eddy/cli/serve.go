@@ -42,7 +42,7 @@ func (a *app) serve(ctx context.Context, mysqlAddr string) error {
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	eng, err := a.openEngine(ctx)
+	eng, err := a.openEngine(ctx, true)
 	if err != nil {
 		return err
 	}

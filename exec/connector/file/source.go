@@ -47,6 +47,7 @@ type Source struct {
 	closed   bool
 
 	started bool      // Next was called: Seek is too late
+	first   int64     // the file offset the first Next read from (progress)
 	recLen  int       // the bytes of the record readRecord returned last
 	failAt  *location // on_error = 'fail': where the bad row that failed the source starts
 }
@@ -141,7 +142,10 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 	case s.eof:
 		return exec.Chunk{}, io.EOF
 	}
-	s.started = true
+	if !s.started {
+		s.started, s.first = true, s.rd.consumed()
+	}
+	defer s.reportInput()
 	atEOF := false
 	for !s.bat.full() {
 		st, line, msg, err := s.readRecord(ctx, &atEOF)
@@ -184,6 +188,17 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		return exec.Chunk{}, io.EOF
 	}
 	return exec.Chunk{}, exec.ErrCaughtUp
+}
+
+// reportInput records the source's progress in bytes: read since the
+// first Next, and left in the file as it was when opened (a followed
+// file's growth shows once read).
+func (s *Source) reportInput() {
+	if s.env == nil || s.env.Metrics == nil {
+		return
+	}
+	at := s.rd.consumed()
+	s.env.Metrics.ReportInput(at-s.first, s.info.Size()-at)
 }
 
 // readRecord scans the next record, reading more of the file as needed. It

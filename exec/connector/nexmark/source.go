@@ -28,8 +28,10 @@ type Source struct {
 	batchSize int
 
 	alloc       memory.Allocator
-	now         func() time.Time // env.Now
-	instance    int              // the split: instance of parallelism
+	metrics     *exec.OperatorMetrics // progress: events passed, events to come
+	first       uint64                // the event the first Next started at
+	now         func() time.Time      // env.Now
+	instance    int                   // the split: instance of parallelism
 	parallelism int
 	cur         cursor
 	thr         throttle
@@ -101,7 +103,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if s.alloc == nil {
 		s.alloc = memory.DefaultAllocator
 	}
-	s.now = env.Now
+	s.now, s.metrics = env.Now, env.Metrics
 	s.instance, s.parallelism = env.Instance, p
 	s.cur = newCursor(s.kind, env.Instance, p, s.cfg.Events)
 	s.thr = throttle{rate: s.cfg.Rate, start: s.now()}
@@ -125,7 +127,10 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 	if err := ctx.Err(); err != nil {
 		return exec.Chunk{}, err
 	}
-	s.started = true
+	if !s.started {
+		s.started, s.first = true, s.cur.n
+	}
+	defer s.reportInput()
 	if !s.cur.seek() {
 		if s.cfg.Events > 0 {
 			return exec.Chunk{}, io.EOF
@@ -148,6 +153,16 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		s.cur.advance()
 	}
 	return exec.Chunk{Batch: b.finish(s.schema, s.outs)}, nil
+}
+
+// reportInput records the source's progress in events of the global
+// sequence: passed since the first Next, and to come in a bounded one.
+func (s *Source) reportInput() {
+	if s.metrics == nil || s.cfg.Events <= 0 {
+		return
+	}
+	n := min(s.cur.n, s.cur.end)
+	s.metrics.ReportInput(int64(n-s.first), int64(s.cur.end-n))
 }
 
 // Wait blocks until the split's next event is due (with a rate) or ctx is
