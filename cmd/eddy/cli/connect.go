@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/spf13/cobra"
-	"github.com/spf13/pflag"
 
 	"github.com/eddysql/eddy/cmd/eddy/client"
 )
@@ -37,7 +36,8 @@ var engineFlags = []string{"file-root", "parallelism", "buffer-memory", "memory-
 // addConnectFlags adds --connect and its login flags to a command that
 // runs statements: the shell (and the root command, which runs it) and
 // exec.
-func (a *app) addConnectFlags(fs *pflag.FlagSet) {
+func (a *app) addConnectFlags(cmd *cobra.Command) {
+	fs := cmd.Flags()
 	fs.StringVar(&a.conn.addr, "connect", "", "run the statements on the eddy server at `HOST:PORT` (eddy serve) over the MySQL protocol, instead of opening the data directory")
 	fs.StringVar(&a.conn.user, "user", "root", "with --connect: the user to log in as")
 	fs.StringVar(&a.conn.password, "password", "", "with --connect: the password to log in with (default: $"+passwordEnv+")")

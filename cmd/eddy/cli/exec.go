@@ -120,7 +120,7 @@ which is reported with its line, and eddy exits with status 1.`,
 	}
 	cmd.Flags().VarP(&scriptFlag{file: true, list: &scripts}, "file", "f", "run the SQL script in `FILE` (repeatable; - reads standard input)")
 	cmd.Flags().VarP(&scriptFlag{list: &scripts}, "execute", "e", "run the `SQL` statements given (repeatable)")
-	a.addConnectFlags(cmd.Flags())
+	a.addConnectFlags(cmd)
 	return cmd
 }
 

@@ -144,7 +144,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 		PersistentPreRunE: a.preRun,
 		RunE:              a.run(a.shell),
 	}
-	a.addConnectFlags(root.Flags())
+	a.addConnectFlags(root)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.opts.dataDir, "data-dir", "./eddy-data", "directory of the catalog, stream logs and state")
 	pf.StringVar(&a.opts.fileRoot, "file-root", "", "directory file connectors are confined to; relative paths resolve against it (default: the directory eddy was started in)")
@@ -164,7 +164,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 		Args:  cobra.NoArgs,
 		RunE:  a.run(a.shell),
 	}
-	a.addConnectFlags(shell.Flags())
+	a.addConnectFlags(shell)
 	root.AddCommand(
 		shell,
 		a.execCommand(),
