@@ -89,6 +89,10 @@ type Source struct {
 // last (without the terminating ';').
 func (s *Source) Text() string { return s.sc.text[s.lo:s.hi] }
 
+// Start returns the script position of the statement's first token, where
+// Text begins.
+func (s *Source) Start() Pos { return s.sc.pos(s.lo) }
+
 // TiDBText returns the text handed to TiDB: the statement with eddy's own
 // syntax blanked and CAST and window function calls rewritten. It is empty
 // when the statement needed no TiDB parse.

@@ -104,6 +104,9 @@ func TestSourceText(t *testing.T) {
 	if s.(*Select).Query.Text != "SELECT a FROM t" {
 		t.Errorf("Query.Text = %q", s.(*Select).Query.Text)
 	}
+	if got, want := s.Source().Start(), (Pos{Offset: 12, Line: 2, Col: 3}); got != want || got != s.(*Select).Start {
+		t.Errorf("Start() = %+v, want %+v (the statement's Start, %+v)", got, want, s.(*Select).Start)
+	}
 }
 
 func TestIdentPos(t *testing.T) {

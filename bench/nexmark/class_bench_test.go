@@ -42,14 +42,10 @@ var benchClasses = []struct{ class, query string }{
 // Each iteration runs the whole query once; -benchtime Nx repeats it.
 // Add -cpuprofile to profile a query in-process.
 func BenchmarkNexmarkClass(b *testing.B) {
-	dir, err := FindDir(".")
-	if err != nil {
-		b.Fatal(err)
-	}
-	c := Config{Events: *classEvents, Parallelism: *classParallelism, Dir: dir}
+	c := Config{Events: *classEvents, Parallelism: *classParallelism}
 	for _, bc := range benchClasses {
 		b.Run(bc.class+"="+bc.query, func(b *testing.B) {
-			qs, err := LoadQueries(dir, bc.query)
+			qs, err := LoadQueries(c.Dir, bc.query)
 			if err != nil {
 				b.Fatal(err)
 			}

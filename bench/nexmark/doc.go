@@ -1,7 +1,8 @@
 // Package nexmark runs the Nexmark benchmark (NEXMARK.md) on eddy: each
-// query of testdata/nexmark over the in-process nexmark generator, into a
-// blackhole sink, to completion, measured and compared with the generator
-// alone. It is the logic behind `eddy bench nexmark`.
+// query of bench/nexmark/queries (embedded in the binary by package
+// queries) over the in-process nexmark generator, into a blackhole sink,
+// to completion, measured and compared with the generator alone. It is
+// the logic behind `eddy bench nexmark`.
 //
 // # What runs
 //

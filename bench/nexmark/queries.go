@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/eddysql/eddy/bench/nexmark/queries"
 )
 
 // Query is one benchmark query: its name and the statements that deploy it.
@@ -17,14 +19,36 @@ type Query struct {
 	// Name is the query's name: q0 … q22 (the file name without .sql), or
 	// BaselineName.
 	Name string
-	// File is the path the query was read from; empty for the baseline.
+	// File is the path the query was read from (its name, qN.sql, for a
+	// built-in query); empty for the baseline.
 	File string
 	// Text is the query's SQL: one or more statements, each ended by ';'.
 	Text string
 }
 
-// QueryDir is where the query files are, relative to the repository root.
-const QueryDir = "testdata/nexmark"
+// QueryDir is where the query files are, relative to the repository root:
+// the package queries, which embeds them in the binary.
+const QueryDir = "bench/nexmark/queries"
+
+// builtIn is how messages name the embedded queries.
+const builtIn = "the built-in queries"
+
+// queryFS returns the files of the query directory dir: the embedded
+// queries (package queries) when dir is "", else the directory's.
+func queryFS(dir string) (fsys fs.FS, name string) {
+	if dir == "" {
+		return queries.FS, builtIn
+	}
+	return os.DirFS(dir), dir
+}
+
+// queryPath returns the path of file name in dir, as Query.File holds it.
+func queryPath(dir, name string) string {
+	if dir == "" {
+		return name
+	}
+	return filepath.Join(dir, name)
+}
 
 // queryName is the shape of a query file's name without .sql: q, the
 // query's number, and an optional suffix for a variant (q5_rewrite).
@@ -93,9 +117,16 @@ func sortNames(names []string) {
 	})
 }
 
-// Available returns the names of the query files in dir, in order.
+// Available returns the names of the query files in dir (the built-in
+// queries when dir is ""), in order.
 func Available(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+	var entries []fs.DirEntry
+	var err error
+	if dir == "" {
+		entries, err = fs.ReadDir(queries.FS, ".")
+	} else {
+		entries, err = os.ReadDir(dir)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("reading the query directory: %w", err)
 	}
@@ -112,8 +143,9 @@ func Available(dir string) ([]string, error) {
 }
 
 // LoadQueries reads the queries that list names (as ParseList reads it)
-// from the files <name>.sql in dir. A name without a file is an error that
-// lists the queries there are.
+// from the files <name>.sql in dir, or from the built-in queries when dir
+// is "". A name without a file is an error that lists the queries there
+// are.
 func LoadQueries(dir, list string) ([]Query, error) {
 	names, all, err := ParseList(list)
 	if err != nil {
@@ -123,43 +155,24 @@ func LoadQueries(dir, list string) ([]Query, error) {
 	if err != nil {
 		return nil, err
 	}
+	fsys, where := queryFS(dir)
 	if all {
 		if len(avail) == 0 {
-			return nil, fmt.Errorf("no query files (q0.sql …) in %s", dir)
+			return nil, fmt.Errorf("no query files (q0.sql …) in %s", where)
 		}
 		names = avail
 	}
 	out := make([]Query, 0, len(names))
 	for _, name := range names {
-		path := filepath.Join(dir, name+".sql")
-		data, err := os.ReadFile(path)
+		file := name + ".sql"
+		data, err := fs.ReadFile(fsys, file)
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("no query %s in %s (there are: %s)", name, dir, strings.Join(avail, ", "))
+			return nil, fmt.Errorf("no query %s in %s (there are: %s)", name, where, strings.Join(avail, ", "))
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading query %s: %w", name, err)
 		}
-		out = append(out, Query{Name: name, File: path, Text: string(data)})
+		out = append(out, Query{Name: name, File: queryPath(dir, file), Text: string(data)})
 	}
 	return out, nil
-}
-
-// FindDir returns the query directory (QueryDir) of the eddy checkout that
-// holds start, looking in start and each of its parents.
-func FindDir(start string) (string, error) {
-	dir, err := filepath.Abs(start)
-	if err != nil {
-		return "", fmt.Errorf("finding %s: %w", QueryDir, err)
-	}
-	for {
-		cand := filepath.Join(dir, filepath.FromSlash(QueryDir))
-		if st, err := os.Stat(cand); err == nil && st.IsDir() {
-			return cand, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", fmt.Errorf("no %s directory in %s or its parents (run from an eddy checkout, or give --dir)", QueryDir, start)
-		}
-		dir = parent
-	}
 }

@@ -1,12 +1,17 @@
 package nexmark
 
 import (
+	"bytes"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/eddysql/eddy/bench/nexmark/queries"
 )
 
 func TestParseList(t *testing.T) {
@@ -97,39 +102,57 @@ func TestLoadQueries(t *testing.T) {
 	}
 }
 
-func TestFindDir(t *testing.T) {
-	root := t.TempDir()
-	want := filepath.Join(root, "testdata", "nexmark")
-	deep := filepath.Join(root, "a", "b")
-	for _, d := range []string{want, deep} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for _, start := range []string{root, deep} {
-		if got, err := FindDir(start); err != nil || got != want {
-			t.Errorf("FindDir(%s) = %s, %v; want %s", start, got, err, want)
-		}
-	}
-	if _, err := FindDir(t.TempDir()); err == nil || !strings.Contains(err.Error(), "--dir") {
-		t.Errorf("no directory: error %v", err)
-	}
-}
-
-// TestQueryFiles checks the checkout's query files: q0 to q22 are all
-// there, in order, and each parses into at least one statement.
-func TestQueryFiles(t *testing.T) {
-	dir, err := FindDir(".")
+// TestBuiltInQueriesAreTheDirectory checks that the queries built into
+// the binary are the files of the query directory: every file but the Go
+// sources and the documentation is embedded, so a data file a query reads
+// cannot be left out.
+func TestBuiltInQueriesAreTheDirectory(t *testing.T) {
+	entries, err := os.ReadDir("queries")
 	if err != nil {
 		t.Fatal(err)
 	}
-	qs, err := LoadQueries(dir, "all")
+	var want []string
+	for _, e := range entries {
+		if ext := filepath.Ext(e.Name()); ext != ".go" && ext != ".md" {
+			want = append(want, e.Name())
+		}
+	}
+	embedded, err := fs.ReadDir(queries.FS, ".")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, e := range embedded {
+		got = append(got, e.Name())
+		disk, err := os.ReadFile(filepath.Join("queries", e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b, _ := fs.ReadFile(queries.FS, e.Name()); !bytes.Equal(b, disk) {
+			t.Errorf("%s: the embedded file differs from the one on disk", e.Name())
+		}
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("embedded %q, want the directory's %q", got, want)
+	}
+	if !slices.Contains(got, "side_input.csv") {
+		t.Errorf("q13's side input is not embedded: %q", got)
+	}
+}
+
+// TestQueryFiles checks the built-in query files: q0 to q22 are all
+// there, in order, and each parses into at least one statement.
+func TestQueryFiles(t *testing.T) {
+	qs, err := LoadQueries("", "all")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var names []string
 	for _, q := range qs {
 		names = append(names, q.Name)
+		if q.File != q.Name+".sql" {
+			t.Errorf("%s: File = %s", q.Name, q.File)
+		}
 		if _, err := parseQuery(q); err != nil {
 			t.Errorf("%s: %v", q.Name, err)
 		}

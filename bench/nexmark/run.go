@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
@@ -151,32 +153,30 @@ func execText(ctx context.Context, sess *engine.Session, text string) error {
 	return err
 }
 
-// copyDataFiles copies the regular files of dir that are neither queries
-// nor documentation (q13's side_input.csv) into scratch. An empty dir has
-// none.
+// copyDataFiles copies the regular files of the query directory dir (the
+// built-in queries when dir is "") that are neither queries nor
+// documentation (q13's side_input.csv) into scratch.
 func copyDataFiles(dir, scratch string) error {
-	if dir == "" {
-		return nil
-	}
-	entries, err := os.ReadDir(dir)
+	fsys, _ := queryFS(dir)
+	entries, err := fs.ReadDir(fsys, ".")
 	if err != nil {
 		return fmt.Errorf("reading the query directory: %w", err)
 	}
 	for _, e := range entries {
-		ext := strings.ToLower(filepath.Ext(e.Name()))
+		ext := strings.ToLower(path.Ext(e.Name()))
 		if !e.Type().IsRegular() || ext == ".sql" || ext == ".md" {
 			continue
 		}
-		if err := copyFile(filepath.Join(dir, e.Name()), filepath.Join(scratch, e.Name())); err != nil {
+		if err := copyFile(fsys, e.Name(), filepath.Join(scratch, e.Name())); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// copyFile copies the file src to dst.
-func copyFile(src, dst string) error {
-	in, err := os.Open(src)
+// copyFile copies the file src of fsys to dst.
+func copyFile(fsys fs.FS, src, dst string) error {
+	in, err := fsys.Open(src)
 	if err != nil {
 		return fmt.Errorf("copying a data file: %w", err)
 	}

@@ -8,14 +8,10 @@ import (
 	"testing"
 )
 
-// testConfig runs small, fast runs over the checkout's query directory.
+// testConfig runs small, fast runs over the built-in queries.
 func testConfig(t *testing.T) Config {
 	t.Helper()
-	dir, err := FindDir(".")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return Config{Events: 20_000, Parallelism: 2, Dir: dir}
+	return Config{Events: 20_000, Parallelism: 2}
 }
 
 func TestRunOne(t *testing.T) {

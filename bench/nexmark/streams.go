@@ -21,9 +21,11 @@ type Config struct {
 	// Rate throttles the generator to this many events per second of wall
 	// clock (the connector's rate); 0 means unthrottled.
 	Rate float64
-	// Dir is the query directory. Files in it other than queries (such as
-	// q13's side input) are copied into the scratch directory each query
-	// runs in, where relative connector paths resolve.
+	// Dir is the query directory; "" means the queries built into the
+	// binary (package queries). Files in it other than queries and
+	// documentation (such as q13's side input) are copied into the
+	// scratch directory each query runs in, where relative connector
+	// paths resolve.
 	Dir string
 	// CheckpointInterval checkpoints the query's job this often into a
 	// state store in the engine's data directory (0: no checkpoints). It

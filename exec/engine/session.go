@@ -165,7 +165,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		case "off", "false", "0":
 			s.noOptimize = true
 		default:
-			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("optimizer must be on or off, got '%s'", st.Value)}
+			return nil, bindErr(st.ValuePos, st.Source(), "optimizer must be on or off, got '%s'", st.Value)
 		}
 		return ok("SET"), nil
 	case "two_phase_agg":
@@ -175,7 +175,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 	case "checkpoint_interval":
 		d, err := connector.ParseDuration(st.Value)
 		if err != nil {
-			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("checkpoint_interval must be a duration such as '10s', or '0' for none: %v", err)}
+			return nil, bindErr(st.ValuePos, st.Source(), "checkpoint_interval must be a duration such as '10s', or '0' for none: %v", err)
 		}
 		s.checkpoint = &d
 		return ok("SET"), nil
@@ -184,12 +184,14 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
-			return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("parallelism must be an integer from 1 to 256, got '%s'", st.Value)}
+			return nil, bindErr(st.ValuePos, st.Source(), "parallelism must be an integer from 1 to 256, got '%s'", st.Value)
 		}
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, checkpoint_interval, state_ttl, optimizer, join_distribution, two_phase_agg"}
+	e := bindErr(st.Name.Pos, st.Source(), "unknown setting '%s'", st.Name.Name)
+	e.Hint = "settings: parallelism, checkpoint_interval, state_ttl, optimizer, join_distribution, two_phase_agg"
+	return nil, e
 }
 
 // setChoice sets *dst to the value of a setting that is auto or one of
@@ -204,8 +206,8 @@ func setChoice(st *sql.Set, dst *string, choices ...string) (*Result, error) {
 		*dst = v
 	default:
 		last := len(choices) - 1
-		return nil, &planner.BindError{Pos: st.ValuePos, Msg: fmt.Sprintf("%s must be auto, %s or %s, got '%s'",
-			strings.ToLower(st.Name.Name), strings.Join(choices[:last], ", "), choices[last], st.Value)}
+		return nil, bindErr(st.ValuePos, st.Source(), "%s must be auto, %s or %s, got '%s'",
+			strings.ToLower(st.Name.Name), strings.Join(choices[:last], ", "), choices[last], st.Value)
 	}
 	return ok("SET"), nil
 }

@@ -1,5 +1,5 @@
 // Package verify checks the final results of the Nexmark queries
-// (testdata/nexmark/q0.sql … q22.sql) against an independent evaluation,
+// (bench/nexmark/queries/q0.sql … q22.sql) against an independent evaluation,
 // as issue 5 asks: on a fixed small run, each query's result in eddy must
 // equal the result of the same query run as a batch by SQLite over the
 // same events. The package is only its test, TestNexmarkVerified:

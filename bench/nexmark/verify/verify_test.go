@@ -18,8 +18,9 @@ import (
 	"github.com/eddysql/eddy/sql"
 )
 
-// queryDir holds the Nexmark queries, at the repository's testdata/nexmark.
-const queryDir = "../../../testdata/nexmark"
+// queryDir holds the Nexmark queries: the package nexmark/queries, which
+// embeds them in eddy.
+const queryDir = "../queries"
 
 // queries are the queries verified, q0 to q22.
 var queries = func() []string {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"os/signal"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"time"
@@ -61,8 +62,9 @@ func (a *app) benchNexmarkCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "nexmark [--events N] [--queries q0,q5,...|all] [--parallelism P] [--json] [--rate R] [--checkpoint-interval D | --disk]",
 		Short: "Run the Nexmark queries over the built-in generator and measure them",
-		Long: `Run the Nexmark queries (testdata/nexmark/qN.sql) over the built-in nexmark
-generator into blackhole sinks, each to the end of a bounded run of --events
+		Long: `Run the Nexmark queries (bench/nexmark/queries/qN.sql, built into eddy; --dir
+reads them from a directory instead) over the built-in nexmark generator
+into blackhole sinks, each to the end of a bounded run of --events
 events (persons, auctions and bids together) in a process of its own, after
 a baseline that only drains the generator. For each query it reports the wall
 time, the CPU time and cores the process used (getrusage), events/s,
@@ -96,7 +98,7 @@ writing the report).`,
 	fl.StringVar(&f.queries, "queries", "all", "queries to run: q0,q5,... or all")
 	fl.BoolVar(&f.json, "json", false, "print one JSON object per line per query instead of a table")
 	fl.Float64Var(&f.rate, "rate", 0, "throttle the generator to this many events/s (0: unthrottled)")
-	fl.StringVar(&f.dir, "dir", "", "directory of the query files (default: testdata/nexmark of the checkout holding the working directory)")
+	fl.StringVar(&f.dir, "dir", "", "read the query files (qN.sql) and the data files they read from this directory instead of the queries built into eddy")
 	fl.DurationVar(&f.checkpoint, "checkpoint-interval", 0, "checkpoint each query's job this often into a state store on disk (0: no checkpoints)")
 	fl.BoolVar(&f.disk, "disk", false, "run each query's engine on a data directory on disk, without checkpoints unless --checkpoint-interval says")
 	fl.StringVar(&f.child, "child", "", "run one query in this process and report it as JSON lines (used by the bench itself)")
@@ -120,14 +122,13 @@ func (a *app) benchConfig(f benchFlags) (nexmark.Config, error) {
 		p = runtime.NumCPU()
 	}
 	dir := f.dir
-	if dir == "" {
-		wd, err := os.Getwd()
+	if dir != "" {
+		// Name it absolutely in messages and to the children.
+		abs, err := filepath.Abs(dir)
 		if err != nil {
-			return nexmark.Config{}, err
+			return nexmark.Config{}, usagef("--dir %s: %v", dir, err)
 		}
-		if dir, err = nexmark.FindDir(wd); err != nil {
-			return nexmark.Config{}, &usageError{err}
-		}
+		dir = abs
 	}
 	c := nexmark.Config{Events: f.events, Parallelism: p, Rate: f.rate, Dir: dir, CheckpointInterval: f.checkpoint, OnDisk: f.disk}
 	if err := c.Validate(); err != nil {

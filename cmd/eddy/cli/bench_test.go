@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -153,4 +154,46 @@ func TestBenchNexmarkCheckpoints(t *testing.T) {
 	if !strings.Contains(errOut, "checkpoints every 1ms into a Badger data directory") {
 		t.Errorf("description:\n%s", errOut)
 	}
+}
+
+// TestBenchNexmarkOutsideTheCheckout runs the bench from a directory that
+// is no eddy checkout: the queries are built into the binary, and q13's
+// side input with them. --dir still reads a directory of its own instead.
+func TestBenchNexmarkOutsideTheCheckout(t *testing.T) {
+	useTestBinaryAsEddy(t)
+	t.Chdir(t.TempDir())
+	code, out, errOut := runBench(t, "--events", "20000", "--queries", "q13", "--json")
+	if code != exitOK {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[1], `"query":"q13"`) || strings.Contains(lines[1], `"error"`) {
+		t.Errorf("want the baseline and q13 without an error, got:\n%s\nstderr:\n%s", out, errOut)
+	}
+
+	// --dir overrides, relative to the working directory.
+	if err := os.Mkdir("mine", 0o755); err != nil {
+		t.Fatal(err)
+	}
+	q := "CREATE SINK q99 AS SELECT auction FROM bid WITH (connector = 'blackhole');\n"
+	if err := os.WriteFile(filepath.Join("mine", "q99.sql"), []byte(q), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut = runBench(t, "--events", "20000", "--queries", "all", "--dir", "mine", "--json")
+	lines = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != exitOK || len(lines) != 2 || !strings.Contains(lines[1], `"query":"q99"`) || strings.Contains(lines[1], `"error"`) {
+		t.Errorf("--dir mine: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if code, _, errOut := runBench(t, "--queries", "q0", "--dir", "mine"); code != exitUsage || !strings.Contains(errOut, "no query q0 in "+filepath.Join(mustGetwd(t), "mine")+" (there are: q99)") {
+		t.Errorf("--dir without q0: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }

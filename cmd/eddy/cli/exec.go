@@ -125,6 +125,7 @@ which is reported with its line, and eddy exits with status 1.`,
 	}
 	cmd.Flags().VarP(&scriptFlag{file: true, list: &scripts}, "file", "f", "run the SQL script in `FILE` (repeatable; - reads standard input)")
 	cmd.Flags().VarP(&scriptFlag{list: &scripts}, "execute", "e", "run the `SQL` statements given (repeatable)")
+	a.addConnectFlags(cmd)
 	return cmd
 }
 
@@ -181,7 +182,7 @@ func (a *app) runPiped(ctx context.Context) error {
 func (a *app) withEngine(ctx context.Context, fn func(context.Context, session) error) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt)
 	defer stop()
-	sess, closeFn, err := a.openSession(ctx, false)
+	sess, closeFn, err := a.open(ctx, false)
 	if err != nil {
 		return err
 	}

@@ -92,6 +92,8 @@ type app struct {
 	openSession func(ctx context.Context, interactive bool) (session, func() error, error)
 	// stopProfile ends the --cpuprofile profile; nil without one.
 	stopProfile func() error
+	// conn holds --connect and its login flags.
+	conn connectOptions
 }
 
 // Main runs the eddy command line args and returns the exit code.
@@ -139,9 +141,10 @@ func (a *app) rootCommand() *cobra.Command {
 interactive shell; with input piped in it runs that input as a script.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
-		PersistentPreRunE: func(*cobra.Command, []string) error { return a.checkOptions() },
+		PersistentPreRunE: a.preRun,
 		RunE:              a.run(a.shell),
 	}
+	a.addConnectFlags(root)
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.opts.dataDir, "data-dir", "./eddy-data", "directory of the catalog, stream logs and state")
 	pf.StringVar(&a.opts.fileRoot, "file-root", "", "directory file connectors are confined to; relative paths resolve against it (default: the directory eddy was started in)")
@@ -155,13 +158,15 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
+	shell := &cobra.Command{
+		Use:   "shell",
+		Short: "Start the interactive shell (the default command)",
+		Args:  cobra.NoArgs,
+		RunE:  a.run(a.shell),
+	}
+	a.addConnectFlags(shell)
 	root.AddCommand(
-		&cobra.Command{
-			Use:   "shell",
-			Short: "Start the interactive shell (the default command)",
-			Args:  cobra.NoArgs,
-			RunE:  a.run(a.shell),
-		},
+		shell,
 		a.execCommand(),
 		a.sltCommand(),
 		a.serveCommand(),

@@ -55,7 +55,7 @@ func (a *app) shell(cmd *cobra.Command, _ []string) error {
 	if !a.io.Terminal {
 		return a.runPiped(ctx)
 	}
-	sess, closeFn, err := a.openSession(ctx, true)
+	sess, closeFn, err := a.open(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -77,6 +77,9 @@ func (a *app) shell(cmd *cobra.Command, _ []string) error {
 		interrupts: sigs,
 	}
 	fmt.Fprintf(a.out, "eddy %s. Type \\help for help, \\q to quit.\n", versionString())
+	if a.conn.addr != "" {
+		fmt.Fprintf(a.out, "Connected to eddy at %s.\n", a.conn.addr)
+	}
 	err = sh.loop(ctx)
 	signal.Stop(sigs)
 	if herr := saveHistory(ln, histPath); herr != nil {

@@ -54,8 +54,12 @@ func fields(cols []engine.Column) []*querypb.Field {
 		case types.Float, types.Double:
 			f.Type, f.ColumnLength, f.Decimals = sqltypes.Float64, 22, notFixedDecimals
 		case types.Decimal:
-			// Digits, a sign and a point.
-			f.Type, f.ColumnLength, f.Decimals = sqltypes.Decimal, uint32(t.Precision)+2, uint32(t.Scale)
+			// Digits, a sign, and a point when there are digits after
+			// it (MySQL's length, which clients read the precision from).
+			f.Type, f.ColumnLength, f.Decimals = sqltypes.Decimal, uint32(t.Precision)+1, uint32(t.Scale)
+			if t.Scale > 0 {
+				f.ColumnLength++
+			}
 		case types.Date:
 			f.Type, f.ColumnLength, f.Flags = sqltypes.Date, 10, uint32(querypb.MySqlFlag_BINARY_FLAG)
 		case types.Timestamp:

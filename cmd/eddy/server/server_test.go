@@ -69,6 +69,20 @@ func TestStatements(t *testing.T) {
 	if len(streams) != 1 || streams[0][0] != "s" {
 		t.Errorf("SHOW STREAMS: %v", streams)
 	}
+	// A DECIMAL without digits after the point has no point: MySQL's
+	// length is the digits and a sign, which drivers read the precision
+	// from.
+	rows, err = db.Query("SELECT CAST(a AS DECIMAL(12,0)) AS d0 FROM s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cts, err = rows.ColumnTypes(); err != nil {
+		t.Fatal(err)
+	}
+	if p, s, ok := cts[0].DecimalSize(); !ok || p != 12 || s != 0 {
+		t.Errorf("DECIMAL(12,0) size %d,%d (%v), want 12,0", p, s, ok)
+	}
+	rows.Close()
 	mustExec(t, db, "CREATE MATERIALIZED VIEW v AS SELECT COUNT(*) AS n FROM s", "FLUSH")
 	if got := query(t, db, "SELECT n FROM v"); !reflect.DeepEqual(got, [][]string{{"2"}}) {
 		t.Errorf("view: %v", got)
