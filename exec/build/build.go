@@ -99,7 +99,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		}
 		b.g.Stages = append(b.g.Stages, dataflow.StageSpec{
 			Parallelism: h.Parallelism,
-			Inputs:      []dataflow.InputSpec{{From: up, Dist: distOf(n.Dist), Keys: n.Keys}},
+			Inputs:      []dataflow.InputSpec{{From: up, Dist: distOf(n.Dist), Keys: n.Keys, NodeID: h.ID}},
 		})
 		return len(b.g.Stages) - 1, nil
 	}
@@ -227,7 +227,7 @@ func (b *graphBuilder) buildMultiInput(n physical.Node, newOp func(int) (exec.Op
 		if err != nil {
 			return 0, err
 		}
-		st.Inputs = append(st.Inputs, dataflow.InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k})
+		st.Inputs = append(st.Inputs, dataflow.InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k, NodeID: ex.ID})
 	}
 	st.Ops = []dataflow.OpSpec{{Name: physical.Line(n), NodeID: h.ID, New: newOp}}
 	b.g.Stages = append(b.g.Stages, st)

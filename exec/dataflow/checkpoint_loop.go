@@ -109,6 +109,15 @@ func (j *Job) CheckpointCounts() (taken, failed int) {
 	return j.ckptTaken, j.ckptFailed
 }
 
+// CheckpointTotals returns how many checkpoints the job has taken since
+// it started, how many of them failed, and their durations summed: a
+// summary's count and sum, read together.
+func (j *Job) CheckpointTotals() (taken, failed int, total time.Duration) {
+	j.ckptMu.Lock()
+	defer j.ckptMu.Unlock()
+	return j.ckptTaken, j.ckptFailed, j.ckptTime
+}
+
 // CheckpointNext takes the checkpoint numbered after the last one taken
 // (or, first, after the store's last committed epoch) and returns its
 // epoch. Checkpoints are taken one at a time.
@@ -165,6 +174,7 @@ func (j *Job) takeCheckpoint(ctx context.Context, epoch uint64, take func() erro
 	j.lastEpoch = max(j.lastEpoch, epoch)
 	j.ckptStats = append(j.ckptStats, stat)
 	j.ckptTaken++
+	j.ckptTime += stat.Duration
 	if err != nil {
 		j.ckptFailed++
 	}

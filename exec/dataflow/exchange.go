@@ -36,6 +36,24 @@ const (
 	DistRoundRobin
 )
 
+// String returns the distribution's name as EXPLAIN spells it: forward,
+// hash, broadcast, single or round-robin.
+func (d Distribution) String() string {
+	switch d {
+	case DistForward:
+		return "forward"
+	case DistHash:
+		return "hash"
+	case DistBroadcast:
+		return "broadcast"
+	case DistSingle:
+		return "single"
+	case DistRoundRobin:
+		return "round-robin"
+	}
+	return "unknown"
+}
+
 // outWriter sends one task's output into the consumer stage's inboxes. It is
 // the Emitter at the end of a chain that feeds an exchange. Time blocked on
 // a full inbox is backpressure.

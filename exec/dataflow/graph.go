@@ -21,6 +21,9 @@ type InputSpec struct {
 	Dist  Distribution
 	Keys  []int // hash keys (input ordinals), for DistHash
 	Input int   // which input of the stage's first operator it feeds
+	// NodeID is the physical plan's exchange node (0: none), for
+	// observers to name the exchange.
+	NodeID int
 	// IgnoreWatermarks makes the stage's watermark the minimum over its
 	// other inputs only: a lookup join's table side, whose rows carry no
 	// event time, must not hold back the stream's watermark.

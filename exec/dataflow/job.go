@@ -109,10 +109,12 @@ type Job struct {
 	finalErr   error
 	// ckptTaken and ckptFailed count the checkpoints taken and failed.
 	ckptTaken, ckptFailed int
-	timingMu              sync.Mutex     // guards timing
-	timing                barrierTiming  // of the latest barrier the tasks report
-	coord                 sync.WaitGroup // the checkpoint coordinator
-	resumeErr             error          // why the job cannot resume from a checkpoint, if it cannot
+	// ckptTime is the duration of every checkpoint taken, summed.
+	ckptTime  time.Duration
+	timingMu  sync.Mutex     // guards timing
+	timing    barrierTiming  // of the latest barrier the tasks report
+	coord     sync.WaitGroup // the checkpoint coordinator
+	resumeErr error          // why the job cannot resume from a checkpoint, if it cannot
 	// stateWritten and stateRead count the bytes of state entries the
 	// job's snapshots wrote and its restore read.
 	stateWritten, stateRead atomic.Int64

@@ -52,8 +52,22 @@ func (j *Job) Parallelism() int {
 }
 
 // Stats returns the figures of every source and operator of the job, in
-// stage order. It may be called while the job runs.
+// stage order, each summed over its instances. It may be called while the
+// job runs.
 func (j *Job) Stats() []OpStats {
+	per := j.InstanceStats()
+	out := make([]OpStats, len(per))
+	for i, insts := range per {
+		out[i] = SumStats(insts)
+	}
+	return out
+}
+
+// InstanceStats returns the figures of every source and operator of the
+// job, in the order of Stats, per parallel instance: InstanceStats()[k][i]
+// is instance i of the k-th operator Stats returns, with Instances 1. It
+// may be called while the job runs.
+func (j *Job) InstanceStats() [][]OpStats {
 	j.mu.Lock()
 	ended := j.ended
 	j.mu.Unlock()
@@ -61,56 +75,75 @@ func (j *Job) Stats() []OpStats {
 	if !ended.IsZero() {
 		wall = ended.Sub(j.started)
 	}
-	var out []OpStats
+	var out [][]OpStats
 	for _, sr := range j.stages {
 		if sr.spec.Source != nil {
-			s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: len(sr.tasks)}
-			for _, t := range sr.tasks {
+			insts := make([]OpStats, len(sr.tasks))
+			for k, t := range sr.tasks {
 				m := t.env.Metrics
-				s.RowsIn += m.RowsIn.Load()
-				s.RowsOut += m.RowsOut.Load()
-				s.LateRows += m.LateRows.Load()
-				s.BadRows += m.BadRows.Load()
-				s.Backlog += m.EstimateBacklog()
-				s.InputKnown = s.InputKnown || m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0
 				idle := time.Duration(t.taskM.IdleNanos.Load())
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
-				s.Idle += idle
-				s.Backpressure += bp
-				s.Busy += max(wall-idle-bp, 0)
-				s.Wall += wall
-				s.Watermark = lowestWatermark(s.Watermark, m.Watermark.Load())
+				s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: 1,
+					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(),
+					Idle: idle, Backpressure: bp, Busy: max(wall-idle-bp, 0), Wall: wall, Watermark: m.Watermark.Load(),
+					Backlog: m.EstimateBacklog(), InputKnown: m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0}
 				if since := t.behindSince.Load(); since != 0 {
-					s.Lag = max(s.Lag, time.Since(time.Unix(0, since)))
+					s.Lag = time.Since(time.Unix(0, since))
 				}
+				insts[k] = s
 			}
-			out = append(out, s)
+			out = append(out, insts)
 		}
 		for i, os := range sr.spec.Ops {
-			s := OpStats{NodeID: os.NodeID, Name: os.Name, Instances: len(sr.tasks)}
+			insts := make([]OpStats, 0, len(sr.tasks))
 			for _, t := range sr.tasks {
-				if i >= len(t.metrics) {
+				if i >= len(t.metrics) { // not opened: no figures yet
+					insts = append(insts, OpStats{NodeID: os.NodeID, Name: os.Name, Instances: 1, Wall: wall})
 					continue
 				}
 				m := t.metrics[i]
 				busy := time.Duration(m.BusyNanos.Load())
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
-				s.RowsIn += m.RowsIn.Load()
-				s.RowsOut += m.RowsOut.Load()
-				s.LateRows += m.LateRows.Load()
-				s.StateKeys += m.StateKeys.Load()
-				s.StateBytes += m.StateBytes.Load()
-				s.Busy += busy
-				s.Backpressure += bp
-				s.Idle += max(wall-busy-bp, 0)
-				s.Wall += wall
-				s.Watermark = lowestWatermark(s.Watermark, m.Watermark.Load())
-				s.Counts = addCounts(s.Counts, m.Counts())
+				insts = append(insts, OpStats{NodeID: os.NodeID, Name: os.Name, Instances: 1,
+					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(),
+					StateKeys: m.StateKeys.Load(), StateBytes: m.StateBytes.Load(),
+					Busy: busy, Backpressure: bp, Idle: max(wall-busy-bp, 0), Wall: wall,
+					Watermark: m.Watermark.Load(), Counts: m.Counts()})
 			}
-			out = append(out, s)
+			out = append(out, insts)
 		}
 	}
 	return out
+}
+
+// SumStats sums the figures of an operator's instances as Stats does:
+// counts and times add up, the watermark is the lowest and the lag the
+// longest. Instances is the number of instances in insts, whose first
+// names the operator.
+func SumStats(insts []OpStats) OpStats {
+	var s OpStats
+	for k, in := range insts {
+		if k == 0 {
+			s.NodeID, s.Name, s.Source = in.NodeID, in.Name, in.Source
+		}
+		s.Instances++
+		s.RowsIn += in.RowsIn
+		s.RowsOut += in.RowsOut
+		s.Busy += in.Busy
+		s.Idle += in.Idle
+		s.Backpressure += in.Backpressure
+		s.Wall += in.Wall
+		s.LateRows += in.LateRows
+		s.BadRows += in.BadRows
+		s.StateKeys += in.StateKeys
+		s.StateBytes += in.StateBytes
+		s.Watermark = lowestWatermark(s.Watermark, in.Watermark)
+		s.Lag = max(s.Lag, in.Lag)
+		s.Backlog += in.Backlog
+		s.InputKnown = s.InputKnown || in.InputKnown
+		s.Counts = addCounts(s.Counts, in.Counts)
+	}
+	return s
 }
 
 // addCounts adds the counters of cs to those of sum, by name, and returns

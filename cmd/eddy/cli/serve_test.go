@@ -49,7 +49,7 @@ func TestServeServesAndStops(t *testing.T) {
 	defer cancel()
 	done := make(chan int, 1)
 	go func() {
-		done <- Main(ctx, []string{"--data-dir", dir, "serve", "--mysql", "127.0.0.1:0"}, IO{In: strings.NewReader(""), Out: out, Err: errOut})
+		done <- Main(ctx, []string{"--data-dir", dir, "serve", "--mysql", "127.0.0.1:0", "--http", ""}, IO{In: strings.NewReader(""), Out: out, Err: errOut})
 	}()
 	var addr string
 	deadline := time.Now().Add(20 * time.Second)
