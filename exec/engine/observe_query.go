@@ -47,6 +47,9 @@ type QueryTotals struct {
 	LateRows, BadRows int64
 	Watermark         int64 // the sink's, in ms since the epoch (0: none yet)
 	SourceLag         time.Duration
+	// Backlog is the rows the sources know are still to come, estimated
+	// (SHOW QUERIES' backlog).
+	Backlog int64
 }
 
 // StageInfo is one stage of a dataflow: its source, if it starts at one,
@@ -110,6 +113,9 @@ type OperatorFigures struct {
 	// SourceLag is, for a source, how long its oldest unread input has
 	// waited (0 when caught up).
 	SourceLag time.Duration
+	// Backlog is, for a source, the rows it knows are still to come
+	// (estimated from its rows per unit of input read).
+	Backlog int64
 	// Counters are the operator's own counters, by name.
 	Counters map[string]int64
 }
@@ -257,7 +263,7 @@ func planNodes(n physical.Node, into map[int]physical.Node) {
 func figuresOf(s dataflow.OpStats, now time.Time) OperatorFigures {
 	f := OperatorFigures{RowsIn: s.RowsIn, RowsOut: s.RowsOut, Busy: s.Busy, Idle: s.Idle, Backpressure: s.Backpressure,
 		Wall: s.Wall, Watermark: s.Watermark, StateRows: s.StateKeys, StateBytes: s.StateBytes,
-		LateRows: s.LateRows, BadRows: s.BadRows, SourceLag: s.Lag}
+		LateRows: s.LateRows, BadRows: s.BadRows, SourceLag: s.Lag, Backlog: s.Backlog}
 	if s.Watermark != 0 && s.Watermark != exec.MaxWatermark {
 		f.WatermarkLag = max(now.Sub(time.UnixMilli(s.Watermark)), 0)
 	}
@@ -282,6 +288,7 @@ func totals(stages []StageInfo) QueryTotals {
 				t.LateRows += f.LateRows
 				t.BadRows += f.BadRows
 				t.SourceLag = max(t.SourceLag, f.SourceLag)
+				t.Backlog += f.Backlog
 			}
 		}
 	}

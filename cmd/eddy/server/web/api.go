@@ -81,6 +81,7 @@ type totalsDoc struct {
 	BadRows          int64   `json:"bad_rows"`
 	WatermarkMs      *int64  `json:"watermark_ms"`
 	SourceLagSeconds float64 `json:"source_lag_seconds"`
+	BacklogRows      int64   `json:"backlog_rows"`
 }
 
 type stageDoc struct {
@@ -124,6 +125,7 @@ type figuresDoc struct {
 	LateRows            int64            `json:"late_rows"`
 	BadRows             int64            `json:"bad_rows"`
 	SourceLagSeconds    float64          `json:"source_lag_seconds"`
+	BacklogRows         int64            `json:"backlog_rows"`
 	Counters            map[string]int64 `json:"counters,omitempty"`
 }
 
@@ -193,7 +195,8 @@ func queryOf(q engine.QueryInfo) queryDoc {
 	d := queryDoc{Name: q.Name, Kind: q.Kind, Status: q.Status, Error: q.Error, Query: q.Query,
 		UptimeSeconds: q.Uptime.Seconds(), Parallelism: q.Parallelism, Stages: []stageDoc{}, Exchanges: []exchangeDoc{},
 		Totals: totalsDoc{RowsIn: q.Totals.RowsIn, RowsOut: q.Totals.RowsOut, LateRows: q.Totals.LateRows,
-			BadRows: q.Totals.BadRows, WatermarkMs: watermark(q.Totals.Watermark), SourceLagSeconds: q.Totals.SourceLag.Seconds()}}
+			BadRows: q.Totals.BadRows, WatermarkMs: watermark(q.Totals.Watermark), SourceLagSeconds: q.Totals.SourceLag.Seconds(),
+			BacklogRows: q.Totals.Backlog}}
 	if !q.Started.IsZero() {
 		started := q.Started.UTC()
 		d.Started = &started
@@ -237,7 +240,7 @@ func figuresOf(f engine.OperatorFigures) figuresDoc {
 		BackpressureSeconds: f.Backpressure.Seconds(), WallSeconds: f.Wall.Seconds(), WatermarkMs: watermark(f.Watermark),
 		WatermarkLagSeconds: f.WatermarkLag.Seconds(), InputEnded: f.Watermark == exec.MaxWatermark,
 		StateRows: f.StateRows, StateBytes: f.StateBytes, LateRows: f.LateRows, BadRows: f.BadRows,
-		SourceLagSeconds: f.SourceLag.Seconds(), Counters: f.Counters}
+		SourceLagSeconds: f.SourceLag.Seconds(), BacklogRows: f.Backlog, Counters: f.Counters}
 }
 
 // watermark is a watermark for JSON: nil when there is none yet or the

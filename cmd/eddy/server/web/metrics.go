@@ -48,7 +48,7 @@ type collector struct {
 	info, uptime, parallelism                              *prometheus.Desc
 	rowsIn, rowsOut, busy, idle, backpressured             *prometheus.Desc
 	watermark, watermarkLag, stateRows, stateBytes         *prometheus.Desc
-	lateRows, badRows, sourceLag                           *prometheus.Desc
+	lateRows, badRows, sourceLag, backlog                  *prometheus.Desc
 	ckptDuration, ckptCompleted, ckptFailed, ckptStateSize *prometheus.Desc
 	objects, build                                         *prometheus.Desc
 }
@@ -70,6 +70,7 @@ func newCollector(eng Observer, version string) *collector {
 		lateRows:      opDesc("late_rows_total", "Rows dropped for arriving behind the watermark."),
 		badRows:       opDesc("bad_rows_total", "Input rows a source could not decode."),
 		sourceLag:     opDesc("source_lag_seconds", "For a source: how long its oldest unread input has waited (0 when caught up)."),
+		backlog:       opDesc("source_backlog_rows", "For a source: the rows it knows are still to come (estimated from its rows per unit of input read)."),
 		ckptDuration: queryDesc("checkpoint_duration_seconds",
 			"Checkpoint durations, from the barriers' request to the commit: count and sum since the dataflow started, quantiles over its recent checkpoints."),
 		ckptCompleted: queryDesc("checkpoints_completed_total", "Checkpoints that committed since the dataflow started."),
@@ -83,7 +84,7 @@ func newCollector(eng Observer, version string) *collector {
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.info, c.uptime, c.parallelism, c.rowsIn, c.rowsOut, c.busy, c.idle,
-		c.backpressured, c.watermark, c.watermarkLag, c.stateRows, c.stateBytes, c.lateRows, c.badRows, c.sourceLag,
+		c.backpressured, c.watermark, c.watermarkLag, c.stateRows, c.stateBytes, c.lateRows, c.badRows, c.sourceLag, c.backlog,
 		c.ckptDuration, c.ckptCompleted, c.ckptFailed, c.ckptStateSize, c.objects, c.build} {
 		ch <- d
 	}
@@ -138,6 +139,7 @@ func (c *collector) collectQuery(ch chan<- prometheus.Metric, q engine.QueryInfo
 			}
 			if op.Source {
 				gauge(c.sourceLag, f.SourceLag.Seconds(), l...)
+				gauge(c.backlog, float64(f.Backlog), l...)
 			}
 		}
 	}

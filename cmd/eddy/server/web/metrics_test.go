@@ -134,6 +134,7 @@ func TestMetrics(t *testing.T) {
 		"eddy_operator_state_rows":                  dto.MetricType_GAUGE,
 		"eddy_operator_state_bytes":                 dto.MetricType_GAUGE,
 		"eddy_operator_source_lag_seconds":          dto.MetricType_GAUGE,
+		"eddy_operator_source_backlog_rows":         dto.MetricType_GAUGE,
 		"eddy_query_checkpoints_completed_total":    dto.MetricType_COUNTER,
 		"eddy_query_checkpoints_failed_total":       dto.MetricType_COUNTER,
 		"eddy_query_uptime_seconds":                 dto.MetricType_GAUGE,

@@ -155,7 +155,8 @@ function renderQuery(q) {
   const t = q.totals;
   let state_rows = 0, state_bytes = 0;
   q.stages.forEach(s => s.operators.forEach(op => { state_rows += op.figures.state_rows; state_bytes += op.figures.state_bytes; }));
-  tile("t-in", fmt.rate(inRate), `${fmt.count(t.rows_in)} rows read`);
+  tile("t-in", fmt.rate(inRate), `${fmt.count(t.rows_in)} rows read` +
+    (t.backlog_rows > 0 ? ` · ${fmt.count(t.backlog_rows)} to come` : ""));
   tile("t-out", fmt.rate(outRate), `${fmt.count(t.rows_out)} rows received`);
   const wm = t.watermark_ms != null ? fmt.timestamp(t.watermark_ms) : null;
   tile("t-wm", wm ? wm.slice(11, 19) : "–",
