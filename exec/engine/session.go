@@ -84,6 +84,8 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 		return s.explain(st)
 	case *sql.Show:
 		return s.show(st)
+	case *sql.ShowCreate:
+		return s.showCreate(st)
 	case *sql.Describe:
 		return s.describe(st)
 	case *sql.Drop:
