@@ -42,11 +42,11 @@ func TestQuoteStringReadsBack(t *testing.T) {
 func TestNormalizeSpace(t *testing.T) {
 	for in, want := range map[string]string{
 		"SELECT  a,\n  b FROM t -- comment\n WHERE x = 'a  b'": "SELECT a, b FROM t WHERE x = 'a  b'",
-		"SELECT a/*c*/FROM t":                                  "SELECT a FROM t",
-		"SELECT `a  b` FROM t # end":                           "SELECT `a  b` FROM t",
-		"  SELECT 1  ":                                         "SELECT 1",
-		"SELECT 'unterminated  ":                               "SELECT 'unterminated",
-		"SELECT a+b, f(x) FROM t":                              "SELECT a+b, f(x) FROM t",
+		"SELECT a/*c*/FROM t":        "SELECT a FROM t",
+		"SELECT `a  b` FROM t # end": "SELECT `a  b` FROM t",
+		"  SELECT 1  ":               "SELECT 1",
+		"SELECT 'unterminated  ":     "SELECT 'unterminated",
+		"SELECT a+b, f(x) FROM t":    "SELECT a+b, f(x) FROM t",
 	} {
 		if got := NormalizeSpace(in); got != want {
 			t.Errorf("NormalizeSpace(%q) = %q, want %q", in, got, want)
