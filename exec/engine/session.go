@@ -184,8 +184,15 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		s.parallelism = n
 		return ok("SET"), nil
 	}
-	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: parallelism, checkpoint_interval, state_ttl, optimizer, join_distribution, two_phase_agg"}
+	return nil, &planner.BindError{Pos: st.Name.Pos, Msg: fmt.Sprintf("unknown setting '%s'", st.Name.Name), Hint: "settings: " + strings.Join(settingNames, ", ")}
 }
+
+// settingNames are the settings set knows, in the order its error lists
+// them.
+var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg"}
+
+// SettingNames returns the names of the session settings SET changes.
+func SettingNames() []string { return slices.Clone(settingNames) }
 
 // setChoice sets *dst to the value of a setting that is auto or one of
 // choices: "" for auto, otherwise the choice in lower case. Any other
