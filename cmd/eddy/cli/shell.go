@@ -256,7 +256,7 @@ Meta commands:
   \pager [on|off]           page results longer or wider than the terminal ($PAGER, or less -FRSX)
   \d                        list every stream, table, materialized view and sink
   \d NAME                   describe one: columns, keys, watermark, connector, options, query
-  \q                        quit (also quit, exit, Ctrl-D)
+  \q                        quit (also \quit, quit, exit, Ctrl-D)
 Tab completes keywords, names of objects, columns, functions and settings.
 History (up arrow) holds whole statements, kept in ~/.eddy_history.
 Ctrl-C clears the current input, or cancels the running statement.

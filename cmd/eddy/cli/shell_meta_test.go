@@ -140,3 +140,24 @@ func TestShellExpandedAndPagerCommands(t *testing.T) {
 		t.Errorf("expanded %v", sh.r.p.expanded)
 	}
 }
+
+// TestMetaCommandsAreKnown checks that every meta command completion
+// offers is one the shell runs and \help lists, and that every argument
+// it offers is accepted.
+func TestMetaCommandsAreKnown(t *testing.T) {
+	for _, cmd := range metaCommands {
+		if !strings.Contains(helpText, cmd) {
+			t.Errorf("%s is not in \\help", cmd)
+		}
+		if cmd == `\q` || cmd == `\quit` {
+			continue
+		}
+		args := append([]string{""}, metaArgs[cmd]...)
+		for _, arg := range args {
+			sh, _, errOut := engineShell(t, "")
+			if sh.meta(context.Background(), strings.TrimSpace(cmd+" "+arg)) || errOut.Len() != 0 {
+				t.Errorf("%s %s: stderr %q", cmd, arg, errOut)
+			}
+		}
+	}
+}
