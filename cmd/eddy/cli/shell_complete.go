@@ -52,9 +52,9 @@ func (c *completer) refresh() {
 	}
 }
 
-// statementStarts are the keywords a statement starts with.
-var statementStarts = []string{"ALTER", "ANALYZE", "CREATE", "DELETE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
-	"FLUSH", "INSERT", "SELECT", "SET", "SHOW", "UPDATE", "WITH"}
+// statementStarts are the keywords the statements eddy parses start with.
+var statementStarts = []string{"ANALYZE", "CREATE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+	"FLUSH", "INSERT", "SELECT", "SET", "SHOW", "WITH"}
 
 // sqlKeywords are the other words of eddy's dialect (SQL.md), and its
 // type names.
@@ -185,7 +185,7 @@ func sortNames(names []string) {
 // names an object.
 func objectWord(ctx sqlContext, prev, prev2 string) bool {
 	switch prev {
-	case "FROM", "JOIN", "INTO", "DESCRIBE", "ANALYZE", "UPDATE":
+	case "FROM", "JOIN", "INTO", "DESCRIBE", "ANALYZE":
 		return true
 	case "DESC":
 		return len(ctx.words) == 1
@@ -205,11 +205,8 @@ func kindsAfter(ctx sqlContext, prev string) []string {
 		kind = ctx.last(3)
 	}
 	if ctx.first != "DROP" && ctx.first != "SHOW" {
-		switch {
-		case ctx.first == "INSERT" && prev == "INTO":
+		if ctx.first == "INSERT" && prev == "INTO" {
 			return []string{"stream", "table"}
-		case prev == "UPDATE", ctx.first == "DELETE" && prev == "FROM":
-			return []string{"table"}
 		}
 		return nil
 	}
