@@ -166,9 +166,11 @@ func (b *Builder) resolveGroupItem(e ast.ExprNode, sc *scope, fields []*ast.Sele
 func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre func(plan.Expr, string) plan.ColumnID) (plan.AggCall, error) {
 	name := strings.ToLower(call.F)
 	f, ok := aggFuncs[name]
+	if !ok {
+		f, ok = groupOnlyAggs[name]
+	}
 	switch {
-	case name == "approx_count_distinct":
-		f = plan.AggApproxCountDistinct
+	case f == plan.AggApproxCountDistinct:
 		if call.Distinct {
 			return plan.AggCall{}, b.errAt(call, "APPROX_COUNT_DISTINCT takes no DISTINCT: it counts distinct values already")
 		}
@@ -205,6 +207,12 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 // groups and over windows to theirs.
 var aggFuncs = map[string]plan.AggFunc{
 	"count": plan.AggCount, "sum": plan.AggSum, "avg": plan.AggAvg, "min": plan.AggMin, "max": plan.AggMax,
+}
+
+// groupOnlyAggs maps the names of the aggregate functions that run over
+// groups but not over windows to theirs.
+var groupOnlyAggs = map[string]plan.AggFunc{
+	"approx_count_distinct": plan.AggApproxCountDistinct,
 }
 
 // countsRows reports whether aggregate f over arg counts rows: COUNT(*),

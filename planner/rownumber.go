@@ -49,16 +49,16 @@ func (b *Builder) buildWindowFuncs(in plan.Node, fields []*ast.SelectField, sel 
 		if w.Spec.Name.O != "" || w.Spec.Ref.O != "" {
 			return nil, nil, b.unsupported(w, "named windows")
 		}
-		switch name := strings.ToLower(w.Name); name {
-		case "row_number":
+		switch name := strings.ToLower(w.Name); {
+		case name == rowNumberFunc:
 			id, err := wb.rowNumber(w)
 			if err != nil {
 				return nil, nil, err
 			}
 			out[key] = id
-		case "rank", "dense_rank":
+		case name == "rank", name == "dense_rank":
 			return nil, nil, b.unsupported(w, strings.ToUpper(name)+" (use ROW_NUMBER)")
-		case "count", "sum", "avg", "min", "max":
+		case aggFuncs[name] != 0:
 			out[key] = 0 // bound below, with the calls sharing its window
 			aggCalls = append(aggCalls, w)
 		default:

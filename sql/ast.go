@@ -245,13 +245,23 @@ const (
 	ShowSinks
 	ShowQueries
 	ShowCheckpoints
+	ShowFunctions
 )
 
 // Show is SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES |
-// CHECKPOINTS.
+// CHECKPOINTS | FUNCTIONS.
 type Show struct {
 	Base
 	What ShowKind
+}
+
+// ShowCreate is SHOW CREATE [STREAM | TABLE | MATERIALIZED VIEW | SINK]
+// name: the statement that recreates the object. Kind is 0 when the
+// statement names no kind.
+type ShowCreate struct {
+	Base
+	Kind ObjectKind
+	Name Ident
 }
 
 // Describe is DESCRIBE name (or DESC name).
@@ -311,6 +321,7 @@ func (*Insert) stmtNode()       {}
 func (*Select) stmtNode()       {}
 func (*Explain) stmtNode()      {}
 func (*Show) stmtNode()         {}
+func (*ShowCreate) stmtNode()   {}
 func (*Describe) stmtNode()     {}
 func (*Drop) stmtNode()         {}
 func (*Set) stmtNode()          {}

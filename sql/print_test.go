@@ -126,8 +126,15 @@ func (pr *printer) stmt(s Stmt, indent int) {
 			pr.stmt(s.Stmt, indent+1)
 		}
 	case *Show:
-		what := [...]string{"", "streams", "tables", "materialized views", "sinks", "queries", "checkpoints"}[s.What]
+		what := [...]string{"", "streams", "tables", "materialized views", "sinks", "queries", "checkpoints", "functions"}[s.What]
 		pr.line(indent, "Show %s %s", what, pos(s.Start))
+	case *ShowCreate:
+		kind := "any"
+		if s.Kind != 0 {
+			kind = s.Kind.String()
+		}
+		pr.line(indent, "ShowCreate %s %s", kind, pos(s.Start))
+		pr.line(indent+1, "name: %s", ident(s.Name))
 	case *Describe:
 		pr.line(indent, "Describe %s", pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))

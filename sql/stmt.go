@@ -104,12 +104,14 @@ func (p *parser) parseExplain(base Base) (Stmt, error) {
 }
 
 // parseShow parses SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS |
-// QUERIES | CHECKPOINTS.
+// QUERIES | CHECKPOINTS | FUNCTIONS and SHOW CREATE.
 func (p *parser) parseShow(base Base) (Stmt, error) {
 	p.next()
 	t := p.peek()
 	var what ShowKind
 	switch {
+	case t.is("CREATE"):
+		return p.parseShowCreate(base)
 	case t.is("STREAMS"):
 		what = ShowStreams
 	case t.is("TABLES"):
@@ -123,14 +125,38 @@ func (p *parser) parseShow(base Base) (Stmt, error) {
 		what = ShowQueries
 	case t.is("CHECKPOINTS"):
 		what = ShowCheckpoints
+	case t.is("FUNCTIONS"):
+		what = ShowFunctions
 	default:
-		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES or CHECKPOINTS after SHOW, found %s", describe(t)))
+		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES, CHECKPOINTS, FUNCTIONS or CREATE after SHOW, found %s", describe(t)))
 	}
 	p.next()
 	if !p.at(tEOF) {
 		return nil, p.unsupported(p.errf("expected end of statement, found %s", describe(p.peek())))
 	}
 	return &Show{Base: base, What: what}, nil
+}
+
+// parseShowCreate parses the rest of SHOW CREATE [STREAM | TABLE |
+// MATERIALIZED VIEW | SINK] name.
+func (p *parser) parseShowCreate(base Base) (Stmt, error) {
+	p.next()
+	if p.peek().is("VIEW") && p.peekAt(1).isName() {
+		return nil, p.errf("a view is a MATERIALIZED VIEW in eddy: SHOW CREATE MATERIALIZED VIEW %s", p.peekAt(1).text)
+	}
+	sc := &ShowCreate{Base: base, Kind: p.objectKind()}
+	what := "the name of a stream, table, materialized view or sink after SHOW CREATE"
+	if sc.Kind != 0 {
+		what = "the name of the " + strings.ToLower(sc.Kind.String()) + " after SHOW CREATE " + sc.Kind.String()
+	}
+	var err error
+	if sc.Name, err = p.ident(what); err != nil {
+		return nil, err
+	}
+	if !p.at(tEOF) {
+		return nil, p.errf("expected end of statement, found %s", describe(p.peek()))
+	}
+	return sc, nil
 }
 
 // objectKind parses STREAM | TABLE | MATERIALIZED VIEW | SINK, or returns 0.

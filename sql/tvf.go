@@ -31,6 +31,27 @@ var tvfSigs = map[WindowKind]tvfSig{
 	Session:  {[]string{"gap"}, "SESSION takes 3 arguments: a table, a time column and a gap"},
 }
 
+// WindowFunction is a window table function of FROM, for SHOW FUNCTIONS.
+type WindowFunction struct {
+	Name      string // TUMBLE
+	Signature string // TUMBLE(table, time_column, size INTERVAL) → ...
+}
+
+// WindowFunctions returns the window table functions FROM accepts, in
+// the order of their kinds, with the arguments the parser takes.
+func WindowFunctions() []WindowFunction {
+	var out []WindowFunction
+	for k := Tumble; k <= Session; k++ {
+		args := []string{"table", "time_column"}
+		for _, role := range tvfSigs[k].intervals {
+			args = append(args, strings.ReplaceAll(role, " ", "_")+" INTERVAL")
+		}
+		out = append(out, WindowFunction{Name: k.String(),
+			Signature: k.String() + "(" + strings.Join(args, ", ") + ") → the table's columns, window_start, window_end"})
+	}
+	return out
+}
+
 // parseTVF parses the window function call whose name is token j,
 //
 //	TUMBLE(bid, date_time, INTERVAL '10' SECOND)

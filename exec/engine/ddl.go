@@ -203,10 +203,10 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 		return r, err
 	}
 	if st.Query != nil {
-		if len(st.With) > 0 {
-			return nil, bindErr(st.With[0].KeyPos, src, "a derived stream takes no WITH options: its rows come from its query")
+		obj, err := s.derivedObject(st)
+		if err != nil {
+			return nil, err
 		}
-		obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Query: st.Query.Text, StateTTLMs: s.stateTTL}
 		if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
 			return nil, err
 		}

@@ -63,7 +63,11 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 		if x.Query == nil {
 			return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query: CREATE STREAM without AS SELECT runs none")
 		}
-		obj, q = &catalog.Object{Name: x.Name.Name, Kind: catalog.Stream, StateTTLMs: s.stateTTL}, x.Query
+		var err error
+		if obj, err = s.derivedObject(x); err != nil {
+			return nil, "", err
+		}
+		q = x.Query
 	case *sql.CreateSink:
 		var err error
 		if obj, q, src, err = s.sinkObject(x); err != nil {

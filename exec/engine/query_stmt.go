@@ -181,9 +181,28 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 		}
 	}
 	res := &Result{Kind: ResultStream, Tag: "SELECT", Stream: NewStream(next, stop)}
+	res.Stream.SetProgress(func() StreamProgress { return pushProgress(job.Stats()) })
 	res.Columns = append(res.Columns, Column{Name: "op", Type: types.VarcharT})
 	for i, n := range cq.names() {
 		res.Columns = append(res.Columns, Column{Name: n, Type: ts[i]})
 	}
 	return res, nil
+}
+
+// pushProgress is a push query's progress from its job's figures: the
+// watermark of its last operator, the one that hands rows out, and the
+// largest lag of its sources.
+func pushProgress(stats []dataflow.OpStats) StreamProgress {
+	var p StreamProgress
+	for _, st := range stats {
+		if st.Source {
+			p.Lag = max(p.Lag, st.Lag)
+		}
+	}
+	if n := len(stats); n > 0 {
+		if wm := stats[n-1].Watermark; wm != 0 && wm != exec.MaxWatermark {
+			p.Watermark, p.HasWatermark = wm, true
+		}
+	}
+	return p
 }

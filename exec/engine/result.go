@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"io"
+	"time"
 
 	"github.com/eddysql/eddy/catalog/types"
 )
@@ -47,8 +48,34 @@ type Result struct {
 
 // Stream is the change stream of a push query.
 type Stream struct {
-	next  func(ctx context.Context) ([][]types.Datum, error)
-	close func()
+	next     func(ctx context.Context) ([][]types.Datum, error)
+	close    func()
+	progress func() StreamProgress
+}
+
+// StreamProgress is how far a push query has come, for a front end's
+// status line.
+type StreamProgress struct {
+	// Watermark is the query's watermark at its output, in milliseconds
+	// since the epoch; HasWatermark is false while it has none (no
+	// watermark yet, none declared, or its inputs ended).
+	Watermark    int64
+	HasWatermark bool
+	// Lag is how long the oldest input its sources have not read yet has
+	// been waiting (0 when they are caught up), as SHOW QUERIES shows it.
+	Lag time.Duration
+}
+
+// SetProgress makes fn the source of Progress.
+func (s *Stream) SetProgress(fn func() StreamProgress) { s.progress = fn }
+
+// Progress returns how far the query has come; ok is false when the
+// stream cannot tell. It may be called while Next waits.
+func (s *Stream) Progress() (p StreamProgress, ok bool) {
+	if s.progress == nil {
+		return StreamProgress{}, false
+	}
+	return s.progress(), true
 }
 
 // NewStream returns a Stream reading from next and stopped by close.

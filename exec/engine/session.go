@@ -91,6 +91,8 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 		return s.explain(st)
 	case *sql.Show:
 		return s.show(st)
+	case *sql.ShowCreate:
+		return s.showCreate(st)
 	case *sql.Describe:
 		return s.describe(st)
 	case *sql.Drop:
@@ -190,9 +192,16 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return ok("SET"), nil
 	}
 	e := bindErr(st.Name.Pos, st.Source(), "unknown setting '%s'", st.Name.Name)
-	e.Hint = "settings: parallelism, checkpoint_interval, state_ttl, optimizer, join_distribution, two_phase_agg"
+	e.Hint = "settings: " + strings.Join(settingNames, ", ")
 	return nil, e
 }
+
+// settingNames are the settings set knows, in the order its error lists
+// them.
+var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg"}
+
+// SettingNames returns the names of the session settings SET changes.
+func SettingNames() []string { return slices.Clone(settingNames) }
 
 // setChoice sets *dst to the value of a setting that is auto or one of
 // choices: "" for auto, otherwise the choice in lower case. Any other

@@ -6,6 +6,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -85,8 +86,25 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 		return s.showQueries()
 	case sql.ShowCheckpoints:
 		return s.eng.showCheckpoints(), nil
+	case sql.ShowFunctions:
+		return showFunctions(), nil
 	}
 	return nil, fmt.Errorf("unknown SHOW")
+}
+
+// showFunctions lists every function a query can call, from the
+// planner's registry: name, kind (scalar, aggregate, window, table) and
+// signature, by name and kind.
+func showFunctions() *Result {
+	var rows [][]types.Datum
+	for _, f := range planner.Functions() {
+		sig := f.Signature
+		if f.Volatile {
+			sig += " (volatile)"
+		}
+		rows = append(rows, textRow(f.Name, f.Kind.String(), sig))
+	}
+	return rowsResult("SHOW", textColumns("name", "kind", "signature"), rows)
 }
 
 func columnList(o *catalog.Object) string {
@@ -134,5 +152,36 @@ func (s *Session) describe(st *sql.Describe) (*Result, error) {
 	if withStats {
 		cols = append(cols, Column{Name: "distinct", Type: types.BigIntT}, Column{Name: "null_frac", Type: types.DoubleT})
 	}
+	for _, p := range s.eng.describeProperties(o) {
+		row := make([]types.Datum, len(cols))
+		for i := range row {
+			row[i] = types.NullDatum
+		}
+		row[0], row[1] = types.StringDatum(p[0]), types.StringDatum(p[1])
+		rows = append(rows, row)
+	}
 	return rowsResult("DESCRIBE", cols, rows), nil
+}
+
+// describeProperties are the rows DESCRIBE shows after the columns, as
+// name and value (their nullable and key are NULL, which no column's
+// are): the watermark, the connector and every other WITH option
+// ("option <name>"), and for a continuous insert the stream it feeds.
+func (e *Engine) describeProperties(o *catalog.Object) [][2]string {
+	var out [][2]string
+	if w := o.Watermark; w != nil {
+		out = append(out, [2]string{"watermark", w.Text})
+	}
+	if target, ok := e.insertTarget(o); ok {
+		return append(out, [2]string{"inserts into", target})
+	}
+	if c := o.Connector(); c != "" {
+		out = append(out, [2]string{"connector", c})
+	}
+	for _, kv := range o.SortedOptions() {
+		if kv[0] != "connector" {
+			out = append(out, [2]string{"option " + kv[0], kv[1]})
+		}
+	}
+	return out
 }

@@ -73,6 +73,20 @@ func (s *Session) viewObject(st *sql.CreateView) (*catalog.Object, error) {
 	return &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text, StateTTLMs: ttl}, nil
 }
 
+// derivedObject is the catalog object of a CREATE STREAM ... AS query (not
+// yet stored): its only WITH option is its query's state_ttl, as its rows
+// come from its query and not from a connector.
+func (s *Session) derivedObject(st *sql.CreateStream) (*catalog.Object, error) {
+	ttl, rest, err := s.stateTTLOption(st.With, st.Source())
+	if err != nil {
+		return nil, err
+	}
+	if len(rest) > 0 {
+		return nil, bindErr(rest[0].KeyPos, st.Source(), "a derived stream takes no WITH options but %s: its rows come from its query", optStateTTL)
+	}
+	return &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Query: st.Query.Text, StateTTLMs: ttl}, nil
+}
+
 func plural(n int) string {
 	if n == 1 {
 		return ""

@@ -29,6 +29,14 @@ type Builtin struct {
 	// value then travels as data: rewrites must never fold, duplicate,
 	// share or re-evaluate it (IsVolatile).
 	Volatile bool
+	// Sig is the call's arguments and result for people, as SHOW FUNCTIONS
+	// lists them: "(s VARCHAR, pos BIGINT[, len BIGINT]) → VARCHAR", with
+	// optional arguments in brackets and "..." for more of the last one.
+	// Its arguments agree with MinArgs and MaxArgs (SigArity).
+	Sig string
+	// Unsupported marks a name registered only to say "not supported yet"
+	// (CURDATE(): non-deterministic): no call of it binds.
+	Unsupported bool
 }
 
 // IsVolatile reports whether e calls a volatile built-in function.
@@ -277,37 +285,37 @@ var builtins = func() map[string]*Builtin {
 	vc, bi := types.VarcharT, types.BigIntT
 	one := func(want []types.T) types.T { return want[0] }
 	m := map[string]*Builtin{}
-	add := func(lo, hi int, r resolveRule, names ...string) {
+	add := func(lo, hi int, r resolveRule, sig string, names ...string) {
 		for _, n := range names {
-			m[n] = &Builtin{Name: n, MinArgs: lo, MaxArgs: hi, Resolve: arityRule(n, lo, hi, r)}
+			m[n] = &Builtin{Name: n, MinArgs: lo, MaxArgs: hi, Resolve: arityRule(n, lo, hi, r), Sig: sig}
 		}
 	}
 	// Conditional functions.
-	add(1, -1, commonRule(argsAllNull), "coalesce")
-	add(2, 2, commonRule(argsAllNull), "ifnull")
-	add(2, 2, commonRule(func([]bool) bool { return true }), "nullif")
-	add(2, -1, commonRule(argsAnyNull), "greatest", "least")
-	add(3, 3, resolveIf, "if")
+	add(1, -1, commonRule(argsAllNull), "(value, ...) → their common type", "coalesce")
+	add(2, 2, commonRule(argsAllNull), "(value, fallback) → their common type", "ifnull")
+	add(2, 2, commonRule(func([]bool) bool { return true }), "(a, b) → their common type", "nullif")
+	add(2, -1, commonRule(argsAnyNull), "(a, b, ...) → their common type", "greatest", "least")
+	add(3, 3, resolveIf, "(cond BOOLEAN, then, else) → their common type", "if")
 	// Strings; positions and lengths count characters unless noted.
-	add(1, -1, strictRule(vc, argVarchar), "concat")
-	add(1, 1, strictRule(vc, argVarchar), "upper", "ucase", "lower", "lcase", "reverse", "ltrim", "rtrim")
-	add(1, 3, strictRule(vc, argVarchar), "trim") // trim(s[, remstr[, 'BOTH'|'LEADING'|'TRAILING']])
-	add(2, 3, strictRule(vc, argVarchar, argInteger), "substring", "substr")
-	add(1, 1, strictRule(bi, argVarchar), "length", "char_length", "character_length") // length counts bytes
-	add(3, 3, strictRule(vc, argVarchar), "replace")
-	add(2, 2, strictRule(vc, argVarchar, argInteger), "left", "right")
-	add(3, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argInteger, argVarchar), "lpad", "rpad")
-	add(2, 3, strictRule(bi, argVarchar, argVarchar, argInteger), "position", "locate") // (substr, str[, pos])
-	add(2, 2, strictRule(bi, argVarchar), "instr")                                      // (str, substr)
-	add(2, 2, strictRule(bi, argVarchar), "count_char")                                 // (str, char): Nexmark q14's counting function
-	add(3, 3, strictRule(vc, argVarchar, argVarchar, argInteger), "split_part")
-	add(2, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argVarchar, argInteger), "regexp_extract")
+	add(1, -1, strictRule(vc, argVarchar), "(s VARCHAR, ...) → VARCHAR", "concat")
+	add(1, 1, strictRule(vc, argVarchar), "(s VARCHAR) → VARCHAR", "upper", "ucase", "lower", "lcase", "reverse", "ltrim", "rtrim")
+	add(1, 3, strictRule(vc, argVarchar), "(s VARCHAR[, remove VARCHAR[, side VARCHAR]]) → VARCHAR", "trim") // trim(s[, remstr[, 'BOTH'|'LEADING'|'TRAILING']])
+	add(2, 3, strictRule(vc, argVarchar, argInteger), "(s VARCHAR, pos BIGINT[, len BIGINT]) → VARCHAR", "substring", "substr")
+	add(1, 1, strictRule(bi, argVarchar), "(s VARCHAR) → BIGINT", "length", "char_length", "character_length") // length counts bytes
+	add(3, 3, strictRule(vc, argVarchar), "(s VARCHAR, from VARCHAR, to VARCHAR) → VARCHAR", "replace")
+	add(2, 2, strictRule(vc, argVarchar, argInteger), "(s VARCHAR, n BIGINT) → VARCHAR", "left", "right")
+	add(3, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argInteger, argVarchar), "(s VARCHAR, n BIGINT, pad VARCHAR) → VARCHAR", "lpad", "rpad")
+	add(2, 3, strictRule(bi, argVarchar, argVarchar, argInteger), "(substr VARCHAR, s VARCHAR[, pos BIGINT]) → BIGINT", "position", "locate")
+	add(2, 2, strictRule(bi, argVarchar), "(s VARCHAR, substr VARCHAR) → BIGINT", "instr")
+	add(2, 2, strictRule(bi, argVarchar), "(s VARCHAR, c VARCHAR) → BIGINT", "count_char") // Nexmark q14's counting function
+	add(3, 3, strictRule(vc, argVarchar, argVarchar, argInteger), "(s VARCHAR, delimiter VARCHAR, n BIGINT) → VARCHAR", "split_part")
+	add(2, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argVarchar, argInteger), "(s VARCHAR, pattern VARCHAR[, group BIGINT]) → VARCHAR", "regexp_extract")
 	// Date and time.
-	add(2, 2, strictRule(bi, argVarchar, argTimestamp), "extract") // extract('UNIT', ts)
-	add(2, 2, strictRule(vc, argTimestamp, argVarchar), "date_format", "to_char")
-	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "date")
-	add(0, 1, resolveUnixTimestamp, "unix_timestamp")
-	add(1, 1, strictRule(types.TimestampT(0), argInteger), "from_unixtime")
+	add(2, 2, strictRule(bi, argVarchar, argTimestamp), "(unit VARCHAR, t TIMESTAMP) → BIGINT", "extract") // extract('UNIT', ts)
+	add(2, 2, strictRule(vc, argTimestamp, argVarchar), "(t TIMESTAMP, format VARCHAR) → VARCHAR", "date_format", "to_char")
+	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "(t TIMESTAMP) → DATE", "date")
+	add(0, 1, resolveUnixTimestamp, "([t TIMESTAMP]) → BIGINT", "unix_timestamp")
+	add(1, 1, strictRule(types.TimestampT(0), argInteger), "(seconds BIGINT) → TIMESTAMP", "from_unixtime")
 	// The volatile functions (docs/dialect-notes.md, "Functions evaluated
 	// once"). PROCTIME() is the time a row is processed: not a constant, it
 	// is what processing-time windows (Nexmark q12) group by. NOW() and
@@ -315,28 +323,67 @@ var builtins = func() map[string]*Builtin {
 	// (the binder turns them into a constant) and the advancing processing
 	// time of a continuous query's temporal filter; NOW(fsp) takes a
 	// constant precision, which the binder reads.
-	addVolatile := func(lo, hi int, r resolveRule, names ...string) {
-		add(lo, hi, r, names...)
+	addVolatile := func(lo, hi int, r resolveRule, sig string, names ...string) {
+		add(lo, hi, r, sig, names...)
 		for _, n := range names {
 			m[n].Volatile = true
 		}
 	}
-	addVolatile(0, 0, strictRule(types.TimestampT(3)), "proctime")
-	addVolatile(0, 1, strictRule(types.TimestampT(3), argInteger), "now", "current_timestamp")
-	addVolatile(0, 1, resolveRand, "rand")
-	addVolatile(0, 0, strictRule(vc), "uuid")
+	addVolatile(0, 0, strictRule(types.TimestampT(3)), "() → TIMESTAMP(3)", "proctime")
+	addVolatile(0, 1, strictRule(types.TimestampT(3), argInteger), "([fsp BIGINT]) → TIMESTAMP(3)", "now", "current_timestamp")
+	addVolatile(0, 1, resolveRand, "([seed BIGINT]) → DOUBLE", "rand")
+	addVolatile(0, 0, strictRule(vc), "() → VARCHAR", "uuid")
 	for _, n := range []string{"localtimestamp", "localtime", "sysdate", "curdate", "current_date", "utc_timestamp"} {
-		add(0, 1, nonDeterministicRule(n), n)
+		add(0, 1, nonDeterministicRule(n), "([fsp BIGINT]) → not supported yet", n)
+		m[n].Unsupported = true
 	}
 	// Numbers.
-	add(1, 1, typedRule(one, false, argNumber), "abs")
-	add(1, 2, resolveRound, "round")
-	add(1, 1, resolveFloorCeil, "floor", "ceil", "ceiling")
-	add(2, 2, numericCommonRule, "mod")
-	add(2, 2, typedRule(one, true, argDouble), "power", "pow")
-	add(1, 1, typedRule(one, true, argDouble), "sqrt")
+	add(1, 1, typedRule(one, false, argNumber), "(x number) → the type of x", "abs")
+	add(1, 2, resolveRound, "(x number[, digits BIGINT]) → the type of x", "round")
+	add(1, 1, resolveFloorCeil, "(x number) → the type of x", "floor", "ceil", "ceiling")
+	add(2, 2, numericCommonRule, "(a number, b number) → their common type", "mod")
+	add(2, 2, typedRule(one, true, argDouble), "(x DOUBLE, y DOUBLE) → DOUBLE", "power", "pow")
+	add(1, 1, typedRule(one, true, argDouble), "(x DOUBLE) → DOUBLE", "sqrt")
 	return m
 }()
+
+// SigArity returns the argument counts a signature such as "(s, pos[, len])
+// → T" allows: its arguments are separated by commas, those in brackets
+// are optional, and "..." repeats the one before (max -1). ok is false
+// when sig does not start with a parenthesized argument list.
+func SigArity(sig string) (lo, hi int, ok bool) {
+	if !strings.HasPrefix(sig, "(") {
+		return 0, 0, false
+	}
+	end := strings.Index(sig, ")")
+	if end < 0 {
+		return 0, 0, false
+	}
+	list := sig[1:end]
+	if strings.TrimSpace(list) == "" {
+		return 0, 0, true
+	}
+	depth := 0
+	for _, arg := range strings.Split(list, ",") {
+		optional := depth > 0 || strings.HasPrefix(strings.TrimSpace(arg), "[")
+		depth += strings.Count(arg, "[") - strings.Count(arg, "]")
+		switch name := strings.Trim(strings.TrimSpace(arg), "[] "); {
+		case name == "...":
+			hi = -1
+		case name == "":
+			return 0, 0, false
+		case optional:
+			hi++
+		default:
+			lo++
+			hi++
+		}
+	}
+	if depth != 0 {
+		return 0, 0, false
+	}
+	return lo, hi, true
+}
 
 // arityRule wraps r with a check of the argument count, and treats missing
 // nullability flags as nullable, so that Resolve never indexes out of range.

@@ -174,3 +174,23 @@ func TestIsVolatile(t *testing.T) {
 		}
 	}
 }
+
+// TestBuiltinSignatures checks that every built-in function has a
+// signature for SHOW FUNCTIONS whose arguments agree with its arity.
+func TestBuiltinSignatures(t *testing.T) {
+	for _, b := range Builtins() {
+		lo, hi, ok := SigArity(b.Sig)
+		if !ok || lo != b.MinArgs || hi != b.MaxArgs || !strings.Contains(b.Sig, " → ") {
+			t.Errorf("%s: signature %q allows %d to %d arguments (ok %v), the function %d to %d", b.Name, b.Sig, lo, hi, ok, b.MinArgs, b.MaxArgs)
+		}
+	}
+	for sig, want := range map[string][3]int{
+		"() → T": {0, 0, 1}, "(a) → T": {1, 1, 1}, "(a, ...) → T": {1, -1, 1}, "(a, b[, c]) → T": {2, 3, 1},
+		"([a]) → T": {0, 1, 1}, "(a[, b[, c]]) → T": {1, 3, 1}, "a → T": {0, 0, 0}, "(a[, b) → T": {0, 0, 0}, "(a, , b)": {0, 0, 0},
+	} {
+		lo, hi, ok := SigArity(sig)
+		if ok != (want[2] == 1) || ok && (lo != want[0] || hi != want[1]) {
+			t.Errorf("SigArity(%q) = %d, %d, %v, want %v", sig, lo, hi, ok, want)
+		}
+	}
+}

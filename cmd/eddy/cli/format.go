@@ -46,6 +46,8 @@ type printer struct {
 	// progress, a terminal, shows the progress of long statements on an
 	// updating line (nil: not shown).
 	progress io.Writer
+	// The shell's display (display.go); all zero in scripts.
+	display
 }
 
 // rowWriter writes rows in one format, header first.
@@ -84,6 +86,8 @@ func (p *printer) printResult(ctx context.Context, res *engine.Result, start tim
 	case engine.ResultStream:
 		return p.printStream(ctx, bw, res, start)
 	}
+	// Rows are written whole, so that a pager can take them.
+	var b strings.Builder
 	switch {
 	case res.Preformatted && p.format == formatTable:
 		for _, r := range res.Rows {
@@ -91,18 +95,22 @@ func (p *printer) printResult(ctx context.Context, res *engine.Result, start tim
 			for j, d := range r {
 				vals[j] = types.Format(d, colType(res.Columns, j))
 			}
-			fmt.Fprintln(bw, strings.Join(vals, " "))
+			fmt.Fprintln(&b, strings.Join(vals, " "))
 		}
+		p.show(b.String())
 		return nil
 	case p.format == formatTable:
-		writeTable(bw, res.Columns, res.Rows)
+		p.writeRows(&b, res.Columns, res.Rows)
+		fmt.Fprintln(&b, p.elapsed(start, countText(len(res.Rows), "row")))
+		p.show(b.String())
+		return nil
 	default:
-		w := p.newRowWriter(bw)
+		w := p.newRowWriter(&b)
 		w.header(res.Columns)
 		w.rows(res.Rows)
 		w.end()
 	}
-	bw.Flush()
+	p.show(b.String())
 	p.status(p.elapsed(start, countText(len(res.Rows), "row")))
 	return nil
 }
@@ -113,7 +121,8 @@ func (p *printer) printStream(ctx context.Context, bw *bufio.Writer, res *engine
 		return errors.New("internal error: a push query without a stream")
 	}
 	defer res.Stream.Close()
-	w := p.newRowWriter(bw)
+	st := p.startStreamStatus(res.Stream, start)
+	w := p.newStreamWriter(bw, res.Columns)
 	w.header(res.Columns)
 	bw.Flush()
 	n := 0
@@ -121,13 +130,16 @@ func (p *printer) printStream(ctx context.Context, bw *bufio.Writer, res *engine
 	for {
 		var batch [][]types.Datum
 		batch, err = res.Stream.Next(ctx)
+		st.hide()
 		w.rows(batch)
 		bw.Flush()
 		n += len(batch)
+		st.show(n)
 		if err != nil {
 			break
 		}
 	}
+	st.stop()
 	w.end()
 	bw.Flush()
 	p.status(p.elapsed(start, countText(n, "change")))

@@ -45,7 +45,10 @@ func writeTable(w io.Writer, cols []engine.Column, rows [][]types.Datum) {
 
 // tableStream writes a push query's rows as table lines as they arrive.
 // Widths are not known in advance: each column starts as wide as its
-// header or a typical value of its type and widens for longer values.
+// header or a typical value of its type, and widens only when a value
+// does not fit, a text column with room to spare (widenText), and the
+// header is drawn again at the new widths so that it stays in step with
+// the rows below it.
 type tableStream struct {
 	w      io.Writer
 	cols   []engine.Column
@@ -53,27 +56,57 @@ type tableStream struct {
 }
 
 func (t *tableStream) header(cols []engine.Column) {
-	t.cols, t.widths = cols, headerWidths(cols)
-	for j, c := range cols {
-		t.widths[j] = max(t.widths[j], typicalWidth(c.Type))
-	}
+	t.cols, t.widths = cols, streamWidths(cols)
+	t.writeHeader()
+}
+
+func (t *tableStream) writeHeader() {
 	io.WriteString(t.w, tableBorder(t.widths))
-	writeHeader(t.w, cols, t.widths)
+	writeHeader(t.w, t.cols, t.widths)
 	io.WriteString(t.w, tableBorder(t.widths))
 }
 
 func (t *tableStream) rows(rows [][]types.Datum) {
 	cells := make([]string, len(t.cols))
 	for _, r := range rows {
+		wider := false
 		for j, c := range t.cols {
 			cells[j] = cellText(r, j, c.Type)
-			t.widths[j] = max(t.widths[j], runewidth.StringWidth(cells[j]))
+			if n := runewidth.StringWidth(cells[j]); n > t.widths[j] {
+				t.widths[j], wider = widen(n, c.Type), true
+			}
+		}
+		if wider {
+			t.writeHeader()
 		}
 		writeTableRow(t.w, t.cols, t.widths, cells)
 	}
 }
 
 func (t *tableStream) end() { io.WriteString(t.w, tableBorder(t.widths)) }
+
+// streamWidths are the widths a push query's table starts with.
+func streamWidths(cols []engine.Column) []int {
+	widths := headerWidths(cols)
+	for j, c := range cols {
+		widths[j] = max(widths[j], typicalWidth(c.Type))
+	}
+	return widths
+}
+
+// widenText is the step a text column of a streamed table widens by: its
+// values vary in length, and each widening draws the header again.
+const widenText = 8
+
+// widen returns the width a streamed column of type t takes for a value
+// of width n that did not fit: n for types whose values have one width,
+// n rounded up to a multiple of widenText for text.
+func widen(n int, t types.T) int {
+	if t.Kind == types.Varchar {
+		return (n + widenText - 1) / widenText * widenText
+	}
+	return n
+}
 
 // typicalWidth is the width a column of type t usually needs, so that a
 // streamed table rarely has to widen.

@@ -209,6 +209,10 @@ func changes() (*engine.Result, func(error) *engine.Result) {
 	return mk(nil), mk
 }
 
+// TestStreamTable checks a push query's table: columns start as wide as
+// their header or a typical value, and a value that does not fit widens
+// its column (a text column to a multiple of 8) and draws the header
+// again above it, so that the header and the rows stay aligned.
 func TestStreamTable(t *testing.T) {
 	res, _ := changes()
 	out, _ := printTo(t, formatTable, res)
@@ -217,8 +221,11 @@ func TestStreamTable(t *testing.T) {
 +----+--------+------+
 | +I |      1 | a    |
 | -U |      1 | a    |
-| +U | 1234567 | a much longer name |
-+----+---------+--------------------+
++----+---------+--------------------------+
+| op | n       | name                     |
++----+---------+--------------------------+
+| +U | 1234567 | a much longer name       |
++----+---------+--------------------------+
 (3 changes)
 `
 	if out != want {

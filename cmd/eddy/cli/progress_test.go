@@ -4,30 +4,11 @@ import (
 	"bytes"
 	"context"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/eddysql/eddy/exec/engine"
 )
-
-// syncBuffer is a bytes.Buffer safe for the progress goroutine's writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // TestLongStatementShowsProgress runs a FLUSH that waits about a second
 // for a throttled generator: the terminal shows its progress on one line,

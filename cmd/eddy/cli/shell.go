@@ -8,7 +8,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"path/filepath"
 	"strings"
 	"sync"
 
@@ -23,9 +22,6 @@ const (
 	promptFirst = "eddy> "
 	promptMore  = "   ..> "
 )
-
-// historyFile is the shell's history, kept in the data directory.
-const historyFile = ".eddy_history"
 
 // lineReader reads the shell's input lines: liner on a terminal, a fake in
 // tests. Prompt returns liner.ErrPromptAborted on Ctrl-C and io.EOF on
@@ -46,6 +42,11 @@ type shell struct {
 	// statement only.
 	interrupts <-chan os.Signal
 	buf        string // the unfinished statement
+	// hist keeps the statements and meta commands (shell_history.go);
+	// nil: none. cat answers \d and feeds comp, the tab completion.
+	hist *history
+	cat  *sqlCatalog
+	comp *completer
 }
 
 // shell is the `shell` command and the default one. Without a terminal it
@@ -62,50 +63,27 @@ func (a *app) shell(cmd *cobra.Command, _ []string) error {
 	ln := liner.NewLiner()
 	ln.SetCtrlCAborts(true)
 	ln.SetMultiLineMode(true)
-	histPath := filepath.Join(a.opts.dataDir, historyFile)
-	if f, err := os.Open(histPath); err == nil {
-		ln.ReadHistory(f)
-		f.Close()
-	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt)
-	sh := &shell{
-		r:          &runner{sess: sess, p: a.newPrinter()},
-		lines:      ln,
-		in:         a.io.In,
-		out:        a.out,
-		interrupts: sigs,
-	}
+	sh := newShell(&runner{sess: sess, p: a.newPrinter()}, ln, a.io.In, a.out)
+	sh.interrupts = sigs
+	sh.setTerminal(a.io.Out, a.io.Err)
+	sh.openHistory(ln, a.io.Err)
+	ln.SetTabCompletionStyle(liner.TabPrints)
+	ln.SetWordCompleter(func(line string, pos int) (string, []string, string) {
+		return sh.comp.complete(sh.buf, line, pos)
+	})
 	fmt.Fprintf(a.out, "eddy %s. Type \\help for help, \\q to quit.\n", versionString())
 	if a.conn.addr != "" {
 		fmt.Fprintf(a.out, "Connected to eddy at %s.\n", a.conn.addr)
 	}
 	err = sh.loop(ctx)
 	signal.Stop(sigs)
-	if herr := saveHistory(ln, histPath); herr != nil {
-		fmt.Fprintf(a.io.Err, "NOTICE: history not saved: %v\n", herr)
-	}
 	ln.Close()
 	if cerr := closeFn(); cerr != nil && err == nil {
 		err = cerr
 	}
 	return err
-}
-
-// saveHistory writes the shell's history file, creating its directory.
-func saveHistory(ln *liner.State, path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return err
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	if _, err := ln.WriteHistory(f); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }
 
 // plainLines reads lines without editing or prompts.
@@ -145,11 +123,10 @@ func (sh *shell) loop(ctx context.Context) error {
 		case err != nil:
 			return err
 		}
-		if strings.TrimSpace(line) != "" {
-			sh.lines.AppendHistory(line)
-		}
+		sh.printNotices() // of the statements tab completion ran
 		if t := strings.TrimSpace(line); strings.HasPrefix(t, `\`) || (sh.buf == "" && (t == "quit" || t == "exit")) {
-			if sh.meta(t) {
+			sh.remember(t)
+			if sh.meta(ctx, t) {
 				return nil
 			}
 			continue
@@ -157,7 +134,9 @@ func (sh *shell) loop(ctx context.Context) error {
 		sh.buf += line + "\n"
 		pieces, rest := sql.Split(sh.buf)
 		for _, pc := range pieces {
+			sh.remember(statementEntry(pc.Text))
 			sh.runStatement(ctx, pc)
+			sh.comp.invalidate()
 		}
 		sh.buf = rest
 	}
@@ -193,7 +172,7 @@ func (sh *shell) runStatement(ctx context.Context, pc sql.Piece) {
 
 // meta runs a meta command (a line starting with a backslash, or quit and
 // exit on their own) and reports whether the shell should quit.
-func (sh *shell) meta(line string) bool {
+func (sh *shell) meta(ctx context.Context, line string) bool {
 	f := strings.Fields(line)
 	cmd, args := f[0], f[1:]
 	p := sh.r.p
@@ -223,7 +202,9 @@ func (sh *shell) meta(line string) bool {
 		p.format = f
 		fmt.Fprintf(sh.out, "Format is %s.\n", formatName(f))
 	default:
-		p.printError(fmt.Errorf(`unknown command %s: type \help for help`, cmd), "")
+		if !sh.displayMeta(ctx, cmd, args, strings.TrimPrefix(line, cmd)) {
+			p.printError(fmt.Errorf(`unknown command %s: type \help for help`, cmd), "")
+		}
 	}
 	return false
 }
@@ -265,14 +246,21 @@ const helpText = `Statements (end each with ;):
   SELECT ... EMIT CHANGES [LIMIT n]            push query: changes until LIMIT or Ctrl-C
   FLUSH                                        wait until every ingested row is reflected
   EXPLAIN [LOGICAL | VERBOSE] statement  |  EXPLAIN ANALYZE name
-  SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES
-  DESCRIBE name
+  SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES | CHECKPOINTS | FUNCTIONS
+  SHOW CREATE [STREAM | TABLE | MATERIALIZED VIEW | SINK] name   the statement that recreates it
+  DESCRIBE name                                columns, watermark, connector and options
   DROP STREAM | TABLE | MATERIALIZED VIEW | SINK [IF EXISTS] name
   SET setting = value
 Meta commands:
   \help                     this help (also \h, \?)
   \timing [on|off]          show elapsed times
   \format [table|csv|json]  how results are printed
-  \q                        quit (also quit, exit, Ctrl-D)
+  \x [on|off|auto]          expanded display: a block per row (auto: when the table is too wide)
+  \pager [on|off]           page results longer or wider than the terminal ($PAGER, or less -FRSX)
+  \d                        list every stream, table, materialized view and sink
+  \d NAME                   describe one: columns, keys, watermark, connector, options, query
+  \q                        quit (also \quit, quit, exit, Ctrl-D)
+Tab completes keywords, names of objects, columns, functions and settings.
+History (up arrow) holds whole statements, kept in ~/.eddy_history.
 Ctrl-C clears the current input, or cancels the running statement.
 `
