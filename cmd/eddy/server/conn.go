@@ -23,6 +23,9 @@ type conn struct {
 	srv  *Server
 	c    *mysql.Conn
 	id   uint32
+	host string // the client's address, as the gate counts it
+	// sess is the connection's session, opened by session once the
+	// client has logged in; nil before.
 	sess *engine.Session
 	// db is the database USE chose ("" until then), for DATABASE().
 	db string
@@ -46,6 +49,16 @@ var (
 // sends nothing is noticed within this long (a write would notice at once).
 const clientCheckEvery = 100 * time.Millisecond
 
+// session returns the connection's session, opening it on first use (the
+// handshake's end, or a database named in the handshake, which vitess
+// runs as USE before it).
+func (cn *conn) session() *engine.Session {
+	if cn.sess == nil {
+		cn.sess = cn.srv.cfg.Engine.NewSession(engine.SessionOptions{Interactive: true})
+	}
+	return cn.sess
+}
+
 // emitFunc sends one part of a statement's result: its first call starts
 // it (an OK packet when res has no fields, else the result set's fields),
 // later calls add rows.
@@ -65,6 +78,12 @@ func (cn *conn) run(p sql.Piece, emit emitFunc) error {
 	if err != nil {
 		return err
 	}
+	if refusal := cn.srv.gate.startStatement(cn.host); refusal != nil {
+		cn.srv.stats.stmtsRefused.Add(1)
+		cn.srv.log.Info("refused a statement", "client", cn.host, "conn", cn.id, "error", refusal.Message)
+		return refusal
+	}
+	defer cn.srv.gate.endStatement(cn.host)
 	ctx, cancel := context.WithCancelCause(cn.srv.ctx)
 	defer cancel(nil)
 	cn.mu.Lock()
@@ -77,7 +96,7 @@ func (cn *conn) run(p sql.Piece, emit emitFunc) error {
 	}()
 	stopWatch := cn.watchClient(ctx, cancel)
 	defer stopWatch()
-	res, err := cn.sess.Execute(ctx, stmt)
+	res, err := cn.session().Execute(ctx, stmt)
 	if err != nil {
 		return cancelled(ctx, err)
 	}
