@@ -174,3 +174,36 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("the packet out of sequence is not logged at Info:\n%s", strings.Join(logs.all(), "\n"))
 	}
 }
+
+// TestCommandDuringPushQuery sends a COM_PING while a push query with
+// nothing to send streams: the server takes it as the client's leaving
+// and ends the push query with ER_QUERY_INTERRUPTED, then answers the
+// ping, the connection in step. (The check vitess offers, ConnCheck,
+// reads a byte from the socket: it took the ping's first byte, and the
+// connection failed with "invalid sequence"; under load, a result that
+// vitess's flush timer sends before the statement's goroutine returns
+// let the same happen to the client's next command.)
+func TestCommandDuringPushQuery(t *testing.T) {
+	srv := startServer(t)
+	mustExec(t, open(t, srv), "CREATE STREAM s (a BIGINT)")
+	c := dialRaw(t, srv)
+	c.login()
+	c.writePacket(0, append([]byte{3}, "SELECT a FROM s EMIT CHANGES"...))
+	// The column count, two columns (op, a) and an EOF.
+	for i, first := range []byte{2, 3, 3, 0xfe} {
+		if _, p := c.readPacket(); len(p) == 0 || p[0] != first {
+			t.Fatalf("result packet %d: % x", i, p)
+		}
+	}
+	c.writePacket(0, []byte{14}) // COM_PING
+	_, p := c.readPacket()
+	if len(p) < 3 || p[0] != 0xff || binary.LittleEndian.Uint16(p[1:]) != 1317 {
+		t.Fatalf("the push query ended with % x (%q), want error 1317", p, p)
+	}
+	if !strings.Contains(string(p), "the client disconnected or sent a command during the statement") {
+		t.Errorf("error %q", p[9:])
+	}
+	if seq, ok := c.readPacket(); seq != 1 || len(ok) == 0 || ok[0] != 0 {
+		t.Errorf("the ping answered sequence %d, % x; want 1, OK", seq, ok)
+	}
+}

@@ -41,7 +41,7 @@ type conn struct {
 // The causes of a statement's cancellation.
 var (
 	errKilled     = errors.New("killed")
-	errClientGone = errors.New("the client disconnected")
+	errClientGone = errors.New("the client disconnected or sent a command during the statement")
 )
 
 // clientCheckEvery is how often a running statement checks that its client
@@ -140,11 +140,15 @@ func (cn *conn) stream(ctx context.Context, res *engine.Result, emit emitFunc) e
 	}
 }
 
-// cancelled returns err, or errKilled (which the client sees as
-// ER_QUERY_INTERRUPTED) when err is ctx's end because of a KILL.
+// cancelled returns err, or the cause of ctx's end when err is that end
+// because of a KILL (errKilled) or the client (errClientGone), which the
+// client sees as ER_QUERY_INTERRUPTED.
 func cancelled(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), errKilled) {
-		return errKilled
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errKilled) || errors.Is(cause, errClientGone) {
+		return cause
 	}
 	return err
 }
@@ -160,10 +164,14 @@ func (cn *conn) interrupt(cause error) {
 
 // watchClient checks every clientCheckEvery, until the returned function
 // is called, that the client is still connected, and cancels the
-// statement with errClientGone when it is not. The returned function
-// waits for the check to stop, so that the connection's next read is its
-// own.
+// statement with errClientGone when it is not. The check peeks at the
+// socket (clientConn.clientGone), so it never takes bytes vitess is to
+// read. The returned function waits for the check to stop.
 func (cn *conn) watchClient(ctx context.Context, cancel context.CancelCauseFunc) func() {
+	cc := clientConnOf(cn.c)
+	if cc == nil {
+		return func() {}
+	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -178,8 +186,9 @@ func (cn *conn) watchClient(ctx context.Context, cancel context.CancelCauseFunc)
 				return
 			case <-t.C:
 				// Any byte from the client during a statement is a
-				// disconnect too: a COM_QUIT, or a protocol violation.
-				if err := cn.c.ConnCheck(); err != nil {
+				// disconnect too: a COM_QUIT, or a protocol violation
+				// (which vitess reads once the statement has ended).
+				if err := cc.clientGone(); err != nil {
 					cancel(errClientGone)
 					return
 				}
