@@ -15,14 +15,14 @@ import (
 
 // startServer starts a server on a free loopback port over a new engine
 // in a temporary data directory; both are closed when t ends.
-func startServer(t *testing.T) *Server {
+func startServer(t testing.TB) *Server {
 	t.Helper()
 	return startServerWith(t, nil)
 }
 
 // startServerWith is startServer with a Config that edit changes (nil:
 // none) before Listen.
-func startServerWith(t *testing.T, edit func(*Config)) *Server {
+func startServerWith(t testing.TB, edit func(*Config)) *Server {
 	t.Helper()
 	eng, err := engine.Open(context.Background(), engine.Config{DataDir: t.TempDir(), FileRoot: t.TempDir()})
 	if err != nil {
