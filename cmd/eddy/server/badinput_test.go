@@ -144,8 +144,8 @@ func TestBadInput(t *testing.T) {
 			c.writePacket(0, []byte{0x7f, 1, 2, 3})
 			c.writePacket(0, []byte{1}) // COM_QUIT
 		}, func(t *testing.T, got []byte) {
-			if len(got) < 5 || got[4] != 0xff {
-				t.Errorf("an unknown command answered % x, want an error packet", got)
+			if len(got) < 7 || got[4] != 0xff || binary.LittleEndian.Uint16(got[5:]) != 1047 {
+				t.Errorf("an unknown command answered % x, want error 1047", got)
 			}
 		}},
 	}
@@ -205,5 +205,25 @@ func TestCommandDuringPushQuery(t *testing.T) {
 	}
 	if seq, ok := c.readPacket(); seq != 1 || len(ok) == 0 || ok[0] != 0 {
 		t.Errorf("the ping answered sequence %d, % x; want 1, OK", seq, ok)
+	}
+}
+
+// TestHandshakeTimeout connects and sends nothing: the server closes the
+// connection once handshakeTimeout has passed, and its slot is free
+// again.
+func TestHandshakeTimeout(t *testing.T) {
+	old := handshakeTimeout
+	handshakeTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { handshakeTimeout = old })
+	srv := startServerWith(t, func(cfg *Config) { cfg.Limits.MaxConnections = 1 })
+	c := dialRaw(t, srv)
+	start := time.Now()
+	c.closedByServer()
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("closed after %v", d)
+	}
+	waitFor(t, "the slot to be free", func() bool { return srv.Stats().Open == 0 })
+	if err := open(t, srv).Ping(); err != nil {
+		t.Errorf("the next client: %v", err)
 	}
 }

@@ -63,7 +63,7 @@ type Limits struct {
 	// with ER_NET_PACKET_TOO_LARGE (1153) and the connection stays
 	// usable. A client that sends more than twice as much without
 	// waiting for an answer is disconnected without the rest being read,
-	// so that no client can make the server buffer more (see conn_limits.go).
+	// so that no client can make the server buffer more (see listener.go).
 	MaxStatementBytes int
 }
 
@@ -78,7 +78,7 @@ type Limits struct {
 // occupying every core with push queries while letting a pool of dozens
 // of connections insert concurrently. 16 MiB of statement text holds an
 // INSERT of a hundred thousand rows, while what one connection makes the
-// server buffer (twice that, see conn_limits.go) stays small beside the
+// server buffer (twice that, see listener.go) stays small beside the
 // engine's memory.
 func DefaultLimits() Limits {
 	return Limits{

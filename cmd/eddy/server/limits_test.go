@@ -2,7 +2,9 @@ package server
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"reflect"
 	"strings"
@@ -152,5 +154,55 @@ func TestMaxStatementBytes(t *testing.T) {
 	waitFor(t, "the huge statement's connection to close", func() bool { return srv.Stats().Open == 2 })
 	if st := srv.Stats(); st.StatementsRefused != 2 {
 		t.Errorf("stats %+v, want 2 statements refused", st)
+	}
+}
+
+// flakyListener fails its first Accept with an error other than its
+// closing (as "too many open files" does), then returns one end of a
+// pipe, then reports itself closed.
+type flakyListener struct {
+	net.Listener // nil: only Accept is called
+	calls        int
+	conn         net.Conn
+}
+
+func (l *flakyListener) Accept() (net.Conn, error) {
+	l.calls++
+	switch l.calls {
+	case 1:
+		return nil, errors.New("accept4: too many open files")
+	case 2:
+		return l.conn, nil
+	}
+	return nil, net.ErrClosed
+}
+
+// TestAcceptRetries checks that an accept error other than the
+// listener's closing is retried, where vitess's accept loop would stop
+// serving, and that closing still ends it.
+func TestAcceptRetries(t *testing.T) {
+	var cfg Config
+	logs := captureLogs(&cfg)
+	srv := &Server{gate: newGate(DefaultLimits()), log: cfg.Log}
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	l := &limitListener{Listener: &flakyListener{conn: a}, srv: srv}
+	c, err := l.Accept()
+	if err != nil {
+		t.Fatalf("Accept: %v", err)
+	}
+	if cc, ok := c.(*clientConn); !ok || cc.Conn != a {
+		t.Errorf("Accept returned %T", c)
+	}
+	if !logs.has(slog.LevelWarn, "too many open files") {
+		t.Errorf("the failure is not logged at Warn:\n%s", strings.Join(logs.all(), "\n"))
+	}
+	if _, err := l.Accept(); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("Accept after closing: %v", err)
+	}
+	c.Close()
+	if st := srv.Stats(); st.ConnectionsAccepted != 1 || st.Open != 0 {
+		t.Errorf("stats %+v", st)
 	}
 }

@@ -15,21 +15,22 @@ import (
 	"vitess.io/vitess/go/mysql/sqlerror"
 )
 
-// The bounds on a connection before it has logged in: vitess reads the
-// client's handshake with no limit of its own.
+// handshakeTimeout is how long a connection may take to log in, as
+// MySQL's connect_timeout (10 s): a client that connects and sends
+// nothing would otherwise hold its connection slot for ever. vitess sets
+// no deadline of its own. (A variable for tests.)
+var handshakeTimeout = 10 * time.Second
+
+// The bounds on what a client may send before the server answers.
 const (
-	// handshakeTimeout is how long a connection may take to log in, as
-	// MySQL's connect_timeout (10 s): a client that connects and sends
-	// nothing would otherwise hold its connection slot for ever.
-	handshakeTimeout = 10 * time.Second
 	// preAuthInput is the most a client may send before it has logged in
 	// without the server answering: a handshake response is a few
 	// hundred bytes (its connection attributes included), the TLS
 	// handshake's messages a few kilobytes.
 	preAuthInput = 64 << 10
 	// requestSlack is what a request may hold beyond twice
-	// MaxStatementBytes: packet headers, TLS records, a small limit's
-	// COM_QUERY of another kind.
+	// MaxStatementBytes: packet headers and TLS records around the text,
+	// and room for any other command however small the limit.
 	requestSlack = 64 << 10
 )
 
