@@ -9,9 +9,9 @@ import (
 	"github.com/eddysql/eddy/cmd/eddy/client"
 )
 
-// passwordEnv is the environment variable --connect reads the password
-// from when --password is not given (a flag's value is visible to every
-// user of the machine in the process list).
+// passwordEnv is the environment variable eddy serve and --connect read
+// the password from when --password is not given (a flag's value is
+// visible to every user of the machine in the process list).
 const passwordEnv = "EDDY_PASSWORD"
 
 // connectOptions are the flags with which the shell and exec run their
@@ -57,6 +57,9 @@ func (a *app) preRun(cmd *cobra.Command, _ []string) error {
 // checkConnect validates the --connect flags of cmd and reads the password
 // from the environment when --password is not given.
 func (a *app) checkConnect(cmd *cobra.Command) error {
+	if cmd.Flags().Lookup("connect") == nil {
+		return nil // a command without --connect (serve has a --password of its own)
+	}
 	changed := func(name string) bool {
 		f := cmd.Flags().Lookup(name)
 		return f != nil && f.Changed

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"os/signal"
 	"syscall"
@@ -14,43 +15,143 @@ import (
 	"github.com/eddysql/eddy/cmd/eddy/server/web"
 )
 
+// serveFlags are `eddy serve`'s flags.
+type serveFlags struct {
+	mysqlAddr         string
+	httpAddr          string
+	user, password    string
+	tlsCert, tlsKey   string
+	requireTLS        bool
+	maxConns          int
+	maxConnsPerClient int
+	maxStmtsPerClient int
+	maxStmtBytes      string // a size, parsed by config
+	logLevel          string
+}
+
 // serveCommand is `eddy serve`.
 func (a *app) serveCommand() *cobra.Command {
-	var mysqlAddr, httpAddr string
+	var f serveFlags
+	d := server.DefaultLimits()
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Serve the data directory to MySQL clients, many at once",
 		Long: `Open the data directory and serve it over the MySQL wire protocol until
-SIGINT or SIGTERM: connect with 'mysql -h 127.0.0.1 -P 3307 -u root' (any
-user, no password) or any MySQL driver. Each connection is a session of its
-own; a push query (EMIT CHANGES) streams its changes until its LIMIT, the
-client disconnects, or another connection runs KILL QUERY <id>.
+SIGINT or SIGTERM: connect with 'mysql -h 127.0.0.1 -P 3307 -u root' or any
+MySQL driver. Each connection is a session of its own; a push query (EMIT
+CHANGES) streams its changes until its LIMIT, the client disconnects, or
+another connection runs KILL QUERY <id>.
+
+Without a password (--password, or the environment variable ` + passwordEnv + `;
+the flag wins) any user gets in without one, and only a loopback address
+may be served. With one, clients log in as --user with it
+(mysql_native_password, or caching_sha2_password over TLS), and any
+address may be served. --tls-cert and --tls-key let clients use TLS;
+--require-tls refuses those that do not.
+
+The --max-* limits refuse, with MySQL's errors, connections and
+statements beyond them; refused ones never affect other sessions.
 
 With --http (default 127.0.0.1:8081; '' turns it off) it also serves
 HTTP: a web view of the running queries' dataflows at /, Prometheus
 metrics at /metrics, and JSON at /api/catalog, /api/queries and
-/api/queries/{name}.`,
+/api/queries/{name}. The same password rule holds: with a password,
+every request needs it (HTTP basic authentication, as --user).`,
 		Args: cobra.NoArgs,
 		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
-			return a.serve(cmd.Context(), mysqlAddr, httpAddr)
+			cfg, err := f.config(cmd, a)
+			if err != nil {
+				return err
+			}
+			return a.serve(cmd.Context(), cfg, f.httpAddr)
 		}),
 	}
-	cmd.Flags().StringVar(&mysqlAddr, "mysql", "127.0.0.1:3307", "host:port of the MySQL protocol listener (loopback only, for now)")
-	cmd.Flags().StringVar(&httpAddr, "http", "127.0.0.1:8081", "host:port of the HTTP server: the web view, /metrics and /api ('' turns it off; loopback only without a password)")
+	fl := cmd.Flags()
+	fl.StringVar(&f.mysqlAddr, "mysql", "127.0.0.1:3307", "host:port of the MySQL protocol listener (a non-loopback address needs a password)")
+	fl.StringVar(&f.httpAddr, "http", "127.0.0.1:8081", "host:port of the HTTP server: the web view, /metrics and /api ('' turns it off; a non-loopback address needs a password)")
+	fl.StringVar(&f.user, "user", "root", "the user clients log in as, with the password")
+	fl.StringVar(&f.password, "password", "", "the password clients log in with; wins over $"+passwordEnv+", which is safer (a flag shows in ps)")
+	fl.StringVar(&f.tlsCert, "tls-cert", "", "PEM certificate (chain) of the server, for clients using TLS (with --tls-key)")
+	fl.StringVar(&f.tlsKey, "tls-key", "", "PEM private key of --tls-cert")
+	fl.BoolVar(&f.requireTLS, "require-tls", false, "refuse clients that do not use TLS (needs --tls-cert and --tls-key)")
+	fl.IntVar(&f.maxConns, "max-connections", d.MaxConnections, "most connections open at once; more are refused (MySQL error 1040)")
+	fl.IntVar(&f.maxConnsPerClient, "max-connections-per-client", d.MaxConnectionsPerClient, "most connections open at once from one client address (error 1203)")
+	fl.IntVar(&f.maxStmtsPerClient, "max-statements-per-client", d.MaxStatementsPerClient, "most statements the connections of one client address run at once, push queries while they stream (error 1226)")
+	fl.StringVar(&f.maxStmtBytes, "max-statement-bytes", "16MiB", "longest statement text accepted (error 1153); a client sending over twice as much at once is disconnected")
+	fl.StringVar(&f.logLevel, "log-level", "warn", "what the server logs to stderr: error, warn (refused connections and logins), info (also refused statements and clients breaking the protocol), debug (also connections coming and going)")
 	return cmd
+}
+
+// config checks the flags and returns the server's Config (without its
+// engine). Every mistake is a usage error.
+func (f *serveFlags) config(cmd *cobra.Command, a *app) (server.Config, error) {
+	cfg := server.Config{Addr: f.mysqlAddr, User: f.user, Version: versionString(), RequireTLS: f.requireTLS}
+	cfg.Password = os.Getenv(passwordEnv)
+	if cmd.Flags().Changed("password") {
+		cfg.Password = f.password
+	}
+	if cfg.Password != "" && cfg.User == "" {
+		return cfg, usagef("--user must not be empty")
+	}
+	switch {
+	case (f.tlsCert == "") != (f.tlsKey == ""):
+		return cfg, usagef("--tls-cert and --tls-key go together: give both or neither")
+	case f.tlsCert != "":
+		tlsCfg, err := server.LoadTLS(f.tlsCert, f.tlsKey)
+		if err != nil {
+			return cfg, usagef("--tls-cert, --tls-key: %v", err)
+		}
+		cfg.TLS = tlsCfg
+	case f.requireTLS:
+		return cfg, usagef("--require-tls needs --tls-cert and --tls-key")
+	}
+	for _, l := range []struct {
+		name string
+		v    int
+		dst  *int
+	}{
+		{"--max-connections", f.maxConns, &cfg.Limits.MaxConnections},
+		{"--max-connections-per-client", f.maxConnsPerClient, &cfg.Limits.MaxConnectionsPerClient},
+		{"--max-statements-per-client", f.maxStmtsPerClient, &cfg.Limits.MaxStatementsPerClient},
+	} {
+		if l.v < 1 {
+			return cfg, usagef("%s must be at least 1, got %d", l.name, l.v)
+		}
+		*l.dst = l.v
+	}
+	n, err := parseBytes(f.maxStmtBytes)
+	if err != nil || n < 1<<10 || n > 1<<30 {
+		return cfg, usagef("--max-statement-bytes must be a size from 1KiB to 1GiB such as 16MiB, got %q", f.maxStmtBytes)
+	}
+	cfg.Limits.MaxStatementBytes = int(n)
+	var level slog.Level
+	if err := level.UnmarshalText([]byte(f.logLevel)); err != nil {
+		return cfg, usagef("--log-level must be debug, info, warn or error, got %q", f.logLevel)
+	}
+	cfg.Log = slog.New(slog.NewTextHandler(a.io.Err, &slog.HandlerOptions{Level: level}))
+	if err := cfg.Check(); err != nil {
+		if errors.Is(err, server.ErrPasswordRequired) {
+			return cfg, usagef("--mysql %s is not a loopback address: serving it needs a password (--password or %s)", f.mysqlAddr, passwordEnv)
+		}
+		return cfg, usagef("--mysql %v", err)
+	}
+	if f.httpAddr != "" {
+		if err := web.CheckAddr(f.httpAddr, cfg.Password); err != nil {
+			if errors.Is(err, web.ErrNotLoopback) {
+				return cfg, usagef("--http %s is not a loopback address: serving it needs a password (--password or %s)", f.httpAddr, passwordEnv)
+			}
+			return cfg, usagef("--http %v", err)
+		}
+	}
+	return cfg, nil
 }
 
 // serve runs `eddy serve` until ctx ends or a signal stops it: then it
 // closes the connections and the engine, which takes its last
 // checkpoints, as `eddy exec` does on exit.
-func (a *app) serve(ctx context.Context, mysqlAddr, httpAddr string) error {
-	if err := server.CheckAddr(mysqlAddr); err != nil {
-		return usagef("--mysql %v", err)
-	}
-	if httpAddr != "" {
-		if err := web.CheckAddr(httpAddr, ""); err != nil {
-			return usagef("--http %v", err)
-		}
+func (a *app) serve(ctx context.Context, cfg server.Config, httpAddr string) error {
+	if server.CheckAddr(cfg.Addr) != nil && cfg.TLS == nil {
+		fmt.Fprintf(a.io.Err, "WARNING: serving %s without TLS: passwords (as scrambles an eavesdropper can attack) and all data travel in clear; give --tls-cert and --tls-key\n", cfg.Addr)
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -58,7 +159,8 @@ func (a *app) serve(ctx context.Context, mysqlAddr, httpAddr string) error {
 	if err != nil {
 		return err
 	}
-	srv, err := server.Listen(server.Config{Addr: mysqlAddr, Engine: eng, Version: versionString()})
+	cfg.Engine = eng
+	srv, err := server.Listen(cfg)
 	if err != nil {
 		if cerr := eng.Close(); cerr != nil {
 			err = errors.Join(err, cerr)
@@ -68,7 +170,9 @@ func (a *app) serve(ctx context.Context, mysqlAddr, httpAddr string) error {
 	go srv.Serve()
 	var hsrv *web.Server
 	if httpAddr != "" {
-		if hsrv, err = web.Listen(web.Config{Addr: httpAddr, Engine: eng, Version: versionString()}); err != nil {
+		hsrv, err = web.Listen(web.Config{Addr: httpAddr, Engine: eng, Version: versionString(),
+			User: cfg.User, Password: cfg.Password, Server: srv})
+		if err != nil {
 			srv.Close()
 			if cerr := eng.Close(); cerr != nil {
 				err = errors.Join(err, cerr)

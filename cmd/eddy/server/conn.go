@@ -23,6 +23,9 @@ type conn struct {
 	srv  *Server
 	c    *mysql.Conn
 	id   uint32
+	host string // the client's address, as the gate counts it
+	// sess is the connection's session, opened by session once the
+	// client has logged in; nil before.
 	sess *engine.Session
 	// db is the database USE chose ("" until then), for DATABASE().
 	db string
@@ -38,13 +41,23 @@ type conn struct {
 // The causes of a statement's cancellation.
 var (
 	errKilled     = errors.New("killed")
-	errClientGone = errors.New("the client disconnected")
+	errClientGone = errors.New("the client disconnected or sent a command during the statement")
 )
 
 // clientCheckEvery is how often a running statement checks that its client
 // is still connected: a client that disconnects during a push query that
 // sends nothing is noticed within this long (a write would notice at once).
 const clientCheckEvery = 100 * time.Millisecond
+
+// session returns the connection's session, opening it on first use (the
+// handshake's end, or a database named in the handshake, which vitess
+// runs as USE before it).
+func (cn *conn) session() *engine.Session {
+	if cn.sess == nil {
+		cn.sess = cn.srv.cfg.Engine.NewSession(engine.SessionOptions{Interactive: true})
+	}
+	return cn.sess
+}
 
 // emitFunc sends one part of a statement's result: its first call starts
 // it (an OK packet when res has no fields, else the result set's fields),
@@ -65,6 +78,12 @@ func (cn *conn) run(p sql.Piece, emit emitFunc) error {
 	if err != nil {
 		return err
 	}
+	if refusal := cn.srv.gate.startStatement(cn.host); refusal != nil {
+		cn.srv.stats.stmtsRefused.Add(1)
+		cn.srv.log.Info("refused a statement", "client", cn.host, "conn", cn.id, "error", refusal.Message)
+		return refusal
+	}
+	defer cn.srv.gate.endStatement(cn.host)
 	ctx, cancel := context.WithCancelCause(cn.srv.ctx)
 	defer cancel(nil)
 	cn.mu.Lock()
@@ -77,7 +96,7 @@ func (cn *conn) run(p sql.Piece, emit emitFunc) error {
 	}()
 	stopWatch := cn.watchClient(ctx, cancel)
 	defer stopWatch()
-	res, err := cn.sess.Execute(ctx, stmt)
+	res, err := cn.session().Execute(ctx, stmt)
 	if err != nil {
 		return cancelled(ctx, err)
 	}
@@ -121,11 +140,15 @@ func (cn *conn) stream(ctx context.Context, res *engine.Result, emit emitFunc) e
 	}
 }
 
-// cancelled returns err, or errKilled (which the client sees as
-// ER_QUERY_INTERRUPTED) when err is ctx's end because of a KILL.
+// cancelled returns err, or the cause of ctx's end when err is that end
+// because of a KILL (errKilled) or the client (errClientGone), which the
+// client sees as ER_QUERY_INTERRUPTED.
 func cancelled(ctx context.Context, err error) error {
-	if err != nil && ctx.Err() != nil && errors.Is(context.Cause(ctx), errKilled) {
-		return errKilled
+	if err == nil || ctx.Err() == nil {
+		return err
+	}
+	if cause := context.Cause(ctx); errors.Is(cause, errKilled) || errors.Is(cause, errClientGone) {
+		return cause
 	}
 	return err
 }
@@ -141,10 +164,14 @@ func (cn *conn) interrupt(cause error) {
 
 // watchClient checks every clientCheckEvery, until the returned function
 // is called, that the client is still connected, and cancels the
-// statement with errClientGone when it is not. The returned function
-// waits for the check to stop, so that the connection's next read is its
-// own.
+// statement with errClientGone when it is not. The check peeks at the
+// socket (clientConn.clientGone), so it never takes bytes vitess is to
+// read. The returned function waits for the check to stop.
 func (cn *conn) watchClient(ctx context.Context, cancel context.CancelCauseFunc) func() {
+	cc := clientConnOf(cn.c)
+	if cc == nil {
+		return func() {}
+	}
 	stop := make(chan struct{})
 	done := make(chan struct{})
 	go func() {
@@ -159,8 +186,9 @@ func (cn *conn) watchClient(ctx context.Context, cancel context.CancelCauseFunc)
 				return
 			case <-t.C:
 				// Any byte from the client during a statement is a
-				// disconnect too: a COM_QUIT, or a protocol violation.
-				if err := cn.c.ConnCheck(); err != nil {
+				// disconnect too: a COM_QUIT, or a protocol violation
+				// (which vitess reads once the statement has ended).
+				if err := cc.clientGone(); err != nil {
 					cancel(errClientGone)
 					return
 				}

@@ -21,6 +21,21 @@
 // error packets (errors.go) with eddy's message, which says line:column.
 // An engine notice counts as a MySQL warning, read with SHOW WARNINGS.
 //
-// The server binds loopback addresses only: authentication and TLS, which
-// any other address needs, are not there yet, so every client is let in.
+// Access (auth.go, config.go): without a password the server lets every
+// user in and binds loopback addresses only; with one, clients log in as
+// the one account with mysql_native_password or caching_sha2_password,
+// and any address may be served. With a certificate clients may use TLS,
+// or must (RequireTLS).
+//
+// Limits (admission.go, listener.go): connections per client address and
+// in total are counted when accepted, before vitess sees them, and a
+// refused one gets MySQL's error in place of the handshake; statements
+// running at once per client address and the length of statement text
+// are checked per statement; a client may not make the server read more
+// than a bounded request. Stats counts what was accepted and refused.
+//
+// Logging (logging.go): vitess's process-wide logger is routed to the
+// Config's Log, with a client that went away at Debug and a client that
+// broke the protocol at Info, so that neither is reported as the
+// server's error.
 package server

@@ -20,7 +20,8 @@ import (
 //	an unknown stream, table, view or sink       1146 ER_NO_SUCH_TABLE        42S02
 //	a name already taken                         1050 ER_TABLE_EXISTS_ERROR   42S01
 //	"not supported yet: ..."                     1235 ER_NOT_SUPPORTED_YET    42000
-//	a statement stopped by KILL QUERY            1317 ER_QUERY_INTERRUPTED    70100
+//	a statement stopped by KILL QUERY, or by     1317 ER_QUERY_INTERRUPTED    70100
+//	its client's leaving or sending a command
 //	the server shutting down                     1053 ER_SERVER_SHUTDOWN      08S01
 //	anything else                                1105 ER_UNKNOWN_ERROR        HY000
 //
@@ -43,6 +44,8 @@ func toSQLError(err error) error {
 	switch {
 	case errors.Is(err, errKilled):
 		return sqlerror.NewSQLError(sqlerror.ERQueryInterrupted, sqlerror.SSQueryInterrupted, "Query execution was interrupted")
+	case errors.Is(err, errClientGone):
+		return sqlerror.NewSQLError(sqlerror.ERQueryInterrupted, sqlerror.SSQueryInterrupted, "Query execution was interrupted: "+errClientGone.Error())
 	case errors.Is(err, context.Canceled):
 		return sqlerror.NewSQLError(sqlerror.ERServerShutdown, sqlerror.SSNetError, "the server is shutting down")
 	case errors.As(err, &notSupported), errors.Is(err, plan.ErrNotSupported),

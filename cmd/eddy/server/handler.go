@@ -30,6 +30,20 @@ func (h *handler) NewConnection(c *mysql.Conn) {
 	}
 }
 
+// ConnectionReady opens the session of a connection that has logged in,
+// and lifts the bounds on its handshake.
+func (h *handler) ConnectionReady(c *mysql.Conn) {
+	cn := h.conn(c)
+	if cn == nil {
+		return
+	}
+	cn.session()
+	if cc := clientConnOf(c); cc != nil {
+		cc.loggedIn(h.srv.cfg.Limits.MaxStatementBytes)
+	}
+	h.srv.log.Debug("connection ready", "client", cn.host, "conn", cn.id, "user", c.User, "tls", c.TLSEnabled())
+}
+
 // ConnectionClosed stops the connection's statement and forgets it.
 func (h *handler) ConnectionClosed(c *mysql.Conn) { h.srv.unregister(c) }
 
@@ -51,6 +65,9 @@ func (h *handler) ComQueryMulti(c *mysql.Conn, text string, callback func(sqltyp
 	cn := h.conn(c)
 	if cn == nil {
 		return errClosing
+	}
+	if err := cn.checkSize(text); err != nil {
+		return err
 	}
 	pieces := sql.Statements(text)
 	if len(pieces) == 0 {
@@ -95,6 +112,9 @@ func (h *handler) ComQuery(c *mysql.Conn, text string, callback func(*sqltypes.R
 	if cn == nil {
 		return errClosing
 	}
+	if err := cn.checkSize(text); err != nil {
+		return err
+	}
 	pieces := sql.Statements(text)
 	if len(pieces) != 1 {
 		return sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, sqlerror.SSClientError, "not supported yet: several statements here")
@@ -109,6 +129,18 @@ func (h *handler) ComQuery(c *mysql.Conn, text string, callback func(*sqltypes.R
 		return toSQLError(err)
 	}
 	return nil
+}
+
+// checkSize refuses statement text longer than MaxStatementBytes; the
+// connection stays usable, since vitess has read the whole packet.
+func (cn *conn) checkSize(text string) error {
+	refusal := cn.srv.gate.checkStatementSize(len(text))
+	if refusal == nil {
+		return nil
+	}
+	cn.srv.stats.stmtsRefused.Add(1)
+	cn.srv.log.Info("refused a statement", "client", cn.host, "conn", cn.id, "error", refusal.Message)
+	return refusal
 }
 
 // errNoPrepare is the answer to the binary protocol's prepared statements.

@@ -15,13 +15,24 @@ import (
 
 // startServer starts a server on a free loopback port over a new engine
 // in a temporary data directory; both are closed when t ends.
-func startServer(t *testing.T) *Server {
+func startServer(t testing.TB) *Server {
+	t.Helper()
+	return startServerWith(t, nil)
+}
+
+// startServerWith is startServer with a Config that edit changes (nil:
+// none) before Listen.
+func startServerWith(t testing.TB, edit func(*Config)) *Server {
 	t.Helper()
 	eng, err := engine.Open(context.Background(), engine.Config{DataDir: t.TempDir(), FileRoot: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := Listen(Config{Addr: "127.0.0.1:0", Engine: eng, Version: "test"})
+	cfg := Config{Addr: "127.0.0.1:0", Engine: eng, Version: "test"}
+	if edit != nil {
+		edit(&cfg)
+	}
+	srv, err := Listen(cfg)
 	if err != nil {
 		eng.Close()
 		t.Fatal(err)

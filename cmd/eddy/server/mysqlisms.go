@@ -17,10 +17,6 @@ import (
 // DATABASE() know it.
 const database = "eddy"
 
-// maxAllowedPacket is what SELECT @@max_allowed_packet answers: vitess's
-// limit on one packet's payload (MaxPacketSize), 16 MiB - 1.
-const maxAllowedPacket = 1<<24 - 1
-
 // mysqlism is a query stock MySQL clients and drivers send by themselves,
 // answered by the server, since it is not eddy SQL: pattern matches the
 // whole statement (case-insensitive, without its ';' and surrounding
@@ -88,9 +84,11 @@ func answerVersion(cn *conn, _ []string) (*sqltypes.Result, error) {
 	return textResult([]string{"@@version"}, []string{cn.srv.ln.ServerVersion}), nil
 }
 
-func answerMaxAllowedPacket(*conn, []string) (*sqltypes.Result, error) {
+// answerMaxAllowedPacket answers the largest COM_QUERY accepted: the
+// command's byte and MaxStatementBytes of text.
+func answerMaxAllowedPacket(cn *conn, _ []string) (*sqltypes.Result, error) {
 	res := &sqltypes.Result{Fields: fields([]engine.Column{{Name: "@@max_allowed_packet", Type: types.BigIntT}})}
-	res.Rows = []sqltypes.Row{{sqltypes.NewInt64(maxAllowedPacket)}}
+	res.Rows = []sqltypes.Row{{sqltypes.NewInt64(int64(cn.srv.cfg.Limits.MaxStatementBytes) + 1)}}
 	return res, nil
 }
 

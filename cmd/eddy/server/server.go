@@ -4,42 +4,28 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net"
 	"sync"
 
 	"vitess.io/vitess/go/mysql"
 	"vitess.io/vitess/go/vt/vtenv"
-
-	"github.com/eddysql/eddy/exec/engine"
 )
-
-// ErrNotLoopback is the error of Listen (and CheckAddr) for an address
-// other clients than this machine's could reach: serving one needs a
-// password, which is not supported yet.
-var ErrNotLoopback = errors.New("not supported yet: serving a non-loopback address (needs --password, a later release)")
 
 // mysqlVersion is the MySQL version the handshake announces, before
 // eddy's own: clients choose their dialect of the protocol by it, and
 // vitess's server speaks MySQL 8.0's.
 const mysqlVersion = "8.0.40"
 
-// Config configures a Server.
-type Config struct {
-	// Addr is the host:port to listen on; the host must be a loopback
-	// address or "localhost". Port 0 picks a free port (see Addr).
-	Addr string
-	// Engine is the engine the connections' sessions run on. The server
-	// does not close it.
-	Engine *engine.Engine
-	// Version is eddy's version, announced in the handshake and in
-	// @@version_comment.
-	Version string
-}
-
 // Server is a MySQL protocol server over one engine.
 type Server struct {
-	cfg Config
-	ln  *mysql.Listener
+	cfg  Config
+	ln   *mysql.Listener
+	auth *authServer
+	gate *gate
+	log  *slog.Logger // never nil
+	// stats are the counters behind Stats.
+	stats counters
 	// ctx is the parent of every statement's context; Close cancels it.
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -51,41 +37,34 @@ type Server struct {
 	wg     sync.WaitGroup // one per registered connection
 }
 
-// CheckAddr returns ErrNotLoopback (wrapped with addr) unless addr's host
-// is a loopback address or "localhost".
-func CheckAddr(addr string) error {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("bad address %q: %w", addr, err)
-	}
-	if host == "localhost" {
-		return nil
-	}
-	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
-	}
-	return fmt.Errorf("%s: %w", addr, ErrNotLoopback)
-}
-
 // Listen binds cfg.Addr and returns a server that accepts connections once
-// Serve runs.
+// Serve runs. It refuses what Config.Check refuses.
 func Listen(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, errors.New("server: no engine")
 	}
-	if err := CheckAddr(cfg.Addr); err != nil {
+	if err := cfg.Check(); err != nil {
 		return nil, err
 	}
+	cfg.Limits = cfg.Limits.withDefaults()
 	env, err := vtenv.New(vtenv.Options{MySQLServerVersion: mysqlVersion})
 	if err != nil {
 		return nil, err
 	}
-	s := &Server{cfg: cfg, conns: map[uint32]*conn{}, served: make(chan struct{})}
+	s := &Server{cfg: cfg, conns: map[uint32]*conn{}, served: make(chan struct{}),
+		gate: newGate(cfg.Limits), log: cfg.Log}
+	if s.log == nil {
+		s.log = slog.New(slog.DiscardHandler)
+	}
+	s.auth = newAuthServer(s)
+	nl, err := net.Listen("tcp", cfg.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("listening on %s: %w", cfg.Addr, err)
+	}
 	s.ctx, s.cancel = context.WithCancel(context.Background())
 	s.ln, err = mysql.NewListenerWithConfig(mysql.ListenerConfig{
-		Protocol:   "tcp",
-		Address:    cfg.Addr,
-		AuthServer: mysql.NewAuthServerNone(),
+		Listener:   &limitListener{Listener: nl, srv: s},
+		AuthServer: s.auth,
 		Handler:    &handler{srv: s, env: env},
 		// Statements are split by eddy's splitter, not vitess's parser.
 		MultiQuery: true,
@@ -94,9 +73,14 @@ func Listen(cfg Config) (*Server, error) {
 	})
 	if err != nil {
 		s.cancel()
+		nl.Close()
 		return nil, fmt.Errorf("listening on %s: %w", cfg.Addr, err)
 	}
 	s.ln.ServerVersion = mysqlVersion + "-eddy-" + cfg.Version
+	if cfg.TLS != nil {
+		s.ln.TLSConfig.Store(cfg.TLS)
+	}
+	routeVitessLog(s)
 	return s, nil
 }
 
@@ -126,10 +110,12 @@ func (s *Server) Close() {
 	}
 	s.mu.Unlock()
 	s.wg.Wait()
+	unrouteVitessLog(s)
 }
 
-// register records a new connection; on a closed server it closes it
-// instead and returns nil.
+// register records a new connection, before its handshake; on a closed
+// server it closes it instead and returns nil. Its session is opened once
+// it has logged in (conn.session).
 func (s *Server) register(c *mysql.Conn) *conn {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -137,8 +123,7 @@ func (s *Server) register(c *mysql.Conn) *conn {
 		c.Close()
 		return nil
 	}
-	cn := &conn{srv: s, c: c, id: c.ConnectionID,
-		sess: s.cfg.Engine.NewSession(engine.SessionOptions{Interactive: true})}
+	cn := &conn{srv: s, c: c, id: c.ConnectionID, host: hostOf(c.RemoteAddr())}
 	s.conns[cn.id] = cn
 	s.wg.Add(1)
 	return cn
@@ -154,6 +139,7 @@ func (s *Server) unregister(c *mysql.Conn) {
 	s.mu.Unlock()
 	if ok && cn.c == c {
 		cn.interrupt(errClientGone)
+		s.log.Debug("connection closed", "client", cn.host, "conn", cn.id)
 		s.wg.Done()
 	}
 }

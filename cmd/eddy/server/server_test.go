@@ -184,7 +184,7 @@ func TestClientQueries(t *testing.T) {
 		{"select @@version_comment limit 1", [][]string{{"eddy test, a streaming SQL engine"}}},
 		{"SELECT DATABASE()", [][]string{{"NULL"}}},
 		{"SHOW DATABASES", [][]string{{"eddy"}}},
-		{"SELECT @@max_allowed_packet", [][]string{{"16777215"}}},
+		{"SELECT @@max_allowed_packet", [][]string{{"16777217"}}},
 	} {
 		if got := query(t, c, tc.q); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("%s: %v, want %v", tc.q, got, tc.want)

@@ -18,10 +18,13 @@ import (
 // metricsHandler serves /metrics: the Go runtime's and the process's
 // metrics, and the engine's, read from a fresh observation snapshot at
 // every scrape.
-func metricsHandler(eng Observer, version string) http.Handler {
+func metricsHandler(eng Observer, sessions Sessions, version string) http.Handler {
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}),
 		newCollector(eng, version))
+	if sessions != nil {
+		reg.MustRegister(newSessionsCollector(sessions))
+	}
 	return promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError})
 }
 

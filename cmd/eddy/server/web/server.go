@@ -42,6 +42,9 @@ type Config struct {
 	// Version is eddy's version, shown by the page and as the
 	// eddy_build_info metric's label.
 	Version string
+	// Server, if set, is the MySQL protocol server whose connection
+	// figures (logins refused, limits) /metrics publishes as eddy_mysql_*.
+	Server Sessions
 }
 
 // Server is the HTTP server of one engine.
@@ -119,7 +122,7 @@ func (s *Server) Close() error {
 // a password is configured.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("GET /metrics", metricsHandler(s.cfg.Engine, s.cfg.Version))
+	mux.Handle("GET /metrics", metricsHandler(s.cfg.Engine, s.cfg.Server, s.cfg.Version))
 	mux.HandleFunc("GET /api/catalog", s.catalog)
 	mux.HandleFunc("GET /api/queries", s.queries)
 	mux.HandleFunc("GET /api/queries/{name}", s.query)
