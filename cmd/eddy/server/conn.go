@@ -36,6 +36,12 @@ type conn struct {
 	// cancel stops the running statement with a cause (errKilled,
 	// errClientGone); nil between statements.
 	cancel context.CancelCauseFunc
+	// sessShared is sess, for other connections' SHOW PROCESSLIST; user
+	// is the user logged in; stmt is the running statement's text ("" if
+	// none) and since when it began, or the connection went idle.
+	sessShared *engine.Session
+	user, stmt string
+	since      time.Time
 }
 
 // The causes of a statement's cancellation.
@@ -55,6 +61,9 @@ const clientCheckEvery = 100 * time.Millisecond
 func (cn *conn) session() *engine.Session {
 	if cn.sess == nil {
 		cn.sess = cn.srv.cfg.Engine.NewSession(engine.SessionOptions{Interactive: true})
+		cn.mu.Lock()
+		cn.sessShared, cn.user, cn.since = cn.sess, cn.c.User, time.Now()
+		cn.mu.Unlock()
 	}
 	return cn.sess
 }
@@ -67,6 +76,9 @@ type emitFunc func(res *sqltypes.Result, first bool) error
 // run runs one statement of a COM_QUERY: a MySQL-ism answered here, or an
 // eddy statement.
 func (cn *conn) run(p sql.Piece, emit emitFunc) error {
+	cn.session() // logged in: SHOW PROCESSLIST lists it from now on
+	cn.setStatement(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(p.Text), ";")))
+	defer cn.setStatement("")
 	if res, handled, err := cn.mysqlism(p.Text); handled {
 		if err != nil {
 			return err

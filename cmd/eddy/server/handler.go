@@ -7,7 +7,6 @@ import (
 	"vitess.io/vitess/go/mysql/replication"
 	"vitess.io/vitess/go/mysql/sqlerror"
 	"vitess.io/vitess/go/sqltypes"
-	querypb "vitess.io/vitess/go/vt/proto/query"
 	"vitess.io/vitess/go/vt/vtenv"
 
 	"github.com/eddysql/eddy/sql"
@@ -141,20 +140,6 @@ func (cn *conn) checkSize(text string) error {
 	cn.srv.stats.stmtsRefused.Add(1)
 	cn.srv.log.Info("refused a statement", "client", cn.host, "conn", cn.id, "error", refusal.Message)
 	return refusal
-}
-
-// errNoPrepare is the answer to the binary protocol's prepared statements.
-var errNoPrepare = sqlerror.NewSQLError(sqlerror.ERNotSupportedYet, sqlerror.SSClientError,
-	"not supported yet: prepared statements (send the statement's text; go-sql-driver/mysql: interpolateParams=true)")
-
-// ComPrepare refuses prepared statements.
-func (h *handler) ComPrepare(*mysql.Conn, string) ([]*querypb.Field, uint16, error) {
-	return nil, 0, errNoPrepare
-}
-
-// ComStmtExecute refuses prepared statements.
-func (h *handler) ComStmtExecute(*mysql.Conn, *mysql.PrepareData, func(*sqltypes.Result) error) error {
-	return errNoPrepare
 }
 
 // errNoReplication is the answer to replication commands.

@@ -41,6 +41,7 @@ var mysqlisms = []mysqlism{
 	{re(`set\s+(session\s+|@@session\.|@@)?autocommit\s*=\s*(1|on|true)`), "drivers and tools: eddy commits every statement", answerOK},
 	{re(`kill\s+(query\s+|connection\s+)?(\d+)`), "KILL [QUERY | CONNECTION] id: stop a connection's statement, or close it", answerKill},
 	{re(`show\s+(count\(\*\)\s+)?warnings`), "the mysql client's \\W and tools: the last statement's notices", answerShowWarnings},
+	{re(`show\s+(full\s+)?processlist`), "mysqladmin processlist and tools: each connection's statement and its progress", answerShowProcesslist},
 }
 
 // re compiles a mysqlism pattern: case-insensitive, the whole statement.
