@@ -34,8 +34,7 @@ func (r *runner) runStatement(ctx context.Context, name, text string, pos sql.Po
 	stmt, err := sql.ParseOne(text, pos)
 	var res *engine.Result
 	if err == nil {
-		src, _ := r.sess.(progressSource)
-		withProgress(ctx, r.p.progress, src, func() { res, err = r.sess.Execute(ctx, stmt) })
+		withProgress(ctx, r.p.progress, progressOf(r.sess), func() { res, err = r.sess.Execute(ctx, stmt) })
 	}
 	if err == nil {
 		err = r.p.printResult(ctx, res, start)

@@ -10,10 +10,25 @@ import (
 	"github.com/eddysql/eddy/exec/engine"
 )
 
-// progressSource is a session that reports the progress of the statement
-// it runs (the embedded engine's does; engine.Session.Progress).
-type progressSource interface {
-	Progress() (engine.Progress, bool)
+// progressSource returns the progress line of the statement a session
+// runs, and false while it reports none.
+type progressSource func() (string, bool)
+
+// progressOf returns sess's progressSource: the embedded engine's session
+// reports its statement's progress (engine.Session.Progress), a session on
+// eddy serve asks the server for it (client.Session.ProgressLine); nil for
+// a session that reports none.
+func progressOf(sess session) progressSource {
+	switch s := sess.(type) {
+	case interface{ Progress() (engine.Progress, bool) }:
+		return func() (string, bool) {
+			p, ok := s.Progress()
+			return p.String(), ok
+		}
+	case interface{ ProgressLine() (string, bool) }:
+		return s.ProgressLine
+	}
+	return nil
 }
 
 // Progress lines appear once a statement has run for progressDelay, and
@@ -75,8 +90,8 @@ func withProgress(ctx context.Context, w io.Writer, src progressSource, fn func(
 		tick := time.NewTicker(progressEvery)
 		defer tick.Stop()
 		for {
-			if p, ok := src.Progress(); ok {
-				line.show(p.String())
+			if text, ok := src(); ok {
+				line.show(text)
 			}
 			select {
 			case <-done:

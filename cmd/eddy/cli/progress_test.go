@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddysql/eddy/cmd/eddy/client"
 	"github.com/eddysql/eddy/exec/engine"
 )
 
@@ -61,5 +62,32 @@ func TestStartupProgressLines(t *testing.T) {
 	// Not a terminal, not a log: no reports.
 	if report, _ := startupProgress(&log, false); report != nil {
 		t.Fatal("reports to a buffer that is not a terminal")
+	}
+}
+
+// TestRemoteStatementShowsProgress is TestLongStatementShowsProgress over
+// --connect: the session asks the server for its statement's progress
+// (SHOW FULL PROCESSLIST on a second connection).
+func TestRemoteStatementShowsProgress(t *testing.T) {
+	defer func(d, e time.Duration) { progressDelay, progressEvery = d, e }(progressDelay, progressEvery)
+	progressDelay, progressEvery = 50*time.Millisecond, 20*time.Millisecond
+	addr := startEddyServer(t)
+	sess, err := client.Dial(context.Background(), client.Config{Addr: addr, User: "root"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sess.Close()
+	var out bytes.Buffer
+	var term syncBuffer
+	r := &runner{sess: sess, p: &printer{out: &out, errOut: &out, progress: &term}}
+	if err := r.runScript(context.Background(), "", `SET parallelism = 1;
+		CREATE STREAM bid WITH (connector = 'nexmark', table = 'bid', events = '2000', rate = '2000');
+		CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS c FROM bid;
+		FLUSH;`); err != nil {
+		t.Fatalf("%v: %s", err, out.String())
+	}
+	shown := term.String()
+	if !strings.Contains(shown, "\r\x1b[KFLUSH: ") || !strings.Contains(shown, " rows (") || !strings.HasSuffix(shown, "\r\x1b[K") {
+		t.Fatalf("no progress line, or not erased: %q", shown)
 	}
 }

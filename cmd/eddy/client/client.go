@@ -53,6 +53,8 @@ type Session struct {
 	pending []string
 	// stream is the push query whose rows are being read, if any.
 	stream *stream
+	// watch follows the running statement's progress (ProgressLine).
+	watch watcher
 }
 
 // Dial connects to the server and logs in.
@@ -121,6 +123,7 @@ func (s *Session) Close() error {
 	if s.stream != nil {
 		s.stream.close()
 	}
+	s.watch.close()
 	s.conn.Close()
 	return nil
 }
