@@ -20,7 +20,9 @@ type progressSource func() (string, bool)
 // a session that reports none.
 func progressOf(sess session) progressSource {
 	switch s := sess.(type) {
-	case interface{ Progress() (engine.Progress, bool) }:
+	case interface {
+		Progress() (engine.Progress, bool)
+	}:
 		return func() (string, bool) {
 			p, ok := s.Progress()
 			return p.String(), ok
