@@ -208,6 +208,7 @@ type logSource struct {
 	next    uint64
 	first   uint64 // the entry the first Next read from
 	end     uint64 // snapshot bound
+	known   uint64 // the log's end when last read: entries known to exist
 	pending []logEntry
 	started bool // Next was called: Seek is too late
 }
@@ -253,7 +254,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 				return exec.Chunk{}, fmt.Errorf("reading the log of %s %s: %w", s.obj.Kind, s.obj.Name, err)
 			}
 			s.next = next
-			s.reportInput()
+			s.noteEnd()
 		}
 	}
 	if len(s.pending) == 0 {
@@ -264,24 +265,29 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 	}
 	b := s.pending[0].batch
 	s.pending = s.pending[1:]
+	if s.metrics != nil {
+		// Progress counts the entries handed on, not those read ahead,
+		// so that it matches the rows the runtime counted.
+		at := s.next - uint64(len(s.pending))
+		s.metrics.ReportInput(int64(at-s.first), int64(s.known)-int64(at))
+	}
 	return exec.Chunk{Batch: b}, nil
 }
 
-// reportInput records the source's progress: the entries read since it
-// started and those known to follow (up to the snapshot's bound, or the
-// log's end now).
-func (s *logSource) reportInput() {
+// noteEnd records the entries known to exist, for progress reports: up to
+// the snapshot's bound, or the log's end now.
+func (s *logSource) noteEnd() {
 	if s.metrics == nil {
 		return
 	}
-	end := s.end
+	s.known = s.end
 	if !s.snapshot {
-		var err error
-		if end, err = s.log.End(s.stream); err != nil {
+		end, err := s.log.End(s.stream)
+		if err != nil {
 			return // progress is only a report; the next read finds the error
 		}
+		s.known = end
 	}
-	s.metrics.ReportInput(int64(s.next-s.first), int64(end)-int64(s.next))
 }
 
 func (s *logSource) Wait(ctx context.Context) error {

@@ -95,7 +95,18 @@ func (cn *conn) run(p sql.Piece, emit emitFunc) error {
 		cn.srv.log.Info("refused a statement", "client", cn.host, "conn", cn.id, "error", refusal.Message)
 		return refusal
 	}
-	defer cn.srv.gate.endStatement(cn.host)
+	// The statement's slot, and its row in SHOW PROCESSLIST, are given
+	// back before its last packet is written: a client that has its
+	// answer may send its next statement at once (and vitess may flush
+	// the answer before run returns).
+	var ended sync.Once
+	end := func() {
+		ended.Do(func() {
+			cn.srv.gate.endStatement(cn.host)
+			cn.setStatement("")
+		})
+	}
+	defer end()
 	ctx, cancel := context.WithCancelCause(cn.srv.ctx)
 	defer cancel(nil)
 	cn.mu.Lock()
@@ -117,10 +128,13 @@ func (cn *conn) run(p sql.Piece, emit emitFunc) error {
 	case engine.ResultRows:
 		out := &sqltypes.Result{Fields: fields(res.Columns)}
 		out.Rows = rows(res.Rows, res.Columns)
+		end()
 		return emit(out, true)
 	case engine.ResultStream:
+		// vitess writes the result set's end after run returns.
 		return cancelled(ctx, cn.stream(ctx, res, emit))
 	}
+	end()
 	return emit(&sqltypes.Result{RowsAffected: rowsAffected(res.Tag)}, true)
 }
 
