@@ -28,14 +28,17 @@ type OperatorMetrics struct {
 	BadRows atomic.Int64
 	// LateRows counts rows dropped behind the watermark.
 	LateRows atomic.Int64
+	// ShedRows counts, at a source, the rows dropped by load shedding.
+	ShedRows atomic.Int64
 	// Watermark is the operator's latest watermark (ms since the epoch),
 	// 0 before the first.
 	Watermark atomic.Int64
 	// InputRead and InputBacklog are, for a source, how much input it has
-	// read since it opened and how much more it knows of, in a unit of its
-	// own (log entries, file bytes, generated events): progress reports
-	// estimate the rows still to come from their ratio to RowsIn (see
-	// EstimateBacklog). Both stay 0 in a source that does not know.
+	// read since it opened and how much more waits to be read, in a unit
+	// of its own (log entries, file bytes, generated events that are due):
+	// progress reports and load shedding estimate the rows waiting from
+	// their ratio to RowsIn (see EstimateBacklog). Both stay 0 in a source
+	// that does not know.
 	InputRead, InputBacklog atomic.Int64
 
 	// own are the operator's own counters (Counter), in the order it

@@ -63,6 +63,9 @@ type JobOptions struct {
 	// take a checkpoint every interval, numbered on from the store's last
 	// committed epoch, if it is resumable (Job.Resumable).
 	CheckpointInterval time.Duration
+	// Shed, if set, makes the job drop rows at its sources when its
+	// input outruns it (shed.go).
+	Shed *ShedSpec
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and
@@ -88,8 +91,9 @@ type Job struct {
 	account  *jobState // the account with opts.StateBudget, if any
 	store    storage.StateStore
 	restore  bool
-	periodic bool // the job checkpoints every CheckpointInterval
-	final    bool // and takes a final checkpoint (checkpoint_final.go)
+	shed     *shedControl // load shedding, if the job sheds (shed.go)
+	periodic bool         // the job checkpoints every CheckpointInterval
+	final    bool         // and takes a final checkpoint (checkpoint_final.go)
 	// restoredEpoch is the store's last committed epoch when the job
 	// started: the checkpoint a job started with Restore restores.
 	restoredEpoch uint64
@@ -160,6 +164,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	j := &Job{name: opts.Name, cancel: cancel, state: JobRunning,
 		progress: make(chan struct{}), done: make(chan struct{}), tasksDone: make(chan struct{}),
 		started: time.Now(), budget: budget, store: opts.State, restore: opts.Restore && opts.State != nil}
+	if opts.Shed != nil {
+		j.shed = &shedControl{spec: *opts.Shed}
+	}
 	if j.store != nil {
 		// Number checkpoints on from the last committed one (and restore
 		// from it): uncommitted writes, which a job's store has only
@@ -246,6 +253,10 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	if j.store != nil && opts.CheckpointInterval > 0 && j.resumeErr == nil {
 		j.coord.Add(1)
 		go j.checkpointLoop(ctx, opts.CheckpointInterval, opts.OnWarning)
+	}
+	if j.shed != nil {
+		j.coord.Add(1)
+		go j.runShedControl(ctx)
 	}
 	go func() {
 		j.wg.Wait()

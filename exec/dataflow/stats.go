@@ -31,6 +31,8 @@ type OpStats struct {
 	// log, a file, a bounded generator), estimated from the rows it made
 	// per unit of input read (exec.OperatorMetrics.EstimateBacklog).
 	Backlog int64
+	// ShedRows are, for a source, the rows load shedding dropped.
+	ShedRows int64
 	// InputKnown says the source reports how far it is through its input
 	// (a log, a file, a bounded generator; not a view's changes).
 	InputKnown bool
@@ -84,7 +86,7 @@ func (j *Job) InstanceStats() [][]OpStats {
 				idle := time.Duration(t.taskM.IdleNanos.Load())
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
 				s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: 1,
-					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(),
+					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(), ShedRows: m.ShedRows.Load(),
 					Idle: idle, Backpressure: bp, Busy: max(wall-idle-bp, 0), Wall: wall, Watermark: m.Watermark.Load(),
 					Backlog: m.EstimateBacklog(), InputKnown: m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0}
 				if since := t.behindSince.Load(); since != 0 {
@@ -140,6 +142,7 @@ func SumStats(insts []OpStats) OpStats {
 		s.Watermark = lowestWatermark(s.Watermark, in.Watermark)
 		s.Lag = max(s.Lag, in.Lag)
 		s.Backlog += in.Backlog
+		s.ShedRows += in.ShedRows
 		s.InputKnown = s.InputKnown || in.InputKnown
 		s.Counts = addCounts(s.Counts, in.Counts)
 	}

@@ -29,6 +29,7 @@ type task struct {
 	taskM   TaskMetrics
 	closed  bool
 	wm      *watermarker // source stages with event time
+	shed    *shedder     // source stages of a job that sheds load
 	tw      timerWait    // bounds waits for input by the chain's next timer
 	// behindSince is when the source last had data waiting after being
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
@@ -80,6 +81,9 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		t.source = src
 		if spec.Watermark != nil {
 			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
+		}
+		if j.shed != nil {
+			t.shed = newShedder(&j.shed.drop, j.shed.spec.Seed, si<<16|inst)
 		}
 	} else {
 		t.inbox = sr.inboxes[inst]
@@ -441,14 +445,30 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	m := t.env.Metrics
 	m.RowsIn.Add(int64(c.NumRows()))
 	m.BatchesIn.Add(1)
-	if t.wm == nil {
+	if t.wm == nil && t.shed == nil {
 		m.RowsOut.Add(int64(c.NumRows()))
 		m.BatchesOut.Add(1)
 		err := t.process(ctx, 0, c)
 		c.Batch.Release()
 		return err
 	}
-	kept, advanced, err := t.wm.apply(ctx, c)
+	kept, advanced := c, false
+	var err error
+	if t.wm != nil {
+		kept, advanced, err = t.wm.apply(ctx, c)
+	}
+	if err == nil && t.shed != nil {
+		// Shed after the watermark has seen every row, so that dropping
+		// rows never holds event time back.
+		var left exec.Chunk
+		left, err = t.shed.apply(kept, m, t.env.Alloc)
+		if err == nil && left.Batch != kept.Batch {
+			if kept.Batch != c.Batch {
+				kept.Batch.Release()
+			}
+			kept = left
+		}
+	}
 	m.RowsOut.Add(int64(kept.NumRows()))
 	m.BatchesOut.Add(1)
 	if err == nil && kept.NumRows() > 0 {

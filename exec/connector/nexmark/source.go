@@ -156,13 +156,19 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 }
 
 // reportInput records the source's progress in events of the global
-// sequence: passed since the first Next, and to come in a bounded one.
+// sequence: passed since the first Next, and waiting — due by now with a
+// rate, else every event to come of a bounded sequence (an unbounded one
+// without a rate reports none: it has no end to wait for).
 func (s *Source) reportInput() {
-	if s.metrics == nil || s.cfg.Events <= 0 {
+	if s.metrics == nil || (s.cfg.Events <= 0 && s.thr.rate <= 0) {
 		return
 	}
 	n := min(s.cur.n, s.cur.end)
-	s.metrics.ReportInput(int64(n-s.first), int64(s.cur.end-n))
+	waiting := s.cur.end
+	if s.thr.rate > 0 {
+		waiting = min(waiting, s.thr.lastDue(s.now())+1)
+	}
+	s.metrics.ReportInput(int64(n-s.first), int64(waiting)-int64(n))
 }
 
 // Wait blocks until the split's next event is due (with a rate) or ctx is
