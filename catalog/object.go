@@ -89,6 +89,9 @@ type Object struct {
 	// view's or sink's state_ttl, or the session's SET state_ttl when it
 	// was created); 0: none.
 	StateTTLMs int64 `json:"state_ttl_ms,omitempty"`
+	// Shed is a view's or sink's load shedding (WITH max_latency, shed);
+	// nil: none.
+	Shed *Shed `json:"shed,omitempty"`
 	// Traits are what a source's connector says its options mean for
 	// planning. They are not stored: the catalog asks its Describer for
 	// them when the object is created and when it is loaded.
@@ -182,4 +185,12 @@ type QuerySettings struct {
 	// none); nil when the session did not set it, and the engine's
 	// applies.
 	CheckpointIntervalMs *int64 `json:"checkpoint_interval_ms,omitempty"`
+}
+
+// Shed is a continuous query's load shedding: when its input outruns it,
+// it drops rows at its sources (Mode "random") to keep its input's wait
+// under MaxLatencyMs.
+type Shed struct {
+	MaxLatencyMs int64  `json:"max_latency_ms"`
+	Mode         string `json:"mode"`
 }

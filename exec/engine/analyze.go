@@ -30,7 +30,7 @@ func (s *Session) showQueries() (*Result, error) {
 		cols = append(cols, Column{Name: n, Type: t})
 	}
 	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT},
-		Column{Name: "backlog", Type: types.BigIntT})
+		Column{Name: "backlog", Type: types.BigIntT}, Column{Name: "shed_rows", Type: types.BigIntT}, Column{Name: "drop_fraction", Type: types.DoubleT})
 	var rows [][]types.Datum
 	for _, o := range e.continuousObjects() {
 		e.mu.Lock()
@@ -38,7 +38,7 @@ func (s *Session) showQueries() (*Result, error) {
 		e.mu.Unlock()
 		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(e.queryKind(o)), types.StringDatum(e.status(o.Name).String()),
 			types.IntDatum(0), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0), types.IntDatum(0),
-			types.NullDatum, types.StringDatum("0s"), types.IntDatum(0)}
+			types.NullDatum, types.StringDatum("0s"), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0)}
 		if q != nil {
 			queryMetrics(q, row)
 		}
@@ -52,7 +52,7 @@ func (s *Session) showQueries() (*Result, error) {
 // to come, estimated (Progress): while a new view catches up on a long
 // history, rows_in and backlog show how far it has come.
 func queryMetrics(q *runningQuery, row []types.Datum) {
-	var in, out, late, bad, backlog int64
+	var in, out, late, bad, backlog, shed int64
 	var lag time.Duration
 	wm := int64(0)
 	stats := q.job.Stats()
@@ -62,6 +62,7 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 			late += st.LateRows
 			bad += st.BadRows
 			backlog += st.Backlog
+			shed += st.ShedRows
 			lag = max(lag, st.Lag)
 		}
 		if i == len(stats)-1 {
@@ -74,6 +75,7 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 	row[7], row[8] = types.IntDatum(late), types.IntDatum(bad)
 	row[10] = types.StringDatum(lag.Round(time.Millisecond).String())
 	row[11] = types.IntDatum(backlog)
+	row[12], row[13] = types.IntDatum(shed), types.FloatDatum(roundFraction(q.job.DropFraction()))
 	if wm != 0 && wm != exec.MaxWatermark {
 		row[9] = types.IntDatum(wm)
 	}
@@ -115,6 +117,9 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	}
 	var b strings.Builder
 	b.WriteString(head + "\n")
+	if line := shedSummary(q); line != "" {
+		b.WriteString(line + "\n")
+	}
 	if line := checkpointSummary(q); line != "" {
 		b.WriteString(line + "\n")
 	}
@@ -173,6 +178,9 @@ func figures(s dataflow.OpStats) string {
 	}
 	if s.BadRows > 0 {
 		parts = append(parts, fmt.Sprintf("bad_rows=%d", s.BadRows))
+	}
+	if s.ShedRows > 0 {
+		parts = append(parts, fmt.Sprintf("shed_rows=%d", s.ShedRows))
 	}
 	for _, c := range s.Counts {
 		parts = append(parts, fmt.Sprintf("%s=%d", c.Name, c.Value))

@@ -50,6 +50,10 @@ type QueryTotals struct {
 	// Backlog is the rows the sources know are still to come, estimated
 	// (SHOW QUERIES' backlog).
 	Backlog int64
+	// ShedRows are the rows load shedding dropped at the sources, and
+	// DropFraction the share it drops now (0 when the query sheds none).
+	ShedRows     int64
+	DropFraction float64
 }
 
 // StageInfo is one stage of a dataflow: its source, if it starts at one,
@@ -116,6 +120,8 @@ type OperatorFigures struct {
 	// Backlog is, for a source, the rows it knows are still to come
 	// (estimated from its rows per unit of input read).
 	Backlog int64
+	// ShedRows are, for a source, the rows load shedding dropped.
+	ShedRows int64
 	// Counters are the operator's own counters, by name.
 	Counters map[string]int64
 }
@@ -188,6 +194,7 @@ func (e *Engine) queryInfo(name string, now time.Time) QueryInfo {
 	info.Parallelism = q.job.Parallelism()
 	info.Stages, info.Exchanges = dataflowInfo(q, now)
 	info.Totals = totals(info.Stages)
+	info.Totals.DropFraction = q.job.DropFraction()
 	if q.state != nil {
 		info.Checkpoints = checkpointInfo(q.job)
 	}
@@ -263,7 +270,7 @@ func planNodes(n physical.Node, into map[int]physical.Node) {
 func figuresOf(s dataflow.OpStats, now time.Time) OperatorFigures {
 	f := OperatorFigures{RowsIn: s.RowsIn, RowsOut: s.RowsOut, Busy: s.Busy, Idle: s.Idle, Backpressure: s.Backpressure,
 		Wall: s.Wall, Watermark: s.Watermark, StateRows: s.StateKeys, StateBytes: s.StateBytes,
-		LateRows: s.LateRows, BadRows: s.BadRows, SourceLag: s.Lag, Backlog: s.Backlog}
+		LateRows: s.LateRows, BadRows: s.BadRows, SourceLag: s.Lag, Backlog: s.Backlog, ShedRows: s.ShedRows}
 	if s.Watermark != 0 && s.Watermark != exec.MaxWatermark {
 		f.WatermarkLag = max(now.Sub(time.UnixMilli(s.Watermark)), 0)
 	}
@@ -289,6 +296,7 @@ func totals(stages []StageInfo) QueryTotals {
 				t.BadRows += f.BadRows
 				t.SourceLag = max(t.SourceLag, f.SourceLag)
 				t.Backlog += f.Backlog
+				t.ShedRows += f.ShedRows
 			}
 		}
 	}

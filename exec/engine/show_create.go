@@ -92,7 +92,7 @@ func (e *Engine) createStatement(o *catalog.Object) string {
 		b.WriteString(" AS " + sql.NormalizeSpace(o.Query))
 	case o.Kind == catalog.View:
 		b.WriteString("CREATE MATERIALIZED VIEW " + name)
-		writeWith(&b, nil, o.StateTTLMs)
+		writeWith(&b, nil, o.StateTTLMs, shedWith(o)...)
 		b.WriteString(" AS " + sql.NormalizeSpace(o.Query))
 	default:
 		if target, ok := e.insertTarget(o); ok {
@@ -113,7 +113,7 @@ func (e *Engine) createStatement(o *catalog.Object) string {
 		} else {
 			b.WriteString(" AS " + sql.NormalizeSpace(o.Query))
 		}
-		writeWith(&b, o.Options, o.StateTTLMs)
+		writeWith(&b, o.Options, o.StateTTLMs, shedWith(o)...)
 	}
 	return b.String()
 }
@@ -153,7 +153,7 @@ func writeColumnDefs(b *strings.Builder, o *catalog.Object) {
 
 // writeWith writes ` WITH (...)`: the options, connector first and then by
 // name, and state_ttl when ttlMs is not 0; nothing when there are none.
-func writeWith(b *strings.Builder, opts map[string]string, ttlMs int64) {
+func writeWith(b *strings.Builder, opts map[string]string, ttlMs int64, extra ...string) {
 	var parts []string
 	if c, ok := opts["connector"]; ok {
 		parts = append(parts, "connector = "+sql.QuoteString(c))
@@ -166,6 +166,7 @@ func writeWith(b *strings.Builder, opts map[string]string, ttlMs int64) {
 	if ttlMs != 0 {
 		parts = append(parts, optStateTTL+" = "+sql.QuoteString(formatMs(ttlMs)))
 	}
+	parts = append(parts, extra...)
 	if len(parts) > 0 {
 		b.WriteString(" WITH (" + strings.Join(parts, ", ") + ")")
 	}

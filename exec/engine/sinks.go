@@ -53,6 +53,10 @@ func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *
 	if err != nil {
 		return nil, nil, nil, err
 	}
+	shed, with, err := shedOptions(with, src)
+	if err != nil {
+		return nil, nil, nil, err
+	}
 	opts := map[string]string{}
 	var connPos sql.Pos
 	for _, o := range with {
@@ -88,7 +92,7 @@ func (s *Session) sinkObject(st *sql.CreateSink) (*catalog.Object, *sql.Query, *
 	} else {
 		text = q.Text
 	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts, StateTTLMs: ttl}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Sink, Query: text, Options: opts, StateTTLMs: ttl, Shed: shed}
 	return obj, q, src, nil
 }
 

@@ -61,16 +61,20 @@ func (s *Session) viewObject(st *sql.CreateView) (*catalog.Object, error) {
 	if err != nil {
 		return nil, err
 	}
+	shed, rest, err := shedOptions(rest, src)
+	if err != nil {
+		return nil, err
+	}
 	if len(rest) > 0 {
 		names := make([]string, len(rest))
 		for i, o := range rest {
 			names[i] = o.Key
 		}
 		sort.Strings(names)
-		return nil, bindErr(rest[0].KeyPos, src, "unknown option%s %s for a materialized view (it takes %s)",
-			plural(len(names)), strings.Join(names, ", "), optStateTTL)
+		return nil, bindErr(rest[0].KeyPos, src, "unknown option%s %s for a materialized view (it takes %s, %s, %s)",
+			plural(len(names)), strings.Join(names, ", "), optStateTTL, optMaxLatency, optShed)
 	}
-	return &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text, StateTTLMs: ttl}, nil
+	return &catalog.Object{Name: st.Name.Name, Kind: catalog.View, Query: st.Query.Text, StateTTLMs: ttl, Shed: shed}, nil
 }
 
 // derivedObject is the catalog object of a CREATE STREAM ... AS query (not

@@ -82,6 +82,8 @@ type totalsDoc struct {
 	WatermarkMs      *int64  `json:"watermark_ms"`
 	SourceLagSeconds float64 `json:"source_lag_seconds"`
 	BacklogRows      int64   `json:"backlog_rows"`
+	ShedRows         int64   `json:"shed_rows"`
+	DropFraction     float64 `json:"drop_fraction"`
 }
 
 type stageDoc struct {
@@ -126,6 +128,7 @@ type figuresDoc struct {
 	BadRows             int64            `json:"bad_rows"`
 	SourceLagSeconds    float64          `json:"source_lag_seconds"`
 	BacklogRows         int64            `json:"backlog_rows"`
+	ShedRows            int64            `json:"shed_rows"`
 	Counters            map[string]int64 `json:"counters,omitempty"`
 }
 
@@ -196,7 +199,7 @@ func queryOf(q engine.QueryInfo) queryDoc {
 		UptimeSeconds: q.Uptime.Seconds(), Parallelism: q.Parallelism, Stages: []stageDoc{}, Exchanges: []exchangeDoc{},
 		Totals: totalsDoc{RowsIn: q.Totals.RowsIn, RowsOut: q.Totals.RowsOut, LateRows: q.Totals.LateRows,
 			BadRows: q.Totals.BadRows, WatermarkMs: watermark(q.Totals.Watermark), SourceLagSeconds: q.Totals.SourceLag.Seconds(),
-			BacklogRows: q.Totals.Backlog}}
+			BacklogRows: q.Totals.Backlog, ShedRows: q.Totals.ShedRows, DropFraction: q.Totals.DropFraction}}
 	if !q.Started.IsZero() {
 		started := q.Started.UTC()
 		d.Started = &started
@@ -240,7 +243,7 @@ func figuresOf(f engine.OperatorFigures) figuresDoc {
 		BackpressureSeconds: f.Backpressure.Seconds(), WallSeconds: f.Wall.Seconds(), WatermarkMs: watermark(f.Watermark),
 		WatermarkLagSeconds: f.WatermarkLag.Seconds(), InputEnded: f.Watermark == exec.MaxWatermark,
 		StateRows: f.StateRows, StateBytes: f.StateBytes, LateRows: f.LateRows, BadRows: f.BadRows,
-		SourceLagSeconds: f.SourceLag.Seconds(), BacklogRows: f.Backlog, Counters: f.Counters}
+		SourceLagSeconds: f.SourceLag.Seconds(), BacklogRows: f.Backlog, ShedRows: f.ShedRows, Counters: f.Counters}
 }
 
 // watermark is a watermark for JSON: nil when there is none yet or the

@@ -51,7 +51,8 @@ type collector struct {
 	info, uptime, parallelism                              *prometheus.Desc
 	rowsIn, rowsOut, busy, idle, backpressured             *prometheus.Desc
 	watermark, watermarkLag, stateRows, stateBytes         *prometheus.Desc
-	lateRows, badRows, sourceLag, backlog                  *prometheus.Desc
+	lateRows, badRows, sourceLag, backlog, shedRows        *prometheus.Desc
+	dropFraction                                           *prometheus.Desc
 	ckptDuration, ckptCompleted, ckptFailed, ckptStateSize *prometheus.Desc
 	objects, build                                         *prometheus.Desc
 }
@@ -73,6 +74,8 @@ func newCollector(eng Observer, version string) *collector {
 		lateRows:      opDesc("late_rows_total", "Rows dropped for arriving behind the watermark."),
 		badRows:       opDesc("bad_rows_total", "Input rows a source could not decode."),
 		sourceLag:     opDesc("source_lag_seconds", "For a source: how long its oldest unread input has waited (0 when caught up)."),
+		shedRows:      opDesc("shed_rows_total", "For a source: the rows load shedding dropped."),
+		dropFraction:  queryDesc("drop_fraction", "The share of its sources' rows the query's load shedding drops now (0: none)."),
 		backlog:       opDesc("source_backlog_rows", "For a source: the rows it knows are still to come (estimated from its rows per unit of input read)."),
 		ckptDuration: queryDesc("checkpoint_duration_seconds",
 			"Checkpoint durations, from the barriers' request to the commit: count and sum since the dataflow started, quantiles over its recent checkpoints."),
@@ -87,7 +90,7 @@ func newCollector(eng Observer, version string) *collector {
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.info, c.uptime, c.parallelism, c.rowsIn, c.rowsOut, c.busy, c.idle,
-		c.backpressured, c.watermark, c.watermarkLag, c.stateRows, c.stateBytes, c.lateRows, c.badRows, c.sourceLag, c.backlog,
+		c.backpressured, c.watermark, c.watermarkLag, c.stateRows, c.stateBytes, c.lateRows, c.badRows, c.sourceLag, c.backlog, c.shedRows, c.dropFraction,
 		c.ckptDuration, c.ckptCompleted, c.ckptFailed, c.ckptStateSize, c.objects, c.build} {
 		ch <- d
 	}
@@ -122,6 +125,7 @@ func (c *collector) collectQuery(ch chan<- prometheus.Metric, q engine.QueryInfo
 	}
 	gauge(c.uptime, q.Uptime.Seconds(), q.Name)
 	gauge(c.parallelism, float64(q.Parallelism), q.Name)
+	gauge(c.dropFraction, q.Totals.DropFraction, q.Name)
 	for _, st := range q.Stages {
 		stage := strconv.Itoa(st.ID)
 		for _, op := range st.Operators {
@@ -143,6 +147,7 @@ func (c *collector) collectQuery(ch chan<- prometheus.Metric, q engine.QueryInfo
 			if op.Source {
 				gauge(c.sourceLag, f.SourceLag.Seconds(), l...)
 				gauge(c.backlog, float64(f.Backlog), l...)
+				counter(c.shedRows, float64(f.ShedRows), l...)
 			}
 		}
 	}
