@@ -15,6 +15,10 @@ type Controller struct {
 	seen int   // intervals observed
 	last []int // the parallelism of the last interval observed
 	warm int   // intervals still to ignore
+	// check says the first interval after the warm-up checks the last
+	// change of parallelism, of the operators in changed.
+	check   bool
+	changed []bool
 	// dirs is the direction (-1, 0, +1) per operator of the change the
 	// last streak intervals proposed.
 	dirs   []int
@@ -47,16 +51,16 @@ func (c *Controller) Observe(in *Interval) (Decision, error) {
 		return Decision{}, err
 	}
 	c.seen++
-	par := in.Parallelism()
-	changed := !slices.Equal(par, c.last)
-	if changed {
-		c.last, c.warm = par, c.cfg.WarmUp
-		c.dirs, c.streak = nil, 0
-	}
+	c.noticeChange(in.Parallelism())
 	d := Decision{Interval: c.seen, Ops: make([]OpDecision, len(est))}
+	checking := c.warm == 0 && c.check
 	for i, e := range est {
-		d.Ops[i] = OpDecision{Estimate: e, New: e.Parallelism}
-		d.Ops[i].Want, d.Ops[i].Rule = c.want(&e)
+		o := &d.Ops[i]
+		*o = OpDecision{Estimate: e, New: e.Parallelism}
+		o.Want, o.Rule = c.want(&in.Ops[i], &e, in.Length.Seconds())
+		if checking && c.changed[i] && o.Rule == RuleDeadBand && e.Need*(1+c.cfg.UpHeadroom/2) > float64(e.Parallelism) {
+			o.Want, o.Rule = c.target(&e), RuleCheck
+		}
 	}
 	mergeStages(in, d.Ops)
 	lagging := c.lagging(est)
@@ -72,24 +76,25 @@ func (c *Controller) Observe(in *Interval) (Decision, error) {
 	case c.warm > 0:
 		c.warm--
 		d.Action, d.Reason = WarmingUp, "warming up"
-		if changed && c.seen > 1 {
+		if c.check {
 			d.Reason = "warming up after a change of parallelism"
 		}
 	case !any:
-		d.Action, d.Reason = Hold, "every operator keeps up within its headroom"
+		d.Action, d.Reason = Hold, holdReason(&d)
 		c.dirs, c.streak = nil, 0
-	case up && d.Backpressured:
-		// The true rates are exact when the dataflow is backpressured:
-		// scale up at once, and leave any scale-down to later intervals.
-		for i := range d.Ops {
-			if dirs[i] > 0 {
-				d.Ops[i].New = d.Ops[i].Want
-			}
-		}
-		e := &est[lagging]
+	case up && (d.Backpressured || checking):
+		// The true rates are exact when the dataflow is backpressured, and
+		// what the first interval after a change finds short completes
+		// that change: scale up at once, and leave any scale-down to
+		// later intervals.
+		c.change(in, d.Ops, dirs, true)
 		d.Action = Apply
-		d.Reason = fmt.Sprintf("backpressured: source %s reads %.0f%% of its target %s, scaling up at once",
-			e.Name, 100*e.Observed/e.Target, rate(e.Target))
+		if e := &est[max(lagging, 0)]; d.Backpressured {
+			d.Reason = fmt.Sprintf("backpressured: source %s reads %.0f%% of its target %s, scaling up at once",
+				e.Name, 100*e.Observed/e.Target, rate(e.Target))
+		} else {
+			d.Reason = "the last change left operators short, scaling up at once"
+		}
 	default:
 		if slices.Equal(dirs, c.dirs) {
 			c.streak++
@@ -101,11 +106,12 @@ func (c *Controller) Observe(in *Interval) (Decision, error) {
 			d.Reason = fmt.Sprintf("change proposed in %d of %d consecutive intervals", c.streak, c.cfg.Activation)
 			break
 		}
-		for i := range d.Ops {
-			d.Ops[i].New = d.Ops[i].Want
-		}
+		c.change(in, d.Ops, dirs, false)
 		d.Action = Apply
 		d.Reason = fmt.Sprintf("change proposed in %d consecutive intervals", c.streak)
+	}
+	if checking {
+		c.check = false
 	}
 	if d.Action == Apply {
 		c.warm, c.dirs, c.streak = c.cfg.WarmUp, nil, 0
@@ -114,55 +120,36 @@ func (c *Controller) Observe(in *Interval) (Decision, error) {
 	return d, nil
 }
 
-// want applies the rules to one operator's estimate and returns the
-// parallelism they want and the rule that decided it.
-func (c *Controller) want(e *Estimate) (int, Rule) {
-	p := e.Parallelism
-	switch {
-	case e.Fixed:
-		return p, RuleFixed
-	case !e.Known:
-		return p, RuleUnknown
-	case e.Need*(1-1e-9) > float64(p): // the same rounding as Config.bound
-		if p >= c.cfg.Max {
-			return p, RuleMax
-		}
-		return min(c.cfg.bound(e.Need*(1+c.cfg.UpHeadroom)), e.Optimal+1), RuleUp
+// noticeChange compares the parallelism of the interval observed with the
+// last one's. When it changed, the warm-up starts again, a pending
+// proposal is dropped, and the operators that changed are to be checked
+// after the warm-up.
+func (c *Controller) noticeChange(par []int) {
+	if slices.Equal(par, c.last) {
+		return
 	}
-	if down := c.cfg.bound(e.Need * (1 + c.cfg.DownHeadroom)); down < p {
-		if e.Busiest >= c.cfg.Saturated {
-			return p, RuleSaturated
-		}
-		return down, RuleDown
+	c.warm, c.dirs, c.streak = c.cfg.WarmUp, nil, 0
+	c.check = len(c.last) == len(par)
+	c.changed = make([]bool, len(par))
+	for i := range par {
+		c.changed[i] = c.check && par[i] != c.last[i]
 	}
-	return p, RuleDeadBand
+	c.last = par
 }
 
-// mergeStages gives the operators of a stage one parallelism: the highest
-// any of them wants, or their current one if one of them is fixed.
-func mergeStages(in *Interval, ops []OpDecision) {
-	for i := range ops {
-		stage := in.Ops[i].Stage
-		if stage == 0 || slices.ContainsFunc(in.Ops[:i], func(o Op) bool { return o.Stage == stage }) {
-			continue // not in a stage, or its stage was merged already
-		}
-		want, fixed := 0, false
-		for j := i; j < len(ops); j++ {
-			if in.Ops[j].Stage == stage {
-				want = max(want, ops[j].Want)
-				fixed = fixed || ops[j].Rule == RuleFixed
-			}
-		}
-		for j := i; j < len(ops); j++ {
-			switch {
-			case in.Ops[j].Stage != stage:
-			case fixed:
-				ops[j].Want, ops[j].Rule = ops[j].Parallelism, RuleFixed
-			case ops[j].Want != want:
-				ops[j].Want, ops[j].Rule = want, RuleStage
-			}
+// holdReason says why nothing changes: an operator that cannot keep up
+// even with the most instances, a backpressured dataflow whose
+// bottleneck cannot scale, or operators that all keep up.
+func holdReason(d *Decision) string {
+	for _, o := range d.Ops {
+		if o.Rule == RuleMax {
+			return fmt.Sprintf("%s cannot keep up even with the most instances, %d", o.Name, o.Parallelism)
 		}
 	}
+	if d.Backpressured {
+		return "backpressured, but no operator that can scale is short"
+	}
+	return "every operator keeps up within its headroom"
 }
 
 // lagging returns the index of the source reading the smallest fraction

@@ -39,11 +39,14 @@ type Rule string
 const (
 	RuleFixed     Rule = "fixed"     // Op.Fixed, or a stage holding a fixed operator
 	RuleUnknown   Rule = "unknown"   // too few rows or no busy time to estimate
-	RuleUp        Rule = "up"        // cannot keep up: π with UpHeadroom, at most π+1
+	RuleUp        Rule = "up"        // cannot keep up: to π with UpHeadroom, at most π+1
 	RuleMax       Rule = "max"       // cannot keep up, but already at Config.Max
 	RuleSaturated Rule = "saturated" // would scale down, but the busiest instance is Saturated
-	RuleDown      Rule = "down"      // keeps DownHeadroom with fewer instances
+	RuleSkew      Rule = "skew"      // would scale down, but is skewed, and fewer instances might gather its hot keys
+	RuleDown      Rule = "down"      // would keep DownHeadroom with fewer instances: to π with UpHeadroom
 	RuleDeadBand  Rule = "dead band" // keeps up, and fewer instances would not keep DownHeadroom
+	RuleCheck     Rule = "check"     // changed by the last change, which left it less than half its UpHeadroom
+	RuleHeadroom  Rule = "headroom"  // in the dead band without UpHeadroom spare: scales up with a change made anyway
 	RuleStage     Rule = "stage"     // follows another operator of its stage
 )
 

@@ -40,7 +40,7 @@
 // # The controller
 //
 // Controller.Observe runs the policy on each interval and decides, under
-// four rules, whether to change anything:
+// these rules, whether to change anything:
 //
 //   - Warm-up: the WarmUp intervals after a change of parallelism (the
 //     controller's, or anyone's: it notices the parallelism it is shown
@@ -48,20 +48,37 @@
 //     rescaled query restores state and drains backlog before its figures
 //     mean anything.
 //   - Dead band: an operator scales up only when it cannot keep up with
-//     its target rate (DS2's π exceeds its parallelism), and then to π with
-//     UpHeadroom spare capacity but at most one instance more than π; it
-//     scales down only when fewer instances would still keep DownHeadroom
-//     spare capacity, and then to the fewest that do. With the defaults
-//     (15% and 25%) an operator that just scaled sits 15–25% below its
-//     capacity, so noise of a few percent changes nothing, while a ±1
-//     change that a noisy interval suggests is not taken.
+//     its target rate (DS2's π exceeds its parallelism), and down only
+//     when fewer instances would still keep DownHeadroom spare capacity;
+//     either way it goes to π with UpHeadroom spare, but at most one
+//     instance more than π. When a change is made anyway, an operator
+//     that keeps up with less than UpHeadroom spare takes it too (the
+//     query restarts once either way). With the defaults (15% and 40%) an
+//     operator that has just scaled runs at most 87% busy, scales up again
+//     only past 100% and down only if one instance fewer would run at
+//     most 71% busy: a ±1 change that a noisy interval suggests is not
+//     taken.
+//   - Check: the first interval after the warm-up checks the change. An
+//     operator it changed that is left with less than half its
+//     UpHeadroom spare — its new instances slower than those measured,
+//     or the measure behind the change off — scales up at once, as does
+//     any operator that cannot keep up.
 //   - Skew guard: an operator whose busiest instance is Saturated (95%)
-//     busy or more never scales down.
+//     busy or more never scales down. A skewed one (its busiest instance
+//     Skew, 1.5, times as busy as the mean) scales down only as far as a
+//     bound allows: instances own contiguous ranges of eddy's 256 key
+//     groups, so an instance of fewer takes at most the rows of the few
+//     instances now whose ranges its own overlaps, and must keep
+//     UpHeadroom spare with them — its hot keys may gather on one
+//     instance, which DS2's assumption that the imbalance persists
+//     misses.
 //   - Activation: a change must be proposed in Activation consecutive
 //     intervals (in the same direction for every operator) before it is
 //     applied, except that scale-ups proposed while a source is clearly
 //     backpressured — taking less than 1−Lag of its target rate — apply at
-//     once, since the true rates are exact precisely then.
+//     once, since the true rates are exact precisely then, and so do
+//     those of a check. A scale-up that applies at once leaves the
+//     scale-downs proposed with it to later intervals.
 //
 // Operators sharing a Stage (chained in one task) share one parallelism:
 // the highest any of them wants. Sources are rescaled like any operator

@@ -42,6 +42,18 @@ func ones(ops []sim.Op) []int {
 	return p
 }
 
+// filled returns parallelism p for every operator of ops that is not
+// fixed, and 1 for the others.
+func filled(ops []sim.Op, p int) []int {
+	par := ones(ops)
+	for i, op := range ops {
+		if !op.Fixed {
+			par[i] = p
+		}
+	}
+	return par
+}
+
 // bruteForce returns the configuration with the fewest instances in all
 // that takes the sources' rates without backpressure, trying every
 // parallelism in [1, max] for every operator that is not fixed (fixed

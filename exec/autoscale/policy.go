@@ -19,8 +19,9 @@ type Estimate struct {
 	// and λo of one instance: rows processed and produced per second of
 	// busy time, over all instances (Σ rows / Σ busy).
 	ProcRate, OutRate float64
-	// Busiest is the busy fraction of the busiest instance.
-	Busiest float64
+	// Busiest is the busy fraction of the busiest instance, and
+	// Imbalance its busy time over the instances' mean (1: even).
+	Busiest, Imbalance float64
 	// Observed and ObservedOut are the rates the operator took in and
 	// produced during the interval, as a whole: rows arriving over a
 	// broadcast edge count once, not once per instance.
@@ -67,6 +68,7 @@ func (c Config) Policy(in *Interval) ([]Estimate, error) {
 		}
 		if busy > 0 {
 			e.ProcRate, e.OutRate = float64(rowsIn)/busy, float64(rowsOut)/busy
+			e.Imbalance = e.Busiest * secs * float64(e.Parallelism) / busy
 		}
 		e.Known = rowsIn >= c.MinRows && rowsIn > 0 && busy > 0
 		// The rows of a broadcast edge reach every instance: observed once

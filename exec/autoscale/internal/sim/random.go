@@ -26,8 +26,9 @@ type RandomOptions struct {
 // Random returns a random dataflow: one source (or two, from four
 // operators on), each later operator reading one earlier operator — an
 // unread source, else an operator nobody reads yet when there is one — and in three cases out of ten a
-// second, with selectivities in [0.3, 1.5] and source rates from 10k to
-// 100k rows per second. Sources are fixed and need a fifth of an
+// second (a broadcast edge with probability opt.Broadcast, unless its
+// rows would take more than a quarter of an instance), with selectivities
+// in [0.3, 1.5] and source rates from 10k to 100k rows per second. Sources are fixed and need a fifth of an
 // instance.
 func Random(rng *rand.Rand, opt RandomOptions) []Op {
 	sources := 1
@@ -59,6 +60,15 @@ func Random(rng *rand.Rand, opt RandomOptions) []Op {
 			need = 0.2
 		case i == len(ops)-1 && opt.FixedSink:
 			ops[i].Fixed, need = true, 0.2+0.3*rng.Float64()
+		}
+		if bcast[i] > part[i]/(3*need) {
+			// Broadcast rows would take more than a quarter of an
+			// instance, where a planner would hash: so does this one.
+			// The operator's output, and so every other load, stays.
+			for k := range ops[i].Inputs {
+				ops[i].Inputs[k].Broadcast = false
+			}
+			part[i], bcast[i] = part[i]+bcast[i], 0
 		}
 		ops[i].Cost = CostFor(need, part[i], bcast[i])
 	}

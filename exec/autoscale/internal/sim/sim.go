@@ -125,6 +125,16 @@ type Result struct {
 // SetRate changes the arrival rate of source op.
 func (s *Sim) SetRate(op int, rate float64) { s.cfg.Ops[op].Rate = rate }
 
+// HotShare returns the largest share of operator o's hashed rows that one
+// of p instances takes.
+func (s *Sim) HotShare(o, p int) float64 {
+	var top float64
+	for k := range p {
+		top = max(top, s.share(o, k, p))
+	}
+	return top
+}
+
 // Ops returns the simulated operators.
 func (s *Sim) Ops() []Op { return s.cfg.Ops }
 
@@ -191,19 +201,28 @@ func (s *Sim) Step(par []int) Result {
 // rates without backpressure, at nominal costs and rates.
 func (s *Sim) Feasible(par []int) bool {
 	s.checkPar(par)
+	for o := range s.cfg.Ops {
+		if s.Busy(o, par[o]) > 1+1e-9 {
+			return false
+		}
+	}
+	return true
+}
+
+// Busy returns the busy fraction the busiest of p instances of operator o
+// would need to take its share of the sources' arrival rates, at nominal
+// costs and rates: above 1, the operator cannot keep up.
+func (s *Sim) Busy(o, p int) float64 {
 	emit := make([]float64, len(s.sources))
 	for j, src := range s.sources {
 		emit[j] = s.cfg.Ops[src].Rate
 	}
-	for o, op := range s.cfg.Ops {
-		part, bcast := s.load(o, emit)
-		for k := range par[o] {
-			if (s.share(o, k, par[o])*part+bcast)*op.Cost/s.speed(o, k) > 1+1e-9 {
-				return false
-			}
-		}
+	part, bcast := s.load(o, emit)
+	var top float64
+	for k := range p {
+		top = max(top, (s.share(o, k, p)*part+bcast)*s.cfg.Ops[o].Cost/s.speed(o, k))
 	}
-	return true
+	return top
 }
 
 func (s *Sim) checkPar(par []int) {
