@@ -119,14 +119,16 @@ func TestSteadyNoise(t *testing.T) {
 
 // TestSquareWave: when the sources' rates triple for ten intervals and
 // drop back for ten, three times over, with ±5% noise, each change of
-// load costs at most two reconfigurations; the high load is kept up with
-// by its end (when Max instances can), and the low load gives instances
+// load costs at most two reconfigurations (three when instances are ±20%
+// apart in speed: each instance added can be slower than those measured,
+// as from an under-provisioned start); the high load is kept up with by
+// its end (when Max instances can), and the low load gives instances
 // back.
 func TestSquareWave(t *testing.T) {
 	for seed := range uint64(seeds) {
-		variation := 0.0
+		variation, limit := 0.0, 2
 		if seed%2 == 1 {
-			variation = 0.2
+			variation, limit = 0.2, 3
 		}
 		ops := randomOps(seed, sim.RandomOptions{MinNeed: 0.5, MaxNeed: 2, Broadcast: 0.3})
 		l := newLoop(t, sim.Config{Ops: ops, Variation: variation, Noise: 0.05, CatchUp: true, Seed: seed}, cfg(8), ones(ops))
@@ -148,7 +150,7 @@ func TestSquareWave(t *testing.T) {
 			for range 10 {
 				l.step()
 			}
-			if n := l.applied - applied; n > 2 {
+			if n := l.applied - applied; n > limit {
 				t.Errorf("seed %d, half %d: %d changes: %v", seed, half, n, l.c.Log())
 			}
 			if factor > 1 && !l.s.Feasible(l.par) && l.s.Feasible(filled(ops, 8)) {
