@@ -25,12 +25,13 @@ import (
 //     nor the runtime (exec/dataflow), nor the builder, nor the optimizer;
 //     the runtime imports no family, its tests included (benchmarks of
 //     real operators in a dataflow belong to exec/build); only the engine
-//     imports exec/build.
+//     imports exec/build; the autoscaling controller (exec/autoscale)
+//     imports neither the runtime nor an operator.
 const module = "github.com/eddysql/eddy/"
 
 // infrastructure are the direct subdirectories of exec that are not
 // operator families.
-var infrastructure = []string{"dataflow", "build", "engine", "expr", "exectest", "connector", "internal"}
+var infrastructure = []string{"dataflow", "build", "engine", "expr", "exectest", "connector", "internal", "autoscale"}
 
 // listedPackage is what `go list -json` says of a package.
 type listedPackage struct {
@@ -135,6 +136,13 @@ func TestLayers(t *testing.T) {
 			})
 		case under(pkg, "exec/internal"):
 			check(pkg, deps, "(shared by families) depends on", func(d string) bool {
+				return family(d) != "" || under(d, "exec/dataflow") || under(d, "exec/build") || under(d, "exec/engine") ||
+					under(d, "exec/connector") || under(d, "optimizer")
+			})
+		case under(pkg, "exec/autoscale"):
+			// The controller is fed figures and hands back decisions: it
+			// knows no runtime, operator, connector or engine.
+			check(pkg, deps, "(the autoscaling controller) depends on", func(d string) bool {
 				return family(d) != "" || under(d, "exec/dataflow") || under(d, "exec/build") || under(d, "exec/engine") ||
 					under(d, "exec/connector") || under(d, "optimizer")
 			})
