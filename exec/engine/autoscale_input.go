@@ -29,7 +29,7 @@ func autoscaleInterval(g dataflow.GraphSpec, before, after [][]dataflow.OpStats,
 	}
 	in := &autoscale.Interval{Length: d}
 	last := make([]int, len(g.Stages)) // each stage's last operator in in.Ops
-	next := 0                           // the snapshot entry of the next operator
+	next := 0                          // the snapshot entry of the next operator
 	add := func(si int, inputs []autoscale.Edge) (int, bool) {
 		if next >= len(after) {
 			return 0, false
