@@ -312,7 +312,6 @@ func (j *Job) closeTasks() {
 func (j *Job) runTask(ctx context.Context, t *task) {
 	defer j.wg.Done()
 	err := t.runRecovered(ctx, t.run)
-	t.taskM.EndedNanos.Store(max(int64(time.Since(j.started)), 1))
 	if cerr := t.runRecovered(ctx, func(context.Context) error { return t.close() }); err == nil {
 		err = cerr
 	}

@@ -83,9 +83,8 @@ func (j *Job) wallTime() time.Duration {
 }
 
 // instanceStats is InstanceStats at wall time wall. A source's busy time
-// is the time its task ran (until it ended) neither idle nor
-// backpressured, less the busy time of the operators chained behind it,
-// so that it is the source's own, as an operator's is.
+// is the time its task spent in its Next, its own as an operator's is:
+// not the operators chained behind it, nor the time after it ended.
 func (j *Job) instanceStats(wall time.Duration) [][]OpStats {
 	var out [][]OpStats
 	for _, sr := range j.stages {
@@ -93,17 +92,8 @@ func (j *Job) instanceStats(wall time.Duration) [][]OpStats {
 			insts := make([]OpStats, len(sr.tasks))
 			for k, t := range sr.tasks {
 				m := t.env.Metrics
-				idle := time.Duration(t.taskM.IdleNanos.Load())
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
-				var chained time.Duration
-				for _, om := range t.metrics {
-					chained += time.Duration(om.BusyNanos.Load())
-				}
-				ran := wall
-				if ended := time.Duration(t.taskM.EndedNanos.Load()); ended > 0 {
-					ran = min(ran, ended)
-				}
-				busy := max(ran-idle-bp-chained, 0)
+				busy := time.Duration(m.BusyNanos.Load())
 				s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: 1,
 					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(),
 					Idle: max(wall-busy-bp, 0), Backpressure: bp, Busy: busy, Wall: wall, Watermark: m.Watermark.Load(),

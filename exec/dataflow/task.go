@@ -64,10 +64,6 @@ type task struct {
 type TaskMetrics struct {
 	IdleNanos         atomic.Int64
 	BackpressureNanos atomic.Int64
-	// EndedNanos is when the task's input ended and it returned, in
-	// nanoseconds since the job started (0 while it runs): a source
-	// that ended is idle from then on, not busy.
-	EndedNanos atomic.Int64
 }
 
 type discard struct{}
@@ -374,7 +370,9 @@ func (t *task) runSource(ctx context.Context) error {
 		// Flush requests made before this call to Next are satisfied once
 		// Next reports the source caught up (or ended).
 		asked := t.takePending()
+		start := time.Now()
 		c, err := t.source.Next(ctx)
+		t.env.Metrics.BusyNanos.Add(int64(time.Since(start)))
 		switch {
 		case err == nil:
 			if t.behindSince.Load() == 0 {

@@ -77,6 +77,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	label := obj.Kind.String() + " " + obj.Name
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
+	opts.PolicyInterval, opts.LatencyInterval = e.rateIntervals(obj)
 	var qs *queryState
 	rebuild := e.takeMustRebuild(obj)
 	if checkpointed {
