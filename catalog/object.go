@@ -185,6 +185,13 @@ type QuerySettings struct {
 	// none); nil when the session did not set it, and the engine's
 	// applies.
 	CheckpointIntervalMs *int64 `json:"checkpoint_interval_ms,omitempty"`
+	// PolicyIntervalMs is SET policy_interval in milliseconds: how often
+	// the query's rates are sampled; nil when the session did not set
+	// it, and the engine's applies.
+	PolicyIntervalMs *int64 `json:"policy_interval_ms,omitempty"`
+	// LatencyIntervalMs is SET latency_interval in milliseconds: how
+	// often its sources send latency markers (0: never).
+	LatencyIntervalMs int64 `json:"latency_interval_ms,omitempty"`
 }
 
 // Shed is a continuous query's load shedding: when its input outruns it,

@@ -121,6 +121,13 @@ const (
 	// Input set, and then once with Input -1 when every input has; only
 	// that last one travels on downstream.
 	CaughtUp
+	// LatencyMarker: round Epoch of the latency markers every source
+	// sends, when the query measures its latency (SET latency_interval),
+	// after the rows it emitted before it; Emitted is when the round was
+	// emitted. The runtime aligns it like a flush marker (so it reaches
+	// the sink after every row any source emitted before then) and
+	// operators never see it: the sink records how long it took.
+	LatencyMarker
 )
 
 // BatchRows is the number of rows sources put in a batch: large enough that
@@ -143,10 +150,14 @@ type Control struct {
 	// Idle marks a watermark message that says its sender has had no data
 	// for a while: receivers stop waiting for its watermark until it sends
 	// a watermark again.
-	Idle    bool
+	Idle bool
+	// Epoch is a Barrier's checkpoint, or a LatencyMarker's round.
 	Epoch   uint64
 	FlushID uint64
 	Input   int // for CaughtUp: the operator input it is about (-1: all)
+	// Emitted is when a LatencyMarker's round was emitted at the sources
+	// (Unix nanoseconds).
+	Emitted int64
 }
 
 // String renders the message for traces and tests.
@@ -171,6 +182,8 @@ func (c Control) String() string {
 			return "caught-up"
 		}
 		return "caught-up(input " + strconv.Itoa(c.Input) + ")"
+	case LatencyMarker:
+		return "latency(" + strconv.FormatUint(c.Epoch, 10) + ")"
 	}
 	return "control(?)"
 }

@@ -49,6 +49,8 @@ type aligner struct {
 	// caughtWork counts the inputs and senders examined for CaughtUp, for
 	// the test that bounds it.
 	caughtWork int
+	// lat aligns latency markers (latency.go); nil until the first.
+	lat *latencyAlign
 }
 
 const noWatermark = int64(-1 << 63)
@@ -102,6 +104,8 @@ func (a *aligner) add(sender int, m exec.Control) []exec.Control {
 		return a.advanceMarkers(nil)
 	case exec.CaughtUp:
 		return a.advanceCaughtUp(sender, nil)
+	case exec.LatencyMarker:
+		return a.addLatency(sender, m)
 	case exec.EndOfInput:
 		if !a.ended[sender] {
 			a.ended[sender] = true
@@ -110,6 +114,7 @@ func (a *aligner) add(sender int, m exec.Control) []exec.Control {
 		out := a.advanceCaughtUp(sender, nil)
 		out = a.advanceWatermark(out)
 		out = a.advanceMarkers(out)
+		out = a.advanceLatency(out)
 		if a.nEnded == a.n {
 			out = append(out, exec.Control{Kind: exec.EndOfInput})
 		}

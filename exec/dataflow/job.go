@@ -66,6 +66,18 @@ type JobOptions struct {
 	// Shed, if set, makes the job drop rows at its sources when its
 	// input outruns it (shed.go).
 	Shed *ShedSpec
+	// PolicyInterval, when positive, makes the job sample its operators'
+	// counters every interval, keeping the last interval's figures
+	// (LastInterval, sampler.go).
+	PolicyInterval time.Duration
+	// LatencyInterval, when positive and PolicyInterval is too, makes
+	// every source send a latency marker every interval, and the job
+	// summarize their latencies at the sink per policy interval
+	// (latency.go). With none, no marker is sent.
+	LatencyInterval time.Duration
+	// onMarker, if set, sees every latency marker that reaches the sink,
+	// from the sink's task (tests).
+	onMarker func(exec.Control)
 }
 
 // Job is a running dataflow. It owns one goroutine per stage instance and
@@ -123,6 +135,11 @@ type Job struct {
 	// job's snapshots wrote and its restore read.
 	stateWritten, stateRead atomic.Int64
 	tasksDone               chan struct{} // closed when every task has exited
+	// rates keeps the last policy interval, lat the latencies of the
+	// markers that reached the sink since (sampler.go, latency.go).
+	rates    sampler
+	lat      latencyLog
+	onMarker func(exec.Control)
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -243,6 +260,8 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			t.env.Checkpointing = j.store != nil && j.resumeErr == nil
 		}
 	}
+	j.onMarker = opts.onMarker
+	j.startSampler(ctx, opts)
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			j.wg.Add(1)

@@ -70,24 +70,35 @@ func (j *Job) Stats() []OpStats {
 // is instance i of the k-th operator Stats returns, with Instances 1. It
 // may be called while the job runs.
 func (j *Job) InstanceStats() [][]OpStats {
+	return j.instanceStats(j.wallTime())
+}
+
+// wallTime is how long the job has run: until now, or until it ended.
+func (j *Job) wallTime() time.Duration {
 	j.mu.Lock()
 	ended := j.ended
 	j.mu.Unlock()
-	wall := time.Since(j.started)
 	if !ended.IsZero() {
-		wall = ended.Sub(j.started)
+		return ended.Sub(j.started)
 	}
+	return time.Since(j.started)
+}
+
+// instanceStats is InstanceStats at wall time wall. A source's busy time
+// is the time its task spent in its Next, its own as an operator's is:
+// not the operators chained behind it, nor the time after it ended.
+func (j *Job) instanceStats(wall time.Duration) [][]OpStats {
 	var out [][]OpStats
 	for _, sr := range j.stages {
 		if sr.spec.Source != nil {
 			insts := make([]OpStats, len(sr.tasks))
 			for k, t := range sr.tasks {
 				m := t.env.Metrics
-				idle := time.Duration(t.taskM.IdleNanos.Load())
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
+				busy := time.Duration(m.BusyNanos.Load())
 				s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: 1,
 					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(), ShedRows: m.ShedRows.Load(),
-					Idle: idle, Backpressure: bp, Busy: max(wall-idle-bp, 0), Wall: wall, Watermark: m.Watermark.Load(),
+					Idle: max(wall-busy-bp, 0), Backpressure: bp, Busy: busy, Wall: wall, Watermark: m.Watermark.Load(),
 					Backlog: m.EstimateBacklog(), InputKnown: m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0}
 				if since := t.behindSince.Load(); since != 0 {
 					s.Lag = time.Since(time.Unix(0, since))

@@ -53,7 +53,11 @@ type task struct {
 	// once every task has returned.
 	final      []finalWrites
 	caughtSent bool               // CaughtUp was sent
-	wake       context.CancelFunc // interrupts a waiting source when a flush or barrier arrives
+	wake       context.CancelFunc // interrupts a waiting source when a flush, barrier or latency marker is asked for
+	// markers says the source task sends latency markers, latAsk the
+	// round asked for and not yet sent (latency.go).
+	markers bool
+	latAsk  atomic.Pointer[latencyAsk]
 }
 
 // TaskMetrics are the times of one stage instance: waiting for input (idle)
@@ -214,6 +218,9 @@ func (t *task) run(ctx context.Context) error {
 
 // deliver runs an aligned control message through the chain and passes it on.
 func (t *task) deliver(ctx context.Context, m exec.Control) error {
+	if m.Kind == exec.LatencyMarker {
+		return t.passLatency(ctx, m)
+	}
 	if m.Kind == exec.Barrier || m.Kind == exec.EndOfInput {
 		// A snapshot still pending is finished first: an operator has
 		// one at a time, and a job that ends has written them all.
@@ -357,6 +364,9 @@ func (t *task) runSource(ctx context.Context) error {
 		if err := t.sendBarrier(ctx); err != nil {
 			return err
 		}
+		if err := t.sendLatency(ctx); err != nil {
+			return err
+		}
 		// A step of the pending snapshot between chunks.
 		if err := t.snapshotSteps(ctx, nil); err != nil {
 			return err
@@ -364,7 +374,9 @@ func (t *task) runSource(ctx context.Context) error {
 		// Flush requests made before this call to Next are satisfied once
 		// Next reports the source caught up (or ended).
 		asked := t.takePending()
+		start := time.Now()
 		c, err := t.source.Next(ctx)
+		t.env.Metrics.BusyNanos.Add(int64(time.Since(start)))
 		switch {
 		case err == nil:
 			if t.behindSince.Load() == 0 {
@@ -503,7 +515,7 @@ func (t *task) requeue(id uint64) {
 func (t *task) wait(ctx context.Context, timerDue time.Time) error {
 	wctx, cancel := context.WithCancel(ctx)
 	t.mu.Lock()
-	if t.pending > 0 || t.barrier > 0 {
+	if t.pending > 0 || t.barrier > 0 || t.latencyAsked() {
 		t.mu.Unlock()
 		cancel()
 		return nil
@@ -578,13 +590,17 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 		if err := t.sendBarrier(ctx); err != nil {
 			return err
 		}
-		// A barrier requested while the source waits interrupts the wait.
+		if err := t.sendLatency(ctx); err != nil {
+			return err
+		}
+		// A barrier or latency marker requested while the source waits
+		// interrupts the wait.
 		bctx, cancel := context.WithCancel(ctx)
 		t.mu.Lock()
 		t.wake = cancel
-		barrier := t.barrier
+		asked := t.barrier > 0 || t.latencyAsked()
 		t.mu.Unlock()
-		if barrier > 0 {
+		if asked {
 			cancel()
 		}
 		wctx := t.tw.context(bctx, due)
@@ -596,7 +612,7 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 		t.mu.Unlock()
 		cancel()
 		if ctx.Err() == nil && bctx.Err() != nil && err != nil {
-			continue // woken for a barrier
+			continue // woken for a barrier or a latency marker
 		}
 		if timerExpired(ctx, wctx, err) {
 			continue

@@ -17,8 +17,9 @@ import (
 // showQueries lists every continuous query — behind a view, a sink, a
 // derived stream or a continuous insert — by name, with its kind, its
 // status (running, finished or failed: <error>) and, while it has a job,
-// its rates, lag and watermark. A query that could not resume is listed as
-// failed, with zeros.
+// its rates, lag and watermark, then its last policy interval's
+// bottleneck, capacity and latency (rateColumns). A query that could not
+// resume is listed as failed, with zeros and NULLs.
 func (s *Session) showQueries() (*Result, error) {
 	e := s.eng
 	cols := textColumns("name", "kind", "status")
@@ -31,6 +32,7 @@ func (s *Session) showQueries() (*Result, error) {
 	}
 	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT},
 		Column{Name: "backlog", Type: types.BigIntT}, Column{Name: "shed_rows", Type: types.BigIntT}, Column{Name: "drop_fraction", Type: types.DoubleT})
+	cols = append(cols, rateColumns()...)
 	var rows [][]types.Datum
 	for _, o := range e.continuousObjects() {
 		e.mu.Lock()
@@ -42,6 +44,7 @@ func (s *Session) showQueries() (*Result, error) {
 		if q != nil {
 			queryMetrics(q, row)
 		}
+		row = append(row, rateRow(e, q)...)
 		rows = append(rows, row)
 	}
 	return rowsResult("SHOW", cols, rows), nil
@@ -91,7 +94,8 @@ func (e *Engine) queryKind(o *catalog.Object) string {
 }
 
 // explainAnalyze prints a running query's plan with each operator's
-// figures, summed over its instances.
+// figures, summed over its instances, and its rates over the last policy
+// interval with their diagnosis (analyze_rates.go).
 func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	e := s.eng
 	e.mu.Lock()
@@ -100,15 +104,20 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	if q == nil {
 		return nil, bindErr(st.Target.Pos, st.Source(), "'%s' is not a running continuous query (a view, sink or derived stream)", st.Target.Name)
 	}
-	byNode := map[int][]dataflow.OpStats{}
-	var sinkStats *dataflow.OpStats
-	for _, os := range q.job.Stats() {
+	// Each operator's figures, and its rates over the last policy
+	// interval, by physical plan node; the sink has none.
+	stats := q.job.Stats()
+	rates, ratesOK := queryRates(e, q)
+	perOp := opRates(stats, rates, ratesOK)
+	byNode := map[int][]string{}
+	sinkFigures := ""
+	for k, os := range stats {
+		figs := joinFigures(figures(os), perOp, k)
 		if os.NodeID == 0 {
-			o := os
-			sinkStats = &o
+			sinkFigures = os.Name + "  " + figs
 			continue
 		}
-		byNode[os.NodeID] = append(byNode[os.NodeID], os)
+		byNode[os.NodeID] = append(byNode[os.NodeID], figs)
 	}
 	state, jerr := q.job.State()
 	head := fmt.Sprintf("%s %s (%s, running for %s)", q.obj.Kind, q.obj.Name, state, time.Since(q.job.Started()).Round(time.Millisecond))
@@ -123,8 +132,11 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	if line := checkpointSummary(q); line != "" {
 		b.WriteString(line + "\n")
 	}
-	if sinkStats != nil {
-		b.WriteString(sinkStats.Name + "  " + figures(*sinkStats) + "\n")
+	for _, line := range rateLines(rates, ratesOK) {
+		b.WriteString(line + "\n")
+	}
+	if sinkFigures != "" {
+		b.WriteString(sinkFigures + "\n")
 	}
 	analyzeTree(&b, q.plan, byNode, "└── ", "    ")
 	res := &Result{Kind: ResultRows, Preformatted: true, Columns: []Column{{Name: "plan", Type: types.VarcharT}}}
@@ -135,11 +147,11 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	return res, nil
 }
 
-func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]dataflow.OpStats, first, rest string) {
+func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]string, first, rest string) {
 	h := n.Hdr()
 	b.WriteString(first + physical.Line(n))
-	for _, st := range byNode[h.ID] {
-		b.WriteString("  " + figures(st))
+	for _, figs := range byNode[h.ID] {
+		b.WriteString("  " + figs)
 	}
 	b.WriteString("\n")
 	for i, c := range h.Inputs {

@@ -78,6 +78,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
 	opts.Shed = shedSpec(obj)
+	opts.PolicyInterval, opts.LatencyInterval = e.rateIntervals(obj)
 	var qs *queryState
 	rebuild := e.takeMustRebuild(obj)
 	if checkpointed {

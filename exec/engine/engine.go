@@ -63,6 +63,10 @@ type Config struct {
 	// goroutine, never after Open returns.
 	OnProgress    func(Progress)
 	ProgressEvery time.Duration
+	// PolicyInterval is how often the rates of continuous queries are
+	// sampled for EXPLAIN ANALYZE, SHOW QUERIES and QueryRates, unless
+	// their session SET policy_interval (0: DefaultPolicyInterval).
+	PolicyInterval time.Duration
 }
 
 // SessionOptions configure a Session.

@@ -32,6 +32,11 @@ type Session struct {
 	// stateTTL is SET state_ttl in milliseconds: the state TTL of the
 	// continuous queries the session creates (0: none), stored with each.
 	stateTTL int64
+	// policy and latency are SET policy_interval (nil: the engine's) and
+	// SET latency_interval (0: off), stored with the continuous queries
+	// the session creates (rates.go).
+	policy  *time.Duration
+	latency time.Duration
 	// notices is the session's position in the engine's notices.
 	notices int
 	// work follows the running statement's progress (nil between
@@ -134,6 +139,11 @@ func (s *Session) querySettings() *catalog.QuerySettings {
 		ms := s.checkpoint.Milliseconds()
 		qs.CheckpointIntervalMs = &ms
 	}
+	if s.policy != nil {
+		ms := s.policy.Milliseconds()
+		qs.PolicyIntervalMs = &ms
+	}
+	qs.LatencyIntervalMs = s.latency.Milliseconds()
 	return qs
 }
 
@@ -183,6 +193,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return ok("SET"), nil
 	case "state_ttl":
 		return s.setStateTTL(st)
+	case "policy_interval", "latency_interval":
+		return s.setRateInterval(st)
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > 256 {
@@ -198,7 +210,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 
 // settingNames are the settings set knows, in the order its error lists
 // them.
-var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg"}
+var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg",
+	"policy_interval", "latency_interval"}
 
 // SettingNames returns the names of the session settings SET changes.
 func SettingNames() []string { return slices.Clone(settingNames) }

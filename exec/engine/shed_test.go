@@ -18,8 +18,8 @@ func TestViewShedsLoad(t *testing.T) {
 		CREATE MATERIALIZED VIEW n WITH (max_latency = '100ms') AS SELECT COUNT(*) AS c FROM bid;
 		FLUSH;`)
 	row := strings.Split(showRow(t, s, "QUERIES", "n"), " | ")
-	if len(row) != 14 {
-		t.Fatalf("SHOW QUERIES row %q: want 14 columns", row)
+	if len(row) < 14 {
+		t.Fatalf("SHOW QUERIES row %q: want at least 14 columns", row)
 	}
 	read, _ := strconv.ParseInt(row[4], 10, 64)
 	shed, _ := strconv.ParseInt(row[12], 10, 64)
