@@ -86,9 +86,14 @@ type sourceState struct {
 	key   []byte // the instance, big-endian
 }
 
-// newSourceState opens the position table of stage si for instance inst.
-func newSourceState(store storage.StateStore, si, inst int) (*sourceState, error) {
-	t, err := store.Table(sourceTableName(si), storage.TableOptions{})
+// newSourceState opens the position table of stage si, spec, for
+// instance inst: its SourceKey, or sourceTableName.
+func newSourceState(store storage.StateStore, spec StageSpec, si, inst int) (*sourceState, error) {
+	name := spec.SourceKey
+	if name == "" {
+		name = sourceTableName(si)
+	}
+	t, err := store.Table(name, storage.TableOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the source positions of stage %d: %w", si, err)
 	}
