@@ -32,10 +32,10 @@ import (
 // parallelism.
 func stateTableName(si, op int) string { return fmt.Sprintf("stage%d/op%d", si, op) }
 
-// opTableName names the state table of the operator at position op of
-// stage si's chain: its StateKey, or stateTableName.
-func opTableName(spec StageSpec, si, op int) string {
-	if k := spec.Ops[op].StateKey; k != "" {
+// StateTable names the state table of the operator at position op of the
+// chain of s, stage si of its graph: its StateKey, or "stage<si>/op<op>".
+func (s StageSpec) StateTable(si, op int) string {
+	if k := s.Ops[op].StateKey; k != "" {
 		return k
 	}
 	return stateTableName(si, op)
@@ -77,7 +77,7 @@ func newTaskState(store storage.StateStore, spec StageSpec, si int, ops []exec.O
 				tables: make([]storage.StateTable, len(ops)), names: make([]string, len(ops)), writers: make([]*stateWriter, len(ops)), groups: groups,
 				written: written, read: read, pend: pendingSnapshot{perEntry: initialEntryCost}}
 		}
-		name := opTableName(spec, si, i)
+		name := spec.StateTable(si, i)
 		t, err := store.Table(name, storage.TableOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("opening the state of operator %d: %w", i, err)

@@ -77,14 +77,14 @@ func (j *Job) RestoreMoves(prev GraphSpec) StateMove {
 	was := map[string]int{}
 	for si, s := range prev.Stages {
 		for i := range s.Ops {
-			was[opTableName(s, si, i)] = s.Parallelism
+			was[s.StateTable(si, i)] = s.Parallelism
 		}
 	}
 	var m StateMove
 	seen := map[string]bool{}
 	for si, sr := range j.stages {
 		for i := range sr.spec.Ops {
-			name := opTableName(sr.spec, si, i)
+			name := sr.spec.StateTable(si, i)
 			counts := j.restored.of(name)
 			if counts == nil || seen[name] {
 				continue

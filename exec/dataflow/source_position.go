@@ -86,14 +86,19 @@ type sourceState struct {
 	key   []byte // the instance, big-endian
 }
 
-// newSourceState opens the position table of stage si, spec, for
-// instance inst: its SourceKey, or sourceTableName.
-func newSourceState(store storage.StateStore, spec StageSpec, si, inst int) (*sourceState, error) {
-	name := spec.SourceKey
-	if name == "" {
-		name = sourceTableName(si)
+// SourceTable names the table of the positions of the source of s, stage
+// si of its graph: its SourceKey, or "stage<si>/source".
+func (s StageSpec) SourceTable(si int) string {
+	if s.SourceKey != "" {
+		return s.SourceKey
 	}
-	t, err := store.Table(name, storage.TableOptions{})
+	return sourceTableName(si)
+}
+
+// newSourceState opens the position table of stage si, spec, for
+// instance inst.
+func newSourceState(store storage.StateStore, spec StageSpec, si, inst int) (*sourceState, error) {
+	t, err := store.Table(spec.SourceTable(si), storage.TableOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the source positions of stage %d: %w", si, err)
 	}

@@ -6,7 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
+	"slices"
 	"sync"
 	"time"
 
@@ -24,10 +24,11 @@ import (
 // into a state store of its own, and a restarted engine resumes it from
 // its last checkpoint — its rows, its operators' state and its sources'
 // positions — instead of replaying its inputs from the beginning. The
-// store also records the plan the checkpoint belongs to: state tables are
-// named by stage and operator, so a checkpoint of another plan (the
-// optimizer chose differently, the parallelism changed) is dropped and the
-// query rebuilt by replay.
+// store also records the state layout the checkpoint belongs to
+// (stateLayout): a checkpoint of another layout (the optimizer chose
+// other operators) is dropped and the query rebuilt by replay, while one
+// of the same query at another parallelism, whose state is keyed by key
+// group all the same, is resumed (a rescale, rescale.go).
 //
 // A checkpointed file sink publishes exactly once (sink.TwoPhase): its
 // rows reach its files when a checkpoint commits; so do a checkpointed
@@ -49,15 +50,53 @@ const (
 	planKey   = "plan"
 )
 
-// estimates matches the annotations of a physical plan that follow the
-// statistics (rates and state sizes), not the plan's shape.
-var estimates = regexp.MustCompile(`, (rate|state)≈[^,)]*`)
+// layoutVersion starts every state layout: a checkpoint written before
+// state tables were named by their operator's place in the plan (by stage
+// and chain position instead) has no layout of this version, and is
+// dropped.
+const layoutVersion = "state layout 2\n"
 
-// planFingerprint identifies the shape of a physical plan: its operators,
-// their configuration, exchanges and parallelism, without the estimates.
-func planFingerprint(root physical.Node) string {
-	sum := sha256.Sum256([]byte(estimates.ReplaceAllString(physical.Format(root), "")))
-	return hex.EncodeToString(sum[:])
+// stateLayout lists what a checkpoint of the dataflow g holds, one line a
+// table, sorted: each operator's table (exec/build names it by the
+// operator's place in the plan) with the operator's configuration (its
+// EXPLAIN line), and each source's table of positions with the source's
+// line and its parallelism, since a position is its split's. The
+// parallelism of the other stages is not in it — a checkpoint is keyed by
+// key group and serves any — except a broadcast join's, whose replicas
+// restore only at the parallelism they were written at. Two plans of a
+// query with the same layout resume each other's checkpoints: the same
+// query at another parallelism (a rescale), whose exchanges differ.
+func stateLayout(g dataflow.GraphSpec) []string {
+	var lines []string
+	for si, s := range g.Stages {
+		if s.Source != nil {
+			lines = append(lines, fmt.Sprintf("%s %s parallelism=%d", s.SourceTable(si), s.SourceName, s.Parallelism))
+		}
+		broadcast := false
+		for _, in := range s.Inputs {
+			broadcast = broadcast || in.Dist == dataflow.DistBroadcast
+		}
+		for i, op := range s.Ops {
+			line := s.StateTable(si, i) + " " + op.Name
+			if i == 0 && broadcast {
+				line += fmt.Sprintf(" broadcast parallelism=%d", s.Parallelism)
+			}
+			lines = append(lines, line)
+		}
+	}
+	slices.Sort(lines)
+	return lines
+}
+
+// layoutFingerprint identifies a state layout.
+func layoutFingerprint(layout []string) string {
+	h := sha256.New()
+	h.Write([]byte(layoutVersion))
+	for _, l := range layout {
+		h.Write([]byte(l))
+		h.Write([]byte{'\n'})
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // queryState is a view's state store and what it holds.
@@ -67,14 +106,16 @@ type queryState struct {
 	restore bool   // the checkpoint is of this plan: resume from it
 
 	meta        storage.StateTable
-	fingerprint string // of the plan
+	layout      []string // of the plan's dataflow (stateLayout)
+	fingerprint string   // of the layout
 }
 
-// openQueryState opens the state store of obj's query, planned as root.
-// A checkpoint of another plan is dropped.
-func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*queryState, error) {
+// openQueryState opens the state store of obj's query, whose dataflow is
+// g. A checkpoint of another state layout is dropped.
+func (e *Engine) openQueryState(obj *catalog.Object, g dataflow.GraphSpec) (*queryState, error) {
 	name := stateJob(obj.ID)
-	fp := planFingerprint(root)
+	layout := stateLayout(g)
+	fp := layoutFingerprint(layout)
 	for attempt := 0; ; attempt++ {
 		store, err := e.db.State(name)
 		if err != nil {
@@ -104,7 +145,7 @@ func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*query
 			continue
 		}
 		qs.restore = qs.epoch > 0
-		qs.meta, qs.fingerprint = meta, fp
+		qs.meta, qs.layout, qs.fingerprint = meta, layout, fp
 		return qs, nil
 	}
 }

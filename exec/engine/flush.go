@@ -56,7 +56,12 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // checkpoint commits (stream_stage.go), so once a level's markers have
 // reached their sinks its checkpointed stream-writing queries take a
 // checkpoint, and their readers, in the next level, find the rows there.
+//
+// A rescale waits for it, and it for a rescale: a job replaced while its
+// marker is on the way would never send it.
 func (e *Engine) flushAll(ctx context.Context, extra *dataflow.Job) ([]*dataflow.Job, error) {
+	e.moves.RLock()
+	defer e.moves.RUnlock()
 	return e.flushLevelsOf(ctx, e.flushLevels(nil), extra)
 }
 

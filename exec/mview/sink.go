@@ -9,6 +9,11 @@ import (
 // query's) dataflow: it integrates the changes into an MView.
 type Sink struct {
 	MV *View
+	// Kept says MV already holds the rows of the checkpoint the query
+	// restores: the view was kept while its query moved (a rescale stops
+	// the query at a checkpoint and starts it again from there), and
+	// Restore reads nothing.
+	Kept bool
 
 	metrics *exec.OperatorMetrics
 	group   int // the key group the view's rows are snapshotted in

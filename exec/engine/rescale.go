@@ -1,0 +1,358 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/sql"
+)
+
+// Rescaling a running query (ALTER ... SET (parallelism = N), and
+// Engine.Rescale for an autoscaler). The query of a view, a sink or a
+// derived stream changes parallelism while every other query runs on:
+//
+//  1. It is planned at the new parallelism. Its state layout (stateLayout:
+//     each operator's table, named by its place in the plan, with its
+//     configuration) must be the one its checkpoints have — the same
+//     operators, keyed the same way; only the exchanges and the key groups
+//     each instance owns differ. Otherwise the rescale is refused before
+//     anything stops.
+//  2. Its job stops at a checkpoint (dataflow.Job.StopAtCheckpoint): a
+//     barrier goes through the dataflow after the rows the sources have
+//     read, every task stops once it has handled it, and the epoch
+//     commits. Nothing after the barrier happened anywhere: a view holds
+//     exactly the rows of the cut, a derived stream's log and a sink's
+//     files what the cut published.
+//  3. The job of the new plan starts from that checkpoint: every instance
+//     restores the key groups it now owns, each source seeks to the
+//     recorded position, and the query goes on. A view's rows are not
+//     restored but kept (mview.Sink.Kept): the view, and every
+//     subscription to it (push queries, views over it), stays, so its
+//     readers see the changes before the cut and then those after it,
+//     none lost and none twice, only later for the pause.
+//  4. The new parallelism is stored with the query, so a restart plans it
+//     at the new parallelism (and resumes its checkpoint: the layout is
+//     the same).
+//
+// Every instance of the new job reads its key groups from the store
+// (dataflow.Job.RestoreMoves measures it), rather than only the groups
+// that change owner moving from instance to instance.
+//
+// A query that is not checkpointed cannot stop at a cut and resume from
+// it: one reading a materialized view (a view's changes have no position),
+// one reading a derived stream rebuilt on restart, or one created with
+// checkpoint_interval = 0. Rebuilding such a query from its inputs at the
+// new parallelism would recompute its output from the beginning — a sink
+// would write it again — so it is refused, as are a continuous INSERT ...
+// SELECT (it runs as one instance, so that a replay appends its rows in
+// the same order) and a query whose plan at the new parallelism keeps its
+// state otherwise (a broadcast join, a source read in parallel splits).
+
+// maxParallelism bounds SET parallelism and ALTER ... SET (parallelism):
+// no more instances than key groups, or some would own none.
+const maxParallelism = 256
+
+// RescaleReport says what a rescale did.
+type RescaleReport struct {
+	Kind catalog.Kind
+	Name string
+	// From and To are the query's parallelism before and after.
+	From, To int
+	// Epoch is the checkpoint the query stopped at and resumed from (0:
+	// nothing moved — the parallelism was already To, or the query had
+	// finished and only its setting changed).
+	Epoch uint64
+	// Pause is how long the query processed nothing: from the barrier's
+	// request until every instance of the new job had restored its state
+	// and its sources could read again. No output of the query is further
+	// apart than the longest input gap plus this.
+	Pause time.Duration
+	// StateBytes is the state (keys and values) the new job's instances
+	// restored from the checkpoint: every instance reads the key groups
+	// it owns.
+	StateBytes int64
+	// MovedBytes is the part of StateBytes in key groups whose instance
+	// changed — what moving only those groups would carry — and
+	// MovedGroups counts those groups over the stateful operators.
+	MovedBytes  int64
+	MovedGroups int
+}
+
+// String returns the notice a rescale leaves.
+func (r RescaleReport) String() string {
+	switch {
+	case r.From == r.To:
+		return fmt.Sprintf("%s %s already runs at parallelism %d", r.Kind, r.Name, r.To)
+	case r.Epoch == 0:
+		return fmt.Sprintf("%s %s has finished: it runs at parallelism %d when it starts again", r.Kind, r.Name, r.To)
+	}
+	return fmt.Sprintf("%s %s rescaled from parallelism %d to %d at checkpoint %d: processing paused %s; %s of state restored, %s of it in the %d key groups that changed instance",
+		r.Kind, r.Name, r.From, r.To, r.Epoch, r.Pause.Round(10*time.Microsecond), dataflow.FormatBytes(r.StateBytes),
+		dataflow.FormatBytes(r.MovedBytes), r.MovedGroups)
+}
+
+// RescaleErrorCode says why a rescale was refused.
+type RescaleErrorCode uint8
+
+// The reasons a rescale is refused.
+const (
+	RescaleUnknown        RescaleErrorCode = iota + 1 // no object of that name
+	RescaleNoQuery                                    // the object runs no query (a source stream, a table)
+	RescaleNotRunning                                 // its query failed, could not resume, or is being restarted
+	RescaleBadParallelism                             // not an integer from 1 to maxParallelism
+	RescaleNotSupported                               // the query cannot move (yet): not checkpointed, another state layout
+)
+
+// RescaleError is a refused rescale. Nothing stopped: the query runs on
+// as it did.
+type RescaleError struct {
+	Code RescaleErrorCode
+	Name string
+	Msg  string
+}
+
+func (e *RescaleError) Error() string {
+	if e.Code == RescaleNotSupported {
+		return "not supported yet: " + e.Msg
+	}
+	return e.Msg
+}
+
+// Rescale changes the parallelism of the running query of the view, sink
+// or derived stream named name to parallelism, while the other queries
+// run on, and stores it with the query. Its readers see no gap and no
+// duplicate (see above). It returns what moved, and leaves the report as
+// a notice for every session. A refusal is a *RescaleError; a failure
+// after the query stopped restarts it, and its readers, from its last
+// checkpoint at its old parallelism. Rescales run one at a time, and
+// FLUSH and DROP wait for one in progress.
+func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (RescaleReport, error) {
+	if parallelism < 1 || parallelism > maxParallelism {
+		return RescaleReport{}, &RescaleError{Code: RescaleBadParallelism, Name: name,
+			Msg: fmt.Sprintf("parallelism must be an integer from 1 to %d, got %d", maxParallelism, parallelism)}
+	}
+	e.moves.Lock()
+	defer e.moves.Unlock()
+	if err := e.ctx.Err(); err != nil {
+		return RescaleReport{}, fmt.Errorf("rescaling %s: the engine is closing: %w", name, err)
+	}
+	e.recovery.run.Lock()
+	defer e.recovery.run.Unlock()
+	obj, q, err := e.movable(name)
+	if err != nil {
+		return RescaleReport{}, err
+	}
+	ps, interval := e.storedSettings(obj)
+	rep := RescaleReport{Kind: obj.Kind, Name: obj.Name, From: ps.parallelism, To: parallelism}
+	if ps.parallelism == parallelism {
+		return rep, nil
+	}
+	if state, _ := q.job.State(); state == dataflow.JobFinished {
+		// Its inputs ended: nothing runs to move.
+		if err := e.storeParallelism(obj, q, parallelism); err != nil {
+			return RescaleReport{}, err
+		}
+		e.notices.add(rep.String())
+		return rep, nil
+	}
+	ps.parallelism = parallelism
+	cq, err := e.replan(obj, ps)
+	if err != nil {
+		return RescaleReport{}, fmt.Errorf("planning %s %s at parallelism %d: %w", obj.Kind, obj.Name, parallelism, err)
+	}
+	qg, err := e.queryGraph(obj, cq, true, q.mv)
+	if err != nil {
+		return RescaleReport{}, err
+	}
+	layout := stateLayout(qg.graph)
+	if why := layoutChange(q.state.layout, layout); why != "" {
+		return RescaleReport{}, &RescaleError{Code: RescaleNotSupported, Name: obj.Name, Msg: fmt.Sprintf(
+			"rescaling %s %s to parallelism %d: %s", obj.Kind, obj.Name, parallelism, why)}
+	}
+
+	start := time.Now()
+	epoch, err := q.job.StopAtCheckpoint(e.ctx)
+	if err != nil {
+		e.moveFailed(obj, q, parallelism, err)
+		return RescaleReport{}, fmt.Errorf("rescaling %s %s: stopping it at a checkpoint: %w", obj.Kind, obj.Name, err)
+	}
+	opts := qg.options
+	opts.State, opts.Restore, opts.CheckpointInterval = q.state.store, true, interval
+	job, err := dataflow.StartJob(e.ctx, qg.graph, opts)
+	if err == nil {
+		err = job.WaitOpened(e.ctx)
+		if state, jerr := job.State(); err == nil && state == dataflow.JobFailed {
+			err = jerr
+		}
+		if err != nil {
+			job.Stop()
+		}
+	}
+	qs := &queryState{store: q.state.store, epoch: epoch, restore: true, meta: q.state.meta, layout: layout, fingerprint: q.state.fingerprint}
+	if err == nil {
+		if err = qs.recordPlan(); err != nil {
+			job.Stop()
+		}
+	}
+	if err != nil {
+		e.moveFailed(obj, q, parallelism, err)
+		return RescaleReport{}, fmt.Errorf("rescaling %s %s: starting it at parallelism %d: %w", obj.Kind, obj.Name, parallelism, err)
+	}
+	rep.Epoch, rep.Pause = epoch, time.Since(start)
+	m := job.RestoreMoves(q.graph)
+	rep.StateBytes, rep.MovedBytes, rep.MovedGroups = m.Read, m.Moved, m.MovedGroups
+	moved := &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs, rescaled: &rep}
+	e.register(moved)
+	if err := e.storeParallelism(obj, moved, parallelism); err != nil {
+		// It runs at the new parallelism, and a restart plans it at the
+		// old one, whose layout is the same: it resumes all the same.
+		e.notices.add(fmt.Sprintf("%s %s runs at parallelism %d, but storing it failed (a restart runs it at %d): %v",
+			obj.Kind, obj.Name, parallelism, rep.From, err))
+	}
+	e.notices.add(rep.String())
+	return rep, nil
+}
+
+// movable returns the object named name and its running query, which
+// must be checkpointed to move; otherwise a *RescaleError says why not.
+func (e *Engine) movable(name string) (*catalog.Object, *runningQuery, error) {
+	obj, ok := e.cat.Get(name)
+	if !ok {
+		return nil, nil, &RescaleError{Code: RescaleUnknown, Name: name, Msg: fmt.Sprintf("unknown materialized view, sink or stream '%s'", name)}
+	}
+	refuse := func(code RescaleErrorCode, format string, args ...any) (*catalog.Object, *runningQuery, error) {
+		return nil, nil, &RescaleError{Code: code, Name: obj.Name, Msg: fmt.Sprintf(format, args...)}
+	}
+	if obj.Query == "" {
+		return refuse(RescaleNoQuery, "%s '%s' runs no query: only a materialized view, a sink or a derived stream (CREATE STREAM ... AS SELECT) can be rescaled", obj.Kind, obj.Name)
+	}
+	if _, insert := e.insertTarget(obj); insert {
+		return refuse(RescaleNotSupported, "rescaling %s '%s', a continuous INSERT ... SELECT: it runs as one instance, so that a replay appends its rows in the same order", obj.Kind, obj.Name)
+	}
+	e.mu.Lock()
+	q, broken := e.queries[lower(obj.Name)], e.broken[lower(obj.Name)]
+	e.mu.Unlock()
+	switch {
+	case broken != nil:
+		return refuse(RescaleNotRunning, "%s '%s' is not running: it could not resume: %v", obj.Kind, obj.Name, broken)
+	case q == nil:
+		return refuse(RescaleNotRunning, "%s '%s' is not running", obj.Kind, obj.Name)
+	}
+	if state, err := q.job.State(); state == dataflow.JobFailed || state == dataflow.JobCancelled {
+		return refuse(RescaleNotRunning, "%s '%s' is not running: %s", obj.Kind, obj.Name, queryStatus{state: state, err: err})
+	}
+	if q.state != nil && q.job.Resumable() == nil {
+		return obj, q, nil
+	}
+	why := "its query is not checkpointed (it was created with checkpoint_interval = 0)"
+	switch {
+	case readsView(q.plan):
+		why = "it reads a materialized view, whose changes have no position to resume from"
+	case e.rebuiltInput(q.plan) != nil:
+		why = fmt.Sprintf("it reads stream %s, which is rebuilt from its inputs on a restart", e.rebuiltInput(q.plan).Name)
+	case q.state != nil:
+		why = fmt.Sprintf("it cannot resume from a checkpoint: %v", q.job.Resumable())
+	}
+	return refuse(RescaleNotSupported, "rescaling %s %s: %s", obj.Kind, obj.Name, why)
+}
+
+// replan plans obj's stored query with the settings ps.
+func (e *Engine) replan(obj *catalog.Object, ps planSettings) (*compiledQuery, error) {
+	stmt, err := sql.ParseOne(obj.Query, sql.Pos{Line: 1, Col: 1})
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := stmt.(*sql.Select)
+	if !ok {
+		return nil, errors.New("its stored query is not a SELECT")
+	}
+	return e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, ps)
+}
+
+// storeParallelism stores parallelism with obj's query, q.
+func (e *Engine) storeParallelism(obj *catalog.Object, q *runningQuery, parallelism int) error {
+	st := catalog.QuerySettings{}
+	if obj.Settings != nil {
+		st = *obj.Settings
+	}
+	st.Parallelism = parallelism
+	now, err := e.cat.SetSettings(obj.Name, st)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	q.obj = now
+	e.mu.Unlock()
+	return nil
+}
+
+// moveFailed handles a rescale of obj's query q that failed after its job
+// was told to stop: its view may hold rows past the last checkpoint that
+// committed, so its readers fail with the cause, and it restarts, with
+// the queries reading it, from that checkpoint at its old parallelism,
+// as a query that fails does (recover.go). The caller holds
+// e.recovery.run.
+func (e *Engine) moveFailed(obj *catalog.Object, q *runningQuery, parallelism int, cause error) {
+	if e.ctx.Err() != nil {
+		return // closing: the query stops anyway
+	}
+	q.job.Stop()
+	if q.mv != nil {
+		q.mv.Fail(fmt.Errorf("materialized view '%s' failed to move to parallelism %d: %w", obj.Name, parallelism, cause))
+	}
+	e.restartWithReaders(obj, q.job, fmt.Sprintf("%s %s could not move to parallelism %d (%s): it restarts from its last checkpoint",
+		obj.Kind, obj.Name, parallelism, firstLine(cause)))
+}
+
+// layoutChange says why a query whose checkpoints have the state layout
+// was (stateLayout) cannot resume them with the layout now, or returns
+// "" when it can (the layouts are equal).
+func layoutChange(was, now []string) string {
+	gone, added := missingFrom(was, now), missingFrom(now, was)
+	if gone == "" && added == "" {
+		return ""
+	}
+	table := func(line string) string { t, _, _ := strings.Cut(line, " "); return t }
+	what := func(line string) string {
+		_, rest, _ := strings.Cut(line, " ")
+		if i := strings.LastIndex(rest, " parallelism="); i >= 0 {
+			rest = rest[:i]
+		}
+		return strings.TrimSuffix(rest, " broadcast")
+	}
+	switch {
+	case strings.HasPrefix(gone, "source/") && table(gone) == table(added):
+		return fmt.Sprintf("its source (%s) is read in parallel splits, one per instance, and a split's position does not carry over to another parallelism", what(gone))
+	case strings.Contains(gone, " broadcast parallelism="), strings.Contains(added, " broadcast parallelism="):
+		line := gone
+		if !strings.Contains(line, " broadcast parallelism=") {
+			line = added
+		}
+		return fmt.Sprintf("its join (%s) broadcasts one side at one parallelism and not at the other, or to another number of replicas, which restore only at the parallelism they were written at", what(line))
+	case gone != "" && added != "":
+		return fmt.Sprintf("its plan keeps other state there: %s instead of %s", what(added), what(gone))
+	case gone != "":
+		return fmt.Sprintf("its plan there keeps no state for %s", what(gone))
+	}
+	return fmt.Sprintf("its plan there keeps state its checkpoints have none of, for %s", what(added))
+}
+
+// missingFrom returns the first line of a, sorted, that b, sorted, does
+// not have, or "".
+func missingFrom(a, b []string) string {
+	j := 0
+	for _, line := range a {
+		for j < len(b) && b[j] < line {
+			j++
+		}
+		if j == len(b) || b[j] != line {
+			return line
+		}
+	}
+	return ""
+}

@@ -1,0 +1,471 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/sql"
+)
+
+// rescaleQueries are the queries the rescale tests move while rows
+// arrive: a windowed aggregate (its running results update), a regular
+// join of two streams (state on both sides) and a Top-N (retractions of
+// the rows it drops).
+var rescaleQueries = []struct{ name, query string }{
+	{"tumble", `SELECT auction, window_start, COUNT(*) AS n, SUM(price) AS total
+		FROM TUMBLE(bid, ts, INTERVAL '10' SECOND) GROUP BY auction, window_start`},
+	{"join", `SELECT b.auction, b.price, a.seller FROM bid b JOIN auction a ON b.auction = a.id`},
+	{"topn", `SELECT auction, price FROM (SELECT auction, price,
+		ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC) AS rn FROM bid) WHERE rn <= 3`},
+}
+
+// rescaleSchema creates the streams the rescale tests read.
+const rescaleSchema = `CREATE STREAM bid (auction BIGINT, price BIGINT, ts TIMESTAMP(3),
+		WATERMARK FOR ts AS ts - INTERVAL '1' SECOND);
+	CREATE STREAM auction (id BIGINT, seller BIGINT);`
+
+// insertBatch inserts batch i of the rescale tests' input: 20 bids of
+// 40 auctions, their prices unique and their times a second apart per
+// batch (some out of order, within the watermark's delay), and the
+// auction whose id is i.
+func insertBatch(t *testing.T, s *Session, i int) {
+	t.Helper()
+	if err := tryInsertBatch(s, i); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// tryInsertBatch is insertBatch for another goroutine than the test's.
+func tryInsertBatch(s *Session, i int) error {
+	var b strings.Builder
+	b.WriteString("INSERT INTO bid VALUES ")
+	for r := range 20 {
+		if r > 0 {
+			b.WriteString(", ")
+		}
+		ms := i*1000 + (r*37)%900
+		fmt.Fprintf(&b, "(%d, %d, '2024-01-01 00:%02d:%02d.%03d')", (i*7+r)%40, i*20+r, ms/60000, ms/1000%60, ms%1000)
+	}
+	b.WriteString(fmt.Sprintf("; INSERT INTO auction VALUES (%d, %d);", i%40, i%5))
+	stmts, err := sql.Parse(b.String())
+	if err != nil {
+		return err
+	}
+	for _, st := range stmts {
+		if _, err := s.Execute(context.Background(), st); err != nil {
+			return fmt.Errorf("batch %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
+// changelog integrates the changes of a push query: each row (as text,
+// without its op) with its count.
+type changelog struct {
+	mu     sync.Mutex
+	counts map[string]int
+	bad    []string // changes that retracted a row the integral did not hold
+	err    error
+}
+
+// read integrates the changes of stream until ctx is done.
+func (c *changelog) read(ctx context.Context, st *Stream, ts []types.T) {
+	for {
+		rows, err := st.Next(ctx)
+		if err != nil {
+			c.mu.Lock()
+			if ctx.Err() == nil {
+				c.err = err
+			}
+			c.mu.Unlock()
+			return
+		}
+		c.mu.Lock()
+		for _, row := range rows {
+			c.applyLocked(row[0].S, rowText(row[1:], ts))
+		}
+		c.mu.Unlock()
+	}
+}
+
+// apply integrates one change, op (+I, -D, -U, +U) of row.
+func (c *changelog) apply(op, row string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.applyLocked(op, row)
+}
+
+func (c *changelog) applyLocked(op, row string) {
+	switch op {
+	case "+I", "+U":
+		c.counts[row]++
+	default:
+		if c.counts[row] == 0 {
+			c.bad = append(c.bad, op+" "+row)
+			return
+		}
+		c.counts[row]--
+		if c.counts[row] == 0 {
+			delete(c.counts, row)
+		}
+	}
+}
+
+// rows returns the integral as sorted text lines.
+func (c *changelog) rows() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var lines []string
+	for k, n := range c.counts {
+		for range n {
+			lines = append(lines, k)
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+func rowText(row []types.Datum, ts []types.T) string {
+	parts := make([]string, len(row))
+	for i, d := range row {
+		parts[i] = types.Format(d, ts[i])
+	}
+	return strings.Join(parts, " | ")
+}
+
+// viewRows returns the rows of a pull query over view as sorted lines.
+func viewRows(t *testing.T, s *Session, view string) string {
+	t.Helper()
+	return strings.TrimSuffix(sorted(text(run(t, s, "SELECT * FROM "+view+";"))), "\n")
+}
+
+// TestRescaleWhileRowsArrive moves the query of a view from parallelism 1
+// to 2, back to 1 and on to 3 while another session inserts rows: after
+// the last rows, the view holds exactly what the same query computes in a
+// view that never moved (at parallelism 2), and a push query subscribed
+// to the view before the first move received a changelog that integrates
+// to those rows, never retracting a row it did not hold. SHOW QUERIES
+// and EXPLAIN ANALYZE show the new parallelism, and each move leaves a
+// notice with its pause and the state it moved.
+func TestRescaleWhileRowsArrive(t *testing.T) {
+	for _, q := range rescaleQueries {
+		t.Run(q.name, func(t *testing.T) {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+			defer cancel()
+			cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1, CheckpointInterval: 20 * time.Millisecond}
+			e := openEngine(t, cfg)
+			t.Cleanup(func() { e.Close() })
+			s := e.NewSession(SessionOptions{})
+			run(t, s, rescaleSchema+`
+				SET parallelism = 2;
+				CREATE MATERIALIZED VIEW fixed AS `+q.query+`;
+				SET parallelism = 1;
+				CREATE MATERIALIZED VIEW v AS `+q.query+`;`)
+			insertBatch(t, s, 0)
+			run(t, s, "FLUSH;")
+
+			push := e.NewSession(SessionOptions{Interactive: true})
+			res, err := execOne(t, push, "SELECT * FROM v EMIT CHANGES;")
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ts []types.T
+			for _, c := range res.Columns[1:] {
+				ts = append(ts, c.Type)
+			}
+			log := &changelog{counts: map[string]int{}}
+			pctx, pcancel := context.WithCancel(ctx)
+			var readers sync.WaitGroup
+			readers.Go(func() { log.read(pctx, res.Stream, ts) })
+			defer func() {
+				pcancel()
+				readers.Wait()
+				res.Stream.Close()
+			}()
+
+			// Rows arrive all along, from another session.
+			const batches = 120
+			inserted := make(chan int, batches)
+			var inserter sync.WaitGroup
+			var insertErr error
+			inserter.Go(func() {
+				defer close(inserted)
+				ins := e.NewSession(SessionOptions{})
+				for i := 1; i < batches; i++ {
+					if insertErr = tryInsertBatch(ins, i); insertErr != nil {
+						return
+					}
+					inserted <- i
+					time.Sleep(time.Millisecond)
+				}
+			})
+			waitFor := func(n int) {
+				for i := range inserted {
+					if i >= n {
+						return
+					}
+				}
+			}
+			alter := e.NewSession(SessionOptions{})
+			for k, p := range []int{2, 1, 3} {
+				waitFor(30 * (k + 1))
+				r := run(t, alter, fmt.Sprintf("ALTER MATERIALIZED VIEW v SET (parallelism = %d);", p))
+				wantNotice(t, r, fmt.Sprintf("materialized view v rescaled from parallelism %d to %d", []int{1, 2, 1}[k], p), "processing paused", "of state restored")
+				if got := query(e, "v").job.Parallelism(); got != p {
+					t.Fatalf("after ALTER ... SET (parallelism = %d) the job runs at %d", p, got)
+				}
+			}
+			for range inserted {
+			}
+			inserter.Wait()
+			if insertErr != nil {
+				t.Fatal(insertErr)
+			}
+			run(t, s, "FLUSH;")
+
+			want := viewRows(t, s, "fixed")
+			if got := viewRows(t, s, "v"); got != want {
+				t.Fatalf("after the moves v holds\n%s\nwant (as a view that never moved)\n%s", got, want)
+			}
+			deadline := time.Now().Add(30 * time.Second)
+			for log.rows() != want && time.Now().Before(deadline) {
+				time.Sleep(5 * time.Millisecond)
+			}
+			log.mu.Lock()
+			bad, perr := log.bad, log.err
+			log.mu.Unlock()
+			if got := log.rows(); got != want || len(bad) > 0 || perr != nil {
+				t.Fatalf("the push query's changes integrate to\n%s\nwant\n%s\n(retractions of rows it did not hold: %q; error: %v)", got, want, bad, perr)
+			}
+
+			if row := showRow(t, s, "QUERIES", "v"); !strings.HasPrefix(row, "v | materialized view | running | 3 |") {
+				t.Errorf("SHOW QUERIES lists v as %q", row)
+			}
+			if plan := text(run(t, s, "EXPLAIN ANALYZE v;")); !regexp.MustCompile(`instances=3`).MatchString(plan) {
+				t.Errorf("EXPLAIN ANALYZE v shows no parallelism 3:\n%s", plan)
+			}
+		})
+	}
+}
+
+// TestRescaleSurvivesARestart: a view rescaled to parallelism 2 runs at 2
+// after a restart, resumed from its checkpoint (not rebuilt: the plan at
+// 2 has the layout the checkpoint was written in), and after a crash that
+// loses what came after the move's checkpoint; either way it holds every
+// row once, as a view created afterwards over the same input does.
+func TestRescaleSurvivesARestart(t *testing.T) {
+	for _, stop := range []string{"restart", "crash"} {
+		t.Run(stop, func(t *testing.T) {
+			e, s, cfg := checkpointedEngine(t, 1)
+			run(t, s, rescaleSchema+`CREATE MATERIALIZED VIEW v AS `+rescaleQueries[0].query+`;`)
+			for i := range 10 {
+				insertBatch(t, s, i)
+			}
+			run(t, s, `FLUSH; ALTER MATERIALIZED VIEW v SET (parallelism = 2);`)
+			for i := 10; i < 15; i++ {
+				insertBatch(t, s, i)
+			}
+			run(t, s, "FLUSH;")
+			if stop == "restart" {
+				e, s = restart(t, e, cfg)
+			} else {
+				e, s = crash(t, e, cfg)
+			}
+			res := run(t, s, "SHOW QUERIES;")
+			wantNotice(t, res, "materialized view v resumed from its checkpoint")
+			for _, n := range res.Notices {
+				if strings.Contains(n, "rebuilt") {
+					t.Errorf("notice: %s", n)
+				}
+			}
+			if got := query(e, "v").job.Parallelism(); got != 2 {
+				t.Fatalf("after a %s v runs at parallelism %d, want 2", stop, got)
+			}
+			for i := 15; i < 20; i++ {
+				insertBatch(t, s, i)
+			}
+			run(t, s, `FLUSH; CREATE MATERIALIZED VIEW w AS `+rescaleQueries[0].query+`; FLUSH;`)
+			if got, want := viewRows(t, s, "v"), viewRows(t, s, "w"); got != want {
+				t.Fatalf("after a %s v holds\n%s\nwant\n%s", stop, got, want)
+			}
+		})
+	}
+}
+
+// TestRescaleMovesState measures what a rescale moves: a view's query
+// holding 20,000 groups goes 1 → 2 → 4 → 3 → 1 through Engine.Rescale,
+// the API an autoscaler calls. Every instance of the new job restores
+// the key groups it owns from the checkpoint (StateBytes: all the
+// operators' state, the view's rows are kept in place), of which the part
+// in groups that changed instance (MovedBytes) is what a move of only
+// those would carry: about half from 1 to 2, three quarters from 2 to 4.
+func TestRescaleMovesState(t *testing.T) {
+	e, s, _ := checkpointedEngine(t, 1)
+	run(t, s, `CREATE STREAM s (k BIGINT, v BIGINT);
+		CREATE MATERIALIZED VIEW v AS SELECT k, COUNT(*) AS n, SUM(v) AS total FROM s GROUP BY k;`)
+	for b := range 20 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO s VALUES ")
+		for r := range 1000 {
+			if r > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "(%d, %d)", b*1000+r, r)
+		}
+		run(t, s, sb.String()+";")
+	}
+	run(t, s, "FLUSH;")
+	want := viewRows(t, s, "v")
+	ctx := context.Background()
+	from := 1
+	for _, c := range []struct {
+		to     int
+		lo, hi float64 // the share of StateBytes moved
+	}{
+		{2, 0.45, 0.55}, {4, 0.70, 0.80}, {3, 0.40, 0.60}, {1, 0.60, 0.72},
+	} {
+		// The groups that change instance, of the one stateful operator
+		// besides the view's sink (which runs as one instance).
+		movedGrp := 0
+		for g := range exec.NumKeyGroups {
+			if exec.InstanceForKeyGroup(g, from) != exec.InstanceForKeyGroup(g, c.to) {
+				movedGrp++
+			}
+		}
+		from = c.to
+		rep, err := e.Rescale(ctx, "v", c.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := stateBytes(t, query(e, "v"))
+		share := float64(rep.MovedBytes) / float64(rep.StateBytes)
+		t.Logf("%d → %d: paused %s; restored %d bytes (store holds %d), %d of them (%.0f%%) in the %d key groups that changed instance",
+			rep.From, rep.To, rep.Pause, rep.StateBytes, size, rep.MovedBytes, 100*share, rep.MovedGroups)
+		if rep.StateBytes <= 0 || rep.StateBytes > size || share < c.lo || share > c.hi || rep.MovedGroups != movedGrp {
+			t.Errorf("%d → %d: restored %d of %d bytes stored, moved %d (%.2f, want %.2f–%.2f) in %d groups (want %d)",
+				rep.From, rep.To, rep.StateBytes, size, rep.MovedBytes, share, c.lo, c.hi, rep.MovedGroups, movedGrp)
+		}
+		if got := viewRows(t, s, "v"); got != want {
+			t.Fatalf("after moving to %d the view changed", c.to)
+		}
+	}
+}
+
+// TestRescaleSinkAndDerivedStream: ALTER SINK moves a file sink's query
+// and ALTER STREAM a derived stream's, while rows arrive between the
+// moves; the file and the stream's log hold every row exactly once.
+func TestRescaleSinkAndDerivedStream(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{DataDir: filepath.Join(dir, "data"), FileRoot: dir, Parallelism: 1, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	t.Cleanup(func() { e.Close() })
+	s := e.NewSession(SessionOptions{})
+	run(t, s, rescaleSchema+`
+		CREATE SINK k AS SELECT auction, window_start, COUNT(*) AS n FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start WITH (connector = 'file', path = 'out.csv');
+		CREATE STREAM d AS SELECT auction, window_start, SUM(price) AS total FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start;
+		CREATE MATERIALIZED VIEW dv AS SELECT * FROM d;`)
+	for i, p := range []int{2, 1, 3} {
+		for b := i * 10; b < i*10+10; b++ {
+			insertBatch(t, s, b)
+		}
+		run(t, s, fmt.Sprintf("ALTER SINK k SET (parallelism = %d); ALTER STREAM d SET (parallelism = %d);", p, p))
+	}
+	for b := 30; b < 40; b++ {
+		insertBatch(t, s, b)
+	}
+	// The last windows close at the end of time.
+	run(t, s, `INSERT INTO bid VALUES (0, 0, '2030-01-01 00:00:00'); FLUSH;
+		CREATE MATERIALIZED VIEW want_k AS SELECT auction, window_start, COUNT(*) AS n FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start;
+		CREATE MATERIALIZED VIEW want_d AS SELECT auction, window_start, SUM(price) AS total FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start;
+		FLUSH;`)
+	// The derived stream appends each window once, when it closes: every
+	// window but the last one's.
+	var wantD []string
+	for _, l := range strings.Split(viewRows(t, s, "want_d"), "\n") {
+		if !strings.HasPrefix(l, "0 | 2030-01-01 00:00:00.000") {
+			wantD = append(wantD, l)
+		}
+	}
+	if got := viewRows(t, s, "dv"); got != strings.Join(wantD, "\n") {
+		t.Errorf("the derived stream holds\n%s\nwant\n%s", got, strings.Join(wantD, "\n"))
+	}
+	// The file holds the sink's changelog, which integrates to the
+	// windows' counts.
+	log := &changelog{counts: map[string]int{}}
+	for _, line := range strings.Split(strings.TrimSuffix(readOut(t, filepath.Join(dir, "out.csv")), "\n"), "\n") {
+		op, row, _ := strings.Cut(line, ",")
+		log.apply(op, strings.ReplaceAll(row, ",", " | "))
+	}
+	if got, want := log.rows(), viewRows(t, s, "want_k"); got != want || len(log.bad) > 0 {
+		t.Errorf("the sink's file integrates to\n%s\nwant\n%s\n(retractions of rows it did not hold: %q)", got, want, log.bad)
+	}
+}
+
+// TestRescaleErrors: ALTER ... SET (parallelism = N) refuses, with the
+// position of what is wrong, an object that does not exist, is of
+// another kind or runs no query, a bad value or option, and a query that
+// cannot move: one reading a view, one not checkpointed, a continuous
+// INSERT ... SELECT, and one whose plan at the new parallelism keeps its
+// state otherwise (a broadcast join). A refused query runs on as it was;
+// asking for the parallelism it has moves nothing.
+func TestRescaleErrors(t *testing.T) {
+	e, s, _ := checkpointedEngine(t, 1)
+	run(t, s, rescaleSchema+`
+		CREATE TABLE person (id BIGINT, name VARCHAR, PRIMARY KEY (id));
+		CREATE MATERIALIZED VIEW v AS SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction;
+		CREATE MATERIALIZED VIEW vv AS SELECT n, COUNT(*) AS c FROM v GROUP BY n;
+		CREATE STREAM copy (auction BIGINT, price BIGINT);
+		INSERT INTO copy SELECT auction, price FROM bid;
+		SET checkpoint_interval = '0';
+		CREATE MATERIALIZED VIEW never AS SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction;
+		SET checkpoint_interval = '1h';
+		CREATE STREAM nbid WITH (connector = 'nexmark', table = 'bid', rate = '10');
+		SET parallelism = 2;
+		CREATE MATERIALIZED VIEW nx AS SELECT auction, COUNT(*) AS n FROM nbid GROUP BY auction;`)
+	for _, c := range []struct{ stmt, want string }{
+		{"ALTER MATERIALIZED VIEW nope SET (parallelism = 2)", "unknown materialized view 'nope' at 1:25"},
+		{"ALTER SINK v SET (parallelism = 2)", "'v' is a materialized view, not a sink at 1:12"},
+		{"ALTER STREAM bid SET (parallelism = 2)", "stream 'bid' runs no query to alter: only a derived stream (CREATE STREAM ... AS SELECT) does at 1:14"},
+		{"ALTER MATERIALIZED VIEW v SET (parallelism = 0)", "parallelism must be an integer from 1 to 256, got '0' at 1:46"},
+		{"ALTER MATERIALIZED VIEW v SET (parallelism = 257)", "parallelism must be an integer from 1 to 256, got '257' at 1:46"},
+		{"ALTER MATERIALIZED VIEW v SET (parallelism = 'many')", "parallelism must be an integer from 1 to 256, got 'many' at 1:46"},
+		{"ALTER MATERIALIZED VIEW v SET (state_ttl = '1h')", "unknown option 'state_ttl' of ALTER MATERIALIZED VIEW ... SET: it sets parallelism at 1:32"},
+		{"ALTER MATERIALIZED VIEW vv SET (parallelism = 2)",
+			"not supported yet: rescaling materialized view vv: it reads a materialized view, whose changes have no position to resume from at 1:47"},
+		{"ALTER MATERIALIZED VIEW never SET (parallelism = 2)",
+			"not supported yet: rescaling materialized view never: its query is not checkpointed (it was created with checkpoint_interval = 0) at 1:50"},
+		{"ALTER SINK insert_into_copy_1 SET (parallelism = 2)",
+			"not supported yet: rescaling sink 'insert_into_copy_1', a continuous INSERT ... SELECT: it runs as one instance, so that a replay appends its rows in the same order at 1:50"},
+		{"ALTER MATERIALIZED VIEW nx SET (parallelism = 3)",
+			"not supported yet: rescaling materialized view nx to parallelism 3: its source (Source nbid kind=nexmark columns=[auction]) is read in parallel splits, one per instance, and a split's position does not carry over to another parallelism at 1:47"},
+	} {
+		_, err := execOne(t, s, c.stmt)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.stmt, err, c.want)
+		}
+	}
+	for _, name := range []string{"v", "vv", "never", "nx"} {
+		if st := e.status(name); st.state != dataflow.JobRunning {
+			t.Errorf("%s is %s after a refused ALTER", name, st)
+		}
+	}
+	res := run(t, s, "ALTER MATERIALIZED VIEW v SET (parallelism = 1);")
+	wantNotice(t, res, "materialized view v already runs at parallelism 1")
+	if _, err := e.Rescale(context.Background(), "v", 300); err == nil || err.Error() != "parallelism must be an integer from 1 to 256, got 300" {
+		t.Errorf("Rescale to 300: %v", err)
+	}
+}
