@@ -119,9 +119,6 @@ type runningQuery struct {
 	plan  physical.Node
 	graph dataflow.GraphSpec
 	state *queryState // a view's checkpoints, if it is checkpointed
-	// rescaled is what the rescale that started this job did (nil: it
-	// was started otherwise).
-	rescaled *RescaleReport
 }
 
 // stop stops q's job and closes its state store (what the last checkpoint

@@ -18,6 +18,10 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	// A query restarting from its checkpoint after a failure is flushed
 	// once it has restarted.
 	e.recovery.wait()
+	// A rescale waits for the whole of it, sinks' checkpoints included
+	// (flushAll's lock, taken here once).
+	e.moves.RLock()
+	defer e.moves.RUnlock()
 	e.mu.Lock()
 	jobs := make([]*dataflow.Job, 0, len(e.queries))
 	for _, q := range e.queries {
@@ -25,7 +29,7 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	}
 	e.mu.Unlock()
 	trackJobs(ctx, jobs...)
-	if _, err := e.flushAll(ctx, nil); err != nil {
+	if _, err := e.flushLevelsOf(ctx, e.flushLevels(nil), nil); err != nil {
 		return nil, err
 	}
 	// A checkpointed file sink's rows reach its files when a checkpoint

@@ -154,9 +154,15 @@ func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (Res
 	}
 	if state, _ := q.job.State(); state == dataflow.JobFinished {
 		// Its inputs ended: nothing runs to move.
-		if err := e.storeParallelism(obj, q, parallelism); err != nil {
+		now, err := e.storeParallelism(obj, parallelism)
+		if err != nil {
 			return RescaleReport{}, err
 		}
+		finished := *q
+		finished.obj = now
+		e.mu.Lock()
+		e.queries[lower(obj.Name)] = &finished
+		e.mu.Unlock()
 		e.notices.add(rep.String())
 		return rep, nil
 	}
@@ -206,14 +212,15 @@ func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (Res
 	rep.Epoch, rep.Pause = epoch, time.Since(start)
 	m := job.RestoreMoves(q.graph)
 	rep.StateBytes, rep.MovedBytes, rep.MovedGroups = m.Read, m.Moved, m.MovedGroups
-	moved := &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs, rescaled: &rep}
-	e.register(moved)
-	if err := e.storeParallelism(obj, moved, parallelism); err != nil {
+	now, err := e.storeParallelism(obj, parallelism)
+	if err != nil {
 		// It runs at the new parallelism, and a restart plans it at the
 		// old one, whose layout is the same: it resumes all the same.
 		e.notices.add(fmt.Sprintf("%s %s runs at parallelism %d, but storing it failed (a restart runs it at %d): %v",
 			obj.Kind, obj.Name, parallelism, rep.From, err))
+		now = obj
 	}
+	e.register(&runningQuery{obj: now, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs})
 	e.notices.add(rep.String())
 	return rep, nil
 }
@@ -274,21 +281,15 @@ func (e *Engine) replan(obj *catalog.Object, ps planSettings) (*compiledQuery, e
 	return e.planContinuous(obj, sel.Query, stmt.Source(), sql.Pos{Line: 1, Col: 1}, ps)
 }
 
-// storeParallelism stores parallelism with obj's query, q.
-func (e *Engine) storeParallelism(obj *catalog.Object, q *runningQuery, parallelism int) error {
+// storeParallelism stores parallelism with obj's query and returns the
+// object that holds it, which replaces obj in the catalog.
+func (e *Engine) storeParallelism(obj *catalog.Object, parallelism int) (*catalog.Object, error) {
 	st := catalog.QuerySettings{}
 	if obj.Settings != nil {
 		st = *obj.Settings
 	}
 	st.Parallelism = parallelism
-	now, err := e.cat.SetSettings(obj.Name, st)
-	if err != nil {
-		return err
-	}
-	e.mu.Lock()
-	q.obj = now
-	e.mu.Unlock()
-	return nil
+	return e.cat.SetSettings(obj.Name, st)
 }
 
 // moveFailed handles a rescale of obj's query q that failed after its job

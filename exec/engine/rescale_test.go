@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -72,10 +73,11 @@ func tryInsertBatch(s *Session, i int) error {
 // changelog integrates the changes of a push query: each row (as text,
 // without its op) with its count.
 type changelog struct {
-	mu     sync.Mutex
-	counts map[string]int
-	bad    []string // changes that retracted a row the integral did not hold
-	err    error
+	mu       sync.Mutex
+	counts   map[string]int
+	bad      []string    // changes that retracted a row the integral did not hold
+	arrivals []time.Time // when each batch of changes arrived
+	err      error
 }
 
 // read integrates the changes of stream until ctx is done.
@@ -91,6 +93,7 @@ func (c *changelog) read(ctx context.Context, st *Stream, ts []types.T) {
 			return
 		}
 		c.mu.Lock()
+		c.arrivals = append(c.arrivals, time.Now())
 		for _, row := range rows {
 			c.applyLocked(row[0].S, rowText(row[1:], ts))
 		}
@@ -217,16 +220,19 @@ func TestRescaleWhileRowsArrive(t *testing.T) {
 				}
 			}
 			alter := e.NewSession(SessionOptions{})
+			var moves []string
 			for k, p := range []int{2, 1, 3} {
 				waitFor(30 * (k + 1))
 				r := run(t, alter, fmt.Sprintf("ALTER MATERIALIZED VIEW v SET (parallelism = %d);", p))
 				wantNotice(t, r, fmt.Sprintf("materialized view v rescaled from parallelism %d to %d", []int{1, 2, 1}[k], p), "processing paused", "of state restored")
+				moves = append(moves, r.Notices...)
 				if got := query(e, "v").job.Parallelism(); got != p {
 					t.Fatalf("after ALTER ... SET (parallelism = %d) the job runs at %d", p, got)
 				}
 			}
 			for range inserted {
 			}
+			insertsEnded := time.Now()
 			inserter.Wait()
 			if insertErr != nil {
 				t.Fatal(insertErr)
@@ -247,6 +253,16 @@ func TestRescaleWhileRowsArrive(t *testing.T) {
 			if got := log.rows(); got != want || len(bad) > 0 || perr != nil {
 				t.Fatalf("the push query's changes integrate to\n%s\nwant\n%s\n(retractions of rows it did not hold: %q; error: %v)", got, want, bad, perr)
 			}
+			// The figure the moves are about: the longest gap between two
+			// batches of the push query's changes while rows arrived
+			// (every few milliseconds), against the pauses they report.
+			log.mu.Lock()
+			var gap time.Duration
+			for i := 1; i < len(log.arrivals) && log.arrivals[i].Before(insertsEnded); i++ {
+				gap = max(gap, log.arrivals[i].Sub(log.arrivals[i-1]))
+			}
+			log.mu.Unlock()
+			t.Logf("longest gap between the push query's outputs while rows arrived: %s; the moves: %q", gap, moves)
 
 			if row := showRow(t, s, "QUERIES", "v"); !strings.HasPrefix(row, "v | materialized view | running | 3 |") {
 				t.Errorf("SHOW QUERIES lists v as %q", row)
@@ -467,5 +483,32 @@ func TestRescaleErrors(t *testing.T) {
 	wantNotice(t, res, "materialized view v already runs at parallelism 1")
 	if _, err := e.Rescale(context.Background(), "v", 300); err == nil || err.Error() != "parallelism must be an integer from 1 to 256, got 300" {
 		t.Errorf("Rescale to 300: %v", err)
+	}
+}
+
+// TestRescaleFinishedQuery: the query of a view whose input ended runs
+// no more; ALTER stores the new parallelism, which it has when it starts
+// again after a restart, resumed from its final checkpoint.
+func TestRescaleFinishedQuery(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte("k,v\n1,10\n2,20\n1,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{DataDir: filepath.Join(dir, "data"), FileRoot: dir, Parallelism: 1, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM f (k BIGINT, v BIGINT) WITH (connector = 'file', path = 'in.csv', header = 'true');
+		CREATE MATERIALIZED VIEW fv AS SELECT k, SUM(v) AS total FROM f GROUP BY k; FLUSH;`)
+	if err := query(e, "fv").job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, "ALTER MATERIALIZED VIEW fv SET (parallelism = 2);")
+	wantNotice(t, res, "materialized view fv has finished: it runs at parallelism 2 when it starts again")
+	e, s = restart(t, e, cfg)
+	if got := query(e, "fv").job.Parallelism(); got != 2 {
+		t.Fatalf("after the restart fv runs at parallelism %d, want 2", got)
+	}
+	if got := viewRows(t, s, "fv"); got != "1 | 15\n2 | 20" {
+		t.Fatalf("after the restart fv holds\n%s", got)
 	}
 }
