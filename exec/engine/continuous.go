@@ -22,7 +22,7 @@ import (
 // every interval (0: never) when it can be (see checkpoints.go).
 func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool, interval time.Duration) error {
 	checkpointed := interval > 0 && e.rebuiltInput(cq.phys) == nil
-	qg, err := e.queryGraph(obj, cq, checkpointed, nil)
+	qg, err := e.queryGraph(obj, cq, checkpointed, viewKeep{})
 	if err != nil {
 		return err
 	}
@@ -120,20 +120,31 @@ type queryGraph struct {
 	options dataflow.JobOptions
 }
 
+// viewKeep is what the query of a view keeps when it moves (a rescale,
+// rescale.go); the zero value keeps nothing: a new view.
+type viewKeep struct {
+	// mv is the view the new dataflow writes into. Its sink restores
+	// nothing, as the view holds the rows of the checkpoint the query
+	// moves at.
+	mv *mview.View
+	// rebuilt, when set, says the query is rebuilt from its inputs: its
+	// sink reconciles mv with what it computes (mview.Sink.Reconcile) and
+	// calls rebuilt then.
+	rebuilt func(changed int)
+}
+
 // queryGraph builds the dataflow of obj's query cq, ending in the
 // operator that keeps or sends its output: a view's sink, a derived
 // stream's writer, a sink connector. checkpointed says the query will be
-// checkpointed. kept, when set, is the view of a query that moves (a
-// rescale): the new dataflow writes into it, and its sink restores
-// nothing, as the view holds the rows of the checkpoint it moves at.
-func (e *Engine) queryGraph(obj *catalog.Object, cq *compiledQuery, checkpointed bool, kept *mview.View) (queryGraph, error) {
+// checkpointed. keep is what a view's query that moves keeps.
+func (e *Engine) queryGraph(obj *catalog.Object, cq *compiledQuery, checkpointed bool, keep viewKeep) (queryGraph, error) {
 	var op func() (exec.Operator, error)
 	var mv *mview.View
 	name := "Materialize " + obj.Name
 	coalesce := false
 	switch {
 	case obj.Kind == catalog.View:
-		mv = kept
+		mv = keep.mv
 		if mv == nil {
 			mv = mview.New(cq.names(), cq.types(), resultKey(cq.logical))
 			if obj.StateTTLMs > 0 {
@@ -141,7 +152,10 @@ func (e *Engine) queryGraph(obj *catalog.Object, cq *compiledQuery, checkpointed
 			}
 		}
 		coalesce = true
-		op = func() (exec.Operator, error) { return &mview.Sink{MV: mv, Kept: kept != nil}, nil }
+		op = func() (exec.Operator, error) {
+			return &mview.Sink{MV: mv, Kept: keep.mv != nil && keep.rebuilt == nil,
+				Reconcile: keep.rebuilt != nil, Reconciled: keep.rebuilt}, nil
+		}
 	case obj.Kind == catalog.Stream:
 		// A derived stream's log is kept when its query resumes from a
 		// checkpoint, and recomputed from its inputs otherwise (below).

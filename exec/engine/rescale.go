@@ -46,9 +46,13 @@ import (
 // A query that is not checkpointed cannot stop at a cut and resume from
 // it: one reading a materialized view (a view's changes have no position),
 // one reading a derived stream rebuilt on restart, or one created with
-// checkpoint_interval = 0. Rebuilding such a query from its inputs at the
-// new parallelism would recompute its output from the beginning — a sink
-// would write it again — so it is refused, as are a continuous INSERT ...
+// checkpoint_interval = 0. A view's is rebuilt instead (rebuildView): its
+// job stops, the job of the new plan recomputes the view from its inputs
+// beside the rows the view keeps, and once it has caught up (a flush) the
+// view becomes what it computed through one chunk of differences
+// (mview.Sink.Reconcile), so its readers' integral is always one the view
+// held. A sink's or a derived stream's rebuilt query would publish its
+// output again, so they are refused, as are a continuous INSERT ...
 // SELECT (it runs as one instance, so that a replay appends its rows in
 // the same order) and a query whose plan at the new parallelism keeps its
 // state otherwise (a broadcast join, a source read in parallel splits).
@@ -81,6 +85,14 @@ type RescaleReport struct {
 	// MovedGroups counts those groups over the stateful operators.
 	MovedBytes  int64
 	MovedGroups int
+	// Rebuilt, when set, says why the query was rebuilt from its inputs
+	// rather than moved at a checkpoint (a view's query that is not
+	// checkpointed): Epoch is 0, nothing was restored, Pause lasts until
+	// the rebuilt query caught up, and its view's readers received the
+	// difference between what it held and what the rebuilt query
+	// computed, Reconciled rows.
+	Rebuilt    string
+	Reconciled int
 }
 
 // String returns the notice a rescale leaves.
@@ -88,6 +100,9 @@ func (r RescaleReport) String() string {
 	switch {
 	case r.From == r.To:
 		return fmt.Sprintf("%s %s already runs at parallelism %d", r.Kind, r.Name, r.To)
+	case r.Rebuilt != "":
+		return fmt.Sprintf("%s %s rescaled from parallelism %d to %d by rebuilding it from its inputs (%s): processing paused %s; its readers received the difference, %d rows",
+			r.Kind, r.Name, r.From, r.To, r.Rebuilt, r.Pause.Round(10*time.Microsecond), r.Reconciled)
 	case r.Epoch == 0:
 		return fmt.Sprintf("%s %s has finished: it runs at parallelism %d when it starts again", r.Kind, r.Name, r.To)
 	}
@@ -143,12 +158,12 @@ func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (Res
 	}
 	e.recovery.run.Lock()
 	defer e.recovery.run.Unlock()
-	obj, q, err := e.movable(name)
+	obj, q, rebuild, err := e.movable(name)
 	if err != nil {
 		return RescaleReport{}, err
 	}
 	ps, interval := e.storedSettings(obj)
-	rep := RescaleReport{Kind: obj.Kind, Name: obj.Name, From: ps.parallelism, To: parallelism}
+	rep := RescaleReport{Kind: obj.Kind, Name: obj.Name, From: ps.parallelism, To: parallelism, Rebuilt: rebuild}
 	if ps.parallelism == parallelism {
 		return rep, nil
 	}
@@ -163,6 +178,7 @@ func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (Res
 		e.mu.Lock()
 		e.queries[lower(obj.Name)] = &finished
 		e.mu.Unlock()
+		rep.Rebuilt = ""
 		e.notices.add(rep.String())
 		return rep, nil
 	}
@@ -171,21 +187,48 @@ func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (Res
 	if err != nil {
 		return RescaleReport{}, fmt.Errorf("planning %s %s at parallelism %d: %w", obj.Kind, obj.Name, parallelism, err)
 	}
-	qg, err := e.queryGraph(obj, cq, true, q.mv)
+	var moved *runningQuery
+	if rebuild != "" {
+		moved, err = e.rebuildView(obj, q, cq, interval, &rep)
+	} else {
+		moved, err = e.moveAtCheckpoint(obj, q, cq, interval, &rep)
+	}
 	if err != nil {
 		return RescaleReport{}, err
 	}
+	now, err := e.storeParallelism(obj, parallelism)
+	if err != nil {
+		// It runs at the new parallelism, and a restart plans it at the
+		// old one, whose layout is the same: it resumes all the same.
+		e.notices.add(fmt.Sprintf("%s %s runs at parallelism %d, but storing it failed (a restart runs it at %d): %v",
+			obj.Kind, obj.Name, parallelism, rep.From, err))
+		now = obj
+	}
+	moved.obj = now
+	e.register(moved)
+	e.notices.add(rep.String())
+	return rep, nil
+}
+
+// moveAtCheckpoint moves q, obj's checkpointed query, to the plan cq: it
+// stops q's job at a checkpoint and starts cq's from it, keeping q's view.
+// It returns the new query, not registered yet, and fills in rep; a
+// refusal leaves q running, a failure after the stop restarts it.
+func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *compiledQuery, interval time.Duration, rep *RescaleReport) (*runningQuery, error) {
+	qg, err := e.queryGraph(obj, cq, true, viewKeep{mv: q.mv})
+	if err != nil {
+		return nil, err
+	}
 	layout := stateLayout(qg.graph)
 	if why := layoutChange(q.state.layout, layout); why != "" {
-		return RescaleReport{}, &RescaleError{Code: RescaleNotSupported, Name: obj.Name, Msg: fmt.Sprintf(
-			"rescaling %s %s to parallelism %d: %s", obj.Kind, obj.Name, parallelism, why)}
+		return nil, &RescaleError{Code: RescaleNotSupported, Name: obj.Name, Msg: fmt.Sprintf(
+			"rescaling %s %s to parallelism %d: %s", obj.Kind, obj.Name, rep.To, why)}
 	}
-
 	start := time.Now()
 	epoch, err := q.job.StopAtCheckpoint(e.ctx)
 	if err != nil {
-		e.moveFailed(obj, q, parallelism, err)
-		return RescaleReport{}, fmt.Errorf("rescaling %s %s: stopping it at a checkpoint: %w", obj.Kind, obj.Name, err)
+		e.moveFailed(obj, q, rep.To, err)
+		return nil, fmt.Errorf("rescaling %s %s: stopping it at a checkpoint: %w", obj.Kind, obj.Name, err)
 	}
 	opts := qg.options
 	opts.State, opts.Restore, opts.CheckpointInterval = q.state.store, true, interval
@@ -206,34 +249,75 @@ func (e *Engine) Rescale(ctx context.Context, name string, parallelism int) (Res
 		}
 	}
 	if err != nil {
-		e.moveFailed(obj, q, parallelism, err)
-		return RescaleReport{}, fmt.Errorf("rescaling %s %s: starting it at parallelism %d: %w", obj.Kind, obj.Name, parallelism, err)
+		e.moveFailed(obj, q, rep.To, err)
+		return nil, fmt.Errorf("rescaling %s %s: starting it at parallelism %d: %w", obj.Kind, obj.Name, rep.To, err)
 	}
 	rep.Epoch, rep.Pause = epoch, time.Since(start)
 	m := job.RestoreMoves(q.graph)
 	rep.StateBytes, rep.MovedBytes, rep.MovedGroups = m.Read, m.Moved, m.MovedGroups
-	now, err := e.storeParallelism(obj, parallelism)
-	if err != nil {
-		// It runs at the new parallelism, and a restart plans it at the
-		// old one, whose layout is the same: it resumes all the same.
-		e.notices.add(fmt.Sprintf("%s %s runs at parallelism %d, but storing it failed (a restart runs it at %d): %v",
-			obj.Kind, obj.Name, parallelism, rep.From, err))
-		now = obj
-	}
-	e.register(&runningQuery{obj: now, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs})
-	e.notices.add(rep.String())
-	return rep, nil
+	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs}, nil
 }
 
-// movable returns the object named name and its running query, which
-// must be checkpointed to move; otherwise a *RescaleError says why not.
-func (e *Engine) movable(name string) (*catalog.Object, *runningQuery, error) {
+// rebuildView moves q, the query of view obj that is not checkpointed, to
+// the plan cq by rebuilding it from its inputs: q's job stops, cq's starts
+// afresh writing into q's view, which it reconciles with what it computed
+// once it has caught up (every query is flushed, and the new job last):
+// the view's readers get the difference, in one chunk. It returns the new
+// query, not registered yet, and fills in rep; a failure restarts q.
+func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQuery, interval time.Duration, rep *RescaleReport) (*runningQuery, error) {
+	reconciled := -1
+	qg, err := e.queryGraph(obj, cq, q.state != nil, viewKeep{mv: q.mv, rebuilt: func(n int) { reconciled = n }})
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	q.job.Stop()
+	opts := qg.options
+	var qs *queryState
+	if q.state != nil {
+		// The job cannot checkpoint (it is not resumable), but runs as a
+		// new one would, with the store.
+		qs = &queryState{store: q.state.store, epoch: q.state.epoch, meta: q.state.meta, layout: stateLayout(qg.graph)}
+		qs.fingerprint = layoutFingerprint(qs.layout)
+		opts.State, opts.CheckpointInterval = qs.store, interval
+	}
+	job, err := dataflow.StartJob(e.ctx, qg.graph, opts)
+	if err == nil {
+		// The new job is asked last, so it aligns the markers of the
+		// views it reads, which forward those their own sources were
+		// asked for.
+		_, err = e.flushLevelsOf(e.ctx, e.flushLevels(nil), job)
+		if state, jerr := job.State(); err == nil && state == dataflow.JobFailed {
+			err = jerr
+		}
+		if err == nil && reconciled < 0 { // the sink wrote it before the marker went on
+			err = fmt.Errorf("its input ended before it caught up")
+		}
+		if err == nil && qs != nil {
+			err = qs.recordPlan()
+		}
+		if err != nil {
+			job.Stop()
+		}
+	}
+	if err != nil {
+		e.moveFailed(obj, q, rep.To, err)
+		return nil, fmt.Errorf("rescaling %s %s: rebuilding it at parallelism %d: %w", obj.Kind, obj.Name, rep.To, err)
+	}
+	rep.Pause, rep.Reconciled = time.Since(start), reconciled
+	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs}, nil
+}
+
+// movable returns the object named name and its running query, and, when
+// the query cannot stop at a checkpoint but can be rebuilt (a view's),
+// why it is rebuilt; otherwise a *RescaleError says why it cannot move.
+func (e *Engine) movable(name string) (*catalog.Object, *runningQuery, string, error) {
 	obj, ok := e.cat.Get(name)
 	if !ok {
-		return nil, nil, &RescaleError{Code: RescaleUnknown, Name: name, Msg: fmt.Sprintf("unknown materialized view, sink or stream '%s'", name)}
+		return nil, nil, "", &RescaleError{Code: RescaleUnknown, Name: name, Msg: fmt.Sprintf("unknown materialized view, sink or stream '%s'", name)}
 	}
-	refuse := func(code RescaleErrorCode, format string, args ...any) (*catalog.Object, *runningQuery, error) {
-		return nil, nil, &RescaleError{Code: code, Name: obj.Name, Msg: fmt.Sprintf(format, args...)}
+	refuse := func(code RescaleErrorCode, format string, args ...any) (*catalog.Object, *runningQuery, string, error) {
+		return nil, nil, "", &RescaleError{Code: code, Name: obj.Name, Msg: fmt.Sprintf(format, args...)}
 	}
 	if obj.Query == "" {
 		return refuse(RescaleNoQuery, "%s '%s' runs no query: only a materialized view, a sink or a derived stream (CREATE STREAM ... AS SELECT) can be rescaled", obj.Kind, obj.Name)
@@ -254,7 +338,7 @@ func (e *Engine) movable(name string) (*catalog.Object, *runningQuery, error) {
 		return refuse(RescaleNotRunning, "%s '%s' is not running: %s", obj.Kind, obj.Name, queryStatus{state: state, err: err})
 	}
 	if q.state != nil && q.job.Resumable() == nil {
-		return obj, q, nil
+		return obj, q, "", nil
 	}
 	why := "its query is not checkpointed (it was created with checkpoint_interval = 0)"
 	switch {
@@ -265,6 +349,11 @@ func (e *Engine) movable(name string) (*catalog.Object, *runningQuery, error) {
 	case q.state != nil:
 		why = fmt.Sprintf("it cannot resume from a checkpoint: %v", q.job.Resumable())
 	}
+	if q.mv != nil {
+		return obj, q, why, nil
+	}
+	// A sink or a derived stream rebuilt from its inputs would publish its
+	// output again.
 	return refuse(RescaleNotSupported, "rescaling %s %s: %s", obj.Kind, obj.Name, why)
 }
 

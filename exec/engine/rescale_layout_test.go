@@ -46,7 +46,7 @@ func TestStateLayoutKeepsAcrossParallelism(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				qg, err := e.queryGraph(obj, cq, true, nil)
+				qg, err := e.queryGraph(obj, cq, true, viewKeep{})
 				if err != nil {
 					t.Fatal(err)
 				}
