@@ -261,8 +261,8 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 // rebuildView moves q, the query of view obj that is not checkpointed, to
 // the plan cq by rebuilding it from its inputs: q's job stops, cq's starts
 // afresh writing into q's view, which it reconciles with what it computed
-// once it has caught up (every query is flushed, and the new job last):
-// the view's readers get the difference, in one chunk. It returns the new
+// once it has caught up (every query is flushed, the new job in q's
+// place): the view's readers get the difference, in one chunk. It returns the new
 // query, not registered yet, and fills in rep; a failure restarts q.
 func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQuery, interval time.Duration, rep *RescaleReport) (*runningQuery, error) {
 	reconciled := -1
@@ -283,10 +283,19 @@ func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQ
 	}
 	job, err := dataflow.StartJob(e.ctx, qg.graph, opts)
 	if err == nil {
-		// The new job is asked last, so it aligns the markers of the
-		// views it reads, which forward those their own sources were
-		// asked for.
-		_, err = e.flushLevelsOf(e.ctx, e.flushLevels(nil), job)
+		// Every query is flushed, the new job in the old one's place: it
+		// aligns the markers of the views it reads (which forward those
+		// their own sources were asked for), and the views reading its
+		// view wait for the markers it forwards.
+		levels := e.flushLevels(nil)
+		for _, level := range levels {
+			for i, j := range level.jobs {
+				if j == q.job {
+					level.jobs[i] = job
+				}
+			}
+		}
+		_, err = e.flushLevelsOf(e.ctx, levels, nil)
 		if state, jerr := job.State(); err == nil && state == dataflow.JobFailed {
 			err = jerr
 		}

@@ -165,9 +165,10 @@ func viewRows(t *testing.T, s *Session, view string) string {
 // TestRescaleWhileRowsArrive moves the query of a view from parallelism 1
 // to 2, back to 1 and on to 3 while another session inserts rows: after
 // the last rows, the view holds exactly what the same query computes in a
-// view that never moved (at parallelism 2), and a push query subscribed
-// to the view before the first move received a changelog that integrates
-// to those rows, never retracting a row it did not hold. SHOW QUERIES
+// view that never moved (at parallelism 2), and so does a view over it; a
+// push query subscribed to the view before the first move received a
+// changelog that integrates to those rows, never retracting a row it did
+// not hold. SHOW QUERIES
 // and EXPLAIN ANALYZE show the new parallelism, and each move leaves a
 // notice with its pause and the state it moved.
 //
@@ -198,7 +199,8 @@ func TestRescaleWhileRowsArrive(t *testing.T) {
 				CREATE MATERIALIZED VIEW fixed AS `+q.query+`;
 				SET parallelism = 1;
 				`+q.setup+`
-				CREATE MATERIALIZED VIEW v AS `+q.query+`;`)
+				CREATE MATERIALIZED VIEW v AS `+q.query+`;
+				CREATE MATERIALIZED VIEW reader AS SELECT * FROM v;`)
 			insertBatch(t, s, 0)
 			run(t, s, "FLUSH;")
 
@@ -267,6 +269,9 @@ func TestRescaleWhileRowsArrive(t *testing.T) {
 			want := viewRows(t, s, "fixed")
 			if got := viewRows(t, s, "v"); got != want {
 				t.Fatalf("after the moves v holds\n%s\nwant (as a view that never moved)\n%s", got, want)
+			}
+			if got := viewRows(t, s, "reader"); got != want {
+				t.Fatalf("after the moves a view over v holds\n%s\nwant\n%s", got, want)
 			}
 			deadline := time.Now().Add(30 * time.Second)
 			for log.rows() != want && time.Now().Before(deadline) {
