@@ -2,11 +2,8 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"slices"
 	"sync"
 	"time"
 
@@ -49,55 +46,6 @@ const (
 	metaTable = "meta"
 	planKey   = "plan"
 )
-
-// layoutVersion starts every state layout: a checkpoint written before
-// state tables were named by their operator's place in the plan (by stage
-// and chain position instead) has no layout of this version, and is
-// dropped.
-const layoutVersion = "state layout 2\n"
-
-// stateLayout lists what a checkpoint of the dataflow g holds, one line a
-// table, sorted: each operator's table (exec/build names it by the
-// operator's place in the plan) with the operator's configuration (its
-// EXPLAIN line), and each source's table of positions with the source's
-// line and its parallelism, since a position is its split's. The
-// parallelism of the other stages is not in it — a checkpoint is keyed by
-// key group and serves any — except a broadcast join's, whose replicas
-// restore only at the parallelism they were written at. Two plans of a
-// query with the same layout resume each other's checkpoints: the same
-// query at another parallelism (a rescale), whose exchanges differ.
-func stateLayout(g dataflow.GraphSpec) []string {
-	var lines []string
-	for si, s := range g.Stages {
-		if s.Source != nil {
-			lines = append(lines, fmt.Sprintf("%s %s parallelism=%d", s.SourceTable(si), s.SourceName, s.Parallelism))
-		}
-		broadcast := false
-		for _, in := range s.Inputs {
-			broadcast = broadcast || in.Dist == dataflow.DistBroadcast
-		}
-		for i, op := range s.Ops {
-			line := s.StateTable(si, i) + " " + op.Name
-			if i == 0 && broadcast {
-				line += fmt.Sprintf(" broadcast parallelism=%d", s.Parallelism)
-			}
-			lines = append(lines, line)
-		}
-	}
-	slices.Sort(lines)
-	return lines
-}
-
-// layoutFingerprint identifies a state layout.
-func layoutFingerprint(layout []string) string {
-	h := sha256.New()
-	h.Write([]byte(layoutVersion))
-	for _, l := range layout {
-		h.Write([]byte(l))
-		h.Write([]byte{'\n'})
-	}
-	return hex.EncodeToString(h.Sum(nil))
-}
 
 // queryState is a view's state store and what it holds.
 type queryState struct {
