@@ -72,8 +72,8 @@ type RescaleReport struct {
 	Epoch uint64
 	// Pause is how long the query processed nothing: from the barrier's
 	// request until every instance of the new job had restored its state
-	// and its sources could read again. No output of the query is further
-	// apart than the longest input gap plus this.
+	// and its sources could read again (then it reads what arrived
+	// meanwhile).
 	Pause time.Duration
 	// StateBytes is the state (keys and values) the new job's instances
 	// restored from the checkpoint: every instance reads the key groups
@@ -119,7 +119,7 @@ const (
 	RescaleNoQuery                                    // the object runs no query (a source stream, a table)
 	RescaleNotRunning                                 // its query failed, could not resume, or is being restarted
 	RescaleBadParallelism                             // not an integer from 1 to maxParallelism
-	RescaleNotSupported                               // the query cannot move (yet): not checkpointed, another state layout
+	RescaleNotSupported                               // the query cannot move (yet): a sink's or stream's not checkpointed, another state layout
 )
 
 // RescaleError is a refused rescale. Nothing stopped: the query runs on

@@ -63,8 +63,9 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 // the plan cq by rebuilding it from its inputs: q's job stops, cq's starts
 // afresh writing into q's view, which it reconciles with what it computed
 // once it has caught up (every query is flushed, the new job in q's
-// place): the view's readers get the difference, in one chunk. It returns the new
-// query, not registered yet, and fills in rep; a failure restarts q.
+// place): the view's readers get the difference, in one chunk. It
+// returns the new query, not registered yet, and fills in rep; a failure
+// restarts q.
 func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQuery, interval time.Duration, rep *RescaleReport) (*runningQuery, error) {
 	reconciled := -1
 	qg, err := e.queryGraph(obj, cq, q.state != nil, viewKeep{mv: q.mv, rebuilt: func(n int) { reconciled = n }})
@@ -100,8 +101,10 @@ func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQ
 		if state, jerr := job.State(); err == nil && state == dataflow.JobFailed {
 			err = jerr
 		}
-		if err == nil && reconciled < 0 { // the sink wrote it before the marker went on
-			err = fmt.Errorf("its input ended before it caught up")
+		// The sink set reconciled before it passed the marker on, which
+		// the flush waited for (or the job ended, and its tasks with it).
+		if state, _ := job.State(); err == nil && reconciled < 0 {
+			err = fmt.Errorf("its job ended (%s) before it caught up", state)
 		}
 		if err == nil && qs != nil {
 			err = qs.recordPlan()
