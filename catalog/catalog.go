@@ -195,6 +195,27 @@ func (c *Catalog) persist(o *Object, nextID uint64) error {
 	return nil
 }
 
+// SetSettings gives the continuous query of the object named name the
+// settings st (a rescale changes its parallelism) and persists it. The
+// object is replaced, not changed: whoever holds the old one reads a
+// consistent object, and the caller gets the new one.
+func (c *Catalog) SetSettings(name string, st QuerySettings) (*Object, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	key := strings.ToLower(name)
+	old, ok := c.objects[key]
+	if !ok {
+		return nil, &Error{Code: ErrNotFound, Name: name, Msg: fmt.Sprintf("unknown stream, table or view '%s'", name)}
+	}
+	o := *old
+	o.Settings = &st
+	if err := c.persist(&o, c.nextID); err != nil {
+		return nil, err
+	}
+	c.objects[key] = &o
+	return &o, nil
+}
+
 // Dependents returns the names of the objects that read name, sorted.
 func (c *Catalog) Dependents(name string) []string {
 	c.mu.RLock()

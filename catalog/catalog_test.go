@@ -64,3 +64,36 @@ func TestCatalogPersistsAndGuardsDependencies(t *testing.T) {
 		t.Fatalf("list: %v", cat2.List(0))
 	}
 }
+
+// TestSetSettingsPersistsAndReplaces: SetSettings replaces the object
+// with one holding the new settings, leaves the old one as it was (a
+// reader of it sees one consistent object), and persists the change.
+func TestSetSettingsPersistsAndReplaces(t *testing.T) {
+	db := mem.New()
+	cat := openCatalog(t, db.KV())
+	v := &catalog.Object{Name: "v", Kind: catalog.View, Query: "SELECT 1", Settings: &catalog.QuerySettings{Parallelism: 1}}
+	if err := cat.Create(v); err != nil {
+		t.Fatal(err)
+	}
+	got, err := cat.SetSettings("V", catalog.QuerySettings{Parallelism: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got == v || got.ID != v.ID || got.Settings.Parallelism != 3 || v.Settings.Parallelism != 1 {
+		t.Fatalf("SetSettings returned %+v (settings %+v); the old object has %+v", got, got.Settings, v.Settings)
+	}
+	if now, _ := cat.Get("v"); now != got {
+		t.Fatalf("the catalog holds %p, SetSettings returned %p", now, got)
+	}
+	if _, err := cat.SetSettings("nope", catalog.QuerySettings{}); !catalog.IsCode(err, catalog.ErrNotFound) {
+		t.Fatalf("SetSettings of an unknown object: %v", err)
+	}
+	_, cat2 := reopen(t, db)
+	if o, ok := cat2.Get("v"); !ok || o.Settings == nil || o.Settings.Parallelism != 3 || o.ID != v.ID {
+		t.Fatalf("after reopen: %+v", o)
+	}
+	x := &catalog.Object{Name: "x", Kind: catalog.Stream}
+	if err := cat2.Create(x); err != nil || x.ID <= v.ID {
+		t.Fatalf("an ID after SetSettings: %d (v has %d): %v", x.ID, v.ID, err)
+	}
+}

@@ -294,6 +294,17 @@ type Drop struct {
 	IfExists bool
 }
 
+// Alter is ALTER MATERIALIZED VIEW | SINK | STREAM name SET (key = value,
+// ...): it changes the running query of a view, a sink or a derived
+// stream (SET (parallelism = 4) rescales it). Kind is ObjView, ObjSink or
+// ObjStream; the options' keys are lower-cased, as WITH's are.
+type Alter struct {
+	Base
+	Kind ObjectKind
+	Name Ident
+	Set  []Option
+}
+
 // Set is SET name = value. Value is the literal's text without quotes.
 type Set struct {
 	Base
@@ -324,6 +335,7 @@ func (*Show) stmtNode()         {}
 func (*ShowCreate) stmtNode()   {}
 func (*Describe) stmtNode()     {}
 func (*Drop) stmtNode()         {}
+func (*Alter) stmtNode()        {}
 func (*Set) stmtNode()          {}
 func (*Flush) stmtNode()        {}
 func (*Analyze) stmtNode()      {}

@@ -15,7 +15,13 @@ func (p *parser) optionalOptions() ([]Option, error) {
 // once.
 func (p *parser) parseOptions() ([]Option, error) {
 	p.next() // WITH
-	if err := p.expectOp("(", "after WITH"); err != nil {
+	return p.optionList("WITH")
+}
+
+// optionList parses (key = value, ...), the options after the word
+// after (WITH, or SET in ALTER).
+func (p *parser) optionList(after string) ([]Option, error) {
+	if err := p.expectOp("(", "after "+after); err != nil {
 		return nil, err
 	}
 	var opts []Option

@@ -142,6 +142,12 @@ func (pr *printer) stmt(s Stmt, indent int) {
 		pr.line(indent, "Drop %s %s", s.Kind, pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))
 		pr.flag(indent+1, "if-exists", s.IfExists)
+	case *Alter:
+		pr.line(indent, "Alter %s %s", s.Kind, pos(s.Start))
+		pr.line(indent+1, "name: %s", ident(s.Name))
+		for _, o := range s.Set {
+			pr.line(indent+1, "set: %s = %q %s %s", o.Key, o.Value, pos(o.KeyPos), pos(o.ValuePos))
+		}
 	case *Set:
 		pr.line(indent, "Set %s", pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))

@@ -34,6 +34,8 @@ func (p *parser) parseStmt(top bool) (Stmt, error) {
 		return &Describe{Base: base, Name: name}, nil
 	case t.is("DROP"):
 		return p.parseDrop(base)
+	case t.is("ALTER"):
+		return p.parseAlter(base)
 	case t.is("SET"):
 		return p.parseSet(base)
 	case t.is("FLUSH"):
@@ -213,4 +215,36 @@ func (p *parser) parseSet(base Base) (Stmt, error) {
 		return nil, p.errf("expected a value for %s ('string', number, identifier, TRUE or FALSE), found %s", shown(name.Name), describe(p.peek()))
 	}
 	return &Set{Base: base, Name: name, Value: v, ValuePos: pos}, nil
+}
+
+// parseAlter parses ALTER MATERIALIZED VIEW | SINK | STREAM name SET
+// (options). ALTER of anything else (TABLE, MySQL's ALTER VIEW and
+// ALTER DATABASE) is reported as TiDB's statements eddy does not run are.
+func (p *parser) parseAlter(base Base) (Stmt, error) {
+	p.next()
+	if p.peek().is("VIEW") && p.peekAt(1).isName() {
+		return nil, p.errf("a view is a MATERIALIZED VIEW in eddy: ALTER MATERIALIZED VIEW %s", p.peekAt(1).text)
+	}
+	var kind ObjectKind
+	switch t := p.peek(); {
+	case t.is("MATERIALIZED") && p.peekAt(1).is("VIEW"), t.is("SINK"), t.is("STREAM"):
+		kind = p.objectKind()
+	default:
+		return nil, p.unsupported(nil)
+	}
+	a := &Alter{Base: base, Kind: kind}
+	var err error
+	if a.Name, err = p.ident("the name of the " + strings.ToLower(kind.String()) + " after ALTER " + kind.String()); err != nil {
+		return nil, err
+	}
+	if err := p.expect("SET", "after the name in ALTER "+kind.String()); err != nil {
+		return nil, err
+	}
+	if a.Set, err = p.optionList("SET"); err != nil {
+		return nil, err
+	}
+	if !p.at(tEOF) {
+		return nil, p.errf("expected end of statement, found %s", describe(p.peek()))
+	}
+	return a, nil
 }

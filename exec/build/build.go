@@ -37,9 +37,16 @@ type Services struct {
 // Graph cuts a physical plan into stages — a new stage starts at every
 // source and every exchange; everything else fuses into its input's stage —
 // and appends sink as the last operator of the root's stage.
+//
+// Every operator's state table, and every source's table of positions,
+// is named by the operator's place in the plan (inputPath), which does not
+// depend on the exchanges: a change of parallelism that adds or removes
+// exchanges, and so renumbers the stages, keeps the names, and the
+// checkpoint of one parallelism restores at another. The sink's table is
+// "state/sink".
 func Graph(root physical.Node, svc Services, sink dataflow.OpSpec) (dataflow.GraphSpec, error) {
 	b := &graphBuilder{svc: svc}
-	si, err := b.build(root)
+	si, err := b.build(root, "r")
 	if err != nil {
 		return dataflow.GraphSpec{}, err
 	}
@@ -47,22 +54,33 @@ func Graph(root physical.Node, svc Services, sink dataflow.OpSpec) (dataflow.Gra
 		return dataflow.GraphSpec{}, fmt.Errorf("exec: the root stage is not the last stage")
 	}
 	last := &b.g.Stages[si]
+	sink.StateKey = "state/sink"
 	last.Ops = append(last.Ops, sink)
 	return b.g, nil
 }
+
+// inputPath returns the path of input k of the operator at path. An
+// operator's path is its place in the plan: "r" for the root, and for the
+// k-th input of the operator at path p, p + "." + k. An
+// exchange has no place of its own (its input has the exchange's), so
+// the path of every other operator is the same whatever exchanges the
+// physical planner puts in at one parallelism or another. Its state
+// table is "state/" + path, its source's positions "source/" + path.
+func inputPath(path string, k int) string { return fmt.Sprintf("%s.%d", path, k) }
 
 type graphBuilder struct {
 	g   dataflow.GraphSpec
 	svc Services
 }
 
-// build returns the index of the stage whose chain ends with n.
-func (b *graphBuilder) build(n physical.Node) (int, error) {
+// build returns the index of the stage whose chain ends with n, which is
+// at path in the plan (inputPath).
+func (b *graphBuilder) build(n physical.Node, path string) (int, error) {
 	h := n.Hdr()
 	switch n := n.(type) {
 	case *physical.Source:
 		st := dataflow.StageSpec{
-			Parallelism: h.Parallelism, SourceName: physical.Line(n), SourceNodeID: h.ID,
+			Parallelism: h.Parallelism, SourceName: physical.Line(n), SourceNodeID: h.ID, SourceKey: "source/" + path,
 			Source: func(inst int) (exec.Source, error) { return b.svc.Sources(n, inst) },
 		}
 		if b.svc.Watermarks != nil {
@@ -73,12 +91,12 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	case *physical.Values:
 		names, ts, rows := h.Names(), h.Types(), n.Rows
 		b.g.Stages = append(b.g.Stages, dataflow.StageSpec{
-			Parallelism: 1, SourceName: physical.Line(n), SourceNodeID: h.ID,
+			Parallelism: 1, SourceName: physical.Line(n), SourceNodeID: h.ID, SourceKey: "source/" + path,
 			Source: func(int) (exec.Source, error) { return &basic.ValuesSource{Names: names, Types: ts, Rows: rows}, nil },
 		})
 		return len(b.g.Stages) - 1, nil
 	case *physical.Union:
-		return b.buildMultiInput(n, func(int) (exec.Operator, error) { return unionOp{}, nil })
+		return b.buildMultiInput(n, path, func(int) (exec.Operator, error) { return unionOp{}, nil })
 	case *physical.HashJoin:
 		cfg := join.Config{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
 			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
@@ -86,14 +104,14 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 		if ex, ok := h.Inputs[1].(*physical.Exchange); ok && ex.Dist == physical.Broadcast {
 			cfg.Broadcast = true
 		}
-		stage, err := b.buildMultiInput(n, func(int) (exec.Operator, error) { return join.NewHashJoin(cfg), nil })
+		stage, err := b.buildMultiInput(n, path, func(int) (exec.Operator, error) { return join.NewHashJoin(cfg), nil })
 		if err == nil && n.Lookup {
 			// The table side carries no event time.
 			b.g.Stages[stage].Inputs[1].IgnoreWatermarks = true
 		}
 		return stage, err
 	case *physical.Exchange:
-		up, err := b.build(h.Inputs[0])
+		up, err := b.build(h.Inputs[0], path)
 		if err != nil {
 			return 0, err
 		}
@@ -106,7 +124,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	if len(h.Inputs) != 1 {
 		return 0, fmt.Errorf("exec: no runtime for %s", physical.Line(n))
 	}
-	si, err := b.build(h.Inputs[0])
+	si, err := b.build(h.Inputs[0], inputPath(path, 0))
 	if err != nil {
 		return 0, err
 	}
@@ -114,7 +132,7 @@ func (b *graphBuilder) build(n physical.Node) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	spec.NodeID = h.ID
+	spec.NodeID, spec.StateKey = h.ID, "state/"+path
 	if b.g.Stages[si].Parallelism != h.Parallelism {
 		return 0, fmt.Errorf("exec: %s runs at parallelism %d but its input at %d without an exchange",
 			physical.Line(n), h.Parallelism, b.g.Stages[si].Parallelism)
@@ -215,7 +233,7 @@ func distOf(d physical.DistKind) dataflow.Distribution {
 
 // buildMultiInput builds the stage of an operator with several inputs,
 // each behind an exchange: input k of the operator reads the k-th.
-func (b *graphBuilder) buildMultiInput(n physical.Node, newOp func(int) (exec.Operator, error)) (int, error) {
+func (b *graphBuilder) buildMultiInput(n physical.Node, path string, newOp func(int) (exec.Operator, error)) (int, error) {
 	h := n.Hdr()
 	st := dataflow.StageSpec{Parallelism: h.Parallelism}
 	for k, in := range h.Inputs {
@@ -223,13 +241,13 @@ func (b *graphBuilder) buildMultiInput(n physical.Node, newOp func(int) (exec.Op
 		if !ok {
 			return 0, fmt.Errorf("exec: input %d of %s is not an exchange", k, physical.Line(n))
 		}
-		up, err := b.build(ex.Hdr().Inputs[0])
+		up, err := b.build(ex.Hdr().Inputs[0], inputPath(path, k))
 		if err != nil {
 			return 0, err
 		}
 		st.Inputs = append(st.Inputs, dataflow.InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k, NodeID: ex.ID})
 	}
-	st.Ops = []dataflow.OpSpec{{Name: physical.Line(n), NodeID: h.ID, New: newOp}}
+	st.Ops = []dataflow.OpSpec{{Name: physical.Line(n), NodeID: h.ID, StateKey: "state/" + path, New: newOp}}
 	b.g.Stages = append(b.g.Stages, st)
 	return len(b.g.Stages) - 1, nil
 }

@@ -32,6 +32,15 @@ import (
 // parallelism.
 func stateTableName(si, op int) string { return fmt.Sprintf("stage%d/op%d", si, op) }
 
+// StateTable names the state table of the operator at position op of the
+// chain of s, stage si of its graph: its StateKey, or "stage<si>/op<op>".
+func (s StageSpec) StateTable(si, op int) string {
+	if k := s.Ops[op].StateKey; k != "" {
+		return k
+	}
+	return stateTableName(si, op)
+}
+
 // taskState is a task's stateful operators and their state tables.
 type taskState struct {
 	ops []exec.Stateful // by chain position; nil for operators without state
@@ -39,6 +48,7 @@ type taskState struct {
 	// in steps, by chain position (nil for the others).
 	deferred []exec.DeferredSnapshotter
 	tables   []storage.StateTable // by chain position
+	names    []string             // the tables' names, by chain position
 	writers  []*stateWriter       // by chain position
 	groups   exec.KeyGroupRange   // the key groups the instance owns
 	// written counts the bytes of the entries snapshots wrote, and read
@@ -52,9 +62,10 @@ type taskState struct {
 	pend     pendingSnapshot // the snapshot the operators began and have not finished
 }
 
-// newTaskState finds the stateful operators among ops (stage si's chain)
-// and opens their tables in store. It returns nil when there are none.
-func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups exec.KeyGroupRange, written, read *atomic.Int64) (*taskState, error) {
+// newTaskState finds the stateful operators among ops (the chain of stage
+// si, spec) and opens their tables in store. It returns nil when there
+// are none.
+func newTaskState(store storage.StateStore, spec StageSpec, si int, ops []exec.Operator, groups exec.KeyGroupRange, written, read *atomic.Int64) (*taskState, error) {
 	var s *taskState
 	for i, op := range ops {
 		st, ok := op.(exec.Stateful)
@@ -63,13 +74,15 @@ func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups 
 		}
 		if s == nil {
 			s = &taskState{ops: make([]exec.Stateful, len(ops)), deferred: make([]exec.DeferredSnapshotter, len(ops)),
-				tables: make([]storage.StateTable, len(ops)), writers: make([]*stateWriter, len(ops)), groups: groups,
+				tables: make([]storage.StateTable, len(ops)), names: make([]string, len(ops)), writers: make([]*stateWriter, len(ops)), groups: groups,
 				written: written, read: read, pend: pendingSnapshot{perEntry: initialEntryCost}}
 		}
-		t, err := store.Table(stateTableName(si, i), storage.TableOptions{})
+		name := spec.StateTable(si, i)
+		t, err := store.Table(name, storage.TableOptions{})
 		if err != nil {
 			return nil, fmt.Errorf("opening the state of operator %d: %w", i, err)
 		}
+		s.names[i] = name
 		s.ops[i], s.tables[i], s.writers[i] = st, t, &stateWriter{t: t}
 		s.deferred[i], _ = op.(exec.DeferredSnapshotter)
 	}
@@ -77,13 +90,15 @@ func newTaskState(store storage.StateStore, si int, ops []exec.Operator, groups 
 }
 
 // restore has every stateful operator rebuild the state of the instance's
-// key groups from the last committed checkpoint.
-func (s *taskState) restore(ctx context.Context) error {
+// key groups from the last committed checkpoint, counting the bytes read
+// per table and key group into byGroup.
+func (s *taskState) restore(ctx context.Context, byGroup *restoreCounts) error {
 	for i, op := range s.ops {
 		if op == nil {
 			continue
 		}
-		if err := op.Restore(ctx, stateReader{t: s.tables[i], read: s.read}, s.groups); err != nil {
+		r := stateReader{t: s.tables[i], read: s.read, groups: byGroup.of(s.names[i])}
+		if err := op.Restore(ctx, r, s.groups); err != nil {
 			return fmt.Errorf("restoring the state of operator %d: %w", i, err)
 		}
 	}
@@ -201,10 +216,11 @@ func (w *stateWriter) Delete(group int, key []byte) error {
 }
 
 // stateReader reads an operator's table by key group, counting the bytes
-// it reads into read (if set).
+// it reads into read and, per key group, into groups (each if set).
 type stateReader struct {
-	t    storage.StateTable
-	read *atomic.Int64
+	t      storage.StateTable
+	read   *atomic.Int64
+	groups *[exec.NumKeyGroups]atomic.Int64
 }
 
 // Scan implements exec.StateReader. It reads the groups' entries in one
@@ -216,8 +232,15 @@ func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn fun
 	if lo >= hi {
 		return nil
 	}
-	var read int64
+	var read, inGroup int64
 	g := -1
+	counted := func() {
+		if r.groups != nil && g >= 0 {
+			r.groups[g].Add(inGroup)
+		}
+		read += inGroup
+		inGroup = 0
+	}
 	err := r.t.ScanRange(groupPrefix(lo), groupPrefix(hi), func(k, v []byte) error {
 		if len(k) < groupKeyLen {
 			return fmt.Errorf("%w: a state key of %d bytes has no key group", storage.ErrCorrupt, len(k))
@@ -226,11 +249,13 @@ func (r stateReader) Scan(ctx context.Context, groups exec.KeyGroupRange, fn fun
 			if err := ctx.Err(); err != nil {
 				return err
 			}
+			counted()
 			g = kg
 		}
-		read += int64(len(k) + len(v))
+		inGroup += int64(len(k) + len(v))
 		return fn(g, k[groupKeyLen:], v)
 	})
+	counted()
 	if r.read != nil {
 		r.read.Add(read)
 	}

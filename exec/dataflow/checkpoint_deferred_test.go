@@ -118,7 +118,7 @@ func stepTask(t *testing.T, op exec.Operator) (*task, *Job, storage.StateStore) 
 	j := &Job{progress: make(chan struct{}), state: JobRunning}
 	ops := []exec.Operator{op}
 	var written, read atomic.Int64
-	st, err := newTaskState(store, 1, ops, exec.KeyGroupsOf(0, 1), &written, &read)
+	st, err := newTaskState(store, StageSpec{Ops: make([]OpSpec, len(ops))}, 1, ops, exec.KeyGroupsOf(0, 1), &written, &read)
 	if err != nil {
 		t.Fatal(err)
 	}

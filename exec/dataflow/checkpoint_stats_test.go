@@ -37,7 +37,7 @@ func TestBarrierTimings(t *testing.T) {
 	j := &Job{progress: make(chan struct{}), state: JobRunning}
 	ops := []exec.Operator{&slowSnapshot{delay: 15 * time.Millisecond}}
 	var written, read atomic.Int64
-	st, err := newTaskState(store, 1, ops, exec.KeyGroupsOf(0, 1), &written, &read)
+	st, err := newTaskState(store, StageSpec{Ops: make([]OpSpec, len(ops))}, 1, ops, exec.KeyGroupsOf(0, 1), &written, &read)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -120,7 +120,13 @@ func countingJob(t *testing.T, src *exectest.Source, p int, store storage.StateS
 // committed reads the counts a store holds for the counter stage.
 func committed(t *testing.T, store storage.StateStore) map[int64]int64 {
 	t.Helper()
-	tab, err := store.Table(stateTableName(1, 0), storage.TableOptions{})
+	return committedIn(t, store, stateTableName(1, 0))
+}
+
+// committedIn reads the counts a store holds in the counter's table name.
+func committedIn(t *testing.T, store storage.StateStore, name string) map[int64]int64 {
+	t.Helper()
+	tab, err := store.Table(name, storage.TableOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

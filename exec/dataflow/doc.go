@@ -14,6 +14,11 @@
 // time here (watermarks and late rows, per split), operators processing-
 // time timers, and the job's operators a shared state budget.
 //
+// A job with a state store checkpoints its stateful operators by key group
+// (checkpoint.go) and resumes from a checkpoint at any parallelism; it can
+// stop at a checkpoint (checkpoint_stop.go) for the job of the same query
+// at another parallelism to go on from there (rescale.go).
+//
 // The package implements the contract of package exec and knows no
 // operator: the plan-to-dataflow builder (exec/build) chooses them.
 package dataflow

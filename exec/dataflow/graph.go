@@ -13,6 +13,13 @@ type OpSpec struct {
 	NodeID int
 	// New creates the operator for one parallel instance.
 	New func(instance int) (exec.Operator, error)
+	// StateKey names the operator's state table in the job's store when
+	// it is stateful (empty: "stage<i>/op<j>", by its place in the
+	// graph). The builder names it by the operator's place in the plan,
+	// which a change of parallelism keeps while it moves exchanges and so
+	// renumbers stages: a checkpoint taken at one parallelism is then
+	// restored at another (a rescale).
+	StateKey string
 }
 
 // InputSpec connects a stage to an upstream stage through an exchange.
@@ -38,6 +45,10 @@ type StageSpec struct {
 	SourceName  string
 	// SourceNodeID is the physical plan node of the source (0: none).
 	SourceNodeID int
+	// SourceKey names the table of the source's positions in the job's
+	// store (empty: "stage<i>/source"), as OpSpec.StateKey names an
+	// operator's.
+	SourceKey string
 	// Watermark, for a source stage, generates watermarks and drops late
 	// rows (nil: the source has no event time).
 	Watermark *WatermarkSpec

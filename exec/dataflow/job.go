@@ -134,7 +134,13 @@ type Job struct {
 	// stateWritten and stateRead count the bytes of state entries the
 	// job's snapshots wrote and its restore read.
 	stateWritten, stateRead atomic.Int64
-	tasksDone               chan struct{} // closed when every task has exited
+	// restored counts the bytes its restore read per table and key group
+	// (nil unless the job restores).
+	restored *restoreCounts
+	// stopAt is the epoch of the barrier every task stops at
+	// (StopAtCheckpoint); 0: none.
+	stopAt    atomic.Uint64
+	tasksDone chan struct{} // closed when every task has exited
 	// rates keeps the last policy interval, lat the latencies of the
 	// markers that reached the sink since (sampler.go, latency.go).
 	rates    sampler
@@ -243,6 +249,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	for _, sr := range j.stages {
 		j.tasks += len(sr.tasks)
 	}
+	if j.restore {
+		j.restored = newRestoreCounts(j.stages)
+	}
 	j.resumeErr = j.resumable()
 	if j.restore && j.resumeErr != nil {
 		j.closeTasks()
@@ -323,6 +332,9 @@ func (j *Job) closeTasks() {
 func (j *Job) runTask(ctx context.Context, t *task) {
 	defer j.wg.Done()
 	err := t.runRecovered(ctx, t.run)
+	if errors.Is(err, errStopped) {
+		err = t.runRecovered(ctx, t.park)
+	}
 	if cerr := t.runRecovered(ctx, func(context.Context) error { return t.close() }); err == nil {
 		err = cerr
 	}

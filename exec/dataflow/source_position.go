@@ -86,9 +86,19 @@ type sourceState struct {
 	key   []byte // the instance, big-endian
 }
 
-// newSourceState opens the position table of stage si for instance inst.
-func newSourceState(store storage.StateStore, si, inst int) (*sourceState, error) {
-	t, err := store.Table(sourceTableName(si), storage.TableOptions{})
+// SourceTable names the table of the positions of the source of s, stage
+// si of its graph: its SourceKey, or "stage<si>/source".
+func (s StageSpec) SourceTable(si int) string {
+	if s.SourceKey != "" {
+		return s.SourceKey
+	}
+	return sourceTableName(si)
+}
+
+// newSourceState opens the position table of stage si, spec, for
+// instance inst.
+func newSourceState(store storage.StateStore, spec StageSpec, si, inst int) (*sourceState, error) {
+	t, err := store.Table(spec.SourceTable(si), storage.TableOptions{})
 	if err != nil {
 		return nil, fmt.Errorf("opening the source positions of stage %d: %w", si, err)
 	}

@@ -134,14 +134,14 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		t.chain.state = &stateAccount{budget: opts.StateBudget, job: j.account, charged: make([]int64, len(ops))}
 	}
 	if opts.State != nil {
-		st, err := newTaskState(opts.State, si, ops, t.env.KeyGroups, &j.stateWritten, &j.stateRead)
+		st, err := newTaskState(opts.State, spec, si, ops, t.env.KeyGroups, &j.stateWritten, &j.stateRead)
 		if err != nil {
 			t.close()
 			return nil, err
 		}
 		t.state, t.chain.snap = st, st
 		if t.source != nil {
-			if t.srcPos, err = newSourceState(opts.State, si, inst); err != nil {
+			if t.srcPos, err = newSourceState(opts.State, spec, si, inst); err != nil {
 				t.close()
 				return nil, err
 			}
@@ -182,7 +182,7 @@ func (t *task) run(ctx context.Context) error {
 		}
 	}
 	if t.state != nil && t.job.restore {
-		if err := t.state.restore(ctx); err != nil {
+		if err := t.state.restore(ctx, t.job.restored); err != nil {
 			return t.job.restoreFailed(ctx, err, true)
 		}
 	}
@@ -249,9 +249,15 @@ func (t *task) deliver(ctx context.Context, m exec.Control) error {
 		return nil // for this stage's operator only: downstream learns when every input is
 	}
 	if t.out != nil {
-		return t.out.control(ctx, m)
+		if err := t.out.control(ctx, m); err != nil {
+			return err
+		}
+	} else {
+		t.job.sinkControl(m)
 	}
-	t.job.sinkControl(m)
+	if t.job.stopsAt(m) {
+		return errStopped
+	}
 	return nil
 }
 

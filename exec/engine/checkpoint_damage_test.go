@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -54,18 +53,25 @@ func garbleEntry(t *testing.T, dir, job string) {
 	}
 	var tbl storage.StateTable
 	var key []byte
-	for si := 0; si < 8 && key == nil; si++ {
-		for op := 0; op < 8 && key == nil; op++ {
-			if tbl, err = st.Table(fmt.Sprintf("stage%d/op%d", si, op), storage.TableOptions{}); err != nil {
-				t.Fatal(err)
-			}
-			err = tbl.Scan(nil, func(k, _ []byte) error {
-				key = bytes.Clone(k)
-				return errFound
-			})
-			if err != nil && !errors.Is(err, errFound) {
-				t.Fatal(err)
-			}
+	// Operators' tables are named by their place in the plan (exec/build):
+	// the root, its inputs, theirs, and so on; the view's rows last.
+	places := []string{"r"}
+	for i := 0; i < len(places) && len(places) < 64; i++ {
+		places = append(places, places[i]+".0", places[i]+".1")
+	}
+	for _, place := range append(places, "sink") {
+		if tbl, err = st.Table("state/"+place, storage.TableOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		err = tbl.Scan(nil, func(k, _ []byte) error {
+			key = bytes.Clone(k)
+			return errFound
+		})
+		if err != nil && !errors.Is(err, errFound) {
+			t.Fatal(err)
+		}
+		if key != nil {
+			break
 		}
 	}
 	if key == nil {

@@ -2,11 +2,8 @@ package engine
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
-	"regexp"
 	"sync"
 	"time"
 
@@ -24,10 +21,11 @@ import (
 // into a state store of its own, and a restarted engine resumes it from
 // its last checkpoint — its rows, its operators' state and its sources'
 // positions — instead of replaying its inputs from the beginning. The
-// store also records the plan the checkpoint belongs to: state tables are
-// named by stage and operator, so a checkpoint of another plan (the
-// optimizer chose differently, the parallelism changed) is dropped and the
-// query rebuilt by replay.
+// store also records the state layout the checkpoint belongs to
+// (stateLayout): a checkpoint of another layout (the optimizer chose
+// other operators) is dropped and the query rebuilt by replay, while one
+// of the same query at another parallelism, whose state is keyed by key
+// group all the same, is resumed (a rescale, rescale.go).
 //
 // A checkpointed file sink publishes exactly once (sink.TwoPhase): its
 // rows reach its files when a checkpoint commits; so do a checkpointed
@@ -49,17 +47,6 @@ const (
 	planKey   = "plan"
 )
 
-// estimates matches the annotations of a physical plan that follow the
-// statistics (rates and state sizes), not the plan's shape.
-var estimates = regexp.MustCompile(`, (rate|state)≈[^,)]*`)
-
-// planFingerprint identifies the shape of a physical plan: its operators,
-// their configuration, exchanges and parallelism, without the estimates.
-func planFingerprint(root physical.Node) string {
-	sum := sha256.Sum256([]byte(estimates.ReplaceAllString(physical.Format(root), "")))
-	return hex.EncodeToString(sum[:])
-}
-
 // queryState is a view's state store and what it holds.
 type queryState struct {
 	store   storage.StateStore
@@ -67,14 +54,16 @@ type queryState struct {
 	restore bool   // the checkpoint is of this plan: resume from it
 
 	meta        storage.StateTable
-	fingerprint string // of the plan
+	layout      []string // of the plan's dataflow (stateLayout)
+	fingerprint string   // of the layout
 }
 
-// openQueryState opens the state store of obj's query, planned as root.
-// A checkpoint of another plan is dropped.
-func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*queryState, error) {
+// openQueryState opens the state store of obj's query, whose dataflow is
+// g. A checkpoint of another state layout is dropped.
+func (e *Engine) openQueryState(obj *catalog.Object, g dataflow.GraphSpec) (*queryState, error) {
 	name := stateJob(obj.ID)
-	fp := planFingerprint(root)
+	layout := stateLayout(g)
+	fp := layoutFingerprint(layout)
 	for attempt := 0; ; attempt++ {
 		store, err := e.db.State(name)
 		if err != nil {
@@ -104,7 +93,7 @@ func (e *Engine) openQueryState(obj *catalog.Object, root physical.Node) (*query
 			continue
 		}
 		qs.restore = qs.epoch > 0
-		qs.meta, qs.fingerprint = meta, fp
+		qs.meta, qs.layout, qs.fingerprint = meta, layout, fp
 		return qs, nil
 	}
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/mview"
-	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -23,62 +22,12 @@ import (
 // every interval (0: never) when it can be (see checkpoints.go).
 func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool, interval time.Duration) error {
 	checkpointed := interval > 0 && e.rebuiltInput(cq.phys) == nil
-	var op func() (exec.Operator, error)
-	var mv *mview.View
-	name := "Materialize " + obj.Name
-	coalesce := false
-	switch {
-	case obj.Kind == catalog.View:
-		mv = mview.New(cq.names(), cq.types(), resultKey(cq.logical))
-		if obj.StateTTLMs > 0 {
-			mv.Upsert() // an evicted group's row is replaced when its key comes back
-		}
-		coalesce = true
-		op = func() (exec.Operator, error) { return &mview.Sink{MV: mv}, nil }
-	case obj.Kind == catalog.Stream:
-		// A derived stream's log is kept when its query resumes from a
-		// checkpoint, and recomputed from its inputs otherwise (below).
-		name = "AppendTo " + obj.Name
-		var mark func(int) []byte
-		if checkpointed {
-			mark = func(instance int) []byte { return derivedKey(obj.ID, instance) }
-		}
-		op = func() (exec.Operator, error) {
-			return &streamSink{log: e.db.Log(), kv: e.db.KV(), stream: obj.ID, schema: obj.Schema(), mark: mark}, nil
-		}
-	default:
-		conn, err := e.conns.Sink(obj.Connector())
-		if err != nil {
-			return err
-		}
-		env := e.connEnv()
-		traits, err := conn.Check(obj.Options, env)
-		if err != nil {
-			return err
-		}
-		// A view's result and a sink whose output no one watches change
-		// by change (blackhole) show no change history, so their
-		// exchanges may coalesce small batches (coarser changelogs, same
-		// results); push queries, file and print sinks and streams record
-		// every change, batch by batch.
-		coalesce = !traits.Observed
-		name = "Sink " + obj.Name + " (" + conn.Name() + ")"
-		if target, ok := e.insertTarget(obj); ok {
-			name = "InsertInto " + target
-		}
-		spec := connector.SinkSpec{Object: obj.Name, Options: obj.Options, Names: cq.names(), Types: cq.types(),
-			AppendOnly: cq.logical.Props().AppendOnly, Checkpointed: checkpointed}
-		op = func() (exec.Operator, error) { return conn.New(spec, env) }
-	}
-	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op() }})
+	qg, err := e.queryGraph(obj, cq, checkpointed, viewKeep{})
 	if err != nil {
 		return err
 	}
-	label := obj.Kind.String() + " " + obj.Name
-	opts := e.jobOptions(label, label)
-	opts.Coalesce = coalesce
-	opts.Shed = shedSpec(obj)
-	opts.PolicyInterval, opts.LatencyInterval = e.rateIntervals(obj)
+	g, mv := qg.graph, qg.mv
+	opts := qg.options
 	var qs *queryState
 	rebuild := e.takeMustRebuild(obj)
 	if checkpointed {
@@ -87,7 +36,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 				return err
 			}
 		}
-		if qs, err = e.openQueryState(obj, cq.phys); err != nil {
+		if qs, err = e.openQueryState(obj, g); err != nil {
 			if resuming && errors.Is(err, storage.ErrCorrupt) {
 				var epoch uint64
 				if re := (*checkpointReadError)(nil); errors.As(err, &re) {
@@ -101,7 +50,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			// An input it read was rebuilt: its checkpoint's positions
 			// there no longer hold.
 			e.notices.add(fmt.Sprintf("%s %s is rebuilt from its inputs: a derived stream it reads was rebuilt", obj.Kind, obj.Name))
-			if qs, err = e.reopenQueryState(obj, cq.phys, qs); err != nil {
+			if qs, err = e.reopenQueryState(obj, g, qs); err != nil {
 				return err
 			}
 		}
@@ -118,7 +67,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 		// The checkpoint cannot be resumed (the plan became one that is
 		// not resumable): rebuild the view from its inputs.
 		e.notices.add(fmt.Sprintf("%s %s is rebuilt from its inputs: %v", obj.Kind, obj.Name, err))
-		if qs, err = e.reopenQueryState(obj, cq.phys, qs); err != nil {
+		if qs, err = e.reopenQueryState(obj, g, qs); err != nil {
 			return err
 		}
 		if err := e.prepareRebuild(obj, qs); err != nil {
@@ -160,9 +109,108 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			return fmt.Errorf("writing the checkpoints of %s: %w", obj.Name, err)
 		}
 	}
+	e.register(&runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, graph: g, state: qs})
+	return nil
+}
+
+// queryGraph is the dataflow of a continuous query, ready to start.
+type queryGraph struct {
+	graph   dataflow.GraphSpec
+	mv      *mview.View // a view's rows
+	options dataflow.JobOptions
+}
+
+// viewKeep is what the query of a view keeps when it moves (a rescale,
+// rescale.go); the zero value keeps nothing: a new view.
+type viewKeep struct {
+	// mv is the view the new dataflow writes into. Its sink restores
+	// nothing, as the view holds the rows of the checkpoint the query
+	// moves at.
+	mv *mview.View
+	// rebuilt, when set, says the query is rebuilt from its inputs: its
+	// sink reconciles mv with what it computes (mview.Sink.Reconcile) and
+	// calls rebuilt then.
+	rebuilt func(changed int)
+}
+
+// queryGraph builds the dataflow of obj's query cq, ending in the
+// operator that keeps or sends its output: a view's sink, a derived
+// stream's writer, a sink connector. checkpointed says the query will be
+// checkpointed. keep is what a view's query that moves keeps.
+func (e *Engine) queryGraph(obj *catalog.Object, cq *compiledQuery, checkpointed bool, keep viewKeep) (queryGraph, error) {
+	var op func() (exec.Operator, error)
+	var mv *mview.View
+	name := "Materialize " + obj.Name
+	coalesce := false
+	switch {
+	case obj.Kind == catalog.View:
+		mv = keep.mv
+		if mv == nil {
+			mv = mview.New(cq.names(), cq.types(), resultKey(cq.logical))
+			if obj.StateTTLMs > 0 {
+				mv.Upsert() // an evicted group's row is replaced when its key comes back
+			}
+		}
+		coalesce = true
+		op = func() (exec.Operator, error) {
+			return &mview.Sink{MV: mv, Kept: keep.mv != nil && keep.rebuilt == nil,
+				Reconcile: keep.rebuilt != nil, Reconciled: keep.rebuilt}, nil
+		}
+	case obj.Kind == catalog.Stream:
+		// A derived stream's log is kept when its query resumes from a
+		// checkpoint, and recomputed from its inputs otherwise (below).
+		name = "AppendTo " + obj.Name
+		var mark func(int) []byte
+		if checkpointed {
+			mark = func(instance int) []byte { return derivedKey(obj.ID, instance) }
+		}
+		op = func() (exec.Operator, error) {
+			return &streamSink{log: e.db.Log(), kv: e.db.KV(), stream: obj.ID, schema: obj.Schema(), mark: mark}, nil
+		}
+	default:
+		conn, err := e.conns.Sink(obj.Connector())
+		if err != nil {
+			return queryGraph{}, err
+		}
+		env := e.connEnv()
+		traits, err := conn.Check(obj.Options, env)
+		if err != nil {
+			return queryGraph{}, err
+		}
+		// A view's result and a sink whose output no one watches change
+		// by change (blackhole) show no change history, so their
+		// exchanges may coalesce small batches (coarser changelogs, same
+		// results); push queries, file and print sinks and streams record
+		// every change, batch by batch.
+		coalesce = !traits.Observed
+		name = "Sink " + obj.Name + " (" + conn.Name() + ")"
+		if target, ok := e.insertTarget(obj); ok {
+			name = "InsertInto " + target
+		}
+		spec := connector.SinkSpec{Object: obj.Name, Options: obj.Options, Names: cq.names(), Types: cq.types(),
+			AppendOnly: cq.logical.Props().AppendOnly, Checkpointed: checkpointed}
+		op = func() (exec.Operator, error) { return conn.New(spec, env) }
+	}
+	g, err := build.Graph(cq.phys, e.services(), dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op() }})
+	if err != nil {
+		return queryGraph{}, err
+	}
+	label := obj.Kind.String() + " " + obj.Name
+	opts := e.jobOptions(label, label)
+	opts.Coalesce = coalesce
+	opts.Shed = shedSpec(obj)
+	opts.PolicyInterval, opts.LatencyInterval = e.rateIntervals(obj)
+	return queryGraph{graph: g, mv: mv, options: opts}, nil
+}
+
+// register records q as the running query of its object, and watches its
+// job: a failed query fails its view's readers, and a checkpointed one
+// that fails on a bug recovers (recover.go).
+func (e *Engine) register(q *runningQuery) {
 	e.mu.Lock()
-	e.queries[lower(obj.Name)] = &runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, graph: g, state: qs}
+	e.queries[lower(q.obj.Name)] = q
 	e.mu.Unlock()
+	job, mv, obj := q.job, q.mv, q.obj
 	if mv != nil {
 		go func() {
 			// A failed query fails the queries reading its view, so nothing
@@ -173,10 +221,9 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			}
 		}()
 	}
-	if qs != nil {
+	if q.state != nil {
 		e.watchFailures(obj, job)
 	}
-	return nil
 }
 
 // damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:
@@ -218,12 +265,12 @@ func (c *checkpointError) Unwrap() error { return c.err }
 
 // reopenQueryState drops the checkpoints in qs, obj's store, and opens
 // it again, empty: the query is rebuilt from its inputs.
-func (e *Engine) reopenQueryState(obj *catalog.Object, root physical.Node, qs *queryState) (*queryState, error) {
+func (e *Engine) reopenQueryState(obj *catalog.Object, g dataflow.GraphSpec, qs *queryState) (*queryState, error) {
 	qs.store.Close()
 	if err := e.dropQueryState(obj); err != nil {
 		return nil, err
 	}
-	return e.openQueryState(obj, root)
+	return e.openQueryState(obj, g)
 }
 
 // prepareRebuild readies the output of obj's query, which resumes from a

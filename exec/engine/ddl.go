@@ -361,6 +361,9 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	kind := map[sql.ObjectKind]catalog.Kind{sql.ObjStream: catalog.Stream, sql.ObjTable: catalog.Table,
 		sql.ObjView: catalog.View, sql.ObjSink: catalog.Sink}[st.Kind]
 	tag := "DROP " + st.Kind.String()
+	// Not while a rescale replaces a query's job.
+	s.eng.moves.RLock()
+	defer s.eng.moves.RUnlock()
 	obj, err := s.eng.cat.Drop(st.Name.Name, kind)
 	if err != nil {
 		if catalog.IsCode(err, catalog.ErrNotFound) && st.IfExists {

@@ -101,6 +101,11 @@ type Engine struct {
 	mustRebuild map[string]bool
 	pushes      map[*dataflow.Job]struct{} // running push queries
 
+	// moves is held by a rescale (rescale.go), one at a time; FLUSH and
+	// DROP hold it shared, so that neither sees a query's job replaced
+	// under it, and Close waits for a rescale in progress.
+	moves sync.RWMutex
+
 	flushSeq atomic.Uint64
 	notices  noticeLog
 	late     lateLedger
@@ -339,10 +344,13 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 func (e *Engine) Close() error {
 	e.stopStatsObserver()
 	// A last checkpoint, so that a clean restart resumes where the
-	// engine stopped (and file sinks publish what they wrote).
+	// engine stopped (and file sinks publish what they wrote), once a
+	// rescale in progress is done.
+	e.moves.RLock()
 	ctx, cancel := context.WithTimeout(e.ctx, closeCheckpointTimeout)
 	e.checkpointQueries(ctx, nil)
 	cancel()
+	e.moves.RUnlock()
 	return e.halt()
 }
 
@@ -353,6 +361,10 @@ func (e *Engine) halt() error {
 	e.stopStatsObserver()
 	e.cancel()
 	e.recovery.wg.Wait()
+	// A rescale in progress ends (it stops at e.ctx) before the queries
+	// are collected, so that its new job is among them.
+	e.moves.Lock()
+	e.moves.Unlock()
 	e.mu.Lock()
 	var jobs []*dataflow.Job
 	var queries []*runningQuery

@@ -18,6 +18,10 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	// A query restarting from its checkpoint after a failure is flushed
 	// once it has restarted.
 	e.recovery.wait()
+	// A rescale waits for the whole of it, sinks' checkpoints included
+	// (flushAll's lock, taken here once).
+	e.moves.RLock()
+	defer e.moves.RUnlock()
 	e.mu.Lock()
 	jobs := make([]*dataflow.Job, 0, len(e.queries))
 	for _, q := range e.queries {
@@ -25,7 +29,7 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 	}
 	e.mu.Unlock()
 	trackJobs(ctx, jobs...)
-	if _, err := e.flushAll(ctx, nil); err != nil {
+	if _, err := e.flushLevelsOf(ctx, e.flushLevels(nil), nil); err != nil {
 		return nil, err
 	}
 	// A checkpointed file sink's rows reach its files when a checkpoint
@@ -56,7 +60,12 @@ func (s *Session) flush(ctx context.Context) (*Result, error) {
 // checkpoint commits (stream_stage.go), so once a level's markers have
 // reached their sinks its checkpointed stream-writing queries take a
 // checkpoint, and their readers, in the next level, find the rows there.
+//
+// A rescale waits for it, and it for a rescale: a job replaced while its
+// marker is on the way would never send it.
 func (e *Engine) flushAll(ctx context.Context, extra *dataflow.Job) ([]*dataflow.Job, error) {
+	e.moves.RLock()
+	defer e.moves.RUnlock()
 	return e.flushLevelsOf(ctx, e.flushLevels(nil), extra)
 }
 

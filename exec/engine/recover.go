@@ -115,6 +115,13 @@ func (e *Engine) watchFailures(obj *catalog.Object, job *dataflow.Job) {
 func (e *Engine) recoverQuery(obj *catalog.Object, job *dataflow.Job, cause error) {
 	e.recovery.run.Lock()
 	defer e.recovery.run.Unlock()
+	e.restartWithReaders(obj, job, fmt.Sprintf("%s %s failed (%s): it restarts from its last checkpoint", obj.Kind, obj.Name, firstLine(cause)))
+}
+
+// restartWithReaders restarts obj's query, while its job is job, from its
+// last checkpoint, and the queries that read it after it, saying so with
+// notice. The caller holds e.recovery.run.
+func (e *Engine) restartWithReaders(obj *catalog.Object, job *dataflow.Job, notice string) {
 	e.mu.Lock()
 	q := e.queries[lower(obj.Name)]
 	if q == nil || q.job != job {
@@ -137,7 +144,7 @@ func (e *Engine) recoverQuery(obj *catalog.Object, job *dataflow.Job, cause erro
 		stopped[i].stop()
 	}
 	e.recovery.done.Add(1)
-	e.notices.add(fmt.Sprintf("%s %s failed (%s): it restarts from its last checkpoint", obj.Kind, obj.Name, firstLine(cause)))
+	e.notices.add(notice)
 	for _, o := range restart {
 		if e.ctx.Err() != nil {
 			return

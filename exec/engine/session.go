@@ -102,6 +102,8 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 		return s.describe(st)
 	case *sql.Drop:
 		return s.drop(st)
+	case *sql.Alter:
+		return s.alter(ctx, st)
 	case *sql.Set:
 		return s.set(st)
 	case *sql.Flush:
@@ -197,8 +199,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return s.setRateInterval(st)
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
-		if err != nil || n < 1 || n > 256 {
-			return nil, bindErr(st.ValuePos, st.Source(), "parallelism must be an integer from 1 to 256, got '%s'", st.Value)
+		if err != nil || n < 1 || n > maxParallelism {
+			return nil, bindErr(st.ValuePos, st.Source(), "parallelism must be an integer from 1 to %d, got '%s'", maxParallelism, st.Value)
 		}
 		s.parallelism = n
 		return ok("SET"), nil

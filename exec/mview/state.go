@@ -23,8 +23,13 @@ func (s *Sink) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
 	return s.MV.snapshot(s.group, w)
 }
 
-// Restore implements exec.Stateful: it puts the snapshotted rows back.
+// Restore implements exec.Stateful: it puts the snapshotted rows back,
+// unless the view was kept (Kept): it holds them already.
 func (s *Sink) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
+	if s.Kept {
+		s.report()
+		return nil
+	}
 	if err := s.MV.restore(ctx, r, groups); err != nil {
 		return err
 	}

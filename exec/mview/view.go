@@ -18,8 +18,10 @@ import (
 // over views). It is safe for concurrent use: one writer (the query's sink)
 // and any number of readers.
 type View struct {
-	names []string
-	types []types.T
+	names  []string
+	types  []types.T
+	key    []int // a unique key of the rows, if the query has one
+	upsert bool  // Upsert was called
 
 	mu    sync.Mutex
 	rows  *rowset.Set
@@ -31,7 +33,7 @@ type View struct {
 // New returns an empty view of rows with the given columns. key lists the
 // ordinals of a unique key of the rows, if the query has one.
 func New(names []string, ts []types.T, key []int) *View {
-	return &View{names: names, types: ts, rows: rowset.New(ts, key), subs: map[*Subscription]struct{}{}}
+	return &View{names: names, types: ts, key: key, rows: rowset.New(ts, key), subs: map[*Subscription]struct{}{}}
 }
 
 // Upsert makes a keyed view replace the row of a key it holds when its
@@ -42,8 +44,21 @@ func New(names []string, ts []types.T, key []int) *View {
 // without a key is unaffected.
 func (m *View) Upsert() {
 	m.mu.Lock()
+	m.upsert = true
 	m.rows.SetUpsert()
 	m.mu.Unlock()
+}
+
+// newSet returns an empty set of rows like the view's: same columns, key
+// and upsert behaviour.
+func (m *View) newSet() *rowset.Set {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := rowset.New(m.types, m.key)
+	if m.upsert {
+		s.SetUpsert()
+	}
+	return s
 }
 
 // Size returns the number of distinct rows held and their estimated

@@ -53,7 +53,7 @@ func (c *completer) refresh() {
 }
 
 // statementStarts are the keywords the statements eddy parses start with.
-var statementStarts = []string{"ANALYZE", "CREATE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
+var statementStarts = []string{"ALTER", "ANALYZE", "CREATE", "DESC", "DESCRIBE", "DROP", "EXPLAIN",
 	"FLUSH", "INSERT", "SELECT", "SET", "SHOW", "WITH"}
 
 // sqlKeywords are the other words of eddy's dialect (SQL.md), and its

@@ -69,6 +69,8 @@ func okTag(stmt sql.Stmt, affected uint64) string {
 		return fmt.Sprintf("INSERT %d", affected)
 	case *sql.Drop:
 		return "DROP " + st.Kind.String()
+	case *sql.Alter:
+		return "ALTER " + st.Kind.String()
 	case *sql.Set:
 		return "SET"
 	case *sql.Flush:

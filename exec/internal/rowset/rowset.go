@@ -168,6 +168,25 @@ func (s *Set) rowAt(cols []arrow.Array, i int) []types.Datum {
 	return vals
 }
 
+// Each calls fn for every distinct row held: its key in the set, its
+// count and its values (shared with the set: fn must not modify them), in
+// no particular order.
+func (s *Set) Each(fn func(key string, count int64, vals []types.Datum)) {
+	for k, r := range s.rows {
+		fn(k, r.count, r.vals)
+	}
+}
+
+// Lookup returns the count and values of the row whose key in the set is
+// key, if the set holds it.
+func (s *Set) Lookup(key string) (count int64, vals []types.Datum, ok bool) {
+	r, ok := s.rows[key]
+	if !ok {
+		return 0, nil, false
+	}
+	return r.count, r.vals, true
+}
+
 // Rows returns the rows held (a row held k times appears k times), in no
 // particular order. The rows share their values with the set: callers
 // must not modify them.

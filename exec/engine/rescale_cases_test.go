@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/dataflow"
+)
+
+// More rescale tests: what a move reads, sinks and derived streams,
+// finished queries and refusals (rescale_test.go has the moves under
+// load and the restarts).
+
+// TestRescaleMovesState measures what a rescale moves: a view's query
+// holding 20,000 groups goes 1 → 2 → 4 → 3 → 1 through Engine.Rescale,
+// the API an autoscaler calls. Every instance of the new job restores
+// the key groups it owns from the checkpoint (StateBytes: all the
+// operators' state, the view's rows are kept in place), of which the part
+// in groups that changed instance (MovedBytes) is what a move of only
+// those would carry: about half from 1 to 2, three quarters from 2 to 4.
+func TestRescaleMovesState(t *testing.T) {
+	e, s, _ := checkpointedEngine(t, 1)
+	run(t, s, `CREATE STREAM s (k BIGINT, v BIGINT);
+		CREATE MATERIALIZED VIEW v AS SELECT k, COUNT(*) AS n, SUM(v) AS total FROM s GROUP BY k;`)
+	for b := range 20 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO s VALUES ")
+		for r := range 1000 {
+			if r > 0 {
+				sb.WriteString(", ")
+			}
+			fmt.Fprintf(&sb, "(%d, %d)", b*1000+r, r)
+		}
+		run(t, s, sb.String()+";")
+	}
+	run(t, s, "FLUSH;")
+	want := viewRows(t, s, "v")
+	ctx := context.Background()
+	from := 1
+	for _, c := range []struct {
+		to     int
+		lo, hi float64 // the share of StateBytes moved
+	}{
+		{2, 0.45, 0.55}, {4, 0.70, 0.80}, {3, 0.40, 0.60}, {1, 0.60, 0.72},
+	} {
+		// The groups that change instance, of the one stateful operator
+		// besides the view's sink (which runs as one instance).
+		movedGrp := 0
+		for g := range exec.NumKeyGroups {
+			if exec.InstanceForKeyGroup(g, from) != exec.InstanceForKeyGroup(g, c.to) {
+				movedGrp++
+			}
+		}
+		from = c.to
+		rep, err := e.Rescale(ctx, "v", c.to)
+		if err != nil {
+			t.Fatal(err)
+		}
+		size := stateBytes(t, query(e, "v"))
+		share := float64(rep.MovedBytes) / float64(rep.StateBytes)
+		t.Logf("%d → %d: paused %s; restored %d bytes (store holds %d), %d of them (%.0f%%) in the %d key groups that changed instance",
+			rep.From, rep.To, rep.Pause, rep.StateBytes, size, rep.MovedBytes, 100*share, rep.MovedGroups)
+		if rep.StateBytes <= 0 || rep.StateBytes > size || share < c.lo || share > c.hi || rep.MovedGroups != movedGrp {
+			t.Errorf("%d → %d: restored %d of %d bytes stored, moved %d (%.2f, want %.2f–%.2f) in %d groups (want %d)",
+				rep.From, rep.To, rep.StateBytes, size, rep.MovedBytes, share, c.lo, c.hi, rep.MovedGroups, movedGrp)
+		}
+		if got := viewRows(t, s, "v"); got != want {
+			t.Fatalf("after moving to %d the view changed", c.to)
+		}
+	}
+}
+
+// TestRescaleSinkAndDerivedStream: ALTER SINK moves a file sink's query
+// and ALTER STREAM a derived stream's, while rows arrive between the
+// moves; the file and the stream's log hold every row exactly once.
+func TestRescaleSinkAndDerivedStream(t *testing.T) {
+	dir := t.TempDir()
+	cfg := Config{DataDir: filepath.Join(dir, "data"), FileRoot: dir, Parallelism: 1, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	t.Cleanup(func() { e.Close() })
+	s := e.NewSession(SessionOptions{})
+	run(t, s, rescaleSchema+`
+		CREATE SINK k AS SELECT auction, window_start, COUNT(*) AS n FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start WITH (connector = 'file', path = 'out.csv');
+		CREATE STREAM d AS SELECT auction, window_start, SUM(price) AS total FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start;
+		CREATE MATERIALIZED VIEW dv AS SELECT * FROM d;`)
+	for i, p := range []int{2, 1, 3} {
+		for b := i * 10; b < i*10+10; b++ {
+			insertBatch(t, s, b)
+		}
+		run(t, s, fmt.Sprintf("ALTER SINK k SET (parallelism = %d); ALTER STREAM d SET (parallelism = %d);", p, p))
+	}
+	for b := 30; b < 40; b++ {
+		insertBatch(t, s, b)
+	}
+	// The last windows close at the end of time.
+	run(t, s, `INSERT INTO bid VALUES (0, 0, '2030-01-01 00:00:00'); FLUSH;
+		CREATE MATERIALIZED VIEW want_k AS SELECT auction, window_start, COUNT(*) AS n FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start;
+		CREATE MATERIALIZED VIEW want_d AS SELECT auction, window_start, SUM(price) AS total FROM TUMBLE(bid, ts, INTERVAL '10' SECOND)
+			GROUP BY auction, window_start;
+		FLUSH;`)
+	// The derived stream appends each window once, when it closes: every
+	// window but the last one's.
+	var wantD []string
+	for _, l := range strings.Split(viewRows(t, s, "want_d"), "\n") {
+		if !strings.HasPrefix(l, "0 | 2030-01-01 00:00:00.000") {
+			wantD = append(wantD, l)
+		}
+	}
+	if got := viewRows(t, s, "dv"); got != strings.Join(wantD, "\n") {
+		t.Errorf("the derived stream holds\n%s\nwant\n%s", got, strings.Join(wantD, "\n"))
+	}
+	// The file holds the sink's changelog, which integrates to the
+	// windows' counts.
+	log := &changelog{counts: map[string]int{}}
+	for _, line := range strings.Split(strings.TrimSuffix(readOut(t, filepath.Join(dir, "out.csv")), "\n"), "\n") {
+		op, row, _ := strings.Cut(line, ",")
+		log.apply(op, strings.ReplaceAll(row, ",", " | "))
+	}
+	if got, want := log.rows(), viewRows(t, s, "want_k"); got != want || len(log.bad) > 0 {
+		t.Errorf("the sink's file integrates to\n%s\nwant\n%s\n(retractions of rows it did not hold: %q)", got, want, log.bad)
+	}
+}
+
+// TestRescaleErrors: ALTER ... SET (parallelism = N) refuses, with the
+// position of what is wrong, an object that does not exist, is of
+// another kind or runs no query, a bad value or option, and a query that
+// cannot move: a sink reading a view (not checkpointed, and a rebuild
+// would write its output again), a continuous INSERT ... SELECT, and one
+// whose plan at the new parallelism keeps its state otherwise (a source
+// read in splits). A refused query runs on as it was; asking for the
+// parallelism it has moves nothing.
+func TestRescaleErrors(t *testing.T) {
+	e, s, _ := checkpointedEngine(t, 1)
+	run(t, s, rescaleSchema+`
+		CREATE TABLE person (id BIGINT, name VARCHAR, PRIMARY KEY (id));
+		CREATE MATERIALIZED VIEW v AS SELECT auction, COUNT(*) AS n FROM bid GROUP BY auction;
+		CREATE SINK kv FROM v WITH (connector = 'blackhole');
+		CREATE STREAM copy (auction BIGINT, price BIGINT);
+		INSERT INTO copy SELECT auction, price FROM bid;
+		CREATE STREAM nbid WITH (connector = 'nexmark', table = 'bid', rate = '10');
+		SET parallelism = 2;
+		CREATE MATERIALIZED VIEW nx AS SELECT auction, COUNT(*) AS n FROM nbid GROUP BY auction;`)
+	for _, c := range []struct{ stmt, want string }{
+		{"ALTER MATERIALIZED VIEW nope SET (parallelism = 2)", "unknown materialized view 'nope' at 1:25"},
+		{"ALTER SINK v SET (parallelism = 2)", "'v' is a materialized view, not a sink at 1:12"},
+		{"ALTER STREAM bid SET (parallelism = 2)", "stream 'bid' runs no query to alter: only a derived stream (CREATE STREAM ... AS SELECT) does at 1:14"},
+		{"ALTER MATERIALIZED VIEW v SET (parallelism = 0)", "parallelism must be an integer from 1 to 256, got '0' at 1:46"},
+		{"ALTER MATERIALIZED VIEW v SET (parallelism = 257)", "parallelism must be an integer from 1 to 256, got '257' at 1:46"},
+		{"ALTER MATERIALIZED VIEW v SET (parallelism = 'many')", "parallelism must be an integer from 1 to 256, got 'many' at 1:46"},
+		{"ALTER MATERIALIZED VIEW v SET (state_ttl = '1h')", "unknown option 'state_ttl' of ALTER MATERIALIZED VIEW ... SET: it sets parallelism at 1:32"},
+		{"ALTER SINK kv SET (parallelism = 2)",
+			"not supported yet: rescaling sink kv: it reads a materialized view, whose changes have no position to resume from at 1:34"},
+		{"ALTER SINK insert_into_copy_1 SET (parallelism = 2)",
+			"not supported yet: rescaling sink 'insert_into_copy_1', a continuous INSERT ... SELECT: it runs as one instance, so that a replay appends its rows in the same order at 1:50"},
+		{"ALTER MATERIALIZED VIEW nx SET (parallelism = 3)",
+			"not supported yet: rescaling materialized view nx to parallelism 3: its source (Source nbid kind=nexmark columns=[auction]) is read in parallel splits, one per instance, and a split's position does not carry over to another parallelism at 1:47"},
+	} {
+		_, err := execOne(t, s, c.stmt)
+		if err == nil || err.Error() != c.want {
+			t.Errorf("%s:\n got %v\nwant %s", c.stmt, err, c.want)
+		}
+	}
+	for _, name := range []string{"v", "kv", "nx", "insert_into_copy_1"} {
+		if st := e.status(name); st.state != dataflow.JobRunning {
+			t.Errorf("%s is %s after a refused ALTER", name, st)
+		}
+	}
+	res := run(t, s, "ALTER MATERIALIZED VIEW v SET (parallelism = 1);")
+	wantNotice(t, res, "materialized view v already runs at parallelism 1")
+	if _, err := e.Rescale(context.Background(), "v", 300); err == nil || err.Error() != "parallelism must be an integer from 1 to 256, got 300" {
+		t.Errorf("Rescale to 300: %v", err)
+	}
+}
+
+// TestRescaleFinishedQuery: the query of a view whose input ended runs
+// no more; ALTER stores the new parallelism, which it has when it starts
+// again after a restart, resumed from its final checkpoint.
+func TestRescaleFinishedQuery(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "in.csv"), []byte("k,v\n1,10\n2,20\n1,5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := Config{DataDir: filepath.Join(dir, "data"), FileRoot: dir, Parallelism: 1, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM f (k BIGINT, v BIGINT) WITH (connector = 'file', path = 'in.csv', header = 'true');
+		CREATE MATERIALIZED VIEW fv AS SELECT k, SUM(v) AS total FROM f GROUP BY k; FLUSH;`)
+	if err := query(e, "fv").job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	res := run(t, s, "ALTER MATERIALIZED VIEW fv SET (parallelism = 2);")
+	wantNotice(t, res, "materialized view fv has finished: it runs at parallelism 2 when it starts again")
+	e, s = restart(t, e, cfg)
+	if got := query(e, "fv").job.Parallelism(); got != 2 {
+		t.Fatalf("after the restart fv runs at parallelism %d, want 2", got)
+	}
+	if got := viewRows(t, s, "fv"); got != "1 | 15\n2 | 20" {
+		t.Fatalf("after the restart fv holds\n%s", got)
+	}
+}
