@@ -192,6 +192,9 @@ type QuerySettings struct {
 	// LatencyIntervalMs is SET latency_interval in milliseconds: how
 	// often its sources send latency markers (0: never).
 	LatencyIntervalMs int64 `json:"latency_interval_ms,omitempty"`
+	// Autoscale is SET autoscale: "ds2" runs the query's DS2 controller;
+	// "" none.
+	Autoscale string `json:"autoscale,omitempty"`
 }
 
 // Shed is a continuous query's load shedding: when its input outruns it,

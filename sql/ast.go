@@ -246,10 +246,11 @@ const (
 	ShowQueries
 	ShowCheckpoints
 	ShowFunctions
+	ShowAutoscale
 )
 
 // Show is SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES |
-// CHECKPOINTS | FUNCTIONS.
+// CHECKPOINTS | FUNCTIONS | AUTOSCALE.
 type Show struct {
 	Base
 	What ShowKind

@@ -106,7 +106,7 @@ func (p *parser) parseExplain(base Base) (Stmt, error) {
 }
 
 // parseShow parses SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS |
-// QUERIES | CHECKPOINTS | FUNCTIONS and SHOW CREATE.
+// QUERIES | CHECKPOINTS | FUNCTIONS | AUTOSCALE and SHOW CREATE.
 func (p *parser) parseShow(base Base) (Stmt, error) {
 	p.next()
 	t := p.peek()
@@ -129,8 +129,10 @@ func (p *parser) parseShow(base Base) (Stmt, error) {
 		what = ShowCheckpoints
 	case t.is("FUNCTIONS"):
 		what = ShowFunctions
+	case t.is("AUTOSCALE"):
+		what = ShowAutoscale
 	default:
-		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES, CHECKPOINTS, FUNCTIONS or CREATE after SHOW, found %s", describe(t)))
+		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES, CHECKPOINTS, FUNCTIONS, AUTOSCALE or CREATE after SHOW, found %s", describe(t)))
 	}
 	p.next()
 	if !p.at(tEOF) {

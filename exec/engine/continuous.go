@@ -224,6 +224,7 @@ func (e *Engine) register(q *runningQuery) {
 	if q.state != nil {
 		e.watchFailures(obj, job)
 	}
+	e.startAutoscaler(obj)
 }
 
 // damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:

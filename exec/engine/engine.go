@@ -67,6 +67,9 @@ type Config struct {
 	// sampled for EXPLAIN ANALYZE, SHOW QUERIES and QueryRates, unless
 	// their session SET policy_interval (0: DefaultPolicyInterval).
 	PolicyInterval time.Duration
+	// AutoscaleMax bounds the parallelism the DS2 controller of a query
+	// created with SET autoscale = 'ds2' gives it (0: the number of CPUs).
+	AutoscaleMax int
 }
 
 // SessionOptions configure a Session.
@@ -112,6 +115,7 @@ type Engine struct {
 	statsObs *statsObserver // keeps observed statistics current (observe_stats.go)
 	recovery recovery       // queries recovering from a failure (recover.go)
 	startup  startupWork    // what Open is doing, for its progress reports
+	scale    autoscalers    // the DS2 controllers of queries (autoscale.go)
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,
@@ -183,6 +187,8 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 	}
 	e.cat = cat
 	e.ctx, e.cancel = context.WithCancel(context.Background())
+	e.scale.ctx, e.scale.cancel = context.WithCancel(e.ctx)
+	e.scale.byName = map[string]*autoscaler{}
 	e.startup.started = time.Now()
 	if cfg.OnProgress != nil {
 		done := make(chan struct{})
@@ -343,6 +349,7 @@ func (e *Engine) resumeQuery(obj *catalog.Object) (err error) {
 // Close stops every query and closes storage.
 func (e *Engine) Close() error {
 	e.stopStatsObserver()
+	e.stopAutoscalers()
 	// A last checkpoint, so that a clean restart resumes where the
 	// engine stopped (and file sinks publish what they wrote), once a
 	// rescale in progress is done.
@@ -359,6 +366,7 @@ func (e *Engine) Close() error {
 // crash (tests use it as one).
 func (e *Engine) halt() error {
 	e.stopStatsObserver()
+	e.stopAutoscalers()
 	e.cancel()
 	e.recovery.wg.Wait()
 	// A rescale in progress ends (it stops at e.ctx) before the queries

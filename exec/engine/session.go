@@ -37,6 +37,9 @@ type Session struct {
 	// the session creates (rates.go).
 	policy  *time.Duration
 	latency time.Duration
+	// autoscale is SET autoscale ("ds2" or ""), stored with the queries
+	// the session creates.
+	autoscale string
 	// notices is the session's position in the engine's notices.
 	notices int
 	// work follows the running statement's progress (nil between
@@ -146,6 +149,7 @@ func (s *Session) querySettings() *catalog.QuerySettings {
 		qs.PolicyIntervalMs = &ms
 	}
 	qs.LatencyIntervalMs = s.latency.Milliseconds()
+	qs.Autoscale = s.autoscale
 	return qs
 }
 
@@ -197,6 +201,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return s.setStateTTL(st)
 	case "policy_interval", "latency_interval":
 		return s.setRateInterval(st)
+	case "autoscale":
+		return s.setAutoscale(st)
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > maxParallelism {
@@ -213,7 +219,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 // settingNames are the settings set knows, in the order its error lists
 // them.
 var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg",
-	"policy_interval", "latency_interval"}
+	"policy_interval", "latency_interval", "autoscale"}
 
 // SettingNames returns the names of the session settings SET changes.
 func SettingNames() []string { return slices.Clone(settingNames) }

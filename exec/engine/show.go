@@ -88,6 +88,8 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 		return s.eng.showCheckpoints(), nil
 	case sql.ShowFunctions:
 		return showFunctions(), nil
+	case sql.ShowAutoscale:
+		return s.eng.showAutoscale(), nil
 	}
 	return nil, fmt.Errorf("unknown SHOW")
 }
