@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"sync"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -105,13 +106,45 @@ func (m *View) Apply(ctx context.Context, c exec.Chunk) error {
 		return err
 	}
 	for _, s := range subs {
-		kept := c.Keep()
-		if err := s.push(ctx, subMessage{chunk: kept}); err != nil {
-			kept.Batch.Release()
+		if err := s.pushApplied(ctx, subMessage{chunk: c.Keep()}); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// appliedGrace is how long a change already applied to a view's rows is
+// still offered to a subscriber after the applying query was stopped.
+const appliedGrace = 10 * time.Second
+
+// pushApplied delivers a change the view's rows already hold. Unlike a
+// control message, it must not be dropped when the applying query stops
+// (a rescale stops it, and the next query reconciles the view's rows with
+// what it computed): a subscriber that missed it would later receive the
+// retraction of a row it never got. So a stop only ends the wait after
+// appliedGrace, and then the subscriber fails with an error saying why,
+// rather than going on inconsistent.
+func (s *Subscription) pushApplied(ctx context.Context, m subMessage) error {
+	err := s.push(ctx, m)
+	if err == nil || ctx.Err() == nil {
+		if err != nil {
+			m.chunk.Batch.Release()
+		}
+		return err
+	}
+	grace := time.NewTimer(appliedGrace)
+	defer grace.Stop()
+	select {
+	case s.ch <- m:
+		return nil
+	case <-s.closed:
+		m.chunk.Batch.Release()
+		return nil
+	case <-grace.C:
+		m.chunk.Batch.Release()
+		s.fail(fmt.Errorf("the materialized view it reads changed while it was more than %s behind, and the change could not be delivered: it must be rebuilt", appliedGrace))
+		return err
+	}
 }
 
 func (m *View) subscribers() []*Subscription {
