@@ -2,7 +2,6 @@ package dataflow
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sync/atomic"
 	"time"
@@ -49,8 +48,6 @@ func (s ShedSpec) headroom() float64 {
 	}
 	return 0.05
 }
-
-var debugShed = false
 
 // maxDrop bounds the drop fraction: some rows always pass, so the
 // capacity stays measurable.
@@ -292,8 +289,5 @@ func (c *shedControl) decide(j *Job, a, b shedSample) float64 {
 		load += float64(b.backlog) / period
 	}
 	want := min(max(1-target/load, 0), maxDrop)
-	if debugShed {
-		fmt.Printf("read %.0f kept %.0f load %.0f cap %.0f lat %.3f want %.2f p %.2f\n", read, kept, load, c.capacity, latency, want, p)
-	}
 	return want
 }
