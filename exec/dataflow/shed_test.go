@@ -401,6 +401,8 @@ func TestShedControllerSimulated(t *testing.T) {
 				break
 			}
 		}
+		t.Logf("load %.0f (square %.0f), capacity %.0f: last fraction %.2f (want %.2f), worst latency per period %v",
+			c.load, c.square, c.capacity, fractions[len(fractions)-1], want, slices.Max(worst))
 		if c.load <= c.capacity && c.square == 0 && slices.Max(fractions) > 0 {
 			t.Errorf("load %.0f under capacity %.0f, and yet it shed: %.2f", c.load, c.capacity, fractions)
 		}
