@@ -41,6 +41,9 @@ type OperatorMetrics struct {
 	// that does not know.
 	InputRead, InputBacklog atomic.Int64
 
+	// note is the operator's latest note for people (SetNote).
+	note atomic.Pointer[string]
+
 	// own are the operator's own counters (Counter), in the order it
 	// asked for them.
 	ownMu sync.Mutex
@@ -114,4 +117,17 @@ func (m *OperatorMetrics) EstimateBacklog() int64 {
 		return backlog
 	}
 	return int64(float64(backlog) * float64(rows) / float64(read))
+}
+
+// SetNote records a sentence about what the operator did last that EXPLAIN
+// ANALYZE shows beside its figures (a filter re-ranked at run time, and
+// why).
+func (m *OperatorMetrics) SetNote(note string) { m.note.Store(&note) }
+
+// Note returns the operator's latest note ("" if none).
+func (m *OperatorMetrics) Note() string {
+	if n := m.note.Load(); n != nil {
+		return *n
+	}
+	return ""
 }

@@ -3,6 +3,7 @@ package basic
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -82,6 +83,12 @@ func (c *Calc) Process(ctx context.Context, in int, ch exec.Chunk, out exec.Emit
 	rows, sel, err := c.prog.Eval(c.env.Alloc, ch.Batch, c.cols, c.sel[:0])
 	if sel != nil {
 		c.sel = sel
+	}
+	if r := c.prog.Reordered(); r != nil && c.env.Metrics != nil {
+		// The filter's conjuncts were re-ranked from what they were seen
+		// to do (expr/rerank.go): EXPLAIN ANALYZE counts it and says why.
+		c.env.Metrics.Counter("filter_reorders").Add(1)
+		c.env.Metrics.SetNote("filter re-ranked at run time to " + strings.Join(r.Order, " AND ") + " (" + r.Reason + ")")
 	}
 	if err != nil {
 		return fmt.Errorf("calc: %w", err)

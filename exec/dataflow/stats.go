@@ -39,6 +39,9 @@ type OpStats struct {
 	// Counts are the operator's own counters (exec.OperatorMetrics.Counter),
 	// summed by name, in the order the first instance created them.
 	Counts []exec.Count
+	// Note is an instance's latest note (exec.OperatorMetrics.SetNote);
+	// summed, the first instance's that has one.
+	Note string
 }
 
 // Started returns when the job started.
@@ -121,7 +124,7 @@ func (j *Job) instanceStats(wall time.Duration) [][]OpStats {
 					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(),
 					StateKeys: m.StateKeys.Load(), StateBytes: m.StateBytes.Load(),
 					Busy: busy, Backpressure: bp, Idle: max(wall-busy-bp, 0), Wall: wall,
-					Watermark: m.Watermark.Load(), Counts: m.Counts()})
+					Watermark: m.Watermark.Load(), Counts: m.Counts(), Note: m.Note()})
 			}
 			out = append(out, insts)
 		}
@@ -156,6 +159,9 @@ func SumStats(insts []OpStats) OpStats {
 		s.ShedRows += in.ShedRows
 		s.InputKnown = s.InputKnown || in.InputKnown
 		s.Counts = addCounts(s.Counts, in.Counts)
+		if s.Note == "" {
+			s.Note = in.Note
+		}
 	}
 	return s
 }

@@ -197,6 +197,9 @@ func figures(s dataflow.OpStats) string {
 	for _, c := range s.Counts {
 		parts = append(parts, fmt.Sprintf("%s=%d", c.Name, c.Value))
 	}
+	if s.Note != "" {
+		parts = append(parts, "note: "+s.Note)
+	}
 	if s.StateKeys > 0 || s.StateBytes > 0 {
 		parts = append(parts, fmt.Sprintf("state=%d keys/%sB", s.StateKeys, physical.Human(float64(s.StateBytes))))
 	}

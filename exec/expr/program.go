@@ -2,6 +2,7 @@ package expr
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -30,7 +31,10 @@ type Program struct {
 	// Each is evaluated only over the rows the ones before it kept, so a
 	// cheap, selective conjunct first spares the later ones most rows.
 	conj     []conjunct
-	fsub     *evalCtx // the rows still selected, for conjuncts after the first
+	stats    []conjStats // what each conjunct did, for re-ranking (rerank.go)
+	batches  int         // filtered batches since the last re-ranking look
+	reorder  *Reorder    // the last re-ranking, until Reordered takes it
+	fsub     *evalCtx    // the rows still selected, for conjuncts after the first
 	selBuf   []int32
 	predTemp int // temps[:predTemp] are the filter's, run over every row
 	outs     []output
@@ -39,9 +43,10 @@ type Program struct {
 }
 
 type conjunct struct {
-	root node
-	ords []int // the columns it reads
-	text string
+	root  node
+	ords  []int // the columns it reads
+	text  string
+	fixed bool // it can fail on some rows: it keeps its place (rerank.go)
 }
 
 type temp struct {
@@ -103,8 +108,9 @@ func CompileProgram(filter plan.Expr, projections []plan.Expr, input []types.T) 
 			if err != nil {
 				return nil, err
 			}
-			p.conj = append(p.conj, conjunct{root: n, ords: colsUsed(cj), text: cj.String()})
+			p.conj = append(p.conj, conjunct{root: n, ords: colsUsed(cj), text: cj.String(), fixed: plan.CanFail(cj)})
 		}
+		p.stats = make([]conjStats, len(p.conj))
 		p.fsub = newCtx(all)
 		p.fsub.batchCols = len(input)
 	}
@@ -224,7 +230,16 @@ func (p *Program) Eval(alloc memory.Allocator, batch arrow.RecordBatch, cols []a
 // before it kept, and returns the rows every one of them keeps.
 func (p *Program) filter(sel []int32) ([]int32, error) {
 	n := p.ctx.n
+	adapt := len(p.conj) > 1
 	for k, cj := range p.conj {
+		var start time.Time
+		in := len(sel)
+		if k == 0 {
+			in = n
+		}
+		if adapt {
+			start = time.Now()
+		}
 		if k == 0 || len(sel) == n { // every row is still in: no gathering
 			v, err := cj.root.eval(p.ctx)
 			if err != nil {
@@ -245,8 +260,19 @@ func (p *Program) filter(sel []int32) ([]int32, error) {
 			}
 			sel = sel[:len(p.selBuf)]
 		}
+		if adapt {
+			p.measure(k, in, len(sel), time.Since(start))
+		}
 		if len(sel) == 0 {
 			break
+		}
+	}
+	if adapt {
+		if p.batches++; p.batches >= rerankEvery {
+			p.batches = 0
+			if r := p.rerank(); r != nil {
+				p.reorder = r
+			}
 		}
 	}
 	return sel, nil

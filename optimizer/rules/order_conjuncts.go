@@ -3,7 +3,6 @@ package rules
 import (
 	"sort"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -72,7 +71,7 @@ func OrderByRank(est *cost.Estimator, conj []plan.Expr) []plan.Expr {
 	rank := func(e plan.Expr) float64 { return cost.Rank(est.Selectivity(e), cost.ExprCost(e)) }
 	start := 0
 	for i := 0; i <= len(out); i++ {
-		if i < len(out) && !canFail(out[i]) {
+		if i < len(out) && !plan.CanFail(out[i]) {
 			continue
 		}
 		run := out[start:i]
@@ -93,28 +92,4 @@ func costlier(est *cost.Estimator, conj, better []plan.Expr) bool {
 		return cost.FilterCost(sels, costs)
 	}
 	return expected(better) < expected(conj)*(1-1e-9)
-}
-
-// canFail reports whether evaluating e can fail on some row: a cast that
-// parses or narrows, integer or DECIMAL arithmetic that can overflow, a
-// function.
-func canFail(e plan.Expr) bool {
-	fails := false
-	plan.Walk(e, func(x plan.Expr) bool {
-		switch x := x.(type) {
-		case *plan.Cast:
-			fails = fails || !x.Implicit
-		case *plan.Unary:
-			fails = fails || x.Typ.IsInteger()
-		case *plan.Binary:
-			switch x.Op {
-			case plan.OpAdd, plan.OpSub, plan.OpMul, plan.OpIntDiv, plan.OpMod:
-				fails = fails || x.Typ.IsInteger() || x.Typ.Kind == types.Decimal
-			}
-		case *plan.Func:
-			fails = true
-		}
-		return !fails
-	})
-	return fails
 }
