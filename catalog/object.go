@@ -192,8 +192,8 @@ type QuerySettings struct {
 	// LatencyIntervalMs is SET latency_interval in milliseconds: how
 	// often its sources send latency markers (0: never).
 	LatencyIntervalMs int64 `json:"latency_interval_ms,omitempty"`
-	// Autoscale is SET autoscale: "ds2" runs the query's DS2 controller;
-	// "" none.
+	// Autoscale is SET autoscale: "ds2" runs the query's DS2 controller,
+	// "off" none; "" (the session did not set it): the engine's default.
 	Autoscale string `json:"autoscale,omitempty"`
 }
 

@@ -64,7 +64,7 @@ func (s *Session) setAutoscale(st *sql.Set) (*Result, error) {
 	switch v := strings.ToLower(strings.TrimSpace(st.Value)); v {
 	case autoscaleDS2, "off", "none":
 		if v != autoscaleDS2 {
-			v = ""
+			v = "off" // stored: it overrides the engine's --autoscale
 		}
 		s.autoscale = v
 		return ok("SET"), nil
@@ -75,7 +75,11 @@ func (s *Session) setAutoscale(st *sql.Set) (*Result, error) {
 // startAutoscaler starts obj's controller if its query asked for one and
 // it has none running.
 func (e *Engine) startAutoscaler(obj *catalog.Object) {
-	if obj.Settings == nil || obj.Settings.Autoscale != autoscaleDS2 {
+	mode := e.cfg.Autoscale
+	if obj.Settings != nil && obj.Settings.Autoscale != "" {
+		mode = obj.Settings.Autoscale
+	}
+	if mode != autoscaleDS2 {
 		return
 	}
 	cfg := autoscale.DefaultConfig()

@@ -145,3 +145,21 @@ func TestAutoscaleRuns(t *testing.T) {
 		t.Fatalf("a bad setting: %v", err)
 	}
 }
+
+// TestAutoscaleGlobal: with the engine's Autoscale (eddy --autoscale ds2),
+// a query whose session did not SET autoscale gets a controller, and one
+// whose session SET autoscale = 'off' does not.
+func TestAutoscaleGlobal(t *testing.T) {
+	e, s := reopen(t, Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1, Autoscale: "ds2"})
+	run(t, s, `CREATE STREAM s (k BIGINT);
+		CREATE MATERIALIZED VIEW on_by_default AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;
+		SET autoscale = 'off';
+		CREATE MATERIALIZED VIEW off AS SELECT k, COUNT(*) AS n FROM s GROUP BY k;`)
+	autoscalerOf(t, e, "on_by_default")
+	e.scale.mu.Lock()
+	_, has := e.scale.byName["off"]
+	e.scale.mu.Unlock()
+	if has {
+		t.Fatal("a query whose session SET autoscale = 'off' has a controller")
+	}
+}

@@ -70,6 +70,10 @@ type Config struct {
 	// AutoscaleMax bounds the parallelism the DS2 controller of a query
 	// created with SET autoscale = 'ds2' gives it (0: the number of CPUs).
 	AutoscaleMax int
+	// Autoscale is the autoscaling of continuous queries whose session
+	// did not SET autoscale: "ds2" runs a DS2 controller for each; ""
+	// none.
+	Autoscale string
 }
 
 // SessionOptions configure a Session.

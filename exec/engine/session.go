@@ -37,8 +37,8 @@ type Session struct {
 	// the session creates (rates.go).
 	policy  *time.Duration
 	latency time.Duration
-	// autoscale is SET autoscale ("ds2" or ""), stored with the queries
-	// the session creates.
+	// autoscale is SET autoscale ("ds2", "off", or "" when not set: the
+	// engine's applies), stored with the queries the session creates.
 	autoscale string
 	// notices is the session's position in the engine's notices.
 	notices int

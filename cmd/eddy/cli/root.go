@@ -79,6 +79,7 @@ type options struct {
 	stateMem    string        // --state-memory-limit
 	stateLimit  int64         // the state limit planMemory chose
 	checkpoint  time.Duration // --checkpoint-interval
+	autoscale   string        // --autoscale
 	cpuProfile  string        // --cpuprofile
 }
 
@@ -153,6 +154,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.BoolVar(&a.opts.timing, "timing", true, "print elapsed times after results")
 	pf.StringVar(&a.opts.bufferMem, "buffer-memory", "64MiB", "each query's budget for batches queued between its stages (e.g. 64MiB, 512KB)")
 	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "the memory eddy may use, e.g. 4GiB: the Go runtime's soft limit (GOMEMLIMIT), and half of it bounds the state of all queries; empty: the machine's bound (cgroup limit, ulimit, physical memory)")
+	pf.StringVar(&a.opts.autoscale, "autoscale", "off", "ds2: run a DS2 controller that rescales each continuous query live (unless its session SET autoscale = 'off'); off: only for queries created after SET autoscale = 'ds2'")
 	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often the queries of materialized views and sinks are checkpointed, so a restart resumes them instead of replaying their inputs and file sinks publish exactly once (0: never)")
 	pf.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
@@ -183,6 +185,9 @@ func (a *app) checkOptions() error {
 	}
 	if a.opts.parallelism < 0 {
 		return usagef("--parallelism must not be negative, got %d", a.opts.parallelism)
+	}
+	if a.opts.autoscale != "ds2" && a.opts.autoscale != "off" {
+		return usagef("--autoscale must be ds2 or off, got %q", a.opts.autoscale)
 	}
 	if a.opts.checkpoint < 0 {
 		return usagef("--checkpoint-interval must not be negative, got %s", a.opts.checkpoint)
@@ -296,6 +301,7 @@ func (a *app) openEngine(ctx context.Context, progressLines bool) (*engine.Engin
 		// the memory bound.
 		StateMemoryLimit:   a.opts.stateLimit,
 		CheckpointInterval: a.opts.checkpoint,
+		Autoscale:          a.engineAutoscale(),
 	})
 	if err != nil {
 		return nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)
@@ -314,4 +320,13 @@ func (s *syncWriter) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.w.Write(p)
+}
+
+// engineAutoscale is --autoscale as the engine takes it: "ds2", or "" for
+// off.
+func (a *app) engineAutoscale() string {
+	if a.opts.autoscale == "ds2" {
+		return "ds2"
+	}
+	return ""
 }

@@ -208,6 +208,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--nope"},
 		{"--format", "xml", "exec", "-e", "SHOW STREAMS;"},
 		{"--parallelism", "-1", "exec", "-e", "SHOW STREAMS;"},
+		{"--autoscale", "sometimes", "exec", "-e", "SHOW STREAMS;"},
 		{"exec"},
 		{"exec", "stray.sql"},
 		{"frobnicate"},
