@@ -2,76 +2,23 @@ package server
 
 import (
 	"context"
-	"crypto/ecdsa"
-	"crypto/elliptic"
-	"crypto/rand"
 	"crypto/tls"
-	"crypto/x509"
-	"crypto/x509/pkix"
-	"encoding/pem"
-	"math/big"
 	"net"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-sql-driver/mysql"
+
+	"github.com/eddysql/eddy/cmd/eddy/internal/testcert"
 )
 
-// testCert is a self-signed certificate for 127.0.0.1, in files and as a
-// pool that trusts it.
-type testCert struct {
-	certFile, keyFile string
-	pool              *x509.CertPool
-}
-
-// newTestCert generates a testCert in t's temporary directory.
-func newTestCert(t *testing.T) testCert {
-	t.Helper()
-	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tmpl := &x509.Certificate{
-		SerialNumber:          big.NewInt(1),
-		Subject:               pkix.Name{CommonName: "eddy test"},
-		NotBefore:             time.Now().Add(-time.Hour),
-		NotAfter:              time.Now().Add(time.Hour),
-		KeyUsage:              x509.KeyUsageDigitalSignature | x509.KeyUsageCertSign,
-		ExtKeyUsage:           []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth},
-		IPAddresses:           []net.IP{net.ParseIP("127.0.0.1")},
-		BasicConstraintsValid: true,
-		IsCA:                  true,
-	}
-	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	keyDER, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	tc := testCert{certFile: filepath.Join(dir, "cert.pem"), keyFile: filepath.Join(dir, "key.pem"), pool: x509.NewCertPool()}
-	certPEM := pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})
-	if err := os.WriteFile(tc.certFile, certPEM, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(tc.keyFile, pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: keyDER}), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	tc.pool.AppendCertsFromPEM(certPEM)
-	return tc
-}
-
 // withTLS returns a Config edit that sets a password and tc's TLS.
-func withTLS(t *testing.T, tc testCert, require bool) func(*Config) {
+func withTLS(t *testing.T, tc testcert.Cert, require bool) func(*Config) {
 	return func(cfg *Config) {
 		withPassword(cfg)
-		tlsCfg, err := LoadTLS(tc.certFile, tc.keyFile)
+		tlsCfg, err := LoadTLS(tc.CertFile, tc.KeyFile)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,10 +28,10 @@ func withTLS(t *testing.T, tc testCert, require bool) func(*Config) {
 
 // registerTLS registers a go-sql-driver TLS configuration trusting tc
 // under t's name, for a DSN's tls=.
-func registerTLS(t *testing.T, tc testCert) string {
+func registerTLS(t *testing.T, tc testcert.Cert) string {
 	t.Helper()
 	name := "eddy-" + t.Name()
-	if err := mysql.RegisterTLSConfig(name, &tls.Config{RootCAs: tc.pool, ServerName: "127.0.0.1"}); err != nil {
+	if err := mysql.RegisterTLSConfig(name, &tls.Config{RootCAs: tc.Pool, ServerName: "127.0.0.1"}); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { mysql.DeregisterTLSConfig(name) })
@@ -116,7 +63,7 @@ func tlsOf(t *testing.T, srv *Server, c execer) bool {
 // the cache, and the next ones take the fast path; a wrong password is
 // refused on either path.
 func TestTLSCachingSha2(t *testing.T) {
-	tc := newTestCert(t)
+	tc := testcert.New(t)
 	srv := startServerWith(t, withTLS(t, tc, false))
 	name := registerTLS(t, tc)
 	dsn := func(cred string) string { return cred + "@tcp(" + srv.Addr() + ")/?tls=" + name }
@@ -152,7 +99,7 @@ func TestTLSCachingSha2(t *testing.T) {
 // TLS: then the client is refused with ER_SECURE_TRANSPORT_REQUIRED and
 // counted, and a TLS client gets in.
 func TestTLSOptional(t *testing.T) {
-	tc := newTestCert(t)
+	tc := testcert.New(t)
 	srv := startServerWith(t, withTLS(t, tc, false))
 	c := dbConn(t, openDSN(t, "root:s3cret@tcp("+srv.Addr()+")/"))
 	if tlsOf(t, srv, c) {
@@ -178,7 +125,7 @@ func TestTLSOptional(t *testing.T) {
 // is refused by a server that requires it.
 func TestTLSMariaDBClient(t *testing.T) {
 	client := mysqlClient(t)
-	tc := newTestCert(t)
+	tc := testcert.New(t)
 	srv := startServerWith(t, withTLS(t, tc, true))
 	host, port, _ := net.SplitHostPort(srv.Addr())
 	run := func(args ...string) (string, error) {
@@ -187,7 +134,7 @@ func TestTLSMariaDBClient(t *testing.T) {
 		return string(out), err
 	}
 	for range 2 {
-		if out, err := run("--ssl", "--ssl-ca="+tc.certFile, "--ssl-verify-server-cert", "-e", "SELECT 1 + 1 AS two"); err != nil || out != "two\n2\n" {
+		if out, err := run("--ssl", "--ssl-ca="+tc.CertFile, "--ssl-verify-server-cert", "-e", "SELECT 1 + 1 AS two"); err != nil || out != "two\n2\n" {
 			t.Errorf("over TLS: %v\n%s", err, out)
 		}
 	}
@@ -202,14 +149,14 @@ func TestTLSMariaDBClient(t *testing.T) {
 
 // TestLoadTLS checks LoadTLS's errors.
 func TestLoadTLS(t *testing.T) {
-	tc := newTestCert(t)
-	if _, err := LoadTLS(tc.certFile, tc.keyFile); err != nil {
+	tc := testcert.New(t)
+	if _, err := LoadTLS(tc.CertFile, tc.KeyFile); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := LoadTLS(tc.certFile, filepath.Join(t.TempDir(), "missing.pem")); err == nil || !strings.Contains(err.Error(), "loading the TLS certificate") {
+	if _, err := LoadTLS(tc.CertFile, filepath.Join(t.TempDir(), "missing.pem")); err == nil || !strings.Contains(err.Error(), "loading the TLS certificate") {
 		t.Errorf("missing key: %v", err)
 	}
-	if _, err := LoadTLS(tc.keyFile, tc.certFile); err == nil {
+	if _, err := LoadTLS(tc.KeyFile, tc.CertFile); err == nil {
 		t.Error("swapped files loaded")
 	}
 }
