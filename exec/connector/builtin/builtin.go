@@ -1,13 +1,14 @@
 // Package builtin makes the registry of eddy's connectors (SQL.md,
-// "Connectors"): the sources file and nexmark, the sinks file, print and
-// blackhole, and the sources SQL.md documents that are not implemented
-// yet, datagen and kafka, which CREATE refuses as not supported yet. It is
-// apart from package connector, which defines what a connector is,
+// "Connectors"): the sources file, nexmark and datagen, the sinks file,
+// print and blackhole, and the source SQL.md documents that is not
+// implemented yet, kafka, which CREATE refuses as not supported yet. It
+// is apart from package connector, which defines what a connector is,
 // because every connector imports that package.
 package builtin
 
 import (
 	"github.com/eddysql/eddy/exec/connector"
+	"github.com/eddysql/eddy/exec/connector/datagen"
 	"github.com/eddysql/eddy/exec/connector/file"
 	"github.com/eddysql/eddy/exec/connector/nexmark"
 	"github.com/eddysql/eddy/exec/connector/sink"
@@ -15,7 +16,7 @@ import (
 
 // planned are the source connectors SQL.md documents that eddy does not
 // implement yet.
-var planned = []string{"datagen", "kafka"}
+var planned = []string{"kafka"}
 
 // New returns a registry of eddy's connectors. Each call makes a new one,
 // which the caller may extend (the engine adds its own sink for
@@ -24,6 +25,7 @@ func New() *connector.Registry {
 	r := connector.NewRegistry()
 	r.AddSource(file.Connector{})
 	r.AddSource(nexmark.Connector{})
+	r.AddSource(datagen.Connector{})
 	for _, c := range sink.Connectors() {
 		r.AddSink(c)
 	}

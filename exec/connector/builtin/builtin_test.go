@@ -33,7 +33,7 @@ func TestNames(t *testing.T) {
 	if got, want := r.SinkNames(), []string{"file", "print", "blackhole"}; !slices.Equal(got, want) {
 		t.Errorf("sinks %v, want %v", got, want)
 	}
-	for _, name := range []string{"kafka", "datagen", "Kafka"} {
+	for _, name := range []string{"kafka", "Kafka"} {
 		var ns *connector.NotSupportedError
 		if _, err := r.Source(name); !errors.As(err, &ns) {
 			t.Errorf("%s: %v, want not supported yet", name, err)
@@ -88,6 +88,12 @@ var sourceCases = map[string]connCase[catalog.SourceTraits]{
 		traits:    catalog.SourceTraits{Bounded: true},
 		invalid:   map[string]string{"connector": "file", "path": "bids.csv", "on_error": "sometimes"},
 		badOption: "on_error",
+	},
+	"datagen": {
+		valid:     map[string]string{"connector": "datagen", "rows": "500", "fields.auction.kind": "sequence"},
+		traits:    catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, Rows: 500},
+		invalid:   map[string]string{"connector": "datagen", "fields.price.min": "cheap"},
+		badOption: "fields.price.min",
 	},
 	"nexmark": {
 		valid:     map[string]string{"connector": "nexmark", "table": "bid", "events": "1000"},

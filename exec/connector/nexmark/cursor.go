@@ -1,9 +1,6 @@
 package nexmark
 
-import (
-	"math"
-	"time"
-)
+import "math"
 
 // noEvent marks a position from which a split never reaches an event of
 // its table's kind.
@@ -85,43 +82,4 @@ func (c cursor) count(limit uint64, most int) int {
 		c.advance()
 	}
 	return k
-}
-
-// throttle schedules the global sequence at rate events per wall-clock
-// second: event n is due at start + (n-first)/rate. Every split uses the
-// same schedule, from its own Open (first = 0) or Seek (first = the event
-// it resumes at, which is due at once), so together they emit at rate.
-type throttle struct {
-	rate  float64 // 0: unthrottled
-	start time.Time
-	first uint64 // the event due at start
-}
-
-// maxDelay caps a wait computed from a very slow rate, so that durations
-// cannot overflow; a source that slow is as good as paused.
-const maxDelay = 100 * 365 * 24 * time.Hour
-
-// lastDue returns the number of the last event due at now.
-func (t *throttle) lastDue(now time.Time) uint64 {
-	x := now.Sub(t.start).Seconds() * t.rate
-	switch {
-	case x <= 0:
-		return t.first
-	case x >= math.MaxUint64/2 || uint64(x) >= math.MaxUint64-t.first:
-		return math.MaxUint64
-	}
-	return t.first + uint64(x)
-}
-
-// due returns when event n is due, rounded up to the nanosecond so that
-// lastDue(due(n)) >= n.
-func (t *throttle) due(n uint64) time.Time {
-	if n <= t.first {
-		return t.start
-	}
-	ns := math.Ceil(float64(n-t.first) / t.rate * 1e9)
-	if ns >= float64(maxDelay) {
-		return t.start.Add(maxDelay)
-	}
-	return t.start.Add(time.Duration(ns) + 1)
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/internal/position"
 )
 
@@ -86,6 +87,6 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 		return err
 	}
 	s.cur.n = n
-	s.thr = throttle{rate: s.cfg.Rate, start: s.now(), first: n}
+	s.thr = connector.Throttle{Rate: s.cfg.Rate, Start: s.now(), First: n}
 	return nil
 }

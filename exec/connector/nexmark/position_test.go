@@ -85,7 +85,7 @@ func TestPositionThrottled(t *testing.T) {
 	if err := src.Seek(ctx, pos); err != nil {
 		t.Fatal(err)
 	}
-	if due := src.thr.due(src.cur.n); due.Sub(now) > time.Second {
+	if due := src.thr.Due(src.cur.n); due.Sub(now) > time.Second {
 		t.Fatalf("the next event is due %v after the Seek", due.Sub(now))
 	}
 	now = now.Add(time.Second) // events n to n+100 are due

@@ -34,7 +34,7 @@ type Source struct {
 	instance    int                   // the split: instance of parallelism
 	parallelism int
 	cur         cursor
-	thr         throttle
+	thr         connector.Throttle
 	opened      bool
 	started     bool // Next was called: Seek is too late
 	closed      bool
@@ -106,7 +106,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	s.now, s.metrics = env.Now, env.Metrics
 	s.instance, s.parallelism = env.Instance, p
 	s.cur = newCursor(s.kind, env.Instance, p, s.cfg.Events)
-	s.thr = throttle{rate: s.cfg.Rate, start: s.now()}
+	s.thr = connector.Throttle{Rate: s.cfg.Rate, Start: s.now()}
 	s.opened = true
 	return nil
 }
@@ -138,13 +138,13 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		return exec.Chunk{}, exec.ErrCaughtUp
 	}
 	limit := uint64(math.MaxUint64)
-	if s.thr.rate > 0 {
-		if limit = s.thr.lastDue(s.now()); s.cur.n > limit {
+	if s.thr.Rate > 0 {
+		if limit = s.thr.LastDue(s.now()); s.cur.n > limit {
 			return exec.Chunk{}, exec.ErrCaughtUp
 		}
 	}
 	rows := s.batchSize
-	if s.cfg.Events > 0 || s.thr.rate > 0 {
+	if s.cfg.Events > 0 || s.thr.Rate > 0 {
 		rows = s.cur.count(limit, rows)
 	}
 	b := newBatch(s.alloc, s.fields, s.outs, rows)
@@ -160,13 +160,13 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 // rate, else every event to come of a bounded sequence (an unbounded one
 // without a rate reports none: it has no end to wait for).
 func (s *Source) reportInput() {
-	if s.metrics == nil || (s.cfg.Events <= 0 && s.thr.rate <= 0) {
+	if s.metrics == nil || (s.cfg.Events <= 0 && s.thr.Rate <= 0) {
 		return
 	}
 	n := min(s.cur.n, s.cur.end)
 	waiting := s.cur.end
-	if s.thr.rate > 0 {
-		waiting = min(waiting, s.thr.lastDue(s.now())+1)
+	if s.thr.Rate > 0 {
+		waiting = min(waiting, s.thr.LastDue(s.now())+1)
 	}
 	s.metrics.ReportInput(int64(n-s.first), int64(waiting)-int64(n))
 }
@@ -183,10 +183,10 @@ func (s *Source) Wait(ctx context.Context) error {
 		return errNotOpen
 	}
 	if s.cur.seek() {
-		if s.thr.rate == 0 {
+		if s.thr.Rate == 0 {
 			return nil
 		}
-		return connector.SleepUntil(ctx, s.thr.due(s.cur.n))
+		return connector.SleepUntil(ctx, s.thr.Due(s.cur.n))
 	}
 	if s.cfg.Events > 0 {
 		return nil // Next returns io.EOF
