@@ -25,47 +25,16 @@ func root(doc []byte) (int, bool) {
 	return i, true
 }
 
-// Normalize appends doc in MySQL's spelling: no whitespace but one space
-// after each ',' and ':' ({"a": 1, "b": [1, 2]}); strings and numbers as
-// written.
+// Normalize appends doc in MySQL's normalized spelling (normalize.go):
+// {"a": 1, "b": [1, 2]}, keys sorted and once, strings minimally escaped.
 func Normalize(dst, doc []byte) ([]byte, error) {
 	i, ok := root(doc)
 	if !ok {
 		return dst, ErrInvalid
 	}
-	dst, _ = appendValue(dst, doc, i)
+	var n normalizer
+	dst, _ = n.value(dst, doc, i)
 	return dst, nil
-}
-
-// appendValue appends the checked value at doc[i] normalized and returns
-// the offset after it.
-func appendValue(dst, doc []byte, i int) ([]byte, int) {
-	c := doc[i]
-	if c != '{' && c != '[' {
-		end, _ := scanValue(doc, i, 0)
-		return append(dst, doc[i:end]...), end
-	}
-	close := byte('}')
-	if c == '[' {
-		close = ']'
-	}
-	dst = append(dst, c)
-	i = skipWS(doc, i+1)
-	for first := true; doc[i] != close; first = false {
-		if !first {
-			dst = append(dst, ", "...)
-		}
-		if c == '{' {
-			end, _ := scanString(doc, i)
-			dst = append(append(dst, doc[i:end]...), ": "...)
-			i = skipWS(doc, skipWS(doc, end)+1)
-		}
-		dst, i = appendValue(dst, doc, i)
-		if i = skipWS(doc, i); doc[i] == ',' {
-			i = skipWS(doc, i+1)
-		}
-	}
-	return append(dst, close), i + 1
 }
 
 // Extract appends the value doc holds at p, normalized, and reports
@@ -95,6 +64,7 @@ type walker struct {
 	wild    bool // the matches go into an array
 	found   int
 	scratch []byte
+	norm    normalizer
 }
 
 // walk selects, from the value at doc[i], what legs select.
@@ -164,7 +134,7 @@ func (w *walker) emit(i int) {
 		return
 	}
 	w.found++
-	w.out, _ = appendValue(w.out, w.doc, i)
+	w.out, _ = w.norm.value(w.out, w.doc, i)
 }
 
 // members calls f with each key (with its quotes) and value offset of the
@@ -211,7 +181,8 @@ func Unquote(dst, doc []byte) []byte {
 		dst, _ = appendUnquoted(dst, doc[i:end])
 		return dst
 	}
-	dst, _ = appendValue(dst, doc, i)
+	var n normalizer
+	dst, _ = n.value(dst, doc, i)
 	return dst
 }
 
@@ -277,9 +248,12 @@ func Keys(dst, doc []byte) ([]byte, bool, error) {
 		return dst, false, nil
 	}
 	w := walker{doc: doc}
+	// The keys of the normalized object: sorted, each once.
+	obj, _ := w.norm.value(nil, doc, i)
+	w.doc = obj
 	dst = append(dst, '[')
 	first := true
-	w.members(i, func(key []byte, _ int) {
+	w.members(0, func(key []byte, _ int) {
 		if !first {
 			dst = append(dst, ", "...)
 		}

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 const doc = ` { "a" : { "b" : [ 10, 20.5, { "c" : "x" } ] , "n": null},
@@ -17,7 +18,7 @@ func TestExtract(t *testing.T) {
 	for _, tt := range []struct {
 		path, want string // want "" means no value
 	}{
-		{`$`, `{"a": {"b": [10, 20.5, {"c": "x"}], "n": null}, "t": true, "key with space": 1, "a\u0062": "escaped", "dup": 1, "dup": 2, "s": "h\u00e9\n"}`},
+		{`$`, `{"a": {"b": [10, 20.5, {"c": "x"}], "n": null}, "s": "hé\n", "t": true, "ab": "escaped", "dup": 2, "key with space": 1}`},
 		{`$.a.b[2].c`, `"x"`},
 		{`$.a.b[0]`, `10`},
 		{`$.a.b[last]`, `{"c": "x"}`},
@@ -26,7 +27,6 @@ func TestExtract(t *testing.T) {
 		{`$.a.b[3]`, ``},
 		{`$.a.b[*]`, `[10, 20.5, {"c": "x"}]`},
 		{`$.a.b[*].c`, `["x"]`},
-		{`$.a.*`, `[[10, 20.5, {"c": "x"}], null]`},
 		{`$.a.n`, `null`},
 		{`$.missing`, ``},
 		{`$.a.missing[*]`, ``},
@@ -38,7 +38,8 @@ func TestExtract(t *testing.T) {
 		{`$.t[1]`, ``},
 		{`$.t.x`, ``},
 		{` $ . a . n `, `null`},
-		{`$.s`, `"h\u00e9\n"`},
+		{`$.s`, `"hé\n"`},
+		{`$.a.*`, `[[10, 20.5, {"c": "x"}], null]`},
 	} {
 		p, err := Parse(tt.path)
 		if err != nil {
@@ -120,7 +121,7 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("Length(%s) = %d, %v; want %d", in, got, err, want)
 		}
 	}
-	if got, ok, err := Keys(nil, []byte(`{"b": 1, "a": {"c": 2}}`)); !ok || err != nil || string(got) != `["b", "a"]` {
+	if got, ok, err := Keys(nil, []byte(`{"bb": 1, "a": {"c": 2}, "c": 3, "a": 4}`)); !ok || err != nil || string(got) != `["a", "c", "bb"]` {
 		t.Errorf("Keys: %s %v %v", got, ok, err)
 	}
 	if _, ok, err := Keys(nil, []byte(`[1]`)); ok || err != nil {
@@ -139,6 +140,9 @@ func FuzzNormalize(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, in []byte) {
+		if !utf8.Valid(in) {
+			return // encoding/json and Normalize both replace invalid UTF-8, differently
+		}
 		if !bytes.Contains(in, []byte("[[[[")) && Valid(in) != json.Valid(in) {
 			t.Fatalf("Valid(%q) = %v, encoding/json says %v", in, Valid(in), json.Valid(in))
 		}
