@@ -102,6 +102,8 @@ func (b *Builder) comparisonType(n ast.Node, x, y types.T) (types.T, error) {
 		return y, nil
 	case y.Kind == types.Null:
 		return x, nil
+	case x.Kind == types.JSON && y.Kind == types.Varchar, y.Kind == types.JSON && x.Kind == types.Varchar:
+		return types.JSONT, nil // the string is a JSON string (compare)
 	case x.Physical() == y.Physical() && x.Kind != types.Decimal:
 		if x.Kind == types.Timestamp && y.Fsp > x.Fsp {
 			return y, nil
@@ -121,6 +123,9 @@ func (b *Builder) comparisonType(n ast.Node, x, y types.T) (types.T, error) {
 		return types.DoubleT, nil // MySQL compares a string with a number as doubles
 	case x.Kind == types.Varchar && y.Kind == types.Boolean, y.Kind == types.Varchar && x.Kind == types.Boolean:
 		return types.BoolT, nil
+	}
+	if x.Kind == types.JSON || y.Kind == types.JSON {
+		return types.UnknownT, b.errAt(n, "cannot compare %s with %s (JSON_VALUE(doc, path RETURNING type) reads a typed value)", x, y)
 	}
 	return types.UnknownT, b.errAt(n, "cannot compare %s with %s", x, y)
 }
@@ -143,6 +148,10 @@ func (b *Builder) unionType(n ast.Node, x, y types.T) (types.T, error) {
 		return x, nil
 	case x == y:
 		return x, nil
+	case x.Kind == types.JSON || y.Kind == types.JSON:
+		if x.Kind == types.Varchar || y.Kind == types.Varchar {
+			return types.VarcharT, nil // JSON's text
+		}
 	case x.Physical() == y.Physical() && x.Kind != types.Decimal:
 		if x.IsInteger() {
 			return types.BigIntT, nil
@@ -169,6 +178,17 @@ func (b *Builder) compare(n ast.Node, op plan.BinOp, l, r plan.Expr) (plan.Expr,
 	}
 	if t.Kind == types.Null {
 		t = types.BoolT
+	}
+	if t.Kind == types.JSON {
+		// A string compared with JSON is a JSON string, as in MySQL:
+		// doc->'$.name' = 'ann' holds for {"name": "ann"}.
+		quote := func(e plan.Expr) plan.Expr {
+			if e.Type().Kind != types.Varchar {
+				return e
+			}
+			return &plan.Func{Name: "json_quote", Args: []plan.Expr{e}, Typ: types.JSONT, Null: e.Nullable(), Pos: b.exprPos(n)}
+		}
+		l, r = quote(l), quote(r)
 	}
 	return b.binary(n, op, l, t, r, t, types.BoolT)
 }
@@ -311,7 +331,7 @@ func (b *Builder) coerce(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) 
 		}
 		return &plan.Cast{Arg: e, To: t, Pos: b.exprPos(n)}, nil
 	}
-	if from.Physical() == t.Physical() && t.Kind != types.Decimal && from.Kind != types.Boolean {
+	if from.Physical() == t.Physical() && t.Kind != types.Decimal && from.Kind != types.Boolean && t.Kind != types.JSON {
 		if t.Kind != types.Timestamp || from.Fsp <= t.Fsp {
 			return e, nil
 		}
@@ -327,6 +347,9 @@ func (b *Builder) coerce(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) 
 // make no sense.
 func (b *Builder) cast(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) {
 	from := e.Type()
+	if out, done, err := b.castJSON(n, e, from, t); done {
+		return out, err
+	}
 	if !castable(from, t) {
 		return nil, b.errAt(n, "cannot cast %s to %s", from, t)
 	}
@@ -342,7 +365,7 @@ func (b *Builder) cast(n ast.Node, e plan.Expr, t types.T) (plan.Expr, error) {
 // castable reports whether a value of type from can be converted to to.
 func castable(from, to types.T) bool {
 	switch {
-	case from.Kind == types.Null || from == to || to.Kind == types.Varchar || from.Kind == types.Varchar:
+	case from.Kind == types.Null || from == to || to.Kind == types.Varchar || from.Kind == types.Varchar || to.Kind == types.JSON || from.Kind == types.JSON:
 		return to.Kind != types.Interval || from.Kind == types.Interval || from.Kind == types.Null
 	case from.IsNumeric() || from.Kind == types.Boolean:
 		return to.IsNumeric() || to.Kind == types.Boolean

@@ -65,6 +65,8 @@ func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 		return b.callBuiltin(x, "extract", []plan.Expr{unit, arg}, []ast.Node{x.Args[0], x.Args[1]})
 	case "trim":
 		return b.bindTrim(x, c)
+	case "json_value":
+		return b.bindJSONValue(x, c)
 	case "now", "current_timestamp":
 		return b.bindNow(x)
 	case ast.DateLiteral, ast.TimestampLiteral:

@@ -242,6 +242,14 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 				return err
 			}
 			skip[as] = closing
+		case t.is("JSON_VALUE") && next.isOp("("):
+			ret, closing, err := p.rewriteJSONValue(j, hi)
+			if err != nil {
+				return err
+			}
+			if ret >= 0 {
+				skip[ret] = closing
+			}
 		case t.is("INTERVAL"):
 			p.rewriteInterval(j, hi)
 		case t.is("EXTRACT") && next.isOp("("):

@@ -27,13 +27,14 @@ const (
 	Date                  // DATE, days since the Unix epoch
 	Timestamp             // TIMESTAMP(fsp) / DATETIME(fsp), milliseconds since the Unix epoch
 	Interval              // a day-time INTERVAL, in milliseconds
+	JSON                  // JSON: a document's text in MySQL's normalized spelling (internal/jsonpath)
 )
 
 var kindNames = [...]string{
 	Unknown: "UNKNOWN", Null: "NULL", Boolean: "BOOLEAN", TinyInt: "TINYINT",
 	SmallInt: "SMALLINT", Int: "INT", BigInt: "BIGINT", Float: "FLOAT",
 	Double: "DOUBLE", Decimal: "DECIMAL", Varchar: "VARCHAR", Date: "DATE",
-	Timestamp: "TIMESTAMP", Interval: "INTERVAL",
+	Timestamp: "TIMESTAMP", Interval: "INTERVAL", JSON: "JSON",
 }
 
 // String returns the SQL name of the kind.
@@ -84,6 +85,7 @@ var (
 	BigIntT   = T{Kind: BigInt}
 	DoubleT   = T{Kind: Double}
 	VarcharT  = T{Kind: Varchar}
+	JSONT     = T{Kind: JSON}
 	DateT     = T{Kind: Date}
 	IntervalT = T{Kind: Interval}
 )
@@ -105,7 +107,7 @@ func (t T) Physical() Physical {
 		return PhysFloat64
 	case Decimal:
 		return PhysDecimal
-	case Varchar:
+	case Varchar, JSON:
 		return PhysString
 	case Date:
 		return PhysDate32
@@ -304,6 +306,8 @@ func FromName(name string, args []int) (T, error) {
 		return TimestampT(fsp), nil
 	case "INTERVAL":
 		return noArgs(IntervalT)
+	case "JSON":
+		return noArgs(JSONT)
 	}
 	return UnknownT, fmt.Errorf("unknown type %s", name)
 }

@@ -31,6 +31,9 @@ func castIsIdentity(from, to types.T) bool {
 	if from == to {
 		return true
 	}
+	if to.Kind == types.JSON {
+		return false // text becomes JSON by being checked and normalized
+	}
 	fp, tp := from.Physical(), to.Physical()
 	if fp != tp {
 		return false
@@ -73,6 +76,9 @@ func castFail(in *vector, i int, from, to types.T) error {
 // castKernel returns the kernel converting from to to.
 func castKernel(from, to types.T) (kernel, error) {
 	fp, tp := from.Physical(), to.Physical()
+	if to.Kind == types.JSON {
+		return toJSONKernel(from)
+	}
 	if tp == types.PhysString {
 		return toStringKernel(from)
 	}

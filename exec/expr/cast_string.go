@@ -107,6 +107,26 @@ func formatDecimal(v decimal128.Num, scale int32) string {
 // numbers, booleans, dates or timestamps; a value that does not parse is a
 // BadCast error such as "cannot cast 'abc' to BIGINT".
 func fromStringKernel(to types.T) (kernel, error) {
+	parse, err := stringParser(to)
+	if err != nil {
+		return nil, err
+	}
+	p := to.Physical()
+	return func(in []*vector, n int, out *result) error {
+		prepareParsed(out, p, n)
+		for i := 0; i < n; i++ {
+			if out.isValid(i) && !parse(strings.TrimSpace(in[0].str(i)), i, out) {
+				return castFail(in[0], i, types.VarcharT, to)
+			}
+		}
+		return nil
+	}, nil
+}
+
+// stringParser returns what parses a string (without surrounding spaces)
+// into row i of a result of type to, made ready by prepareParsed, and
+// reports whether it could.
+func stringParser(to types.T) (func(s string, i int, out *result) bool, error) {
 	var parse func(s string, i int, out *result) bool
 	switch to.Physical() {
 	case types.PhysInt64:
@@ -159,27 +179,24 @@ func fromStringKernel(to types.T) (kernel, error) {
 	default:
 		return nil, notSupported("CAST(VARCHAR AS %s)", to)
 	}
-	p := to.Physical()
-	return func(in []*vector, n int, out *result) error {
-		switch p {
-		case types.PhysInt64, types.PhysTimestamp:
-			out.int64s(n)
-		case types.PhysFloat64:
-			out.float64s(n)
-		case types.PhysDecimal:
-			out.decs(n)
-		case types.PhysBool:
-			out.bools(n)
-		case types.PhysDate32:
-			out.int32s(n)
-		}
-		for i := 0; i < n; i++ {
-			if out.isValid(i) && !parse(strings.TrimSpace(in[0].str(i)), i, out) {
-				return castFail(in[0], i, types.VarcharT, to)
-			}
-		}
-		return nil
-	}, nil
+	return parse, nil
+}
+
+// prepareParsed makes out's values n values of the physical type p, for a
+// stringParser to write.
+func prepareParsed(out *result, p types.Physical, n int) {
+	switch p {
+	case types.PhysInt64, types.PhysTimestamp:
+		out.int64s(n)
+	case types.PhysFloat64:
+		out.float64s(n)
+	case types.PhysDecimal:
+		out.decs(n)
+	case types.PhysBool:
+		out.bools(n)
+	case types.PhysDate32:
+		out.int32s(n)
+	}
 }
 
 // parseInt parses an integer; a number with a fraction or exponent is

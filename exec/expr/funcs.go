@@ -35,6 +35,11 @@ func funcTable() map[string]funcBuilder {
 		"position": strict(locateKernel(false), str, str, i64), "locate": strict(locateKernel(false), str, str, i64),
 		"instr": strict(locateKernel(true), str, str, i64), "split_part": strict(splitPartKernel, str, str, i64),
 		"regexp_extract": buildRegexpExtract,
+		// JSON (json.go).
+		"json_extract": strict(jsonExtractKernel, str, str), "json_value": strict(jsonValueKernel, str, str),
+		"json_unquote": strict(jsonUnquoteKernel, str), "json_quote": strict(jsonQuoteKernel, str),
+		"json_valid": strict(jsonValidKernel, str), "json_type": strict(jsonTypeKernel, str),
+		"json_length": strict(jsonLengthKernel, str, str), "json_keys": strict(jsonKeysKernel, str, str),
 		// Date and time (time.go, time_format.go).
 		"extract": buildExtract, "date_format": buildFormat(false), "to_char": buildFormat(true),
 		"date": buildDate, "unix_timestamp": strict(unixTimestampKernel, ts), "from_unixtime": strict(fromUnixtimeKernel, i64),

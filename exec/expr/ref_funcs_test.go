@@ -52,6 +52,9 @@ func (x *refEval) call(e *plan.Func) (types.Datum, error) {
 	if f, ok := mathFuncs[e.Name]; ok {
 		return f(args, e)
 	}
+	if f, ok := jsonFuncs[e.Name]; ok {
+		return f(args, e)
+	}
 	return null, fmt.Errorf("no reference semantics for function %s", e.Name)
 }
 

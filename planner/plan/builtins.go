@@ -112,6 +112,14 @@ func typedRule(ret func(want []types.T) types.T, alwaysNull bool, rules ...argRu
 
 func argVarchar(t types.T) (types.T, bool) { return types.VarcharT, t.Kind != types.Unknown }
 
+// argJSONText keeps a JSON value and takes anything else as its text.
+func argJSONText(t types.T) (types.T, bool) {
+	if t.Kind == types.JSON {
+		return t, true
+	}
+	return argVarchar(t)
+}
+
 func argInteger(t types.T) (types.T, bool) {
 	switch {
 	case t.IsNumeric(), t.Kind == types.Boolean, t.Kind == types.Varchar, t.Kind == types.Null:
@@ -310,6 +318,18 @@ var builtins = func() map[string]*Builtin {
 	add(2, 2, strictRule(bi, argVarchar), "(s VARCHAR, c VARCHAR) → BIGINT", "count_char") // Nexmark q14's counting function
 	add(3, 3, strictRule(vc, argVarchar, argVarchar, argInteger), "(s VARCHAR, delimiter VARCHAR, n BIGINT) → VARCHAR", "split_part")
 	add(2, 3, typedRule(func([]types.T) types.T { return vc }, true, argVarchar, argVarchar, argInteger), "(s VARCHAR, pattern VARCHAR[, group BIGINT]) → VARCHAR", "regexp_extract")
+	// JSON (docs/dialect-notes.md, "JSON"): a document is a JSON value or
+	// its text in a VARCHAR; a document that is not JSON makes the
+	// functions NULL (JSON_VALID says which).
+	js := types.JSONT
+	add(2, -1, typedRule(func([]types.T) types.T { return js }, true, argJSONText, argVarchar), "(doc JSON, path VARCHAR, ...) → JSON", "json_extract")
+	add(2, 3, typedRule(func([]types.T) types.T { return vc }, true, argJSONText, argVarchar), "(doc JSON, path VARCHAR[, type VARCHAR]) → VARCHAR, or the type RETURNING names", "json_value")
+	add(1, 1, strictRule(vc, argJSONText), "(doc JSON) → VARCHAR", "json_unquote")
+	add(1, 1, strictRule(js, argVarchar), "(s VARCHAR) → JSON", "json_quote")
+	add(1, 1, strictRule(types.BoolT, argJSONText), "(doc VARCHAR) → BOOLEAN", "json_valid")
+	add(1, 1, typedRule(func([]types.T) types.T { return vc }, true, argJSONText), "(doc JSON) → VARCHAR", "json_type")
+	add(1, 2, typedRule(func([]types.T) types.T { return bi }, true, argJSONText, argVarchar), "(doc JSON[, path VARCHAR]) → BIGINT", "json_length")
+	add(1, 2, typedRule(func([]types.T) types.T { return js }, true, argJSONText, argVarchar), "(doc JSON[, path VARCHAR]) → JSON", "json_keys")
 	// Date and time.
 	add(2, 2, strictRule(bi, argVarchar, argTimestamp), "(unit VARCHAR, t TIMESTAMP) → BIGINT", "extract") // extract('UNIT', ts)
 	add(2, 2, strictRule(vc, argTimestamp, argVarchar), "(t TIMESTAMP, format VARCHAR) → VARCHAR", "date_format", "to_char")

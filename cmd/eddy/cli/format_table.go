@@ -102,7 +102,7 @@ const widenText = 8
 // of width n that did not fit: n for types whose values have one width,
 // n rounded up to a multiple of widenText for text.
 func widen(n int, t types.T) int {
-	if t.Kind == types.Varchar {
+	if t.Physical() == types.PhysString {
 		return (n + widenText - 1) / widenText * widenText
 	}
 	return n

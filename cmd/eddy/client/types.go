@@ -56,6 +56,8 @@ func fieldType(f *querypb.Field) types.T {
 		return types.TimestampT(int(min(f.Decimals, types.MaxFsp)))
 	case sqltypes.Null:
 		return types.NullT
+	case sqltypes.TypeJSON:
+		return types.JSONT
 	}
 	return types.VarcharT
 }

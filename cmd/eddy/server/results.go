@@ -70,6 +70,9 @@ func fields(cols []engine.Column) []*querypb.Field {
 			f.Flags = uint32(querypb.MySqlFlag_BINARY_FLAG)
 		case types.Null:
 			f.Type, f.Flags = sqltypes.Null, uint32(querypb.MySqlFlag_BINARY_FLAG)
+		case types.JSON:
+			// MySQL's JSON column: binary collation, LONGBLOB's length.
+			f.Type, f.ColumnLength, f.Charset, f.Flags = sqltypes.TypeJSON, 4294967295, charsetBinary, uint32(querypb.MySqlFlag_BLOB_FLAG|querypb.MySqlFlag_BINARY_FLAG)
 		default: // VARCHAR, INTERVAL
 			// utf8mb4 takes up to 4 bytes a character; MySQL's TEXT length.
 			f.Type, f.ColumnLength, f.Charset, f.Flags = sqltypes.VarChar, 65535*4, charsetUTF8MB4, 0
