@@ -18,7 +18,7 @@ import (
 // from value to value.
 type normalizer struct {
 	members []objMember // the members of the objects being written, a stack
-	keys    []byte   // their decoded keys
+	keys    []byte      // their decoded keys
 }
 
 // objMember is one member of an object being written: its key (decoded, in
