@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/planner/plan"
+	"github.com/eddysql/eddy/sql"
 )
 
 // aggCtx lets expressions above an aggregate refer to its grouping
@@ -72,9 +73,25 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 		}
 	}
 	var aggs []plan.AggCall
+	var scaled *scaledAggs
+	if call := firstScaled(calls); call != nil {
+		var err error
+		if in, scaled, err = b.scaledInput(in, call); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, call := range calls {
 		key := restore(call)
 		if _, dup := ac.aggs[key]; dup {
+			continue
+		}
+		if scaled != nil && sql.ScaledAggregates[strings.ToLower(call.F)] {
+			sums, out, err := scaled.bind(b, call, gctx, addPre)
+			if err != nil {
+				return nil, nil, err
+			}
+			ac.aggs[key] = out
+			aggs = append(aggs, sums...)
 			continue
 		}
 		a, err := b.bindAggCall(call, gctx, addPre)
@@ -95,12 +112,12 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 			return nil, nil, b.errAtPos(session.pos, "SESSION windows need an append-only input (a stream); this input updates its rows")
 		}
 		timeCol := addPre(b.md.Ref(session.timeCol), "")
-		return &plan.SessionAggregate{Input: &plan.Project{Input: in, Items: pre}, Keys: group, TimeCol: timeCol,
-			Gap: session.size, Start: session.start, End: session.end, Aggs: aggs}, ac, nil
+		return scaled.project(b, &plan.SessionAggregate{Input: &plan.Project{Input: in, Items: pre}, Keys: group, TimeCol: timeCol,
+			Gap: session.size, Start: session.start, End: session.end, Aggs: aggs}), ac, nil
 	}
 	agg := &plan.Aggregate{Input: &plan.Project{Input: in, Items: pre}, Group: group, Aggs: aggs}
 	b.windowClose(agg)
-	return agg, ac, nil
+	return scaled.project(b, agg), ac, nil
 }
 
 // sessionColumn returns the ID of a SESSION window's window_start or

@@ -99,6 +99,9 @@ func Functions() []Function {
 	for name, f := range groupOnlyAggs {
 		add(name, AggregateFunction, aggSigs[f], false)
 	}
+	for name, sig := range scaledSigs {
+		add(name, AggregateFunction, sig, false)
+	}
 	add(rowNumberFunc, WindowFunction, "() OVER ([PARTITION BY ...] ORDER BY ...) → BIGINT", false)
 	for _, w := range sql.WindowFunctions() {
 		out = append(out, Function{Name: w.Name, Kind: TableFunction, Signature: w.Signature})

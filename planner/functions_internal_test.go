@@ -110,6 +110,11 @@ func TestFunctions(t *testing.T) {
 			t.Errorf("%s is an aggregate over groups only", name)
 		}
 	}
+	for name := range sql.ScaledAggregates {
+		if !seen[strings.ToUpper(name)+"/aggregate"] || seen[strings.ToUpper(name)+"/window"] {
+			t.Errorf("%s is not listed as an aggregate over groups only", name)
+		}
+	}
 	for _, w := range sql.WindowFunctions() {
 		if !seen[w.Name+"/table"] {
 			t.Errorf("window table function %s is not listed", w.Name)

@@ -49,6 +49,7 @@ func (p *parser) parseQuery(o queryOpts) (*Query, error) {
 				p.placePositions(q)
 				p.setDerivedColumns(q)
 				p.restoreFieldTexts(q)
+				scaledCalls(q)
 				return p.markFullJoins(q)
 			}
 		}
@@ -252,6 +253,8 @@ func (p *parser) scanRegion(lo, hi int, q *Query, changes bool) error {
 			}
 		case t.is("INTERVAL"):
 			p.rewriteInterval(j, hi)
+		case ScaledAggregates[strings.ToLower(t.text)] && next.isOp("("):
+			p.scaledCountStar(j)
 		case t.is("EXTRACT") && next.isOp("("):
 			if p.rewriteExtract(j, hi) {
 				// Resume past the unit and FROM, after the parenthesis

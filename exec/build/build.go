@@ -82,6 +82,7 @@ func (b *graphBuilder) build(n physical.Node, path string) (int, error) {
 		st := dataflow.StageSpec{
 			Parallelism: h.Parallelism, SourceName: physical.Line(n), SourceNodeID: h.ID, SourceKey: "source/" + path,
 			Source: func(inst int) (exec.Source, error) { return b.svc.Sources(n, inst) },
+			Keep:   n.Keep,
 		}
 		if b.svc.Watermarks != nil {
 			st.Watermark = b.svc.Watermarks(n)

@@ -54,6 +54,10 @@ type StageSpec struct {
 	Watermark *WatermarkSpec
 	Inputs    []InputSpec
 	Ops       []OpSpec
+
+	// Keep, for a source stage, appends to every chunk the probability
+	// that load shedding kept its rows, after shedding (shed_keep.go).
+	Keep bool
 }
 
 // GraphSpec is a dataflow: stages in topological order (every stage after

@@ -57,6 +57,7 @@ const maxDrop = 0.99
 // fraction.
 type shedder struct {
 	drop *atomic.Uint64 // the job's drop fraction, as math.Float64bits
+	p    float64        // the drop fraction the last chunk was shed with
 	rng  uint64         // xorshift64* state
 	sel  []int32
 }
@@ -83,6 +84,7 @@ func (s *shedder) next() float64 {
 // in m: c itself when all are, else a new chunk (c is not released).
 func (s *shedder) apply(c exec.Chunk, m *exec.OperatorMetrics, alloc memory.Allocator) (exec.Chunk, error) {
 	p := math.Float64frombits(s.drop.Load())
+	s.p = p
 	n := c.NumRows()
 	if p <= 0 || n == 0 {
 		return c, nil

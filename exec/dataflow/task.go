@@ -30,6 +30,7 @@ type task struct {
 	closed  bool
 	wm      *watermarker // source stages with event time
 	shed    *shedder     // source stages of a job that sheds load
+	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
 	tw      timerWait    // bounds waits for input by the chain's next timer
 	// behindSince is when the source last had data waiting after being
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
@@ -88,6 +89,9 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		}
 		if j.shed != nil {
 			t.shed = newShedder(&j.shed.drop, j.shed.spec.Seed, si<<16|inst)
+		}
+		if spec.Keep {
+			t.keep = newKeeper(opts.Alloc)
 		}
 	} else {
 		t.inbox = sr.inboxes[inst]
@@ -156,6 +160,7 @@ func (t *task) close() error {
 	}
 	t.closed = true
 	t.tw.stop()
+	t.keep.close()
 	err := t.chain.close()
 	if t.source != nil {
 		if cerr := t.source.Close(); err == nil {
@@ -463,7 +468,7 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	m := t.env.Metrics
 	m.RowsIn.Add(int64(c.NumRows()))
 	m.BatchesIn.Add(1)
-	if t.wm == nil && t.shed == nil {
+	if t.wm == nil && t.shed == nil && t.keep == nil {
 		m.RowsOut.Add(int64(c.NumRows()))
 		m.BatchesOut.Add(1)
 		err := t.process(ctx, 0, c)
@@ -486,6 +491,9 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 			}
 			kept = left
 		}
+	}
+	if err == nil && t.keep != nil {
+		kept = t.keep.apply(kept, c, t.shed)
 	}
 	m.RowsOut.Add(int64(kept.NumRows()))
 	m.BatchesOut.Add(1)

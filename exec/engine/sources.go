@@ -85,9 +85,16 @@ func project(inner exec.Source, ords []int, schema *arrow.Schema) exec.Source {
 	return p
 }
 
+// schemaOf returns the schema of the chunks src's runtime source reads:
+// its columns but the keep probability, which the source's task appends
+// (dataflow.StageSpec.Keep).
 func schemaOf(src *physical.Source) *arrow.Schema {
-	fields := make([]arrow.Field, len(src.Cols))
-	for i, c := range src.Cols {
+	cols := src.Cols
+	if src.Keep {
+		cols = cols[:len(cols)-1]
+	}
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
 		fields[i] = types.Field(c.Name, c.Type, c.Nullable)
 	}
 	return arrow.NewSchema(fields, nil)

@@ -178,7 +178,8 @@ func (b *builder) buildScan(n *plan.Scan) Node {
 	if n.Object.Traits.Splittable {
 		p = b.opts.Parallelism // a split per instance
 	}
-	src := &Source{Header: b.header(n.Cols, p), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded, TimeOrd: -1}
+	src := &Source{Header: b.header(n.Output(), p), Object: n.Object, Ords: n.Ords, Mode: n.Mode, Bounded: bounded, TimeOrd: -1,
+		Keep: n.Keep != 0}
 	if wm := n.Object.Watermark; wm != nil {
 		ts := n.Object.ColumnIndex(wm.Column)
 		for i, o := range n.Ords {

@@ -15,6 +15,9 @@ func (n *Source) Describe() (string, []plan.Attr) {
 	for i, o := range n.Ords {
 		cols[i] = n.Object.Columns[o].Name
 	}
+	if n.Keep {
+		cols = append(cols, n.Cols[len(n.Cols)-1].Name)
+	}
 	attrs := []plan.Attr{{Value: n.Object.Name}, {Key: "kind", Value: sourceKind(n.Object)}, {Key: "columns", Value: "[" + strings.Join(cols, ", ") + "]"}}
 	if wm := n.Object.Watermark; wm != nil {
 		attrs = append(attrs, plan.Attr{Key: "watermark", Value: "(" + wm.Text + ")"})

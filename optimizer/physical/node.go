@@ -83,6 +83,10 @@ type Source struct {
 	// TimeOrd is the output ordinal of the event-time column when the
 	// object declares a WATERMARK, else -1.
 	TimeOrd int
+	// Keep is set when the last output column, after the Ords, is the
+	// probability that the query's load shedding kept each row
+	// (plan.Scan.Keep), which the runtime fills in after shedding.
+	Keep bool
 }
 
 // HashJoin joins Inputs[0] (left) and Inputs[1] (right), each partitioned

@@ -85,7 +85,10 @@ func narrow(n plan.Node, needed plan.ColSet) (plan.Node, bool) {
 				s.Ords = append(s.Ords, n.Ords[i])
 			}
 		}
-		if len(s.Cols) == len(n.Cols) {
+		if s.Keep != 0 && !needed.Contains(s.Keep) {
+			s.Keep = 0 // no scaled aggregate reads it any more
+		}
+		if len(s.Cols) == len(n.Cols) && s.Keep == n.Keep {
 			return n, false
 		}
 		return plan.ResetProps(&s), true

@@ -14,7 +14,7 @@ func (n *Scan) Describe(md *Metadata) (string, []Attr) {
 	if n.Alias != "" && !strings.EqualFold(n.Alias, n.Object.Name) {
 		name += " AS " + n.Alias
 	}
-	attrs := []Attr{{"", name}, {"columns", colNames(md, n.Cols)}}
+	attrs := []Attr{{"", name}, {"columns", colNames(md, n.Output())}}
 	if n.Mode == ScanSnapshot {
 		attrs = append(attrs, Attr{"mode", "snapshot"})
 	}

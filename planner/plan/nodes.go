@@ -28,7 +28,12 @@ type Scan struct {
 	Mode ScanMode
 	// Bounded is set when the object's input ends (a file without follow).
 	Bounded bool
-	props   *Props
+	// Keep, when not 0, is a last, hidden output column: the probability
+	// that the query's load shedding kept each row, which its source
+	// fills in (1 when it sheds none). SCALED_COUNT and SCALED_SUM read it
+	// (planner/scaled.go).
+	Keep  ColumnID
+	props *Props
 }
 
 // Values produces constant rows (a SELECT without FROM).
@@ -172,7 +177,12 @@ func (n *Limit) WithInputs(in ...Node) Node {
 
 // Output implementations.
 
-func (n *Scan) Output() ColList   { return n.Cols }
+func (n *Scan) Output() ColList {
+	if n.Keep != 0 {
+		return append(n.Cols[:len(n.Cols):len(n.Cols)], n.Keep)
+	}
+	return n.Cols
+}
 func (n *Values) Output() ColList { return n.Cols }
 func (n *Filter) Output() ColList { return n.Input.Output() }
 func (n *Project) Output() ColList {
