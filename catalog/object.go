@@ -40,6 +40,10 @@ type Column struct {
 	Name     string  `json:"name"`
 	Type     types.T `json:"type"`
 	Nullable bool    `json:"nullable"`
+	// Path is where a source's JSON messages hold the column's value (a
+	// MySQL JSON path, WITH (path = ...)); "" for the top-level field of
+	// the column's name.
+	Path string `json:"path,omitempty"`
 }
 
 // Watermark declares a stream's event time: WATERMARK FOR Column AS Column - Delay.

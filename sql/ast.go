@@ -58,6 +58,12 @@ type ColumnDef struct {
 	Type       TypeName
 	NotNull    bool
 	PrimaryKey bool // declared inline: `id BIGINT PRIMARY KEY`
+	// Path, from `WITH (path = '$.geo.country')`, is where a JSON
+	// message holds the column's value (a MySQL JSON path), when it is
+	// not the top-level field of the column's name; PathPos is the
+	// value's position.
+	Path    string
+	PathPos Pos
 }
 
 // Watermark is `WATERMARK FOR col AS expr`.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/internal/jsonpath"
 	"github.com/pingcap/tidb/pkg/parser/ast"
 )
 
@@ -128,6 +129,10 @@ func (p *parser) parseColumn() (ColumnDef, error) {
 			}
 		case t.is("NOT"):
 			return c, p.errAt(p.peekAt(1), "expected NULL after NOT, found %s", describe(p.peekAt(1)))
+		case t.is("WITH") && p.peekAt(1).isOp("("):
+			if err := p.columnOptions(&c); err != nil {
+				return c, err
+			}
 		default:
 			return c, nil
 		}
@@ -280,4 +285,26 @@ func singleExpr(stmts []ast.StmtNode) (ast.ExprNode, error) {
 		}
 	}
 	return nil, errors.New("expected a single expression")
+}
+
+// columnOptions parses a column's WITH (path = '$.a.b'): where a JSON
+// message holds the column's value, checked as a MySQL JSON path.
+func (p *parser) columnOptions(c *ColumnDef) error {
+	if c.Path != "" {
+		return p.errf("a column has one WITH")
+	}
+	opts, err := p.parseOptions()
+	if err != nil {
+		return err
+	}
+	for _, o := range opts {
+		if o.Key != "path" {
+			return p.sc.errAt(p.sc.offset(o.KeyPos), "unknown column option %s (valid: path)", shown(o.Key))
+		}
+		if _, err := jsonpath.Parse(o.Value); err != nil {
+			return p.sc.errAt(p.sc.offset(o.ValuePos), "column %s: %v", shown(c.Name.Name), err)
+		}
+		c.Path, c.PathPos = o.Value, o.ValuePos
+	}
+	return nil
 }

@@ -41,7 +41,7 @@ func TimestampInRange(ms int64) bool { return ms >= MinTimestamp && ms <= MaxTim
 func ParseTimestamp(s string) (int64, error) {
 	orig := s
 	s = strings.TrimSpace(s)
-	s = strings.TrimSuffix(s, "Z")
+	s = strings.TrimSuffix(strings.TrimSuffix(s, "Z"), "z")
 	datePart, timePart := s, ""
 	if i := strings.IndexAny(s, " T"); i >= 0 {
 		datePart, timePart = s[:i], strings.TrimSpace(s[i+1:])
@@ -54,6 +54,11 @@ func ParseTimestamp(s string) (int64, error) {
 	if timePart == "" {
 		return ms, nil
 	}
+	offset, err := cutOffset(&timePart)
+	if err != nil {
+		return 0, fmt.Errorf("invalid timestamp %q: %w", orig, err)
+	}
+	ms -= offset
 	frac := ""
 	if i := strings.IndexByte(timePart, '.'); i >= 0 {
 		timePart, frac = timePart[:i], timePart[i+1:]
@@ -202,4 +207,34 @@ func RoundToFsp(ms int64, fsp int) int64 {
 		q-- // floor division for times before 1970
 	}
 	return q * unit
+}
+
+// cutOffset removes an ISO-8601 UTC offset (+hh:mm, -hhmm, +hh) from the
+// end of the time part t and returns it in milliseconds (what is added to
+// UTC to get the local time written).
+func cutOffset(t *string) (int64, error) {
+	i := strings.LastIndexAny(*t, "+-")
+	if i < 0 {
+		return 0, nil
+	}
+	written, neg := (*t)[i:], (*t)[i] == '-'
+	off := strings.ReplaceAll(written[1:], ":", "")
+	*t = strings.TrimSpace((*t)[:i])
+	bad := fmt.Errorf("bad UTC offset %q (want ±hh:mm)", written)
+	if len(off) != 2 && len(off) != 4 {
+		return 0, bad
+	}
+	h, err := strconv.Atoi(off[:2])
+	m := 0
+	if err == nil && len(off) == 4 {
+		m, err = strconv.Atoi(off[2:])
+	}
+	if err != nil || h > 18 || m > 59 || strings.ContainsAny(off, "+- ") {
+		return 0, bad
+	}
+	ms := int64(h)*MsPerHour + int64(m)*MsPerMinute
+	if neg {
+		ms = -ms
+	}
+	return ms, nil
 }

@@ -130,3 +130,30 @@ func TestDateRange(t *testing.T) {
 		t.Error("DateInRange disagrees with its bounds")
 	}
 }
+
+// TestParseTimestampOffsets checks ISO-8601 timestamps with a UTC offset
+// or Z, converted to UTC, in every form SQL.md lets files write them.
+func TestParseTimestampOffsets(t *testing.T) {
+	utc, err := ParseTimestamp("2024-03-01 10:00:00")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for in, want := range map[string]int64{
+		"2024-03-01T10:00:00Z":        utc,
+		"2024-03-01T10:00:00z":        utc,
+		"2024-03-01T12:00:00+02:00":   utc,
+		"2024-03-01T12:30:00+0230":    utc,
+		"2024-03-01T07:00:00-03":      utc,
+		"2024-03-01 05:00:00.5-05:00": utc + 500,
+		"2024-02-29T23:00:00-11:00":   utc,
+	} {
+		if got, err := ParseTimestamp(in); err != nil || got != want {
+			t.Errorf("ParseTimestamp(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"2024-03-01T10:00:00+2", "2024-03-01T10:00:00+25:00", "2024-03-01T10:00:00+02:61", "2024-03-01T10:00:00+ab:00"} {
+		if _, err := ParseTimestamp(in); err == nil {
+			t.Errorf("ParseTimestamp(%q) succeeded", in)
+		}
+	}
+}

@@ -69,6 +69,15 @@ type Source interface {
 	Open(spec Spec, read Read, env Env) (exec.Source, error)
 }
 
+// PathReader is a source connector that can fill a column from a JSON
+// path of its messages (a column declared WITH (path = '$.a.b'), in
+// catalog.Column.Path) under the given options (a file read as JSON, not
+// as CSV). A connector that is not one refuses such columns (the engine
+// says so at the path).
+type PathReader interface {
+	ReadsPaths(opts map[string]string) bool
+}
+
 // SinkSpec describes a sink to its connector: its name, its WITH options
 // as written (keys in lower case) and the columns its query writes.
 type SinkSpec struct {

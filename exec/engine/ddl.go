@@ -41,7 +41,7 @@ func columns(defs []sql.ColumnDef, src *sql.Source, pk map[string]bool) ([]catal
 		if t.Kind == types.Interval {
 			return nil, bindErr(d.Type.Pos, src, "a column cannot be an INTERVAL")
 		}
-		out = append(out, catalog.Column{Name: d.Name.Name, Type: t, Nullable: !d.NotNull && !d.PrimaryKey && !pk[lower(d.Name.Name)]})
+		out = append(out, catalog.Column{Name: d.Name.Name, Type: t, Nullable: !d.NotNull && !d.PrimaryKey && !pk[lower(d.Name.Name)], Path: d.Path})
 	}
 	return out, nil
 }
@@ -225,6 +225,9 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := s.checkPaths(st.Columns, opts, src); err != nil {
+		return nil, err
+	}
 	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Stream, Columns: cols, Options: opts}
 	if obj.Dedup, err = dedupOf(st.With, cols, src); err != nil {
 		return nil, err
@@ -291,6 +294,9 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 		return nil, err
 	}
 	if obj.Options, _, err = s.options(st.With, cols, src, st.Start); err != nil {
+		return nil, err
+	}
+	if err := s.checkPaths(st.Columns, obj.Options, src); err != nil {
 		return nil, err
 	}
 	if err := s.eng.cat.Create(obj); err != nil {
@@ -415,4 +421,23 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 		}
 	}
 	return ok(tag), nil
+}
+
+// checkPaths refuses columns declared WITH (path = ...) unless the
+// source's connector reads JSON paths under opts (connector.PathReader).
+func (s *Session) checkPaths(defs []sql.ColumnDef, opts map[string]string, src *sql.Source) error {
+	for _, d := range defs {
+		if d.Path == "" {
+			continue
+		}
+		if name, ok := opts["connector"]; ok {
+			if c, err := s.eng.conns.Source(name); err == nil {
+				if pr, ok := c.(connector.PathReader); ok && pr.ReadsPaths(connectorOptions(opts)) {
+					continue
+				}
+			}
+		}
+		return bindErr(d.PathPos, src, "column '%s': a path needs a source that reads JSON messages (connector = 'file' with format = 'json'); this one does not", d.Name.Name)
+	}
+	return nil
 }

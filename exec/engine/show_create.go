@@ -148,6 +148,9 @@ func writeColumnDefs(b *strings.Builder, o *catalog.Object) {
 		if !c.Nullable && !key[i] {
 			b.WriteString(" NOT NULL")
 		}
+		if c.Path != "" {
+			b.WriteString(" WITH (path = " + sql.QuoteString(c.Path) + ")")
+		}
 	}
 }
 

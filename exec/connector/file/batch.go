@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/internal/jsonpath"
 )
 
 // batch builds one chunk's columns with typed Arrow builders. Builders are
@@ -30,7 +31,8 @@ type colBuilder struct {
 	str      *array.BinaryBuilder
 	d32      *array.Date32Builder
 	ts       *array.TimestampBuilder
-	dataHint int // string bytes in the last batch, to reserve the next one
+	dataHint int    // string bytes in the last batch, to reserve the next one
+	norm     []byte // kindJSON: a document normalized
 }
 
 // maxDataHint caps the string bytes reserved ahead for a batch: beyond it the
@@ -87,6 +89,10 @@ func (b *batch) appendRow(cells []cell) {
 			cb.i64.UnsafeAppend(c.i)
 		case kindString:
 			cb.str.Append(c.s)
+		case kindJSON:
+			// The parsers checked the document: it normalizes.
+			cb.norm, _ = jsonpath.Normalize(cb.norm[:0], c.s)
+			cb.str.Append(cb.norm)
 		case kindTimestamp:
 			cb.ts.UnsafeAppend(arrow.Timestamp(c.i))
 		case kindFloat:

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/internal/jsonpath"
 )
 
 // kind is how a column's values are parsed and stored: one per Arrow builder.
@@ -22,6 +23,7 @@ const (
 	kindString
 	kindDate
 	kindTimestamp
+	kindJSON // a JSON document, normalized when its row is appended
 )
 
 // column is a declared column prepared for parsing.
@@ -33,12 +35,23 @@ type column struct {
 	min, max int64   // kindInt: the range of the SQL integer type
 	maxFloat float64 // kindFloat: the largest finite magnitude
 	truncMs  int64   // kindTimestamp: values are rounded to a multiple of this (the fsp), as MySQL stores them
-	dates    dateCache
+	// path, when hasPath, is where a JSON line holds the column's value
+	// (catalog.Column.Path), instead of its top-level field of the name.
+	path    jsonpath.Path
+	hasPath bool
+	dates   dateCache
 }
 
 // newColumn prepares c, rejecting types a file cannot hold.
 func newColumn(c catalog.Column) (column, error) {
 	col := column{name: c.Name, t: c.Type, nullable: c.Nullable}
+	if c.Path != "" {
+		p, err := jsonpath.Parse(c.Path)
+		if err != nil {
+			return column{}, fmt.Errorf("file connector: column %s: %w", c.Name, err)
+		}
+		col.path, col.hasPath = p, true
+	}
 	switch c.Type.Kind {
 	case types.Boolean:
 		col.kind = kindBool
@@ -61,6 +74,8 @@ func newColumn(c catalog.Column) (column, error) {
 		col.kind = kindDecimal
 	case types.Varchar:
 		col.kind = kindString
+	case types.JSON:
+		col.kind = kindJSON
 	case types.Date:
 		col.kind = kindDate
 	case types.Timestamp:
@@ -82,15 +97,22 @@ type cell struct {
 	i     int64
 	f     float64
 	d     decimal128.Num
-	s     []byte // kindString: points into the read buffer or a scratch buffer
+	s     []byte // kindString, kindJSON: points into the read buffer or a scratch buffer
 }
 
 // parseText parses b, the text of a non-NULL value, into c for column col.
 // Surrounding spaces are ignored except in strings.
 func parseText(col *column, b []byte, c *cell) faultCode {
-	if col.kind == kindString {
+	switch col.kind {
+	case kindString:
 		if !utf8.Valid(b) {
 			return faultUTF8
+		}
+		c.s = b
+		return faultNone
+	case kindJSON:
+		if !jsonpath.Valid(b) {
+			return faultSyntax
 		}
 		c.s = b
 		return faultNone

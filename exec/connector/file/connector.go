@@ -26,6 +26,18 @@ func (Connector) Check(spec connector.Spec, env connector.Env) error {
 	return err
 }
 
+// ReadsPaths implements connector.PathReader: a file read as JSON lines
+// fills a column declared WITH (path = ...) from that path of each line.
+func (Connector) ReadsPaths(opts map[string]string) bool {
+	f, ok := opts["format"]
+	if !ok {
+		return formatOf(opts["path"]) == FormatJSON
+	}
+	return strings.EqualFold(strings.TrimSpace(f), FormatJSON)
+}
+
+var _ connector.PathReader = Connector{}
+
 // Columns returns nil: a file stream declares its columns.
 func (Connector) Columns(map[string]string) []catalog.Column { return nil }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/internal/jsonpath"
 )
 
 // maxFoldedKeys bounds the cache of object keys resolved case-insensitively,
@@ -31,6 +32,10 @@ type jsonParser struct {
 	scratch []byte
 	data    []byte
 	i       int
+	// paths are the columns filled from a JSON path of the line
+	// (column.hasPath), and pathBufs the values their paths found.
+	paths    []int
+	pathBufs [][]byte
 }
 
 // keyGuess remembers the key at one position of the last object and where
@@ -50,8 +55,13 @@ func newJSONParser(cols []column) *jsonParser {
 	p := &jsonParser{cols: cols, exact: make(map[string]int, len(cols)), folded: make(map[string]int)}
 	for j, c := range cols {
 		p.names = append(p.names, []byte(c.name))
+		if c.hasPath {
+			p.paths = append(p.paths, j)
+			continue // not filled by a field of its name
+		}
 		p.exact[c.name] = j
 	}
+	p.pathBufs = make([][]byte, len(cols))
 	return p
 }
 
@@ -106,6 +116,11 @@ func (p *jsonParser) parse(line []byte, cells []cell) fault {
 	if p.i != len(p.data) {
 		return p.syntax("unexpected text after the object")
 	}
+	for _, j := range p.paths {
+		if f := p.pathValue(line, j, &cells[j]); f.code != faultNone {
+			return f
+		}
+	}
 	for j := range cells {
 		if cells[j].null && !p.cols[j].nullable {
 			return fault{code: faultNull, col: j}
@@ -141,7 +156,7 @@ func (p *jsonParser) resolve(key []byte) (int, bool) {
 	}
 	j := -1
 	for k, name := range p.names {
-		if bytes.EqualFold(name, key) {
+		if !p.cols[k].hasPath && bytes.EqualFold(name, key) {
 			j = k
 			break
 		}
@@ -166,6 +181,10 @@ func (p *jsonParser) value(j int, c *cell) fault {
 		if !ok {
 			return p.syntax("invalid string")
 		}
+		if col.kind == kindJSON {
+			c.s = p.data[start:p.i] // a JSON string, quoted
+			return fault{}
+		}
 		return valueFault(parseText(col, s, c), j, p.data[start:p.i])
 	case ch == 'n':
 		if !p.literal("null") {
@@ -184,7 +203,7 @@ func (p *jsonParser) value(j int, c *cell) fault {
 			if raw[0] == 't' {
 				c.i = 1
 			}
-		case kindString:
+		case kindString, kindJSON:
 			c.s = raw
 		default:
 			return valueFault(faultSyntax, j, raw)
@@ -196,7 +215,7 @@ func (p *jsonParser) value(j int, c *cell) fault {
 			return p.syntax("invalid number")
 		}
 		switch col.kind {
-		case kindString:
+		case kindString, kindJSON:
 			c.s = raw
 			return fault{}
 		case kindTimestamp: // a number is milliseconds since the epoch: digits only
@@ -212,13 +231,32 @@ func (p *jsonParser) value(j int, c *cell) fault {
 			return p.skipFault()
 		}
 		raw := p.data[start:p.i]
-		if col.kind != kindString {
+		if col.kind != kindString && col.kind != kindJSON {
 			return valueFault(faultSyntax, j, raw)
 		}
 		c.s = raw // a nested value is kept as its JSON text
 		return fault{}
 	}
 	return p.syntax("expected a value")
+}
+
+// pathValue fills c, column j's cell, from the value the line, a checked
+// object, holds at the column's path: NULL when it holds none.
+func (p *jsonParser) pathValue(line []byte, j int, c *cell) fault {
+	v, found, err := jsonpath.Extract(p.pathBufs[j][:0], line, p.cols[j].path)
+	p.pathBufs[j] = v
+	if err != nil {
+		return p.syntax("invalid value")
+	}
+	if !found {
+		c.null = true
+		return fault{}
+	}
+	data, i := p.data, p.i
+	p.data, p.i = v, 0
+	f := p.value(j, c)
+	p.data, p.i = data, i
+	return f
 }
 
 // valueFault wraps a parse outcome for column j; raw is the value's text.
