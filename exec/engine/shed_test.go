@@ -46,8 +46,8 @@ func TestShedOptions(t *testing.T) {
 	for _, c := range []struct{ stmt, want string }{
 		{"CREATE MATERIALIZED VIEW v WITH (shed = 'random') AS SELECT a FROM s", "shed needs max_latency"},
 		{"CREATE MATERIALIZED VIEW v WITH (max_latency = 'soon') AS SELECT a FROM s", "max_latency must be a duration"},
-		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'window') AS SELECT a FROM s", "not supported yet: shed = 'window'"},
-		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'some') AS SELECT a FROM s", "shed must be 'random' or 'none'"},
+		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'window') AS SELECT a FROM s", "shed = 'window' needs a query that aggregates TUMBLE windows"},
+		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'some') AS SELECT a FROM s", "shed must be 'random', 'window' or 'none'"},
 	} {
 		if _, err := execOne(t, s, c.stmt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.stmt, err, c.want)
