@@ -103,10 +103,10 @@ type windowFates struct {
 	seq      uint64             // how many times sched changed (under mu)
 	restored bool               // the checkpoint's schedule was taken back (shed_window_state.go)
 	counted  map[int64]struct{} // the dropped windows counted (under mu)
-	// wms are the source instances' metrics, whose watermarks say which
+	// wms are the source instances' shedders, whose watermarks say which
 	// windows can get no more rows, once all nwms have registered; none
 	// when the watermark is not on the window's time column.
-	wms  []*exec.OperatorMetrics
+	wms  []*windowShedder
 	nwms int
 }
 
@@ -158,8 +158,8 @@ func (f *windowFates) lowWindow() (int64, bool) {
 		return 0, false
 	}
 	low := int64(math.MaxInt64)
-	for _, m := range f.wms {
-		wm := m.Watermark.Load()
+	for _, s := range f.wms {
+		wm := s.safe.Load()
 		if wm == 0 {
 			return 0, false // an instance has none yet
 		}
@@ -239,21 +239,29 @@ type windowShedder struct {
 	// counted, so that the job-wide set is asked once per window.
 	lastCounted int64
 	hasCounted  bool
+	// safe is the instance's watermark once the chunks it was given are
+	// decided (0: none yet), when it is on the window's time column: the
+	// rows still to come are not behind it. (The watermark generator
+	// moves the watermark past a chunk before its rows are shed, so the
+	// watermark itself is not safe to forget windows by.)
+	safe        atomic.Int64
+	watermarked bool
 }
 
 // shedder returns the window shedder of an instance of the source stage
-// spec whose metrics are m, or nil when the stage is not the one that
-// sheds.
-func (f *windowFates) shedder(spec StageSpec, m *exec.OperatorMetrics) *windowShedder {
+// spec, or nil when the stage is not the one that sheds.
+func (f *windowFates) shedder(spec StageSpec) *windowShedder {
 	if spec.SourceNodeID != f.spec.SourceNodeID {
 		return nil
 	}
+	s := &windowShedder{fates: f}
 	if w := spec.Watermark; w != nil && w.TimeCol == f.spec.TimeCol {
+		s.watermarked = true
 		f.mu.Lock()
-		f.wms, f.nwms = append(f.wms, m), spec.Parallelism
+		f.wms, f.nwms = append(f.wms, s), spec.Parallelism
 		f.mu.Unlock()
 	}
-	return &windowShedder{fates: f}
+	return s
 }
 
 // apply returns the rows of c whose windows are kept (and those with no
@@ -261,6 +269,9 @@ func (f *windowFates) shedder(spec StageSpec, m *exec.OperatorMetrics) *windowSh
 // ShedRows and each dropped window once per job in m's ShedWindows: c
 // itself when all are kept, else a new chunk (c is not released).
 func (s *windowShedder) apply(c exec.Chunk, m *exec.OperatorMetrics, alloc memory.Allocator) (exec.Chunk, error) {
+	if s.watermarked {
+		defer s.safe.Store(m.Watermark.Load())
+	}
 	n := c.NumRows()
 	if n == 0 {
 		return c, nil

@@ -102,15 +102,14 @@ func TestWindowFatesResume(t *testing.T) {
 func TestWindowFatesRecords(t *testing.T) {
 	const size = 10
 	spec := StageSpec{Parallelism: 1, Watermark: &WatermarkSpec{TimeCol: 0}}
-	m := &exec.OperatorMetrics{}
 	a := newWindowFates(WindowShed{TimeCol: 0, Size: size}, 9)
-	a.shedder(spec, m)
+	s := a.shedder(spec)
 	a.publish(0.3) // from the first window on
 	a.decided(990)
 	a.publish(0.6) // from 991
 	r1 := a.encode()
 	full := a.sched.Load()
-	m.Watermark.Store(1500)
+	s.safe.Store(1500)
 	a.decided(1990)
 	a.publish(0.9) // from 1991, forgetting what is before 991
 	r2 := a.encode()

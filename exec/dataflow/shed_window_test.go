@@ -85,7 +85,7 @@ func TestWindowFatesConsistent(t *testing.T) {
 	for i := range instances {
 		metrics[i] = &exec.OperatorMetrics{}
 		kept[i] = map[int64]int{}
-		s := f.shedder(StageSpec{Parallelism: instances}, metrics[i])
+		s := f.shedder(StageSpec{Parallelism: instances})
 		wg.Go(func() {
 			for r := rows[i]; len(r) > 0; {
 				n := min(len(r), 1+rand.IntN(20))
@@ -157,7 +157,7 @@ func TestWindowFateFixed(t *testing.T) {
 	const size = 100
 	f := newWindowFates(WindowShed{TimeCol: 0, Size: size}, 7)
 	a, b := &exec.OperatorMetrics{}, &exec.OperatorMetrics{}
-	sa, sb := f.shedder(StageSpec{}, a), f.shedder(StageSpec{}, b)
+	sa, sb := f.shedder(StageSpec{}), f.shedder(StageSpec{})
 	var first []int64
 	for w := int64(0); w < 200; w++ {
 		first = append(first, w*size+1)
@@ -197,9 +197,7 @@ func TestWindowFatesForget(t *testing.T) {
 	const size = 10
 	f := newWindowFates(WindowShed{TimeCol: 0, Size: size}, 3)
 	spec := StageSpec{Parallelism: 2, Watermark: &WatermarkSpec{TimeCol: 0}}
-	m0, m1 := &exec.OperatorMetrics{}, &exec.OperatorMetrics{}
-	f.shedder(spec, m0)
-	f.shedder(spec, m1)
+	s0, s1 := f.shedder(spec), f.shedder(spec)
 	for k := range int64(100) {
 		f.decided(k * size)
 		f.publish(0.25 + float64(k%2)*0.5)
@@ -208,13 +206,13 @@ func TestWindowFatesForget(t *testing.T) {
 		t.Fatalf("the schedule has %d entries, want 100", n)
 	}
 	before := f.sched.Load()
-	m0.Watermark.Store(505)
+	s0.safe.Store(505)
 	f.decided(100 * size)
 	f.publish(0.9) // an instance without a watermark: nothing forgotten
 	if n := len(f.sched.Load().from); n != 101 {
 		t.Fatalf("the schedule has %d entries with one instance's watermark unknown, want 101", n)
 	}
-	m1.Watermark.Store(700)
+	s1.safe.Store(700)
 	f.decided(101 * size)
 	f.publish(0.1)
 	after := f.sched.Load()
@@ -231,6 +229,35 @@ func TestWindowFatesForget(t *testing.T) {
 	}
 	if len(f.counted) >= countedPrune {
 		t.Errorf("%d counted windows kept after the watermark passed most of them", len(f.counted))
+	}
+}
+
+// TestWindowFatesForgetSafely: the watermark generator moves an
+// instance's watermark past the chunk it is about to shed, so the windows
+// forgotten must be those behind the watermark it had once its last chunk
+// was shed — else a row of the chunk in a window decided before would
+// find the window's entry forgotten and meet another fate.
+func TestWindowFatesForgetSafely(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.DefaultAllocator)
+	defer alloc.AssertSize(t, 0)
+	const size = 1000
+	seed := uint64(1)
+	for windowHash(seed, 0) >= 0.9 { // a seed that drops window 0 at 0.9
+		seed++
+	}
+	f := newWindowFates(WindowShed{TimeCol: 0, Size: size}, seed)
+	m := &exec.OperatorMetrics{}
+	s := f.shedder(StageSpec{Parallelism: 1, Watermark: &WatermarkSpec{TimeCol: 0}})
+	f.publish(0.9)
+	m.Watermark.Store(9) // the watermark generator, on the first chunk
+	if kept := shedTimes(t, s, m, alloc, []int64{0, 9}); len(kept) != 0 {
+		t.Fatalf("window 0 kept at fraction 0.9: %v", kept)
+	}
+	f.publish(0)
+	m.Watermark.Store(5005) // on the second chunk, before it is shed
+	f.publish(0.5)          // the controller, meanwhile
+	if kept := shedTimes(t, s, m, alloc, []int64{5, 5005}); len(kept) != 0 && kept[0] == 5 {
+		t.Fatalf("window 0, dropped before, kept a row of the chunk that moved the watermark past it: %v", kept)
 	}
 }
 

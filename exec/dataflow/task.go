@@ -93,7 +93,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		if j.shed != nil && j.shed.windows == nil {
 			t.shed = newShedder(&j.shed.drop, j.shed.spec.Seed, si<<16|inst)
 		} else if j.shed != nil {
-			t.wshed = j.shed.windows.shedder(spec, t.env.Metrics)
+			t.wshed = j.shed.windows.shedder(spec)
 		}
 	} else {
 		t.inbox = sr.inboxes[inst]
