@@ -42,10 +42,12 @@ import (
 // time the source takes to read through them, that is at once.
 //
 // Dropped windows are counted once per job, by the instance that first
-// drops a row of them: a job-wide set of the windows counted, which forgets
-// the windows every source instance's watermark has passed (their rows
-// would be late) when the source's watermark is on the window's time
-// column. The schedule forgets its entries that only such windows use.
+// drops a row of them: a job-wide set of the windows counted. When the
+// source's watermark is on the window's time column, the set forgets the
+// windows that every source instance's watermark had passed once its last
+// chunk was shed (their rows would be late), and the schedule forgets its
+// entries that only such windows use. A fraction is recorded in steps of
+// fractionStep, and fractions below half a step drop nothing.
 //
 // The schedule is recorded with the sources' positions in checkpoints, and
 // a job resumed from one takes it back (shed_window_state.go); the set of
