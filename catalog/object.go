@@ -202,8 +202,9 @@ type QuerySettings struct {
 }
 
 // Shed is a continuous query's load shedding: when its input outruns it,
-// it drops rows at its sources (Mode "random") to keep its input's wait
-// under MaxLatencyMs.
+// it drops rows at its sources, at random (Mode "random") or by whole
+// TUMBLE windows (Mode "window"), to keep its input's wait under
+// MaxLatencyMs.
 type Shed struct {
 	MaxLatencyMs int64  `json:"max_latency_ms"`
 	Mode         string `json:"mode"`

@@ -30,6 +30,10 @@ type OperatorMetrics struct {
 	LateRows atomic.Int64
 	// ShedRows counts, at a source, the rows dropped by load shedding.
 	ShedRows atomic.Int64
+	// ShedWindows counts, at a source that sheds whole windows, the
+	// windows it dropped: each once per job, at the instance that dropped
+	// its first row.
+	ShedWindows atomic.Int64
 	// Watermark is the operator's latest watermark (ms since the epoch),
 	// 0 before the first.
 	Watermark atomic.Int64

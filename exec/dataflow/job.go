@@ -189,6 +189,9 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		started: time.Now(), budget: budget, store: opts.State, restore: opts.Restore && opts.State != nil}
 	if opts.Shed != nil {
 		j.shed = &shedControl{spec: *opts.Shed}
+		if w := opts.Shed.Window; w != nil {
+			j.shed.windows = newWindowFates(*w, opts.Shed.Seed)
+		}
 	}
 	if j.store != nil {
 		// Number checkpoints on from the last committed one (and restore

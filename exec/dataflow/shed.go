@@ -31,6 +31,9 @@ type ShedSpec struct {
 	Headroom float64
 	// Seed seeds the sources' choice of rows to drop (0: a fixed seed).
 	Seed uint64
+	// Window, if set, drops whole windows instead of rows at random
+	// (shed_window.go).
+	Window *WindowShed
 }
 
 // period returns the evaluation period.
@@ -121,6 +124,7 @@ type shedControl struct {
 	history  []shedSample
 	capacity float64 // source rows per second the job can take; 0 before known
 	latency  atomic.Int64
+	windows  *windowFates // when the job sheds whole windows
 }
 
 // capacityWindow is how many evaluation periods the rates are measured
@@ -219,7 +223,11 @@ func (j *Job) runShedControl(ctx context.Context) {
 		case <-tick.C:
 		}
 		cur := j.shedSample()
-		c.drop.Store(math.Float64bits(c.decide(j, c.history[0], cur)))
+		p := c.decide(j, c.history[0], cur)
+		c.drop.Store(math.Float64bits(p))
+		if c.windows != nil {
+			c.windows.publish(p)
+		}
 		c.history = append(c.history, cur)
 		if len(c.history) > capacityWindow {
 			c.history = c.history[1:]

@@ -12,8 +12,9 @@ import (
 
 // Source positions in checkpoints. When a source task sends a barrier it
 // records, in the same epoch, where its source is (exec.Positioned) and
-// where its watermark generator is, so that the barrier and the record
-// mark the same point of the input. A job resumed from the checkpoint
+// where its watermark generator is (and, in a job that sheds whole
+// windows, which windows it drops: shed_window_state.go), so that the
+// barrier and the record mark the same point of the input. A job resumed from the checkpoint
 // seeks each source there after Open: what came before the barrier is in
 // the restored state and is not read again.
 
@@ -111,6 +112,11 @@ func (s *sourceState) record(t *task) error {
 	b, err := s.encode(t)
 	if err != nil {
 		return err
+	}
+	if t.wshed != nil {
+		if err := s.table.Put(fatesKey(s.key), t.wshed.fates.encode()); err != nil {
+			return err
+		}
 	}
 	return s.table.Put(s.key, b)
 }

@@ -31,8 +31,9 @@ type OpStats struct {
 	// log, a file, a bounded generator), estimated from the rows it made
 	// per unit of input read (exec.OperatorMetrics.EstimateBacklog).
 	Backlog int64
-	// ShedRows are, for a source, the rows load shedding dropped.
-	ShedRows int64
+	// ShedRows are, for a source, the rows load shedding dropped, and
+	// ShedWindows the windows it dropped whole (shed_window.go).
+	ShedRows, ShedWindows int64
 	// InputKnown says the source reports how far it is through its input
 	// (a log, a file, a bounded generator; not a view's changes).
 	InputKnown bool
@@ -102,7 +103,7 @@ func (j *Job) instanceStats(wall time.Duration) [][]OpStats {
 				s := OpStats{NodeID: sr.spec.SourceNodeID, Name: sr.spec.SourceName, Source: true, Instances: 1,
 					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(), BadRows: m.BadRows.Load(), ShedRows: m.ShedRows.Load(),
 					Idle: max(wall-busy-bp, 0), Backpressure: bp, Busy: busy, Wall: wall, Watermark: m.Watermark.Load(),
-					Backlog: m.EstimateBacklog(), InputKnown: m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0}
+					Backlog: m.EstimateBacklog(), ShedWindows: m.ShedWindows.Load(), InputKnown: m.InputRead.Load() > 0 || m.InputBacklog.Load() > 0}
 				if since := t.behindSince.Load(); since != 0 {
 					s.Lag = time.Since(time.Unix(0, since))
 				}
@@ -157,6 +158,7 @@ func SumStats(insts []OpStats) OpStats {
 		s.Lag = max(s.Lag, in.Lag)
 		s.Backlog += in.Backlog
 		s.ShedRows += in.ShedRows
+		s.ShedWindows += in.ShedWindows
 		s.InputKnown = s.InputKnown || in.InputKnown
 		s.Counts = addCounts(s.Counts, in.Counts)
 		if s.Note == "" {

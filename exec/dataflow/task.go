@@ -32,6 +32,10 @@ type task struct {
 	shed    *shedder     // source stages of a job that sheds load
 	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
 	tw      timerWait    // bounds waits for input by the chain's next timer
+
+	// wshed replaces shed when the job sheds whole windows.
+	wshed *windowShedder
+
 	// behindSince is when the source last had data waiting after being
 	// caught up (unix nanoseconds), 0 while it is caught up: the lag.
 	behindSince atomic.Int64
@@ -87,8 +91,10 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		if spec.Watermark != nil {
 			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
 		}
-		if j.shed != nil {
+		if j.shed != nil && j.shed.windows == nil {
 			t.shed = newShedder(&j.shed.drop, j.shed.spec.Seed, si<<16|inst)
+		} else if j.shed != nil {
+			t.wshed = j.shed.windows.shedder(spec)
 		}
 		if spec.Keep {
 			t.keep = newKeeper(opts.Alloc)
@@ -148,6 +154,12 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			if t.srcPos, err = newSourceState(opts.State, spec, si, inst); err != nil {
 				t.close()
 				return nil, err
+			}
+			if t.wshed != nil && j.restore {
+				if err := t.wshed.fates.restore(t.srcPos.table); err != nil {
+					t.close()
+					return nil, fmt.Errorf("stage %d: %w", si, err)
+				}
 			}
 		}
 	}
@@ -468,7 +480,7 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	m := t.env.Metrics
 	m.RowsIn.Add(int64(c.NumRows()))
 	m.BatchesIn.Add(1)
-	if t.wm == nil && t.shed == nil && t.keep == nil {
+	if t.wm == nil && t.shed == nil && t.wshed == nil && t.keep == nil {
 		m.RowsOut.Add(int64(c.NumRows()))
 		m.BatchesOut.Add(1)
 		err := t.process(ctx, 0, c)
@@ -480,11 +492,15 @@ func (t *task) sourceChunk(ctx context.Context, c exec.Chunk) error {
 	if t.wm != nil {
 		kept, advanced, err = t.wm.apply(ctx, c)
 	}
-	if err == nil && t.shed != nil {
+	if err == nil && (t.shed != nil || t.wshed != nil) {
 		// Shed after the watermark has seen every row, so that dropping
 		// rows never holds event time back.
 		var left exec.Chunk
-		left, err = t.shed.apply(kept, m, t.env.Alloc)
+		if t.wshed != nil {
+			left, err = t.wshed.apply(kept, m, t.env.Alloc)
+		} else {
+			left, err = t.shed.apply(kept, m, t.env.Alloc)
+		}
 		if err == nil && left.Batch != kept.Batch {
 			if kept.Batch != c.Batch {
 				kept.Batch.Release()

@@ -31,7 +31,8 @@ func (s *Session) showQueries() (*Result, error) {
 		cols = append(cols, Column{Name: n, Type: t})
 	}
 	cols = append(cols, Column{Name: "watermark", Type: types.TimestampT(3)}, Column{Name: "lag", Type: types.VarcharT},
-		Column{Name: "backlog", Type: types.BigIntT}, Column{Name: "shed_rows", Type: types.BigIntT}, Column{Name: "drop_fraction", Type: types.DoubleT})
+		Column{Name: "backlog", Type: types.BigIntT}, Column{Name: "shed_rows", Type: types.BigIntT}, Column{Name: "drop_fraction", Type: types.DoubleT},
+		Column{Name: "shed_windows", Type: types.BigIntT})
 	cols = append(cols, rateColumns()...)
 	var rows [][]types.Datum
 	for _, o := range e.continuousObjects() {
@@ -40,7 +41,7 @@ func (s *Session) showQueries() (*Result, error) {
 		e.mu.Unlock()
 		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(e.queryKind(o)), types.StringDatum(e.status(o.Name).String()),
 			types.IntDatum(0), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0), types.IntDatum(0),
-			types.NullDatum, types.StringDatum("0s"), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0)}
+			types.NullDatum, types.StringDatum("0s"), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0)}
 		if q != nil {
 			queryMetrics(q, row)
 		}
@@ -55,7 +56,7 @@ func (s *Session) showQueries() (*Result, error) {
 // to come, estimated (Progress): while a new view catches up on a long
 // history, rows_in and backlog show how far it has come.
 func queryMetrics(q *runningQuery, row []types.Datum) {
-	var in, out, late, bad, backlog, shed int64
+	var in, out, late, bad, backlog, shed, shedWindows int64
 	var lag time.Duration
 	wm := int64(0)
 	stats := q.job.Stats()
@@ -66,6 +67,7 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 			bad += st.BadRows
 			backlog += st.Backlog
 			shed += st.ShedRows
+			shedWindows += st.ShedWindows
 			lag = max(lag, st.Lag)
 		}
 		if i == len(stats)-1 {
@@ -78,7 +80,7 @@ func queryMetrics(q *runningQuery, row []types.Datum) {
 	row[7], row[8] = types.IntDatum(late), types.IntDatum(bad)
 	row[10] = types.StringDatum(lag.Round(time.Millisecond).String())
 	row[11] = types.IntDatum(backlog)
-	row[12], row[13] = types.IntDatum(shed), types.FloatDatum(roundFraction(q.job.DropFraction()))
+	row[12], row[13], row[14] = types.IntDatum(shed), types.FloatDatum(roundFraction(q.job.DropFraction())), types.IntDatum(shedWindows)
 	if wm != 0 && wm != exec.MaxWatermark {
 		row[9] = types.IntDatum(wm)
 	}
@@ -193,6 +195,9 @@ func figures(s dataflow.OpStats) string {
 	}
 	if s.ShedRows > 0 {
 		parts = append(parts, fmt.Sprintf("shed_rows=%d", s.ShedRows))
+	}
+	if s.ShedWindows > 0 {
+		parts = append(parts, fmt.Sprintf("shed_windows=%d", s.ShedWindows))
 	}
 	for _, c := range s.Counts {
 		parts = append(parts, fmt.Sprintf("%s=%d", c.Name, c.Value))

@@ -198,7 +198,9 @@ func (e *Engine) queryGraph(obj *catalog.Object, cq *compiledQuery, checkpointed
 	label := obj.Kind.String() + " " + obj.Name
 	opts := e.jobOptions(label, label)
 	opts.Coalesce = coalesce
-	opts.Shed = shedSpec(obj)
+	if opts.Shed, err = shedSpec(obj, cq.phys); err != nil {
+		return queryGraph{}, err
+	}
 	opts.PolicyInterval, opts.LatencyInterval = e.rateIntervals(obj)
 	return queryGraph{graph: g, mv: mv, options: opts}, nil
 }

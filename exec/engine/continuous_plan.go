@@ -68,5 +68,12 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 				Line: src.Line(q.Pos)}
 		}
 	}
-	return e.optimize(bound, ps)
+	cq, err := e.optimize(bound, ps)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShed(obj, cq); err != nil {
+		return nil, err
+	}
+	return cq, nil
 }

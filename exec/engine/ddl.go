@@ -318,7 +318,7 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 		return nil, err
 	}
 	if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
-		return nil, err
+		return nil, shedErrorAt(err, st.With, src)
 	}
 	return ok("CREATE MATERIALIZED VIEW"), nil
 }

@@ -44,7 +44,9 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 	inner := st.Stmt
 	var obj *catalog.Object
 	var q *sql.Query
+	var with []sql.Option // the view's or sink's options, for a shed error's position
 	src := inner.Source()
+	optSrc := src
 	switch x := inner.(type) {
 	case *sql.Select:
 		if x.Query.EmitChanges {
@@ -58,7 +60,7 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 		if obj, err = s.viewObject(x); err != nil {
 			return nil, "", err
 		}
-		q = x.Query
+		q, with = x.Query, x.With
 	case *sql.CreateStream:
 		if x.Query == nil {
 			return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query: CREATE STREAM without AS SELECT runs none")
@@ -73,6 +75,7 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 		if obj, q, src, err = s.sinkObject(x); err != nil {
 			return nil, "", err
 		}
+		with = x.With
 	case *sql.Insert:
 		if x.Query == nil {
 			return nil, "", bindErr(st.Start, st.Source(), "EXPLAIN needs a query: INSERT ... VALUES runs none")
@@ -90,7 +93,7 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 	}
 	cq, err := s.eng.planContinuous(obj, q, src, st.Start, s.settings())
 	if err != nil {
-		return nil, "", err
+		return nil, "", shedErrorAt(err, with, optSrc)
 	}
 	line := s.eng.rootLine(obj)
 	if s.eng.writesOut(obj) {

@@ -51,9 +51,11 @@ type QueryTotals struct {
 	// (SHOW QUERIES' backlog).
 	Backlog int64
 	// ShedRows are the rows load shedding dropped at the sources, and
-	// DropFraction the share it drops now (0 when the query sheds none).
+	// DropFraction the share it drops now (0 when the query sheds none);
+	// ShedWindows are the windows it dropped whole (shed = 'window').
 	ShedRows     int64
 	DropFraction float64
+	ShedWindows  int64
 }
 
 // StageInfo is one stage of a dataflow: its source, if it starts at one,
@@ -120,8 +122,9 @@ type OperatorFigures struct {
 	// Backlog is, for a source, the rows it knows are still to come
 	// (estimated from its rows per unit of input read).
 	Backlog int64
-	// ShedRows are, for a source, the rows load shedding dropped.
-	ShedRows int64
+	// ShedRows are, for a source, the rows load shedding dropped, and
+	// ShedWindows the windows it dropped whole.
+	ShedRows, ShedWindows int64
 	// Counters are the operator's own counters, by name.
 	Counters map[string]int64
 }
@@ -270,7 +273,7 @@ func planNodes(n physical.Node, into map[int]physical.Node) {
 func figuresOf(s dataflow.OpStats, now time.Time) OperatorFigures {
 	f := OperatorFigures{RowsIn: s.RowsIn, RowsOut: s.RowsOut, Busy: s.Busy, Idle: s.Idle, Backpressure: s.Backpressure,
 		Wall: s.Wall, Watermark: s.Watermark, StateRows: s.StateKeys, StateBytes: s.StateBytes,
-		LateRows: s.LateRows, BadRows: s.BadRows, SourceLag: s.Lag, Backlog: s.Backlog, ShedRows: s.ShedRows}
+		LateRows: s.LateRows, BadRows: s.BadRows, SourceLag: s.Lag, Backlog: s.Backlog, ShedRows: s.ShedRows, ShedWindows: s.ShedWindows}
 	if s.Watermark != 0 && s.Watermark != exec.MaxWatermark {
 		f.WatermarkLag = max(now.Sub(time.UnixMilli(s.Watermark)), 0)
 	}
@@ -297,6 +300,7 @@ func totals(stages []StageInfo) QueryTotals {
 				t.SourceLag = max(t.SourceLag, f.SourceLag)
 				t.Backlog += f.Backlog
 				t.ShedRows += f.ShedRows
+				t.ShedWindows += f.ShedWindows
 			}
 		}
 	}

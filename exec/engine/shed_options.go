@@ -9,7 +9,7 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
-	"github.com/eddysql/eddy/planner"
+	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 )
 
@@ -17,7 +17,8 @@ import (
 // (max_latency = '200ms', shed = 'random') makes the query drop rows at
 // its sources when its input outruns it, so that its input waits no longer
 // than max_latency, and count every row it drops (SHOW QUERIES, EXPLAIN
-// ANALYZE, /metrics). Off unless asked for.
+// ANALYZE, /metrics). shed = 'window' drops whole TUMBLE windows instead
+// (shed_window.go). Off unless asked for.
 
 // The WITH options of load shedding.
 const (
@@ -28,14 +29,15 @@ const (
 // Shedding modes.
 const (
 	shedRandom = "random" // drop rows at random, at the sources
-	shedWindow = "window" // drop whole windows (not supported yet)
+	shedWindow = "window" // drop whole windows, at the sources
 	shedNone   = "none"
 )
 
 // shedOptions takes max_latency and shed out of a view's or sink's
 // options: the query's load shedding (nil: none) and the other options.
 // max_latency alone sheds at random; shed without max_latency, or an
-// unknown mode, is an error at its value.
+// unknown mode, is an error at its value. Whether the query can shed
+// whole windows is checked once it is planned (checkShed).
 func shedOptions(opts []sql.Option, src *sql.Source) (*catalog.Shed, []sql.Option, error) {
 	var (
 		latency        time.Duration
@@ -54,12 +56,9 @@ func shedOptions(opts []sql.Option, src *sql.Source) (*catalog.Shed, []sql.Optio
 		case optShed:
 			mode, modeOp = strings.ToLower(strings.TrimSpace(o.Value)), &opts[i]
 			switch mode {
-			case shedRandom, shedNone:
-			case shedWindow:
-				return nil, nil, &planner.NotSupportedError{Feature: "shed = 'window' (dropping whole windows); shed = 'random' drops rows at random",
-					Pos: o.ValuePos, Line: src.Line(o.ValuePos)}
+			case shedRandom, shedWindow, shedNone:
 			default:
-				return nil, nil, bindErr(o.ValuePos, src, "shed must be 'random' or 'none'; found %s", connector.Quote(o.Value))
+				return nil, nil, bindErr(o.ValuePos, src, "shed must be 'random', 'window' or 'none'; found %s", connector.Quote(o.Value))
 			}
 		default:
 			rest = append(rest, o)
@@ -73,16 +72,37 @@ func shedOptions(opts []sql.Option, src *sql.Source) (*catalog.Shed, []sql.Optio
 	case latOpt == nil:
 		return nil, rest, nil
 	}
-	return &catalog.Shed{MaxLatencyMs: latency.Milliseconds(), Mode: shedRandom}, rest, nil
+	if mode == "" {
+		mode = shedRandom
+	}
+	return &catalog.Shed{MaxLatencyMs: latency.Milliseconds(), Mode: mode}, rest, nil
 }
 
-// shedSpec is the runtime's spec of obj's load shedding; nil when it sheds
-// none.
-func shedSpec(obj *catalog.Object) *dataflow.ShedSpec {
-	if obj.Shed == nil || obj.Shed.MaxLatencyMs <= 0 {
+// checkShed checks that the planned query cq of obj can shed as obj
+// asks: a shedWindowError when it sheds whole windows and cannot.
+func checkShed(obj *catalog.Object, cq *compiledQuery) error {
+	if obj.Shed == nil || obj.Shed.Mode != shedWindow {
 		return nil
 	}
-	return &dataflow.ShedSpec{MaxLatency: time.Duration(obj.Shed.MaxLatencyMs) * time.Millisecond, Seed: obj.ID}
+	_, err := windowShed(cq.phys)
+	return err
+}
+
+// shedSpec is the runtime's spec of the load shedding of obj, whose
+// physical plan is phys; nil when it sheds none.
+func shedSpec(obj *catalog.Object, phys physical.Node) (*dataflow.ShedSpec, error) {
+	if obj.Shed == nil || obj.Shed.MaxLatencyMs <= 0 {
+		return nil, nil
+	}
+	spec := &dataflow.ShedSpec{MaxLatency: time.Duration(obj.Shed.MaxLatencyMs) * time.Millisecond, Seed: obj.ID}
+	if obj.Shed.Mode == shedWindow {
+		w, err := windowShed(phys)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", obj.Kind, obj.Name, err)
+		}
+		spec.Window = w
+	}
+	return spec, nil
 }
 
 // shedWith renders obj's load shedding as SHOW CREATE's WITH options.
@@ -99,19 +119,24 @@ func shedSummary(q *runningQuery) string {
 	if q.obj.Shed == nil {
 		return ""
 	}
-	var read, shed int64
+	var read, shed, windows int64
 	for _, st := range q.job.Stats() {
 		if st.Source {
 			read += st.RowsIn
 			shed += st.ShedRows
+			windows += st.ShedWindows
 		}
 	}
 	share := 0.0
 	if read > 0 {
 		share = float64(shed) / float64(read)
 	}
-	return fmt.Sprintf("load shedding: max_latency=%s, dropping %.0f%% now, shed %d of %d rows read (%.1f%%), latency ≈ %s",
-		formatMs(q.obj.Shed.MaxLatencyMs), 100*q.job.DropFraction(), shed, read, 100*share,
+	whole := ""
+	if q.obj.Shed.Mode == shedWindow {
+		whole = fmt.Sprintf(" in %d whole windows", windows)
+	}
+	return fmt.Sprintf("load shedding: max_latency=%s, dropping %.0f%% now, shed %d of %d rows read (%.1f%%)%s, latency ≈ %s",
+		formatMs(q.obj.Shed.MaxLatencyMs), 100*q.job.DropFraction(), shed, read, 100*share, whole,
 		q.job.ShedLatency().Round(time.Millisecond))
 }
 

@@ -37,17 +37,18 @@ func TestViewShedsLoad(t *testing.T) {
 }
 
 // TestShedOptions checks the options' errors, SHOW CREATE, and that a
-// view keeps its shedding across a restart.
+// view keeps its shedding across a restart (and one that sheds whole
+// windows runs again).
 func TestShedOptions(t *testing.T) {
 	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1}
 	e := openEngine(t, cfg)
 	s := e.NewSession(SessionOptions{})
-	run(t, s, "CREATE STREAM s (a BIGINT)")
+	run(t, s, "CREATE STREAM s (a BIGINT, ts TIMESTAMP(3))")
 	for _, c := range []struct{ stmt, want string }{
 		{"CREATE MATERIALIZED VIEW v WITH (shed = 'random') AS SELECT a FROM s", "shed needs max_latency"},
 		{"CREATE MATERIALIZED VIEW v WITH (max_latency = 'soon') AS SELECT a FROM s", "max_latency must be a duration"},
-		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'window') AS SELECT a FROM s", "not supported yet: shed = 'window'"},
-		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'some') AS SELECT a FROM s", "shed must be 'random' or 'none'"},
+		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'window') AS SELECT a FROM s", "shed = 'window' needs a query that aggregates TUMBLE windows"},
+		{"CREATE MATERIALIZED VIEW v WITH (max_latency = '1s', shed = 'some') AS SELECT a FROM s", "shed must be 'random', 'window' or 'none'"},
 	} {
 		if _, err := execOne(t, s, c.stmt); err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: %v, want %q", c.stmt, err, c.want)
@@ -55,11 +56,13 @@ func TestShedOptions(t *testing.T) {
 	}
 	run(t, s, `CREATE MATERIALIZED VIEW v WITH (max_latency = '250ms') AS SELECT a FROM s;
 		CREATE MATERIALIZED VIEW quiet WITH (max_latency = '1s', shed = 'none') AS SELECT a FROM s;
-		CREATE SINK k FROM v WITH (connector = 'blackhole', max_latency = '2s', shed = 'random');`)
+		CREATE SINK k FROM v WITH (connector = 'blackhole', max_latency = '2s', shed = 'random');
+		CREATE MATERIALIZED VIEW w WITH (max_latency = '1s', shed = 'window') AS SELECT window_start, COUNT(*) AS n FROM TUMBLE(s, ts, INTERVAL '1' SECOND) GROUP BY window_start;`)
 	want := map[string]string{
 		"v":     "CREATE MATERIALIZED VIEW v WITH (max_latency = '250ms', shed = 'random') AS SELECT a FROM s",
 		"quiet": "CREATE MATERIALIZED VIEW quiet AS SELECT a FROM s",
 		"k":     "CREATE SINK k FROM v WITH (connector = 'blackhole', max_latency = '2s', shed = 'random')",
+		"w":     "CREATE MATERIALIZED VIEW w WITH (max_latency = '1s', shed = 'window') AS SELECT window_start",
 	}
 	check := func(s *Session) {
 		t.Helper()
@@ -75,4 +78,9 @@ func TestShedOptions(t *testing.T) {
 	}
 	_, s2 := reopen(t, cfg)
 	check(s2)
+	// The view that sheds whole windows runs again after the restart.
+	run(t, s2, "INSERT INTO s VALUES (1, '2024-01-01 00:00:00.500'), (2, '2024-01-01 00:00:00.900'); FLUSH;")
+	if got := text(run(t, s2, "SELECT window_start, n FROM w")); got != "2024-01-01 00:00:00.000 | 2\n" {
+		t.Errorf("after the restart w holds %q", got)
+	}
 }

@@ -116,7 +116,7 @@ func TestQueryThatCouldNotResumeIsFailed(t *testing.T) {
 	status := `failed: could not resume: .*gone[^|]*`
 	for _, c := range []struct{ what, name, want string }{
 		{"SINKS", "stale", `^stale \| blackhole \| ` + status + ` \| - \| SELECT \* FROM gone$`},
-		{"QUERIES", "stale", `^stale \| sink \| ` + status + ` \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| NULL \| 0s \| 0 \| 0 \| 0 \| NULL \| NULL \| NULL \| NULL \| NULL$`},
+		{"QUERIES", "stale", `^stale \| sink \| ` + status + ` \| 0 \| 0 \| 0 \| 0 \| 0 \| 0 \| NULL \| 0s \| 0 \| 0 \| 0 \| 0 \| NULL \| NULL \| NULL \| NULL \| NULL$`},
 		{"QUERIES", "v", `^v \| materialized view \| running \| 1 \| `},
 	} {
 		if row := showRow(t, s, c.what, c.name); !regexp.MustCompile(c.want).MatchString(row) {

@@ -26,6 +26,9 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink) (*Result, 
 		return nil, err
 	}
 	if err := s.createContinuous(obj, q, qsrc, st.Start); err != nil {
+		if se := (*shedWindowError)(nil); errors.As(err, &se) {
+			return nil, shedErrorAt(err, st.With, src)
+		}
 		if st.From != nil {
 			var be *planner.BindError
 			if asBind(err, &be) {

@@ -84,6 +84,7 @@ type totalsDoc struct {
 	BacklogRows      int64   `json:"backlog_rows"`
 	ShedRows         int64   `json:"shed_rows"`
 	DropFraction     float64 `json:"drop_fraction"`
+	ShedWindows      int64   `json:"shed_windows"`
 }
 
 type stageDoc struct {
@@ -129,6 +130,7 @@ type figuresDoc struct {
 	SourceLagSeconds    float64          `json:"source_lag_seconds"`
 	BacklogRows         int64            `json:"backlog_rows"`
 	ShedRows            int64            `json:"shed_rows"`
+	ShedWindows         int64            `json:"shed_windows"`
 	Counters            map[string]int64 `json:"counters,omitempty"`
 }
 
@@ -199,7 +201,8 @@ func queryOf(q engine.QueryInfo) queryDoc {
 		UptimeSeconds: q.Uptime.Seconds(), Parallelism: q.Parallelism, Stages: []stageDoc{}, Exchanges: []exchangeDoc{},
 		Totals: totalsDoc{RowsIn: q.Totals.RowsIn, RowsOut: q.Totals.RowsOut, LateRows: q.Totals.LateRows,
 			BadRows: q.Totals.BadRows, WatermarkMs: watermark(q.Totals.Watermark), SourceLagSeconds: q.Totals.SourceLag.Seconds(),
-			BacklogRows: q.Totals.Backlog, ShedRows: q.Totals.ShedRows, DropFraction: q.Totals.DropFraction}}
+			BacklogRows: q.Totals.Backlog, ShedRows: q.Totals.ShedRows, DropFraction: q.Totals.DropFraction,
+			ShedWindows: q.Totals.ShedWindows}}
 	if !q.Started.IsZero() {
 		started := q.Started.UTC()
 		d.Started = &started
@@ -243,7 +246,8 @@ func figuresOf(f engine.OperatorFigures) figuresDoc {
 		BackpressureSeconds: f.Backpressure.Seconds(), WallSeconds: f.Wall.Seconds(), WatermarkMs: watermark(f.Watermark),
 		WatermarkLagSeconds: f.WatermarkLag.Seconds(), InputEnded: f.Watermark == exec.MaxWatermark,
 		StateRows: f.StateRows, StateBytes: f.StateBytes, LateRows: f.LateRows, BadRows: f.BadRows,
-		SourceLagSeconds: f.SourceLag.Seconds(), BacklogRows: f.Backlog, ShedRows: f.ShedRows, Counters: f.Counters}
+		SourceLagSeconds: f.SourceLag.Seconds(), BacklogRows: f.Backlog, ShedRows: f.ShedRows, ShedWindows: f.ShedWindows,
+		Counters: f.Counters}
 }
 
 // watermark is a watermark for JSON: nil when there is none yet or the

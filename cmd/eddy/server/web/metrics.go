@@ -52,7 +52,7 @@ type collector struct {
 	rowsIn, rowsOut, busy, idle, backpressured             *prometheus.Desc
 	watermark, watermarkLag, stateRows, stateBytes         *prometheus.Desc
 	lateRows, badRows, sourceLag, backlog, shedRows        *prometheus.Desc
-	dropFraction                                           *prometheus.Desc
+	dropFraction, shedWindows                              *prometheus.Desc
 	ckptDuration, ckptCompleted, ckptFailed, ckptStateSize *prometheus.Desc
 	objects, build                                         *prometheus.Desc
 }
@@ -75,6 +75,7 @@ func newCollector(eng Observer, version string) *collector {
 		badRows:       opDesc("bad_rows_total", "Input rows a source could not decode."),
 		sourceLag:     opDesc("source_lag_seconds", "For a source: how long its oldest unread input has waited (0 when caught up)."),
 		shedRows:      opDesc("shed_rows_total", "For a source: the rows load shedding dropped."),
+		shedWindows:   opDesc("shed_windows_total", "For a source of a query that sheds whole windows (shed = 'window'): the windows it dropped."),
 		dropFraction:  queryDesc("drop_fraction", "The share of its sources' rows the query's load shedding drops now (0: none)."),
 		backlog:       opDesc("source_backlog_rows", "For a source: the rows it knows are still to come (estimated from its rows per unit of input read)."),
 		ckptDuration: queryDesc("checkpoint_duration_seconds",
@@ -90,7 +91,7 @@ func newCollector(eng Observer, version string) *collector {
 // Describe implements prometheus.Collector.
 func (c *collector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.info, c.uptime, c.parallelism, c.rowsIn, c.rowsOut, c.busy, c.idle,
-		c.backpressured, c.watermark, c.watermarkLag, c.stateRows, c.stateBytes, c.lateRows, c.badRows, c.sourceLag, c.backlog, c.shedRows, c.dropFraction,
+		c.backpressured, c.watermark, c.watermarkLag, c.stateRows, c.stateBytes, c.lateRows, c.badRows, c.sourceLag, c.backlog, c.shedRows, c.dropFraction, c.shedWindows,
 		c.ckptDuration, c.ckptCompleted, c.ckptFailed, c.ckptStateSize, c.objects, c.build} {
 		ch <- d
 	}
@@ -148,6 +149,7 @@ func (c *collector) collectQuery(ch chan<- prometheus.Metric, q engine.QueryInfo
 				gauge(c.sourceLag, f.SourceLag.Seconds(), l...)
 				gauge(c.backlog, float64(f.Backlog), l...)
 				counter(c.shedRows, float64(f.ShedRows), l...)
+				counter(c.shedWindows, float64(f.ShedWindows), l...)
 			}
 		}
 	}

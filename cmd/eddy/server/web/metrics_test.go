@@ -136,6 +136,7 @@ func TestMetrics(t *testing.T) {
 		"eddy_operator_source_lag_seconds":          dto.MetricType_GAUGE,
 		"eddy_operator_source_backlog_rows":         dto.MetricType_GAUGE,
 		"eddy_operator_shed_rows_total":             dto.MetricType_COUNTER,
+		"eddy_operator_shed_windows_total":          dto.MetricType_COUNTER,
 		"eddy_query_drop_fraction":                  dto.MetricType_GAUGE,
 		"eddy_query_checkpoints_completed_total":    dto.MetricType_COUNTER,
 		"eddy_query_checkpoints_failed_total":       dto.MetricType_COUNTER,
