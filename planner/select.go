@@ -203,26 +203,12 @@ func (b *Builder) fieldName(f *ast.SelectField) string {
 	if cn, ok := unparen(f.Expr).(*ast.ColumnNameExpr); ok {
 		return cn.Name.Name.O
 	}
-	if t := b.originalText(f.Offset, f.Text()); t != "" {
+	// The front end gave the field the text the user wrote (undoing its
+	// rewrites of CAST, EXTRACT, ...).
+	if t := strings.TrimSpace(f.Text()); t != "" {
 		return t
 	}
 	return restore(f.Expr)
-}
-
-// originalText maps text TiDB saw (starting at offset) back to the user's
-// spelling, undoing eddy's rewrites.
-func (b *Builder) originalText(offset int, text string) string {
-	text = strings.TrimSpace(text)
-	if b.src == nil || text == "" {
-		return text
-	}
-	lo, hi := b.src.Pos(offset), b.src.Pos(offset+len(text))
-	full := b.src.Text()
-	base := b.start.Offset
-	if lo.Offset-base < 0 || hi.Offset-base > len(full) || lo.Offset > hi.Offset {
-		return text
-	}
-	return strings.TrimSpace(full[lo.Offset-base : hi.Offset-base])
 }
 
 func unparen(e ast.ExprNode) ast.ExprNode {
