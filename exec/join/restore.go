@@ -40,7 +40,11 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		return fmt.Errorf("%w: key groups %v, but the instance owns %v", errRestore, groups, j.env.KeyGroups)
 	}
 	scan := groups
-	if j.cfg.Broadcast {
+	var mv *relayout
+	if j.cfg.Relayout {
+		mv = &relayout{}
+	}
+	if j.cfg.Broadcast || mv != nil {
 		scan = exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}
 	}
 	if j.ttl != nil {
@@ -54,6 +58,12 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		own := groups.Contains(g)
 		if len(key) > 0 && key[0] == tagMeta {
 			if !own {
+				return nil
+			}
+			if mv != nil && len(key) == 2 && key[1] == metaRange {
+				if err := j.restoreRange(mv, g, key, value); err != nil {
+					return fmt.Errorf("%w: key group %d: %w", errRestore, g, err)
+				}
 				return nil
 			}
 			v, err := j.restoreMeta(key, value, groups)
@@ -88,7 +98,14 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 			return nil
 		case tag == tagLeft && !j.cfg.Lookup, tag == tagRight:
 			in := int(tag)
-			if j.cfg.Broadcast && in == 0 && !own {
+			switch {
+			case mv != nil && in == 0:
+				// Every group's left rows: relayoutLeft keeps this
+				// instance's. Identities handed out later are greater.
+				j.sides[0].changes.Restored(0, g, ident, false)
+			case mv != nil && !j.cfg.Broadcast && !own:
+				return nil // another instance's right rows
+			case j.cfg.Broadcast && in == 0 && !own:
 				return nil // another instance's forwarded rows
 			}
 			if err := j.restoreRow(&rows[in], j.sides[in], g, jk, ident, value); err != nil {
@@ -100,6 +117,11 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 	})
 	if err != nil {
 		return err
+	}
+	if mv != nil {
+		if err := j.relayoutLeft(&rows[0], mv); err != nil {
+			return fmt.Errorf("%w: %w", errRestore, err)
+		}
 	}
 	for in, s := range j.sides {
 		if err := j.indexRestored(in, s, &rows[in]); err != nil {
@@ -213,7 +235,11 @@ func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
 			return fmt.Errorf("key group %d: a row of key group %d", r.groups[k], g)
 		}
 		s.insert(key, id, 0)
-		s.changes.Restored(id, g, r.idents[k], j.env.KeyGroups.Contains(g))
+		if r.idents[k] == 0 {
+			s.changes.Mark(id) // moved (relayoutLeft): written anew in group g
+		} else {
+			s.changes.Restored(id, g, r.idents[k], j.env.KeyGroups.Contains(g))
+		}
 		if times != nil {
 			s.track(id, key, timeValue(times, k))
 		}
