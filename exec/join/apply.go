@@ -179,7 +179,7 @@ func (j *HashJoin) gauge() {
 	if j.rightRows != nil {
 		r := j.sides[1]
 		j.rightRows.Store(int64(r.store.Live()))
-		j.rightBytes.Store(r.store.Bytes())
+		j.rightBytes.Store(r.store.LiveBytes())
 	}
 }
 

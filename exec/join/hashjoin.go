@@ -110,7 +110,8 @@ type HashJoin struct {
 	ck      checkpoint
 	ttl     *joinTTL // with a state TTL (ttl.go)
 	// rightRows and rightBytes are a regular keyed join's counters of
-	// the right rows it holds and their bytes (summed over the instances:
+	// the right rows it holds and their bytes (rowstore.Store.LiveBytes;
+	// summed over the instances:
 	// every replica's of a broadcast join), which decide a switch of its
 	// distribution at run time.
 	rightRows, rightBytes *atomic.Int64
@@ -118,8 +119,8 @@ type HashJoin struct {
 
 // The names of the counters of the right side's rows and bytes.
 const (
-	RightRowsCounter  = "right rows"
-	RightBytesCounter = "right bytes"
+	RightRowsCounter  = "right_rows"
+	RightBytesCounter = "right_bytes"
 )
 
 // side is one input's state: its rows, indexed by join key, and for a

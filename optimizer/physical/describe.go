@@ -58,6 +58,9 @@ func (n *HashJoin) Describe() (string, []plan.Attr) {
 	if n.StateTTL > 0 {
 		attrs = append(attrs, ttlAttr("join keys", n.StateTTL))
 	}
+	if n.Adaptive {
+		attrs = append(attrs, plan.Attr{Value: "adaptive"})
+	}
 	return "HashJoin", attrs
 }
 

@@ -1,0 +1,182 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// adaptiveSchema is the input of the adaptive join tests: 2000 bids read
+// in two parallel splits (their left side runs at parallelism 2, as a
+// broadcast join's must) and a table of bidders, which keeps the job
+// running after the bids end.
+const adaptiveSchema = `CREATE STREAM bid WITH (connector = 'nexmark', table = 'bid', events = '2000');
+	CREATE TABLE dim (id BIGINT PRIMARY KEY, name VARCHAR);
+	INSERT INTO dim VALUES (1000, 'first');
+	ANALYZE dim;
+	SET broadcast_budget = '32KB';
+	SET policy_interval = '20ms';`
+
+// adaptiveQuery keeps the bids of the bidders in dim, but those named
+// 'gone': a semi join, which the optimizer broadcasts while dim is small.
+// Renaming a bidder 'gone' (an upsert) retracts it from the join's right
+// side.
+const adaptiveQuery = `SELECT auction, bidder, price FROM bid WHERE bidder IN (SELECT id FROM dim WHERE name <> 'gone')`
+
+// waitForPlan polls EXPLAIN ANALYZE of view until it has every part, or
+// fails the test after a generous deadline.
+func waitForPlan(t *testing.T, s *Session, view string, parts ...string) string {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		plan := text(run(t, s, "EXPLAIN ANALYZE "+view+";"))
+		ok := true
+		for _, p := range parts {
+			ok = ok && strings.Contains(plan, p)
+		}
+		if ok {
+			return plan
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("EXPLAIN ANALYZE %s has not shown %q within a minute:\n%s", view, parts, plan)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// TestAdaptiveJoinSwitches runs a view whose join was planned broadcast
+// (dim held one row) while dim grows past the broadcast budget: the join
+// switches to hash partitioning, and when dim shrinks well below it, back
+// to broadcast. After each switch the view holds what the same query
+// planned hash throughout holds, and what a batch query computes; a push
+// query subscribed before the first switch integrates to the view's rows
+// without retracting a row it did not hold; each switch leaves a notice
+// and shows in EXPLAIN ANALYZE with its reason. A restart resumes the
+// switched view from its checkpoint.
+func TestAdaptiveJoinSwitches(t *testing.T) {
+	e, s, cfg := checkpointedEngine(t, 2)
+	run(t, s, adaptiveSchema+`
+		CREATE MATERIALIZED VIEW v AS `+adaptiveQuery+`;
+		SET join_distribution = hash;
+		CREATE MATERIALIZED VIEW fixed AS `+adaptiveQuery+`;
+		FLUSH;`)
+	if plan := text(run(t, s, "EXPLAIN ANALYZE v;")); !strings.Contains(plan, "Exchange broadcast") || !strings.Contains(plan, "adaptive") {
+		t.Fatalf("v's join is not an adaptive broadcast join:\n%s", plan)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	push := e.NewSession(SessionOptions{Interactive: true})
+	res, err := execOne(t, push, "SELECT * FROM v EMIT CHANGES;")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ts []types.T
+	for _, c := range res.Columns[1:] {
+		ts = append(ts, c.Type)
+	}
+	log := &changelog{counts: map[string]int{}}
+	pctx, pcancel := context.WithCancel(ctx)
+	var readers sync.WaitGroup
+	readers.Go(func() { log.read(pctx, res.Stream, ts) })
+	defer func() {
+		pcancel()
+		readers.Wait()
+		res.Stream.Close()
+	}()
+
+	same := func(when string) {
+		t.Helper()
+		run(t, s, "FLUSH;")
+		got := viewRows(t, s, "v")
+		if want := viewRows(t, s, "fixed"); got != want {
+			t.Fatalf("%s v holds\n%s\nthe view planned hash throughout\n%s", when, got, want)
+		}
+		if want := strings.TrimSuffix(sorted(text(run(t, s, adaptiveQuery+";"))), "\n"); got != want {
+			t.Fatalf("%s v holds\n%s\nthe batch query\n%s", when, got, want)
+		}
+		if got == "" {
+			t.Fatalf("%s v holds no rows: the test joins nothing", when)
+		}
+		deadline := time.Now().Add(30 * time.Second)
+		for log.rows() != got && time.Now().Before(deadline) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		log.mu.Lock()
+		bad, perr := log.bad, log.err
+		log.mu.Unlock()
+		if rows := log.rows(); rows != got || len(bad) > 0 || perr != nil {
+			t.Fatalf("%s the push query's changes integrate to\n%s\nwant\n%s\n(retractions of rows it did not hold: %q; error: %v)", when, rows, got, bad, perr)
+		}
+	}
+	same("before any switch,")
+	watch := e.NewSession(SessionOptions{}) // collects the notices from here on
+
+	// dim grows past the budget: 3000 bidders, in batches.
+	for b := range 10 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO dim VALUES ")
+		for i := range 300 {
+			if i > 0 {
+				sb.WriteString(", ")
+			}
+			id := 1001 + b*300 + i
+			fmt.Fprintf(&sb, "(%d, 'bidder %d')", id, id)
+		}
+		run(t, s, sb.String()+";")
+	}
+	plan := waitForPlan(t, s, "v", "switched broadcast → hash at checkpoint", "Exchange hash(bidder)")
+	if !strings.Contains(plan, "> broadcast budget 32.00 KiB") && !strings.Contains(plan, "more than twice hashing's") {
+		t.Errorf("the switch gives no reason:\n%s", plan)
+	}
+	same("after the switch to hash,")
+
+	// dim shrinks well below it: all but 20 bidders are gone.
+	for b := range 10 {
+		var sb strings.Builder
+		sb.WriteString("INSERT INTO dim VALUES ")
+		for i := range 300 {
+			if id := 1001 + b*300 + i; id > 1020 {
+				if !strings.HasSuffix(sb.String(), "VALUES ") {
+					sb.WriteString(", ")
+				}
+				fmt.Fprintf(&sb, "(%d, 'gone')", id)
+			}
+		}
+		run(t, s, sb.String()+";")
+	}
+	waitForPlan(t, s, "v", "switched hash → broadcast at checkpoint", "Exchange broadcast")
+	same("after the switch back to broadcast,")
+	notices := strings.Join(run(t, watch, "SELECT 1;").Notices, "\n")
+	for _, want := range []string{"switched broadcast → hash at checkpoint", "switched hash → broadcast at checkpoint"} {
+		if !strings.Contains(notices, want) {
+			t.Errorf("no notice says %q:\n%s", want, notices)
+		}
+	}
+
+	checkpointNow(t, e, "v")
+	want := viewRows(t, s, "v")
+	pcancel()
+	readers.Wait()
+	res.Stream.Close()
+	e, s = restart(t, e, cfg)
+	r := run(t, s, "SELECT * FROM v;")
+	wantNotice(t, r, "materialized view v resumed from its checkpoint")
+	if got := strings.TrimSuffix(sorted(text(r)), "\n"); got != want {
+		t.Fatalf("after the restart v holds\n%s\nwant\n%s", got, want)
+	}
+	plan = text(run(t, s, "EXPLAIN ANALYZE v;"))
+	if !strings.Contains(plan, "switched hash → broadcast at checkpoint") || !strings.Contains(plan, "Exchange broadcast") {
+		t.Fatalf("after the restart v's join is not the switched one:\n%s", plan)
+	}
+	run(t, s, "INSERT INTO dim VALUES (1021, 'again'); FLUSH;")
+	if got, want := viewRows(t, s, "v"), strings.TrimSuffix(sorted(text(run(t, s, adaptiveQuery+";"))), "\n"); got != want {
+		t.Fatalf("after the restart and a change v holds\n%s\nthe batch query\n%s", got, want)
+	}
+	_ = e
+}
