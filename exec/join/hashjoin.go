@@ -184,8 +184,8 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	if c.Broadcast && len(c.LeftKeys) == 0 {
 		return errors.New("hash join: a broadcast join without keys")
 	}
-	if c.Relayout && (c.Lookup || c.Windowed || len(c.LeftKeys) == 0) {
-		return errors.New("not supported yet: moving the state of a lookup, windowed or cross join to another distribution")
+	if c.Relayout && (c.Windowed || len(c.LeftKeys) == 0) {
+		return errors.New("not supported yet: moving the state of a windowed or cross join to another distribution")
 	}
 	j.ck = checkpoint{wm: noWatermark, savedWM: noWatermark, floor: noWatermark}
 	j.sides = [2]*side{left, right}
@@ -219,7 +219,7 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	j.schema = arrow.NewSchema(fields, nil)
 	j.ttl = nil
 	j.rightRows, j.rightBytes = nil, nil
-	if !c.Windowed && !c.Lookup && len(c.LeftKeys) > 0 {
+	if !c.Windowed && len(c.LeftKeys) > 0 {
 		j.rightRows, j.rightBytes = env.Metrics.Counter(RightRowsCounter), env.Metrics.Counter(RightBytesCounter)
 	}
 	if c.StateTTL > 0 && !c.Windowed && !c.Lookup {

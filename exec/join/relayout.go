@@ -40,8 +40,10 @@ import (
 //   - Range meta entries of another layout are deleted by the instance
 //     owning their group; a broadcast join writes its own.
 //
-// Lookup and windowed joins do not move (Open refuses Relayout): a lookup
-// join's pending stream rows and a windowed join's watermark entries are
+// A lookup join keeps no left rows, only the stream rows it holds while
+// its table catches up (pending): their input never retracts, so each
+// instance takes those of its key groups, and writes them anew. Windowed
+// joins do not move (Open refuses Relayout): their watermark entries are
 // laid out by the distribution too.
 
 // errSwitchRetracting is returned when a broadcast join would take the
@@ -152,4 +154,37 @@ func (j *HashJoin) relayoutLeft(r *restored, mv *relayout) error {
 	}
 	*r = out
 	return nil
+}
+
+// relayoutPending keeps, of a lookup join's pending stream rows r (with
+// their ops) read from every key group, those of the key groups this
+// instance owns; every entry of its own groups is deleted, as the next
+// snapshot writes the rows kept anew (restore.go). It returns the ops of
+// the rows kept.
+func (j *HashJoin) relayoutPending(r *restored, ops []exec.Op) ([]exec.Op, error) {
+	if len(r.ids) == 0 {
+		return ops, nil
+	}
+	left, own := j.sides[0], j.env.KeyGroups
+	keyCols, err := j.keyHashes(left, r.ids)
+	if err != nil {
+		return nil, err
+	}
+	arrays.Release(keyCols)
+	var out restored
+	var kept []exec.Op
+	for k, id := range r.ids {
+		h, was := j.ck.hashes[k], r.groups[k]
+		if own.Contains(was) {
+			j.ck.deleteEntry(was, rowstore.AppendEntryKey(nil, tagPending, "", r.idents[k]))
+		}
+		if !own.Contains(exec.KeyGroup(h)) {
+			left.store.Remove(id)
+			continue
+		}
+		out.add(id, j.groupOf(0, h), r.idents[k], nil)
+		kept = append(kept, ops[k])
+	}
+	*r = out
+	return kept, nil
 }

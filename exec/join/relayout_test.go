@@ -178,13 +178,11 @@ func TestJoinSwitchToBroadcast(t *testing.T) {
 	}
 }
 
-// TestJoinSwitchRefusesLookupAndWindowed checks that Relayout is refused
-// for joins whose other state is laid out by the distribution.
-func TestJoinSwitchRefusesLookupAndWindowed(t *testing.T) {
-	for _, cfg := range []Config{
-		func() Config { c := stateConfig(plan.InnerJoin, false, false); c.Lookup = true; return c }(),
-		intervalConfig(plan.InnerJoin, -5, 5),
-	} {
+// TestJoinSwitchRefusesWindowedAndCross checks that Relayout is refused
+// for windowed joins, whose watermark entries are laid out by the
+// distribution, and cross joins, which have one.
+func TestJoinSwitchRefusesWindowedAndCross(t *testing.T) {
+	for _, cfg := range []Config{intervalConfig(plan.InnerJoin, -5, 5), stateConfig(plan.InnerJoin, false, true)} {
 		cfg.Relayout = true
 		err := NewHashJoin(cfg).Open(t.Context(), exectest.InstanceEnv(exectest.Alloc(t), 0, 1, nil))
 		if err == nil || !strings.HasPrefix(err.Error(), "not supported yet") {

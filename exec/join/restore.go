@@ -79,7 +79,11 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		}
 		switch {
 		case tag == tagPending && j.cfg.Lookup:
-			if !own {
+			if mv != nil {
+				// Every group's: relayoutPending keeps this instance's.
+				// Sequence numbers handed out later are greater.
+				j.ck.pendSeq = max(j.ck.pendSeq, ident)
+			} else if !own {
 				return nil
 			}
 			if len(jk) != 0 || len(value) == 0 || value[0] > byte(exec.UpdateAfter) {
@@ -128,8 +132,19 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 			return fmt.Errorf("%w: %w", errRestore, err)
 		}
 	}
+	if mv != nil {
+		var err error
+		if pendOps, err = j.relayoutPending(&pend, pendOps); err != nil {
+			return fmt.Errorf("%w: %w", errRestore, err)
+		}
+	}
 	if err := j.restorePending(&pend, pendOps); err != nil {
 		return fmt.Errorf("%w: %w", errRestore, err)
+	}
+	if mv != nil && len(pend.ids) > 0 {
+		// Their entries were deleted: the next snapshot writes them anew,
+		// in this join's layout.
+		j.ck.pendSaved, j.ck.pendGroups, j.ck.pendSeqs = 0, j.ck.pendGroups[:0], j.ck.pendSeqs[:0]
 	}
 	if j.cfg.Windowed {
 		j.ck.wm, j.ck.savedWM, j.ck.floor = wm, wm, wm

@@ -243,7 +243,7 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 		{Desc: fmt.Sprintf("broadcast the right side to the left's %d instances: keep %d × %s rows, shuffle none", p, p, Human(rs)), Cost: bcast},
 	}
 	fits := float64(p)*rs*width <= budget
-	if b.opts.JoinDistribution == "" && !n.Lookup && b.opts.AdaptiveJoins {
+	if b.opts.JoinDistribution == "" && b.opts.AdaptiveJoins {
 		if sw := b.joinSwitch(ordinal); sw != nil {
 			d.Chosen, d.Why = 0, sw.Why
 			if sw.Broadcast {
