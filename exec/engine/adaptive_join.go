@@ -81,11 +81,14 @@ func parseByteSize(v string) (int64, error) {
 	return n << shift, nil
 }
 
-// physicalSwitches converts the stored join switches for the planner.
+// physicalSwitches converts the latest stored switch of each join for the
+// planner.
 func physicalSwitches(cs []catalog.JoinSwitch) []physical.JoinSwitch {
 	var out []physical.JoinSwitch
-	for _, c := range cs {
-		out = append(out, physical.JoinSwitch{Join: c.Join, Broadcast: c.Distribution == distBroadcast, Why: c.Why})
+	for i, c := range cs {
+		if latestOf(cs, i) {
+			out = append(out, physical.JoinSwitch{Join: c.Join, Broadcast: c.Distribution == distBroadcast, Why: c.Why})
+		}
 	}
 	return out
 }
@@ -104,15 +107,32 @@ func distName(j *physical.HashJoin) string {
 	return distHash
 }
 
-// withSwitch returns cs with sw replacing the switch of its join.
+// switchHistory is how many switches a query keeps (the latest of each
+// join is planned; EXPLAIN ANALYZE lists them all).
+const switchHistory = 16
+
+// withSwitch returns cs with sw appended, dropping the oldest switches of
+// other joins beyond switchHistory (the latest of each join stays).
 func withSwitch(cs []catalog.JoinSwitch, sw catalog.JoinSwitch) []catalog.JoinSwitch {
-	out := make([]catalog.JoinSwitch, 0, len(cs)+1)
-	for _, c := range cs {
-		if c.Join != sw.Join {
-			out = append(out, c)
+	out := append(append([]catalog.JoinSwitch(nil), cs...), sw)
+	for i := 0; len(out) > switchHistory && i < len(out); {
+		if latestOf(out, i) {
+			i++
+			continue
+		}
+		out = append(out[:i], out[i+1:]...)
+	}
+	return out
+}
+
+// latestOf reports whether cs[i] is the latest switch of its join.
+func latestOf(cs []catalog.JoinSwitch, i int) bool {
+	for _, c := range cs[i+1:] {
+		if c.Join == cs[i].Join {
+			return false
 		}
 	}
-	return append(out, sw)
+	return true
 }
 
 // joinName names a join for notices: its sides, as its distribution

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 )
 
@@ -150,7 +151,10 @@ func TestAdaptiveJoinSwitches(t *testing.T) {
 		}
 		run(t, s, sb.String()+";")
 	}
-	waitForPlan(t, s, "v", "switched hash → broadcast at checkpoint", "Exchange broadcast")
+	plan = waitForPlan(t, s, "v", "switched hash → broadcast at checkpoint", "Exchange broadcast")
+	if !strings.Contains(plan, "< half the broadcast budget 32.00 KiB") || !strings.Contains(plan, "switched broadcast → hash at checkpoint") {
+		t.Errorf("EXPLAIN ANALYZE does not show both switches with their reasons:\n%s", plan)
+	}
 	same("after the switch back to broadcast,")
 	notices := strings.Join(run(t, watch, "SELECT 1;").Notices, "\n")
 	for _, want := range []string{"switched broadcast → hash at checkpoint", "switched hash → broadcast at checkpoint"} {
@@ -287,4 +291,42 @@ func TestAdaptiveJoinRetractingLeft(t *testing.T) {
 		t.Fatalf("v's join over a retracting left input switched back to broadcast:\n%s", plan)
 	}
 	check("with dim shrunk,")
+}
+
+// TestJoinSwitchHistory: a query keeps its latest switches, the latest of
+// every join among them however old, and plans each join's latest.
+func TestJoinSwitchHistory(t *testing.T) {
+	var cs []catalog.JoinSwitch
+	cs = withSwitch(cs, catalog.JoinSwitch{Join: 2, Distribution: distHash, Why: "join 2 once"})
+	for i := range 2 * switchHistory {
+		d := distHash
+		if i%2 == 1 {
+			d = distBroadcast
+		}
+		cs = withSwitch(cs, catalog.JoinSwitch{Join: 1, Distribution: d, Why: fmt.Sprint("join 1 switch ", i)})
+	}
+	if len(cs) != switchHistory {
+		t.Fatalf("%d switches kept, want %d", len(cs), switchHistory)
+	}
+	if cs[0].Why != "join 2 once" || cs[len(cs)-1].Why != fmt.Sprint("join 1 switch ", 2*switchHistory-1) {
+		t.Fatalf("kept %v: want join 2's only switch and join 1's latest", cs)
+	}
+	ps := physicalSwitches(cs)
+	if len(ps) != 2 || ps[0].Join != 2 || ps[0].Broadcast || ps[1].Join != 1 || !ps[1].Broadcast {
+		t.Fatalf("planned %+v: want join 2 hash and join 1 broadcast", ps)
+	}
+}
+
+// TestParseByteSize reads SET broadcast_budget's sizes.
+func TestParseByteSize(t *testing.T) {
+	for in, want := range map[string]int64{"10": 10, "10B": 10, "4 KB": 4 << 10, "64MB": 64 << 20, "1gib": 1 << 30, "3k": 3 << 10} {
+		if got, err := parseByteSize(in); err != nil || got != want {
+			t.Errorf("parseByteSize(%q) = %d, %v; want %d", in, got, err, want)
+		}
+	}
+	for _, in := range []string{"", "lots", "1.5MB", "-1", "99999999999GB"} {
+		if got, err := parseByteSize(in); err == nil {
+			t.Errorf("parseByteSize(%q) = %d, want an error", in, got)
+		}
+	}
 }

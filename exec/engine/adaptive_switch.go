@@ -252,8 +252,9 @@ func (e *Engine) switchJoin(ctx context.Context, q *runningQuery, j *physical.Ha
 	return nil
 }
 
-// joinSwitchLines are EXPLAIN ANALYZE's lines on q's adaptive joins: each
-// switch stored with the query, and why switching stopped, if it did.
+// joinSwitchLines are EXPLAIN ANALYZE's lines on q's adaptive joins: the
+// switches stored with the query, oldest first, and why switching
+// stopped, if it did.
 func (e *Engine) joinSwitchLines(q *runningQuery) []string {
 	var lines []string
 	if st := q.obj.Settings; st != nil {
