@@ -80,7 +80,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	}
 	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords, Lookup: n.Lookup,
 		Ordinal: ordinal, Adaptive: dist.adaptive, LeftAppendOnly: n.Left.Props().AppendOnly, LeftRows: dist.leftRows,
-		RightRows: dist.rightRows, Budget: dist.budget, Switched: dist.switched}
+		Budget: dist.budget}
 	for _, k := range keys {
 		j.KeyText = append(j.KeyText, k.l.String()+" = "+k.r.String())
 	}
@@ -176,11 +176,10 @@ type distChoice struct {
 	decision  *cost.Decision
 	// adaptive: the join could be broadcast, and a run-time switch may
 	// change its distribution (with the sizes and budget it was planned
-	// with, and the switch that forced it).
-	adaptive            bool
-	leftRows, rightRows float64
-	budget              float64
-	switched            *JoinSwitch
+	// with).
+	adaptive bool
+	leftRows float64
+	budget   float64
 }
 
 // DistributionCosts returns the costs chooseDistribution compares for a
@@ -249,10 +248,12 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 			if sw.Broadcast {
 				d.Chosen = 1
 			}
-			return distChoice{broadcast: sw.Broadcast, decision: d, adaptive: true, leftRows: ls, rightRows: rs, budget: budget, switched: sw}
+			return distChoice{broadcast: sw.Broadcast, decision: d, adaptive: true, leftRows: ls, budget: budget}
 		}
+		// Whatever the cost model chooses below, the join may switch at
+		// run time.
 		defer func() {
-			c.adaptive, c.leftRows, c.rightRows, c.budget = true, ls, rs, budget
+			c.adaptive, c.leftRows, c.budget = true, ls, budget
 		}()
 	}
 	switch b.opts.JoinDistribution {

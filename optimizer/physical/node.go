@@ -117,16 +117,12 @@ type HashJoin struct {
 	// Adaptive: the join's distribution may switch between hash and
 	// broadcast at run time, and its state restores across them
 	// (adaptive.go). LeftAppendOnly says its left input never retracts,
-	// which a switch to broadcast needs; LeftRows and RightRows are the
-	// sides' sizes the cost model planned with, and Budget the broadcast
-	// budget.
-	Adaptive            bool
-	LeftAppendOnly      bool
-	LeftRows, RightRows float64
-	Budget              float64
-	// Switched is the run-time switch that forced its distribution (nil:
-	// the cost model chose it).
-	Switched *JoinSwitch
+	// which a switch to broadcast needs; LeftRows is the left side's size
+	// the cost model planned with, and Budget the broadcast budget.
+	Adaptive       bool
+	LeftAppendOnly bool
+	LeftRows       float64
+	Budget         float64
 }
 
 // Values produces constant rows.
