@@ -199,6 +199,25 @@ type QuerySettings struct {
 	// Autoscale is SET autoscale: "ds2" runs the query's DS2 controller,
 	// "off" none; "" (the session did not set it): the engine's default.
 	Autoscale string `json:"autoscale,omitempty"`
+	// AdaptiveJoin is SET adaptive_join: "off" keeps every join's
+	// distribution as planned; "" (on) lets a join the optimizer could
+	// broadcast switch between hash and broadcast at run time.
+	AdaptiveJoin string `json:"adaptive_join,omitempty"`
+	// BroadcastBudget is SET broadcast_budget in bytes: the most the
+	// replicas of a broadcast join's side may take (0: the default).
+	BroadcastBudget int64 `json:"broadcast_budget,omitempty"`
+	// JoinSwitches are the join distributions switched at run time, the
+	// latest per join, which a restart plans again.
+	JoinSwitches []JoinSwitch `json:"join_switches,omitempty"`
+}
+
+// JoinSwitch is a join's distribution switched at run time: the join by
+// its ordinal in the plan (from 1), "hash" or "broadcast", and when and
+// why it switched.
+type JoinSwitch struct {
+	Join         int    `json:"join"`
+	Distribution string `json:"distribution"`
+	Why          string `json:"why"`
 }
 
 // Shed is a continuous query's load shedding: when its input outruns it,

@@ -20,6 +20,10 @@ type OpSpec struct {
 	// renumbers stages: a checkpoint taken at one parallelism is then
 	// restored at another (a rescale).
 	StateKey string
+	// AnyDistribution says the operator's state restores whatever the
+	// distribution of its inputs (a join whose distribution switches at
+	// run time): the state layout does not record it.
+	AnyDistribution bool
 }
 
 // InputSpec connects a stage to an upstream stage through an exchange.

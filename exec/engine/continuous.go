@@ -227,6 +227,7 @@ func (e *Engine) register(q *runningQuery) {
 		e.watchFailures(obj, job)
 	}
 	e.startAutoscaler(obj)
+	e.startJoinSwitcher(q)
 }
 
 // damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:

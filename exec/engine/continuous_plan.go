@@ -16,6 +16,7 @@ import (
 // query that still updates its rows is refused.
 func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos, ps planSettings) (*compiledQuery, error) {
 	ps.stateTTL = time.Duration(obj.StateTTLMs) * time.Millisecond
+	ps.adaptiveJoins = ps.adaptiveJoin != adaptiveOff
 	b := e.newBuilder(src, start)
 	var bound *planner.Query
 	var err error

@@ -120,6 +120,8 @@ type Engine struct {
 	recovery recovery       // queries recovering from a failure (recover.go)
 	startup  startupWork    // what Open is doing, for its progress reports
 	scale    autoscalers    // the DS2 controllers of queries (autoscale.go)
+	// switchers watch the adaptive joins of queries (adaptive_switch.go).
+	switchers joinSwitchers
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,

@@ -85,6 +85,15 @@ type planSettings struct {
 	twoPhase string
 	// stateTTL is the state TTL of a continuous query (0: none).
 	stateTTL time.Duration
+	// adaptiveJoin is SET adaptive_join ("off", or "": on); a continuous
+	// query's plan with it on marks the joins that may switch
+	// distribution at run time (adaptiveJoins), and joinSwitches are the
+	// switches made (adaptive_join.go).
+	adaptiveJoin  string
+	adaptiveJoins bool
+	joinSwitches  []catalog.JoinSwitch
+	// broadcastBudget is SET broadcast_budget in bytes (0: the default).
+	broadcastBudget int64
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -108,7 +117,8 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 		return nil, err
 	}
 	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost,
-		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase, StateTTL: ps.stateTTL})
+		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase, StateTTL: ps.stateTTL,
+		BroadcastBudget: float64(ps.broadcastBudget), AdaptiveJoins: ps.adaptiveJoins, JoinSwitches: physicalSwitches(ps.joinSwitches)})
 	if err != nil {
 		return nil, err
 	}

@@ -92,6 +92,10 @@ type RescaleReport struct {
 	// computed, Reconciled rows.
 	Rebuilt    string
 	Reconciled int
+	// Switch, when set, says the move switches a join's distribution
+	// rather than the parallelism (adaptive_join.go): "switching join 1
+	// (bid ⋈ dim) of materialized view v to hash".
+	Switch string
 }
 
 // String returns the notice a rescale leaves.

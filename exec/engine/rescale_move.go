@@ -21,15 +21,18 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 		return nil, err
 	}
 	layout := stateLayout(qg.graph)
-	if why := layoutChange(q.state.layout, layout); why != "" {
-		return nil, &RescaleError{Code: RescaleNotSupported, Name: obj.Name, Msg: fmt.Sprintf(
-			"rescaling %s %s to parallelism %d: %s", obj.Kind, obj.Name, rep.To, why)}
+	why := layoutChange(q.state.layout, layout)
+	if why == "" {
+		why = joinMoves(q.plan, cq.phys)
+	}
+	if why != "" {
+		return nil, &RescaleError{Code: RescaleNotSupported, Name: obj.Name, Msg: fmt.Sprintf("%s: %s", rep.doing(), why)}
 	}
 	start := time.Now()
 	epoch, err := q.job.StopAtCheckpoint(e.ctx)
 	if err != nil {
 		e.moveFailed(obj, q, rep.To, err)
-		return nil, fmt.Errorf("rescaling %s %s: stopping it at a checkpoint: %w", obj.Kind, obj.Name, err)
+		return nil, fmt.Errorf("%s: stopping it at a checkpoint: %w", rep.doing(), err)
 	}
 	opts := qg.options
 	opts.State, opts.Restore, opts.CheckpointInterval = q.state.store, true, interval
@@ -51,12 +54,20 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 	}
 	if err != nil {
 		e.moveFailed(obj, q, rep.To, err)
-		return nil, fmt.Errorf("rescaling %s %s: starting it at parallelism %d: %w", obj.Kind, obj.Name, rep.To, err)
+		return nil, fmt.Errorf("%s: starting its new plan: %w", rep.doing(), err)
 	}
 	rep.Epoch, rep.Pause = epoch, time.Since(start)
 	m := job.RestoreMoves(q.graph)
 	rep.StateBytes, rep.MovedBytes, rep.MovedGroups = m.Read, m.Moved, m.MovedGroups
 	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs}, nil
+}
+
+// doing says what the move does, for its errors.
+func (r *RescaleReport) doing() string {
+	if r.Switch != "" {
+		return r.Switch
+	}
+	return fmt.Sprintf("rescaling %s %s to parallelism %d", r.Kind, r.Name, r.To)
 }
 
 // rebuildView moves q, the query of view obj that is not checkpointed, to

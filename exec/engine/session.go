@@ -40,6 +40,11 @@ type Session struct {
 	// autoscale is SET autoscale ("ds2", "off", or "" when not set: the
 	// engine's applies), stored with the queries the session creates.
 	autoscale string
+	// adaptiveJoin is SET adaptive_join ("off", or "": on) and
+	// broadcastBudget SET broadcast_budget in bytes (0: the default),
+	// stored with the queries the session creates (adaptive_join.go).
+	adaptiveJoin    string
+	broadcastBudget int64
 	// notices is the session's position in the engine's notices.
 	notices int
 	// work follows the running statement's progress (nil between
@@ -133,7 +138,7 @@ func (s *Session) checkpointInterval() time.Duration {
 // settings are the session's planning settings.
 func (s *Session) settings() planSettings {
 	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution,
-		twoPhase: s.twoPhase}
+		twoPhase: s.twoPhase, adaptiveJoin: s.adaptiveJoin, broadcastBudget: s.broadcastBudget}
 }
 
 // querySettings are the session's settings a continuous query keeps.
@@ -150,6 +155,7 @@ func (s *Session) querySettings() *catalog.QuerySettings {
 	}
 	qs.LatencyIntervalMs = s.latency.Milliseconds()
 	qs.Autoscale = s.autoscale
+	qs.AdaptiveJoin, qs.BroadcastBudget = s.adaptiveJoin, s.broadcastBudget
 	return qs
 }
 
@@ -163,6 +169,7 @@ func (e *Engine) storedSettings(obj *catalog.Object) (planSettings, time.Duratio
 			ps.parallelism = st.Parallelism
 		}
 		ps.noOptimize, ps.joinDistribution, ps.twoPhase = st.NoOptimize, st.JoinDistribution, st.TwoPhaseAgg
+		ps.adaptiveJoin, ps.broadcastBudget, ps.joinSwitches = st.AdaptiveJoin, st.BroadcastBudget, st.JoinSwitches
 		if st.CheckpointIntervalMs != nil {
 			interval = time.Duration(*st.CheckpointIntervalMs) * time.Millisecond
 		}
@@ -203,6 +210,10 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return s.setRateInterval(st)
 	case "autoscale":
 		return s.setAutoscale(st)
+	case "adaptive_join":
+		return s.setAdaptiveJoin(st)
+	case "broadcast_budget":
+		return s.setBroadcastBudget(st)
 	case "parallelism":
 		n, err := strconv.Atoi(st.Value)
 		if err != nil || n < 1 || n > maxParallelism {
@@ -219,7 +230,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 // settingNames are the settings set knows, in the order its error lists
 // them.
 var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg",
-	"policy_interval", "latency_interval", "autoscale"}
+	"policy_interval", "latency_interval", "autoscale", "adaptive_join", "broadcast_budget"}
 
 // SettingNames returns the names of the session settings SET changes.
 func SettingNames() []string { return slices.Clone(settingNames) }

@@ -28,7 +28,9 @@ const layoutVersion = "state layout 2\n"
 // line and its parallelism, since a position is its split's. The
 // parallelism of the other stages is not in it — a checkpoint is keyed by
 // key group and serves any — except a broadcast join's, whose replicas
-// restore only at the parallelism they were written at. Two plans of a
+// restore only at the parallelism they were written at, unless the join
+// is adaptive (its distribution may switch at run time): it restores any
+// layout its left input allows, which joinMoves checks. Two plans of a
 // query with the same layout resume each other's checkpoints: the same
 // query at another parallelism (a rescale), whose exchanges differ.
 func stateLayout(g dataflow.GraphSpec) []string {
@@ -43,7 +45,7 @@ func stateLayout(g dataflow.GraphSpec) []string {
 		}
 		for i, op := range s.Ops {
 			line := s.StateTable(si, i) + " " + op.Name
-			if i == 0 && broadcast {
+			if i == 0 && broadcast && !op.AnyDistribution {
 				line += fmt.Sprintf(" broadcast parallelism=%d", s.Parallelism)
 			}
 			lines = append(lines, line)

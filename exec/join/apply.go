@@ -176,6 +176,11 @@ func (j *HashJoin) gauge() {
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)
+	if j.rightRows != nil {
+		r := j.sides[1]
+		j.rightRows.Store(int64(r.store.Live()))
+		j.rightBytes.Store(r.store.LiveBytes())
+	}
 }
 
 // OnControl implements Operator: a regular join keeps its state whatever

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -59,6 +60,14 @@ type Config struct {
 	// (or, without keys, both sent to one instance). It decides the key
 	// groups of the state's entries (state.go).
 	Broadcast bool
+	// Relayout says the checkpoint restored may have been written by this
+	// join at the other distribution, or broadcast at another parallelism
+	// (a switch at run time): Restore reads every key group and moves the
+	// left rows to this distribution's layout (relayout.go). A broadcast
+	// join takes the left rows of another layout only when LeftAppendOnly
+	// says its left input never retracts.
+	Relayout       bool
+	LeftAppendOnly bool
 	// StateTTL, when positive, bounds the state of a regular join (neither
 	// Windowed nor Lookup): the rows of a join key no row has reached for
 	// StateTTL, in processing time (exec.Env.Now), are evicted from both
@@ -100,7 +109,19 @@ type HashJoin struct {
 	pending []exec.Chunk
 	ck      checkpoint
 	ttl     *joinTTL // with a state TTL (ttl.go)
+	// rightRows and rightBytes are a regular keyed join's counters of
+	// the right rows it holds and their bytes (rowstore.Store.LiveBytes;
+	// summed over the instances:
+	// every replica's of a broadcast join), which decide a switch of its
+	// distribution at run time.
+	rightRows, rightBytes *atomic.Int64
 }
+
+// The names of the counters of the right side's rows and bytes.
+const (
+	RightRowsCounter  = "right_rows"
+	RightBytesCounter = "right_bytes"
+)
 
 // side is one input's state: its rows, indexed by join key, and for a
 // side whose matches are counted, each row's number of matches.
@@ -163,6 +184,9 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	if c.Broadcast && len(c.LeftKeys) == 0 {
 		return errors.New("hash join: a broadcast join without keys")
 	}
+	if c.Relayout && (c.Windowed || len(c.LeftKeys) == 0) {
+		return errors.New("not supported yet: moving the state of a windowed or cross join to another distribution")
+	}
 	j.ck = checkpoint{wm: noWatermark, savedWM: noWatermark, floor: noWatermark}
 	j.sides = [2]*side{left, right}
 	if c.Windowed {
@@ -194,6 +218,10 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	}
 	j.schema = arrow.NewSchema(fields, nil)
 	j.ttl = nil
+	j.rightRows, j.rightBytes = nil, nil
+	if !c.Windowed && len(c.LeftKeys) > 0 {
+		j.rightRows, j.rightBytes = env.Metrics.Counter(RightRowsCounter), env.Metrics.Counter(RightBytesCounter)
+	}
 	if c.StateTTL > 0 && !c.Windowed && !c.Lookup {
 		j.newTTL(c.StateTTL)
 	}

@@ -40,7 +40,11 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		return fmt.Errorf("%w: key groups %v, but the instance owns %v", errRestore, groups, j.env.KeyGroups)
 	}
 	scan := groups
-	if j.cfg.Broadcast {
+	var mv *relayout
+	if j.cfg.Relayout {
+		mv = &relayout{}
+	}
+	if j.cfg.Broadcast || mv != nil {
 		scan = exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}
 	}
 	if j.ttl != nil {
@@ -56,6 +60,12 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 			if !own {
 				return nil
 			}
+			if mv != nil && len(key) == 2 && key[1] == metaRange {
+				if err := j.restoreRange(mv, g, key, value); err != nil {
+					return fmt.Errorf("%w: key group %d: %w", errRestore, g, err)
+				}
+				return nil
+			}
 			v, err := j.restoreMeta(key, value, groups)
 			if err != nil {
 				return fmt.Errorf("%w: key group %d: %w", errRestore, g, err)
@@ -69,7 +79,11 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		}
 		switch {
 		case tag == tagPending && j.cfg.Lookup:
-			if !own {
+			if mv != nil {
+				// Every group's: relayoutPending keeps this instance's.
+				// Sequence numbers handed out later are greater.
+				j.ck.pendSeq = max(j.ck.pendSeq, ident)
+			} else if !own {
 				return nil
 			}
 			if len(jk) != 0 || len(value) == 0 || value[0] > byte(exec.UpdateAfter) {
@@ -88,7 +102,14 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 			return nil
 		case tag == tagLeft && !j.cfg.Lookup, tag == tagRight:
 			in := int(tag)
-			if j.cfg.Broadcast && in == 0 && !own {
+			switch {
+			case mv != nil && in == 0:
+				// Every group's left rows: relayoutLeft keeps this
+				// instance's. Identities handed out later are greater.
+				j.sides[0].changes.Restored(0, g, ident, false)
+			case mv != nil && !j.cfg.Broadcast && !own:
+				return nil // another instance's right rows
+			case j.cfg.Broadcast && in == 0 && !own:
 				return nil // another instance's forwarded rows
 			}
 			if err := j.restoreRow(&rows[in], j.sides[in], g, jk, ident, value); err != nil {
@@ -101,13 +122,29 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 	if err != nil {
 		return err
 	}
+	if mv != nil {
+		if err := j.relayoutLeft(&rows[0], mv); err != nil {
+			return fmt.Errorf("%w: %w", errRestore, err)
+		}
+	}
 	for in, s := range j.sides {
 		if err := j.indexRestored(in, s, &rows[in]); err != nil {
 			return fmt.Errorf("%w: %w", errRestore, err)
 		}
 	}
+	if mv != nil {
+		var err error
+		if pendOps, err = j.relayoutPending(&pend, pendOps); err != nil {
+			return fmt.Errorf("%w: %w", errRestore, err)
+		}
+	}
 	if err := j.restorePending(&pend, pendOps); err != nil {
 		return fmt.Errorf("%w: %w", errRestore, err)
+	}
+	if mv != nil && len(pend.ids) > 0 {
+		// Their entries were deleted: the next snapshot writes them anew,
+		// in this join's layout.
+		j.ck.pendSaved, j.ck.pendGroups, j.ck.pendSeqs = 0, j.ck.pendGroups[:0], j.ck.pendSeqs[:0]
 	}
 	if j.cfg.Windowed {
 		j.ck.wm, j.ck.savedWM, j.ck.floor = wm, wm, wm
@@ -213,7 +250,11 @@ func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
 			return fmt.Errorf("key group %d: a row of key group %d", r.groups[k], g)
 		}
 		s.insert(key, id, 0)
-		s.changes.Restored(id, g, r.idents[k], j.env.KeyGroups.Contains(g))
+		if r.idents[k] == 0 {
+			s.changes.Mark(id) // moved (relayoutLeft): written anew in group g
+		} else {
+			s.changes.Restored(id, g, r.idents[k], j.env.KeyGroups.Contains(g))
+		}
 		if times != nil {
 			s.track(id, key, timeValue(times, k))
 		}

@@ -104,6 +104,11 @@ type checkpoint struct {
 	pendSeqs   []uint64
 	delGroups  []int
 	delSeqs    []uint64
+	// The entries of the instance's groups a restore of another layout
+	// left behind (relayout.go): keys concatenated, their ends and groups.
+	moveKeys   []byte
+	moveEnds   []int
+	moveGroups []int
 
 	ids    []int32
 	hashes []uint64
@@ -133,6 +138,9 @@ func (j *HashJoin) groupOf(in int, h uint64) int {
 func (j *HashJoin) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
 	if j.env == nil {
 		return errors.New("hash join: Snapshot before Open")
+	}
+	if err := j.ck.writeMoves(w); err != nil {
+		return err
 	}
 	for in, s := range j.sides {
 		if err := s.changes.Deletions(w.Delete); err != nil {

@@ -52,6 +52,44 @@ func TestLookupJoinRestore(t *testing.T) {
 	}
 }
 
+// TestLookupJoinSwitch switches lookup joins between the table broadcast
+// and hash partitioning, at parallelism 1 to 3, while stream rows wait for
+// the table to catch up and later: each instance takes the waiting stream
+// rows of its key groups and the table rows it holds in the other layout,
+// and the run goes on as an uninterrupted one.
+func TestLookupJoinSwitch(t *testing.T) {
+	for _, kind := range []plan.JoinKind{plan.InnerJoin, plan.LeftJoin} {
+		for _, broadcast := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/from-broadcast=%v", kind, broadcast), func(t *testing.T) {
+				cfg := stateConfig(kind, false, false)
+				cfg.Lookup, cfg.Broadcast = true, broadcast
+				to := cfg
+				to.Broadcast = !broadcast
+				for seed := range uint64(4) {
+					rng := rand.New(rand.NewPCG(seed, 7))
+					var steps []step
+					for _, s := range changelogSteps(rng, 50) {
+						if s.in == 0 {
+							s.ops = nil
+						}
+						steps = append(steps, s)
+					}
+					at := 5 + rng.IntN(20)
+					steps = slices.Insert(steps, at, step{ctl: &exec.Control{Kind: exec.CaughtUp, Input: 1}})
+					for _, p := range []int{1, 2, 3} {
+						cut := 1 + rng.IntN(len(steps)-2)
+						interruptedRun{cfg: cfg, steps: steps, cut: cut, from: 1 + rng.IntN(3), to: p, every: 4, switched: &to,
+							resent: func(before []step) []step {
+								return slices.DeleteFunc(slices.Clone(before), func(s step) bool { return s.ctl == nil })
+							},
+						}.check(t)
+					}
+				}
+			})
+		}
+	}
+}
+
 // interruptedRun is a run of steps through a join of cfg at parallelism
 // from, interrupted after step cut: snapshotted every few steps before it
 // and after it, and restored at parallelism to, whose instances are sent
@@ -64,6 +102,10 @@ type interruptedRun struct {
 	cut, from, to int
 	every         int // snapshot after each every-th step before the cut
 	resent        func(before []step) []step
+	// switched, when set, is the configuration restored into (a switch
+	// of distribution, Relayout set): after the run, its snapshot must
+	// restore without Relayout.
+	switched *Config
 }
 
 // check runs r uninterrupted and interrupted, and checks that the two
@@ -103,11 +145,16 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 		}
 	}
 	first.snapshot(st, uint64(r.cut))
-	second := newCluster(t, r.cfg, r.to, alloc, out)
+	toCfg := r.cfg
+	if r.switched != nil {
+		toCfg = *r.switched
+		toCfg.Relayout = true
+	}
+	second := newCluster(t, toCfg, r.to, alloc, out)
 	if err := second.restore(st); err != nil {
 		t.Fatalf("restore at %d of a snapshot at %d after step %d: %v", r.to, r.from, r.cut, err)
 	}
-	if got, want := second.held(), first.held(); !r.cfg.Broadcast && got != want {
+	if got, want := second.held(), first.held(); !r.cfg.Broadcast && !toCfg.Broadcast && got != want {
 		t.Fatalf("restored %d rows at %d, the snapshotted instances held %d", got, r.to, want)
 	}
 	for _, s := range r.resent(r.steps[:r.cut]) {
@@ -118,6 +165,17 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 		if got := strings.Join(out.Rows(), "\n"); got != want[r.cut+i] {
 			t.Fatalf("step %d, restored at %d from %d after step %d: integrated output\n%s\nuninterrupted\n%s",
 				r.cut+i, r.to, r.from, r.cut, got, want[r.cut+i])
+		}
+	}
+	if r.switched != nil {
+		second.snapshot(st, uint64(len(r.steps)+1))
+		toCfg.Relayout = false
+		third := newCluster(t, toCfg, r.to, alloc, out)
+		if err := third.restore(st); err != nil {
+			t.Fatalf("a restore without Relayout of the switched join's snapshot: %v", err)
+		}
+		if got, want := third.held(), second.held(); got != want {
+			t.Fatalf("restored %d rows of the switched join's snapshot, it held %d", got, want)
 		}
 	}
 	return second

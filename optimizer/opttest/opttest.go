@@ -25,7 +25,9 @@
 // The optimizing commands take the arguments of opt, and physical and cost
 // also the session settings physical planning follows: parallelism=N,
 // join-distribution=hash|broadcast, two-phase=on|off,
-// broadcast-budget=BYTES and state-ttl=DURATION (Go's syntax: 1h, 200ms); mode=snapshot plans a pull query (the default is
+// broadcast-budget=BYTES and state-ttl=DURATION (Go's syntax: 1h, 200ms),
+// adaptive (the joins that could be broadcast may switch at run time) and
+// switch=N:hash|broadcast:why (join N's distribution switched); mode=snapshot plans a pull query (the default is
 // the mode Walk is given). Every optimization checks the plan's invariants after
 // each rule application.
 package opttest
@@ -144,6 +146,17 @@ func (r *runner) parseArgs(t *testing.T, d *datadriven.TestData) settings {
 			s.phys.TwoPhase = arg.Vals[0]
 		case "broadcast-budget":
 			fmt.Sscan(arg.Vals[0], &s.phys.BroadcastBudget)
+		case "adaptive":
+			s.phys.AdaptiveJoins = true
+		case "switch":
+			var sw physical.JoinSwitch
+			parts := strings.SplitN(arg.Vals[0], ":", 3)
+			if len(parts) != 3 {
+				d.Fatalf(t, "switch=%s: want N:hash|broadcast:why", arg.Vals[0])
+			}
+			fmt.Sscan(parts[0], &sw.Join)
+			sw.Broadcast, sw.Why = parts[1] == "broadcast", parts[2]
+			s.phys.JoinSwitches = append(s.phys.JoinSwitches, sw)
 		case "state-ttl":
 			ttl, err := time.ParseDuration(arg.Vals[0])
 			if err != nil {

@@ -32,6 +32,12 @@ type Options struct {
 	// StateTTL, when positive, evicts the keys of regular joins and of
 	// aggregates not freed by watermarks once idle that long (ttl.go).
 	StateTTL time.Duration
+	// AdaptiveJoins marks the joins whose distribution may switch between
+	// hash and broadcast at run time (HashJoin.Adaptive, adaptive.go).
+	AdaptiveJoins bool
+	// JoinSwitches force the distribution of joins by their ordinal
+	// (HashJoin.Ordinal): the switches made at run time.
+	JoinSwitches []JoinSwitch
 }
 
 // DefaultBroadcastBudget bounds the memory the replicas of a broadcast
@@ -62,13 +68,21 @@ func Build(md *plan.Metadata, root plan.Node, opts Options) (Node, error) {
 		opts.Parallelism = 1
 	}
 	b := &builder{md: md, opts: opts}
-	return b.buildSingle(root)
+	phys, err := b.buildSingle(root)
+	if err != nil {
+		return nil, err
+	}
+	if opts.AdaptiveJoins {
+		markAdaptive(phys, false)
+	}
+	return phys, nil
 }
 
 type builder struct {
 	md     *plan.Metadata
 	opts   Options
 	nextID int
+	joins  int // the joins planned so far (HashJoin.Ordinal)
 }
 
 func (b *builder) header(cols plan.ColList, p int, inputs ...Node) Header {

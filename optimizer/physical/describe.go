@@ -55,11 +55,14 @@ func (n *HashJoin) Describe() (string, []plan.Attr) {
 		}
 		return "IntervalJoin", attrs
 	}
+	if n.StateTTL > 0 && !n.Lookup {
+		attrs = append(attrs, ttlAttr("join keys", n.StateTTL))
+	}
+	if n.Adaptive {
+		attrs = append(attrs, plan.Attr{Value: "adaptive"})
+	}
 	if n.Lookup {
 		return "LookupJoin", attrs
-	}
-	if n.StateTTL > 0 {
-		attrs = append(attrs, ttlAttr("join keys", n.StateTTL))
 	}
 	return "HashJoin", attrs
 }

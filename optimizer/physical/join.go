@@ -44,6 +44,8 @@ func splitJoinCondition(on plan.Expr, left, right plan.ColSet) (keys []equiKey, 
 // key that is an expression rather than a column is computed by a Calc
 // below its side, and a Calc above the join drops it again.
 func (b *builder) buildJoin(n *plan.Join) (Node, error) {
+	b.joins++
+	ordinal := b.joins
 	keys, residual := splitJoinCondition(n.On, plan.OutputSet(n.Left), plan.OutputSet(n.Right))
 	var lk, rk []plan.Expr
 	for _, k := range keys {
@@ -58,7 +60,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		return nil, err
 	}
 	p := b.opts.Parallelism
-	dist := b.chooseDistribution(n, left, right, len(keys) > 0)
+	dist := b.chooseDistribution(n, left, right, len(keys) > 0, ordinal)
 	switch {
 	case len(keys) == 0:
 		p = 1
@@ -76,7 +78,9 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 	if n.Kind == plan.SemiJoin || n.Kind == plan.AntiJoin {
 		out = lcols
 	}
-	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords, Lookup: n.Lookup}
+	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords, Lookup: n.Lookup,
+		Ordinal: ordinal, Adaptive: dist.adaptive, LeftAppendOnly: n.Left.Props().AppendOnly, LeftRows: dist.leftRows,
+		Budget: dist.budget}
 	for _, k := range keys {
 		j.KeyText = append(j.KeyText, k.l.String()+" = "+k.r.String())
 	}
@@ -170,6 +174,22 @@ func (b *builder) buildJoinSide(in plan.Node, keys []plan.Expr) (Node, plan.ColL
 type distChoice struct {
 	broadcast bool
 	decision  *cost.Decision
+	// adaptive: the join could be broadcast, and a run-time switch may
+	// change its distribution (with the sizes and budget it was planned
+	// with).
+	adaptive bool
+	leftRows float64
+	budget   float64
+}
+
+// DistributionCosts returns the costs chooseDistribution compares for a
+// join of a left side of leftRows rows and a right side of rightRows at
+// parallelism p: hash-partitioning both sides, and broadcasting the right
+// one. A run-time switch compares them with the sizes it observes.
+func DistributionCosts(leftRows, rightRows float64, p int) (hash, broadcast float64) {
+	hash = (leftRows+rightRows)*cost.ShuffleRow + rightRows*cost.InsertRowAt(rightRows/float64(p))
+	broadcast = leftRows*cost.ForwardRow + float64(p)*rightRows*(cost.BroadcastRow+cost.InsertRowAt(rightRows))
+	return hash, broadcast
 }
 
 // chooseDistribution decides between hash-partitioning both sides of an
@@ -191,7 +211,7 @@ type distChoice struct {
 // |large| + |small|; with eddy's, where inserting a row into a join's
 // state costs far more than shuffling one, broadcasting pays only for
 // much smaller tables.
-func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool) distChoice {
+func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool, ordinal int) (c distChoice) {
 	p := left.Hdr().Parallelism
 	switch n.Kind {
 	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
@@ -215,14 +235,27 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool)
 	if budget <= 0 {
 		budget = DefaultBroadcastBudget
 	}
-	hash := (ls+rs)*cost.ShuffleRow + rs*cost.InsertRowAt(rs/float64(p))
-	bcast := ls*cost.ForwardRow + float64(p)*rs*(cost.BroadcastRow+cost.InsertRowAt(rs))
+	hash, bcast := DistributionCosts(ls, rs, p)
 	d := &cost.Decision{What: "distribution of the join " + strings.Join(joinNames(b, n), " ⋈ ")}
 	d.Alternatives = []cost.Alternative{
 		{Desc: fmt.Sprintf("hash both sides on the keys at parallelism %d: shuffle %s + %s rows, keep %s", b.opts.Parallelism, Human(ls), Human(rs), Human(rs)), Cost: hash},
 		{Desc: fmt.Sprintf("broadcast the right side to the left's %d instances: keep %d × %s rows, shuffle none", p, p, Human(rs)), Cost: bcast},
 	}
 	fits := float64(p)*rs*width <= budget
+	if b.opts.JoinDistribution == "" && b.opts.AdaptiveJoins {
+		if sw := b.joinSwitch(ordinal); sw != nil {
+			d.Chosen, d.Why = 0, sw.Why
+			if sw.Broadcast {
+				d.Chosen = 1
+			}
+			return distChoice{broadcast: sw.Broadcast, decision: d, adaptive: true, leftRows: ls, budget: budget}
+		}
+		// Whatever the cost model chooses below, the join may switch at
+		// run time.
+		defer func() {
+			c.adaptive, c.leftRows, c.budget = true, ls, budget
+		}()
+	}
 	switch b.opts.JoinDistribution {
 	case "hash":
 		d.Chosen, d.Why = 0, "SET join_distribution = hash"

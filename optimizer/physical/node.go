@@ -114,6 +114,19 @@ type HashJoin struct {
 	// StateTTL, when positive, evicts the rows of a join key idle that
 	// long from both sides (a regular join only; ttl.go).
 	StateTTL time.Duration
+	// Ordinal numbers the joins of a plan in the order they are planned,
+	// from 1: a run-time switch names the join it forces by it
+	// (Options.JoinSwitches).
+	Ordinal int
+	// Adaptive: the join's distribution may switch between hash and
+	// broadcast at run time, and its state restores across them
+	// (adaptive.go). LeftAppendOnly says its left input never retracts,
+	// which a switch to broadcast needs; LeftRows is the left side's size
+	// the cost model planned with, and Budget the broadcast budget.
+	Adaptive       bool
+	LeftAppendOnly bool
+	LeftRows       float64
+	Budget         float64
 }
 
 // Values produces constant rows.

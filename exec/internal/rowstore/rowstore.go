@@ -57,6 +57,16 @@ func New(ts []types.T) *Store {
 // Live returns the number of rows stored.
 func (s *Store) Live() int { return int(s.n) - len(s.free) }
 
+// LiveBytes estimates the bytes of the rows held: the memory the store
+// holds in proportion of its ids in use (a deleted row's memory stays
+// until its id is reused).
+func (s *Store) LiveBytes() int64 {
+	if s.n == 0 {
+		return 0
+	}
+	return s.Bytes() * int64(s.Live()) / int64(s.n)
+}
+
 // Bytes estimates the memory the store holds.
 func (s *Store) Bytes() int64 {
 	var n int64
