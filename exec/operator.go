@@ -91,6 +91,13 @@ type Env struct {
 	// Resuming says the job resumes from a checkpoint: the runtime calls
 	// the operator's Restore (see Stateful) after Open.
 	Resuming bool
+	// Relayout says the checkpoint it resumes from was written by a plan
+	// that placed some state otherwise than by key group alone (an
+	// adaptive join's distribution, or a broadcast join's parallelism,
+	// changed since): an operator whose state's placement depends on that
+	// reads all of it to move its own (exec/join's relayout). Without it,
+	// every instance's state is in the key groups it owns.
+	Relayout bool
 	// Checkpointing says the job takes checkpoints (it has a state store
 	// and can resume). A Committer publishes its output when it is told
 	// that a checkpoint committed; without checkpoints no one tells it,

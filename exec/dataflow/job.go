@@ -59,6 +59,9 @@ type JobOptions struct {
 	// Restore makes the stateful operators restore the state of the
 	// store's last committed checkpoint before they see any input.
 	Restore bool
+	// Relayout says that checkpoint was written by a plan that placed
+	// some state otherwise (exec.Env.Relayout).
+	Relayout bool
 	// CheckpointInterval, when positive and State is set, makes the job
 	// take a checkpoint every interval, numbered on from the store's last
 	// committed epoch, if it is resumable (Job.Resumable).
@@ -269,6 +272,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			t.env.Resuming = j.restore
+			t.env.Relayout = j.restore && opts.Relayout
 			t.env.Checkpointing = j.store != nil && j.resumeErr == nil
 		}
 	}

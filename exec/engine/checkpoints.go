@@ -45,6 +45,9 @@ func stateJob(id uint64) string { return fmt.Sprintf("query/%d", id) }
 const (
 	metaTable = "meta"
 	planKey   = "plan"
+	// placementKey holds the plan's statePlacement, committed with the
+	// checkpoints its job writes.
+	placementKey = "placement"
 )
 
 // queryState is a view's state store and what it holds.
@@ -56,6 +59,12 @@ type queryState struct {
 	meta        storage.StateTable
 	layout      []string // of the plan's dataflow (stateLayout)
 	fingerprint string   // of the layout
+	// placement is the plan's statePlacement, and relayout says the
+	// checkpoint restored was written by a plan that placed state
+	// otherwise (or did not record how: one written before placements
+	// were recorded).
+	placement string
+	relayout  bool
 }
 
 // openQueryState opens the state store of obj's query, whose dataflow is
@@ -94,6 +103,15 @@ func (e *Engine) openQueryState(obj *catalog.Object, g dataflow.GraphSpec) (*que
 		}
 		qs.restore = qs.epoch > 0
 		qs.meta, qs.layout, qs.fingerprint = meta, layout, fp
+		qs.placement = statePlacement(g)
+		if qs.restore && qs.placement != "" {
+			placed, found, err := meta.Get([]byte(placementKey))
+			if err != nil {
+				store.Close()
+				return nil, &checkpointReadError{epoch: qs.epoch, err: fmt.Errorf("reading the checkpoints of %s: %w", obj.Name, err)}
+			}
+			qs.relayout = !found || string(placed) != qs.placement
+		}
 		return qs, nil
 	}
 }
@@ -112,7 +130,10 @@ func (e *checkpointReadError) Unwrap() error { return e.err }
 // checkpoint. It is written once the job has started, as starting a job
 // discards what its store has not committed.
 func (qs *queryState) recordPlan() error {
-	return qs.meta.Put([]byte(planKey), []byte(qs.fingerprint))
+	if err := qs.meta.Put([]byte(planKey), []byte(qs.fingerprint)); err != nil {
+		return err
+	}
+	return qs.meta.Put([]byte(placementKey), []byte(qs.placement))
 }
 
 // rollbackQueryState makes the checkpoint before the last of obj's query,

@@ -54,7 +54,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 				return err
 			}
 		}
-		opts.State, opts.Restore, opts.CheckpointInterval = qs.store, qs.restore, interval
+		opts.State, opts.Restore, opts.Relayout, opts.CheckpointInterval = qs.store, qs.restore, qs.relayout, interval
 	}
 	if err := e.prepareRebuild(obj, qs); err != nil {
 		if qs != nil {

@@ -35,7 +35,10 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 		return nil, fmt.Errorf("%s: stopping it at a checkpoint: %w", rep.doing(), err)
 	}
 	opts := qg.options
+	placement := statePlacement(qg.graph)
 	opts.State, opts.Restore, opts.CheckpointInterval = q.state.store, true, interval
+	// The stop's checkpoint was written by q's job: by q's plan's placement.
+	opts.Relayout = q.state.placement != placement
 	job, err := dataflow.StartJob(e.ctx, qg.graph, opts)
 	if err == nil {
 		err = job.WaitOpened(e.ctx)
@@ -46,7 +49,8 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 			job.Stop()
 		}
 	}
-	qs := &queryState{store: q.state.store, epoch: epoch, restore: true, meta: q.state.meta, layout: layout, fingerprint: q.state.fingerprint}
+	qs := &queryState{store: q.state.store, epoch: epoch, restore: true, meta: q.state.meta, layout: layout, fingerprint: q.state.fingerprint,
+		placement: placement, relayout: opts.Relayout}
 	if err == nil {
 		if err = qs.recordPlan(); err != nil {
 			job.Stop()
@@ -90,7 +94,7 @@ func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQ
 	if q.state != nil {
 		// The job cannot checkpoint (it is not resumable), but runs as a
 		// new one would, with the store.
-		qs = &queryState{store: q.state.store, epoch: q.state.epoch, meta: q.state.meta, layout: stateLayout(qg.graph)}
+		qs = &queryState{store: q.state.store, epoch: q.state.epoch, meta: q.state.meta, layout: stateLayout(qg.graph), placement: statePlacement(qg.graph)}
 		qs.fingerprint = layoutFingerprint(qs.layout)
 		opts.State, opts.CheckpointInterval = qs.store, interval
 	}

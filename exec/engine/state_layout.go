@@ -55,6 +55,30 @@ func stateLayout(g dataflow.GraphSpec) []string {
 	return lines
 }
 
+// statePlacement describes how g places the state its adaptive joins'
+// key groups do not (exec.Env.Relayout): each such join's distribution,
+// and a broadcast join's parallelism. A job restoring a checkpoint whose
+// plan placed it otherwise tells its operators to move their state.
+func statePlacement(g dataflow.GraphSpec) string {
+	var lines []string
+	for si, s := range g.Stages {
+		for i, op := range s.Ops {
+			if i != 0 || !op.AnyDistribution {
+				continue
+			}
+			place := "hash"
+			for _, in := range s.Inputs {
+				if in.Dist == dataflow.DistBroadcast {
+					place = fmt.Sprintf("broadcast parallelism=%d", s.Parallelism)
+				}
+			}
+			lines = append(lines, s.StateTable(si, i)+" "+place)
+		}
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
 // layoutFingerprint identifies a state layout.
 func layoutFingerprint(layout []string) string {
 	h := sha256.New()

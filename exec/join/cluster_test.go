@@ -30,10 +30,13 @@ type cluster struct {
 }
 
 // newCluster opens p instances of a join of cfg; the test closes them.
+// A cfg with Relayout restores as the runtime has it restore a checkpoint
+// of another placement (exec.Env.Relayout).
 func newCluster(t *testing.T, cfg Config, p int, alloc memory.Allocator, out exec.Emitter) *cluster {
 	c := &cluster{t: t, cfg: cfg, alloc: alloc, out: out}
 	for i := range p {
 		env := exectest.InstanceEnv(alloc, i, p, nil)
+		env.Relayout = cfg.Relayout
 		j := NewHashJoin(cfg)
 		exectest.Open(t, j, env)
 		c.js, c.envs = append(c.js, j), append(c.envs, env)

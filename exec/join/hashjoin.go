@@ -60,12 +60,13 @@ type Config struct {
 	// (or, without keys, both sent to one instance). It decides the key
 	// groups of the state's entries (state.go).
 	Broadcast bool
-	// Relayout says the checkpoint restored may have been written by this
-	// join at the other distribution, or broadcast at another parallelism
-	// (a switch at run time): Restore reads every key group and moves the
-	// left rows to this distribution's layout (relayout.go). A broadcast
-	// join takes the left rows of another layout only when LeftAppendOnly
-	// says its left input never retracts.
+	// Relayout says the join is adaptive: a checkpoint it restores may
+	// have been written by it at the other distribution, or broadcast at
+	// another parallelism (a switch at run time, a rescale). When the
+	// runtime says that one was (exec.Env.Relayout), Restore reads every
+	// key group and moves the left rows to this distribution's layout
+	// (relayout.go). A broadcast join takes the left rows of another
+	// layout only when LeftAppendOnly says its left input never retracts.
 	Relayout       bool
 	LeftAppendOnly bool
 	// StateTTL, when positive, bounds the state of a regular join (neither

@@ -41,7 +41,10 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 	}
 	scan := groups
 	var mv *relayout
-	if j.cfg.Relayout {
+	if j.cfg.Relayout && j.env.Relayout {
+		// The checkpoint's plan placed this join's rows otherwise: read
+		// all of them to move this instance's (relayout.go). Otherwise they
+		// are in the key groups the instance owns, as for any join.
 		mv = &relayout{}
 	}
 	if j.cfg.Broadcast || mv != nil {
