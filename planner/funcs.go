@@ -35,6 +35,8 @@ func (b *Builder) bindFunc(x *ast.FuncCallExpr, c *exprCtx) (plan.Expr, error) {
 			return nil, b.errAt(x, "TIMESTAMPADD takes a unit, a count and a date")
 		}
 		return b.bindDateArith(x, plan.OpAdd, x.Args[2], x.Args[1], x.Args[0], c)
+	case "timestampdiff":
+		return b.bindTimestampDiff(x, c)
 	case "extract":
 		if len(x.Args) != 2 {
 			return nil, b.errAt(x, "EXTRACT takes a unit and a value")
@@ -162,6 +164,9 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, op plan.BinOp, date, count,
 	if !ok {
 		return nil, b.errAt(x, "%s needs an interval", strings.ToUpper(x.FnName.O))
 	}
+	if months, ok := calendarMonths[u.Unit]; ok {
+		return b.bindAddMonths(x, op, date, count, months, c)
+	}
 	// The front end writes MILLISECOND as MICROSECOND × 1000, the unit
 	// TiDB knows; eddy keeps milliseconds.
 	unitMs, perMs := int64(1), int64(1)
@@ -170,7 +175,7 @@ func (b *Builder) bindDateArith(x *ast.FuncCallExpr, op plan.BinOp, date, count,
 	} else if ms, ok := types.IntervalUnitMs(u.Unit.String()); ok {
 		unitMs = ms
 	} else {
-		return nil, b.unsupported(x, "INTERVAL unit "+u.Unit.String()+" (only MILLISECOND to WEEK have a fixed length)")
+		return nil, b.unsupported(x, "INTERVAL unit "+u.Unit.String()+" (MILLISECOND to WEEK, MONTH, QUARTER and YEAR are)")
 	}
 	n, err := b.bindExpr(count, c)
 	if err != nil {

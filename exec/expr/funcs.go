@@ -42,7 +42,8 @@ func funcTable() map[string]funcBuilder {
 		"json_length": strict(jsonLengthKernel, str, str), "json_keys": strict(jsonKeysKernel, str, str),
 		// Date and time (time.go, time_format.go).
 		"extract": buildExtract, "date_format": buildFormat(false), "to_char": buildFormat(true),
-		"date": buildDate, "unix_timestamp": strict(unixTimestampKernel, ts), "from_unixtime": strict(fromUnixtimeKernel, i64),
+		"date": buildDate, "add_months": strict(addMonthsKernel), "last_day": strict(lastDayKernel),
+		"datediff": strict(datediffKernel), "timestampdiff": buildTimestampDiff, "unix_timestamp": strict(unixTimestampKernel, ts), "from_unixtime": strict(fromUnixtimeKernel, i64),
 		// Volatile functions (volatile.go).
 		"proctime": strict(procTimeKernel), "now": strict(procTimeKernel), "current_timestamp": strict(procTimeKernel),
 		"rand": buildRand, "uuid": buildUUID,

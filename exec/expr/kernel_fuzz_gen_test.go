@@ -229,6 +229,10 @@ func (g *gen) specialArg(name string, k, depth int) plan.Expr {
 			u = " " + u + " "
 		}
 		return str(u)
+	case name == "timestampdiff" && k == 0:
+		return str(pick(g.r, []string{"MICROSECOND", "SECOND", "MINUTE", "HOUR", "DAY", "WEEK", "MONTH", "QUARTER", "YEAR"}))
+	case name == "add_months" && k == 1 && g.r.IntN(2) == 0:
+		return &plan.Const{Val: types.IntDatum(g.r.Int64N(60) - 30), Typ: types.BigIntT}
 	case name == "trim" && k == 2:
 		return str(pick(g.r, []string{"BOTH", "LEADING", "TRAILING", "both", "Leading"}))
 	case (name == "date_format" || name == "to_char") && k == 1 && g.r.IntN(3) > 0:

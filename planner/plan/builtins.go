@@ -334,6 +334,12 @@ var builtins = func() map[string]*Builtin {
 	add(2, 2, strictRule(bi, argVarchar, argTimestamp), "(unit VARCHAR, t TIMESTAMP) → BIGINT", "extract") // extract('UNIT', ts)
 	add(2, 2, strictRule(vc, argTimestamp, argVarchar), "(t TIMESTAMP, format VARCHAR) → VARCHAR", "date_format", "to_char")
 	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "(t TIMESTAMP) → DATE", "date")
+	// Calendar arithmetic: months have no fixed length (DATE_ADD with
+	// INTERVAL n MONTH, QUARTER or YEAR binds as ADD_MONTHS).
+	add(2, 2, typedRule(one, true, argDateOrTimestamp, argInteger), "(t DATE or TIMESTAMP, n BIGINT) → the type of t", "add_months")
+	add(1, 1, strictRule(types.DateT, argDateOrTimestamp), "(t DATE or TIMESTAMP) → DATE", "last_day")
+	add(2, 2, strictRule(bi, argDateOrTimestamp), "(a DATE or TIMESTAMP, b DATE or TIMESTAMP) → BIGINT", "datediff")
+	add(3, 3, strictRule(bi, argVarchar, argTimestamp), "(unit, a TIMESTAMP, b TIMESTAMP) → BIGINT", "timestampdiff") // timestampdiff('UNIT', a, b)
 	add(0, 1, resolveUnixTimestamp, "([t TIMESTAMP]) → BIGINT", "unix_timestamp")
 	add(1, 1, strictRule(types.TimestampT(0), argInteger), "(seconds BIGINT) → TIMESTAMP", "from_unixtime")
 	// The volatile functions (docs/dialect-notes.md, "Functions evaluated
