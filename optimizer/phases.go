@@ -36,6 +36,9 @@ var phases = []Phase{
 			// projections; InferJoinPredicates compares conjuncts in the
 			// form these two leave them in.
 			rules.OrEqualitiesToIn{},
+			// Before the pushdown rules: the conjuncts it takes out of a
+			// disjunction (a join's key, in TPC-H q19) move like any other.
+			rules.FactorOr{},
 			rules.RemoveTrueFilter{},
 			rules.MergeFilters{},
 			// After MergeFilters, whose conjunction may repeat a conjunct,

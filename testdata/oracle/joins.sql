@@ -136,3 +136,23 @@ CREATE MATERIALIZED VIEW v AS
     SELECT window_start, window_end, MAX(price) AS hi
     FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND) GROUP BY window_start, window_end) AS m
   ON b.price = m.hi AND b.date_time >= m.window_start AND b.date_time < m.window_end;
+
+-- entry: join_key_in_every_branch
+-- needs: join
+-- TPC-H q19's shape: the join's key sits in every branch of a
+-- disjunction (FactorOr takes it out, and filters each side by what every
+-- branch requires of it); the tables change and retract rows.
+CREATE MATERIALIZED VIEW v AS
+  SELECT a.id, a.category, p.name, p.state
+  FROM auction AS a, person AS p
+  WHERE (a.seller = p.id AND a.category = 10 AND p.state IN ('OR', 'WA') AND a.reserve > 1000)
+     OR (a.seller = p.id AND a.category = 11 AND p.state = 'CA')
+     OR (a.seller = p.id AND a.reserve < 500 AND p.active);
+
+-- entry: join_or_sides
+-- needs: join
+-- A disjunction in an inner join's condition over both sides, no branch
+-- sharing a conjunct: each side is filtered by what every branch needs.
+CREATE MATERIALIZED VIEW v AS
+  SELECT a.id, p.id AS pid
+  FROM auction AS a JOIN person AS p ON a.seller = p.id AND ((a.category = 10 AND p.state = 'CA') OR (a.category > 12 AND p.active));
