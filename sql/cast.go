@@ -18,23 +18,15 @@ const CastFunc = "__eddy_cast"
 // closing ')'.
 func (p *parser) rewriteCast(j, hi int) (as, closing int, err error) {
 	open := j + 1
-	depth := 0
-	as, closing = -1, -1
-	for k := open + 1; closing < 0; k++ {
-		t := p.toks[k]
-		switch {
-		case k >= hi || t.kind == tEOF:
-			return -1, -1, p.errAt(p.toks[open], "missing ')' to close CAST(")
-		case t.isOp("("):
-			depth++
-		case t.isOp(")"):
-			if depth == 0 {
-				closing = k
-			}
-			depth--
-		case depth == 0 && t.is("AS"):
+	as = -1
+	closing, err = p.callClose(open, hi, "CAST", func(k int) error {
+		if p.toks[k].is("AS") {
 			as = k
 		}
+		return nil
+	})
+	if err != nil {
+		return -1, -1, err
 	}
 	if as < 0 {
 		return -1, -1, p.errAt(p.toks[closing], "expected AS <type> in CAST, found %s", describe(p.toks[closing]))
@@ -63,6 +55,31 @@ func (p *parser) rewriteCast(j, hi int) (as, closing int, err error) {
 		edit{lo: p.toks[as].off, hi: p.toks[closing-1].end, repl: ", '" + t.String() + "'", anchor: p.toks[as].off},
 	)
 	return as, closing, nil
+}
+
+// callClose returns the index of the ')' that closes the call whose '('
+// is token open (name is the call's, for the error when none does), and
+// calls at with the index of every token inside it at its own depth.
+func (p *parser) callClose(open, hi int, name string, at func(k int) error) (int, error) {
+	depth := 0
+	for k := open + 1; ; k++ {
+		t := p.toks[k]
+		switch {
+		case k >= hi || t.kind == tEOF:
+			return -1, p.errAt(p.toks[open], "missing ')' to close %s(", name)
+		case t.isOp("("):
+			depth++
+		case t.isOp(")"):
+			if depth == 0 {
+				return k, nil
+			}
+			depth--
+		case depth == 0:
+			if err := at(k); err != nil {
+				return -1, err
+			}
+		}
+	}
 }
 
 // rewriteInterval makes the interval literal at token j (INTERVAL) one

@@ -9,26 +9,18 @@ import "github.com/eddysql/eddy/catalog/types"
 // call has no RETURNING. The ON EMPTY and ON ERROR clauses are refused:
 // JSON_VALUE is NULL for both.
 func (p *parser) rewriteJSONValue(j, hi int) (ret, closing int, err error) {
-	open := j + 1
-	depth := 0
-	ret, closing = -1, -1
-	for k := open + 1; closing < 0; k++ {
-		t := p.toks[k]
-		switch {
-		case k >= hi || t.kind == tEOF:
-			return -1, -1, p.errAt(p.toks[open], "missing ')' to close JSON_VALUE(")
-		case t.isOp("("):
-			depth++
-		case t.isOp(")"):
-			if depth == 0 {
-				closing = k
-			}
-			depth--
-		case depth == 0 && t.is("RETURNING") && ret < 0:
+	ret = -1
+	closing, err = p.callClose(j+1, hi, "JSON_VALUE", func(k int) error {
+		switch t := p.toks[k]; {
+		case t.is("RETURNING") && ret < 0:
 			ret = k
-		case depth == 0 && t.is("ON") && (p.toks[k+1].is("EMPTY") || p.toks[k+1].is("ERROR")):
-			return -1, -1, p.errAt(p.toks[k], "not supported yet: JSON_VALUE's ON EMPTY and ON ERROR clauses (it is NULL on both)")
+		case t.is("ON") && (p.toks[k+1].is("EMPTY") || p.toks[k+1].is("ERROR")):
+			return p.errAt(t, "not supported yet: JSON_VALUE's ON EMPTY and ON ERROR clauses (it is NULL on both)")
 		}
+		return nil
+	})
+	if err != nil {
+		return -1, -1, err
 	}
 	if ret < 0 {
 		return -1, -1, nil
