@@ -25,7 +25,7 @@ import (
 //     in WHERE: a temporal filter (plan.TemporalFilter).
 
 // nowAllowed is the form NOW() takes in a continuous query, for errors.
-const nowAllowed = "a WHERE condition <time column> > NOW() - INTERVAL '1' HOUR (or >=): a temporal filter"
+const nowAllowed = "a WHERE condition <time column> > NOW() - INTERVAL '1' HOUR (or >=, <, <=): a temporal filter"
 
 // bindNow binds NOW([fsp]) and CURRENT_TIMESTAMP[([fsp])]: TIMESTAMP(3),
 // or TIMESTAMP(fsp) for a smaller constant fsp. In a one-shot statement it
@@ -126,17 +126,12 @@ func (b *Builder) temporalFilter(cj plan.Expr) (*plan.TemporalFilter, error) {
 		return nil, nil
 	}
 	switch op {
-	case plan.OpGt, plan.OpGe:
-	case plan.OpLt, plan.OpLe:
-		p := now.Pos
-		return nil, &NotSupportedError{Feature: "a temporal filter that delays rows until NOW() reaches them (" + cj.String() +
-			"); a time column bounded from below is: " + ref.Name + " > NOW() - INTERVAL ...",
-			Pos: sql.Pos{Offset: p.Offset, Line: p.Line, Col: p.Col}, Line: b.lineAt(sql.Pos{Offset: p.Offset, Line: p.Line, Col: p.Col})}
+	case plan.OpGt, plan.OpGe, plan.OpLt, plan.OpLe:
 	default:
 		return nil, nil
 	}
-	return &plan.TemporalFilter{Col: ref.ID, Inclusive: op == plan.OpGe, Offset: offset,
-		NowUnit: fspUnit(int(now.Typ.Fsp)), Cond: cj}, nil
+	return &plan.TemporalFilter{Col: ref.ID, Inclusive: op == plan.OpGe || op == plan.OpLe, Delay: op == plan.OpLt || op == plan.OpLe,
+		Offset: offset, NowUnit: fspUnit(int(now.Typ.Fsp)), Cond: cj}, nil
 }
 
 // nowPlus matches NOW(), NOW() + INTERVAL and NOW() - INTERVAL with a

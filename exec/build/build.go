@@ -207,7 +207,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return dedup.New(cfg) }}, nil
 	case *physical.TemporalFilter:
 		cfg := tempfilter.Config{Input: inTypes, Names: names, TimeCol: n.TimeCol, Inclusive: n.Inclusive,
-			Offset: n.Offset, NowUnit: n.NowUnit}
+			Delay: n.Delay, Offset: n.Offset, NowUnit: n.NowUnit}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return tempfilter.New(cfg) }}, nil
 	case *physical.Upsert:
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) {

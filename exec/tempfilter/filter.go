@@ -1,7 +1,9 @@
 // Package tempfilter is the temporal filter: a continuous query's `WHERE
 // ts > NOW() - INTERVAL ...`, which passes a row while the condition holds
 // and retracts it when the processing time moves past its bound (as
-// RisingWave's and Materialize's temporal filters do).
+// RisingWave's and Materialize's temporal filters do); and its mirror,
+// `WHERE ts < NOW() + INTERVAL ...` (Config.Delay), which holds a row
+// until the processing time reaches it and then passes it.
 package tempfilter
 
 import (
@@ -30,6 +32,10 @@ type Config struct {
 	TimeCol   int
 	Inclusive bool
 	Offset    int64
+	// Delay makes the filter bound the time column from above: a row
+	// passes once TimeCol < NOW() + Offset (<= when Inclusive) holds, and
+	// is held until then (released in order of that time).
+	Delay bool
 	// NowUnit is the milliseconds NOW() is cut to (1 for NOW(), 1000 for
 	// NOW(0)); 0 is 1.
 	NowUnit int64
@@ -119,11 +125,12 @@ func (f *Filter) Open(_ context.Context, env *exec.Env) error {
 // minNow is NOW() before the filter first read the clock.
 const minNow = -1 << 63
 
-// expiryOf returns when a row of time ts expires: the first NOW() at
-// which ts > NOW() + Offset (or >=) no longer holds.
+// expiryOf returns when a row of time ts changes: the first NOW() at
+// which ts > NOW() + Offset (or >=) no longer holds, or, delaying, the
+// first at which ts < NOW() + Offset (or <=) does.
 func (f *Filter) expiryOf(ts int64) int64 {
 	e := ts - f.cfg.Offset
-	if f.cfg.Inclusive {
+	if f.cfg.Inclusive != f.cfg.Delay {
 		e++
 	}
 	return e
@@ -142,8 +149,9 @@ func (f *Filter) advance(ctx context.Context, t time.Time, out exec.Emitter) err
 	return f.expire(ctx, out)
 }
 
-// expire retracts every row whose expiry NOW() has reached, in order of
-// expiry, in chunks of at most exec.BatchRows rows.
+// expire retracts every row whose expiry NOW() has reached (delaying:
+// passes every row whose time has come), in order of expiry, in chunks of
+// at most exec.BatchRows rows.
 func (f *Filter) expire(ctx context.Context, out exec.Emitter) error {
 	if len(f.heap) == 0 || f.heap[0].expiry > f.now {
 		return nil
@@ -163,13 +171,17 @@ func (f *Filter) expire(ctx context.Context, out exec.Emitter) error {
 		ops = nil
 		return err
 	}
+	op := exec.Delete
+	if f.cfg.Delay {
+		op = exec.Insert
+	}
 	for len(f.heap) > 0 && f.heap[0].expiry <= f.now {
 		e := f.heap.pop()
 		for range e.count {
 			for i, b := range bs {
 				types.AppendDatum(b, e.vals[i], f.cfg.Input[i])
 			}
-			ops = append(ops, exec.Delete)
+			ops = append(ops, op)
 			if len(ops) == exec.BatchRows {
 				if err := flush(); err != nil {
 					return err
@@ -202,6 +214,12 @@ func (f *Filter) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emi
 	}
 	ts := cols[f.cfg.TimeCol].(*array.Timestamp)
 	f.sel = f.sel[:0]
+	if f.cfg.Delay {
+		if err := f.delay(c, cols, ts); err != nil {
+			return err
+		}
+		return f.emitSelected(ctx, c, out)
+	}
 	for i := range n {
 		if ts.IsNull(i) {
 			continue
@@ -235,10 +253,15 @@ func (f *Filter) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emi
 		f.sel = append(f.sel, int32(i))
 	}
 	f.gauge()
+	return f.emitSelected(ctx, c, out)
+}
+
+// emitSelected emits the rows of c in f.sel.
+func (f *Filter) emitSelected(ctx context.Context, c exec.Chunk, out exec.Emitter) error {
 	switch len(f.sel) {
 	case 0:
 		return nil
-	case n:
+	case c.NumRows():
 		return out.Emit(ctx, c)
 	}
 	kept, err := exec.TakeRows(f.env.Alloc, c, f.sel)
@@ -247,6 +270,45 @@ func (f *Filter) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emi
 	}
 	defer kept.Batch.Release()
 	return out.Emit(ctx, kept)
+}
+
+// delay selects the rows of a chunk a delaying filter passes now: an
+// insertion whose time has come, and a retraction of a row it does not
+// hold (it passed the row, on arrival or when its time came); it holds an
+// insertion whose time has not come, and a retraction of a held row
+// cancels one copy, passing nothing. Copies of a row share its time, so
+// they are all held or all passed.
+func (f *Filter) delay(c exec.Chunk, cols []arrow.Array, ts *array.Timestamp) error {
+	for i := range c.NumRows() {
+		if ts.IsNull(i) {
+			continue // NULL < x is never TRUE
+		}
+		due := f.expiryOf(int64(ts.Value(i)))
+		f.keyBuf = rowkey.Append(f.keyBuf[:0], cols, i)
+		e, held := f.rows[string(f.keyBuf)]
+		switch {
+		case c.Op(i).IsRetraction() && held:
+			e.count--
+			f.touch(e)
+			if e.count == 0 {
+				f.heap.remove(e)
+				f.remove(e)
+			}
+		case c.Op(i).IsRetraction(), due <= f.now:
+			f.sel = append(f.sel, int32(i))
+		default:
+			if !held {
+				e = &entry{key: string(f.keyBuf), vals: f.rowAt(cols, i), expiry: due, group: int32(exec.KeyGroup(f.hashes[i]))}
+				f.rows[e.key] = e
+				f.heap.push(e)
+				f.bytes += entryBytes(e)
+			}
+			e.count++
+			f.touch(e)
+		}
+	}
+	f.gauge()
+	return nil
 }
 
 // remove forgets a row no longer kept (already out of the heap).

@@ -24,6 +24,12 @@ func testConfig(inclusive bool) Config {
 	return Config{Input: testTypes, Names: []string{"k", "ts"}, TimeCol: 1, Inclusive: inclusive, Offset: -1000}
 }
 
+// delayConfig is the delaying filter of these tests: rows pass once
+// ts < NOW() + 200 ms (ts <= NOW() + 200 when inclusive).
+func delayConfig(inclusive bool) Config {
+	return Config{Input: testTypes, Names: []string{"k", "ts"}, TimeCol: 1, Inclusive: inclusive, Offset: 200, Delay: true}
+}
+
 // clock is a fake processing-time clock.
 type clock struct{ ms int64 }
 
@@ -67,8 +73,8 @@ func (in *instance) emitter(t *testing.T, onTimer bool) exec.Emitter {
 				delete(in.out, row)
 			}
 			if onTimer {
-				if !c.Op(r).IsRetraction() {
-					t.Fatalf("a timer emitted an insert of %v", row)
+				if c.Op(r).IsRetraction() == in.f.cfg.Delay {
+					t.Fatalf("a timer emitted %s %v (delaying: %v)", c.Op(r), row, in.f.cfg.Delay)
 				}
 				in.expiries = append(in.expiries, in.f.expiryOf(row[1]))
 			}
@@ -140,11 +146,12 @@ func randomSteps(r *rand.Rand, n int) []step {
 	return steps
 }
 
-// expected returns the rows of held that qualify at now.
+// expected returns the rows of held that qualify at now: those that have
+// not expired, or delaying, those whose time has come.
 func expected(f *Filter, held map[[2]int64]int64, now int64) map[[2]int64]int64 {
 	want := map[[2]int64]int64{}
 	for row, n := range held {
-		if f.expiryOf(row[1]) > now {
+		if (f.expiryOf(row[1]) > now) != f.cfg.Delay {
 			want[row] = n
 		}
 	}
@@ -205,14 +212,20 @@ func run(t *testing.T, alloc memory.Allocator, clk *clock, ins []*instance, step
 // inserts, retractions and ticks, >= and >, and checks that each tick
 // retracts rows in order of expiry.
 func TestFilterRandomized(t *testing.T) {
-	for _, inclusive := range []bool{false, true} {
-		for seed := range uint64(20) {
-			t.Run(fmt.Sprintf("inclusive=%v/seed=%d", inclusive, seed), func(t *testing.T) {
-				alloc := exectest.Alloc(t)
-				clk := &clock{}
-				in := newInstance(t, alloc, testConfig(inclusive), clk, 0, 1)
-				run(t, alloc, clk, []*instance{in}, randomSteps(rand.New(rand.NewPCG(seed, 7)), 120), map[[2]int64]int64{})
-			})
+	for _, delay := range []bool{false, true} {
+		for _, inclusive := range []bool{false, true} {
+			for seed := range uint64(20) {
+				t.Run(fmt.Sprintf("delay=%v/inclusive=%v/seed=%d", delay, inclusive, seed), func(t *testing.T) {
+					alloc := exectest.Alloc(t)
+					clk := &clock{}
+					cfg := testConfig(inclusive)
+					if delay {
+						cfg = delayConfig(inclusive)
+					}
+					in := newInstance(t, alloc, cfg, clk, 0, 1)
+					run(t, alloc, clk, []*instance{in}, randomSteps(rand.New(rand.NewPCG(seed, 7)), 120), map[[2]int64]int64{})
+				})
+			}
 		}
 	}
 }
@@ -231,7 +244,11 @@ func TestFilterRestoreContinuesTheRun(t *testing.T) {
 			t.Run(fmt.Sprintf("seed=%d/p=%d", seed, p), func(t *testing.T) {
 				alloc := exectest.Alloc(t)
 				clk := &clock{}
-				first := newInstance(t, alloc, testConfig(seed%2 == 0), clk, 0, 1)
+				cfg := testConfig(seed%2 == 0)
+				if seed%3 == 0 {
+					cfg = delayConfig(seed%2 == 0) // every third seed delays
+				}
+				first := newInstance(t, alloc, cfg, clk, 0, 1)
 				held := map[[2]int64]int64{}
 				st := exectest.NewState()
 				// Snapshots every few steps up to the cut: the last is the
@@ -242,7 +259,7 @@ func TestFilterRestoreContinuesTheRun(t *testing.T) {
 				}
 				ins := make([]*instance, p)
 				for i := range ins {
-					ins[i] = newInstance(t, alloc, testConfig(seed%2 == 0), clk, i, p)
+					ins[i] = newInstance(t, alloc, cfg, clk, i, p)
 					if err := ins[i].f.Restore(context.Background(), st, ins[i].env.KeyGroups); err != nil {
 						t.Fatal(err)
 					}

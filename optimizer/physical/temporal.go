@@ -15,6 +15,7 @@ type TemporalFilter struct {
 	Header
 	TimeCol   int
 	Inclusive bool
+	Delay     bool // bounds TimeCol from above: holds rows until their time (plan.TemporalFilter)
 	Offset    int64
 	NowUnit   int64
 	Cond      string // the condition as written, for EXPLAIN
@@ -42,10 +43,14 @@ func (b *builder) buildTemporalFilter(n *plan.TemporalFilter) (Node, error) {
 	}
 	_, attrs := n.Describe(b.md)
 	t := &TemporalFilter{Header: b.header(n.Output(), p, in), TimeCol: inCols.Find(n.Col), Inclusive: n.Inclusive,
-		Offset: n.Offset, NowUnit: n.NowUnit, Cond: attrs[0].Value, Expires: attrs[1].Value}
+		Delay: n.Delay, Offset: n.Offset, NowUnit: n.NowUnit, Cond: attrs[0].Value, Expires: attrs[1].Value}
 	rate := in.Hdr().Est.RowsPerSec
-	// The rows kept are those of the last -Offset of processing time.
+	// The rows kept are those of the last -Offset of processing time (a
+	// delaying filter: of the next Offset).
 	rows := rate * float64(max(-n.Offset, 0)) / 1000
+	if n.Delay {
+		rows = rate * float64(max(n.Offset, 0)) / 1000
+	}
 	if n.Input.Props().Bounded {
 		rows = min(rows, cost.DefaultSnapshotRows)
 	}
