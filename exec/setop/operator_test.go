@@ -1,6 +1,7 @@
 package setop
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -190,4 +191,36 @@ func TestDamaged(t *testing.T) {
 			}},
 		},
 	})
+}
+
+// failingWriter fails every Put after the first ok.
+type failingWriter struct {
+	*exectest.State
+	ok int
+}
+
+func (w *failingWriter) Put(group int, key, value []byte) error {
+	if w.ok == 0 {
+		return errors.New("store unavailable")
+	}
+	w.ok--
+	return w.State.Put(group, key, value)
+}
+
+// TestSnapshotRetry checks that a snapshot the writer fails part way
+// through is written whole by the next one: a failed epoch is discarded, so
+// nothing it listed may be forgotten.
+func TestSnapshotRetry(t *testing.T) {
+	alloc := exectest.Alloc(t)
+	op := newOp(t, IntersectAll)
+	exectest.Open(t, op, exec.NewTestEnv(alloc))
+	exectest.Feed(t, op, alloc, hdr+"\n+I 1 a\n+I 2 b\n+I 3 c")
+	if err := op.Snapshot(t.Context(), 1, &failingWriter{State: exectest.NewState(), ok: 1}); err == nil {
+		t.Fatal("the failing writer's error was lost")
+	}
+	state := exectest.NewState()
+	state.Snapshot(t, op, 2)
+	if state.Len() != 3 {
+		t.Fatalf("the snapshot after a failed one holds %d rows, want 3", state.Len())
+	}
 }

@@ -69,7 +69,8 @@ func (d *delta) bytes() int64 {
 
 // Snapshot implements exec.Stateful: it deletes the entries removed since
 // the last snapshot that one had written, and puts the entries changed
-// since that are still live.
+// since that are still live. If the writer fails, everything stays listed
+// for the next snapshot.
 func (o *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
 	if !o.open {
 		return errors.New("setop: Snapshot before Open")
@@ -82,22 +83,24 @@ func (o *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) err
 		}
 		start = end
 	}
-	d.delKeys, d.delEnds, d.delGrps = d.delKeys[:0], d.delEnds[:0], d.delGrps[:0]
-	for k, id := range d.changed {
+	for _, id := range d.changed {
 		e := &o.tab.entries[id]
 		if e.flags&live == 0 {
-			e.flags &^= dirty
 			continue
 		}
 		d.value = binary.AppendVarint(binary.AppendVarint(append(d.value[:0], entryFormat), e.a), e.b)
 		if err := w.Put(exec.KeyGroup(e.hash), o.tab.key(e), d.value); err != nil {
-			// The entries not yet written stay listed for the next try.
-			d.changed = d.changed[k:]
 			return err
 		}
-		e.flags = e.flags&^dirty | written
 	}
-	d.changed = d.changed[:0]
+	for _, id := range d.changed {
+		e := &o.tab.entries[id]
+		e.flags &^= dirty
+		if e.flags&live != 0 {
+			e.flags |= written
+		}
+	}
+	d.changed, d.delKeys, d.delEnds, d.delGrps = d.changed[:0], d.delKeys[:0], d.delEnds[:0], d.delGrps[:0]
 	return nil
 }
 
