@@ -102,6 +102,22 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 				}
 			}
 		}
+	case *plan.SetOp:
+		maps := []plan.ColList{n.LeftCols, n.RightCols}
+		for k, in := range n.Inputs() {
+			cols, out := maps[k], in.Output().ToSet()
+			if len(cols) != len(n.Cols) {
+				return fmt.Errorf("%s: input %d maps %d columns, the operation has %d", plan.FormatLine(md, n), k, len(cols), len(n.Cols))
+			}
+			for i, c := range cols {
+				if !out.Contains(c) {
+					return fmt.Errorf("%s: input %d does not produce column #%d", plan.FormatLine(md, n), k, c)
+				}
+				if md.Column(c).Type != md.Column(n.Cols[i]).Type {
+					return fmt.Errorf("%s: input %d column %d is %s, the operation's %s", plan.FormatLine(md, n), k, i, md.Column(c).Type, md.Column(n.Cols[i]).Type)
+				}
+			}
+		}
 	case *plan.RowNumber, *plan.TopN:
 		var part plan.ColList
 		var order []plan.SortKey

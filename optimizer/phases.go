@@ -47,6 +47,7 @@ var phases = []Phase{
 			rules.EliminateRedundant{},
 			rules.PushFilterThroughProject{},
 			rules.PushFilterBelowAggregate{},
+			rules.PushFilterIntoSetOp{},
 			rules.PushFilterIntoJoin{},
 			rules.PushJoinCondition{},
 			// After PushFilterIntoJoin and PushJoinCondition, so the

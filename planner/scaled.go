@@ -97,6 +97,8 @@ func (b *Builder) withKeep(n plan.Node) (plan.Node, plan.ColumnID, string) {
 		return nil, 0, "a join"
 	case *plan.Union:
 		return nil, 0, "a UNION"
+	case *plan.SetOp:
+		return nil, 0, "an " + x.Kind.String()
 	case *plan.TemporalFilter:
 		return nil, 0, "a filter on NOW() (it retracts rows)"
 	case *plan.Values:

@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/exec/join"
 	"github.com/eddysql/eddy/exec/over"
 	"github.com/eddysql/eddy/exec/sessionwin"
+	"github.com/eddysql/eddy/exec/setop"
 	"github.com/eddysql/eddy/exec/tempfilter"
 	"github.com/eddysql/eddy/exec/topn"
 	"github.com/eddysql/eddy/exec/window"
@@ -98,6 +99,18 @@ func (b *graphBuilder) build(n physical.Node, path string) (int, error) {
 		return len(b.g.Stages) - 1, nil
 	case *physical.Union:
 		return b.buildMultiInput(n, path, func(int) (exec.Operator, error) { return unionOp{}, nil })
+	case *physical.SetOp:
+		kind := setop.Intersect
+		switch {
+		case n.Kind == plan.Intersect && n.All:
+			kind = setop.IntersectAll
+		case n.Kind == plan.Except && n.All:
+			kind = setop.ExceptAll
+		case n.Kind == plan.Except:
+			kind = setop.Except
+		}
+		cfg := setop.Config{Kind: kind, Types: h.Types(), Names: h.Names()}
+		return b.buildMultiInput(n, path, func(int) (exec.Operator, error) { return setop.New(cfg) })
 	case *physical.HashJoin:
 		cfg := join.Config{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
 			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,

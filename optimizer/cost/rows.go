@@ -73,6 +73,10 @@ func (e *Estimator) size(n plan.Node) float64 {
 			s += e.Size(in)
 		}
 		return s
+	case *plan.SetOp:
+		// At most the left input's rows; half of them, as a semi or anti
+		// join keeps.
+		return e.Size(x.Left) * 0.5
 	case *plan.Limit:
 		return min(float64(x.Count), e.Size(x.Input))
 	}

@@ -150,6 +150,8 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return b.buildTopN(&plan.TopN{Input: n.Input, Partition: n.Partition, Order: n.Order, Limit: math.MaxInt64, Out: n.Out})
 	case *plan.Union:
 		return b.buildUnion(n)
+	case *plan.SetOp:
+		return b.buildSetOp(n)
 	case *plan.Join:
 		return b.buildJoin(n)
 	case *plan.Sort:

@@ -14,12 +14,13 @@ import (
 //	  ⇒  Project channel (Filter price > 10 (Scan bid columns=[price, channel]))
 //
 // The rule matches a node that consumes named columns (Project, Calc,
-// Aggregate, Sort) and rebuilds its input without the unused ones: a Scan
-// or VALUES drops columns, a Project or Calc drops items, an Aggregate drops
-// unused aggregates (never grouping columns), an OverAggregate drops unused
-// aggregates (and itself, when none is left), and a Filter, Sort, Limit or
-// Join passes the request on to its own inputs plus the columns it tests
-// itself.
+// Aggregate, Sort, Union, Intersect, Except) and rebuilds its input without
+// the unused ones: a Scan or VALUES drops columns, a Project or Calc drops
+// items, an Aggregate drops unused aggregates (never grouping columns), an
+// OverAggregate drops unused aggregates (and itself, when none is left), a
+// Filter, Sort, Limit or Join passes the request on to its own inputs plus
+// the columns it tests itself, and an Intersect or Except drops nothing
+// (every column decides which rows are equal).
 //
 // Safety: a dropped column is read by no operator above, so no value any
 // operator computes changes; row counts and ops are untouched (no rows are
@@ -41,6 +42,8 @@ func (PruneColumns) Apply(c *Context, n plan.Node) (plan.Node, bool, error) {
 		return n.WithInputs(narrowed), true, nil
 	case *plan.Union:
 		return pruneUnion(n)
+	case *plan.SetOp:
+		return pruneSetOp(n)
 	}
 	return n, false, nil
 }
@@ -185,6 +188,18 @@ func pruneUnion(u *plan.Union) (plan.Node, bool, error) {
 		return u, false, nil
 	}
 	return u.WithInputs(ins...), true, nil
+}
+
+// pruneSetOp narrows each input of an INTERSECT or EXCEPT to the columns
+// it compares. Its own columns are never dropped: every column decides
+// which rows are equal.
+func pruneSetOp(n *plan.SetOp) (plan.Node, bool, error) {
+	l, lok := narrow(n.Left, n.LeftCols.ToSet())
+	r, rok := narrow(n.Right, n.RightCols.ToSet())
+	if !lok && !rok {
+		return n, false, nil
+	}
+	return n.WithInputs(l, r), true, nil
 }
 
 // dropAggs drops from *aggs, the aggregates of c (a copy of the

@@ -255,6 +255,8 @@ func ColsRead(n Node) ColSet {
 		for _, c := range n.InCols {
 			s = s.Union(c.ToSet())
 		}
+	case *SetOp:
+		s = n.LeftCols.ToSet().Union(n.RightCols.ToSet())
 	}
 	return s
 }

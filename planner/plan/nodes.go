@@ -363,6 +363,8 @@ func ResetProps(n Node) Node {
 		n.props = nil
 	case *Union:
 		n.props = nil
+	case *SetOp:
+		n.props = nil
 	case *RowNumber:
 		n.props = nil
 	case *TopN:
