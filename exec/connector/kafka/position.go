@@ -1,0 +1,73 @@
+package kafka
+
+import (
+	"context"
+	"errors"
+
+	"github.com/eddysql/eddy/exec/internal/position"
+)
+
+// positionTag is the kind tag of a Kafka source's positions.
+const positionTag = "kafka"
+
+// Position implements exec.Positioned: the topic, the split (instance and
+// parallelism, which decide the partitions read), and for each partition
+// read the offset of the next message to return. A checkpoint records it,
+// so a resumed query reads on from there: offsets live in eddy's
+// checkpoints, not in a consumer group.
+func (s *Source) Position() ([]byte, error) {
+	if s.rows == nil {
+		return nil, errors.New("kafka connector: source is not open")
+	}
+	w := position.NewWriter(positionTag)
+	w.String(s.cfg.Topic)
+	w.Uint(uint64(s.instance))
+	w.Uint(uint64(s.par))
+	w.Uint(uint64(len(s.parts)))
+	for i, p := range s.parts {
+		w.Uint(uint64(p))
+		w.Uint(uint64(s.next[i]))
+	}
+	return w.Bytes(), nil
+}
+
+// Seek implements exec.Positioned: each partition the position records
+// is read on from its offset; a partition added to the topic since is
+// read from its startup offset. A position of another topic or split is
+// refused with a *position.Error.
+func (s *Source) Seek(ctx context.Context, pos []byte) error {
+	switch {
+	case s.rows == nil:
+		return errors.New("kafka connector: source is not open")
+	case s.started:
+		return errors.New("kafka connector: Seek after Next")
+	}
+	src := "kafka source " + s.cfg.Topic
+	r := position.NewReader(pos, positionTag, src)
+	topic, inst, par, n := r.String(), r.Uint(), r.Uint(), r.Uint()
+	if r.Done() == nil && n > uint64(len(pos)) {
+		return position.Errorf(src, "the position is damaged (%d partitions)", n)
+	}
+	type at struct{ p, off uint64 }
+	offs := make([]at, 0, n)
+	for range n {
+		offs = append(offs, at{r.Uint(), r.Uint()})
+	}
+	if err := r.Done(); err != nil {
+		return err
+	}
+	switch {
+	case topic != s.cfg.Topic:
+		return position.Errorf(src, "the position is of topic %q", topic)
+	case inst != uint64(s.instance) || par != uint64(s.par):
+		return position.Errorf(src, "the position is of split %d of %d, not %d of %d", inst, par, s.instance, s.par)
+	}
+	for _, o := range offs {
+		i := s.slotOf(int32(o.p))
+		if i < 0 {
+			return position.Errorf(src, "partition %d is not read by split %d of %d (did the topic lose partitions?)", o.p, s.instance, s.par)
+		}
+		s.next[i] = int64(o.off)
+	}
+	return ctx.Err()
+}
