@@ -45,7 +45,7 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	src := "kafka source " + s.cfg.Topic
 	r := position.NewReader(pos, positionTag, src)
 	topic, inst, par, n := r.String(), r.Uint(), r.Uint(), r.Uint()
-	if r.Done() == nil && n > uint64(len(pos)) {
+	if n > uint64(len(pos)) {
 		return position.Errorf(src, "the position is damaged (%d partitions)", n)
 	}
 	type at struct{ p, off uint64 }

@@ -21,8 +21,8 @@ import (
 // nothing to any column.
 type rows struct {
 	schema *arrow.Schema
-	meta   []int       // per column: its metadata kind, metaNone for a value field
-	valOf  []int       // per column: its index among the value columns
+	meta   []int // per column: its metadata kind, metaNone for a value field
+	valOf  []int // per column: its index among the value columns
 	dec    *file.Decoder
 	raw    *array.StringBuilder // FormatRaw: the value column
 	mb     []array.Builder      // per column: the builder of a metadata column
