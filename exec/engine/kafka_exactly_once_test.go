@@ -60,3 +60,21 @@ func TestKafkaExactlyOnce(t *testing.T) {
 	}
 	_ = e
 }
+
+// TestKafkaSinkUpserts: an updating query's sink writes each key's new
+// value as an upsert and a deleted key as a tombstone.
+func TestKafkaSinkUpserts(t *testing.T) {
+	brokers := kafkaCluster(t, 1, "counts")
+	s := newSession(t, Config{Parallelism: 1})
+	run(t, s, `CREATE STREAM s (k VARCHAR, n INT);
+		CREATE SINK o AS SELECT k, COUNT(*) AS c FROM s GROUP BY k HAVING COUNT(*) < 3
+		WITH (connector = 'kafka', brokers = '`+brokers+`', topic = 'counts', key_column = 'k');
+		INSERT INTO s VALUES ('a', 1), ('b', 1); FLUSH;
+		INSERT INTO s VALUES ('a', 2); FLUSH;
+		INSERT INTO s VALUES ('a', 3); FLUSH;`)
+	got := consumeCommitted(t, brokers, "counts")
+	want := []string{`a=<nil>`, `a={"k":"a","c":1}`, `a={"k":"a","c":2}`, `b={"k":"b","c":1}`}
+	if !slices.Equal(got, want) {
+		t.Errorf("topic holds %q, want %q", got, want)
+	}
+}

@@ -38,3 +38,54 @@ func TestKafkaSourceJSON(t *testing.T) {
 		t.Fatalf("view after FLUSH: %s", got)
 	}
 }
+
+// TestKafkaSourceFormats: CSV and raw values, a timestamp and headers
+// metadata column, startup = 'latest', and on_error = 'fail', which stops
+// the query at the bad message with its partition and offset.
+func TestKafkaSourceFormats(t *testing.T) {
+	brokers := kafkaCluster(t, 1, "csv", "raw", "late")
+	produce(t, brokers, "csv", kmsg{0, "", "1,one"}, kmsg{0, "", "2"}, kmsg{0, "", `3,"th,ree"`})
+	produce(t, brokers, "raw", kmsg{0, "", "hello"}, kmsg{0, "", "\xff"}, kmsg{0, "", "world"})
+	produce(t, brokers, "late", kmsg{0, "", `{"v": "old"}`})
+	s := newSession(t, Config{Parallelism: 1})
+	with := `connector = 'kafka', brokers = '` + brokers + `'`
+	run(t, s, `CREATE STREAM c (id INT, name VARCHAR) WITH (`+with+`, topic = 'csv', format = 'csv');
+		CREATE STREAM r (line VARCHAR, ts TIMESTAMP(3), h VARCHAR) WITH (`+with+`, topic = 'raw', format = 'raw', timestamp_column = 'ts', headers_column = 'h');
+		CREATE STREAM l (v VARCHAR) WITH (`+with+`, topic = 'late', startup = 'latest');
+		CREATE STREAM f (id INT, name VARCHAR) WITH (`+with+`, topic = 'csv', format = 'csv', on_error = 'fail');`)
+	res := run(t, s, `SELECT id, name FROM c ORDER BY id;`)
+	if got, want := text(res), "1 | one\n3 | th,ree\n"; got != want {
+		t.Errorf("csv:\n%s\nwant\n%s", got, want)
+	}
+	if !strings.Contains(strings.Join(res.Notices, "\n"), "csv[0]@1: expected 2 fields, got 1") {
+		t.Errorf("csv notices: %q", res.Notices)
+	}
+	if got, want := text(run(t, s, `SELECT line, ts, h FROM r;`)), "hello | 2023-11-14 22:13:20.000 | {}\nworld | 2023-11-14 22:13:20.002 | {}\n"; got != want {
+		t.Errorf("raw:\n%s\nwant\n%s", got, want)
+	}
+	if got := text(run(t, s, `SELECT v FROM l;`)); got != "" {
+		t.Errorf("startup = 'latest' read %q", got)
+	}
+	if _, err := execOne(t, s, `SELECT id FROM f;`); err == nil || !strings.Contains(err.Error(), "csv[0]@1: expected 2 fields, got 1") {
+		t.Errorf("on_error = 'fail': %v", err)
+	}
+}
+
+// TestKafkaSourceCreateErrors: CREATE refuses a topic that does not exist
+// and options that do not fit the columns, at the option's value.
+func TestKafkaSourceCreateErrors(t *testing.T) {
+	brokers := kafkaCluster(t, 1, "t")
+	s := newSession(t, Config{Parallelism: 1})
+	with := `connector = 'kafka', brokers = '` + brokers + `'`
+	for _, tc := range []struct{ stmt, want string }{
+		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 'nope');`, `option topic: topic "nope" does not exist`},
+		{`CREATE STREAM x (v VARCHAR, n INT) WITH (` + with + `, topic = 't', format = 'raw');`, `'raw' reads the message into one VARCHAR column`},
+		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 't', key_column = 'k');`, `option key_column: no column 'k'`},
+		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 't', format = 'upsert-json');`, `not supported yet: format 'upsert-json'`},
+		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 't', startup = 'timestamp');`, `needs a startup_timestamp`},
+	} {
+		if _, err := execOne(t, s, tc.stmt); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.stmt, err, tc.want)
+		}
+	}
+}
