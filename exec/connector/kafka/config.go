@@ -62,7 +62,6 @@ var (
 type Config struct {
 	Brokers []string
 	Topic   string
-	Group   string // the consumer group offsets are reported to (monitoring only); "" for none
 	Startup string // StartEarliest, StartLatest or StartTimestamp
 	// StartMs is where StartTimestamp starts: the first offset at or after
 	// this time (ms since the epoch) in each partition.
@@ -152,7 +151,9 @@ func FromOptions(opts map[string]string, cols []catalog.Column) (Config, error) 
 	if cfg.Brokers, cfg.Topic, err = brokersAndTopic(get); err != nil {
 		return Config{}, err
 	}
-	cfg.Group, _ = get("group")
+	if _, ok := get("group"); ok {
+		return Config{}, &OptionError{Option: "group", Msg: "not supported yet: reporting offsets to a consumer group (eddy keeps a Kafka source's offsets in its checkpoints)"}
+	}
 	cfg.Startup = StartEarliest
 	if v, ok := get("startup"); ok {
 		switch cfg.Startup = strings.ToLower(strings.TrimSpace(v)); cfg.Startup {

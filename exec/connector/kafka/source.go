@@ -286,21 +286,26 @@ func (s *Source) take(ctx context.Context, wait bool) (bool, error) {
 		if !wait {
 			return false, nil
 		}
-		if s.snapshot {
-			if s.done() {
-				return false, nil
+		// Behind the end offsets: the messages are coming, and ErrCaughtUp
+		// would answer a FLUSH too early. The end offsets are asked again
+		// every second (a retention policy may have deleted messages).
+		for fs == nil {
+			if s.snapshot {
+				if s.done() {
+					return false, nil
+				}
+			} else if caught, err := s.caughtUp(ctx); err != nil || caught {
+				return false, err
 			}
-		} else if caught, err := s.caughtUp(ctx); err != nil || caught {
-			return false, err
-		}
-		t := time.NewTimer(time.Second)
-		defer t.Stop()
-		select {
-		case fs = <-s.fetched:
-		case <-t.C:
-			return false, nil
-		case <-ctx.Done():
-			return false, ctx.Err()
+			t := time.NewTimer(time.Second)
+			select {
+			case fs = <-s.fetched:
+			case <-t.C:
+			case <-ctx.Done():
+				t.Stop()
+				return false, ctx.Err()
+			}
+			t.Stop()
 		}
 	}
 	return true, s.load(fs)
