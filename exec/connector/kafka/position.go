@@ -12,7 +12,8 @@ const positionTag = "kafka"
 
 // Position implements exec.Positioned: the topic, the split (instance and
 // parallelism, which decide the partitions read), and for each partition
-// read the offset of the next message to return. A checkpoint records it,
+// read the offset of the next message to return and the largest event
+// time it returned (exec.PartitionedEventTime). A checkpoint records it,
 // so a resumed query reads on from there: offsets live in eddy's
 // checkpoints, not in a consumer group.
 func (s *Source) Position() ([]byte, error) {
@@ -27,6 +28,7 @@ func (s *Source) Position() ([]byte, error) {
 	for i, p := range s.parts {
 		w.Uint(uint64(p))
 		w.Uint(uint64(s.next[i]))
+		w.Uint(uint64(s.et.max[i])) // noEventTime wraps to 1<<63
 	}
 	return w.Bytes(), nil
 }
@@ -48,10 +50,10 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	if n > uint64(len(pos)) {
 		return position.Errorf(src, "the position is damaged (%d partitions)", n)
 	}
-	type at struct{ p, off uint64 }
+	type at struct{ p, off, maxTs uint64 }
 	offs := make([]at, 0, n)
 	for range n {
-		offs = append(offs, at{r.Uint(), r.Uint()})
+		offs = append(offs, at{r.Uint(), r.Uint(), r.Uint()})
 	}
 	if err := r.Done(); err != nil {
 		return err
@@ -67,7 +69,7 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 		if i < 0 {
 			return position.Errorf(src, "partition %d is not read by split %d of %d (did the topic lose partitions?)", o.p, s.instance, s.par)
 		}
-		s.next[i] = int64(o.off)
+		s.next[i], s.et.max[i] = int64(o.off), int64(o.maxTs)
 	}
 	return ctx.Err()
 }

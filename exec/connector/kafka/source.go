@@ -67,6 +67,8 @@ type Source struct {
 	closed   bool
 	reported int
 	err      error // sticky: a failed source keeps failing
+	et       eventTimes
+	now      time.Time // processing time, taken once per Next
 
 	cl      *kgo.Client
 	cancel  context.CancelFunc
@@ -135,6 +137,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if s.rows, err = newRows(&s.cfg, env.Alloc, s.cfg.BatchSize); err != nil {
 		return err
 	}
+	s.et.open(len(s.parts), env.Now())
 	return nil
 }
 
@@ -201,6 +204,7 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		}
 	}
 	defer s.reportInput()
+	s.now = s.env.Now()
 	for !s.rows.full() {
 		if s.bufAt == len(s.buf) {
 			got, err := s.take(ctx, s.rows.n == 0)
@@ -224,6 +228,7 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		s.bufAt++
 	}
 	if rec := s.rows.finish(); rec != nil {
+		s.et.batch(rec)
 		return exec.Chunk{Batch: rec}, nil
 	}
 	if s.done() {
@@ -258,6 +263,8 @@ func (s *Source) read(m *kgo.Record) error {
 			s.env.Warnf("%s: more than %d bad messages; further bad messages are only counted (bad_rows)", s.cfg.Topic, maxReported)
 		}
 		s.reported++
+	} else {
+		s.et.row(i, s.now)
 	}
 	s.next[i] = m.Offset + 1
 	return nil
