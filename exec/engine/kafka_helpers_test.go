@@ -24,8 +24,8 @@ func kafkaCluster(t *testing.T, parts int32, topics ...string) string {
 	return strings.Join(c.ListenAddrs(), ",")
 }
 
-// kmsg is a message to produce: a partition, a key (nil for none) and a
-// value.
+// kmsg is a message to produce: a partition, a key ("" for none) and a
+// value ("" for none: a tombstone).
 type kmsg struct {
 	part  int32
 	key   string
@@ -43,7 +43,10 @@ func produce(t *testing.T, brokers, topic string, msgs ...kmsg) {
 	defer cl.Close()
 	recs := make([]*kgo.Record, len(msgs))
 	for i, m := range msgs {
-		recs[i] = &kgo.Record{Topic: topic, Partition: m.part, Value: []byte(m.value), Timestamp: time.UnixMilli(1_700_000_000_000 + int64(i))}
+		recs[i] = &kgo.Record{Topic: topic, Partition: m.part, Timestamp: time.UnixMilli(1_700_000_000_000 + int64(i))}
+		if m.value != "" {
+			recs[i].Value = []byte(m.value)
+		}
 		if m.key != "" {
 			recs[i].Key = []byte(m.key)
 		}

@@ -60,7 +60,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 	if snap {
 		read = connector.Snapshot
 	}
-	spec := connector.Spec{Object: obj.Name, Options: connectorOptions(obj.Options), Columns: obj.Columns}
+	spec := connector.Spec{Object: obj.Name, Options: connectorOptions(obj.Options), Columns: obj.Columns, PrimaryKey: primaryKeyNames(obj)}
 	inner, err := conn.Open(spec, read, e.connEnv())
 	if err != nil {
 		return nil, err
@@ -315,4 +315,14 @@ func (s *logSource) Close() error {
 	}
 	s.pending = nil
 	return nil
+}
+
+// primaryKeyNames returns the names of obj's primary key columns (nil for
+// a stream), as connectors see them (connector.Spec).
+func primaryKeyNames(obj *catalog.Object) []string {
+	var names []string
+	for _, i := range obj.PrimaryKey {
+		names = append(names, obj.Columns[i].Name)
+	}
+	return names
 }

@@ -80,6 +80,17 @@ func CheckColumn(c catalog.Column) error {
 // Decode parses rec and appends it as a row, or returns why it cannot,
 // appending nothing. The good path allocates nothing.
 func (d *Decoder) Decode(rec []byte) *DecodeError {
+	if err := d.Parse(rec); err != nil {
+		return err
+	}
+	d.Append()
+	return nil
+}
+
+// Parse parses rec as the next row without appending it (Append does),
+// or returns why it cannot. The parsed row may point into rec, which must
+// stay unchanged until Append; the next Parse replaces it.
+func (d *Decoder) Parse(rec []byte) *DecodeError {
 	var f fault
 	if d.json != nil {
 		f = d.json.parse(rec, d.cells)
@@ -92,8 +103,29 @@ func (d *Decoder) Decode(rec []byte) *DecodeError {
 		}
 		return &DecodeError{Column: d.cols[f.col].name, Msg: f.message(&d.cols[f.col])}
 	}
-	d.bat.appendRow(d.cells)
 	return nil
+}
+
+// Text returns the text of column j, a VARCHAR, in the row Parse parsed
+// last (a nested JSON value's own text), or false when it is NULL. It is
+// valid as long as that row is.
+func (d *Decoder) Text(j int) ([]byte, bool) {
+	if d.cells[j].null || d.cols[j].kind != kindString {
+		return nil, false
+	}
+	return d.cells[j].s, true
+}
+
+// Append appends the row Parse parsed last.
+func (d *Decoder) Append() { d.bat.appendRow(d.cells) }
+
+// AppendNulls appends a row whose every value is NULL, NOT NULL columns
+// included: the row of a deletion, of which only a key is known.
+func (d *Decoder) AppendNulls() {
+	for j := range d.cells {
+		d.cells[j].null = true
+	}
+	d.bat.appendRow(d.cells)
 }
 
 // parseCSV parses rec as one CSV record; a line break may end it.

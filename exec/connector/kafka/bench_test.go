@@ -93,7 +93,7 @@ func BenchmarkConsume(b *testing.B) {
 		cols := []catalog.Column{{Name: "auction", Type: types.BigIntT}, {Name: "bidder", Type: types.BigIntT},
 			{Name: "price", Type: types.BigIntT}, {Name: "channel", Type: types.VarcharT}, {Name: "date_time", Type: types.TimestampT(3)}}
 		opts := map[string]string{"brokers": strings.Join(brokers, ","), "topic": "bids", "format": "json"}
-		cfg, err := FromOptions(opts, cols)
+		cfg, err := FromOptions(opts, cols, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

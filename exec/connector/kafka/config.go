@@ -2,6 +2,7 @@ package kafka
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -76,6 +77,9 @@ type Config struct {
 	// Meta says, per column, which metadata it holds (metaNone: a field of
 	// the message's value).
 	Meta []int
+	// PrimaryKey names a table's primary key columns (nil for a stream):
+	// the changelog formats read only into a table.
+	PrimaryKey []string
 	// BatchSize is the most rows per chunk; 0 means file.DefaultBatchSize.
 	BatchSize int
 }
@@ -141,7 +145,7 @@ func brokersAndTopic(get func(string) (string, bool)) ([]string, string, error) 
 
 // FromOptions builds a source Config from a stream's WITH options and
 // columns, validating them. An error about one option is an *OptionError.
-func FromOptions(opts map[string]string, cols []catalog.Column) (Config, error) {
+func FromOptions(opts map[string]string, cols []catalog.Column, pk []string) (Config, error) {
 	if err := checkKnown(opts, sourceOptions); err != nil {
 		return Config{}, err
 	}
@@ -178,9 +182,26 @@ func FromOptions(opts map[string]string, cols []catalog.Column) (Config, error) 
 		switch cfg.Format = strings.ToLower(strings.TrimSpace(v)); cfg.Format {
 		case FormatJSON, FormatCSV, FormatRaw:
 		case FormatDebezium, FormatUpsert:
-			return Config{}, &OptionError{Option: "format", Msg: "not supported yet: format " + connector.Quote(cfg.Format)}
+			if len(pk) == 0 {
+				return Config{}, &OptionError{Option: "format", Msg: connector.Quote(cfg.Format) + " is a changelog: read it into a CREATE TABLE with a PRIMARY KEY, not a stream"}
+			}
 		default:
-			return Config{}, &OptionError{Option: "format", Msg: "invalid value " + connector.Quote(v) + " (want 'json', 'csv' or 'raw')"}
+			return Config{}, &OptionError{Option: "format", Msg: "invalid value " + connector.Quote(v) + " (want 'json', 'csv', 'raw', 'upsert-json' or 'debezium-json')"}
+		}
+	}
+	cfg.PrimaryKey = pk
+	if cfg.Format == FormatUpsert {
+		// The message key is the key column's text, as the Kafka sink
+		// writes it: a one-column primary key, read from the key.
+		if len(pk) != 1 {
+			return Config{}, &OptionError{Option: "format", Msg: fmt.Sprintf("'upsert-json' reads a table's one-column primary key from the message key, and the table's has %d columns", len(pk))}
+		}
+		if k, ok := get("key_column"); !ok {
+			opts = maps.Clone(opts)
+			opts["key_column"] = pk[0]
+			get = getter(opts)
+		} else if !strings.EqualFold(strings.TrimSpace(k), pk[0]) {
+			return Config{}, &OptionError{Option: "key_column", Msg: "'upsert-json' reads the primary key, " + pk[0] + ", from the message key"}
 		}
 	}
 	if v, ok := get("delimiter"); ok {
@@ -263,7 +284,9 @@ func (cfg *Config) bindColumns(get func(string) (string, bool)) error {
 func checkMetaType(opt string, meta int, c catalog.Column) error {
 	ok := false
 	switch meta {
-	case metaKey, metaHeaders:
+	case metaKey:
+		ok = file.CheckColumn(c) == nil
+	case metaHeaders:
 		ok = c.Type.Kind == types.Varchar
 	case metaPartition, metaOffset:
 		ok = c.Type.Kind == types.Int || c.Type.Kind == types.BigInt
@@ -273,7 +296,7 @@ func checkMetaType(opt string, meta int, c catalog.Column) error {
 	if ok {
 		return nil
 	}
-	want := map[int]string{metaKey: "VARCHAR", metaHeaders: "VARCHAR", metaPartition: "INT or BIGINT",
+	want := map[int]string{metaKey: "a type read from text", metaHeaders: "VARCHAR", metaPartition: "INT or BIGINT",
 		metaOffset: "INT or BIGINT", metaTimestamp: "TIMESTAMP"}[meta]
 	return &OptionError{Option: opt, Msg: fmt.Sprintf("column %s is %s, and this metadata needs %s", c.Name, c.Type, want)}
 }

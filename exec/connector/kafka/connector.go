@@ -21,7 +21,7 @@ func (Connector) Name() string { return Name }
 // that the topic exists: CREATE fails on a topic that does not, or on
 // brokers that cannot be reached.
 func (Connector) Check(spec connector.Spec, _ connector.Env) error {
-	cfg, err := FromOptions(spec.Options, spec.Columns)
+	cfg, err := FromOptions(spec.Options, spec.Columns, spec.PrimaryKey)
 	if err != nil {
 		return err
 	}
@@ -41,7 +41,7 @@ func (Connector) Traits(connector.Spec) catalog.SourceTraits {
 // Open returns a *Source of one split; a snapshot (a pull query) reads
 // up to the end offsets as of Open.
 func (Connector) Open(spec connector.Spec, read connector.Read, _ connector.Env) (exec.Source, error) {
-	cfg, err := FromOptions(spec.Options, spec.Columns)
+	cfg, err := FromOptions(spec.Options, spec.Columns, spec.PrimaryKey)
 	if err != nil {
 		return nil, err
 	}

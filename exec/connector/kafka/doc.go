@@ -13,7 +13,10 @@
 // exec.Positioned; no consumer group is joined). Message values are
 // decoded by the file connector's decoder (file.Decoder: JSON objects or
 // CSV records) or read whole (raw); metadata columns hold the key,
-// partition, offset, timestamp or headers. A bad message is skipped,
+// partition, offset, timestamp or headers. The changelog formats
+// (upsert-json, debezium-json) read into a table: their chunks carry
+// inserts and deletes, which the table's primary key turns into its
+// latest rows. A bad message is skipped,
 // counted and reported by topic[partition]@offset, or stops the source
 // with on_error = 'fail'. A snapshot (a pull query) reads up to the end
 // offsets as of Open; a continuous source reports exec.ErrCaughtUp only

@@ -227,9 +227,9 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		}
 		s.bufAt++
 	}
-	if rec := s.rows.finish(); rec != nil {
-		s.et.batch(rec)
-		return exec.Chunk{Batch: rec}, nil
+	if c := s.rows.finish(); c.Batch != nil {
+		s.et.batch(c.Batch)
+		return c, nil
 	}
 	if s.done() {
 		return exec.Chunk{}, io.EOF
