@@ -210,8 +210,10 @@ func (t *txnState) restore(ctx context.Context, r exec.StateReader, groups exec.
 
 // endTxn commits rec's transaction with a bare EndTxn request, as its
 // producer is gone. A transaction committed already commits again
-// without effect; one the broker aborted (its timeout passed while eddy
-// was down) is an error: its rows are lost.
+// without effect (Kafka takes it as a retry), or is refused as fenced
+// when a restore from the same checkpoint committed it and initialized
+// the producer since; one the broker aborted (its timeout passed while
+// eddy was down) is an error: its rows are lost.
 func (t *txnState) endTxn(ctx context.Context, rec *staged) error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(t.s.cfg.Brokers...))
 	if err != nil {
@@ -227,6 +229,12 @@ func (t *txnState) endTxn(ctx context.Context, rec *staged) error {
 	}
 	switch {
 	case err == nil:
+		return nil
+	case errors.Is(err, kerr.ProducerFenced), errors.Is(err, kerr.InvalidProducerEpoch):
+		// A producer of this id initialized since the transaction: an
+		// earlier restore from this checkpoint committed it and went on
+		// (a restore initializes the producers only once the commit
+		// succeeded), and then crashed too.
 		return nil
 	case errors.Is(err, kerr.InvalidTxnState):
 		return fmt.Errorf("kafka sink: the transaction %s of checkpoint %d was aborted, not committed (did its transaction_timeout pass while eddy was down?): %w", id, rec.epoch, err)
