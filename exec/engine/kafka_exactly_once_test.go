@@ -16,8 +16,9 @@ import (
 // sink publishes its rows in transactions committed with its checkpoints
 // (FLUSH takes one): a read_committed consumer sees none of the rows a
 // checkpoint has not covered; after a crash the query resumes from the
-// offsets its last checkpoint recorded, the crashed run's open
-// transaction is aborted, and the consumer sees every row exactly once,
+// offsets its last checkpoint recorded (twice: it crashes again before
+// its next checkpoint), the crashed run's open transaction is aborted,
+// and the consumer sees every row exactly once,
 // as a run without the crash writes them; after a clean restart it goes
 // on where it stopped.
 func TestKafkaExactlyOnce(t *testing.T) {
@@ -45,6 +46,9 @@ func TestKafkaExactlyOnce(t *testing.T) {
 	if got := consumeCommitted(t, brokers, "out"); !slices.Equal(got, want) {
 		t.Fatalf("uncommitted rows are visible: %q", got)
 	}
+	e, s = crash(t, e, cfg)
+	// A second crash before any checkpoint: the next restore is from the
+	// same checkpoint, whose transaction the first one committed.
 	e, s = crash(t, e, cfg)
 	run(t, s, "FLUSH;")
 	want = append(want, `3={"id":3,"v":"c"}`, `4={"id":4,"v":"d"}`)
