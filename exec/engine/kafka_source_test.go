@@ -71,11 +71,13 @@ func TestKafkaSourceFormats(t *testing.T) {
 	}
 }
 
-// TestKafkaSourceCreateErrors: CREATE refuses a topic that does not exist
-// and options that do not fit the columns, at the option's value.
+// TestKafkaSourceCreateErrors: CREATE STREAM and CREATE SINK refuse a
+// topic that does not exist and options that do not fit the columns or
+// the query.
 func TestKafkaSourceCreateErrors(t *testing.T) {
 	brokers := kafkaCluster(t, 1, "t")
 	s := newSession(t, Config{Parallelism: 1})
+	run(t, s, `CREATE STREAM s (v VARCHAR);`)
 	with := `connector = 'kafka', brokers = '` + brokers + `'`
 	for _, tc := range []struct{ stmt, want string }{
 		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 'nope');`, `option topic: topic "nope" does not exist`},
@@ -83,6 +85,9 @@ func TestKafkaSourceCreateErrors(t *testing.T) {
 		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 't', key_column = 'k');`, `option key_column: no column 'k'`},
 		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 't', format = 'upsert-json');`, `'upsert-json' is a changelog: read it into a CREATE TABLE`},
 		{`CREATE STREAM x (v VARCHAR) WITH (` + with + `, topic = 't', startup = 'timestamp');`, `needs a startup_timestamp`},
+		{`CREATE SINK o AS SELECT v FROM s WITH (` + with + `, topic = 'nope');`, `option topic: topic "nope" does not exist`},
+		{`CREATE SINK o AS SELECT v, COUNT(*) AS n FROM s GROUP BY v WITH (` + with + `, topic = 't');`, `option key_column: is required for an updating query`},
+		{`CREATE SINK o AS SELECT v FROM s WITH (` + with + `, topic = 't', key_column = 'w');`, `option key_column: no column 'w'`},
 	} {
 		if _, err := execOne(t, s, tc.stmt); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.stmt, err, tc.want)
