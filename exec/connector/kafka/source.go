@@ -159,7 +159,7 @@ func (s *Source) start() error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(s.cfg.Brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.cfg.Topic: offs}),
 		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.FetchMaxPartitionBytes(fetchPartitionBytes),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.WithPools(records))
 	if err != nil {
 		return &BrokerError{Brokers: s.cfg.Brokers, Err: err}
 	}
@@ -225,6 +225,8 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 			s.err = err
 			return exec.Chunk{}, err
 		}
+		m.Recycle() // its bytes are copied into the batch
+		s.buf[s.bufAt] = nil
 		s.bufAt++
 	}
 	if c := s.rows.finish(); c.Batch != nil {
