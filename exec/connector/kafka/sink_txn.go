@@ -51,7 +51,6 @@ type txnState struct {
 	cls    [2]*kgo.Client
 
 	mu      sync.Mutex
-	cond    *sync.Cond
 	seq     uint64 // the sequence number of the current transaction: producer seq%2
 	open    bool   // the current transaction has begun
 	pending *staged
@@ -67,9 +66,7 @@ type staged struct {
 
 // newTxnState returns the transactional state of s.
 func newTxnState(s *Sink, env *exec.Env) *txnState {
-	t := &txnState{s: s, group: env.KeyGroups.Lo, prefix: s.cfg.txnPrefix() + "-" + strconv.Itoa(env.Instance)}
-	t.cond = sync.NewCond(&t.mu)
-	return t
+	return &txnState{s: s, group: env.KeyGroups.Lo, prefix: s.cfg.txnPrefix() + "-" + strconv.Itoa(env.Instance)}
 }
 
 // init makes both producers and initializes their producer ids, which
@@ -90,16 +87,20 @@ func (t *txnState) init(ctx context.Context) error {
 }
 
 // produce writes recs in the current transaction, beginning it if
-// needed: once its producer's previous transaction has committed.
+// needed. The producers take turns, and the checkpoint coordinator
+// commits a checkpoint before it begins the next, so the producer whose
+// turn it is has no transaction left to commit.
 func (t *txnState) produce(ctx context.Context, recs []*kgo.Record) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.open {
-		for t.pending != nil && t.pending.seq%2 == t.seq%2 {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			t.cond.Wait()
+		if t.cls[t.seq%2] == nil {
+			return errors.New("kafka sink: producing after Close")
+		}
+		if t.pending != nil && t.pending.seq%2 == t.seq%2 {
+			// Cannot happen: a snapshot refuses to stage a second
+			// transaction before the first commits.
+			return fmt.Errorf("kafka sink: the transaction of checkpoint %d has not committed yet", t.pending.epoch)
 		}
 		if err := t.cls[t.seq%2].BeginTransaction(); err != nil {
 			return fmt.Errorf("kafka sink: beginning a transaction: %w", err)
@@ -152,7 +153,6 @@ func (t *txnState) commit(ctx context.Context, epoch uint64) error {
 		return fmt.Errorf("kafka sink: committing the transaction of checkpoint %d: %w", p.epoch, err)
 	}
 	t.pending = nil
-	t.cond.Broadcast()
 	return nil
 }
 
@@ -252,7 +252,6 @@ func (t *txnState) close() {
 			t.cls[i] = nil
 		}
 	}
-	t.cond.Broadcast()
 }
 
 // encodeStaged encodes a checkpoint's entry: the staged transaction, or
