@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"time"
 
@@ -62,6 +63,8 @@ type Source struct {
 	slot     []int   // by partition number: its index in parts, or -1
 	next     []int64 // per part: the offset of the next message to return
 	end      []int64 // snapshot: per part, the offset to stop at
+	known    []int64 // per part: the latest end offset heard of (progress)
+	first    []int64 // per part: the offset reading started at (progress)
 	rows     *rows
 	started  bool
 	closed   bool
@@ -120,7 +123,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if err != nil {
 		return err
 	}
-	s.next = make([]int64, len(s.parts))
+	s.next, s.known = make([]int64, len(s.parts)), make([]int64, len(s.parts))
 	for i, p := range s.parts {
 		s.next[i] = starts[p]
 	}
@@ -131,7 +134,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 		}
 		s.end = make([]int64, len(s.parts))
 		for i, p := range s.parts {
-			s.end[i] = ends[p]
+			s.end[i], s.known[i] = ends[p], ends[p]
 		}
 	}
 	if s.rows, err = newRows(&s.cfg, env.Alloc, s.cfg.BatchSize); err != nil {
@@ -145,6 +148,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 // offsets, fetching in a goroutine of its own.
 func (s *Source) start() error {
 	s.started = true
+	s.first = slices.Clone(s.next)
 	if len(s.parts) == 0 {
 		return nil
 	}
@@ -332,7 +336,16 @@ func (s *Source) load(fs kgo.Fetches) error {
 		return ferr
 	}
 	s.buf, s.bufAt = s.buf[:0], 0
-	fs.EachRecord(func(r *kgo.Record) { s.buf = append(s.buf, r) })
+	fs.EachPartition(func(p kgo.FetchTopicPartition) {
+		if i := s.slotOf(p.Partition); i >= 0 {
+			end := p.HighWatermark
+			if s.cfg.ReadCommitted {
+				end = p.LastStableOffset
+			}
+			s.known[i] = max(s.known[i], end)
+		}
+		p.EachRecord(func(r *kgo.Record) { s.buf = append(s.buf, r) })
+	})
 	return nil
 }
 
@@ -356,21 +369,26 @@ func (s *Source) caughtUp(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
+	caught := true
 	for i, p := range s.parts {
+		s.known[i] = max(s.known[i], ends[p])
 		if s.next[i] < ends[p] {
-			return false, nil
+			caught = false
 		}
 	}
-	return true, nil
+	return caught, nil
 }
 
-// reportInput records the source's progress in messages.
+// reportInput records the source's progress in messages: those read
+// since it started, and those known to follow them (up to the latest end
+// offsets a fetch or a listing reported).
 func (s *Source) reportInput() {
-	var read int64
-	for i := range s.parts {
-		read += s.next[i]
+	var read, backlog int64
+	for i := range s.first {
+		read += s.next[i] - s.first[i]
+		backlog += max(s.known[i]-s.next[i], 0)
 	}
-	s.env.Metrics.ReportInput(read, 0)
+	s.env.Metrics.ReportInput(read, backlog)
 }
 
 // Wait blocks until fetched messages are ready or ctx is done.

@@ -172,3 +172,19 @@ func TestEventTimeBound(t *testing.T) {
 		t.Error("a bound when every partition is idle")
 	}
 }
+
+// TestProgress: the source reports the offsets it read and the messages
+// known to follow them.
+func TestProgress(t *testing.T) {
+	brokers := testTopic(t, 1, 20)
+	s := openSource(t, brokers, true, 0, 1, 5)
+	readIDs(t, s, 5)
+	m := s.env.Metrics
+	if read, backlog := m.InputRead.Load(), m.InputBacklog.Load(); read != 5 || backlog != 15 {
+		t.Errorf("after 5 of 20 messages: read %d, backlog %d", read, backlog)
+	}
+	readIDs(t, s, 100)
+	if read, backlog := m.InputRead.Load(), m.InputBacklog.Load(); read != 20 || backlog != 0 {
+		t.Errorf("at the end: read %d, backlog %d", read, backlog)
+	}
+}
