@@ -153,3 +153,29 @@ func firstDiff(want, got []string) string {
 	}
 	return "(same)"
 }
+
+// TestKafkaDropSinkAbortsItsTransaction: dropping a checkpointed sink
+// aborts the transaction no checkpoint staged, so read_committed
+// consumers see the messages written after it at once rather than after
+// the transaction's timeout.
+func TestKafkaDropSinkAbortsItsTransaction(t *testing.T) {
+	brokers := kafkaCluster(t, 1, "in", "out")
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 1, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	with := `connector = 'kafka', brokers = '` + brokers + `'`
+	run(t, s, `CREATE STREAM src (id BIGINT) WITH (`+with+`, topic = 'in');
+		CREATE SINK o AS SELECT id FROM src WITH (`+with+`, topic = 'out', key_column = 'id', type = 'append-only');`)
+	produce(t, brokers, "in", kmsg{0, "", `{"id": 1}`})
+	run(t, s, "FLUSH;")
+	produce(t, brokers, "in", kmsg{0, "", `{"id": 2}`})
+	if _, err := e.flushAll(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, "DROP SINK o;")
+	produce(t, brokers, "out", kmsg{0, "z", "after"})
+	want := []string{`1={"id":1}`, `z=after`}
+	if got := consumeCommitted(t, brokers, "out"); !slices.Equal(got, want) {
+		t.Errorf("read_committed sees %q, want %q", got, want)
+	}
+}

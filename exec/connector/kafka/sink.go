@@ -238,8 +238,9 @@ func (s *Sink) failed() error {
 }
 
 // OnControl waits, on a flush marker, a barrier or the end of input, until
-// the brokers have every message written so far; a transactional sink
-// publishes everything it wrote at the end of input.
+// the brokers have every message written so far (a transactional sink's
+// in its open transaction); a transactional sink publishes everything it
+// wrote at the end of input.
 func (s *Sink) OnControl(ctx context.Context, m exec.Control, _ exec.Emitter) error {
 	switch m.Kind {
 	case exec.Flush, exec.Barrier, exec.EndOfInput:
@@ -250,7 +251,7 @@ func (s *Sink) OnControl(ctx context.Context, m exec.Control, _ exec.Emitter) er
 		if m.Kind == exec.EndOfInput {
 			return s.txn.publishAll(ctx)
 		}
-		return s.failed()
+		return s.txn.flush(ctx)
 	}
 	if err := s.cl.Flush(ctx); err != nil {
 		return fmt.Errorf("kafka sink: %w", err)

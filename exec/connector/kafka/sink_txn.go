@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
@@ -112,6 +113,19 @@ func (t *txnState) produce(ctx context.Context, recs []*kgo.Record) error {
 		cl.Produce(ctx, r, t.s.promise)
 	}
 	return nil
+}
+
+// flush waits until the brokers have every message of the open
+// transaction.
+func (t *txnState) flush(ctx context.Context) error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.open {
+		if err := t.cls[t.seq%2].Flush(ctx); err != nil {
+			return fmt.Errorf("kafka sink: %w", err)
+		}
+	}
+	return t.s.failed()
 }
 
 // snapshot pre-commits the current transaction for epoch and records it.
@@ -242,10 +256,26 @@ func (t *txnState) endTxn(ctx context.Context, rec *staged) error {
 	return fmt.Errorf("kafka sink: committing the transaction %s of checkpoint %d: %w", id, rec.epoch, err)
 }
 
-// close closes the producers.
+// closeAbortTimeout bounds how long closing a sink waits to abort its
+// open transaction.
+const closeAbortTimeout = 5 * time.Second
+
+// close aborts the open transaction, which no checkpoint staged (its rows
+// are computed again after a restore, and a dropped sink wants none of
+// them), so that read_committed consumers need not wait for its timeout;
+// a staged one is left for Commit or the next restore. Then it closes
+// the producers.
 func (t *txnState) close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	if cl := t.cls[t.seq%2]; t.open && cl != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), closeAbortTimeout)
+		if err := cl.AbortBufferedRecords(ctx); err == nil {
+			cl.EndTransaction(ctx, kgo.TryAbort) // on failure the broker's timeout aborts it
+		}
+		cancel()
+		t.open = false
+	}
 	for i, cl := range t.cls {
 		if cl != nil {
 			cl.Close()
