@@ -1,8 +1,15 @@
 package engine
 
 import (
+	"context"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kgo"
 )
 
 // TestKafkaSourceJSON: a JSON topic of two partitions read by a pull
@@ -148,4 +155,36 @@ func TestKafkaTableDebezium(t *testing.T) {
 	if !strings.Contains(strings.Join(res.Notices, "\n"), `cdc[0]@5: unknown Debezium op "x"`) {
 		t.Errorf("notices: %q", res.Notices)
 	}
+}
+
+// TestKafkaGroupOffsets: with a group option, the offsets a checkpoint
+// records are reported to the consumer group, where lag tools read them.
+func TestKafkaGroupOffsets(t *testing.T) {
+	brokers := kafkaCluster(t, 2, "ev")
+	produce(t, brokers, "ev", kmsg{0, "", `{"v": 1}`}, kmsg{1, "", `{"v": 2}`}, kmsg{1, "", `{"v": 3}`})
+	cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour}
+	e := openEngine(t, cfg)
+	s := e.NewSession(SessionOptions{})
+	run(t, s, `CREATE STREAM ev (v INT) WITH (connector = 'kafka', brokers = '`+brokers+`', topic = 'ev', group = 'eddy-ev');
+		CREATE MATERIALIZED VIEW n AS SELECT COUNT(*) AS n FROM ev; FLUSH;`)
+	checkpointAll(t, e)
+	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	adm := kadm.NewClient(cl)
+	var got string
+	for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		rs, err := adm.FetchOffsets(context.Background(), "eddy-ev")
+		if err != nil {
+			t.Fatal(err)
+		}
+		o0, _ := rs.Lookup("ev", 0)
+		o1, _ := rs.Lookup("ev", 1)
+		if got = fmt.Sprintf("%d %d", o0.At, o1.At); got == "1 2" {
+			return
+		}
+	}
+	t.Errorf("the group's offsets are %s, want 1 2", got)
 }

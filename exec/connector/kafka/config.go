@@ -63,6 +63,9 @@ var (
 type Config struct {
 	Brokers []string
 	Topic   string
+	// Group is the consumer group the source reports its offsets to at
+	// each checkpoint, for monitoring only; "" for none.
+	Group   string
 	Startup string // StartEarliest, StartLatest or StartTimestamp
 	// StartMs is where StartTimestamp starts: the first offset at or after
 	// this time (ms since the epoch) in each partition.
@@ -155,8 +158,10 @@ func FromOptions(opts map[string]string, cols []catalog.Column, pk []string) (Co
 	if cfg.Brokers, cfg.Topic, err = brokersAndTopic(get); err != nil {
 		return Config{}, err
 	}
-	if _, ok := get("group"); ok {
-		return Config{}, &OptionError{Option: "group", Msg: "not supported yet: reporting offsets to a consumer group (eddy keeps a Kafka source's offsets in its checkpoints)"}
+	if g, ok := get("group"); ok {
+		if cfg.Group = strings.TrimSpace(g); cfg.Group == "" {
+			return Config{}, &OptionError{Option: "group", Msg: "is empty"}
+		}
 	}
 	cfg.Startup = StartEarliest
 	if v, ok := get("startup"); ok {

@@ -44,7 +44,7 @@ func TestFromOptions(t *testing.T) {
 		{base("brokers", " "), nil, "brokers", "is required"},
 		{map[string]string{"brokers": "a:1"}, nil, "topic", "is required"},
 		{base("path", "x"), nil, "path", "unknown option"},
-		{base("group", "g"), nil, "group", "not supported yet"},
+		{base("group", " "), nil, "group", "is empty"},
 		{base("startup", "soon"), nil, "startup", "invalid value 'soon'"},
 		{base("startup", "timestamp"), nil, "startup", "needs a startup_timestamp"},
 		{base("startup_timestamp", "1"), nil, "startup_timestamp", "applies only with startup = 'timestamp'"},

@@ -15,10 +15,14 @@ const positionTag = "kafka"
 // read the offset of the next message to return and the largest event
 // time it returned (exec.PartitionedEventTime). A checkpoint records it,
 // so a resumed query reads on from there: offsets live in eddy's
-// checkpoints, not in a consumer group.
+// checkpoints, not in a consumer group. With a group option, the offsets
+// are also reported to the group, for monitoring (group.go).
 func (s *Source) Position() ([]byte, error) {
 	if s.rows == nil {
 		return nil, errors.New("kafka connector: source is not open")
+	}
+	if s.grp != nil && s.started {
+		s.grp.report(s.adm, s.cfg.Topic, s.parts, s.next)
 	}
 	w := position.NewWriter(positionTag)
 	w.String(s.cfg.Topic)

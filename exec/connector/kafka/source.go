@@ -71,6 +71,7 @@ type Source struct {
 	reported int
 	err      error // sticky: a failed source keeps failing
 	et       eventTimes
+	grp      *groupReporter // nil without a group option
 	now      time.Time // processing time, taken once per Next
 
 	cl      *kgo.Client
@@ -141,6 +142,9 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 		return err
 	}
 	s.et.open(len(s.parts), env.Now())
+	if s.cfg.Group != "" && !s.snapshot {
+		s.grp = &groupReporter{group: s.cfg.Group, failures: env.Metrics.Counter("group_commit_failures")}
+	}
 	return nil
 }
 
