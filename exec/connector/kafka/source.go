@@ -72,7 +72,7 @@ type Source struct {
 	err      error // sticky: a failed source keeps failing
 	et       eventTimes
 	grp      *groupReporter // nil without a group option
-	now      time.Time // processing time, taken once per Next
+	now      time.Time      // processing time, taken once per Next
 
 	cl      *kgo.Client
 	cancel  context.CancelFunc
