@@ -22,8 +22,9 @@ import (
 // message that cannot be read adds nothing to any column.
 type rows struct {
 	schema *arrow.Schema
-	format string
+	format formatKind
 	meta   []int // per column: its metadata kind, metaNone for a value field
+	metas  []int // the columns with a builder of their own (metadata)
 	valOf  []int // per column: its index among the value columns
 	dec    *file.Decoder
 	raw    *array.StringBuilder // FormatRaw: the value column
@@ -37,6 +38,22 @@ type rows struct {
 	hdrBuf []byte
 }
 
+// formatKind is the format option as a number, for the per-message
+// switch.
+type formatKind uint8
+
+const (
+	kindJSON formatKind = iota
+	kindCSV
+	kindRaw
+	kindUpsert
+	kindDebezium
+)
+
+// kindOf maps the format option to its formatKind.
+var kindOf = map[string]formatKind{FormatJSON: kindJSON, FormatCSV: kindCSV, FormatRaw: kindRaw,
+	FormatUpsert: kindUpsert, FormatDebezium: kindDebezium}
+
 // The envelope columns of a Debezium message.
 const (
 	dbzBefore = iota
@@ -48,7 +65,7 @@ const (
 // newRows returns a builder of batches of at most size rows of cfg's
 // columns.
 func newRows(cfg *Config, alloc memory.Allocator, size int) (*rows, error) {
-	r := &rows{format: cfg.Format, meta: cfg.Meta, valOf: make([]int, len(cfg.Columns)),
+	r := &rows{format: kindOf[cfg.Format], meta: cfg.Meta, valOf: make([]int, len(cfg.Columns)),
 		mb: make([]array.Builder, len(cfg.Columns)), keyCol: -1, size: size}
 	fields := make([]arrow.Field, len(cfg.Columns))
 	var vals []catalog.Column
@@ -68,6 +85,7 @@ func newRows(cfg *Config, alloc memory.Allocator, size int) (*rows, error) {
 				r.keyCol = j
 			}
 			r.mb[j] = array.NewBuilder(alloc, c.Type.Arrow())
+			r.metas = append(r.metas, j)
 		default:
 			r.valOf[j] = len(vals)
 			vals = append(vals, c)
@@ -121,11 +139,11 @@ func (r *rows) add(m *kgo.Record) *file.DecodeError {
 	}
 	op, nulls := exec.Insert, false
 	switch r.format {
-	case FormatRaw:
+	case kindRaw:
 		if m.Value != nil && !utf8.Valid(m.Value) {
 			return &file.DecodeError{Msg: "the value is not valid UTF-8"}
 		}
-	case FormatUpsert:
+	case kindUpsert:
 		if m.Key == nil {
 			return &file.DecodeError{Msg: "the message has no key"}
 		}
@@ -134,7 +152,7 @@ func (r *rows) add(m *kgo.Record) *file.DecodeError {
 		} else if err := r.parseValue(m.Value); err != nil {
 			return err
 		}
-	case FormatDebezium:
+	case kindDebezium:
 		if m.Value == nil {
 			return nil // the tombstone after a delete, for compaction: no change
 		}
@@ -163,7 +181,7 @@ func (r *rows) add(m *kgo.Record) *file.DecodeError {
 	if r.keyDec != nil {
 		r.keyDec.Append()
 	}
-	if r.format == FormatUpsert || r.format == FormatDebezium {
+	if r.format >= kindUpsert {
 		r.ops = append(r.ops, op)
 	}
 	r.addMeta(m)
@@ -218,10 +236,8 @@ func (r *rows) parseDebezium(v []byte) (exec.Op, *file.DecodeError) {
 
 // addMeta appends the metadata columns of m.
 func (r *rows) addMeta(m *kgo.Record) {
-	for j, b := range r.mb {
-		if b == nil {
-			continue
-		}
+	for _, j := range r.metas {
+		b := r.mb[j]
 		switch r.meta[j] {
 		case metaKey:
 			sb := b.(*array.StringBuilder)
