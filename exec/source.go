@@ -3,6 +3,7 @@ package exec
 import (
 	"context"
 	"errors"
+	"time"
 )
 
 // ErrCaughtUp is returned by Source.Next when an unbounded source has no
@@ -81,4 +82,27 @@ type Positioned interface {
 	// the next chunk starts with the row that followed it. It returns an
 	// error, and reads nothing, when pos cannot be this source's.
 	Seek(ctx context.Context, pos []byte) error
+}
+
+// PartitionedEventTime is implemented by sources whose input is made of
+// partitions, each in about event-time order on its own while their
+// interleaving is arbitrary (a Kafka topic's partitions). Their watermark
+// must follow the slowest partition, not the rows as they interleave: the
+// runtime asks the source to track each partition's largest event time,
+// and advances the watermark from the least of them. A partition with no
+// input for the idle timeout stops holding it back (as Flink's
+// idle-timeout), until it has input again.
+type PartitionedEventTime interface {
+	Source
+	// TrackEventTime asks the source to track, per partition, the largest
+	// value of column col (a TIMESTAMP, by its ordinal in the source's
+	// chunks) among the rows it returned; a partition without input for
+	// idle (0: never) is idle. It reports whether the source does; the
+	// runtime calls it once, after Open.
+	TrackEventTime(col int, idle time.Duration) bool
+	// EventTimeBound returns the least, over the partitions that are not
+	// idle at now, of the largest event time each has returned; false
+	// when one of them has returned none yet, or when every partition is
+	// idle.
+	EventTimeBound(now time.Time) (int64, bool)
 }

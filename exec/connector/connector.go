@@ -30,6 +30,10 @@ type Spec struct {
 	Object  string
 	Options map[string]string
 	Columns []catalog.Column
+	// PrimaryKey names a table's primary key columns; nil for a stream.
+	// A source whose input is a changelog (Kafka's upsert-json) reads it
+	// only into a table, keyed by them.
+	PrimaryKey []string
 }
 
 // Read is how a query reads a source.

@@ -27,11 +27,12 @@
 //
 // The sub-packages are the connectors and what they share:
 //
-//	builtin   the registry of eddy's connectors (and of those SQL.md names
-//	          that are not supported yet: datagen, kafka)
+//	builtin   the registry of eddy's connectors (and of any SQL.md names
+//	          that are not supported yet)
 //	file      the file source: CSV and JSON-lines files, bounded or followed
 //	nexmark   the nexmark source: the Nexmark benchmark's generator
 //	sink      the file, print and blackhole sinks
+//	kafka     the Kafka source and sink (exactly once in transactions)
 //	fileroot  the root directory file sources and sinks are confined to
 //
 // The engine's own feeds, INSERT-fed streams and continuous inserts, live

@@ -207,6 +207,9 @@ func (t *task) run(ctx context.Context) error {
 		if err := t.source.Open(ctx, t.env); err != nil {
 			return err
 		}
+		if t.wm != nil {
+			t.wm.trackPartitions(t.source)
+		}
 		if t.srcPos != nil && t.job.restore {
 			if err := t.srcPos.restore(ctx, t); err != nil {
 				return t.job.restoreFailed(ctx, err, false)

@@ -40,12 +40,24 @@ type watermarker struct {
 	pos      int64 // rows read so far, late rows included
 	lastData time.Time
 	idle     bool
-	sel      []int32
-	lateSel  []int32
+	// parts, when set, is a source tracking its partitions' event times:
+	// the watermark follows the least of them (exec.PartitionedEventTime).
+	parts   exec.PartitionedEventTime
+	sel     []int32
+	lateSel []int32
 }
 
 func newWatermarker(spec WatermarkSpec, alloc memory.Allocator, m *exec.OperatorMetrics) *watermarker {
 	return &watermarker{spec: spec, alloc: alloc, metrics: m, wm: noWatermark, lastData: time.Now()}
+}
+
+// trackPartitions makes the watermark follow src's partitions, when src
+// tracks their event times (exec.PartitionedEventTime); the runtime calls
+// it once the source is open.
+func (w *watermarker) trackPartitions(src exec.Source) {
+	if pe, ok := src.(exec.PartitionedEventTime); ok && pe.TrackEventTime(w.spec.TimeCol, w.spec.IdleTimeout) {
+		w.parts = pe
+	}
 }
 
 // apply drops c's late rows (judged against the watermark before c) and
@@ -95,6 +107,13 @@ func (w *watermarker) apply(ctx context.Context, c exec.Chunk) (exec.Chunk, bool
 		var err error
 		if out, err = exec.TakeRows(w.alloc, c, w.sel); err != nil {
 			return c, false, err
+		}
+	}
+	if w.parts != nil {
+		if b, ok := w.parts.EventTimeBound(time.Now()); ok {
+			maxTs = b
+		} else {
+			maxTs = noWatermark
 		}
 	}
 	advanced := false

@@ -90,7 +90,7 @@ func idleTimeout(obj *catalog.Object) time.Duration {
 // options turns WITH options into a map and validates them: the options of
 // every stream, and the connector's own. It returns the columns too: cols,
 // or when none are declared those the connector provides (nexmark's).
-func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Source, start sql.Pos) (map[string]string, []catalog.Column, error) {
+func (s *Session) options(opts []sql.Option, cols []catalog.Column, pk []string, src *sql.Source, start sql.Pos) (map[string]string, []catalog.Column, error) {
 	m := map[string]string{}
 	var conn *sql.Option
 	var others []string
@@ -126,7 +126,7 @@ func (s *Session) options(opts []sql.Option, cols []catalog.Column, src *sql.Sou
 		return nil, nil, bindErr(conn.ValuePos, src, "%v", err)
 	}
 	m["connector"] = c.Name()
-	spec := connector.Spec{Options: connectorOptions(m), Columns: cols}
+	spec := connector.Spec{Options: connectorOptions(m), Columns: cols, PrimaryKey: pk}
 	if err := c.Check(spec, s.eng.connEnv()); err != nil {
 		return nil, nil, bindErr(optionPos(opts, err, conn.ValuePos), src, "%v", err)
 	}
@@ -221,7 +221,7 @@ func (s *Session) createStream(st *sql.CreateStream) (*Result, error) {
 			return nil, bindErr(d.Name.Pos, src, "a stream has no primary key: use CREATE TABLE for a changelog keyed by '%s'", d.Name.Name)
 		}
 	}
-	opts, cols, err := s.options(st.With, cols, src, st.Start)
+	opts, cols, err := s.options(st.With, cols, nil, src, st.Start)
 	if err != nil {
 		return nil, err
 	}
@@ -293,7 +293,7 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 	if err := refuseDedup(st.With, src); err != nil {
 		return nil, err
 	}
-	if obj.Options, _, err = s.options(st.With, cols, src, st.Start); err != nil {
+	if obj.Options, _, err = s.options(st.With, cols, primaryKeyNames(obj), src, st.Start); err != nil {
 		return nil, err
 	}
 	if err := s.checkPaths(st.Columns, obj.Options, src); err != nil {

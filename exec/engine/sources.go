@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -59,7 +60,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 	if snap {
 		read = connector.Snapshot
 	}
-	spec := connector.Spec{Object: obj.Name, Options: connectorOptions(obj.Options), Columns: obj.Columns}
+	spec := connector.Spec{Object: obj.Name, Options: connectorOptions(obj.Options), Columns: obj.Columns, PrimaryKey: primaryKeyNames(obj)}
 	inner, err := conn.Open(spec, read, e.connEnv())
 	if err != nil {
 		return nil, err
@@ -169,6 +170,20 @@ func (p *projecting) Close() error                                  { return p.i
 func (p *projecting) Bounded() bool {
 	bs, ok := p.inner.(exec.BoundedSource)
 	return ok && bs.Bounded()
+}
+
+// TrackEventTime implements exec.PartitionedEventTime for a source that
+// does: col, an ordinal of the projected chunks, is the inner source's
+// column ords[col].
+func (p *projecting) TrackEventTime(col int, idle time.Duration) bool {
+	pe, ok := p.inner.(exec.PartitionedEventTime)
+	return ok && col >= 0 && col < len(p.ords) && pe.TrackEventTime(p.ords[col], idle)
+}
+
+// EventTimeBound implements exec.PartitionedEventTime for the source it
+// wraps (called only when TrackEventTime reported true).
+func (p *projecting) EventTimeBound(now time.Time) (int64, bool) {
+	return p.inner.(exec.PartitionedEventTime).EventTimeBound(now)
 }
 
 func (p *projecting) Next(ctx context.Context) (exec.Chunk, error) {
@@ -307,4 +322,14 @@ func (s *logSource) Close() error {
 	}
 	s.pending = nil
 	return nil
+}
+
+// primaryKeyNames returns the names of obj's primary key columns (nil for
+// a stream), as connectors see them (connector.Spec).
+func primaryKeyNames(obj *catalog.Object) []string {
+	var names []string
+	for _, i := range obj.PrimaryKey {
+		names = append(names, obj.Columns[i].Name)
+	}
+	return names
 }

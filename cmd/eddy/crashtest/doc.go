@@ -17,6 +17,12 @@
 // without kills. Every process checkpoints every 100 ms and runs its
 // queries at parallelism 2 (the sink at 1, so its file has one order).
 //
+// TestKafkaCrashHarness (kafka_test.go) does the same for a Kafka-to-Kafka
+// workload on an in-process cluster (kfake): a stream over a topic into
+// an append-only and an updating Kafka sink. The killed run's committed
+// messages (read_committed) must be the reference run's, each exactly
+// once, and its updating sink's latest value per key the same.
+//
 // `go test ./cmd/eddy/crashtest` kills a few times; `-crash.n=50` kills
 // fifty times (docs/benchmarks.md has its result).
 package crashtest

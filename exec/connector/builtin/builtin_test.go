@@ -2,8 +2,12 @@ package builtin_test
 
 import (
 	"errors"
+	"maps"
 	"slices"
+	"strings"
 	"testing"
+
+	"github.com/twmb/franz-go/pkg/kfake"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
@@ -12,6 +16,18 @@ import (
 	"github.com/eddysql/eddy/exec/connector/builtin"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
+
+// kafkaBrokers starts an in-process Kafka cluster with a topic "bids",
+// closed when t ends, and returns its brokers option.
+func kafkaBrokers(t *testing.T) string {
+	t.Helper()
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(2, "bids"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(c.Close)
+	return strings.Join(c.ListenAddrs(), ",")
+}
 
 // env is a connector.Env whose file root is a fresh directory.
 func env(t *testing.T) connector.Env {
@@ -30,22 +46,24 @@ func TestNames(t *testing.T) {
 	if got, want := r.SourceNames(), []string{"datagen", "file", "kafka", "nexmark"}; !slices.Equal(got, want) {
 		t.Errorf("sources %v, want %v", got, want)
 	}
-	if got, want := r.SinkNames(), []string{"file", "print", "blackhole"}; !slices.Equal(got, want) {
+	if got, want := r.SinkNames(), []string{"file", "print", "blackhole", "kafka"}; !slices.Equal(got, want) {
 		t.Errorf("sinks %v, want %v", got, want)
 	}
 	for _, name := range []string{"kafka", "Kafka"} {
-		var ns *connector.NotSupportedError
-		if _, err := r.Source(name); !errors.As(err, &ns) {
-			t.Errorf("%s: %v, want not supported yet", name, err)
+		if c, err := r.Source(name); err != nil || c.Name() != "kafka" {
+			t.Errorf("source %s: %v", name, err)
+		}
+		if c, err := r.Sink(name); err != nil || c.Name() != "kafka" {
+			t.Errorf("sink %s: %v", name, err)
 		}
 	}
 	if _, err := r.Source("ftp"); err == nil || err.Error() != "unknown connector 'ftp' (connectors: datagen, file, kafka, nexmark)" {
 		t.Errorf("unknown source: %v", err)
 	}
-	if _, err := r.Sink("kafkaesque"); err == nil || err.Error() != "sink: option connector: unknown sink connector 'kafkaesque' (want 'file', 'print' or 'blackhole')" {
+	if _, err := r.Sink("kafkaesque"); err == nil || err.Error() != "sink: option connector: unknown sink connector 'kafkaesque' (want 'file', 'print', 'blackhole' or 'kafka')" {
 		t.Errorf("unknown sink: %v", err)
 	}
-	if _, err := r.Sink(""); err == nil || err.Error() != "sink: option connector: is required (want 'file', 'print' or 'blackhole')" {
+	if _, err := r.Sink(""); err == nil || err.Error() != "sink: option connector: is required (want 'file', 'print', 'blackhole' or 'kafka')" {
 		t.Errorf("sink without a connector: %v", err)
 	}
 }
@@ -108,6 +126,14 @@ var sourceCases = map[string]connCase[catalog.SourceTraits]{
 func TestSourcesCheckOptions(t *testing.T) {
 	r := builtin.New()
 	e := env(t)
+	brokers := kafkaBrokers(t)
+	sourceCases := maps.Clone(sourceCases)
+	sourceCases["kafka"] = connCase[catalog.SourceTraits]{
+		valid:     map[string]string{"connector": "kafka", "brokers": brokers, "topic": "bids", "format": "csv", "offset_column": "auction"},
+		traits:    catalog.SourceTraits{Splittable: true},
+		invalid:   map[string]string{"connector": "kafka", "brokers": brokers, "topic": "asks"},
+		badOption: "topic",
+	}
 	for _, name := range r.SourceNames() {
 		c, err := r.Source(name)
 		if errors.As(err, new(*connector.NotSupportedError)) {
@@ -222,6 +248,14 @@ var sinkCases = map[string]connCase[connector.SinkTraits]{
 func TestSinksCheckOptions(t *testing.T) {
 	r := builtin.New()
 	e := env(t)
+	brokers := kafkaBrokers(t)
+	sinkCases := maps.Clone(sinkCases)
+	sinkCases["kafka"] = connCase[connector.SinkTraits]{
+		valid:     map[string]string{"connector": "kafka", "brokers": brokers, "topic": "bids", "type": "append-only"},
+		traits:    connector.SinkTraits{AppendOnly: true, Observed: true, ExactlyOnce: true},
+		invalid:   map[string]string{"connector": "kafka", "brokers": brokers, "topic": "bids", "format": "avro"},
+		badOption: "format",
+	}
 	for _, name := range r.SinkNames() {
 		c, err := r.Sink(name)
 		if err != nil {

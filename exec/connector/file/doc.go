@@ -31,6 +31,10 @@
 // file and line through Env.Warnf. With on_error = 'fail', Next returns the
 // *RowError instead, after the rows before it.
 //
+// Decoder applies the same parsing to records that come one at a time
+// rather than in lines (a JSON object, or one CSV record with the columns'
+// fields in order): the Kafka source decodes message values with it.
+//
 // Source implements exec.Positioned. Its position is the byte offset and
 // line number after the last record its returned rows came from (not what
 // it read ahead), whether the CSV header was read, the count of bad rows

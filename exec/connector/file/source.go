@@ -274,12 +274,17 @@ func (s *Source) parseRecord() fault {
 	if s.json != nil {
 		return s.json.parse(s.line, s.cells)
 	}
-	fs := s.csv.fields
-	if len(fs) != s.nfields {
-		return fault{code: faultRecord, msg: fmt.Sprintf("expected %d fields, got %d", s.nfields, len(fs))}
+	return parseFields(s.cols, s.csv.fields, s.fieldOf, s.nfields, s.cells)
+}
+
+// parseFields parses a CSV record's fields fs, which must number nfields,
+// into cells: column j from field fieldOf[j].
+func parseFields(cols []column, fs []field, fieldOf []int, nfields int, cells []cell) fault {
+	if len(fs) != nfields {
+		return fault{code: faultRecord, msg: fmt.Sprintf("expected %d fields, got %d", nfields, len(fs))}
 	}
-	for j := range s.cols {
-		col, c, fl := &s.cols[j], &s.cells[j], &fs[s.fieldOf[j]]
+	for j := range cols {
+		col, c, fl := &cols[j], &cells[j], &fs[fieldOf[j]]
 		if len(fl.b) == 0 && !fl.quoted {
 			if !col.nullable {
 				return fault{code: faultNull, col: j}
