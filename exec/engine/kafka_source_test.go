@@ -46,6 +46,25 @@ func TestKafkaSourceJSON(t *testing.T) {
 	}
 }
 
+// TestKafkaSourceJSONPaths: a column may come from a path of each JSON
+// message, and a JSON column keeps a nested value.
+func TestKafkaSourceJSONPaths(t *testing.T) {
+	brokers := kafkaCluster(t, 1, "events")
+	produce(t, brokers, "events",
+		kmsg{0, "a", `{"id": 1, "geo": {"country": "NL"}, "tags": ["x", "y"]}`},
+		kmsg{0, "b", `{"id": 2, "tags": []}`})
+	s := newSession(t, Config{Parallelism: 1})
+	run(t, s, `CREATE STREAM events (id BIGINT, country VARCHAR WITH (path = '$.geo.country'), tags JSON)
+		WITH (connector = 'kafka', brokers = '`+brokers+`', topic = 'events');`)
+	if got, want := text(run(t, s, `SELECT id, country, tags FROM events ORDER BY id;`)), "1 | NL | [\"x\", \"y\"]\n2 | NULL | []\n"; got != want {
+		t.Fatalf("pull query:\n%s\nwant\n%s", got, want)
+	}
+	if _, err := execOne(t, s, `CREATE STREAM raw_events (v VARCHAR WITH (path = '$.a'))
+		WITH (connector = 'kafka', brokers = '`+brokers+`', topic = 'events', format = 'raw');`); err == nil || !strings.Contains(err.Error(), "a path needs a source that reads JSON messages") {
+		t.Fatalf("a path over raw messages: %v", err)
+	}
+}
+
 // TestKafkaSourceFormats: CSV and raw values, a timestamp and headers
 // metadata column, startup = 'latest', and on_error = 'fail', which stops
 // the query at the bad message with its partition and offset.

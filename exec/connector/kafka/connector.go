@@ -1,6 +1,8 @@
 package kafka
 
 import (
+	"strings"
+
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
@@ -27,6 +29,20 @@ func (Connector) Check(spec connector.Spec, _ connector.Env) error {
 	}
 	return checkTopic(cfg.Brokers, cfg.Topic)
 }
+
+// ReadsPaths implements connector.PathReader: a JSON value (format json,
+// the default, or upsert-json) fills a column declared WITH (path = ...)
+// from that path of each message, as a file of JSON lines does.
+func (Connector) ReadsPaths(opts map[string]string) bool {
+	f, ok := opts["format"]
+	switch strings.ToLower(strings.TrimSpace(f)) {
+	case FormatJSON, FormatUpsert:
+		return true
+	}
+	return !ok
+}
+
+var _ connector.PathReader = Connector{}
 
 // Columns returns nil: a Kafka stream declares its columns.
 func (Connector) Columns(map[string]string) []catalog.Column { return nil }
