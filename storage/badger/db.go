@@ -96,10 +96,13 @@ func Open(dir string, opts Options) (*DB, error) {
 			lock.release()
 			return nil, err
 		}
-		if chk.emptyMem != "" {
-			if err := os.Remove(chk.emptyMem); err != nil {
+		for _, debris := range []string{chk.emptyMem, chk.headerlessVlog} {
+			if debris == "" {
+				continue
+			}
+			if err := os.Remove(debris); err != nil {
 				lock.release()
-				return nil, fmt.Errorf("storage: removing the empty write-ahead log a crash left: %w", err)
+				return nil, fmt.Errorf("storage: removing the empty file a crash left: %w", err)
 			}
 		}
 		bo = bdg.DefaultOptions(dir).WithValueThreshold(valueThreshold)
