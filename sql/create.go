@@ -84,9 +84,6 @@ func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 		return nil, err
 	}
 	ct.Columns, ct.PrimaryKey, ct.Watermark = body.cols, body.pk, body.wm
-	if len(ct.PrimaryKey) == 0 {
-		return nil, p.sc.errAt(p.sc.offset(ct.Name.Pos), "table %s needs a PRIMARY KEY: declare one with PRIMARY KEY (column, ...)", shown(ct.Name.Name))
-	}
 	if ct.With, err = p.optionalOptions(); err != nil {
 		return nil, err
 	}

@@ -113,6 +113,17 @@ func (pr *printer) stmt(s Stmt, indent int) {
 			}
 		}
 		pr.query(indent+1, src, s.Query)
+	case *Update:
+		pr.line(indent, "Update %s", pos(s.Start))
+		pr.line(indent+1, "table: %s", ident(s.Table))
+		for _, a := range s.Sets {
+			pr.line(indent+1, "set: %s = %s", ident(a.Column), restore(a.Expr))
+		}
+		pr.query(indent+1, src, s.Query)
+	case *Delete:
+		pr.line(indent, "Delete %s", pos(s.Start))
+		pr.line(indent+1, "table: %s", ident(s.Table))
+		pr.query(indent+1, src, s.Query)
 	case *Select:
 		pr.line(indent, "Select %s", pos(s.Start))
 		pr.query(indent+1, src, s.Query)

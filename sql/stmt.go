@@ -12,6 +12,8 @@ func (p *parser) parseStmt(top bool) (Stmt, error) {
 		return p.parseCreate(base)
 	case t.is("INSERT"):
 		return p.parseInsert(base)
+	case t.is("UPDATE"), t.is("DELETE"):
+		return p.parseDML(base)
 	case t.is("SELECT"), t.is("WITH"), t.isOp("("):
 		q, err := p.parseQuery(queryOpts{changes: true})
 		if err != nil {

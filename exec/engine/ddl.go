@@ -279,16 +279,13 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Table, Columns: cols}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Table, Columns: cols, LogOps: true}
 	for _, k := range st.PrimaryKey {
 		i := obj.ColumnIndex(k.Name)
 		if i < 0 {
 			return nil, bindErr(k.Pos, src, "primary key column '%s' is not a column of '%s'", k.Name, st.Name.Name)
 		}
 		obj.PrimaryKey = append(obj.PrimaryKey, i)
-	}
-	if len(obj.PrimaryKey) == 0 {
-		return nil, bindErr(st.Name.Pos, src, "a table needs a PRIMARY KEY")
 	}
 	if err := refuseDedup(st.With, src); err != nil {
 		return nil, err

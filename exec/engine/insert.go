@@ -48,14 +48,32 @@ func (s *Session) insert(st *sql.Insert) (*Result, error) {
 	if len(rows) == 0 {
 		return ok("INSERT 0"), nil
 	}
+	if obj.Kind == catalog.Table {
+		// Not between an UPDATE's read and its write: its rows may move to
+		// the keys inserted.
+		s.eng.writes.Lock()
+		defer s.eng.writes.Unlock()
+	}
+	if err := s.eng.appendRows(obj, rows); err != nil {
+		return nil, err
+	}
+	return ok(fmt.Sprintf("INSERT %d", len(rows))), nil
+}
+
+// appendRows appends rows to an INSERT-fed stream's or table's log as one
+// entry (as inserts, when the log records ops).
+func (e *Engine) appendRows(obj *catalog.Object, rows [][]types.Datum) error {
+	if obj.LogOps {
+		return e.appendChanges(obj, rows, make([]int8, len(rows))) // catalog.LogInsert is 0
+	}
 	names := make([]string, len(obj.Columns))
 	for i, c := range obj.Columns {
 		names[i] = c.Name
 	}
-	rec := types.BuildRecord(s.eng.alloc, names, obj.Types(), rows)
+	rec := types.BuildRecord(e.alloc, names, obj.Types(), rows)
 	defer rec.Release()
-	if _, err := s.eng.db.Log().Append(obj.ID, rec); err != nil {
-		return nil, fmt.Errorf("writing to %s: %w", obj.Name, err)
+	if _, err := e.db.Log().Append(obj.ID, rec); err != nil {
+		return fmt.Errorf("writing to %s: %w", obj.Name, err)
 	}
-	return ok(fmt.Sprintf("INSERT %d", len(rows))), nil
+	return nil
 }

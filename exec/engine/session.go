@@ -100,6 +100,10 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 		return s.insert(st)
 	case *sql.Select:
 		return s.query(ctx, st)
+	case *sql.Update:
+		return s.update(ctx, st)
+	case *sql.Delete:
+		return s.deleteRows(ctx, st)
 	case *sql.Explain:
 		return s.explain(st)
 	case *sql.Show:
