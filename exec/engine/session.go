@@ -97,7 +97,7 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 	case *sql.CreateSink:
 		return s.createSink(ctx, st)
 	case *sql.Insert:
-		return s.insert(st)
+		return s.insert(ctx, st)
 	case *sql.Select:
 		return s.query(ctx, st)
 	case *sql.Update:
