@@ -293,12 +293,16 @@ func (k ObjectKind) String() string {
 	return [...]string{"", "STREAM", "TABLE", "MATERIALIZED VIEW", "SINK"}[k]
 }
 
-// Drop is DROP STREAM | TABLE | MATERIALIZED VIEW | SINK [IF EXISTS] name.
+// Drop is DROP STREAM | TABLE | MATERIALIZED VIEW | SINK [IF EXISTS] name
+// [CASCADE | RESTRICT].
 type Drop struct {
 	Base
 	Kind     ObjectKind
 	Name     Ident
 	IfExists bool
+	// Cascade drops the objects that depend on the object first (DROP ...
+	// CASCADE); without it (or with RESTRICT) they make DROP fail.
+	Cascade bool
 }
 
 // Alter is ALTER MATERIALIZED VIEW | SINK | STREAM name SET (key = value,

@@ -153,6 +153,7 @@ func (pr *printer) stmt(s Stmt, indent int) {
 		pr.line(indent, "Drop %s %s", s.Kind, pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))
 		pr.flag(indent+1, "if-exists", s.IfExists)
+		pr.flag(indent+1, "cascade", s.Cascade)
 	case *Alter:
 		pr.line(indent, "Alter %s %s", s.Kind, pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))

@@ -201,6 +201,11 @@ func (p *parser) parseDrop(base Base) (Stmt, error) {
 	if d.Name, err = p.ident("the name of the " + strings.ToLower(kind.String()) + " to drop"); err != nil {
 		return nil, err
 	}
+	switch {
+	case p.accept("CASCADE"):
+		d.Cascade = true
+	case p.accept("RESTRICT"): // the default
+	}
 	return d, nil
 }
 

@@ -367,18 +367,68 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	// Not while a rescale replaces a query's job.
 	s.eng.moves.RLock()
 	defer s.eng.moves.RUnlock()
-	obj, err := s.eng.cat.Drop(st.Name.Name, kind)
-	if err != nil {
+	var notices []string
+	if st.Cascade {
+		if o, found := s.eng.cat.Get(st.Name.Name); found && o.Kind == kind {
+			for _, d := range s.eng.dependentsInOrder(o.Name) {
+				if err := s.eng.dropObject(d.Name, d.Kind); err != nil {
+					return nil, fmt.Errorf("dropping %s '%s', which depends on %s '%s': %w", d.Kind, d.Name, o.Kind, o.Name, err)
+				}
+				notices = append(notices, fmt.Sprintf("dropped %s '%s'", d.Kind, d.Name))
+			}
+		}
+	}
+	if err := s.eng.dropObject(st.Name.Name, kind); err != nil {
 		if catalog.IsCode(err, catalog.ErrNotFound) && st.IfExists {
 			r := ok(tag)
 			r.Notices = []string{fmt.Sprintf("%s '%s' does not exist, skipping", kind, st.Name.Name)}
 			return r, nil
 		}
+		var ce *catalog.Error
+		if !errors.As(err, &ce) {
+			return nil, err
+		}
 		e := bindErr(st.Name.Pos, st.Source(), "%v", err)
 		e.Cause = err
 		return nil, e
 	}
-	e := s.eng
+	r := ok(tag)
+	r.Notices = notices
+	return r, nil
+}
+
+// dependentsInOrder returns the objects that depend on the object named
+// name, directly or through others, each before every object it depends
+// on: the order in which DROP ... CASCADE drops them.
+func (e *Engine) dependentsInOrder(name string) []*catalog.Object {
+	var out []*catalog.Object
+	seen := map[string]bool{lower(name): true}
+	var visit func(n string)
+	visit = func(n string) {
+		for _, d := range e.cat.Dependents(n) {
+			if seen[lower(d)] {
+				continue
+			}
+			seen[lower(d)] = true
+			visit(d)
+			if o, ok := e.cat.Get(d); ok {
+				out = append(out, o)
+			}
+		}
+	}
+	visit(name)
+	return out
+}
+
+// dropObject removes the object named name of kind k from the catalog and
+// stops its query, deleting its query state, log and records. It fails
+// with a *catalog.Error when the catalog refuses (unknown, another kind,
+// dependents).
+func (e *Engine) dropObject(name string, kind catalog.Kind) error {
+	obj, err := e.cat.Drop(name, kind)
+	if err != nil {
+		return err
+	}
 	e.mu.Lock()
 	q := e.queries[lower(obj.Name)]
 	delete(e.queries, lower(obj.Name))
@@ -393,31 +443,31 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	}
 	if obj.Query != "" {
 		if err := e.dropQueryState(obj); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if obj.Kind == catalog.Stream && obj.Query != "" {
 		if err := e.dropDerivedKeys(obj.ID); err != nil {
-			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	if (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && obj.Connector() == "" {
 		// An INSERT-fed or derived stream's rows go with it.
 		if err := e.db.Log().Drop(obj.ID); err != nil {
-			return nil, fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
 		}
 	}
 	if _, ok := e.insertTarget(obj); ok {
 		if err := e.db.KV().Delete(insertKey(obj.ID)); err != nil {
-			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	if obj.Watermark != nil {
 		if err := e.db.KV().Delete(lateKey(obj.ID)); err != nil {
-			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
-	return ok(tag), nil
+	return nil
 }
 
 // checkPaths refuses columns declared WITH (path = ...) unless the
