@@ -192,6 +192,9 @@ type CreateView struct {
 	Base
 	Name        Ident
 	IfNotExists bool
+	// OrReplace replaces a view of the name, when nothing depends on it
+	// (CREATE OR REPLACE MATERIALIZED VIEW).
+	OrReplace bool
 	With        []Option
 	Query       *Query
 }

@@ -4,6 +4,25 @@ package sql
 func (p *parser) parseCreate(base Base) (Stmt, error) {
 	p.next()
 	t := p.peek()
+	if t.is("OR") && p.peekAt(1).is("REPLACE") {
+		p.next()
+		p.next()
+		if !p.peek().is("MATERIALIZED") || !p.peekAt(1).is("VIEW") {
+			return nil, p.errAt(t, "not supported yet: CREATE OR REPLACE of anything but a MATERIALIZED VIEW")
+		}
+		p.next()
+		p.next()
+		st, err := p.parseCreateView(base)
+		if err != nil {
+			return nil, err
+		}
+		cv := st.(*CreateView)
+		if cv.IfNotExists {
+			return nil, p.errAt(t, "CREATE OR REPLACE and IF NOT EXISTS cannot go together")
+		}
+		cv.OrReplace = true
+		return cv, nil
+	}
 	switch {
 	case t.is("STREAM"):
 		p.next()

@@ -78,6 +78,7 @@ func (pr *printer) stmt(s Stmt, indent int) {
 		pr.line(indent, "CreateView %s", pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))
 		pr.flag(indent+1, "if-not-exists", s.IfNotExists)
+		pr.flag(indent+1, "or-replace", s.OrReplace)
 		pr.options(indent+1, s.With)
 		pr.query(indent+1, src, s.Query)
 	case *CreateSink:

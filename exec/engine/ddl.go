@@ -304,6 +304,11 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, error) {
 	src := st.Source()
+	if st.OrReplace {
+		if old, found := s.eng.cat.Get(st.Name.Name); found {
+			return s.replaceView(old, st)
+		}
+	}
 	if r, err := s.exists("CREATE MATERIALIZED VIEW", st.Name, st.IfNotExists, src); r != nil || err != nil {
 		return r, err
 	}
@@ -318,6 +323,55 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 		return nil, shedErrorAt(err, st.With, src)
 	}
 	return ok("CREATE MATERIALIZED VIEW"), nil
+}
+
+// replaceView runs CREATE OR REPLACE MATERIALIZED VIEW over the existing
+// object old: a view nothing depends on. The new query is planned first,
+// so that a definition that does not plan leaves the old view running;
+// then the old view is dropped (its rows and state with it) and the new
+// one created, which computes its rows from its inputs.
+func (s *Session) replaceView(old *catalog.Object, st *sql.CreateView) (*Result, error) {
+	src := st.Source()
+	if old.Kind != catalog.View {
+		return nil, bindErr(st.Name.Pos, src, "'%s' is a %s, not a materialized view: CREATE OR REPLACE cannot replace it", old.Name, old.Kind)
+	}
+	// Not while a rescale replaces a query's job.
+	s.eng.moves.RLock()
+	defer s.eng.moves.RUnlock()
+	if deps := s.eng.cat.Dependents(old.Name); len(deps) > 0 {
+		verb := "depends"
+		if len(deps) > 1 {
+			verb = "depend"
+		}
+		return nil, bindErr(st.Name.Pos, src, "cannot replace materialized view '%s': %s %s on it (drop them first, or DROP MATERIALIZED VIEW %s CASCADE)",
+			old.Name, strings.Join(deps, ", "), verb, sql.QuoteIdent(old.Name))
+	}
+	if st.Query.EmitChanges {
+		return nil, bindErr(st.Query.Pos, src, "EMIT CHANGES belongs to push queries, not to a materialized view")
+	}
+	obj, err := s.viewObject(st)
+	if err != nil {
+		return nil, err
+	}
+	check := *obj
+	cq, err := s.eng.planContinuous(&check, st.Query, src, st.Start, s.settings())
+	if err != nil {
+		return nil, shedErrorAt(err, st.With, src)
+	}
+	for _, d := range cq.bound.Deps {
+		if strings.EqualFold(d, old.Name) {
+			return nil, bindErr(st.Query.Pos, src, "the new query of materialized view '%s' reads '%s' itself", old.Name, old.Name)
+		}
+	}
+	if err := s.eng.dropObject(old.Name, catalog.View); err != nil {
+		return nil, err
+	}
+	if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
+		return nil, fmt.Errorf("materialized view '%s' was dropped, but its new query did not start: %w", old.Name, shedErrorAt(err, st.With, src))
+	}
+	r := ok("CREATE MATERIALIZED VIEW")
+	r.Notices = []string{fmt.Sprintf("materialized view '%s' replaced", old.Name)}
+	return r, nil
 }
 
 // createContinuous plans obj's query, gives obj the query's columns and
