@@ -195,8 +195,8 @@ type CreateView struct {
 	// OrReplace replaces a view of the name, when nothing depends on it
 	// (CREATE OR REPLACE MATERIALIZED VIEW).
 	OrReplace bool
-	With        []Option
-	Query       *Query
+	With      []Option
+	Query     *Query
 }
 
 // CreateSink is CREATE SINK k FROM v WITH (...) or CREATE SINK k AS SELECT ... WITH (...).
