@@ -256,7 +256,8 @@ func (c *Catalog) Drop(name string, k Kind) (*Object, error) {
 			verb, them = "depend", "them"
 		}
 		return nil, &Error{Code: ErrHasDependents, Name: name, Msg: fmt.Sprintf(
-			"cannot drop %s '%s': %s %s on it (drop %s first)", o.Kind, o.Name, strings.Join(deps, ", "), verb, them)}
+			"cannot drop %s '%s': %s %s on it (drop %s first, or drop all with DROP %s %s CASCADE)",
+			o.Kind, o.Name, strings.Join(deps, ", "), verb, them, strings.ToUpper(o.Kind.String()), o.Name)}
 	}
 	if err := c.dropStatsLocked(o.ID); err != nil {
 		return nil, err

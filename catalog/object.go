@@ -77,8 +77,14 @@ type Object struct {
 	Columns []Column          `json:"columns"`
 	Options map[string]string `json:"options,omitempty"` // WITH options, keys lower-case
 	// PrimaryKey holds column ordinals (tables; derived keys of views).
-	PrimaryKey []int      `json:"primary_key,omitempty"`
-	Watermark  *Watermark `json:"watermark,omitempty"`
+	// A table without one holds a multiset of rows.
+	PrimaryKey []int `json:"primary_key,omitempty"`
+	// LogOps says that the entries of a table's log end with a column of
+	// change ops (OpColumn), so that the log holds deletions (DELETE,
+	// UPDATE) as well as rows. Tables created before it was kept have
+	// none: their log holds upserts only.
+	LogOps    bool       `json:"log_ops,omitempty"`
+	Watermark *Watermark `json:"watermark,omitempty"`
 	// Dedup, when set, drops the rows of a source stream whose key was
 	// already seen within a window.
 	Dedup *Dedup `json:"dedup,omitempty"`
@@ -152,6 +158,26 @@ func (o *Object) Schema() *arrow.Schema {
 		fields[i] = types.Field(c.Name, c.Type, c.Nullable)
 	}
 	return arrow.NewSchema(fields, nil)
+}
+
+// OpColumn is the name of the change-op column that ends a table's log
+// entries when LogOps is set: LogInsert or LogDelete per row.
+const OpColumn = "$op"
+
+// The change ops of a table's log.
+const (
+	LogInsert int8 = 0 // the row (of a table with a key: the latest row of its key)
+	LogDelete int8 = 1 // the deletion of the row (of a table with a key: of its key)
+)
+
+// LogSchema returns the Arrow schema of the entries of the object's log:
+// its columns, then OpColumn when LogOps is set.
+func (o *Object) LogSchema() *arrow.Schema {
+	s := o.Schema()
+	if !o.LogOps {
+		return s
+	}
+	return arrow.NewSchema(append(s.Fields(), arrow.Field{Name: OpColumn, Type: arrow.PrimitiveTypes.Int8}), nil)
 }
 
 // Types returns the SQL types of the columns.

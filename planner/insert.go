@@ -110,7 +110,13 @@ func (b *Builder) objectScope(obj *catalog.Object) *scope {
 // (or to all of obj's), are cast to the columns' types; columns not named
 // are NULL. The result has obj's columns in obj's order.
 func (b *Builder) BuildInsertQuery(obj *catalog.Object, st *sql.Insert) (*Query, error) {
-	q, err := b.BuildQuery(st.Query, Continuous)
+	return b.buildInsertQuery(obj, st, Continuous)
+}
+
+// buildInsertQuery binds the query of INSERT INTO obj [(cols)] SELECT ...
+// in mode.
+func (b *Builder) buildInsertQuery(obj *catalog.Object, st *sql.Insert, mode Mode) (*Query, error) {
+	q, err := b.BuildQuery(st.Query, mode)
 	if err != nil {
 		return nil, err
 	}

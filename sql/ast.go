@@ -192,8 +192,11 @@ type CreateView struct {
 	Base
 	Name        Ident
 	IfNotExists bool
-	With        []Option
-	Query       *Query
+	// OrReplace replaces a view of the name, when nothing depends on it
+	// (CREATE OR REPLACE MATERIALIZED VIEW).
+	OrReplace bool
+	With      []Option
+	Query     *Query
 }
 
 // CreateSink is CREATE SINK k FROM v WITH (...) or CREATE SINK k AS SELECT ... WITH (...).
@@ -293,12 +296,16 @@ func (k ObjectKind) String() string {
 	return [...]string{"", "STREAM", "TABLE", "MATERIALIZED VIEW", "SINK"}[k]
 }
 
-// Drop is DROP STREAM | TABLE | MATERIALIZED VIEW | SINK [IF EXISTS] name.
+// Drop is DROP STREAM | TABLE | MATERIALIZED VIEW | SINK [IF EXISTS] name
+// [CASCADE | RESTRICT].
 type Drop struct {
 	Base
 	Kind     ObjectKind
 	Name     Ident
 	IfExists bool
+	// Cascade drops the objects that depend on the object first (DROP ...
+	// CASCADE); without it (or with RESTRICT) they make DROP fail.
+	Cascade bool
 }
 
 // Alter is ALTER MATERIALIZED VIEW | SINK | STREAM name SET (key = value,

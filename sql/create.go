@@ -4,6 +4,25 @@ package sql
 func (p *parser) parseCreate(base Base) (Stmt, error) {
 	p.next()
 	t := p.peek()
+	if t.is("OR") && p.peekAt(1).is("REPLACE") {
+		p.next()
+		p.next()
+		if !p.peek().is("MATERIALIZED") || !p.peekAt(1).is("VIEW") {
+			return nil, p.errAt(t, "not supported yet: CREATE OR REPLACE of anything but a MATERIALIZED VIEW")
+		}
+		p.next()
+		p.next()
+		st, err := p.parseCreateView(base)
+		if err != nil {
+			return nil, err
+		}
+		cv := st.(*CreateView)
+		if cv.IfNotExists {
+			return nil, p.errAt(t, "CREATE OR REPLACE and IF NOT EXISTS cannot go together")
+		}
+		cv.OrReplace = true
+		return cv, nil
+	}
 	switch {
 	case t.is("STREAM"):
 		p.next()
@@ -84,9 +103,6 @@ func (p *parser) parseCreateTable(base Base) (Stmt, error) {
 		return nil, err
 	}
 	ct.Columns, ct.PrimaryKey, ct.Watermark = body.cols, body.pk, body.wm
-	if len(ct.PrimaryKey) == 0 {
-		return nil, p.sc.errAt(p.sc.offset(ct.Name.Pos), "table %s needs a PRIMARY KEY: declare one with PRIMARY KEY (column, ...)", shown(ct.Name.Name))
-	}
 	if ct.With, err = p.optionalOptions(); err != nil {
 		return nil, err
 	}

@@ -78,6 +78,7 @@ func (pr *printer) stmt(s Stmt, indent int) {
 		pr.line(indent, "CreateView %s", pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))
 		pr.flag(indent+1, "if-not-exists", s.IfNotExists)
+		pr.flag(indent+1, "or-replace", s.OrReplace)
 		pr.options(indent+1, s.With)
 		pr.query(indent+1, src, s.Query)
 	case *CreateSink:
@@ -113,6 +114,17 @@ func (pr *printer) stmt(s Stmt, indent int) {
 			}
 		}
 		pr.query(indent+1, src, s.Query)
+	case *Update:
+		pr.line(indent, "Update %s", pos(s.Start))
+		pr.line(indent+1, "table: %s", ident(s.Table))
+		for _, a := range s.Sets {
+			pr.line(indent+1, "set: %s = %s", ident(a.Column), restore(a.Expr))
+		}
+		pr.query(indent+1, src, s.Query)
+	case *Delete:
+		pr.line(indent, "Delete %s", pos(s.Start))
+		pr.line(indent+1, "table: %s", ident(s.Table))
+		pr.query(indent+1, src, s.Query)
 	case *Select:
 		pr.line(indent, "Select %s", pos(s.Start))
 		pr.query(indent+1, src, s.Query)
@@ -142,6 +154,7 @@ func (pr *printer) stmt(s Stmt, indent int) {
 		pr.line(indent, "Drop %s %s", s.Kind, pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))
 		pr.flag(indent+1, "if-exists", s.IfExists)
+		pr.flag(indent+1, "cascade", s.Cascade)
 	case *Alter:
 		pr.line(indent, "Alter %s %s", s.Kind, pos(s.Start))
 		pr.line(indent+1, "name: %s", ident(s.Name))

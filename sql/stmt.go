@@ -12,6 +12,8 @@ func (p *parser) parseStmt(top bool) (Stmt, error) {
 		return p.parseCreate(base)
 	case t.is("INSERT"):
 		return p.parseInsert(base)
+	case t.is("UPDATE"), t.is("DELETE"):
+		return p.parseDML(base)
 	case t.is("SELECT"), t.is("WITH"), t.isOp("("):
 		q, err := p.parseQuery(queryOpts{changes: true})
 		if err != nil {
@@ -198,6 +200,11 @@ func (p *parser) parseDrop(base Base) (Stmt, error) {
 	}
 	if d.Name, err = p.ident("the name of the " + strings.ToLower(kind.String()) + " to drop"); err != nil {
 		return nil, err
+	}
+	switch {
+	case p.accept("CASCADE"):
+		d.Cascade = true
+	case p.accept("RESTRICT"): // the default
 	}
 	return d, nil
 }

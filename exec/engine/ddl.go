@@ -279,16 +279,13 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Table, Columns: cols}
+	obj := &catalog.Object{Name: st.Name.Name, Kind: catalog.Table, Columns: cols, LogOps: true}
 	for _, k := range st.PrimaryKey {
 		i := obj.ColumnIndex(k.Name)
 		if i < 0 {
 			return nil, bindErr(k.Pos, src, "primary key column '%s' is not a column of '%s'", k.Name, st.Name.Name)
 		}
 		obj.PrimaryKey = append(obj.PrimaryKey, i)
-	}
-	if len(obj.PrimaryKey) == 0 {
-		return nil, bindErr(st.Name.Pos, src, "a table needs a PRIMARY KEY")
 	}
 	if err := refuseDedup(st.With, src); err != nil {
 		return nil, err
@@ -307,6 +304,11 @@ func (s *Session) createTable(st *sql.CreateTable) (*Result, error) {
 
 func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, error) {
 	src := st.Source()
+	if st.OrReplace {
+		if old, found := s.eng.cat.Get(st.Name.Name); found {
+			return s.replaceView(old, st)
+		}
+	}
 	if r, err := s.exists("CREATE MATERIALIZED VIEW", st.Name, st.IfNotExists, src); r != nil || err != nil {
 		return r, err
 	}
@@ -321,6 +323,55 @@ func (s *Session) createView(ctx context.Context, st *sql.CreateView) (*Result, 
 		return nil, shedErrorAt(err, st.With, src)
 	}
 	return ok("CREATE MATERIALIZED VIEW"), nil
+}
+
+// replaceView runs CREATE OR REPLACE MATERIALIZED VIEW over the existing
+// object old: a view nothing depends on. The new query is planned first,
+// so that a definition that does not plan leaves the old view running;
+// then the old view is dropped (its rows and state with it) and the new
+// one created, which computes its rows from its inputs.
+func (s *Session) replaceView(old *catalog.Object, st *sql.CreateView) (*Result, error) {
+	src := st.Source()
+	if old.Kind != catalog.View {
+		return nil, bindErr(st.Name.Pos, src, "'%s' is a %s, not a materialized view: CREATE OR REPLACE cannot replace it", old.Name, old.Kind)
+	}
+	// Not while a rescale replaces a query's job.
+	s.eng.moves.RLock()
+	defer s.eng.moves.RUnlock()
+	if deps := s.eng.cat.Dependents(old.Name); len(deps) > 0 {
+		verb := "depends"
+		if len(deps) > 1 {
+			verb = "depend"
+		}
+		return nil, bindErr(st.Name.Pos, src, "cannot replace materialized view '%s': %s %s on it (drop them first, or DROP MATERIALIZED VIEW %s CASCADE)",
+			old.Name, strings.Join(deps, ", "), verb, sql.QuoteIdent(old.Name))
+	}
+	if st.Query.EmitChanges {
+		return nil, bindErr(st.Query.Pos, src, "EMIT CHANGES belongs to push queries, not to a materialized view")
+	}
+	obj, err := s.viewObject(st)
+	if err != nil {
+		return nil, err
+	}
+	check := *obj
+	cq, err := s.eng.planContinuous(&check, st.Query, src, st.Start, s.settings())
+	if err != nil {
+		return nil, shedErrorAt(err, st.With, src)
+	}
+	for _, d := range cq.bound.Deps {
+		if strings.EqualFold(d, old.Name) {
+			return nil, bindErr(st.Query.Pos, src, "the new query of materialized view '%s' reads '%s' itself", old.Name, old.Name)
+		}
+	}
+	if err := s.eng.dropObject(old.Name, catalog.View); err != nil {
+		return nil, err
+	}
+	if err := s.createContinuous(obj, st.Query, src, st.Start); err != nil {
+		return nil, fmt.Errorf("materialized view '%s' was dropped, but its new query did not start: %w", old.Name, shedErrorAt(err, st.With, src))
+	}
+	r := ok("CREATE MATERIALIZED VIEW")
+	r.Notices = []string{fmt.Sprintf("materialized view '%s' replaced", old.Name)}
+	return r, nil
 }
 
 // createContinuous plans obj's query, gives obj the query's columns and
@@ -370,18 +421,68 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	// Not while a rescale replaces a query's job.
 	s.eng.moves.RLock()
 	defer s.eng.moves.RUnlock()
-	obj, err := s.eng.cat.Drop(st.Name.Name, kind)
-	if err != nil {
+	var notices []string
+	if st.Cascade {
+		if o, found := s.eng.cat.Get(st.Name.Name); found && o.Kind == kind {
+			for _, d := range s.eng.dependentsInOrder(o.Name) {
+				if err := s.eng.dropObject(d.Name, d.Kind); err != nil {
+					return nil, fmt.Errorf("dropping %s '%s', which depends on %s '%s': %w", d.Kind, d.Name, o.Kind, o.Name, err)
+				}
+				notices = append(notices, fmt.Sprintf("dropped %s '%s'", d.Kind, d.Name))
+			}
+		}
+	}
+	if err := s.eng.dropObject(st.Name.Name, kind); err != nil {
 		if catalog.IsCode(err, catalog.ErrNotFound) && st.IfExists {
 			r := ok(tag)
 			r.Notices = []string{fmt.Sprintf("%s '%s' does not exist, skipping", kind, st.Name.Name)}
 			return r, nil
 		}
+		var ce *catalog.Error
+		if !errors.As(err, &ce) {
+			return nil, err
+		}
 		e := bindErr(st.Name.Pos, st.Source(), "%v", err)
 		e.Cause = err
 		return nil, e
 	}
-	e := s.eng
+	r := ok(tag)
+	r.Notices = notices
+	return r, nil
+}
+
+// dependentsInOrder returns the objects that depend on the object named
+// name, directly or through others, each before every object it depends
+// on: the order in which DROP ... CASCADE drops them.
+func (e *Engine) dependentsInOrder(name string) []*catalog.Object {
+	var out []*catalog.Object
+	seen := map[string]bool{lower(name): true}
+	var visit func(n string)
+	visit = func(n string) {
+		for _, d := range e.cat.Dependents(n) {
+			if seen[lower(d)] {
+				continue
+			}
+			seen[lower(d)] = true
+			visit(d)
+			if o, ok := e.cat.Get(d); ok {
+				out = append(out, o)
+			}
+		}
+	}
+	visit(name)
+	return out
+}
+
+// dropObject removes the object named name of kind k from the catalog and
+// stops its query, deleting its query state, log and records. It fails
+// with a *catalog.Error when the catalog refuses (unknown, another kind,
+// dependents).
+func (e *Engine) dropObject(name string, kind catalog.Kind) error {
+	obj, err := e.cat.Drop(name, kind)
+	if err != nil {
+		return err
+	}
 	e.mu.Lock()
 	q := e.queries[lower(obj.Name)]
 	delete(e.queries, lower(obj.Name))
@@ -396,31 +497,31 @@ func (s *Session) drop(st *sql.Drop) (*Result, error) {
 	}
 	if obj.Query != "" {
 		if err := e.dropQueryState(obj); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if obj.Kind == catalog.Stream && obj.Query != "" {
 		if err := e.dropDerivedKeys(obj.ID); err != nil {
-			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	if (obj.Kind == catalog.Stream || obj.Kind == catalog.Table) && obj.Connector() == "" {
 		// An INSERT-fed or derived stream's rows go with it.
 		if err := e.db.Log().Drop(obj.ID); err != nil {
-			return nil, fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping the log of %s: %w", obj.Name, err)
 		}
 	}
 	if _, ok := e.insertTarget(obj); ok {
 		if err := e.db.KV().Delete(insertKey(obj.ID)); err != nil {
-			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
 	if obj.Watermark != nil {
 		if err := e.db.KV().Delete(lateKey(obj.ID)); err != nil {
-			return nil, fmt.Errorf("dropping %s: %w", obj.Name, err)
+			return fmt.Errorf("dropping %s: %w", obj.Name, err)
 		}
 	}
-	return ok(tag), nil
+	return nil
 }
 
 // checkPaths refuses columns declared WITH (path = ...) unless the

@@ -113,6 +113,11 @@ type Engine struct {
 	// under it, and Close waits for a rescale in progress.
 	moves sync.RWMutex
 
+	// writes serializes the statements that read a table and write what
+	// they read back to its log (UPDATE, DELETE), so that none deletes a
+	// row another has deleted since it read.
+	writes sync.Mutex
+
 	flushSeq atomic.Uint64
 	notices  noticeLog
 	late     lateLedger

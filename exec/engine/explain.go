@@ -84,6 +84,10 @@ func (s *Session) explainPlan(st *sql.Explain) (*compiledQuery, string, error) {
 		if err != nil {
 			return nil, "", err
 		}
+		if target.Kind == catalog.Table {
+			cq, err := s.planInsertCopy(target, x)
+			return cq, "CopyInto " + target.Name, err
+		}
 		if obj, err = s.insertObject(target, x); err != nil {
 			return nil, "", err
 		}

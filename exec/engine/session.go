@@ -97,9 +97,13 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 	case *sql.CreateSink:
 		return s.createSink(ctx, st)
 	case *sql.Insert:
-		return s.insert(st)
+		return s.insert(ctx, st)
 	case *sql.Select:
 		return s.query(ctx, st)
+	case *sql.Update:
+		return s.update(ctx, st)
+	case *sql.Delete:
+		return s.deleteRows(ctx, st)
 	case *sql.Explain:
 		return s.explain(st)
 	case *sql.Show:

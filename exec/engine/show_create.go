@@ -65,14 +65,17 @@ func (e *Engine) createStatement(o *catalog.Object) string {
 	case o.Kind == catalog.Table:
 		b.WriteString("CREATE TABLE " + name + " (")
 		writeColumnDefs(&b, o)
-		b.WriteString(", PRIMARY KEY (")
-		for i, k := range o.PrimaryKey {
-			if i > 0 {
-				b.WriteString(", ")
+		if len(o.PrimaryKey) > 0 {
+			b.WriteString(", PRIMARY KEY (")
+			for i, k := range o.PrimaryKey {
+				if i > 0 {
+					b.WriteString(", ")
+				}
+				b.WriteString(sql.QuoteIdent(o.Columns[k].Name))
 			}
-			b.WriteString(sql.QuoteIdent(o.Columns[k].Name))
+			b.WriteString(")")
 		}
-		b.WriteString("))")
+		b.WriteString(")")
 		writeWith(&b, o.Options, 0)
 	case o.Kind == catalog.Stream && o.Query == "":
 		b.WriteString("CREATE STREAM " + name + " (")

@@ -28,6 +28,7 @@ CREATE STREAM bid (auction BIGINT NOT NULL, price BIGINT, ` + "`select`" + ` VAR
 CREATE STREAM ` + "`odd name`" + ` (a BIGINT, b VARCHAR) WITH (connector = 'file', path = 'it''s.csv', format = 'csv', header = 'true');
 CREATE STREAM nx WITH (connector = 'nexmark', table = 'bid', events = '100');
 CREATE TABLE inventory (store VARCHAR, sku VARCHAR, qty INT NOT NULL, note VARCHAR, PRIMARY KEY (store, sku));
+CREATE TABLE log (at TIMESTAMP(3) NOT NULL, line VARCHAR);
 CREATE MATERIALIZED VIEW per_window WITH (state_ttl = '90m') AS
   SELECT window_start, COUNT(*) AS n -- a comment
   FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND)

@@ -49,7 +49,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 		}
 		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
 	case obj.Connector() == "":
-		return &logSource{log: e.db.Log(), stream: obj.ID, obj: obj, full: obj.Schema(), ords: src.Ords,
+		return &logSource{log: e.db.Log(), stream: obj.ID, obj: obj, full: obj.LogSchema(), ords: src.Ords,
 			schema: schemaOf(src), snapshot: snap}, nil
 	}
 	conn, err := e.conns.Source(obj.Connector())
@@ -239,6 +239,27 @@ type logSource struct {
 type logEntry struct {
 	seq   uint64
 	batch arrow.RecordBatch
+	ops   []exec.Op // nil: every row is an insert
+}
+
+// logOps returns the change ops of a log entry b of obj: nil (all
+// inserts) unless obj's log records ops (catalog.Object.LogOps) and b
+// holds a deletion.
+func logOps(obj *catalog.Object, b arrow.RecordBatch) []exec.Op {
+	if !obj.LogOps {
+		return nil
+	}
+	col := b.Column(int(b.NumCols()) - 1).(*array.Int8).Int8Values()
+	var ops []exec.Op
+	for i, v := range col {
+		if v == catalog.LogDelete {
+			if ops == nil {
+				ops = make([]exec.Op, len(col))
+			}
+			ops[i] = exec.Delete
+		}
+	}
+	return ops
 }
 
 // logReadEntries bounds the entries read per Next, so a long log is
@@ -269,7 +290,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 		if s.next < to {
 			to = min(to, s.next+logReadEntries)
 			next, err := s.log.Read(ctx, s.stream, s.next, to, s.full, s.alloc, func(seq uint64, b arrow.RecordBatch) error {
-				s.pending = append(s.pending, logEntry{seq, projectBatch(b, s.ords, s.schema)})
+				s.pending = append(s.pending, logEntry{seq, projectBatch(b, s.ords, s.schema), logOps(s.obj, b)})
 				return nil
 			})
 			if err != nil {
@@ -285,7 +306,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 		}
 		return exec.Chunk{}, exec.ErrCaughtUp
 	}
-	b := s.pending[0].batch
+	b, ops := s.pending[0].batch, s.pending[0].ops
 	s.pending = s.pending[1:]
 	if s.metrics != nil {
 		// Progress counts the entries handed on, not those read ahead,
@@ -293,7 +314,7 @@ func (s *logSource) Next(ctx context.Context) (exec.Chunk, error) {
 		at := s.next - uint64(len(s.pending))
 		s.metrics.ReportInput(int64(at-s.first), int64(s.known)-int64(at))
 	}
-	return exec.Chunk{Batch: b}, nil
+	return exec.Chunk{Batch: b, Ops: ops}, nil
 }
 
 // noteEnd records the entries known to exist, for progress reports: up to

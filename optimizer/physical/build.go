@@ -208,7 +208,9 @@ func (b *builder) buildScan(n *plan.Scan) Node {
 	if d := n.Object.Dedup; d != nil && n.Object.Kind == catalog.Stream {
 		return b.buildDedup(n, src, d)
 	}
-	if n.Object.Kind != catalog.Table {
+	if n.Object.Kind != catalog.Table || len(n.Object.PrimaryKey) == 0 {
+		// A table without a key holds a multiset of rows: its log's
+		// inserts and deletions are its changelog as they are.
 		return src
 	}
 	// A table's log holds upserts; Upsert turns them into its changelog,

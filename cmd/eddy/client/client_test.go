@@ -33,6 +33,9 @@ SELECT a, c / 0 AS q, CAST('Infinity' AS DOUBLE) AS inf, CAST('NaN' AS DOUBLE) A
 SELECT a FROM s WHERE a > 100 ORDER BY a;
 CREATE TABLE dim (k BIGINT, v VARCHAR, PRIMARY KEY (k));
 INSERT INTO dim VALUES (1, 'one');
+INSERT INTO dim SELECT a, b FROM s WHERE a > 1;
+UPDATE dim SET v = 'uno' WHERE k = 1;
+DELETE FROM dim WHERE k > 1;
 CREATE MATERIALIZED VIEW v AS SELECT f, COUNT(*) AS n, SUM(d) AS total FROM s GROUP BY f;
 FLUSH;
 SELECT * FROM v ORDER BY n, f;
@@ -188,6 +191,9 @@ func TestTags(t *testing.T) {
 		{"CREATE SINK k AS SELECT a FROM s WITH (connector = 'blackhole')", 0, "CREATE SINK"},
 		{"INSERT INTO s VALUES (1), (2)", 2, "INSERT 2"},
 		{"INSERT INTO s SELECT a FROM s", 0, "INSERT"},
+		{"INSERT INTO t SELECT a FROM s", 3, "INSERT 3"},
+		{"UPDATE t SET a = 1 WHERE a = 2", 1, "UPDATE 1"},
+		{"DELETE FROM t", 0, "DELETE 0"},
 		{"DROP MATERIALIZED VIEW IF EXISTS v", 0, "DROP MATERIALIZED VIEW"},
 		{"DROP SINK k", 0, "DROP SINK"},
 		{"SET parallelism = 2", 0, "SET"},

@@ -50,8 +50,9 @@ func (st *statement) result(qr *sqltypes.Result) (*engine.Result, error) {
 
 // okTag returns the tag the engine gives a statement that returns no rows,
 // which MySQL's OK packet does not carry: its kind, and for INSERT ...
-// VALUES the rows affected ("INSERT 3"); a continuous INSERT ... SELECT
-// is "INSERT".
+// VALUES, UPDATE and DELETE the rows affected ("INSERT 3", "UPDATE 1");
+// a continuous INSERT ... SELECT is "INSERT", and so is a copy into a
+// table of no rows (the OK packet does not tell it from a continuous one).
 func okTag(stmt sql.Stmt, affected uint64) string {
 	switch st := stmt.(type) {
 	case *sql.CreateStream:
@@ -63,10 +64,14 @@ func okTag(stmt sql.Stmt, affected uint64) string {
 	case *sql.CreateSink:
 		return "CREATE SINK"
 	case *sql.Insert:
-		if st.Query != nil {
+		if st.Query != nil && affected == 0 {
 			return "INSERT"
 		}
 		return fmt.Sprintf("INSERT %d", affected)
+	case *sql.Update:
+		return fmt.Sprintf("UPDATE %d", affected)
+	case *sql.Delete:
+		return fmt.Sprintf("DELETE %d", affected)
 	case *sql.Drop:
 		return "DROP " + st.Kind.String()
 	case *sql.Alter:

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -56,8 +57,46 @@ func TestOracle(t *testing.T) {
 	}
 }
 
+// readsTable matches the statements that read a table of the generated
+// data.
+var readsTable = regexp.MustCompile(`(?i)\b(person|auction)\b`)
+
+// TestOracleTableDML runs the entries that read a table with the tables
+// fed by UPDATE and DELETE statements (RunOptions.TableDML) at parallelism
+// 2: the views must end as SQLite's results all the same.
+func TestOracleTableDML(t *testing.T) {
+	entries, err := LoadCorpus(corpusDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data := Generate(*seed, *scale)
+	ran := 0
+	for _, e := range entries {
+		if !slices.ContainsFunc(e.Stmts, func(st Stmt) bool { return readsTable.MatchString(st.Text) }) {
+			continue
+		}
+		if missing := e.Missing(supported); len(missing) > 0 && !*all {
+			continue
+		}
+		ran++
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			runEntryWith(t, data, e, []int{2}, true)
+		})
+	}
+	if ran < 10 {
+		t.Errorf("only %d entries read a table: the test checks little", ran)
+	}
+}
+
 // runEntry runs one entry on SQLite once and on eddy at every parallelism.
 func runEntry(t *testing.T, data *Data, e *Entry) {
+	runEntryWith(t, data, e, parallelisms, false)
+}
+
+// runEntryWith runs one entry on SQLite once and on eddy at each of ps,
+// with the tables fed by UPDATE and DELETE when dml is set.
+func runEntryWith(t *testing.T, data *Data, e *Entry, ps []int, dml bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	db, err := OpenSQLite(ctx, data)
@@ -79,9 +118,9 @@ func runEntry(t *testing.T, data *Data, e *Entry) {
 		diff string
 	}
 	seen := map[string]report{}
-	for _, p := range parallelisms {
+	for _, p := range ps {
 		t.Run(fmt.Sprintf("p%d", p), func(t *testing.T) {
-			got, err := RunEddy(ctx, data, e, RunOptions{Parallelism: p, Supported: supported})
+			got, err := RunEddy(ctx, data, e, RunOptions{Parallelism: p, Supported: supported, TableDML: dml})
 			if err != nil {
 				t.Fatalf("%s:%d: eddy: %v", e.File, e.Line, err)
 			}

@@ -23,11 +23,20 @@ type Result struct {
 type RunOptions struct {
 	Parallelism int
 	Supported   []string // supported features; "watermark" declares the sources' watermarks
+	// TableDML feeds the rows of a table whose key it already holds with
+	// UPDATE and DELETE statements rather than INSERT upserts (see
+	// feedTable): the tables end each round as they would, so the views'
+	// results do not change, but they reach them as the changes of UPDATE
+	// and DELETE.
+	TableDML bool
 }
 
 // eddyRunner runs statements on one in-memory engine.
 type eddyRunner struct {
 	sess *engine.Session
+	dml  bool            // RunOptions.TableDML
+	held map[string]bool // with dml: the keys the tables hold, by table and keyOf
+	n    int             // with dml: the rows fed to tables so far
 }
 
 // exec parses and runs a script, returning the last statement's result.
@@ -72,7 +81,7 @@ func RunEddy(ctx context.Context, d *Data, e *Entry, opts RunOptions) ([]*Result
 		return nil, err
 	}
 	defer eng.Close()
-	r := &eddyRunner{sess: eng.NewSession(engine.SessionOptions{})}
+	r := &eddyRunner{sess: eng.NewSession(engine.SessionOptions{}), dml: opts.TableDML, held: map[string]bool{}}
 	watermarks := slices.Contains(opts.Supported, "watermark")
 	for _, s := range d.Sources {
 		if _, err := r.exec(ctx, s.DDL(watermarks)); err != nil {
@@ -118,15 +127,71 @@ func RunEddy(ctx context.Context, d *Data, e *Entry, opts RunOptions) ([]*Result
 	return out, nil
 }
 
-// feed inserts batches, one INSERT statement each.
+// feed inserts batches, one INSERT statement each (but see feedTable).
 func (r *eddyRunner) feed(ctx context.Context, d *Data, batches []Batch) error {
 	for _, b := range batches {
 		if len(b.Rows) == 0 {
 			continue
 		}
+		if src := d.Source(b.Source); r.dml && src.Table {
+			if err := r.feedTable(ctx, src, b); err != nil {
+				return err
+			}
+			continue
+		}
 		if _, err := r.exec(ctx, insertSQL(b)); err != nil {
 			return fmt.Errorf("inserting into %s: %w", b.Source, err)
 		}
+	}
+	return nil
+}
+
+// feedTable feeds a table's batch in order: rows of new keys by INSERT,
+// and each row of a key the table holds by UPDATE t SET (every column but
+// the key) WHERE key, or, every third one, by DELETE FROM t WHERE key then
+// an INSERT of the row, so that the views see deletions, updates that
+// change nothing (the generator repeats rows) and keys coming back.
+func (r *eddyRunner) feedTable(ctx context.Context, src *Source, b Batch) error {
+	var pending []Row
+	flush := func() error {
+		if len(pending) == 0 {
+			return nil
+		}
+		_, err := r.exec(ctx, insertSQL(Batch{Source: b.Source, Rows: pending}))
+		pending = nil
+		return err
+	}
+	for _, row := range b.Rows {
+		k := b.Source + "\x00" + src.keyOf(row)
+		if !r.held[k] {
+			r.held[k] = true
+			pending = append(pending, row)
+			continue
+		}
+		if err := flush(); err != nil {
+			return fmt.Errorf("inserting into %s: %w", b.Source, err)
+		}
+		var where, set []string
+		for i, c := range src.Columns {
+			eq := c.Name + " = " + row[i].Literal()
+			if slices.Contains(src.Key, c.Name) {
+				where = append(where, eq)
+			} else {
+				set = append(set, eq)
+			}
+		}
+		cond := " WHERE " + strings.Join(where, " AND ") + ";"
+		r.n++
+		stmt := "UPDATE " + b.Source + " SET " + strings.Join(set, ", ") + cond
+		if r.n%3 == 0 {
+			stmt = "DELETE FROM " + b.Source + cond + " " + insertSQL(Batch{Source: b.Source, Rows: []Row{row}})
+		}
+		if _, err := r.exec(ctx, stmt); err != nil {
+			return fmt.Errorf("changing %s: %s: %w", b.Source, stmt, err)
+		}
+	}
+	if err := flush(); err != nil {
+		return fmt.Errorf("inserting into %s: %w", b.Source, err)
 	}
 	return nil
 }
