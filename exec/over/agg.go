@@ -31,7 +31,11 @@ type Config struct {
 	// Aggs are the aggregates: COUNT(*), COUNT, SUM, AVG, MIN and MAX, not
 	// DISTINCT.
 	Aggs []accum.Spec
-	// Names are the output column names: the input's, then the aggregates'.
+	// Funcs are the window functions other than aggregates; their outputs
+	// follow the aggregates'.
+	Funcs []Func
+	// Names are the output column names: the input's, the aggregates',
+	// then the functions'.
 	Names []string
 }
 
@@ -76,6 +80,8 @@ type Agg struct {
 	layout   ordtree.Layout
 	inputIDs []arrow.Type // the Arrow type of each input column
 	nOrder   int          // the leading fields of layout.Sort that are ORDER BY columns
+	reach    reach        // what a change affects and what outputs read
+	nRes     int          // results per output: the aggregates, then the functions
 
 	store *rowstore.Store
 	parts ordtree.Partitions
@@ -118,6 +124,15 @@ func (cfg *Config) check() error {
 	}
 	switch cfg.Frame.Kind {
 	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:
+	case plan.FrameNone:
+		if len(cfg.Aggs) > 0 {
+			return fmt.Errorf("window aggregate: aggregates need a frame")
+		}
+		for _, f := range cfg.Funcs {
+			if f.Kind.UsesFrame() {
+				return fmt.Errorf("window aggregate: %s needs a frame", f.Kind)
+			}
+		}
 	default:
 		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, accum.ErrNotSupported)
 	}
@@ -129,9 +144,14 @@ func (cfg *Config) check() error {
 			return fmt.Errorf("window aggregate: aggregate %d: %w", i, err)
 		}
 	}
-	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs) {
-		return fmt.Errorf("window aggregate: %d names for %d input columns and %d aggregates",
-			len(cfg.Names), len(cfg.Input), len(cfg.Aggs))
+	for i := range cfg.Funcs {
+		if err := cfg.Funcs[i].check(len(cfg.Input)); err != nil {
+			return fmt.Errorf("window aggregate: function %d: %w", i, err)
+		}
+	}
+	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs)+len(cfg.Funcs) {
+		return fmt.Errorf("window aggregate: %d names for %d input columns, %d aggregates and %d functions",
+			len(cfg.Names), len(cfg.Input), len(cfg.Aggs), len(cfg.Funcs))
 	}
 	return nil
 }
@@ -145,6 +165,9 @@ func (o *Agg) Schema() *arrow.Schema {
 	}
 	for i, a := range o.cfg.Aggs {
 		fields = append(fields, types.Field(o.cfg.Names[len(o.cfg.Input)+i], a.Type, plan.AggNullable(a.Func)))
+	}
+	for i, f := range o.cfg.Funcs {
+		fields = append(fields, types.Field(o.cfg.Names[len(o.cfg.Input)+len(o.cfg.Aggs)+i], f.Type, plan.WinFuncNullable(f.Kind)))
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -165,6 +188,8 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 		}
 		o.nOrder++
 	}
+	o.reach = reachOf(&o.cfg)
+	o.nRes = len(o.cfg.Aggs) + len(o.cfg.Funcs)
 	o.store = rowstore.New(o.cfg.Input)
 	o.parts = ordtree.Partitions{}
 	o.ck = checkpoint{}

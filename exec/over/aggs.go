@@ -225,5 +225,11 @@ func (o *Agg) sameResults(a, b int32) bool {
 			return false
 		}
 	}
+	first := len(o.cfg.Aggs)
+	for j := range o.cfg.Funcs {
+		if !o.sameFunc(&o.cfg.Funcs[j], o.vals[int(a)+first+j], o.vals[int(b)+first+j]) {
+			return false
+		}
+	}
 	return true
 }

@@ -24,24 +24,30 @@ type span struct{ lo, hi int64 }
 // eval is the scratch of outputs: the rows read for one span of
 // ranks and the frames of its output rows.
 type eval struct {
-	spans []span
-	ids   []int32 // the row ids at ranks base, base+1, ... (one per copy)
-	group []int32 // FramePeers: per rank read, its peer group's end (exclusive)
-	fs    []int32 // per output row of the span: its frame's first rank read
-	fe    []int32 // and its last (inclusive)
-	acc   aggScratch
+	spans  []span
+	ids    []int32 // the row ids at ranks base, base+1, ... (one per copy)
+	group  []int32 // with peer groups: per rank read, its peer group's end (exclusive)
+	gstart []int32 // and its peer group's start
+	dense  []int32 // and the number of peer groups before its own
+	fs     []int32 // per output row of the span: its frame's first rank read
+	fe     []int32 // and its last (inclusive)
+	acc    aggScratch
 }
 
-// outputs appends to dst the outputs, with their aggregates, of the rows of
-// tree whose frames hold a row changed by ds (sorted by key), in rank
-// order. The changed rows' own copies count as such rows.
+// outputs appends to dst the outputs, with their results, of the rows of
+// tree whose results can depend on a row changed by ds (sorted by key), in
+// rank order. The changed rows' own copies count as such rows.
 //
 // Called before and after ds is applied, it covers the same unchanged
-// rows: under ROWS n PRECEDING an unchanged row is covered when fewer than
-// n rows lie between it and the closest changed key before it, and those
-// rows are unchanged, so they are the same before and after; under the
-// unbounded frames a row is covered when a changed key (or, for peers, its
-// ORDER BY prefix) precedes it, which the change does not alter.
+// rows: under a bounded reach (ROWS n PRECEDING, LAG and LEAD) an
+// unchanged row is covered when fewer than back rows lie between it and
+// the closest changed key before it, or fewer than fwd between it and the
+// closest after it, and those rows are unchanged, so they are the same
+// before and after; under a tail reach (the unbounded frames, ROW_NUMBER,
+// RANK, DENSE_RANK) a row is covered when a changed key (or, for peers,
+// its ORDER BY prefix) lies before it or fewer than fwd rows after it,
+// which the change does not alter. A change of one row thus re-emits the
+// rows after it whose rank or frame it shifts: inherent to ranking.
 func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]output, error) {
 	ev := &o.ev
 	total := tree.Total
@@ -49,12 +55,25 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 		return dst, nil
 	}
 	ev.spans = ev.spans[:0]
-	switch f := o.cfg.Frame; f.Kind {
-	case plan.FrameRows:
+	r := &o.reach
+	switch {
+	case r.all:
+		ev.spans = append(ev.spans, span{0, total})
+	case r.tail:
+		var lo int64
+		if o.cfg.Frame.Kind == plan.FramePeers {
+			// The smallest key has the smallest ORDER BY prefix, which
+			// sorts before every key it starts.
+			lo, _ = tree.Find(ordtree.KeyOf(ds[0].S[:ds[0].OLen]))
+		} else {
+			lo, _ = tree.Find(ds[0].Key)
+		}
+		ev.spans = append(ev.spans, span{max(0, lo-min(r.fwd, total)), total})
+	default:
 		for _, d := range ds {
 			rank, n := tree.Find(d.Key)
-			// (Preceding is capped so that a huge one cannot overflow.)
-			lo, hi := rank, min(total, rank+n+min(f.Preceding, total))
+			// (Offsets are capped so that a huge one cannot overflow.)
+			lo, hi := max(0, rank-min(r.fwd, total)), min(total, rank+n+min(r.back, total))
 			if lo >= hi {
 				continue
 			}
@@ -64,16 +83,6 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 			}
 			ev.spans = append(ev.spans, span{lo, hi})
 		}
-	case plan.FrameRowsUnbounded:
-		lo, _ := tree.Find(ds[0].Key)
-		ev.spans = append(ev.spans, span{lo, total})
-	case plan.FramePeers:
-		// The smallest key has the smallest ORDER BY prefix, which sorts
-		// before every key it starts.
-		lo, _ := tree.Find(ordtree.KeyOf(ds[0].S[:ds[0].OLen]))
-		ev.spans = append(ev.spans, span{lo, total})
-	default:
-		ev.spans = append(ev.spans, span{0, total})
 	}
 	for _, s := range ev.spans {
 		if s.lo >= s.hi {
@@ -88,35 +97,40 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 }
 
 // spanOutputs appends the outputs of the rows at ranks [s.lo, s.hi): it
-// reads the rows from the first rank any of their frames starts at (the
-// partition's first under the unbounded frames), computes each output's
-// frame over what it read, then the aggregates.
+// reads the rows from the first rank any of their frames or offsets
+// starts at (the partition's first under the unbounded reaches) to the
+// last any reaches, computes each output's frame and peer group over what
+// it read, then the aggregates and functions.
 func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, error) {
 	ev := &o.ev
 	f := o.cfg.Frame
+	r := &o.reach
 	base := int64(0)
-	if f.Kind == plan.FrameRows {
-		base = max(0, s.lo-f.Preceding)
+	if !r.all && !r.tail {
+		base = max(0, s.lo-min(r.back, s.lo))
 	}
-	peers := f.Kind == plan.FramePeers
-	ev.ids, ev.group = ev.ids[:0], ev.group[:0]
+	end := min(tree.Total, s.hi+min(r.fwd, tree.Total))
+	groups := r.groups
+	ev.ids, ev.group, ev.gstart, ev.dense = ev.ids[:0], ev.group[:0], ev.gstart[:0], ev.dense[:0]
 	first := len(dst)
 	cur, start := tree.SeekRank(base)
 	var prev *ordtree.Entry
-	for ; start < s.hi; cur.Next() {
+	gs, dense := int32(0), int32(0)
+	for ; start < end; cur.Next() {
 		e := cur.Entry()
-		if peers && prev != nil && prev.S[:prev.OLen] != e.S[:e.OLen] {
+		if groups && prev != nil && prev.S[:prev.OLen] != e.S[:e.OLen] {
 			// A new peer group starts: the previous one ends here.
 			for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
 				ev.group[k] = int32(len(ev.ids))
 			}
+			gs, dense = int32(len(ev.ids)), dense+1
 		}
-		for c := max(0, base-start); c < min(e.N, s.hi-start); c++ {
+		for c := max(0, base-start); c < min(e.N, end-start); c++ {
 			ev.ids = append(ev.ids, e.ID)
-			if peers {
-				ev.group = append(ev.group, -1)
+			if groups {
+				ev.group, ev.gstart, ev.dense = append(ev.group, -1), append(ev.gstart, gs), append(ev.dense, dense)
 			}
-			if start+c >= s.lo {
+			if start+c >= s.lo && start+c < s.hi {
 				dst = append(dst, output{Key: e.Key, copy: c, id: e.ID})
 			}
 		}
@@ -138,20 +152,23 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, r)
 		case plan.FramePeers:
 			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, ev.group[r]-1)
-		default:
+		case plan.FramePartition:
 			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, int32(len(ev.ids)-1))
+		default:
+			ev.fs, ev.fe = append(ev.fs, r), append(ev.fe, r)
 		}
 	}
-	nAggs := len(o.cfg.Aggs)
+	stride := o.nRes
 	res := len(o.vals)
-	o.vals = slices.Grow(o.vals, len(outs)*nAggs)[:res+len(outs)*nAggs]
+	o.vals = slices.Grow(o.vals, len(outs)*stride)[:res+len(outs)*stride]
 	for t := range outs {
-		outs[t].res = int32(res + t*nAggs)
+		outs[t].res = int32(res + t*stride)
 	}
 	for j := range o.cfg.Aggs {
-		if err := o.aggregate(j, o.vals[res:], nAggs); err != nil {
+		if err := o.aggregate(j, o.vals[res:], stride); err != nil {
 			return dst, err
 		}
 	}
+	o.funcs(outs, s.lo, base, tree.Total, o.vals[res:], stride)
 	return dst, nil
 }

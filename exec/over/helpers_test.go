@@ -80,12 +80,16 @@ func total(in *exectest.Integral) int64 {
 }
 
 // oracle recomputes every output row from scratch, each partition sorted,
-// each row's frame aggregated on its own, and returns them formatted and
+// each row's frame aggregated and its functions computed on its own, and
+// returns them formatted and
 // sorted: the oracle of the tests.
 func oracle(cfg Config, in *exectest.Integral) []string {
 	outTypes := slices.Clone(cfg.Input)
 	for _, a := range cfg.Aggs {
 		outTypes = append(outTypes, a.Type)
+	}
+	for _, f := range cfg.Funcs {
+		outTypes = append(outTypes, f.Type)
 	}
 	var out []string
 	for _, rows := range brute.Partitions(in, cfg.Partition) {
@@ -96,6 +100,7 @@ func oracle(cfg Config, in *exectest.Integral) []string {
 			for _, a := range cfg.Aggs {
 				res = append(res, brute.Aggregate(a, rows[lo:hi+1]))
 			}
+			res = funcOutputs(cfg, rows, r, res)
 			out = append(out, exectest.FormatRow(res, outTypes, exectest.Text))
 		}
 	}

@@ -25,6 +25,10 @@ const (
 	FramePartition
 )
 
+// FrameNone is the frame of an OverAggregate that computes only window
+// functions that ignore frames (ranking and offset functions).
+const FrameNone FrameKind = 0
+
 // Frame is a window aggregate's frame.
 type Frame struct {
 	Kind FrameKind
@@ -43,12 +47,15 @@ func (f Frame) String() string {
 		return "RANGE UNBOUNDED PRECEDING"
 	case FramePartition:
 		return "WHOLE PARTITION"
+	case FrameNone:
+		return "NONE"
 	}
 	return "?"
 }
 
 // OverAggregate computes aggregates over windows of rows (AGG(x) OVER
-// (PARTITION BY .. ORDER BY .. frame)): each input row is output with the
+// (PARTITION BY .. ORDER BY .. frame)) and window functions (Funcs): each
+// input row is output with the
 // aggregates Aggs over its Frame, the rows of its partition in Order that
 // the frame covers. Its output is the input's columns followed by the
 // aggregates' Out columns. Every call of one OverAggregate shares the
@@ -60,7 +67,10 @@ type OverAggregate struct {
 	Order     []SortKey
 	Frame     Frame
 	Aggs      []AggCall
-	props     *Props
+	// Funcs are the window functions other than aggregates; their outputs
+	// follow the aggregates'.
+	Funcs []WinFunc
+	props *Props
 }
 
 var _ Node = (*OverAggregate)(nil)
@@ -80,7 +90,7 @@ func (n *OverAggregate) WithInputs(in ...Node) Node {
 
 // Output implements Node.
 func (n *OverAggregate) Output() ColList {
-	return withAggOutputs(append(ColList(nil), n.Input.Output()...), n.Aggs)
+	return withFuncOutputs(withAggOutputs(append(ColList(nil), n.Input.Output()...), n.Aggs), n.Funcs)
 }
 
 // Props implements Node. Each input row is one output row, so the input's
@@ -105,6 +115,14 @@ func (n *OverAggregate) Describe(md *Metadata) (string, []Attr) {
 	case len(n.Partition) > 0:
 		attrs = []Attr{{"partition", colNames(md, n.Partition)}}
 	}
-	attrs = append(attrs, Attr{"frame", n.Frame.String()})
-	return "OverAggregate", append(attrs, Attr{"aggs", aggsText(md, n.Aggs)})
+	if n.Frame.Kind != FrameNone {
+		attrs = append(attrs, Attr{"frame", n.Frame.String()})
+	}
+	if len(n.Aggs) > 0 {
+		attrs = append(attrs, Attr{"aggs", aggsText(md, n.Aggs)})
+	}
+	if len(n.Funcs) > 0 {
+		attrs = append(attrs, Attr{"funcs", funcsText(md, n.Funcs)})
+	}
+	return "OverAggregate", attrs
 }
