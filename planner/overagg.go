@@ -12,12 +12,14 @@ import (
 // overWindow is one distinct window (partition, order and frame) of the
 // select list's aggregate calls, with the calls over it.
 type overWindow struct {
-	spec  *ast.WindowSpec
-	frame plan.Frame
-	calls []*ast.WindowFuncExpr
+	spec    *ast.WindowSpec
+	frame   plan.Frame
+	ordered bool // the order matters to a call
+	calls   []*ast.WindowFuncExpr
 }
 
-// overAggs binds the aggregate window calls (AGG(x) OVER (...)): the calls
+// overAggs binds the aggregate window calls (AGG(x) OVER (...)) and the
+// window functions other than ROW_NUMBER: the calls
 // sharing a window become one OverAggregate, stacked over the current input
 // in the order their windows first appear. Each call's result column is
 // recorded in out under its restored text.
@@ -25,14 +27,20 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 	var windows []*overWindow
 	byKey := map[string]*overWindow{}
 	for _, w := range calls {
-		frame, err := wb.b.frameOf(w)
-		if err != nil {
-			return err
+		var frame plan.Frame // FrameNone: ranking and offset functions ignore frames
+		if usesFrame(w) {
+			var err error
+			if frame, err = wb.b.frameOf(w); err != nil {
+				return err
+			}
 		}
-		key := windowKey(&w.Spec, frame)
+		// The whole partition's aggregates read it in any order; a value
+		// function (FIRST_VALUE, ...) reads it in its ORDER BY.
+		ordered := frame.Kind != plan.FramePartition || winFuncs[strings.ToLower(w.Name)] != 0
+		key := windowKey(&w.Spec, frame, ordered)
 		ow := byKey[key]
 		if ow == nil {
-			ow = &overWindow{spec: &w.Spec, frame: frame}
+			ow = &overWindow{spec: &w.Spec, frame: frame, ordered: ordered}
 			byKey[key] = ow
 			windows = append(windows, ow)
 		}
@@ -44,7 +52,7 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 		if err != nil {
 			return err
 		}
-		if ow.frame.Kind == plan.FramePartition {
+		if !ow.ordered {
 			order = nil // every row's frame is the whole partition, in any order
 		}
 		node := &plan.OverAggregate{Partition: part, Order: order, Frame: ow.frame}
@@ -55,6 +63,16 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 				continue
 			}
 			seen[key] = true
+			if winFuncs[strings.ToLower(w.Name)] != 0 {
+				f, err := wb.winFuncCall(w)
+				if err != nil {
+					return err
+				}
+				f.Out = wb.b.md.AddColumn(strings.ToLower(w.Name), "", f.Typ, plan.WinFuncNullable(f.Kind))
+				node.Funcs = append(node.Funcs, f)
+				out[key] = f.Out
+				continue
+			}
 			a, err := wb.overAggCall(w)
 			if err != nil {
 				return err
@@ -69,8 +87,8 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 }
 
 // windowKey identifies a window by its partition and order expressions
-// as written and its frame.
-func windowKey(spec *ast.WindowSpec, f plan.Frame) string {
+// as written (the order only when ordered) and its frame.
+func windowKey(spec *ast.WindowSpec, f plan.Frame, ordered bool) string {
 	var sb strings.Builder
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
@@ -79,7 +97,7 @@ func windowKey(spec *ast.WindowSpec, f plan.Frame) string {
 		}
 	}
 	sb.WriteByte('|')
-	if spec.OrderBy != nil && f.Kind != plan.FramePartition {
+	if spec.OrderBy != nil && ordered {
 		for _, it := range spec.OrderBy.Items {
 			sb.WriteString(restore(it.Expr))
 			if it.Desc {
