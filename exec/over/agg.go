@@ -53,7 +53,10 @@ type Config struct {
 // nothing. Only rows whose frame holds a changed row can change, so a
 // change at rank r of a partition touches ranks r..r+n under ROWS n
 // PRECEDING, the ranks from r (from r's first peer under RANGE) under the
-// unbounded frames, and every rank under the whole-partition frame.
+// unbounded frames, and every rank under the whole-partition frame. The
+// window functions widen that (reachOf): LAG n as ROWS n PRECEDING, LEAD
+// n to ranks r-n..r, ROW_NUMBER, RANK and DENSE_RANK to the ranks from r,
+// PERCENT_RANK, CUME_DIST and NTILE to every rank.
 //
 // State: a partition's distinct rows are held, in order, in a counted
 // B+tree (ordtree.Tree) keyed by order-preserving byte strings (TopN's
