@@ -88,7 +88,12 @@ type Agg struct {
 
 	store *rowstore.Store
 	parts ordtree.Partitions
-	ck    checkpoint // the checkpoints' bookkeeping (checkpoint.go)
+	// groups are, with DENSE_RANK, each partition's peer groups
+	// (peers.go), summed in groupGauge; nil without DENSE_RANK.
+	groups     map[*ordtree.Partition]*ordtree.Tree
+	groupGauge ordtree.Gauge
+	cur        *ordtree.Partition // the partition being diffed
+	ck         checkpoint         // the checkpoints' bookkeeping (checkpoint.go)
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
@@ -195,6 +200,10 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 	o.nRes = len(o.cfg.Aggs) + len(o.cfg.Funcs)
 	o.store = rowstore.New(o.cfg.Input)
 	o.parts = ordtree.Partitions{}
+	o.groups, o.groupGauge = nil, ordtree.Gauge{}
+	if o.cfg.needsGroupTree() {
+		o.groups = map[*ordtree.Partition]*ordtree.Tree{}
+	}
 	o.ck = checkpoint{}
 	o.updateMetrics()
 	return nil
@@ -266,6 +275,7 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 // Close drops the state. It is safe without Open and idempotent.
 func (o *Agg) Close() error {
 	o.store, o.parts = nil, ordtree.Partitions{}
+	o.groups, o.cur = nil, nil
 	o.ck = checkpoint{}
 	o.deltas = nil
 	o.netter.Release()
@@ -283,5 +293,5 @@ func (o *Agg) updateMetrics() {
 		return
 	}
 	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
-	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.store.Bytes() + o.ck.bytes())
+	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.groupGauge.Bytes() + o.store.Bytes() + o.ck.bytes())
 }

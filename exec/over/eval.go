@@ -28,10 +28,12 @@ type eval struct {
 	ids    []int32 // the row ids at ranks base, base+1, ... (one per copy)
 	group  []int32 // with peer groups: per rank read, its peer group's end (exclusive)
 	gstart []int32 // and its peer group's start
-	dense  []int32 // and the number of peer groups before its own
-	fs     []int32 // per output row of the span: its frame's first rank read
-	fe     []int32 // and its last (inclusive)
-	acc    aggScratch
+	dense  []int32 // and the number of peer groups read before its own
+	// denseBase is the number of peer groups before the first row read.
+	denseBase int64
+	fs        []int32 // per output row of the span: its frame's first rank read
+	fe        []int32 // and its last (inclusive)
+	acc       aggScratch
 }
 
 // outputs appends to dst the outputs, with their results, of the rows of
@@ -97,17 +99,34 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 }
 
 // spanOutputs appends the outputs of the rows at ranks [s.lo, s.hi): it
-// reads the rows from the first rank any of their frames or offsets
-// starts at (the partition's first under the unbounded reaches) to the
-// last any reaches, computes each output's frame and peer group over what
-// it read, then the aggregates and functions.
+// reads the rows from the first rank any of their frames, offsets or peer
+// groups starts at (the partition's first under the unbounded frames) to
+// the last any reaches, computes each output's frame and peer group over
+// what it read, then the aggregates and functions. The ranking functions
+// read no row before the outputs' peers: a row's rank is the tree's count
+// of the rows before it, its dense rank the count of the peer groups
+// before (peers.go).
 func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, error) {
 	ev := &o.ev
 	f := o.cfg.Frame
 	r := &o.reach
-	base := int64(0)
-	if !r.all && !r.tail {
-		base = max(0, s.lo-min(r.back, s.lo))
+	// The first rank read: the partition's first for the frames that
+	// start there; else back rows before the first output, or before its
+	// first peer when the outputs need their peer groups (RANK, ...), the
+	// tree finding that peer in O(log n).
+	var base int64
+	switch {
+	case f.Kind == plan.FrameRowsUnbounded || f.Kind == plan.FramePeers || f.Kind == plan.FramePartition:
+	case r.groups:
+		first, _ := peerStart(tree, s.lo)
+		base = first - min(r.back, first)
+	default:
+		base = s.lo - min(r.back, s.lo)
+	}
+	ev.denseBase = 0
+	if o.groups != nil && base > 0 {
+		cur, _ := tree.SeekRank(base)
+		ev.denseBase = groupsBefore(o.groups[o.cur], cur.Entry())
 	}
 	end := min(tree.Total, s.hi+min(r.fwd, tree.Total))
 	groups := r.groups

@@ -63,7 +63,7 @@ func (f *Func) check(n int) error {
 // outputs read, over all of an Agg's aggregates and functions.
 type reach struct {
 	all    bool  // every output can change (whole-partition frame, PERCENT_RANK, CUME_DIST, NTILE)
-	tail   bool  // outputs from the first change on can change; outputs read from the partition's start
+	tail   bool  // outputs from the first change on can change
 	back   int64 // bounded: a change affects the outputs up to back ranks after it, which read back ranks before
 	fwd    int64 // a change affects the outputs up to fwd ranks before it (LEAD), which read fwd ranks after
 	groups bool  // the outputs need their peer groups (RANGE frame, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST)
@@ -118,7 +118,7 @@ func (o *Agg) funcs(outs []output, lo, base, total int64, vals []result, stride 
 			case plan.WinRank:
 				*v = result{lo: uint64(ev.gstart[r]) + uint64(base) + 1, valid: true}
 			case plan.WinDenseRank:
-				*v = result{lo: uint64(ev.dense[r]) + 1, valid: true}
+				*v = result{lo: uint64(ev.denseBase) + uint64(ev.dense[r]) + 1, valid: true}
 			case plan.WinPercentRank:
 				x := 0.0
 				if total > 1 {

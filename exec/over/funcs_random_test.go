@@ -252,3 +252,20 @@ func TestRestoreFuncs(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomFuncsLargePartition drives one partition of thousands of rows
+// (trees of several levels, for the rows and for DENSE_RANK's peer groups)
+// through the ranking and offset functions.
+func TestRandomFuncsLargePartition(t *testing.T) {
+	if testing.Short() {
+		t.Skip("large partition")
+	}
+	rng := rand.New(rand.NewSource(11))
+	in := exectest.Types(t, "bigint bigint bigint double varchar")
+	cfg := withFuncs(t, Config{Input: in, Frame: plan.Frame{}, Names: exectest.Names(len(in)),
+		Order: brute.SortKeys(t, "1 desc")}, "row_number, rank, dense_rank, lag 2 3 1, lead 4 2")
+	var steps []exectest.Step
+	steps = append(steps, randomSteps(rng, 20, 300, 0)...)
+	steps = append(steps, randomSteps(rng, 30, 20, 0)...)
+	runSteps(t, cfg, steps)
+}
