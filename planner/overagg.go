@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -111,10 +112,11 @@ func windowKey(spec *ast.WindowSpec, f plan.Frame, ordered bool) string {
 	return sb.String()
 }
 
-// frameOf returns the frame of an aggregate window call. Without a frame
-// clause it is SQL's default: the rows up to the current row and its peers
-// with ORDER BY, the whole partition without. ROWS frames run when they
-// end at the current row (or span the whole partition); RANGE and GROUPS
+// frameOf returns the frame of an aggregate or value window call. Without
+// a frame clause it is SQL's default: the rows up to the current row and
+// its peers with ORDER BY, the whole partition without. ROWS frames run
+// with any bounds; RANGE frames run when unbounded on one side and ending
+// (or starting) at the current row; RANGE frames with offsets and GROUPS
 // frames do not run yet.
 func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 	spec := &w.Spec
@@ -125,39 +127,76 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 		}
 		return plan.Frame{Kind: plan.FramePeers}, nil
 	}
-	switch f.Type {
-	case ast.Ranges:
-		return plan.Frame{}, b.unsupported(w, "RANGE frames (use ROWS, or no frame clause for RANGE UNBOUNDED PRECEDING)")
-	case ast.Groups:
-		return plan.Frame{}, b.unsupported(w, "GROUPS frames (use ROWS)")
-	}
 	start, end := f.Extent.Start, f.Extent.End
-	if start.Type == ast.Preceding && start.UnBounded && end.Type == ast.Following && end.UnBounded {
+	unbStart := start.Type == ast.Preceding && start.UnBounded
+	unbEnd := end.Type == ast.Following && end.UnBounded
+	switch {
+	case start.Type == ast.Following && start.UnBounded:
+		return plan.Frame{}, b.errAt(w, "a frame cannot start at UNBOUNDED FOLLOWING")
+	case end.Type == ast.Preceding && end.UnBounded:
+		return plan.Frame{}, b.errAt(w, "a frame cannot end at UNBOUNDED PRECEDING")
+	case unbStart && unbEnd:
 		return plan.Frame{Kind: plan.FramePartition}, nil
 	}
-	if end.Type != ast.CurrentRow {
-		return plan.Frame{}, b.unsupported(w, "ROWS frames that do not end at CURRENT ROW")
+	switch f.Type {
+	case ast.Ranges:
+		switch {
+		case unbStart && end.Type == ast.CurrentRow:
+			return plan.Frame{Kind: plan.FramePeers}, nil
+		case start.Type == ast.CurrentRow && unbEnd:
+			return plan.Frame{Kind: plan.FramePeersToEnd}, nil
+		}
+		return plan.Frame{}, b.unsupported(w, "RANGE frames with offsets, or of the peers alone (RANGE runs from UNBOUNDED PRECEDING to CURRENT ROW and from CURRENT ROW to UNBOUNDED FOLLOWING; or use ROWS)")
+	case ast.Groups:
+		return plan.Frame{}, b.unsupported(w, "GROUPS frames (use ROWS)")
 	}
 	if spec.OrderBy == nil {
 		return plan.Frame{}, b.errAt(w, "a ROWS frame needs ORDER BY: without it the frame depends on arrival order")
 	}
+	var lo, hi int64 // the bounds' offsets from the current row
+	var err error
+	if !unbStart {
+		if lo, err = b.frameBound(w, start); err != nil {
+			return plan.Frame{}, err
+		}
+	}
+	if !unbEnd {
+		if hi, err = b.frameBound(w, end); err != nil {
+			return plan.Frame{}, err
+		}
+	}
 	switch {
-	case start.Type == ast.CurrentRow:
-		return plan.Frame{Kind: plan.FrameRows}, nil
-	case start.Type == ast.Following:
-		return plan.Frame{}, b.errAt(w, "a frame cannot start after its end (the current row)")
-	case start.UnBounded:
-		return plan.Frame{Kind: plan.FrameRowsUnbounded}, nil
+	case unbStart:
+		return plan.Frame{Kind: plan.FrameRowsUnbounded, Following: hi}, nil
+	case unbEnd:
+		return plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: -lo}, nil
+	case lo > hi:
+		return plan.Frame{}, b.errAt(w, "a frame cannot start after its end")
 	}
-	n, err := b.frameOffset(w, start.Expr)
-	if err != nil {
-		return plan.Frame{}, err
-	}
-	return plan.Frame{Kind: plan.FrameRows, Preceding: n}, nil
+	return plan.Frame{Kind: plan.FrameRows, Preceding: -lo, Following: hi}, nil
 }
 
-// frameOffset evaluates the n of ROWS n PRECEDING: a non-negative integer
-// constant.
+// frameBound returns a bounded ROWS frame bound's offset from the current
+// row: -n for n PRECEDING, 0 for CURRENT ROW, n for n FOLLOWING.
+func (b *Builder) frameBound(w *ast.WindowFuncExpr, fb ast.FrameBound) (int64, error) {
+	if fb.Type == ast.CurrentRow {
+		return 0, nil
+	}
+	n, err := b.frameOffset(w, fb.Expr)
+	if err != nil {
+		return 0, err
+	}
+	// A frame wider than any partition is capped, so that the offsets'
+	// sums cannot overflow.
+	n = min(n, math.MaxInt32)
+	if fb.Type == ast.Preceding {
+		return -n, nil
+	}
+	return n, nil
+}
+
+// frameOffset evaluates the n of ROWS n PRECEDING (or FOLLOWING): a
+// non-negative integer constant.
 func (b *Builder) frameOffset(w *ast.WindowFuncExpr, e ast.ExprNode) (int64, error) {
 	const msg = "ROWS n PRECEDING needs a non-negative integer n"
 	if e == nil {

@@ -131,7 +131,8 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
 	switch cfg.Frame.Kind {
-	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:
+	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition, plan.FrameRowsToEnd,
+		plan.FramePeersToEnd:
 	case plan.FrameNone:
 		if len(cfg.Aggs) > 0 {
 			return fmt.Errorf("window aggregate: aggregates need a frame")
@@ -144,8 +145,8 @@ func (cfg *Config) check() error {
 	default:
 		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, accum.ErrNotSupported)
 	}
-	if cfg.Frame.Preceding < 0 {
-		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)
+	if f := cfg.Frame; f.Kind == plan.FrameRows && -f.Preceding > f.Following {
+		return fmt.Errorf("window aggregate: frame %s starts after its end", f)
 	}
 	for i, a := range cfg.Aggs {
 		if err := a.Check(len(cfg.Input), features); err != nil {

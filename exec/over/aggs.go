@@ -41,7 +41,7 @@ func (o *Agg) aggregate(j int, vals []result, stride int) error {
 	fs, fe := ev.fs, ev.fe
 	if a.Func == plan.AggCountStar {
 		for t := range fs {
-			vals[t*stride+j] = result{lo: uint64(fe[t] - fs[t] + 1), valid: true}
+			vals[t*stride+j] = result{lo: uint64(fe[t] - fs[t] + 1), valid: true} // 0 for an empty frame
 		}
 		return nil
 	}

@@ -61,6 +61,11 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 	switch {
 	case r.all:
 		ev.spans = append(ev.spans, span{0, total})
+	case r.head:
+		// To the last change's rank, and back rows after it.
+		last := ds[len(ds)-1]
+		rank, n := tree.Find(last.Key)
+		ev.spans = append(ev.spans, span{0, min(total, rank+n+min(r.back, total))})
 	case r.tail:
 		var lo int64
 		if o.cfg.Frame.Kind == plan.FramePeers {
@@ -129,6 +134,9 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 		ev.denseBase = groupsBefore(o.groups[o.cur], cur.Entry())
 	}
 	end := min(tree.Total, s.hi+min(r.fwd, tree.Total))
+	if f.Kind == plan.FrameRowsToEnd || f.Kind == plan.FramePeersToEnd {
+		end = tree.Total
+	}
 	groups := r.groups
 	ev.ids, ev.group, ev.gstart, ev.dense = ev.ids[:0], ev.group[:0], ev.gstart[:0], ev.dense[:0]
 	first := len(dst)
@@ -161,21 +169,32 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	}
 	outs := dst[first:]
 	ev.fs, ev.fe = ev.fs[:0], ev.fe[:0]
+	last := int64(len(ev.ids)) - 1 // the last row read, relative to base
 	for t := range outs {
-		r := int32(s.lo - base + int64(t)) // the output's rank, relative to base
+		q := s.lo + int64(t) // the output's rank
+		r := int32(q - base) // and relative to base
+		// The frame's first and last rank read, relative to base, an
+		// empty frame as [fs, fs-1] within the rows read.
+		var fs, fe int64
 		switch f.Kind {
 		case plan.FrameRows:
-			ev.fs = append(ev.fs, int32(max(0, s.lo+int64(t)-f.Preceding)-base))
-			ev.fe = append(ev.fe, r)
+			fs, fe = max(0, q-f.Preceding)-base, min(tree.Total-1, q+f.Following)-base
 		case plan.FrameRowsUnbounded:
-			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, r)
+			fs, fe = 0, min(tree.Total-1, q+f.Following)-base
+		case plan.FrameRowsToEnd:
+			fs, fe = max(0, q-f.Preceding)-base, last
 		case plan.FramePeers:
-			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, ev.group[r]-1)
+			fs, fe = 0, int64(ev.group[r])-1
+		case plan.FramePeersToEnd:
+			fs, fe = int64(ev.gstart[r]), last
 		case plan.FramePartition:
-			ev.fs, ev.fe = append(ev.fs, 0), append(ev.fe, int32(len(ev.ids)-1))
+			fs, fe = 0, last
 		default:
-			ev.fs, ev.fe = append(ev.fs, r), append(ev.fe, r)
+			fs, fe = int64(r), int64(r)
 		}
+		fs = min(fs, last+1)
+		fe = max(fe, fs-1)
+		ev.fs, ev.fe = append(ev.fs, int32(fs)), append(ev.fe, int32(fe))
 	}
 	stride := o.nRes
 	res := len(o.vals)

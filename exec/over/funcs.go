@@ -64,6 +64,7 @@ func (f *Func) check(n int) error {
 type reach struct {
 	all    bool  // every output can change (whole-partition frame, PERCENT_RANK, CUME_DIST, NTILE)
 	tail   bool  // outputs from the first change on can change
+	head   bool  // outputs up to the last change (and back after) can change: frames to the partition's end
 	back   int64 // bounded: a change affects the outputs up to back ranks after it, which read back ranks before
 	fwd    int64 // a change affects the outputs up to fwd ranks before it (LEAD), which read fwd ranks after
 	groups bool  // the outputs need their peer groups (RANGE frame, RANK, DENSE_RANK, PERCENT_RANK, CUME_DIST)
@@ -72,15 +73,19 @@ type reach struct {
 // reachOf derives the reach of cfg.
 func reachOf(cfg *Config) reach {
 	var r reach
-	switch cfg.Frame.Kind {
+	switch f := cfg.Frame; f.Kind {
 	case plan.FramePartition:
 		r.all = true
 	case plan.FrameRowsUnbounded:
-		r.tail = true
+		r.tail, r.fwd = true, max(0, f.Following)
 	case plan.FramePeers:
 		r.tail, r.groups = true, true
 	case plan.FrameRows:
-		r.back = cfg.Frame.Preceding
+		r.back, r.fwd = max(0, f.Preceding), max(0, f.Following)
+	case plan.FrameRowsToEnd:
+		r.head, r.back = true, max(0, f.Preceding)
+	case plan.FramePeersToEnd:
+		r.all, r.groups = true, true
 	}
 	for _, f := range cfg.Funcs {
 		switch f.Kind {
@@ -97,6 +102,9 @@ func reachOf(cfg *Config) reach {
 		case plan.WinLead:
 			r.fwd = max(r.fwd, f.N)
 		}
+	}
+	if r.head && r.tail {
+		r.all = true
 	}
 	return r
 }
@@ -134,9 +142,15 @@ func (o *Agg) funcs(outs []output, lo, base, total int64, vals []result, stride 
 			case plan.WinLead:
 				*v = o.offsetValue(&f, outs[t].id, rank+f.N < total, r+int32(f.N))
 			case plan.WinFirstValue:
-				*v = result{lo: uint64(ev.ids[ev.fs[t]]), valid: true}
+				*v = result{}
+				if ev.fs[t] <= ev.fe[t] {
+					*v = result{lo: uint64(ev.ids[ev.fs[t]]), valid: true}
+				}
 			case plan.WinLastValue:
-				*v = result{lo: uint64(ev.ids[ev.fe[t]]), valid: true}
+				*v = result{}
+				if ev.fs[t] <= ev.fe[t] {
+					*v = result{lo: uint64(ev.ids[ev.fe[t]]), valid: true}
+				}
 			case plan.WinNthValue:
 				*v = result{}
 				if k := int64(ev.fs[t]) + f.N - 1; k <= int64(ev.fe[t]) {

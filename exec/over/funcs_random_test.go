@@ -80,6 +80,16 @@ func TestRandomFuncs(t *testing.T) {
 		{plan.Frame{Kind: plan.FrameRowsUnbounded}, "min 3", "first_value 4, last_value 2, nth_value 2 3, row_number"},
 		{plan.Frame{Kind: plan.FramePeers}, "count *", "first_value 4, last_value 2, nth_value 3 2, dense_rank"},
 		{plan.Frame{Kind: plan.FramePartition}, "max 2", "first_value 2, last_value 3, nth_value 4 4, cume_dist"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 2}, "sum 2, min 3, count *",
+			"first_value 2, last_value 4, nth_value 3 2"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: -1, Following: 2}, "sum 3, max 2, count 2, avg 2",
+			"first_value 2, last_value 4, lag 2 1"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 3, Following: -2}, "sum 2, min 4, count *", "last_value 3, rank"},
+		{plan.Frame{Kind: plan.FrameRowsUnbounded, Following: 2}, "sum 2, max 3", "last_value 2, nth_value 4 3"},
+		{plan.Frame{Kind: plan.FrameRowsUnbounded, Following: -1}, "count *, sum 3", "last_value 2, lead 2 1"},
+		{plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: 1}, "sum 2, min 3, avg 3", "first_value 2, last_value 4, row_number"},
+		{plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: -2}, "count *, max 4", "first_value 3, nth_value 2 2"},
+		{plan.Frame{Kind: plan.FramePeersToEnd}, "sum 2, count *, min 3", "first_value 2, last_value 4, dense_rank"},
 	}
 	const input = "bigint bigint bigint double varchar" // partition, order, value, double, string
 	for seed := int64(1); seed <= 8; seed++ {
@@ -176,10 +186,12 @@ func funcOracle(cfg Config, f Func, rows [][]types.Datum, r int) types.Datum {
 		return value(r+int(f.N), r+int(f.N) < n)
 	}
 	lo, hi := frame(cfg, rows, r)
-	switch f.Kind {
-	case plan.WinFirstValue:
+	switch {
+	case lo > hi:
+		return types.NullDatum
+	case f.Kind == plan.WinFirstValue:
 		return rows[lo][f.Arg]
-	case plan.WinLastValue:
+	case f.Kind == plan.WinLastValue:
 		return rows[hi][f.Arg]
 	}
 	if k := lo + int(f.N) - 1; k <= hi {
@@ -229,6 +241,8 @@ func TestRestoreFuncs(t *testing.T) {
 		{plan.Frame{}, "row_number, rank, dense_rank, lag 2 1 1, lead 4 2"},
 		{plan.Frame{}, "percent_rank, cume_dist, ntile 4"},
 		{plan.Frame{Kind: plan.FrameRows, Preceding: 2}, "first_value 2, last_value 3, nth_value 4 2"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 2}, "first_value 2, last_value 3"},
+		{plan.Frame{Kind: plan.FrameRowsToEnd}, "last_value 2, nth_value 4 2, lead 3 1"},
 	}
 	for seed := int64(1); seed <= 4; seed++ {
 		for _, c := range cases {

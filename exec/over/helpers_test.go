@@ -98,7 +98,11 @@ func oracle(cfg Config, in *exectest.Integral) []string {
 			lo, hi := frame(cfg, rows, r)
 			res := slices.Clone(row)
 			for _, a := range cfg.Aggs {
-				res = append(res, brute.Aggregate(a, rows[lo:hi+1]))
+				var in [][]types.Datum
+				if lo <= hi {
+					in = rows[lo : hi+1]
+				}
+				res = append(res, brute.Aggregate(a, in))
 			}
 			res = funcOutputs(cfg, rows, r, res)
 			out = append(out, exectest.FormatRow(res, outTypes, exectest.Text))
@@ -109,21 +113,29 @@ func oracle(cfg Config, in *exectest.Integral) []string {
 }
 
 // frame returns the first and last index of row r's frame in its sorted
-// partition.
+// partition; lo > hi for an empty frame.
 func frame(cfg Config, rows [][]types.Datum, r int) (int, int) {
+	firstPeer, lastPeer := r, r
+	for firstPeer > 0 && peers(cfg, rows[r], rows[firstPeer-1]) {
+		firstPeer--
+	}
+	for lastPeer+1 < len(rows) && peers(cfg, rows[r], rows[lastPeer+1]) {
+		lastPeer++
+	}
+	n := len(rows)
 	switch f := cfg.Frame; f.Kind {
 	case plan.FrameRows:
-		return max(0, r-int(f.Preceding)), r
+		return max(0, r-int(f.Preceding)), min(n-1, r+int(f.Following))
 	case plan.FrameRowsUnbounded:
-		return 0, r
+		return 0, min(n-1, r+int(f.Following))
+	case plan.FrameRowsToEnd:
+		return max(0, r-int(f.Preceding)), n - 1
 	case plan.FramePeers:
-		hi := r
-		for hi+1 < len(rows) && peers(cfg, rows[r], rows[hi+1]) {
-			hi++
-		}
-		return 0, hi
+		return 0, lastPeer
+	case plan.FramePeersToEnd:
+		return firstPeer, n - 1
 	}
-	return 0, len(rows) - 1
+	return 0, n - 1
 }
 
 // peers reports whether two rows are equal in the ORDER BY columns.

@@ -77,9 +77,11 @@ func funcSpecs(cols plan.ColList, fs []plan.WinFunc) []FuncSpec {
 // Estimates: every row of the input is kept (a retraction anywhere in a
 // partition changes its neighbours' frames), so the state is the input's
 // integral. A change re-emits (a retraction and an insertion) the rows
-// whose frame it enters or leaves: n+1 rows for ROWS n PRECEDING (at most
-// a partition's), every row of its partition for the whole-partition
-// frame, and for the unbounded frames the rows after it in its partition —
+// whose frame it enters or leaves: n+m+1 rows for ROWS BETWEEN n PRECEDING
+// AND m FOLLOWING (at most a partition's), every row of its partition for
+// the whole-partition frame and the frames to the partition's end (a
+// stream's changes land near the end, before most rows), and for the
+// frames from the partition's start the rows after it in its partition —
 // taken as two, since the ORDER BY of a stream is mostly its event time,
 // which arrives nearly in order, so changes land near the end.
 func (b *builder) buildOverAgg(n *plan.OverAggregate) (Node, error) {
@@ -103,8 +105,9 @@ func (b *builder) buildOverAgg(n *plan.OverAggregate) (Node, error) {
 	var perChange float64
 	switch n.Frame.Kind {
 	case plan.FrameRows:
-		perChange = min(float64(n.Frame.Preceding)+1, max(1, rows/parts))
-	case plan.FramePartition:
+		width := max(0, n.Frame.Preceding) + max(0, n.Frame.Following)
+		perChange = min(float64(width)+1, max(1, rows/parts))
+	case plan.FramePartition, plan.FrameRowsToEnd, plan.FramePeersToEnd:
 		perChange = max(1, rows/parts)
 	default:
 		perChange = 2

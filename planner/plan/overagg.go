@@ -6,23 +6,33 @@ import "strconv"
 // row's partition, in the window's order, its aggregate covers.
 type FrameKind uint8
 
-// The frames eddy runs. Every one ends at the current row (or, for
-// FramePartition, at the partition's end); ROWS frames count rows, ties in
-// the ORDER BY broken by the remaining columns.
+// The frames eddy runs. ROWS frames count rows, ties in the ORDER BY
+// broken by the remaining columns; their offsets are signed, so that a
+// frame may start or end before or after the current row.
 const (
-	// FrameRows is ROWS BETWEEN n PRECEDING AND CURRENT ROW: the row and
-	// the n rows before it.
+	// FrameRows is ROWS BETWEEN .. AND .. with bounded ends: the rows from
+	// Preceding rows before the current row to Following rows after it (a
+	// negative Preceding starts after the current row, a negative
+	// Following ends before it). ROWS n PRECEDING is Preceding n,
+	// Following 0.
 	FrameRows FrameKind = iota + 1
-	// FrameRowsUnbounded is ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT
-	// ROW: the row and every row before it.
+	// FrameRowsUnbounded is ROWS BETWEEN UNBOUNDED PRECEDING AND ..: every
+	// row up to Following rows after the current row.
 	FrameRowsUnbounded
 	// FramePeers is RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW, the
 	// SQL default with ORDER BY and no frame clause: every row before the
 	// row and every row equal to it in the ORDER BY (its peers).
 	FramePeers
 	// FramePartition is the whole partition: the default without ORDER BY,
-	// and ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING.
+	// and ROWS (or RANGE) BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED
+	// FOLLOWING.
 	FramePartition
+	// FrameRowsToEnd is ROWS BETWEEN .. AND UNBOUNDED FOLLOWING: the rows
+	// from Preceding rows before the current row to the partition's end.
+	FrameRowsToEnd
+	// FramePeersToEnd is RANGE BETWEEN CURRENT ROW AND UNBOUNDED
+	// FOLLOWING: the row's first peer and every row after it.
+	FramePeersToEnd
 )
 
 // FrameNone is the frame of an OverAggregate that computes only window
@@ -32,19 +42,45 @@ const FrameNone FrameKind = 0
 // Frame is a window aggregate's frame.
 type Frame struct {
 	Kind FrameKind
-	// Preceding is n of FrameRows (0 for a frame of the current row alone).
+	// Preceding is the rows before the current row a ROWS frame starts at
+	// (FrameRows, FrameRowsToEnd; negative: after it).
 	Preceding int64
+	// Following is the rows after the current row a ROWS frame ends at
+	// (FrameRows, FrameRowsUnbounded; negative: before it).
+	Following int64
+}
+
+// rowsBound renders a ROWS frame's bound at offset n after the current
+// row.
+func rowsBound(n int64) string {
+	switch {
+	case n < 0:
+		return strconv.FormatInt(-n, 10) + " PRECEDING"
+	case n > 0:
+		return strconv.FormatInt(n, 10) + " FOLLOWING"
+	}
+	return "CURRENT ROW"
 }
 
 // String renders the frame as SQL writes it.
 func (f Frame) String() string {
 	switch f.Kind {
 	case FrameRows:
-		return "ROWS " + strconv.FormatInt(f.Preceding, 10) + " PRECEDING"
+		if f.Following == 0 && f.Preceding >= 0 {
+			return "ROWS " + strconv.FormatInt(f.Preceding, 10) + " PRECEDING"
+		}
+		return "ROWS BETWEEN " + rowsBound(-f.Preceding) + " AND " + rowsBound(f.Following)
 	case FrameRowsUnbounded:
-		return "ROWS UNBOUNDED PRECEDING"
+		if f.Following == 0 {
+			return "ROWS UNBOUNDED PRECEDING"
+		}
+		return "ROWS BETWEEN UNBOUNDED PRECEDING AND " + rowsBound(f.Following)
+	case FrameRowsToEnd:
+		return "ROWS BETWEEN " + rowsBound(-f.Preceding) + " AND UNBOUNDED FOLLOWING"
 	case FramePeers:
 		return "RANGE UNBOUNDED PRECEDING"
+	case FramePeersToEnd:
+		return "RANGE BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING"
 	case FramePartition:
 		return "WHOLE PARTITION"
 	case FrameNone:
