@@ -59,7 +59,7 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 		node := &plan.OverAggregate{Partition: part, Order: order, Frame: ow.frame}
 		seen := map[string]bool{}
 		for _, w := range ow.calls {
-			key := restore(w)
+			key := windowText(w)
 			if seen[key] {
 				continue
 			}
@@ -115,9 +115,9 @@ func windowKey(spec *ast.WindowSpec, f plan.Frame, ordered bool) string {
 // frameOf returns the frame of an aggregate or value window call. Without
 // a frame clause it is SQL's default: the rows up to the current row and
 // its peers with ORDER BY, the whole partition without. ROWS frames run
-// with any bounds; RANGE frames run when unbounded on one side and ending
-// (or starting) at the current row; RANGE frames with offsets and GROUPS
-// frames do not run yet.
+// and GROUPS frames run with any bounds; RANGE frames run when unbounded on
+// one side and ending (or starting) at the current row; RANGE frames with
+// offsets do not run yet.
 func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 	spec := &w.Spec
 	f := spec.Frame
@@ -148,11 +148,14 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 		}
 		return plan.Frame{}, b.unsupported(w, "RANGE frames with offsets, or of the peers alone (RANGE runs from UNBOUNDED PRECEDING to CURRENT ROW and from CURRENT ROW to UNBOUNDED FOLLOWING; or use ROWS)")
 	case ast.Groups:
-		return plan.Frame{}, b.unsupported(w, "GROUPS frames (use ROWS)")
+		if spec.OrderBy == nil {
+			return plan.Frame{}, b.errAt(w, "a GROUPS frame needs ORDER BY: its groups are the ORDER BY's peers")
+		}
 	}
 	if spec.OrderBy == nil {
 		return plan.Frame{}, b.errAt(w, "a ROWS frame needs ORDER BY: without it the frame depends on arrival order")
 	}
+	groups := f.Type == ast.Groups
 	var lo, hi int64 // the bounds' offsets from the current row
 	var err error
 	if !unbStart {
@@ -167,13 +170,13 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 	}
 	switch {
 	case unbStart:
-		return plan.Frame{Kind: plan.FrameRowsUnbounded, Following: hi}, nil
+		return plan.Frame{Kind: plan.FrameRowsUnbounded, Following: hi, Groups: groups}, nil
 	case unbEnd:
-		return plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: -lo}, nil
+		return plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: -lo, Groups: groups}, nil
 	case lo > hi:
 		return plan.Frame{}, b.errAt(w, "a frame cannot start after its end")
 	}
-	return plan.Frame{Kind: plan.FrameRows, Preceding: -lo, Following: hi}, nil
+	return plan.Frame{Kind: plan.FrameRows, Preceding: -lo, Following: hi, Groups: groups}, nil
 }
 
 // frameBound returns a bounded ROWS frame bound's offset from the current

@@ -43,7 +43,7 @@ func (b *Builder) buildWindowFuncs(in plan.Node, fields []*ast.SelectField, sel 
 	wb := &windowBinder{b: b, sel: sel, in: in, computed: map[string]plan.ColumnID{}}
 	var overCalls []*ast.WindowFuncExpr
 	for _, w := range v.found {
-		key := restore(w)
+		key := windowText(w)
 		if _, done := out[key]; done {
 			continue
 		}

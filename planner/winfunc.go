@@ -161,3 +161,16 @@ func (b *Builder) windowConst(w *ast.WindowFuncExpr, e ast.ExprNode, msg string,
 	}
 	return n, nil
 }
+
+// windowText returns a window call's text, which identifies it in the
+// select list. TiDB restores no GROUPS frame, so such a call is restored
+// with ROWS and marked.
+func windowText(w *ast.WindowFuncExpr) string {
+	if f := w.Spec.Frame; f != nil && f.Type == ast.Groups {
+		c, fc := *w, *f
+		fc.Type = ast.Rows
+		c.Spec.Frame = &fc
+		return "GROUPS " + restore(&c)
+	}
+	return restore(w)
+}

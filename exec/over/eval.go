@@ -29,6 +29,7 @@ type eval struct {
 	group  []int32 // with peer groups: per rank read, its peer group's end (exclusive)
 	gstart []int32 // and its peer group's start
 	dense  []int32 // and the number of peer groups read before its own
+	gpos   []int32 // with peer groups: the first rank read of each group read, then the ranks read
 	// denseBase is the number of peer groups before the first row read.
 	denseBase int64
 	fs        []int32 // per output row of the span: its frame's first rank read
@@ -58,6 +59,10 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 	}
 	ev.spans = ev.spans[:0]
 	r := &o.reach
+	if f := o.cfg.Frame; f.Groups && !r.all {
+		o.groupSpans(ds, total)
+		return o.spansOutputs(tree, dst)
+	}
 	switch {
 	case r.all:
 		ev.spans = append(ev.spans, span{0, total})
@@ -91,7 +96,12 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 			ev.spans = append(ev.spans, span{lo, hi})
 		}
 	}
-	for _, s := range ev.spans {
+	return o.spansOutputs(tree, dst)
+}
+
+// spansOutputs appends the outputs of the spans in o.ev.spans.
+func (o *Agg) spansOutputs(tree *ordtree.Tree, dst []output) ([]output, error) {
+	for _, s := range o.ev.spans {
 		if s.lo >= s.hi {
 			continue
 		}
@@ -101,6 +111,34 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 		}
 	}
 	return dst, nil
+}
+
+// groupSpans sets o.ev.spans to the outputs a GROUPS frame's changes ds
+// affect: a frame from P groups before its row's to F groups after covers
+// a change in the groups from F before it to P after it; a frame from the
+// partition's start covers it from F before to the end, one to the end
+// from the start to P after.
+func (o *Agg) groupSpans(ds []ordtree.Delta, total int64) {
+	ev, f := &o.ev, o.cfg.Frame
+	before, after := max(0, f.Following), max(0, f.Preceding)
+	ev.spans = ev.spans[:0]
+	for _, d := range ds {
+		lo, hi := o.groupSpan(o.cur, d.S[:d.OLen], before, after)
+		switch f.Kind {
+		case plan.FrameRowsUnbounded:
+			hi = total
+		case plan.FrameRowsToEnd:
+			lo = 0
+		}
+		if lo >= hi {
+			continue
+		}
+		if k := len(ev.spans); k > 0 && lo <= ev.spans[k-1].hi {
+			ev.spans[k-1].hi = max(ev.spans[k-1].hi, hi)
+			continue
+		}
+		ev.spans = append(ev.spans, span{lo, hi})
+	}
 }
 
 // spanOutputs appends the outputs of the rows at ranks [s.lo, s.hi): it
@@ -120,7 +158,18 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	// first peer when the outputs need their peer groups (RANK, ...), the
 	// tree finding that peer in O(log n).
 	var base int64
+	end := min(tree.Total, s.hi+min(r.fwd, tree.Total))
 	switch {
+	case f.Groups:
+		// From P groups before the first output's to F groups after the
+		// last output's.
+		if f.Kind != plan.FrameRowsUnbounded {
+			base = o.groupStart(o.cur, o.groupOf(o.cur, s.lo)-max(0, f.Preceding))
+		}
+		end = tree.Total
+		if f.Kind != plan.FrameRowsToEnd {
+			end = o.groupStart(o.cur, o.groupOf(o.cur, s.hi-1)+max(0, f.Following)+1)
+		}
 	case f.Kind == plan.FrameRowsUnbounded || f.Kind == plan.FramePeers || f.Kind == plan.FramePartition:
 	case r.groups:
 		first, _ := peerStart(tree, s.lo)
@@ -133,12 +182,12 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 		cur, _ := tree.SeekRank(base)
 		ev.denseBase = groupsBefore(o.groups[o.cur], cur.Entry())
 	}
-	end := min(tree.Total, s.hi+min(r.fwd, tree.Total))
 	if f.Kind == plan.FrameRowsToEnd || f.Kind == plan.FramePeersToEnd {
 		end = tree.Total
 	}
 	groups := r.groups
 	ev.ids, ev.group, ev.gstart, ev.dense = ev.ids[:0], ev.group[:0], ev.gstart[:0], ev.dense[:0]
+	ev.gpos = append(ev.gpos[:0], 0)
 	first := len(dst)
 	cur, start := tree.SeekRank(base)
 	var prev *ordtree.Entry
@@ -151,6 +200,7 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 				ev.group[k] = int32(len(ev.ids))
 			}
 			gs, dense = int32(len(ev.ids)), dense+1
+			ev.gpos = append(ev.gpos, gs)
 		}
 		for c := max(0, base-start); c < min(e.N, end-start); c++ {
 			ev.ids = append(ev.ids, e.ID)
@@ -167,30 +217,32 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
 		ev.group[k] = int32(len(ev.ids))
 	}
+	ev.gpos = append(ev.gpos, int32(len(ev.ids)))
 	outs := dst[first:]
 	ev.fs, ev.fe = ev.fs[:0], ev.fe[:0]
 	last := int64(len(ev.ids)) - 1 // the last row read, relative to base
+	ngroups := int64(len(ev.gpos) - 1)
+	// gpos returns the first row read of the group read at index k,
+	// clamped to the groups read.
+	gpos := func(k int64) int64 { return int64(ev.gpos[min(max(k, 0), ngroups)]) }
 	for t := range outs {
 		q := s.lo + int64(t) // the output's rank
 		r := int32(q - base) // and relative to base
 		// The frame's first and last rank read, relative to base, an
 		// empty frame as [fs, fs-1] within the rows read.
 		var fs, fe int64
-		switch f.Kind {
-		case plan.FrameRows:
-			fs, fe = max(0, q-f.Preceding)-base, min(tree.Total-1, q+f.Following)-base
-		case plan.FrameRowsUnbounded:
-			fs, fe = 0, min(tree.Total-1, q+f.Following)-base
-		case plan.FrameRowsToEnd:
-			fs, fe = max(0, q-f.Preceding)-base, last
-		case plan.FramePeers:
-			fs, fe = 0, int64(ev.group[r])-1
-		case plan.FramePeersToEnd:
-			fs, fe = int64(ev.gstart[r]), last
-		case plan.FramePartition:
-			fs, fe = 0, last
+		switch {
+		case f.Groups:
+			d := int64(ev.dense[r])
+			fs, fe = gpos(d-f.Preceding), gpos(d+f.Following+1)-1
+			if f.Kind == plan.FrameRowsUnbounded {
+				fs = 0
+			}
+			if f.Kind == plan.FrameRowsToEnd {
+				fe = last
+			}
 		default:
-			fs, fe = int64(r), int64(r)
+			fs, fe = o.rowsFrame(q, r, base, last, tree.Total)
 		}
 		fs = min(fs, last+1)
 		fe = max(fe, fs-1)
@@ -209,4 +261,27 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	}
 	o.funcs(outs, s.lo, base, tree.Total, o.vals[res:], stride)
 	return dst, nil
+}
+
+// rowsFrame returns the first and last rank read (relative to base) of
+// the frame of the output at rank q (r relative to base), for the frames
+// other than GROUPS; last is the last rank read and total the partition's
+// size. An empty frame may come out with its end before its start.
+func (o *Agg) rowsFrame(q int64, r int32, base, last, total int64) (fs, fe int64) {
+	ev, f := &o.ev, o.cfg.Frame
+	switch f.Kind {
+	case plan.FrameRows:
+		return max(0, q-f.Preceding) - base, min(total-1, q+f.Following) - base
+	case plan.FrameRowsUnbounded:
+		return 0, min(total-1, q+f.Following) - base
+	case plan.FrameRowsToEnd:
+		return max(0, q-f.Preceding) - base, last
+	case plan.FramePeers:
+		return 0, int64(ev.group[r]) - 1
+	case plan.FramePeersToEnd:
+		return int64(ev.gstart[r]), last
+	case plan.FramePartition:
+		return 0, last
+	}
+	return int64(r), int64(r)
 }

@@ -73,6 +73,19 @@ type reach struct {
 // reachOf derives the reach of cfg.
 func reachOf(cfg *Config) reach {
 	var r reach
+	if f := cfg.Frame; f.Groups {
+		r.groups = true
+		switch f.Kind {
+		case plan.FrameRowsUnbounded:
+			r.tail = true
+		case plan.FrameRowsToEnd:
+			r.head = true
+		}
+		if r.head && r.tail {
+			r.all = true
+		}
+		return r // a frame's node computes no ranking or offset function
+	}
 	switch f := cfg.Frame; f.Kind {
 	case plan.FramePartition:
 		r.all = true

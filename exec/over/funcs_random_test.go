@@ -90,6 +90,13 @@ func TestRandomFuncs(t *testing.T) {
 		{plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: 1}, "sum 2, min 3, avg 3", "first_value 2, last_value 4, row_number"},
 		{plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: -2}, "count *, max 4", "first_value 3, nth_value 2 2"},
 		{plan.Frame{Kind: plan.FramePeersToEnd}, "sum 2, count *, min 3", "first_value 2, last_value 4, dense_rank"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 1, Groups: true}, "sum 2, count *, max 3",
+			"first_value 2, last_value 4, nth_value 3 2"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 0, Following: 0, Groups: true}, "count *, min 2", "first_value 4"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 2, Following: -1, Groups: true}, "sum 2, count *", "last_value 2"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: -1, Following: 2, Groups: true}, "count 2, avg 3", "first_value 4"},
+		{plan.Frame{Kind: plan.FrameRowsUnbounded, Following: 1, Groups: true}, "sum 2, count *", "last_value 2"},
+		{plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: 1, Groups: true}, "min 2, count *", "first_value 2"},
 	}
 	const input = "bigint bigint bigint double varchar" // partition, order, value, double, string
 	for seed := int64(1); seed <= 8; seed++ {
@@ -243,6 +250,7 @@ func TestRestoreFuncs(t *testing.T) {
 		{plan.Frame{Kind: plan.FrameRows, Preceding: 2}, "first_value 2, last_value 3, nth_value 4 2"},
 		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 2}, "first_value 2, last_value 3"},
 		{plan.Frame{Kind: plan.FrameRowsToEnd}, "last_value 2, nth_value 4 2, lead 3 1"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 1, Groups: true}, "first_value 2, last_value 3"},
 	}
 	for seed := int64(1); seed <= 4; seed++ {
 		for _, c := range cases {

@@ -123,6 +123,28 @@ func frame(cfg Config, rows [][]types.Datum, r int) (int, int) {
 		lastPeer++
 	}
 	n := len(rows)
+	if f := cfg.Frame; f.Groups {
+		// Number the peer groups, then take the frame's.
+		group := make([]int, n)
+		for k := 1; k < n; k++ {
+			group[k] = group[k-1]
+			if !peers(cfg, rows[k-1], rows[k]) {
+				group[k]++
+			}
+		}
+		glo, ghi := group[r]-int(f.Preceding), group[r]+int(f.Following)
+		lo, hi := n, -1
+		for k := range n {
+			in := (f.Kind == plan.FrameRowsUnbounded || group[k] >= glo) && (f.Kind == plan.FrameRowsToEnd || group[k] <= ghi)
+			if in {
+				lo, hi = min(lo, k), max(hi, k)
+			}
+		}
+		if lo > hi {
+			return 0, -1
+		}
+		return lo, hi
+	}
 	switch f := cfg.Frame; f.Kind {
 	case plan.FrameRows:
 		return max(0, r-int(f.Preceding)), min(n-1, r+int(f.Following))

@@ -12,8 +12,11 @@ import (
 // each: a prefix's rank there is the number of peer groups before it.
 
 // needsGroupTree reports whether the operator keeps the trees of peer
-// groups: it computes DENSE_RANK.
+// groups: it computes DENSE_RANK, or its frame is a GROUPS frame.
 func (cfg *Config) needsGroupTree() bool {
+	if cfg.Frame.Groups {
+		return true
+	}
 	for _, f := range cfg.Funcs {
 		if f.Kind == plan.WinDenseRank {
 			return true
@@ -83,4 +86,40 @@ func peerStart(tree *ordtree.Tree, r int64) (int64, *ordtree.Entry) {
 	e := cur.Entry()
 	start, _ := tree.Find(ordtree.KeyOf(e.S[:e.OLen]))
 	return start, e
+}
+
+// groupOf returns the index of the peer group (from 0) of the row at rank
+// r of p.
+func (o *Agg) groupOf(p *ordtree.Partition, r int64) int64 {
+	cur, _ := p.Tree.SeekRank(r)
+	return groupsBefore(o.groups[p], cur.Entry())
+}
+
+// groupStart returns the rank of the first row of peer group j of p: 0
+// for j <= 0, the partition's size past its last group.
+func (o *Agg) groupStart(p *ordtree.Partition, j int64) int64 {
+	g := o.groups[p]
+	switch {
+	case j <= 0:
+		return 0
+	case g == nil || j >= g.Total:
+		return p.Tree.Total
+	}
+	cur, _ := g.SeekRank(j)
+	rank, _ := p.Tree.Find(cur.Entry().Key)
+	return rank
+}
+
+// groupSpan returns the ranks of the outputs a change of the rows with
+// ORDER BY prefix prefix affects under a GROUPS frame: those of its own
+// peer group, of the before groups before it and of the after groups after
+// it (not counting its own, which may exist only before or only after the
+// change, so that both cover the same unchanged rows).
+func (o *Agg) groupSpan(p *ordtree.Partition, prefix string, before, after int64) (lo, hi int64) {
+	g := o.groups[p]
+	var gi, own int64
+	if g != nil {
+		gi, own = g.Find(ordtree.KeyOf(prefix))
+	}
+	return o.groupStart(p, gi-before), o.groupStart(p, gi+own+after)
 }

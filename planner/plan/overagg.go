@@ -1,6 +1,9 @@
 package plan
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // FrameKind is the shape of a window aggregate's frame: which rows of a
 // row's partition, in the window's order, its aggregate covers.
@@ -48,6 +51,10 @@ type Frame struct {
 	// Following is the rows after the current row a ROWS frame ends at
 	// (FrameRows, FrameRowsUnbounded; negative: before it).
 	Following int64
+	// Groups makes a ROWS frame (FrameRows, FrameRowsUnbounded,
+	// FrameRowsToEnd) a GROUPS frame: its offsets count peer groups (rows
+	// equal in the ORDER BY) from the current row's, not rows.
+	Groups bool
 }
 
 // rowsBound renders a ROWS frame's bound at offset n after the current
@@ -64,6 +71,16 @@ func rowsBound(n int64) string {
 
 // String renders the frame as SQL writes it.
 func (f Frame) String() string {
+	if f.Groups {
+		g := f
+		g.Groups = false
+		s := g.String()
+		if !strings.HasPrefix(s, "ROWS BETWEEN") {
+			// The short forms: n PRECEDING, UNBOUNDED PRECEDING.
+			s = "ROWS BETWEEN " + strings.TrimPrefix(s, "ROWS ") + " AND CURRENT ROW"
+		}
+		return "GROUPS" + strings.TrimPrefix(s, "ROWS")
+	}
 	switch f.Kind {
 	case FrameRows:
 		if f.Following == 0 && f.Preceding >= 0 {
