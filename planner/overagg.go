@@ -31,7 +31,7 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 		var frame plan.Frame // FrameNone: ranking and offset functions ignore frames
 		if usesFrame(w) {
 			var err error
-			if frame, err = wb.b.frameOf(w); err != nil {
+			if frame, err = wb.b.frameOf(w, wb.sel); err != nil {
 				return err
 			}
 		}
@@ -118,7 +118,7 @@ func windowKey(spec *ast.WindowSpec, f plan.Frame, ordered bool) string {
 // and GROUPS frames run with any bounds; RANGE frames run when unbounded on
 // one side and ending (or starting) at the current row; RANGE frames with
 // offsets do not run yet.
-func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
+func (b *Builder) frameOf(w *ast.WindowFuncExpr, sel *exprCtx) (plan.Frame, error) {
 	spec := &w.Spec
 	f := spec.Frame
 	if f == nil {
@@ -146,7 +146,7 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 		case start.Type == ast.CurrentRow && unbEnd:
 			return plan.Frame{Kind: plan.FramePeersToEnd}, nil
 		}
-		return plan.Frame{}, b.unsupported(w, "RANGE frames with offsets, or of the peers alone (RANGE runs from UNBOUNDED PRECEDING to CURRENT ROW and from CURRENT ROW to UNBOUNDED FOLLOWING; or use ROWS)")
+		return b.rangeFrame(w, sel, unbStart, unbEnd)
 	case ast.Groups:
 		if spec.OrderBy == nil {
 			return plan.Frame{}, b.errAt(w, "a GROUPS frame needs ORDER BY: its groups are the ORDER BY's peers")

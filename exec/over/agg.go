@@ -93,6 +93,7 @@ type Agg struct {
 	groups     map[*ordtree.Partition]*ordtree.Tree
 	groupGauge ordtree.Gauge
 	cur        *ordtree.Partition // the partition being diffed
+	curBatch   arrow.RecordBatch  // and the chunk's rows
 	ck         checkpoint         // the checkpoints' bookkeeping (checkpoint.go)
 
 	// Scratch reused across chunks.
@@ -144,6 +145,19 @@ func (cfg *Config) check() error {
 		}
 	default:
 		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, accum.ErrNotSupported)
+	}
+	if f := cfg.Frame; f.Range {
+		if len(cfg.Order) != 1 {
+			return fmt.Errorf("window aggregate: a RANGE frame with offsets needs one ORDER BY column, not %d", len(cfg.Order))
+		}
+		switch cfg.Input[cfg.Order[0].Col].Physical() {
+		case types.PhysInt64, types.PhysTimestamp, types.PhysDate32, types.PhysFloat64:
+		default:
+			return fmt.Errorf("window aggregate: RANGE offsets over %s: %w", cfg.Input[cfg.Order[0].Col], accum.ErrNotSupported)
+		}
+		if f.Kind == plan.FrameRows && (-f.Preceding > f.Following || -f.PrecedingF > f.FollowingF) {
+			return fmt.Errorf("window aggregate: frame %s starts after its end", f)
+		}
 	}
 	if f := cfg.Frame; f.Kind == plan.FrameRows && -f.Preceding > f.Following {
 		return fmt.Errorf("window aggregate: frame %s starts after its end", f)
@@ -276,7 +290,7 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 // Close drops the state. It is safe without Open and idempotent.
 func (o *Agg) Close() error {
 	o.store, o.parts = nil, ordtree.Partitions{}
-	o.groups, o.cur = nil, nil
+	o.groups, o.cur, o.curBatch = nil, nil, nil
 	o.ck = checkpoint{}
 	o.deltas = nil
 	o.netter.Release()

@@ -41,7 +41,7 @@ func (o *Agg) diff(b arrow.RecordBatch) error {
 // matched up (merge).
 func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.RecordBatch) error {
 	o.olds, o.news = o.olds[:0], o.news[:0]
-	o.cur = p
+	o.cur, o.curBatch = p, b
 	var err error
 	if o.olds, err = o.outputs(&p.Tree, ds, o.olds); err != nil {
 		return err

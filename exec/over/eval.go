@@ -59,8 +59,12 @@ func (o *Agg) outputs(tree *ordtree.Tree, ds []ordtree.Delta, dst []output) ([]o
 	}
 	ev.spans = ev.spans[:0]
 	r := &o.reach
-	if f := o.cfg.Frame; f.Groups && !r.all {
-		o.groupSpans(ds, total)
+	if f := o.cfg.Frame; (f.Groups || f.Range) && !r.all {
+		if f.Groups {
+			o.groupSpans(ds, total)
+		} else {
+			o.rangeSpans(tree, ds, o.curBatch)
+		}
 		return o.spansOutputs(tree, dst)
 	}
 	switch {
@@ -160,6 +164,8 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	var base int64
 	end := min(tree.Total, s.hi+min(r.fwd, tree.Total))
 	switch {
+	case f.Range:
+		base, end = o.rangeRead(tree, s)
 	case f.Groups:
 		// From P groups before the first output's to F groups after the
 		// last output's.
@@ -225,28 +231,32 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	// gpos returns the first row read of the group read at index k,
 	// clamped to the groups read.
 	gpos := func(k int64) int64 { return int64(ev.gpos[min(max(k, 0), ngroups)]) }
-	for t := range outs {
-		q := s.lo + int64(t) // the output's rank
-		r := int32(q - base) // and relative to base
-		// The frame's first and last rank read, relative to base, an
-		// empty frame as [fs, fs-1] within the rows read.
-		var fs, fe int64
-		switch {
-		case f.Groups:
-			d := int64(ev.dense[r])
-			fs, fe = gpos(d-f.Preceding), gpos(d+f.Following+1)-1
-			if f.Kind == plan.FrameRowsUnbounded {
-				fs = 0
+	if f.Range {
+		o.rangeFrames(s.lo, base, len(outs))
+	} else {
+		for t := range outs {
+			q := s.lo + int64(t) // the output's rank
+			r := int32(q - base) // and relative to base
+			// The frame's first and last rank read, relative to base, an
+			// empty frame as [fs, fs-1] within the rows read.
+			var fs, fe int64
+			switch {
+			case f.Groups:
+				d := int64(ev.dense[r])
+				fs, fe = gpos(d-f.Preceding), gpos(d+f.Following+1)-1
+				if f.Kind == plan.FrameRowsUnbounded {
+					fs = 0
+				}
+				if f.Kind == plan.FrameRowsToEnd {
+					fe = last
+				}
+			default:
+				fs, fe = o.rowsFrame(q, r, base, last, tree.Total)
 			}
-			if f.Kind == plan.FrameRowsToEnd {
-				fe = last
-			}
-		default:
-			fs, fe = o.rowsFrame(q, r, base, last, tree.Total)
+			fs = min(fs, last+1)
+			fe = max(fe, fs-1)
+			ev.fs, ev.fe = append(ev.fs, int32(fs)), append(ev.fe, int32(fe))
 		}
-		fs = min(fs, last+1)
-		fe = max(fe, fs-1)
-		ev.fs, ev.fe = append(ev.fs, int32(fs)), append(ev.fe, int32(fe))
 	}
 	stride := o.nRes
 	res := len(o.vals)

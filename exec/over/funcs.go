@@ -73,8 +73,8 @@ type reach struct {
 // reachOf derives the reach of cfg.
 func reachOf(cfg *Config) reach {
 	var r reach
-	if f := cfg.Frame; f.Groups {
-		r.groups = true
+	if f := cfg.Frame; f.Groups || f.Range {
+		r.groups = f.Groups
 		switch f.Kind {
 		case plan.FrameRowsUnbounded:
 			r.tail = true

@@ -100,6 +100,17 @@ func TestRandomFuncs(t *testing.T) {
 	}
 	const input = "bigint bigint bigint double varchar" // partition, order, value, double, string
 	for seed := int64(1); seed <= 8; seed++ {
+		for _, c := range rangeCases {
+			rng := rand.New(rand.NewSource(seed))
+			order := c.order
+			if rng.Intn(2) == 0 {
+				order += " desc"
+			}
+			t.Run(fmt.Sprintf("seed=%d/%s/%s/order=%q", seed, c.frame, c.funcs, order), func(t *testing.T) {
+				cfg := config(t, input, []int{0}, order, c.frame, c.aggs)
+				runSteps(t, withFuncs(t, cfg, c.funcs), randomSteps(rng, 40, 6, 3))
+			})
+		}
 		for _, c := range cases {
 			rng := rand.New(rand.NewSource(seed))
 			order := "1"
@@ -251,6 +262,7 @@ func TestRestoreFuncs(t *testing.T) {
 		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 2}, "first_value 2, last_value 3"},
 		{plan.Frame{Kind: plan.FrameRowsToEnd}, "last_value 2, nth_value 4 2, lead 3 1"},
 		{plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 1, Groups: true}, "first_value 2, last_value 3"},
+		{plan.Frame{Kind: plan.FrameRows, Preceding: 2, Following: 1, Range: true}, "first_value 2, last_value 3"},
 	}
 	for seed := int64(1); seed <= 4; seed++ {
 		for _, c := range cases {
@@ -290,4 +302,23 @@ func TestRandomFuncsLargePartition(t *testing.T) {
 	steps = append(steps, randomSteps(rng, 20, 300, 0)...)
 	steps = append(steps, randomSteps(rng, 30, 20, 0)...)
 	runSteps(t, cfg, steps)
+}
+
+// rangeCases are RANGE frames with offsets over the integer ORDER BY
+// column 1 and the DOUBLE column 3, for TestRandomFuncs.
+var rangeCases = []struct {
+	frame       plan.Frame
+	order       string
+	aggs, funcs string
+}{
+	{plan.Frame{Kind: plan.FrameRows, Range: true, Preceding: 1, Following: 1}, "1", "sum 2, count *, min 3", "first_value 2, last_value 4"},
+	{plan.Frame{Kind: plan.FrameRows, Range: true, Preceding: 2}, "1", "count *, max 2", "nth_value 2 2"},
+	{plan.Frame{Kind: plan.FrameRows, Range: true, Preceding: -1, Following: 3}, "1", "count *, sum 2", "first_value 2"},
+	{plan.Frame{Kind: plan.FrameRows, Range: true, Preceding: 3, Following: -1}, "1", "count *, avg 2", "last_value 4"},
+	{plan.Frame{Kind: plan.FrameRows, Range: true}, "1", "count *", "first_value 2"},
+	{plan.Frame{Kind: plan.FrameRowsUnbounded, Range: true, Following: 2}, "1", "sum 2, count *", "last_value 2"},
+	{plan.Frame{Kind: plan.FrameRowsToEnd, Range: true, Preceding: 1}, "1", "min 2, count *", "first_value 2"},
+	{plan.Frame{Kind: plan.FrameRows, Range: true, PrecedingF: 30.5, FollowingF: 10}, "3", "sum 2, count *", "first_value 4, last_value 2"},
+	{plan.Frame{Kind: plan.FrameRowsUnbounded, Range: true, FollowingF: 12.25}, "3", "count *, max 2", "last_value 2"},
+	{plan.Frame{Kind: plan.FrameRowsToEnd, Range: true, PrecedingF: 5}, "3", "count *", "first_value 2"},
 }

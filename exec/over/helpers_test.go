@@ -123,6 +123,40 @@ func frame(cfg Config, rows [][]types.Datum, r int) (int, int) {
 		lastPeer++
 	}
 	n := len(rows)
+	if f := cfg.Frame; f.Range {
+		// The rows whose value lies within the offsets of row r's, in the
+		// window's order; a NULL row's frame is its NULL peers.
+		k := cfg.Order[0]
+		t := cfg.Input[k.Col]
+		in := func(x types.Datum) bool {
+			v := rows[r][k.Col]
+			if v.Null || x.Null {
+				return v.Null && x.Null
+			}
+			sign := 1.0
+			if k.Desc {
+				sign = -1
+			}
+			if t.Physical() == types.PhysFloat64 {
+				d := sign * (x.F - v.F) // how far after v, in the window's order
+				return (f.Kind == plan.FrameRowsUnbounded || d >= -f.PrecedingF) && (f.Kind == plan.FrameRowsToEnd || d <= f.FollowingF)
+			}
+			d := sign * (float64(x.I) - float64(v.I))
+			return (f.Kind == plan.FrameRowsUnbounded || d >= float64(-f.Preceding)) && (f.Kind == plan.FrameRowsToEnd || d <= float64(f.Following))
+		}
+		lo, hi := n, -1
+		for j := range n {
+			before := f.Kind == plan.FrameRowsUnbounded && j < r
+			after := f.Kind == plan.FrameRowsToEnd && j > r
+			if before || after || in(rows[j][k.Col]) {
+				lo, hi = min(lo, j), max(hi, j)
+			}
+		}
+		if lo > hi {
+			return 0, -1
+		}
+		return lo, hi
+	}
 	if f := cfg.Frame; f.Groups {
 		// Number the peer groups, then take the frame's.
 		group := make([]int, n)

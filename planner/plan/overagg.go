@@ -55,6 +55,16 @@ type Frame struct {
 	// FrameRowsToEnd) a GROUPS frame: its offsets count peer groups (rows
 	// equal in the ORDER BY) from the current row's, not rows.
 	Groups bool
+	// Range makes a ROWS frame (FrameRows, FrameRowsUnbounded,
+	// FrameRowsToEnd) a RANGE frame with offsets: the rows whose value of
+	// the one ORDER BY column lies within the offsets of the current
+	// row's. The offsets are of the column's values (milliseconds for a
+	// TIMESTAMP, days for a DATE), PrecedingF and FollowingF for a DOUBLE.
+	Range                  bool
+	PrecedingF, FollowingF float64
+	// Unit names the offsets' unit for display: "" for numbers, "ms" or
+	// "DAY" for intervals.
+	Unit string
 }
 
 // rowsBound renders a ROWS frame's bound at offset n after the current
@@ -71,6 +81,38 @@ func rowsBound(n int64) string {
 
 // String renders the frame as SQL writes it.
 func (f Frame) String() string {
+	if f.Range {
+		bound := func(n int64, x float64, dir string) string {
+			if n == 0 && x == 0 {
+				return "CURRENT ROW"
+			}
+			v := strconv.FormatInt(n, 10)
+			if n == 0 && x != 0 {
+				v = strconv.FormatFloat(x, 'g', -1, 64)
+			}
+			switch f.Unit {
+			case "ms":
+				v = "INTERVAL " + v + "ms"
+			case "DAY":
+				v = "INTERVAL " + v + " DAY"
+			}
+			return v + " " + dir
+		}
+		lo, hi := "UNBOUNDED PRECEDING", "UNBOUNDED FOLLOWING"
+		if f.Kind != FrameRowsUnbounded {
+			lo = bound(f.Preceding, f.PrecedingF, "PRECEDING")
+			if f.Preceding < 0 || f.PrecedingF < 0 {
+				lo = bound(-f.Preceding, -f.PrecedingF, "FOLLOWING")
+			}
+		}
+		if f.Kind != FrameRowsToEnd {
+			hi = bound(f.Following, f.FollowingF, "FOLLOWING")
+			if f.Following < 0 || f.FollowingF < 0 {
+				hi = bound(-f.Following, -f.FollowingF, "PRECEDING")
+			}
+		}
+		return "RANGE BETWEEN " + lo + " AND " + hi
+	}
 	if f.Groups {
 		g := f
 		g.Groups = false

@@ -377,3 +377,12 @@ func (c *Col) SameAs(a int32, d *Col, b int32) bool {
 	}
 	return true
 }
+
+// Int returns row id's value in an integer, TIMESTAMP, INTERVAL or DATE
+// column (days for a DATE).
+func (c *Col) Int(id int32) int64 {
+	if c.T.Physical() == types.PhysDate32 {
+		return int64(c.i32[id])
+	}
+	return c.I64[id]
+}
