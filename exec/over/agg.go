@@ -51,9 +51,12 @@ type Config struct {
 // whose aggregates changed, -D for a row that left and +I for one that
 // entered. A row whose frame changed but whose aggregates did not emits
 // nothing. Only rows whose frame holds a changed row can change, so a
-// change at rank r of a partition touches ranks r..r+n under ROWS n
-// PRECEDING, the ranks from r (from r's first peer under RANGE) under the
-// unbounded frames, and every rank under the whole-partition frame. The
+// change at rank r of a partition touches ranks r-m..r+n under ROWS
+// BETWEEN n PRECEDING AND m FOLLOWING, the ranks from r (from r's first
+// peer under RANGE) under the frames from the partition's start, the ranks
+// up to r+n under those to its end, and every rank under the
+// whole-partition frame; GROUPS frames count peer groups instead of rows
+// (peers.go), RANGE frames with offsets values (rangeframe.go). The
 // window functions widen that (reachOf): LAG n as ROWS n PRECEDING, LEAD
 // n to ranks r-n..r, ROW_NUMBER, RANK and DENSE_RANK to the ranks from r,
 // PERCENT_RANK, CUME_DIST and NTILE to every rank.
