@@ -192,11 +192,11 @@ func (o *Agg) offsetValue(f *Func, id int32, exists bool, k int32) result {
 // more.
 func ntile(rank, total, n int64) int64 {
 	q, rem := total/n, total%n
-	if big := rem * (q + 1); rank < big {
+	big := rem * (q + 1) // the rows of the larger buckets
+	if rank < big {
 		return rank/(q+1) + 1
-	} else {
-		return (rank-big)/q + rem + 1
 	}
+	return (rank-big)/q + rem + 1
 }
 
 // valueCol returns the input column a value result reads.
