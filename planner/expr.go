@@ -79,7 +79,7 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
 		return nil, b.unsupported(x, "subqueries in expressions")
 	case *ast.WindowFuncExpr:
-		if id, ok := c.rowNumbers[restore(x)]; ok {
+		if id, ok := c.rowNumbers[windowText(x)]; ok {
 			return b.md.Ref(id), nil
 		}
 		return nil, b.errAt(x, "window functions belong in the select list")

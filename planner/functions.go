@@ -33,7 +33,8 @@ type Function struct {
 	Volatile  bool   // may differ between two calls with the same arguments
 }
 
-// rowNumberFunc is the one window function that is not an aggregate.
+// rowNumberFunc is the window function that binds as a RowNumber node (a
+// Top-N under a rank filter); the others are winFuncs.
 const rowNumberFunc = "row_number"
 
 // specialForms are the scalar functions bindFunc binds itself, because
@@ -67,7 +68,7 @@ var aggSigs = map[plan.AggFunc]string{
 // Functions returns every function eddy's queries can call, by name and
 // then kind: the scalar functions of the registry (plan.Builtins) and the
 // special forms the binder handles, the aggregate functions, the window
-// functions (ROW_NUMBER and the aggregates over a window), and the window
+// functions (ROW_NUMBER, winFuncs and the aggregates over a window), and the window
 // table functions of FROM (sql.WindowFunctions).
 func Functions() []Function {
 	var out []Function
@@ -103,6 +104,9 @@ func Functions() []Function {
 		add(name, AggregateFunction, sig, false)
 	}
 	add(rowNumberFunc, WindowFunction, "() OVER ([PARTITION BY ...] ORDER BY ...) → BIGINT", false)
+	for name, k := range winFuncs {
+		add(name, WindowFunction, winFuncSigs[k], false)
+	}
 	for _, w := range sql.WindowFunctions() {
 		out = append(out, Function{Name: w.Name, Kind: TableFunction, Signature: w.Signature})
 	}

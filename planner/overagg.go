@@ -2,6 +2,7 @@ package planner
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/pingcap/tidb/pkg/parser/ast"
@@ -12,12 +13,14 @@ import (
 // overWindow is one distinct window (partition, order and frame) of the
 // select list's aggregate calls, with the calls over it.
 type overWindow struct {
-	spec  *ast.WindowSpec
-	frame plan.Frame
-	calls []*ast.WindowFuncExpr
+	spec    *ast.WindowSpec
+	frame   plan.Frame
+	ordered bool // the order matters to a call
+	calls   []*ast.WindowFuncExpr
 }
 
-// overAggs binds the aggregate window calls (AGG(x) OVER (...)): the calls
+// overAggs binds the aggregate window calls (AGG(x) OVER (...)) and the
+// window functions other than ROW_NUMBER: the calls
 // sharing a window become one OverAggregate, stacked over the current input
 // in the order their windows first appear. Each call's result column is
 // recorded in out under its restored text.
@@ -25,14 +28,20 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 	var windows []*overWindow
 	byKey := map[string]*overWindow{}
 	for _, w := range calls {
-		frame, err := wb.b.frameOf(w)
-		if err != nil {
-			return err
+		var frame plan.Frame // FrameNone: ranking and offset functions ignore frames
+		if usesFrame(w) {
+			var err error
+			if frame, err = wb.b.frameOf(w, wb.sel); err != nil {
+				return err
+			}
 		}
-		key := windowKey(&w.Spec, frame)
+		// The whole partition's aggregates read it in any order; a value
+		// function (FIRST_VALUE, ...) reads it in its ORDER BY.
+		ordered := frame.Kind != plan.FramePartition || winFuncs[strings.ToLower(w.Name)] != 0
+		key := windowKey(&w.Spec, frame, ordered)
 		ow := byKey[key]
 		if ow == nil {
-			ow = &overWindow{spec: &w.Spec, frame: frame}
+			ow = &overWindow{spec: &w.Spec, frame: frame, ordered: ordered}
 			byKey[key] = ow
 			windows = append(windows, ow)
 		}
@@ -44,17 +53,27 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 		if err != nil {
 			return err
 		}
-		if ow.frame.Kind == plan.FramePartition {
+		if !ow.ordered {
 			order = nil // every row's frame is the whole partition, in any order
 		}
 		node := &plan.OverAggregate{Partition: part, Order: order, Frame: ow.frame}
 		seen := map[string]bool{}
 		for _, w := range ow.calls {
-			key := restore(w)
+			key := windowText(w)
 			if seen[key] {
 				continue
 			}
 			seen[key] = true
+			if winFuncs[strings.ToLower(w.Name)] != 0 {
+				f, err := wb.winFuncCall(w)
+				if err != nil {
+					return err
+				}
+				f.Out = wb.b.md.AddColumn(strings.ToLower(w.Name), "", f.Typ, plan.WinFuncNullable(f.Kind))
+				node.Funcs = append(node.Funcs, f)
+				out[key] = f.Out
+				continue
+			}
 			a, err := wb.overAggCall(w)
 			if err != nil {
 				return err
@@ -69,8 +88,8 @@ func (wb *windowBinder) overAggs(calls []*ast.WindowFuncExpr, out map[string]pla
 }
 
 // windowKey identifies a window by its partition and order expressions
-// as written and its frame.
-func windowKey(spec *ast.WindowSpec, f plan.Frame) string {
+// as written (the order only when ordered) and its frame.
+func windowKey(spec *ast.WindowSpec, f plan.Frame, ordered bool) string {
 	var sb strings.Builder
 	if spec.PartitionBy != nil {
 		for _, it := range spec.PartitionBy.Items {
@@ -79,7 +98,7 @@ func windowKey(spec *ast.WindowSpec, f plan.Frame) string {
 		}
 	}
 	sb.WriteByte('|')
-	if spec.OrderBy != nil && f.Kind != plan.FramePartition {
+	if spec.OrderBy != nil && ordered {
 		for _, it := range spec.OrderBy.Items {
 			sb.WriteString(restore(it.Expr))
 			if it.Desc {
@@ -93,12 +112,13 @@ func windowKey(spec *ast.WindowSpec, f plan.Frame) string {
 	return sb.String()
 }
 
-// frameOf returns the frame of an aggregate window call. Without a frame
-// clause it is SQL's default: the rows up to the current row and its peers
-// with ORDER BY, the whole partition without. ROWS frames run when they
-// end at the current row (or span the whole partition); RANGE and GROUPS
-// frames do not run yet.
-func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
+// frameOf returns the frame of an aggregate or value window call. Without
+// a frame clause it is SQL's default: the rows up to the current row and
+// its peers with ORDER BY, the whole partition without. ROWS frames run
+// and GROUPS frames run with any bounds; RANGE frames run when unbounded on
+// one side and ending (or starting) at the current row; RANGE frames with
+// offsets do not run yet.
+func (b *Builder) frameOf(w *ast.WindowFuncExpr, sel *exprCtx) (plan.Frame, error) {
 	spec := &w.Spec
 	f := spec.Frame
 	if f == nil {
@@ -107,39 +127,79 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr) (plan.Frame, error) {
 		}
 		return plan.Frame{Kind: plan.FramePeers}, nil
 	}
-	switch f.Type {
-	case ast.Ranges:
-		return plan.Frame{}, b.unsupported(w, "RANGE frames (use ROWS, or no frame clause for RANGE UNBOUNDED PRECEDING)")
-	case ast.Groups:
-		return plan.Frame{}, b.unsupported(w, "GROUPS frames (use ROWS)")
-	}
 	start, end := f.Extent.Start, f.Extent.End
-	if start.Type == ast.Preceding && start.UnBounded && end.Type == ast.Following && end.UnBounded {
+	unbStart := start.Type == ast.Preceding && start.UnBounded
+	unbEnd := end.Type == ast.Following && end.UnBounded
+	switch {
+	case start.Type == ast.Following && start.UnBounded:
+		return plan.Frame{}, b.errAt(w, "a frame cannot start at UNBOUNDED FOLLOWING")
+	case end.Type == ast.Preceding && end.UnBounded:
+		return plan.Frame{}, b.errAt(w, "a frame cannot end at UNBOUNDED PRECEDING")
+	case unbStart && unbEnd:
 		return plan.Frame{Kind: plan.FramePartition}, nil
 	}
-	if end.Type != ast.CurrentRow {
-		return plan.Frame{}, b.unsupported(w, "ROWS frames that do not end at CURRENT ROW")
+	switch f.Type {
+	case ast.Ranges:
+		switch {
+		case unbStart && end.Type == ast.CurrentRow:
+			return plan.Frame{Kind: plan.FramePeers}, nil
+		case start.Type == ast.CurrentRow && unbEnd:
+			return plan.Frame{Kind: plan.FramePeersToEnd}, nil
+		}
+		return b.rangeFrame(w, sel, unbStart, unbEnd)
+	case ast.Groups:
+		if spec.OrderBy == nil {
+			return plan.Frame{}, b.errAt(w, "a GROUPS frame needs ORDER BY: its groups are the ORDER BY's peers")
+		}
 	}
 	if spec.OrderBy == nil {
 		return plan.Frame{}, b.errAt(w, "a ROWS frame needs ORDER BY: without it the frame depends on arrival order")
 	}
+	groups := f.Type == ast.Groups
+	var lo, hi int64 // the bounds' offsets from the current row
+	var err error
+	if !unbStart {
+		if lo, err = b.frameBound(w, start); err != nil {
+			return plan.Frame{}, err
+		}
+	}
+	if !unbEnd {
+		if hi, err = b.frameBound(w, end); err != nil {
+			return plan.Frame{}, err
+		}
+	}
 	switch {
-	case start.Type == ast.CurrentRow:
-		return plan.Frame{Kind: plan.FrameRows}, nil
-	case start.Type == ast.Following:
-		return plan.Frame{}, b.errAt(w, "a frame cannot start after its end (the current row)")
-	case start.UnBounded:
-		return plan.Frame{Kind: plan.FrameRowsUnbounded}, nil
+	case unbStart:
+		return plan.Frame{Kind: plan.FrameRowsUnbounded, Following: hi, Groups: groups}, nil
+	case unbEnd:
+		return plan.Frame{Kind: plan.FrameRowsToEnd, Preceding: -lo, Groups: groups}, nil
+	case lo > hi:
+		return plan.Frame{}, b.errAt(w, "a frame cannot start after its end")
 	}
-	n, err := b.frameOffset(w, start.Expr)
-	if err != nil {
-		return plan.Frame{}, err
-	}
-	return plan.Frame{Kind: plan.FrameRows, Preceding: n}, nil
+	return plan.Frame{Kind: plan.FrameRows, Preceding: -lo, Following: hi, Groups: groups}, nil
 }
 
-// frameOffset evaluates the n of ROWS n PRECEDING: a non-negative integer
-// constant.
+// frameBound returns a bounded ROWS frame bound's offset from the current
+// row: -n for n PRECEDING, 0 for CURRENT ROW, n for n FOLLOWING.
+func (b *Builder) frameBound(w *ast.WindowFuncExpr, fb ast.FrameBound) (int64, error) {
+	if fb.Type == ast.CurrentRow {
+		return 0, nil
+	}
+	n, err := b.frameOffset(w, fb.Expr)
+	if err != nil {
+		return 0, err
+	}
+	// A frame wider than any partition is capped, so that the offsets'
+	// sums cannot overflow.
+	n = min(n, math.MaxInt32)
+	if fb.Type == ast.Preceding {
+		return -n, nil
+	}
+	return n, nil
+}
+
+// frameOffset evaluates the n of ROWS n PRECEDING (or FOLLOWING): a
+// non-negative integer constant.
 func (b *Builder) frameOffset(w *ast.WindowFuncExpr, e ast.ExprNode) (int64, error) {
 	const msg = "ROWS n PRECEDING needs a non-negative integer n"
 	if e == nil {

@@ -25,8 +25,9 @@ type windowBinder struct {
 
 // buildWindowFuncs binds the select list's window functions: each
 // ROW_NUMBER() OVER (PARTITION BY .. ORDER BY ..) call becomes a RowNumber
-// node, and the aggregate calls (AGG(x) OVER (...)) one OverAggregate per
-// distinct window (see overAggs). The returned map lets the select
+// node (a Top-N under a rank filter), and the other calls, aggregates
+// (AGG(x) OVER (...)) and window functions, one OverAggregate per distinct
+// window (see overAggs). The returned map lets the select
 // list refer to each call's result column by its restored text.
 func (b *Builder) buildWindowFuncs(in plan.Node, fields []*ast.SelectField, sel *exprCtx) (plan.Node, map[string]plan.ColumnID, error) {
 	v := &collector[*ast.WindowFuncExpr]{} // the window functions, f() OVER (...)
@@ -40,9 +41,9 @@ func (b *Builder) buildWindowFuncs(in plan.Node, fields []*ast.SelectField, sel 
 	}
 	out := map[string]plan.ColumnID{}
 	wb := &windowBinder{b: b, sel: sel, in: in, computed: map[string]plan.ColumnID{}}
-	var aggCalls []*ast.WindowFuncExpr
+	var overCalls []*ast.WindowFuncExpr
 	for _, w := range v.found {
-		key := restore(w)
+		key := windowText(w)
 		if _, done := out[key]; done {
 			continue
 		}
@@ -56,16 +57,15 @@ func (b *Builder) buildWindowFuncs(in plan.Node, fields []*ast.SelectField, sel 
 				return nil, nil, err
 			}
 			out[key] = id
-		case name == "rank", name == "dense_rank":
-			return nil, nil, b.unsupported(w, strings.ToUpper(name)+" (use ROW_NUMBER)")
-		case aggFuncs[name] != 0:
+		case aggFuncs[name] != 0, winFuncs[name] != 0:
 			out[key] = 0 // bound below, with the calls sharing its window
-			aggCalls = append(aggCalls, w)
+			overCalls = append(overCalls, w)
 		default:
-			return nil, nil, b.unsupported(w, strings.ToUpper(name)+"() OVER (the window functions are ROW_NUMBER, COUNT, SUM, AVG, MIN and MAX)")
+			return nil, nil, b.unsupported(w, strings.ToUpper(name)+"() OVER (the window functions are ROW_NUMBER, RANK, "+
+				"DENSE_RANK, PERCENT_RANK, CUME_DIST, NTILE, LAG, LEAD, FIRST_VALUE, LAST_VALUE, NTH_VALUE, COUNT, SUM, AVG, MIN and MAX)")
 		}
 	}
-	if err := wb.overAggs(aggCalls, out); err != nil {
+	if err := wb.overAggs(overCalls, out); err != nil {
 		return nil, nil, err
 	}
 	return wb.in, out, nil

@@ -214,6 +214,9 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		for _, a := range n.Aggs {
 			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
 		}
+		for _, f := range n.Funcs {
+			cfg.Funcs = append(cfg.Funcs, over.Func{Kind: f.Kind, Arg: f.Arg, N: f.N, Default: f.Default, Type: f.Type})
+		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return over.New(cfg) }}, nil
 	case *physical.Dedup:
 		cfg := dedup.Config{Input: inTypes, Keys: n.Keys, WindowMs: n.WindowMs, FPR: n.FPR, TimeCol: n.TimeCol}

@@ -31,7 +31,11 @@ type Config struct {
 	// Aggs are the aggregates: COUNT(*), COUNT, SUM, AVG, MIN and MAX, not
 	// DISTINCT.
 	Aggs []accum.Spec
-	// Names are the output column names: the input's, then the aggregates'.
+	// Funcs are the window functions other than aggregates; their outputs
+	// follow the aggregates'.
+	Funcs []Func
+	// Names are the output column names: the input's, the aggregates',
+	// then the functions'.
 	Names []string
 }
 
@@ -47,9 +51,15 @@ type Config struct {
 // whose aggregates changed, -D for a row that left and +I for one that
 // entered. A row whose frame changed but whose aggregates did not emits
 // nothing. Only rows whose frame holds a changed row can change, so a
-// change at rank r of a partition touches ranks r..r+n under ROWS n
-// PRECEDING, the ranks from r (from r's first peer under RANGE) under the
-// unbounded frames, and every rank under the whole-partition frame.
+// change at rank r of a partition touches ranks r-m..r+n under ROWS
+// BETWEEN n PRECEDING AND m FOLLOWING, the ranks from r (from r's first
+// peer under RANGE) under the frames from the partition's start, the ranks
+// up to r+n under those to its end, and every rank under the
+// whole-partition frame; GROUPS frames count peer groups instead of rows
+// (peers.go), RANGE frames with offsets values (rangeframe.go). The
+// window functions widen that (reachOf): LAG n as ROWS n PRECEDING, LEAD
+// n to ranks r-n..r, ROW_NUMBER, RANK and DENSE_RANK to the ranks from r,
+// PERCENT_RANK, CUME_DIST and NTILE to every rank.
 //
 // State: a partition's distinct rows are held, in order, in a counted
 // B+tree (ordtree.Tree) keyed by order-preserving byte strings (TopN's
@@ -76,10 +86,18 @@ type Agg struct {
 	layout   ordtree.Layout
 	inputIDs []arrow.Type // the Arrow type of each input column
 	nOrder   int          // the leading fields of layout.Sort that are ORDER BY columns
+	reach    reach        // what a change affects and what outputs read
+	nRes     int          // results per output: the aggregates, then the functions
 
 	store *rowstore.Store
 	parts ordtree.Partitions
-	ck    checkpoint // the checkpoints' bookkeeping (checkpoint.go)
+	// groups are, with DENSE_RANK, each partition's peer groups
+	// (peers.go), summed in groupGauge; nil without DENSE_RANK.
+	groups     map[*ordtree.Partition]*ordtree.Tree
+	groupGauge ordtree.Gauge
+	cur        *ordtree.Partition // the partition being diffed
+	curBatch   arrow.RecordBatch  // and the chunk's rows
+	ck         checkpoint         // the checkpoints' bookkeeping (checkpoint.go)
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
@@ -117,21 +135,49 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("window aggregate: %w", err)
 	}
 	switch cfg.Frame.Kind {
-	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition:
+	case plan.FrameRows, plan.FrameRowsUnbounded, plan.FramePeers, plan.FramePartition, plan.FrameRowsToEnd,
+		plan.FramePeersToEnd:
+	case plan.FrameNone:
+		if len(cfg.Aggs) > 0 {
+			return fmt.Errorf("window aggregate: aggregates need a frame")
+		}
+		for _, f := range cfg.Funcs {
+			if f.Kind.UsesFrame() {
+				return fmt.Errorf("window aggregate: %s needs a frame", f.Kind)
+			}
+		}
 	default:
 		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, accum.ErrNotSupported)
 	}
-	if cfg.Frame.Preceding < 0 {
-		return fmt.Errorf("window aggregate: %d PRECEDING is negative", cfg.Frame.Preceding)
+	if f := cfg.Frame; f.Range {
+		if len(cfg.Order) != 1 {
+			return fmt.Errorf("window aggregate: a RANGE frame with offsets needs one ORDER BY column, not %d", len(cfg.Order))
+		}
+		switch cfg.Input[cfg.Order[0].Col].Physical() {
+		case types.PhysInt64, types.PhysTimestamp, types.PhysDate32, types.PhysFloat64:
+		default:
+			return fmt.Errorf("window aggregate: RANGE offsets over %s: %w", cfg.Input[cfg.Order[0].Col], accum.ErrNotSupported)
+		}
+		if f.Kind == plan.FrameRows && (-f.Preceding > f.Following || -f.PrecedingF > f.FollowingF) {
+			return fmt.Errorf("window aggregate: frame %s starts after its end", f)
+		}
+	}
+	if f := cfg.Frame; f.Kind == plan.FrameRows && -f.Preceding > f.Following {
+		return fmt.Errorf("window aggregate: frame %s starts after its end", f)
 	}
 	for i, a := range cfg.Aggs {
 		if err := a.Check(len(cfg.Input), features); err != nil {
 			return fmt.Errorf("window aggregate: aggregate %d: %w", i, err)
 		}
 	}
-	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs) {
-		return fmt.Errorf("window aggregate: %d names for %d input columns and %d aggregates",
-			len(cfg.Names), len(cfg.Input), len(cfg.Aggs))
+	for i := range cfg.Funcs {
+		if err := cfg.Funcs[i].check(len(cfg.Input)); err != nil {
+			return fmt.Errorf("window aggregate: function %d: %w", i, err)
+		}
+	}
+	if len(cfg.Names) != len(cfg.Input)+len(cfg.Aggs)+len(cfg.Funcs) {
+		return fmt.Errorf("window aggregate: %d names for %d input columns, %d aggregates and %d functions",
+			len(cfg.Names), len(cfg.Input), len(cfg.Aggs), len(cfg.Funcs))
 	}
 	return nil
 }
@@ -145,6 +191,9 @@ func (o *Agg) Schema() *arrow.Schema {
 	}
 	for i, a := range o.cfg.Aggs {
 		fields = append(fields, types.Field(o.cfg.Names[len(o.cfg.Input)+i], a.Type, plan.AggNullable(a.Func)))
+	}
+	for i, f := range o.cfg.Funcs {
+		fields = append(fields, types.Field(o.cfg.Names[len(o.cfg.Input)+len(o.cfg.Aggs)+i], f.Type, plan.WinFuncNullable(f.Kind)))
 	}
 	return arrow.NewSchema(fields, nil)
 }
@@ -165,8 +214,14 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 		}
 		o.nOrder++
 	}
+	o.reach = reachOf(&o.cfg)
+	o.nRes = len(o.cfg.Aggs) + len(o.cfg.Funcs)
 	o.store = rowstore.New(o.cfg.Input)
 	o.parts = ordtree.Partitions{}
+	o.groups, o.groupGauge = nil, ordtree.Gauge{}
+	if o.cfg.needsGroupTree() {
+		o.groups = map[*ordtree.Partition]*ordtree.Tree{}
+	}
 	o.ck = checkpoint{}
 	o.updateMetrics()
 	return nil
@@ -238,6 +293,7 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 // Close drops the state. It is safe without Open and idempotent.
 func (o *Agg) Close() error {
 	o.store, o.parts = nil, ordtree.Partitions{}
+	o.groups, o.cur, o.curBatch = nil, nil, nil
 	o.ck = checkpoint{}
 	o.deltas = nil
 	o.netter.Release()
@@ -255,5 +311,5 @@ func (o *Agg) updateMetrics() {
 		return
 	}
 	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
-	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.store.Bytes() + o.ck.bytes())
+	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.groupGauge.Bytes() + o.store.Bytes() + o.ck.bytes())
 }

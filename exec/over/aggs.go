@@ -41,7 +41,7 @@ func (o *Agg) aggregate(j int, vals []result, stride int) error {
 	fs, fe := ev.fs, ev.fe
 	if a.Func == plan.AggCountStar {
 		for t := range fs {
-			vals[t*stride+j] = result{lo: uint64(fe[t] - fs[t] + 1), valid: true}
+			vals[t*stride+j] = result{lo: uint64(fe[t] - fs[t] + 1), valid: true} // 0 for an empty frame
 		}
 		return nil
 	}
@@ -222,6 +222,12 @@ func (o *Agg) sameResults(a, b int32) bool {
 			continue
 		}
 		if x.lo != y.lo || x.hi != y.hi {
+			return false
+		}
+	}
+	first := len(o.cfg.Aggs)
+	for j := range o.cfg.Funcs {
+		if !o.sameFunc(&o.cfg.Funcs[j], o.vals[int(a)+first+j], o.vals[int(b)+first+j]) {
 			return false
 		}
 	}

@@ -24,7 +24,11 @@ const benchRows = 4096
 // first filled with 100 K rows that stay; then each chunk inserts 2 K new
 // rows at random places and retracts the 2 K the previous chunk inserted,
 // so the state stays level.
-func bench(b *testing.B, parts int) {
+func bench(b *testing.B, parts int) { benchWith(b, parts, false) }
+
+// benchWith is bench; with funcs the operator computes ROW_NUMBER, RANK,
+// DENSE_RANK and LAG(value) instead of the aggregates.
+func benchWith(b *testing.B, parts int, funcs bool) {
 	alloc := memory.NewGoAllocator()
 	r := rand.New(rand.NewPCG(1, 2))
 	const ring = 16
@@ -65,6 +69,14 @@ func bench(b *testing.B, parts int) {
 		},
 		Names: []string{"p", "o", "v", "avg", "max"},
 	}
+	if funcs {
+		cfg.Frame, cfg.Aggs = plan.Frame{}, nil
+		cfg.Funcs = []Func{{Kind: plan.WinRowNumber, Arg: -1, Default: -1, Type: types.BigIntT},
+			{Kind: plan.WinRank, Arg: -1, Default: -1, Type: types.BigIntT},
+			{Kind: plan.WinDenseRank, Arg: -1, Default: -1, Type: types.BigIntT},
+			{Kind: plan.WinLag, Arg: 2, N: 1, Default: -1, Type: types.BigIntT}}
+		cfg.Names = []string{"p", "o", "v", "rn", "r", "dr", "lag"}
+	}
 	op, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
@@ -84,3 +96,12 @@ func BenchmarkRetract(b *testing.B) { bench(b, 10000) }
 // BenchmarkLargePartitions: 100 partitions of about 1 K rows, so the trees
 // have two levels.
 func BenchmarkLargePartitions(b *testing.B) { bench(b, 100) }
+
+// BenchmarkRankRetract: the ranking functions and LAG over 10 K partitions
+// of about 10 rows.
+func BenchmarkRankRetract(b *testing.B) { benchWith(b, 10000, true) }
+
+// BenchmarkRankLargePartitions: the ranking functions and LAG over 100
+// partitions of about 1 K rows: a change at a random place renumbers the
+// rows after it, about half the partition.
+func BenchmarkRankLargePartitions(b *testing.B) { benchWith(b, 100, true) }

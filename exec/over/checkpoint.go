@@ -308,6 +308,9 @@ func (o *Agg) restoreRows() error {
 		if err := o.added(id, p, stored.S, rec, i); err != nil {
 			return err
 		}
+		if err := o.groupAdded(p, stored); err != nil {
+			return fmt.Errorf("%w: %w", errRestore, err)
+		}
 		if kg := o.ck.refs[id].kg; int(kg) != e.kg {
 			return fmt.Errorf("%w: key group %d: a row of key group %d", errRestore, e.kg, kg)
 		}

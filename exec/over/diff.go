@@ -41,6 +41,7 @@ func (o *Agg) diff(b arrow.RecordBatch) error {
 // matched up (merge).
 func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.RecordBatch) error {
 	o.olds, o.news = o.olds[:0], o.news[:0]
+	o.cur, o.curBatch = p, b
 	var err error
 	if o.olds, err = o.outputs(&p.Tree, ds, o.olds); err != nil {
 		return err
@@ -66,9 +67,15 @@ func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.Re
 			// Freed once the chunk is out: the old outputs read it.
 			o.freed = append(o.freed, got)
 			o.gone(got)
+			if err := o.groupRemoved(p, d.S[:d.OLen]); err != nil {
+				return rowError(err)
+			}
 		case id >= 0:
 			if err := o.added(id, p, stored.S, b, int(d.Row)); err != nil {
 				return err
+			}
+			if err := o.groupAdded(p, stored); err != nil {
+				return rowError(err)
 			}
 		default:
 			o.ck.mark(got)

@@ -34,12 +34,20 @@ func (o *Agg) emit(ctx context.Context, out exec.Emitter) error {
 		o.ids = append(o.ids, r.id)
 		o.ops = append(o.ops, r.op)
 	}
-	cols := make([]arrow.Array, 0, len(o.cfg.Input)+len(o.cfg.Aggs))
+	cols := make([]arrow.Array, 0, len(o.cfg.Input)+o.nRes)
 	for j := range o.cfg.Input {
 		cols = append(cols, o.store.Gather(alloc, j, o.ids))
 	}
 	for j := range o.cfg.Aggs {
 		cols = append(cols, o.aggColumn(j))
+	}
+	for j := range o.cfg.Funcs {
+		c, err := o.funcColumn(j)
+		if err != nil {
+			arrays.Release(cols)
+			return err
+		}
+		cols = append(cols, c)
 	}
 	return o.emitBatch(ctx, out, cols, n)
 }

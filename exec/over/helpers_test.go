@@ -80,12 +80,16 @@ func total(in *exectest.Integral) int64 {
 }
 
 // oracle recomputes every output row from scratch, each partition sorted,
-// each row's frame aggregated on its own, and returns them formatted and
+// each row's frame aggregated and its functions computed on its own, and
+// returns them formatted and
 // sorted: the oracle of the tests.
 func oracle(cfg Config, in *exectest.Integral) []string {
 	outTypes := slices.Clone(cfg.Input)
 	for _, a := range cfg.Aggs {
 		outTypes = append(outTypes, a.Type)
+	}
+	for _, f := range cfg.Funcs {
+		outTypes = append(outTypes, f.Type)
 	}
 	var out []string
 	for _, rows := range brute.Partitions(in, cfg.Partition) {
@@ -94,8 +98,13 @@ func oracle(cfg Config, in *exectest.Integral) []string {
 			lo, hi := frame(cfg, rows, r)
 			res := slices.Clone(row)
 			for _, a := range cfg.Aggs {
-				res = append(res, brute.Aggregate(a, rows[lo:hi+1]))
+				var in [][]types.Datum
+				if lo <= hi {
+					in = rows[lo : hi+1]
+				}
+				res = append(res, brute.Aggregate(a, in))
 			}
+			res = funcOutputs(cfg, rows, r, res)
 			out = append(out, exectest.FormatRow(res, outTypes, exectest.Text))
 		}
 	}
@@ -104,21 +113,85 @@ func oracle(cfg Config, in *exectest.Integral) []string {
 }
 
 // frame returns the first and last index of row r's frame in its sorted
-// partition.
+// partition; lo > hi for an empty frame.
 func frame(cfg Config, rows [][]types.Datum, r int) (int, int) {
+	firstPeer, lastPeer := r, r
+	for firstPeer > 0 && peers(cfg, rows[r], rows[firstPeer-1]) {
+		firstPeer--
+	}
+	for lastPeer+1 < len(rows) && peers(cfg, rows[r], rows[lastPeer+1]) {
+		lastPeer++
+	}
+	n := len(rows)
+	if f := cfg.Frame; f.Range {
+		// The rows whose value lies within the offsets of row r's, in the
+		// window's order; a NULL row's frame is its NULL peers.
+		k := cfg.Order[0]
+		t := cfg.Input[k.Col]
+		in := func(x types.Datum) bool {
+			v := rows[r][k.Col]
+			if v.Null || x.Null {
+				return v.Null && x.Null
+			}
+			sign := 1.0
+			if k.Desc {
+				sign = -1
+			}
+			if t.Physical() == types.PhysFloat64 {
+				d := sign * (x.F - v.F) // how far after v, in the window's order
+				return (f.Kind == plan.FrameRowsUnbounded || d >= -f.PrecedingF) && (f.Kind == plan.FrameRowsToEnd || d <= f.FollowingF)
+			}
+			d := sign * (float64(x.I) - float64(v.I))
+			return (f.Kind == plan.FrameRowsUnbounded || d >= float64(-f.Preceding)) && (f.Kind == plan.FrameRowsToEnd || d <= float64(f.Following))
+		}
+		lo, hi := n, -1
+		for j := range n {
+			before := f.Kind == plan.FrameRowsUnbounded && j < r
+			after := f.Kind == plan.FrameRowsToEnd && j > r
+			if before || after || in(rows[j][k.Col]) {
+				lo, hi = min(lo, j), max(hi, j)
+			}
+		}
+		if lo > hi {
+			return 0, -1
+		}
+		return lo, hi
+	}
+	if f := cfg.Frame; f.Groups {
+		// Number the peer groups, then take the frame's.
+		group := make([]int, n)
+		for k := 1; k < n; k++ {
+			group[k] = group[k-1]
+			if !peers(cfg, rows[k-1], rows[k]) {
+				group[k]++
+			}
+		}
+		glo, ghi := group[r]-int(f.Preceding), group[r]+int(f.Following)
+		lo, hi := n, -1
+		for k := range n {
+			in := (f.Kind == plan.FrameRowsUnbounded || group[k] >= glo) && (f.Kind == plan.FrameRowsToEnd || group[k] <= ghi)
+			if in {
+				lo, hi = min(lo, k), max(hi, k)
+			}
+		}
+		if lo > hi {
+			return 0, -1
+		}
+		return lo, hi
+	}
 	switch f := cfg.Frame; f.Kind {
 	case plan.FrameRows:
-		return max(0, r-int(f.Preceding)), r
+		return max(0, r-int(f.Preceding)), min(n-1, r+int(f.Following))
 	case plan.FrameRowsUnbounded:
-		return 0, r
+		return 0, min(n-1, r+int(f.Following))
+	case plan.FrameRowsToEnd:
+		return max(0, r-int(f.Preceding)), n - 1
 	case plan.FramePeers:
-		hi := r
-		for hi+1 < len(rows) && peers(cfg, rows[r], rows[hi+1]) {
-			hi++
-		}
-		return 0, hi
+		return 0, lastPeer
+	case plan.FramePeersToEnd:
+		return firstPeer, n - 1
 	}
-	return 0, len(rows) - 1
+	return 0, n - 1
 }
 
 // peers reports whether two rows are equal in the ORDER BY columns.

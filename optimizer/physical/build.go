@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -144,9 +145,11 @@ func (b *builder) build(n plan.Node) (Node, error) {
 		return b.buildOverAgg(n)
 	case *plan.RowNumber:
 		if !n.Props().Bounded {
-			return nil, fmt.Errorf("ROW_NUMBER() over a stream needs a filter on its result: rn <= N keeps the top N rows of each partition, rn = 1 de-duplicates")
+			// Without a rank filter every row is numbered, incrementally.
+			return b.buildOverAgg(&plan.OverAggregate{Input: n.Input, Partition: n.Partition, Order: n.Order,
+				Funcs: []plan.WinFunc{{Kind: plan.WinRowNumber, Out: n.Out, Typ: types.BigIntT, Text: "ROW_NUMBER()"}}})
 		}
-		// A bounded input (a pull query) can number every row.
+		// A bounded input (a pull query) numbers every row at once.
 		return b.buildTopN(&plan.TopN{Input: n.Input, Partition: n.Partition, Order: n.Order, Limit: math.MaxInt64, Out: n.Out})
 	case *plan.Union:
 		return b.buildUnion(n)

@@ -236,21 +236,27 @@ func keepNeeded[T any](xs []T, needed plan.ColSet, out func(T) plan.ColumnID) []
 }
 
 // narrowOverAggregate narrows a window aggregate: it drops the aggregates
-// nobody reads and asks its input for the rest plus its partition, order
-// and argument columns. Without aggregates left it passes its input's rows
+// and window functions nobody reads and asks its input for the rest plus its partition, order
+// and argument columns. Without aggregates or functions left it passes its input's rows
 // through unchanged (one output row per input row; its retractions and
 // re-emissions of a row cancel without the aggregates), so it is dropped.
 func narrowOverAggregate(n *plan.OverAggregate, needed plan.ColSet) (plan.Node, bool) {
 	aggs := keepAggs(n.Aggs, needed)
-	if len(aggs) == 0 {
+	var funcs []plan.WinFunc
+	for _, f := range n.Funcs {
+		if needed.Contains(f.Out) {
+			funcs = append(funcs, f)
+		}
+	}
+	if len(aggs) == 0 && len(funcs) == 0 {
 		in, _ := narrow(n.Input, needed)
 		return in, true
 	}
 	c := *n
-	c.Aggs = aggs
+	c.Aggs, c.Funcs = aggs, funcs
 	want := needed.Union(plan.ColsRead(&c))
 	in, changed := narrow(n.Input, want)
-	if !changed && len(aggs) == len(n.Aggs) {
+	if !changed && len(aggs) == len(n.Aggs) && len(funcs) == len(n.Funcs) {
 		return n, false
 	}
 	c.Input = in

@@ -24,8 +24,10 @@ import (
 //	Filter t.rn <= 3 (Project [id, rn AS t.rn] (RowNumber as rn (X)))
 //	  ⇒  Project [id, rn AS t.rn] (TopN limit=3 row_number=rn (X))
 //
-// This rule is required (the plan cannot run a continuous RowNumber), so
-// it must not depend on an optional rule to bring the filter down.
+// Without a rank filter a continuous RowNumber runs as a window function
+// (an OverAggregate, which keeps every row and renumbers the rows after a
+// change); the rule must still not depend on an optional rule to bring the
+// filter down, or a Top-N would become that.
 //
 // Safety: the filter keeps exactly the rows whose number is at most N, which
 // is what the Top-N keeps, with the same numbers; under retractions the
@@ -36,9 +38,9 @@ import (
 // keeps the same rows: a projection maps each row on its own, and filters
 // commute (the filters between stay above the Top-N). A filter that keeps
 // no row keeps none above a Top-1 either.
-// Profitability: always — numbering every row of a partition on every change
-// is not feasible over a stream; a Top-N keeps N rows per partition (append-
-// only input) and emits only changes to them.
+// Profitability: always — numbering every row keeps every row of a
+// partition and renumbers the rows after each change; a Top-N keeps N rows
+// per partition (append-only input) and emits only changes to them.
 type RowNumberToTopN struct{}
 
 // Name implements Rule.

@@ -251,6 +251,14 @@ func ColsRead(n Node) ColSet {
 	case *OverAggregate:
 		s = orderCols(n.Partition, n.Order)
 		addArgs(n.Aggs)
+		for _, f := range n.Funcs {
+			if f.Arg != 0 {
+				s.Add(f.Arg)
+			}
+			if f.Default != 0 {
+				s.Add(f.Default)
+			}
+		}
 	case *Union:
 		for _, c := range n.InCols {
 			s = s.Union(c.ToSet())

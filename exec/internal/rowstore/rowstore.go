@@ -351,3 +351,38 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// SameAs reports whether row a of c and row b of d, a column of the same
+// type, hold the same representation, as Same does within one column.
+func (c *Col) SameAs(a int32, d *Col, b int32) bool {
+	if c.Valid[a] != d.Valid[b] {
+		return false
+	}
+	if !c.Valid[a] {
+		return true
+	}
+	switch c.T.Physical() {
+	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
+		return c.I64[a] == d.I64[b]
+	case types.PhysDate32:
+		return c.i32[a] == d.i32[b]
+	case types.PhysFloat64:
+		return math.Float64bits(c.F64[a]) == math.Float64bits(d.F64[b])
+	case types.PhysDecimal:
+		return c.Dec[a] == d.Dec[b]
+	case types.PhysBool:
+		return c.b[a] == d.b[b]
+	case types.PhysString:
+		return bytes.Equal(c.arena[c.soff[a]:c.soff[a]+c.slen[a]], d.arena[d.soff[b]:d.soff[b]+d.slen[b]])
+	}
+	return true
+}
+
+// Int returns row id's value in an integer, TIMESTAMP, INTERVAL or DATE
+// column (days for a DATE).
+func (c *Col) Int(id int32) int64 {
+	if c.T.Physical() == types.PhysDate32 {
+		return int64(c.i32[id])
+	}
+	return c.I64[id]
+}
