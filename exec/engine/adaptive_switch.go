@@ -102,34 +102,23 @@ func (e *Engine) switcherOff(name string) string {
 func (e *Engine) runJoinSwitcher(s *joinSwitcher) {
 	defer e.scale.wg.Done()
 	ctx := e.scale.ctx
-	tick := time.NewTicker(s.every)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+	gone := func() {
+		e.switchers.mu.Lock()
+		if e.switchers.byName[lower(s.name)] == s {
+			delete(e.switchers.byName, lower(s.name))
 		}
-		e.mu.Lock()
-		q := e.queries[lower(s.name)]
-		e.mu.Unlock()
-		if q == nil || q.obj.ID != s.objID {
-			e.switchers.mu.Lock()
-			if e.switchers.byName[lower(s.name)] == s {
-				delete(e.switchers.byName, lower(s.name))
-			}
-			e.switchers.mu.Unlock()
-			return // dropped
-		}
+		e.switchers.mu.Unlock()
+	}
+	e.everyInterval(ctx, s.every, s.name, s.objID, gone, func(q *runningQuery) {
 		s.mu.Lock()
 		off := s.off
 		s.mu.Unlock()
 		if state, _ := q.job.State(); off != "" || state != dataflow.JobRunning {
-			continue
+			return
 		}
 		j, broadcast, why := crossover(q)
 		if j == nil {
-			continue
+			return
 		}
 		err := e.switchJoin(ctx, q, j, broadcast, why)
 		var re *RescaleError
@@ -139,7 +128,7 @@ func (e *Engine) runJoinSwitcher(s *joinSwitcher) {
 			s.mu.Unlock()
 			e.notices.add(fmt.Sprintf("%s %s keeps its joins' distributions: %v", q.obj.Kind, q.obj.Name, err))
 		}
-	}
+	})
 }
 
 // crossover returns the first adaptive join of q whose right side crossed

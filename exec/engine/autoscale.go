@@ -120,18 +120,12 @@ func (e *Engine) stopAutoscalers() {
 	sc.wg.Wait()
 }
 
-// runAutoscaler runs a's controller every interval until its query is
-// dropped or the engine closes.
-func (e *Engine) runAutoscaler(a *autoscaler) {
-	defer e.scale.wg.Done()
-	ctx := e.scale.ctx
-	tick := time.NewTicker(a.every)
+// everyInterval calls check with the running query named name, of object
+// id, every interval until the query is dropped (then gone runs) or ctx
+// ends: the loop of the controllers that watch one query each.
+func (e *Engine) everyInterval(ctx context.Context, every time.Duration, name string, id uint64, gone func(), check func(q *runningQuery)) {
+	tick := time.NewTicker(every)
 	defer tick.Stop()
-	var (
-		prev    [][]dataflow.OpStats
-		prevJob *dataflow.Job
-		prevAt  time.Time
-	)
 	for {
 		select {
 		case <-ctx.Done():
@@ -139,19 +133,37 @@ func (e *Engine) runAutoscaler(a *autoscaler) {
 		case <-tick.C:
 		}
 		e.mu.Lock()
-		q := e.queries[lower(a.name)]
+		q := e.queries[lower(name)]
 		e.mu.Unlock()
-		if q == nil || q.obj.ID != a.objID {
-			e.scale.mu.Lock()
-			if e.scale.byName[lower(a.name)] == a {
-				delete(e.scale.byName, lower(a.name))
-			}
-			e.scale.mu.Unlock()
-			return // dropped
+		if q == nil || q.obj.ID != id {
+			gone()
+			return
 		}
+		check(q)
+	}
+}
+
+// runAutoscaler runs a's controller every interval until its query is
+// dropped or the engine closes.
+func (e *Engine) runAutoscaler(a *autoscaler) {
+	defer e.scale.wg.Done()
+	ctx := e.scale.ctx
+	var (
+		prev    [][]dataflow.OpStats
+		prevJob *dataflow.Job
+		prevAt  time.Time
+	)
+	gone := func() {
+		e.scale.mu.Lock()
+		if e.scale.byName[lower(a.name)] == a {
+			delete(e.scale.byName, lower(a.name))
+		}
+		e.scale.mu.Unlock()
+	}
+	e.everyInterval(ctx, a.every, a.name, a.objID, gone, func(q *runningQuery) {
 		if state, _ := q.job.State(); state != dataflow.JobRunning {
 			prev = nil
-			continue
+			return
 		}
 		cur, at := q.job.InstanceStats(), time.Now()
 		if prevJob == q.job && prev != nil {
@@ -162,7 +174,7 @@ func (e *Engine) runAutoscaler(a *autoscaler) {
 			}
 		}
 		prev, prevJob, prevAt = cur, q.job, at
-	}
+	})
 }
 
 // applyDecision logs d and, when it changes the parallelism, rescales q's
