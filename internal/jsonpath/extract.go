@@ -142,10 +142,10 @@ func (w *walker) emit(i int) {
 func (w *walker) members(i int, f func(key []byte, v int)) {
 	doc := w.doc
 	for i = skipWS(doc, i+1); doc[i] != '}'; {
-		end, _ := scanString(doc, i)
+		end := stringEnd(doc, i)
 		v := skipWS(doc, skipWS(doc, end)+1)
 		f(doc[i:end], v)
-		next, _ := scanValue(doc, v, 0)
+		next := valueEnd(doc, v)
 		if i = skipWS(doc, next); doc[i] == ',' {
 			i = skipWS(doc, i+1)
 		}
@@ -160,7 +160,7 @@ func (w *walker) elements(i int, f func(k, v int) bool) {
 		if !f(k, i) {
 			return
 		}
-		next, _ := scanValue(doc, i, 0)
+		next := valueEnd(doc, i)
 		if i = skipWS(doc, next); doc[i] == ',' {
 			i = skipWS(doc, i+1)
 		}
@@ -177,7 +177,7 @@ func Unquote(dst, doc []byte) []byte {
 		return append(dst, doc...)
 	}
 	if doc[i] == '"' {
-		end, _ := scanString(doc, i)
+		end := stringEnd(doc, i)
 		dst, _ = appendUnquoted(dst, doc[i:end])
 		return dst
 	}

@@ -34,7 +34,7 @@ type objMember struct {
 func (n *normalizer) value(dst, doc []byte, i int) ([]byte, int) {
 	switch doc[i] {
 	case '"':
-		end, _ := scanString(doc, i)
+		end := stringEnd(doc, i)
 		return n.str(dst, doc[i:end]), end
 	case '[':
 		dst = append(dst, '[')
@@ -52,7 +52,7 @@ func (n *normalizer) value(dst, doc []byte, i int) ([]byte, int) {
 	case '{':
 		return n.object(dst, doc, i)
 	}
-	end, _ := scanValue(doc, i, 0)
+	end := valueEnd(doc, i)
 	return append(dst, doc[i:end]...), end
 }
 
@@ -61,12 +61,12 @@ func (n *normalizer) object(dst, doc []byte, i int) ([]byte, int) {
 	base, keyBase := len(n.members), len(n.keys)
 	i = skipWS(doc, i+1)
 	for k := 0; doc[i] != '}'; k++ {
-		end, _ := scanString(doc, i)
+		end := stringEnd(doc, i)
 		lo := len(n.keys)
 		n.keys, _ = appendUnquoted(n.keys, doc[i:end])
 		v := skipWS(doc, skipWS(doc, end)+1)
 		n.members = append(n.members, objMember{keyLo: lo, keyHi: len(n.keys), value: v, order: k})
-		next, _ := scanValue(doc, v, 0)
+		next := valueEnd(doc, v)
 		if i = skipWS(doc, next); doc[i] == ',' {
 			i = skipWS(doc, i+1)
 		}

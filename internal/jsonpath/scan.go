@@ -1,6 +1,7 @@
 package jsonpath
 
 import (
+	"bytes"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -245,4 +246,60 @@ func keyIs(q []byte, name string, scratch *[]byte) bool {
 	}
 	*scratch, _ = appendUnquoted((*scratch)[:0], q)
 	return string(*scratch) == name
+}
+
+// The skips below read a document the scan functions above have checked
+// whole (root): they find where a value ends without checking it again,
+// so a path's walk costs less than the check.
+
+// stringEnd returns the offset after the checked string whose opening
+// quote is at b[i].
+func stringEnd(b []byte, i int) int {
+	for i++; ; {
+		k := bytes.IndexByte(b[i:], '"')
+		j := i + k
+		// The quote ends the string unless an odd run of backslashes
+		// escapes it.
+		bs := 0
+		for p := j - 1; p >= i && b[p] == '\\'; p-- {
+			bs++
+		}
+		if bs%2 == 0 {
+			return j + 1
+		}
+		i = j + 1
+	}
+}
+
+// valueEnd returns the offset after the checked value at b[i].
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for {
+			switch b[i] {
+			case '"':
+				i = stringEnd(b, i)
+				continue
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1
+				}
+			}
+			i++
+		}
+	}
+	for i < len(b) {
+		switch b[i] {
+		case ',', ']', '}', ' ', '\t', '\n', '\r':
+			return i
+		}
+		i++
+	}
+	return i
 }
