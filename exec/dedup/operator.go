@@ -248,8 +248,8 @@ func (o *Operator) expire(horizon int64) {
 // of the exact set, the buckets and the delta.
 func (o *Operator) updateMetrics() {
 	m := o.env.Metrics
-	m.StateKeys.Store(int64(o.set.n))
-	m.StateBytes.Store(o.set.bytes() + o.bkt.bytes(o.set.n) + o.d.bytes())
+	m.StateKeys.Store(int64(o.set.idx.Len()))
+	m.StateBytes.Store(o.set.bytes() + o.bkt.bytes(o.set.idx.Len()) + o.d.bytes())
 }
 
 // Close implements exec.Operator: it drops the state. It is safe without

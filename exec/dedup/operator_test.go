@@ -71,7 +71,7 @@ func TestDedupRandomAgainstReference(t *testing.T) {
 				// State is bounded by the window: only the keys of the
 				// last window and a bucket (plus the watermark's delay)
 				// remain.
-				if n := in.op.set.n; n > len(g.past)/2 {
+				if n := in.op.set.idx.Len(); n > len(g.past)/2 {
 					t.Errorf("%d keys remembered of %d rows: buckets do not expire", n, len(g.past))
 				}
 			})
@@ -88,27 +88,27 @@ func TestDedupBucketsExpire(t *testing.T) {
 		clock := int64(0)
 		in := newInstance(t, alloc, testConfig(800, true), &clock, 0, 1) // buckets of 100ms
 		in.feed(t, []row{{id: 1, name: "a", ts: 1000}, {id: 2, name: "b", ts: 1050}, {id: 3, name: "c", ts: 1150}})
-		if n := len(in.op.bkt.live); n != 2 || in.op.set.n != 3 {
-			t.Fatalf("%d buckets, %d keys; want 2, 3", n, in.op.set.n)
+		if n := len(in.op.bkt.live); n != 2 || in.op.set.idx.Len() != 3 {
+			t.Fatalf("%d buckets, %d keys; want 2, 3", n, in.op.set.idx.Len())
 		}
 		if got := in.feed(t, []row{{id: 1, name: "a", ts: 1799}}); len(got) != 0 {
 			t.Fatalf("a repeat 799ms after its key's row, window 800ms, was kept")
 		}
 		// The bucket [1000, 1100) can match no row at or after 1100 + 799.
 		in.watermark(t, 1898)
-		if in.op.set.n != 3 {
-			t.Fatalf("watermark 1898 dropped keys: %d left", in.op.set.n)
+		if in.op.set.idx.Len() != 3 {
+			t.Fatalf("watermark 1898 dropped keys: %d left", in.op.set.idx.Len())
 		}
 		in.watermark(t, 1899)
-		if n := len(in.op.bkt.live); n != 1 || in.op.set.n != 1 {
-			t.Fatalf("after watermark 1899: %d buckets, %d keys; want 1, 1", n, in.op.set.n)
+		if n := len(in.op.bkt.live); n != 1 || in.op.set.idx.Len() != 1 {
+			t.Fatalf("after watermark 1899: %d buckets, %d keys; want 1, 1", n, in.op.set.idx.Len())
 		}
 		if got := in.feed(t, []row{{id: 1, name: "a", ts: 1950}, {id: 3, name: "c", ts: 1949}}); len(got) != 1 || got[0].id != 1 {
 			t.Fatalf("kept %v, want the row of key 1 only", got)
 		}
 		in.watermark(t, exec.MaxWatermark)
-		if in.op.set.n != 0 || len(in.op.bkt.live) != 0 || in.env.Metrics.StateKeys.Load() != 0 {
-			t.Fatalf("the end of input left %d keys in %d buckets", in.op.set.n, len(in.op.bkt.live))
+		if in.op.set.idx.Len() != 0 || len(in.op.bkt.live) != 0 || in.env.Metrics.StateKeys.Load() != 0 {
+			t.Fatalf("the end of input left %d keys in %d buckets", in.op.set.idx.Len(), len(in.op.bkt.live))
 		}
 	})
 	t.Run("processing-time", func(t *testing.T) {
@@ -127,8 +127,8 @@ func TestDedupBucketsExpire(t *testing.T) {
 		clock += 100
 		in.feed(t, nil)
 		in.feed(t, []row{{id: 9, name: "z"}})
-		if in.op.set.n != 3 { // keys 3, 2 (again) and 9
-			t.Fatalf("%d keys remembered, want 3", in.op.set.n)
+		if in.op.set.idx.Len() != 3 { // keys 3, 2 (again) and 9
+			t.Fatalf("%d keys remembered, want 3", in.op.set.idx.Len())
 		}
 	})
 }

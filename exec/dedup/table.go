@@ -1,11 +1,15 @@
 package dedup
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/eddysql/eddy/exec/internal/probe"
+)
 
 // The exact set: every remembered key with the time of the row that was
 // kept for it. Entries live in a slice indexed by entry number and are
-// found through an open-addressing table with linear probing keyed by the
-// key's 64-bit hash (exec.HashRows of the key columns); the key's bytes
+// found through an open-addressing index keyed by the key's 64-bit hash
+// (exec/internal/probe) (exec.HashRows of the key columns); the key's bytes
 // (rowkey's encoding) live in the arena of the entry's time bucket. A key
 // has several entries when its kept rows are more than a window apart.
 // Nothing here allocates per row: the table and the entry slice grow by
@@ -31,36 +35,25 @@ const (
 	written
 )
 
-// minTableSize is the smallest table: 256 slots, 1 KB.
-const minTableSize = 256
-
 // exactSet is the table of entries.
 type exactSet struct {
 	entries []entry
-	free    []int32 // free entry numbers
-	slots   []int32 // entry number + 1; 0 is empty
-	mask    uint64
-	n       int // live entries
+	free    []int32     // free entry numbers
+	idx     probe.Index // entry numbers by hash
 }
 
 // lookup reports whether the set holds an entry of hash h whose key bytes
 // equal key (keyOf returns an entry's) and whose time is less than window
 // away from t.
 func (s *exactSet) lookup(h uint64, key []byte, t, window int64, keyOf func(*entry) []byte) bool {
-	if s.n == 0 {
-		return false
-	}
-	for i := h & s.mask; ; i = (i + 1) & s.mask {
-		v := s.slots[i]
-		if v == 0 {
-			return false
-		}
-		e := &s.entries[v-1]
-		if e.hash == h && absDiff(t, e.time) < window && bytes.Equal(keyOf(e), key) {
-			return true
-		}
-	}
+	return s.idx.Find(h, func(id int32) bool {
+		e := &s.entries[id]
+		return e.hash == h && absDiff(t, e.time) < window && bytes.Equal(keyOf(e), key)
+	}) >= 0
 }
+
+// hashOf returns entry id's hash, for the index.
+func (s *exactSet) hashOf(id int32) uint64 { return s.entries[id].hash }
 
 // absDiff returns |a - b|, saturating rather than overflowing.
 func absDiff(a, b int64) int64 {
@@ -76,9 +69,6 @@ func absDiff(a, b int64) int64 {
 
 // add adds an entry and returns its number.
 func (s *exactSet) add(e entry) int32 {
-	if 2*(s.n+1) > len(s.slots) {
-		s.grow()
-	}
 	var id int32
 	if k := len(s.free); k > 0 {
 		id = s.free[k-1]
@@ -90,31 +80,8 @@ func (s *exactSet) add(e entry) int32 {
 		s.entries = append(s.entries, e)
 	}
 	s.entries[id].flags |= live
-	s.place(e.hash, id)
-	s.n++
+	s.idx.Insert(e.hash, id, s.hashOf)
 	return id
-}
-
-// place puts entry id of hash h in the first empty slot of its probe
-// sequence.
-func (s *exactSet) place(h uint64, id int32) {
-	i := h & s.mask
-	for s.slots[i] != 0 {
-		i = (i + 1) & s.mask
-	}
-	s.slots[i] = id + 1
-}
-
-// grow doubles the table (or makes the first) and places every entry again.
-func (s *exactSet) grow() {
-	size := max(2*len(s.slots), minTableSize)
-	s.slots = make([]int32, size)
-	s.mask = uint64(size - 1)
-	for id := range s.entries {
-		if s.entries[id].flags&live != 0 {
-			s.place(s.entries[id].hash, int32(id))
-		}
-	}
 }
 
 // remove drops entry id (which must be live) and frees its number. The
@@ -122,26 +89,12 @@ func (s *exactSet) grow() {
 // so lookups never need tombstones.
 func (s *exactSet) remove(id int32) {
 	e := &s.entries[id]
-	i := e.hash & s.mask
-	for s.slots[i] != id+1 {
-		i = (i + 1) & s.mask
-	}
-	for j := (i + 1) & s.mask; s.slots[j] != 0; j = (j + 1) & s.mask {
-		home := s.entries[s.slots[j]-1].hash & s.mask
-		// The entry at j may fill the hole at i if its home is not in the
-		// cyclic range (i, j].
-		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			s.slots[i] = s.slots[j]
-			i = j
-		}
-	}
-	s.slots[i] = 0
+	s.idx.Remove(e.hash, id, s.hashOf)
 	e.flags &^= live | written
 	s.free = append(s.free, id)
-	s.n--
 }
 
 // bytes estimates the memory of the set.
 func (s *exactSet) bytes() int64 {
-	return int64(cap(s.entries))*32 + int64(cap(s.slots))*4 + int64(cap(s.free))*4
+	return int64(cap(s.entries))*32 + s.idx.Bytes() + int64(cap(s.free))*4
 }

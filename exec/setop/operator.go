@@ -136,7 +136,7 @@ func (o *Operator) OnControl(context.Context, exec.Control, exec.Emitter) error 
 // updateMetrics sets the state gauges: the rows held and their bytes.
 func (o *Operator) updateMetrics() {
 	m := o.env.Metrics
-	m.StateKeys.Store(int64(o.tab.n))
+	m.StateKeys.Store(int64(o.tab.idx.Len()))
 	m.StateBytes.Store(o.tab.bytes() + o.d.bytes())
 }
 

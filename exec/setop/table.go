@@ -1,10 +1,14 @@
 package setop
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/eddysql/eddy/exec/internal/probe"
+)
 
 // The counts: every distinct row held with its count in each input.
 // Entries live in a slice indexed by entry number and are found through an
-// open-addressing table with linear probing keyed by the row's 64-bit hash;
+// open-addressing index keyed by the row's 64-bit hash (exec/internal/probe);
 // the row's encoding (rowkey's) lives in an arena. The table, the entries
 // and the arena grow by doubling and entry numbers are reused through a
 // free list, so a steady stream allocates nothing per row; the arena is
@@ -29,16 +33,11 @@ const (
 	written
 )
 
-// minTableSize is the smallest table: 256 slots, 1 KB.
-const minTableSize = 256
-
 // table is the table of entries.
 type table struct {
 	entries []entry
-	free    []int32 // free entry numbers
-	slots   []int32 // entry number + 1; 0 is empty
-	mask    uint64
-	n       int // live entries
+	free    []int32     // free entry numbers
+	idx     probe.Index // entry numbers by hash
 	arena   []byte
 	garbage int // bytes of the arena no live entry uses
 }
@@ -48,26 +47,18 @@ func (s *table) key(e *entry) []byte { return s.arena[e.off : e.off+e.n] }
 
 // find returns the number of the entry of hash h and key bytes key, or -1.
 func (s *table) find(h uint64, key []byte) int32 {
-	if s.n == 0 {
-		return -1
-	}
-	for i := h & s.mask; ; i = (i + 1) & s.mask {
-		v := s.slots[i]
-		if v == 0 {
-			return -1
-		}
-		if e := &s.entries[v-1]; e.hash == h && bytes.Equal(s.key(e), key) {
-			return v - 1
-		}
-	}
+	return s.idx.Find(h, func(id int32) bool {
+		e := &s.entries[id]
+		return e.hash == h && bytes.Equal(s.key(e), key)
+	})
 }
+
+// hashOf returns entry id's hash, for the index.
+func (s *table) hashOf(id int32) uint64 { return s.entries[id].hash }
 
 // add adds an entry of hash h and key bytes key, with zero counts, and
 // returns its number.
 func (s *table) add(h uint64, key []byte) int32 {
-	if 2*(s.n+1) > len(s.slots) {
-		s.grow()
-	}
 	if s.garbage > 1<<16 && 2*s.garbage > len(s.arena) {
 		s.compact()
 	}
@@ -83,31 +74,8 @@ func (s *table) add(h uint64, key []byte) int32 {
 		id = int32(len(s.entries))
 		s.entries = append(s.entries, e)
 	}
-	s.place(h, id)
-	s.n++
+	s.idx.Insert(h, id, s.hashOf)
 	return id
-}
-
-// place puts entry id of hash h in the first empty slot of its probe
-// sequence.
-func (s *table) place(h uint64, id int32) {
-	i := h & s.mask
-	for s.slots[i] != 0 {
-		i = (i + 1) & s.mask
-	}
-	s.slots[i] = id + 1
-}
-
-// grow doubles the table (or makes the first) and places every entry again.
-func (s *table) grow() {
-	size := max(2*len(s.slots), minTableSize)
-	s.slots = make([]int32, size)
-	s.mask = uint64(size - 1)
-	for id := range s.entries {
-		if s.entries[id].flags&live != 0 {
-			s.place(s.entries[id].hash, int32(id))
-		}
-	}
 }
 
 // compact copies the keys of the live entries into a new arena.
@@ -130,28 +98,14 @@ func (s *table) compact() {
 // so lookups never need tombstones.
 func (s *table) remove(id int32) {
 	e := &s.entries[id]
-	i := e.hash & s.mask
-	for s.slots[i] != id+1 {
-		i = (i + 1) & s.mask
-	}
-	for j := (i + 1) & s.mask; s.slots[j] != 0; j = (j + 1) & s.mask {
-		home := s.entries[s.slots[j]-1].hash & s.mask
-		// The entry at j may fill the hole at i if its home is not in the
-		// cyclic range (i, j].
-		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
-			s.slots[i] = s.slots[j]
-			i = j
-		}
-	}
-	s.slots[i] = 0
+	s.idx.Remove(e.hash, id, s.hashOf)
 	s.garbage += int(e.n)
 	e.flags &^= live | written
 	e.a, e.b = 0, 0
 	s.free = append(s.free, id)
-	s.n--
 }
 
 // bytes estimates the memory of the table.
 func (s *table) bytes() int64 {
-	return int64(cap(s.entries))*40 + int64(cap(s.slots))*4 + int64(cap(s.free))*4 + int64(cap(s.arena))
+	return int64(cap(s.entries))*40 + s.idx.Bytes() + int64(cap(s.free))*4 + int64(cap(s.arena))
 }

@@ -1,0 +1,94 @@
+// Package probe is an open-addressing index from 64-bit hashes to entry
+// numbers, with linear probing and backward-shift deletion (so lookups
+// never meet tombstones), for operators that keep their entries in a
+// slice of their own and want no map per row: exec/dedup's exact set and
+// exec/setop's counts. The index holds entry numbers only; the operator
+// says what an entry's hash is (hashOf) and whether it matches a key.
+package probe
+
+// MinSize is the smallest index: 256 slots, 1 KB.
+const MinSize = 256
+
+// Index maps hashes to entry numbers.
+type Index struct {
+	slots []int32 // entry number + 1; 0 is empty
+	mask  uint64
+	n     int
+}
+
+// Len returns the number of entries indexed.
+func (x *Index) Len() int { return x.n }
+
+// Find returns the first entry number along h's probe sequence for which
+// match is true, or -1.
+func (x *Index) Find(h uint64, match func(id int32) bool) int32 {
+	if x.n == 0 {
+		return -1
+	}
+	for i := h & x.mask; ; i = (i + 1) & x.mask {
+		v := x.slots[i]
+		if v == 0 {
+			return -1
+		}
+		if match(v - 1) {
+			return v - 1
+		}
+	}
+}
+
+// Insert indexes entry id of hash h, doubling the index (hashOf gives
+// each indexed entry's hash) when it would be more than half full.
+func (x *Index) Insert(h uint64, id int32, hashOf func(id int32) uint64) {
+	if 2*(x.n+1) > len(x.slots) {
+		x.grow(hashOf)
+	}
+	x.place(h, id)
+	x.n++
+}
+
+// place puts id in the first empty slot of h's probe sequence.
+func (x *Index) place(h uint64, id int32) {
+	i := h & x.mask
+	for x.slots[i] != 0 {
+		i = (i + 1) & x.mask
+	}
+	x.slots[i] = id + 1
+}
+
+// grow doubles the index (or makes the first) and places every entry
+// again.
+func (x *Index) grow(hashOf func(id int32) uint64) {
+	old := x.slots
+	size := max(2*len(old), MinSize)
+	x.slots = make([]int32, size)
+	x.mask = uint64(size - 1)
+	for _, v := range old {
+		if v != 0 {
+			x.place(hashOf(v-1), v-1)
+		}
+	}
+}
+
+// Remove drops entry id of hash h, which must be indexed. The entries
+// after it in its probe run move back into the hole when their home slot
+// allows (backward-shift deletion).
+func (x *Index) Remove(h uint64, id int32, hashOf func(id int32) uint64) {
+	i := h & x.mask
+	for x.slots[i] != id+1 {
+		i = (i + 1) & x.mask
+	}
+	for j := (i + 1) & x.mask; x.slots[j] != 0; j = (j + 1) & x.mask {
+		home := hashOf(x.slots[j]-1) & x.mask
+		// The entry at j may fill the hole at i if its home is not in the
+		// cyclic range (i, j].
+		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
+			x.slots[i] = x.slots[j]
+			i = j
+		}
+	}
+	x.slots[i] = 0
+	x.n--
+}
+
+// Bytes returns the memory of the index.
+func (x *Index) Bytes() int64 { return int64(cap(x.slots)) * 4 }

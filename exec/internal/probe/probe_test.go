@@ -1,0 +1,49 @@
+package probe
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestIndexAgainstAMap inserts and removes entries at random, many of
+// them on colliding hashes, and checks every entry is found exactly while
+// indexed and not after, against a map.
+func TestIndexAgainstAMap(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	hashes := map[int32]uint64{}
+	hashOf := func(id int32) uint64 { return hashes[id] }
+	var x Index
+	next := int32(0)
+	for step := range 20000 {
+		if len(hashes) > 0 && r.IntN(3) == 0 {
+			for id, h := range hashes { // a random entry
+				x.Remove(h, id, hashOf)
+				delete(hashes, id)
+				break
+			}
+		} else {
+			h := r.Uint64()
+			if r.IntN(2) == 0 {
+				h = uint64(r.IntN(8)) << 56 // same home slot at any size: long runs
+			}
+			hashes[next] = h
+			x.Insert(h, next, hashOf)
+			next++
+		}
+		if x.Len() != len(hashes) {
+			t.Fatalf("step %d: Len %d, want %d", step, x.Len(), len(hashes))
+		}
+		if step%500 == 0 {
+			for id := range next {
+				h, in := hashes[id]
+				if !in {
+					h = uint64(id) // any hash: a removed entry is found nowhere
+				}
+				got := x.Find(h, func(v int32) bool { return v == id })
+				if in != (got == id) {
+					t.Fatalf("step %d: entry %d found %v, indexed %v", step, id, got, in)
+				}
+			}
+		}
+	}
+}
