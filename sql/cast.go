@@ -34,20 +34,9 @@ func (p *parser) rewriteCast(j, hi int) (as, closing int, err error) {
 	if as == open+1 {
 		return -1, -1, p.errAt(p.toks[as], "expected an expression before AS in CAST")
 	}
-	save := p.i
-	p.i = as + 1
-	tn, err := p.parseType()
-	end := p.i
-	p.i = save
+	t, err := p.typeBefore(as+1, closing, "the type in CAST")
 	if err != nil {
 		return -1, -1, err
-	}
-	if end != closing {
-		return -1, -1, p.errAt(p.toks[end], "expected ')' after the type in CAST, found %s", describe(p.toks[end]))
-	}
-	t, err := types.FromName(tn.Name, tn.Args)
-	if err != nil {
-		return -1, -1, p.errAt(p.toks[as+1], "%s", err.Error())
 	}
 	cast := p.toks[j]
 	p.edits = append(p.edits,
@@ -55,6 +44,27 @@ func (p *parser) rewriteCast(j, hi int) (as, closing int, err error) {
 		edit{lo: p.toks[as].off, hi: p.toks[closing-1].end, repl: ", '" + t.String() + "'", anchor: p.toks[as].off},
 	)
 	return as, closing, nil
+}
+
+// typeBefore parses the type that starts at token k and must end at the
+// ')' at token closing (what names it for the error when it does not).
+func (p *parser) typeBefore(k, closing int, what string) (types.T, error) {
+	save := p.i
+	p.i = k
+	tn, err := p.parseType()
+	end := p.i
+	p.i = save
+	if err != nil {
+		return types.UnknownT, err
+	}
+	if end != closing {
+		return types.UnknownT, p.errAt(p.toks[end], "expected ')' after %s, found %s", what, describe(p.toks[end]))
+	}
+	t, err := types.FromName(tn.Name, tn.Args)
+	if err != nil {
+		return types.UnknownT, p.errAt(p.toks[k], "%s", err.Error())
+	}
+	return t, nil
 }
 
 // callClose returns the index of the ')' that closes the call whose '('

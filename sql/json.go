@@ -1,7 +1,5 @@
 package sql
 
-import "github.com/eddysql/eddy/catalog/types"
-
 // rewriteJSONValue rewrites JSON_VALUE(doc, path RETURNING type), whose
 // RETURNING TiDB does not parse, at token j into JSON_VALUE(doc, path,
 // 'TYPE') (the type's canonical spelling), which the binder reads. It
@@ -25,20 +23,9 @@ func (p *parser) rewriteJSONValue(j, hi int) (ret, closing int, err error) {
 	if ret < 0 {
 		return -1, -1, nil
 	}
-	save := p.i
-	p.i = ret + 1
-	tn, err := p.parseType()
-	end := p.i
-	p.i = save
+	t, err := p.typeBefore(ret+1, closing, "JSON_VALUE's RETURNING type")
 	if err != nil {
 		return -1, -1, err
-	}
-	if end != closing {
-		return -1, -1, p.errAt(p.toks[end], "expected ')' after JSON_VALUE's RETURNING type, found %s", describe(p.toks[end]))
-	}
-	t, err := types.FromName(tn.Name, tn.Args)
-	if err != nil {
-		return -1, -1, p.errAt(p.toks[ret+1], "%s", err.Error())
 	}
 	p.edits = append(p.edits, edit{lo: p.toks[ret].off, hi: p.toks[closing-1].end, repl: ", '" + t.String() + "'", anchor: p.toks[ret].off})
 	return ret, closing, nil
