@@ -23,12 +23,22 @@ func checkRewrite(md *plan.Metadata, rule string, before, after plan.Node) error
 // CheckPlan verifies that every expression of the plan refers only to columns
 // its node's inputs produce, with the types the metadata records.
 func CheckPlan(md *plan.Metadata, n plan.Node) error {
-	for _, in := range n.Inputs() {
-		if err := CheckPlan(md, in); err != nil {
+	return checkPlan(md, n, plan.ColSet{})
+}
+
+// checkPlan is CheckPlan below applies whose left sides produce outer: the
+// right side of an Apply may also read its left side's columns.
+func checkPlan(md *plan.Metadata, n plan.Node, outer plan.ColSet) error {
+	for k, in := range n.Inputs() {
+		o := outer
+		if a, ok := n.(*plan.Apply); ok && k == 1 {
+			o = o.Union(plan.OutputSet(a.Left))
+		}
+		if err := checkPlan(md, in, o); err != nil {
 			return err
 		}
 	}
-	var avail plan.ColSet
+	avail := outer
 	for _, in := range n.Inputs() {
 		avail = avail.Union(plan.OutputSet(in))
 	}
@@ -148,6 +158,10 @@ func CheckPlan(md *plan.Metadata, n plan.Node) error {
 			if !avail.Contains(k.Col) {
 				return fmt.Errorf("%s: sort column #%d is not produced by its input", plan.FormatLine(md, n), k.Col)
 			}
+		}
+	case *plan.Apply:
+		if n.On != nil {
+			return check(n.On)
 		}
 	case *plan.Scan:
 		if len(n.Cols) != len(n.Ords) {

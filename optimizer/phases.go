@@ -17,6 +17,21 @@ type Phase struct {
 // they are tried at each node.
 var phases = []Phase{
 	{
+		// decorrelate turns every Apply (a subquery) into joins and
+		// aggregates; it runs first, as no other rule reads an Apply. The
+		// cheap rewrites come first at each node: a semi or anti apply's
+		// projection goes into its condition, a filter's correlated
+		// conjuncts become the condition, and an apply left without outer
+		// references becomes a join; UnnestApply takes whatever is left.
+		Name: "decorrelate",
+		Rules: []rules.Rule{
+			rules.InlineApplyProject{},
+			rules.PullApplyFilter{},
+			rules.ApplyToJoin{},
+			rules.UnnestApply{},
+		},
+	},
+	{
 		// normalize simplifies expressions and moves filters towards the
 		// sources. Folding comes first so that pushdown sees simplified
 		// predicates (and RemoveTrueFilter sees the TRUEs folding makes);
@@ -109,8 +124,12 @@ var phases = []Phase{
 }
 
 // required are the rules a plan cannot run without: a continuous ROW_NUMBER
-// filter runs only as a Top-N.
-var required = map[string]bool{"RowNumberToTopN": true}
+// filter runs only as a Top-N, and an Apply only as joins.
+var required = map[string]bool{
+	"RowNumberToTopN": true,
+	// Every Apply must become a join; the others only make that cheaper.
+	"ApplyToJoin": true, "UnnestApply": true,
+}
 
 // OptionalRules names every rule that may be disabled without changing
 // what a plan can run: disabling them all must never change a query's

@@ -21,6 +21,9 @@ type exprCtx struct {
 	// rowNumbers maps the select list's window function calls (ROW_NUMBER()
 	// and aggregates OVER a window) to their columns.
 	rowNumbers map[string]plan.ColumnID
+	// applies collects the applies the clause's subqueries need (nil: the
+	// clause takes no subqueries); see withApplies.
+	applies *[]pendingApply
 }
 
 // bindExpr binds a TiDB expression to a typed plan expression.
@@ -77,7 +80,7 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 		}
 		return b.cast(x, arg, t)
 	case *ast.SubqueryExpr, *ast.ExistsSubqueryExpr, *ast.CompareSubqueryExpr:
-		return nil, b.unsupported(x, "subqueries in expressions")
+		return b.bindSubqueryExpr(x, c)
 	case *ast.WindowFuncExpr:
 		if id, ok := c.rowNumbers[windowText(x)]; ok {
 			return b.md.Ref(id), nil
@@ -180,7 +183,7 @@ func (b *Builder) toBool(n ast.Node, e plan.Expr, clause string) (plan.Expr, err
 
 func (b *Builder) bindIn(x *ast.PatternInExpr, c *exprCtx) (plan.Expr, error) {
 	if x.Sel != nil {
-		return nil, b.unsupported(x, "IN (subquery)")
+		return b.bindSubqueryExpr(x, c)
 	}
 	arg, err := b.bindExpr(x.Expr, c)
 	if err != nil {

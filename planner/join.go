@@ -60,11 +60,24 @@ func (b *Builder) buildJoin(j *ast.Join) (plan.Node, *scope, error) {
 			return nil, nil, err
 		}
 	case j.On != nil:
-		on, err := b.bindBool(j.On.Expr, &exprCtx{sc: sc, clause: "ON"})
+		octx := withApplies(&exprCtx{sc: sc, clause: "ON"})
+		on, err := b.bindBool(j.On.Expr, octx)
 		if err != nil {
 			return nil, nil, err
 		}
-		join.On = on
+		if len(*octx.applies) == 0 {
+			join.On = on
+			break
+		}
+		if kind != plan.InnerJoin {
+			return nil, nil, b.unsupported(j.On.Expr, "subqueries in the ON condition of an outer join")
+		}
+		// The subqueries apply to the joined rows, which the condition
+		// then filters: an inner join's condition is a filter above it.
+		if node, err = b.attachApplies(join, octx); err != nil {
+			return nil, nil, err
+		}
+		node = &plan.Filter{Input: node, Pred: on}
 	case kind != plan.InnerJoin:
 		return nil, nil, b.errAtPos(b.start, "a %s JOIN needs an ON or USING condition", strings.ToUpper(kind.String()))
 	}

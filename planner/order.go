@@ -40,6 +40,14 @@ func (b *Builder) buildOrderBy(out *built, s *ast.SelectStmt, sel *exprCtx, expr
 		}
 		keys = append(keys, plan.SortKey{Col: col, Desc: item.Desc})
 	}
+	if len(b.outer) > 0 {
+		// A subquery's rows have no order: ORDER BY matters only with a
+		// LIMIT, which keeps the first rows (a Top-N, in any mode).
+		if s.Limit == nil {
+			return nil
+		}
+		return b.buildTopNLimit(out, s, proj, keys, hidden)
+	}
 	if b.mode != Snapshot {
 		if s.Limit == nil || b.push {
 			return b.errAt(s.OrderBy.Items[0].Expr, "ORDER BY is not allowed in a continuous query: its result is a set kept up to date, so order the rows when you read them (ORDER BY ... LIMIT n in a view is a Top-N)")

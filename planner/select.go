@@ -55,12 +55,17 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 			}
 		}
 		var preds []plan.Expr
+		wctx := withApplies(&exprCtx{sc: sc, clause: "WHERE"})
 		for _, r := range rest {
-			pred, err := b.bindBool(r, &exprCtx{sc: sc, clause: "WHERE"})
+			pred, err := b.bindBool(r, wctx)
 			if err != nil {
 				return nil, nil, err
 			}
 			preds = append(preds, pred)
+		}
+		var err error
+		if in, err = b.attachApplies(in, wctx); err != nil {
+			return nil, nil, err
 		}
 		switch {
 		case len(preds) > 0 && b.mode == Continuous:
@@ -89,10 +94,13 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		if sel.agg == nil {
 			return nil, nil, b.errAt(s.Having.Expr, "HAVING needs GROUP BY or an aggregate function")
 		}
-		hctx := *sel
+		hctx := withApplies(sel)
 		hctx.clause = "HAVING"
-		pred, err := b.bindBool(s.Having.Expr, &hctx)
+		pred, err := b.bindBool(s.Having.Expr, hctx)
 		if err != nil {
+			return nil, nil, err
+		}
+		if in, err = b.attachApplies(in, hctx); err != nil {
 			return nil, nil, err
 		}
 		in = &plan.Filter{Input: in, Pred: pred}
@@ -103,8 +111,12 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 		return nil, nil, err
 	}
 	sel.rowNumbers = windowCols
-	items, names, exprs, err := b.bindFields(s.Fields.Fields, sel)
+	fctx := withApplies(sel)
+	items, names, exprs, err := b.bindFields(s.Fields.Fields, fctx)
 	if err != nil {
+		return nil, nil, err
+	}
+	if in, err = b.attachApplies(in, fctx); err != nil {
 		return nil, nil, err
 	}
 	var node plan.Node = &plan.Project{Input: in, Items: items}
@@ -113,6 +125,7 @@ func (b *Builder) buildSelect(s *ast.SelectStmt) (*built, *scope, error) {
 	}
 	out := &built{node: node, names: names}
 	if s.OrderBy != nil {
+		sel.clause = "ORDER BY"
 		if err := b.buildOrderBy(out, s, sel, exprs); err != nil {
 			return nil, nil, err
 		}

@@ -76,70 +76,26 @@ func asSubqueryPred(e ast.ExprNode, not bool) (subqueryPred, bool) {
 // buildSemiJoin joins in (whose columns sc names) with a subquery
 // predicate: EXISTS keeps the rows of in for which the subquery has a row,
 // IN those whose value the subquery returns; NOT EXISTS and NOT IN keep the
-// others. A correlated subquery — one whose WHERE refers to columns of the
-// outer query — is decorrelated: those conjuncts become the join condition.
+// others. It builds a semi or anti Apply; a correlated subquery is
+// decorrelated by the optimizer's rules (PullApplyFilter, UnnestApply).
 // NOT IN follows SQL: a NULL on either side makes it not true, so a row is
 // dropped when the subquery returns its value or a NULL, or when it is
 // NULL itself and the subquery returns anything.
 func (b *Builder) buildSemiJoin(in plan.Node, sc *scope, p subqueryPred) (plan.Node, error) {
-	b.md.Qualify = true
-	b.outer = append(b.outer, sc)
-	saved := b.correlated
-	b.correlated = plan.ColSet{}
-	sub, _, err := b.buildResultSet(p.query, nil)
-	correlated := b.correlated
-	b.outer, b.correlated = b.outer[:len(b.outer)-1], saved.Union(correlated)
+	right, err := b.buildSubquery(p.node, p.query, sc)
 	if err != nil {
 		return nil, err
 	}
-	if sub.limit != nil {
-		return nil, b.unsupported(p.node, "LIMIT in an IN or EXISTS subquery")
+	kind := plan.SemiJoin
+	if p.anti {
+		kind = plan.AntiJoin
 	}
-	right := sub.node
-	var conds []plan.Expr
-	item := plan.Expr(nil)
-	if out := right.Output(); len(out) > 0 {
-		item = b.md.Ref(out[0])
-	}
-	if !correlated.Empty() {
-		// Decorrelate SELECT items FROM r WHERE local AND correlated.
-		proj, ok := right.(*plan.Project)
-		if ok {
-			_, grouped := proj.Input.(*plan.Aggregate)
-			ok = !grouped
-		}
-		if !ok {
-			return nil, b.unsupported(p.node, "a correlated subquery with GROUP BY, DISTINCT or set operations")
-		}
-		right = proj.Input
-		var local []plan.Expr
-		if f, ok := right.(*plan.Filter); ok {
-			right = f.Input
-			for _, c := range plan.Conjuncts(f.Pred) {
-				if plan.ColsUsed(c).Intersects(correlated) {
-					conds = append(conds, c)
-				} else {
-					local = append(local, c)
-				}
-			}
-		}
-		if readsAny(right, correlated) {
-			return nil, b.unsupported(p.node, "a subquery that refers to the outer query outside its WHERE clause")
-		}
-		if len(local) > 0 {
-			right = &plan.Filter{Input: right, Pred: plan.MakeAnd(local)}
-		}
-		if len(proj.Items) > 0 {
-			item = proj.Items[0].Expr
-			if p.value != nil && plan.ColsUsed(item).Intersects(correlated) {
-				return nil, b.unsupported(p.node, "an IN subquery whose result refers to the outer query")
-			}
-		}
-	}
+	a := &plan.Apply{Kind: kind, Left: in, Right: right, Pos: b.exprPos(p.node)}
 	if p.value != nil {
-		if n := len(sub.node.Output()); n != 1 {
+		if n := len(right.Output()); n != 1 {
 			return nil, b.errAt(p.node, "the subquery of IN returns %d columns; it must return one", n)
 		}
+		item := b.md.Ref(right.Output()[0])
 		v, err := b.bindExpr(p.value, &exprCtx{sc: sc, clause: "WHERE"})
 		if err != nil {
 			return nil, err
@@ -152,17 +108,49 @@ func (b *Builder) buildSemiJoin(in plan.Node, sc *scope, p subqueryPred) (plan.N
 			// NOT IN: any NULL on either side makes the comparison unknown.
 			eq = &plan.Or{Args: []plan.Expr{eq, &plan.IsNull{Arg: v}, &plan.IsNull{Arg: item}}}
 		}
-		conds = append(conds, eq)
+		a.On = eq
 	}
-	kind := plan.SemiJoin
-	if p.anti {
-		kind = plan.AntiJoin
+	if err := b.checkOuterRefs(p.node, a.Right, in, sc); err != nil {
+		return nil, err
 	}
-	j := &plan.Join{Kind: kind, Left: in, Right: right}
-	if len(conds) > 0 {
-		j.On = plan.MakeAnd(conds)
+	return a, nil
+}
+
+// buildSubquery binds a subquery whose enclosing query's columns sc names
+// (they become its outer references).
+func (b *Builder) buildSubquery(n ast.Node, q ast.ResultSetNode, sc *scope) (plan.Node, error) {
+	b.md.Qualify = true
+	b.outer = append(b.outer, sc)
+	saved := b.correlated
+	b.correlated = plan.ColSet{}
+	sub, _, err := b.buildResultSet(q, nil)
+	correlated := b.correlated
+	b.outer, b.correlated = b.outer[:len(b.outer)-1], saved.Union(correlated)
+	if err != nil {
+		return nil, err
 	}
-	return j, nil
+	if sub.limit != nil {
+		return nil, b.unsupported(n, "LIMIT without ORDER BY in a subquery")
+	}
+	return sub.node, nil
+}
+
+// checkOuterRefs fails when the subquery sub refers to a column of the
+// enclosing query (whose columns sc names) that in, the input the subquery
+// is applied to, no longer has: a column neither grouped nor aggregated,
+// referred to from HAVING or the select list of an aggregating query.
+func (b *Builder) checkOuterRefs(n ast.Node, sub, in plan.Node, sc *scope) error {
+	refs := plan.OuterCols(sub)
+	if refs.Empty() {
+		return nil
+	}
+	have := plan.OutputSet(in)
+	for _, c := range sc.cols {
+		if refs.Contains(c.id) && !have.Contains(c.id) {
+			return b.errAt(n, "the subquery refers to column '%s', which must appear in the GROUP BY clause or be used in an aggregate function", c.name)
+		}
+	}
+	return nil
 }
 
 // outerHasTable reports whether an enclosing query names table.
@@ -173,15 +161,4 @@ func (b *Builder) outerHasTable(table string) bool {
 		}
 	}
 	return false
-}
-
-// readsAny reports whether any operator of n reads one of cols.
-func readsAny(n plan.Node, cols plan.ColSet) bool {
-	found := false
-	plan.WalkNodes(n, func(x plan.Node) {
-		if plan.ColsRead(x).Intersects(cols) {
-			found = true
-		}
-	})
-	return found
 }

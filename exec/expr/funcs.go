@@ -58,6 +58,9 @@ func funcTable() map[string]funcBuilder {
 func (c *compiler) buildFunc(e *plan.Func) (node, error) {
 	b, ok := funcTable()[e.Name]
 	if !ok {
+		b, ok = internalFunc(e.Name)
+	}
+	if !ok {
 		if bi, ok := plan.LookupBuiltin(e.Name); ok {
 			if _, _, _, err := bi.Resolve(nil, nil); err != nil {
 				return nil, err // e.g. NOW(): not supported in continuous queries

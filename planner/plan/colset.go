@@ -76,6 +76,17 @@ func (s ColSet) Union(o ColSet) ColSet {
 	return ColSet{ids: out}
 }
 
+// Difference returns the IDs of s that are not in o.
+func (s ColSet) Difference(o ColSet) ColSet {
+	var out ColSet
+	for _, id := range s.ids {
+		if !o.Contains(id) {
+			out.ids = append(out.ids, id)
+		}
+	}
+	return out
+}
+
 // SubsetOf reports whether every ID of s is in o.
 func (s ColSet) SubsetOf(o ColSet) bool {
 	for _, id := range s.ids {

@@ -231,6 +231,8 @@ func ColsRead(n Node) ColSet {
 		s = ItemCols(n.Items, n.Pred)
 	case *Join:
 		add(n.On)
+	case *Apply:
+		add(n.On)
 	case *Aggregate:
 		s = n.Group.ToSet()
 		addArgs(n.Aggs)
