@@ -87,7 +87,7 @@ func unnestApply(c *Context, a *plan.Apply) (plan.Node, bool, error) {
 // side.
 type unnester struct {
 	md       *plan.Metadata
-	left     plan.Node   // the apply's left side, whose DISTINCT outer columns are D
+	left     plan.Node    // the apply's left side, whose DISTINCT outer columns are D
 	outer    plan.ColList // the outer columns, in order
 	outerSet plan.ColSet
 }
@@ -160,7 +160,9 @@ func (u *unnester) push(n plan.Node) (pushed, error) {
 		t := *x
 		t.Input, t.Partition = in.node, append(append(plan.ColList(nil), x.Partition...), in.d...)
 		plan.ResetProps(&t)
-		in.node, in.unique = &t, false
+		// One row per value of D when the Top-N keeps one per partition
+		// and D is the whole partition.
+		in.node, in.unique = &t, len(x.Partition) == 0 && x.Limit <= 1 && x.Out == 0
 		return in, nil
 	case *plan.Join:
 		return u.pushJoin(x)
