@@ -359,33 +359,53 @@ func (u *unnester) pushAggregate(x *plan.Aggregate) (pushed, error) {
 // pushJoin takes D into the side of a join that reads the outer columns:
 // either side of an inner join, the preserved side of an outer join, the
 // left side of a semi or anti join; a condition that reads them is
-// rewritten to read D's columns of that side.
+// rewritten to read D's columns of that side. When both sides read them,
+// or the side a left, semi or anti join pads or probes does, D goes into
+// both and the join also matches their D columns: each value of D joins
+// its own rows.
 func (u *unnester) pushJoin(x *plan.Join) (pushed, error) {
 	l, r := u.reads(x.Left), u.reads(x.Right)
-	if l && r {
-		return pushed{}, fmt.Errorf("%w: a correlated subquery whose join reads the outer query on both sides", plan.ErrNotSupported)
-	}
-	intoLeft := !r // the left side, also when only the condition reads them
+	j := &plan.Join{Kind: x.Kind, Left: x.Left, Right: x.Right, On: x.On}
 	switch {
-	case intoLeft && (x.Kind == plan.RightJoin || x.Kind == plan.FullJoin),
-		!intoLeft && x.Kind != plan.InnerJoin && x.Kind != plan.RightJoin:
+	case r && (l || x.Kind != plan.InnerJoin && x.Kind != plan.RightJoin):
+		if x.Kind == plan.RightJoin || x.Kind == plan.FullJoin {
+			return pushed{}, fmt.Errorf("%w: a correlated subquery that reads the outer query in both sides of a %s join", plan.ErrNotSupported, x.Kind)
+		}
+		left, err := u.push(x.Left)
+		if err != nil {
+			return pushed{}, err
+		}
+		right, err := u.push(x.Right)
+		if err != nil {
+			return pushed{}, err
+		}
+		conds := []plan.Expr{}
+		if x.On != nil {
+			conds = append(conds, u.subst(x.On, left.d))
+		}
+		for i := range left.d {
+			conds = append(conds, sameValue(u.md, left.d[i], right.d[i]))
+		}
+		j.Left, j.Right, j.On = left.node, right.node, plan.MakeAnd(conds)
+		return pushed{node: j, d: left.d}, nil
+	case r: // an inner or right join: into the right side
+		right, err := u.push(x.Right)
+		if err != nil {
+			return pushed{}, err
+		}
+		j.Right, j.On = right.node, u.subst(x.On, right.d)
+		return pushed{node: j, d: right.d}, nil
+	}
+	// The left side, or only the condition, reads the outer columns.
+	if x.Kind == plan.RightJoin || x.Kind == plan.FullJoin {
 		return pushed{}, fmt.Errorf("%w: a correlated subquery that reads the outer query in the padded side of an outer join", plan.ErrNotSupported)
 	}
-	j := &plan.Join{Kind: x.Kind, Left: x.Left, Right: x.Right, On: x.On}
-	var side pushed
-	var err error
-	if intoLeft {
-		side, err = u.push(x.Left)
-		j.Left = side.node
-	} else {
-		side, err = u.push(x.Right)
-		j.Right = side.node
-	}
+	left, err := u.push(x.Left)
 	if err != nil {
 		return pushed{}, err
 	}
-	j.On = u.subst(x.On, side.d)
-	return pushed{node: j, d: side.d}, nil
+	j.Left, j.On = left.node, u.subst(x.On, left.d)
+	return pushed{node: j, d: left.d}, nil
 }
 
 // atSubquery adds the position of a's subquery to err.
