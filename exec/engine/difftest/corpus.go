@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/eddysql/eddy/sql"
@@ -18,20 +19,29 @@ import (
 // tables), each with what it means. An entry runs once all the features it
 // needs are supported.
 var Features = map[string]string{
-	"window":         "TUMBLE, HOP and CUMULATE window table functions",
-	"session":        "SESSION window table function",
-	"topn":           "Top-N: ROW_NUMBER() OVER (...) filtered by rn <= N",
-	"dedup":          "de-duplication: ROW_NUMBER() OVER (...) filtered by rn = 1",
-	"union":          "UNION ALL",
-	"join":           "inner equi-joins with retractions (views, tables, streams)",
-	"outer_join":     "LEFT, RIGHT and FULL OUTER joins",
-	"semi_join":      "IN and EXISTS subqueries (semi and anti joins)",
-	"lookup_join":    "stream-table lookup joins against the table's current row",
-	"interval_join":  "stream-stream joins with a time bound",
-	"watermark":      "WATERMARK clauses in CREATE STREAM (the harness then declares them)",
-	"emit_on_close":  "EMIT ON WINDOW CLOSE",
-	"derived_stream": "CREATE STREAM ... AS SELECT",
-	"insert_select":  "continuous INSERT INTO ... SELECT",
+	"window":          "TUMBLE, HOP and CUMULATE window table functions",
+	"session":         "SESSION window table function",
+	"topn":            "Top-N: ROW_NUMBER() OVER (...) filtered by rn <= N",
+	"dedup":           "de-duplication: ROW_NUMBER() OVER (...) filtered by rn = 1",
+	"union":           "UNION ALL",
+	"join":            "inner equi-joins with retractions (views, tables, streams)",
+	"outer_join":      "LEFT, RIGHT and FULL OUTER joins",
+	"semi_join":       "IN and EXISTS subqueries (semi and anti joins)",
+	"lookup_join":     "stream-table lookup joins against the table's current row",
+	"interval_join":   "stream-stream joins with a time bound",
+	"watermark":       "WATERMARK clauses in CREATE STREAM (the harness then declares them)",
+	"emit_on_close":   "EMIT ON WINDOW CLOSE",
+	"derived_stream":  "CREATE STREAM ... AS SELECT",
+	"insert_select":   "continuous INSERT INTO ... SELECT",
+	"setop":           "INTERSECT and EXCEPT, ALL and DISTINCT, mixed with UNION",
+	"window_func":     "window functions: ranking, LAG/LEAD, value functions and aggregates with ROWS/RANGE/GROUPS frames",
+	"table_dml":       "entries' own UPDATE, DELETE and INSERT statements on tables between rounds (-- dml N:)",
+	"subquery_scalar": "scalar subqueries, correlated or not, in the select list, WHERE, HAVING, CASE and function arguments",
+	"subquery_expr": "IN, NOT IN, EXISTS, NOT EXISTS and quantified comparisons (= ANY, > ALL, ...) under OR and NOT " +
+		"and in the select list",
+	// Known bugs: entries that show them wait here until they are fixed.
+	"known_bug_window_repartition": "a window function partitioned by a column that changes for a key of its input " +
+		"keeps the key's old row at parallelism > 1",
 }
 
 // Entry is one corpus entry: materialized views (and the derived streams
@@ -44,7 +54,23 @@ type Entry struct {
 	Needs []string // features, see Features
 	Doc   string   // the entry's comment lines
 	Stmts []Stmt   // in order
+	// DML are the entry's own statements on tables, each run after the
+	// round it names (see DML), in order.
+	DML []DML
 }
+
+// DML is a statement an entry runs on a table between rounds: UPDATE,
+// DELETE or INSERT ... VALUES on person or auction. On eddy it runs after
+// the round's rows are fed and before the round's FLUSH; SQLite replays
+// the tables' rows round by round with the statements in between (see
+// RunSQLite).
+type DML struct {
+	Round int    // the round (from 0) after whose rows it runs
+	Text  string // the statement, as eddy runs it
+}
+
+// dmlForm matches the statements a `-- dml N:` block may hold.
+var dmlForm = regexp.MustCompile(`(?is)^(UPDATE\s+(person|auction)\s+SET\b|DELETE\s+FROM\s+(person|auction)\b|INSERT\s+INTO\s+(person|auction)\s+VALUES\b)`)
 
 // StmtKind is the form of a statement of an entry.
 type StmtKind uint8
@@ -153,11 +179,16 @@ func LoadCorpus(dir string) ([]*Entry, error) {
 }
 
 // directive matches the comment lines that mean something to the corpus
-// reader: "-- entry: name", "-- needs: a, b" and "-- sqlite view:".
-var directive = regexp.MustCompile(`^--\s*(entry|needs|sqlite\s+(\w+))\s*:\s*(.*)$`)
+// reader: "-- entry: name", "-- needs: a, b", "-- sqlite view:" and
+// "-- dml N:".
+var directive = regexp.MustCompile(`^--\s*(entry|needs|sqlite\s+(\w+)|dml\s+(\d+))\s*:\s*(.*)$`)
 
 // createLine matches the line that starts an eddy statement.
 var createLine = regexp.MustCompile(`(?i)^(CREATE|INSERT)\s`)
+
+// createOnly matches the line that ends a `-- dml N:` block (which may
+// hold INSERTs of its own).
+var createOnly = regexp.MustCompile(`(?i)^CREATE\s`)
 
 // entryText is an entry being read.
 type entryText struct {
@@ -165,6 +196,9 @@ type entryText struct {
 	body      []string                    // its eddy SQL
 	overrides map[string]*strings.Builder // SQLite queries by view (lower case)
 	reading   *strings.Builder            // the SQLite query being read, if any
+	dml       *strings.Builder            // the DML block being read, if any
+	dmlRound  int                         // its round
+	dmlLine   int                         // its directive's line
 }
 
 // parseCorpus parses one corpus file.
@@ -185,27 +219,41 @@ func parseCorpus(file, src string) ([]*Entry, error) {
 		n := i + 1
 		trimmed := strings.TrimSpace(line)
 		m := directive.FindStringSubmatch(trimmed)
+		if m != nil && cur != nil && cur.dml != nil {
+			if err := cur.endDML(); err != nil {
+				return nil, err
+			}
+		}
 		switch {
 		case m != nil && m[1] == "entry":
 			if err := finish(); err != nil {
 				return nil, err
 			}
-			if !regexp.MustCompile(`^\w+$`).MatchString(m[3]) {
-				return nil, fmt.Errorf("%s:%d: entry name %q is not a word", file, n, m[3])
+			if !regexp.MustCompile(`^\w+$`).MatchString(m[4]) {
+				return nil, fmt.Errorf("%s:%d: entry name %q is not a word", file, n, m[4])
 			}
-			cur = &entryText{entry: &Entry{Name: m[3], File: file, Line: n}, overrides: map[string]*strings.Builder{}}
+			cur = &entryText{entry: &Entry{Name: m[4], File: file, Line: n}, overrides: map[string]*strings.Builder{}}
 		case cur == nil:
 			if trimmed != "" && !strings.HasPrefix(trimmed, "--") {
 				return nil, fmt.Errorf("%s:%d: SQL before the first `-- entry:`", file, n)
 			}
 		case m != nil && m[1] == "needs":
-			for _, f := range strings.Split(m[3], ",") {
+			for _, f := range strings.Split(m[4], ",") {
 				f = strings.TrimSpace(f)
 				if _, ok := Features[f]; !ok {
 					return nil, fmt.Errorf("%s:%d: unknown feature %q (see difftest.Features)", file, n, f)
 				}
 				cur.entry.Needs = append(cur.entry.Needs, f)
 			}
+		case m != nil && m[3] != "":
+			r, err := strconv.Atoi(m[3])
+			if err != nil || r >= rounds {
+				return nil, fmt.Errorf("%s:%d: dml round %s is not one of 0..%d", file, n, m[3], rounds-1)
+			}
+			cur.reading = nil
+			cur.dml, cur.dmlRound, cur.dmlLine = &strings.Builder{}, r, n
+		case cur.dml != nil && !createOnly.MatchString(trimmed):
+			cur.dml.WriteString(line + "\n")
 		case m != nil:
 			name := strings.ToLower(m[2])
 			if _, dup := cur.overrides[name]; dup {
@@ -218,14 +266,46 @@ func parseCorpus(file, src string) ([]*Entry, error) {
 		case strings.HasPrefix(trimmed, "--") && len(cur.body) == 0:
 			cur.entry.Doc += strings.TrimSpace(strings.TrimPrefix(trimmed, "--")) + "\n"
 		default:
+			if cur.dml != nil {
+				if err := cur.endDML(); err != nil {
+					return nil, err
+				}
+			}
 			cur.reading = nil
 			cur.body = append(cur.body, line)
+		}
+	}
+	if cur != nil && cur.dml != nil {
+		if err := cur.endDML(); err != nil {
+			return nil, err
 		}
 	}
 	if err := finish(); err != nil {
 		return nil, err
 	}
 	return out, nil
+}
+
+// endDML parses the `-- dml N:` block being read into the entry's DML.
+func (t *entryText) endDML() error {
+	e := t.entry
+	pieces, rest := sql.Split(t.dml.String())
+	if strings.TrimSpace(rest) != "" {
+		return fmt.Errorf("%s:%d: entry %s: a dml statement lacks its ';': %.40q", e.File, t.dmlLine, e.Name, rest)
+	}
+	if len(pieces) == 0 {
+		return fmt.Errorf("%s:%d: entry %s: an empty dml block", e.File, t.dmlLine, e.Name)
+	}
+	for _, p := range pieces {
+		text := strings.TrimSuffix(strings.TrimSpace(p.Text), ";")
+		if !dmlForm.MatchString(text) {
+			return fmt.Errorf("%s:%d: entry %s: %.50q is not UPDATE, DELETE or INSERT ... VALUES on person or auction",
+				e.File, t.dmlLine, e.Name, text)
+		}
+		e.DML = append(e.DML, DML{Round: t.dmlRound, Text: text})
+	}
+	t.dml = nil
+	return nil
 }
 
 // finish parses the eddy statements of an entry into its views and
@@ -261,6 +341,16 @@ func (t *entryText) finish() error {
 	}
 	if len(e.Views()) == 0 {
 		return fail("creates no view")
+	}
+	if len(e.DML) > 0 {
+		if !slices.Contains(e.Needs, "table_dml") {
+			return fail("dml statements: it needs the feature table_dml: add it to the entry's needs")
+		}
+		if e.Strict() {
+			// SQLite's <table>_versions do not follow the entry's DML.
+			return fail("dml statements and lookup joins do not mix")
+		}
+		sort.SliceStable(e.DML, func(i, j int) bool { return e.DML[i].Round < e.DML[j].Round })
 	}
 	return nil
 }

@@ -46,6 +46,35 @@ CREATE MATERIALIZED VIEW c AS SELECT ';' AS semi FROM t;
 	}
 }
 
+// TestParseCorpusDML checks `-- dml N:` blocks: they hold UPDATE, DELETE
+// and INSERT statements on tables, run after round N, and end at the next
+// directive or CREATE line.
+func TestParseCorpusDML(t *testing.T) {
+	src := `-- entry: changes
+-- needs: table_dml
+CREATE MATERIALIZED VIEW a AS SELECT id FROM person;
+-- dml 3:
+DELETE FROM person WHERE id = 3;
+INSERT INTO person VALUES (99, 'x', 'y', NULL, NULL, 1.00, TRUE, TIMESTAMP '2024-03-01 09:00:00');
+-- dml 1:
+UPDATE auction SET reserve = NULL
+  WHERE id = 1001;
+CREATE MATERIALIZED VIEW b AS SELECT COUNT(*) FROM a;
+`
+	es, err := parseCorpus("f.sql", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := es[0]
+	if len(e.Views()) != 2 || len(e.DML) != 3 {
+		t.Fatalf("views %d, dml %+v", len(e.Views()), e.DML)
+	}
+	if e.DML[0].Round != 1 || e.DML[0].Text != "UPDATE auction SET reserve = NULL\n  WHERE id = 1001" ||
+		e.DML[1].Round != 3 || !strings.HasPrefix(e.DML[1].Text, "DELETE") || !strings.HasPrefix(e.DML[2].Text, "INSERT") {
+		t.Errorf("dml: %+v", e.DML)
+	}
+}
+
 // TestParseCorpusErrors checks that mistakes in the corpus are reported
 // with their place instead of silently checking less.
 func TestParseCorpusErrors(t *testing.T) {
@@ -57,9 +86,13 @@ func TestParseCorpusErrors(t *testing.T) {
 		"-- entry: a\nCREATE STREAM s AS SELECT 1;\nCREATE MATERIALIZED VIEW v AS SELECT 1;": "needs the feature derived_stream",
 		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1":                                "lacks its ';'",
 		"-- entry: a\n": "creates no view",
-		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- sqlite w:\nSELECT 1;":           "does not create",
-		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- sqlite v:\n":                    "empty SQLite query",
-		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- sqlite v:\nX;\n-- sqlite v:\nY": "a second SQLite query",
+		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- sqlite w:\nSELECT 1;":                             "does not create",
+		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- sqlite v:\n":                                      "empty SQLite query",
+		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- sqlite v:\nX;\n-- sqlite v:\nY":                   "a second SQLite query",
+		"-- entry: a\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- dml 1:\nDELETE FROM person;":                      "needs the feature table_dml",
+		"-- entry: a\n-- needs: table_dml\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- dml 9:\nDELETE FROM person;": "not one of",
+		"-- entry: a\n-- needs: table_dml\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- dml 1:\nDELETE FROM bid;":    "is not UPDATE",
+		"-- entry: a\n-- needs: table_dml\nCREATE MATERIALIZED VIEW v AS SELECT 1;\n-- dml 1:\n":                    "empty dml block",
 	}
 	for src, want := range cases {
 		_, err := parseCorpus("f.sql", src)

@@ -37,6 +37,10 @@ type eddyRunner struct {
 	dml  bool            // RunOptions.TableDML
 	held map[string]bool // with dml: the keys the tables hold, by table and keyOf
 	n    int             // with dml: the rows fed to tables so far
+	// changed is set once the entry's own DML ran: a key in held may
+	// have been deleted since, so feedTable replaces rows by DELETE and
+	// INSERT rather than UPDATE.
+	changed bool
 }
 
 // exec parses and runs a script, returning the last statement's result.
@@ -72,9 +76,9 @@ func (r *eddyRunner) execNoting(ctx context.Context, script string, allowed *reg
 
 // RunEddy runs an entry on a new in-memory engine: it creates the sources,
 // then runs the entry's statements (so that its views see every row as a
-// change), then
-// feeds every round of data, with a FLUSH after some rounds and at the end,
-// and returns what each view holds.
+// change), then feeds every round of data followed by the entry's DML for
+// the round, with a FLUSH after some rounds and at the end, and returns
+// what each view holds.
 func RunEddy(ctx context.Context, d *Data, e *Entry, opts RunOptions) ([]*Result, error) {
 	eng, err := engine.Open(ctx, engine.Config{Parallelism: opts.Parallelism})
 	if err != nil {
@@ -109,6 +113,15 @@ func RunEddy(ctx context.Context, d *Data, e *Entry, opts RunOptions) ([]*Result
 		}
 		if err := r.feed(ctx, d, rd.Streams); err != nil {
 			return nil, fmt.Errorf("round %d: %w", i, err)
+		}
+		for _, m := range e.DML {
+			if m.Round != i {
+				continue
+			}
+			if _, err := r.exec(ctx, m.Text+";"); err != nil {
+				return nil, fmt.Errorf("round %d: %s: %w", i, m.Text, err)
+			}
+			r.changed = true
 		}
 		if rd.Flush || strict || i == len(d.Rounds)-1 {
 			if _, err := r.exec(ctx, "FLUSH;"); err != nil {
@@ -183,7 +196,7 @@ func (r *eddyRunner) feedTable(ctx context.Context, src *Source, b Batch) error 
 		cond := " WHERE " + strings.Join(where, " AND ") + ";"
 		r.n++
 		stmt := "UPDATE " + b.Source + " SET " + strings.Join(set, ", ") + cond
-		if r.n%3 == 0 {
+		if r.n%3 == 0 || r.changed {
 			stmt = "DELETE FROM " + b.Source + cond + " " + insertSQL(Batch{Source: b.Source, Rows: []Row{row}})
 		}
 		if _, err := r.exec(ctx, stmt); err != nil {

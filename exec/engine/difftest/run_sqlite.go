@@ -122,9 +122,17 @@ func insertRows(ctx context.Context, tx *dbsql.Tx, table string, rows []Row, rou
 // may read what the statements before it created): views and derived
 // streams become SQLite views, streams tables, continuous inserts INSERT
 // ... SELECT, each query hand-written in the entry or translated from
-// eddy's. It returns the rows of each materialized view.
-func RunSQLite(ctx context.Context, db *dbsql.DB, e *Entry) ([]*SQLiteResult, error) {
+// eddy's. It returns the rows of each materialized view. An entry with DML
+// first rebuilds the tables of d in db by replaying their rows round by
+// round with the entry's statements in between (see replayTables): db
+// must then be the entry's own.
+func RunSQLite(ctx context.Context, db *dbsql.DB, d *Data, e *Entry) ([]*SQLiteResult, error) {
 	columns := func(rel string) ([]string, error) { return TableColumns(ctx, db, rel) }
+	if len(e.DML) > 0 {
+		if err := replayTables(ctx, db, d, e, columns); err != nil {
+			return nil, err
+		}
+	}
 	var out []*SQLiteResult
 	for _, st := range e.Stmts {
 		q := st.SQLite
@@ -226,4 +234,57 @@ func TableColumns(ctx context.Context, db *dbsql.DB, rel string) ([]string, erro
 		out = append(out, fmt.Sprint(v[0]))
 	}
 	return out, nil
+}
+
+// replayTables empties the tables of d in db and fills them again round by
+// round, as eddy sees them: each round's rows replace the rows of their
+// keys, then the entry's DML for the round runs, translated.
+func replayTables(ctx context.Context, db *dbsql.DB, d *Data, e *Entry, columns ColumnsFunc) error {
+	tx, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback()
+	for _, s := range d.Sources {
+		if s.Table {
+			if _, err := tx.ExecContext(ctx, "DELETE FROM "+s.Name); err != nil {
+				return err
+			}
+		}
+	}
+	for i, rd := range d.Rounds {
+		for _, b := range rd.Tables {
+			s := d.Source(b.Source)
+			var where []string
+			for _, k := range s.Key {
+				where = append(where, k+" = ?")
+			}
+			del := "DELETE FROM " + s.Name + " WHERE " + strings.Join(where, " AND ")
+			for _, row := range b.Rows {
+				var args []any
+				for _, k := range s.Key {
+					args = append(args, row[s.col(k)].SQLite())
+				}
+				if _, err := tx.ExecContext(ctx, del, args...); err != nil {
+					return err
+				}
+				if err := insertRows(ctx, tx, s.Name, []Row{row}, nil); err != nil {
+					return err
+				}
+			}
+		}
+		for _, m := range e.DML {
+			if m.Round != i {
+				continue
+			}
+			q, err := Translate(m.Text, columns)
+			if err != nil {
+				return fmt.Errorf("translating %s: %w", m.Text, err)
+			}
+			if _, err := tx.ExecContext(ctx, q); err != nil {
+				return fmt.Errorf("round %d: %s: %w", i, q, err)
+			}
+		}
+	}
+	return tx.Commit()
 }

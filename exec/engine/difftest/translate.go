@@ -29,6 +29,8 @@ type ColumnsFunc func(relation string) ([]string, error)
 //     whole seconds, CONCAT as `||`, CAST with MySQL's rounding, ...);
 //   - the window table functions TUMBLE, HOP, CUMULATE and SESSION become
 //     subqueries that add window_start and window_end (see translate_tvf.go);
+//   - UNION, INTERSECT and EXCEPT DISTINCT lose their DISTINCT, which
+//     SQLite does not take;
 //   - EMIT ON WINDOW CLOSE is dropped (it changes when rows appear, not
 //     the final result).
 //
@@ -101,6 +103,12 @@ func (tr *translator) seq(toks []token) (string, error) {
 				continue
 			}
 			b.WriteString(t.text)
+		case "UNION", "INTERSECT", "EXCEPT":
+			// SQLite spells the DISTINCT of a set operation by leaving it out.
+			b.WriteString(t.text)
+			if j < len(toks) && toks[j].is("DISTINCT") {
+				i = j
+			}
 		case "DIV":
 			b.WriteString("/")
 		case "EMIT":
@@ -162,7 +170,7 @@ func (tr *translator) call(name string, args, rest []token) (string, error) {
 var clauseWords = map[string]bool{
 	"WHERE": true, "GROUP": true, "HAVING": true, "ORDER": true, "LIMIT": true, "JOIN": true,
 	"INNER": true, "LEFT": true, "RIGHT": true, "FULL": true, "CROSS": true, "NATURAL": true,
-	"ON": true, "USING": true, "UNION": true, "EMIT": true, "WINDOW": true,
+	"ON": true, "USING": true, "UNION": true, "INTERSECT": true, "EXCEPT": true, "EMIT": true, "WINDOW": true,
 }
 
 // hasAlias reports whether the tokens after a table in FROM start with its
