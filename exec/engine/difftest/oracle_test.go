@@ -16,7 +16,7 @@ import (
 var supported = []string{
 	"watermark", "window", "session", "emit_on_close", "topn", "dedup", "union",
 	"derived_stream", "insert_select", "join", "outer_join", "lookup_join", "interval_join", "semi_join",
-	"setop", "window_func", "table_dml",
+	"setop", "window_func", "table_dml", "subquery_scalar", "subquery_expr",
 }
 
 // Flags to look for bugs beyond the default run.
