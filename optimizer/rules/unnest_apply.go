@@ -69,14 +69,7 @@ func unnestApply(c *Context, a *plan.Apply) (plan.Node, bool, error) {
 	if a.Single && !right.unique {
 		node = singleRowCheck(c.Md, node, right.d, a.Pos)
 	}
-	conds := []plan.Expr{}
-	if a.On != nil {
-		conds = append(conds, a.On)
-	}
-	for i, f := range u.outer {
-		conds = append(conds, sameValue(c.Md, f, right.d[i]))
-	}
-	j := &plan.Join{Kind: a.Kind, Left: a.Left, Right: node, On: plan.MakeAnd(conds)}
+	j := &plan.Join{Kind: a.Kind, Left: a.Left, Right: node, On: u.joinBack(a.On, right.d)}
 	if a.Kind == plan.SemiJoin || a.Kind == plan.AntiJoin {
 		return j, true, nil
 	}
@@ -112,6 +105,20 @@ func (u *unnester) domain() (plan.Node, plan.ColList) {
 		items[i] = plan.ProjItem{ID: d[i], Expr: u.md.Ref(f)}
 	}
 	return &plan.Aggregate{Input: &plan.Project{Input: u.left, Items: items}, Group: d}, d
+}
+
+// joinBack is the condition joining the apply's left rows to the pushed
+// right side: the apply's own condition on, and each outer column holding
+// the value of its column of d.
+func (u *unnester) joinBack(on plan.Expr, d plan.ColList) plan.Expr {
+	var conds []plan.Expr
+	if on != nil {
+		conds = append(conds, on)
+	}
+	for i, f := range u.outer {
+		conds = append(conds, sameValue(u.md, f, d[i]))
+	}
+	return plan.MakeAnd(conds)
 }
 
 // reads reports whether n reads an outer column.
@@ -283,14 +290,7 @@ func (u *unnester) scalarAggregate(a *plan.Apply) (plan.Node, bool, error) {
 		value[ac.Out] = e
 	}
 	groups := &plan.Aggregate{Input: in.node, Group: in.d, Aggs: aggs}
-	conds := []plan.Expr{}
-	if a.On != nil {
-		conds = append(conds, a.On)
-	}
-	for i, f := range u.outer {
-		conds = append(conds, sameValue(u.md, f, in.d[i]))
-	}
-	j := &plan.Join{Kind: plan.LeftJoin, Left: a.Left, Right: groups, On: plan.MakeAnd(conds)}
+	j := &plan.Join{Kind: plan.LeftJoin, Left: a.Left, Right: groups, On: u.joinBack(a.On, in.d)}
 	items := u.md.IdentityItems(a.Left.Output())
 	if proj == nil {
 		for _, ac := range agg.Aggs {
