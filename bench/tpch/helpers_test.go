@@ -68,12 +68,12 @@ type eddy struct {
 	s   *engine.Session
 }
 
-// openEddy opens an in-memory engine whose file connectors read dir;
-// the caller closes it.
-func openEddy(tb testing.TB, dir string) *eddy {
+// openEddy opens an in-memory engine whose file connectors read dir and
+// whose queries run at that parallelism; the caller closes it.
+func openEddy(tb testing.TB, dir string, parallelism int) *eddy {
 	tb.Helper()
 	ctx := context.Background()
-	e, err := engine.Open(ctx, engine.Config{FileRoot: dir, Parallelism: 1})
+	e, err := engine.Open(ctx, engine.Config{FileRoot: dir, Parallelism: parallelism})
 	if err != nil {
 		tb.Fatal(err)
 	}

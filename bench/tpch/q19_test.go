@@ -34,7 +34,7 @@ func runQ19(tb testing.TB, query string) (string, time.Duration) {
 	if err := csvData(); err != nil {
 		tb.Fatal(err)
 	}
-	d := openEddy(tb, tempDir)
+	d := openEddy(tb, tempDir, 1)
 	defer d.close()
 	d.must(tb, fmt.Sprintf(`CREATE STREAM part (%s) WITH (connector = 'file', path = 'part.csv', header = 'true');
 		CREATE STREAM lineitem (%s) WITH (connector = 'file', path = 'lineitem.csv', header = 'true');`,
