@@ -97,6 +97,17 @@ func impliedOver(c *Context, n plan.Node, cj plan.Expr, cols plan.ColSet) bool {
 			}
 		}
 		return len(n.Ins) > 0
+	case *plan.SetOp:
+		// Every row of INTERSECT or EXCEPT is a row of the left input (and,
+		// for INTERSECT, of the right one), with the same values.
+		if s, ok := renameCols(c, cj, n.Cols, n.LeftCols); ok && impliedBy(c, n.Left, s) {
+			return true
+		}
+		if n.Kind != plan.Intersect {
+			return false
+		}
+		s, ok := renameCols(c, cj, n.Cols, n.RightCols)
+		return ok && impliedBy(c, n.Right, s)
 	}
 	return false
 }

@@ -303,3 +303,17 @@ CREATE MATERIALIZED VIEW apple_differs AS
   EXCEPT
   SELECT window_start, COUNT(*) FROM TUMBLE(bid, date_time, INTERVAL '10' SECOND)
   WHERE channel = 'google' GROUP BY window_start, window_end;
+
+-- entry: setop_joined_restricted
+-- needs: setop, join
+-- A set operation joined on a key the query restricts: the restriction is
+-- carried across the join into the operation and down both its inputs
+-- (this once kept the optimizer from reaching its fixed point).
+CREATE MATERIALIZED VIEW hot_auctions AS
+  SELECT b.auction, COUNT(*) AS n FROM bid AS b
+  JOIN (SELECT id FROM auction INTERSECT SELECT auction FROM bid WHERE price > 50000) AS d ON b.auction = d.id
+  WHERE b.auction > 1005 GROUP BY b.auction;
+CREATE MATERIALIZED VIEW active_non_sellers AS
+  SELECT p.id, p.name FROM person AS p
+  JOIN (SELECT id FROM person WHERE active EXCEPT SELECT seller FROM auction) AS d ON p.id = d.id
+  WHERE p.id < 40;

@@ -11,9 +11,12 @@
 // more materialized views, with the derived streams and continuous inserts
 // they read. For each entry, RunEddy runs the statements on a fresh
 // in-memory engine before any data arrives, feeds the rounds in several
-// INSERTs with FLUSH between some, and reads every view; RunSQLite loads
-// the same rows into SQLite (all rows of a stream, the latest row per key
-// of a table) and runs each query there, either translated from eddy's
+// INSERTs with FLUSH between some (and the entry's own UPDATE, DELETE and
+// INSERT statements on tables after the rounds they name), and reads
+// every view; RunSQLite loads the same rows into SQLite (all rows of a
+// stream, the latest row per key of a table, replayed round by round with
+// the entry's statements when it has some) and runs each query there,
+// either translated from eddy's
 // dialect by Translate or hand-written in the entry for what the
 // translator cannot express. Compare checks the two results as multisets,
 // with values normalized by SQL.md's rules: doubles and decimals within a

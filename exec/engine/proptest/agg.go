@@ -76,6 +76,10 @@ func (g *gen) grouped(depth int, f *from, groups []scopeCol, head string) *sel {
 	if g.r.IntN(5) < 2 {
 		g.feats.add("having")
 		s.sql += " HAVING " + g.expr(having).pred(1)
+		if GenSubqueries && g.r.IntN(3) == 0 {
+			g.feats.add("subquery.having")
+			s.sql += " AND " + g.subqueryConjunct(groups, depth)
+		}
 	}
 	s.cols = it.cols
 	return s

@@ -1,6 +1,7 @@
 package proptest
 
 import (
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -45,15 +46,53 @@ var minShare = map[string]int{
 	"window.tumble": 50, "window.hop": 30, "window.cumulate": 20, "emit_on_window_close": 10,
 	"topn": 60, "topn.partition": 20, "topn.dedup": 15, "topn.limit": 60,
 	"union_all": 60, "union": 10, "distinct": 70,
-	"expr.arith": 400, "expr.case": 100, "expr.cast": 120, "expr.func": 400,
+	"setop.intersect": 25, "setop.intersect_all": 15, "setop.except": 25, "setop.except_all": 10, "setop.mixed_union": 10,
+	"winfunc": 60, "winfunc.partition": 45, "winfunc.agg": 45, "winfunc.rank": 15, "winfunc.dist": 15,
+	"winfunc.row_number": 3, "winfunc.ntile": 1, "winfunc.lag_lead": 5, "winfunc.value": 6, "winfunc.outer_filter": 8,
+	"winfunc.frame_rows": 5, "winfunc.frame_range": 10, "winfunc.frame_range_offset": 4, "winfunc.frame_groups": 15,
+	"winfunc.frame_following": 25,
+	"expr.arith":              400, "expr.case": 100, "expr.cast": 120, "expr.func": 400,
 	"pred.cmp": 500, "pred.and": 150, "pred.or": 300, "pred.not": 150, "pred.isnull": 200,
 	"pred.in": 200, "pred.like": 200, "pred.between": 120, "pred.nullsafe": 120, "pred.truth": 100,
+}
+
+// subqueryShare is minShare for the features GenSubqueries adds.
+var subqueryShare = map[string]int{
+	"subquery.scalar": 100, "subquery.scalar_lookup": 20, "subquery.scalar_compare": 20, "subquery.select_list": 40,
+	"subquery.bool_column": 10, "subquery.under_or": 20, "subquery.under_not": 20, "subquery.quantified": 20,
+	"subquery.non_equality": 20, "subquery.having": 5,
 }
 
 // TestGeneratorFeatures checks that every feature the property test is
 // meant to cover appears in a reasonable share of the cases, and that the
 // generator names no feature this test does not know.
 func TestGeneratorFeatures(t *testing.T) {
+	checkShares(t, minShare)
+}
+
+// TestGeneratorSubqueries checks the features GenSubqueries adds, and
+// that their statements parse.
+func TestGeneratorSubqueries(t *testing.T) {
+	GenSubqueries = true
+	defer func() { GenSubqueries = false }()
+	want := maps.Clone(minShare)
+	maps.Copy(want, subqueryShare)
+	checkShares(t, want)
+	for seed := uint64(1); seed <= 300; seed++ {
+		for _, st := range strings.Split(strings.TrimSpace(NewCase(seed).Script()), "\n") {
+			if strings.HasPrefix(st, "--") {
+				continue
+			}
+			if _, err := sql.ParseOne(st, sql.Pos{Line: 1, Col: 1}); err != nil {
+				t.Fatalf("seed %d: %v\n%s", seed, err, st)
+			}
+		}
+	}
+}
+
+// checkShares checks the features' shares of the cases against want.
+func checkShares(t *testing.T, minShare map[string]int) {
+	t.Helper()
 	counts := map[string]int{}
 	for seed := uint64(1); seed <= sampleSeeds; seed++ {
 		for f := range NewCase(seed).Query.Features {

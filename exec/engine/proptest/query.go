@@ -88,19 +88,23 @@ func (g *gen) exactExpr(cols []scopeCol) *exprGen {
 // sel returns a random SELECT of one of the generated shapes.
 func (g *gen) sel(depth int) *sel {
 	switch n := g.r.IntN(100); {
-	case n < 16:
+	case n < 14:
 		return g.projectSel(depth, single(g.rel(depth)))
-	case n < 34:
+	case n < 29:
 		return g.projectSel(depth, g.joinFrom(depth))
-	case n < 54:
+	case n < 46:
 		return g.aggSel(depth)
-	case n < 66:
+	case n < 56:
 		return g.windowSel(depth)
-	case n < 74:
+	case n < 63:
 		return g.topNSel(depth)
-	case n < 82:
+	case n < 70:
 		return g.unionSel(depth)
-	case n < 92:
+	case n < 78:
+		return g.setOpSel(depth)
+	case n < 87:
+		return g.winFuncSel(depth)
+	case n < 94:
 		return g.distinctSel(depth)
 	default:
 		return g.limitSel(depth)
@@ -195,6 +199,9 @@ func (g *gen) where(depth int, f *from) string {
 	if g.r.IntN(5) == 0 {
 		extra = append(extra, g.subqueryPred(f.cols, depth))
 	}
+	if GenSubqueries && g.r.IntN(4) == 0 {
+		extra = append(extra, g.subqueryConjunct(f.cols, depth))
+	}
 	if len(extra) == 0 && g.r.IntN(3) > 0 || len(extra) > 0 && g.r.IntN(3) == 0 {
 		g.feats.add("filter")
 		conj = append(conj, g.expr(f.cols).pred(2))
@@ -216,6 +223,9 @@ func (g *gen) projectSel(depth int, f *from) *sel {
 	for range 1 + g.r.IntN(4) {
 		t := g.randType()
 		it.add(e.value(t, 2), t, true)
+	}
+	if GenSubqueries && g.r.IntN(3) == 0 {
+		g.subqueryItem(f.cols, depth, it)
 	}
 	s.sql = "SELECT " + it.String() + " FROM " + f.text + g.where(depth, f)
 	s.cols = it.cols
