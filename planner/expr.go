@@ -33,6 +33,9 @@ func (b *Builder) bindExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error) {
 			return b.md.Ref(id), nil
 		}
 	}
+	if id, ok := b.outerAggregated(n, c.sc); ok {
+		return b.md.Ref(id), nil
+	}
 	switch x := n.(type) {
 	case *ast.ParenthesesExpr:
 		return b.bindExpr(x.Expr, c)
@@ -330,3 +333,64 @@ func (b *Builder) bindCase(x *ast.CaseExpr, c *exprCtx) (plan.Expr, error) {
 	out.Else, out.Typ = results[len(results)-1], t
 	return out, nil
 }
+
+// outerAggregated resolves n, inside a subquery, to a grouped expression or
+// an aggregate of an enclosing query the subquery sits above (a subquery
+// in HAVING may read GROUP BY LEFT(g, 1) or SUM(v)): a correlated
+// reference to that column. As in SQL, an expression that reads a column
+// of the subquery's own scope sc, or none, is the subquery's.
+func (b *Builder) outerAggregated(n ast.ExprNode, sc *scope) (plan.ColumnID, bool) {
+	if len(b.outerAgg) == 0 {
+		return 0, false
+	}
+	switch n.(type) {
+	case *ast.ColumnNameExpr, *driver.ValueExpr:
+		return 0, false // columns resolve through the scopes; constants need no look-up
+	}
+	own, cols := false, 0
+	n.Accept(&columnVisitor{fn: func(x *ast.ColumnNameExpr) {
+		cols++
+		if _, _, ok := sc.lookup(x.Name.Table.O, x.Name.Name.O); ok {
+			own = true
+		}
+	}})
+	if own || cols == 0 {
+		// COUNT(*) in a subquery is the subquery's own.
+		return 0, false
+	}
+	text := ""
+	for i := len(b.outerAgg) - 1; i >= 0; i-- {
+		a := b.outerAgg[i]
+		if a == nil {
+			continue
+		}
+		if text == "" {
+			text = restore(n)
+		}
+		id, ok := a.groups[text]
+		if !ok {
+			if _, isAgg := n.(*ast.AggregateFuncExpr); isAgg {
+				id, ok = a.aggs[text]
+			}
+		}
+		if ok {
+			b.correlated.Add(id)
+			return id, true
+		}
+	}
+	return 0, false
+}
+
+// columnVisitor calls fn on every column name of a TiDB expression.
+type columnVisitor struct{ fn func(*ast.ColumnNameExpr) }
+
+// Enter implements ast.Visitor.
+func (v *columnVisitor) Enter(n ast.Node) (ast.Node, bool) {
+	if c, ok := n.(*ast.ColumnNameExpr); ok {
+		v.fn(c)
+	}
+	return n, false
+}
+
+// Leave implements ast.Visitor.
+func (v *columnVisitor) Leave(n ast.Node) (ast.Node, bool) { return n, true }

@@ -82,7 +82,7 @@ func asSubqueryPred(e ast.ExprNode, not bool) (subqueryPred, bool) {
 // dropped when the subquery returns its value or a NULL, or when it is
 // NULL itself and the subquery returns anything.
 func (b *Builder) buildSemiJoin(in plan.Node, sc *scope, p subqueryPred) (plan.Node, error) {
-	right, err := b.buildSubquery(p.node, p.query, sc)
+	right, err := b.buildSubquery(p.node, p.query, sc, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -117,10 +117,13 @@ func (b *Builder) buildSemiJoin(in plan.Node, sc *scope, p subqueryPred) (plan.N
 }
 
 // buildSubquery binds a subquery whose enclosing query's columns sc names
-// (they become its outer references).
-func (b *Builder) buildSubquery(n ast.Node, q ast.ResultSetNode, sc *scope) (plan.Node, error) {
+// (they become its outer references), above the enclosing query's
+// aggregation agg when not nil.
+func (b *Builder) buildSubquery(n ast.Node, q ast.ResultSetNode, sc *scope, agg *aggCtx) (plan.Node, error) {
 	b.md.Qualify = true
 	b.outer = append(b.outer, sc)
+	b.outerAgg = append(b.outerAgg, agg)
+	defer func() { b.outerAgg = b.outerAgg[:len(b.outerAgg)-1] }()
 	saved := b.correlated
 	b.correlated = plan.ColSet{}
 	sub, _, err := b.buildResultSet(q, nil)

@@ -65,7 +65,7 @@ func (b *Builder) bindSubqueryExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error
 	}
 	switch x := n.(type) {
 	case *ast.SubqueryExpr:
-		right, err := b.buildSubquery(x, x.Query, c.sc)
+		right, err := b.buildSubquery(x, x.Query, c.sc, c.agg)
 		if err != nil {
 			return nil, err
 		}
@@ -81,7 +81,7 @@ func (b *Builder) bindSubqueryExpr(n ast.ExprNode, c *exprCtx) (plan.Expr, error
 		if !ok {
 			return nil, b.unsupported(x, "this form of EXISTS")
 		}
-		right, err := b.buildSubquery(x, sq.Query, c.sc)
+		right, err := b.buildSubquery(x, sq.Query, c.sc, c.agg)
 		if err != nil {
 			return nil, err
 		}
@@ -136,7 +136,7 @@ func (b *Builder) bindQuantified(n, value ast.ExprNode, op plan.BinOp, all, not 
 	if err != nil {
 		return nil, err
 	}
-	right, err := b.buildSubquery(n, q, c.sc)
+	right, err := b.buildSubquery(n, q, c.sc, c.agg)
 	if err != nil {
 		return nil, err
 	}
@@ -159,7 +159,7 @@ func (b *Builder) bindQuantified(n, value ast.ExprNode, op plan.BinOp, all, not 
 	switch op {
 	case plan.OpEq:
 		// The distinct values of a second copy of q, joined on v = x.
-		dup, err := b.buildSubquery(n, q, c.sc)
+		dup, err := b.buildSubquery(n, q, c.sc, c.agg)
 		if err != nil {
 			return nil, err
 		}

@@ -34,7 +34,7 @@
 //     that ends with a unique key, sometimes filtered around), SELECT
 //     DISTINCT, with IN, NOT IN, EXISTS and NOT EXISTS subqueries
 //     (correlated or not) in WHERE. With
-//     GenSubqueries (-prop.subqueries; off until eddy supports them) it
+//     GenSubqueries (-prop.subqueries, on by default) it
 //     also writes scalar subqueries (aggregates or key lookups, correlated
 //     by equality or not) in the select list, WHERE and HAVING, subquery
 //     predicates under OR and NOT, quantified comparisons (op ANY | ALL |
@@ -88,7 +88,7 @@
 //	go test ./exec/engine/proptest -short                # a quarter of it
 //	go test ./exec/engine/proptest -v -prop.n=1000        # the long mode, with the tally (~15 s)
 //	go test ./exec/engine/proptest -prop.seed=S -prop.n=1 # reproduce the case of seed S
-//	go test ./exec/engine/proptest -v -prop.subqueries    # with subqueries anywhere (skipped until supported)
+//	go test ./exec/engine/proptest -v -prop.subqueries=false    # without subqueries anywhere
 //
 // The tally counts the cases that agreed (and how many of them compared
 // empty views), were skipped (by the feature not supported yet), differed

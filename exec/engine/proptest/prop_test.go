@@ -20,8 +20,8 @@ var (
 	flagOut    = flag.String("prop.out", "", "directory to write each failing case's script into, as seed-S.sql")
 	flagStrict = flag.Bool("prop.strict", false, "fail on known issues too")
 	flagShow   = flag.Bool("prop.show", false, "log every case's query, not only the failing ones")
-	flagSubq   = flag.Bool("prop.subqueries", false, "also generate scalar subqueries and subquery predicates "+
-		"under OR and NOT, quantified and in select lists (GenSubqueries; off until eddy supports them)")
+	flagSubq   = flag.Bool("prop.subqueries", true, "also generate scalar subqueries and subquery predicates "+
+		"under OR and NOT, quantified and in select lists (GenSubqueries)")
 )
 
 const (

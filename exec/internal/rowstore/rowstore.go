@@ -222,6 +222,9 @@ func (c *Col) compactIfWasteful() {
 	arena := make([]byte, 0, len(c.arena)-c.waste)
 	for id := range c.soff {
 		if c.slen[id] == 0 {
+			// An empty string, or a removed row: it owns no bytes, and
+			// its old offset may lie past the compacted arena.
+			c.soff[id] = 0
 			continue
 		}
 		o := c.soff[id]
