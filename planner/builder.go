@@ -70,11 +70,11 @@ type Builder struct {
 	// outer are the scopes of the queries enclosing the subquery being
 	// bound, innermost last; correlated collects the outer columns it
 	// refers to.
-	outer      []*scope
+	outer []*scope
 	// outerAgg holds, for each of outer, its aggregation when the subquery
 	// sits above it (in HAVING or an aggregating select list): the
 	// subquery may refer to its grouped expressions and aggregates.
-	outerAgg []*aggCtx
+	outerAgg   []*aggCtx
 	correlated plan.ColSet
 	// Fold evaluates constant expressions (LIMIT counts, INSERT values); the
 	// engine supplies the runtime's evaluator.
