@@ -15,16 +15,8 @@ import (
 // gives today. The test checks that each still fails so: when one runs,
 // the test fails and asks for its removal from this list.
 var waiting = map[string]string{
-	// Scalar subqueries in comparisons, in work: correlated in Q2, Q17
-	// and Q20, uncorrelated in Q11 (in HAVING), Q15 and Q22. Q4, Q16,
-	// Q18 and Q21 run: their IN / EXISTS / NOT IN / NOT EXISTS are
-	// conjuncts of WHERE, which become semi and anti joins.
-	"q2":  "not supported yet: subqueries in expressions",
-	"q11": "not supported yet: subqueries in expressions",
-	"q15": "not supported yet: subqueries in expressions",
-	"q17": "not supported yet: subqueries in expressions",
-	"q20": "not supported yet: subqueries in expressions",
-	"q22": "not supported yet: subqueries in expressions",
+	// Empty: all 22 run. Q2, Q11, Q15, Q17, Q20 and Q22 waited on scalar
+	// subqueries in expressions until the optimizer's decorrelation.
 }
 
 // slow is the time past which a view's catching up is reported.
