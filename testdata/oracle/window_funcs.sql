@@ -188,7 +188,7 @@ CREATE MATERIALIZED VIEW whole_input AS
 -- A table retracts and re-inserts rows on every upsert: ranks, running
 -- sums and neighbours of the active people change as credits change and
 -- people come and go. (Partitions by a column that upserts change, such
--- as state, wait in wf_repartitioned_key: known_bug_window_repartition.)
+-- as state, are in wf_repartitioned_key.)
 CREATE MATERIALIZED VIEW credit_ranks AS
   SELECT id, state, credit,
          RANK() OVER (ORDER BY credit DESC) AS r,
@@ -297,12 +297,12 @@ CREATE MATERIALIZED VIEW first_bid_share AS
   GROUP BY channel;
 
 -- entry: wf_repartitioned_key
--- needs: window_func, known_bug_window_repartition
+-- needs: window_func
 -- A window partitioned by a column that changes for a key of its input
--- (a bidder's latest auction, a person's state): at parallelism 2 and 4
--- the view keeps some keys' old rows (bidder 17 stays with auction 1022
--- and its old count instead of 1028). Views that group the window's rows
--- again (keyed by every column) are right.
+-- (a bidder's latest auction, a person's state): at parallelism 2 and 4 a
+-- key's new row may reach the view before its old row leaves (they come
+-- from the instances of two partitions); the view once kept the old one
+-- (bidder 17 with auction 1022 and its old count instead of 1028).
 CREATE MATERIALIZED VIEW latest AS
   SELECT bidder, auction, COUNT(*) OVER (PARTITION BY auction) AS n
   FROM (SELECT bidder, MAX(auction) AS auction FROM bid GROUP BY bidder) AS t;

@@ -39,9 +39,8 @@ var Features = map[string]string{
 	"subquery_scalar": "scalar subqueries, correlated or not, in the select list, WHERE, HAVING, CASE and function arguments",
 	"subquery_expr": "IN, NOT IN, EXISTS, NOT EXISTS and quantified comparisons (= ANY, > ALL, ...) under OR and NOT " +
 		"and in the select list",
-	// Known bugs: entries that show them wait here until they are fixed.
-	"known_bug_window_repartition": "a window function partitioned by a column that changes for a key of its input " +
-		"keeps the key's old row at parallelism > 1",
+	// Known bugs: entries that show them wait under a feature named
+	// known_bug_<what> until they are fixed (none wait now).
 }
 
 // Entry is one corpus entry: materialized views (and the derived streams

@@ -60,6 +60,19 @@ type row struct {
 	vals    []types.Datum
 	count   int64
 	changed bool // listed in Set.changed
+	// others are other values of a keyed row's key held at once, each
+	// with its count: a key's changes may come from several parallel
+	// instances of the query, so its new row can arrive before its old
+	// one leaves (a window function partitioned by a column the key's row
+	// moves between). They are transient: the rows of a key come back to
+	// one when every instance has caught up.
+	others []valued
+}
+
+// valued is one of a key's values and its count.
+type valued struct {
+	vals  []types.Datum
+	count int64
 }
 
 // New returns an empty set of rows of types ts. key lists the ordinals of
@@ -133,22 +146,72 @@ func (s *Set) Apply(c exec.Chunk) error {
 		if s.upsert && w > 0 && r.count > 0 {
 			s.replaced = append(s.replaced, Replaced{Row: i, Old: r.vals})
 			r.count = 0
+			for _, o := range r.others {
+				s.bytes -= datumsBytes(o.vals)
+			}
+			r.others = nil
 		}
-		r.count += w
-		switch {
-		case r.count == 0:
+		if s.key != nil && !s.upsert && r.count > 0 && !s.equalAt(r.vals, cols, i) {
+			s.applyOther(r, cols, i, w)
+		} else {
+			r.count += w
+			if w > 0 {
+				s.bytes -= datumsBytes(r.vals)
+				r.vals = s.rowAt(cols, i)
+				s.bytes += datumsBytes(r.vals)
+			}
+		}
+		if r.count <= 0 && len(r.others) > 0 {
+			// The key's row left; one that arrived first takes its place.
+			s.bytes -= datumsBytes(r.vals)
+			r.vals, r.count = r.others[0].vals, r.count+r.others[0].count
+			r.others = r.others[1:]
+		}
+		if r.count == 0 && len(r.others) == 0 {
 			if r.changed {
 				s.gone[string(s.keyBuf)] = true
 			}
 			delete(s.rows, string(s.keyBuf))
 			s.bytes -= rowOverhead + int64(len(s.keyBuf)) + datumsBytes(r.vals)
-		case w > 0:
-			s.bytes -= datumsBytes(r.vals)
-			r.vals = s.rowAt(cols, i)
-			s.bytes += datumsBytes(r.vals)
 		}
 	}
 	return nil
+}
+
+// applyOther applies weight w of row i of cols, a value of r's key other
+// than r.vals, to r.others: the change of another instance arriving before
+// the key's current row leaves.
+func (s *Set) applyOther(r *row, cols []arrow.Array, i int, w int64) {
+	for k := range r.others {
+		if s.equalAt(r.others[k].vals, cols, i) {
+			r.others[k].count += w
+			if r.others[k].count == 0 {
+				s.bytes -= datumsBytes(r.others[k].vals)
+				r.others = append(r.others[:k], r.others[k+1:]...)
+			}
+			return
+		}
+	}
+	if w < 0 {
+		// A retraction of values the key does not hold: as before values
+		// were kept apart, it counts against the key.
+		r.count += w
+		return
+	}
+	vals := s.rowAt(cols, i)
+	s.bytes += datumsBytes(vals)
+	r.others = append(r.others, valued{vals: vals, count: w})
+}
+
+// equalAt reports whether row i of cols holds vals.
+func (s *Set) equalAt(vals []types.Datum, cols []arrow.Array, i int) bool {
+	for j, col := range cols {
+		d := types.DatumAt(col, i, s.types[j])
+		if d.Null != vals[j].Null || !d.Null && types.Compare(d, vals[j], s.types[j]) != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // format renders a row's values as SQL prints them, for errors.
@@ -195,6 +258,11 @@ func (s *Set) Rows() [][]types.Datum {
 	for _, r := range s.rows {
 		for k := int64(0); k < r.count; k++ {
 			out = append(out, r.vals)
+		}
+		for _, o := range r.others {
+			for k := int64(0); k < o.count; k++ {
+				out = append(out, o.vals)
+			}
 		}
 	}
 	return out
