@@ -138,15 +138,21 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr, sel *exprCtx) (plan.Frame, erro
 	case unbStart && unbEnd:
 		return plan.Frame{Kind: plan.FramePartition}, nil
 	}
-	switch f.Type {
+	frameType := f.Type
+	switch frameType {
 	case ast.Ranges:
 		switch {
 		case unbStart && end.Type == ast.CurrentRow:
 			return plan.Frame{Kind: plan.FramePeers}, nil
 		case start.Type == ast.CurrentRow && unbEnd:
 			return plan.Frame{Kind: plan.FramePeersToEnd}, nil
+		case start.Type == ast.CurrentRow && end.Type == ast.CurrentRow && spec.OrderBy != nil && len(spec.OrderBy.Items) > 1:
+			// The current row's peers: the group of the current row,
+			// whatever the ORDER BY's columns (no offsets to move).
+			frameType = ast.Groups
+		default:
+			return b.rangeFrame(w, sel, unbStart, unbEnd)
 		}
-		return b.rangeFrame(w, sel, unbStart, unbEnd)
 	case ast.Groups:
 		if spec.OrderBy == nil {
 			return plan.Frame{}, b.errAt(w, "a GROUPS frame needs ORDER BY: its groups are the ORDER BY's peers")
@@ -155,7 +161,7 @@ func (b *Builder) frameOf(w *ast.WindowFuncExpr, sel *exprCtx) (plan.Frame, erro
 	if spec.OrderBy == nil {
 		return plan.Frame{}, b.errAt(w, "a ROWS frame needs ORDER BY: without it the frame depends on arrival order")
 	}
-	groups := f.Type == ast.Groups
+	groups := frameType == ast.Groups
 	var lo, hi int64 // the bounds' offsets from the current row
 	var err error
 	if !unbStart {

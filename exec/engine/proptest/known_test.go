@@ -26,23 +26,7 @@ type issue struct {
 // knownIssues are the bugs found so far and not fixed yet. Remove an
 // entry when its bug is fixed (its cases then count as agreeing again) and
 // move its query from knownRepros to fixedRepros.
-var knownIssues = []issue{
-	{
-		Name: "range-current-row-multi-key",
-		Summary: "RANGE BETWEEN CURRENT ROW AND CURRENT ROW (the current row's peers, no offsets) is refused " +
-			"under an ORDER BY of several columns: \"a RANGE frame with offsets needs ORDER BY one column\"",
-		match: func(out Outcome) bool {
-			return out.Status == Failed && strings.Contains(out.Reason, "a RANGE frame with offsets needs ORDER BY one column") &&
-				strings.Contains(out.Case.Query.SQL+viewsSQL(out.Case), "RANGE BETWEEN CURRENT ROW AND CURRENT ROW")
-		},
-		// GROUPS BETWEEN CURRENT ROW AND CURRENT ROW is the same frame.
-		avoid: func(c *Case) *Case {
-			return c.withSQL(func(s string) string {
-				return strings.ReplaceAll(s, "RANGE BETWEEN CURRENT ROW AND CURRENT ROW", "GROUPS BETWEEN CURRENT ROW AND CURRENT ROW")
-			})
-		},
-	},
-}
+var knownIssues = []issue{}
 
 // knownIssue returns the known issue an outcome shows, or nil. An issue
 // with an avoid function is confirmed by running the changed case.
@@ -85,16 +69,18 @@ func (c *Case) withSQL(fn func(string) string) *Case {
 
 // knownRepros are the smallest queries that show each known issue, over
 // the sources and data of seed 7.
-var knownRepros = map[string]string{
-	"range-current-row-multi-key": "SELECT a.k AS k, COUNT(*) OVER (ORDER BY a.g, a.k RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS n " +
-		"FROM t1 AS a",
-}
+var knownRepros = map[string]string{}
 
 // fixedRepros are the smallest queries that showed the bugs the property
 // test found and that are now fixed, over the sources and data of seed 7;
 // TestFixedIssuesAgree keeps them fixed. Each fix has its own regression
 // test beside it too (named in the comment).
 var fixedRepros = map[string]string{
+	// RANGE BETWEEN CURRENT ROW AND CURRENT ROW is the current row's peers
+	// under any ORDER BY, bound as the GROUPS frame of the same bounds
+	// (planner.frameOf): planner/testdata/build/window_functions.
+	"range-current-row-multi-key": "SELECT a.k AS k, COUNT(*) OVER (ORDER BY a.g, a.k RANGE BETWEEN CURRENT ROW AND CURRENT ROW) AS n " +
+		"FROM t1 AS a",
 	// RowNumberToTopN (required) finds the rn filter through the derived
 	// table's projection itself, not only after PushFilterThroughProject
 	// (optional) brought it down: optimizer/testdata/rules/row_number_to_top_n.
