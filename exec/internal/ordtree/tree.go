@@ -303,6 +303,9 @@ func (n *node) addLeaf(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64
 			return Entry{}, 0, ErrAbsent
 		}
 		e := Entry{Key: Key{pfx: key.pfx, S: strings.Clone(key.S)}, N: w, ID: id, OLen: olen}
+		if len(n.entries) == cap(n.entries) {
+			n.entries = growLeaf(n.entries)
+		}
 		n.entries = slices.Insert(n.entries, i, e)
 		g.Entries++
 		g.KeyBytes += int64(len(e.S))
@@ -321,12 +324,29 @@ func (n *node) addLeaf(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64
 	return stored, before, nil
 }
 
+// leafMin is the capacity of a new leaf's entries: a partition of a few
+// rows (the usual) grows its only leaf a few times rather than at every
+// power of two from one.
+const leafMin = 4
+
+// growLeaf returns a leaf's entries, which are at their capacity, with
+// room for more: twice as many, but never more than a leaf holds before it
+// splits (nodeMax+1), so that a full leaf is not grown to twice nodeMax
+// just before its split halves it.
+func growLeaf(es []Entry) []Entry {
+	grown := make([]Entry, len(es), max(min(max(2*len(es), leafMin), nodeMax+1), len(es)+1))
+	copy(grown, es)
+	return grown
+}
+
 // split moves the upper half of an overflowing node into a new right
 // sibling and returns it with the separator between the two.
 func (n *node) split() (*node, Key) {
 	if n.leaf {
 		mid := len(n.entries) / 2
-		right := &node{leaf: true, entries: slices.Clone(n.entries[mid:]), next: n.next}
+		// Both halves keep room up to a split (the left its array of
+		// nodeMax+1), as a leaf mostly fills again from there.
+		right := &node{leaf: true, entries: append(make([]Entry, 0, nodeMax+1), n.entries[mid:]...), next: n.next}
 		clear(n.entries[mid:])
 		n.entries = n.entries[:mid]
 		n.next = right
