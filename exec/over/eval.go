@@ -178,7 +178,7 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 		}
 	case f.Kind == plan.FrameRowsUnbounded || f.Kind == plan.FramePeers || f.Kind == plan.FramePartition:
 	case r.groups:
-		first, _ := peerStart(tree, s.lo)
+		first := peerStart(tree, s.lo)
 		base = first - min(r.back, first)
 	default:
 		base = s.lo - min(r.back, s.lo)
@@ -196,11 +196,11 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	ev.gpos = append(ev.gpos[:0], 0)
 	first := len(dst)
 	cur, start := tree.SeekRank(base)
-	var prev *ordtree.Entry
+	var prev string // the ORDER BY prefix of the row read before, if any
 	gs, dense := int32(0), int32(0)
 	for ; start < end; cur.Next() {
 		e := cur.Entry()
-		if groups && prev != nil && prev.S[:prev.OLen] != e.S[:e.OLen] {
+		if groups && start > base && prev != e.S[:e.OLen] {
 			// A new peer group starts: the previous one ends here.
 			for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
 				ev.group[k] = int32(len(ev.ids))
@@ -217,7 +217,7 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 				dst = append(dst, output{id: e.ID})
 			}
 		}
-		prev = e
+		prev = e.S[:e.OLen]
 		start += e.N
 	}
 	for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
