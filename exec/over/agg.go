@@ -106,6 +106,7 @@ type Agg struct {
 	netter       ordtree.Netter
 	ev           eval
 	olds, news   []output
+	sided        []sided  // the rows a partition's change removed or added
 	scratchOld   []output // merge's unmatched outputs of one row
 	scratchNew   []output
 	vals         []result // results of the outputs in olds, news and rows

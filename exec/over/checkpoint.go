@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
@@ -38,10 +39,14 @@ import (
 // A snapshot writes only the rows that changed: a row whose copies change
 // is marked by its row store id (a bit and a list, in the loop that applies
 // a chunk's changes to the trees), and a row that loses its last copy
-// records its entry key for a Delete once a snapshot has been taken. Each
-// row id also keeps its partition, sort key and key group (computed from
-// the chunk's partition columns when the row is added), for the snapshot
-// to find the row's copies and entry without a walk over the state.
+// records its entry key for a Delete once a snapshot has been taken. The
+// snapshot gathers the marked rows still held (a bit per row id says which
+// ids are in use) from the row store and encodes their partition and sort
+// keys and hashes their key groups from those values, as a restore does,
+// then finds each row's copies in its partition's tree: the bookkeeping
+// kept per row between checkpoints is two bits, not a reference to the
+// row's partition and key, which every row would pay for (in memory, and
+// in the garbage collector's work) whether or not checkpoints are taken.
 
 // errRestore is wrapped by every error of a restore.
 var errRestore = errors.New("window aggregate: restore")
@@ -50,21 +55,11 @@ var errRestore = errors.New("window aggregate: restore")
 // builds at once.
 const snapshotBatch = 1024
 
-// rowRef is what the checkpoints keep of a held row, by row id.
-type rowRef struct {
-	p  *ordtree.Partition // nil for an id not in use
-	sk string             // its sort key, as the tree stores it
-	kg int32              // its key group
-}
-
-// rowRefBytes is the memory of a rowRef.
-const rowRefBytes = 32
-
 // checkpoint is the operator's checkpoint bookkeeping.
 type checkpoint struct {
-	refs    []rowRef // by row id
+	inUse   []uint64 // by row id: the id holds a row
 	bits    []uint64 // by row id: changed since the last snapshot
-	ids     []int32  // the ids changed, possibly freed since (then refs[id].p is nil)
+	ids     []int32  // the ids changed, possibly freed since (then not in use)
 	delKeys []byte   // the entry keys of the rows gone, concatenated
 	delEnds []int    // the end of each in delKeys
 	delKGs  []int32  // and its key group
@@ -76,6 +71,7 @@ type checkpoint struct {
 
 	// Snapshot's and Restore's scratch.
 	live  []int32
+	cols  []arrow.Array
 	vals  []types.Datum
 	rows  [][]types.Datum
 	key   []byte
@@ -85,35 +81,32 @@ type checkpoint struct {
 
 // bytes estimates the memory of the bookkeeping.
 func (c *checkpoint) bytes() int64 {
-	return int64(cap(c.refs))*rowRefBytes + int64(cap(c.bits))*8 + int64(cap(c.ids))*4 + int64(cap(c.delKeys)) +
+	return int64(cap(c.inUse))*8 + int64(cap(c.bits))*8 + int64(cap(c.ids))*4 + int64(cap(c.delKeys)) +
 		int64(cap(c.delEnds))*8 + int64(cap(c.delKGs))*4 + int64(cap(c.hashes))*8
 }
 
 // mark marks row id changed.
 func (c *checkpoint) mark(id int32) {
-	if w := int(id >> 6); w >= len(c.bits) {
-		c.bits = append(c.bits, make([]uint64, w+1-len(c.bits))...)
-	}
+	c.bits = setBit(c.bits, id)
 	if w, bit := &c.bits[id>>6], uint64(1)<<(id&63); *w&bit == 0 {
 		*w |= bit
 		c.ids = append(c.ids, id)
 	}
 }
 
-// added records a row new to partition p, at id, with sort key sk, from
-// row i of the chunk b.
-func (o *Agg) added(id int32, p *ordtree.Partition, sk string, b arrow.RecordBatch, i int) error {
-	c := &o.ck
-	if int(id) >= len(c.refs) {
-		c.refs = append(c.refs, make([]rowRef, int(id)+1-len(c.refs))...)
+// setBit returns bits grown to hold bit id; it does not set it.
+func setBit(bits []uint64, id int32) []uint64 {
+	if w := int(id >> 6); w >= len(bits) {
+		bits = append(bits, make([]uint64, w+1-len(bits))...)
 	}
-	kg, err := o.keyGroupOf(b, i)
-	if err != nil {
-		return err
-	}
-	c.refs[id] = rowRef{p: p, sk: sk, kg: kg}
+	return bits
+}
+
+// added records that row id holds a row new to its partition.
+func (c *checkpoint) added(id int32) {
+	c.inUse = setBit(c.inUse, id)
+	c.inUse[id>>6] |= 1 << (id & 63)
 	c.mark(id)
-	return nil
 }
 
 // keyGroupOf returns the key group of row i of the chunk b, hashing the
@@ -139,20 +132,25 @@ func (o *Agg) keyGroupOf(b arrow.RecordBatch, i int) (int32, error) {
 	return int32(exec.KeyGroup(c.hashes[i])), nil
 }
 
-// gone records that row id, of partition p, lost its last copy.
-func (o *Agg) gone(id int32) {
+// gone records that the row of partition p with sort key sk, from row i
+// of the chunk b, lost its last copy.
+func (o *Agg) gone(p *ordtree.Partition, sk string, b arrow.RecordBatch, i int) error {
 	c := &o.ck
 	if !c.written {
-		return
+		return nil
 	}
-	r := &c.refs[id]
-	c.delKeys = appendEntryKey(c.delKeys, r.p.Key, r.sk)
+	kg, err := o.keyGroupOf(b, i)
+	if err != nil {
+		return err
+	}
+	c.delKeys = appendEntryKey(c.delKeys, p.Key, sk)
 	c.delEnds = append(c.delEnds, len(c.delKeys))
-	c.delKGs = append(c.delKGs, r.kg)
+	c.delKGs = append(c.delKGs, kg)
+	return nil
 }
 
 // freedID forgets row id, removed from the store.
-func (c *checkpoint) freedID(id int32) { c.refs[id] = rowRef{} }
+func (c *checkpoint) freedID(id int32) { c.inUse[id>>6] &^= 1 << (id & 63) }
 
 // appendEntryKey appends the entry key of the row of partition key pk and
 // sort key sk.
@@ -177,7 +175,7 @@ func (o *Agg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
 	}
 	c.live = c.live[:0]
 	for _, id := range c.ids {
-		if c.refs[id].p != nil {
+		if c.inUse[id>>6]&(1<<(id&63)) != 0 {
 			c.live = append(c.live, id)
 		}
 	}
@@ -195,32 +193,56 @@ func (o *Agg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
 	return nil
 }
 
-// putRows puts the entries of the rows ids.
+// putRows puts the entries of the rows ids: it gathers their values,
+// encodes their keys and hashes their key groups from them (the values
+// encode to the keys the trees hold, as Restore checks), and finds their
+// copies in their partitions.
 func (o *Agg) putRows(w exec.StateWriter, ids []int32) error {
 	c := &o.ck
-	cols := make([]arrow.Array, len(o.cfg.Input))
-	defer arrays.Release(cols)
-	for j := range cols {
-		cols[j] = o.store.Gather(o.env.Alloc, j, ids)
+	c.cols = vec.Resize(c.cols, len(o.cfg.Input))
+	defer arrays.Release(c.cols)
+	for j := range c.cols {
+		c.cols[j] = o.store.Gather(o.env.Alloc, j, ids)
 	}
-	c.vals = vec.Resize(c.vals, len(cols))
+	rec := array.NewRecordBatch(o.schemaIn(), c.cols, int64(len(ids)))
+	defer rec.Release()
+	if err := o.encode(rec); err != nil {
+		return fmt.Errorf("window aggregate: snapshot: %w", err)
+	}
+	c.hashed = false
+	defer func() { c.hashed = false }()
+	c.vals = vec.Resize(c.vals, len(c.cols))
 	for i, id := range ids {
-		r := &c.refs[id]
-		_, n := r.p.Tree.Find(ordtree.KeyOf(r.sk))
+		p := o.parts.Get(ordtree.View(o.pkeys[i]))
+		sk := ordtree.View(o.skeys[i])
+		var n int64
+		if p != nil {
+			_, n = p.Tree.Find(ordtree.KeyOf(sk))
+		}
 		if n <= 0 {
 			return fmt.Errorf("window aggregate: snapshot: row %d is not in its partition", id)
 		}
-		for j, col := range cols {
+		kg, err := o.keyGroupOf(rec, i)
+		if err != nil {
+			return err
+		}
+		for j, col := range c.cols {
 			c.vals[j] = types.DatumAt(col, i, o.cfg.Input[j])
 		}
-		c.key = appendEntryKey(c.key[:0], r.p.Key, r.sk)
+		c.key = appendEntryKey(c.key[:0], p.Key, sk)
 		c.value = rowset.EncodeRow(c.value[:0], o.cfg.Input, n, c.vals)
-		if err := w.Put(int(r.kg), c.key, c.value); err != nil {
+		if err := w.Put(int(kg), c.key, c.value); err != nil {
 			return err
 		}
 	}
 	clear(c.vals)
 	return nil
+}
+
+// schemaIn returns the schema of the input columns (the first of the
+// output's).
+func (o *Agg) schemaIn() *arrow.Schema {
+	return arrow.NewSchema(o.schema.Fields()[:len(o.cfg.Input)], nil)
 }
 
 // restored is an entry read by Restore, before its row is added.
@@ -305,13 +327,15 @@ func (o *Agg) restoreRows() error {
 			o.store.Remove(id)
 			return fmt.Errorf("%w: %w", errRestore, err)
 		}
-		if err := o.added(id, p, stored.S, rec, i); err != nil {
-			return err
-		}
+		c.added(id)
 		if err := o.groupAdded(p, stored); err != nil {
 			return fmt.Errorf("%w: %w", errRestore, err)
 		}
-		if kg := o.ck.refs[id].kg; int(kg) != e.kg {
+		kg, err := o.keyGroupOf(rec, i)
+		if err != nil {
+			return err
+		}
+		if int(kg) != e.kg {
 			return fmt.Errorf("%w: key group %d: a row of key group %d", errRestore, e.kg, kg)
 		}
 	}

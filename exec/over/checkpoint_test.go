@@ -170,8 +170,8 @@ func TestDeltaIsBoundedWithoutCheckpoints(t *testing.T) {
 	op, _ := New(cfg)
 	state := exectest.NewState()
 	steps[len(steps)-1].Check = func(t *testing.T) {
-		if c := &op.ck; len(c.ids) > len(c.refs) || len(c.delEnds) != 0 {
-			t.Fatalf("after 100 chunks: %d ids marked for %d row ids, %d deletions recorded", len(c.ids), len(c.refs), len(c.delEnds))
+		if c := &op.ck; len(c.ids) > 64*len(c.inUse) || len(c.delEnds) != 0 {
+			t.Fatalf("after 100 chunks: %d ids marked for %d row ids, %d deletions recorded", len(c.ids), 64*len(c.inUse), len(c.delEnds))
 		}
 		state.Snapshot(t, op, 1)
 		if state.Puts != 50 || state.Deletes != 0 {

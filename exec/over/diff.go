@@ -2,8 +2,10 @@ package over
 
 import (
 	"bytes"
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 
@@ -40,19 +42,20 @@ func (o *Agg) diff(b arrow.RecordBatch) error {
 // frames hold a changed row, computed before and after applying ds, then
 // matched up (merge).
 func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.RecordBatch) error {
-	o.olds, o.news = o.olds[:0], o.news[:0]
+	o.olds, o.news, o.sided = o.olds[:0], o.news[:0], o.sided[:0]
 	o.cur, o.curBatch = p, b
 	var err error
 	if o.olds, err = o.outputs(&p.Tree, ds, o.olds); err != nil {
 		return err
 	}
 	cols := b.Columns()
-	for _, d := range ds {
+	for k, d := range ds {
+		// An insertion stores its values first, for the tree to keep their
+		// id if the row is new to it: most are, and finding out first
+		// would descend the tree twice.
 		id := int32(-1)
 		if d.W > 0 {
-			if _, n := p.Tree.Find(d.Key); n == 0 {
-				id = o.store.Add(cols, int(d.Row))
-			}
+			id = o.store.Add(cols, int(d.Row))
 		}
 		stored, before, err := p.Tree.Add(d.Key, d.W, id, d.OLen, &o.parts.Gauge)
 		got := stored.ID
@@ -62,18 +65,25 @@ func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.Re
 			}
 			return rowError(err)
 		}
+		if id >= 0 && before > 0 {
+			// More copies of a row held: its values were stored already.
+			o.store.Remove(id)
+			id = -1
+		}
 		switch {
 		case before+d.W == 0:
 			// Freed once the chunk is out: the old outputs read it.
 			o.freed = append(o.freed, got)
-			o.gone(got)
+			o.sided = append(o.sided, sided{id: got, d: int32(k)})
+			if err := o.gone(p, stored.S, b, int(d.Row)); err != nil {
+				return err
+			}
 			if err := o.groupRemoved(p, d.S[:d.OLen]); err != nil {
 				return rowError(err)
 			}
 		case id >= 0:
-			if err := o.added(id, p, stored.S, b, int(d.Row)); err != nil {
-				return err
-			}
+			o.ck.added(id)
+			o.sided = append(o.sided, sided{id: id, d: int32(k)})
 			if err := o.groupAdded(p, stored); err != nil {
 				return rowError(err)
 			}
@@ -84,9 +94,14 @@ func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.Re
 	if o.news, err = o.outputs(&p.Tree, ds, o.news); err != nil {
 		return err
 	}
-	o.merge()
+	o.merge(ds)
 	return nil
 }
+
+// sided is a row that a partition's change removed or added, so that its
+// outputs are on one side of merge only: its id and its change's index in
+// the partition's changes.
+type sided struct{ id, d int32 }
 
 // rowError reports a failed change of a tree.
 func rowError(err error) error {
@@ -107,8 +122,17 @@ const matchMax = 64
 // emits nothing, and the others pair up as updates, what is left over
 // being deleted or inserted. Copies of a row are interchangeable, so their
 // outputs are matched as multisets.
-func (o *Agg) merge() {
+//
+// Outputs are told apart by row id, and ordered without their keys: the
+// rows on both sides are in the same order on both, so where the two
+// sides' ids differ, one of the rows is one the change removed or added
+// (o.sided); that row comes first if the other is on both sides, and
+// otherwise the two changes' keys (in ds) order them.
+func (o *Agg) merge(ds []ordtree.Delta) {
 	olds, news := o.olds, o.news
+	if len(o.sided) > 1 {
+		slices.SortFunc(o.sided, func(a, b sided) int { return cmp.Compare(a.id, b.id) })
+	}
 	i, j := 0, 0
 	for i < len(olds) || j < len(news) {
 		var c int
@@ -117,24 +141,53 @@ func (o *Agg) merge() {
 			c = 1
 		case j == len(news):
 			c = -1
+		case olds[i].id == news[j].id:
+			c = 0
 		default:
-			c = olds[i].Compare(news[j].Key)
+			c = o.order(olds[i].id, news[j].id, ds)
 		}
-		// The runs of one key's copies: [i, i2) before, [j, j2) after.
+		// The runs of one row's copies: [i, i2) before, [j, j2) after.
 		i2, j2 := i, j
 		if c <= 0 {
-			for i2 < len(olds) && olds[i2].S == olds[i].S {
+			for i2 < len(olds) && olds[i2].id == olds[i].id {
 				i2++
 			}
 		}
 		if c >= 0 {
-			for j2 < len(news) && news[j2].S == news[j].S {
+			for j2 < len(news) && news[j2].id == news[j].id {
 				j2++
 			}
 		}
 		o.mergeRow(olds[i:i2], news[j:j2])
 		i, j = i2, j2
 	}
+}
+
+// order compares the keys of the different rows old, output before the
+// change, and new, output after it, as merge needs: at least one of them
+// was removed or added by the change ds.
+func (o *Agg) order(old, new int32, ds []ordtree.Delta) int {
+	a, oldSided := o.sidedChange(old)
+	b, newSided := o.sidedChange(new)
+	switch {
+	case oldSided && newSided:
+		return ds[a].Compare(ds[b].Key)
+	case oldSided:
+		return -1
+	case newSided:
+		return 1
+	}
+	panic(fmt.Sprintf("window aggregate: rows %d and %d, on both sides of a change, are in different orders", old, new))
+}
+
+// sidedChange returns the index in the partition's changes of the change
+// that removed or added row id, and whether there is one.
+func (o *Agg) sidedChange(id int32) (int32, bool) {
+	k, ok := slices.BinarySearchFunc(o.sided, id, func(s sided, id int32) int { return cmp.Compare(s.id, id) })
+	if !ok {
+		return 0, false
+	}
+	return o.sided[k].d, true
 }
 
 // mergeRow emits the changes from the outputs olds to news of one distinct

@@ -7,15 +7,15 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
-// output is an output row of a partition, before or after a change:
-// the copy-th copy (from 0) of the distinct row with sort key key and
-// values id, with its aggregate results at Agg.vals[res:].
+// output is an output row of a partition, before or after a change: a
+// copy of the distinct row with values id, with its aggregate results at
+// Agg.vals[res:]. Within a chunk the id names the distinct row (an id
+// freed by the chunk is handed out again only after it), so merge matches
+// outputs by id and needs no keys; an output holds no pointer, which
+// spares the garbage collector's write barrier at every output read.
 type output struct {
-	ordtree.Key
-
-	copy int64
-	id   int32
-	res  int32
+	id  int32
+	res int32
 }
 
 // span is a range [lo, hi) of ranks of a partition.
@@ -178,7 +178,7 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 		}
 	case f.Kind == plan.FrameRowsUnbounded || f.Kind == plan.FramePeers || f.Kind == plan.FramePartition:
 	case r.groups:
-		first, _ := peerStart(tree, s.lo)
+		first := peerStart(tree, s.lo)
 		base = first - min(r.back, first)
 	default:
 		base = s.lo - min(r.back, s.lo)
@@ -196,11 +196,11 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 	ev.gpos = append(ev.gpos[:0], 0)
 	first := len(dst)
 	cur, start := tree.SeekRank(base)
-	var prev *ordtree.Entry
+	var prev string // the ORDER BY prefix of the row read before, if any
 	gs, dense := int32(0), int32(0)
 	for ; start < end; cur.Next() {
 		e := cur.Entry()
-		if groups && prev != nil && prev.S[:prev.OLen] != e.S[:e.OLen] {
+		if groups && start > base && prev != e.S[:e.OLen] {
 			// A new peer group starts: the previous one ends here.
 			for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {
 				ev.group[k] = int32(len(ev.ids))
@@ -214,10 +214,10 @@ func (o *Agg) spanOutputs(tree *ordtree.Tree, s span, dst []output) ([]output, e
 				ev.group, ev.gstart, ev.dense = append(ev.group, -1), append(ev.gstart, gs), append(ev.dense, dense)
 			}
 			if start+c >= s.lo && start+c < s.hi {
-				dst = append(dst, output{Key: e.Key, copy: c, id: e.ID})
+				dst = append(dst, output{id: e.ID})
 			}
 		}
-		prev = e
+		prev = e.S[:e.OLen]
 		start += e.N
 	}
 	for k := len(ev.group) - 1; k >= 0 && ev.group[k] < 0; k-- {

@@ -81,11 +81,11 @@ func groupsBefore(g *ordtree.Tree, e *ordtree.Entry) int64 {
 
 // peerStart returns the rank of the first peer of the row at rank r of
 // tree.
-func peerStart(tree *ordtree.Tree, r int64) (int64, *ordtree.Entry) {
+func peerStart(tree *ordtree.Tree, r int64) int64 {
 	cur, _ := tree.SeekRank(r)
 	e := cur.Entry()
 	start, _ := tree.Find(ordtree.KeyOf(e.S[:e.OLen]))
-	return start, e
+	return start
 }
 
 // groupOf returns the index of the peer group (from 0) of the row at rank

@@ -48,6 +48,9 @@ func (ps *Partitions) Touch(pk []byte) *Partition {
 	return p
 }
 
+// Get returns the partition with encoded key pk, nil if there is none.
+func (ps *Partitions) Get(pk string) *Partition { return ps.m[pk] }
+
 // Finish ends a chunk: it drops the partitions the chunk emptied and
 // forgets which it touched.
 func (ps *Partitions) Finish() {

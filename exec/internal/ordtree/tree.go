@@ -3,8 +3,10 @@ package ordtree
 import (
 	"encoding/binary"
 	"errors"
+	"math"
 	"slices"
 	"strings"
+	"unsafe"
 )
 
 // ErrAbsent is returned by Tree.Add for a retraction of a key the
@@ -56,12 +58,27 @@ func (k Key) Compare(o Key) int {
 // number of copies and what the tree's user keeps with it: a window
 // aggregate stores the id of the row's values in its rowStore and the
 // length of the key's ORDER BY prefix (rows with equal prefixes are
-// peers); Top-N stores nothing there.
+// peers); Top-N stores nothing there. An Entry is a view of what the tree
+// holds: its key's bytes are the tree's (they never change, and stay
+// valid however the tree changes later).
 type Entry struct {
 	Key
 	N    int64
 	ID   int32
 	OLen int32
+}
+
+// slot is an Entry as a leaf holds it: its key's bytes are at
+// [off, off+n) of its tree's key arena (Tree.keys). A slot holds no
+// pointer, so the garbage collector never scans a leaf's slots nor marks
+// a key per row, and moving slots within and between leaves runs no write
+// barriers.
+type slot struct {
+	pfx    uint64
+	off, n uint32
+	N      int64
+	ID     int32
+	OLen   int32
 }
 
 // node is a node of a Tree: a leaf holds sorted entries and links
@@ -70,7 +87,7 @@ type Entry struct {
 // and every key under children[i+1] is at least seps[i].
 type node struct {
 	leaf     bool
-	entries  []Entry
+	entries  []slot
 	seps     []Key
 	children []*node
 	counts   []int64
@@ -86,6 +103,40 @@ type node struct {
 type Tree struct {
 	root  *node
 	Total int64 // copies held
+	// keys is the arena of the leaves' keys, appended to and never
+	// written over: a key's bytes stay where its Entry views saw them.
+	// dead counts the bytes of keys removed since, which a compaction
+	// (compactKeys) drops once they are most of the arena.
+	keys []byte
+	dead int
+}
+
+// ErrKeysFull is returned by Tree.Add when a partition's sort keys would
+// pass the 4 GiB its key arena addresses.
+var ErrKeysFull = errors.New("a partition's sort keys exceed 4 GiB")
+
+// key returns the bytes of slot e's key, a view of the arena.
+func (t *Tree) key(e *slot) string {
+	if e.n == 0 {
+		return ""
+	}
+	return unsafe.String(&t.keys[e.off], int(e.n))
+}
+
+// entry returns slot e as an Entry.
+func (t *Tree) entry(e *slot) Entry {
+	return Entry{Key: Key{pfx: e.pfx, S: t.key(e)}, N: e.N, ID: e.ID, OLen: e.OLen}
+}
+
+// compare orders slot e's key and k as bytes.Compare orders them.
+func (t *Tree) compare(e *slot, k Key) int {
+	switch {
+	case e.pfx < k.pfx:
+		return -1
+	case e.pfx > k.pfx:
+		return 1
+	}
+	return strings.Compare(t.key(e), k.S)
 }
 
 // Gauge sums what the trees of an operator hold, for its state metrics.
@@ -96,13 +147,13 @@ type Gauge struct {
 	Parts    int64 // partitions
 }
 
-// Estimated overheads for StateBytes: an entry is a prefix, a string
-// header, a count and its user's id and length (40 bytes) in nodes that
-// are on average about three quarters full; a partition is its struct, a
-// map slot and a tree root.
+// Estimated overheads for StateBytes: an entry is a prefix, its key's
+// place in the arena, a count and its user's id and length (32 bytes) in
+// nodes that are on average about three quarters full; a partition is its
+// struct, a map slot and a tree root.
 const (
-	entryBytes     = 54
-	partitionBytes = 160
+	entryBytes     = 43
+	partitionBytes = 184
 )
 
 // Bytes estimates the memory held.
@@ -122,7 +173,7 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 		}
 		t.root = &node{leaf: true}
 	}
-	stored, before, err := t.root.add(key, w, id, olen, g)
+	stored, before, err := t.root.add(t, key, w, id, olen, g)
 	if err != nil {
 		return Entry{}, 0, err
 	}
@@ -130,15 +181,42 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 	g.Rows += w
 	switch r := t.root; {
 	case r.size() > nodeMax:
-		right, sep := r.split()
+		right, sep := r.split(t)
 		rc := right.sum()
 		t.root = &node{seps: []Key{sep}, children: []*node{r, right}, counts: []int64{t.Total - rc, rc}}
 	case !r.leaf && len(r.children) == 1:
 		t.root = r.children[0]
 	case r.leaf && len(r.entries) == 0:
-		t.root = nil
+		t.root, t.keys, t.dead = nil, nil, 0
+	}
+	if t.dead > compactMin && 2*t.dead > len(t.keys) {
+		t.compactKeys()
 	}
 	return stored, before, nil
+}
+
+// compactMin is the fewest dead key bytes a compaction drops, so that a
+// small tree is not compacted at every removal.
+const compactMin = 256
+
+// compactKeys copies the keys held to a new arena, leaving the removed
+// ones behind: a walk over the leaves, amortized over at least as many
+// bytes of removed keys as it copies.
+func (t *Tree) compactKeys() {
+	keys := make([]byte, 0, len(t.keys)-t.dead)
+	n := t.root
+	for !n.leaf {
+		n = n.children[0]
+	}
+	for ; n != nil; n = n.next {
+		for i := range n.entries {
+			e := &n.entries[i]
+			off := len(keys)
+			keys = append(keys, t.key(e)...)
+			e.off = uint32(off)
+		}
+	}
+	t.keys, t.dead = keys, 0
 }
 
 // Find returns the copies held below key (its rank) and of key.
@@ -154,7 +232,7 @@ func (t *Tree) Find(key Key) (rank, count int64) {
 		}
 		n = n.children[i]
 	}
-	i, found := n.search(key)
+	i, found := n.search(t, key)
 	for _, e := range n.entries[:i] {
 		rank += e.N
 	}
@@ -166,11 +244,14 @@ func (t *Tree) Find(key Key) (rank, count int64) {
 
 // Cursor walks a tree's entries in key order, from one that seek found.
 type Cursor struct {
+	t    *Tree
 	leaf *node
 	i    int
+	e    Entry // the last Entry returned
 }
 
-// Entry returns the Entry at the cursor, nil past the last one.
+// Entry returns the Entry at the cursor, nil past the last one. It is the
+// cursor's own: valid until the next call of Entry.
 func (c *Cursor) Entry() *Entry {
 	for c.leaf != nil && c.i == len(c.leaf.entries) {
 		c.leaf, c.i = c.leaf.next, 0
@@ -178,7 +259,8 @@ func (c *Cursor) Entry() *Entry {
 	if c.leaf == nil {
 		return nil
 	}
-	return &c.leaf.entries[c.i]
+	c.e = c.t.entry(&c.leaf.entries[c.i])
+	return &c.e
 }
 
 // Next moves the cursor to the Next entry.
@@ -188,7 +270,7 @@ func (c *Cursor) Next() { c.i++ }
 // (0 <= r < total), and the rank of the entry's first copy.
 func (t *Tree) SeekRank(r int64) (Cursor, int64) {
 	leaf, i, start := t.seekLeaf(r)
-	return Cursor{leaf: leaf, i: i}, start
+	return Cursor{t: t, leaf: leaf, i: i}, start
 }
 
 // seekLeaf is seek, returning the leaf and index.
@@ -217,7 +299,7 @@ func (t *Tree) Last() Entry {
 	for !n.leaf {
 		n = n.children[len(n.children)-1]
 	}
-	return n.entries[len(n.entries)-1]
+	return t.entry(&n.entries[len(n.entries)-1])
 }
 
 // size is the number of entries of a leaf or children of an internal node.
@@ -245,17 +327,17 @@ func (n *node) sum() int64 {
 
 // search returns the index of key among a leaf's entries, or where it would
 // be inserted, and whether it is there.
-func (n *node) search(key Key) (int, bool) {
+func (n *node) search(t *Tree, key Key) (int, bool) {
 	lo, hi := 0, len(n.entries)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		if n.entries[m].Compare(key) < 0 {
+		if t.compare(&n.entries[m], key) < 0 {
 			lo = m + 1
 		} else {
 			hi = m
 		}
 	}
-	return lo, lo < len(n.entries) && n.entries[lo].pfx == key.pfx && n.entries[lo].S == key.S
+	return lo, lo < len(n.entries) && n.entries[lo].pfx == key.pfx && t.key(&n.entries[lo]) == key.S
 }
 
 // childIndex returns the child of an internal node that holds key: the
@@ -275,45 +357,53 @@ func (n *node) childIndex(key Key) int {
 
 // add adds w copies of key under n, then splits or rebalances the child it
 // descended into if that child overflowed or underflowed.
-func (n *node) add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
+func (n *node) add(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
 	if n.leaf {
-		return n.addLeaf(key, w, id, olen, g)
+		return n.addLeaf(t, key, w, id, olen, g)
 	}
 	i := n.childIndex(key)
 	c := n.children[i]
-	stored, before, err := c.add(key, w, id, olen, g)
+	stored, before, err := c.add(t, key, w, id, olen, g)
 	if err != nil {
 		return Entry{}, 0, err
 	}
 	n.counts[i] += w
 	switch size := c.size(); {
 	case size > nodeMax:
-		n.splitChild(i)
+		n.splitChild(t, i)
 	case size < nodeMin && len(n.children) > 1:
-		n.rebalance(i)
+		n.rebalance(t, i)
 	}
 	return stored, before, nil
 }
 
 // addLeaf adds w copies of key to a leaf, inserting or removing its entry.
-func (n *node) addLeaf(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
-	i, found := n.search(key)
+func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, error) {
+	i, found := n.search(t, key)
 	if !found {
 		if w <= 0 {
 			return Entry{}, 0, ErrAbsent
 		}
-		e := Entry{Key: Key{pfx: key.pfx, S: strings.Clone(key.S)}, N: w, ID: id, OLen: olen}
+		if len(t.keys)+len(key.S) > math.MaxUint32 {
+			return Entry{}, 0, ErrKeysFull
+		}
+		e := slot{pfx: key.pfx, off: uint32(len(t.keys)), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
+		t.keys = append(t.keys, key.S...)
+		if len(n.entries) == cap(n.entries) {
+			n.entries = growLeaf(n.entries)
+		}
 		n.entries = slices.Insert(n.entries, i, e)
 		g.Entries++
-		g.KeyBytes += int64(len(e.S))
-		return e, 0, nil
+		g.KeyBytes += int64(e.n)
+		return t.entry(&e), 0, nil
 	}
 	e := &n.entries[i]
-	stored, before := *e, e.N
+	stored, before := t.entry(e), e.N
 	if e.N+w < 0 {
 		return Entry{}, 0, ErrAbsent
 	}
 	if e.N += w; e.N == 0 {
+		t.dead += int(e.n)
 		n.entries = slices.Delete(n.entries, i, i+1)
 		g.Entries--
 		g.KeyBytes -= int64(len(stored.S))
@@ -321,16 +411,32 @@ func (n *node) addLeaf(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64
 	return stored, before, nil
 }
 
+// leafMin is the capacity of a new leaf's entries: a partition of a few
+// rows (the usual) grows its only leaf a few times rather than at every
+// power of two from one.
+const leafMin = 4
+
+// growLeaf returns a leaf's entries, which are at their capacity, with
+// room for more: twice as many, but never more than a leaf holds before it
+// splits (nodeMax+1), so that a full leaf is not grown to twice nodeMax
+// just before its split halves it.
+func growLeaf(es []slot) []slot {
+	grown := make([]slot, len(es), max(min(max(2*len(es), leafMin), nodeMax+1), len(es)+1))
+	copy(grown, es)
+	return grown
+}
+
 // split moves the upper half of an overflowing node into a new right
 // sibling and returns it with the separator between the two.
-func (n *node) split() (*node, Key) {
+func (n *node) split(t *Tree) (*node, Key) {
 	if n.leaf {
 		mid := len(n.entries) / 2
-		right := &node{leaf: true, entries: slices.Clone(n.entries[mid:]), next: n.next}
-		clear(n.entries[mid:])
+		// Both halves keep room up to a split (the left its array of
+		// nodeMax+1), as a leaf mostly fills again from there.
+		right := &node{leaf: true, entries: append(make([]slot, 0, nodeMax+1), n.entries[mid:]...), next: n.next}
 		n.entries = n.entries[:mid]
 		n.next = right
-		return right, right.entries[0].Key
+		return right, t.sep(&right.entries[0])
 	}
 	mid := len(n.children) / 2
 	right := &node{
@@ -345,9 +451,15 @@ func (n *node) split() (*node, Key) {
 	return right, sep
 }
 
+// sep returns slot e's key as a separator: a copy, so that separators do
+// not keep an arena alive once it is compacted.
+func (t *Tree) sep(e *slot) Key {
+	return Key{pfx: e.pfx, S: strings.Clone(t.key(e))}
+}
+
 // splitChild splits children[i], which overflowed.
-func (n *node) splitChild(i int) {
-	right, sep := n.children[i].split()
+func (n *node) splitChild(t *Tree, i int) {
+	right, sep := n.children[i].split(t)
 	rc := right.sum()
 	n.children = slices.Insert(n.children, i+1, right)
 	n.seps = slices.Insert(n.seps, i, sep)
@@ -357,7 +469,7 @@ func (n *node) splitChild(i int) {
 
 // rebalance merges children[i], which underflowed, with a neighbour if
 // both fit in one node, and otherwise shares their items evenly.
-func (n *node) rebalance(i int) {
+func (n *node) rebalance(t *Tree, i int) {
 	if i == len(n.children)-1 {
 		i--
 	}
@@ -370,7 +482,7 @@ func (n *node) rebalance(i int) {
 		n.seps = slices.Delete(n.seps, i, i+1)
 		return
 	}
-	n.seps[i] = l.share(r, n.seps[i])
+	n.seps[i] = l.share(t, r, n.seps[i])
 	n.counts[i] = l.sum()
 	n.counts[i+1] = r.sum()
 }
@@ -389,12 +501,12 @@ func (n *node) absorb(r *node, sep Key) {
 
 // share splits the items of n and its right sibling r (separated by sep)
 // evenly between them and returns their new separator.
-func (n *node) share(r *node, sep Key) Key {
+func (n *node) share(t *Tree, r *node, sep Key) Key {
 	if n.leaf {
 		all := slices.Concat(n.entries, r.entries)
 		half := len(all) / 2
 		n.entries, r.entries = slices.Clip(all[:half]), slices.Clone(all[half:])
-		return r.entries[0].Key
+		return t.sep(&r.entries[0])
 	}
 	seps := slices.Concat(n.seps, []Key{sep}, r.seps)
 	children := slices.Concat(n.children, r.children)

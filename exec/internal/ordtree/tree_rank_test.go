@@ -29,7 +29,7 @@ func TestOverAggTreeRandom(t *testing.T) {
 			}
 			if i%7 == 0 {
 				leaf, idx, start := tr.seekLeaf(rank + ref[k] - 1)
-				if e := leaf.entries[idx]; e.S != k || start != rank || e.ID != ids[k] {
+				if e := tr.entry(&leaf.entries[idx]); e.S != k || start != rank || e.ID != ids[k] {
 					t.Fatalf("step %d: seek(%d) = %q at %d id %d; want %q at %d id %d", step, rank, e.S, start, e.ID, k, rank, ids[k])
 				}
 			}
@@ -39,7 +39,7 @@ func TestOverAggTreeRandom(t *testing.T) {
 			t.Fatalf("step %d: total %d, gauge %d rows %d entries; want %d rows %d entries", step, tr.Total, g.Rows, g.Entries, rank, len(ks))
 		}
 		if tr.root != nil {
-			if err := overaggCheckNode(tr.root, true); err != nil {
+			if err := overaggCheckNode(&tr, tr.root, true); err != nil {
 				t.Fatalf("step %d: %v", step, err)
 			}
 		}
@@ -102,13 +102,13 @@ func TestOverAggTreeRandom(t *testing.T) {
 
 // overaggCheckNode checks a subtree's invariants: sorted keys, node sizes
 // within bounds (the root excepted) and children's counts.
-func overaggCheckNode(n *node, root bool) error {
+func overaggCheckNode(t *Tree, n *node, root bool) error {
 	if !root && (n.size() < nodeMin || n.size() > nodeMax) {
 		return fmt.Errorf("node of %d items", n.size())
 	}
 	if n.leaf {
 		for i := 1; i < len(n.entries); i++ {
-			if n.entries[i-1].Compare(n.entries[i].Key) >= 0 {
+			if t.compare(&n.entries[i-1], t.entry(&n.entries[i]).Key) >= 0 {
 				return fmt.Errorf("leaf keys out of order")
 			}
 		}
@@ -118,7 +118,7 @@ func overaggCheckNode(n *node, root bool) error {
 		if got := c.sum(); got != n.counts[i] {
 			return fmt.Errorf("child %d holds %d copies, counted %d", i, got, n.counts[i])
 		}
-		if err := overaggCheckNode(c, false); err != nil {
+		if err := overaggCheckNode(t, c, false); err != nil {
 			return err
 		}
 	}

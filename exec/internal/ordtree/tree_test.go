@@ -91,7 +91,12 @@ func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int6
 			step, tr.Total, g.Rows, g.Entries, total, len(keys))
 	}
 	if tr.root != nil {
-		checkNode(t, tr.root, true, "", "\xff\xff")
+		checkNode(t, tr, tr.root, true, "", "\xff\xff")
+	}
+	// The key arena holds the live keys and the removed ones not yet
+	// compacted away, which are never most of it for long.
+	if live := int64(len(tr.keys) - tr.dead); live != g.KeyBytes || (tr.dead > compactMin && 2*tr.dead > len(tr.keys)) {
+		t.Fatalf("step %d: key arena of %d bytes, %d dead; gauge %d live key bytes", step, len(tr.keys), tr.dead, g.KeyBytes)
 	}
 	// The leaf chain lists every entry in order.
 	var leaf *node
@@ -101,8 +106,8 @@ func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int6
 	}
 	var got []string
 	for ; leaf != nil; leaf = leaf.next {
-		for _, e := range leaf.entries {
-			got = append(got, e.S)
+		for i := range leaf.entries {
+			got = append(got, tr.key(&leaf.entries[i]))
 		}
 	}
 	if !slices.Equal(got, keys) {
@@ -118,8 +123,8 @@ func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int6
 		}
 		for _, at := range []int64{rank, rank + model[k] - 1} {
 			l, i, start := tr.seekLeaf(at)
-			if l.entries[i].S != k || start != rank {
-				t.Fatalf("step %d: seek(%d) = %s from %d, want %s from %d", step, at, l.entries[i].S, start, k, rank)
+			if got := tr.key(&l.entries[i]); got != k || start != rank {
+				t.Fatalf("step %d: seek(%d) = %s from %d, want %s from %d", step, at, got, start, k, rank)
 			}
 		}
 		rank += model[k]
@@ -131,15 +136,16 @@ func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int6
 
 // checkNode checks a subtree's sizes, separators and counts, with its
 // keys within [lo, hi), and returns its copies.
-func checkNode(t *testing.T, n *node, root bool, lo, hi string) int64 {
+func checkNode(t *testing.T, tr *Tree, n *node, root bool, lo, hi string) int64 {
 	t.Helper()
 	if size := n.size(); size > nodeMax || (!root && size < nodeMin) || (root && !n.leaf && size < 2) {
 		t.Fatalf("node of size %d (root %v, leaf %v)", size, root, n.leaf)
 	}
 	if n.leaf {
 		var sum int64
-		for i, e := range n.entries {
-			if e.S < lo || e.S >= hi || e.pfx != KeyOf(e.S).pfx || (i > 0 && n.entries[i-1].S >= e.S) || e.N <= 0 {
+		for i := range n.entries {
+			e := tr.entry(&n.entries[i])
+			if e.S < lo || e.S >= hi || e.pfx != KeyOf(e.S).pfx || (i > 0 && tr.key(&n.entries[i-1]) >= e.S) || e.N <= 0 {
 				t.Fatalf("leaf entry %q (%d) out of order or range [%q, %q)", e.S, e.N, lo, hi)
 			}
 			sum += e.N
@@ -158,7 +164,7 @@ func checkNode(t *testing.T, n *node, root bool, lo, hi string) int64 {
 		if i < len(n.seps) {
 			chi = n.seps[i].S
 		}
-		if got := checkNode(t, c, false, clo, chi); got != n.counts[i] {
+		if got := checkNode(t, tr, c, false, clo, chi); got != n.counts[i] {
 			t.Fatalf("child %d holds %d copies, counted %d", i, got, n.counts[i])
 		}
 		sum += n.counts[i]
