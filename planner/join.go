@@ -70,7 +70,14 @@ func (b *Builder) buildJoin(j *ast.Join) (plan.Node, *scope, error) {
 			break
 		}
 		if kind != plan.InnerJoin {
-			return nil, nil, b.unsupported(j.On.Expr, "subqueries in the ON condition of an outer join")
+			// An outer join keeps or pads rows by its condition: each
+			// subquery applies to the side whose columns it reads (an
+			// apply adds a column to each row and keeps the rows).
+			if err := b.applyToSides(join, octx); err != nil {
+				return nil, nil, err
+			}
+			join.On = on
+			break
 		}
 		// The subqueries apply to the joined rows, which the condition
 		// then filters: an inner join's condition is a filter above it.
@@ -207,4 +214,33 @@ func (b *Builder) buildUsing(join *plan.Join, lsc, rsc *scope, using []*ast.Colu
 	}
 	items = append(items, b.md.IdentityItems(join.Output())...)
 	return &plan.Project{Input: join, Items: items}, sc, nil
+}
+
+// applyToSides attaches the applies of an outer join's ON condition to the
+// join's inputs: each to the side whose columns its subquery reads (the
+// right one when it reads neither). A subquery that reads both sides is
+// not supported yet: its apply would have to run on the pairs, before the
+// join pads.
+func (b *Builder) applyToSides(j *plan.Join, c *exprCtx) error {
+	lcols, rcols := plan.OutputSet(j.Left), plan.OutputSet(j.Right)
+	var left, right []pendingApply
+	for _, p := range *c.applies {
+		refs := plan.OuterCols(p.apply.Right)
+		switch l, r := refs.Intersects(lcols), refs.Intersects(rcols); {
+		case l && r:
+			return b.unsupported(p.node, "a subquery in an outer join's ON condition that reads both sides")
+		case l:
+			left = append(left, p)
+		default:
+			right = append(right, p)
+		}
+	}
+	var err error
+	*c.applies = left
+	if j.Left, err = b.attachApplies(j.Left, c); err != nil {
+		return err
+	}
+	*c.applies = right
+	j.Right, err = b.attachApplies(j.Right, c)
+	return err
 }
