@@ -24,7 +24,7 @@ type aggCtx struct {
 // computes the grouping expressions and aggregate arguments as columns, and
 // an Aggregate groups by them.
 func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, calls []*ast.AggregateFuncExpr) (plan.Node, *aggCtx, error) {
-	gctx := &exprCtx{sc: sc, clause: "GROUP BY"}
+	gctx := withApplies(&exprCtx{sc: sc, clause: "GROUP BY"})
 	var pre []plan.ProjItem
 	inPre := plan.ColSet{}
 	addPre := func(e plan.Expr, name string) plan.ColumnID {
@@ -106,6 +106,12 @@ func (b *Builder) buildAggregate(in plan.Node, sc *scope, s *ast.SelectStmt, cal
 	}
 	if w := b.unaggregatedSession(sc); w != nil && session == nil {
 		return nil, nil, b.errAtPos(w.pos, "a SESSION window must be grouped by: GROUP BY window_start, window_end")
+	}
+	// Subqueries in GROUP BY and in aggregates' arguments apply to the
+	// rows aggregated.
+	in, err := b.attachApplies(in, gctx)
+	if err != nil {
+		return nil, nil, err
 	}
 	if session != nil {
 		if !in.Props().AppendOnly {
@@ -204,7 +210,7 @@ func (b *Builder) bindAggCall(call *ast.AggregateFuncExpr, c *exprCtx, addPre fu
 	if !call.Distinct && countsRows(f, arg) {
 		return b.countStar(), nil
 	}
-	e, err := b.bindExpr(arg, &exprCtx{sc: c.sc, clause: "an aggregate's argument"})
+	e, err := b.bindExpr(arg, &exprCtx{sc: c.sc, clause: "an aggregate's argument", applies: c.applies})
 	if err != nil {
 		return plan.AggCall{}, err
 	}
