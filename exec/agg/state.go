@@ -213,30 +213,45 @@ func (h *HashAgg) Restore(ctx context.Context, r exec.StateReader, groups exec.K
 	if h.keys == nil {
 		return errors.New("hash aggregate: Restore before Open")
 	}
+	return h.restoreGroups(ctx, r, []exec.KeyGroupRange{groups}, noWatermark)
+}
+
+// restoreGroups adds the groups of the key groups in ranges to the state,
+// from the checkpoint's entries, and makes the watermark of a windowed
+// aggregate the highest of wm and those the entries hold. The next
+// snapshot writes that watermark into every key group the instance owns:
+// the entries read may hold lower ones (their groups' owner had seen
+// less), and with it the watermark entries of all the instance's groups
+// are its own again, so that whichever instances restore them after the
+// next checkpoint find the same watermark as it has (a move, move.go,
+// relies on it).
+func (h *HashAgg) restoreGroups(ctx context.Context, r exec.StateReader, ranges []exec.KeyGroupRange, wm int64) error {
 	var slots []int32
-	wm, global := noWatermark, false
-	err := r.Scan(ctx, groups, func(g int, key, value []byte) error {
-		if string(key) == watermarkKey && h.close != nil {
-			v, n := binary.Varint(value)
-			if n <= 0 || n != len(value) {
-				return fmt.Errorf("%w: key group %d: bad watermark entry", errRestore, g)
+	global := false
+	for _, groups := range ranges {
+		err := r.Scan(ctx, groups, func(g int, key, value []byte) error {
+			if string(key) == watermarkKey && h.close != nil {
+				v, n := binary.Varint(value)
+				if n <= 0 || n != len(value) {
+					return fmt.Errorf("%w: key group %d: bad watermark entry", errRestore, g)
+				}
+				wm = max(wm, v)
+				return nil
 			}
-			wm = max(wm, v)
+			s, err := h.restoreGroup(key, value)
+			if err != nil {
+				return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, key, err)
+			}
+			if h.keys.mode == keysGlobal {
+				global = true
+			} else {
+				slots = append(slots, s)
+			}
 			return nil
-		}
-		s, err := h.restoreGroup(key, value)
+		})
 		if err != nil {
-			return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, key, err)
+			return err
 		}
-		if h.keys.mode == keysGlobal {
-			global = true
-		} else {
-			slots = append(slots, s)
-		}
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	h.delta.written = true
 	if global {
@@ -247,7 +262,7 @@ func (h *HashAgg) Restore(ctx context.Context, r exec.StateReader, groups exec.K
 	}
 	h.touchRestored(slots)
 	if c := h.close; c != nil {
-		c.wm, h.delta.savedWM = wm, wm
+		c.wm, h.delta.savedWM = wm, noWatermark
 		h.keys.decodeSlots(slots, h.keyVecs)
 		v := &h.keyVecs[c.cfg.Key]
 		for j, s := range slots {

@@ -23,29 +23,32 @@ type checkpointCase struct {
 	close      *WindowClose
 }
 
+// checkpointCases are the aggregates the checkpoint tests run.
+var checkpointCases = []checkpointCase{
+	{name: "bigint-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "count(1)", "sum(1)",
+		"avg(1)", "min(1)", "max(1)", "count(distinct 1)", "sum(distinct 1)"}},
+	{name: "string-key-doubles", input: "varchar double", keys: []int{0}, calls: []string{"count(*)", "sum(1)",
+		"avg(1)", "min(1)", "max(1)", "count(distinct 1)"}},
+	{name: "two-keys-decimals", input: "bigint varchar decimal(10,2)", keys: []int{1, 0}, calls: []string{"sum(2)",
+		"avg(2)", "min(2)", "max(2)", "count(distinct 2)", "min(1)", "approx_count_distinct(1)"}},
+	{name: "int-double-keys", input: "bigint double bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+		"min(2)", "count(distinct 2)"}, appendOnly: true},
+	{name: "temporal-keys", input: "date timestamp(3) boolean", keys: []int{0, 2}, calls: []string{"count(*)",
+		"min(1)", "max(1)"}},
+	{name: "append-only", input: "bigint varchar bigint", keys: []int{0}, calls: []string{"min(1)", "max(1)",
+		"min(2)", "max(2)", "sum(2)", "approx_count_distinct(1)", "approx_count_distinct(2)"}, appendOnly: true},
+	{name: "global", input: "bigint double", calls: []string{"count(*)", "sum(0)", "avg(1)", "max(0)",
+		"min(1)", "count(distinct 0)"}},
+	{name: "window-emit-on-close", input: "bigint varchar bigint", keys: []int{0, 1}, calls: []string{"count(*)",
+		"sum(2)", "max(2)", "approx_count_distinct(2)"}, appendOnly: true, close: &WindowClose{Key: 0, Offset: 10, Emit: true}},
+	{name: "window-updates", input: "bigint varchar bigint", keys: []int{1, 0}, calls: []string{"count(*)",
+		"min(2)", "avg(2)"}, close: &WindowClose{Key: 1, Offset: 10}},
+	{name: "window-int-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "max(1)"},
+		appendOnly: true, close: &WindowClose{Key: 0, Offset: 20, Emit: true}},
+}
+
 func TestHashAggRestoreContinuesTheRun(t *testing.T) {
-	for _, tc := range []checkpointCase{
-		{name: "bigint-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "count(1)", "sum(1)",
-			"avg(1)", "min(1)", "max(1)", "count(distinct 1)", "sum(distinct 1)"}},
-		{name: "string-key-doubles", input: "varchar double", keys: []int{0}, calls: []string{"count(*)", "sum(1)",
-			"avg(1)", "min(1)", "max(1)", "count(distinct 1)"}},
-		{name: "two-keys-decimals", input: "bigint varchar decimal(10,2)", keys: []int{1, 0}, calls: []string{"sum(2)",
-			"avg(2)", "min(2)", "max(2)", "count(distinct 2)", "min(1)", "approx_count_distinct(1)"}},
-		{name: "int-double-keys", input: "bigint double bigint", keys: []int{1, 0}, calls: []string{"count(*)",
-			"min(2)", "count(distinct 2)"}, appendOnly: true},
-		{name: "temporal-keys", input: "date timestamp(3) boolean", keys: []int{0, 2}, calls: []string{"count(*)",
-			"min(1)", "max(1)"}},
-		{name: "append-only", input: "bigint varchar bigint", keys: []int{0}, calls: []string{"min(1)", "max(1)",
-			"min(2)", "max(2)", "sum(2)", "approx_count_distinct(1)", "approx_count_distinct(2)"}, appendOnly: true},
-		{name: "global", input: "bigint double", calls: []string{"count(*)", "sum(0)", "avg(1)", "max(0)",
-			"min(1)", "count(distinct 0)"}},
-		{name: "window-emit-on-close", input: "bigint varchar bigint", keys: []int{0, 1}, calls: []string{"count(*)",
-			"sum(2)", "max(2)", "approx_count_distinct(2)"}, appendOnly: true, close: &WindowClose{Key: 0, Offset: 10, Emit: true}},
-		{name: "window-updates", input: "bigint varchar bigint", keys: []int{1, 0}, calls: []string{"count(*)",
-			"min(2)", "avg(2)"}, close: &WindowClose{Key: 1, Offset: 10}},
-		{name: "window-int-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "max(1)"},
-			appendOnly: true, close: &WindowClose{Key: 0, Offset: 20, Emit: true}},
-	} {
+	for _, tc := range checkpointCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
 			cfg.AppendOnly, cfg.Close = tc.appendOnly, tc.close

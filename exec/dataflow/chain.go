@@ -20,6 +20,9 @@ type chain struct {
 	state    *stateAccount // nil: the job's state is not budgeted
 	snap     *taskState    // the stateful operators, nil when none or no checkpoints
 	timers   []int         // the operators that are ProcessingTimers
+	// handed marks the operators handed to another job (handoff.go):
+	// close leaves them open.
+	handed []bool
 }
 
 // chainEmitter feeds operator next (or the chain's output when next ==
@@ -32,7 +35,7 @@ type chainEmitter struct {
 }
 
 func newChain(ops []exec.Operator, metrics []*exec.OperatorMetrics, out exec.Emitter) *chain {
-	c := &chain{ops: ops, metrics: metrics, out: out, timers: timerOps(ops)}
+	c := &chain{ops: ops, metrics: metrics, out: out, timers: timerOps(ops), handed: make([]bool, len(ops))}
 	c.emitters = make([]*chainEmitter, len(ops))
 	for i := range ops {
 		c.emitters[i] = &chainEmitter{c: c, next: i + 1}
@@ -134,7 +137,10 @@ func (c *chain) control(ctx context.Context, m exec.Control) (forward bool, err 
 // their state to the budget.
 func (c *chain) close() error {
 	var first error
-	for _, op := range c.ops {
+	for i, op := range c.ops {
+		if c.handed[i] {
+			continue
+		}
 		if err := op.Close(); err != nil && first == nil {
 			first = err
 		}

@@ -60,6 +60,10 @@ type taskState struct {
 	// barrier before).
 	syncTime time.Duration
 	pend     pendingSnapshot // the snapshot the operators began and have not finished
+	// adopt holds, by chain position, the instance of the job stopped
+	// at the checkpoint that the operator takes over instead of reading
+	// all its groups (handoff.go), until it does.
+	adopt []handed
 }
 
 // newTaskState finds the stateful operators among ops (the chain of stage
@@ -75,6 +79,7 @@ func newTaskState(store storage.StateStore, spec StageSpec, si int, ops []exec.O
 		if s == nil {
 			s = &taskState{ops: make([]exec.Stateful, len(ops)), deferred: make([]exec.DeferredSnapshotter, len(ops)),
 				tables: make([]storage.StateTable, len(ops)), names: make([]string, len(ops)), writers: make([]*stateWriter, len(ops)), groups: groups,
+				adopt:   make([]handed, len(ops)),
 				written: written, read: read, pend: pendingSnapshot{perEntry: initialEntryCost}}
 		}
 		name := spec.StateTable(si, i)
@@ -90,7 +95,8 @@ func newTaskState(store storage.StateStore, spec StageSpec, si int, ops []exec.O
 }
 
 // restore has every stateful operator rebuild the state of the instance's
-// key groups from the last committed checkpoint, counting the bytes read
+// key groups from the last committed checkpoint — taking over the old
+// instance handed to it, if any (handoff.go) — counting the bytes read
 // per table and key group into byGroup.
 func (s *taskState) restore(ctx context.Context, byGroup *restoreCounts) error {
 	for i, op := range s.ops {
@@ -98,7 +104,7 @@ func (s *taskState) restore(ctx context.Context, byGroup *restoreCounts) error {
 			continue
 		}
 		r := stateReader{t: s.tables[i], read: s.read, groups: byGroup.of(s.names[i])}
-		if err := op.Restore(ctx, r, s.groups); err != nil {
+		if err := s.adoptOrRestore(ctx, i, r); err != nil {
 			return fmt.Errorf("restoring the state of operator %d: %w", i, err)
 		}
 	}

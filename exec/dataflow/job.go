@@ -62,6 +62,11 @@ type JobOptions struct {
 	// Relayout says that checkpoint was written by a plan that placed
 	// some state otherwise (exec.Env.Relayout).
 	Relayout bool
+	// Handoff, with Restore, holds the operator instances of the job that
+	// stopped at the checkpoint restored (Job.StopAndHandOver): the job's
+	// instances take over their state rather than read all of it from
+	// the store (handoff.go). StartJob takes it over, whatever happens.
+	Handoff *Handoff
 	// CheckpointInterval, when positive and State is set, makes the job
 	// take a checkpoint every interval, numbered on from the store's last
 	// committed epoch, if it is resumable (Job.Resumable).
@@ -142,7 +147,11 @@ type Job struct {
 	restored *restoreCounts
 	// stopAt is the epoch of the barrier every task stops at
 	// (StopAtCheckpoint); 0: none.
-	stopAt    atomic.Uint64
+	stopAt atomic.Uint64
+	// handoff, when set, receives the instances of the operators that can
+	// adopt key groups once their task stopped at stopAt
+	// (StopAndHandOver).
+	handoff   atomic.Pointer[Handoff]
 	tasksDone chan struct{} // closed when every task has exited
 	// rates keeps the last policy interval, lat the latencies of the
 	// markers that reached the sink since (sampler.go, latency.go).
@@ -170,6 +179,7 @@ type consumerRef struct {
 
 // StartJob starts the dataflow g.
 func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
+	defer opts.Handoff.Close() // what no task took
 	if err := g.validate(); err != nil {
 		return nil, err
 	}
@@ -258,6 +268,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	if j.restore {
 		j.restored = newRestoreCounts(j.stages)
 	}
+	j.giveOut(opts.Handoff)
 	j.resumeErr = j.resumable()
 	if j.restore && j.resumeErr != nil {
 		j.closeTasks()
@@ -341,6 +352,11 @@ func (j *Job) runTask(ctx context.Context, t *task) {
 	err := t.runRecovered(ctx, t.run)
 	if errors.Is(err, errStopped) {
 		err = t.runRecovered(ctx, t.park)
+		if errors.Is(err, context.Canceled) {
+			// Stopped at the barrier, its snapshot written: its state
+			// is the checkpoint's.
+			t.handOver()
+		}
 	}
 	if cerr := t.runRecovered(ctx, func(context.Context) error { return t.close() }); err == nil {
 		err = cerr

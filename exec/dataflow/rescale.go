@@ -15,11 +15,15 @@ import (
 // StageSpec.SourceKey and at the same parallelism (a source's position is
 // its split's).
 //
-// Every instance of the new job restores all of its groups from the
-// store: an instance keeps nothing in memory across the move, even where
-// its groups did not change owner. RestoreMoves tells how much of what
-// was read belongs to groups that did change owner — what a move of only
-// those groups, instance to instance, would have carried.
+// Each instance of the new job reads from the store the groups it owns
+// and does not hold already: with a handoff from the stopped job
+// (StopAndHandOver, handoff.go), an instance of an operator that can
+// adopt key groups (exec.GroupMover) takes over the old instance it is
+// matched with (MatchInstances) and reads only the groups that instance
+// did not own; every other instance reads all its groups. RestoreMoves
+// tells how much was read, and how much of it belongs to the groups that
+// changed instance under that matching — what a move of only those
+// groups has to carry.
 
 // restoreCounts counts the bytes of state entries a restoring job reads,
 // per state table and key group. Its map is filled before the job's
@@ -61,18 +65,23 @@ type StateMove struct {
 	// Read is the bytes of state entries (keys and values) the job's
 	// operators read.
 	Read int64
-	// Moved is the part of Read in key groups whose instance changed: the
-	// state a move of only the groups that change owner would carry.
+	// Moved is the part of Read in key groups that changed instance: the
+	// groups a new instance owns that the old instance it is matched with
+	// (MatchInstances) did not. It is what a move of only those groups
+	// carries; Read exceeds it by what instances that kept nothing in
+	// memory read of the groups they would have kept.
 	Moved int64
 	// MovedGroups counts the key groups, summed over the stateful
-	// operators, whose instance changed.
+	// operators, that changed instance.
 	MovedGroups int
 }
 
 // RestoreMoves returns what the job read when it restored the checkpoint
-// of prev, the graph whose job took it: an operator's groups moved when
-// the stage running it has another parallelism in prev. An operator
-// prev did not have (no table of that name) counts as moved whole.
+// of prev, the graph whose job took it: an operator's groups changed
+// instance when the stage running it has another parallelism in prev,
+// and its instances, matched by MatchInstances, own them differently. An
+// operator prev did not have (no table of that name) counts as moved
+// whole.
 func (j *Job) RestoreMoves(prev GraphSpec) StateMove {
 	was := map[string]int{}
 	for si, s := range prev.Stages {
@@ -91,10 +100,11 @@ func (j *Job) RestoreMoves(prev GraphSpec) StateMove {
 			}
 			seen[name] = true
 			p, before := sr.spec.Parallelism, was[name]
+			match := MatchInstances(before, p)
 			for g := range counts {
 				n := counts[g].Load()
 				m.Read += n
-				if before == 0 || exec.InstanceForKeyGroup(g, before) != exec.InstanceForKeyGroup(g, p) {
+				if before == 0 || match[exec.InstanceForKeyGroup(g, p)] != exec.InstanceForKeyGroup(g, before) {
 					m.Moved += n
 					m.MovedGroups++
 				}

@@ -171,6 +171,7 @@ func (t *task) close() error {
 		return nil
 	}
 	t.closed = true
+	t.state.closeAdopted()
 	t.tw.stop()
 	t.keep.close()
 	err := t.chain.close()

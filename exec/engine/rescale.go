@@ -29,7 +29,10 @@ import (
 //     files what the cut published.
 //  3. The job of the new plan starts from that checkpoint: every instance
 //     restores the key groups it now owns, each source seeks to the
-//     recorded position, and the query goes on. A view's rows are not
+//     recorded position, and the query goes on. An instance of an
+//     operator that adopts key groups (exec.GroupMover: the hash
+//     aggregate) takes over the stopped job's instance it is matched with
+//     (dataflow.Job.StopAndHandOver) and reads only the groups it gains. A view's rows are not
 //     restored but kept (mview.Sink.Kept): the view, and every
 //     subscription to it (push queries, views over it), stays, so its
 //     readers see the changes before the cut and then those after it,
@@ -38,9 +41,9 @@ import (
 //     at the new parallelism (and resumes its checkpoint: the layout is
 //     the same).
 //
-// Every instance of the new job reads its key groups from the store
-// (dataflow.Job.RestoreMoves measures it), rather than only the groups
-// that change owner moving from instance to instance.
+// The other operators' instances read all their key groups from the
+// store (dataflow.Job.RestoreMoves measures what was read, and how much
+// of it lies in groups that changed instance).
 //
 // A query that is not checkpointed cannot stop at a cut and resume from
 // it: one reading a materialized view (a view's changes have no position),
@@ -76,12 +79,15 @@ type RescaleReport struct {
 	// meanwhile).
 	Pause time.Duration
 	// StateBytes is the state (keys and values) the new job's instances
-	// restored from the checkpoint: every instance reads the key groups
-	// it owns.
+	// restored from the checkpoint: an instance that took over the old
+	// instance it is matched with reads the key groups it gains, any
+	// other all the groups it owns.
 	StateBytes int64
-	// MovedBytes is the part of StateBytes in key groups whose instance
-	// changed — what moving only those groups would carry — and
-	// MovedGroups counts those groups over the stateful operators.
+	// MovedBytes is the part of StateBytes in key groups that changed
+	// instance (a group changes instance when the old instance matched
+	// with its new owner, dataflow.MatchInstances, did not own it) —
+	// what moving only those groups carries — and MovedGroups counts
+	// those groups over the stateful operators.
 	MovedBytes  int64
 	MovedGroups int
 	// Rebuilt, when set, says why the query was rebuilt from its inputs

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/storage"
 )
 
 // More rescale tests: what a move reads, sinks and derived streams,
@@ -18,12 +20,15 @@ import (
 // load and the restarts).
 
 // TestRescaleMovesState measures what a rescale moves: a view's query
-// holding 20,000 groups goes 1 → 2 → 4 → 3 → 1 through Engine.Rescale,
-// the API an autoscaler calls. Every instance of the new job restores
-// the key groups it owns from the checkpoint (StateBytes: all the
-// operators' state, the view's rows are kept in place), of which the part
-// in groups that changed instance (MovedBytes) is what a move of only
-// those would carry: about half from 1 to 2, three quarters from 2 to 4.
+// holding 20,000 groups goes 1 → 2 → 1 → 2 → 4 → 3 → 1 through
+// Engine.Rescale, the API an autoscaler calls. Each new instance of the
+// hash aggregate takes over the old instance it is matched with
+// (dataflow.MatchInstances) and reads from the checkpoint only the key
+// groups it gains; the view's rows are kept in place. The bytes read
+// (StateBytes) are compared with the serialized state of the key groups
+// that changed instance, summed from the store's entries by the test:
+// issue 12 asks for at most 1.1×, and reading no less is what makes the
+// state complete.
 func TestRescaleMovesState(t *testing.T) {
 	e, s, _ := checkpointedEngine(t, 1)
 	run(t, s, `CREATE STREAM s (k BIGINT, v BIGINT);
@@ -42,38 +47,70 @@ func TestRescaleMovesState(t *testing.T) {
 	run(t, s, "FLUSH;")
 	want := viewRows(t, s, "v")
 	ctx := context.Background()
-	from := 1
-	for _, c := range []struct {
-		to     int
-		lo, hi float64 // the share of StateBytes moved
-	}{
-		{2, 0.45, 0.55}, {4, 0.70, 0.80}, {3, 0.40, 0.60}, {1, 0.60, 0.72},
-	} {
-		// The groups that change instance, of the one stateful operator
-		// besides the view's sink (which runs as one instance).
-		movedGrp := 0
-		for g := range exec.NumKeyGroups {
-			if exec.InstanceForKeyGroup(g, from) != exec.InstanceForKeyGroup(g, c.to) {
-				movedGrp++
-			}
-		}
-		from = c.to
-		rep, err := e.Rescale(ctx, "v", c.to)
+	for _, to := range []int{2, 1, 2, 4, 3, 1} {
+		prev := query(e, "v").graph
+		rep, err := e.Rescale(ctx, "v", to)
 		if err != nil {
 			t.Fatal(err)
 		}
-		size := stateBytes(t, query(e, "v"))
-		share := float64(rep.MovedBytes) / float64(rep.StateBytes)
-		t.Logf("%d → %d: paused %s; restored %d bytes (store holds %d), %d of them (%.0f%%) in the %d key groups that changed instance",
-			rep.From, rep.To, rep.Pause, rep.StateBytes, size, rep.MovedBytes, 100*share, rep.MovedGroups)
-		if rep.StateBytes <= 0 || rep.StateBytes > size || share < c.lo || share > c.hi || rep.MovedGroups != movedGrp {
-			t.Errorf("%d → %d: restored %d of %d bytes stored, moved %d (%.2f, want %.2f–%.2f) in %d groups (want %d)",
-				rep.From, rep.To, rep.StateBytes, size, rep.MovedBytes, share, c.lo, c.hi, rep.MovedGroups, movedGrp)
+		movedBytes, movedGroups := movedState(t, query(e, "v"), prev)
+		ratio := float64(rep.StateBytes) / float64(movedBytes)
+		t.Logf("%d → %d: paused %s; read %d bytes from the store; the %d key groups that changed instance hold %d (%.3f×)",
+			rep.From, rep.To, rep.Pause, rep.StateBytes, movedGroups, movedBytes, ratio)
+		if movedBytes <= 0 || rep.StateBytes < movedBytes || ratio > 1.1 || rep.MovedGroups != movedGroups || rep.MovedBytes != rep.StateBytes {
+			t.Errorf("%d → %d: read %d bytes (%d in groups that moved, %d groups), want %d–%.0f in %d groups",
+				rep.From, rep.To, rep.StateBytes, rep.MovedBytes, rep.MovedGroups, movedBytes, 1.1*float64(movedBytes), movedGroups)
 		}
 		if got := viewRows(t, s, "v"); got != want {
-			t.Fatalf("after moving to %d the view changed", c.to)
+			t.Fatalf("after moving to %d the view changed", to)
 		}
 	}
+}
+
+// movedState sums, from the store of q (a query just moved from the graph
+// prev), the bytes (keys with their group prefix, and values) of the
+// entries in the key groups that changed instance, and counts those
+// groups, over the stateful operators of the stages whose parallelism
+// changed: a group changed instance when the old instance matched with
+// its new owner did not own it.
+func movedState(t *testing.T, q *runningQuery, prev dataflow.GraphSpec) (int64, int) {
+	t.Helper()
+	was := map[string]int{}
+	for si, st := range prev.Stages {
+		for i := range st.Ops {
+			was[st.StateTable(si, i)] = st.Parallelism
+		}
+	}
+	var bytes int64
+	groups := 0
+	for si, st := range q.graph.Stages {
+		for i := range st.Ops {
+			name := st.StateTable(si, i)
+			from, ok := was[name]
+			if !ok || from == st.Parallelism {
+				continue
+			}
+			tbl, err := q.state.store.Table(name, storage.TableOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			match := dataflow.MatchInstances(from, st.Parallelism)
+			for g := range exec.NumKeyGroups {
+				if match[exec.InstanceForKeyGroup(g, st.Parallelism)] == exec.InstanceForKeyGroup(g, from) {
+					continue
+				}
+				groups++
+				lo, hi := binary.BigEndian.AppendUint16(nil, uint16(g)), binary.BigEndian.AppendUint16(nil, uint16(g+1))
+				if err := tbl.ScanRange(lo, hi, func(k, v []byte) error {
+					bytes += int64(len(k) + len(v))
+					return nil
+				}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+	}
+	return bytes, groups
 }
 
 // TestRescaleSinkAndDerivedStream: ALTER SINK moves a file sink's query

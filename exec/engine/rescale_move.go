@@ -29,14 +29,16 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 		return nil, &RescaleError{Code: RescaleNotSupported, Name: obj.Name, Msg: fmt.Sprintf("%s: %s", rep.doing(), why)}
 	}
 	start := time.Now()
-	epoch, err := q.job.StopAtCheckpoint(e.ctx)
+	// The stopped job hands its instances over: those of the operators
+	// that adopt key groups keep the state of the groups they still own.
+	epoch, handoff, err := q.job.StopAndHandOver(e.ctx)
 	if err != nil {
 		e.moveFailed(obj, q, rep.To, err)
 		return nil, fmt.Errorf("%s: stopping it at a checkpoint: %w", rep.doing(), err)
 	}
 	opts := qg.options
 	placement := statePlacement(qg.graph)
-	opts.State, opts.Restore, opts.CheckpointInterval = q.state.store, true, interval
+	opts.State, opts.Restore, opts.CheckpointInterval, opts.Handoff = q.state.store, true, interval, handoff
 	// The stop's checkpoint was written by q's job: by q's plan's placement.
 	opts.Relayout = q.state.placement != placement
 	job, err := dataflow.StartJob(e.ctx, qg.graph, opts)

@@ -133,9 +133,15 @@ func runSteps(t *testing.T, op exec.Operator, env *exec.Env, steps []Step, out *
 	}
 }
 
-// routed returns the chunk text of the rows of text that instance i of p
+// Routed returns the chunk text of the rows of text that instance i of p
 // receives through a hash exchange on the columns keys, and whether
 // there is any.
+func Routed(t *testing.T, keys []int, text string, i, p int) (string, bool) {
+	t.Helper()
+	return routed(t, keys, text, i, p)
+}
+
+// routed is Routed.
 func routed(t *testing.T, keys []int, text string, i, p int) (string, bool) {
 	alloc := Alloc(t)
 	ch := Chunk(t, alloc, text)
