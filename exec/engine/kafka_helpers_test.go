@@ -14,7 +14,7 @@ import (
 // kafkaCluster starts an in-process Kafka cluster (kfake) with the given
 // topics of parts partitions each, closed when t ends, and returns its
 // brokers option.
-func kafkaCluster(t *testing.T, parts int32, topics ...string) string {
+func kafkaCluster(t testing.TB, parts int32, topics ...string) string {
 	t.Helper()
 	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(parts, topics...))
 	if err != nil {

@@ -107,3 +107,37 @@ func BenchmarkCSV(b *testing.B) { benchSource(b, "bench.csv", FormatCSV) }
 
 // BenchmarkJSON reads the same rows as JSON lines.
 func BenchmarkJSON(b *testing.B) { benchSource(b, "bench.jsonl", FormatJSON) }
+
+// BenchmarkDecoderJSON decodes JSON messages shaped like the Kafka
+// benchmark's bids (numbers for the timestamp) with a Decoder, as the Kafka
+// source does, in rows per second.
+func BenchmarkDecoderJSON(b *testing.B) {
+	cs := cols(b, "auction BIGINT", "bidder BIGINT", "price BIGINT", "channel VARCHAR", "date_time TIMESTAMP(3)")
+	const n = 4096
+	recs := make([][]byte, n)
+	for i := range recs {
+		recs[i] = fmt.Appendf(nil, `{"auction": %d, "bidder": %d, "price": %d, "channel": "channel-%d", "date_time": %d}`,
+			1000+i%977, 2000+i%1013, 100+i%10007, i%10, 1_700_000_000_000+int64(i))
+	}
+	d, err := NewDecoder(FormatJSON, 0, cs, memory.NewGoAllocator(), DefaultBatchSize)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Release()
+	b.ReportAllocs()
+	rows := 0
+	for b.Loop() {
+		for _, r := range recs {
+			if err := d.Decode(r); err != nil {
+				b.Fatal(err)
+			}
+			if d.Full() {
+				for _, a := range d.Finish() {
+					a.Release()
+				}
+			}
+		}
+		rows += n
+	}
+	b.ReportMetric(float64(rows)/b.Elapsed().Seconds(), "rows/s")
+}

@@ -3,6 +3,7 @@ package file
 import (
 	"bytes"
 	"fmt"
+	"math"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/internal/jsonpath"
@@ -32,6 +33,7 @@ type jsonParser struct {
 	scratch []byte
 	data    []byte
 	i       int
+	f       fault // why value or skip failed
 	// paths are the columns filled from a JSON path of the line
 	// (column.hasPath), and pathBufs the values their paths found.
 	paths    []int
@@ -97,8 +99,8 @@ func (p *jsonParser) parse(line []byte, cells []cell) fault {
 				if !p.skip(0) {
 					return p.skipFault()
 				}
-			} else if f := p.value(j, &cells[j]); f.code != faultNone {
-				return f
+			} else if !p.value(j, &cells[j]) {
+				return p.f
 			} else {
 				cells[j].exact = exact
 			}
@@ -167,34 +169,41 @@ func (p *jsonParser) resolve(key []byte) (int, bool) {
 	return j, false
 }
 
-// value parses the value at p.i into c for column j.
-func (p *jsonParser) value(j int, c *cell) fault {
+// value parses the value at p.i into c for column j, or sets p.f to why
+// it cannot and returns false. The common values take a path of their own
+// in one pass: a plain integer into an integer, timestamp or floating-point
+// column is parsed while it is scanned, and a string without escapes or
+// bytes beyond ASCII into a VARCHAR needs no UTF-8 check.
+func (p *jsonParser) value(j int, c *cell) bool {
 	col := &p.cols[j]
 	c.null = false
 	start := p.i
 	if start >= len(p.data) {
-		return p.syntax("expected a value")
+		return p.fail(p.syntax("expected a value"))
 	}
 	switch ch := p.data[start]; {
 	case ch == '"':
-		s, ok := p.str()
-		if !ok {
-			return p.syntax("invalid string")
-		}
-		if col.kind == kindJSON {
+		s, ascii, ok := p.scanStr()
+		switch {
+		case !ok:
+			return p.fail(p.syntax("invalid string"))
+		case col.kind == kindJSON:
 			c.s = p.data[start:p.i] // a JSON string, quoted
-			return fault{}
+			return true
+		case col.kind == kindString && ascii:
+			c.s = s
+			return true
 		}
-		return valueFault(parseText(col, s, c), j, p.data[start:p.i])
+		return p.check(parseText(col, s, c), j, p.data[start:p.i])
 	case ch == 'n':
 		if !p.literal("null") {
-			return p.syntax("invalid literal")
+			return p.fail(p.syntax("invalid literal"))
 		}
 		c.null = true
-		return fault{}
+		return true
 	case ch == 't' || ch == 'f':
 		if !p.literal("true") && !p.literal("false") {
-			return p.syntax("invalid literal")
+			return p.fail(p.syntax("invalid literal"))
 		}
 		raw := p.data[start:p.i]
 		switch col.kind {
@@ -206,38 +215,76 @@ func (p *jsonParser) value(j int, c *cell) fault {
 		case kindString, kindJSON:
 			c.s = raw
 		default:
-			return valueFault(faultSyntax, j, raw)
+			return p.fail(valueFault(faultSyntax, j, raw))
 		}
-		return fault{}
+		return true
 	case ch == '-' || isDigit(ch):
+		switch col.kind {
+		case kindInt:
+			if v, ok := p.integer(); ok {
+				c.i = v
+				if v < col.min || v > col.max {
+					return p.fail(valueFault(faultRange, j, p.data[start:p.i]))
+				}
+				return true
+			}
+		case kindTimestamp: // a number is milliseconds since the epoch
+			if v, ok := p.integer(); ok {
+				c.i = types.RoundToFsp(v, int(col.t.Fsp))
+				return true
+			}
+		case kindFloat:
+			if v, ok := p.integer(); ok {
+				c.f = float64(v) // exact, or rounded as ParseFloat rounds
+				if v == 0 && ch == '-' {
+					c.f = math.Copysign(0, -1)
+				}
+				return true
+			}
+		}
 		raw, ok := p.number()
 		if !ok {
-			return p.syntax("invalid number")
+			return p.fail(p.syntax("invalid number"))
 		}
 		switch col.kind {
 		case kindString, kindJSON:
 			c.s = raw
-			return fault{}
+			return true
 		case kindTimestamp: // a number is milliseconds since the epoch: digits only
 			v, code := parseInt(raw)
 			c.i = types.RoundToFsp(v, int(col.t.Fsp))
-			return valueFault(code, j, raw)
+			return p.check(code, j, raw)
 		case kindDate:
-			return valueFault(faultSyntax, j, raw)
+			return p.fail(valueFault(faultSyntax, j, raw))
 		}
-		return valueFault(parseText(col, raw, c), j, raw)
+		return p.check(parseText(col, raw, c), j, raw)
 	case ch == '{' || ch == '[':
 		if !p.skip(0) {
-			return p.skipFault()
+			return p.fail(p.skipFault())
 		}
 		raw := p.data[start:p.i]
 		if col.kind != kindString && col.kind != kindJSON {
-			return valueFault(faultSyntax, j, raw)
+			return p.fail(valueFault(faultSyntax, j, raw))
 		}
 		c.s = raw // a nested value is kept as its JSON text
-		return fault{}
+		return true
 	}
-	return p.syntax("expected a value")
+	return p.fail(p.syntax("expected a value"))
+}
+
+// fail sets the fault value returns and returns false.
+func (p *jsonParser) fail(f fault) bool {
+	p.f = f
+	return false
+}
+
+// check returns whether a parse outcome for column j is good, setting the
+// fault when it is not; raw is the value's text.
+func (p *jsonParser) check(code faultCode, j int, raw []byte) bool {
+	if code == faultNone {
+		return true
+	}
+	return p.fail(valueFault(code, j, raw))
 }
 
 // pathValue fills c, column j's cell, from the value the line, a checked
@@ -254,9 +301,12 @@ func (p *jsonParser) pathValue(line []byte, j int, c *cell) fault {
 	}
 	data, i := p.data, p.i
 	p.data, p.i = v, 0
-	f := p.value(j, c)
+	ok := p.value(j, c)
 	p.data, p.i = data, i
-	return f
+	if !ok {
+		return p.f
+	}
+	return fault{}
 }
 
 // valueFault wraps a parse outcome for column j; raw is the value's text.

@@ -1,6 +1,7 @@
 package file
 
 import (
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -12,12 +13,11 @@ import (
 // ws skips JSON whitespace.
 func (p *jsonParser) ws() {
 	for p.i < len(p.data) {
-		switch p.data[p.i] {
-		case ' ', '\t', '\r', '\n':
-			p.i++
-		default:
+		c := p.data[p.i]
+		if c > ' ' || (c != ' ' && c != '\t' && c != '\r' && c != '\n') {
 			return
 		}
+		p.i++
 	}
 }
 
@@ -83,21 +83,102 @@ func (p *jsonParser) number() ([]byte, bool) {
 
 // str scans the string at p.i (an opening quote) and returns its value.
 func (p *jsonParser) str() ([]byte, bool) {
-	p.i++
-	start := p.i
-	for p.i < len(p.data) {
-		switch ch := p.data[p.i]; {
-		case ch == '"':
-			p.i++
-			return p.data[start : p.i-1], true
-		case ch == '\\':
-			return p.strEscaped(start)
-		case ch < 0x20:
-			return nil, false
+	s, _, ok := p.scanStr()
+	return s, ok
+}
+
+// Classes of bytes in a string, for scanStr: strStop ends the run of plain
+// bytes (a quote, a backslash, a control character), strHigh is a byte
+// beyond ASCII.
+const (
+	strStop = 1
+	strHigh = 2
+)
+
+// strClass is the class of each byte in a string: 0, strStop or strHigh.
+var strClass = func() (t [256]uint8) {
+	for b := range t {
+		switch {
+		case b == '"' || b == '\\' || b < 0x20:
+			t[b] = strStop
+		case b >= 0x80:
+			t[b] = strHigh
 		}
-		p.i++
 	}
-	return nil, false
+	return t
+}()
+
+// scanStr scans the string at p.i (an opening quote) and returns its value
+// and whether it is plain ASCII without escapes (valid UTF-8, then). On a
+// malformed string p.i is left at the byte at fault.
+func (p *jsonParser) scanStr() (s []byte, ascii, ok bool) {
+	d := p.data
+	start := p.i + 1
+	i, high := start, uint8(0)
+	for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
+		i += 8
+	}
+	for i < len(d) {
+		c := strClass[d[i]]
+		if c&strStop != 0 {
+			break
+		}
+		high |= c
+		i++
+	}
+	p.i = i
+	switch {
+	case i == len(d) || d[i] < 0x20:
+		return nil, false, false
+	case d[i] == '"':
+		p.i++
+		return d[start:i], high == 0, true
+	}
+	s, ok = p.strEscaped(start) // a backslash
+	return s, false, ok
+}
+
+// plain8 reports whether the eight bytes of w are all plain ASCII in a
+// string: none a quote, a backslash, a control character or beyond ASCII.
+func plain8(w uint64) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	q := w ^ (ones * '"')
+	b := w ^ (ones * '\\')
+	// A byte below 0x20, or a zero byte of q or b, borrows into its high bit.
+	return ((w-ones*0x20)|(q-ones)|(b-ones)|w)&highs == 0
+}
+
+// integer scans the number at p.i if it is a plain integer of at most 18
+// digits (no fraction or exponent, so it fits an int64) and returns it;
+// otherwise it returns false and leaves p.i, for number to scan.
+func (p *jsonParser) integer() (int64, bool) {
+	d, i := p.data, p.i
+	neg := i < len(d) && d[i] == '-'
+	if neg {
+		i++
+	}
+	begin := i
+	var v int64
+	for i < len(d) {
+		x := d[i] - '0'
+		if x > 9 {
+			break
+		}
+		v = v*10 + int64(x) // wraps only beyond 18 digits, which are refused
+		i++
+	}
+	n := i - begin
+	switch {
+	case n == 0 || n > 18 || (n > 1 && d[begin] == '0'):
+		return 0, false
+	case i < len(d) && (d[i] == '.' || d[i] == 'e' || d[i] == 'E'):
+		return 0, false
+	}
+	p.i = i
+	if neg {
+		v = -v
+	}
+	return v, true
 }
 
 // strEscaped finishes a string with escapes, unescaping it into scratch.

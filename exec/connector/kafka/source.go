@@ -167,7 +167,7 @@ func (s *Source) start() error {
 	cl, err := kgo.NewClient(kgo.SeedBrokers(s.cfg.Brokers...),
 		kgo.ConsumePartitions(map[string]map[int32]kgo.Offset{s.cfg.Topic: offs}),
 		kgo.FetchIsolationLevel(iso), kgo.KeepControlRecords(), kgo.FetchMaxPartitionBytes(fetchPartitionBytes),
-		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.WithPools(records))
+		kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()), kgo.WithPools(records, buffers))
 	if err != nil {
 		return &BrokerError{Brokers: s.cfg.Brokers, Err: err}
 	}
