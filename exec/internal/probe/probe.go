@@ -1,8 +1,8 @@
 // Package probe is an open-addressing index from 64-bit hashes to entry
 // numbers, with linear probing and backward-shift deletion (so lookups
 // never meet tombstones), for operators that keep their entries in a
-// slice of their own and want no map per row: exec/dedup's exact set and
-// exec/setop's counts. The index holds entry numbers only; the operator
+// slice of their own and want no map per row: exec/dedup's exact set,
+// exec/setop's counts and exec/join's buckets of rows by join key. The index holds entry numbers only; the operator
 // says what an entry's hash is (hashOf) and whether it matches a key.
 package probe
 
