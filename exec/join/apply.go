@@ -12,9 +12,10 @@ import (
 
 // apply emits the changes row i of the probe side (input in) makes to the
 // join result, given its matches among the other side's rows, and updates
-// the state. key is "" when the row's key is NULL (it matches nothing and
-// is not kept).
-func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, key string, matches []int32, insert bool) error {
+// the state. keyCols are the chunk's join key columns; j.nonNull[i] is
+// false when the row's key has a NULL (it matches nothing and is not
+// kept), and j.khashes[i] is its key's hash.
+func (j *HashJoin) apply(in int, probe, other *side, cols, keyCols []arrow.Array, i int, matches []int32, insert bool) error {
 	kind := j.cfg.Kind
 	semi := kind == plan.SemiJoin || kind == plan.AntiJoin
 	op, inv := exec.Insert, exec.Delete
@@ -24,6 +25,7 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 	probePad := in == 0 && kind.PreservesLeft() || in == 1 && kind.PreservesRight()
 	otherPad := in == 1 && kind.PreservesLeft() || in == 0 && kind.PreservesRight()
 	windowed := j.cfg.Windowed
+	keyed := j.nonNull[i]
 	if windowed {
 		if !insert && kind != plan.InnerJoin {
 			return errWindowedRetraction
@@ -32,9 +34,9 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 		// rows it pads were never output padded, so a match only adds.
 		otherPad = false
 		if cols[probe.timeCol].IsNull(i) {
-			key = "" // no time: it matches nothing and is never freed by a watermark
+			keyed = false // no time: it matches nothing and is never freed by a watermark
 		}
-		if key != "" {
+		if keyed {
 			probePad = false // padded when freed, if it never matched
 		}
 	}
@@ -44,10 +46,9 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 	}
 	// A retraction finds the row it removes first: with a state TTL, the
 	// row may have been evicted, and its retraction then changes nothing.
-	var b *bucket
-	id := int32(noRow)
-	if !insert && key != "" && !(j.cfg.Lookup && in == 0) {
-		b = probe.index[key]
+	b, id := int32(noRow), int32(noRow)
+	if !insert && keyed && !(j.cfg.Lookup && in == 0) {
+		b = probe.lookup(j.khashes[i], keyCols, i)
 		var err error
 		if id, err = probe.find(j.env.Alloc, b, h, cols, i); err != nil {
 			return err
@@ -102,13 +103,13 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 	case probePad && len(matches) == 0:
 		j.out(int32(i), -1, op)
 	}
-	if key == "" || j.cfg.Lookup && in == 0 {
+	if !keyed || j.cfg.Lookup && in == 0 {
 		return nil // a NULL key matches nothing, and a lookup keeps no stream row
 	}
 	if insert {
-		id := probe.addRow(key, cols, i, h)
+		id := probe.addRow(j.khashes[i], keyCols, cols, i, h)
 		if windowed {
-			probe.track(id, key, timeValue(cols[probe.timeCol], i))
+			probe.track(id, timeValue(cols[probe.timeCol], i))
 		}
 		if probe.counted {
 			for int(id) >= len(probe.matches) {
@@ -118,11 +119,11 @@ func (j *HashJoin) apply(in int, probe, other *side, cols []arrow.Array, i int, 
 		}
 		return nil
 	}
-	probe.removeRow(key, b, id, h)
 	if windowed {
 		probe.untrack(id)
 	}
-	if len(b.ids) > 0 {
+	probe.removeRow(b, id, h)
+	if probe.buckets[b].n > 0 {
 		probe.touch(b)
 	}
 	return nil
@@ -172,7 +173,7 @@ func (j *HashJoin) gauge() {
 	var rows, bytes int64
 	for _, s := range j.sides {
 		rows += int64(s.store.Live())
-		bytes += s.store.Bytes() + 4*int64(len(s.matches)+len(s.pos)+len(s.next)) + s.changes.Bytes() + s.ttlBytes()
+		bytes += s.store.Bytes() + 4*int64(len(s.matches)) + s.indexBytes() + s.changes.Bytes() + s.ttlBytes()
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)

@@ -6,8 +6,10 @@
 // time (a windowed aggregate's running results).
 //
 // Its one operator, HashJoin, keeps each side's rows in a row store
-// (exec/internal/rowstore), indexed by join key, and for each change on one
-// side emits the change of the join result. Outer, semi and anti joins
+// (exec/internal/rowstore), indexed by join key — buckets of row ids in
+// flat slices behind an open-addressing index of the keys' hashes
+// (exec/internal/probe), no Go object per key or row (rows.go) — and for
+// each change on one side emits the change of the join result. Outer, semi and anti joins
 // also count each kept row's matches, so that a padded row, or a semi
 // join's left row, comes and goes as its matches do. A bucket that is
 // retracted from gets a row index (rows.go) so that a retraction does not

@@ -44,14 +44,12 @@ func (h *deadlineHeap) Pop() any {
 // live rows' entries (plus this many).
 const staleCompactMin = 1024
 
-// track records the deadline of row id of a windowed join side, kept
-// under key with time t.
-func (s *side) track(id int32, key string, t int64) {
-	for int(id) >= len(s.keyOf) {
-		s.keyOf = append(s.keyOf, "")
+// track records the deadline of row id of a windowed join side, of time
+// t.
+func (s *side) track(id int32, t int64) {
+	for int(id) >= len(s.gen) {
 		s.gen = append(s.gen, 0)
 	}
-	s.keyOf[id] = key
 	s.gen[id]++ // wraps after 2^32 rows of one id, long after a stale entry of it is gone
 	heap.Push(&s.deadline, deadlineItem{at: t + s.offset, id: id, gen: s.gen[id]})
 }
@@ -59,7 +57,6 @@ func (s *side) track(id int32, key string, t int64) {
 // untrack forgets the deadline of row id, retracted: its heap entry is
 // stale from now on.
 func (s *side) untrack(id int32) {
-	s.keyOf[id] = ""
 	s.gen[id]++
 	s.stale++
 	if h := &s.deadline; s.stale >= staleCompactMin && 2*s.stale >= len(h.items) {
@@ -132,9 +129,7 @@ func (j *HashJoin) evict(ctx context.Context, wm int64, out exec.Emitter) error 
 			if hs != nil {
 				h = hs[k]
 			}
-			key := s.keyOf[id]
-			s.removeRow(key, s.index[key], id, h)
-			s.keyOf[id] = ""
+			s.removeRow(s.bucketOf[id], id, h)
 		}
 	}
 	j.gauge()

@@ -13,8 +13,9 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
-	"github.com/eddysql/eddy/exec/internal/rowkey"
+	"github.com/eddysql/eddy/exec/internal/probe"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
+	"github.com/eddysql/eddy/exec/internal/vec"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -103,6 +104,8 @@ type HashJoin struct {
 	outO    []int32 // and other-side id (-1: NULL)
 	outOps  []exec.Op
 	hashes  []uint64 // the probe rows' hashes, when row indexes may read them
+	khashes []uint64 // the probe rows' join key hashes
+	nonNull []bool   // whether each probe row's join key is not NULL
 	// A lookup join holds its stream rows until the table side has caught
 	// up with the rows it held when the query started, so that a query
 	// created over existing data looks them up in the whole table.
@@ -124,29 +127,34 @@ const (
 	RightBytesCounter = "right_bytes"
 )
 
-// side is one input's state: its rows, indexed by join key, and for a
-// side whose matches are counted, each row's number of matches.
+// side is one input's state: its rows, indexed by join key (rows.go), and
+// for a side whose matches are counted, each row's number of matches.
 type side struct {
 	types   []types.T
 	keys    []int
 	store   *rowstore.Store
-	index   map[string]*bucket
 	counted bool
 	matches []int32
+	// The index: the buckets by the hash of their join key, the buckets
+	// (those free listed in freeBuckets), and by row id: its bucket and
+	// the next and previous ids of its bucket's list.
+	index       probe.Index
+	buckets     []bucket
+	freeBuckets []int32
+	bucketOf    []int32
+	rnext       []int32
+	rprev       []int32
 	// For a windowed join: the time column, the offset that makes a row's
-	// deadline (freed when deadline < watermark), the rows by deadline and
-	// each row's key.
+	// deadline (freed when deadline < watermark), and the rows by deadline.
 	timeCol  int
 	offset   int64
 	deadline deadlineHeap
-	keyOf    []string
 	gen      []uint32 // by row id: its generation in the deadline heap
 	stale    int      // the heap's entries of retracted rows
 	padded   bool     // an outer join pads this side's unmatched rows
-	// By row id: its position in its bucket, and the next id of its chain
-	// in its bucket's row index (rows.go); idx keeps track of the
-	// row indexes, whose row hash covers hashCols.
-	pos      []int32
+	// By row id: the next id of its chain in its bucket's row index
+	// (rows.go); idx keeps track of the row indexes, whose row hash covers
+	// hashCols.
 	next     []int32
 	idx      rowIndexes
 	hashCols []int
@@ -154,6 +162,7 @@ type side struct {
 	// entries of the rows, tagged tag (state.go).
 	changes rowstore.Changes
 	tag     byte
+	keyBuf  []byte   // scratch of entryKey
 	ttl     *sideTTL // with a state TTL: the buckets' slots (ttl.go)
 }
 
@@ -176,9 +185,9 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 	}
 	j.env = env
 	j.waiting = c.Lookup
-	left := &side{types: c.Left, keys: c.LeftKeys, store: rowstore.New(c.Left), index: map[string]*bucket{},
+	left := &side{types: c.Left, keys: c.LeftKeys, store: rowstore.New(c.Left),
 		counted: !c.Lookup && (c.Kind == plan.LeftJoin || c.Kind == plan.FullJoin || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin)}
-	right := &side{types: c.Right, keys: c.RightKeys, store: rowstore.New(c.Right), index: map[string]*bucket{},
+	right := &side{types: c.Right, keys: c.RightKeys, store: rowstore.New(c.Right),
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
 	left.tag, right.tag = tagLeft, tagRight
@@ -254,19 +263,16 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	}
 	// The candidates: every row of the other side with the same key.
 	j.cand, j.candIDs = j.cand[:0], j.candIDs[:0]
-	keys := make([]string, n) // "" marks a NULL key (it matches nothing)
+	if err := j.hashKeys(keyCols, n); err != nil {
+		return err
+	}
 	for i := 0; i < n; i++ {
-		k, ok := j.key(keyCols, i)
-		if !ok {
-			continue
+		if !j.nonNull[i] || j.cfg.Lookup && in == 1 {
+			continue // a NULL key matches nothing; table changes look nothing up
 		}
-		keys[i] = k
-		if j.cfg.Lookup && in == 1 {
-			continue // table changes look nothing up
-		}
-		if b := other.index[k]; b != nil {
+		if b := other.lookup(j.khashes[i], keyCols, i); b != noRow {
 			other.touch(b)
-			for _, id := range b.ids {
+			for id := other.buckets[b].head; id != noRow; id = other.rnext[id] {
 				j.cand = append(j.cand, int32(i))
 				j.candIDs = append(j.candIDs, id)
 			}
@@ -292,7 +298,7 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 			op = c.Ops[i]
 		}
 		insert := op == exec.Insert || op == exec.UpdateAfter
-		if err := j.apply(in, probe, other, cols, i, keys[i], matches, insert); err != nil {
+		if err := j.apply(in, probe, other, cols, keyCols, i, matches, insert); err != nil {
 			return err
 		}
 	}
@@ -327,16 +333,31 @@ func (j *HashJoin) hashProbeRows(probe *side, c exec.Chunk, cols []arrow.Array, 
 	return nil
 }
 
-// key encodes row i's join key; false when a key column is NULL. A cross
-// join's key is empty, and every row has it.
-func (j *HashJoin) key(keyCols []arrow.Array, i int) (string, bool) {
-	for _, kc := range keyCols {
-		if kc.IsNull(i) {
-			return "", false
+// hashKeys sets j.nonNull to whether each of the n rows of keyCols has a
+// join key without NULLs, and j.khashes to the keys' hashes (exec.HashRows,
+// as the exchange hashes them). A cross join's key is empty, and every row
+// has it.
+func (j *HashJoin) hashKeys(keyCols []arrow.Array, n int) error {
+	j.nonNull = vec.Resize(j.nonNull, n)
+	j.khashes = vec.Resize(j.khashes, n)
+	some := false
+	for i := range n {
+		j.nonNull[i] = true
+		for _, kc := range keyCols {
+			if kc.IsNull(i) {
+				j.nonNull[i] = false
+				break
+			}
 		}
+		some = some || j.nonNull[i]
 	}
-	j.keyBuf = rowkey.Append(append(j.keyBuf[:0], 1), keyCols, i)
-	return string(j.keyBuf), true
+	if !some {
+		return nil // an untyped NULL key column, which does not hash, has no key
+	}
+	if err := exec.HashRows(keyCols, j.khashes); err != nil {
+		return fmt.Errorf("hash join: %w", err)
+	}
+	return nil
 }
 
 // filterResidual keeps the candidate pairs for which the residual

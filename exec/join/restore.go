@@ -1,6 +1,7 @@
 package join
 
 import (
+	"bytes"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 )
 
@@ -230,39 +232,45 @@ func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
 		times = s.store.Gather(j.env.Alloc, s.timeCol, r.ids)
 		defer times.Release()
 	}
-	if len(s.index) == 0 {
-		// Sized once for the restored rows rather than grown (and
-		// rehashed) as they are inserted.
-		s.index = make(map[string]*bucket, len(r.ids))
-	}
 	start := 0
 	for k, id := range r.ids {
 		stored := r.keys[start:r.ends[k]]
 		start = r.ends[k]
-		key, ok := j.key(keyCols, k)
+		j.keyBuf = rowkey.Append(append(j.keyBuf[:0], 1), keyCols, k)
 		switch {
-		case !ok:
+		case hasNull(keyCols, k):
 			return fmt.Errorf("key group %d: a kept row with a NULL join key", r.groups[k])
-		case key != string(stored):
-			return fmt.Errorf("key group %d: a row under join key %q has key %q", r.groups[k], stored, key)
+		case !bytes.Equal(j.keyBuf, stored):
+			return fmt.Errorf("key group %d: a row under join key %q has key %q", r.groups[k], stored, j.keyBuf)
 		case times != nil && times.IsNull(k):
 			return fmt.Errorf("key group %d: a kept row of a windowed join without a time", r.groups[k])
 		}
-		g := j.groupOf(in, j.ck.hashes[k])
+		h := j.ck.hashes[k]
+		g := j.groupOf(in, h)
 		if g != r.groups[k] {
 			return fmt.Errorf("key group %d: a row of key group %d", r.groups[k], g)
 		}
-		s.insert(key, id, 0)
+		s.insert(s.bucketFor(h, keyCols, k), id, 0)
 		if r.idents[k] == 0 {
 			s.changes.Mark(id) // moved (relayoutLeft): written anew in group g
 		} else {
 			s.changes.Restored(id, g, r.idents[k], j.env.KeyGroups.Contains(g))
 		}
 		if times != nil {
-			s.track(id, key, timeValue(times, k))
+			s.track(id, timeValue(times, k))
 		}
 	}
 	return nil
+}
+
+// hasNull reports whether row i of cols has a NULL.
+func hasNull(cols []arrow.Array, i int) bool {
+	for _, c := range cols {
+		if c.IsNull(i) {
+			return true
+		}
+	}
+	return false
 }
 
 // restorePending rebuilds a lookup join's pending stream rows: one chunk

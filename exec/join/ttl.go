@@ -40,7 +40,7 @@ type joinTTL struct {
 // sideTTL is one side's: its buckets by slot.
 type sideTTL struct {
 	wheel *ttl.Wheel
-	slots []*bucket // by slot: its bucket, nil when free
+	slots []int32 // by slot: its bucket, noRow when free
 	free  []int32
 	now   *int64 // the join's now
 }
@@ -53,29 +53,32 @@ func (j *HashJoin) newTTL(d time.Duration) {
 	}
 }
 
-// attach gives a new bucket a slot.
-func (t *sideTTL) attach(b *bucket) {
+// attachTTL gives a new bucket b a slot.
+func (s *side) attachTTL(b int32) {
+	t := s.ttl
+	var slot int32
 	if k := len(t.free); k > 0 {
-		b.slot = t.free[k-1]
+		slot = t.free[k-1]
 		t.free = t.free[:k-1]
 	} else {
-		b.slot = int32(len(t.slots))
-		t.slots = append(t.slots, nil)
+		slot = int32(len(t.slots))
+		t.slots = append(t.slots, noRow)
 	}
-	t.slots[b.slot] = b
+	t.slots[slot] = b
+	s.buckets[b].slot = slot
 }
 
 // detach frees the slot of a bucket that is gone.
-func (t *sideTTL) detach(b *bucket) {
-	t.wheel.Forget(b.slot)
-	t.slots[b.slot] = nil
-	t.free = append(t.free, b.slot)
+func (t *sideTTL) detach(slot int32) {
+	t.wheel.Forget(slot)
+	t.slots[slot] = noRow
+	t.free = append(t.free, slot)
 }
 
-// touch records an access to b's key now.
-func (s *side) touch(b *bucket) {
+// touch records an access to bucket b's key now.
+func (s *side) touch(b int32) {
 	if s.ttl != nil {
-		s.ttl.wheel.Touch(b.slot, *s.ttl.now)
+		s.ttl.wheel.Touch(s.buckets[b].slot, *s.ttl.now)
 	}
 }
 
@@ -87,10 +90,11 @@ func (j *HashJoin) expire() {
 		t.expired = s.ttl.wheel.Expire(t.now, t.expired[:0])
 		for _, slot := range t.expired {
 			b := s.ttl.slots[slot]
-			key := b.key
+			o := j.sides[1-in]
+			ob := o.lookupStored(s.buckets[b].hash, s, s.buckets[b].head)
 			evicted += s.evictBucket(b)
-			if ob := j.sides[1-in].index[key]; ob != nil {
-				evicted += j.sides[1-in].evictBucket(ob)
+			if ob != noRow {
+				evicted += o.evictBucket(ob)
 			}
 		}
 	}
@@ -102,22 +106,19 @@ func (j *HashJoin) expire() {
 
 // evictBucket drops every row of bucket b and the bucket, and returns the
 // number of rows dropped.
-func (s *side) evictBucket(b *bucket) int64 {
-	for _, id := range b.ids {
-		s.store.Remove(id)
-		s.changes.Removed(id, s.tag, b.key)
+func (s *side) evictBucket(b int32) int64 {
+	var key []byte // the rows' entry key, read from the first one held
+	for id := s.buckets[b].head; id != noRow; id = s.rnext[id] {
+		if key == nil && s.changes.Held(id) {
+			key = s.entryKey(id) // forget leaves the buffer alone when given a key
+		}
+		s.forget(id, key)
 		if s.counted {
 			s.matches[id] = 0
 		}
 	}
-	if b.heads != nil {
-		b.heads = nil
-		s.idx.live--
-	}
-	delete(s.index, b.key)
-	s.ttl.detach(b)
-	n := int64(len(b.ids))
-	b.ids = nil
+	n := int64(s.buckets[b].n)
+	s.freeBucket(b)
 	return n
 }
 

@@ -1,8 +1,8 @@
 // Package probe is an open-addressing index from 64-bit hashes to entry
 // numbers, with linear probing and backward-shift deletion (so lookups
 // never meet tombstones), for operators that keep their entries in a
-// slice of their own and want no map per row: exec/dedup's exact set and
-// exec/setop's counts. The index holds entry numbers only; the operator
+// slice of their own and want no map per row: exec/dedup's exact set,
+// exec/setop's counts and exec/join's buckets of rows by join key. The index holds entry numbers only; the operator
 // says what an entry's hash is (hashOf) and whether it matches a key.
 package probe
 
@@ -16,6 +16,14 @@ type Index struct {
 	n     int
 }
 
+// home returns the first slot of h's probe sequence. Its low bits are
+// folded with its high ones: the hashes an operator indexes are often
+// exec.HashRows's, whose low bits (the key group) are alike in one
+// instance — a hash exchange sent it the keys of its key groups — and
+// would otherwise leave most slots without an entry at home and make
+// long runs of the others.
+func (x *Index) home(h uint64) uint64 { return (h ^ h>>32) & x.mask }
+
 // Len returns the number of entries indexed.
 func (x *Index) Len() int { return x.n }
 
@@ -25,7 +33,7 @@ func (x *Index) Find(h uint64, match func(id int32) bool) int32 {
 	if x.n == 0 {
 		return -1
 	}
-	for i := h & x.mask; ; i = (i + 1) & x.mask {
+	for i := x.home(h); ; i = (i + 1) & x.mask {
 		v := x.slots[i]
 		if v == 0 {
 			return -1
@@ -48,7 +56,7 @@ func (x *Index) Insert(h uint64, id int32, hashOf func(id int32) uint64) {
 
 // place puts id in the first empty slot of h's probe sequence.
 func (x *Index) place(h uint64, id int32) {
-	i := h & x.mask
+	i := x.home(h)
 	for x.slots[i] != 0 {
 		i = (i + 1) & x.mask
 	}
@@ -73,12 +81,12 @@ func (x *Index) grow(hashOf func(id int32) uint64) {
 // after it in its probe run move back into the hole when their home slot
 // allows (backward-shift deletion).
 func (x *Index) Remove(h uint64, id int32, hashOf func(id int32) uint64) {
-	i := h & x.mask
+	i := x.home(h)
 	for x.slots[i] != id+1 {
 		i = (i + 1) & x.mask
 	}
 	for j := (i + 1) & x.mask; x.slots[j] != 0; j = (j + 1) & x.mask {
-		home := hashOf(x.slots[j]-1) & x.mask
+		home := x.home(hashOf(x.slots[j] - 1))
 		// The entry at j may fill the hole at i if its home is not in the
 		// cyclic range (i, j].
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {

@@ -47,3 +47,25 @@ func TestIndexAgainstAMap(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexSpreadsKeyGroups indexes hashes whose low 8 bits are within
+// half their range, as those of the keys a hash exchange sends one of two
+// instances (exec.KeyGroup), and checks that the probe runs stay short.
+func TestIndexSpreadsKeyGroups(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	var hashes []uint64
+	hashOf := func(id int32) uint64 { return hashes[id] }
+	var x Index
+	for id := range int32(1 << 16) {
+		h := r.Uint64()&^0xff | uint64(r.IntN(128))
+		hashes = append(hashes, h)
+		x.Insert(h, id, hashOf)
+	}
+	probes := 0
+	for id, h := range hashes {
+		x.Find(h, func(v int32) bool { probes++; return v == int32(id) })
+	}
+	if avg := float64(probes) / float64(len(hashes)); avg > 2 {
+		t.Errorf("%.1f probes per lookup at most half full, want at most 2", avg)
+	}
+}

@@ -99,14 +99,18 @@ func (c *Changes) Mark(id int32) {
 	clearBit(c.gone, id)
 }
 
+// Held reports whether the checkpoint holds an entry of row id: only then
+// does Removed read the row's key.
+func (c *Changes) Held(id int32) bool { return int(id) < len(c.ident) && c.ident[id] != 0 }
+
 // Removed records that row id, kept under key in the store tagged tag, was
-// removed. If the checkpoint holds an entry of the row, its deletion is
-// recorded.
-func (c *Changes) Removed(id int32, tag byte, key string) {
+// removed. If the checkpoint holds an entry of the row (Held), its
+// deletion is recorded; otherwise key is not read.
+func (c *Changes) Removed(id int32, tag byte, key []byte) {
 	if hasBit(c.dirty, id) {
 		setBit(&c.gone, id)
 	}
-	if int(id) >= len(c.ident) || c.ident[id] == 0 {
+	if !c.Held(id) {
 		return
 	}
 	c.delKeys = AppendEntryKey(c.delKeys, tag, key, c.ident[id])

@@ -88,7 +88,7 @@ func TestChanges(t *testing.T) {
 	c.Mark(3)
 	c.Mark(70)
 	c.Mark(3)
-	c.Removed(70, 1, "k")
+	c.Removed(70, 1, []byte("k"))
 	if got := c.Dirty(nil); !slices.Equal(got, []int32{3}) {
 		t.Fatalf("dirty %v, want [3]", got)
 	}
@@ -101,7 +101,7 @@ func TestChanges(t *testing.T) {
 		t.Fatalf("dirty %v after Reset", got)
 	}
 	c.Mark(70) // reused
-	c.Removed(3, 1, "key")
+	c.Removed(3, 1, []byte("key"))
 	var dels []string
 	c.Deletions(func(g int, key []byte) error {
 		tag, k, ident, err := SplitEntryKey(key)

@@ -1,0 +1,98 @@
+package rowstore
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/array"
+
+	"github.com/eddysql/eddy/catalog/types"
+)
+
+// Keys: an operator that indexes its stored rows by some of their columns
+// (a join side by its join key) compares a stored row's key with an
+// incoming row's and encodes it, without a copy of the key beside the
+// row. Equality here is rowkey's: two values are equal when
+// exec/internal/rowkey encodes them alike — the same value of the same
+// physical kind, a DOUBLE's bits with -0 taken for +0 (NaNs of equal
+// bits are equal), NULL equal to NULL.
+
+// KeyEqual reports whether row id's value is rowkey-equal to row i of a,
+// an array of the column's physical kind.
+func (c *Col) KeyEqual(id int32, a arrow.Array, i int) bool {
+	if a.IsNull(i) || !c.Valid[id] {
+		return a.IsNull(i) == !c.Valid[id]
+	}
+	switch a := a.(type) {
+	case *array.Int64:
+		return c.I64[id] == a.Value(i)
+	case *array.Timestamp:
+		return c.I64[id] == int64(a.Value(i))
+	case *array.Duration:
+		return c.I64[id] == int64(a.Value(i))
+	case *array.Date32:
+		return c.i32[id] == int32(a.Value(i))
+	case *array.Float64:
+		return keyBits(c.F64[id]) == keyBits(a.Value(i))
+	case *array.Decimal128:
+		return c.Dec[id] == a.Value(i)
+	case *array.Boolean:
+		return c.b[id] == a.Value(i)
+	case *array.String:
+		o := c.soff[id]
+		return string(c.arena[o:o+c.slen[id]]) == a.Value(i)
+	}
+	return false
+}
+
+// KeySame reports whether row a of c and row b of d, a column of the same
+// physical kind, are rowkey-equal.
+func (c *Col) KeySame(a int32, d *Col, b int32) bool {
+	if c.Valid[a] != d.Valid[b] {
+		return false
+	}
+	if c.Valid[a] && c.T.Physical() == types.PhysFloat64 {
+		return keyBits(c.F64[a]) == keyBits(d.F64[b])
+	}
+	return c.SameAs(a, d, b)
+}
+
+// keyBits is a DOUBLE's bits as rowkey encodes them: -0 as +0.
+func keyBits(f float64) uint64 {
+	if f == 0 {
+		f = 0
+	}
+	return math.Float64bits(f)
+}
+
+// AppendKey appends to buf rowkey's encoding (rowkey.Append) of row id's
+// values in columns cols.
+func (s *Store) AppendKey(buf []byte, id int32, cols []int) []byte {
+	for _, j := range cols {
+		c := &s.Cols[j]
+		if !c.Valid[id] {
+			buf = append(buf, 0)
+			continue
+		}
+		buf = append(buf, 1)
+		switch c.T.Physical() {
+		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.I64[id]))
+		case types.PhysFloat64:
+			buf = binary.LittleEndian.AppendUint64(buf, keyBits(c.F64[id]))
+		case types.PhysString:
+			o, n := c.soff[id], c.slen[id]
+			buf = binary.AppendUvarint(buf, uint64(n))
+			buf = append(buf, c.arena[o:o+n]...)
+		case types.PhysBool:
+			buf = append(buf, byte(b2i(c.b[id])))
+		case types.PhysDecimal:
+			buf = binary.LittleEndian.AppendUint64(buf, c.Dec[id].LowBits())
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.Dec[id].HighBits()))
+		case types.PhysDate32:
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(c.i32[id]))
+		}
+	}
+	return buf
+}
