@@ -31,7 +31,7 @@ import (
 //     restores the key groups it now owns, each source seeks to the
 //     recorded position, and the query goes on. An instance of an
 //     operator that adopts key groups (exec.GroupMover: the hash
-//     aggregate) takes over the stopped job's instance it is matched with
+//     aggregate and the hash join) takes over the stopped job's instance it is matched with
 //     (dataflow.Job.StopAndHandOver) and reads only the groups it gains. A view's rows are not
 //     restored but kept (mview.Sink.Kept): the view, and every
 //     subscription to it (push queries, views over it), stays, so its

@@ -19,5 +19,8 @@
 // match it, and pads an outer join's unmatched rows then (evict.go); a
 // retraction before that finds its row and its matches still held.
 // HashJoin is exec.Stateful for every kind: one checkpoint entry per kept
-// row, in the key group of its join key (state.go, restore.go).
+// row, in the key group of its join key (state.go, restore.go). At a
+// rescale a hash-partitioned join keeps the rows of the key groups it
+// still owns in memory and reads only those it gains (exec.GroupMover,
+// move.go).
 package join

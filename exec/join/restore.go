@@ -52,14 +52,24 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 	if j.cfg.Broadcast || mv != nil {
 		scan = exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}
 	}
+	return j.restoreScan(ctx, r, []exec.KeyGroupRange{scan}, mv, noWatermark)
+}
+
+// restoreScan adds to the state the rows (and a lookup join's pending
+// stream rows) of the entries of the key groups scans, and sets the
+// watermark of a windowed join to the highest of wm and the ones read.
+// Restore scans every group it reads at once; a move (move.go) scans the
+// groups it gains onto the state it kept. mv is set for a restore of
+// another layout (relayout.go).
+func (j *HashJoin) restoreScan(ctx context.Context, r exec.StateReader, scans []exec.KeyGroupRange, mv *relayout, wm int64) error {
+	groups := j.env.KeyGroups
 	if j.ttl != nil {
 		j.ttl.now = j.env.Now().UnixMilli() // restored keys count as accessed now
 	}
 	var rows [2]restored
 	var pend restored
 	var pendOps []exec.Op
-	wm := noWatermark
-	err := r.Scan(ctx, scan, func(g int, key, value []byte) error {
+	scan := func(g int, key, value []byte) error {
 		own := groups.Contains(g)
 		if len(key) > 0 && key[0] == tagMeta {
 			if !own {
@@ -123,9 +133,11 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 			return nil
 		}
 		return fmt.Errorf("%w: key group %d: entry %q: unknown tag %d", errRestore, g, key, tag)
-	})
-	if err != nil {
-		return err
+	}
+	for _, sc := range scans {
+		if err := r.Scan(ctx, sc, scan); err != nil {
+			return err
+		}
 	}
 	if mv != nil {
 		if err := j.relayoutLeft(&rows[0], mv); err != nil {
@@ -152,7 +164,12 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		j.ck.pendSaved, j.ck.pendGroups, j.ck.pendSeqs = 0, j.ck.pendGroups[:0], j.ck.pendSeqs[:0]
 	}
 	if j.cfg.Windowed {
-		j.ck.wm, j.ck.savedWM, j.ck.floor = wm, wm, wm
+		// The watermark entries of the groups read may be behind wm (a
+		// group moved in from an instance that was behind): the next
+		// snapshot writes wm in every group the instance owns, so that
+		// each holds the instance's own watermark after it, which a move
+		// that keeps groups in place relies on (move.go).
+		j.ck.wm, j.ck.savedWM, j.ck.floor = wm, noWatermark, wm
 	}
 	j.gauge()
 	return nil

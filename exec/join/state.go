@@ -48,7 +48,8 @@ import (
 //     left rows and restores at any parallelism.
 //
 // Beside the rows: a windowed join writes its last watermark in every key
-// group it owns when it advanced (metaWatermark), so that after a restore
+// group it owns when it advanced, and after a restore (metaWatermark), so
+// that every group it owns holds it after a snapshot, and after a restore
 // it ignores the watermarks up to it, which the restarted sources send
 // again, and frees and pads its rows when an uninterrupted run would; a
 // row's deadline is its time column plus the side's offset, rebuilt from

@@ -119,6 +119,32 @@ func (c *Changes) Removed(id int32, tag byte, key []byte) {
 	c.ident[id] = 0
 }
 
+// Clean reports whether nothing changed since the last Reset: no row
+// marked, no deletion recorded.
+func (c *Changes) Clean() bool { return len(c.ids) == 0 && len(c.delEnds) == 0 }
+
+// Drop records that row id left the store without its entry being
+// deleted: the entry is another instance's from now on (a rescale moved
+// its key group away). The row must not be dirty.
+func (c *Changes) Drop(id int32) {
+	if int(id) < len(c.ident) {
+		c.ident[id] = 0
+	}
+}
+
+// Renumber sets the identity to hand out next to follow the greatest
+// identity of a row held, as a restore of those rows alone sets it
+// (Restored): after rows were dropped, identities follow the ones the
+// rows kept hold.
+func (c *Changes) Renumber() {
+	c.next = 0
+	for _, ident := range c.ident {
+		if ident != 0 && ident < math.MaxUint64 {
+			c.next = max(c.next, ident+1)
+		}
+	}
+}
+
 // Dirty appends to ids the rows marked since the last Reset that are
 // still held.
 func (c *Changes) Dirty(ids []int32) []int32 {
