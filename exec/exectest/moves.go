@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eddysql/eddy/exec"
 )
@@ -38,6 +39,10 @@ type Moves struct {
 	// instance (AdoptGroups reporting false, then restored in full); nil
 	// means it must adopt every one.
 	Fallback func(op exec.Operator) bool
+	// Clock, if not nil, is every instance's processing-time clock, and
+	// Before, if not nil, is called before step k runs (to move it on).
+	Clock  func() time.Time
+	Before func(k int)
 	// Options are the collectors' checks and rendering.
 	Options CollectorOptions
 }
@@ -81,7 +86,7 @@ func CheckMoves(t *testing.T, m Moves) Moved {
 	}()
 	open := func(i, p int) exec.Operator {
 		op := m.New()
-		if err := op.Open(ctx, InstanceEnv(alloc, i, p, nil)); err != nil {
+		if err := op.Open(ctx, InstanceEnv(alloc, i, p, m.Clock)); err != nil {
 			t.Fatal(err)
 		}
 		return op
@@ -186,6 +191,9 @@ func CheckMoves(t *testing.T, m Moves) Moved {
 			end = len(m.Steps)
 		}
 		for k := phase * per; k < end; k++ {
+			if m.Before != nil {
+				m.Before(k)
+			}
 			for _, f := range []*fleet{moved, restored} {
 				runRouted(t, f.ops, m.Keys, m.Steps[k], f.out)
 			}
