@@ -8,6 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
+
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 )
 
@@ -297,4 +301,22 @@ func matchInstances(from, to int) []int {
 		}
 	}
 	return match
+}
+
+// HashRow returns the hash exec.HashRows gives the columns cols of row
+// (of types ts), as the hash exchange would route it: for a test to find
+// the key group of a row an operator holds.
+func HashRow(t testing.TB, row []types.Datum, ts []types.T, cols []int) uint64 {
+	t.Helper()
+	rec := types.BuildRecord(memory.NewGoAllocator(), Names(len(ts)), ts, [][]types.Datum{row})
+	defer rec.Release()
+	arrs := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		arrs[i] = rec.Column(c)
+	}
+	h := make([]uint64, 1)
+	if err := exec.HashRows(arrs, h); err != nil {
+		t.Fatal(err)
+	}
+	return h[0]
 }

@@ -86,13 +86,19 @@ func (ps *Partitions) Drop(pk string) {
 	if p == nil {
 		return
 	}
-	_ = p.Tree.Each(func(e *Entry) error {
-		ps.Gauge.Entries--
-		ps.Gauge.KeyBytes -= int64(len(e.Key.S))
-		return nil
-	})
-	ps.Gauge.Rows -= p.Tree.Total
+	ps.Gauge.Forget(&p.Tree)
 	ps.Gauge.Parts--
 	ps.Gauge.KeyBytes -= int64(len(p.Key))
 	delete(ps.m, pk)
+}
+
+// Forget takes what tree t holds (its rows, entries and keys) off the
+// gauge, for a tree that is dropped whole.
+func (g *Gauge) Forget(t *Tree) {
+	_ = t.Each(func(e *Entry) error {
+		g.Entries--
+		g.KeyBytes -= int64(len(e.Key.S))
+		return nil
+	})
+	g.Rows -= t.Total
 }
