@@ -207,6 +207,8 @@ func CheckMoves(t *testing.T, m Moves) Moved {
 		}
 	}
 	checkpoint(len(m.Parallelism))
+	t.Logf("moves read %d entries (%d bytes), full restores %d (%d bytes); %d instances adopted, %d refused",
+		n.Entries, n.Bytes, n.RestoredEntries, n.Restored, n.Adopted, n.Fallbacks)
 	return n
 }
 
