@@ -119,6 +119,7 @@ func (f *Filter) Open(_ context.Context, env *exec.Env) error {
 	f.ids = opcheck.IDs(f.cfg.Input)
 	f.rows = map[string]*entry{}
 	f.now = minNow
+	f.delta = delta{nowEverywhere: true}
 	return nil
 }
 

@@ -95,6 +95,11 @@ type delta struct {
 	dirty      []*entry  // rows changed (those removed since are dead)
 	gone       []goneRow // rows removed
 	nowChanged bool
+	// nowEverywhere is set while every key group the instance owns holds,
+	// in the store, NOW() as f.now (or none, before the first): after a
+	// snapshot wrote it to all of them, or from Open, before any restore.
+	// A restore takes the highest of its groups', which need not agree.
+	nowEverywhere bool
 }
 
 type goneRow struct {
@@ -149,6 +154,7 @@ func (f *Filter) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error
 			}
 		}
 		f.delta.nowChanged = false
+		f.delta.nowEverywhere = true
 	}
 	return nil
 }
@@ -156,6 +162,7 @@ func (f *Filter) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error
 // Restore rebuilds the rows of the key groups in groups and NOW().
 func (f *Filter) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
 	f.delta.tracking = true
+	f.delta.nowEverywhere = false
 	err := r.Scan(ctx, groups, func(group int, key, value []byte) error {
 		if string(key) == nowKey {
 			now, n := binary.Varint(value)

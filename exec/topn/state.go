@@ -119,6 +119,13 @@ func (t *Operator) keyGroups() error {
 			s.parts = append(s.parts, e.part)
 		}
 	}
+	return t.partGroups()
+}
+
+// partGroups sets t.snap.groups to the key group of each partition key
+// of t.snap.parts (keyGroups).
+func (t *Operator) partGroups() error {
+	s := &t.snap
 	n := len(s.parts)
 	s.groups = append(s.groups[:0], make([]int, n)...)
 	if len(t.cfg.Partition) == 0 || n == 0 {

@@ -64,3 +64,41 @@ func (ps *Partitions) Finish() {
 	clear(ps.Touched)
 	ps.Touched = ps.Touched[:0]
 }
+
+// Keys returns the encoded keys of the partitions held, in no order.
+func (ps *Partitions) Keys() []string {
+	keys := make([]string, 0, len(ps.m))
+	for k := range ps.m {
+		keys = append(keys, k)
+	}
+	return keys
+}
+
+// Len returns the number of partitions held.
+func (ps *Partitions) Len() int { return len(ps.m) }
+
+// Drop forgets the partition with encoded key pk and its rows, and takes
+// them off the gauge, as a rescale drops the partitions of the key groups
+// an instance no longer owns: nothing records the drop (the partition is
+// its new owner's, not gone). It must not be called during a chunk.
+func (ps *Partitions) Drop(pk string) {
+	p := ps.m[pk]
+	if p == nil {
+		return
+	}
+	ps.Gauge.Forget(&p.Tree)
+	ps.Gauge.Parts--
+	ps.Gauge.KeyBytes -= int64(len(p.Key))
+	delete(ps.m, pk)
+}
+
+// Forget takes what tree t holds (its rows, entries and keys) off the
+// gauge, for a tree that is dropped whole.
+func (g *Gauge) Forget(t *Tree) {
+	_ = t.Each(func(e *Entry) error {
+		g.Entries--
+		g.KeyBytes -= int64(len(e.Key.S))
+		return nil
+	})
+	g.Rows -= t.Total
+}

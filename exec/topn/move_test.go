@@ -1,0 +1,85 @@
+package topn
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
+)
+
+// TestAdoptGroupsEqualsRestore runs every partitioned configuration of
+// the randomized test through two fleets of Top-N instances that change
+// parallelism 1 → 2 → 3 → 1 → 4 → 2 at checkpoints (exectest.CheckMoves):
+// one moves by AdoptGroups, the other by a full restore. After every move
+// an adopting instance must hold what its twin holds (dumpTopN), have
+// read only the key groups it gained, and both fleets must emit the same
+// rows and write the same entries at every later checkpoint.
+func TestAdoptGroupsEqualsRestore(t *testing.T) {
+	for _, tc := range randomCases {
+		if tc.part == nil {
+			continue // a global Top-N runs as one instance
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := testConfig(t, tc.input, tc.part, tc.order, tc.limit, tc.rowNumber, tc.appendOnly)
+			for seed := range uint64(4) {
+				steps := checkpointSteps(tc, rand.New(rand.NewPCG(seed, 12)))
+				n := exectest.CheckMoves(t, exectest.Moves{
+					New:         exectest.Maker(t, func() (*Operator, error) { return New(cfg) }),
+					Steps:       steps,
+					Keys:        [][]int{cfg.Partition},
+					Parallelism: []int{1, 2, 3, 1, 4, 2},
+					Dump:        dumpTopN,
+					Options:     exectest.CollectorOptions{Minimal: true},
+				})
+				if n.Entries >= n.RestoredEntries {
+					t.Fatalf("adopting read %d entries, restoring %d", n.Entries, n.RestoredEntries)
+				}
+			}
+		})
+	}
+}
+
+// dumpTopN renders the state of a Top-N instance: every row held with
+// its partition's key group and copies, the gauge, and what the next
+// snapshot writes (the changes listed; de-duplication's entry held and
+// dirty mark of each slot). It fails t for a partition outside the
+// instance's key groups.
+func dumpTopN(t *testing.T, op exec.Operator) string {
+	t.Helper()
+	o := op.(*Operator)
+	var lines []string
+	if o.slots != nil {
+		for _, s := range o.slots {
+			if !o.env.KeyGroups.Contains(int(s.group)) {
+				t.Errorf("a partition of key group %d in an instance owning %v", s.group, o.env.KeyGroups)
+			}
+			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, s.part, s.key, s.saved, s.dirty))
+		}
+	} else {
+		s := &o.snap
+		s.parts = o.parts.Keys()
+		slices.Sort(s.parts)
+		if err := o.partGroups(); err != nil {
+			t.Fatal(err)
+		}
+		for i, pk := range s.parts {
+			if !o.env.KeyGroups.Contains(s.groups[i]) {
+				t.Errorf("a partition of key group %d in an instance owning %v", s.groups[i], o.env.KeyGroups)
+			}
+			_ = o.parts.Get(pk).Tree.Each(func(e *ordtree.Entry) error {
+				lines = append(lines, fmt.Sprintf("%d %x %x %d", s.groups[i], pk, e.Key.S, e.N))
+				return nil
+			})
+		}
+		s.parts = s.parts[:0]
+	}
+	slices.Sort(lines)
+	lines = append(lines, fmt.Sprintf("gauge %+v, tracking %v, %d changes, written %v, %d dirty",
+		o.parts.Gauge, o.changes.Tracking(), o.changes.Len(), o.dedup.written, len(o.dedup.dirty)))
+	return strings.Join(lines, "\n")
+}
