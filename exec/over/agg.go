@@ -150,6 +150,17 @@ func (cfg *Config) check() error {
 	default:
 		return fmt.Errorf("window aggregate: frame %d: %w", cfg.Frame.Kind, accum.ErrNotSupported)
 	}
+	if f := cfg.Frame; f.Groups || f.Range {
+		// A GROUPS or RANGE frame's outputs are re-evaluated only around
+		// the changed rows' peer groups (groupSpans, rangeSpans), which
+		// ranking and offset functions do not follow: the planner gives
+		// those an operator of their own (no frame).
+		for _, fn := range cfg.Funcs {
+			if !fn.Kind.UsesFrame() {
+				return fmt.Errorf("window aggregate: %s with a GROUPS or RANGE frame (the planner computes it apart)", fn.Kind)
+			}
+		}
+	}
 	if f := cfg.Frame; f.Range {
 		if len(cfg.Order) != 1 {
 			return fmt.Errorf("window aggregate: a RANGE frame with offsets needs one ORDER BY column, not %d", len(cfg.Order))

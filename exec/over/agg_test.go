@@ -208,6 +208,13 @@ func TestErrors(t *testing.T) {
 	if _, err := New(bad); err == nil {
 		t.Fatal("missing names: no error")
 	}
+	// A GROUPS frame re-evaluates only around the changed peer groups,
+	// which a ranking function does not follow (the planner splits them).
+	bad = withFuncs(t, cfg, "dense_rank")
+	bad.Frame = plan.Frame{Kind: plan.FrameRows, Preceding: 1, Following: 1, Groups: true}
+	if _, err := New(bad); err == nil {
+		t.Fatal("DENSE_RANK with a GROUPS frame: no error")
+	}
 	// Close is safe without Open and twice; Process needs Open.
 	op, err := New(cfg)
 	if err != nil {
