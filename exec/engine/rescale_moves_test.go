@@ -5,29 +5,55 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/eddysql/eddy/storage"
 )
 
 // TestRescaleMovesKeyedState is TestRescaleMovesState for the other keyed
 // operators that adopt their unmoved key groups (exec.GroupMover): a
-// view over a Top-N, over a de-duplication (ROW_NUMBER() = 1) and over an
-// OVER window aggregate moves 1 → 2 → 1 → 2 → 4 → 3 → 1 through
-// Engine.Rescale while rows arrive (a batch inserted, not flushed, before
-// every move). After every move the bytes read from the store
-// (StateBytes) must be those of the key groups that changed instance —
-// at least them, and at most 1.1× — and at the end the view must hold
-// what the same query computes in a view that never moved (at
+// view over a Top-N, over a de-duplication (ROW_NUMBER() = 1), over an
+// OVER window aggregate and over SESSION windows moves 1 → 2 → 1 → 2 →
+// 4 → 3 → 1 through Engine.Rescale while rows arrive (a batch inserted,
+// not flushed, before every move). After every move the bytes read from
+// the store (StateBytes) must be those of the key groups that changed
+// instance — at least them, and at most 1.1× — and at the end the view
+// must hold what the same query computes in a view that never moved (at
 // parallelism 2).
 func TestRescaleMovesKeyedState(t *testing.T) {
-	for _, q := range []struct{ name, query string }{
-		{"topn", `SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM s) WHERE rn <= 3`},
-		{"dedup", `SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM s) WHERE rn = 1`},
-		{"over", `SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS w FROM s`},
+	// 2,000 partitions, a row of each every 2,000 rows.
+	keyed := func(i int) string { return fmt.Sprintf("(%d, %d)", i%2000, i*7919%100003) }
+	for _, q := range []struct {
+		name, query string
+		stream      string           // the columns of s, if not (k BIGINT, v BIGINT)
+		row         func(int) string // row i of s, if not keyed
+	}{
+		{name: "topn", query: `SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v DESC) AS rn FROM s) WHERE rn <= 3`},
+		{name: "dedup", query: `SELECT k, v FROM (SELECT k, v, ROW_NUMBER() OVER (PARTITION BY k ORDER BY v) AS rn FROM s) WHERE rn = 1`},
+		{name: "over", query: `SELECT k, v, SUM(v) OVER (PARTITION BY k ORDER BY v ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS w FROM s`},
+		// Row i at i ms: each key's rows 2 s apart extend its session
+		// (gap 3 s), except that keys 1,500–1,999 lose their rows to
+		// keys 0–499 for 4 s out of 8, so that their sessions close
+		// behind the watermark (1 s behind) and new ones open.
+		{name: "session", query: `SELECT k, window_start, window_end, COUNT(*) AS n, SUM(v) AS total
+			FROM SESSION(s, ts, INTERVAL '3' SECOND) GROUP BY k, window_start, window_end`,
+			stream: "k BIGINT, v BIGINT, ts TIMESTAMP(3), WATERMARK FOR ts AS ts - INTERVAL '1' SECOND",
+			row: func(i int) string {
+				k := i % 2000
+				if k >= 1500 && i/4000%2 == 1 {
+					k -= 1500
+				}
+				ts := time.UnixMilli(1704067200000 + int64(i)).UTC().Format("2006-01-02 15:04:05.000")
+				return fmt.Sprintf("(%d, %d, '%s')", k, i*7919%100003, ts)
+			}},
 	} {
 		t.Run(q.name, func(t *testing.T) {
 			e, s, _ := checkpointedEngine(t, 1)
-			run(t, s, `CREATE STREAM s (k BIGINT, v BIGINT);
+			stream, row := "k BIGINT, v BIGINT", keyed
+			if q.stream != "" {
+				stream, row = q.stream, q.row
+			}
+			run(t, s, `CREATE STREAM s (`+stream+`);
 				SET parallelism = 2;
 				CREATE MATERIALIZED VIEW fixed AS `+q.query+`;
 				SET parallelism = 1;
@@ -40,8 +66,7 @@ func TestRescaleMovesKeyedState(t *testing.T) {
 					if r > 0 {
 						sb.WriteString(", ")
 					}
-					// 2,000 partitions, a row of each every 2,000 rows.
-					fmt.Fprintf(&sb, "(%d, %d)", (batch*rows+r)%2000, (batch*rows+r)*7919%100003)
+					sb.WriteString(row(batch*rows + r))
 				}
 				run(t, s, sb.String()+";")
 				batch++

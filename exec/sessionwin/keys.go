@@ -134,13 +134,18 @@ func (w *Agg) addGroup(mapKey string, vals []types.Datum) *keyGroup {
 
 // dropGroup forgets g, whose last session closed.
 func (w *Agg) dropGroup(g *keyGroup) {
+	w.forgetGroup(g)
+	w.groupGone(g)
+}
+
+// forgetGroup removes g from the groups, recording no deletion.
+func (w *Agg) forgetGroup(g *keyGroup) {
 	size := groupBytes + int64(len(g.mapKey)) + int64(len(g.key))*int64(unsafe.Sizeof(types.Datum{}))
 	for _, d := range g.key {
 		size += int64(len(d.S))
 	}
 	w.keyBytes -= size
 	delete(w.groups, g.mapKey)
-	w.groupGone(g)
 }
 
 // decodeKey returns the values of a group key encodeKeys wrote, failing if

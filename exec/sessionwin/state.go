@@ -393,6 +393,14 @@ func (h *closeHeap) update(s *session) {
 	}
 }
 
+// init orders a heap whose sessions know their positions but are in no
+// order.
+func (h closeHeap) init() {
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
 // remove takes s out of the heap if it is in it.
 func (h *closeHeap) remove(s *session) {
 	i := s.heapIdx
