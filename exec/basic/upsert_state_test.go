@@ -36,14 +36,19 @@ func newUpsert(t testing.TB, tc upsertCase) *Upsert {
 // drawn from a few values so that they are updated (sometimes to the same
 // row) and deleted (a retraction naming a key held) over and over.
 func upsertSteps(tc upsertCase, r *rand.Rand, n int) []exectest.Step {
-	values := map[string][]string{
+	return upsertStepsOf(tc, r, n, map[string][]string{
 		"bigint":        {"1", "2", "3", "4", "5", "NULL"},
 		"varchar":       {"a", "b", "c", "d"},
 		"double":        {"-1.5", "0", "2.25", "NaN"},
 		"date":          {"2024-01-01", "2024-02-29"},
 		"decimal(10,2)": {"1.50", "-2.00", "3.25", "4.00"},
 		"boolean":       {"true", "false"},
-	}
+	})
+}
+
+// upsertStepsOf is upsertSteps drawing each column's values, by type, from
+// values.
+func upsertStepsOf(tc upsertCase, r *rand.Rand, n int, values map[string][]string) []exectest.Step {
 	ts := strings.Fields(tc.input)
 	row := func() []string {
 		f := make([]string, len(ts))
