@@ -30,9 +30,12 @@ import (
 //  3. The job of the new plan starts from that checkpoint: every instance
 //     restores the key groups it now owns, each source seeks to the
 //     recorded position, and the query goes on. An instance of an
-//     operator that adopts key groups (exec.GroupMover: the hash
-//     aggregate and the hash join) takes over the stopped job's instance it is matched with
-//     (dataflow.Job.StopAndHandOver) and reads only the groups it gains. A view's rows are not
+//     operator that adopts key groups (exec.GroupMover: every keyed
+//     operator — hash aggregate, hash join, Top-N, de-duplication, OVER,
+//     INTERSECT/EXCEPT, temporal filter, SESSION window and Upsert) takes
+//     over the stopped job's instance it is matched with
+//     (dataflow.Job.StopAndHandOver) and reads only the groups it gains,
+//     unless it falls back to a full restore. A view's rows are not
 //     restored but kept (mview.Sink.Kept): the view, and every
 //     subscription to it (push queries, views over it), stays, so its
 //     readers see the changes before the cut and then those after it,
