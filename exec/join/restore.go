@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -175,11 +176,47 @@ func (j *HashJoin) restoreScan(ctx context.Context, r exec.StateReader, scans []
 	return nil
 }
 
+// restoreStep is the fewest rows a restore makes room for at once. It
+// does not know how many it reads; it makes room for as many again as it
+// has read (the row store's columns too), so that its slices are copied
+// about once in all, where growing each by append copies them about four
+// times (append grows a large slice by a quarter).
+const restoreStep = 1024
+
+// reserve makes room for n more rows.
+func (r *restored) reserve(n int) {
+	r.ids, r.groups, r.idents = slices.Grow(r.ids, n), slices.Grow(r.groups, n), slices.Grow(r.idents, n)
+	r.ends = slices.Grow(r.ends, n)
+}
+
 // add appends a restored row.
 func (r *restored) add(id int32, g int, ident uint64, key []byte) {
+	if len(r.ids) == cap(r.ids) {
+		r.reserve(max(len(r.ids), restoreStep))
+	}
+	if len(r.keys)+len(key) > cap(r.keys) {
+		r.keys = slices.Grow(r.keys, max(len(r.keys), len(key), 16*restoreStep))
+	}
 	r.ids, r.groups, r.idents = append(r.ids, id), append(r.groups, g), append(r.idents, ident)
 	r.keys = append(r.keys, key...)
 	r.ends = append(r.ends, len(r.keys))
+}
+
+// distinctKeys returns the number of distinct join keys of the rows of r,
+// an entry scan's: a key group's entries are in key order, so the rows of
+// one join key are adjacent.
+func (r *restored) distinctKeys() int {
+	n, start := 0, 0
+	var prev []byte
+	for k, end := range r.ends {
+		key := r.keys[start:end]
+		start = end
+		if k == 0 || r.groups[k] != r.groups[k-1] || !bytes.Equal(key, prev) {
+			n++
+		}
+		prev = key
+	}
+	return n
 }
 
 // restoreMeta checks a meta entry and returns the watermark it holds, if
@@ -210,6 +247,14 @@ func (j *HashJoin) restoreMeta(key, value []byte, groups exec.KeyGroupRange) (in
 // restoreRow puts the row of an entry of side s into its store and
 // appends it to r.
 func (j *HashJoin) restoreRow(r *restored, s *side, g int, key []byte, ident uint64, value []byte) error {
+	if len(r.ids) == cap(r.ids) {
+		n := max(len(r.ids), restoreStep)
+		r.reserve(n)
+		s.store.Reserve(n)
+		if s.counted {
+			s.matches = slices.Grow(s.matches, n)
+		}
+	}
 	id, rest, err := s.store.AddEncoded(value)
 	if err != nil {
 		return err
@@ -249,6 +294,7 @@ func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
 		times = s.store.Gather(j.env.Alloc, s.timeCol, r.ids)
 		defer times.Release()
 	}
+	s.reserve(r)
 	start := 0
 	for k, id := range r.ids {
 		stored := r.keys[start:r.ends[k]]

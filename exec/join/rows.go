@@ -1,6 +1,7 @@
 package join
 
 import (
+	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -374,12 +375,44 @@ func (s *side) addRow(kh uint64, keyCols, cols []arrow.Array, i int, h uint64) i
 	return id
 }
 
+// extend returns ids extended to n entries, the new ones noRow: in one
+// step when many are added (a restore), else as append grows a slice.
+func extend(ids []int32, n int) []int32 {
+	if n <= len(ids) {
+		return ids
+	}
+	ids = slices.Grow(ids, n-len(ids))
+	for len(ids) < n {
+		ids = append(ids, noRow)
+	}
+	return ids
+}
+
+// reserve sizes the index for the restored rows r about to be inserted:
+// the slices by row id up to their highest id, the buckets and the probe
+// index for their distinct join keys. A restore so grows each at most
+// once, not by doubling from empty (the probe index placing every entry
+// again at each doubling).
+func (s *side) reserve(r *restored) {
+	top := int32(-1)
+	for _, id := range r.ids {
+		top = max(top, id)
+	}
+	n := int(top) + 1
+	s.rnext, s.rprev, s.bucketOf = extend(s.rnext, n), extend(s.rprev, n), extend(s.bucketOf, n)
+	s.changes.Reserve(n)
+	keys := r.distinctKeys()
+	if more := keys - len(s.freeBuckets); more > 0 {
+		s.buckets = slices.Grow(s.buckets, more)
+	}
+	s.index.Reserve(s.index.Len()+keys, s.bucketHash)
+}
+
 // insert appends the stored row id, whose row hash is h, to bucket b.
 func (s *side) insert(b int32, id int32, h uint64) {
-	for int(id) >= len(s.rnext) {
-		s.rnext = append(s.rnext, noRow)
-		s.rprev = append(s.rprev, noRow)
-		s.bucketOf = append(s.bucketOf, noRow)
+	if int(id) >= len(s.rnext) {
+		n := int(id) + 1
+		s.rnext, s.rprev, s.bucketOf = extend(s.rnext, n), extend(s.rprev, n), extend(s.bucketOf, n)
 	}
 	s.touch(b)
 	bk := &s.buckets[b]

@@ -63,11 +63,29 @@ func (x *Index) place(h uint64, id int32) {
 	x.slots[i] = id + 1
 }
 
+// Reserve sizes the index for n entries in all (at most half full), so
+// that inserting up to n grows it at most once, now, rather than doubling
+// it repeatedly: a restore knows how many entries it is about to insert.
+func (x *Index) Reserve(n int, hashOf func(id int32) uint64) {
+	size := max(len(x.slots), MinSize)
+	for size < 2*n {
+		size *= 2
+	}
+	if size > len(x.slots) {
+		x.resize(size, hashOf)
+	}
+}
+
 // grow doubles the index (or makes the first) and places every entry
 // again.
 func (x *Index) grow(hashOf func(id int32) uint64) {
+	x.resize(max(2*len(x.slots), MinSize), hashOf)
+}
+
+// resize makes the index size slots (a power of two) and places every
+// entry again.
+func (x *Index) resize(size int, hashOf func(id int32) uint64) {
 	old := x.slots
-	size := max(2*len(old), MinSize)
 	x.slots = make([]int32, size)
 	x.mask = uint64(size - 1)
 	for _, v := range old {

@@ -69,3 +69,39 @@ func TestIndexSpreadsKeyGroups(t *testing.T) {
 		t.Errorf("%.1f probes per lookup at most half full, want at most 2", avg)
 	}
 }
+
+// TestIndexReserve checks that an index reserved for n entries, some
+// already in it, takes the rest without growing and still finds every
+// entry.
+func TestIndexReserve(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	var hashes []uint64
+	hashOf := func(id int32) uint64 { return hashes[id] }
+	var x Index
+	insert := func(n int) {
+		for range n {
+			id := int32(len(hashes))
+			hashes = append(hashes, r.Uint64())
+			x.Insert(hashes[id], id, hashOf)
+		}
+	}
+	insert(1000)
+	x.Reserve(5000, hashOf)
+	size := x.Bytes()
+	if size != 4*16384 {
+		t.Fatalf("reserved for 5000 entries: %d bytes, want %d", size, 4*16384)
+	}
+	insert(4000)
+	if x.Bytes() != size {
+		t.Errorf("grew to %d bytes within the reserved entries", x.Bytes())
+	}
+	x.Reserve(10, hashOf) // never shrinks
+	if x.Bytes() != size {
+		t.Errorf("Reserve(10) resized to %d bytes", x.Bytes())
+	}
+	for id, h := range hashes {
+		if got := x.Find(h, func(v int32) bool { return v == int32(id) }); got != int32(id) {
+			t.Fatalf("entry %d: found %d", id, got)
+		}
+	}
+}

@@ -169,6 +169,15 @@ func (c *Changes) Deletions(fn func(group int, key []byte) error) error {
 	return nil
 }
 
+// Reserve makes room for the identities and groups of row ids below n in
+// one step.
+func (c *Changes) Reserve(n int) {
+	if n > len(c.ident) {
+		c.ident = append(c.ident, make([]uint64, n-len(c.ident))...)
+		c.group = append(c.group, make([]uint16, n-len(c.group))...)
+	}
+}
+
 // grow makes room for row id's identity and group.
 func (c *Changes) grow(id int32) {
 	for int(id) >= len(c.ident) {

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -100,6 +101,32 @@ func (s *Store) newID() int32 {
 		s.Cols[j].grow()
 	}
 	return id
+}
+
+// Reserve makes room for n more new row ids in every column, so that
+// adding them does not grow the columns one append at a time (a restore,
+// which does not know how many rows it reads, reserves in doubling
+// steps).
+func (s *Store) Reserve(n int) {
+	for j := range s.Cols {
+		c := &s.Cols[j]
+		c.Valid = slices.Grow(c.Valid, n)
+		switch c.T.Physical() {
+		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
+			c.I64 = slices.Grow(c.I64, n)
+		case types.PhysDate32:
+			c.i32 = slices.Grow(c.i32, n)
+		case types.PhysFloat64:
+			c.F64 = slices.Grow(c.F64, n)
+		case types.PhysDecimal:
+			c.Dec = slices.Grow(c.Dec, n)
+		case types.PhysBool:
+			c.b = slices.Grow(c.b, n)
+		case types.PhysString:
+			c.soff = slices.Grow(c.soff, n)
+			c.slen = slices.Grow(c.slen, n)
+		}
+	}
 }
 
 // Remove deletes row id; its id may be handed out again.
