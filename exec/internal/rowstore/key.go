@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/array"
 
 	"github.com/eddysql/eddy/catalog/types"
 )
@@ -20,31 +19,7 @@ import (
 
 // KeyEqual reports whether row id's value is rowkey-equal to row i of a,
 // an array of the column's physical kind.
-func (c *Col) KeyEqual(id int32, a arrow.Array, i int) bool {
-	if a.IsNull(i) || !c.Valid[id] {
-		return a.IsNull(i) == !c.Valid[id]
-	}
-	switch a := a.(type) {
-	case *array.Int64:
-		return c.I64[id] == a.Value(i)
-	case *array.Timestamp:
-		return c.I64[id] == int64(a.Value(i))
-	case *array.Duration:
-		return c.I64[id] == int64(a.Value(i))
-	case *array.Date32:
-		return c.i32[id] == int32(a.Value(i))
-	case *array.Float64:
-		return keyBits(c.F64[id]) == keyBits(a.Value(i))
-	case *array.Decimal128:
-		return c.Dec[id] == a.Value(i)
-	case *array.Boolean:
-		return c.b[id] == a.Value(i)
-	case *array.String:
-		o := c.soff[id]
-		return string(c.arena[o:o+c.slen[id]]) == a.Value(i)
-	}
-	return false
-}
+func (c *Col) KeyEqual(id int32, a arrow.Array, i int) bool { return c.equalAt(id, a, i, true) }
 
 // KeySame reports whether row a of c and row b of d, a column of the same
 // physical kind, are rowkey-equal.

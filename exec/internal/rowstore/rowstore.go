@@ -215,7 +215,11 @@ func (c *Col) str(id int32) string {
 	return string(c.arena[o : o+c.slen[id]])
 }
 
-func (c *Col) equal(id int32, a arrow.Array, i int) bool {
+func (c *Col) equal(id int32, a arrow.Array, i int) bool { return c.equalAt(id, a, i, false) }
+
+// equalAt reports whether row id's value equals row i of a: DOUBLEs as
+// numbers (NaN equal to NaN), or, with keyBits, as rowkey encodes them.
+func (c *Col) equalAt(id int32, a arrow.Array, i int, byKeyBits bool) bool {
 	if a.IsNull(i) || !c.Valid[id] {
 		return a.IsNull(i) == !c.Valid[id]
 	}
@@ -229,14 +233,16 @@ func (c *Col) equal(id int32, a arrow.Array, i int) bool {
 	case *array.Date32:
 		return c.i32[id] == int32(a.Value(i))
 	case *array.Float64:
+		if byKeyBits {
+			return keyBits(c.F64[id]) == keyBits(a.Value(i))
+		}
 		return c.F64[id] == a.Value(i) || c.F64[id] != c.F64[id] && a.Value(i) != a.Value(i)
 	case *array.Decimal128:
 		return c.Dec[id] == a.Value(i)
 	case *array.Boolean:
 		return c.b[id] == a.Value(i)
 	case *array.String:
-		o := c.soff[id]
-		return string(c.arena[o:o+c.slen[id]]) == a.Value(i)
+		return c.str(id) == a.Value(i)
 	}
 	return false
 }
