@@ -59,3 +59,47 @@ func (r KeyGroupRange) Minus(s KeyGroupRange) []KeyGroupRange {
 func (r KeyGroupRange) Overlap(s KeyGroupRange) int {
 	return max(0, min(r.Hi, s.Hi)-max(r.Lo, s.Lo))
 }
+
+// MatchInstances pairs the instances of a stage at parallelism to with
+// those at parallelism from, to keep in place as many key groups as
+// possible: match[i] is the old instance new instance i takes over, or
+// -1. Each old instance goes to at most one new one. Ranges of key groups
+// are contiguous and in instance order, so the best matching pairs them
+// in order too: it is found by dynamic programming over the two
+// sequences (at most NumKeyGroups² steps), ties going to the lower old
+// instance.
+func MatchInstances(from, to int) []int {
+	match := make([]int, to)
+	for i := range match {
+		match[i] = -1
+	}
+	if from < 1 || to < 1 {
+		return match
+	}
+	// best[a][b]: the most groups kept pairing the first a new instances
+	// with the first b old ones.
+	best := make([][]int, to+1)
+	for a := range best {
+		best[a] = make([]int, from+1)
+	}
+	overlap := func(a, b int) int {
+		return KeyGroupsOf(a, to).Overlap(KeyGroupsOf(b, from))
+	}
+	for a := 1; a <= to; a++ {
+		for b := 1; b <= from; b++ {
+			best[a][b] = max(best[a-1][b], best[a][b-1], best[a-1][b-1]+overlap(a-1, b-1))
+		}
+	}
+	for a, b := to, from; a > 0 && b > 0; {
+		switch ov := overlap(a-1, b-1); {
+		case ov > 0 && best[a][b] == best[a-1][b-1]+ov:
+			match[a-1] = b - 1
+			a, b = a-1, b-1
+		case best[a][b] == best[a-1][b]:
+			a--
+		default:
+			b--
+		}
+	}
+	return match
+}

@@ -15,7 +15,7 @@ import (
 // exactly the checkpoint's for the groups they own. The job of the new
 // graph, started with Restore on the same store and JobOptions.Handoff,
 // gives each of its instances of an operator (named by its state table)
-// the old instance MatchInstances pairs it with: after Open the new
+// the old instance exec.MatchInstances pairs it with: after Open the new
 // instance adopts the old one's state, keeps the groups it still owns,
 // drops the others and restores only the groups it gains from the store.
 // Instances that find no partner, or operators that do not implement
@@ -98,50 +98,6 @@ func (h *Handoff) Close() {
 	}
 }
 
-// MatchInstances pairs the instances of a stage at parallelism to with
-// those at parallelism from, to keep in place as many key groups as
-// possible: match[i] is the old instance new instance i takes over, or
-// -1. Each old instance goes to at most one new one. Ranges of key groups
-// are contiguous and in instance order, so the best matching pairs them
-// in order too: it is found by dynamic programming over the two
-// sequences (at most NumKeyGroups² steps), ties going to the lower old
-// instance.
-func MatchInstances(from, to int) []int {
-	match := make([]int, to)
-	for i := range match {
-		match[i] = -1
-	}
-	if from < 1 || to < 1 {
-		return match
-	}
-	// best[a][b]: the most groups kept pairing the first a new instances
-	// with the first b old ones.
-	best := make([][]int, to+1)
-	for a := range best {
-		best[a] = make([]int, from+1)
-	}
-	overlap := func(a, b int) int {
-		return exec.KeyGroupsOf(a, to).Overlap(exec.KeyGroupsOf(b, from))
-	}
-	for a := 1; a <= to; a++ {
-		for b := 1; b <= from; b++ {
-			best[a][b] = max(best[a-1][b], best[a][b-1], best[a-1][b-1]+overlap(a-1, b-1))
-		}
-	}
-	for a, b := to, from; a > 0 && b > 0; {
-		switch ov := overlap(a-1, b-1); {
-		case ov > 0 && best[a][b] == best[a-1][b-1]+ov:
-			match[a-1] = b - 1
-			a, b = a-1, b-1
-		case best[a][b] == best[a-1][b]:
-			a--
-		default:
-			b--
-		}
-	}
-	return match
-}
-
 // giveOut gives every task of the job's stateful operators the old
 // instance its instance is matched with, if the handoff holds it, and
 // closes the instances left. The handoff must hold the state of the
@@ -172,7 +128,7 @@ func (j *Job) giveOut(h *Handoff) {
 				if old == nil {
 					continue
 				}
-				inst := MatchInstances(old.parallelism, sr.spec.Parallelism)[t.env.Instance]
+				inst := exec.MatchInstances(old.parallelism, sr.spec.Parallelism)[t.env.Instance]
 				if o, ok := old.ops[inst]; ok && inst >= 0 {
 					t.state.adopt[i] = handed{op: o, held: exec.KeyGroupsOf(inst, old.parallelism)}
 					delete(old.ops, inst)

@@ -100,7 +100,7 @@ func TestStopAndHandOverRescales(t *testing.T) {
 			if len(prev.Stages) > 1 {
 				was = prev.Stages[1].Parallelism
 			}
-			for _, o := range MatchInstances(was, p) {
+			for _, o := range exec.MatchInstances(was, p) {
 				if o >= 0 {
 					matched++
 				}
@@ -170,7 +170,7 @@ func TestMatchInstances(t *testing.T) {
 	}
 	for from := 1; from <= 6; from++ {
 		for to := 1; to <= 6; to++ {
-			match := MatchInstances(from, to)
+			match := exec.MatchInstances(from, to)
 			used := map[int]bool{}
 			for _, o := range match {
 				if o >= 0 && used[o] {

@@ -19,7 +19,7 @@ import (
 // and does not hold already: with a handoff from the stopped job
 // (StopAndHandOver, handoff.go), an instance of an operator that can
 // adopt key groups (exec.GroupMover) takes over the old instance it is
-// matched with (MatchInstances) and reads only the groups that instance
+// matched with (exec.MatchInstances) and reads only the groups that instance
 // did not own; every other instance reads all its groups. RestoreMoves
 // tells how much was read, and how much of it belongs to the groups that
 // changed instance under that matching — what a move of only those
@@ -67,7 +67,7 @@ type StateMove struct {
 	Read int64
 	// Moved is the part of Read in key groups that changed instance: the
 	// groups a new instance owns that the old instance it is matched with
-	// (MatchInstances) did not. It is what a move of only those groups
+	// (exec.MatchInstances) did not. It is what a move of only those groups
 	// carries; Read exceeds it by what instances that kept nothing in
 	// memory read of the groups they would have kept.
 	Moved int64
@@ -79,7 +79,7 @@ type StateMove struct {
 // RestoreMoves returns what the job read when it restored the checkpoint
 // of prev, the graph whose job took it: an operator's groups changed
 // instance when the stage running it has another parallelism in prev,
-// and its instances, matched by MatchInstances, own them differently. An
+// and its instances, matched by exec.MatchInstances, own them differently. An
 // operator prev did not have (no table of that name) counts as moved
 // whole.
 func (j *Job) RestoreMoves(prev GraphSpec) StateMove {
@@ -100,7 +100,7 @@ func (j *Job) RestoreMoves(prev GraphSpec) StateMove {
 			}
 			seen[name] = true
 			p, before := sr.spec.Parallelism, was[name]
-			match := MatchInstances(before, p)
+			match := exec.MatchInstances(before, p)
 			for g := range counts {
 				n := counts[g].Load()
 				m.Read += n

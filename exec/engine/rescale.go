@@ -88,7 +88,7 @@ type RescaleReport struct {
 	StateBytes int64
 	// MovedBytes is the part of StateBytes in key groups that changed
 	// instance (a group changes instance when the old instance matched
-	// with its new owner, dataflow.MatchInstances, did not own it) —
+	// with its new owner, exec.MatchInstances, did not own it) —
 	// what moving only those groups carries — and MovedGroups counts
 	// those groups over the stateful operators.
 	MovedBytes  int64

@@ -24,7 +24,7 @@ import (
 // holding 20,000 groups goes 1 → 2 → 1 → 2 → 4 → 3 → 1 through
 // Engine.Rescale, the API an autoscaler calls. Each new instance of the
 // hash aggregate takes over the old instance it is matched with
-// (dataflow.MatchInstances) and reads from the checkpoint only the key
+// (exec.MatchInstances) and reads from the checkpoint only the key
 // groups it gains; the view's rows are kept in place. The bytes read
 // (StateBytes) are compared with the serialized state of the key groups
 // that changed instance, summed from the store's entries by the test:
@@ -105,7 +105,7 @@ func movedState(t *testing.T, q *runningQuery, prev dataflow.GraphSpec) (int64, 
 			if empty {
 				continue // a stateless operator's (a projection's in a join's stage)
 			}
-			match := dataflow.MatchInstances(from, st.Parallelism)
+			match := exec.MatchInstances(from, st.Parallelism)
 			for g := range exec.NumKeyGroups {
 				if match[exec.InstanceForKeyGroup(g, st.Parallelism)] == exec.InstanceForKeyGroup(g, from) {
 					continue

@@ -18,7 +18,7 @@ import (
 // Moves describes the test of an exec.GroupMover that CheckMoves runs: two
 // fleets of instances of the operator, fed the same steps, change
 // parallelism at checkpoints — one by AdoptGroups (each new instance
-// takes over the old instance MatchInstances pairs it with and reads only
+// takes over the old instance exec.MatchInstances pairs it with and reads only
 // the key groups it gains), the other by a full Restore of each new
 // instance's key groups.
 type Moves struct {
@@ -128,7 +128,7 @@ func CheckMoves(t *testing.T, m Moves) Moved {
 		} else {
 			checkpoint(phase)
 			from := len(moved.ops)
-			match := matchInstances(from, p)
+			match := exec.MatchInstances(from, p)
 			var ops, twins []exec.Operator
 			for i := range p {
 				op, twin := open(i, p), open(i, p)
@@ -270,39 +270,6 @@ func (r *groupsRead) Scan(ctx context.Context, groups exec.KeyGroupRange, fn fun
 		r.bytes += len(k) + len(v)
 		return fn(g, k, v)
 	})
-}
-
-// matchInstances pairs the instances of a stage at parallelism to with
-// those at parallelism from as the runtime does (dataflow.MatchInstances,
-// which this package cannot import): the pairing in instance order that
-// keeps the most key groups in place, ties to the lower old instance.
-func matchInstances(from, to int) []int {
-	match := make([]int, to)
-	for i := range match {
-		match[i] = -1
-	}
-	best := make([][]int, to+1)
-	for a := range best {
-		best[a] = make([]int, from+1)
-	}
-	overlap := func(a, b int) int { return exec.KeyGroupsOf(a, to).Overlap(exec.KeyGroupsOf(b, from)) }
-	for a := 1; a <= to; a++ {
-		for b := 1; b <= from; b++ {
-			best[a][b] = max(best[a-1][b], best[a][b-1], best[a-1][b-1]+overlap(a-1, b-1))
-		}
-	}
-	for a, b := to, from; a > 0 && b > 0; {
-		switch ov := overlap(a-1, b-1); {
-		case ov > 0 && best[a][b] == best[a-1][b-1]+ov:
-			match[a-1] = b - 1
-			a, b = a-1, b-1
-		case best[a][b] == best[a-1][b]:
-			a--
-		default:
-			b--
-		}
-	}
-	return match
 }
 
 // HashRow returns the hash exec.HashRows gives the columns cols of row
