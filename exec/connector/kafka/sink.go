@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -72,8 +73,8 @@ type Sink struct {
 	enc    *sink.RowEncoder
 	keyEnc *sink.RowEncoder
 	env    *exec.Env
-	cl     *kgo.Client // the producer of a sink that is not transactional
-	txn    *txnState   // a transactional sink's producers and what they staged
+	cl     *kgo.Client  // the producer of a sink that is not transactional
+	txn    *TxnProducer // a transactional sink's producers and what they staged
 
 	errMu  sync.Mutex
 	perr   error // the first failed produce
@@ -119,9 +120,10 @@ func (s *Sink) Open(ctx context.Context, env *exec.Env) error {
 		s.keyEnc = sink.NewRowEncoder(sink.FormatText, s.names[s.key:s.key+1], s.types[s.key:s.key+1])
 	}
 	if s.twoPhase && env.Checkpointing {
-		s.txn = newTxnState(s, env)
+		s.txn = NewTxnProducer(TxnConfig{Brokers: s.cfg.Brokers, Topic: s.cfg.Topic, Prefix: s.cfg.txnPrefix() + "-" + strconv.Itoa(env.Instance),
+			Timeout: s.cfg.TxnTimeout, Group: env.KeyGroups.Lo, What: "kafka sink"})
 		if !env.Resuming {
-			return s.txn.init(ctx)
+			return s.txn.Init(ctx)
 		}
 		return nil
 	}
@@ -147,7 +149,7 @@ func (s *Sink) Process(ctx context.Context, _ int, c exec.Chunk, _ exec.Emitter)
 		return err
 	}
 	if s.txn != nil {
-		return s.txn.produce(ctx, recs)
+		return s.txn.Produce(ctx, recs)
 	}
 	for _, r := range recs {
 		s.cl.Produce(ctx, r, s.promise)
@@ -232,6 +234,11 @@ func (s *Sink) promise(_ *kgo.Record, err error) {
 
 // failed returns the first failed produce, if any.
 func (s *Sink) failed() error {
+	if s.txn != nil {
+		if err := s.txn.Failed(); err != nil {
+			return err
+		}
+	}
 	s.errMu.Lock()
 	defer s.errMu.Unlock()
 	return s.perr
@@ -249,9 +256,9 @@ func (s *Sink) OnControl(ctx context.Context, m exec.Control, _ exec.Emitter) er
 	}
 	if s.txn != nil {
 		if m.Kind == exec.EndOfInput {
-			return s.txn.publishAll(ctx)
+			return s.txn.PublishAll(ctx)
 		}
-		return s.txn.flush(ctx)
+		return s.txn.Flush(ctx)
 	}
 	if err := s.cl.Flush(ctx); err != nil {
 		return fmt.Errorf("kafka sink: %w", err)
@@ -264,7 +271,7 @@ func (s *Sink) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) e
 	if s.txn == nil {
 		return nil
 	}
-	return s.txn.snapshot(ctx, epoch, w)
+	return s.txn.Snapshot(ctx, epoch, w)
 }
 
 // Restore commits the transaction the checkpoint pre-committed, if it
@@ -273,7 +280,7 @@ func (s *Sink) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyG
 	if s.txn == nil {
 		return nil
 	}
-	return s.txn.restore(ctx, r, groups)
+	return s.txn.Restore(ctx, r, groups)
 }
 
 // Commit commits the transactions pre-committed up to epoch.
@@ -281,7 +288,7 @@ func (s *Sink) Commit(ctx context.Context, epoch uint64) error {
 	if s.txn == nil {
 		return nil
 	}
-	return s.txn.commit(ctx, epoch)
+	return s.txn.Commit(ctx, epoch)
 }
 
 // Close flushes and closes the producers; a transaction not committed is
@@ -300,7 +307,7 @@ func (s *Sink) Close() error {
 		return s.failed()
 	}
 	if s.txn != nil {
-		s.txn.close()
+		s.txn.Close()
 	}
 	return nil
 }

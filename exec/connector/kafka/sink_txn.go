@@ -44,17 +44,37 @@ import (
 // txnKey is the key of a sink's entry in its checkpoint state.
 var txnKey = []byte("kafka-txn")
 
-// txnState is a transactional sink's producers and what they staged.
-type txnState struct {
-	s      *Sink
-	group  int // the key group the sink's entry is in
-	prefix string
-	cls    [2]*kgo.Client
+// TxnConfig configures a TxnProducer.
+type TxnConfig struct {
+	Brokers []string
+	// Topic is where records without a topic of their own go.
+	Topic string
+	// Prefix names the two producers' transactional ids: Prefix-0 and
+	// Prefix-1. No other writer may use them.
+	Prefix  string
+	Timeout time.Duration // the transactions' timeout (0: a minute)
+	// Group is the key group of the producer's entry in its operator's
+	// checkpoint state.
+	Group int
+	// What names the writer in errors ("kafka sink").
+	What string
+}
+
+// TxnProducer writes records in Kafka transactions, one per checkpoint
+// epoch, as described above; an operator that publishes to Kafka exactly
+// once (the sink, and a cluster's repartitioning writer) drives it from
+// its Open, Process, OnControl, Snapshot, Restore, Commit and Close.
+type TxnProducer struct {
+	cfg TxnConfig
+	cls [2]*kgo.Client
 
 	mu      sync.Mutex
 	seq     uint64 // the sequence number of the current transaction: producer seq%2
 	open    bool   // the current transaction has begun
 	pending *staged
+
+	errMu sync.Mutex
+	perr  error // the first failed produce
 }
 
 // staged is a transaction pre-committed by a snapshot and not committed
@@ -65,98 +85,124 @@ type staged struct {
 	pepoch     int16
 }
 
-// newTxnState returns the transactional state of s.
-func newTxnState(s *Sink, env *exec.Env) *txnState {
-	return &txnState{s: s, group: env.KeyGroups.Lo, prefix: s.cfg.txnPrefix() + "-" + strconv.Itoa(env.Instance)}
+// NewTxnProducer returns a producer of cfg; Init or Restore connects it.
+func NewTxnProducer(cfg TxnConfig) *TxnProducer {
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = defaultTxnTimeout
+	}
+	if cfg.What == "" {
+		cfg.What = "kafka producer"
+	}
+	return &TxnProducer{cfg: cfg}
 }
 
-// init makes both producers and initializes their producer ids, which
-// aborts any transaction an earlier run of the sink left open.
-func (t *txnState) init(ctx context.Context) error {
+// Init makes both producers and initializes their producer ids, which
+// aborts any transaction an earlier run left open. A writer that starts
+// without a checkpoint calls it from Open; Restore calls it otherwise.
+func (t *TxnProducer) Init(ctx context.Context) error {
 	for i := range t.cls {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(t.s.cfg.Brokers...), kgo.DefaultProduceTopic(t.s.cfg.Topic),
-			kgo.TransactionalID(t.prefix+"-"+strconv.Itoa(i)), kgo.TransactionTimeout(t.s.cfg.TxnTimeout))
+		cl, err := kgo.NewClient(kgo.SeedBrokers(t.cfg.Brokers...), kgo.DefaultProduceTopic(t.cfg.Topic),
+			kgo.TransactionalID(t.cfg.Prefix+"-"+strconv.Itoa(i)), kgo.TransactionTimeout(t.cfg.Timeout))
 		if err != nil {
-			return &BrokerError{Brokers: t.s.cfg.Brokers, Err: err}
+			return &BrokerError{Brokers: t.cfg.Brokers, Err: err}
 		}
 		t.cls[i] = cl
 		if _, _, err := cl.ProducerID(ctx); err != nil {
-			return fmt.Errorf("kafka sink: initializing transactional producer %s-%d: %w", t.prefix, i, err)
+			return fmt.Errorf("%s: initializing transactional producer %s-%d: %w", t.cfg.What, t.cfg.Prefix, i, err)
 		}
 	}
 	return nil
 }
 
-// produce writes recs in the current transaction, beginning it if
+// promise records the first failed produce.
+func (t *TxnProducer) promise(_ *kgo.Record, err error) {
+	if err == nil {
+		return
+	}
+	t.errMu.Lock()
+	if t.perr == nil {
+		t.perr = fmt.Errorf("%s: writing to topic %s: %w", t.cfg.What, t.cfg.Topic, err)
+	}
+	t.errMu.Unlock()
+}
+
+// Failed returns the first failed produce, if any.
+func (t *TxnProducer) Failed() error {
+	t.errMu.Lock()
+	defer t.errMu.Unlock()
+	return t.perr
+}
+
+// Produce writes recs in the current transaction, beginning it if
 // needed. The producers take turns, and the checkpoint coordinator
 // commits a checkpoint before it begins the next, so the producer whose
 // turn it is has no transaction left to commit.
-func (t *txnState) produce(ctx context.Context, recs []*kgo.Record) error {
+func (t *TxnProducer) Produce(ctx context.Context, recs []*kgo.Record) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.open {
 		if t.cls[t.seq%2] == nil {
-			return errors.New("kafka sink: producing after Close")
+			return fmt.Errorf("%s: producing after Close", t.cfg.What)
 		}
 		if t.pending != nil && t.pending.seq%2 == t.seq%2 {
 			// Cannot happen: a snapshot refuses to stage a second
 			// transaction before the first commits.
-			return fmt.Errorf("kafka sink: the transaction of checkpoint %d has not committed yet", t.pending.epoch)
+			return fmt.Errorf("%s: the transaction of checkpoint %d has not committed yet", t.cfg.What, t.pending.epoch)
 		}
 		if err := t.cls[t.seq%2].BeginTransaction(); err != nil {
-			return fmt.Errorf("kafka sink: beginning a transaction: %w", err)
+			return fmt.Errorf("%s: beginning a transaction: %w", t.cfg.What, err)
 		}
 		t.open = true
 	}
 	cl := t.cls[t.seq%2]
 	for _, r := range recs {
-		cl.Produce(ctx, r, t.s.promise)
+		cl.Produce(ctx, r, t.promise)
 	}
 	return nil
 }
 
-// flush waits until the brokers have every message of the open
+// Flush waits until the brokers have every message of the open
 // transaction.
-func (t *txnState) flush(ctx context.Context) error {
+func (t *TxnProducer) Flush(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.open {
 		if err := t.cls[t.seq%2].Flush(ctx); err != nil {
-			return fmt.Errorf("kafka sink: %w", err)
+			return fmt.Errorf("%s: %w", t.cfg.What, err)
 		}
 	}
-	return t.s.failed()
+	return t.Failed()
 }
 
-// snapshot pre-commits the current transaction for epoch and records it.
-func (t *txnState) snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
+// Snapshot pre-commits the current transaction for epoch and records it.
+func (t *TxnProducer) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.open {
-		return w.Put(t.group, txnKey, encodeStaged(t.pending))
+		return w.Put(t.cfg.Group, txnKey, encodeStaged(t.pending))
 	}
 	cl := t.cls[t.seq%2]
 	if err := cl.Flush(ctx); err != nil {
-		return fmt.Errorf("kafka sink: %w", err)
+		return fmt.Errorf("%s: %w", t.cfg.What, err)
 	}
-	if err := t.s.failed(); err != nil {
+	if err := t.Failed(); err != nil {
 		return err
 	}
 	pid, pepoch, err := cl.ProducerID(ctx)
 	if err != nil {
-		return fmt.Errorf("kafka sink: %w", err)
+		return fmt.Errorf("%s: %w", t.cfg.What, err)
 	}
 	if t.pending != nil {
-		return fmt.Errorf("kafka sink: checkpoint %d: the transaction of checkpoint %d has not committed yet", epoch, t.pending.epoch)
+		return fmt.Errorf("%s: checkpoint %d: the transaction of checkpoint %d has not committed yet", t.cfg.What, epoch, t.pending.epoch)
 	}
 	t.pending = &staged{epoch: epoch, seq: t.seq, pid: pid, pepoch: pepoch}
 	t.seq++
 	t.open = false
-	return w.Put(t.group, txnKey, encodeStaged(t.pending))
+	return w.Put(t.cfg.Group, txnKey, encodeStaged(t.pending))
 }
 
-// commit commits the transaction pre-committed for an epoch up to epoch.
-func (t *txnState) commit(ctx context.Context, epoch uint64) error {
+// Commit commits the transaction pre-committed for an epoch up to epoch.
+func (t *TxnProducer) Commit(ctx context.Context, epoch uint64) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	p := t.pending
@@ -164,41 +210,41 @@ func (t *txnState) commit(ctx context.Context, epoch uint64) error {
 		return nil
 	}
 	if err := t.cls[p.seq%2].EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return fmt.Errorf("kafka sink: committing the transaction of checkpoint %d: %w", p.epoch, err)
+		return fmt.Errorf("%s: committing the transaction of checkpoint %d: %w", t.cfg.What, p.epoch, err)
 	}
 	t.pending = nil
 	return nil
 }
 
-// publishAll commits the pre-committed transaction and then the current
+// PublishAll commits the pre-committed transaction and then the current
 // one: the end of a bounded input.
-func (t *txnState) publishAll(ctx context.Context) error {
-	if err := t.commit(ctx, ^uint64(0)); err != nil {
+func (t *TxnProducer) PublishAll(ctx context.Context) error {
+	if err := t.Commit(ctx, ^uint64(0)); err != nil {
 		return err
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.open {
-		return t.s.failed()
+		return t.Failed()
 	}
 	cl := t.cls[t.seq%2]
 	if err := cl.Flush(ctx); err != nil {
-		return fmt.Errorf("kafka sink: %w", err)
+		return fmt.Errorf("%s: %w", t.cfg.What, err)
 	}
-	if err := t.s.failed(); err != nil {
+	if err := t.Failed(); err != nil {
 		return err
 	}
 	if err := cl.EndTransaction(ctx, kgo.TryCommit); err != nil {
-		return fmt.Errorf("kafka sink: committing at the end of input: %w", err)
+		return fmt.Errorf("%s: committing at the end of input: %w", t.cfg.What, err)
 	}
 	t.open = false
 	t.seq++
 	return nil
 }
 
-// restore commits the transaction the checkpoint recorded, then
+// Restore commits the transaction the checkpoint recorded, then
 // initializes the producers (aborting what later epochs left open).
-func (t *txnState) restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
+func (t *TxnProducer) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
 	var rec *staged
 	var seq uint64
 	err := r.Scan(ctx, groups, func(_ int, key, value []byte) error {
@@ -219,7 +265,7 @@ func (t *txnState) restore(ctx context.Context, r exec.StateReader, groups exec.
 		seq = rec.seq + 1
 	}
 	t.seq = seq
-	return t.init(ctx)
+	return t.Init(ctx)
 }
 
 // endTxn commits rec's transaction with a bare EndTxn request, as its
@@ -228,13 +274,13 @@ func (t *txnState) restore(ctx context.Context, r exec.StateReader, groups exec.
 // when a restore from the same checkpoint committed it and initialized
 // the producer since; one the broker aborted (its timeout passed while
 // eddy was down) is an error: its rows are lost.
-func (t *txnState) endTxn(ctx context.Context, rec *staged) error {
-	cl, err := kgo.NewClient(kgo.SeedBrokers(t.s.cfg.Brokers...))
+func (t *TxnProducer) endTxn(ctx context.Context, rec *staged) error {
+	cl, err := kgo.NewClient(kgo.SeedBrokers(t.cfg.Brokers...))
 	if err != nil {
-		return &BrokerError{Brokers: t.s.cfg.Brokers, Err: err}
+		return &BrokerError{Brokers: t.cfg.Brokers, Err: err}
 	}
 	defer cl.Close()
-	id := t.prefix + "-" + strconv.Itoa(int(rec.seq%2))
+	id := t.cfg.Prefix + "-" + strconv.Itoa(int(rec.seq%2))
 	req := kmsg.NewPtrEndTxnRequest()
 	req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Commit = id, rec.pid, rec.pepoch, true
 	resp, err := req.RequestWith(ctx, cl)
@@ -251,21 +297,21 @@ func (t *txnState) endTxn(ctx context.Context, rec *staged) error {
 		// succeeded), and then crashed too.
 		return nil
 	case errors.Is(err, kerr.InvalidTxnState):
-		return fmt.Errorf("kafka sink: the transaction %s of checkpoint %d was aborted, not committed (did its transaction_timeout pass while eddy was down?): %w", id, rec.epoch, err)
+		return fmt.Errorf("%s: the transaction %s of checkpoint %d was aborted, not committed (did its transaction_timeout pass while eddy was down?): %w", t.cfg.What, id, rec.epoch, err)
 	}
-	return fmt.Errorf("kafka sink: committing the transaction %s of checkpoint %d: %w", id, rec.epoch, err)
+	return fmt.Errorf("%s: committing the transaction %s of checkpoint %d: %w", t.cfg.What, id, rec.epoch, err)
 }
 
 // closeAbortTimeout bounds how long closing a sink waits to abort its
 // open transaction.
 const closeAbortTimeout = 5 * time.Second
 
-// close aborts the open transaction, which no checkpoint staged (its rows
+// Close aborts the open transaction, which no checkpoint staged (its rows
 // are computed again after a restore, and a dropped sink wants none of
 // them), so that read_committed consumers need not wait for its timeout;
 // a staged one is left for Commit or the next restore. Then it closes
 // the producers.
-func (t *txnState) close() {
+func (t *TxnProducer) Close() {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if cl := t.cls[t.seq%2]; t.open && cl != nil {
@@ -300,7 +346,7 @@ func encodeStaged(p *staged) []byte {
 
 // decodeStaged decodes encodeStaged's entry.
 func decodeStaged(b []byte) (*staged, uint64, error) {
-	bad := errors.New("kafka sink: damaged checkpoint entry")
+	bad := errors.New("kafka: damaged checkpoint entry of a transactional producer")
 	if len(b) < 2 || b[0] != 1 {
 		return nil, 0, bad
 	}

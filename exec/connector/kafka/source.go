@@ -60,6 +60,7 @@ type Source struct {
 	admCl    *kgo.Client
 	adm      *kadm.Client
 	parts    []int32 // the partitions read, ascending
+	only     []int32 // ReadPartitions' partitions (nil: by instance)
 	slot     []int   // by partition number: its index in parts, or -1
 	next     []int64 // per part: the offset of the next message to return
 	end      []int64 // snapshot: per part, the offset to stop at
@@ -95,6 +96,14 @@ func New(cfg Config, snapshot bool) *Source {
 	return &Source{cfg: cfg, snapshot: snapshot}
 }
 
+// ReadPartitions makes the source read exactly the partitions ps,
+// whatever its instance and parallelism: a cluster member's task reads
+// the partitions the consumer group assigned it. It is called before
+// Open; a partition the topic does not have fails Open.
+func (s *Source) ReadPartitions(ps []int32) {
+	s.only = slices.Sorted(slices.Values(ps))
+}
+
 // Open connects to the brokers, finds the instance's partitions and where
 // each starts (the startup option), and for a snapshot where each ends.
 // A topic that does not exist is an error.
@@ -114,10 +123,13 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	s.slot = make([]int, n)
 	for p := range n {
 		s.slot[p] = -1
-		if p%s.par == s.instance {
+		if s.only == nil && p%s.par == s.instance || s.only != nil && slices.Contains(s.only, int32(p)) {
 			s.slot[p] = len(s.parts)
 			s.parts = append(s.parts, int32(p))
 		}
+	}
+	if len(s.only) != len(s.parts) && s.only != nil {
+		return fmt.Errorf("kafka connector: topic %s has %d partitions, and the source was asked to read %v", s.cfg.Topic, n, s.only)
 	}
 	which := map[string]string{StartEarliest: "start", StartLatest: "end", StartTimestamp: "time"}[s.cfg.Startup]
 	starts, err := listOffsets(ctx, s.adm, s.cfg.Topic, which, s.cfg.ReadCommitted, s.cfg.StartMs)
