@@ -12,7 +12,8 @@
 // Two implementations provide the DB interface: storage/badger, durable on
 // Badger v4, and storage/mem, in memory for tests, with the same behaviour
 // and concurrency semantics. storage/storagetest holds the test suite both
-// pass.
+// pass. storage/kafkastate provides a StateStore alone, whose committed
+// state is one partition of a compacted Kafka topic.
 //
 // The package also provides two encodings the implementations share:
 //
