@@ -58,6 +58,9 @@ type TxnConfig struct {
 	Group int
 	// What names the writer in errors ("kafka sink").
 	What string
+	// Manual sends each record to the partition it names (Record.Partition)
+	// instead of by its key.
+	Manual bool
 }
 
 // TxnProducer writes records in Kafka transactions, one per checkpoint
@@ -101,8 +104,12 @@ func NewTxnProducer(cfg TxnConfig) *TxnProducer {
 // without a checkpoint calls it from Open; Restore calls it otherwise.
 func (t *TxnProducer) Init(ctx context.Context) error {
 	for i := range t.cls {
-		cl, err := kgo.NewClient(kgo.SeedBrokers(t.cfg.Brokers...), kgo.DefaultProduceTopic(t.cfg.Topic),
-			kgo.TransactionalID(t.cfg.Prefix+"-"+strconv.Itoa(i)), kgo.TransactionTimeout(t.cfg.Timeout))
+		opts := []kgo.Opt{kgo.SeedBrokers(t.cfg.Brokers...), kgo.DefaultProduceTopic(t.cfg.Topic),
+			kgo.TransactionalID(t.cfg.Prefix + "-" + strconv.Itoa(i)), kgo.TransactionTimeout(t.cfg.Timeout)}
+		if t.cfg.Manual {
+			opts = append(opts, kgo.RecordPartitioner(kgo.ManualPartitioner()))
+		}
+		cl, err := kgo.NewClient(opts...)
 		if err != nil {
 			return &BrokerError{Brokers: t.cfg.Brokers, Err: err}
 		}

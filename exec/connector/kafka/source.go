@@ -104,6 +104,20 @@ func (s *Source) ReadPartitions(ps []int32) {
 	s.only = slices.Sorted(slices.Values(ps))
 }
 
+// Topic returns the topic the source reads.
+func (s *Source) Topic() string { return s.cfg.Topic }
+
+// TopicPartitions returns the number of partitions of the source's
+// topic; it connects to the brokers for it and needs no Open.
+func (s *Source) TopicPartitions(ctx context.Context) (int, error) {
+	cl, adm, err := newAdmin(s.cfg.Brokers)
+	if err != nil {
+		return 0, err
+	}
+	defer cl.Close()
+	return partitionCount(ctx, adm, s.cfg.Brokers, s.cfg.Topic)
+}
+
 // Open connects to the brokers, finds the instance's partitions and where
 // each starts (the startup option), and for a snapshot where each ends.
 // A topic that does not exist is an error.
