@@ -256,10 +256,11 @@ const (
 	ShowCheckpoints
 	ShowFunctions
 	ShowAutoscale
+	ShowCluster
 )
 
 // Show is SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS | QUERIES |
-// CHECKPOINTS | FUNCTIONS | AUTOSCALE.
+// CHECKPOINTS | FUNCTIONS | AUTOSCALE | CLUSTER.
 type Show struct {
 	Base
 	What ShowKind

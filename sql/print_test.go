@@ -138,7 +138,7 @@ func (pr *printer) stmt(s Stmt, indent int) {
 			pr.stmt(s.Stmt, indent+1)
 		}
 	case *Show:
-		what := [...]string{"", "streams", "tables", "materialized views", "sinks", "queries", "checkpoints", "functions"}[s.What]
+		what := [...]string{"", "streams", "tables", "materialized views", "sinks", "queries", "checkpoints", "functions", "autoscale", "cluster"}[s.What]
 		pr.line(indent, "Show %s %s", what, pos(s.Start))
 	case *ShowCreate:
 		kind := "any"

@@ -108,7 +108,7 @@ func (p *parser) parseExplain(base Base) (Stmt, error) {
 }
 
 // parseShow parses SHOW STREAMS | TABLES | MATERIALIZED VIEWS | SINKS |
-// QUERIES | CHECKPOINTS | FUNCTIONS | AUTOSCALE and SHOW CREATE.
+// QUERIES | CHECKPOINTS | FUNCTIONS | AUTOSCALE | CLUSTER and SHOW CREATE.
 func (p *parser) parseShow(base Base) (Stmt, error) {
 	p.next()
 	t := p.peek()
@@ -133,8 +133,10 @@ func (p *parser) parseShow(base Base) (Stmt, error) {
 		what = ShowFunctions
 	case t.is("AUTOSCALE"):
 		what = ShowAutoscale
+	case t.is("CLUSTER"):
+		what = ShowCluster
 	default:
-		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES, CHECKPOINTS, FUNCTIONS, AUTOSCALE or CREATE after SHOW, found %s", describe(t)))
+		return nil, p.unsupported(p.errf("expected STREAMS, TABLES, MATERIALIZED VIEWS, SINKS, QUERIES, CHECKPOINTS, FUNCTIONS, AUTOSCALE, CLUSTER or CREATE after SHOW, found %s", describe(t)))
 	}
 	p.next()
 	if !p.at(tEOF) {

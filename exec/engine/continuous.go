@@ -21,6 +21,9 @@ import (
 // query just created starts with no state. The query is checkpointed
 // every interval (0: never) when it can be (see checkpoints.go).
 func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming bool, interval time.Duration) error {
+	if e.member != nil {
+		return e.startClusterQuery(obj, cq)
+	}
 	checkpointed := interval > 0 && e.rebuiltInput(cq.phys) == nil
 	qg, err := e.queryGraph(obj, cq, checkpointed, viewKeep{})
 	if err != nil {
@@ -226,8 +229,10 @@ func (e *Engine) register(q *runningQuery) {
 	if q.state != nil {
 		e.watchFailures(obj, job)
 	}
-	e.startAutoscaler(obj)
-	e.startJoinSwitcher(q)
+	if q.cluster == nil { // a cluster's tasks are spread by its groups
+		e.startAutoscaler(obj)
+		e.startJoinSwitcher(q)
+	}
 }
 
 // damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:

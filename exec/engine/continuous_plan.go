@@ -16,6 +16,11 @@ import (
 // query that still updates its rows is refused.
 func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Source, start sql.Pos, ps planSettings) (*compiledQuery, error) {
 	ps.stateTTL = time.Duration(obj.StateTTLMs) * time.Millisecond
+	if e.member != nil {
+		// A cluster cuts the plan at its exchanges, and moves no join
+		// between distributions at run time (cluster.go).
+		ps.parallelism, ps.adaptiveJoin = clusterPlanParallelism, adaptiveOff
+	}
 	ps.adaptiveJoins = ps.adaptiveJoin != adaptiveOff
 	b := e.newBuilder(src, start)
 	var bound *planner.Query

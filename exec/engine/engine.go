@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/cluster"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/connector/builtin"
 	"github.com/eddysql/eddy/exec/connector/fileroot"
@@ -74,6 +75,11 @@ type Config struct {
 	// did not SET autoscale: "ds2" runs a DS2 controller for each; ""
 	// none.
 	Autoscale string
+	// Cluster, if set, makes the engine a member of a cluster on Kafka
+	// (cluster.go): its catalog is the cluster's command topic and its
+	// materialized views run on the cluster. DataDir must be empty: a
+	// member keeps nothing on its disk.
+	Cluster *cluster.Config
 }
 
 // SessionOptions configure a Session.
@@ -127,6 +133,10 @@ type Engine struct {
 	scale    autoscalers    // the DS2 controllers of queries (autoscale.go)
 	// switchers watch the adaptive joins of queries (adaptive_switch.go).
 	switchers joinSwitchers
+	// member and cmds are the engine's cluster membership and the
+	// cluster's command log (nil outside cluster mode; cluster.go).
+	member *cluster.Member
+	cmds   *cluster.CommandLog
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,
@@ -138,11 +148,18 @@ type runningQuery struct {
 	plan  physical.Node
 	graph dataflow.GraphSpec
 	state *queryState // a view's checkpoints, if it is checkpointed
+	// cluster is the member's share of a cluster query, whose job is the
+	// view's replica (cluster.go).
+	cluster *cluster.Query
 }
 
 // stop stops q's job and closes its state store (what the last checkpoint
 // did not commit is discarded).
 func (q *runningQuery) stop() {
+	if q.cluster != nil {
+		q.cluster.Stop()
+		return
+	}
 	q.job.Stop()
 	if q.state != nil {
 		q.state.store.Close()
@@ -160,6 +177,9 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 		cfg.Alloc = memory.DefaultAllocator
 	}
 	var dataDir string
+	if cfg.Cluster != nil && cfg.DataDir != "" {
+		return nil, errors.New("engine: a cluster member keeps nothing on its disk: it takes no data directory")
+	}
 	if cfg.DataDir != "" {
 		dir, err := filepath.Abs(cfg.DataDir)
 		if err != nil {
@@ -223,6 +243,12 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 		return nil, err
 	}
 	e.noteResumed()
+	if cfg.Cluster != nil {
+		if err := e.joinCluster(ctx); err != nil {
+			e.halt()
+			return nil, err
+		}
+	}
 	if err := e.corruptQuery(); err != nil {
 		e.Close()
 		return nil, inDataDir(err, cfg.DataDir)
@@ -376,6 +402,9 @@ func (e *Engine) Close() error {
 // checkpoint: what the last checkpoints did not commit is lost, as in a
 // crash (tests use it as one).
 func (e *Engine) halt() error {
+	if e.cmds != nil {
+		e.cmds.Close() // no command starts a query from here on
+	}
 	e.stopStatsObserver()
 	e.stopAutoscalers()
 	e.cancel()
@@ -399,6 +428,9 @@ func (e *Engine) halt() error {
 	}
 	for _, j := range jobs {
 		j.Stop()
+	}
+	if e.member != nil {
+		e.member.Close()
 	}
 	return e.db.Close()
 }

@@ -50,6 +50,11 @@ type Session struct {
 	// work follows the running statement's progress (nil between
 	// statements); Progress reads it from other goroutines.
 	work atomic.Pointer[tracker]
+	// sets are the settings the session SET, by lower-case name, as
+	// given: a cluster's command carries them to every member.
+	sets map[string]string
+	// applying marks a session applying the cluster's commands.
+	applying bool
 }
 
 // NewSession returns a session.
@@ -87,6 +92,14 @@ func (s *Session) Execute(ctx context.Context, stmt sql.Stmt) (res *Result, err 
 }
 
 func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
+	if s.eng.cmds != nil && !s.applying {
+		if err := clusterRefusal(stmt); err != nil {
+			return nil, err
+		}
+		if replicated(stmt) {
+			return s.submit(ctx, stmt)
+		}
+	}
 	switch st := stmt.(type) {
 	case *sql.CreateStream:
 		return s.createStream(st)
@@ -117,7 +130,14 @@ func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
 	case *sql.Alter:
 		return s.alter(ctx, st)
 	case *sql.Set:
-		return s.set(st)
+		r, err := s.set(st)
+		if err == nil {
+			if s.sets == nil {
+				s.sets = map[string]string{}
+			}
+			s.sets[strings.ToLower(st.Name.Name)] = st.Value
+		}
+		return r, err
 	case *sql.Flush:
 		return s.flush(ctx)
 	case *sql.Analyze:

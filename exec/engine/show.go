@@ -90,6 +90,8 @@ func (s *Session) show(st *sql.Show) (*Result, error) {
 		return showFunctions(), nil
 	case sql.ShowAutoscale:
 		return s.eng.showAutoscale(), nil
+	case sql.ShowCluster:
+		return s.showCluster()
 	}
 	return nil, fmt.Errorf("unknown SHOW")
 }

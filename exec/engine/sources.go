@@ -160,6 +160,10 @@ type projecting struct {
 	schema *arrow.Schema
 }
 
+// Unwrap returns the source whose columns p narrows: a cluster's task
+// tells a Kafka source which partitions to read.
+func (p *projecting) Unwrap() exec.Source { return p.inner }
+
 var _ exec.MessageSource = (*projectingMessages)(nil)
 
 func (p *projecting) Open(ctx context.Context, env *exec.Env) error { return p.inner.Open(ctx, env) }

@@ -14,6 +14,7 @@ import (
 	"github.com/peterh/liner"
 	"github.com/spf13/cobra"
 
+	"github.com/eddysql/eddy/cluster"
 	"github.com/eddysql/eddy/exec/engine"
 	"github.com/eddysql/eddy/storage"
 )
@@ -95,6 +96,9 @@ type app struct {
 	stopProfile func() error
 	// conn holds --connect and its login flags.
 	conn connectOptions
+	// cluster, set by eddy serve --cluster, makes the engine a member of
+	// a cluster on Kafka instead of opening the data directory.
+	cluster *cluster.Config
 }
 
 // Main runs the eddy command line args and returns the exit code.
@@ -289,10 +293,15 @@ func (a *app) openEngine(ctx context.Context, progressLines bool) (*engine.Engin
 		every = 5 * time.Second
 	}
 	defer clear()
+	dataDir := a.opts.dataDir
+	if a.cluster != nil {
+		dataDir = "" // a member keeps nothing on its disk
+	}
 	eng, err := engine.Open(ctx, engine.Config{
+		Cluster:       a.cluster,
 		OnProgress:    report,
 		ProgressEvery: every,
-		DataDir:       a.opts.dataDir,
+		DataDir:       dataDir,
 		FileRoot:      a.opts.fileRoot,
 		Parallelism:   a.opts.parallelism,
 		Stdout:        a.out,
@@ -304,6 +313,9 @@ func (a *app) openEngine(ctx context.Context, progressLines bool) (*engine.Engin
 		Autoscale:          a.engineAutoscale(),
 	})
 	if err != nil {
+		if a.cluster != nil {
+			return nil, fmt.Errorf("joining cluster %s: %w", a.cluster.Name, err)
+		}
 		return nil, fmt.Errorf("opening the engine on %s: %w", a.opts.dataDir, err)
 	}
 	return eng, nil

@@ -7,10 +7,13 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/eddysql/eddy/cluster"
 	"github.com/eddysql/eddy/cmd/eddy/server"
 	"github.com/eddysql/eddy/cmd/eddy/server/web"
 )
@@ -27,6 +30,12 @@ type serveFlags struct {
 	maxStmtsPerClient int
 	maxStmtBytes      string // a size, parsed by config
 	logLevel          string
+
+	cluster        string // --cluster: the cluster's name ("": none)
+	brokers        string
+	member         string
+	partitions     int
+	sessionTimeout time.Duration
 }
 
 // serveCommand is `eddy serve`.
@@ -56,12 +65,29 @@ With --http (default 127.0.0.1:8081; '' turns it off) it also serves
 HTTP: a web view of the running queries' dataflows at /, Prometheus
 metrics at /metrics, and JSON at /api/catalog, /api/queries and
 /api/queries/{name}. The same password rule holds: with a password,
-every request needs it (HTTP basic authentication, as --user).`,
+every request needs it (HTTP basic authentication, as --user).
+
+With --cluster NAME and --brokers, the process is a member of a cluster
+on Kafka instead of serving a data directory: every process started
+with the same name and brokers shares one catalog, kept in Kafka, and
+the work of its materialized views, which read Kafka streams. A member
+keeps nothing on its disk; one that dies has its work taken over by the
+others within --session-timeout, exactly once (docs/cluster.md).`,
 		Args: cobra.NoArgs,
 		RunE: a.run(func(cmd *cobra.Command, _ []string) error {
 			cfg, err := f.config(cmd, a)
 			if err != nil {
 				return err
+			}
+			if a.cluster, err = f.clusterConfig(cmd); err != nil {
+				return err
+			}
+			if a.cluster != nil {
+				a.cluster.Logger = cfg.Log
+				if f := cmd.Flag("checkpoint-interval"); f == nil || !f.Changed {
+					// A fragment's output moves on with its checkpoints.
+					a.opts.checkpoint = time.Second
+				}
 			}
 			return a.serve(cmd.Context(), cfg, f.httpAddr)
 		}),
@@ -78,8 +104,46 @@ every request needs it (HTTP basic authentication, as --user).`,
 	fl.IntVar(&f.maxConnsPerClient, "max-connections-per-client", d.MaxConnectionsPerClient, "most connections open at once from one client address (error 1203)")
 	fl.IntVar(&f.maxStmtsPerClient, "max-statements-per-client", d.MaxStatementsPerClient, "most statements the connections of one client address run at once, push queries while they stream (error 1226)")
 	fl.StringVar(&f.maxStmtBytes, "max-statement-bytes", "16MiB", "longest statement text accepted (error 1153); a client sending over twice as much at once is disconnected")
+	fl.StringVar(&f.cluster, "cluster", "", "join the cluster of this name on --brokers instead of opening the data directory")
+	fl.StringVar(&f.brokers, "brokers", "", "with --cluster: the Kafka brokers (host:port, comma-separated)")
+	fl.StringVar(&f.member, "member", "", "with --cluster: this member's id, unique in the cluster (default: host name and process id)")
+	fl.IntVar(&f.partitions, "cluster-partitions", cluster.DefaultPartitions, "with --cluster: partitions of the topics keyed work moves through, the most members a view's keyed work spreads over (fixed per view)")
+	fl.DurationVar(&f.sessionTimeout, "session-timeout", 10*time.Second, "with --cluster: how long a member may be silent before the others take its work over")
 	fl.StringVar(&f.logLevel, "log-level", "warn", "what the server logs to stderr: error, warn (refused connections and logins), info (also refused statements and clients breaking the protocol), debug (also connections coming and going)")
 	return cmd
+}
+
+// clusterConfig returns the cluster membership the flags ask for, or nil.
+func (f *serveFlags) clusterConfig(cmd *cobra.Command) (*cluster.Config, error) {
+	if f.cluster == "" {
+		for _, name := range []string{"brokers", "member", "cluster-partitions", "session-timeout"} {
+			if cmd.Flags().Changed(name) {
+				return nil, usagef("--%s needs --cluster", name)
+			}
+		}
+		return nil, nil
+	}
+	switch {
+	case f.brokers == "":
+		return nil, usagef("--cluster needs --brokers")
+	case f.partitions < 1 || f.partitions > 1024:
+		return nil, usagef("--cluster-partitions must be from 1 to 1024, got %d", f.partitions)
+	case f.sessionTimeout < time.Second:
+		return nil, usagef("--session-timeout must be at least 1s, got %s", f.sessionTimeout)
+	}
+	member := f.member
+	if member == "" {
+		host, _ := os.Hostname()
+		member = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	var brokers []string
+	for _, b := range strings.Split(f.brokers, ",") {
+		if b = strings.TrimSpace(b); b != "" {
+			brokers = append(brokers, b)
+		}
+	}
+	return &cluster.Config{Name: f.cluster, Brokers: brokers, Member: member, Partitions: f.partitions,
+		SessionTimeout: f.sessionTimeout}, nil
 }
 
 // config checks the flags and returns the server's Config (without its
@@ -182,7 +246,11 @@ func (a *app) serve(ctx context.Context, cfg server.Config, httpAddr string) err
 		go hsrv.Serve()
 		fmt.Fprintf(a.out, "eddy serving the web view, /metrics and /api on http://%s/\n", hsrv.Addr())
 	}
-	fmt.Fprintf(a.out, "eddy serving %s to MySQL clients on %s\n", a.opts.dataDir, srv.Addr())
+	what := a.opts.dataDir
+	if a.cluster != nil {
+		what = fmt.Sprintf("cluster %s as member %s", a.cluster.Name, a.cluster.Member)
+	}
+	fmt.Fprintf(a.out, "eddy serving %s to MySQL clients on %s\n", what, srv.Addr())
 	<-ctx.Done()
 	if hsrv != nil {
 		hsrv.Close()

@@ -52,6 +52,10 @@ func TestServeFlagErrors(t *testing.T) {
 		{[]string{"--max-statement-bytes", "10"}, "--max-statement-bytes must be a size from 1KiB to 1GiB such as 16MiB, got \"10\""},
 		{[]string{"--log-level", "loud"}, "--log-level must be debug, info, warn or error, got \"loud\""},
 		{[]string{"--password", "p", "--user", ""}, "--user must not be empty"},
+		{[]string{"--brokers", "localhost:9092"}, "--brokers needs --cluster"},
+		{[]string{"--cluster", "c"}, "--cluster needs --brokers"},
+		{[]string{"--cluster", "c", "--brokers", "localhost:9092", "--cluster-partitions", "0"}, "--cluster-partitions must be from 1 to 1024, got 0"},
+		{[]string{"--cluster", "c", "--brokers", "localhost:9092", "--session-timeout", "10ms"}, "--session-timeout must be at least 1s, got 10ms"},
 	} {
 		code, _, errOut := runCLI(t, nil, "", append([]string{"serve"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(errOut, tc.msg) {

@@ -88,7 +88,7 @@ func TestCrashHarness(t *testing.T) {
 }
 
 // buildEddy builds the eddy binary for the test.
-func buildEddy(t *testing.T) string {
+func buildEddy(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "eddy")
 	cmd := exec.Command("go", "build", "-o", bin, "github.com/eddysql/eddy/cmd/eddy")
@@ -103,7 +103,7 @@ type run struct {
 	bin, name, data, root string
 }
 
-func newRun(t *testing.T, bin, name string) *run {
+func newRun(t testing.TB, bin, name string) *run {
 	dir := filepath.Join(t.TempDir(), name)
 	r := &run{bin: bin, name: name, data: filepath.Join(dir, "data"), root: filepath.Join(dir, "files")}
 	if err := os.MkdirAll(r.root, 0o755); err != nil {
@@ -125,7 +125,7 @@ func (r *run) command(sql string) *exec.Cmd {
 
 // exec runs sql to its end and returns its output, failing t if eddy
 // fails.
-func (r *run) exec(t *testing.T, sql string) string {
+func (r *run) exec(t testing.TB, sql string) string {
 	t.Helper()
 	cmd := r.command(sql)
 	var out, errOut bytes.Buffer
