@@ -162,21 +162,24 @@ func (r *Reader) fetch(ctx context.Context) error {
 		}
 		r.cl, r.started = cl, true
 	}
+	// Records a poll returns are the reader's to keep, even when ctx
+	// ended meanwhile (a barrier woke the task): the client does not
+	// return them again.
 	fs := r.cl.PollFetches(ctx)
-	if err := ctx.Err(); err != nil {
-		return err
-	}
+	r.recs, r.at = fs.Records(), 0
 	var ferr error
 	fs.EachError(func(t string, p int32, err error) {
-		if ferr == nil && !errors.Is(err, context.Canceled) {
+		if ferr == nil && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			ferr = fmt.Errorf("cluster: reading topic %s partition %d: %w", t, p, err)
 		}
 	})
-	if ferr != nil {
+	switch {
+	case len(r.recs) > 0:
+		return nil
+	case ferr != nil:
 		return ferr
 	}
-	r.recs, r.at = fs.Records(), 0
-	return nil
+	return ctx.Err()
 }
 
 // Position returns the offset of the next record and the producers'

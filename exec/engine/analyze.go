@@ -42,7 +42,7 @@ func (s *Session) showQueries() (*Result, error) {
 		row := []types.Datum{types.StringDatum(o.Name), types.StringDatum(e.queryKind(o)), types.StringDatum(e.status(o.Name).String()),
 			types.IntDatum(0), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0), types.IntDatum(0),
 			types.NullDatum, types.StringDatum("0s"), types.IntDatum(0), types.IntDatum(0), types.FloatDatum(0), types.IntDatum(0)}
-		if q != nil {
+		if q != nil && q.job != nil {
 			queryMetrics(q, row)
 		}
 		row = append(row, rateRow(e, q)...)
@@ -105,6 +105,9 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	e.mu.Unlock()
 	if q == nil {
 		return nil, bindErr(st.Target.Pos, st.Source(), "'%s' is not a running continuous query (a view, sink or derived stream)", st.Target.Name)
+	}
+	if q.job == nil {
+		return nil, fmt.Errorf("%s %s runs as tasks spread over the cluster's members, which EXPLAIN ANALYZE does not gather yet: SHOW CLUSTER says which member runs which", q.obj.Kind, q.obj.Name)
 	}
 	// Each operator's figures, and its rates over the last policy
 	// interval, by physical plan node; the sink has none.

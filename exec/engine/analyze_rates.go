@@ -90,7 +90,7 @@ func rateColumns() []Column {
 // off or none reached the sink in the interval.
 func rateRow(e *Engine, q *runningQuery) []types.Datum {
 	row := []types.Datum{types.NullDatum, types.NullDatum, types.NullDatum, types.NullDatum, types.NullDatum}
-	if q == nil {
+	if q == nil || q.job == nil {
 		return row
 	}
 	r, ok := queryRates(e, q)

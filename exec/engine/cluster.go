@@ -14,6 +14,9 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/cluster"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/connector"
+	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/sql"
 )
@@ -122,10 +125,18 @@ func clusterRefusal(stmt sql.Stmt) error {
 	return nil
 }
 
+// clusterSinks are the sink connectors a cluster's tasks run: each task
+// publishes its share exactly once, or (blackhole) nothing.
+var clusterSinks = map[string]bool{"kafka": true, "blackhole": true}
+
 // startClusterQuery starts the member's share of obj's query cq.
 func (e *Engine) startClusterQuery(obj *catalog.Object, cq *compiledQuery) error {
-	if obj.Kind != catalog.View {
-		return notSupported(sql.Pos{}, fmt.Sprintf("%s in cluster mode (a cluster runs materialized views)", obj.Kind))
+	_, insert := e.insertTarget(obj)
+	switch {
+	case obj.Kind == catalog.Stream || insert:
+		return notSupported(sql.Pos{}, fmt.Sprintf("%s in cluster mode (a cluster runs materialized views and sinks)", e.queryKind(obj)))
+	case obj.Kind == catalog.Sink && !clusterSinks[obj.Connector()]:
+		return notSupported(sql.Pos{}, fmt.Sprintf("a '%s' sink in cluster mode (a cluster's sinks write to Kafka)", obj.Connector()))
 	}
 	qg, err := e.queryGraph(obj, cq, true, viewKeep{})
 	if err != nil {
@@ -139,9 +150,12 @@ func (e *Engine) startClusterQuery(obj *catalog.Object, cq *compiledQuery) error
 	if st := obj.Settings; st != nil && st.CheckpointIntervalMs != nil && *st.CheckpointIntervalMs > 0 {
 		interval = time.Duration(*st.CheckpointIntervalMs) * time.Millisecond
 	}
-	spec := cluster.QuerySpec{ID: obj.ID, Name: obj.Name, Graph: qg.graph, Output: out, View: true,
+	spec := cluster.QuerySpec{ID: obj.ID, Name: obj.Name, Graph: qg.graph, Output: out, View: obj.Kind == catalog.View,
 		SchemaOf: func(id int) (*arrow.Schema, error) { return exchangeSchema(cq.phys, id) }, Options: qg.options,
 		CheckpointInterval: interval}
+	if !spec.View {
+		spec.SinkFor = e.clusterSink(obj, cq)
+	}
 	q, err := e.member.Start(e.ctx, spec)
 	var ns *cluster.NotSupportedError
 	switch {
@@ -204,6 +218,31 @@ func (e *Engine) retryClusterQuery(obj *catalog.Object, qg queryGraph, cq *compi
 		}
 		e.notices.add(fmt.Sprintf("materialized view %s: this member's share runs", obj.Name))
 		return
+	}
+}
+
+// clusterSink returns the maker of the sink operator of each task of
+// obj's query: a Kafka sink's transactional ids are the task's, so that
+// every task publishes its share in transactions of its own, and the
+// task that takes a share over fences the one before it.
+func (e *Engine) clusterSink(obj *catalog.Object, cq *compiledQuery) func(task string) (dataflow.OpSpec, error) {
+	return func(task string) (dataflow.OpSpec, error) {
+		conn, err := e.conns.Sink(obj.Connector())
+		if err != nil {
+			return dataflow.OpSpec{}, err
+		}
+		opts := maps.Clone(obj.Options)
+		if obj.Connector() == "kafka" {
+			if id := opts["transactional_id"]; id != "" {
+				task = id + "-" + task
+			}
+			opts["transactional_id"] = task
+		}
+		spec := connector.SinkSpec{Object: obj.Name, Options: opts, Names: cq.names(), Types: cq.types(),
+			AppendOnly: cq.logical.Props().AppendOnly, Checkpointed: true}
+		env := e.connEnv()
+		return dataflow.OpSpec{Name: "Sink " + obj.Name + " (" + conn.Name() + ")",
+			New: func(int) (exec.Operator, error) { return conn.New(spec, env) }}, nil
 	}
 }
 

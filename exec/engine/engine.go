@@ -148,8 +148,9 @@ type runningQuery struct {
 	plan  physical.Node
 	graph dataflow.GraphSpec
 	state *queryState // a view's checkpoints, if it is checkpointed
-	// cluster is the member's share of a cluster query, whose job is the
-	// view's replica (cluster.go).
+	// cluster is the member's share of a cluster query (cluster.go),
+	// whose job is a view's replica; a cluster's sink runs only as
+	// tasks, and its job is nil.
 	cluster *cluster.Query
 }
 
@@ -272,7 +273,7 @@ func (e *Engine) corruptQuery() error {
 	defer e.mu.Unlock()
 	for _, obj := range e.cat.InCreationOrder() {
 		q, ok := e.queries[lower(obj.Name)]
-		if !ok {
+		if !ok || q.job == nil {
 			continue
 		}
 		if state, err := q.job.State(); state == dataflow.JobFailed && errors.Is(err, storage.ErrCorrupt) {

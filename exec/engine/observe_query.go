@@ -189,7 +189,7 @@ func (e *Engine) queryInfo(name string, now time.Time) QueryInfo {
 	e.mu.Lock()
 	q := e.queries[lower(name)]
 	e.mu.Unlock()
-	if q == nil {
+	if q == nil || q.job == nil {
 		return info
 	}
 	info.Started = q.job.Started()

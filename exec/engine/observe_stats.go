@@ -135,6 +135,9 @@ func (o *statsObserver) observe(now time.Time) error {
 	objects := map[uint64]*objectSample{}
 	seen := map[sourceKey]bool{}
 	for _, q := range queries {
+		if q.job == nil {
+			continue
+		}
 		if state, _ := q.job.State(); state != dataflow.JobRunning {
 			continue
 		}

@@ -213,7 +213,9 @@ func (e *Engine) startupProgress() (Progress, bool) {
 	e.mu.Lock()
 	jobs := make([]*dataflow.Job, 0, len(e.queries))
 	for _, q := range e.queries {
-		jobs = append(jobs, q.job)
+		if q.job != nil {
+			jobs = append(jobs, q.job)
+		}
 	}
 	e.mu.Unlock()
 	read, backlog := jobProgress(jobs)

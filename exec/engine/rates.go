@@ -103,7 +103,7 @@ func (e *Engine) QueryRates(name string) (QueryRates, bool) {
 	e.mu.Lock()
 	q := e.queries[lower(name)]
 	e.mu.Unlock()
-	if q == nil {
+	if q == nil || q.job == nil {
 		return QueryRates{}, false
 	}
 	return queryRates(e, q)

@@ -92,7 +92,7 @@ func (s *Session) Execute(ctx context.Context, stmt sql.Stmt) (res *Result, err 
 }
 
 func (s *Session) execute(ctx context.Context, stmt sql.Stmt) (*Result, error) {
-	if s.eng.cmds != nil && !s.applying {
+	if !s.applying && s.eng.cmds != nil { // applying sessions run while the log opens
 		if err := clusterRefusal(stmt); err != nil {
 			return nil, err
 		}

@@ -40,7 +40,7 @@ func (s *Session) createSink(ctx context.Context, st *sql.CreateSink) (*Result, 
 	s.eng.mu.Lock()
 	rq := s.eng.queries[lower(obj.Name)]
 	s.eng.mu.Unlock()
-	if rq != nil {
+	if rq != nil && rq.job != nil {
 		if err := rq.job.WaitOpened(ctx); err != nil {
 			return nil, err
 		}

@@ -45,6 +45,9 @@ func (e *Engine) status(name string) queryStatus {
 	case q == nil:
 		return queryStatus{}
 	}
+	if q.job == nil { // a cluster's sink: its tasks restart on their own
+		return queryStatus{state: dataflow.JobRunning}
+	}
 	state, err := q.job.State()
 	return queryStatus{state: state, err: err}
 }

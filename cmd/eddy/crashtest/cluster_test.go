@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -198,14 +199,16 @@ func TestClusterOfProcesses(t *testing.T) {
 		t.Skip("runs eddy as child processes; not in -short")
 	}
 	bin := buildEddy(t)
-	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(12, "bids", "auctions"))
+	c, err := kfake.NewCluster(kfake.NumBrokers(1), kfake.SeedTopics(12, "bids", "auctions", "big"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
 	brokers := strings.Join(c.ListenAddrs(), ",")
 	ms := []*member{startMember(t, bin, brokers, "m0"), startMember(t, bin, brokers, "m1"), startMember(t, bin, brokers, "m2")}
-	if _, err := ms[0].sql(t, bin, fmt.Sprintf(clusterSetup, "connector = 'kafka', brokers = '"+brokers+"'")); err != nil {
+	with := "connector = 'kafka', brokers = '" + brokers + "'"
+	if _, err := ms[0].sql(t, bin, fmt.Sprintf(clusterSetup, with)+
+		"\nCREATE SINK big AS SELECT auction, price, date_time FROM bids WHERE price > 900 WITH ("+with+", topic = 'big', key_column = 'date_time', type = 'append-only');"); err != nil {
 		t.Fatal(err)
 	}
 	produceClusterBids(t, brokers, 0, 3000)
@@ -224,6 +227,30 @@ func TestClusterOfProcesses(t *testing.T) {
 	for deadline := time.Now().Add(time.Minute); !strings.Contains(late.out.String(), "task started"); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the member that joined runs no task:\n%s", late.out)
+		}
+	}
+	// The sink published every bid over 900 exactly once, across the
+	// kill: a read_committed consumer sees each once.
+	var wantBig []string
+	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
+	for i := range 9000 {
+		if 10+(i*37)%990 > 900 {
+			wantBig = append(wantBig, base.Add(time.Duration(i)*100*time.Millisecond).Format("2006-01-02 15:04:05.000"))
+		}
+	}
+	slices.Sort(wantBig)
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
+		var got []string
+		for _, m := range committed(t, brokers, "big") {
+			got = append(got, m[:strings.IndexByte(m, '=')])
+		}
+		slices.Sort(got)
+		if slices.Equal(got, wantBig) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the sink's committed messages (%d) are not the %d bids over 900 once each:\n%s", len(got), len(wantBig),
+				diff(strings.Join(wantBig, "\n"), strings.Join(got, "\n")))
 		}
 	}
 	t.Logf("three members, one killed and one added: %d answer lines identical to one process's", strings.Count(want, "\n"))

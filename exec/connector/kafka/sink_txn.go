@@ -78,6 +78,55 @@ type TxnProducer struct {
 
 	errMu sync.Mutex
 	perr  error // the first failed produce
+
+	// inflight counts, per producer, the records produced and not yet
+	// acknowledged. A transaction is flushed by waiting for them, not by
+	// the client's Flush, which can return before a record to a
+	// partition the transaction has not written yet is even sent — and
+	// EndTransaction then commits a transaction without it (found by
+	// storage/kafkastate's tests).
+	inflight [2]unacked
+}
+
+// unacked counts records produced and not yet acknowledged.
+type unacked struct {
+	mu   sync.Mutex
+	n    int
+	zero chan struct{} // closed when n drops to 0
+}
+
+func (u *unacked) add(k int) {
+	u.mu.Lock()
+	if u.n == 0 {
+		u.zero = make(chan struct{})
+	}
+	u.n += k
+	u.mu.Unlock()
+}
+
+func (u *unacked) done() {
+	u.mu.Lock()
+	if u.n--; u.n == 0 {
+		close(u.zero)
+	}
+	u.mu.Unlock()
+}
+
+// wait waits until n is 0, or ctx is done.
+func (u *unacked) wait(ctx context.Context) error {
+	u.mu.Lock()
+	if u.n == 0 {
+		u.mu.Unlock()
+		return nil
+	}
+	zero := u.zero
+	u.mu.Unlock()
+	select {
+	case <-zero:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // staged is a transaction pre-committed by a snapshot and not committed
@@ -161,9 +210,24 @@ func (t *TxnProducer) Produce(ctx context.Context, recs []*kgo.Record) error {
 		}
 		t.open = true
 	}
-	cl := t.cls[t.seq%2]
+	slot := t.seq % 2
+	cl, inflight := t.cls[slot], &t.inflight[slot]
+	inflight.add(len(recs))
+	done := func(r *kgo.Record, err error) {
+		t.promise(r, err)
+		inflight.done()
+	}
 	for _, r := range recs {
-		cl.Produce(ctx, r, t.promise)
+		cl.Produce(ctx, r, done)
+	}
+	return nil
+}
+
+// acked waits until the brokers have acknowledged (or refused) every
+// record producer slot has produced.
+func (t *TxnProducer) acked(ctx context.Context, slot uint64) error {
+	if err := t.inflight[slot].wait(ctx); err != nil {
+		return fmt.Errorf("%s: %w", t.cfg.What, err)
 	}
 	return nil
 }
@@ -174,7 +238,7 @@ func (t *TxnProducer) Flush(ctx context.Context) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if t.open {
-		if err := t.cls[t.seq%2].Flush(ctx); err != nil {
+		if err := t.acked(ctx, t.seq%2); err != nil {
 			return fmt.Errorf("%s: %w", t.cfg.What, err)
 		}
 	}
@@ -189,8 +253,8 @@ func (t *TxnProducer) Snapshot(ctx context.Context, epoch uint64, w exec.StateWr
 		return w.Put(t.cfg.Group, txnKey, encodeStaged(t.pending))
 	}
 	cl := t.cls[t.seq%2]
-	if err := cl.Flush(ctx); err != nil {
-		return fmt.Errorf("%s: %w", t.cfg.What, err)
+	if err := t.acked(ctx, t.seq%2); err != nil {
+		return err
 	}
 	if err := t.Failed(); err != nil {
 		return err
@@ -235,8 +299,8 @@ func (t *TxnProducer) PublishAll(ctx context.Context) error {
 		return t.Failed()
 	}
 	cl := t.cls[t.seq%2]
-	if err := cl.Flush(ctx); err != nil {
-		return fmt.Errorf("%s: %w", t.cfg.What, err)
+	if err := t.acked(ctx, t.seq%2); err != nil {
+		return err
 	}
 	if err := t.Failed(); err != nil {
 		return err
