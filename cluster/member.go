@@ -25,7 +25,8 @@ type Config struct {
 	// most members it can spread over (default 12).
 	Partitions int
 	// SessionTimeout is how long a member may go silent before the
-	// others take over its tasks (default 10s).
+	// others take over its tasks, and how long a rebalance waits for the
+	// members to rejoin (default 10s).
 	SessionTimeout time.Duration
 	// Logger receives task starts, stops and failures (nil: slog's
 	// default).

@@ -72,6 +72,11 @@ func (q *Query) runFragment(fi int) (*fragRunner, error) {
 		kgo.ConsumerGroup(q.group(fi)), kgo.ConsumeTopics(r.topic), kgo.ClientID(m.cfg.Member),
 		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.DisableAutoCommit(),
 		kgo.SessionTimeout(m.cfg.SessionTimeout), kgo.HeartbeatInterval(m.cfg.SessionTimeout/5),
+		// A rebalance waits this long for the members to rejoin: a member
+		// that died during one holds every fragment's tasks up until
+		// then (kgo's default is a minute). Members rejoin as soon as
+		// they have stopped their revoked tasks, which takes little.
+		kgo.RebalanceTimeout(m.cfg.SessionTimeout),
 		kgo.OnPartitionsAssigned(r.assigned), kgo.OnPartitionsRevoked(r.revoked), kgo.OnPartitionsLost(r.revoked))
 	if err != nil {
 		return nil, fmt.Errorf("cluster: joining the group of fragment %d of %s: %w", fi, q.spec.Name, err)

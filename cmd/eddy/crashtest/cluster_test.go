@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -105,7 +106,16 @@ func startMemberOf(t testing.TB, bin, brokers, c, name string) *member {
 		m.kill()
 		t.Fatalf("member %s did not start:\n%s", name, m.out)
 	}
-	t.Cleanup(m.kill)
+	t.Cleanup(func() {
+		m.kill()
+		if t.Failed() {
+			// Every member's log, for the failure's story.
+			path := filepath.Join(os.TempDir(), "eddy-cluster-"+name+".log")
+			if err := os.WriteFile(path, []byte(m.out.String()), 0o644); err == nil {
+				t.Logf("member %s's log: %s", name, path)
+			}
+		}
+	})
 	return m
 }
 
@@ -216,7 +226,7 @@ func TestClusterOfProcesses(t *testing.T) {
 
 	// Killed while its tasks work through new input.
 	produceClusterBids(t, brokers, 3000, 6000)
-	time.Sleep(time.Duration(rand.Int64N(int64(400 * time.Millisecond))))
+	time.Sleep(time.Duration(rand.Int64N(int64(400 * time.Millisecond)))) // the first kill
 	ms[2].kill()
 	waitAnswers(t, bin, singleProcess(t, bin, brokers), ms[0], ms[1])
 
@@ -224,6 +234,27 @@ func TestClusterOfProcesses(t *testing.T) {
 	produceClusterBids(t, brokers, 6000, 9000)
 	want := singleProcess(t, bin, brokers)
 	waitAnswers(t, bin, want, ms[0], ms[1], late)
+
+	// Then -crash.n rounds of: more input, and at a random moment a
+	// random member killed and another started in its place.
+	seed := *crashSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -crash.seed=%d)", seed, seed)
+	rng := rand.New(rand.NewPCG(seed, 3))
+	live := []*member{ms[0], ms[1], late}
+	bids := 9000
+	for k := range *crashN {
+		produceClusterBids(t, brokers, bids, bids+1200)
+		bids += 1200
+		time.Sleep(time.Duration(rng.Int64N(int64(time.Second))))
+		i := rng.IntN(len(live))
+		live[i].kill()
+		live[i] = startMember(t, bin, brokers, fmt.Sprintf("r%d", k))
+	}
+	want = singleProcess(t, bin, brokers)
+	waitAnswers(t, bin, want, live...)
 	for deadline := time.Now().Add(time.Minute); !strings.Contains(late.out.String(), "task started"); time.Sleep(100 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatalf("the member that joined runs no task:\n%s", late.out)
@@ -233,7 +264,7 @@ func TestClusterOfProcesses(t *testing.T) {
 	// kill: a read_committed consumer sees each once.
 	var wantBig []string
 	base := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
-	for i := range 9000 {
+	for i := range bids {
 		if 10+(i*37)%990 > 900 {
 			wantBig = append(wantBig, base.Add(time.Duration(i)*100*time.Millisecond).Format("2006-01-02 15:04:05.000"))
 		}
@@ -253,5 +284,6 @@ func TestClusterOfProcesses(t *testing.T) {
 				diff(strings.Join(wantBig, "\n"), strings.Join(got, "\n")))
 		}
 	}
-	t.Logf("three members, one killed and one added: %d answer lines identical to one process's", strings.Count(want, "\n"))
+	t.Logf("three members, %d killed and %d added: %d answer lines and %d sink messages identical to one process's",
+		1+*crashN, 1+*crashN, strings.Count(want, "\n"), len(wantBig))
 }
