@@ -22,6 +22,9 @@ type FragmentInfo struct {
 	Members []MemberTasks
 	// State is the group's state (Stable, PreparingRebalance, ...).
 	State string
+	// Failing are this member's tasks of the fragment that failed and
+	// wait to start again from their last checkpoint, with why.
+	Failing []string
 }
 
 // MemberTasks is one member's tasks of a fragment.
@@ -45,6 +48,9 @@ func (q *Query) Describe(ctx context.Context) ([]FragmentInfo, error) {
 	out := make([]FragmentInfo, len(sp.Fragments))
 	for fi, f := range sp.Fragments {
 		info := FragmentInfo{Index: fi, Tasks: f.Tasks, Reads: q.reads(fi), Writes: q.writes(fi)}
+		if r := q.frags[fi]; r != nil {
+			info.Failing = r.failing()
+		}
 		if f.Replica {
 			info.Tasks, info.Writes, info.State = 0, "the view on every member", "Replica"
 			out[fi] = info

@@ -188,7 +188,7 @@ func (r *fragRunner) runOnce(ctx context.Context, t *task) error {
 		return err
 	}
 	t.mu.Lock()
-	t.job = job
+	t.job, t.err = job, nil
 	t.mu.Unlock()
 	q.m.log.Info("task started", "query", q.spec.Name, "task", name, "epoch", epoch)
 	select {
@@ -215,6 +215,23 @@ func (r *fragRunner) stop() {
 	}
 	r.wg.Wait()
 	r.cl.Close() // leaves the group: the others take the tasks over
+}
+
+// failing returns the member's tasks of the fragment that failed and
+// wait to start again, with why.
+func (r *fragRunner) failing() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var out []string
+	for p, t := range r.tasks {
+		t.mu.Lock()
+		if t.job == nil && t.err != nil {
+			out = append(out, fmt.Sprintf("task %d: %v", p, t.err))
+		}
+		t.mu.Unlock()
+	}
+	slices.Sort(out)
+	return out
 }
 
 // owned returns the partitions of the tasks the member runs.

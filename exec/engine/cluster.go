@@ -287,9 +287,10 @@ func rowSchema(names []string, ts []types.T) (*arrow.Schema, error) {
 // showClusterTimeout bounds how long SHOW CLUSTER waits on the brokers.
 const showClusterTimeout = 10 * time.Second
 
-// showCluster lists, for every view the cluster runs, its fragments and
-// which member runs which of their tasks, as the fragments' consumer
-// groups say: a row per fragment and member.
+// showCluster lists, for every view and sink the cluster runs, its
+// fragments and which member runs which of their tasks, as the
+// fragments' consumer groups say: a row per fragment and member, with
+// this member's tasks of the fragment that failed and wait to restart.
 func (s *Session) showCluster() (*Result, error) {
 	e := s.eng
 	if e.member == nil {
@@ -297,7 +298,8 @@ func (s *Session) showCluster() (*Result, error) {
 	}
 	cols := []Column{{Name: "view", Type: types.VarcharT}, {Name: "fragment", Type: types.BigIntT}, {Name: "reads", Type: types.VarcharT},
 		{Name: "writes", Type: types.VarcharT}, {Name: "tasks", Type: types.BigIntT}, {Name: "member", Type: types.VarcharT},
-		{Name: "member_tasks", Type: types.VarcharT}, {Name: "group_state", Type: types.VarcharT}}
+		{Name: "member_tasks", Type: types.VarcharT}, {Name: "group_state", Type: types.VarcharT},
+		{Name: "failing_here", Type: types.VarcharT}}
 	ctx, cancel := context.WithTimeout(e.ctx, showClusterTimeout)
 	defer cancel()
 	var rows [][]types.Datum
@@ -307,7 +309,7 @@ func (s *Session) showCluster() (*Result, error) {
 		e.mu.Unlock()
 		if broken != nil && obj.Kind == catalog.View {
 			rows = append(rows, []types.Datum{types.StringDatum(obj.Name), types.NullDatum, types.NullDatum, types.NullDatum,
-				types.NullDatum, types.StringDatum(e.member.Config().Member), types.NullDatum,
+				types.NullDatum, types.StringDatum(e.member.Config().Member), types.NullDatum, types.NullDatum,
 				types.StringDatum("not running on this member yet: " + broken.Error())})
 			continue
 		}
@@ -319,9 +321,13 @@ func (s *Session) showCluster() (*Result, error) {
 			return nil, err
 		}
 		for _, f := range frags {
+			failing := types.NullDatum
+			if len(f.Failing) > 0 {
+				failing = types.StringDatum(strings.Join(f.Failing, "; "))
+			}
 			row := func(member, tasks types.Datum) []types.Datum {
 				return []types.Datum{types.StringDatum(obj.Name), types.IntDatum(int64(f.Index)), types.StringDatum(f.Reads),
-					types.StringDatum(f.Writes), types.IntDatum(int64(f.Tasks)), member, tasks, types.StringDatum(f.State)}
+					types.StringDatum(f.Writes), types.IntDatum(int64(f.Tasks)), member, tasks, types.StringDatum(f.State), failing}
 			}
 			if len(f.Members) == 0 {
 				rows = append(rows, row(types.NullDatum, types.NullDatum))
