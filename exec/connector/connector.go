@@ -97,6 +97,11 @@ type SinkSpec struct {
 	// no state (exec.Stateless) and writes again after a restart what it
 	// wrote since the last checkpoint.
 	Checkpointed bool
+	// Task, when set, names the cluster task that runs this instance of
+	// the sink (package cluster): a sink that names outside resources
+	// after its query (Kafka's transactional ids) names them after the
+	// task too, so that the tasks of one sink do not fence each other.
+	Task string
 }
 
 // SinkTraits say what a sink's connector and options mean for planning.
@@ -122,6 +127,10 @@ type SinkTraits struct {
 	// when its query replays its inputs from their beginning (a file is
 	// truncated), rather than after what it wrote (standard output).
 	Rewrites bool
+	// Shared says the sink writes to a service every process reaches (a
+	// Kafka topic), not to the machine it runs on: the tasks of a
+	// cluster's query, on any member, may each write their share.
+	Shared bool
 }
 
 // Sink is a sink connector: where CREATE SINK ... WITH (connector =

@@ -125,18 +125,24 @@ func clusterRefusal(stmt sql.Stmt) error {
 	return nil
 }
 
-// clusterSinks are the sink connectors a cluster's tasks run: each task
-// publishes its share exactly once, or (blackhole) nothing.
-var clusterSinks = map[string]bool{"kafka": true, "blackhole": true}
-
 // startClusterQuery starts the member's share of obj's query cq.
 func (e *Engine) startClusterQuery(obj *catalog.Object, cq *compiledQuery) error {
 	_, insert := e.insertTarget(obj)
 	switch {
 	case obj.Kind == catalog.Stream || insert:
 		return notSupported(sql.Pos{}, fmt.Sprintf("%s in cluster mode (a cluster runs materialized views and sinks)", e.queryKind(obj)))
-	case obj.Kind == catalog.Sink && !clusterSinks[obj.Connector()]:
-		return notSupported(sql.Pos{}, fmt.Sprintf("a '%s' sink in cluster mode (a cluster's sinks write to Kafka)", obj.Connector()))
+	case obj.Kind == catalog.Sink:
+		conn, err := e.conns.Sink(obj.Connector())
+		if err != nil {
+			return err
+		}
+		traits, err := conn.Check(obj.Options, e.connEnv())
+		if err != nil {
+			return err
+		}
+		if !traits.Shared && !traits.Discards {
+			return notSupported(sql.Pos{}, fmt.Sprintf("a '%s' sink in cluster mode (a cluster's sinks write to Kafka: a member's task writes its share wherever it runs)", conn.Name()))
+		}
 	}
 	qg, err := e.queryGraph(obj, cq, true, viewKeep{})
 	if err != nil {
@@ -222,24 +228,18 @@ func (e *Engine) retryClusterQuery(obj *catalog.Object, qg queryGraph, cq *compi
 }
 
 // clusterSink returns the maker of the sink operator of each task of
-// obj's query: a Kafka sink's transactional ids are the task's, so that
-// every task publishes its share in transactions of its own, and the
-// task that takes a share over fences the one before it.
+// obj's query, named after the task (connector.SinkSpec.Task): a Kafka
+// sink's transactional ids are then the task's, so that every task
+// publishes its share in transactions of its own, and the task that
+// takes a share over fences the one before it.
 func (e *Engine) clusterSink(obj *catalog.Object, cq *compiledQuery) func(task string) (dataflow.OpSpec, error) {
 	return func(task string) (dataflow.OpSpec, error) {
 		conn, err := e.conns.Sink(obj.Connector())
 		if err != nil {
 			return dataflow.OpSpec{}, err
 		}
-		opts := maps.Clone(obj.Options)
-		if obj.Connector() == "kafka" {
-			if id := opts["transactional_id"]; id != "" {
-				task = id + "-" + task
-			}
-			opts["transactional_id"] = task
-		}
-		spec := connector.SinkSpec{Object: obj.Name, Options: opts, Names: cq.names(), Types: cq.types(),
-			AppendOnly: cq.logical.Props().AppendOnly, Checkpointed: true}
+		spec := connector.SinkSpec{Object: obj.Name, Options: obj.Options, Names: cq.names(), Types: cq.types(),
+			AppendOnly: cq.logical.Props().AppendOnly, Checkpointed: true, Task: task}
 		env := e.connEnv()
 		return dataflow.OpSpec{Name: "Sink " + obj.Name + " (" + conn.Name() + ")",
 			New: func(int) (exec.Operator, error) { return conn.New(spec, env) }}, nil

@@ -252,7 +252,7 @@ func TestSinksCheckOptions(t *testing.T) {
 	sinkCases := maps.Clone(sinkCases)
 	sinkCases["kafka"] = connCase[connector.SinkTraits]{
 		valid:     map[string]string{"connector": "kafka", "brokers": brokers, "topic": "bids", "type": "append-only"},
-		traits:    connector.SinkTraits{AppendOnly: true, Observed: true, ExactlyOnce: true},
+		traits:    connector.SinkTraits{AppendOnly: true, Observed: true, ExactlyOnce: true, Shared: true},
 		invalid:   map[string]string{"connector": "kafka", "brokers": brokers, "topic": "bids", "format": "avro"},
 		badOption: "format",
 	}

@@ -39,7 +39,7 @@ func (SinkConnector) Check(opts map[string]string, _ connector.Env) (connector.S
 	if err := checkTopic(cfg.Brokers, cfg.Topic); err != nil {
 		return connector.SinkTraits{}, err
 	}
-	return connector.SinkTraits{AppendOnly: cfg.ForceAppendOnly, Observed: true, ExactlyOnce: true}, nil
+	return connector.SinkTraits{AppendOnly: cfg.ForceAppendOnly, Observed: true, ExactlyOnce: true, Shared: true}, nil
 }
 
 // New returns the sink operator of one instance of the sink's query: a
@@ -49,6 +49,13 @@ func (SinkConnector) New(spec connector.SinkSpec, _ connector.Env) (exec.Operato
 	cfg, err := SinkFromOptions(spec.Object, spec.Options)
 	if err != nil {
 		return nil, err
+	}
+	if spec.Task != "" {
+		if cfg.TxnID != "" {
+			cfg.TxnID += "-" + spec.Task
+		} else {
+			cfg.TxnID = spec.Task
+		}
 	}
 	return NewSink(cfg, spec.Names, spec.Types, spec.AppendOnly, spec.Checkpointed)
 }
