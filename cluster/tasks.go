@@ -162,18 +162,26 @@ func (r *fragRunner) run(ctx context.Context, t *task) {
 	}
 }
 
+// openTimeout bounds how long a task may take to open its state and
+// restore its checkpoint before it is failed and started again: a task
+// that hangs there (on a broker that does not answer) must not hold its
+// partition silently.
+func (m *Member) openTimeout() time.Duration { return max(30*time.Second, 3*m.cfg.SessionTimeout) }
+
 // runOnce opens task t's state, which fences whoever ran it before,
 // restores its last checkpoint and runs it until it fails or ctx is done.
 func (r *fragRunner) runOnce(ctx context.Context, t *task) error {
 	q := r.q
 	name := q.taskName(r.fi, t.p)
-	store, err := kafkastate.Open(ctx, kafkastate.Config{Brokers: q.m.cfg.Brokers, Topic: q.stateTopic(r.fi), Partition: t.p,
+	octx, cancel := context.WithTimeout(ctx, q.m.openTimeout())
+	defer cancel()
+	store, err := kafkastate.Open(octx, kafkastate.Config{Brokers: q.m.cfg.Brokers, Topic: q.stateTopic(r.fi), Partition: t.p,
 		TransactionalID: name + "-state"})
 	if err != nil {
-		return err
+		return fmt.Errorf("opening the state of %s: %w", name, err)
 	}
 	defer store.Close()
-	epoch, err := store.Recover(ctx)
+	epoch, err := store.Recover(octx)
 	if err != nil {
 		return err
 	}
@@ -186,6 +194,10 @@ func (r *fragRunner) runOnce(ctx context.Context, t *task) error {
 	job, err := dataflow.StartJob(ctx, g, opts)
 	if err != nil {
 		return err
+	}
+	if err := job.WaitOpened(octx); err != nil && ctx.Err() == nil {
+		job.Stop()
+		return fmt.Errorf("%s did not restore its checkpoint %d within %s", name, epoch, q.m.openTimeout())
 	}
 	t.mu.Lock()
 	t.job, t.err = job, nil
