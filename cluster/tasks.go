@@ -97,6 +97,7 @@ func (r *fragRunner) assigned(_ context.Context, _ *kgo.Client, parts map[string
 		if _, ok := r.tasks[p]; ok {
 			continue
 		}
+		r.q.m.log.Info("task assigned", "query", r.q.spec.Name, "task", r.q.taskName(r.fi, p))
 		ctx, cancel := context.WithCancel(r.q.ctx)
 		t := &task{p: p, cancel: cancel, done: make(chan struct{})}
 		r.tasks[p] = t
@@ -116,6 +117,7 @@ func (r *fragRunner) revoked(_ context.Context, _ *kgo.Client, parts map[string]
 	var stopping []*task
 	for _, p := range parts[r.topic] {
 		if t, ok := r.tasks[p]; ok {
+			r.q.m.log.Info("task revoked", "query", r.q.spec.Name, "task", r.q.taskName(r.fi, p))
 			delete(r.tasks, p)
 			t.cancel()
 			stopping = append(stopping, t)
