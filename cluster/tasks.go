@@ -87,16 +87,30 @@ func (q *Query) runFragment(fi int) (*fragRunner, error) {
 }
 
 // assigned starts the tasks of the partitions the group gave the member.
+// The group gives a member only partitions it did not have, so a task
+// the member still runs for one is stale (another member ran it since,
+// and fenced it): it is stopped, and the task starts afresh from the
+// last checkpoint.
 func (r *fragRunner) assigned(_ context.Context, _ *kgo.Client, parts map[string][]int32) {
+	r.mu.Lock()
+	var stale []*task
+	for _, p := range parts[r.topic] {
+		if t, ok := r.tasks[p]; ok {
+			delete(r.tasks, p)
+			t.cancel()
+			stale = append(stale, t)
+		}
+	}
+	r.mu.Unlock()
+	for _, t := range stale {
+		<-t.done
+	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if r.closed {
 		return
 	}
 	for _, p := range parts[r.topic] {
-		if _, ok := r.tasks[p]; ok {
-			continue
-		}
 		r.q.m.log.Info("task assigned", "query", r.q.spec.Name, "task", r.q.taskName(r.fi, p))
 		ctx, cancel := context.WithCancel(r.q.ctx)
 		t := &task{p: p, cancel: cancel, done: make(chan struct{})}
@@ -205,14 +219,34 @@ func (r *fragRunner) runOnce(ctx context.Context, t *task) error {
 	t.job, t.err = job, nil
 	t.mu.Unlock()
 	q.m.log.Info("task started", "query", q.spec.Name, "task", name, "epoch", epoch)
-	select {
-	case <-job.Done():
-	case <-ctx.Done():
-		job.Stop()
+	// A job whose checkpoints are fenced (another member opened the
+	// task's state) goes on failing them while it has no input to fail
+	// on: it is stopped at the first.
+	tick := time.NewTicker(q.spec.CheckpointInterval)
+	defer tick.Stop()
+	var fenced error
+wait:
+	for {
+		select {
+		case <-job.Done():
+			break wait
+		case <-ctx.Done():
+			job.Stop()
+			break wait
+		case <-tick.C:
+			if cs := job.Checkpoints(); len(cs) > 0 && errors.Is(cs[len(cs)-1].Err, kafkastate.ErrFenced) {
+				fenced = cs[len(cs)-1].Err
+				job.Stop()
+				break wait
+			}
+		}
 	}
 	t.mu.Lock()
 	t.job = nil
 	t.mu.Unlock()
+	if fenced != nil {
+		return fenced
+	}
 	_, jerr := job.State()
 	return jerr
 }
