@@ -191,7 +191,8 @@ func waitAnswers(t *testing.T, bin, want string, members ...*member) {
 				break
 			}
 			if time.Now().After(deadline) {
-				t.Fatalf("member %s does not answer as one process does: %v\n%s\nlog:\n%s", m.name, err, diff(want, got), m.out)
+				show, serr := m.sql(t, bin, "SHOW CLUSTER;")
+				t.Fatalf("member %s does not answer as one process does: %v\n%s\nSHOW CLUSTER (%v):\n%s\nlog:\n%s", m.name, err, diff(want, got), serr, show, m.out)
 			}
 			time.Sleep(300 * time.Millisecond)
 		}
