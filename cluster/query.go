@@ -54,7 +54,7 @@ type Query struct {
 	cancel  context.CancelFunc
 	frags   []*fragRunner // by fragment; nil for a Replica fragment
 	replica *dataflow.Job
-	changes int // the edge a view's replica reads
+	changes int           // the edge a view's replica reads
 	watched chan struct{} // closed when the watchdog (watchdog.go) has ended
 }
 
