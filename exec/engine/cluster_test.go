@@ -280,16 +280,7 @@ func TestClusterSinks(t *testing.T) {
 		slices.Sort(wantSums)
 		for deadline := time.Now().Add(time.Minute); ; time.Sleep(200 * time.Millisecond) {
 			kept := consumeCommitted(t, brokers, "kept")
-			latest := map[string]string{}
-			for _, m := range consumeCommittedInOrder(t, brokers, "sums") {
-				k, v, _ := strings.Cut(m, "=")
-				latest[k] = v
-			}
-			var gotSums []string
-			for k, v := range latest {
-				gotSums = append(gotSums, k+"="+v)
-			}
-			slices.Sort(gotSums)
+			gotSums := latestCommitted(t, brokers, "sums")
 			if slices.Equal(kept, wantKept) && slices.Equal(gotSums, wantSums) {
 				return
 			}
@@ -305,35 +296,19 @@ func TestClusterSinks(t *testing.T) {
 	check(600)
 }
 
-// consumeCommittedInOrder reads topic's committed messages as
-// "key=value" lines, in each partition's order (partitions one after
-// another).
-func consumeCommittedInOrder(t *testing.T, brokers, topic string) []string {
+// latestCommitted returns the latest committed value of each key of
+// topic, as "key=value" lines sorted.
+func latestCommitted(t *testing.T, brokers, topic string) []string {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.ConsumeTopics(topic),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	byPart := map[int32][]string{}
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		n := 0
-		fs.EachRecord(func(r *kgo.Record) {
-			n++
-			byPart[r.Partition] = append(byPart[r.Partition], string(r.Key)+"="+string(r.Value))
-		})
-		if n == 0 {
-			break
-		}
+	latest := map[string]string{}
+	for _, r := range readCommitted(t, brokers, topic) { // each key's in its partition's order
+		latest[string(r.Key)] = string(r.Value)
 	}
 	var out []string
-	for p := range int32(len(byPart) + 64) {
-		out = append(out, byPart[p]...)
+	for k, v := range latest {
+		out = append(out, k+"="+v)
 	}
+	slices.Sort(out)
 	return out
 }
 

@@ -61,30 +61,37 @@ func produce(t *testing.T, brokers, topic string, msgs ...kmsg) {
 // "<nil>").
 func consumeCommitted(t *testing.T, brokers, topic string) []string {
 	t.Helper()
+	var out []string
+	for _, r := range readCommitted(t, brokers, topic) {
+		v := string(r.Value)
+		if r.Value == nil {
+			v = "<nil>"
+		}
+		out = append(out, string(r.Key)+"="+v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readCommitted reads topic's committed records (read_committed) up to
+// its end offsets, each partition's in order.
+func readCommitted(t *testing.T, brokers, topic string) []*kgo.Record {
+	t.Helper()
 	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.ConsumeTopics(topic),
 		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	var out []string
+	var out []*kgo.Record
 	for {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		fs := cl.PollFetches(ctx)
 		cancel()
-		n := 0
-		fs.EachRecord(func(r *kgo.Record) {
-			n++
-			v := string(r.Value)
-			if r.Value == nil {
-				v = "<nil>"
-			}
-			out = append(out, string(r.Key)+"="+v)
-		})
-		if n == 0 {
-			break
+		n := len(out)
+		out = append(out, fs.Records()...)
+		if len(out) == n {
+			return out
 		}
 	}
-	slices.Sort(out)
-	return out
 }
