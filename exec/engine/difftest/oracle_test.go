@@ -157,14 +157,17 @@ func TestOracleSQLite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx := context.Background()
 	data := Generate(*seed, 1)
-	db, err := OpenSQLite(ctx, data)
+	db, err := OpenSQLite(context.Background(), data)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer db.Close()
 	for _, e := range entries {
+		// A bounded wait per entry: a query that hangs fails naming its
+		// entry, not the whole package at the test binary's timeout.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
 		if len(e.DML) > 0 {
 			// Its DML changes the tables: it gets a database of its own.
 			own, err := OpenSQLite(ctx, data)
