@@ -113,7 +113,12 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		keyCols[i] = cols[k]
 	}
 	l.group = vec.Resize(l.group, n)
-	if len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]) {
+	switch {
+	case len(keyCols) == 0:
+		// A global aggregate: every row is in the one group.
+		clear(l.group[:n])
+		l.first = append(l.first[:0], 0)
+	case len(keyCols) == 1 && keyCols[0].NullN() == 0 && isIntLike(keyCols[0]):
 		// One integer-like key without NULLs: a cache-resident table.
 		vals, buf, err := accum.IntValues(keyCols[0], l.intBuf)
 		if err != nil {
@@ -122,7 +127,7 @@ func (l *LocalAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		l.intBuf = buf
 		l.bg.Group(vals[:n], l.group[:n])
 		l.first = append(l.first[:0], l.bg.First...)
-	} else {
+	default:
 		clear(l.index)
 		l.first = l.first[:0]
 		for i := 0; i < n; i++ {

@@ -14,7 +14,6 @@ import (
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/basic"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/optimizer/physical"
@@ -44,8 +43,7 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 			return nil, fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err)
 		}
 		if snap {
-			rows := projectRows(q.mv.Snapshot(), src.Ords)
-			return &basic.ValuesSource{Names: src.Names(), Types: src.Types(), Rows: rows}, nil
+			return &batchesSource{batches: q.mv.Batches(schemaOf(src), src.Ords)}, nil
 		}
 		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
 	case obj.Connector() == "":
@@ -99,18 +97,6 @@ func schemaOf(src *physical.Source) *arrow.Schema {
 		fields[i] = types.Field(c.Name, c.Type, c.Nullable)
 	}
 	return arrow.NewSchema(fields, nil)
-}
-
-func projectRows(rows [][]types.Datum, ords []int) [][]types.Datum {
-	out := make([][]types.Datum, len(rows))
-	for i, r := range rows {
-		p := make([]types.Datum, len(ords))
-		for j, o := range ords {
-			p[j] = r[o]
-		}
-		out[i] = p
-	}
-	return out
 }
 
 // projectBatch returns a new batch holding rec's columns ords (zero-copy).

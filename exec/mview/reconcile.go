@@ -1,7 +1,6 @@
 package mview
 
 import (
-	"bytes"
 	"context"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -29,36 +28,31 @@ import (
 // inserts of those want holds more often. It returns the number of
 // changed rows.
 func (m *View) reconcile(ctx context.Context, alloc memory.Allocator, want *rowset.Set) (int, error) {
-	var dels, ins [][]types.Datum
-	var a, b []byte
-	same := func(x, y []types.Datum) bool {
-		a = rowset.EncodeRow(a[:0], m.types, 1, x)
-		b = rowset.EncodeRow(b[:0], m.types, 1, y)
-		return bytes.Equal(a, b)
-	}
 	m.mu.Lock()
-	m.rows.Each(func(key string, n int64, vals []types.Datum) {
-		w, wvals, ok := want.Lookup(key)
-		switch {
-		case !ok || !same(vals, wvals):
-			w = 0
-		case w >= n:
-			return
-		}
-		for range n - w {
-			dels = append(dels, vals)
-		}
-	})
-	want.Each(func(key string, w int64, vals []types.Datum) {
-		n, cvals, ok := m.rows.Lookup(key)
-		if !ok || !same(vals, cvals) {
-			n = 0
-		}
-		for range w - n {
-			ins = append(ins, vals)
-		}
-	})
+	have := m.rows.Rows()
 	m.mu.Unlock()
+	// diff counts each distinct row: how many more times want holds it.
+	diff := map[string]int{}
+	vals := map[string][]types.Datum{}
+	var buf []byte
+	count := func(rows [][]types.Datum, w int) {
+		for _, r := range rows {
+			buf = rowset.EncodeRow(buf[:0], m.types, 1, r)
+			diff[string(buf)] += w
+			vals[string(buf)] = r
+		}
+	}
+	count(have, -1)
+	count(want.Rows(), 1)
+	var dels, ins [][]types.Datum
+	for k, n := range diff {
+		for ; n < 0; n++ {
+			dels = append(dels, vals[k])
+		}
+		for ; n > 0; n-- {
+			ins = append(ins, vals[k])
+		}
+	}
 	if len(dels)+len(ins) == 0 {
 		return 0, nil
 	}

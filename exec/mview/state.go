@@ -4,15 +4,13 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/exec/internal/rowset"
 )
 
 // A materialized view's stored result is part of its query's checkpoint:
 // the view's Sink is exec.Stateful. The sink runs as one instance, so the
-// rows are kept in the first key group of its range, each under its key in
-// the view, valued by its count and values (rowset.EncodeRow).
+// rows are kept in the first key group of its range, as rowset.Set's
+// incremental snapshots write them.
 
 var _ exec.Stateful = (*Sink)(nil)
 
@@ -40,25 +38,14 @@ func (s *Sink) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyG
 func (m *View) snapshot(group int, w exec.StateWriter) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	var buf []byte
-	return m.rows.Changes(func(key string, count int64, vals []types.Datum) error {
-		if count == 0 {
-			return w.Delete(group, []byte(key))
-		}
-		buf = rowset.EncodeRow(buf[:0], m.types, count, vals)
-		return w.Put(group, []byte(key), buf)
-	})
+	return m.rows.WriteChanges(group, w)
 }
 
 func (m *View) restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return r.Scan(ctx, groups, func(_ int, key, value []byte) error {
-		count, vals, err := rowset.DecodeRow(value, m.types)
-		if err == nil {
-			err = m.rows.Load(string(key), count, vals)
-		}
-		if err != nil {
+		if err := m.rows.Load(key, value); err != nil {
 			return fmt.Errorf("restoring a materialized view's rows: %w", err)
 		}
 		return nil

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -204,6 +205,34 @@ func (m *View) Snapshot() [][]types.Datum {
 
 func (m *View) snapshotLocked() [][]types.Datum { return m.rows.Rows() }
 
+// Batches returns the rows held now, columns ords of the view's, as record
+// batches of the given schema (a row held k times appears k times). Most
+// share the view's memory rather than copy it; all stay valid however the
+// view changes. The caller releases them.
+func (m *View) Batches(schema *arrow.Schema, ords []int) []arrow.RecordBatch {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.rows.Batches(schema, ords)
+}
+
+// schema returns the schema of the view's rows.
+func (m *View) schema() *arrow.Schema {
+	fields := make([]arrow.Field, len(m.types))
+	for i, t := range m.types {
+		fields[i] = types.Field(m.names[i], t, true)
+	}
+	return arrow.NewSchema(fields, nil)
+}
+
+// allColumns returns the ordinals of every column.
+func (m *View) allColumns() []int {
+	ords := make([]int, len(m.types))
+	for i := range ords {
+		ords[i] = i
+	}
+	return ords
+}
+
 // Subscribe returns a subscription that first delivers the rows held now as
 // inserts and then every later change, in order. If the view's input has
 // already ended, end of input follows the snapshot.
@@ -211,7 +240,7 @@ func (m *View) Subscribe(alloc memory.Allocator) *Subscription {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	s := &Subscription{mv: m, alloc: alloc, ch: make(chan subMessage, subscriptionCapacity),
-		closed: make(chan struct{}), failed: make(chan struct{}), initial: m.snapshotLocked(), ended: m.ended}
+		closed: make(chan struct{}), failed: make(chan struct{}), initial: m.rows.Batches(m.schema(), m.allColumns()), ended: m.ended}
 	switch {
 	case m.err != nil:
 		s.fail(m.err)
@@ -248,8 +277,8 @@ type Subscription struct {
 	failed  chan struct{} // closed by fail, after err is set
 	err     error
 	fonce   sync.Once
-	initial [][]types.Datum
-	ended   bool // the view had ended when subscribed
+	initial []arrow.RecordBatch // the rows held when subscribed, not yet read
+	ended   bool                // the view had ended when subscribed
 	done    bool
 }
 
@@ -300,9 +329,8 @@ func (s *Subscription) NextMessage(ctx context.Context) (exec.Chunk, exec.Contro
 	default:
 	}
 	if len(s.initial) > 0 {
-		n := min(len(s.initial), exec.BatchRows)
-		rec := types.BuildRecord(s.alloc, s.mv.names, s.mv.types, s.initial[:n])
-		s.initial = s.initial[n:]
+		rec := s.initial[0]
+		s.initial = s.initial[1:]
 		return exec.Chunk{Batch: rec}, exec.Control{}, nil
 	}
 	if s.ended {
@@ -327,6 +355,10 @@ func (s *Subscription) Close() error {
 	s.once.Do(func() {
 		close(s.closed)
 		s.mv.unsubscribe(s)
+		for _, rec := range s.initial {
+			rec.Release()
+		}
+		s.initial = nil
 		for {
 			select {
 			case m := <-s.ch:

@@ -2,158 +2,314 @@ package rowset
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"math"
 
-	"github.com/apache/arrow-go/v18/arrow/decimal128"
-
-	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/probe"
 )
 
-// Incremental snapshots of a Set: Changes reports the rows changed since
-// its last call (a change costs the rows a chunk touched, not the rows
-// held), and Load puts a snapshotted row back. A row's snapshot value is
-// its count and its values (EncodeRow).
+// Incremental snapshots of a Set. A snapshot writes two kinds of entries:
+//
+//   - a rows entry, key 0xC1 and the big-endian position of its first row,
+//     holds rows appended since the previous snapshot (one per segment they
+//     fill): their number, then for each live one its distance from the
+//     first position (uvarint), its count (varint) and its values as
+//     EncodeRow encodes them;
+//   - a count entry, key 0xC2 and a row's big-endian position, holds the
+//     count (varint) of a row an earlier rows entry holds, when it changed
+//     since — zero for a row gone.
+//
+// So an append-only set's snapshot is one entry, and an updating set's
+// costs the rows it changed. A snapshot after a compaction or a restore
+// (which renumber the rows) writes every row again and deletes the entries
+// before. Earlier eddy wrote one entry per row, keyed by the row's key
+// (rowkey's encoding, which starts with a NULL flag, 0 or 1) and valued by
+// EncodeRow: Load reads those too, and the next snapshot replaces them.
 
-// Changes calls fn once for each row changed since the last call of
-// Changes, in the order they first changed: with its current count and values, or
-// with count 0 and nil values when the row is gone. key is the row's key
-// in the set. The first call (before any
-// Load) reports every row held, and starts the tracking of changes: a set
-// never snapshotted keeps no list. Changes then forgets the changes; if fn
-// fails they are kept, and the next call reports them again.
-func (s *Set) Changes(fn func(key string, count int64, vals []types.Datum) error) error {
-	if !s.track {
-		for k, r := range s.rows {
-			if err := fn(k, r.count, r.vals); err != nil {
+const (
+	rowsTag  = 0xC1
+	countTag = 0xC2
+)
+
+// checkpoint is what the snapshots of a set wrote, and what changed since.
+type checkpoint struct {
+	track bool  // a snapshot was written or restored: changes are tracked
+	full  bool  // the next snapshot writes every row again
+	end   int32 // rows at positions below end are in the snapshot's entries
+	dirty []int32
+	mark  []uint64 // bit p: p is in dirty
+	// What the checkpoint holds, for a full rewrite to delete.
+	chunks []int32 // first positions of rows entries
+	counts []int32 // positions with a count entry
+	legacy [][]byte
+}
+
+// changed records that the count of the row at pos changed.
+func (c *checkpoint) changed(pos int32) {
+	if !c.track || c.full || pos >= c.end {
+		return
+	}
+	w := int(pos) >> 6
+	for len(c.mark) <= w {
+		c.mark = append(c.mark, 0)
+	}
+	if c.mark[w]&(1<<(pos&63)) == 0 {
+		c.mark[w] |= 1 << (pos & 63)
+		c.dirty = append(c.dirty, pos)
+	}
+}
+
+// renumbered records that the rows moved: the next snapshot writes them
+// all again.
+func (c *checkpoint) renumbered() {
+	if c.track {
+		c.full = true
+	}
+}
+
+func (c *checkpoint) bytes() int64 {
+	return int64(4*(cap(c.dirty)+cap(c.chunks)+cap(c.counts)) + 8*cap(c.mark))
+}
+
+func appendPos(buf []byte, tag byte, pos int32) []byte {
+	return binary.BigEndian.AppendUint32(append(buf, tag), uint32(pos))
+}
+
+// WriteChanges writes the set's changes since the previous call (every
+// row, the first time) to w, in group. If it fails, the next call writes
+// every row again.
+func (s *Set) WriteChanges(group int, w exec.StateWriter) error {
+	c := &s.ck
+	if err := s.writeChanges(group, w); err != nil {
+		c.track, c.full = true, true
+		return err
+	}
+	c.track, c.full, c.end = true, false, s.next()
+	for _, p := range c.dirty {
+		c.mark[p>>6] = 0
+	}
+	c.dirty = c.dirty[:0]
+	return nil
+}
+
+func (s *Set) writeChanges(group int, w exec.StateWriter) error {
+	c := &s.ck
+	var key, buf []byte
+	from := c.end
+	if !c.track || c.full {
+		for _, k := range c.legacy {
+			if err := w.Delete(group, k); err != nil {
 				return err
 			}
 		}
-		s.track = true
-		return nil
-	}
-	for _, k := range s.changed {
-		var err error
-		if r, ok := s.rows[k]; ok {
-			err = fn(k, r.count, r.vals)
-		} else {
-			err = fn(k, 0, nil)
+		for _, p := range c.chunks {
+			if err := w.Delete(group, appendPos(key[:0], rowsTag, p)); err != nil {
+				return err
+			}
 		}
+		for _, p := range c.counts {
+			if err := w.Delete(group, appendPos(key[:0], countTag, p)); err != nil {
+				return err
+			}
+		}
+		c.legacy, c.chunks, c.counts, from = nil, c.chunks[:0], c.counts[:0], 0
+	}
+	for _, p := range c.dirty {
+		if from == 0 {
+			break // a full rewrite: the rows entries hold the counts
+		}
+		g, r := s.segs[p>>segShift], int(p&segMask)
+		buf = binary.AppendVarint(buf[:0], g.count(r))
+		if err := w.Put(group, appendPos(key[:0], countTag, p), buf); err != nil {
+			return err
+		}
+		c.counts = append(c.counts, p)
+	}
+	for k := int(from >> segShift); k < len(s.segs); k++ {
+		g, first := s.segs[k], 0
+		if k == int(from>>segShift) {
+			first = int(from & segMask)
+		}
+		if first >= g.n {
+			continue
+		}
+		start := int32(k)<<segShift | int32(first)
+		buf = binary.AppendUvarint(buf[:0], uint64(g.n-first))
+		for r := first; r < g.n; r++ {
+			n := g.count(r)
+			if n == 0 {
+				continue
+			}
+			buf = binary.AppendUvarint(buf, uint64(r-first))
+			buf = binary.AppendVarint(buf, n)
+			for j := range g.cols {
+				buf = g.cols[j].appendEncoded(buf, r)
+			}
+		}
+		if err := w.Put(group, appendPos(key[:0], rowsTag, start), buf); err != nil {
+			return err
+		}
+		c.chunks = append(c.chunks, start)
+	}
+	return nil
+}
+
+// Load puts back one entry a snapshot wrote (WriteChanges, or an earlier
+// eddy's one entry per row), in the order of their keys. The rows take
+// the positions they had, so the next snapshot goes on from the restored
+// one; rows of an earlier eddy's entries are appended, and the next
+// snapshot replaces those entries.
+func (s *Set) Load(key, value []byte) error {
+	c := &s.ck
+	c.track = true
+	if s.indexed {
+		// Restored rows are indexed when the index is next needed.
+		s.indexed, s.index = false, probe.Index{}
+		for _, g := range s.segs {
+			g.hashes = nil
+		}
+	}
+	if len(key) == 0 {
+		return errDamaged
+	}
+	switch key[0] {
+	case 0, 1:
+		count, vals, err := DecodeRow(value, s.types)
 		if err != nil {
 			return err
 		}
+		g, err := s.open()
+		if err != nil {
+			return err
+		}
+		for j := range g.cols {
+			g.cols[j].appendDatum(vals[j])
+		}
+		s.appendedOne(g, count)
+		c.legacy = append(c.legacy, append([]byte(nil), key...))
+		c.full = true
+		return nil
+	case rowsTag:
+		if len(key) != 5 {
+			return errDamaged
+		}
+		start := int32(binary.BigEndian.Uint32(key[1:]))
+		if err := s.loadRows(start, value); err != nil {
+			return err
+		}
+		c.chunks = append(c.chunks, start)
+		c.end = s.next()
+		return nil
+	case countTag:
+		if len(key) != 5 {
+			return errDamaged
+		}
+		n, k := binary.Varint(value)
+		if k <= 0 || k != len(value) {
+			return errDamaged
+		}
+		pos := int32(binary.BigEndian.Uint32(key[1:]))
+		if err := s.loadCount(pos, n); err != nil {
+			return err
+		}
+		c.counts = append(c.counts, pos)
+		return nil
 	}
-	for _, k := range s.changed {
-		if r, ok := s.rows[k]; ok {
-			r.changed = false
+	return fmt.Errorf("%w: an entry of tag %#x", errDamaged, key[0])
+}
+
+// appendedOne records a row just appended to g, held count times.
+func (s *Set) appendedOne(g *segment, count int64) {
+	g.appended(1)
+	g.setCount(g.n-1, count)
+	if count == 0 {
+		g.dead++
+		s.dead++
+		return
+	}
+	s.live++
+}
+
+// padTo appends dead rows (NULLs) until the next row appended takes
+// position p, sealing segments early as the snapshot's were.
+func (s *Set) padTo(p int32) error {
+	for nx := s.next(); nx != p; nx = s.next() {
+		switch {
+		case p < nx:
+			return fmt.Errorf("%w: rows out of order", errDamaged)
+		case p>>segShift > nx>>segShift && len(s.segs) > int(nx>>segShift):
+			s.segs[len(s.segs)-1].sealed = true // sealed early when written
+		case p>>segShift > nx>>segShift:
+			// A segment the snapshot holds nothing of.
+			s.segs = append(s.segs, &segment{cols: newSegment(s.types).cols, sealed: true})
+		default:
+			g, err := s.open()
+			if err != nil {
+				return err
+			}
+			for j := range g.cols {
+				g.cols[j].appendNull()
+			}
+			s.appendedOne(g, 0)
 		}
 	}
-	s.changed = s.changed[:0]
-	clear(s.gone)
 	return nil
 }
 
-// Load puts a row back from a snapshot: key, as Changes reported it, held
-// count times with values vals. It is not a change; the set tracks its
-// changes from then on (the snapshot holds what it was loaded from).
-func (s *Set) Load(key string, count int64, vals []types.Datum) error {
-	s.track = true
-	if count <= 0 {
-		return fmt.Errorf("rowset: a snapshotted row held %d times", count)
+// loadCount sets the count of the row at pos.
+func (s *Set) loadCount(pos int32, n int64) error {
+	if pos < 0 || pos >= s.next() || int(pos>>segShift) >= len(s.segs) || int(pos&segMask) >= s.segs[pos>>segShift].n {
+		return fmt.Errorf("%w: the count of a row no entry holds", errDamaged)
 	}
-	if len(vals) != len(s.types) {
-		return fmt.Errorf("rowset: a snapshotted row of %d values, want %d", len(vals), len(s.types))
+	g, r := s.segs[pos>>segShift], int(pos&segMask)
+	old := g.count(r)
+	if old == 0 {
+		if n == 0 {
+			return nil
+		}
+		return fmt.Errorf("%w: the count of a row no entry holds", errDamaged)
 	}
-	if old, ok := s.rows[key]; ok {
-		s.bytes -= rowOverhead + int64(len(key)) + datumsBytes(old.vals)
+	g.setCount(r, n)
+	if n == 0 {
+		g.dead++
+		s.dead++
+		s.live--
 	}
-	s.rows[key] = &row{vals: vals, count: count}
-	s.bytes += rowOverhead + int64(len(key)) + datumsBytes(vals)
 	return nil
 }
 
-// EncodeRow appends a row's count and values, of types ts, to buf.
-func EncodeRow(buf []byte, ts []types.T, count int64, vals []types.Datum) []byte {
-	buf = binary.AppendUvarint(buf, uint64(count))
-	for i, t := range ts {
-		d := vals[i]
-		if d.Null {
-			buf = append(buf, 0)
-			continue
-		}
-		buf = append(buf, 1)
-		switch t.Physical() {
-		case types.PhysFloat64:
-			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(d.F))
-		case types.PhysDecimal:
-			buf = binary.BigEndian.AppendUint64(buf, uint64(d.D.HighBits()))
-			buf = binary.BigEndian.AppendUint64(buf, d.D.LowBits())
-		case types.PhysString:
-			buf = binary.AppendUvarint(buf, uint64(len(d.S)))
-			buf = append(buf, d.S...)
-		default: // BOOLEAN, integers, DATE, TIMESTAMP, INTERVAL
-			buf = binary.AppendVarint(buf, d.I)
-		}
-	}
-	return buf
-}
-
-// errDamaged is the error of an encoded row that does not decode.
-var errDamaged = errors.New("rowset: damaged row")
-
-// DecodeRow reads a row of types ts that EncodeRow wrote.
-func DecodeRow(b []byte, ts []types.T) (count int64, vals []types.Datum, err error) {
-	c, n := binary.Uvarint(b)
-	if n <= 0 || c == 0 || c > math.MaxInt64 {
-		return 0, nil, errDamaged
+// loadRows puts back the rows of a rows entry whose first position is
+// start, at their positions.
+func (s *Set) loadRows(start int32, b []byte) error {
+	rows, n := binary.Uvarint(b)
+	if n <= 0 || rows > segRows {
+		return errDamaged
 	}
 	b = b[n:]
-	vals = make([]types.Datum, len(ts))
-	for i, t := range ts {
-		if len(b) == 0 {
-			return 0, nil, errDamaged
+	for len(b) > 0 {
+		d, n := binary.Uvarint(b)
+		if n <= 0 || d >= rows {
+			return errDamaged
 		}
-		tag := b[0]
-		b = b[1:]
-		switch {
-		case tag == 0:
-			vals[i] = types.NullDatum
-			continue
-		case tag != 1:
-			return 0, nil, errDamaged
+		b = b[n:]
+		count, n := binary.Varint(b)
+		if n <= 0 || count == 0 {
+			return errDamaged
 		}
-		switch t.Physical() {
-		case types.PhysFloat64:
-			if len(b) < 8 {
-				return 0, nil, errDamaged
-			}
-			vals[i].F = math.Float64frombits(binary.BigEndian.Uint64(b))
-			b = b[8:]
-		case types.PhysDecimal:
-			if len(b) < 16 {
-				return 0, nil, errDamaged
-			}
-			vals[i].D = decimal128.New(int64(binary.BigEndian.Uint64(b)), binary.BigEndian.Uint64(b[8:]))
-			b = b[16:]
-		case types.PhysString:
-			l, n := binary.Uvarint(b)
-			if n <= 0 || l > uint64(len(b)-n) {
-				return 0, nil, errDamaged
-			}
-			vals[i].S = string(b[n : n+int(l)])
-			b = b[n+int(l):]
-		default:
-			v, n := binary.Varint(b)
-			if n <= 0 {
-				return 0, nil, errDamaged
-			}
-			vals[i].I = v
-			b = b[n:]
+		b = b[n:]
+		if err := s.padTo(start + int32(d)); err != nil {
+			return err
 		}
+		g, err := s.open()
+		if err != nil {
+			return err
+		}
+		for j := range g.cols {
+			if b, err = g.cols[j].appendDecoded(b); err != nil {
+				return err
+			}
+		}
+		s.appendedOne(g, count)
 	}
-	if len(b) != 0 {
-		return 0, nil, errDamaged
-	}
-	return int64(c), vals, nil
+	return s.padTo(start + int32(rows))
 }
