@@ -212,7 +212,12 @@ func figures(s dataflow.OpStats) string {
 		parts = append(parts, "note: "+s.Note)
 	}
 	if s.StateKeys > 0 || s.StateBytes > 0 {
-		parts = append(parts, fmt.Sprintf("state=%d keys/%sB", s.StateKeys, physical.Human(float64(s.StateBytes))))
+		st := fmt.Sprintf("state=%d keys/%sB", s.StateKeys, physical.Human(float64(s.StateBytes)))
+		if s.StateKeys > 0 {
+			// Memory per key: per stored row, for a materialized view.
+			st += fmt.Sprintf(" (%.0fB/key)", float64(s.StateBytes)/float64(s.StateKeys))
+		}
+		parts = append(parts, st)
 	}
 	if s.Lag > 0 {
 		parts = append(parts, "lag="+s.Lag.Round(time.Millisecond).String())

@@ -32,7 +32,7 @@ func TestShowQueriesAndExplainAnalyze(t *testing.T) {
 		`(?m)^materialized view w \(running, running for .*\)$`,
 		`(?m)^rates: no interval has ended yet \(policy_interval 10s\)$`,
 		`(?m)^latency: off \(SET latency_interval to measure it\)$`,
-		`(?m)^Materialize w  \[instances=1 rows_in=2 rows_out=0 busy=[0-9.]+% idle=[0-9.]+% backpressured=[0-9.]+% watermark=2024-01-01 00:00:14.000 state=2 keys/[0-9.]+B\]$`,
+		`(?m)^Materialize w  \[instances=1 rows_in=2 rows_out=0 busy=[0-9.]+% idle=[0-9.]+% backpressured=[0-9.]+% watermark=2024-01-01 00:00:14.000 state=2 keys/[0-9.]+[KM]?B \([0-9]+B/key\)\]$`,
 		// The window [0 s, 10 s) closed at the watermark 14 s: its group
 		// is freed, and only [10 s, 20 s)'s remains.
 		`HashAggregate group=\[auction, window_start\].*\[instances=2 rows_in=2 rows_out=2 .*state=1 keys/`,
