@@ -77,7 +77,12 @@ func (b *Builder) BindInsertValues(obj *catalog.Object, st *sql.Insert) ([][]typ
 				// an explicit cast checks the narrower range.
 				x = &plan.Cast{Arg: x, To: col.Type, Pos: b.exprPos(e)}
 			}
-			d, err := b.Fold(x)
+			var d types.Datum
+			if k, ok := x.(*plan.Const); ok && k.Typ == col.Type {
+				d = k.Val // a literal of the column's type: nothing to evaluate
+			} else {
+				d, err = b.Fold(x)
+			}
 			var xe plan.ExprError
 			switch {
 			case errors.As(err, &xe) && xe.ExprPos().IsKnown():

@@ -15,7 +15,7 @@ import (
 func TestViewShedsLoad(t *testing.T) {
 	s := newSession(t, Config{Parallelism: 1})
 	run(t, s, `CREATE STREAM bid WITH (connector = 'nexmark', table = 'bid', events = '3000000', rate = '100000000');
-		CREATE MATERIALIZED VIEW n WITH (max_latency = '100ms') AS SELECT COUNT(*) AS c FROM bid;
+		CREATE MATERIALIZED VIEW n WITH (max_latency = '5ms') AS SELECT COUNT(*) AS c FROM bid;
 		FLUSH;`)
 	row := strings.Split(showRow(t, s, "QUERIES", "n"), " | ")
 	if len(row) < 14 {
@@ -31,7 +31,7 @@ func TestViewShedsLoad(t *testing.T) {
 		t.Fatalf("the view counts %d (%v), want the %d rows read less the %d shed", count, err, read, shed)
 	}
 	plan := text(run(t, s, "EXPLAIN ANALYZE n"))
-	if !strings.Contains(plan, "load shedding: max_latency=100ms, dropping ") || !strings.Contains(plan, "shed_rows="+row[12]) {
+	if !strings.Contains(plan, "load shedding: max_latency=5ms, dropping ") || !strings.Contains(plan, "shed_rows="+row[12]) {
 		t.Fatalf("EXPLAIN ANALYZE shows no shedding:\n%s", plan)
 	}
 }

@@ -1,10 +1,12 @@
 package difftest
 
 import (
+	"bytes"
 	"context"
 	dbsql "database/sql"
 	"fmt"
 	"strings"
+	"sync"
 
 	_ "modernc.org/sqlite" // the "sqlite" database/sql driver
 )
@@ -35,21 +37,64 @@ func OpenSQLite(ctx context.Context, d *Data) (*dbsql.DB, error) {
 		return nil, err
 	}
 	db.SetMaxOpenConns(1) // one connection: one in-memory database
-	if err := load(ctx, db, d); err != nil {
+	if err := fill(ctx, db, d); err != nil {
 		db.Close()
 		return nil, err
 	}
 	return db, nil
 }
 
+// images holds each Data's loaded database, serialized, so that the many
+// databases of one data (one per corpus entry) are loaded once and copied.
+var images sync.Map // *Data → []byte
+
+// serializer is the modernc.org/sqlite connection's image interface
+// (sqlite3_serialize and sqlite3_deserialize).
+type serializer interface {
+	Serialize() ([]byte, error)
+	Deserialize([]byte) error
+}
+
+// fill gives db the data: a copy of the image of d's first database, or,
+// for the first, its load, which it then keeps as the image.
+func fill(ctx context.Context, db *dbsql.DB, d *Data) error {
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	if img, ok := images.Load(d); ok {
+		err = conn.Raw(func(dc any) error {
+			// Deserialize takes the buffer over: hand it a copy.
+			return dc.(serializer).Deserialize(bytes.Clone(img.([]byte)))
+		})
+	} else {
+		if err = load(ctx, conn, d); err == nil {
+			err = conn.Raw(func(dc any) error {
+				img, err := dc.(serializer).Serialize()
+				if err == nil {
+					images.Store(d, img)
+				}
+				return err
+			})
+		}
+	}
+	if err != nil {
+		return err
+	}
+	// A connection's setting, not the database's.
+	_, err = conn.ExecContext(ctx, "PRAGMA case_sensitive_like = ON")
+	return err
+}
+
 // load creates and fills OpenSQLite's tables in one transaction.
-func load(ctx context.Context, db *dbsql.DB, d *Data) error {
+func load(ctx context.Context, db *dbsql.Conn, d *Data) error {
 	tx, err := db.BeginTx(ctx, nil)
 	if err != nil {
 		return err
 	}
 	defer tx.Rollback()
-	stmts := []string{"PRAGMA case_sensitive_like = ON", "CREATE TABLE __n (i INTEGER PRIMARY KEY)"}
+	stmts := []string{"CREATE TABLE __n (i INTEGER PRIMARY KEY)"}
 	for _, s := range d.Sources {
 		stmts = append(stmts, s.SQLiteDDL(s.Name))
 		if s.Table {
