@@ -3,6 +3,7 @@ package nexmark
 import (
 	"context"
 	"flag"
+	"strings"
 	"testing"
 )
 
@@ -12,6 +13,8 @@ var (
 		"the length of the event sequence each BenchmarkNexmarkClass query runs over")
 	classParallelism = flag.Int("nexmark.parallelism", 0,
 		"the parallelism of BenchmarkNexmarkClass queries (0: the number of CPUs)")
+	classQueries = flag.String("nexmark.queries", "",
+		"run these queries (q5,q20,...) instead of one per class: to profile any query")
 )
 
 // benchClasses are the queries BenchmarkNexmarkClass runs, one per class of
@@ -40,10 +43,20 @@ var benchClasses = []struct{ class, query string }{
 //	go test ./bench/nexmark -run '^$' -bench 'NexmarkClass/join_window' -benchtime 3x -nexmark.events 10000000
 //
 // Each iteration runs the whole query once; -benchtime Nx repeats it.
-// Add -cpuprofile to profile a query in-process.
+// Add -cpuprofile to profile a query in-process, and -nexmark.queries to
+// choose which:
+//
+//	go test ./bench/nexmark -run '^$' -bench NexmarkClass -benchtime 1x -nexmark.queries q20 -cpuprofile q20.prof
 func BenchmarkNexmarkClass(b *testing.B) {
 	c := Config{Events: *classEvents, Parallelism: *classParallelism}
-	for _, bc := range benchClasses {
+	classes := benchClasses
+	if *classQueries != "" {
+		classes = nil
+		for _, q := range strings.Split(*classQueries, ",") {
+			classes = append(classes, struct{ class, query string }{"query", q})
+		}
+	}
+	for _, bc := range classes {
 		b.Run(bc.class+"="+bc.query, func(b *testing.B) {
 			qs, err := LoadQueries(c.Dir, bc.query)
 			if err != nil {

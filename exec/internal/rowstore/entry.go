@@ -47,9 +47,9 @@ func (s *Store) AppendRow(buf []byte, id int32) []byte {
 		case types.PhysBool:
 			buf = append(buf, byte(b2i(c.b[id])))
 		case types.PhysString:
-			o, n := c.soff[id], c.slen[id]
+			n := c.slen[id]
 			buf = binary.AppendUvarint(buf, uint64(n))
-			buf = append(buf, c.arena[o:o+n]...)
+			buf = append(buf, c.arena.at(c.soff[id], n)...)
 		}
 	}
 	return buf
@@ -146,8 +146,7 @@ func (s *Store) AddEncoded(b []byte) (int32, []byte, error) {
 			c.b[id] = v[0] == 1
 		case types.PhysString:
 			l, m := binary.Uvarint(v)
-			c.soff[id], c.slen[id] = uint32(len(c.arena)), uint32(l)
-			c.arena = append(c.arena, v[m:m+int(l)]...)
+			c.soff[id], c.slen[id] = c.arena.add(v[m:m+int(l)]), uint32(l)
 		}
 		at += c.valueLen(v)
 	}

@@ -57,9 +57,9 @@ func (s *Store) AppendKey(buf []byte, id int32, cols []int) []byte {
 		case types.PhysFloat64:
 			buf = binary.LittleEndian.AppendUint64(buf, keyBits(c.F64[id]))
 		case types.PhysString:
-			o, n := c.soff[id], c.slen[id]
+			n := c.slen[id]
 			buf = binary.AppendUvarint(buf, uint64(n))
-			buf = append(buf, c.arena[o:o+n]...)
+			buf = append(buf, c.arena.at(c.soff[id], n)...)
 		case types.PhysBool:
 			buf = append(buf, byte(b2i(c.b[id])))
 		case types.PhysDecimal:

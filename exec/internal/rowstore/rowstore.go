@@ -40,9 +40,9 @@ type Col struct {
 	F64   []float64
 	Dec   []decimal128.Num
 	b     []bool
-	soff  []uint32
+	soff  []uint64
 	slen  []uint32
-	arena []byte
+	arena arena
 	waste int
 }
 
@@ -74,7 +74,7 @@ func (s *Store) Bytes() int64 {
 	for i := range s.Cols {
 		c := &s.Cols[i]
 		n += int64(len(c.Valid)) + 8*int64(len(c.I64)+len(c.F64)) + 4*int64(len(c.i32)) + 16*int64(len(c.Dec)) +
-			int64(len(c.b)) + 8*int64(len(c.soff)) + int64(len(c.arena))
+			int64(len(c.b)) + 12*int64(len(c.soff)) + c.arena.bytes
 	}
 	return n
 }
@@ -162,22 +162,35 @@ func (s *Store) Gather(alloc memory.Allocator, j int, ids []int32) arrow.Array {
 }
 
 func (c *Col) grow() {
-	c.Valid = append(c.Valid, false)
+	c.Valid = grow1(c.Valid)
 	switch c.T.Physical() {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		c.I64 = append(c.I64, 0)
+		c.I64 = grow1(c.I64)
 	case types.PhysDate32:
-		c.i32 = append(c.i32, 0)
+		c.i32 = grow1(c.i32)
 	case types.PhysFloat64:
-		c.F64 = append(c.F64, 0)
+		c.F64 = grow1(c.F64)
 	case types.PhysDecimal:
-		c.Dec = append(c.Dec, decimal128.Num{})
+		c.Dec = grow1(c.Dec)
 	case types.PhysBool:
-		c.b = append(c.b, false)
+		c.b = grow1(c.b)
 	case types.PhysString:
-		c.soff = append(c.soff, 0)
-		c.slen = append(c.slen, 0)
+		c.soff = grow1(c.soff)
+		c.slen = grow1(c.slen)
 	}
+}
+
+// grow1 returns s one zero element longer. A full slice doubles: append
+// would grow a large one by a quarter, copying a store of millions of rows
+// some four times over as it fills rather than once.
+func grow1[E any](s []E) []E {
+	if len(s) == cap(s) {
+		n := make([]E, len(s), max(2*cap(s), 64))
+		copy(n, s)
+		s = n
+	}
+	var zero E
+	return append(s, zero)
 }
 
 func (c *Col) set(id int32, a arrow.Array, i int) {
@@ -203,16 +216,14 @@ func (c *Col) set(id int32, a arrow.Array, i int) {
 		c.b[id] = a.Value(i)
 	case *array.String:
 		v := a.Value(i)
-		c.soff[id], c.slen[id] = uint32(len(c.arena)), uint32(len(v))
-		c.arena = append(c.arena, v...)
+		c.soff[id], c.slen[id] = c.arena.addString(v), uint32(len(v))
 	default:
 		panic(fmt.Sprintf("exec: row store cannot hold %T", a)) // the planner types every column
 	}
 }
 
 func (c *Col) str(id int32) string {
-	o := c.soff[id]
-	return string(c.arena[o : o+c.slen[id]])
+	return string(c.arena.at(c.soff[id], c.slen[id]))
 }
 
 func (c *Col) equal(id int32, a arrow.Array, i int) bool { return c.equalAt(id, a, i, false) }
@@ -249,10 +260,10 @@ func (c *Col) equalAt(id int32, a arrow.Array, i int, byKeyBits bool) bool {
 
 // compactIfWasteful rewrites the string arena when most of it is waste.
 func (c *Col) compactIfWasteful() {
-	if c.soff == nil || c.waste < 1<<16 || c.waste < len(c.arena)/2 {
+	if c.soff == nil || c.waste < 1<<16 || int64(c.waste) < c.arena.bytes/2 {
 		return
 	}
-	arena := make([]byte, 0, len(c.arena)-c.waste)
+	var arena arena
 	for id := range c.soff {
 		if c.slen[id] == 0 {
 			// An empty string, or a removed row: it owns no bytes, and
@@ -260,9 +271,7 @@ func (c *Col) compactIfWasteful() {
 			c.soff[id] = 0
 			continue
 		}
-		o := c.soff[id]
-		c.soff[id] = uint32(len(arena))
-		arena = append(arena, c.arena[o:o+c.slen[id]]...)
+		c.soff[id] = arena.add(c.arena.at(c.soff[id], c.slen[id]))
 	}
 	c.arena, c.waste = arena, 0
 }
@@ -333,8 +342,7 @@ func (c *Col) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				o := c.soff[id]
-				b.BinaryBuilder.Append(c.arena[o : o+c.slen[id]])
+				b.BinaryBuilder.Append(c.arena.at(c.soff[id], c.slen[id]))
 			}
 		}
 	case *array.NullBuilder:
@@ -360,7 +368,7 @@ func (c *Col) Compare(a, b int32) int {
 	case types.PhysBool:
 		return cmp.Compare(b2i(c.b[a]), b2i(c.b[b]))
 	case types.PhysString:
-		return bytes.Compare(c.arena[c.soff[a]:c.soff[a]+c.slen[a]], c.arena[c.soff[b]:c.soff[b]+c.slen[b]])
+		return bytes.Compare(c.arena.at(c.soff[a], c.slen[a]), c.arena.at(c.soff[b], c.slen[b]))
 	}
 	return 0
 }
@@ -409,7 +417,7 @@ func (c *Col) SameAs(a int32, d *Col, b int32) bool {
 	case types.PhysBool:
 		return c.b[a] == d.b[b]
 	case types.PhysString:
-		return bytes.Equal(c.arena[c.soff[a]:c.soff[a]+c.slen[a]], d.arena[d.soff[b]:d.soff[b]+d.slen[b]])
+		return bytes.Equal(c.arena.at(c.soff[a], c.slen[a]), d.arena.at(d.soff[b], d.slen[b]))
 	}
 	return true
 }
