@@ -20,13 +20,8 @@ type keyMode uint8
 const (
 	keysGlobal keyMode = iota // no GROUP BY: one group, slot 0
 	keysInt                   // one integer-like key: a typed hash table
-	keysBytes                 // anything else: encoded keys in a map of strings
+	keysBytes                 // anything else: encoded keys, indexed by hash
 )
-
-// bytesGroupBytes approximates the per-group overhead of the encoded-key
-// table, for the StateBytes metric: a Go map entry (string header, slot,
-// control byte, load-factor slack) plus the key's string header by slot.
-const bytesGroupBytes = 16 + 4 + 8 + 16
 
 // groupKeys maps the group key of each row of a batch to its group's slot.
 type groupKeys struct {
@@ -105,7 +100,7 @@ func (g *groupKeys) stateBytes() int64 {
 	case keysInt:
 		return g.ints.TableBytes()
 	case keysBytes:
-		return int64(g.bytes.Live())*bytesGroupBytes + g.bytes.KeyBytes()
+		return g.bytes.TableBytes() + g.bytes.KeyBytes()
 	}
 	return 0
 }

@@ -1,5 +1,11 @@
 package aggstate
 
+import (
+	"github.com/zeebo/xxh3"
+
+	"github.com/eddysql/eddy/exec/internal/probe"
+)
+
 // Slots hands out dense group slots (0, 1, 2, ...) and reuses freed ones, so
 // that per-slot state columns stay as short as the largest number of groups
 // alive at once.
@@ -192,31 +198,40 @@ func (g *IntGroups) Delete(slot int32) {
 // TableBytes returns the memory of the hash table and of the keys by slot.
 func (g *IntGroups) TableBytes() int64 { return g.m.bytes() + g.keys.Bytes() }
 
-// BytesGroups maps encoded group keys to slots. The encoding is the
-// caller's; equal keys must encode to equal bytes.
+// BytesGroups maps encoded group keys to slots: an open-addressing index
+// (package probe) from each key's 64-bit hash (xxh3) to its slot, with the
+// keys and hashes by slot. A Go map of strings hashed and compared every
+// key again at each lookup, and grew by rehashing them.
 type BytesGroups struct {
 	Slots
-	m    map[string]int32
-	keys Column[string] // by slot; shares its bytes with the map's key
-	size int64          // total bytes of the live keys
+	index  probe.Index
+	keys   Column[string] // by slot
+	hashes Column[uint64] // by slot
+	size   int64          // total bytes of the live keys
+	hashOf func(slot int32) uint64
 }
 
 // NewBytesGroups returns an empty table.
 func NewBytesGroups() *BytesGroups {
-	return &BytesGroups{m: make(map[string]int32)}
+	g := &BytesGroups{}
+	g.hashOf = func(slot int32) uint64 { return *g.hashes.At(slot) }
+	return g
 }
 
 // Find returns the slot of the encoded key k, creating the group if needed.
 // k is copied when a group is created, so the caller may reuse it.
 func (g *BytesGroups) Find(k []byte) (slot int32, created bool) {
-	if s, ok := g.m[string(k)]; ok {
+	h := xxh3.Hash(k)
+	s := g.index.Find(h, func(s int32) bool { return *g.hashes.At(s) == h && *g.keys.At(s) == string(k) })
+	if s >= 0 {
 		return s, false
 	}
 	key := string(k)
-	s := g.Alloc()
-	g.m[key] = s
+	s = g.Alloc()
 	g.keys.Grow(int(s) + 1)
-	*g.keys.At(s) = key
+	g.hashes.Grow(int(s) + 1)
+	*g.keys.At(s), *g.hashes.At(s) = key, h
+	g.index.Insert(h, s, g.hashOf)
 	g.size += int64(len(key))
 	return s, true
 }
@@ -227,10 +242,14 @@ func (g *BytesGroups) Key(slot int32) string { return *g.keys.At(slot) }
 // KeyBytes returns the total size of the live encoded keys.
 func (g *BytesGroups) KeyBytes() int64 { return g.size }
 
+// TableBytes returns the memory of the index and of the keys' headers and
+// hashes by slot.
+func (g *BytesGroups) TableBytes() int64 { return g.index.Bytes() + g.keys.Bytes() + g.hashes.Bytes() }
+
 // Delete removes the group of a live slot and frees the slot.
 func (g *BytesGroups) Delete(slot int32) {
 	k := g.keys.At(slot)
-	delete(g.m, *k)
+	g.index.Remove(*g.hashes.At(slot), slot, g.hashOf)
 	g.size -= int64(len(*k))
 	*k = ""
 	g.Free(slot)
