@@ -6,7 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"unsafe"
+
+	"github.com/eddysql/eddy/exec/internal/arena"
 )
 
 // ErrAbsent is returned by Tree.Add for a retraction of a key the
@@ -107,7 +108,7 @@ type Tree struct {
 	// written over: a key's bytes stay where its Entry views saw them.
 	// dead counts the bytes of keys removed since, which a compaction
 	// (compactKeys) drops once they are most of the arena.
-	keys []byte
+	keys arena.Arena
 	dead int
 }
 
@@ -117,10 +118,7 @@ var ErrKeysFull = errors.New("a partition's sort keys exceed 4 GiB")
 
 // key returns the bytes of slot e's key, a view of the arena.
 func (t *Tree) key(e *slot) string {
-	if e.n == 0 {
-		return ""
-	}
-	return unsafe.String(&t.keys[e.off], int(e.n))
+	return t.keys.String(uint64(e.off), e.n)
 }
 
 // entry returns slot e as an Entry.
@@ -187,9 +185,9 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 	case !r.leaf && len(r.children) == 1:
 		t.root = r.children[0]
 	case r.leaf && len(r.entries) == 0:
-		t.root, t.keys, t.dead = nil, nil, 0
+		t.root, t.keys, t.dead = nil, arena.Arena{}, 0
 	}
-	if t.dead > compactMin && 2*t.dead > len(t.keys) {
+	if t.dead > compactMin && 2*int64(t.dead) > t.keys.Used() {
 		t.compactKeys()
 	}
 	return stored, before, nil
@@ -203,7 +201,8 @@ const compactMin = 256
 // ones behind: a walk over the leaves, amortized over at least as many
 // bytes of removed keys as it copies.
 func (t *Tree) compactKeys() {
-	keys := make([]byte, 0, len(t.keys)-t.dead)
+	var keys arena.Arena
+	keys.Reserve(t.keys.Used() - int64(t.dead))
 	n := t.root
 	for !n.leaf {
 		n = n.children[0]
@@ -211,9 +210,7 @@ func (t *Tree) compactKeys() {
 	for ; n != nil; n = n.next {
 		for i := range n.entries {
 			e := &n.entries[i]
-			off := len(keys)
-			keys = append(keys, t.key(e)...)
-			e.off = uint32(off)
+			e.off = uint32(keys.AddString(t.key(e)))
 		}
 	}
 	t.keys, t.dead = keys, 0
@@ -384,11 +381,11 @@ func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Ent
 		if w <= 0 {
 			return Entry{}, 0, ErrAbsent
 		}
-		if len(t.keys)+len(key.S) > math.MaxUint32 {
+		// A value may start the next block: room for one more.
+		if t.keys.Next()+uint64(len(key.S))+1<<20 > math.MaxUint32 {
 			return Entry{}, 0, ErrKeysFull
 		}
-		e := slot{pfx: key.pfx, off: uint32(len(t.keys)), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
-		t.keys = append(t.keys, key.S...)
+		e := slot{pfx: key.pfx, off: uint32(t.keys.AddString(key.S)), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
 		if len(n.entries) == cap(n.entries) {
 			n.entries = growLeaf(n.entries)
 		}

@@ -95,8 +95,8 @@ func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int6
 	}
 	// The key arena holds the live keys and the removed ones not yet
 	// compacted away, which are never most of it for long.
-	if live := int64(len(tr.keys) - tr.dead); live != g.KeyBytes || (tr.dead > compactMin && 2*tr.dead > len(tr.keys)) {
-		t.Fatalf("step %d: key arena of %d bytes, %d dead; gauge %d live key bytes", step, len(tr.keys), tr.dead, g.KeyBytes)
+	if live := tr.keys.Used() - int64(tr.dead); live != g.KeyBytes || (tr.dead > compactMin && 2*int64(tr.dead) > tr.keys.Used()) {
+		t.Fatalf("step %d: key arena of %d bytes, %d dead; gauge %d live key bytes", step, tr.keys.Used(), tr.dead, g.KeyBytes)
 	}
 	// The leaf chain lists every entry in order.
 	var leaf *node

@@ -49,7 +49,7 @@ func (s *Store) AppendRow(buf []byte, id int32) []byte {
 		case types.PhysString:
 			n := c.slen[id]
 			buf = binary.AppendUvarint(buf, uint64(n))
-			buf = append(buf, c.arena.at(c.soff[id], n)...)
+			buf = append(buf, c.arena.At(c.soff[id], n)...)
 		}
 	}
 	return buf
@@ -146,7 +146,7 @@ func (s *Store) AddEncoded(b []byte) (int32, []byte, error) {
 			c.b[id] = v[0] == 1
 		case types.PhysString:
 			l, m := binary.Uvarint(v)
-			c.soff[id], c.slen[id] = c.arena.add(v[m:m+int(l)]), uint32(l)
+			c.soff[id], c.slen[id] = c.arena.Add(v[m:m+int(l)]), uint32(l)
 		}
 		at += c.valueLen(v)
 	}

@@ -59,7 +59,7 @@ func (s *Store) AppendKey(buf []byte, id int32, cols []int) []byte {
 		case types.PhysString:
 			n := c.slen[id]
 			buf = binary.AppendUvarint(buf, uint64(n))
-			buf = append(buf, c.arena.at(c.soff[id], n)...)
+			buf = append(buf, c.arena.At(c.soff[id], n)...)
 		case types.PhysBool:
 			buf = append(buf, byte(b2i(c.b[id])))
 		case types.PhysDecimal:

@@ -16,6 +16,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec/internal/arena"
 )
 
 // Store keeps rows of a fixed schema column by column, in typed slices,
@@ -42,7 +43,7 @@ type Col struct {
 	b     []bool
 	soff  []uint64
 	slen  []uint32
-	arena arena
+	arena arena.Arena
 	waste int
 }
 
@@ -74,7 +75,7 @@ func (s *Store) Bytes() int64 {
 	for i := range s.Cols {
 		c := &s.Cols[i]
 		n += int64(len(c.Valid)) + 8*int64(len(c.I64)+len(c.F64)) + 4*int64(len(c.i32)) + 16*int64(len(c.Dec)) +
-			int64(len(c.b)) + 12*int64(len(c.soff)) + c.arena.bytes
+			int64(len(c.b)) + 12*int64(len(c.soff)) + c.arena.Bytes()
 	}
 	return n
 }
@@ -216,14 +217,14 @@ func (c *Col) set(id int32, a arrow.Array, i int) {
 		c.b[id] = a.Value(i)
 	case *array.String:
 		v := a.Value(i)
-		c.soff[id], c.slen[id] = c.arena.addString(v), uint32(len(v))
+		c.soff[id], c.slen[id] = c.arena.AddString(v), uint32(len(v))
 	default:
 		panic(fmt.Sprintf("exec: row store cannot hold %T", a)) // the planner types every column
 	}
 }
 
 func (c *Col) str(id int32) string {
-	return string(c.arena.at(c.soff[id], c.slen[id]))
+	return string(c.arena.At(c.soff[id], c.slen[id]))
 }
 
 func (c *Col) equal(id int32, a arrow.Array, i int) bool { return c.equalAt(id, a, i, false) }
@@ -260,10 +261,11 @@ func (c *Col) equalAt(id int32, a arrow.Array, i int, byKeyBits bool) bool {
 
 // compactIfWasteful rewrites the string arena when most of it is waste.
 func (c *Col) compactIfWasteful() {
-	if c.soff == nil || c.waste < 1<<16 || int64(c.waste) < c.arena.bytes/2 {
+	if c.soff == nil || c.waste < 1<<16 || int64(c.waste) < c.arena.Used()/2 {
 		return
 	}
-	var arena arena
+	var fresh arena.Arena
+	fresh.Reserve(c.arena.Used() - int64(c.waste))
 	for id := range c.soff {
 		if c.slen[id] == 0 {
 			// An empty string, or a removed row: it owns no bytes, and
@@ -271,9 +273,9 @@ func (c *Col) compactIfWasteful() {
 			c.soff[id] = 0
 			continue
 		}
-		c.soff[id] = arena.add(c.arena.at(c.soff[id], c.slen[id]))
+		c.soff[id] = fresh.Add(c.arena.At(c.soff[id], c.slen[id]))
 	}
-	c.arena, c.waste = arena, 0
+	c.arena, c.waste = fresh, 0
 }
 
 func (c *Col) gather(alloc memory.Allocator, ids []int32) arrow.Array {
@@ -342,7 +344,7 @@ func (c *Col) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
 			} else {
-				b.BinaryBuilder.Append(c.arena.at(c.soff[id], c.slen[id]))
+				b.BinaryBuilder.Append(c.arena.At(c.soff[id], c.slen[id]))
 			}
 		}
 	case *array.NullBuilder:
@@ -368,7 +370,7 @@ func (c *Col) Compare(a, b int32) int {
 	case types.PhysBool:
 		return cmp.Compare(b2i(c.b[a]), b2i(c.b[b]))
 	case types.PhysString:
-		return bytes.Compare(c.arena.at(c.soff[a], c.slen[a]), c.arena.at(c.soff[b], c.slen[b]))
+		return bytes.Compare(c.arena.At(c.soff[a], c.slen[a]), c.arena.At(c.soff[b], c.slen[b]))
 	}
 	return 0
 }
@@ -417,7 +419,7 @@ func (c *Col) SameAs(a int32, d *Col, b int32) bool {
 	case types.PhysBool:
 		return c.b[a] == d.b[b]
 	case types.PhysString:
-		return bytes.Equal(c.arena.at(c.soff[a], c.slen[a]), d.arena.at(d.soff[b], d.slen[b]))
+		return bytes.Equal(c.arena.At(c.soff[a], c.slen[a]), d.arena.At(d.soff[b], d.slen[b]))
 	}
 	return true
 }

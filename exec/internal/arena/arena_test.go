@@ -1,4 +1,4 @@
-package rowstore
+package arena
 
 import (
 	"bytes"
@@ -10,7 +10,7 @@ import (
 // than a block included, and reads each back at its offset.
 func TestArenaKeepsEveryValue(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	var a arena
+	var a Arena
 	var vals [][]byte
 	var offs []uint64
 	for i := range 3000 {
@@ -28,14 +28,14 @@ func TestArenaKeepsEveryValue(t *testing.T) {
 			v[j] = byte(r.Uint32())
 		}
 		if i%2 == 0 {
-			offs = append(offs, a.add(v))
+			offs = append(offs, a.Add(v))
 		} else {
-			offs = append(offs, a.addString(string(v)))
+			offs = append(offs, a.AddString(string(v)))
 		}
 		vals = append(vals, v)
 	}
 	for i, v := range vals {
-		if got := a.at(offs[i], uint32(len(v))); !bytes.Equal(got, v) {
+		if got := a.At(offs[i], uint32(len(v))); !bytes.Equal(got, v) || a.String(offs[i], uint32(len(v))) != string(v) {
 			t.Fatalf("value %d (%d bytes at %d) reads back wrong", i, len(v), offs[i])
 		}
 	}
