@@ -1,7 +1,6 @@
 package join
 
 import (
-	"container/heap"
 	"context"
 	"reflect"
 
@@ -155,7 +154,7 @@ func (s *side) dropGroups(own exec.KeyGroupRange) {
 		}
 		clear(h.items[len(live):])
 		h.items = live
-		heap.Init(h)
+		h.init()
 		s.stale = 0
 	}
 }
