@@ -40,6 +40,8 @@ type Figures struct {
 	EventsPerS        float64 `json:"events_per_s"`
 	EventsPerSPerCore float64 `json:"events_per_s_per_core"`
 	PeakRSSBytes      int64   `json:"peak_rss_bytes"`
+	// Generate is what the generator made: GenerateRead or GenerateAll.
+	Generate string `json:"generate"`
 	// The checkpoints of a checkpointed run (absent without checkpoints).
 	Checkpoints        int     `json:"checkpoints,omitempty"`
 	CheckpointsFailed  int     `json:"checkpoints_failed,omitempty"`

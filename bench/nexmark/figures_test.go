@@ -65,7 +65,7 @@ func TestJSONShape(t *testing.T) {
 	if err := json.Unmarshal(lines[0], &obj); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"cores", "cpu_s", "events", "events_per_s", "events_per_s_per_core", "peak_rss_bytes", "query", "wall_s"}
+	want := []string{"cores", "cpu_s", "events", "events_per_s", "events_per_s_per_core", "generate", "peak_rss_bytes", "query", "wall_s"}
 	if got := keys(obj); !reflect.DeepEqual(got, want) {
 		t.Errorf("fields %q, want %q", got, want)
 	}

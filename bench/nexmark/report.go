@@ -46,9 +46,14 @@ func Describe(c Config) []string {
 	case c.OnDisk:
 		state = "a Badger data directory, no checkpoints"
 	}
+	generated := "generating only the tables each query reads, every column (--generate read),"
+	if c.generate() == GenerateAll {
+		generated = "generating every event of every table, every column, whatever the query reads (--generate all),"
+	}
 	return []string{
 		fmt.Sprintf("nexmark: %s events per query (event times 0.1 ms apart), parallelism %d, generator in process and %s,",
 			groupThousands(c.Events), c.parallelism(), rate),
+		generated,
 		"blackhole sinks, each query in its own process, " + state + ";",
 		"cores = CPU s / wall s, events/s/core = events / CPU s.",
 		"baseline: " + BaselineDescription + "; (×) = ratio to the baseline.",

@@ -63,12 +63,15 @@ func TestNumberFormats(t *testing.T) {
 func TestDescribe(t *testing.T) {
 	lines := Describe(Config{Events: 1_000_000, Parallelism: 2})
 	text := strings.Join(lines, "\n")
-	for _, want := range []string{"1,000,000 events", "parallelism 2", "unthrottled", "baseline: " + BaselineDescription} {
+	for _, want := range []string{"1,000,000 events", "parallelism 2", "unthrottled", "(--generate read)", "baseline: " + BaselineDescription} {
 		if !strings.Contains(text, want) {
 			t.Errorf("missing %q in\n%s", want, text)
 		}
 	}
 	if text := strings.Join(Describe(Config{Events: 1, Parallelism: 1, Rate: 50_000}), "\n"); !strings.Contains(text, "throttled to 50.0K events/s") {
 		t.Errorf("rate: %s", text)
+	}
+	if text := strings.Join(Describe(Config{Events: 1, Generate: GenerateAll}), "\n"); !strings.Contains(text, "every event of every table, every column, whatever the query reads (--generate all)") {
+		t.Errorf("generate all: %s", text)
 	}
 }

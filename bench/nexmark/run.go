@@ -33,9 +33,10 @@ const progressInterval = 500 * time.Millisecond
 // RunOne runs query q to completion in this process and measures it: it
 // opens an engine (in memory, or on a data directory in a scratch
 // directory when c says so, checkpointing every c.CheckpointInterval),
-// creates the streams (StreamDDL), runs q's statements and then FLUSH,
-// and times the span from just before q's first statement to just after
-// FLUSH returns. onProgress (may be nil) is called from another goroutine
+// creates the streams (StreamDDL; under GenerateAll with the whole
+// generator shared among the streams q scans, streamsFor), runs q's
+// statements and then FLUSH, and times the span from just before q's
+// first statement to just after FLUSH returns. onProgress (may be nil) is called from another goroutine
 // while the query runs, and never after RunOne returns. The checkpoints
 // committed from q's first statement to the end of FLUSH (which takes one
 // of its own) are counted from SHOW CHECKPOINTS. The CPU time and peak
@@ -48,6 +49,10 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	stmts, err := parseQuery(q)
 	if err != nil {
 		return Figures{}, err
+	}
+	ddls, err := streamsFor(ctx, c, stmts)
+	if err != nil {
+		return Figures{}, queryError(q, err)
 	}
 	scratch, err := os.MkdirTemp("", "eddy-nexmark-"+q.Name+"-")
 	if err != nil {
@@ -67,7 +72,7 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	}
 	defer eng.Close()
 	sess := eng.NewSession(engine.SessionOptions{})
-	for _, ddl := range StreamDDL(c) {
+	for _, ddl := range ddls {
 		if err := execText(ctx, sess, ddl); err != nil {
 			return Figures{}, fmt.Errorf("creating the streams: %w", err)
 		}
@@ -114,7 +119,9 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 			return Figures{}, fmt.Errorf("reading the checkpoints: %w", err)
 		}
 	}
-	return Compute(q.Name, m), nil
+	f := Compute(q.Name, m)
+	f.Generate = c.generate()
+	return f, nil
 }
 
 // queryError names the query (its file) in err.

@@ -35,6 +35,10 @@ type Config struct {
 	// scratch directory rather than in memory: the baseline to compare
 	// checkpointed runs with.
 	OnDisk bool
+	// Generate is what the generator makes: GenerateRead (or "", the
+	// default) only the tables the query reads, GenerateAll every event of
+	// every table with every column.
+	Generate string
 }
 
 // DefaultEvents is the default length of a run: 10 million events, a tenth
@@ -75,13 +79,22 @@ func (c Config) Validate() error {
 	if c.CheckpointInterval < 0 {
 		return fmt.Errorf("checkpoint interval must not be negative, got %s", c.CheckpointInterval)
 	}
+	if g := c.generate(); g != GenerateRead && g != GenerateAll {
+		return fmt.Errorf("generate must be %q or %q, got %q", GenerateRead, GenerateAll, c.Generate)
+	}
 	return nil
 }
 
 // StreamDDL returns the statements that create the streams person,
 // auction and bid: every column of their table, the watermark, and the
-// generator's options.
-func StreamDDL(c Config) []string {
+// generator's options. Each builds only its own table's events: under
+// GenerateAll a run shares the rest among the streams its query scans
+// (streamsFor).
+func StreamDDL(c Config) []string { return streamDDL(c, nil) }
+
+// streamDDL is StreamDDL with the tables each stream builds (its generate
+// option, joined by commas), by stream; a stream without any has none.
+func streamDDL(c Config, generate map[string][]string) []string {
 	out := make([]string, 0, len(Tables))
 	for _, table := range Tables {
 		var b strings.Builder
@@ -93,6 +106,9 @@ func StreamDDL(c Config) []string {
 			watermarkDelay, table, c.Events)
 		if c.Rate > 0 {
 			fmt.Fprintf(&b, ", rate = '%s'", strconv.FormatFloat(c.Rate, 'f', -1, 64))
+		}
+		if g := generate[table]; len(g) > 0 {
+			fmt.Fprintf(&b, ", generate = '%s'", strings.Join(g, ", "))
 		}
 		b.WriteString(");")
 		out = append(out, b.String())

@@ -35,6 +35,18 @@ func TestStreamDDL(t *testing.T) {
 	if ddl := StreamDDL(Config{Events: 1, Rate: 2500.5}); !strings.Contains(ddl[2], "rate = '2500.5'") {
 		t.Errorf("rate: %s", ddl[2])
 	}
+	for i, s := range StreamDDL(Config{Events: 1, Generate: GenerateAll}) {
+		if strings.Contains(s, "generate") {
+			t.Errorf("statement %d: StreamDDL shares no generator work: %s", i, s)
+		}
+	}
+	ddl = streamDDL(Config{Events: 1}, map[string][]string{"bid": {"bid", "person"}})
+	if strings.Contains(ddl[0]+ddl[1], "generate") || !strings.HasSuffix(ddl[2], ", generate = 'bid, person');") {
+		t.Errorf("generate lists:\n%s", strings.Join(ddl, "\n"))
+	}
+	if _, err := sql.ParseOne(ddl[2], sql.Pos{Line: 1, Col: 1}); err != nil {
+		t.Errorf("%s does not parse: %v", ddl[2], err)
+	}
 }
 
 func TestBaseline(t *testing.T) {
@@ -65,6 +77,9 @@ func TestValidate(t *testing.T) {
 		{Config{Events: 1, Parallelism: -1}, "parallelism"},
 		{Config{Events: 1, Parallelism: 1000}, "parallelism"},
 		{Config{Events: 1, Rate: -1}, "rate"},
+		{Config{Events: 1, Generate: GenerateAll}, ""},
+		{Config{Events: 1, Generate: GenerateRead}, ""},
+		{Config{Events: 1, Generate: "bid"}, `generate must be "read" or "all", got "bid"`},
 	} {
 		err := tc.c.Validate()
 		if (err == nil) != (tc.err == "") || err != nil && !strings.Contains(err.Error(), tc.err) {

@@ -57,6 +57,7 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"--events", "many"}, "invalid argument"},
 		{[]string{"--rate", "-5"}, "--rate must not be negative"},
 		{[]string{"--checkpoint-interval", "-1s"}, "--checkpoint-interval must not be negative"},
+		{[]string{"--generate", "everything"}, `--generate must be read or all, got "everything"`},
 		{[]string{"--queries", "q0,bid"}, `"bid" is not a query name`},
 		{[]string{"--queries", ""}, "no queries"},
 		{[]string{"--queries", "q0,q99"}, "no query q99"},
@@ -72,7 +73,7 @@ func TestBenchUsageErrors(t *testing.T) {
 
 func TestBenchHelp(t *testing.T) {
 	code, out, _ := runBench(t, "--help")
-	if code != exitOK || !strings.Contains(out, "--events") || !strings.Contains(out, "--queries") || strings.Contains(out, "--child") {
+	if code != exitOK || !strings.Contains(out, "--events") || !strings.Contains(out, "--queries") || !strings.Contains(out, "--generate") || strings.Contains(out, "--child") {
 		t.Errorf("exit %d, help:\n%s", code, out)
 	}
 }
@@ -99,6 +100,7 @@ func TestBenchNexmark(t *testing.T) {
 			EventsPerS        *float64 `json:"events_per_s"`
 			EventsPerSPerCore *float64 `json:"events_per_s_per_core"`
 			PeakRSSBytes      *int64   `json:"peak_rss_bytes"`
+			Generate          string   `json:"generate"`
 		}
 		dec := json.NewDecoder(strings.NewReader(lines[i]))
 		dec.DisallowUnknownFields()
@@ -107,12 +109,48 @@ func TestBenchNexmark(t *testing.T) {
 		}
 		if f.Query != want || f.Events == nil || *f.Events != 20000 || f.WallS == nil || *f.WallS <= 0 ||
 			f.CPUS == nil || *f.CPUS < 0 || f.Cores == nil || f.EventsPerS == nil || *f.EventsPerS <= 0 ||
-			f.EventsPerSPerCore == nil || f.PeakRSSBytes == nil || *f.PeakRSSBytes < 1<<20 {
+			f.EventsPerSPerCore == nil || f.PeakRSSBytes == nil || *f.PeakRSSBytes < 1<<20 || f.Generate != "read" {
 			t.Errorf("line %d: %s", i, lines[i])
 		}
 	}
 	if !strings.Contains(errOut, "nexmark [3/3] q1: 20,000 events in") {
 		t.Errorf("progress:\n%s", errOut)
+	}
+}
+
+// TestBenchNexmarkGenerateAll runs q3 with --generate all: its JSON lines
+// say so, with the same events as under read, and so does the
+// description on standard error; the table report says it at its top.
+func TestBenchNexmarkGenerateAll(t *testing.T) {
+	useTestBinaryAsEddy(t)
+	code, out, errOut := runBench(t, "--events", "20000", "--queries", "q3", "--parallelism", "2", "--json", "--generate", "all")
+	if code != exitOK {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want 2 lines (baseline, q3), got:\n%s\nstderr:\n%s", out, errOut)
+	}
+	for i, want := range []string{"baseline", "q3"} {
+		var f struct {
+			Query    string `json:"query"`
+			Events   int64  `json:"events"`
+			Generate string `json:"generate"`
+			Error    string `json:"error"`
+		}
+		if err := json.Unmarshal([]byte(lines[i]), &f); err != nil {
+			t.Fatal(err)
+		}
+		if f.Query != want || f.Events != 20000 || f.Generate != "all" || f.Error != "" {
+			t.Errorf("line %d: %s", i, lines[i])
+		}
+	}
+	if !strings.Contains(errOut, "every event of every table, every column, whatever the query reads (--generate all)") {
+		t.Errorf("description:\n%s", errOut)
+	}
+	code, out, errOut = runBench(t, "--events", "20000", "--queries", "q0", "--generate", "all")
+	if code != exitOK || !strings.Contains(out, "(--generate all)") || !strings.Contains(out, "\nq0 ") {
+		t.Errorf("table: exit %d, stdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 }
 

@@ -66,10 +66,19 @@ type Config struct {
 	// Columns are the stream's declared columns, a subset of the table's
 	// in any order; none means all of them (see Columns).
 	Columns []catalog.Column
+	// Generate lists the tables whose events the source builds, as the
+	// generate option names them ('all' is all three): the events of the
+	// other tables listed are built with every column into record
+	// batches of their own and released, and the table's own events are
+	// built with every column, declared or not. The rows it returns are
+	// the same as without; only the work differs, which with all three
+	// is that of the whole generator. Nil (generate = 'read') builds only
+	// the table's own events, and only their declared columns.
+	Generate []string
 }
 
 // options lists the WITH options a nexmark stream accepts.
-var options = []string{"connector", "table", "events", "first_event_rate", "rate", "seed", "base_time", "batch_size"}
+var options = []string{"connector", "table", "events", "first_event_rate", "rate", "seed", "base_time", "batch_size", "generate"}
 
 // FromOptions builds a Config from a stream's WITH options (keys matched
 // case-insensitively) and its declared columns, validating both. An unknown
@@ -129,6 +138,11 @@ func FromOptions(opts map[string]string, cols []catalog.Column) (Config, error) 
 			return Config{}, err
 		}
 		cfg.BatchSize = int(n)
+	}
+	if v, ok := get("generate"); ok {
+		if cfg.Generate, err = generateOption(v); err != nil {
+			return Config{}, err
+		}
 	}
 	if err := cfg.validate(); err != nil {
 		return Config{}, err
@@ -200,6 +214,40 @@ func baseTimeOption(v string) (int64, error) {
 	return ms, nil
 }
 
+// GenerateRead and GenerateAll are the generate option's two named values:
+// build only what the stream reads, or the whole event sequence.
+const (
+	GenerateRead = "read"
+	GenerateAll  = "all"
+)
+
+// generateOption parses the generate option: 'read' (nil), 'all' (the
+// three tables), or a comma-separated list of tables, returned once each
+// in the order person, auction, bid.
+func generateOption(v string) ([]string, error) {
+	switch strings.ToLower(v) {
+	case GenerateRead:
+		return nil, nil
+	case GenerateAll:
+		return []string{TablePerson, TableAuction, TableBid}, nil
+	}
+	var listed [numKinds]bool
+	for _, part := range strings.Split(v, ",") {
+		k, ok := tableKind(part)
+		if !ok {
+			return nil, &OptionError{Option: "generate", Msg: "invalid value " + quote(v) + " (want 'read', 'all' or tables such as 'person, bid')"}
+		}
+		listed[k] = true
+	}
+	var out []string
+	for k, name := range kindNames {
+		if listed[k] {
+			out = append(out, name)
+		}
+	}
+	return out, nil
+}
+
 // validate checks a Config built by hand or by FromOptions.
 func (c *Config) validate() error {
 	k, ok := tableKind(c.Table)
@@ -217,6 +265,11 @@ func (c *Config) validate() error {
 		return &OptionError{Option: "base_time", Msg: "value " + strconv.FormatInt(c.BaseTime, 10) + " is outside years 0001 to 9999"}
 	case c.BatchSize < 0 || c.BatchSize > MaxBatchSize:
 		return &OptionError{Option: "batch_size", Msg: "value " + strconv.Itoa(c.BatchSize) + " is out of range [1, " + strconv.Itoa(MaxBatchSize) + "]"}
+	}
+	for _, t := range c.Generate {
+		if _, ok := tableKind(t); !ok {
+			return &OptionError{Option: "generate", Msg: "invalid table " + quote(t) + " (want 'bid', 'auction' or 'person')"}
+		}
 	}
 	_, err := bindColumns(k, strings.ToLower(strings.TrimSpace(c.Table)), c.Columns)
 	return err

@@ -30,7 +30,7 @@ func TestFromOptions(t *testing.T) {
 			Option: "table", WantErr: "nexmark connector: option table: invalid value 'bids' (want 'bid', 'auction' or 'person')"},
 		{Name: "unknown option", Opts: map[string]string{"table": "bid", "topic": "x", "nexmark.table.type": "Bid"},
 			Option: "nexmark.table.type", WantErr: "nexmark connector: option nexmark.table.type: unknown option " +
-				"(valid: connector, table, events, first_event_rate, rate, seed, base_time, batch_size)"},
+				"(valid: connector, table, events, first_event_rate, rate, seed, base_time, batch_size, generate)"},
 		{Name: "other connector", Opts: map[string]string{"connector": "file", "table": "bid"},
 			Option: "connector", WantErr: "nexmark connector: option connector: is 'file', not 'nexmark'"},
 		{Name: "events not a number", Opts: map[string]string{"table": "bid", "events": "1e6"},
@@ -53,6 +53,19 @@ func TestFromOptions(t *testing.T) {
 			Option: "base_time", WantErr: "nexmark connector: option base_time: invalid value 'yesterday' (want 'YYYY-MM-DD HH:MM:SS' or milliseconds since the epoch)"},
 		{Name: "base_time out of range", Opts: map[string]string{"table": "bid", "base_time": "9223372036854775807"},
 			Option: "base_time", WantErr: "nexmark connector: option base_time: value '9223372036854775807' is outside years 0001 to 9999"},
+		{Name: "generate read",
+			Opts: map[string]string{"table": "bid", "generate": " Read "},
+			Want: Config{Table: "bid", BaseTime: DefaultBaseTime}},
+		{Name: "generate all",
+			Opts: map[string]string{"table": "bid", "generate": "ALL"},
+			Want: Config{Table: "bid", BaseTime: DefaultBaseTime, Generate: []string{"person", "auction", "bid"}}},
+		{Name: "generate a list, in the tables' order, once each",
+			Opts: map[string]string{"table": "auction", "generate": "bid, Person,bid"},
+			Want: Config{Table: "auction", BaseTime: DefaultBaseTime, Generate: []string{"person", "bid"}}},
+		{Name: "generate an unknown table", Opts: map[string]string{"table": "bid", "generate": "bid,bids"},
+			Option: "generate", WantErr: "nexmark connector: option generate: invalid value 'bid,bids' (want 'read', 'all' or tables such as 'person, bid')"},
+		{Name: "generate nothing", Opts: map[string]string{"table": "bid", "generate": ""},
+			Option: "generate", WantErr: "nexmark connector: option generate: invalid value '' (want 'read', 'all' or tables such as 'person, bid')"},
 		{Name: "zero batch_size", Opts: map[string]string{"table": "bid", "batch_size": "0"},
 			Option: "batch_size", WantErr: "nexmark connector: option batch_size: value 0 is out of range [1, 1048576]"},
 	}
@@ -97,6 +110,7 @@ func TestNewValidates(t *testing.T) {
 		{Table: "bid", Rate: -1},
 		{Table: "bid", BatchSize: -1},
 		{Table: "bid", BaseTime: maxBaseTime + 1},
+		{Table: "bid", Generate: []string{"bids"}},
 		{Table: ""},
 	}
 	for _, cfg := range bad {

@@ -13,8 +13,9 @@
 // The options are table (required), events (length of the global sequence;
 // 0 or absent = unbounded), first_event_rate (event-time spacing, default
 // 10,000 events/s), rate (wall-clock throttle across all splits, 0 =
-// unthrottled), seed, base_time (default 2015-07-15 00:00:00 UTC) and
-// batch_size; FromOptions validates them and New makes the Source.
+// unthrottled), seed, base_time (default 2015-07-15 00:00:00 UTC),
+// batch_size and generate (below); FromOptions validates them and New
+// makes the Source.
 // Connector is the connector.Source the registry holds: its traits say a
 // nexmark stream is generated, splittable, and bounded with events.
 //
@@ -45,6 +46,26 @@
 // last event. With a rate, event n is due at Open + n/rate on the wall
 // clock: Next returns what is due and exec.ErrCaughtUp when nothing is, and
 // Wait sleeps until the split's next event is due.
+//
+// # Generating what is not read
+//
+// By default (generate = 'read') a stream builds only its table's events,
+// and of them only its declared columns: a query pays for the part of the
+// generator it reads. That flatters its figures next to Flink's and
+// Feldera's Nexmark sources, which make every event of every kind with
+// every column whatever the query reads. With generate = 'all' a split
+// walks every event of its share of the global sequence (n = i, i+P, …):
+// its table's events are built with every column, declared or not, and
+// the others are built with every column into record batches of their
+// own, as the streams of their tables would build them, and released. The
+// rows it returns are exactly those of generate = 'read'; only the work
+// differs, and it is the whole generator's. generate may also list tables
+// ('person, bid'): those tables' events are built and dropped besides the
+// stream's own, so that the streams of one query can share the whole
+// generator's work among them, each kind built once (eddy bench nexmark
+// --generate all). A bounded split builds the events after its table's
+// last one before it ends; an unbounded split that never meets an event
+// of its table builds none.
 //
 // # Positions
 //

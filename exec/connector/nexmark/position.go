@@ -14,9 +14,10 @@ const positionTag = "nexmark"
 // Position implements exec.Positioned. A nexmark position is the split's
 // next event number in the global sequence, with what decides the events
 // and the split: the table, seed, events, first_event_rate and base_time
-// options, the instance and the parallelism. The rate, the batch size and
-// the declared columns are not part of it: they change when events come
-// and how they are cut into chunks, not which event comes next.
+// options, the instance and the parallelism. The rate, the batch size,
+// the declared columns and the generate option are not part of it: they
+// change when events come, how they are cut into chunks and what work is
+// done besides, not which event comes next.
 func (s *Source) Position() ([]byte, error) {
 	if !s.opened {
 		return nil, errNotOpen

@@ -21,7 +21,11 @@ const (
 	kindPerson kind = iota
 	kindAuction
 	kindBid
+	numKinds
 )
+
+// kindNames are the tables of the kinds, by kind.
+var kindNames = [numKinds]string{TablePerson, TableAuction, TableBid}
 
 // fieldType is how a field's values are stored.
 type fieldType uint8

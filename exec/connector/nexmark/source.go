@@ -22,7 +22,10 @@ type Source struct {
 	cfg       Config
 	kind      kind
 	fields    []field
-	outs      []outColumn
+	outs      []outColumn // the declared columns, in the chunks' order
+	build     []outColumn // the columns built: outs, or all with Generate
+	drop      [numKinds]*dropped
+	walk      bool // some other table's events are built and dropped
 	schema    *arrow.Schema
 	gen       *generator
 	batchSize int
@@ -66,6 +69,7 @@ func New(cfg Config) (*Source, error) {
 		kind:      k,
 		fields:    fieldsOf(k),
 		outs:      outs,
+		build:     outs,
 		schema:    arrow.NewSchema(fields, nil),
 		gen:       newGenerator(k, &cfg),
 		batchSize: cfg.BatchSize,
@@ -73,6 +77,7 @@ func New(cfg Config) (*Source, error) {
 	if s.batchSize == 0 {
 		s.batchSize = DefaultBatchSize
 	}
+	s.setupGenerate()
 	return s, nil
 }
 
@@ -107,6 +112,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	s.instance, s.parallelism = env.Instance, p
 	s.cur = newCursor(s.kind, env.Instance, p, s.cfg.Events)
 	s.thr = connector.Throttle{Rate: s.cfg.Rate, Start: s.now()}
+	s.openDropped()
 	s.opened = true
 	return nil
 }
@@ -131,6 +137,9 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 		s.started, s.first = true, s.cur.n
 	}
 	defer s.reportInput()
+	if s.walk {
+		return s.nextWalking()
+	}
 	if !s.cur.seek() {
 		if s.cfg.Events > 0 {
 			return exec.Chunk{}, io.EOF
@@ -147,7 +156,7 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 	if s.cfg.Events > 0 || s.thr.Rate > 0 {
 		rows = s.cur.count(limit, rows)
 	}
-	b := newBatch(s.alloc, s.fields, s.outs, rows)
+	b := newBatch(s.alloc, s.fields, s.build, rows)
 	for b.rows < rows && s.cur.seek() && s.cur.n <= limit {
 		s.gen.event(s.cur.n, b)
 		s.cur.advance()
@@ -182,6 +191,9 @@ func (s *Source) Wait(ctx context.Context) error {
 	case !s.opened:
 		return errNotOpen
 	}
+	if s.walk {
+		return s.waitWalking(ctx)
+	}
 	if s.cur.seek() {
 		if s.thr.Rate == 0 {
 			return nil
@@ -198,6 +210,7 @@ func (s *Source) Wait(ctx context.Context) error {
 // Close ends the source. Chunks already returned stay valid. It is safe
 // without Open and idempotent.
 func (s *Source) Close() error {
+	s.closeDropped()
 	s.closed = true
 	return nil
 }
