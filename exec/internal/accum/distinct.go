@@ -12,7 +12,7 @@ import (
 // when its count rises from zero and once (retracted) when it falls back
 // to zero. Values of kind KindFloat and KindDec are kept as their keys.
 type distinctAgg[V ordered] struct {
-	multisets[V]
+	countsets[V]
 	kind  Kind
 	inner Accumulator
 	arena *aggstate.Arena
@@ -34,21 +34,21 @@ func (a *distinctAgg[V]) Bind(arena *aggstate.Arena, off int) {
 }
 
 func (a *distinctAgg[V]) Grow(n int) {
-	a.multisets.Grow(n)
+	a.countsets.Grow(n)
 	a.inner.Grow(n)
 }
 
 func (a *distinctAgg[V]) Free(s int32) {
-	a.multisets.Free(s)
+	a.countsets.Free(s)
 	a.inner.Free(s)
 }
 
 func (a *distinctAgg[V]) Touch(b *Batch) int64 {
-	return a.multisets.Touch(b) + a.inner.Touch(b)
+	return a.countsets.Touch(b) + a.inner.Touch(b)
 }
 
 func (a *distinctAgg[V]) Bytes() int64 {
-	return a.multisets.Bytes() + a.inner.Bytes()
+	return a.countsets.Bytes() + a.inner.Bytes()
 }
 
 func (a *distinctAgg[V]) Update(b *Batch, w []int64, arg *Arg) error {

@@ -81,9 +81,9 @@ func newMinMax(k Kind, max bool, opts Options) Accumulator {
 // (doubles and decimals are told apart by their keys).
 func newDistinct(k Kind, inner Accumulator) Accumulator {
 	if k == KindInt || k == KindFloat {
-		return &distinctAgg[int64]{kind: k, multisets: newMultisets[int64](0), inner: inner}
+		return &distinctAgg[int64]{kind: k, countsets: newCountsets[int64](0), inner: inner}
 	}
-	return &distinctAgg[string]{kind: k, multisets: newMultisets[string](decKeyLen(k)), inner: inner}
+	return &distinctAgg[string]{kind: k, countsets: newCountsets[string](decKeyLen(k)), inner: inner}
 }
 
 // decKeyLen is the length of the string values of kind k kept in ordered

@@ -198,7 +198,7 @@ func (a *minMaxAgg[V]) LoadState(s int32, b []byte) ([]byte, error) {
 
 // AppendState appends the multiset, then the inner accumulator's state.
 func (a *distinctAgg[V]) AppendState(s int32, buf []byte) ([]byte, error) {
-	return a.inner.AppendState(s, a.appendMultiset(s, buf, codecOf[V]()))
+	return a.inner.AppendState(s, a.appendSet(s, buf, codecOf[V]()))
 }
 
 // LoadState reads the multiset, then the inner accumulator's state, which
@@ -206,7 +206,7 @@ func (a *distinctAgg[V]) AppendState(s int32, buf []byte) ([]byte, error) {
 // compensation of a double sum, a carry) than summing them again would
 // give bit for bit.
 func (a *distinctAgg[V]) LoadState(s int32, b []byte) ([]byte, error) {
-	b, err := a.loadMultiset(s, b, codecOf[V]())
+	b, err := a.loadSet(s, b, codecOf[V]())
 	if err != nil {
 		return b, err
 	}

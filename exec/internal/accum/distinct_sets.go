@@ -1,0 +1,150 @@
+package accum
+
+import (
+	"encoding/binary"
+	"slices"
+
+	"github.com/zeebo/xxh3"
+
+	"github.com/eddysql/eddy/exec/internal/aggstate"
+)
+
+// countsets is a slot-indexed column of unordered multisets (value →
+// count): the state of a DISTINCT filter, which needs no order (a MIN or
+// MAX keeps its values in multisets, ordered). It keeps the bookkeeping of
+// the memory estimate, as multisets does.
+type countsets[V ordered] struct {
+	columnAgg
+	clone   func(V) V
+	size    func(V) int64
+	hash    func(V) uint64
+	sets    aggstate.Column[aggstate.CountSet[V]]
+	entries int64 // distinct values held, over all groups
+	extra   int64 // bytes the held values point to
+	tables  int64 // bytes of the sets' tables
+	keyLen  int64 // the length of every value when they are decimal keys (DecKeys), else 0
+}
+
+// newCountsets returns empty sets whose values (strings) all have length
+// keyLen, or any length for 0.
+func newCountsets[V ordered](keyLen int) countsets[V] {
+	return countsets[V]{clone: cloneOf[V](), size: sizeOf[V](), hash: hashOf[V](), keyLen: int64(keyLen)}
+}
+
+// hashOf returns the hash of values of type V: the aggregate's integer
+// hash, or xxh3 for strings.
+func hashOf[V ordered]() func(V) uint64 {
+	var zero V
+	if _, ok := any(zero).(string); ok {
+		return any(func(s string) uint64 { return xxh3.HashString(s) }).(func(V) uint64)
+	}
+	return any(func(v int64) uint64 { return aggstate.Hash64(v) }).(func(V) uint64)
+}
+
+// add adds w occurrences of v to group s and returns the count before.
+func (m *countsets[V]) add(s int32, v V, w int64) (int64, error) {
+	set := m.sets.At(s)
+	table := set.Bytes()
+	before, err := set.Add(v, m.hash(v), w, m.clone)
+	m.tables += set.Bytes() - table
+	if err != nil {
+		return before, err
+	}
+	switch after := before + w; {
+	case before == 0 && after > 0:
+		m.entries++
+		if m.size != nil {
+			m.extra += m.size(v)
+		}
+	case before > 0 && after == 0:
+		m.entries--
+		if m.size != nil {
+			m.extra -= m.size(v)
+		}
+	}
+	return before, nil
+}
+
+func (m *countsets[V]) Grow(n int) { m.sets.Grow(n) }
+
+func (m *countsets[V]) Free(s int32) {
+	set := m.sets.At(s)
+	set.Each(func(v V, _ int64) {
+		m.entries--
+		if m.size != nil {
+			m.extra -= m.size(v)
+		}
+	})
+	m.tables -= set.Bytes()
+	set.Reset()
+}
+
+// Touch reads each touched group's set header.
+func (m *countsets[V]) Touch(b *Batch) int64 {
+	var sum int64
+	for _, s := range b.Touched {
+		sum += int64(m.sets.At(s).Len())
+	}
+	return sum
+}
+
+func (m *countsets[V]) Bytes() int64 { return m.sets.Bytes() + m.tables + m.extra }
+
+// appendSet appends the values of slot s and their counts in ascending
+// order, as a multiset's are written (appendMultiset): the checkpoint
+// format does not depend on which kind of set a DISTINCT keeps.
+func (m *countsets[V]) appendSet(s int32, buf []byte, c valueCodec[V]) []byte {
+	set := m.sets.At(s)
+	type entry struct {
+		v V
+		n int64
+	}
+	entries := make([]entry, 0, set.Len())
+	set.Each(func(v V, n int64) { entries = append(entries, entry{v, n}) })
+	slices.SortFunc(entries, func(a, b entry) int {
+		switch {
+		case a.v < b.v:
+			return -1
+		case a.v > b.v:
+			return 1
+		}
+		return 0
+	})
+	buf = binary.AppendUvarint(buf, uint64(len(entries)))
+	for _, e := range entries {
+		buf = c.put(buf, e.v)
+		buf = binary.AppendUvarint(buf, uint64(e.n))
+	}
+	return buf
+}
+
+// loadSet reads the values appendSet wrote (or appendMultiset) into the
+// empty set of slot s.
+func (m *countsets[V]) loadSet(s int32, b []byte, c valueCodec[V]) ([]byte, error) {
+	n, b, err := readLen(b)
+	if err != nil {
+		return b, err
+	}
+	var prev V
+	for i := range n {
+		var v V
+		var cnt int64
+		if v, b, err = c.get(b); err != nil {
+			return b, err
+		}
+		if cnt, b, err = readCount(b); err != nil {
+			return b, err
+		}
+		if i > 0 && v <= prev {
+			return b, corrupt("multiset values out of order")
+		}
+		if m.keyLen > 0 && m.size(v) != m.keyLen {
+			return b, corrupt("a decimal key of %d bytes", m.size(v))
+		}
+		prev = v
+		if _, err := m.add(s, v, cnt); err != nil {
+			return b, err
+		}
+	}
+	return b, nil
+}
