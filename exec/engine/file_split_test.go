@@ -116,17 +116,24 @@ func TestFileSplitsSameResults(t *testing.T) {
 		WATERMARK FOR ts AS ts - INTERVAL '2' SECOND)
 		WITH (connector = 'file', path = 'bids.csv', header = 'true');`)
 	var pulled, notices []string
+	// do runs one statement and keeps its notices: the views' come with
+	// whichever statement follows them.
+	do := func(stmt string) *Result {
+		t.Helper()
+		res := run(t, s, stmt)
+		notices = append(notices, res.Notices...)
+		return res
+	}
 	for _, p := range []int{1, 2, 4} {
-		run(t, s, fmt.Sprintf(`SET parallelism = %d;`, p))
-		plan := text(run(t, s, `EXPLAIN SELECT * FROM bids;`))
+		do(fmt.Sprintf(`SET parallelism = %d;`, p))
+		plan := text(do(`EXPLAIN SELECT * FROM bids;`))
 		if !strings.Contains(plan, fmt.Sprintf("Source bids kind=file columns=[auction, channel, price, ts] watermark=(ts - INTERVAL '2' SECOND) mode=snapshot  (parallelism=%d,", p)) {
 			t.Errorf("p%d: the file is not read in %d splits:\n%s", p, p, plan)
 		}
-		res := run(t, s, `SELECT * FROM bids;`)
-		notices = append(notices, res.Notices...) // the views' too
+		res := do(`SELECT * FROM bids;`)
 		var got []string
 		for i := range res.Rows {
-			got = append(got, text(&Result{Columns: res.Columns, Rows: res.Rows[i:i+1]})) // a row may hold line breaks
+			got = append(got, text(&Result{Columns: res.Columns, Rows: res.Rows[i : i+1]})) // a row may hold line breaks
 		}
 		slices.Sort(got)
 		if len(got) != rows-len(bad) {
@@ -144,17 +151,15 @@ func TestFileSplitsSameResults(t *testing.T) {
 			`CREATE MATERIALIZED VIEW ch_p%[1]d AS
 			  SELECT channel, COUNT(*) AS n, SUM(price) AS total, MIN(ts) AS first FROM bids GROUP BY channel;`,
 		} {
-			notices = append(notices, run(t, s, fmt.Sprintf(stmt, p)).Notices...)
+			do(fmt.Sprintf(stmt, p))
 		}
 	}
-	notices = append(notices, run(t, s, "FLUSH;").Notices...)
+	do("FLUSH;")
 	want := map[string]string{}
 	for _, p := range []int{1, 2, 4} {
 		for _, v := range []string{"tum", "ch"} {
 			name := fmt.Sprintf("%s_p%d", v, p)
-			res := run(t, s, "SELECT * FROM "+name+" ORDER BY 1;")
-			notices = append(notices, res.Notices...)
-			got := text(res)
+			got := text(do("SELECT * FROM " + name + " ORDER BY 1;"))
 			if w, ok := want[v]; ok && got != w {
 				t.Errorf("%s differs from %s_p1:\n%s\nwant\n%s", name, v, got, w)
 			}
@@ -163,8 +168,7 @@ func TestFileSplitsSameResults(t *testing.T) {
 	}
 	// SHOW QUERIES: name | kind | status | parallelism | rows_in | rows_out
 	// | rows_per_s | late_rows | bad_rows | ...
-	res := run(t, s, "SHOW QUERIES;")
-	notices = append(notices, res.Notices...)
+	res := do("SHOW QUERIES;")
 	shown := map[string][]string{}
 	for _, line := range strings.Split(text(res), "\n") {
 		cols := strings.Split(line, " | ")

@@ -34,7 +34,7 @@ type reader struct {
 	line       int   // 1-based line number of buf[pos]
 	bomChecked bool
 	bomEnd     int64 // the offset after a byte-order mark dropped at the file's start, or 0
-	readLimit  int // tests: the most bytes one read returns (0: no limit)
+	readLimit  int   // tests: the most bytes one read returns (0: no limit)
 }
 
 // reset starts reading f from its beginning (f is positioned at 0).

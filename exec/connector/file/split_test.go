@@ -168,12 +168,12 @@ func allWarnings(t *testing.T, cfg Config, p, readLimit int) splitRead {
 // right (CRLF, no final line break, a header, a byte-order mark, blank
 // lines, lines longer than a split, quoted fields spanning lines that
 // look like records, fewer lines than splits, nothing at all) at
-// parallelisms 1 to 9 and 40 and at more splits than bytes, with reads of any
-// size. Read one after the other, the splits give the rows, warnings and
-// bad-row count of the file read as one, in order; read in turns, the
-// same multiset of rows, as many warnings, each of a true bad row at its
-// true line. With no limit on warnings, every bad row is reported at its
-// line by whichever split reads it.
+// parallelisms 1 to 9 and 40 and at more splits than bytes, with reads
+// of any size. Read one after the other, the splits give the rows,
+// warnings and bad-row count of the file read as one, in order; read in
+// turns, the same multiset of rows, as many warnings, each of a true bad
+// row at its true line. With no limit on warnings, every bad row is
+// reported at its line by whichever split reads it.
 func TestSplitsReadEveryRecordOnce(t *testing.T) {
 	for _, c := range splitCases() {
 		t.Run(c.name, func(t *testing.T) {
