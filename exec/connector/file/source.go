@@ -13,10 +13,6 @@ import (
 	"github.com/eddysql/eddy/exec"
 )
 
-// maxReported is how many bad rows a source reports one by one; later ones
-// are only counted, so a broken file cannot flood the user with warnings.
-const maxReported = 5
-
 // errNotOpen is returned by Next before Open or after Close.
 var errNotOpen = errors.New("file connector: source is not open")
 
@@ -360,37 +356,6 @@ func (s *Source) header(st scanStatus, msg string) error {
 	}
 	s.nfields = len(fs)
 	s.needHeader = false
-	return nil
-}
-
-// bad handles a bad row starting on line: it is counted, and reported while
-// the splits of the scan reported fewer than maxReported together; with
-// on_error = 'fail' it ends the source.
-func (s *Source) bad(line int, f fault) error {
-	e := &RowError{Path: s.cfg.Path, Line: line, Msg: f.msg}
-	if f.code != faultRecord {
-		e.Column, e.Msg = s.cols[f.col].name, f.message(&s.cols[f.col])
-	}
-	s.env.Metrics.BadRows.Add(1)
-	if s.cfg.OnError == OnErrorFail {
-		// The source is positioned before the row, so that one resumed
-		// from its position fails on it again.
-		s.failAt = &location{offset: s.rd.consumed() - int64(s.recLen), line: line}
-		s.err = e
-		return e
-	}
-	if s.shared.reports.Load() > maxReported {
-		return nil // only counted: the common case in a file of many bad rows
-	}
-	switch n := s.shared.reports.Add(1); {
-	case n <= maxReported:
-		s.env.Warnf("%s", e.Error())
-	case n == maxReported+1:
-		s.env.Warnf("%s: more than %d bad rows; further bad rows are only counted (bad_rows)", s.cfg.Path, maxReported)
-	default:
-		return nil
-	}
-	s.reported++
 	return nil
 }
 
