@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/eddysql/eddy/exec/internal/position"
 )
 
 // positionTag is the kind tag of a file source's positions.
 const positionTag = "file"
+
+// maxSplits bounds the parallelism a position may name: the engine's
+// parallelism is at most 256, and a position naming more is damaged.
+const maxSplits = 1 << 16
 
 // location is a place in the file: a byte offset and the 1-based line it
 // is on.
@@ -85,7 +90,11 @@ func (s *Source) Seek(ctx context.Context, pos []byte) (err error) {
 	headerRead, reported := r.Uint() == 1, int(r.Uint())
 	sp := wholeFile
 	if r.More() { // a position written before files were read in splits has none
-		sp = splitOf(int(r.Uint()), int(r.Uint()), int64(r.Uint()))
+		inst, par, size := r.Uint(), r.Uint(), r.Uint()
+		if inst >= par || par > maxSplits || size > math.MaxInt64 {
+			return position.Errorf(src, "the position's split (%d of %d of %d bytes) is malformed", inst, par, size)
+		}
+		sp = splitOf(int(inst), int(par), int64(size))
 	}
 	if err := r.Done(); err != nil {
 		return err

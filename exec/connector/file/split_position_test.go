@@ -239,6 +239,8 @@ func TestSplitPositionRefused(t *testing.T) {
 		{Name: "read as one", Pos: unsplit(12, 3), Want: "the position is of the file read as one, not of split 1 of 2"},
 		{Name: "before the split", Pos: craft(1, 2, 32, 12, 3), Want: "byte 12 is before byte 20, where split 1 of 2 starts"},
 		{Name: "more bytes", Pos: craft(1, 2, 64, 24, 5), Want: "the file has 32 bytes, fewer than the 64 its splits divided"},
+		{Name: "malformed split", Pos: craft(2, 2, 32, 24, 5), Want: "the position's split (2 of 2 of 32 bytes) is malformed"},
+		{Name: "malformed size", Pos: craft(1, 2, 1<<63, 24, 5), Want: "the position's split (1 of 2 of 9223372036854775808 bytes) is malformed"},
 	}, nil)
 
 	// The file read as one resumes from an unsplit position.
