@@ -106,6 +106,10 @@ type Env struct {
 	// Clock, if set, replaces time.Now as Now: tests give operators a
 	// fake clock. The runtime leaves it nil.
 	Clock func() time.Time
+	// Shared is the same for every instance of the stage in this job:
+	// what the splits of a source share (see Shared). It is nil when an
+	// instance runs alone (NewTestEnv), which then shares with no one.
+	Shared *Shared
 }
 
 // Now returns the processing time: Clock's, or time.Now's.

@@ -167,6 +167,7 @@ type stageRun struct {
 	senders  int // upstream instances feeding each instance
 	tasks    []*task
 	consumer consumerRef // the stage input its output feeds
+	shared   exec.Shared // what the stage's instances share (exec.Env.Shared)
 }
 
 // consumerRef names the input of a later stage that a stage's output

@@ -81,7 +81,8 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	spec := sr.spec
 	t := &task{name: fmt.Sprintf("stage %d instance %d", si, inst), job: j}
 	t.env = &exec.Env{Alloc: opts.Alloc, Instance: inst, Parallelism: spec.Parallelism,
-		KeyGroups: exec.KeyGroupsOf(inst, spec.Parallelism), Metrics: &exec.OperatorMetrics{}, OnWarning: opts.OnWarning}
+		KeyGroups: exec.KeyGroupsOf(inst, spec.Parallelism), Metrics: &exec.OperatorMetrics{}, OnWarning: opts.OnWarning,
+		Shared: &sr.shared}
 	if spec.Source != nil {
 		src, err := spec.Source(inst)
 		if err != nil {

@@ -130,8 +130,11 @@ func (b *batch) finish() arrow.RecordBatch {
 		cb := &b.cols[j]
 		if cb.str != nil {
 			// Scale the hint to a full batch, so a short batch (a followed
-			// file) does not shrink the next reservation.
-			cb.dataHint = min(cb.str.DataLen()/b.rows*b.size, maxDataHint)
+			// file) does not shrink the next reservation, with an eighth to
+			// spare: a batch of slightly longer strings than the last must
+			// not outgrow it, which doubles the buffer and copies it.
+			full := cb.str.DataLen() * b.size / b.rows
+			cb.dataHint = min(full+full/8, maxDataHint)
 		}
 		arrs[j] = cb.b.NewArray()
 	}

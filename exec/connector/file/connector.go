@@ -41,10 +41,11 @@ var _ connector.PathReader = Connector{}
 // Columns returns nil: a file stream declares its columns.
 func (Connector) Columns(map[string]string) []catalog.Column { return nil }
 
-// Traits says a file is bounded unless followed, and read as one.
+// Traits says a file is bounded and read in parallel splits unless it is
+// followed: a followed file is read as one.
 func (Connector) Traits(spec connector.Spec) catalog.SourceTraits {
 	follow, _ := boolOption(lookup(spec.Options), "follow")
-	return catalog.SourceTraits{Bounded: !follow}
+	return catalog.SourceTraits{Bounded: !follow, Splittable: !follow}
 }
 
 // Open returns a *Source reading the file; a snapshot reads what the file

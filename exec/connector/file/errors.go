@@ -98,3 +98,39 @@ func (f fault) message(col *column) string {
 	}
 	return f.msg
 }
+
+// maxReported is how many bad rows the splits of a scan report one by one
+// together; later ones are only counted, so a broken file cannot flood the
+// user with warnings.
+const maxReported = 5
+
+// bad handles a bad row starting on line: it is counted, and reported while
+// the splits of the scan reported fewer than maxReported together; with
+// on_error = 'fail' it ends the source.
+func (s *Source) bad(line int, f fault) error {
+	e := &RowError{Path: s.cfg.Path, Line: line, Msg: f.msg}
+	if f.code != faultRecord {
+		e.Column, e.Msg = s.cols[f.col].name, f.message(&s.cols[f.col])
+	}
+	s.env.Metrics.BadRows.Add(1)
+	if s.cfg.OnError == OnErrorFail {
+		// The source is positioned before the row, so that one resumed
+		// from its position fails on it again.
+		s.failAt = &location{offset: s.rd.consumed() - int64(s.recLen), line: line}
+		s.err = e
+		return e
+	}
+	if s.shared.reports.Load() > maxReported {
+		return nil // only counted: the common case in a file of many bad rows
+	}
+	switch n := s.shared.reports.Add(1); {
+	case n <= maxReported:
+		s.env.Warnf("%s", e.Error())
+	case n == maxReported+1:
+		s.env.Warnf("%s: more than %d bad rows; further bad rows are only counted (bad_rows)", s.cfg.Path, maxReported)
+	default:
+		return nil
+	}
+	s.reported++
+	return nil
+}

@@ -4,12 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/eddysql/eddy/exec/internal/position"
 )
 
 // positionTag is the kind tag of a file source's positions.
 const positionTag = "file"
+
+// maxSplits bounds the parallelism a position may name: the engine's
+// parallelism is at most 256, and a position naming more is damaged.
+const maxSplits = 1 << 16
 
 // location is a place in the file: a byte offset and the 1-based line it
 // is on.
@@ -21,10 +26,12 @@ type location struct {
 // Position implements exec.Positioned. A file position is the byte offset
 // and line number just after the last record the returned rows came from
 // (bad rows skipped included; read-ahead not), whether the CSV header was
-// read, how many bad rows were reported (so that a resumed source warns no
-// more than an uninterrupted one), and what identifies the file and its
-// reading: the path option, the format, header and delimiter. With
-// on_error = 'fail', a source that met a bad row is positioned before it.
+// read, how many bad rows this source reported (so that a resumed scan
+// warns no more than an uninterrupted one), what identifies the file and
+// its reading (the path option, the format, header and delimiter), and
+// the split: its instance, the parallelism and the file size the splits
+// divided (0 for a file read as one). With on_error = 'fail', a source
+// that met a bad row is positioned before it.
 func (s *Source) Position() ([]byte, error) {
 	if s.file == nil {
 		return nil, errNotOpen
@@ -40,6 +47,9 @@ func (s *Source) Position() ([]byte, error) {
 	w.Uint(uint64(at.line))
 	w.Uint(boolUint(!s.needHeader))
 	w.Uint(uint64(s.reported))
+	w.Uint(uint64(s.split.instance))
+	w.Uint(uint64(s.split.parallelism))
+	w.Uint(uint64(s.split.size))
 	return w.Bytes(), nil
 }
 
@@ -59,9 +69,14 @@ func boolUint(b bool) uint64 {
 // position's offset, numbering lines from its line. The file is not
 // checked by size or time (a followed file grows), but the offset must be
 // within it, at the start of a line (or its very end), and not within the
-// CSV header; a file that shrank below it, a position of another file or
-// of other options is refused with a *position.Error naming the file.
-func (s *Source) Seek(ctx context.Context, pos []byte) error {
+// CSV header or before the split's first record; a file that shrank below
+// it, a position of another file, of other options or of another split
+// (another instance or parallelism) is refused with a *position.Error
+// naming the file. A position written before files were read in splits
+// is of the file read as one: split 0 of 1. A split keeps the bounds its
+// position was read with: when the file grew since, its splits divide the
+// size they divided before, and the last one reads what was appended.
+func (s *Source) Seek(ctx context.Context, pos []byte) (err error) {
 	switch {
 	case s.file == nil:
 		return errNotOpen
@@ -73,6 +88,14 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	path, ident := r.String(), r.String()
 	at := location{offset: int64(r.Uint()), line: int(r.Uint())}
 	headerRead, reported := r.Uint() == 1, int(r.Uint())
+	sp := wholeFile
+	if r.More() { // a position written before files were read in splits has none
+		inst, par, size := r.Uint(), r.Uint(), r.Uint()
+		if inst >= par || par > maxSplits || size > math.MaxInt64 {
+			return position.Errorf(src, "the position's split (%d of %d of %d bytes) is malformed", inst, par, size)
+		}
+		sp = splitOf(int(inst), int(par), int64(size))
+	}
 	if err := r.Done(); err != nil {
 		return err
 	}
@@ -81,6 +104,8 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 		return position.Errorf(src, "the position is of file %s", quote(path))
 	case ident != s.identity():
 		return position.Errorf(src, "the position is of a source with %s, not %s", ident, s.identity())
+	case sp.instance != s.split.instance || sp.parallelism != s.split.parallelism:
+		return position.Errorf(src, "the position is of %s, not of %s", sp, s.split)
 	case at.offset < 0 || at.line < 1 || int64(at.line) > at.offset+1:
 		return position.Errorf(src, "line %d cannot start at byte %d", at.line, at.offset)
 	}
@@ -91,9 +116,51 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	if err != nil {
 		return fmt.Errorf("file connector: %w", err)
 	}
-	if size := info.Size(); at.offset > size {
+	switch size := info.Size(); {
+	case at.offset > size:
 		return position.Errorf(src, "the file has %d bytes, fewer than the position's %d: it was truncated or replaced", size, at.offset)
+	case sp.size > size:
+		return position.Errorf(src, "the file has %d bytes, fewer than the %d its splits divided: it was truncated or replaced", size, sp.size)
 	}
+	if sp != s.split {
+		// The file grew since the position's splits divided it: this
+		// split keeps its bounds, which the others keep too.
+		prev, back := s.split, location{offset: s.rd.consumed(), line: s.rd.line}
+		defer func() {
+			if err != nil { // where Open left it, as if Seek was not called
+				s.split = prev
+				if err2 := s.rd.seek(back.offset, back.line); err2 != nil {
+					err = errors.Join(err, fmt.Errorf("file connector: seek in %s: %w", s.path, err2))
+				}
+			}
+		}()
+		if err := s.resplit(ctx, sp); err != nil {
+			return err
+		}
+	}
+	if err := s.seekIn(src, at, headerRead, info.Size()); err != nil {
+		return err
+	}
+	s.shared.reports.Add(int64(reported - s.reported))
+	s.reported = reported
+	return nil
+}
+
+// resplit moves the source, open at split sp's instance of the same
+// parallelism, to the first record of sp.
+func (s *Source) resplit(ctx context.Context, sp split) error {
+	s.split = sp
+	if err := s.rd.seek(s.body.offset, s.body.line); err != nil {
+		return fmt.Errorf("file connector: seek in %s: %w", s.path, err)
+	}
+	return s.skipToSplit(ctx)
+}
+
+// seekIn moves the reader, which is where Open left it (at the split's
+// first record), to at in a file of size bytes, checking that at can be
+// where a source of this split stopped. headerRead says the CSV header
+// was read before at.
+func (s *Source) seekIn(src string, at location, headerRead bool, size int64) error {
 	here := location{offset: s.rd.consumed(), line: s.rd.line}
 	switch {
 	case !headerRead && s.cfg.Format == FormatCSV && s.cfg.Header:
@@ -105,17 +172,18 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	case at == here:
 	case s.needHeader:
 		return position.Errorf(src, "the file has no complete CSV header before byte %d", at.offset)
-	case at.offset < here.offset:
+	case at.offset < here.offset && s.split.lo < 0:
 		return position.Errorf(src, "byte %d is within the CSV header, which ends at byte %d", at.offset, here.offset)
+	case at.offset < here.offset:
+		return position.Errorf(src, "byte %d is before byte %d, where %s starts", at.offset, here.offset, s.split)
 	default:
-		if err := s.atLineStart(src, at.offset, info.Size()); err != nil {
+		if err := s.atLineStart(src, at.offset, size); err != nil {
 			return err
 		}
 		if err := s.rd.seek(at.offset, at.line); err != nil {
 			return fmt.Errorf("file connector: seek in %s: %w", s.path, err)
 		}
 	}
-	s.reported = reported
 	return nil
 }
 
@@ -133,4 +201,13 @@ func (s *Source) atLineStart(src string, offset, size int64) error {
 		return position.Errorf(src, "byte %d is not at the start of a line: the file was changed or replaced", offset)
 	}
 	return nil
+}
+
+// String names the split in messages: "split 2 of 4", or "the file read
+// as one".
+func (sp split) String() string {
+	if sp.parallelism <= 1 {
+		return "the file read as one"
+	}
+	return fmt.Sprintf("split %d of %d", sp.instance, sp.parallelism)
 }

@@ -271,7 +271,7 @@ func errOf(s exec.Positioned, pos []byte) string {
 }
 
 // newSourceOf returns an unopened source of cfg.
-func newSourceOf(t *testing.T, cfg Config) *Source {
+func newSourceOf(t testing.TB, cfg Config) *Source {
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)

@@ -33,7 +33,8 @@ type reader struct {
 	offset     int64 // bytes read from the file so far
 	line       int   // 1-based line number of buf[pos]
 	bomChecked bool
-	readLimit  int // tests: the most bytes one read returns (0: no limit)
+	bomEnd     int64 // the offset after a byte-order mark dropped at the file's start, or 0
+	readLimit  int   // tests: the most bytes one read returns (0: no limit)
 }
 
 // reset starts reading f from its beginning (f is positioned at 0).
@@ -42,19 +43,30 @@ func (r *reader) reset(f *os.File) {
 	if r.buf == nil {
 		r.buf = make([]byte, readBufferSize)
 	}
-	r.pos, r.end, r.offset, r.line, r.bomChecked = 0, 0, 0, 1, false
+	r.pos, r.end, r.offset, r.line, r.bomChecked, r.bomEnd = 0, 0, 0, 1, false, 0
 }
 
 // consumed returns the file offset of the first unconsumed byte: how far
 // the records scanned so far reach, whatever was read ahead.
 func (r *reader) consumed() int64 { return r.offset - int64(r.end-r.pos) }
 
-// seek starts reading r's file at offset, which is on line line.
+// recordStart returns where the next record starts, for the bounds of
+// splits: consumed, except that the first record starts at 0 even when a
+// byte-order mark before it was dropped.
+func (r *reader) recordStart() int64 {
+	if c := r.consumed(); c != r.bomEnd {
+		return c
+	}
+	return 0
+}
+
+// seek starts reading r's file at offset, which is on line line. At
+// offset 0 a byte-order mark is dropped again.
 func (r *reader) seek(offset int64, line int) error {
 	if _, err := r.f.Seek(offset, io.SeekStart); err != nil {
 		return err
 	}
-	r.pos, r.end, r.offset, r.line, r.bomChecked = 0, 0, offset, line, true
+	r.pos, r.end, r.offset, r.line, r.bomChecked, r.bomEnd = 0, 0, offset, line, offset > 0, 0
 	return nil
 }
 
@@ -109,6 +121,7 @@ func (r *reader) checkBOM(atEnd bool) {
 	if len(d) >= len(utf8BOM) || atEnd || !bytes.HasPrefix(utf8BOM, d) {
 		if bytes.HasPrefix(d, utf8BOM) {
 			r.pos += len(utf8BOM)
+			r.bomEnd = int64(len(utf8BOM))
 		}
 		r.bomChecked = true
 	}

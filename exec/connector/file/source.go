@@ -13,15 +13,12 @@ import (
 	"github.com/eddysql/eddy/exec"
 )
 
-// maxReported is how many bad rows a source reports one by one; later ones
-// are only counted, so a broken file cannot flood the user with warnings.
-const maxReported = 5
-
 // errNotOpen is returned by Next before Open or after Close.
 var errNotOpen = errors.New("file connector: source is not open")
 
-// Source reads a CSV or JSON-lines file as a stream of chunks. It implements
-// exec.Source; the runtime calls it from one goroutine.
+// Source reads a CSV or JSON-lines file, or one split of it, as a stream
+// of chunks. It implements exec.Source; the runtime calls it from one
+// goroutine.
 type Source struct {
 	cfg  Config
 	path string // the resolved path, set by Open
@@ -41,7 +38,11 @@ type Source struct {
 	nfields    int   // CSV: the fields a record must have
 	needHeader bool  // CSV: the next record is the header
 
-	reported int   // bad rows reported so far (up to maxReported+1)
+	split  split        // the part of the file this instance reads
+	shared *splitShared // what the splits of the scan share
+	body   location     // where the records start, after any header read by Open
+
+	reported int   // bad-row warnings this source issued (up to maxReported+1)
 	err      error // a fatal error: every later Next returns it
 	eof      bool  // a bounded file was read to its end
 	closed   bool
@@ -72,7 +73,7 @@ func New(cfg Config) (*Source, error) {
 	if cfg.OnError == "" {
 		cfg.OnError = OnErrorSkip
 	}
-	s := &Source{cfg: cfg}
+	s := &Source{cfg: cfg, split: wholeFile}
 	for _, c := range cfg.Columns {
 		col, err := newColumn(c)
 		if err != nil {
@@ -90,14 +91,24 @@ func New(cfg Config) (*Source, error) {
 }
 
 // Open opens the file and, for a CSV file with a header, reads the header
-// and matches the columns to it. A missing file, or a declared column
-// missing from the header, is an error naming the file.
+// and matches the columns to it. A bounded file is read in
+// env.Parallelism splits: Open moves split env.Instance to its first
+// record (split.go). A missing file, or a declared column missing from the
+// header, is an error naming the file; so is a followed file opened as
+// more than one split.
 func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if s.closed {
 		return errors.New("file connector: source is closed")
 	}
 	if s.file != nil {
 		return errors.New("file connector: source is already open")
+	}
+	p := max(env.Parallelism, 1)
+	switch {
+	case env.Instance < 0 || env.Instance >= p:
+		return fmt.Errorf("file connector: instance %d is not among the %d instances", env.Instance, p)
+	case s.cfg.Follow && p > 1:
+		return fmt.Errorf("file connector: %s: a followed file is read as one split, not by %d instances", s.cfg.Path, p)
 	}
 	// The path is checked again now: a link may have changed since the
 	// stream was created.
@@ -110,6 +121,8 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 		return err
 	}
 	s.path, s.env, s.file, s.info = path, env, f, info
+	s.shared = sharedOf(env, path, info.Size())
+	s.split = splitOf(env.Instance, p, s.shared.size)
 	s.bat = newBatch(env.Alloc, s.cols, s.cfg.BatchSize)
 	s.start()
 	if s.needHeader {
@@ -124,6 +137,11 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 		}
 		// With no complete header yet (an empty file, or a followed file
 		// still being written), the header is read with the first records.
+	}
+	s.body = location{offset: s.rd.consumed(), line: s.rd.line}
+	if err := s.skipToSplit(ctx); err != nil {
+		s.Close()
+		return err
 	}
 	return nil
 }
@@ -191,22 +209,28 @@ func (s *Source) Next(ctx context.Context) (exec.Chunk, error) {
 }
 
 // reportInput records the source's progress in bytes: read since the
-// first Next, and left in the file as it was when opened (a followed
-// file's growth shows once read).
+// first Next, and left in its split of the file as it was when opened (a
+// followed file's growth shows once read).
 func (s *Source) reportInput() {
 	if s.env == nil || s.env.Metrics == nil {
 		return
 	}
 	at := s.rd.consumed()
-	s.env.Metrics.ReportInput(at-s.first, s.info.Size()-at)
+	s.env.Metrics.ReportInput(at-s.first, s.split.end(s.info.Size())-at)
 }
 
 // readRecord scans the next record, reading more of the file as needed. It
 // returns scanRecord or scanBad with the line the record starts on, or
-// scanMore when the file has nothing more for now (*atEOF is then set). A
-// record held in the returned fields or line stays valid until the next call.
+// scanMore when the file (or the split) has nothing more for now (*atEOF
+// is then set). A record held in the returned fields or line stays valid
+// until the next call.
 func (s *Source) readRecord(ctx context.Context, atEOF *bool) (scanStatus, int, string, error) {
 	for {
+		if s.rd.recordStart() > s.split.hi {
+			// The next record starts after the split: the next split's.
+			*atEOF = true
+			return scanMore, 0, "", nil
+		}
 		final := *atEOF && !s.cfg.Follow // a followed file's last line may be incomplete
 		n, lines, st, msg := s.scan(s.rd.data(), final)
 		if st != scanMore {
@@ -332,33 +356,6 @@ func (s *Source) header(st scanStatus, msg string) error {
 	}
 	s.nfields = len(fs)
 	s.needHeader = false
-	return nil
-}
-
-// bad handles a bad row starting on line: it is counted, and reported while
-// fewer than maxReported were; with on_error = 'fail' it ends the source.
-func (s *Source) bad(line int, f fault) error {
-	e := &RowError{Path: s.cfg.Path, Line: line, Msg: f.msg}
-	if f.code != faultRecord {
-		e.Column, e.Msg = s.cols[f.col].name, f.message(&s.cols[f.col])
-	}
-	s.env.Metrics.BadRows.Add(1)
-	if s.cfg.OnError == OnErrorFail {
-		// The source is positioned before the row, so that one resumed
-		// from its position fails on it again.
-		s.failAt = &location{offset: s.rd.consumed() - int64(s.recLen), line: line}
-		s.err = e
-		return e
-	}
-	switch {
-	case s.reported < maxReported:
-		s.env.Warnf("%s", e.Error())
-	case s.reported == maxReported:
-		s.env.Warnf("%s: more than %d bad rows; further bad rows are only counted (bad_rows)", s.cfg.Path, maxReported)
-	default:
-		return nil
-	}
-	s.reported++
 	return nil
 }
 

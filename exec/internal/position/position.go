@@ -139,6 +139,11 @@ func (r *Reader) fail() {
 	}
 }
 
+// More reports whether fields remain to be read (and no error occurred):
+// a source that added fields at the end of its positions reads them only
+// when they are there, so that its older positions stay readable.
+func (r *Reader) More() bool { return r.err == nil && len(r.b) > 0 }
+
 // Done returns the first error, or an *Error if bytes are left over.
 func (r *Reader) Done() error {
 	if r.err == nil && len(r.b) > 0 {

@@ -62,3 +62,29 @@ func TestRefused(t *testing.T) {
 		t.Fatalf("error %v, want leftover bytes refused", err)
 	}
 }
+
+// TestMore: a reader tells whether fields remain, so that fields added at
+// the end of a position are read only from the positions that have them.
+func TestMore(t *testing.T) {
+	o := NewWriter("test")
+	o.Uint(7)
+	old := o.Bytes()
+	w := NewWriter("test")
+	w.Uint(7)
+	w.Uint(9)
+	r := NewReader(old, "test", "test source")
+	if v := r.Uint(); v != 7 || r.More() {
+		t.Fatalf("read %d, More = %t; want 7 and no more", v, r.More())
+	}
+	if err := r.Done(); err != nil {
+		t.Fatal(err)
+	}
+	r = NewReader(w.Bytes(), "test", "test source")
+	r.Uint()
+	if !r.More() || r.Uint() != 9 || r.More() {
+		t.Fatal("the added field was not read")
+	}
+	if r := NewReader(old[:2], "test", "test source"); r.More() {
+		t.Fatal("More on a damaged position")
+	}
+}
