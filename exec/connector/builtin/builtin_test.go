@@ -103,7 +103,7 @@ func checkCase[T comparable](t *testing.T, name, named string, tc connCase[T], c
 var sourceCases = map[string]connCase[catalog.SourceTraits]{
 	"file": {
 		valid:     map[string]string{"connector": "file", "path": "bids.csv", "header": "true"},
-		traits:    catalog.SourceTraits{Bounded: true},
+		traits:    catalog.SourceTraits{Bounded: true, Splittable: true},
 		invalid:   map[string]string{"connector": "file", "path": "bids.csv", "on_error": "sometimes"},
 		badOption: "on_error",
 	},
@@ -165,7 +165,7 @@ func TestSourceTraits(t *testing.T) {
 		want catalog.SourceTraits
 	}{
 		{"file", map[string]string{"path": "f.csv", "follow": " TRUE "}, catalog.SourceTraits{}},
-		{"file", map[string]string{"path": "f.csv", "follow": "false"}, catalog.SourceTraits{Bounded: true}},
+		{"file", map[string]string{"path": "f.csv", "follow": "false"}, catalog.SourceTraits{Bounded: true, Splittable: true}},
 		{"nexmark", map[string]string{"table": "person"}, catalog.SourceTraits{Splittable: true, Generated: true}},
 		{"nexmark", map[string]string{"table": "person", "events": "00"}, catalog.SourceTraits{Splittable: true, Generated: true}},
 		{"nexmark", map[string]string{"table": "Auction", "events": " 1000 "}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, Rows: 60}},
