@@ -40,9 +40,10 @@ type dirListing struct {
 	vlogs                            map[uint32]string // value log ID → path
 	mems                             map[int]string    // memtable WAL ID → path
 	maxVlog                          uint32
-	// headerless is the newest value log file when a kill left it
-	// shorter than its header (checkValueLogs), for Open to remove.
-	headerless string
+	// headerless are the value log files a kill left shorter than their
+	// header (checkValueLogs: the newest, or any of a crashed directory),
+	// for Open to remove.
+	headerless []string
 }
 
 // listDir reads what dir holds. Files eddy does not know are left out.
@@ -110,9 +111,9 @@ type checked struct {
 	// it is empty: Badger was killed between creating it and sizing it,
 	// and refuses to open it. Open removes it (it never held a write).
 	emptyMem string
-	// headerlessVlog is the newest value log file when it is shorter than
-	// its header (killed while Badger created it): Open removes it too.
-	headerlessVlog string
+	// headerlessVlog are the value log files shorter than their header
+	// (killed while Badger created them): Open removes them too.
+	headerlessVlog []string
 }
 
 // checkDir verifies every file of the data directory dir before Badger

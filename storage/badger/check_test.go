@@ -256,3 +256,24 @@ func TestKilledWhileOpening(t *testing.T) {
 		os.Remove(next)
 	}
 }
+
+// TestKilledLeavingEmptyValueLogs: a crashed directory (Badger's LOCK left
+// behind) holding value log files shorter than their header below the
+// newest opens with the same contents: they hold nothing, and Open removes
+// them (the crash harness met one, rarely).
+func TestKilledLeavingEmptyValueLogs(t *testing.T) {
+	clean, _ := buildDir(t)
+	want, err := openDump(clean)
+	must(t, err)
+	vlogs, _ := filepath.Glob(filepath.Join(clean, "*.vlog"))
+	slices.Sort(vlogs)
+	n, err := strconv.Atoi(strings.TrimSuffix(filepath.Base(vlogs[len(vlogs)-1]), ".vlog"))
+	must(t, err)
+	for _, k := range []int{1, 2} {
+		must(t, os.WriteFile(filepath.Join(clean, fmt.Sprintf("%06d.vlog", n+k)), nil, 0o644))
+	}
+	must(t, os.WriteFile(filepath.Join(clean, badgerLockFile), []byte("4242\n"), 0o644))
+	if got, err := openDump(clean); err != nil || got != want {
+		t.Fatalf("empty value logs in a crashed directory: %v\n%s", err, got)
+	}
+}

@@ -96,7 +96,7 @@ func Open(dir string, opts Options) (*DB, error) {
 			lock.release()
 			return nil, err
 		}
-		for _, debris := range []string{chk.emptyMem, chk.headerlessVlog} {
+		for _, debris := range append([]string{chk.emptyMem}, chk.headerlessVlog...) {
 			if debris == "" {
 				continue
 			}
