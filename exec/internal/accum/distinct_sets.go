@@ -15,20 +15,18 @@ import (
 // the memory estimate, as multisets does.
 type countsets[V ordered] struct {
 	columnAgg
-	clone   func(V) V
-	size    func(V) int64
-	hash    func(V) uint64
-	sets    aggstate.Column[aggstate.CountSet[V]]
-	entries int64 // distinct values held, over all groups
-	extra   int64 // bytes the held values point to
-	tables  int64 // bytes of the sets' tables
-	keyLen  int64 // the length of every value when they are decimal keys (DecKeys), else 0
+	tally[V]
+	clone  func(V) V
+	hash   func(V) uint64
+	sets   aggstate.Column[aggstate.CountSet[V]]
+	tables int64 // bytes of the sets' tables
+	keyLen int64 // the length of every value when they are decimal keys (DecKeys), else 0
 }
 
 // newCountsets returns empty sets whose values (strings) all have length
 // keyLen, or any length for 0.
 func newCountsets[V ordered](keyLen int) countsets[V] {
-	return countsets[V]{clone: cloneOf[V](), size: sizeOf[V](), hash: hashOf[V](), keyLen: int64(keyLen)}
+	return countsets[V]{tally: tally[V]{size: sizeOf[V]()}, clone: cloneOf[V](), hash: hashOf[V](), keyLen: int64(keyLen)}
 }
 
 // hashOf returns the hash of values of type V: the aggregate's integer
@@ -50,18 +48,7 @@ func (m *countsets[V]) add(s int32, v V, w int64) (int64, error) {
 	if err != nil {
 		return before, err
 	}
-	switch after := before + w; {
-	case before == 0 && after > 0:
-		m.entries++
-		if m.size != nil {
-			m.extra += m.size(v)
-		}
-	case before > 0 && after == 0:
-		m.entries--
-		if m.size != nil {
-			m.extra -= m.size(v)
-		}
-	}
+	m.changed(v, before, before+w)
 	return before, nil
 }
 
@@ -69,12 +56,7 @@ func (m *countsets[V]) Grow(n int) { m.sets.Grow(n) }
 
 func (m *countsets[V]) Free(s int32) {
 	set := m.sets.At(s)
-	set.Each(func(v V, _ int64) {
-		m.entries--
-		if m.size != nil {
-			m.extra -= m.size(v)
-		}
-	})
+	set.Each(func(v V, n int64) { m.changed(v, n, 0) })
 	m.tables -= set.Bytes()
 	set.Reset()
 }
@@ -121,30 +103,8 @@ func (m *countsets[V]) appendSet(s int32, buf []byte, c valueCodec[V]) []byte {
 // loadSet reads the values appendSet wrote (or appendMultiset) into the
 // empty set of slot s.
 func (m *countsets[V]) loadSet(s int32, b []byte, c valueCodec[V]) ([]byte, error) {
-	n, b, err := readLen(b)
-	if err != nil {
-		return b, err
-	}
-	var prev V
-	for i := range n {
-		var v V
-		var cnt int64
-		if v, b, err = c.get(b); err != nil {
-			return b, err
-		}
-		if cnt, b, err = readCount(b); err != nil {
-			return b, err
-		}
-		if i > 0 && v <= prev {
-			return b, corrupt("multiset values out of order")
-		}
-		if m.keyLen > 0 && m.size(v) != m.keyLen {
-			return b, corrupt("a decimal key of %d bytes", m.size(v))
-		}
-		prev = v
-		if _, err := m.add(s, v, cnt); err != nil {
-			return b, err
-		}
-	}
-	return b, nil
+	return loadValues(b, c, m.keyLen, m.size, func(v V, n int64) error {
+		_, err := m.add(s, v, n)
+		return err
+	})
 }

@@ -45,18 +45,16 @@ func sizeOf[K ordered]() func(K) int64 {
 // (MIN/MAX of numbers keeps its multisets in the arena: intMinMaxAgg).
 type multisets[V ordered] struct {
 	columnAgg
-	clone   func(V) V
-	size    func(V) int64
-	sets    aggstate.Column[aggstate.Multiset[V]]
-	entries int64 // distinct values held, over all groups
-	extra   int64 // bytes the held values point to
-	keyLen  int64 // the length of every value when they are decimal keys (DecKeys), else 0
+	tally[V]
+	clone  func(V) V
+	sets   aggstate.Column[aggstate.Multiset[V]]
+	keyLen int64 // the length of every value when they are decimal keys (DecKeys), else 0
 }
 
 // newMultisets returns empty multisets whose values (strings) all have
 // length keyLen, or any length for 0.
 func newMultisets[V ordered](keyLen int) multisets[V] {
-	return multisets[V]{clone: cloneOf[V](), size: sizeOf[V](), keyLen: int64(keyLen)}
+	return multisets[V]{tally: tally[V]{size: sizeOf[V]()}, clone: cloneOf[V](), keyLen: int64(keyLen)}
 }
 
 // add adds w occurrences of v to group s and returns the count before.
@@ -65,19 +63,32 @@ func (m *multisets[V]) add(s int32, v V, w int64) (int64, error) {
 	if err != nil {
 		return before, err
 	}
-	switch after := before + w; {
+	m.tally.changed(v, before, before+w)
+	return before, nil
+}
+
+// tally counts the distinct values a column of sets holds and the bytes
+// they point to, for the memory estimate.
+type tally[V ordered] struct {
+	size    func(V) int64
+	entries int64 // distinct values held, over all groups
+	extra   int64 // bytes the held values point to
+}
+
+// changed records that v's count went from before to after.
+func (t *tally[V]) changed(v V, before, after int64) {
+	switch {
 	case before == 0 && after > 0:
-		m.entries++
-		if m.size != nil {
-			m.extra += m.size(v)
+		t.entries++
+		if t.size != nil {
+			t.extra += t.size(v)
 		}
 	case before > 0 && after == 0:
-		m.entries--
-		if m.size != nil {
-			m.extra -= m.size(v)
+		t.entries--
+		if t.size != nil {
+			t.extra -= t.size(v)
 		}
 	}
-	return before, nil
 }
 
 func (m *multisets[V]) Grow(n int) { m.sets.Grow(n) }
@@ -85,12 +96,7 @@ func (m *multisets[V]) Grow(n int) { m.sets.Grow(n) }
 func (m *multisets[V]) Free(s int32) {
 	set := m.sets.At(s)
 	if set.Len() > 0 {
-		set.Each(func(v V, _ int64) {
-			m.entries--
-			if m.size != nil {
-				m.extra -= m.size(v)
-			}
-		})
+		set.Each(func(v V, n int64) { m.changed(v, n, 0) })
 	}
 	set.Reset()
 }

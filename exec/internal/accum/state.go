@@ -141,6 +141,16 @@ func (m *multisets[V]) appendMultiset(s int32, buf []byte, c valueCodec[V]) []by
 
 // loadMultiset reads a multiset into the empty one of slot s.
 func (m *multisets[V]) loadMultiset(s int32, b []byte, c valueCodec[V]) ([]byte, error) {
+	return loadValues(b, c, m.keyLen, m.size, func(v V, n int64) error {
+		_, err := m.add(s, v, n)
+		return err
+	})
+}
+
+// loadValues reads values and their counts, as appendMultiset writes them
+// (in ascending order, decimal keys of keyLen bytes when keyLen > 0), and
+// adds each.
+func loadValues[V ordered](b []byte, c valueCodec[V], keyLen int64, size func(V) int64, add func(v V, n int64) error) ([]byte, error) {
 	n, b, err := readLen(b)
 	if err != nil {
 		return b, err
@@ -158,11 +168,11 @@ func (m *multisets[V]) loadMultiset(s int32, b []byte, c valueCodec[V]) ([]byte,
 		if i > 0 && v <= prev {
 			return b, corrupt("multiset values out of order")
 		}
-		if m.keyLen > 0 && m.size(v) != m.keyLen {
-			return b, corrupt("a decimal key of %d bytes", m.size(v))
+		if keyLen > 0 && size(v) != keyLen {
+			return b, corrupt("a decimal key of %d bytes", size(v))
 		}
 		prev = v
-		if _, err := m.add(s, v, cnt); err != nil {
+		if err := add(v, cnt); err != nil {
 			return b, err
 		}
 	}
