@@ -142,10 +142,7 @@ func (c *column) appendSel(a arrow.Array, sel []int32) {
 		}
 	}
 	if a.NullN() > 0 || c.valid != nil {
-		if c.valid == nil {
-			c.valid = growBits(nil, c.n)
-			bitutil.SetBitsTo(c.valid, 0, int64(c.n), true)
-		}
+		c.makeValid()
 		c.valid = growBits(c.valid, c.n+len(sel))
 		for k, i := range sel {
 			if a.IsNull(int(i)) {
@@ -179,10 +176,7 @@ func (c *column) appendFrom(d *column, i int) {
 		c.i64 = append(c.i64, d.i64[i])
 	}
 	if null := d.isNull(i); null || c.valid != nil {
-		if c.valid == nil {
-			c.valid = growBits(nil, c.n)
-			bitutil.SetBitsTo(c.valid, 0, int64(c.n), true)
-		}
+		c.makeValid()
 		c.valid = growBits(c.valid, c.n+1)
 		if null {
 			c.nulls++
@@ -191,6 +185,15 @@ func (c *column) appendFrom(d *column, i int) {
 		}
 	}
 	c.n++
+}
+
+// makeValid makes the validity bitmap at the first NULL: every row
+// stored so far is valid.
+func (c *column) makeValid() {
+	if c.valid == nil {
+		c.valid = growBits(nil, c.n)
+		bitutil.SetBitsTo(c.valid, 0, int64(c.n), true)
+	}
 }
 
 // growBits returns bits with room for n bits, the new ones clear.
@@ -211,8 +214,7 @@ func (c *column) appendValidity(a arrow.Array, from, to int) {
 		if !nulls {
 			return
 		}
-		c.valid = growBits(nil, c.n)
-		bitutil.SetBitsTo(c.valid, 0, int64(c.n), true)
+		c.makeValid()
 	}
 	c.valid = growBits(c.valid, c.n+to-from)
 	if !nulls {

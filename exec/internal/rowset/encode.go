@@ -219,10 +219,7 @@ func (c *column) appendNull() {
 	default:
 		c.i64 = append(c.i64, 0)
 	}
-	if c.valid == nil {
-		c.valid = growBits(nil, c.n+1)
-		bitutil.SetBitsTo(c.valid, 0, int64(c.n), true)
-	}
+	c.makeValid()
 	c.valid = growBits(c.valid, c.n+1)
 	c.nulls++
 	c.n++
