@@ -59,7 +59,7 @@ func (q *Query) Describe(ctx context.Context) ([]FragmentInfo, error) {
 		if g, ok := described[groups[fi]]; ok && g.Err == nil {
 			info.State = g.State
 			for _, m := range g.Members {
-				mt := MemberTasks{Member: m.ClientID}
+				mt := MemberTasks{Member: memberName(m.ClientID)}
 				if c, ok := m.Assigned.AsConsumer(); ok {
 					for _, t := range c.Topics {
 						mt.Tasks = append(mt.Tasks, t.Partitions...)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
@@ -39,10 +40,17 @@ const DefaultPartitions = 12
 // Member is one process's membership in a cluster: it runs its share of
 // the cluster's queries (Start).
 type Member struct {
-	cfg   Config
-	admCl *kgo.Client
-	adm   *kadm.Client
-	log   *slog.Logger
+	cfg         Config
+	incarnation string // tells this process from others under its name (watchdog.go)
+	admCl       *kgo.Client
+	adm         *kadm.Client
+	log         *slog.Logger
+
+	mu      sync.Mutex
+	queries map[*Query]struct{} // the running queries, which the watchdog looks at
+
+	stopWatch context.CancelFunc
+	watched   chan struct{} // closed when the watchdog has ended
 }
 
 // NewMember connects to the cluster's brokers.
@@ -68,14 +76,27 @@ func NewMember(cfg Config) (*Member, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cluster: connecting to %v: %w", cfg.Brokers, err)
 	}
-	return &Member{cfg: cfg, admCl: cl, adm: kadm.NewClient(cl), log: cfg.Logger.With("cluster", cfg.Name, "member", cfg.Member)}, nil
+	m := &Member{cfg: cfg, incarnation: newIncarnation(), admCl: cl, adm: kadm.NewClient(cl),
+		log: cfg.Logger.With("cluster", cfg.Name, "member", cfg.Member), queries: map[*Query]struct{}{}, watched: make(chan struct{})}
+	var ctx context.Context
+	ctx, m.stopWatch = context.WithCancel(context.Background())
+	go func() {
+		defer close(m.watched)
+		m.watch(ctx)
+	}()
+	return m, nil
 }
 
 // Config returns the member's configuration, defaults filled in.
 func (m *Member) Config() Config { return m.cfg }
 
-// Close releases the member's connection. Queries must be stopped first.
-func (m *Member) Close() { m.admCl.Close() }
+// Close stops the member's watchdog and releases its connection. Queries
+// must be stopped first.
+func (m *Member) Close() {
+	m.stopWatch()
+	<-m.watched
+	m.admCl.Close()
+}
 
 // prefix starts the names of everything the cluster keeps in Kafka for
 // the query of id: topics, consumer groups and transactional ids.

@@ -54,8 +54,7 @@ type Query struct {
 	cancel  context.CancelFunc
 	frags   []*fragRunner // by fragment; nil for a Replica fragment
 	replica *dataflow.Job
-	changes int           // the edge a view's replica reads
-	watched chan struct{} // closed when the watchdog (watchdog.go) has ended
+	changes int // the edge a view's replica reads
 }
 
 // partitioned is a source whose partitions a task chooses: a Kafka
@@ -118,11 +117,7 @@ func (m *Member) Start(ctx context.Context, spec QuerySpec) (*Query, error) {
 			return nil, err
 		}
 	}
-	q.watched = make(chan struct{})
-	go func() {
-		defer close(q.watched)
-		q.watch(q.ctx)
-	}()
+	m.register(q)
 	return q, nil
 }
 
@@ -307,10 +302,7 @@ func (q *Query) Replica() *dataflow.Job { return q.replica }
 // Stop stops the member's tasks, leaving the consumer groups (the other
 // members take the tasks over), and the replica.
 func (q *Query) Stop() {
-	if q.watched != nil {
-		q.cancel()
-		<-q.watched
-	}
+	q.m.unregister(q)
 	for _, r := range q.frags {
 		if r != nil {
 			r.stop()

@@ -69,7 +69,7 @@ func (q *Query) runFragment(fi int) (*fragRunner, error) {
 	}
 	m := q.m
 	cl, err := kgo.NewClient(kgo.SeedBrokers(m.cfg.Brokers...),
-		kgo.ConsumerGroup(q.group(fi)), kgo.ConsumeTopics(r.topic), kgo.ClientID(m.cfg.Member),
+		kgo.ConsumerGroup(q.group(fi)), kgo.ConsumeTopics(r.topic), kgo.ClientID(m.clientID()),
 		kgo.Balancers(kgo.CooperativeStickyBalancer()), kgo.DisableAutoCommit(),
 		kgo.SessionTimeout(m.cfg.SessionTimeout), kgo.HeartbeatInterval(m.cfg.SessionTimeout/5),
 		// A rebalance waits this long for the members to rejoin: a member
