@@ -211,6 +211,9 @@ type QuerySettings struct {
 	NoOptimize       bool   `json:"no_optimize,omitempty"`
 	JoinDistribution string `json:"join_distribution,omitempty"`
 	TwoPhaseAgg      string `json:"two_phase_agg,omitempty"`
+	// ShareViews is SET share_views: "off" plans the query without
+	// reading running views in place of its own sub-plans.
+	ShareViews string `json:"share_views,omitempty"`
 	// CheckpointIntervalMs is SET checkpoint_interval in milliseconds (0:
 	// none); nil when the session did not set it, and the engine's
 	// applies.

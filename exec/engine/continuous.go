@@ -112,7 +112,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			return fmt.Errorf("writing the checkpoints of %s: %w", obj.Name, err)
 		}
 	}
-	e.register(&runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, graph: g, state: qs})
+	e.register(&runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, bound: cq.own, graph: g, state: qs})
 	return nil
 }
 

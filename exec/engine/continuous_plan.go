@@ -74,10 +74,19 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 				Line: src.Line(q.Pos)}
 		}
 	}
+	own := bound.Root
+	var reuses []viewReuse
+	if obj.Kind == catalog.View && e.member == nil && ps.shareViews != "off" && ps.stateTTL == 0 && obj.Shed == nil {
+		shared := *bound
+		if shared.Root, reuses = e.shareViews(obj, bound.Md, bound.Root); len(reuses) > 0 {
+			bound = &shared
+		}
+	}
 	cq, err := e.optimize(bound, ps)
 	if err != nil {
 		return nil, err
 	}
+	cq.own, cq.reuses = own, reuses
 	if err := checkShed(obj, cq); err != nil {
 		return nil, err
 	}

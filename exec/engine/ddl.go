@@ -11,7 +11,6 @@ import (
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/catalog/types"
-	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/planner"
 	"github.com/eddysql/eddy/sql"
@@ -488,14 +487,27 @@ func (e *Engine) dropObject(name string, kind catalog.Kind) error {
 	delete(e.queries, lower(obj.Name))
 	delete(e.broken, lower(obj.Name))
 	delete(e.mustRebuild, lower(obj.Name))
-	e.mu.Unlock()
-	if q != nil {
-		q.stop()
-		if q.mv != nil { // a view: end its subscribers' streams
-			q.mv.Control(context.Background(), exec.Control{Kind: exec.EndOfInput})
+	detach := false
+	if q != nil && q.mv != nil {
+		// A view that queries read in place of their own sub-plans runs
+		// on for them (share.go).
+		for _, r := range e.queries {
+			if r.plan != nil && readsObject(r.plan, map[uint64]bool{obj.ID: true}) {
+				detach = true
+				e.detached[obj.ID] = q
+				break
+			}
 		}
 	}
-	if obj.Query != "" {
+	e.mu.Unlock()
+	if q != nil && !detach {
+		q.stop()
+		endSubscribers(q)
+	}
+	// The views only this query read in place of its own sub-plans go
+	// with it.
+	e.releaseDetached()
+	if obj.Query != "" && !detach {
 		if err := e.dropQueryState(obj); err != nil {
 			return err
 		}

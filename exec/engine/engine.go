@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -23,6 +24,7 @@ import (
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/mview"
 	"github.com/eddysql/eddy/optimizer/physical"
+	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/sql"
 	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/badger"
@@ -108,7 +110,11 @@ type Engine struct {
 
 	mu      sync.Mutex
 	queries map[string]*runningQuery // continuous queries by object name (lower case)
-	broken  map[string]error         // continuous queries that could not resume, with why
+	// detached are dropped views whose queries run on for the queries
+	// that read them in place of their own sub-plans, by object ID
+	// (share.go).
+	detached map[uint64]*runningQuery
+	broken   map[string]error // continuous queries that could not resume, with why
 	// mustRebuild names the queries reading a derived stream rebuilt from
 	// its inputs: they are rebuilt too when they start next.
 	mustRebuild map[string]bool
@@ -142,10 +148,13 @@ type Engine struct {
 // runningQuery is the continuous query behind a materialized view, a sink,
 // a derived stream or a continuous insert.
 type runningQuery struct {
-	obj   *catalog.Object
-	job   *dataflow.Job
-	mv    *mview.View // views only
-	plan  physical.Node
+	obj  *catalog.Object
+	job  *dataflow.Job
+	mv   *mview.View // views only
+	plan physical.Node
+	// bound is the query's bound plan before it shared any view's rows
+	// (share.go): what later queries match their sub-plans against.
+	bound plan.Node
 	graph dataflow.GraphSpec
 	state *queryState // a view's checkpoints, if it is checkpointed
 	// cluster is the member's share of a cluster query (cluster.go),
@@ -210,7 +219,7 @@ func Open(ctx context.Context, cfg Config) (*Engine, error) {
 func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) (*Engine, error) {
 	e := &Engine{cfg: cfg, root: root, conns: builtin.New(), db: db, alloc: cfg.Alloc,
 		state:   dataflow.NewStateBudget(cfg.StateMemoryLimit),
-		queries: map[string]*runningQuery{}, broken: map[string]error{}, mustRebuild: map[string]bool{}, pushes: map[*dataflow.Job]struct{}{}}
+		queries: map[string]*runningQuery{}, detached: map[uint64]*runningQuery{}, broken: map[string]error{}, mustRebuild: map[string]bool{}, pushes: map[*dataflow.Job]struct{}{}}
 	e.conns.AddInternalSink(insertSink{e})
 	cat, err := catalog.Open(db.KV(), e.conns.Traits)
 	if err != nil {
@@ -423,9 +432,18 @@ func (e *Engine) halt() error {
 	for j := range e.pushes {
 		jobs = append(jobs, j)
 	}
+	detached := slices.Collect(maps.Values(e.detached))
 	e.mu.Unlock()
 	for _, q := range queries {
 		q.stop()
+	}
+	// A dropped view that ran on for its readers goes for good: they
+	// plan without it when the engine opens again (share.go).
+	for _, q := range detached {
+		q.stop()
+		if err := e.dropQueryState(q.obj); err != nil {
+			e.notices.add(err.Error())
+		}
 	}
 	for _, j := range jobs {
 		j.Stop()

@@ -30,6 +30,7 @@ func (s *Session) explain(st *sql.Explain) (*Result, error) {
 	default:
 		text = withRoot(root, physical.Format(cq.phys))
 	}
+	text += reuseTrailer(cq)
 	res := &Result{Kind: ResultRows, Preformatted: true, Columns: []Column{{Name: "plan", Type: types.VarcharT}}}
 	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		res.Rows = append(res.Rows, []types.Datum{types.StringDatum(line)})
@@ -148,6 +149,19 @@ func verboseTrailer(cq *compiledQuery) string {
 	if ds := cq.decisions(); len(ds) > 0 {
 		b.WriteString("\nCost-based decisions:\n")
 		for _, line := range strings.Split(strings.TrimRight(cost.FormatDecisions(ds), "\n"), "\n") {
+			b.WriteString("  " + line + "\n")
+		}
+	}
+	return b.String()
+}
+
+// reuseTrailer says which running views the query reads in place of
+// sub-plans of its own, and which (share.go).
+func reuseTrailer(cq *compiledQuery) string {
+	var b strings.Builder
+	for _, r := range cq.reuses {
+		fmt.Fprintf(&b, "\nReuses materialized view %s, which computes:\n", r.view)
+		for _, line := range strings.Split(strings.TrimRight(r.plan, "\n"), "\n") {
 			b.WriteString("  " + line + "\n")
 		}
 	}

@@ -107,6 +107,14 @@ func (e *Engine) flushLevelsOf(ctx context.Context, levels []flushLevel, extra *
 func (e *Engine) flushLevels(keep func(*runningQuery) bool) []flushLevel {
 	e.mu.Lock()
 	queries := make([]*runningQuery, 0, len(e.queries))
+	if keep == nil {
+		// Dropped views that run on for their readers pass the markers
+		// on to them (share.go); first, so that a running view of the
+		// same name is the one byName finds.
+		for _, q := range e.detached {
+			queries = append(queries, q)
+		}
+	}
 	for _, q := range e.queries {
 		if keep == nil || keep(q) {
 			queries = append(queries, q)

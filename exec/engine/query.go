@@ -22,7 +22,12 @@ const (
 
 // compiledQuery is a query through every planning stage.
 type compiledQuery struct {
-	bound   *planner.Query
+	bound *planner.Query
+	// own is the bound plan before views were shared (bound.Root is
+	// after), and reuses are the views it reads in place of its own
+	// sub-plans (share.go).
+	own     plan.Node
+	reuses  []viewReuse
 	logical plan.Node // after the rule phases
 	trace   *optimizer.Trace
 	phys    physical.Node
@@ -94,6 +99,10 @@ type planSettings struct {
 	joinSwitches  []catalog.JoinSwitch
 	// broadcastBudget is SET broadcast_budget in bytes (0: the default).
 	broadcastBudget int64
+	// shareViews is SET share_views ("off", or "": on): a view's query
+	// reads a running view's rows in place of a sub-plan of its own
+	// that computes them (share.go).
+	shareViews string
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -122,7 +131,7 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 	if err != nil {
 		return nil, err
 	}
-	return &compiledQuery{bound: bound, logical: logical, trace: trace, phys: phys}, nil
+	return &compiledQuery{bound: bound, own: bound.Root, logical: logical, trace: trace, phys: phys}, nil
 }
 
 // resultKey returns the ordinals of a unique key of the query's result, if

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -162,17 +163,21 @@ func (e *Engine) restartWithReaders(obj *catalog.Object, job *dataflow.Job, noti
 // or through others, in creation order. The caller holds e.mu.
 func (e *Engine) readersOf(obj *catalog.Object) []*catalog.Object {
 	set := map[string]bool{lower(obj.Name): true}
+	ids := map[uint64]bool{obj.ID: true}
 	out := []*catalog.Object{obj}
 	for _, o := range e.cat.InCreationOrder() {
 		if set[lower(o.Name)] || o.Query == "" {
 			continue
 		}
-		for _, d := range o.DependsOn {
-			if set[lower(d)] {
-				set[lower(o.Name)] = true
-				out = append(out, o)
-				break
-			}
+		// A query reads what it depends on, and the views it reads in
+		// place of its own sub-plans (share.go).
+		reads := slices.ContainsFunc(o.DependsOn, func(d string) bool { return set[lower(d)] })
+		if q := e.queries[lower(o.Name)]; !reads && q != nil && q.plan != nil {
+			reads = readsObject(q.plan, ids)
+		}
+		if reads {
+			set[lower(o.Name)], ids[o.ID] = true, true
+			out = append(out, o)
 		}
 	}
 	return out

@@ -65,7 +65,7 @@ func (e *Engine) moveAtCheckpoint(obj *catalog.Object, q *runningQuery, cq *comp
 	rep.Epoch, rep.Pause = epoch, time.Since(start)
 	m := job.RestoreMoves(q.graph)
 	rep.StateBytes, rep.MovedBytes, rep.MovedGroups = m.Read, m.Moved, m.MovedGroups
-	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs}, nil
+	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, bound: cq.own, graph: qg.graph, state: qs}, nil
 }
 
 // doing says what the move does, for its errors.
@@ -135,5 +135,5 @@ func (e *Engine) rebuildView(obj *catalog.Object, q *runningQuery, cq *compiledQ
 		return nil, fmt.Errorf("rescaling %s %s: rebuilding it at parallelism %d: %w", obj.Kind, obj.Name, rep.To, err)
 	}
 	rep.Pause, rep.Reconciled = time.Since(start), reconciled
-	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, graph: qg.graph, state: qs}, nil
+	return &runningQuery{obj: obj, job: job, mv: qg.mv, plan: cq.phys, bound: cq.own, graph: qg.graph, state: qs}, nil
 }

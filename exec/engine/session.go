@@ -25,6 +25,7 @@ type Session struct {
 	noOptimize       bool   // SET optimizer = off
 	joinDistribution string // SET join_distribution
 	twoPhase         string // SET two_phase_agg
+	shareViews       string // SET share_views
 	// checkpoint is SET checkpoint_interval: how often the views the
 	// session creates are checkpointed (nil: the engine's interval). It
 	// is not stored with them: after a restart the engine's applies.
@@ -162,13 +163,13 @@ func (s *Session) checkpointInterval() time.Duration {
 // settings are the session's planning settings.
 func (s *Session) settings() planSettings {
 	return planSettings{parallelism: s.parallelism, noOptimize: s.noOptimize, joinDistribution: s.joinDistribution,
-		twoPhase: s.twoPhase, adaptiveJoin: s.adaptiveJoin, broadcastBudget: s.broadcastBudget}
+		twoPhase: s.twoPhase, adaptiveJoin: s.adaptiveJoin, broadcastBudget: s.broadcastBudget, shareViews: s.shareViews}
 }
 
 // querySettings are the session's settings a continuous query keeps.
 func (s *Session) querySettings() *catalog.QuerySettings {
 	qs := &catalog.QuerySettings{Parallelism: s.parallelism, NoOptimize: s.noOptimize,
-		JoinDistribution: s.joinDistribution, TwoPhaseAgg: s.twoPhase}
+		JoinDistribution: s.joinDistribution, TwoPhaseAgg: s.twoPhase, ShareViews: s.shareViews}
 	if s.checkpoint != nil {
 		ms := s.checkpoint.Milliseconds()
 		qs.CheckpointIntervalMs = &ms
@@ -192,7 +193,7 @@ func (e *Engine) storedSettings(obj *catalog.Object) (planSettings, time.Duratio
 		if st.Parallelism > 0 {
 			ps.parallelism = st.Parallelism
 		}
-		ps.noOptimize, ps.joinDistribution, ps.twoPhase = st.NoOptimize, st.JoinDistribution, st.TwoPhaseAgg
+		ps.noOptimize, ps.joinDistribution, ps.twoPhase, ps.shareViews = st.NoOptimize, st.JoinDistribution, st.TwoPhaseAgg, st.ShareViews
 		ps.adaptiveJoin, ps.broadcastBudget, ps.joinSwitches = st.AdaptiveJoin, st.BroadcastBudget, st.JoinSwitches
 		if st.CheckpointIntervalMs != nil {
 			interval = time.Duration(*st.CheckpointIntervalMs) * time.Millisecond
@@ -221,6 +222,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return setChoice(st, &s.twoPhase, "on", "off")
 	case "join_distribution":
 		return setChoice(st, &s.joinDistribution, "hash", "broadcast")
+	case "share_views":
+		return setChoice(st, &s.shareViews, "on", "off")
 	case "checkpoint_interval":
 		d, err := connector.ParseDuration(st.Value)
 		if err != nil {
@@ -254,7 +257,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 // settingNames are the settings set knows, in the order its error lists
 // them.
 var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg",
-	"policy_interval", "latency_interval", "autoscale", "adaptive_join", "broadcast_budget"}
+	"policy_interval", "latency_interval", "autoscale", "adaptive_join", "broadcast_budget", "share_views"}
 
 // SettingNames returns the names of the session settings SET changes.
 func SettingNames() []string { return slices.Clone(settingNames) }

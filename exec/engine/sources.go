@@ -29,6 +29,11 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 	case obj.Kind == catalog.View:
 		e.mu.Lock()
 		q, broken := e.queries[lower(obj.Name)], e.broken[lower(obj.Name)]
+		if d := e.detached[obj.ID]; d != nil && (q == nil || q.obj.ID != obj.ID) {
+			// A view dropped since that runs on for its readers
+			// (share.go).
+			q, broken = d, nil
+		}
 		e.mu.Unlock()
 		if broken != nil {
 			return nil, fmt.Errorf("materialized view '%s' could not resume: %w", obj.Name, broken)

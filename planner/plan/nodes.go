@@ -214,8 +214,9 @@ func (n *Scan) Props() *Props {
 		appendOnly := n.Object.Kind == catalog.Stream || (n.Object.Kind == catalog.View && n.Mode == ScanSnapshot)
 		n.props = &Props{Bounded: n.Bounded || n.Mode == ScanSnapshot, AppendOnly: appendOnly,
 			Watermarked: n.Object.Watermark != nil && n.Object.Kind != catalog.View}
-		if n.Object.Kind == catalog.Table && len(n.Object.PrimaryKey) > 0 {
-			// A table holds one row per primary key.
+		if (n.Object.Kind == catalog.Table || n.Object.Kind == catalog.View) && len(n.Object.PrimaryKey) > 0 {
+			// A table holds one row per primary key, and a view one per
+			// the key its query's result has.
 			var key ColSet
 			for _, pk := range n.Object.PrimaryKey {
 				for i, o := range n.Ords {
