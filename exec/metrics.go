@@ -24,6 +24,10 @@ type OperatorMetrics struct {
 	// StateKeys and StateBytes describe the operator's state, if any.
 	StateKeys  atomic.Int64
 	StateBytes atomic.Int64
+	// StateArrowBytes is, for an operator that keeps rows, what its rows
+	// would take as Arrow arrays (0: not known): what StateBytes, which
+	// also counts indexes and bookkeeping, compares with.
+	StateArrowBytes atomic.Int64
 	// BadRows counts input rows a source skipped as malformed.
 	BadRows atomic.Int64
 	// LateRows counts rows dropped behind the watermark.

@@ -18,7 +18,11 @@ type HashConfig struct {
 	// GroupKeys are the input ordinals of the GROUP BY columns; empty for a
 	// global aggregate.
 	GroupKeys []int
-	Aggs      []accum.Spec
+	// PartKeys, when set, are the indexes in GroupKeys of the keys the
+	// input's exchange hashes, fewer than all (an exchange below a window
+	// assignment): a group's key group is theirs. Nil: every group key.
+	PartKeys []int
+	Aggs     []accum.Spec
 	// Names are the output column names: the group columns, then the
 	// aggregates.
 	Names []string
@@ -39,6 +43,11 @@ func (cfg *HashConfig) schema() (*arrow.Schema, error) {
 	if len(cfg.Names) != len(cfg.GroupKeys)+len(cfg.Aggs) {
 		return nil, fmt.Errorf("hash aggregate: %d names for %d group keys and %d aggregates",
 			len(cfg.Names), len(cfg.GroupKeys), len(cfg.Aggs))
+	}
+	for _, k := range cfg.PartKeys {
+		if k < 0 || k >= len(cfg.GroupKeys) {
+			return nil, fmt.Errorf("hash aggregate: partition key %d is not one of its %d group keys", k, len(cfg.GroupKeys))
+		}
 	}
 	fields := make([]arrow.Field, 0, len(cfg.Names))
 	for i, ord := range cfg.GroupKeys {

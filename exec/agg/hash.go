@@ -69,6 +69,7 @@ type HashAgg struct {
 	firstRow         []int32 // by touched group: the first row of the batch in it
 	changed          []bool
 	keyVecs          []accum.Vector
+	allKeys          []int // 0..len(GroupKeys)-1: the keys a key group hashes without PartKeys
 	oldVecs, newVecs []accum.Vector
 	outRows          []accum.OutRow
 	out              accum.Out
@@ -112,6 +113,10 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	}
 	kinds := make([]accum.Kind, len(cfg.GroupKeys))
 	h.keyVecs = make([]accum.Vector, len(cfg.GroupKeys))
+	h.allKeys = make([]int, len(cfg.GroupKeys))
+	for i := range h.allKeys {
+		h.allKeys[i] = i
+	}
 	for i, ord := range cfg.GroupKeys {
 		kinds[i], _ = accum.KindOf(cfg.Input[ord])
 		h.keyVecs[i].Kind = kinds[i]

@@ -30,7 +30,7 @@ func TestHashAggAdoptGroupsEqualsRestore(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
-			cfg.AppendOnly, cfg.Close = tc.appendOnly, tc.close
+			cfg.AppendOnly, cfg.Close, cfg.PartKeys = tc.appendOnly, tc.close, tc.part
 			for seed := range uint64(4) {
 				checkMoves(t, cfg, tc.input, checkpointSteps(tc, rand.New(rand.NewPCG(seed, 12))), []int{1, 2, 3, 1, 4, 2})
 			}
@@ -152,7 +152,7 @@ func runStep(t *testing.T, ops []*HashAgg, cfg HashConfig, input string, st exec
 		var err error
 		if st.Ctl != nil {
 			err = op.OnControl(ctx, *st.Ctl, out)
-		} else if text, ok := exectest.Routed(t, cfg.GroupKeys, st.In, i, len(ops)); ok {
+		} else if text, ok := exectest.Routed(t, partitionedBy(cfg), st.In, i, len(ops)); ok {
 			ch := exectest.Chunk(t, op.env.Alloc, text)
 			err = op.Process(ctx, 0, ch, out)
 			ch.Batch.Release()

@@ -191,14 +191,18 @@ func (h *HashAgg) keyGroups(keys []byte, start int, ends []int) error {
 	for i := range d.rows {
 		d.rows[i] = accum.OutRow{J: int32(i)}
 	}
-	cols := make([]arrow.Array, len(h.keyVecs))
+	part := h.cfg.PartKeys
+	if part == nil {
+		part = h.allKeys
+	}
+	cols := make([]arrow.Array, len(part))
 	defer arrays.Release(cols)
-	for c := range h.keyVecs {
+	for i, c := range part {
 		col, err := h.out.Column(h.env.Alloc, h.builders[c], &h.keyVecs[c], &h.keyVecs[c], d.rows)
 		if err != nil {
 			return err
 		}
-		cols[c] = col
+		cols[i] = col
 	}
 	var err error
 	d.hashes, err = exec.RowKeyGroups(cols, d.hashes, d.groups)

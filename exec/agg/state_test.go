@@ -21,6 +21,7 @@ type checkpointCase struct {
 	calls      []string
 	appendOnly bool
 	close      *WindowClose
+	part       []int // HashConfig.PartKeys
 }
 
 // checkpointCases are the aggregates the checkpoint tests run.
@@ -45,13 +46,17 @@ var checkpointCases = []checkpointCase{
 		"min(2)", "avg(2)"}, close: &WindowClose{Key: 1, Offset: 10}},
 	{name: "window-int-key", input: "bigint bigint", keys: []int{0}, calls: []string{"count(*)", "max(1)"},
 		appendOnly: true, close: &WindowClose{Key: 0, Offset: 20, Emit: true}},
+	// Partitioned by the key beside the window, as an exchange below a
+	// HOP window assignment hashes (PartKeys).
+	{name: "window-partitioned", input: "bigint varchar bigint", keys: []int{0, 1}, calls: []string{"count(*)", "sum(2)"},
+		appendOnly: true, close: &WindowClose{Key: 0, Offset: 10}, part: []int{1}},
 }
 
 func TestHashAggRestoreContinuesTheRun(t *testing.T) {
 	for _, tc := range checkpointCases {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := testConfig(t, tc.input, tc.keys, tc.calls...)
-			cfg.AppendOnly, cfg.Close = tc.appendOnly, tc.close
+			cfg.AppendOnly, cfg.Close, cfg.PartKeys = tc.appendOnly, tc.close, tc.part
 			for seed := range uint64(4) {
 				checkRestore(t, cfg, checkpointSteps(tc, rand.New(rand.NewPCG(seed, 11))))
 			}
@@ -100,7 +105,7 @@ func checkRestore(t *testing.T, cfg HashConfig, steps []exectest.Step) {
 	exectest.CheckRestore(t, exectest.Restore{
 		New:       func() exec.Operator { return NewHashAgg(cfg) },
 		Steps:     steps,
-		Keys:      cfg.GroupKeys,
+		Keys:      partitionedBy(cfg),
 		Snapshots: []int{cut / 3, 2 * cut / 3, cut},
 		Options:   exectest.CollectorOptions{KeyCols: len(cfg.GroupKeys), Global: len(cfg.GroupKeys) == 0},
 	})
@@ -194,4 +199,17 @@ func TestHashAggDeltaIsBoundedWithoutCheckpoints(t *testing.T) {
 		}
 	}
 	(&exectest.Runner{Op: h, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t, cfg)}).Run(t, steps)
+}
+
+// partitionedBy returns the input columns the exchange in front of an
+// aggregate of cfg hashes: its group keys, or those PartKeys names.
+func partitionedBy(cfg HashConfig) []int {
+	if cfg.PartKeys == nil {
+		return cfg.GroupKeys
+	}
+	out := make([]int, len(cfg.PartKeys))
+	for i, k := range cfg.PartKeys {
+		out[i] = cfg.GroupKeys[k]
+	}
+	return out
 }

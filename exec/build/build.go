@@ -170,7 +170,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			return basic.NewCalc(inTypes, n.Filter, n.Projs, names), nil
 		}}, nil
 	case *physical.HashAgg:
-		cfg := agg.HashConfig{Input: inTypes, GroupKeys: n.GroupKeys, Names: names, AppendOnly: n.AppendOnlyInput, StateTTL: n.StateTTL}
+		cfg := agg.HashConfig{Input: inTypes, GroupKeys: n.GroupKeys, PartKeys: n.PartKeys, Names: names, AppendOnly: n.AppendOnlyInput, StateTTL: n.StateTTL}
 		// A window's state is freed when it closes if nothing can change
 		// it afterwards: its rows are emitted then (EMIT ON WINDOW CLOSE),
 		// or the input only inserts, so late rows are all it could see.

@@ -22,6 +22,7 @@ type OpStats struct {
 	Busy, Idle, Backpressure, Wall time.Duration
 	LateRows, BadRows              int64
 	StateKeys, StateBytes          int64
+	StateArrowBytes                int64 // exec.Metrics.StateArrowBytes
 	// Watermark is the lowest of the instances' watermarks (0: none yet).
 	Watermark int64
 	// Lag is, for a source, how long its oldest unread input has been
@@ -123,7 +124,7 @@ func (j *Job) instanceStats(wall time.Duration) [][]OpStats {
 				bp := time.Duration(t.taskM.BackpressureNanos.Load())
 				insts = append(insts, OpStats{NodeID: os.NodeID, Name: os.Name, Instances: 1,
 					RowsIn: m.RowsIn.Load(), RowsOut: m.RowsOut.Load(), LateRows: m.LateRows.Load(),
-					StateKeys: m.StateKeys.Load(), StateBytes: m.StateBytes.Load(),
+					StateKeys: m.StateKeys.Load(), StateBytes: m.StateBytes.Load(), StateArrowBytes: m.StateArrowBytes.Load(),
 					Busy: busy, Backpressure: bp, Idle: max(wall-busy-bp, 0), Wall: wall,
 					Watermark: m.Watermark.Load(), Counts: m.Counts(), Note: m.Note()})
 			}
@@ -154,6 +155,7 @@ func SumStats(insts []OpStats) OpStats {
 		s.BadRows += in.BadRows
 		s.StateKeys += in.StateKeys
 		s.StateBytes += in.StateBytes
+		s.StateArrowBytes += in.StateArrowBytes
 		s.Watermark = lowestWatermark(s.Watermark, in.Watermark)
 		s.Lag = max(s.Lag, in.Lag)
 		s.Backlog += in.Backlog

@@ -217,6 +217,11 @@ func figures(s dataflow.OpStats) string {
 			// Memory per key: per stored row, for a materialized view.
 			st += fmt.Sprintf(" (%.0fB/key)", float64(s.StateBytes)/float64(s.StateKeys))
 		}
+		if s.StateArrowBytes > 0 {
+			// The rows kept, as Arrow arrays would hold them.
+			st += fmt.Sprintf(" rows_as_arrow=%sB (state %.2f×)", physical.Human(float64(s.StateArrowBytes)),
+				float64(s.StateBytes)/float64(s.StateArrowBytes))
+		}
 		parts = append(parts, st)
 	}
 	if s.Lag > 0 {

@@ -170,13 +170,15 @@ func (j *HashJoin) emit(ctx context.Context, in int, c exec.Chunk, other *side, 
 
 // gauge publishes the state size.
 func (j *HashJoin) gauge() {
-	var rows, bytes int64
+	var rows, bytes, arrowBytes int64
 	for _, s := range j.sides {
 		rows += int64(s.store.Live())
 		bytes += s.store.Bytes() + 4*int64(len(s.matches)) + s.indexBytes() + s.changes.Bytes() + s.ttlBytes()
+		arrowBytes += s.store.ArrowBytes()
 	}
 	j.env.Metrics.StateKeys.Store(rows)
 	j.env.Metrics.StateBytes.Store(bytes)
+	j.env.Metrics.StateArrowBytes.Store(arrowBytes)
 	if j.rightRows != nil {
 		r := j.sides[1]
 		j.rightRows.Store(int64(r.store.Live()))

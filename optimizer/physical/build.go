@@ -278,8 +278,14 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	if two.twoPhase {
 		return b.buildTwoPhaseAgg(n, in, keys, two.decision)
 	}
-	in, p := b.partitioned(in, keys)
-	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1,
+	var p int
+	var part []int
+	if sunk, sp, ok := b.sinkExchange(in, keys); ok {
+		in, p, part = sunk, b.opts.Parallelism, sp
+	} else {
+		in, p = b.partitioned(in, keys)
+	}
+	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, PartKeys: part, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1,
 		Aggs: aggSpecs(inCols, n.Aggs)}
 	if two.decision != nil {
 		agg.Decisions = append(agg.Decisions, *two.decision)

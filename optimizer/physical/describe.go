@@ -112,6 +112,13 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 	if n.CloseKey >= 0 {
 		attrs = append(attrs, plan.CloseAttrs(n.Cols[n.CloseKey].Name, n.CloseOffset, n.EmitOnClose)...)
 	}
+	if len(n.PartKeys) > 0 {
+		names := make([]string, len(n.PartKeys))
+		for i, k := range n.PartKeys {
+			names[i] = n.Cols[k].Name
+		}
+		attrs = append(attrs, plan.Attr{Key: "partitioned", Value: list(names)})
+	}
 	if n.StateTTL > 0 {
 		attrs = append(attrs, ttlAttr("groups", n.StateTTL))
 	}

@@ -171,7 +171,11 @@ type LocalAgg struct {
 // HashAgg groups by GroupKeys and maintains Aggs incrementally.
 type HashAgg struct {
 	Header
-	GroupKeys       []int
+	GroupKeys []int
+	// PartKeys, when set, are the indexes in GroupKeys of the keys the
+	// input's exchange hashes, fewer than all (exchange_sink.go): the
+	// groups' key groups are those keys'.
+	PartKeys        []int
 	Aggs            []AggSpec
 	AppendOnlyInput bool
 	// Final: the second phase of a two-phase aggregation, merging a

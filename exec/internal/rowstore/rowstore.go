@@ -80,6 +80,33 @@ func (s *Store) Bytes() int64 {
 	return n
 }
 
+// ArrowBytes returns what the rows held would take as Arrow arrays: per
+// column a validity bitmap and the values — 8 bytes a BIGINT, DOUBLE or
+// timestamp, 4 a DATE, 16 a DECIMAL, a bit a BOOLEAN, and a string's
+// 4-byte offset and its bytes. It is what Bytes compares with.
+func (s *Store) ArrowBytes() int64 {
+	live := int64(s.Live())
+	bits := (live + 7) / 8
+	var n int64
+	for i := range s.Cols {
+		c := &s.Cols[i]
+		n += bits
+		switch c.T.Physical() {
+		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysFloat64:
+			n += 8 * live
+		case types.PhysDate32:
+			n += 4 * live
+		case types.PhysDecimal:
+			n += 16 * live
+		case types.PhysBool:
+			n += bits
+		case types.PhysString:
+			n += 4*(live+1) + c.arena.Used() - int64(c.waste)
+		}
+	}
+	return n
+}
+
 // Add stores row i of cols (one array per store column) and returns its id.
 func (s *Store) Add(cols []arrow.Array, i int) int32 {
 	id := s.newID()
