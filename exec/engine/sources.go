@@ -16,6 +16,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/dataflow"
+	"github.com/eddysql/eddy/exec/internal/rowset"
 	"github.com/eddysql/eddy/optimizer/physical"
 	"github.com/eddysql/eddy/planner/plan"
 	"github.com/eddysql/eddy/storage"
@@ -48,7 +49,11 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 			return nil, fmt.Errorf("materialized view '%s' failed: %w", obj.Name, err)
 		}
 		if snap {
-			return &batchesSource{batches: q.mv.Batches(schemaOf(src), src.Ords)}, nil
+			ranges := make([]rowset.Range, len(src.Prune))
+			for i, r := range src.Prune {
+				ranges[i] = rowset.Range{Col: src.Ords[r.Ord], Lo: r.Lo, Hi: r.Hi, LoF: r.LoF, HiF: r.HiF}
+			}
+			return &batchesSource{batches: q.mv.Batches(schemaOf(src), src.Ords, ranges...)}, nil
 		}
 		return projectingMessages{&projecting{inner: q.mv.Subscribe(e.alloc), ords: src.Ords, schema: schemaOf(src)}}, nil
 	case obj.Connector() == "":

@@ -206,13 +206,15 @@ func (m *View) Snapshot() [][]types.Datum {
 func (m *View) snapshotLocked() [][]types.Datum { return m.rows.Rows() }
 
 // Batches returns the rows held now, columns ords of the view's, as record
-// batches of the given schema (a row held k times appears k times). Most
-// share the view's memory rather than copy it; all stay valid however the
-// view changes. The caller releases them.
-func (m *View) Batches(schema *arrow.Schema, ords []int) []arrow.RecordBatch {
+// batches of the given schema (a row held k times appears k times),
+// skipping stored segments whose rows lie outside one of ranges (ranges
+// over the view's columns; the batches may still hold rows outside
+// them). Most share the view's memory rather than copy it; all stay valid
+// however the view changes. The caller releases them.
+func (m *View) Batches(schema *arrow.Schema, ords []int, ranges ...rowset.Range) []arrow.RecordBatch {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	return m.rows.Batches(schema, ords)
+	return m.rows.Batches(schema, ords, ranges...)
 }
 
 // schema returns the schema of the view's rows.

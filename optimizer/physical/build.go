@@ -257,6 +257,9 @@ func (b *builder) buildCalc(input plan.Node, pred plan.Expr, items []plan.ProjIt
 		}
 		projs = append(projs, e)
 	}
+	if src, ok := in.(*Source); ok {
+		pushRanges(src, filter)
+	}
 	var d *cost.Decision
 	in, d = b.chooseFusion(input, in, pred, items)
 	c := &Calc{Header: b.header(out, in.Hdr().Parallelism, in), Filter: filter, Projs: projs}

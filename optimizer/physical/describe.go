@@ -25,6 +25,9 @@ func (n *Source) Describe() (string, []plan.Attr) {
 	if n.Mode == plan.ScanSnapshot {
 		attrs = append(attrs, plan.Attr{Key: "mode", Value: "snapshot"})
 	}
+	if len(n.Prune) > 0 {
+		attrs = append(attrs, plan.Attr{Key: "prune", Value: pruneText(n.Prune)})
+	}
 	return "Source", attrs
 }
 

@@ -87,6 +87,10 @@ type Source struct {
 	// probability that the query's load shedding kept each row
 	// (plan.Scan.Keep), which the runtime fills in after shedding.
 	Keep bool
+	// Prune are the ranges a pull query's filter sets on the columns of
+	// the view it reads (prune.go): the view skips the rows it holds
+	// outside them where it can.
+	Prune []ColumnRange
 }
 
 // HashJoin joins Inputs[0] (left) and Inputs[1] (right), each partitioned

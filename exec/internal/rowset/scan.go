@@ -28,15 +28,17 @@ func (s *Set) Rows() [][]types.Datum {
 
 // Batches returns the rows held as record batches of the given schema
 // holding columns ords of the set's (a row held k times appears k times):
-// one batch per segment with live rows. A sealed segment whose rows are
-// all held once is handed out as it is stored, without a copy; the others
-// are copied, so the batches stay valid however the set changes after.
-// The caller releases them.
-func (s *Set) Batches(schema *arrow.Schema, ords []int) []arrow.RecordBatch {
+// one batch per segment with live rows, but the segments whose values lie
+// outside one of ranges (zone.go), which hold no row in all of them; the
+// other batches may hold rows outside the ranges too. A sealed segment
+// whose rows are all held once is handed out as it is stored, without a
+// copy; the others are copied, so the batches stay valid however the set
+// changes after. The caller releases them.
+func (s *Set) Batches(schema *arrow.Schema, ords []int, ranges ...Range) []arrow.RecordBatch {
 	var out []arrow.RecordBatch
 	var sel []int32
 	for _, g := range s.segs {
-		if g.n == g.dead {
+		if g.n == g.dead || len(ranges) > 0 && g.outside(ranges) {
 			continue
 		}
 		arrays := g.columns()

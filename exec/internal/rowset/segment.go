@@ -32,6 +32,10 @@ type segment struct {
 	sealed bool     // full: no row will be appended
 	// arrays caches the sealed segment's columns as Arrow arrays.
 	arrays []arrow.Array
+	// zones cache the sealed segment's columns' bounds, where zoned
+	// (zone.go).
+	zones []zone
+	zoned []bool
 }
 
 func newSegment(ts []types.T) *segment {
