@@ -233,6 +233,9 @@ func (e *Engine) register(q *runningQuery) {
 		e.startAutoscaler(obj)
 		e.startJoinSwitcher(q)
 	}
+	// A query replanned (a rescale, a recovery) never reads a dropped
+	// view again: the views only its old plan read go (share.go).
+	e.releaseDetached()
 }
 
 // damagedCheckpoint is the error of obj's query whose checkpoint epoch (0:

@@ -114,3 +114,35 @@ func TestShareViewsNeedsSameRows(t *testing.T) {
 		t.Errorf("share_views = off: reuses %v", r)
 	}
 }
+
+// TestRescaledReaderReleasesDroppedView: a reader rescaled after the view
+// it read was dropped is planned again without it — from its inputs — and
+// the dropped view's query stops, its checkpoints gone; the reader's rows
+// stay right.
+func TestRescaledReaderReleasesDroppedView(t *testing.T) {
+	e, s, _ := checkpointedEngine(t, 1)
+	defer e.Close()
+	run(t, s, `CREATE STREAM bids (auction BIGINT, price BIGINT);
+		CREATE MATERIALIZED VIEW per_auction AS SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction;
+		CREATE MATERIALIZED VIEW busy AS SELECT auction FROM (SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction) t WHERE n > 1;
+		INSERT INTO bids VALUES (1, 10), (1, 20), (2, 5);
+		FLUSH;
+		DROP MATERIALIZED VIEW per_auction;`)
+	e.mu.Lock()
+	n := len(e.detached)
+	e.mu.Unlock()
+	if n != 1 {
+		t.Fatalf("%d detached views, want 1", n)
+	}
+	run(t, s, "ALTER MATERIALIZED VIEW busy SET (parallelism = 2);")
+	e.mu.Lock()
+	n = len(e.detached)
+	e.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the dropped view runs on after its only reader was planned again without it")
+	}
+	run(t, s, "INSERT INTO bids VALUES (2, 7), (3, 1); FLUSH;")
+	if got := sorted(text(run(t, s, "SELECT * FROM busy;"))); got != "1\n2\n" {
+		t.Errorf("busy after its rescale:\n%s", got)
+	}
+}
