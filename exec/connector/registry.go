@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/eddysql/eddy/catalog"
+	"github.com/eddysql/eddy/exec/connector/fileroot"
 )
 
 // Registry holds connectors by name: the source connectors, the sink
@@ -115,6 +116,13 @@ func (r *Registry) SinkNames() []string { return slices.Clone(r.sinkOrder) }
 // not a source or has no connector (fed by INSERT), or whose connector
 // this registry does not implement.
 func (r *Registry) Traits(o *catalog.Object) catalog.SourceTraits {
+	return r.TraitsIn(o, Env{})
+}
+
+// TraitsIn is Traits for sources under env: a bounded source whose
+// connector estimates its rows where it reads (RowEstimator, a file's
+// size) has its estimate.
+func (r *Registry) TraitsIn(o *catalog.Object, env Env) catalog.SourceTraits {
 	if !o.IsSource() || o.Connector() == "" {
 		return catalog.SourceTraits{}
 	}
@@ -122,7 +130,19 @@ func (r *Registry) Traits(o *catalog.Object) catalog.SourceTraits {
 	if err != nil {
 		return catalog.SourceTraits{}
 	}
-	return c.Traits(Spec{Object: o.Name, Options: o.Options, Columns: o.Columns})
+	spec := Spec{Object: o.Name, Options: o.Options, Columns: o.Columns}
+	t := c.Traits(spec)
+	if est, ok := c.(RowEstimator); ok && t.Bounded && t.Rows == 0 && env.Root != (fileroot.Root{}) {
+		t.Rows = est.EstimateRows(spec, env)
+	}
+	return t
+}
+
+// RowEstimator is a source connector that estimates a bounded source's
+// rows from what it reads under an Env (a file's size), which Traits
+// cannot see.
+type RowEstimator interface {
+	EstimateRows(spec Spec, env Env) float64
 }
 
 // normalize is the form names are registered and looked up in.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/twmb/franz-go/pkg/kadm"
+	"github.com/twmb/franz-go/pkg/kerr"
 	"github.com/twmb/franz-go/pkg/kgo"
 	kafkamsg "github.com/twmb/franz-go/pkg/kmsg"
 )
@@ -156,7 +157,9 @@ func newGhost(t *testing.T, brokers, group, id string) *ghost {
 	g := &ghost{cl: cl, group: group, meta: new(kafkamsg.ConsumerMemberMetadata), req: kafkamsg.NewPtrJoinGroupRequest()}
 	g.meta.Version, g.meta.Topics = live.Version, live.Topics
 	g.req.Group, g.req.ProtocolType = group, "consumer"
-	g.req.SessionTimeoutMillis, g.req.RebalanceTimeoutMillis = 6000, 6000
+	// A session long enough for a loaded machine; the ghost that dies
+	// never starts its timer anyway.
+	g.req.SessionTimeoutMillis, g.req.RebalanceTimeoutMillis = 30000, 6000
 	g.req.Protocols = g.protocols()
 	return g
 }
@@ -180,12 +183,18 @@ func (g *ghost) join(t *testing.T) {
 func (g *ghost) own(t *testing.T) {
 	t.Helper()
 	ctx := context.Background()
-	for deadline := time.Now().Add(time.Minute); ; {
+	for deadline := time.Now().Add(2 * time.Minute); ; {
 		if time.Now().After(deadline) {
 			t.Fatalf("the group %s gave %s no partition", g.group, g.cl.OptValue(kgo.ClientID))
 		}
 		g.req.Protocols = g.protocols()
 		jr, err := g.req.RequestWith(ctx, g.cl)
+		if err == nil && jr.ErrorCode == kerr.UnknownMemberID.Code {
+			// Dropped (a slow machine missed the session): a new member.
+			g.req.MemberID = ""
+			g.join(t)
+			continue
+		}
 		if err != nil || jr.ErrorCode != 0 {
 			time.Sleep(100 * time.Millisecond)
 			continue

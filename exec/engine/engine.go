@@ -221,7 +221,8 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 		state:   dataflow.NewStateBudget(cfg.StateMemoryLimit),
 		queries: map[string]*runningQuery{}, detached: map[uint64]*runningQuery{}, broken: map[string]error{}, mustRebuild: map[string]bool{}, pushes: map[*dataflow.Job]struct{}{}}
 	e.conns.AddInternalSink(insertSink{e})
-	cat, err := catalog.Open(db.KV(), e.conns.Traits)
+	// A bounded file's rows are estimated from its size under the root.
+	cat, err := catalog.Open(db.KV(), func(o *catalog.Object) catalog.SourceTraits { return e.conns.TraitsIn(o, e.connEnv()) })
 	if err != nil {
 		db.Close()
 		return nil, inDataDir(err, cfg.DataDir)
