@@ -56,10 +56,14 @@ func (e *Estimator) SourceRate(o *catalog.Object, bounded bool) float64 {
 }
 
 // Rows estimates the rows of o's current contents (for state sizes): its
-// statistics' row count, or the default.
+// statistics' row count, a bounded source's as its connector estimates
+// it (a file table's from the file's size), or the default.
 func (e *Estimator) Rows(o *catalog.Object) float64 {
 	if s, ok := e.stats(o); ok && s.Rows > 0 {
 		return s.Rows
+	}
+	if o.Traits.Bounded && o.Traits.Rows > 0 {
+		return o.Traits.Rows
 	}
 	return DefaultDistinct
 }

@@ -59,3 +59,26 @@ func TestSizeIsMemoized(t *testing.T) {
 		t.Errorf("sizing %d joins read statistics %d times", joins, reads)
 	}
 }
+
+// TestRowsOfABoundedSource: a table's rows are its statistics' count, else
+// what its connector estimates of a bounded input (a file's size), else
+// the default — so a large file table is not taken for a small one.
+func TestRowsOfABoundedSource(t *testing.T) {
+	file := &catalog.Object{Name: "big", Kind: catalog.Table, Traits: catalog.SourceTraits{Bounded: true, Rows: 5e6}}
+	none := &catalog.Object{Name: "t", Kind: catalog.Table}
+	counted := &catalog.Object{Name: "c", Kind: catalog.Table, Traits: catalog.SourceTraits{Bounded: true, Rows: 5e6}}
+	est := &cost.Estimator{Stats: func(o *catalog.Object) (cost.TableStats, bool) {
+		if o == counted {
+			return cost.TableStats{Rows: 42}, true
+		}
+		return cost.TableStats{}, false
+	}}
+	for _, tc := range []struct {
+		o    *catalog.Object
+		want float64
+	}{{file, 5e6}, {none, cost.DefaultDistinct}, {counted, 42}} {
+		if got := est.Rows(tc.o); got != tc.want {
+			t.Errorf("%s: %v rows, want %v", tc.o.Name, got, tc.want)
+		}
+	}
+}
