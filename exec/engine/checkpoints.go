@@ -253,11 +253,16 @@ func guarantee(t connector.SinkTraits, checkpointed bool) string {
 // readsView reports whether root reads a materialized view: its rows come
 // from the view's changes, which have no position to resume from.
 func readsView(root physical.Node) bool {
-	if src, ok := root.(*physical.Source); ok && src.Object.Kind == catalog.View {
+	return readsSource(root, func(src *physical.Source) bool { return src.Object.Kind == catalog.View })
+}
+
+// readsSource reports whether root has a Source for which is holds.
+func readsSource(root physical.Node, is func(*physical.Source) bool) bool {
+	if src, ok := root.(*physical.Source); ok && is(src) {
 		return true
 	}
 	for _, in := range root.Hdr().Inputs {
-		if readsView(in) {
+		if readsSource(in, is) {
 			return true
 		}
 	}

@@ -198,15 +198,7 @@ func (e *Engine) shareCandidates(obj *catalog.Object) []shareCandidate {
 // readsObject reports whether the physical plan root reads an object
 // whose ID is in ids.
 func readsObject(root physical.Node, ids map[uint64]bool) bool {
-	if src, ok := root.(*physical.Source); ok && ids[src.Object.ID] {
-		return true
-	}
-	for _, in := range root.Hdr().Inputs {
-		if readsObject(in, ids) {
-			return true
-		}
-	}
-	return false
+	return readsSource(root, func(src *physical.Source) bool { return ids[src.Object.ID] })
 }
 
 // releaseDetached stops the dropped views that still ran for the queries

@@ -47,9 +47,7 @@ func TestSharedViewOutlivesItsDrop(t *testing.T) {
 		t.Errorf("busy after the drop:\n%s", got)
 	}
 	run(t, s, "DROP MATERIALIZED VIEW busy;")
-	e.mu.Lock()
-	n := len(e.detached)
-	e.mu.Unlock()
+	n := detachedViews(e)
 	if n != 1 {
 		t.Fatal("the dropped view stopped while hot still reads it")
 	}
@@ -57,9 +55,7 @@ func TestSharedViewOutlivesItsDrop(t *testing.T) {
 		t.Errorf("hot after busy's drop: %s", got)
 	}
 	run(t, s, "DROP MATERIALIZED VIEW hot;")
-	e.mu.Lock()
-	n = len(e.detached)
-	e.mu.Unlock()
+	n = detachedViews(e)
 	if n != 0 {
 		t.Fatal("the dropped view runs on with no reader")
 	}
@@ -128,21 +124,54 @@ func TestRescaledReaderReleasesDroppedView(t *testing.T) {
 		INSERT INTO bids VALUES (1, 10), (1, 20), (2, 5);
 		FLUSH;
 		DROP MATERIALIZED VIEW per_auction;`)
-	e.mu.Lock()
-	n := len(e.detached)
-	e.mu.Unlock()
+	n := detachedViews(e)
 	if n != 1 {
 		t.Fatalf("%d detached views, want 1", n)
 	}
 	run(t, s, "ALTER MATERIALIZED VIEW busy SET (parallelism = 2);")
-	e.mu.Lock()
-	n = len(e.detached)
-	e.mu.Unlock()
+	n = detachedViews(e)
 	if n != 0 {
 		t.Errorf("the dropped view runs on after its only reader was planned again without it")
 	}
 	run(t, s, "INSERT INTO bids VALUES (2, 7), (3, 1); FLUSH;")
 	if got := sorted(text(run(t, s, "SELECT * FROM busy;"))); got != "1\n2\n" {
 		t.Errorf("busy after its rescale:\n%s", got)
+	}
+}
+
+// detachedViews returns how many dropped views run on for their readers.
+func detachedViews(e *Engine) int {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return len(e.detached)
+}
+
+// TestShareViewsOffKeptAcrossRestart: a view created with share_views =
+// off computes its own sub-plan again when the engine restarts, as it was
+// planned, while one created with sharing reads the view again.
+func TestShareViewsOffKeptAcrossRestart(t *testing.T) {
+	e, s, cfg := checkpointedEngine(t, 1)
+	run(t, s, `CREATE STREAM bids (auction BIGINT, price BIGINT);
+		CREATE MATERIALIZED VIEW per_auction AS SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction;
+		CREATE MATERIALIZED VIEW shared AS SELECT MAX(n) AS m FROM (SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction) t;
+		SET share_views = off;
+		CREATE MATERIALIZED VIEW own AS SELECT MAX(n) AS m FROM (SELECT auction, COUNT(*) AS n FROM bids GROUP BY auction) t;
+		INSERT INTO bids VALUES (1, 10), (1, 20), (2, 5);
+		FLUSH;`)
+	e, s = restart(t, e, cfg)
+	defer e.Close()
+	v, _ := e.Catalog().Get("per_auction")
+	ids := map[uint64]bool{v.ID: true}
+	if !readsObject(query(e, "shared").plan, ids) {
+		t.Error("shared does not read per_auction after the restart")
+	}
+	if readsObject(query(e, "own").plan, ids) {
+		t.Error("own, created with share_views = off, reads per_auction after the restart")
+	}
+	run(t, s, "INSERT INTO bids VALUES (2, 1), (2, 2); FLUSH;")
+	for _, name := range []string{"shared", "own"} {
+		if got := text(run(t, s, "SELECT m FROM "+name+";")); got != "3\n" {
+			t.Errorf("%s after the restart: %s", name, got)
+		}
 	}
 }

@@ -34,7 +34,7 @@ func pushRanges(src *Source, filter plan.Expr) {
 	}
 	byOrd := map[int]*ColumnRange{}
 	var texts map[int][]string
-	for _, c := range conjuncts(filter) {
+	for _, c := range plan.Conjuncts(filter) {
 		b, ok := c.(*plan.Binary)
 		if !ok || !b.Op.IsComparison() {
 			continue
@@ -119,19 +119,6 @@ func narrow(r *ColumnRange, t types.T, op plan.BinOp, v types.Datum) bool {
 		return true
 	}
 	return false
-}
-
-// conjuncts returns e's conjuncts (e itself when it is not an AND).
-func conjuncts(e plan.Expr) []plan.Expr {
-	a, ok := e.(*plan.And)
-	if !ok {
-		return []plan.Expr{e}
-	}
-	var out []plan.Expr
-	for _, x := range a.Args {
-		out = append(out, conjuncts(x)...)
-	}
-	return out
 }
 
 // pruneText shows a source's ranges for EXPLAIN.
