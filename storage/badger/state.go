@@ -123,7 +123,7 @@ func (b *stateBackend) readIn(txn *bdg.Txn, metas []runMeta, fn func(rs []runs.R
 
 // fetcher reads the blocks of run id in txn.
 func (b *stateBackend) fetcher(txn *bdg.Txn, id uint64) runs.Fetch {
-	return func(no uint32) ([]byte, error) {
+	return func(no uint32, dst []byte) ([]byte, error) {
 		item, err := txn.Get(b.keys.runBlock(id, no))
 		if isNotFound(err) {
 			return nil, fmt.Errorf("%w: block %d of run %d is missing", storage.ErrCorrupt, no, id)
@@ -131,7 +131,7 @@ func (b *stateBackend) fetcher(txn *bdg.Txn, id uint64) runs.Fetch {
 		if err != nil {
 			return nil, err
 		}
-		return valueCopy(item, nil)
+		return valueCopy(item, dst)
 	}
 }
 

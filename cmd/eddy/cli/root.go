@@ -82,6 +82,7 @@ type options struct {
 	checkpoint  time.Duration // --checkpoint-interval
 	autoscale   string        // --autoscale
 	cpuProfile  string        // --cpuprofile
+	memProfile  string        // --memprofile
 }
 
 // app is one invocation: its streams and global options.
@@ -92,7 +93,8 @@ type app struct {
 	// openSession opens the engine and a session on it, and returns the
 	// function that closes them. It is engineSession except in tests.
 	openSession func(ctx context.Context, interactive bool) (session, func() error, error)
-	// stopProfile ends the --cpuprofile profile; nil without one.
+	// stopProfile ends the --cpuprofile and --memprofile profiles; nil
+	// without either.
 	stopProfile func() error
 	// conn holds --connect and its login flags.
 	conn connectOptions
@@ -161,6 +163,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.StringVar(&a.opts.autoscale, "autoscale", "off", "ds2: run a DS2 controller that rescales each continuous query live (unless its session SET autoscale = 'off'); off: only for queries created after SET autoscale = 'ds2'")
 	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often the queries of materialized views and sinks are checkpointed, so a restart resumes them instead of replaying their inputs and file sinks publish exactly once (0: never)")
 	pf.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
+	pf.StringVar(&a.opts.memProfile, "memprofile", "", "write a profile of the whole run's allocations to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -217,8 +220,8 @@ func (a *app) checkOptions() error {
 	plan := planMemory(memLimit, stateLimit, a.opts.stateMem != "", detectMemory)
 	plan.apply()
 	a.opts.stateLimit = plan.stateLimit
-	if a.opts.cpuProfile != "" && a.stopProfile == nil {
-		if a.stopProfile, err = startProfile(a.opts.cpuProfile); err != nil {
+	if (a.opts.cpuProfile != "" || a.opts.memProfile != "") && a.stopProfile == nil {
+		if a.stopProfile, err = startProfiles(a.opts.cpuProfile, a.opts.memProfile); err != nil {
 			return &usageError{err}
 		}
 	}

@@ -6,8 +6,10 @@ import (
 	"sort"
 )
 
-// Fetch returns block no of a run, as it was emitted.
-type Fetch func(no uint32) ([]byte, error)
+// Fetch returns block no of a run, as it was emitted, in dst's storage
+// when it has room (a cursor reads its blocks into one buffer, which a
+// scan of a large state would otherwise allocate block by block).
+type Fetch func(no uint32, dst []byte) ([]byte, error)
 
 // Run is a stored run: its owner's salt, its id, its index and where its
 // blocks come from.
@@ -93,7 +95,7 @@ func Get(runs []Run, key []byte) (val []byte, ok, found bool, err error) {
 			continue
 		}
 		no := uint32(r.Index.BlockFor(key))
-		block, err := r.Fetch(no)
+		block, err := r.Fetch(no, nil)
 		if err != nil {
 			return nil, false, false, err
 		}
@@ -139,6 +141,7 @@ type runCursor struct {
 	keys  []byte   // the block's keys back to back
 	ends  []int    // where each key ends in keys
 	vals  [][]byte // aliasing the block
+	block []byte   // the block's bytes: the buffer the next one is read into
 	dels  []bool
 	i     int // the head's position in the block
 	ended bool
@@ -171,10 +174,14 @@ func (c *runCursor) load(no int) error {
 	c.keys, c.ends, c.vals, c.dels, c.i = c.keys[:0], c.ends[:0], c.vals[:0], c.dels[:0], 0
 	for ; no < c.run.Index.Blocks(); no++ {
 		c.no = no
-		block, err := c.run.Fetch(uint32(no))
+		// The head's key and value, which the merge may still hold, are
+		// in keys and vals of the block before: the buffer is free to
+		// take the next block.
+		block, err := c.run.Fetch(uint32(no), c.block[:0])
 		if err != nil {
 			return err
 		}
+		c.block = block
 		n := c.run.Index.Counts[no]
 		c.ends, c.vals, c.dels = slices.Grow(c.ends, n), slices.Grow(c.vals, n), slices.Grow(c.dels, n)
 		c.keys = slices.Grow(c.keys, len(block))
