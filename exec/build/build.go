@@ -114,7 +114,7 @@ func (b *graphBuilder) build(n physical.Node, path string) (int, error) {
 	case *physical.HashJoin:
 		cfg := join.Config{Kind: n.Kind, Left: h.Inputs[0].Hdr().Types(), Right: h.Inputs[1].Hdr().Types(),
 			LeftKeys: n.LeftKeys, RightKeys: n.RightKeys, Residual: n.Residual, Names: h.Names(), Lookup: n.Lookup,
-			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi, StateTTL: n.StateTTL,
+			Windowed: n.Windowed, LeftTime: n.LeftTime, RightTime: n.RightTime, Lo: n.Lo, Hi: n.Hi, LeftLag: n.LeftLag, RightLag: n.RightLag, StateTTL: n.StateTTL,
 			Relayout: n.Adaptive, LeftAppendOnly: n.LeftAppendOnly}
 		if ex, ok := h.Inputs[1].(*physical.Exchange); ok && ex.Dist == physical.Broadcast {
 			cfg.Broadcast = true

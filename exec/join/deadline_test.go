@@ -2,38 +2,68 @@ package join
 
 import (
 	"math/rand/v2"
-	"slices"
 	"testing"
 )
 
-// TestDeadlineHeapOrders pushes random deadlines, pops some between
-// pushes and the rest after a rebuild (init), and checks that they come
-// out in order.
-func TestDeadlineHeapOrders(t *testing.T) {
+// TestDeadlinesOrder pushes random deadlines, few distinct and shared by
+// runs of rows as a batch's are, pops those due between pushes and drops
+// some with filter, and checks that every entry comes out once, when its
+// deadline is due and not before, buckets in deadline order.
+func TestDeadlinesOrder(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
-	var h deadlineHeap
-	var want, got []int64
-	for i := range 5000 {
-		at := int64(r.IntN(1000))
-		h.push(deadlineItem{at: at, id: int32(i)})
-		want = append(want, at)
-		if r.IntN(4) == 0 {
-			got = append(got, h.pop().at)
-			slices.Sort(want)
-			if got[len(got)-1] != want[0] {
-				t.Fatalf("pop %d: got %d, want the least, %d", len(got), got[len(got)-1], want[0])
+	var d deadlines
+	held := map[int32]int64{} // id → deadline, of the entries pushed and not yet out
+	wm := int64(0)
+	pop := func() {
+		t.Helper()
+		prev := int64(-1 << 63)
+		d.popDue(wm, func(e deadlineEntry) {
+			at, ok := held[e.id]
+			switch {
+			case !ok:
+				t.Fatalf("entry %d came out twice, or was filtered out", e.id)
+			case at >= wm:
+				t.Fatalf("entry %d of deadline %d came out at watermark %d", e.id, at, wm)
+			case at < prev:
+				t.Fatalf("deadline %d came out after %d", at, prev)
 			}
-			want = want[1:]
+			prev = at
+			delete(held, e.id)
+		})
+		for id, at := range held {
+			if at < wm {
+				t.Fatalf("entry %d of deadline %d still held at watermark %d", id, at, wm)
+			}
 		}
 	}
-	r.Shuffle(len(h.items), func(i, j int) { h.items[i], h.items[j] = h.items[j], h.items[i] })
-	h.init()
-	got = got[:0]
-	for len(h.items) > 0 {
-		got = append(got, h.pop().at)
+	id := int32(0)
+	for i := range 3000 {
+		at := wm + int64(r.IntN(50))
+		for k := 1 + r.IntN(8); k > 0; k-- {
+			d.push(at, id, uint32(i))
+			held[id] = at
+			id++
+		}
+		switch r.IntN(10) {
+		case 0:
+			wm += int64(r.IntN(30))
+			pop()
+		case 1:
+			d.filter(func(e deadlineEntry) bool {
+				if e.id%3 == 0 {
+					delete(held, e.id)
+					return false
+				}
+				return true
+			})
+		}
+		if d.len() != len(held) {
+			t.Fatalf("%d entries held, want %d", d.len(), len(held))
+		}
 	}
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("after init, %d entries popped out of order", len(got))
+	wm = 1 << 62
+	pop()
+	if d.len() != 0 || len(held) != 0 || len(d.heap) != 0 || len(d.buckets) != 0 {
+		t.Fatalf("after the last watermark: %d entries, %d deadlines, %d buckets", d.len(), len(d.heap), len(d.buckets))
 	}
 }

@@ -13,85 +13,11 @@ import (
 
 var errWindowedRetraction = errors.New("hash join: an outer interval or window join received a retraction; its inputs must only append")
 
-// deadlineHeap orders a windowed join side's rows by the watermark that
-// frees them. An entry is stale once its row was retracted: the row id
-// may since hold another row, with a deadline of its own. Each tracked
-// row gets a new generation (side.gen), and an entry frees its row only
-// if it carries the row's current one.
-type deadlineHeap struct{ items []deadlineItem }
-
-type deadlineItem struct {
-	at  int64
-	id  int32
-	gen uint32 // the generation of id it was pushed for
-}
-
-// push adds it. The heap is a binary min-heap on at, written for its
-// one type: container/heap's interface calls were a sixth of q7's CPU.
-func (h *deadlineHeap) push(it deadlineItem) {
-	h.items = append(h.items, it)
-	h.up(len(h.items) - 1)
-}
-
-// pop removes and returns the entry of the earliest deadline.
-func (h *deadlineHeap) pop() deadlineItem {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
-	if last > 0 {
-		h.down(0)
-	}
-	return top
-}
-
-// init orders the entries into a heap.
-func (h *deadlineHeap) init() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-}
-
-func (h *deadlineHeap) up(i int) {
-	items := h.items
-	it := items[i]
-	for i > 0 {
-		p := (i - 1) / 2
-		if items[p].at <= it.at {
-			break
-		}
-		items[i] = items[p]
-		i = p
-	}
-	items[i] = it
-}
-
-func (h *deadlineHeap) down(i int) {
-	items := h.items
-	n := len(items)
-	it := items[i]
-	for {
-		c := 2*i + 1
-		if c >= n {
-			break
-		}
-		if r := c + 1; r < n && items[r].at < items[c].at {
-			c = r
-		}
-		if it.at <= items[c].at {
-			break
-		}
-		items[i] = items[c]
-		i = c
-	}
-	items[i] = it
-}
-
-// staleCompactMin is the fewest stale entries a side's deadline heap
-// keeps before it drops them all: the heap is rebuilt (linear in its
-// size) when at least this many and half its entries are stale, so that
-// retractions cost amortized constant time and the heap at most twice the
-// live rows' entries (plus this many).
+// staleCompactMin is the fewest stale entries a side's deadlines keep
+// before they drop them all: they are filtered (linear in their size) when
+// at least this many and half their entries are stale, so that
+// retractions cost amortized constant time and the deadlines hold at most
+// twice the live rows' entries (plus this many).
 const staleCompactMin = 1024
 
 // track records the deadline of row id of a windowed join side, of time
@@ -101,39 +27,34 @@ func (s *side) track(id int32, t int64) {
 		s.gen = append(s.gen, 0)
 	}
 	s.gen[id]++ // wraps after 2^32 rows of one id, long after a stale entry of it is gone
-	s.deadline.push(deadlineItem{at: t + s.offset, id: id, gen: s.gen[id]})
+	s.deadline.push(t+s.offset, id, s.gen[id])
 }
 
-// untrack forgets the deadline of row id, retracted: its heap entry is
-// stale from now on.
+// untrack forgets the deadline of row id, retracted: its entry is stale
+// from now on.
 func (s *side) untrack(id int32) {
 	s.gen[id]++
 	s.stale++
-	if h := &s.deadline; s.stale >= staleCompactMin && 2*s.stale >= len(h.items) {
-		live := h.items[:0]
-		for _, it := range h.items {
-			if it.gen == s.gen[it.id] {
-				live = append(live, it)
-			}
-		}
-		h.items = live
-		h.init()
+	if d := &s.deadline; s.stale >= staleCompactMin && 2*s.stale >= d.len() {
+		d.filter(s.current)
 		s.stale = 0
 	}
 }
 
+// current reports whether e is its row's current deadline entry, not a
+// stale one.
+func (s *side) current(e deadlineEntry) bool { return e.gen == s.gen[e.id] }
+
 // popDue removes the entries whose deadline is below wm and appends the
 // ids of the rows they free to ids, skipping stale entries.
 func (s *side) popDue(wm int64, ids []int32) []int32 {
-	h := &s.deadline
-	for len(h.items) > 0 && h.items[0].at < wm {
-		it := h.pop()
-		if it.gen != s.gen[it.id] {
+	s.deadline.popDue(wm, func(e deadlineEntry) {
+		if !s.current(e) {
 			s.stale--
-			continue
+			return
 		}
-		ids = append(ids, it.id)
-	}
+		ids = append(ids, e.id)
+	})
 	return ids
 }
 

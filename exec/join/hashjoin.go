@@ -50,6 +50,11 @@ type Config struct {
 	Windowed            bool
 	LeftTime, RightTime int
 	Lo, Hi              int64
+	// LeftLag and RightLag are how far behind the watermark the time
+	// columns follow it (plan.TimeBound): a left row is freed once the
+	// watermark passes LeftTime - Lo + RightLag, a right row once it
+	// passes RightTime + Hi + LeftLag.
+	LeftLag, RightLag int64
 	// Lookup makes it a lookup join (Kind InnerJoin or LeftJoin): the
 	// right side's changes update its state and emit nothing, and each left
 	// (stream) row joins the right rows held when it arrives, is emitted
@@ -148,9 +153,9 @@ type side struct {
 	// deadline (freed when deadline < watermark), and the rows by deadline.
 	timeCol  int
 	offset   int64
-	deadline deadlineHeap
-	gen      []uint32 // by row id: its generation in the deadline heap
-	stale    int      // the heap's entries of retracted rows
+	deadline deadlines
+	gen      []uint32 // by row id: its generation in deadline
+	stale    int      // deadline's entries of retracted rows
 	padded   bool     // an outer join pads this side's unmatched rows
 	// By row id: the next id of its chain in its bucket's row index
 	// (rows.go); idx keeps track of the row indexes, whose row hash covers
@@ -203,8 +208,8 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 		if c.Lookup || c.Kind == plan.SemiJoin || c.Kind == plan.AntiJoin {
 			return fmt.Errorf("hash join: a %s join cannot be windowed", c.Kind)
 		}
-		left.timeCol, left.offset, left.padded = c.LeftTime, -c.Lo, c.Kind.PreservesLeft()
-		right.timeCol, right.offset, right.padded = c.RightTime, c.Hi, c.Kind.PreservesRight()
+		left.timeCol, left.offset, left.padded = c.LeftTime, c.RightLag-c.Lo, c.Kind.PreservesLeft()
+		right.timeCol, right.offset, right.padded = c.RightTime, c.Hi+c.LeftLag, c.Kind.PreservesRight()
 		// Matches are counted to know, when a row is freed, whether to pad it.
 		left.counted, right.counted = left.padded, right.padded
 	}

@@ -11,7 +11,7 @@ import (
 // Rescaling in place (exec.GroupMover). When a rescale hands the new
 // instance the old instance it is matched with, the new one takes over
 // the old one's sides — row stores, indexes and buckets (with their row
-// indexes), match counts, deadline heaps, TTL wheels and change tracking
+// indexes), match counts, deadlines, TTL wheels and change tracking
 // — drops the rows of the key groups it no longer owns, and reads from
 // the checkpoint only the key groups it gains. Its state is then the one
 // a restore of all its key groups builds:
@@ -23,7 +23,7 @@ import (
 //     entries are (a keyed, not broadcast join): the buckets outside the
 //     new range go whole, in one pass over the buckets, without a
 //     deletion (their entries are their new owners'); their rows' deadline
-//     entries go stale and the heap is rebuilt without the stale ones.
+//     entries go stale and the deadlines are filtered of the stale ones.
 //   - The identities handed out next follow the greatest a row kept
 //     holds, as after a restore of those rows (rowstore.Changes.Renumber),
 //     so that the next snapshots write what a restored instance writes.
@@ -123,8 +123,8 @@ func (j *HashJoin) asOfSnapshot() bool {
 
 // dropGroups frees the buckets, and their rows, whose join key is in a
 // key group outside own, writing no deletion: one pass over the buckets,
-// each dropped row visited once. A windowed side's deadline heap is
-// rebuilt without the dropped rows' entries (and the stale ones).
+// each dropped row visited once. A windowed side's deadlines are
+// filtered of the dropped rows' entries (and the stale ones).
 func (s *side) dropGroups(own exec.KeyGroupRange) {
 	dropped := false
 	for b := range int32(len(s.buckets)) {
@@ -145,16 +145,8 @@ func (s *side) dropGroups(own exec.KeyGroupRange) {
 		s.freeBucket(b)
 		dropped = true
 	}
-	if h := &s.deadline; dropped && len(h.items) > 0 {
-		live := h.items[:0]
-		for _, it := range h.items {
-			if it.gen == s.gen[it.id] {
-				live = append(live, it)
-			}
-		}
-		clear(h.items[len(live):])
-		h.items = live
-		h.init()
+	if d := &s.deadline; dropped && d.len() > 0 {
+		d.filter(s.current)
 		s.stale = 0
 	}
 }

@@ -340,11 +340,11 @@ func dumpJoin(t *testing.T, j *HashJoin) string {
 	var lines []string
 	for in, s := range j.sides {
 		deadline := map[int32]int64{}
-		for _, it := range s.deadline.items {
-			if it.gen == s.gen[it.id] {
-				deadline[it.id] = it.at
+		s.deadline.each(func(at int64, e deadlineEntry) {
+			if s.current(e) {
+				deadline[e.id] = at
 			}
-		}
+		})
 		var ids []int32
 		n := 0
 		for b := range int32(len(s.buckets)) {

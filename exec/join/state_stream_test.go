@@ -186,10 +186,21 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 // sends the restored instances the last watermark again (restarted sources
 // do), and checks that their output after every later step is the
 // uninterrupted run's: the same rows are matched, freed and padded at the
-// same watermarks.
+// same watermarks. Every kind runs also with time columns that follow the
+// watermark some way behind (LeftLag, RightLag), which keep their rows
+// that much longer.
 func TestWindowedJoinRestore(t *testing.T) {
+	type variant struct {
+		kind plan.JoinKind
+		lags bool
+	}
+	var variants []variant
 	for _, kind := range []plan.JoinKind{plan.InnerJoin, plan.LeftJoin, plan.RightJoin, plan.FullJoin} {
-		t.Run(kind.String(), func(t *testing.T) {
+		variants = append(variants, variant{kind: kind}, variant{kind: kind, lags: true})
+	}
+	for _, v := range variants {
+		kind := v.kind
+		t.Run(fmt.Sprintf("%s/lags=%v", kind, v.lags), func(t *testing.T) {
 			ts := []types.T{types.BigIntT, types.TimestampT(3)}
 			tsRef := func(ord int) plan.Expr { return &plan.InputRef{Ord: ord, Typ: types.TimestampT(3)} }
 			plus := func(d int64) plan.Expr {
@@ -201,6 +212,9 @@ func TestWindowedJoinRestore(t *testing.T) {
 					&plan.Binary{Op: plan.OpGe, L: tsRef(1), R: plus(lo), Typ: types.BoolT},
 					&plan.Binary{Op: plan.OpLe, L: tsRef(1), R: plus(hi), Typ: types.BoolT},
 				}}, Names: []string{"lk", "lt", "rk", "rt"}, Windowed: true, LeftTime: 1, RightTime: 1, Lo: lo, Hi: hi}
+			if v.lags {
+				cfg.LeftLag, cfg.RightLag = 4, 2
+			}
 			for seed := range uint64(4) {
 				rng := rand.New(rand.NewPCG(seed, 13))
 				var steps []step

@@ -179,7 +179,7 @@ func TestWindowedJoinRetractionsMatchReference(t *testing.T) {
 					t.Fatalf("held up to %d rows: state is not freed as the watermark passes", maxHeld)
 				}
 				for in, s := range rig.j.sides {
-					if live, entries := s.store.Live(), len(s.deadline.items); entries != 0 || live != 0 {
+					if live, entries := s.store.Live(), s.deadline.len(); entries != 0 || live != 0 {
 						t.Fatalf("side %d: %d rows and %d deadline entries left", in, live, entries)
 					}
 				}
@@ -189,7 +189,7 @@ func TestWindowedJoinRetractionsMatchReference(t *testing.T) {
 }
 
 // TestWindowedJoinDropsStaleDeadlines retracts and re-inserts many rows of
-// one window, so that the deadline heap collects more stale entries than
+// one window, so that the deadlines collect more stale entries than
 // staleCompactMin, and checks that it drops them (it stays within twice
 // the live rows plus the threshold), that no live row lost its deadline,
 // and that the output is the reference join throughout.
@@ -222,11 +222,11 @@ func TestWindowedJoinDropsStaleDeadlines(t *testing.T) {
 			t.Fatalf("round %d: %v", round, err)
 		}
 		rig.check(fmt.Sprintf("round %d", round), match)
-		if n := len(right.deadline.items); n > 2*rows+staleCompactMin {
+		if n := right.deadline.len(); n > 2*rows+staleCompactMin {
 			t.Fatalf("round %d: %d deadline entries for %d rows", round, n, rows)
 		}
 	}
-	if right.stale == 0 && len(right.deadline.items) == rows {
+	if right.stale == 0 && right.deadline.len() == rows {
 		t.Fatalf("no stale entries: the test no longer exercises them")
 	}
 	// The live rows, at 1007, stay until the watermark passes it.
@@ -239,7 +239,7 @@ func TestWindowedJoinDropsStaleDeadlines(t *testing.T) {
 	if err := rig.control(exec.Control{Kind: exec.Watermark, Watermark: 1008}); err != nil {
 		t.Fatal(err)
 	}
-	if got, n := right.store.Live(), len(right.deadline.items); got != 0 || n != 0 {
+	if got, n := right.store.Live(), right.deadline.len(); got != 0 || n != 0 {
 		t.Fatalf("%d right rows and %d deadline entries held after the watermark passed them", got, n)
 	}
 }

@@ -96,7 +96,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		StateBytes:   rows * (cost.RowWidth(left.Hdr().Types()) + cost.RowWidth(right.Hdr().Types())),
 		StateBounded: (lp.Bounded || lp.RowsExpire) && (rp.Bounded || rp.RowsExpire), Growth: "with every row of both inputs"}
 	if tb, ok := n.Windowed(); ok {
-		j.Windowed, j.Lo, j.Hi = true, tb.Lo, tb.Hi
+		j.Windowed, j.Lo, j.Hi, j.LeftLag, j.RightLag = true, tb.Lo, tb.Hi, tb.LeftLag, tb.RightLag
 		j.LeftTime, j.RightTime = lcols.Find(tb.Left), rcols.Find(tb.Right)
 		j.TimeText = b.md.Ref(tb.Left).String() + " - " + b.md.Ref(tb.Right).String() + " in " + tb.String()
 		// Each side keeps the rows of a time span the watermark moves on.
@@ -222,6 +222,10 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 		return distChoice{}
 	}
 	if _, windowed := n.Windowed(); windowed {
+		// Each replica of a broadcast side would free its rows by its own
+		// instance's watermark, while a checkpoint keeps one replica, the
+		// first to free them: an instance restored behind it would miss
+		// rows it still held.
 		return distChoice{}
 	}
 	rp := n.Right.Props()

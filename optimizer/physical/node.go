@@ -110,10 +110,12 @@ type HashJoin struct {
 	Lookup bool
 	// Windowed: an interval or window join (plan.Join.Windowed) whose
 	// sides free their rows by their time columns LeftTime and RightTime
-	// (input ordinals), as Lo <= left - right <= Hi allows.
+	// (input ordinals), as Lo <= left - right <= Hi allows, the columns
+	// following the watermark LeftLag and RightLag behind (plan.TimeBound).
 	Windowed            bool
 	LeftTime, RightTime int
 	Lo, Hi              int64
+	LeftLag, RightLag   int64
 	TimeText            string
 	// StateTTL, when positive, evicts the rows of a join key idle that
 	// long from both sides (a regular join only; ttl.go).

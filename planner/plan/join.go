@@ -135,12 +135,12 @@ func (n *Join) Props() *Props {
 			// other that the bound keeps on the watermark's side of it.
 			p.AppendOnly = l.AppendOnly && r.AppendOnly
 			if n.Kind == InnerJoin {
-				if tb.Lo >= 0 {
-					p.TimeCols.Add(tb.Left)
-				}
-				if tb.Hi <= 0 {
-					p.TimeCols.Add(tb.Right)
-				}
+				// A change after W of the left time L is made by a left
+				// change (L >= W - LeftLag) or by a right one
+				// (R >= W - RightLag) matching rows with L >= R + Lo; the
+				// right time R likewise, with R >= L - Hi.
+				p.addTime(tb.Left, max(tb.LeftLag, tb.RightLag-tb.Lo))
+				p.addTime(tb.Right, max(tb.RightLag, tb.LeftLag+tb.Hi))
 			}
 		case n.Lookup:
 			// Only the stream's rows produce output, each once.
@@ -164,13 +164,15 @@ func (n *Join) Props() *Props {
 // (joined INNER, LEFT, RIGHT or FULL; an outer join pads an unmatched row
 // when it is freed), or the join is INNER, both inputs carry watermarks,
 // and a side that retracts keeps its rows until the watermark passes
-// their time (Lo <= 0 for the left side, Hi >= 0 for the right). Its
-// state is then freed as the watermark passes, exactly: a time column
-// promises that every change after watermark W — a retraction too, as a
-// windowed aggregate emits until its window closes — has a time of at
-// least W, so a row whose deadline W passed can neither match a later
-// change nor be retracted by one, and a retraction before then finds its
-// row and the rows it matched still held.
+// their time plus their lag (Lo <= RightLag - LeftLag for the left side,
+// Hi >= RightLag - LeftLag for the right; with time columns, Lo <= 0 and
+// Hi >= 0). Its state is then freed as the watermark passes, exactly: a
+// time column promises that every change after watermark W — a
+// retraction too, as a windowed aggregate emits until its window closes —
+// has a time of at least W (W - lag for a column of TimeLags), so a row
+// whose deadline W passed can neither match a later change nor be
+// retracted by one, and a retraction before then finds its row and the
+// rows it matched still held.
 func (n *Join) Windowed() (TimeBound, bool) {
 	if n.Lookup || n.Kind == SemiJoin || n.Kind == AntiJoin {
 		return TimeBound{}, false
@@ -183,9 +185,11 @@ func (n *Join) Windowed() (TimeBound, bool) {
 	if !ok || !tb.Bounded() {
 		return TimeBound{}, false
 	}
-	// A left row is freed once the watermark passes its time - Lo, a right
-	// row once it passes its time + Hi.
-	if !l.AppendOnly && tb.Lo > 0 || !r.AppendOnly && tb.Hi < 0 {
+	// A left row is freed once the watermark passes its time - Lo +
+	// RightLag, a right row once it passes its time + Hi + LeftLag; a
+	// retracting side's row must outlive its own retractions, which come
+	// until the watermark passes its time + its lag.
+	if !l.AppendOnly && tb.Lo > tb.RightLag-tb.LeftLag || !r.AppendOnly && tb.Hi < tb.RightLag-tb.LeftLag {
 		return TimeBound{}, false
 	}
 	return tb, true

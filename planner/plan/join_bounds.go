@@ -3,6 +3,7 @@ package plan
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/eddysql/eddy/catalog/types"
 )
@@ -13,9 +14,17 @@ import (
 // (`a.ts BETWEEN b.ts - INTERVAL '5' SECOND AND b.ts + ...`) has both
 // bounds; a window join (`a.window_end = b.window_end`) has Lo = Hi = 0.
 // A missing bound is math.MinInt64 (Lo) or math.MaxInt64 (Hi).
+//
+// LeftLag and RightLag are how far behind the watermark the two columns
+// follow it (Props.TimeLags; 0 for time columns): a window join on
+// window_start has lags of the window size. A left row is then freed once
+// the watermark passes L - Lo + RightLag (no later right change, of a time
+// of at least W - RightLag, can match it), a right row once it passes
+// R + Hi + LeftLag.
 type TimeBound struct {
-	Left, Right ColumnID
-	Lo, Hi      int64
+	Left, Right       ColumnID
+	Lo, Hi            int64
+	LeftLag, RightLag int64
 }
 
 // Bounded reports whether both bounds are set: then the state of both
@@ -31,33 +40,75 @@ func (b TimeBound) String() string {
 	if b.Hi != math.MaxInt64 {
 		hi = fmt.Sprintf("%dms", b.Hi)
 	}
+	if b.LeftLag != 0 || b.RightLag != 0 {
+		return fmt.Sprintf("[%s, %s] (watermark lags %dms, %dms)", lo, hi, b.LeftLag, b.RightLag)
+	}
 	return fmt.Sprintf("[%s, %s]", lo, hi)
+}
+
+// watermarkCols returns the columns of p that follow the watermark, at a
+// lag or not.
+func watermarkCols(p *Props) ColSet {
+	s := p.TimeCols
+	if len(p.TimeLags) > 0 {
+		var lagged ColSet
+		for c := range p.TimeLags {
+			lagged.Add(c)
+		}
+		s = s.Union(lagged)
+	}
+	return s
 }
 
 // TimeBound returns the tightest bound the join condition puts on the
 // difference of one left time column and one right time column, when the
-// condition has one (the first such pair found, in condition order).
+// condition has one. Of several pairs it bounds, the one that frees rows
+// soonest: bounded on both sides, then the least time a row is kept past
+// its own (-Lo + RightLag and Hi + LeftLag together), then the first in
+// condition order — window_end = window_end before window_start =
+// window_start, whose columns follow the watermark a window behind.
 func (n *Join) TimeBound() (TimeBound, bool) {
 	if n.On == nil {
 		return TimeBound{}, false
 	}
-	lt, rt := n.Left.Props().TimeCols, n.Right.Props().TimeCols
-	var tb TimeBound
-	found := false
+	lp, rp := n.Left.Props(), n.Right.Props()
+	lt, rt := watermarkCols(lp), watermarkCols(rp)
+	var pairs []TimeBound
 	for _, c := range Conjuncts(n.On) {
 		l, r, lo, hi, ok := differenceBound(c, lt, rt)
 		if !ok {
 			continue
 		}
-		if !found {
-			tb, found = TimeBound{Left: l, Right: r, Lo: math.MinInt64, Hi: math.MaxInt64}, true
+		i := slices.IndexFunc(pairs, func(b TimeBound) bool { return b.Left == l && b.Right == r })
+		if i < 0 {
+			ll, _ := lp.TimeLag(l)
+			rl, _ := rp.TimeLag(r)
+			pairs = append(pairs, TimeBound{Left: l, Right: r, Lo: math.MinInt64, Hi: math.MaxInt64, LeftLag: ll, RightLag: rl})
+			i = len(pairs) - 1
 		}
-		if l != tb.Left || r != tb.Right {
-			continue
-		}
-		tb.Lo, tb.Hi = max(tb.Lo, lo), min(tb.Hi, hi)
+		pairs[i].Lo, pairs[i].Hi = max(pairs[i].Lo, lo), min(pairs[i].Hi, hi)
 	}
-	return tb, found
+	if len(pairs) == 0 {
+		return TimeBound{}, false
+	}
+	best := pairs[0]
+	for _, b := range pairs[1:] {
+		switch {
+		case b.Bounded() != best.Bounded():
+			if b.Bounded() {
+				best = b
+			}
+		case b.Bounded() && b.kept() < best.kept():
+			best = b
+		}
+	}
+	return best, true
+}
+
+// kept is how long, in ms of watermark, a bounded join keeps a row past
+// its time: the left's and the right's together.
+func (b TimeBound) kept() float64 {
+	return float64(b.RightLag) - float64(b.Lo) + float64(b.Hi) + float64(b.LeftLag)
 }
 
 // differenceBound reads a comparison `x op y` of a left and a right time

@@ -49,6 +49,16 @@ type Props struct {
 	// them: a row whose time the watermark passed can no longer be matched
 	// by a later change, nor be retracted by one.
 	TimeCols ColSet
+	// TimeLags are columns that follow the watermark some milliseconds
+	// behind: every change that arrives after watermark W has a value of
+	// at least W - lag (or NULL). A window's window_start follows its time
+	// column a window size behind, and an aggregate grouped by a column
+	// that follows the watermark keeps the promise, as each change of its
+	// result is made by a change of its input in the same group. Interval
+	// and window joins free their state by them as by TimeCols, lag
+	// later. A column is in TimeCols or in TimeLags, not both; the map is
+	// never changed once the props are made.
+	TimeLags map[ColumnID]int64
 	// RowsExpire: every row the node emits is retracted once processing
 	// time passes a bound the row's own values set (a TemporalFilter's
 	// output), so the state of what reads it holds only rows that have not
@@ -68,4 +78,36 @@ func WalkNodes(n Node, fn func(Node)) {
 	for _, in := range n.Inputs() {
 		WalkNodes(in, fn)
 	}
+}
+
+// TimeLag reports whether column c follows the watermark and how far
+// behind it: 0 for a time column (TimeCols), its lag for one of TimeLags.
+func (p *Props) TimeLag(c ColumnID) (int64, bool) {
+	if p.TimeCols.Contains(c) {
+		return 0, true
+	}
+	lag, ok := p.TimeLags[c]
+	return lag, ok
+}
+
+// addTime records, on props being made, that column c follows the
+// watermark lag behind; a lag of at most 0 makes it a time column (a value
+// of at least W + x is one of at least W). Recorded twice, c keeps the
+// smaller lag: both promises hold.
+func (p *Props) addTime(c ColumnID, lag int64) {
+	if lag <= 0 {
+		p.TimeCols.Add(c)
+		delete(p.TimeLags, c)
+		return
+	}
+	if p.TimeCols.Contains(c) {
+		return
+	}
+	if old, ok := p.TimeLags[c]; ok && old <= lag {
+		return
+	}
+	if p.TimeLags == nil {
+		p.TimeLags = map[ColumnID]int64{}
+	}
+	p.TimeLags[c] = lag
 }

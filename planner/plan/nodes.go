@@ -250,7 +250,7 @@ func (n *Filter) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Keys: in.Keys, Watermarked: in.Watermarked,
-			TimeCols: in.TimeCols, RowsExpire: in.RowsExpire}
+			TimeCols: in.TimeCols, TimeLags: in.TimeLags, RowsExpire: in.RowsExpire}
 	}
 	return n.props
 }
@@ -273,12 +273,21 @@ func (n *Aggregate) Props() *Props {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, Keys: []ColSet{n.Group.ToSet()}, Watermarked: in.Watermarked,
 			AppendOnly: n.EmitOnClose && n.WindowClose != 0 && in.AppendOnly}
-		if n.ClosesWindows() && n.WindowCloseOffset == 0 {
-			// Grouped by window_end: a window's row changes only until the
-			// watermark reaches its window_end (a change of a closed window
-			// is late and dropped), so every change after watermark W is of
-			// a window ending after W.
-			n.props.TimeCols = MakeColSet(n.WindowClose)
+		if n.ClosesWindows() {
+			// A window's row changes only until the watermark reaches its
+			// window_end (a change of a closed window is late and
+			// dropped), so every change after watermark W is of a window
+			// ending after W: grouped by window_end, a time column;
+			// grouped by window_start (closing at window_start + the
+			// size), one that follows the watermark a size behind.
+			n.props.addTime(n.WindowClose, n.WindowCloseOffset)
+		}
+		for _, c := range n.Group {
+			// Each change of a group's row is made by a change of the
+			// input in that group, which the input's promise bounds.
+			if lag, ok := in.TimeLag(c); ok {
+				n.props.addTime(c, lag)
+			}
 		}
 	}
 	return n.props
@@ -324,8 +333,8 @@ func projectProps(in *Props, items []ProjItem) *Props {
 		if c.ID == it.ID {
 			passed.Add(c.ID)
 		}
-		if in.TimeCols.Contains(c.ID) {
-			out.TimeCols.Add(it.ID)
+		if lag, ok := in.TimeLag(c.ID); ok {
+			out.addTime(it.ID, lag)
 		}
 	}
 	for _, k := range in.Keys {

@@ -68,10 +68,17 @@ func TestWindowedAggregateTimeCols(t *testing.T) {
 		t.Errorf("EMIT ON WINDOW CLOSE: TimeCols = %v, want (5)", got)
 	}
 
-	// Grouped by window_start, which closes at start + size: no promise.
+	// Grouped by window_start, which closes at start + size: it follows
+	// the watermark a window behind, renamed too.
 	agg, out = maxPerWindow(tumble(f.scan(), 2), 4, 10_000, false)
 	if got := out.Props().TimeCols; !got.Empty() || !agg.Props().TimeCols.Empty() {
 		t.Errorf("aggregate grouped by window_start: TimeCols = %v", agg.Props().TimeCols)
+	}
+	if lag, ok := agg.Props().TimeLag(4); !ok || lag != 10_000 {
+		t.Errorf("aggregate grouped by window_start: lag %d, %v; want 10000", lag, ok)
+	}
+	if lag, ok := out.Props().TimeLag(8); !ok || lag != 10_000 {
+		t.Errorf("window_start AS date_time: lag %d, %v; want 10000", lag, ok)
 	}
 
 	// Without a watermark no window closes.
@@ -81,18 +88,54 @@ func TestWindowedAggregateTimeCols(t *testing.T) {
 	}
 
 	// Over a retracting input, a running aggregate does not close its
-	// windows (a retraction may still change them): no promise. Emitting
-	// on close, it does.
+	// windows (a retraction may still change them), but each change of a
+	// group's row is made by a change of its input in that group, which
+	// the input's window_end bounds: the promise holds. Emitting on close,
+	// too.
 	inner, _ := maxPerWindow(tumble(f.scan(), 2), 5, 0, false)
 	regroup := func(emitOnClose bool) *Aggregate {
 		return &Aggregate{Input: inner, Group: ColList{5}, WindowClose: 5, EmitOnClose: emitOnClose,
 			Aggs: []AggCall{{Func: AggCountStar, Out: 9, Typ: types.BigIntT}}}
 	}
-	if got := regroup(false).Props().TimeCols; !got.Empty() {
-		t.Errorf("running aggregate over a retracting input: TimeCols = %v", got)
+	if got := regroup(false).Props().TimeCols; !got.Equals(MakeColSet(5)) {
+		t.Errorf("running aggregate over a retracting input: TimeCols = %v, want (5)", got)
 	}
 	if got := regroup(true).Props().TimeCols; !got.Equals(MakeColSet(5)) {
 		t.Errorf("EMIT ON WINDOW CLOSE over a retracting input: TimeCols = %v, want (5)", got)
+	}
+	// A column of the input that follows no watermark makes no promise.
+	other := &Aggregate{Input: inner, Group: ColList{6}, Aggs: []AggCall{{Func: AggCountStar, Out: 9, Typ: types.BigIntT}}}
+	if p := other.Props(); !p.TimeCols.Empty() || len(p.TimeLags) != 0 {
+		t.Errorf("grouped by an aggregate's result: TimeCols = %v, TimeLags = %v", p.TimeCols, p.TimeLags)
+	}
+}
+
+// TestWindowStartFollowsTheWatermarkAWindowBehind checks the lags of
+// window_start: a window's start is within its size before the row's
+// time, for TUMBLE, HOP and CUMULATE alike, and a running aggregate over
+// a retracting input grouped by such a column keeps its lag.
+func TestWindowStartFollowsTheWatermarkAWindowBehind(t *testing.T) {
+	f := newPropsFixture(true)
+	for _, w := range []*Window{
+		tumble(f.scan(), 2),
+		{Input: f.scan(), Kind: Hop, TimeCol: 2, Size: 10_000, Slide: 2_000, Start: 4, End: 5},
+		{Input: f.scan(), Kind: Cumulate, TimeCol: 2, Size: 10_000, Slide: 2_000, Start: 4, End: 5},
+	} {
+		p := w.Props()
+		if lag, ok := p.TimeLag(4); !ok || lag != 10_000 {
+			t.Errorf("%s: window_start lag %d, %v; want 10000", w.Kind, lag, ok)
+		}
+		if lag, ok := p.TimeLag(5); !ok || lag != 0 || !p.TimeCols.Contains(5) {
+			t.Errorf("%s: window_end lag %d, %v; want a time column", w.Kind, lag, ok)
+		}
+	}
+	if _, ok := tumble(f.scan(), 3).Props().TimeLag(4); ok {
+		t.Errorf("TUMBLE over a column without a watermark: window_start follows it")
+	}
+	counts, _ := maxPerWindow(tumble(f.scan(), 2), 4, 10_000, false)
+	regroup := &Aggregate{Input: counts, Group: ColList{4}, Aggs: []AggCall{{Func: AggMax, Arg: 6, ArgTyp: types.BigIntT, Out: 9, Typ: types.BigIntT}}}
+	if lag, ok := regroup.Props().TimeLag(4); !ok || lag != 10_000 {
+		t.Errorf("MAX over the counts, grouped by window_start: lag %d, %v; want 10000", lag, ok)
 	}
 }
 

@@ -92,12 +92,20 @@ func (n *Window) Props() *Props {
 	if n.props == nil {
 		in := n.Input.Props()
 		n.props = &Props{Bounded: in.Bounded, AppendOnly: in.AppendOnly, Watermarked: in.Watermarked}
-		n.props.TimeCols = in.TimeCols
-		if in.TimeCols.Contains(n.TimeCol) {
+		for _, c := range in.TimeCols.Ordered() {
+			n.props.addTime(c, 0)
+		}
+		for c, lag := range in.TimeLags {
+			n.props.addTime(c, lag)
+		}
+		if lag, ok := in.TimeLag(n.TimeCol); ok {
 			// A row's windows end after its time, so window_end follows
-			// the watermark as its time does. Windows over another
-			// column end whenever that column says, watermark or not.
-			n.props.TimeCols = in.TimeCols.Union(MakeColSet(n.End))
+			// the watermark as its time does; they start less than a
+			// (largest) size before it, so window_start follows it a
+			// size further behind. Windows over another column end
+			// whenever that column says, watermark or not.
+			n.props.addTime(n.End, lag)
+			n.props.addTime(n.Start, lag+n.Size)
 		}
 	}
 	return n.props
