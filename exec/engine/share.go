@@ -100,7 +100,7 @@ func (e *Engine) shareViews(obj *catalog.Object, md *plan.Metadata, root plan.No
 // whether reading them saves work: n aggregates.
 func shareable(n plan.Node, timeless bool) bool {
 	p := n.Props()
-	if p.AppendOnly || p.Watermarked && !timeless || !p.TimeCols.Empty() || p.RowsExpire {
+	if p.AppendOnly || p.Watermarked && !timeless || !p.TimeCols.Empty() || len(p.TimeLags) > 0 || p.RowsExpire {
 		return false
 	}
 	aggregates := false
