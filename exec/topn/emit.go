@@ -177,9 +177,7 @@ func (t *Operator) emit(ctx context.Context, out exec.Emitter) error {
 	if n == 0 {
 		return nil
 	}
-	for _, b := range t.builders {
-		b.Reserve(n)
-	}
+	t.reserve(n)
 	var rn *array.Int64Builder
 	if t.cfg.RowNumber {
 		rn = t.builders[len(t.cfg.Input)].(*array.Int64Builder)
@@ -198,8 +196,30 @@ func (t *Operator) emit(ctx context.Context, out exec.Emitter) error {
 	cols := make([]arrow.Array, len(t.builders))
 	for i, b := range t.builders {
 		cols[i] = b.NewArray()
+		if v, ok := cols[i].(interface{ ValueBytes() []byte }); ok {
+			t.dataPerRow[i] = float64(len(v.ValueBytes())) / float64(n)
+		}
 	}
 	return arrays.Emit(ctx, out, t.schema, cols, n, t.ops)
+}
+
+// reserve makes room in the builders for n rows, and in those of strings
+// and binary values for their bytes as the last batch had them per row (a
+// little more): the rows' values are decoded one by one, and a builder
+// growing its data buffer as they come copies it over and over, a fresh
+// buffer each time (a sixth of q19's CPU).
+func (t *Operator) reserve(n int) {
+	if len(t.dataPerRow) != len(t.builders) {
+		t.dataPerRow = make([]float64, len(t.builders))
+	}
+	for i, b := range t.builders {
+		b.Reserve(n)
+		if per := t.dataPerRow[i]; per > 0 {
+			if bb, ok := b.(interface{ ReserveData(int) }); ok {
+				bb.ReserveData(int(per*float64(n)*1.1) + 64)
+			}
+		}
+	}
 }
 
 // resetBuilders discards what the builders hold after a failed row.

@@ -80,9 +80,13 @@ type Operator struct {
 	parts    ordtree.Partitions // general mode; its Epoch and Gauge serve both modes
 	slots    map[string]*slot   // by encoded partition key; de-duplication mode
 	builders []array.Builder
-	changes  ordtree.Changes // general mode: the rows changed since the last snapshot
-	dedup    dedupDelta      // de-duplication mode: the slots changed since the last snapshot
-	snap     snapshot        // Snapshot's scratch
+	// dataPerRow is, per output column of variable width, the bytes of
+	// values per row of the last batch emitted: the next batch reserves
+	// as much for its rows at once (emit.go).
+	dataPerRow []float64
+	changes    ordtree.Changes // general mode: the rows changed since the last snapshot
+	dedup      dedupDelta      // de-duplication mode: the slots changed since the last snapshot
+	snap       snapshot        // Snapshot's scratch
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte // per input row: its partition key and sort key
