@@ -367,6 +367,15 @@ func (c *Col) gather(alloc memory.Allocator, ids []int32) arrow.Array {
 			}
 		}
 	case *array.StringBuilder:
+		// The values' bytes at once: appended one by one, the builder
+		// would grow its data buffer by doubling, a fresh copy each time.
+		size := 0
+		for _, id := range ids {
+			if id >= 0 && c.Valid[id] {
+				size += int(c.slen[id])
+			}
+		}
+		b.ReserveData(size)
 		for _, id := range ids {
 			if id < 0 || !c.Valid[id] {
 				b.AppendNull()
