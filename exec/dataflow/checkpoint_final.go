@@ -111,9 +111,14 @@ func (f finalTable) ScanRange(lo, hi []byte, fn func(k, v []byte) error) error {
 }
 
 // apply writes the buffered writes into their table and returns the
-// bytes of their keys and values.
+// bytes of their keys and values. The table copies them: the log's memory
+// goes back to kvlog's pool, for the table's own log to copy the next
+// task's writes into.
 func (f *finalWrites) apply() (int64, error) {
-	return int64(f.log.Size()), f.to.WriteLog(&f.log)
+	n := int64(f.log.Size())
+	err := f.to.WriteLog(&f.log)
+	f.log.Release()
+	return n, err
 }
 
 // snapshotFinal takes the task's final snapshot, after its end of input.

@@ -76,8 +76,15 @@ func (l *Log) room(n int) []byte {
 		}
 		size = min(2*cap(c), MaxChunk)
 	}
-	l.chunks = append(l.chunks, make([]byte, 0, max(size, n)))
-	return l.chunks[len(l.chunks)-1]
+	c := []byte(nil)
+	if size == MaxChunk && n <= MaxChunk {
+		c = takeChunk()
+	}
+	if c == nil {
+		c = make([]byte, 0, max(size, n))
+	}
+	l.chunks = append(l.chunks, c)
+	return c
 }
 
 // Key returns the key of write i. It aliases the log: the caller must not

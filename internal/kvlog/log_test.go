@@ -110,3 +110,65 @@ func TestLogReset(t *testing.T) {
 		t.Fatal("Reset did not keep the last chunk")
 	}
 }
+
+// TestReleaseReusesChunks fills a log past its first chunks of MaxChunk
+// bytes, releases it, and checks that the next log writes into those
+// chunks, reads back what it wrote, and that the pool keeps no more than
+// PoolBytes.
+func TestReleaseReusesChunks(t *testing.T) {
+	fill := func(l *Log, b byte, n int) {
+		v := bytes.Repeat([]byte{b}, 1<<10)
+		for i := range n {
+			l.Append(nil, fmt.Appendf(nil, "k%07d", i), v, false)
+		}
+	}
+	var l Log
+	fill(&l, 1, 3*MaxChunk>>10)
+	var big []*byte
+	for _, c := range l.chunks {
+		if cap(c) == MaxChunk {
+			big = append(big, &c[:1][0])
+		}
+	}
+	if len(big) == 0 {
+		t.Fatal("no chunk of MaxChunk bytes")
+	}
+	start := PooledBytes()
+	l.Release()
+	if l.Len() != 0 || l.Size() != 0 || len(l.chunks) != 0 {
+		t.Fatalf("released log holds %d writes, %d bytes, %d chunks", l.Len(), l.Size(), len(l.chunks))
+	}
+	if got := PooledBytes() - start; got != int64(len(big))*MaxChunk {
+		t.Fatalf("pool gained %d bytes, want %d chunks", got, len(big))
+	}
+
+	var m Log
+	fill(&m, 2, 3*MaxChunk>>10)
+	reused := 0
+	for _, c := range m.chunks {
+		for _, p := range big {
+			if cap(c) == MaxChunk && &c[:1][0] == p {
+				reused++
+			}
+		}
+	}
+	if reused == 0 {
+		t.Fatal("the next log took no chunk from the pool")
+	}
+	for i := range int32(m.Len()) {
+		if v, _ := m.Val(i); v[0] != 2 || v[len(v)-1] != 2 {
+			t.Fatalf("write %d reads back %d", i, v[0])
+		}
+	}
+
+	// The pool keeps at most PoolBytes. (The chunks are never written:
+	// their pages are not touched.)
+	var x Log
+	for range PoolBytes/MaxChunk + 8 {
+		x.chunks = append(x.chunks, make([]byte, 0, MaxChunk))
+	}
+	x.Release()
+	if got := PooledBytes(); got != PoolBytes {
+		t.Fatalf("pool holds %d bytes, want its bound %d", got, PoolBytes)
+	}
+}

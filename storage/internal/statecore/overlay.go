@@ -63,6 +63,14 @@ type overlay struct {
 	// writes since sorted (or was never sorted); nil until a read needs
 	// it.
 	tree *btree
+
+	// pins counts the scans iterating over writes of the overlay that they
+	// read under the store's mutex and use after it (table.scan); retired
+	// is set once a commit made the overlay's writes the backend's. The
+	// overlay's log goes back to the pool (release) when both are so: it
+	// is retired and no scan pins it. The store's mutex guards both.
+	pins    int
+	retired bool
 }
 
 func newOverlay() *overlay { return &overlay{} }
@@ -93,6 +101,31 @@ func (o *overlay) add(pre, k, v []byte, del bool) {
 		o.segs = append(o.segs, segment{start: int32(o.recs()), pre: pre})
 	}
 	o.log.Append(pre, k, v, del)
+}
+
+// unpin ends a pin of the overlay, releasing it when it is the last pin
+// of a retired one. The caller holds the store's mutex.
+func (o *overlay) unpin() {
+	if o.pins--; o.pins == 0 && o.retired {
+		o.release()
+	}
+}
+
+// retire records that the overlay's writes are committed and that no
+// reader will look at it again but the scans that pin it, releasing it
+// unless one does. The caller holds the store's mutex.
+func (o *overlay) retire() {
+	if o.retired = true; o.pins == 0 {
+		o.release()
+	}
+}
+
+// release gives the log's memory to the pool for the next overlays and
+// drops the indexes: the overlay is empty after it and must not be read.
+func (o *overlay) release() {
+	o.log.Release()
+	o.segs, o.spans, o.order, o.tree = nil, nil, nil, nil
+	o.ordered, o.ordRecs, o.ordSpans = false, 0, 0
 }
 
 // segEnd returns the end of segment i: the next one's start.

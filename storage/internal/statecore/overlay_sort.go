@@ -6,6 +6,8 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
+	"sync"
+	"unsafe"
 )
 
 // sortWords is how many 8-byte words of each key a sort item holds: one
@@ -59,8 +61,9 @@ func (it *sortItem) wordsAt(k []byte, depth int) {
 // in the order made and the last one wins.
 func latestRecords(o *overlay) []int32 {
 	n := o.recs()
-	items := make([]sortItem, n)
-	tmp := make([]sortItem, n)
+	buf := takeSortScratch(2 * n)
+	defer putSortScratch(buf)
+	items, tmp := buf[:n], buf[n:]
 	if tables := byTable(o, items); tables != nil {
 		for _, t := range tables {
 			end := t.start + t.n
@@ -69,7 +72,7 @@ func latestRecords(o *overlay) []int32 {
 		}
 	} else {
 		for i := range items {
-			items[i].idx = int32(i)
+			items[i] = sortItem{idx: int32(i)}
 		}
 		sortDepth(o, items, tmp, sharedPrefix(o, items, 0))
 	}
@@ -80,6 +83,44 @@ func latestRecords(o *overlay) []int32 {
 		}
 	}
 	return order
+}
+
+// The scratch space of the last sort, kept for the next. A commit sorts
+// every write of its epoch, and the next commit about as many: reusing the
+// items spares each commit the page faults of fresh memory (see
+// kvlog.PoolBytes). Scratch larger than maxSortScratch is not kept.
+var sortScratch struct {
+	mu  sync.Mutex
+	buf []sortItem
+}
+
+// maxSortScratch bounds the items sortScratch keeps: 256 MiB of them.
+const maxSortScratch = (256 << 20) / int(unsafe.Sizeof(sortItem{}))
+
+// takeSortScratch returns n items of scratch: the kept ones when they are
+// enough, fresh ones otherwise. Their contents are undefined.
+func takeSortScratch(n int) []sortItem {
+	sortScratch.mu.Lock()
+	buf := sortScratch.buf
+	sortScratch.buf = nil
+	sortScratch.mu.Unlock()
+	if cap(buf) < n {
+		return make([]sortItem, n)
+	}
+	return buf[:n]
+}
+
+// putSortScratch keeps buf for the next sort, unless it is larger than
+// maxSortScratch or smaller than the scratch kept already.
+func putSortScratch(buf []sortItem) {
+	if cap(buf) > maxSortScratch {
+		return
+	}
+	sortScratch.mu.Lock()
+	if cap(buf) > cap(sortScratch.buf) {
+		sortScratch.buf = buf
+	}
+	sortScratch.mu.Unlock()
 }
 
 // tableItems are the items of one table's records in latestRecords: from
@@ -132,7 +173,7 @@ func byTable(o *overlay, items []sortItem) []tableItems {
 	for i, sg := range o.segs {
 		at := next[segTable[i]]
 		for r := int(sg.start); r < o.segEnd(i); r++ {
-			items[at].idx = int32(r)
+			items[at] = sortItem{idx: int32(r)}
 			at++
 		}
 		next[segTable[i]] = at

@@ -154,6 +154,7 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 		return fmt.Errorf("storage: committing epoch %d of job %q: %w", epoch, s.job, err)
 	}
 	s.epoch = epoch
+	frozen.retire()
 	return nil
 }
 

@@ -203,7 +203,23 @@ func (t *table) scan(lo, hi []byte, fn func(k, v []byte) error) error {
 		return err
 	}
 	kvs, spans := view(layers, lo, hi)
+	// kvs alias the overlays' logs: keep a commit from handing them to
+	// the next overlays while fn runs.
+	for _, o := range layers {
+		if o != nil {
+			o.pins++
+		}
+	}
 	t.s.mu.Unlock()
+	defer func() {
+		t.s.mu.Lock()
+		for _, o := range layers {
+			if o != nil {
+				o.unpin()
+			}
+		}
+		t.s.mu.Unlock()
+	}()
 
 	n := len(t.prefix)
 	i := 0
