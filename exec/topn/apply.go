@@ -4,30 +4,20 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
-// slot is the state of one partition in the de-duplication fast path:
-// its only row, and what checkpoints need of it (dedupstate.go).
-type slot struct {
-	part  string // the encoded partition key
-	key   string // the sort key of the partition's row
-	saved string // the sort key of the entry checkpoints hold; "" for none
-	epoch uint64 // the last chunk that touched the slot
-	group uint16 // the key group of the partition
-	dirty bool   // listed in the delta: changed since the last snapshot
-}
-
-// touchedSlot is a slot the current chunk touched, with the sort key of
-// its row before the chunk ("" for a slot the chunk created: a sort key
-// is never empty).
+// touchedSlot is a slot the current chunk touched, with the arena
+// offset of its row's sort key before the chunk, unless the chunk created
+// it. The old key's bytes stay in the arena until the chunk is done.
 type touchedSlot struct {
-	s   *slot
-	old string
+	id      int32
+	oldN    uint32 // the length of the old sort key
+	old     uint64 // the arena offset of the old sort key
+	created bool
 }
 
 // apply applies every row of c to its partition's tree in order and records
@@ -97,30 +87,31 @@ func (t *Operator) addBounded(p *ordtree.Partition, key ordtree.Key, w int64) er
 // applyDedup applies every row of c in the de-duplication fast path: a
 // partition keeps the row with the smallest sort key.
 func (t *Operator) applyDedup(c exec.Chunk) error {
+	st, g := t.slots, &t.parts.Gauge
 	for i := range t.skeys {
 		if c.Op(i).IsRetraction() {
 			return errRetraction
 		}
-		key := ordtree.View(t.skeys[i])
-		s := t.slots[string(t.pkeys[i])]
-		if s == nil {
-			s = &slot{part: string(t.pkeys[i]), key: strings.Clone(key), epoch: t.parts.Epoch}
-			t.slots[s.part] = s
-			t.touchedSlots = append(t.touchedSlots, touchedSlot{s: s})
-			t.dedup.created(s, i)
-			t.parts.Gauge.Rows++
-			t.parts.Gauge.Entries++
-			t.parts.Gauge.Parts++
-			t.parts.Gauge.KeyBytes += int64(len(s.part) + len(s.key))
+		pk, key := t.pkeys[i], t.skeys[i]
+		h := hashPart(pk)
+		id := st.find(h, pk)
+		if id < 0 {
+			id = st.add(h, pk, key)
+			st.at(id).epoch = t.parts.Epoch
+			t.touchedSlots = append(t.touchedSlots, touchedSlot{id: id, created: true})
+			t.dedup.created(id, i)
+			g.Rows, g.Entries, g.Parts = g.Rows+1, g.Entries+1, g.Parts+1
+			g.KeyBytes += int64(len(pk) + len(key))
 			continue
 		}
+		s := st.at(id)
 		if s.epoch != t.parts.Epoch {
 			s.epoch = t.parts.Epoch
-			t.touchedSlots = append(t.touchedSlots, touchedSlot{s: s, old: s.key})
+			t.touchedSlots = append(t.touchedSlots, touchedSlot{id: id, old: s.key, oldN: s.keyN})
 		}
-		if key < s.key {
-			t.parts.Gauge.KeyBytes += int64(len(key) - len(s.key))
-			s.key = strings.Clone(key)
+		if ordtree.View(key) < st.keyOf(s) {
+			g.KeyBytes += int64(len(key)) - int64(s.keyN)
+			st.setKey(s, key)
 		}
 	}
 	t.slotGroups(c)
@@ -128,30 +119,38 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 }
 
 // diffDedup records the output of the de-duplication fast path: +I for a
-// new partition's row, -U old / +U new for a replaced one.
+// new partition's row, -U old / +U new for a replaced one. A row is only
+// ever replaced by a smaller one, at a new offset of the arena, so a
+// slot's row changed if and only if its key's offset did.
 func (t *Operator) diffDedup() {
+	st := t.slots
 	for _, ts := range t.touchedSlots {
-		switch s := ts.s; {
-		case ts.old == "":
-			t.addOut(s.part, s.key, 0, exec.Insert)
-			t.dedup.mark(s)
+		switch s := st.at(ts.id); {
+		case ts.created:
+			t.addOut(st.partOf(s), st.keyOf(s), 0, exec.Insert)
+			t.dedup.mark(s, ts.id)
 		case ts.old != s.key:
-			t.addOut(s.part, ts.old, 0, exec.UpdateBefore)
-			t.addOut(s.part, s.key, 0, exec.UpdateAfter)
-			t.dedup.mark(s)
+			part := st.partOf(s)
+			t.addOut(part, st.arena.String(ts.old, ts.oldN), 0, exec.UpdateBefore)
+			t.addOut(part, st.keyOf(s), 0, exec.UpdateAfter)
+			t.dedup.mark(s, ts.id)
 		}
 	}
 }
 
 // finishChunk drops the partitions the chunk emptied and resets the
-// per-chunk scratch, dropping its references to keys.
+// per-chunk scratch, dropping its references to keys; then, with no view
+// of the de-duplication arena left, it compacts the arena if it is mostly
+// dead.
 func (t *Operator) finishChunk() {
 	t.parts.Finish()
-	clear(t.touchedSlots)
 	t.dedup.finishChunk()
 	clear(t.deltas)
 	t.netter.Reset()
 	clear(t.outRows)
 	t.touchedSlots = t.touchedSlots[:0]
 	t.deltas, t.outRows = t.deltas[:0], t.outRows[:0]
+	if t.slots != nil {
+		t.slots.maybeCompact()
+	}
 }

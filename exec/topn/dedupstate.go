@@ -35,13 +35,13 @@ import (
 // snapshots beside its slots.
 type dedupDelta struct {
 	written bool    // a snapshot was taken or restored: changes are listed
-	dirty   []*slot // the slots changed since the last snapshot, each once
-	batch   []*slot // scratch of a snapshot of every slot
+	dirty   []int32 // the slots changed since the last snapshot, each once
+	batch   []int32 // scratch of a snapshot of every slot
 	err     error   // a failure to compute key groups, reported by Snapshot
 
 	// Scratch of the chunk: the slots it created and the row of each, and
 	// the key group of each of its rows.
-	fresh  []*slot
+	fresh  []int32
 	rows   []int32
 	groups []int
 	hashes []uint64
@@ -49,22 +49,22 @@ type dedupDelta struct {
 
 // created records a slot created by row of the current chunk, whose key
 // group slotGroups sets.
-func (d *dedupDelta) created(s *slot, row int) {
-	d.fresh = append(d.fresh, s)
+func (d *dedupDelta) created(id int32, row int) {
+	d.fresh = append(d.fresh, id)
 	d.rows = append(d.rows, int32(row))
 }
 
-// mark records a change of slot s, when changes are listed.
-func (d *dedupDelta) mark(s *slot) {
+// mark records a change of slot s, numbered id, when changes are listed.
+func (d *dedupDelta) mark(s *slot, id int32) {
 	if d.written && !s.dirty {
 		s.dirty = true
-		d.dirty = append(d.dirty, s)
+		d.dirty = append(d.dirty, id)
 	}
 }
 
 // bytes estimates the memory of the delta and its scratch.
 func (d *dedupDelta) bytes() int64 {
-	return int64(cap(d.dirty)+cap(d.batch)+cap(d.fresh))*8 + int64(cap(d.rows))*4 + int64(cap(d.groups)+cap(d.hashes))*8
+	return int64(cap(d.dirty)+cap(d.batch)+cap(d.fresh)+cap(d.rows))*4 + int64(cap(d.groups)+cap(d.hashes))*8
 }
 
 // slotGroups sets the key group of every slot the chunk c created: the
@@ -79,8 +79,8 @@ func (t *Operator) slotGroups(c exec.Chunk) {
 		return
 	}
 	if len(t.cfg.Partition) == 0 {
-		for _, s := range d.fresh {
-			s.group = uint16(t.env.KeyGroups.Lo)
+		for _, id := range d.fresh {
+			t.slots.at(id).group = uint16(t.env.KeyGroups.Lo)
 		}
 		return
 	}
@@ -96,8 +96,8 @@ func (t *Operator) slotGroups(c exec.Chunk) {
 		}
 		return
 	}
-	for i, s := range d.fresh {
-		s.group = uint16(d.groups[d.rows[i]])
+	for i, id := range d.fresh {
+		t.slots.at(id).group = uint16(d.groups[d.rows[i]])
 	}
 }
 
@@ -117,8 +117,11 @@ func (t *Operator) snapshotDedup(w exec.StateWriter) error {
 	}
 	if !d.written {
 		batch := d.batch[:0]
-		for _, s := range t.slots {
-			if batch = append(batch, s); len(batch) == touchBatch {
+		for id := range t.slots.high() {
+			if !t.slots.at(id).live {
+				continue
+			}
+			if batch = append(batch, id); len(batch) == touchBatch {
 				if _, err := t.writeSlots(w, batch); err != nil {
 					return err
 				}
@@ -128,14 +131,13 @@ func (t *Operator) snapshotDedup(w exec.StateWriter) error {
 		if _, err := t.writeSlots(w, batch); err != nil {
 			return err
 		}
-		clear(batch)
-		d.batch, d.written = batch, true
+		d.batch, d.written = batch[:0], true
 		return nil
 	}
 	for i := 0; i < len(d.dirty); i += touchBatch {
 		n, err := t.writeSlots(w, d.dirty[i:min(i+touchBatch, len(d.dirty))])
-		for _, s := range d.dirty[i : i+n] {
-			s.dirty = false
+		for _, id := range d.dirty[i : i+n] {
+			t.slots.at(id).dirty = false
 		}
 		if err != nil {
 			// What was written is done; the rest stays listed.
@@ -143,36 +145,37 @@ func (t *Operator) snapshotDedup(w exec.StateWriter) error {
 			return err
 		}
 	}
-	clear(d.dirty)
 	d.dirty = d.dirty[:0]
 	return nil
 }
 
-// writeSlots writes the changes of slots (writeSlot) and returns how many
-// it wrote: all of them, or those before the first error. It reads them
-// all before writing any (touchSlots).
-func (t *Operator) writeSlots(w exec.StateWriter, slots []*slot) (int, error) {
-	t.snap.touched += touchSlots(slots)
-	for i, s := range slots {
-		if err := t.writeSlot(w, s); err != nil {
+// writeSlots writes the changes of the slots numbered ids (writeSlot) and
+// returns how many it wrote: all of them, or those before the first
+// error. It reads them all before writing any (touchSlots).
+func (t *Operator) writeSlots(w exec.StateWriter, ids []int32) (int, error) {
+	t.snap.touched += t.slots.touchSlots(ids)
+	for i, id := range ids {
+		if err := t.writeSlot(w, t.slots.at(id)); err != nil {
 			return i, err
 		}
 	}
-	return len(slots), nil
+	return len(ids), nil
 }
 
 // touchBatch is how many slots touchSlots reads ahead of their writing.
 const touchBatch = 64
 
-// touchSlots reads the slots and the first bytes of their keys and
-// returns a value depending on them. As agg's touchRows, it serves as a
-// prefetch: the slots of a snapshot are spread over the heap, and this
-// loop without data-dependent branches lets the processor wait for many
-// of their cache misses at once rather than one after the other.
-func touchSlots(slots []*slot) byte {
+// touchSlots reads the slots numbered ids and the first bytes of their
+// keys and returns a value depending on them. As agg's touchRows, it
+// serves as a prefetch: the slots of a snapshot are spread over the
+// table and their keys over the arena, and this loop without
+// data-dependent branches lets the processor wait for many of their cache
+// misses at once rather than one after the other.
+func (st *slotTable) touchSlots(ids []int32) byte {
 	var sum byte
-	for _, s := range slots {
-		sum += firstByte(s.part) + firstByte(s.key) + firstByte(s.saved)
+	for _, id := range ids {
+		s := st.slots.At(id)
+		sum += firstByte(st.partOf(s)) + firstByte(st.keyOf(s)) + firstByte(st.savedOf(s))
 	}
 	return sum
 }
@@ -188,21 +191,23 @@ func firstByte(s string) byte {
 // writeSlot writes the change of slot s since the entry held: a Delete of
 // the entry (if any) and a Put of the row. A slot is listed only when its
 // row changed, and a row is only ever replaced by a smaller one, so the
-// row differs from the entry held: there is no need to compare them.
+// row differs from the entry held: there is no need to compare them. The
+// row becomes the entry held, sharing its bytes.
 func (t *Operator) writeSlot(w exec.StateWriter, s *slot) error {
-	sn := &t.snap
+	sn, st := &t.snap, t.slots
 	g := int(s.group)
-	if s.saved != "" {
-		sn.key = ordtree.AppendEntryKey(sn.key[:0], s.part, s.saved)
+	part := st.partOf(s)
+	if s.savedN != 0 {
+		sn.key = ordtree.AppendEntryKey(sn.key[:0], part, st.savedOf(s))
 		if err := w.Delete(g, sn.key); err != nil {
 			return err
 		}
 	}
-	sn.key = ordtree.AppendEntryKey(sn.key[:0], s.part, s.key)
+	sn.key = ordtree.AppendEntryKey(sn.key[:0], part, st.keyOf(s))
 	sn.value = ordtree.AppendEntryValue(sn.value[:0], 1)
 	if err := w.Put(g, sn.key, sn.value); err != nil {
 		return err
 	}
-	s.saved = s.key
+	st.setSaved(s, s.key, s.keyN)
 	return nil
 }

@@ -121,10 +121,12 @@ func (h *dedupHarness) snapshot(op *Operator, want ...string) {
 		h.t.Fatalf("snapshot wrote\n%s\nwant\n%s", strings.Join(r.ops, "\n"), strings.Join(want, "\n"))
 	}
 	full := exectest.NewState()
-	saved := make(map[*slot]string, len(op.slots))
-	for _, s := range op.slots {
-		saved[s] = s.saved
+	type entryHeld struct {
+		off uint64
+		n   uint32
 	}
+	saved := make(map[int32]entryHeld, op.slots.len())
+	eachSlot(op, func(id int32, s *slot) { saved[id] = entryHeld{s.saved, s.savedN} })
 	forgetSnapshots(op)
 	full.Snapshot(h.t, op, 1)
 	// The entries of op's key groups (the state may hold another
@@ -140,9 +142,10 @@ func (h *dedupHarness) snapshot(op *Operator, want ...string) {
 	}
 	// Back to as it was: the next snapshot is incremental again.
 	op.dedup.written = true
-	for s, k := range saved {
-		s.saved = k
+	for id, e := range saved {
+		op.slots.setSaved(op.slots.at(id), e.off, e.n)
 	}
+	checkSlots(h.t, op)
 }
 
 // TestDedupSnapshotWritesReplacedRows checks the entries the snapshots of
@@ -284,15 +287,16 @@ func TestDedupKeyGroupsAreTheExchanges(t *testing.T) {
 				}
 				c.Batch.Release()
 			}
-			if len(op.slots) != len(routed) || len(routed) < 5 {
-				t.Fatalf("%d partitions held, %d routed", len(op.slots), len(routed))
+			if op.slots.len() != len(routed) || len(routed) < 5 {
+				t.Fatalf("%d partitions held, %d routed", op.slots.len(), len(routed))
 			}
 			decoded := decodedKeyGroups(t, op)
-			for pk, s := range op.slots {
+			eachSlot(op, func(_ int32, s *slot) {
+				pk := op.slots.partOf(s)
 				if int(s.group) != routed[pk] || int(s.group) != decoded[pk] {
 					t.Fatalf("partition %q: key group %d, routed to %d, decoded %d", pk, s.group, routed[pk], decoded[pk])
 				}
-			}
+			})
 		})
 	}
 }
@@ -303,8 +307,8 @@ func TestDedupKeyGroupsAreTheExchanges(t *testing.T) {
 func decodedKeyGroups(t *testing.T, op *Operator) map[string]int {
 	t.Helper()
 	var pks []string
-	for pk := range op.slots {
-		pks = append(pks, pk)
+	eachSlot(op, func(_ int32, s *slot) { pks = append(pks, op.slots.partOf(s)) })
+	for _, pk := range pks {
 		if err := op.decodeKey(op.layout.Part, pk); err != nil {
 			t.Fatal(err)
 		}

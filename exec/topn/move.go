@@ -71,14 +71,15 @@ func (t *Operator) dropGroups() error {
 		return nil
 	}
 	groups := t.env.KeyGroups
-	if t.slots != nil {
+	if st := t.slots; st != nil {
 		g := &t.parts.Gauge
-		for k, s := range t.slots {
-			if !groups.Contains(int(s.group)) {
-				delete(t.slots, k)
-				g.Rows, g.Entries, g.Parts, g.KeyBytes = g.Rows-1, g.Entries-1, g.Parts-1, g.KeyBytes-int64(len(s.part)+len(s.key))
+		for id := range st.high() {
+			if s := st.at(id); s.live && !groups.Contains(int(s.group)) {
+				g.Rows, g.Entries, g.Parts, g.KeyBytes = g.Rows-1, g.Entries-1, g.Parts-1, g.KeyBytes-int64(s.partN)-int64(s.keyN)
+				st.drop(id)
 			}
 		}
+		st.maybeCompact()
 		return nil
 	}
 	keys := t.parts.Keys()

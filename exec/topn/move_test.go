@@ -54,12 +54,14 @@ func dumpTopN(t *testing.T, op exec.Operator) string {
 	o := op.(*Operator)
 	var lines []string
 	if o.slots != nil {
-		for _, s := range o.slots {
+		checkSlots(t, o)
+		st := o.slots
+		eachSlot(o, func(_ int32, s *slot) {
 			if !o.env.KeyGroups.Contains(int(s.group)) {
 				t.Errorf("a partition of key group %d in an instance owning %v", s.group, o.env.KeyGroups)
 			}
-			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, s.part, s.key, s.saved, s.dirty))
-		}
+			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, st.partOf(s), st.keyOf(s), st.savedOf(s), s.dirty))
+		})
 	} else {
 		s := &o.snap
 		s.parts = o.parts.Keys()

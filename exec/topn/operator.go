@@ -67,7 +67,7 @@ type Config struct {
 // retraction of a top row can promote the next one. With AppendOnly only
 // the top Limit rows are kept and a row that cannot enter is dropped at
 // once; de-duplication (AppendOnly, Limit 1, no row number) keeps a single
-// key per partition in a map. A chunk costs time in proportion to its rows
+// key per partition in a table of slots without pointers (slots.go). A chunk costs time in proportion to its rows
 // times log n plus its output, never to the number of partitions or rows
 // held.
 type Operator struct {
@@ -78,7 +78,7 @@ type Operator struct {
 	inputIDs []arrow.Type // the Arrow type of each input column
 
 	parts    ordtree.Partitions // general mode; its Epoch and Gauge serve both modes
-	slots    map[string]*slot   // by encoded partition key; de-duplication mode
+	slots    *slotTable         // de-duplication mode: the partitions (slots.go)
 	builders []array.Builder
 	// dataPerRow is, per output column of variable width, the bytes of
 	// values per row of the last batch emitted: the next batch reserves
@@ -164,7 +164,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.inputIDs = opcheck.IDs(t.cfg.Input)
 	t.parts, t.changes, t.dedup = ordtree.Partitions{}, ordtree.Changes{}, dedupDelta{}
 	if t.cfg.dedup() {
-		t.slots = map[string]*slot{}
+		t.slots = newSlotTable()
 	}
 	t.builders = arrays.Builders(env.Alloc, t.schema)
 	t.updateMetrics()

@@ -202,16 +202,21 @@ func (t *Operator) restoreEntry(scratch *[]byte, g int, k, v []byte) error {
 		return fmt.Errorf("%w: %d bytes after the count", ordtree.ErrDamaged, len(rest))
 	}
 	if t.slots != nil {
-		if n != 1 || t.slots[string(part)] != nil {
+		if n != 1 {
+			return fmt.Errorf("%w: %d copies of a de-duplicated row", ordtree.ErrDamaged, n)
+		}
+		st := t.slots
+		h := hashPart(part)
+		if st.find(h, part) >= 0 {
 			return fmt.Errorf("%w: a second row of a de-duplicated partition", ordtree.ErrDamaged)
 		}
 		// The row is the entry checkpoints hold, in the group it was read
 		// from.
-		s := &slot{part: string(part), key: string(key), group: uint16(g)}
-		s.saved = s.key
-		t.slots[s.part] = s
+		s := st.at(st.add(h, part, key))
+		s.group = uint16(g)
+		st.setSaved(s, s.key, s.keyN)
 		gg := &t.parts.Gauge
-		gg.Rows, gg.Entries, gg.Parts, gg.KeyBytes = gg.Rows+1, gg.Entries+1, gg.Parts+1, gg.KeyBytes+int64(len(s.part)+len(s.key))
+		gg.Rows, gg.Entries, gg.Parts, gg.KeyBytes = gg.Rows+1, gg.Entries+1, gg.Parts+1, gg.KeyBytes+int64(len(part)+len(key))
 		return nil
 	}
 	p, err := t.parts.Load(ordtree.View(part), ordtree.View(key), n)

@@ -154,8 +154,8 @@ func TestSnapshotIsIncremental(t *testing.T) {
 func forgetSnapshots(op *Operator) {
 	op.changes = ordtree.Changes{}
 	op.dedup.written = false
-	for _, s := range op.slots {
-		s.saved = ""
+	if op.slots != nil {
+		eachSlot(op, func(_ int32, s *slot) { op.slots.setSaved(s, 0, 0) })
 	}
 }
 
