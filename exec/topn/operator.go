@@ -67,9 +67,9 @@ type Config struct {
 // retraction of a top row can promote the next one. With AppendOnly only
 // the top Limit rows are kept and a row that cannot enter is dropped at
 // once; de-duplication (AppendOnly, Limit 1, no row number) keeps a single
-// key per partition in a table of slots without pointers (slots.go). A chunk costs time in proportion to its rows
-// times log n plus its output, never to the number of partitions or rows
-// held.
+// key per partition in a table of slots without pointers (slots.go). A
+// chunk costs time in proportion to its rows times log n plus its output,
+// never to the number of partitions or rows held.
 type Operator struct {
 	cfg      Config
 	env      *exec.Env
