@@ -218,6 +218,11 @@ type QuerySettings struct {
 	// none); nil when the session did not set it, and the engine's
 	// applies.
 	CheckpointIntervalMs *int64 `json:"checkpoint_interval_ms,omitempty"`
+	// WatermarkAlignmentMs is SET watermark_alignment in milliseconds:
+	// the drift its sources' watermarks are aligned within (0: not
+	// aligned); nil when the session did not set it, and the engine's
+	// applies.
+	WatermarkAlignmentMs *int64 `json:"watermark_alignment_ms,omitempty"`
 	// PolicyIntervalMs is SET policy_interval in milliseconds: how often
 	// the query's rates are sampled; nil when the session did not set
 	// it, and the engine's applies.

@@ -54,7 +54,7 @@ func Describe(c Config) []string {
 		fmt.Sprintf("nexmark: %s events per query (event times 0.1 ms apart), parallelism %d, generator in process and %s,",
 			groupThousands(c.Events), c.parallelism(), rate),
 		generated,
-		"blackhole sinks, each query in its own process, " + state + ";",
+		"blackhole sinks, each query in its own process, " + state + aligned(c) + ";",
 		"cores = CPU s / wall s, events/s/core = events / CPU s.",
 		"baseline: " + BaselineDescription + "; (×) = ratio to the baseline.",
 	}
@@ -241,4 +241,12 @@ func groupThousands(n int64) string {
 func oneLine(s string) string {
 	fields := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
 	return strings.Join(fields, " / ")
+}
+
+// aligned describes the run's watermark alignment, if it has one.
+func aligned(c Config) string {
+	if c.WatermarkAlignment <= 0 {
+		return ""
+	}
+	return ", sources' watermarks aligned within " + c.WatermarkAlignment.String()
 }

@@ -62,7 +62,8 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	if err := copyDataFiles(c.Dir, scratch); err != nil {
 		return Figures{}, err
 	}
-	cfg := engine.Config{FileRoot: scratch, Parallelism: c.parallelism(), CheckpointInterval: c.CheckpointInterval}
+	cfg := engine.Config{FileRoot: scratch, Parallelism: c.parallelism(), CheckpointInterval: c.CheckpointInterval,
+		WatermarkAlignment: c.WatermarkAlignment}
 	if c.onDisk() {
 		cfg.DataDir = filepath.Join(scratch, "data")
 	}

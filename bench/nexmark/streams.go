@@ -31,6 +31,10 @@ type Config struct {
 	// state store in the engine's data directory (0: no checkpoints). It
 	// implies OnDisk.
 	CheckpointInterval time.Duration
+	// WatermarkAlignment aligns the watermarks of the query's sources
+	// within this drift (engine.Config.WatermarkAlignment; 0: not
+	// aligned).
+	WatermarkAlignment time.Duration
 	// OnDisk runs the engine on a data directory (Badger) in the query's
 	// scratch directory rather than in memory: the baseline to compare
 	// checkpointed runs with.
@@ -75,6 +79,9 @@ func (c Config) Validate() error {
 	}
 	if c.Rate < 0 || c.Rate > float64(nexgen.MaxRate) {
 		return fmt.Errorf("rate must be from 0 (unthrottled) to %d events/s, got %g", nexgen.MaxRate, c.Rate)
+	}
+	if c.WatermarkAlignment < 0 {
+		return fmt.Errorf("watermark alignment must not be negative, got %s", c.WatermarkAlignment)
 	}
 	if c.CheckpointInterval < 0 {
 		return fmt.Errorf("checkpoint interval must not be negative, got %s", c.CheckpointInterval)

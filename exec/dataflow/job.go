@@ -83,6 +83,10 @@ type JobOptions struct {
 	// summarize their latencies at the sink per policy interval
 	// (latency.go). With none, no marker is sent.
 	LatencyInterval time.Duration
+	// WatermarkAlignment, when positive, holds back a source whose
+	// watermark is more than this ahead of the lowest among the job's
+	// sources with event time that have data to read (wmalign.go).
+	WatermarkAlignment time.Duration
 	// onMarker, if set, sees every latency marker that reaches the sink,
 	// from the sink's task (tests).
 	onMarker func(exec.Control)
@@ -158,6 +162,10 @@ type Job struct {
 	rates    sampler
 	lat      latencyLog
 	onMarker func(exec.Control)
+	// wmAlign is the alignment group of the job's sources with event
+	// time, when JobOptions.WatermarkAlignment asks for one and there
+	// are two or more.
+	wmAlign *sourceAlignment
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -246,6 +254,17 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			}
 		}
 		j.stages[ci].senders = base
+	}
+	if opts.WatermarkAlignment > 0 {
+		n := 0
+		for _, s := range g.Stages {
+			if s.Source != nil && s.Watermark != nil {
+				n += s.Parallelism
+			}
+		}
+		if n > 1 {
+			j.wmAlign = newSourceAlignment(opts.WatermarkAlignment)
+		}
 	}
 	// Create every task before starting any, so a failure to create one
 	// leaves nothing running.

@@ -29,6 +29,7 @@ type task struct {
 	taskM   TaskMetrics
 	closed  bool
 	wm      *watermarker // source stages with event time
+	alignID int          // the source's member number in job.wmAlign, when the job has one
 	shed    *shedder     // source stages of a job that sheds load
 	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
 	tw      timerWait    // bounds waits for input by the chain's next timer
@@ -91,6 +92,9 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		t.source = src
 		if spec.Watermark != nil {
 			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
+			if j.wmAlign != nil {
+				t.alignID = j.wmAlign.join()
+			}
 		}
 		if j.shed != nil && j.shed.windows == nil {
 			t.shed = newShedder(&j.shed.drop, j.shed.spec.Seed, si<<16|inst)
@@ -383,6 +387,7 @@ func (t *task) sourceTurn(ctx context.Context) (time.Time, error) {
 }
 
 func (t *task) runSource(ctx context.Context) error {
+	defer t.alignUpdate(false) // an ended or failed source holds no one back
 	for {
 		due, err := t.sourceTurn(ctx)
 		if err != nil {
@@ -399,6 +404,13 @@ func (t *task) runSource(ctx context.Context) error {
 		if err := t.snapshotSteps(ctx, nil); err != nil {
 			return err
 		}
+		// A source ahead of the others waits for them (wmalign.go).
+		if held, err := t.holdBack(ctx, due); held || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		// Flush requests made before this call to Next are satisfied once
 		// Next reports the source caught up (or ended).
 		asked := t.takePending()
@@ -413,6 +425,7 @@ func (t *task) runSource(ctx context.Context) error {
 			if err := t.sourceChunk(ctx, c); err != nil {
 				return err
 			}
+			t.alignUpdate(true)
 			if _, gen := t.source.(exec.Generator); gen && asked > 0 {
 				if err := t.deliver(ctx, exec.Control{Kind: exec.Flush, FlushID: asked}); err != nil {
 					return err
@@ -421,6 +434,7 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			t.requeue(asked)
 		case errors.Is(err, io.EOF):
+			t.alignUpdate(false)
 			t.behindSince.Store(0)
 			if err := t.caughtUp(ctx); err != nil {
 				return err
@@ -444,6 +458,7 @@ func (t *task) runSource(ctx context.Context) error {
 			}
 			return t.snapshotFinal(ctx)
 		case errors.Is(err, exec.ErrCaughtUp):
+			t.alignUpdate(false)
 			t.behindSince.Store(0)
 			if err := t.caughtUp(ctx); err != nil {
 				return err

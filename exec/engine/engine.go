@@ -55,6 +55,12 @@ type Config struct {
 	// whose dataflow can resume are checkpointed, so that a restart
 	// resumes them instead of replaying their inputs (0: never).
 	CheckpointInterval time.Duration
+	// WatermarkAlignment is the default drift of the watermark alignment
+	// of a query's sources (SET watermark_alignment; 0: none): a source
+	// whose watermark runs more than this ahead of the lowest among the
+	// query's sources with data to read waits for it, which bounds what
+	// joins and windows hold for the fast side.
+	WatermarkAlignment time.Duration
 	// StateMemoryLimit bounds the memory the state of all queries may take
 	// together (operators' state and views' rows, as they estimate it;
 	// 0: no limit). A query whose state growth would pass it fails alone,
@@ -272,7 +278,7 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 // labelled label (empty: unlabelled).
 func (e *Engine) jobOptions(name, label string) dataflow.JobOptions {
 	return dataflow.JobOptions{Name: name, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
-		OnWarning: e.warner(label), StateBudget: e.state}
+		OnWarning: e.warner(label), StateBudget: e.state, WatermarkAlignment: e.cfg.WatermarkAlignment}
 }
 
 // corruptQuery returns the error of a resumed query that failed on

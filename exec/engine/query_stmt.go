@@ -125,7 +125,11 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	job, err := dataflow.StartJob(e.ctx, g, e.jobOptions("push query", ""))
+	opts := e.jobOptions("push query", "")
+	if s.alignment != nil {
+		opts.WatermarkAlignment = *s.alignment
+	}
+	job, err := dataflow.StartJob(e.ctx, g, opts)
 	if err != nil {
 		return nil, err
 	}

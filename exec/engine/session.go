@@ -38,6 +38,10 @@ type Session struct {
 	// the session creates (rates.go).
 	policy  *time.Duration
 	latency time.Duration
+	// alignment is SET watermark_alignment (nil: the engine's), stored
+	// with the continuous queries the session creates; push queries take
+	// it too.
+	alignment *time.Duration
 	// autoscale is SET autoscale ("ds2", "off", or "" when not set: the
 	// engine's applies), stored with the queries the session creates.
 	autoscale string
@@ -179,6 +183,10 @@ func (s *Session) querySettings() *catalog.QuerySettings {
 		qs.PolicyIntervalMs = &ms
 	}
 	qs.LatencyIntervalMs = s.latency.Milliseconds()
+	if s.alignment != nil {
+		ms := s.alignment.Milliseconds()
+		qs.WatermarkAlignmentMs = &ms
+	}
 	qs.Autoscale = s.autoscale
 	qs.AdaptiveJoin, qs.BroadcastBudget = s.adaptiveJoin, s.broadcastBudget
 	return qs
@@ -233,6 +241,17 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return ok("SET"), nil
 	case "state_ttl":
 		return s.setStateTTL(st)
+	case "watermark_alignment":
+		d, err := connector.ParseDuration(st.Value)
+		if err != nil || d < 0 {
+			msg := "a negative duration"
+			if err != nil {
+				msg = err.Error()
+			}
+			return nil, bindErr(st.ValuePos, st.Source(), "watermark_alignment must be a duration such as '1s', or '0' for none: %s", msg)
+		}
+		s.alignment = &d
+		return ok("SET"), nil
 	case "policy_interval", "latency_interval":
 		return s.setRateInterval(st)
 	case "autoscale":
@@ -257,7 +276,7 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 // settingNames are the settings set knows, in the order its error lists
 // them.
 var settingNames = []string{"parallelism", "checkpoint_interval", "state_ttl", "optimizer", "join_distribution", "two_phase_agg",
-	"policy_interval", "latency_interval", "autoscale", "adaptive_join", "broadcast_budget", "share_views"}
+	"policy_interval", "latency_interval", "autoscale", "adaptive_join", "broadcast_budget", "share_views", "watermark_alignment"}
 
 // SettingNames returns the names of the session settings SET changes.
 func SettingNames() []string { return slices.Clone(settingNames) }

@@ -42,6 +42,7 @@ type benchFlags struct {
 	// checkpoint is the checkpoint interval (0: none); disk runs the
 	// engine on a data directory without checkpoints, their baseline.
 	checkpoint time.Duration
+	alignment  time.Duration
 	disk       bool
 	generate   string // read or all
 }
@@ -110,6 +111,7 @@ writing the report).`,
 	fl.Float64Var(&f.rate, "rate", 0, "throttle the generator to this many events/s (0: unthrottled)")
 	fl.StringVar(&f.dir, "dir", "", "read the query files (qN.sql) and the data files they read from this directory instead of the queries built into eddy")
 	fl.DurationVar(&f.checkpoint, "checkpoint-interval", 0, "checkpoint each query's job this often into a state store on disk (0: no checkpoints)")
+	fl.DurationVar(&f.alignment, "watermark-alignment", 0, "align the watermarks of each query's sources within this drift (0: not aligned; see SET watermark_alignment)")
 	fl.BoolVar(&f.disk, "disk", false, "run each query's engine on a data directory on disk, without checkpoints unless --checkpoint-interval says")
 	fl.StringVar(&f.generate, "generate", nexmark.GenerateRead, "what the generator makes: read (the tables each query reads) or all (every event of every table, every column)")
 	fl.StringVar(&f.child, "child", "", "run one query in this process and report it as JSON lines (used by the bench itself)")
@@ -128,6 +130,9 @@ func (a *app) benchConfig(f benchFlags) (nexmark.Config, error) {
 	if f.checkpoint < 0 {
 		return nexmark.Config{}, usagef("--checkpoint-interval must not be negative, got %s", f.checkpoint)
 	}
+	if f.alignment < 0 {
+		return nexmark.Config{}, usagef("--watermark-alignment must not be negative, got %s", f.alignment)
+	}
 	if f.generate != nexmark.GenerateRead && f.generate != nexmark.GenerateAll {
 		return nexmark.Config{}, usagef("--generate must be %s or %s, got %q", nexmark.GenerateRead, nexmark.GenerateAll, f.generate)
 	}
@@ -145,7 +150,8 @@ func (a *app) benchConfig(f benchFlags) (nexmark.Config, error) {
 		dir = abs
 	}
 	c := nexmark.Config{Events: f.events, Parallelism: p, Rate: f.rate, Dir: dir, CheckpointInterval: f.checkpoint, OnDisk: f.disk,
-		Generate: f.generate}
+		WatermarkAlignment: f.alignment,
+		Generate:           f.generate}
 	if err := c.Validate(); err != nil {
 		return nexmark.Config{}, &usageError{err}
 	}
@@ -187,6 +193,7 @@ func (a *app) benchNexmark(ctx context.Context, f benchFlags) error {
 				"bench", "nexmark", "--child", query, "--dir", c.Dir,
 				"--events", strconv.FormatInt(c.Events, 10), "--rate", strconv.FormatFloat(c.Rate, 'g', -1, 64),
 				"--checkpoint-interval", c.CheckpointInterval.String(), "--disk="+strconv.FormatBool(c.OnDisk),
+				"--watermark-alignment", c.WatermarkAlignment.String(),
 				"--generate", c.Generate)
 			return exec.CommandContext(ctx, self[0], args...)
 		},

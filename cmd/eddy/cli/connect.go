@@ -31,7 +31,7 @@ var connectFlags = []string{"user", "password", "tls", "tls-ca"}
 
 // engineFlags are the global flags that configure the engine this process
 // opens, which --connect does not: the server's engine runs the statements.
-var engineFlags = []string{"file-root", "parallelism", "buffer-memory", "memory-limit", "state-memory-limit", "checkpoint-interval", "autoscale"}
+var engineFlags = []string{"file-root", "parallelism", "buffer-memory", "memory-limit", "state-memory-limit", "checkpoint-interval", "autoscale", "watermark-alignment"}
 
 // addConnectFlags adds --connect and its login flags to a command that
 // runs statements: the shell (and the root command, which runs it) and

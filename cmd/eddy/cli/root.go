@@ -80,6 +80,7 @@ type options struct {
 	stateMem    string        // --state-memory-limit
 	stateLimit  int64         // the state limit planMemory chose
 	checkpoint  time.Duration // --checkpoint-interval
+	alignment   time.Duration // --watermark-alignment
 	autoscale   string        // --autoscale
 	cpuProfile  string        // --cpuprofile
 	memProfile  string        // --memprofile
@@ -162,6 +163,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.StringVar(&a.opts.memLimit, "memory-limit", "", "the memory eddy may use, e.g. 4GiB: the Go runtime's soft limit (GOMEMLIMIT), and half of it bounds the state of all queries; empty: the machine's bound (cgroup limit, ulimit, physical memory)")
 	pf.StringVar(&a.opts.autoscale, "autoscale", "off", "ds2: run a DS2 controller that rescales each continuous query live (unless its session SET autoscale = 'off'); off: only for queries created after SET autoscale = 'ds2'")
 	pf.DurationVar(&a.opts.checkpoint, "checkpoint-interval", 10*time.Second, "how often the queries of materialized views and sinks are checkpointed, so a restart resumes them instead of replaying their inputs and file sinks publish exactly once (0: never)")
+	pf.DurationVar(&a.opts.alignment, "watermark-alignment", 0, "default drift within which each continuous query's sources align their watermarks, a source running ahead waiting for the others (0: not aligned; a session's SET watermark_alignment overrides it)")
 	pf.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.memProfile, "memprofile", "", "write a profile of the whole run's allocations to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
@@ -198,6 +200,9 @@ func (a *app) checkOptions() error {
 	}
 	if a.opts.checkpoint < 0 {
 		return usagef("--checkpoint-interval must not be negative, got %s", a.opts.checkpoint)
+	}
+	if a.opts.alignment < 0 {
+		return usagef("--watermark-alignment must not be negative, got %s", a.opts.alignment)
 	}
 	n, err := parseBytes(a.opts.bufferMem)
 	if err != nil || n < 1<<10 {
@@ -313,6 +318,7 @@ func (a *app) openEngine(ctx context.Context, progressLines bool) (*engine.Engin
 		// the memory bound.
 		StateMemoryLimit:   a.opts.stateLimit,
 		CheckpointInterval: a.opts.checkpoint,
+		WatermarkAlignment: a.opts.alignment,
 		Autoscale:          a.engineAutoscale(),
 	})
 	if err != nil {
