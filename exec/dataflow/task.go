@@ -30,6 +30,10 @@ type task struct {
 	closed  bool
 	wm      *watermarker // source stages with event time
 	alignID int          // the source's member number in job.wmAlign, when the job has one
+	// alignHeld says the source is held back by its alignment group, and
+	// alignFlushed that its output was flushed since the hold began
+	// (wmalign.go).
+	alignHeld, alignFlushed bool
 	shed    *shedder     // source stages of a job that sheds load
 	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
 	tw      timerWait    // bounds waits for input by the chain's next timer

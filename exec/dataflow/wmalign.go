@@ -117,11 +117,17 @@ func (a *sourceAlignment) lowest() (int64, bool) {
 // ahead reports whether a member whose watermark is wm must wait, and if
 // so returns a channel closed when the lowest watermark rises and the
 // time past which it need not wait any longer (the stall). A member
-// without a watermark never waits.
-func (a *sourceAlignment) ahead(wm int64) (rose <-chan struct{}, until time.Time, wait bool) {
+// without a watermark never waits. A member already held (held) waits
+// until it is within half the drift, so that it then reads a run of
+// chunks rather than one per rise of the lowest watermark.
+func (a *sourceAlignment) ahead(wm int64, held bool) (rose <-chan struct{}, until time.Time, wait bool) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if wm == noWatermark || !a.any || (a.low != noWatermark && wm <= a.low+a.drift) {
+	drift := a.drift
+	if held {
+		drift /= 2
+	}
+	if wm == noWatermark || !a.any || (a.low != noWatermark && wm <= a.low+drift) {
 		return nil, time.Time{}, false
 	}
 	until = a.lowAt.Add(alignStall)
@@ -145,22 +151,25 @@ func (t *task) alignUpdate(counts bool) {
 // A wait ends when the lowest watermark rises, a flush, barrier or
 // latency marker is asked for, a timer of the chain is due (timerDue,
 // unless zero), the group stalls, or after alignPoll. Its time counts as
-// idle. Its output is flushed first: what it holds may be what the others
-// wait for.
+// idle. Its output is flushed when a hold begins: what it holds may be
+// what the others wait for.
 func (t *task) holdBack(ctx context.Context, timerDue time.Time) (bool, error) {
 	a := t.job.wmAlign
 	if a == nil || t.wm == nil {
 		return false, nil
 	}
-	rose, until, wait := a.ahead(t.wm.wm)
-	if !wait {
+	rose, until, wait := a.ahead(t.wm.wm, t.alignHeld)
+	if t.alignHeld = wait; !wait {
+		t.alignFlushed = false
 		return false, nil
 	}
-	if t.out != nil {
+	if !t.alignFlushed && t.out != nil {
+		// Once per hold: the rows it holds may be what the others wait for.
 		if err := t.out.flush(ctx); err != nil {
 			return false, err
 		}
 	}
+	t.alignFlushed = true
 	if t.state.deferring() {
 		// A step of the pending snapshot rather than a wait.
 		return true, t.snapshotStep(ctx, maxStepTime)

@@ -24,11 +24,11 @@ func TestSourceAlignmentGroup(t *testing.T) {
 	a.now = func() time.Time { return now }
 	fast, slow, idle := a.join(), a.join(), a.join()
 
-	if _, _, wait := a.ahead(noWatermark); wait {
+	if _, _, wait := a.ahead(noWatermark, false); wait {
 		t.Fatal("a source without a watermark must not wait")
 	}
 	a.update(fast, 10_000, true)
-	if _, _, wait := a.ahead(10_000); !wait {
+	if _, _, wait := a.ahead(10_000, false); !wait {
 		t.Fatal("members without a watermark yet, but the fast source need not wait for them")
 	}
 	a.update(slow, 2_000, true)
@@ -36,10 +36,10 @@ func TestSourceAlignmentGroup(t *testing.T) {
 	if a.low != 2_000 {
 		t.Fatalf("low %d, want 2000", a.low)
 	}
-	if _, _, wait := a.ahead(3_000); wait {
+	if _, _, wait := a.ahead(3_000, false); wait {
 		t.Fatal("a source within the drift must not wait")
 	}
-	rose, until, wait := a.ahead(10_000)
+	rose, until, wait := a.ahead(10_000, false)
 	if !wait || !until.Equal(now.Add(alignStall)) {
 		t.Fatalf("a source 8 s ahead: wait %v until %v", wait, until)
 	}
@@ -52,6 +52,17 @@ func TestSourceAlignmentGroup(t *testing.T) {
 	if a.low != 5_000 {
 		t.Fatalf("low %d, want 5000", a.low)
 	}
+	// Within the drift, a source reads on; one held already waits until
+	// it is within half of it.
+	if _, _, wait := a.ahead(5_800, false); wait {
+		t.Fatal("a source 0.8 s ahead, within the drift, must wait")
+	}
+	if _, _, wait := a.ahead(5_800, true); !wait {
+		t.Fatal("a held source 0.8 s ahead, past half the drift, need not wait")
+	}
+	if _, _, wait := a.ahead(5_400, true); wait {
+		t.Fatal("a held source within half the drift must wait")
+	}
 	// The slow source catches up: it holds no one back.
 	a.update(slow, 5_000, false)
 	if a.low != 10_000 {
@@ -59,21 +70,21 @@ func TestSourceAlignmentGroup(t *testing.T) {
 	}
 	// It reads again, behind: it counts again.
 	a.update(slow, 6_000, true)
-	if _, _, wait := a.ahead(10_000); !wait {
+	if _, _, wait := a.ahead(10_000, false); !wait {
 		t.Fatal("the slow source reads again but does not hold the fast one back")
 	}
 	// Its watermark stays put past alignStall: the others read on.
 	now = now.Add(alignStall)
-	if _, _, wait := a.ahead(10_000); wait {
+	if _, _, wait := a.ahead(10_000, false); wait {
 		t.Fatal("the lowest watermark stalled, yet a source must wait")
 	}
 	a.update(slow, 7_000, true) // it rises: waits begin again
-	if _, _, wait := a.ahead(10_000); !wait {
+	if _, _, wait := a.ahead(10_000, false); !wait {
 		t.Fatal("the lowest rose again, but the fast source need not wait")
 	}
 	a.update(slow, 0, false)
 	a.update(fast, 0, false)
-	if _, _, wait := a.ahead(99_000); a.any || wait {
+	if _, _, wait := a.ahead(99_000, false); a.any || wait {
 		t.Fatal("no member counts, yet a source must wait")
 	}
 }
