@@ -34,9 +34,9 @@ type task struct {
 	// alignFlushed that its output was flushed since the hold began
 	// (wmalign.go).
 	alignHeld, alignFlushed bool
-	shed    *shedder     // source stages of a job that sheds load
-	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
-	tw      timerWait    // bounds waits for input by the chain's next timer
+	shed                    *shedder  // source stages of a job that sheds load
+	keep                    *keeper   // source stages that append the keep probability (shed_keep.go)
+	tw                      timerWait // bounds waits for input by the chain's next timer
 
 	// wshed replaces shed when the job sheds whole windows.
 	wshed *windowShedder
