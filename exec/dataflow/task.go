@@ -29,14 +29,16 @@ type task struct {
 	taskM   TaskMetrics
 	closed  bool
 	wm      *watermarker // source stages with event time
-	alignID int          // the source's member number in job.wmAlign, when the job has one
-	// alignHeld says the source is held back by its alignment group, and
-	// alignFlushed that its output was flushed since the hold began
-	// (wmalign.go).
+	shed    *shedder     // source stages of a job that sheds load
+	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
+	tw      timerWait    // bounds waits for input by the chain's next timer
+
+	// alignID is the source's member number in job.wmAlign, when the job
+	// has one; alignHeld says the source is held back by its alignment
+	// group, and alignFlushed that its output was flushed since the hold
+	// began (wmalign.go).
+	alignID                 int
 	alignHeld, alignFlushed bool
-	shed                    *shedder  // source stages of a job that sheds load
-	keep                    *keeper   // source stages that append the keep probability (shed_keep.go)
-	tw                      timerWait // bounds waits for input by the chain's next timer
 
 	// wshed replaces shed when the job sheds whole windows.
 	wshed *windowShedder
