@@ -34,7 +34,7 @@ type task struct {
 	tw      timerWait    // bounds waits for input by the chain's next timer
 
 	// alignID is the source's member number in job.wmAlign, when the job
-	// has one; alignHeld says the source is held back by its alignment
+	// has one (-1 for a source outside it); alignHeld says the source is held back by its alignment
 	// group, and alignFlushed that its output was flushed since the hold
 	// began (wmalign.go).
 	alignID                 int
@@ -98,8 +98,12 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		t.source = src
 		if spec.Watermark != nil {
 			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
-			if j.wmAlign != nil {
+			if _, msgs := src.(exec.MessageSource); j.wmAlign != nil && !msgs {
+				// A message source (a view's changes) carries its
+				// watermarks in-band: it is not held back, nor holds back.
 				t.alignID = j.wmAlign.join()
+			} else {
+				t.alignID = -1
 			}
 		}
 		if j.shed != nil && j.shed.windows == nil {

@@ -140,7 +140,7 @@ func (a *sourceAlignment) ahead(wm int64, held bool) (rose <-chan struct{}, unti
 // alignUpdate reports the source's watermark to its alignment group, if
 // it is in one; counts says whether the source has data to read.
 func (t *task) alignUpdate(counts bool) {
-	if a := t.job.wmAlign; a != nil && t.wm != nil {
+	if a := t.job.wmAlign; a != nil && t.wm != nil && t.alignID >= 0 {
 		a.update(t.alignID, t.wm.wm, counts && !t.wm.idle)
 	}
 }
@@ -155,7 +155,7 @@ func (t *task) alignUpdate(counts bool) {
 // what the others wait for.
 func (t *task) holdBack(ctx context.Context, timerDue time.Time) (bool, error) {
 	a := t.job.wmAlign
-	if a == nil || t.wm == nil {
+	if a == nil || t.wm == nil || t.alignID < 0 {
 		return false, nil
 	}
 	rose, until, wait := a.ahead(t.wm.wm, t.alignHeld)
