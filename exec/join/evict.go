@@ -100,7 +100,7 @@ func (j *HashJoin) evict(ctx context.Context, wm int64, out exec.Emitter) error 
 			if hs != nil {
 				h = hs[k]
 			}
-			s.removeRow(s.bucketOf[id], id, h)
+			s.removeRow(s.bucketOf.At(id), id, h)
 		}
 	}
 	j.gauge()

@@ -13,6 +13,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/expr"
+	"github.com/eddysql/eddy/exec/internal/paged"
 	"github.com/eddysql/eddy/exec/internal/probe"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/exec/internal/vec"
@@ -146,9 +147,9 @@ type side struct {
 	index       probe.Index
 	buckets     []bucket
 	freeBuckets []int32
-	bucketOf    []int32
-	rnext       []int32
-	rprev       []int32
+	bucketOf    paged.Vec[int32]
+	rnext       paged.Vec[int32]
+	rprev       paged.Vec[int32]
 	// For a windowed join: the time column, the offset that makes a row's
 	// deadline (freed when deadline < watermark), and the rows by deadline.
 	timeCol  int
@@ -277,7 +278,7 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		}
 		if b := other.lookup(j.khashes[i], keyCols, i); b != noRow {
 			other.touch(b)
-			for id := other.buckets[b].head; id != noRow; id = other.rnext[id] {
+			for id := other.buckets[b].head; id != noRow; id = other.rnext.At(id) {
 				j.cand = append(j.cand, int32(i))
 				j.candIDs = append(j.candIDs, id)
 			}

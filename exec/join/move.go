@@ -132,7 +132,7 @@ func (s *side) dropGroups(own exec.KeyGroupRange) {
 		if bk.n == 0 || own.Contains(exec.KeyGroup(bk.hash)) {
 			continue
 		}
-		for id := bk.head; id != noRow; id = s.rnext[id] {
+		for id := bk.head; id != noRow; id = s.rnext.At(id) {
 			s.changes.Drop(id)
 			s.store.Remove(id)
 			if s.counted {

@@ -358,8 +358,8 @@ func dumpJoin(t *testing.T, j *HashJoin) string {
 				t.Errorf("side %d: a bucket of %d rows lists %d", in, bk.n, len(ids)-before)
 			}
 			for _, id := range ids[before:] {
-				if s.bucketOf[id] != b {
-					t.Errorf("side %d: row %d of bucket %d is listed under %d", in, id, b, s.bucketOf[id])
+				if s.bucketOf.At(id) != b {
+					t.Errorf("side %d: row %d of bucket %d is listed under %d", in, id, b, s.bucketOf.At(id))
 				}
 			}
 			n += int(bk.n)

@@ -17,12 +17,13 @@ import (
 // index (exec/internal/probe) from the key's hash (exec.HashRows over the
 // key columns, as the exchange hashes them) to bucket numbers. A bucket
 // keeps its key's hash and its rows as a list of row ids, linked through
-// two slices by row id (rnext, rprev); the key itself is not copied: a
-// lookup compares the key columns of the bucket's first row in the row
-// store (rowstore.Col.KeyEqual, equality as exec/internal/rowkey encodes
-// keys), and a checkpoint entry's key is encoded from the store when it
-// is needed. So inserting a row, and restoring a checkpoint, allocates
-// nothing per row or per key beyond the growth of those slices. A bucket
+// two paged vectors by row id (rnext, rprev); the key itself is not
+// copied: a lookup compares the key columns of the bucket's first row in
+// the row store (rowstore.Col.KeyEqual, equality as exec/internal/rowkey
+// encodes keys), and a checkpoint entry's key is encoded from the store
+// when it is needed. So inserting a row, and restoring a checkpoint,
+// allocates nothing per row or per key beyond a page of those vectors
+// now and then (exec/internal/paged: growing copies no row id). A bucket
 // lists its rows in the order a slice with swap-remove would hold them:
 // in order of insertion, the last taking the place of one removed.
 
@@ -217,7 +218,7 @@ func (s *side) freeBucket(b int32) {
 
 // appendRows appends bucket b's row ids to ids.
 func (s *side) appendRows(b int32, ids []int32) []int32 {
-	for id := s.buckets[b].head; id != noRow; id = s.rnext[id] {
+	for id := s.buckets[b].head; id != noRow; id = s.rnext.At(id) {
 		ids = append(ids, id)
 	}
 	return ids
@@ -323,7 +324,7 @@ func (s *side) find(alloc memory.Allocator, b int32, h uint64, cols []arrow.Arra
 	}
 	bk := &s.buckets[b]
 	if bk.rix == 0 {
-		for id := bk.head; id != noRow; id = s.rnext[id] {
+		for id := bk.head; id != noRow; id = s.rnext.At(id) {
 			if s.store.Equal(id, cols, i) {
 				return id, nil
 			}
@@ -375,17 +376,12 @@ func (s *side) addRow(kh uint64, keyCols, cols []arrow.Array, i int, h uint64) i
 	return id
 }
 
-// extend returns ids extended to n entries, the new ones noRow: in one
-// step when many are added (a restore), else as append grows a slice.
-func extend(ids []int32, n int) []int32 {
-	if n <= len(ids) {
-		return ids
-	}
-	ids = slices.Grow(ids, n-len(ids))
-	for len(ids) < n {
-		ids = append(ids, noRow)
-	}
-	return ids
+// growRows makes room in the vectors by row id for ids 0..n-1: a page at
+// a time, never copying the ids they hold.
+func (s *side) growRows(n int) {
+	s.rnext.Grow(n)
+	s.rprev.Grow(n)
+	s.bucketOf.Grow(n)
 }
 
 // reserve sizes the index for the restored rows r about to be inserted:
@@ -399,7 +395,7 @@ func (s *side) reserve(r *restored) {
 		top = max(top, id)
 	}
 	n := int(top) + 1
-	s.rnext, s.rprev, s.bucketOf = extend(s.rnext, n), extend(s.rprev, n), extend(s.bucketOf, n)
+	s.growRows(n)
 	s.changes.Reserve(n)
 	keys := r.distinctKeys()
 	if more := keys - len(s.freeBuckets); more > 0 {
@@ -410,16 +406,16 @@ func (s *side) reserve(r *restored) {
 
 // insert appends the stored row id, whose row hash is h, to bucket b.
 func (s *side) insert(b int32, id int32, h uint64) {
-	if int(id) >= len(s.rnext) {
-		n := int(id) + 1
-		s.rnext, s.rprev, s.bucketOf = extend(s.rnext, n), extend(s.rprev, n), extend(s.bucketOf, n)
+	if int(id) >= s.rnext.Cap() {
+		s.growRows(int(id) + 1)
 	}
 	s.touch(b)
 	bk := &s.buckets[b]
-	s.bucketOf[id] = b
-	s.rnext[id], s.rprev[id] = noRow, bk.tail
+	s.bucketOf.Set(id, b)
+	s.rnext.Set(id, noRow)
+	s.rprev.Set(id, bk.tail)
 	if bk.tail != noRow {
-		s.rnext[bk.tail] = id
+		s.rnext.Set(bk.tail, id)
 	} else {
 		bk.head = id
 	}
@@ -440,22 +436,23 @@ func (s *side) removeRow(b int32, id int32, h uint64) {
 	}
 	// Unlink the last row, then put it where id was.
 	last := bk.tail
-	bk.tail = s.rprev[last]
+	bk.tail = s.rprev.At(last)
 	if bk.tail != noRow {
-		s.rnext[bk.tail] = noRow
+		s.rnext.Set(bk.tail, noRow)
 	} else {
 		bk.head = noRow
 	}
 	if last != id {
-		p, n := s.rprev[id], s.rnext[id]
-		s.rprev[last], s.rnext[last] = p, n
+		p, n := s.rprev.At(id), s.rnext.At(id)
+		s.rprev.Set(last, p)
+		s.rnext.Set(last, n)
 		if p != noRow {
-			s.rnext[p] = last
+			s.rnext.Set(p, last)
 		} else {
 			bk.head = last
 		}
 		if n != noRow {
-			s.rprev[n] = last
+			s.rprev.Set(n, last)
 		} else {
 			bk.tail = last
 		}
@@ -470,5 +467,5 @@ func (s *side) removeRow(b int32, id int32, h uint64) {
 // indexBytes estimates the memory of the side's index of its rows.
 func (s *side) indexBytes() int64 {
 	return s.index.Bytes() + int64(cap(s.buckets))*int64(unsafe.Sizeof(bucket{})) +
-		4*int64(cap(s.freeBuckets)+len(s.rnext)+len(s.rprev)+len(s.bucketOf)+len(s.next))
+		4*int64(cap(s.freeBuckets)+len(s.next)) + s.rnext.Bytes() + s.rprev.Bytes() + s.bucketOf.Bytes()
 }

@@ -108,7 +108,7 @@ func (j *HashJoin) expire() {
 // number of rows dropped.
 func (s *side) evictBucket(b int32) int64 {
 	var key []byte // the rows' entry key, read from the first one held
-	for id := s.buckets[b].head; id != noRow; id = s.rnext[id] {
+	for id := s.buckets[b].head; id != noRow; id = s.rnext.At(id) {
 		if key == nil && s.changes.Held(id) {
 			key = s.entryKey(id) // forget leaves the buffer alone when given a key
 		}

@@ -69,10 +69,10 @@ func (o *Agg) prefixAgg(col *rowstore.Col, f plan.AggFunc, vals []result, stride
 	for k := 0; k < n; k++ {
 		id := ev.ids[k]
 		c, sum := acc.cnt[k], acc.sums[k]
-		if col.Valid[id] {
+		if col.ValidAt(id) {
 			c++
 			if sums {
-				sum = sum.Add64(col.I64[id])
+				sum = sum.Add64(col.Int64At(id))
 			}
 		}
 		acc.cnt, acc.sums = append(acc.cnt, c), append(acc.sums, sum)
@@ -124,16 +124,16 @@ func (o *Agg) foldAgg(col *rowstore.Col, a accum.Spec, vals []result, stride int
 		}
 		for k := curFe + 1; k <= ev.fe[t]; k++ {
 			id := ev.ids[k]
-			if !col.Valid[id] {
+			if !col.ValidAt(id) {
 				continue
 			}
 			n++
 			if !dec {
-				fsum.Add(col.F64[id])
+				fsum.Add(col.Float64At(id))
 				continue
 			}
 			var err error
-			if dsum, err = accum.AddDecimal(dsum, col.Dec[id]); err != nil {
+			if dsum, err = accum.AddDecimal(dsum, col.DecimalAt(id)); err != nil {
 				return err
 			}
 		}
@@ -176,7 +176,7 @@ func (o *Agg) minMax(col *rowstore.Col, isMax bool, vals []result, stride int) {
 	for t := range ev.fs {
 		for ; next <= ev.fe[t]; next++ {
 			id := ev.ids[next]
-			if !col.Valid[id] {
+			if !col.ValidAt(id) {
 				continue
 			}
 			for len(dq) > head {

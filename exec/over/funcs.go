@@ -213,7 +213,7 @@ func (o *Agg) sameFunc(f *Func, x, y result) bool {
 	if f.Arg < 0 {
 		return x.lo == y.lo
 	}
-	xv, yv := x.valid && o.store.Cols[f.valueCol(x)].Valid[x.lo], y.valid && o.store.Cols[f.valueCol(y)].Valid[y.lo]
+	xv, yv := x.valid && o.store.Cols[f.valueCol(x)].ValidAt(int32(x.lo)), y.valid && o.store.Cols[f.valueCol(y)].ValidAt(int32(y.lo))
 	if xv != yv || !xv {
 		return xv == yv
 	}

@@ -35,10 +35,10 @@ func (o *Agg) rangeFloat() bool {
 func (o *Agg) rangeVal(id int32) rval {
 	c := &o.store.Cols[o.cfg.Order[0].Col]
 	switch {
-	case !c.Valid[id]:
+	case !c.ValidAt(id):
 		return rval{null: true}
 	case o.rangeFloat():
-		return rval{f: c.F64[id]}
+		return rval{f: c.Float64At(id)}
 	}
 	return rval{i: c.Int(id)}
 }

@@ -29,27 +29,27 @@ var ErrDamaged = errors.New("rowstore: damaged row")
 func (s *Store) AppendRow(buf []byte, id int32) []byte {
 	for j := range s.Cols {
 		c := &s.Cols[j]
-		if !c.Valid[id] {
+		if !c.valid.At(id) {
 			buf = append(buf, 0)
 			continue
 		}
 		buf = append(buf, 1)
-		switch c.T.Physical() {
+		switch c.phys {
 		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-			buf = binary.BigEndian.AppendUint64(buf, uint64(c.I64[id]))
+			buf = binary.BigEndian.AppendUint64(buf, uint64(c.i64.At(id)))
 		case types.PhysFloat64:
-			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(c.F64[id]))
+			buf = binary.BigEndian.AppendUint64(buf, math.Float64bits(c.f64.At(id)))
 		case types.PhysDate32:
-			buf = binary.BigEndian.AppendUint32(buf, uint32(c.i32[id]))
+			buf = binary.BigEndian.AppendUint32(buf, uint32(c.i32.At(id)))
 		case types.PhysDecimal:
-			buf = binary.BigEndian.AppendUint64(buf, uint64(c.Dec[id].HighBits()))
-			buf = binary.BigEndian.AppendUint64(buf, c.Dec[id].LowBits())
+			buf = binary.BigEndian.AppendUint64(buf, uint64(c.dec.At(id).HighBits()))
+			buf = binary.BigEndian.AppendUint64(buf, c.dec.At(id).LowBits())
 		case types.PhysBool:
-			buf = append(buf, byte(b2i(c.b[id])))
+			buf = append(buf, byte(b2i(c.b.At(id))))
 		case types.PhysString:
-			n := c.slen[id]
+			n := c.slen.At(id)
 			buf = binary.AppendUvarint(buf, uint64(n))
-			buf = append(buf, c.arena.At(c.soff[id], n)...)
+			buf = append(buf, c.arena.At(c.soff.At(id), n)...)
 		}
 	}
 	return buf
@@ -59,7 +59,7 @@ func (s *Store) AppendRow(buf []byte, id int32) []byte {
 // front of b (after its tag), or -1 if b is too short or malformed.
 func (c *Col) valueLen(b []byte) int {
 	n := 0
-	switch c.T.Physical() {
+	switch c.phys {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysFloat64:
 		n = 8
 	case types.PhysDate32:
@@ -124,29 +124,30 @@ func (s *Store) AddEncoded(b []byte) (int32, []byte, error) {
 	at := 0
 	for j := range s.Cols {
 		c := &s.Cols[j]
-		c.Valid[id] = b[at] == 1
+		c.valid.Set(id, b[at] == 1)
 		at++
-		if !c.Valid[id] {
-			if c.soff != nil {
-				c.slen[id] = 0
+		if !c.valid.At(id) {
+			if c.phys == types.PhysString {
+				c.slen.Set(id, 0)
 			}
 			continue
 		}
 		v := b[at:]
-		switch c.T.Physical() {
+		switch c.phys {
 		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-			c.I64[id] = int64(binary.BigEndian.Uint64(v))
+			c.i64.Set(id, int64(binary.BigEndian.Uint64(v)))
 		case types.PhysFloat64:
-			c.F64[id] = math.Float64frombits(binary.BigEndian.Uint64(v))
+			c.f64.Set(id, math.Float64frombits(binary.BigEndian.Uint64(v)))
 		case types.PhysDate32:
-			c.i32[id] = int32(binary.BigEndian.Uint32(v))
+			c.i32.Set(id, int32(binary.BigEndian.Uint32(v)))
 		case types.PhysDecimal:
-			c.Dec[id] = decimal128.New(int64(binary.BigEndian.Uint64(v)), binary.BigEndian.Uint64(v[8:]))
+			c.dec.Set(id, decimal128.New(int64(binary.BigEndian.Uint64(v)), binary.BigEndian.Uint64(v[8:])))
 		case types.PhysBool:
-			c.b[id] = v[0] == 1
+			c.b.Set(id, v[0] == 1)
 		case types.PhysString:
 			l, m := binary.Uvarint(v)
-			c.soff[id], c.slen[id] = c.arena.Add(v[m:m+int(l)]), uint32(l)
+			c.soff.Set(id, c.arena.Add(v[m:m+int(l)]))
+			c.slen.Set(id, uint32(l))
 		}
 		at += c.valueLen(v)
 	}

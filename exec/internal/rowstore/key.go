@@ -24,11 +24,11 @@ func (c *Col) KeyEqual(id int32, a arrow.Array, i int) bool { return c.equalAt(i
 // KeySame reports whether row a of c and row b of d, a column of the same
 // physical kind, are rowkey-equal.
 func (c *Col) KeySame(a int32, d *Col, b int32) bool {
-	if c.Valid[a] != d.Valid[b] {
+	if c.valid.At(a) != d.valid.At(b) {
 		return false
 	}
-	if c.Valid[a] && c.T.Physical() == types.PhysFloat64 {
-		return keyBits(c.F64[a]) == keyBits(d.F64[b])
+	if c.valid.At(a) && c.phys == types.PhysFloat64 {
+		return keyBits(c.f64.At(a)) == keyBits(d.f64.At(b))
 	}
 	return c.SameAs(a, d, b)
 }
@@ -46,27 +46,27 @@ func keyBits(f float64) uint64 {
 func (s *Store) AppendKey(buf []byte, id int32, cols []int) []byte {
 	for _, j := range cols {
 		c := &s.Cols[j]
-		if !c.Valid[id] {
+		if !c.valid.At(id) {
 			buf = append(buf, 0)
 			continue
 		}
 		buf = append(buf, 1)
-		switch c.T.Physical() {
+		switch c.phys {
 		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.I64[id]))
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.i64.At(id)))
 		case types.PhysFloat64:
-			buf = binary.LittleEndian.AppendUint64(buf, keyBits(c.F64[id]))
+			buf = binary.LittleEndian.AppendUint64(buf, keyBits(c.f64.At(id)))
 		case types.PhysString:
-			n := c.slen[id]
+			n := c.slen.At(id)
 			buf = binary.AppendUvarint(buf, uint64(n))
-			buf = append(buf, c.arena.At(c.soff[id], n)...)
+			buf = append(buf, c.arena.At(c.soff.At(id), n)...)
 		case types.PhysBool:
-			buf = append(buf, byte(b2i(c.b[id])))
+			buf = append(buf, byte(b2i(c.b.At(id))))
 		case types.PhysDecimal:
-			buf = binary.LittleEndian.AppendUint64(buf, c.Dec[id].LowBits())
-			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.Dec[id].HighBits()))
+			buf = binary.LittleEndian.AppendUint64(buf, c.dec.At(id).LowBits())
+			buf = binary.LittleEndian.AppendUint64(buf, uint64(c.dec.At(id).HighBits()))
 		case types.PhysDate32:
-			buf = binary.LittleEndian.AppendUint32(buf, uint32(c.i32[id]))
+			buf = binary.LittleEndian.AppendUint32(buf, uint32(c.i32.At(id)))
 		}
 	}
 	return buf

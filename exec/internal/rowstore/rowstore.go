@@ -1,5 +1,5 @@
-// Package rowstore keeps rows column by column in typed slices, addressed
-// by dense row ids: the rows a join keeps of each side and a window
+// Package rowstore keeps rows column by column in typed paged vectors
+// (exec/internal/paged), addressed by dense row ids: the rows a join keeps of each side and a window
 // aggregate keeps of each partition.
 package rowstore
 
@@ -8,7 +8,6 @@ import (
 	"cmp"
 	"fmt"
 	"math"
-	"slices"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -17,15 +16,19 @@ import (
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec/internal/arena"
+	"github.com/eddysql/eddy/exec/internal/paged"
 )
 
-// Store keeps rows of a fixed schema column by column, in typed slices,
-// addressed by dense row ids: what a join keeps of each side. Rows are
-// appended from batches and gathered back into Arrow arrays by id, both
-// column at a time. A deleted row's id is reused by a later row.
+// Store keeps rows of a fixed schema column by column, in typed paged
+// vectors, addressed by dense row ids: what a join keeps of each side.
+// Rows are appended from batches and gathered back into Arrow arrays by
+// id, both column at a time. A deleted row's id is reused by a later row.
+// Every column has room for the same ids (room): a new id past it grows
+// each column by a page, never copying the rows held.
 type Store struct {
 	Cols []Col
 	n    int32   // ids handed out
+	room int     // ids every column has room for
 	free []int32 // deleted ids, reused first
 }
 
@@ -34,15 +37,16 @@ type Store struct {
 // until the arena is compacted.
 type Col struct {
 	T     types.T
+	phys  types.Physical
 	dt    arrow.DataType
-	Valid []bool
-	I64   []int64 // INT64, TIMESTAMP, DURATION
-	i32   []int32 // DATE32
-	F64   []float64
-	Dec   []decimal128.Num
-	b     []bool
-	soff  []uint64
-	slen  []uint32
+	valid paged.Vec[bool]
+	i64   paged.Vec[int64] // INT64, TIMESTAMP, DURATION
+	i32   paged.Vec[int32] // DATE32
+	f64   paged.Vec[float64]
+	dec   paged.Vec[decimal128.Num]
+	b     paged.Vec[bool]
+	soff  paged.Vec[uint64]
+	slen  paged.Vec[uint32]
 	arena arena.Arena
 	waste int
 }
@@ -51,10 +55,23 @@ type Col struct {
 func New(ts []types.T) *Store {
 	s := &Store{Cols: make([]Col, len(ts))}
 	for i, t := range ts {
-		s.Cols[i] = Col{T: t, dt: t.Arrow()}
+		s.Cols[i] = Col{T: t, phys: t.Physical(), dt: t.Arrow()}
 	}
 	return s
 }
+
+// ValidAt reports whether row id's value is not NULL.
+func (c *Col) ValidAt(id int32) bool { return c.valid.At(id) }
+
+// Int64At returns row id's value in a BIGINT, TIMESTAMP or INTERVAL
+// column.
+func (c *Col) Int64At(id int32) int64 { return c.i64.At(id) }
+
+// Float64At returns row id's value in a DOUBLE column.
+func (c *Col) Float64At(id int32) float64 { return c.f64.At(id) }
+
+// DecimalAt returns row id's value in a DECIMAL column.
+func (c *Col) DecimalAt(id int32) decimal128.Num { return c.dec.At(id) }
 
 // Live returns the number of rows stored.
 func (s *Store) Live() int { return int(s.n) - len(s.free) }
@@ -74,8 +91,8 @@ func (s *Store) Bytes() int64 {
 	var n int64
 	for i := range s.Cols {
 		c := &s.Cols[i]
-		n += int64(len(c.Valid)) + 8*int64(len(c.I64)+len(c.F64)) + 4*int64(len(c.i32)) + 16*int64(len(c.Dec)) +
-			int64(len(c.b)) + 12*int64(len(c.soff)) + c.arena.Bytes()
+		n += c.valid.Bytes() + c.i64.Bytes() + c.f64.Bytes() + c.i32.Bytes() + c.dec.Bytes() +
+			c.b.Bytes() + c.soff.Bytes() + c.slen.Bytes() + c.arena.Bytes()
 	}
 	return n
 }
@@ -91,7 +108,7 @@ func (s *Store) ArrowBytes() int64 {
 	for i := range s.Cols {
 		c := &s.Cols[i]
 		n += bits
-		switch c.T.Physical() {
+		switch c.phys {
 		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration, types.PhysFloat64:
 			n += 8 * live
 		case types.PhysDate32:
@@ -124,52 +141,39 @@ func (s *Store) newID() int32 {
 		return id
 	}
 	id := s.n
-	s.n++
-	for j := range s.Cols {
-		s.Cols[j].grow()
+	if int(id) >= s.room {
+		s.grow(int(id) + 1)
 	}
+	s.n++
 	return id
 }
 
 // Reserve makes room for n more new row ids in every column, so that
-// adding them does not grow the columns one append at a time (a restore,
-// which does not know how many rows it reads, reserves in doubling
-// steps).
-func (s *Store) Reserve(n int) {
+// adding them allocates nothing (a restore, which does not know how many
+// rows it reads, reserves in doubling steps).
+func (s *Store) Reserve(n int) { s.grow(int(s.n) + n) }
+
+// grow makes room for ids 0..n-1 in every column.
+func (s *Store) grow(n int) {
 	for j := range s.Cols {
-		c := &s.Cols[j]
-		c.Valid = slices.Grow(c.Valid, n)
-		switch c.T.Physical() {
-		case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-			c.I64 = slices.Grow(c.I64, n)
-		case types.PhysDate32:
-			c.i32 = slices.Grow(c.i32, n)
-		case types.PhysFloat64:
-			c.F64 = slices.Grow(c.F64, n)
-		case types.PhysDecimal:
-			c.Dec = slices.Grow(c.Dec, n)
-		case types.PhysBool:
-			c.b = slices.Grow(c.b, n)
-		case types.PhysString:
-			c.soff = slices.Grow(c.soff, n)
-			c.slen = slices.Grow(c.slen, n)
-		}
+		s.Cols[j].grow(n)
 	}
+	s.room = paged.Room(s.room, n)
 }
 
 // Remove deletes row id; its id may be handed out again.
 func (s *Store) Remove(id int32) {
 	for j := range s.Cols {
 		c := &s.Cols[j]
-		if c.soff != nil {
-			c.waste += int(c.slen[id])
-			c.slen[id] = 0
+		if c.phys == types.PhysString {
+			c.waste += int(c.slen.At(id))
+			c.slen.Set(id, 0)
 		}
-		c.Valid[id] = false
+		c.valid.Set(id, false)
 	}
 	s.free = append(s.free, id)
 	for j := range s.Cols {
-		s.Cols[j].compactIfWasteful()
+		s.Cols[j].compactIfWasteful(s.n)
 	}
 }
 
@@ -189,69 +193,58 @@ func (s *Store) Gather(alloc memory.Allocator, j int, ids []int32) arrow.Array {
 	return s.Cols[j].gather(alloc, ids)
 }
 
-func (c *Col) grow() {
-	c.Valid = grow1(c.Valid)
-	switch c.T.Physical() {
+// grow makes room for ids 0..n-1 in the column's vectors.
+func (c *Col) grow(n int) {
+	c.valid.Grow(n)
+	switch c.phys {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		c.I64 = grow1(c.I64)
+		c.i64.Grow(n)
 	case types.PhysDate32:
-		c.i32 = grow1(c.i32)
+		c.i32.Grow(n)
 	case types.PhysFloat64:
-		c.F64 = grow1(c.F64)
+		c.f64.Grow(n)
 	case types.PhysDecimal:
-		c.Dec = grow1(c.Dec)
+		c.dec.Grow(n)
 	case types.PhysBool:
-		c.b = grow1(c.b)
+		c.b.Grow(n)
 	case types.PhysString:
-		c.soff = grow1(c.soff)
-		c.slen = grow1(c.slen)
+		c.soff.Grow(n)
+		c.slen.Grow(n)
 	}
-}
-
-// grow1 returns s one zero element longer. A full slice doubles: append
-// would grow a large one by a quarter, copying a store of millions of rows
-// some four times over as it fills rather than once.
-func grow1[E any](s []E) []E {
-	if len(s) == cap(s) {
-		n := make([]E, len(s), max(2*cap(s), 64))
-		copy(n, s)
-		s = n
-	}
-	var zero E
-	return append(s, zero)
 }
 
 func (c *Col) set(id int32, a arrow.Array, i int) {
 	if a.IsNull(i) {
-		c.Valid[id] = false
+		c.valid.Set(id, false)
 		return
 	}
-	c.Valid[id] = true
+	c.valid.Set(id, true)
 	switch a := a.(type) {
 	case *array.Int64:
-		c.I64[id] = a.Value(i)
+		c.i64.Set(id, a.Value(i))
 	case *array.Timestamp:
-		c.I64[id] = int64(a.Value(i))
+		c.i64.Set(id, int64(a.Value(i)))
 	case *array.Duration:
-		c.I64[id] = int64(a.Value(i))
+		c.i64.Set(id, int64(a.Value(i)))
 	case *array.Date32:
-		c.i32[id] = int32(a.Value(i))
+		c.i32.Set(id, int32(a.Value(i)))
 	case *array.Float64:
-		c.F64[id] = a.Value(i)
+		c.f64.Set(id, a.Value(i))
 	case *array.Decimal128:
-		c.Dec[id] = a.Value(i)
+		c.dec.Set(id, a.Value(i))
 	case *array.Boolean:
-		c.b[id] = a.Value(i)
+		c.b.Set(id, a.Value(i))
 	case *array.String:
 		v := a.Value(i)
-		c.soff[id], c.slen[id] = c.arena.AddString(v), uint32(len(v))
+		c.soff.Set(id, c.arena.AddString(v))
+		c.slen.Set(id, uint32(len(v)))
 	default:
 		panic(fmt.Sprintf("exec: row store cannot hold %T", a)) // the planner types every column
 	}
 }
 
 func (c *Col) str(id int32) string {
-	return string(c.arena.At(c.soff[id], c.slen[id]))
+	return string(c.arena.At(c.soff.At(id), c.slen.At(id)))
 }
 
 func (c *Col) equal(id int32, a arrow.Array, i int) bool { return c.equalAt(id, a, i, false) }
@@ -259,154 +252,74 @@ func (c *Col) equal(id int32, a arrow.Array, i int) bool { return c.equalAt(id, 
 // equalAt reports whether row id's value equals row i of a: DOUBLEs as
 // numbers (NaN equal to NaN), or, with keyBits, as rowkey encodes them.
 func (c *Col) equalAt(id int32, a arrow.Array, i int, byKeyBits bool) bool {
-	if a.IsNull(i) || !c.Valid[id] {
-		return a.IsNull(i) == !c.Valid[id]
+	if a.IsNull(i) || !c.valid.At(id) {
+		return a.IsNull(i) == !c.valid.At(id)
 	}
 	switch a := a.(type) {
 	case *array.Int64:
-		return c.I64[id] == a.Value(i)
+		return c.i64.At(id) == a.Value(i)
 	case *array.Timestamp:
-		return c.I64[id] == int64(a.Value(i))
+		return c.i64.At(id) == int64(a.Value(i))
 	case *array.Duration:
-		return c.I64[id] == int64(a.Value(i))
+		return c.i64.At(id) == int64(a.Value(i))
 	case *array.Date32:
-		return c.i32[id] == int32(a.Value(i))
+		return c.i32.At(id) == int32(a.Value(i))
 	case *array.Float64:
 		if byKeyBits {
-			return keyBits(c.F64[id]) == keyBits(a.Value(i))
+			return keyBits(c.f64.At(id)) == keyBits(a.Value(i))
 		}
-		return c.F64[id] == a.Value(i) || c.F64[id] != c.F64[id] && a.Value(i) != a.Value(i)
+		return c.f64.At(id) == a.Value(i) || c.f64.At(id) != c.f64.At(id) && a.Value(i) != a.Value(i)
 	case *array.Decimal128:
-		return c.Dec[id] == a.Value(i)
+		return c.dec.At(id) == a.Value(i)
 	case *array.Boolean:
-		return c.b[id] == a.Value(i)
+		return c.b.At(id) == a.Value(i)
 	case *array.String:
 		return c.str(id) == a.Value(i)
 	}
 	return false
 }
 
-// compactIfWasteful rewrites the string arena when most of it is waste.
-func (c *Col) compactIfWasteful() {
-	if c.soff == nil || c.waste < 1<<16 || int64(c.waste) < c.arena.Used()/2 {
+// compactIfWasteful rewrites the string arena, holding the strings of
+// ids below n, when most of it is waste.
+func (c *Col) compactIfWasteful(n int32) {
+	if c.phys != types.PhysString || c.waste < 1<<16 || int64(c.waste) < c.arena.Used()/2 {
 		return
 	}
 	var fresh arena.Arena
 	fresh.Reserve(c.arena.Used() - int64(c.waste))
-	for id := range c.soff {
-		if c.slen[id] == 0 {
-			// An empty string, or a removed row: it owns no bytes, and
-			// its old offset may lie past the compacted arena.
-			c.soff[id] = 0
-			continue
+	for p := 0; p < c.soff.Pages() && p<<paged.Shift < int(n); p++ {
+		offs, lens := c.soff.Page(p), c.slen.Page(p)
+		offs = offs[:min(len(offs), int(n)-p<<paged.Shift)]
+		lens = lens[:len(offs)]
+		for k, l := range lens {
+			if l == 0 {
+				// An empty string, or a removed row: it owns no bytes, and
+				// its old offset may lie past the compacted arena.
+				offs[k] = 0
+				continue
+			}
+			offs[k] = fresh.Add(c.arena.At(offs[k], l))
 		}
-		c.soff[id] = fresh.Add(c.arena.At(c.soff[id], c.slen[id]))
 	}
 	c.arena, c.waste = fresh, 0
-}
-
-func (c *Col) gather(alloc memory.Allocator, ids []int32) arrow.Array {
-	bld := array.NewBuilder(alloc, c.dt)
-	defer bld.Release()
-	bld.Reserve(len(ids))
-	switch b := bld.(type) {
-	case *array.Int64Builder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(c.I64[id])
-			}
-		}
-	case *array.TimestampBuilder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(arrow.Timestamp(c.I64[id]))
-			}
-		}
-	case *array.DurationBuilder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(arrow.Duration(c.I64[id]))
-			}
-		}
-	case *array.Date32Builder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(arrow.Date32(c.i32[id]))
-			}
-		}
-	case *array.Float64Builder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(c.F64[id])
-			}
-		}
-	case *array.Decimal128Builder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(c.Dec[id])
-			}
-		}
-	case *array.BooleanBuilder:
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.UnsafeAppend(c.b[id])
-			}
-		}
-	case *array.StringBuilder:
-		// The values' bytes at once: appended one by one, the builder
-		// would grow its data buffer by doubling, a fresh copy each time.
-		size := 0
-		for _, id := range ids {
-			if id >= 0 && c.Valid[id] {
-				size += int(c.slen[id])
-			}
-		}
-		b.ReserveData(size)
-		for _, id := range ids {
-			if id < 0 || !c.Valid[id] {
-				b.AppendNull()
-			} else {
-				b.BinaryBuilder.Append(c.arena.At(c.soff[id], c.slen[id]))
-			}
-		}
-	case *array.NullBuilder:
-		b.AppendNulls(len(ids))
-	default:
-		panic(fmt.Sprintf("exec: row store cannot build %s", c.dt))
-	}
-	return bld.NewArray()
 }
 
 // Compare orders the non-NULL values of rows a and b as types.Compare
 // does (a double's NaN first).
 func (c *Col) Compare(a, b int32) int {
-	switch c.T.Physical() {
+	switch c.phys {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		return cmp.Compare(c.I64[a], c.I64[b])
+		return cmp.Compare(c.i64.At(a), c.i64.At(b))
 	case types.PhysDate32:
-		return cmp.Compare(c.i32[a], c.i32[b])
+		return cmp.Compare(c.i32.At(a), c.i32.At(b))
 	case types.PhysFloat64:
-		return cmp.Compare(c.F64[a], c.F64[b])
+		return cmp.Compare(c.f64.At(a), c.f64.At(b))
 	case types.PhysDecimal:
-		return c.Dec[a].Cmp(c.Dec[b])
+		return c.dec.At(a).Cmp(c.dec.At(b))
 	case types.PhysBool:
-		return cmp.Compare(b2i(c.b[a]), b2i(c.b[b]))
+		return cmp.Compare(b2i(c.b.At(a)), b2i(c.b.At(b)))
 	case types.PhysString:
-		return bytes.Compare(c.arena.At(c.soff[a], c.slen[a]), c.arena.At(c.soff[b], c.slen[b]))
+		return bytes.Compare(c.arena.At(c.soff.At(a), c.slen.At(a)), c.arena.At(c.soff.At(b), c.slen.At(b)))
 	}
 	return 0
 }
@@ -417,13 +330,13 @@ func (c *Col) Same(a, b int32) bool {
 	if a == b {
 		return true
 	}
-	if c.Valid[a] != c.Valid[b] {
+	if c.valid.At(a) != c.valid.At(b) {
 		return false
 	}
-	if c.T.Physical() == types.PhysFloat64 {
-		return math.Float64bits(c.F64[a]) == math.Float64bits(c.F64[b])
+	if c.phys == types.PhysFloat64 {
+		return math.Float64bits(c.f64.At(a)) == math.Float64bits(c.f64.At(b))
 	}
-	return !c.Valid[a] || c.Compare(a, b) == 0
+	return !c.valid.At(a) || c.Compare(a, b) == 0
 }
 
 // b2i is 1 for true and 0 for false.
@@ -437,25 +350,25 @@ func b2i(b bool) int {
 // SameAs reports whether row a of c and row b of d, a column of the same
 // type, hold the same representation, as Same does within one column.
 func (c *Col) SameAs(a int32, d *Col, b int32) bool {
-	if c.Valid[a] != d.Valid[b] {
+	if c.valid.At(a) != d.valid.At(b) {
 		return false
 	}
-	if !c.Valid[a] {
+	if !c.valid.At(a) {
 		return true
 	}
-	switch c.T.Physical() {
+	switch c.phys {
 	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
-		return c.I64[a] == d.I64[b]
+		return c.i64.At(a) == d.i64.At(b)
 	case types.PhysDate32:
-		return c.i32[a] == d.i32[b]
+		return c.i32.At(a) == d.i32.At(b)
 	case types.PhysFloat64:
-		return math.Float64bits(c.F64[a]) == math.Float64bits(d.F64[b])
+		return math.Float64bits(c.f64.At(a)) == math.Float64bits(d.f64.At(b))
 	case types.PhysDecimal:
-		return c.Dec[a] == d.Dec[b]
+		return c.dec.At(a) == d.dec.At(b)
 	case types.PhysBool:
-		return c.b[a] == d.b[b]
+		return c.b.At(a) == d.b.At(b)
 	case types.PhysString:
-		return bytes.Equal(c.arena.At(c.soff[a], c.slen[a]), d.arena.At(d.soff[b], d.slen[b]))
+		return bytes.Equal(c.arena.At(c.soff.At(a), c.slen.At(a)), d.arena.At(d.soff.At(b), d.slen.At(b)))
 	}
 	return true
 }
@@ -463,8 +376,8 @@ func (c *Col) SameAs(a int32, d *Col, b int32) bool {
 // Int returns row id's value in an integer, TIMESTAMP, INTERVAL or DATE
 // column (days for a DATE).
 func (c *Col) Int(id int32) int64 {
-	if c.T.Physical() == types.PhysDate32 {
-		return int64(c.i32[id])
+	if c.phys == types.PhysDate32 {
+		return int64(c.i32.At(id))
 	}
-	return c.I64[id]
+	return c.i64.At(id)
 }

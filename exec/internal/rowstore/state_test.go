@@ -50,7 +50,7 @@ func TestEntryRoundTrip(t *testing.T) {
 			t.Fatalf("row %d does not decode to itself", i)
 		}
 		for c := range dst.Cols {
-			if dst.Cols[c].Valid[got] && !sameBits(&src.Cols[c], &dst.Cols[c], id, got) {
+			if dst.Cols[c].ValidAt(got) && !sameBits(&src.Cols[c], &dst.Cols[c], id, got) {
 				t.Fatalf("row %d column %d: another representation", i, c)
 			}
 		}
@@ -72,7 +72,7 @@ func TestEntryRoundTrip(t *testing.T) {
 func sameBits(a, b *Col, x, y int32) bool {
 	switch a.T.Physical() {
 	case types.PhysFloat64:
-		return math.Float64bits(a.F64[x]) == math.Float64bits(b.F64[y])
+		return math.Float64bits(a.Float64At(x)) == math.Float64bits(b.Float64At(y))
 	case types.PhysString:
 		return a.str(x) == b.str(y)
 	}
