@@ -1,6 +1,6 @@
 // Package rowstore keeps rows column by column in typed paged vectors
-// (exec/internal/paged), addressed by dense row ids: the rows a join keeps of each side and a window
-// aggregate keeps of each partition.
+// (exec/internal/paged), addressed by dense row ids: the rows a join keeps
+// of each side and a window aggregate keeps of each partition.
 package rowstore
 
 import (
