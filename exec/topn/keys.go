@@ -55,19 +55,35 @@ func (t *Operator) decodeKey(fields []ordtree.Field, key string) error {
 			src = rest
 			continue
 		}
-		inv := append(t.decodeBuf[:0], src...)
+		inv := append(t.decodeBuf[:0], src[:min(len(src), encodedMax(phys))]...)
 		t.decodeBuf = inv
 		ordtree.Invert(inv, true)
 		rest, err := t.decodeValue(b, phys, inv)
 		if err != nil {
 			return err
 		}
-		src = src[len(src)-len(rest):]
+		src = src[len(inv)-len(rest):]
 	}
 	if len(src) != 0 {
 		return fmt.Errorf("top-n: %d bytes left after decoding a row: %w", len(src), storage.ErrBadKey)
 	}
 	return nil
+}
+
+// encodedMax returns the most bytes a key value of physical type phys
+// takes (a tag and the value, or a NULL's tag), so that an inverted value
+// is decoded from an inverted copy of just its bytes rather than of the
+// rest of the key; a string's length is not known before it is decoded.
+func encodedMax(phys types.Physical) int {
+	switch phys {
+	case types.PhysBool:
+		return 2
+	case types.PhysInt64, types.PhysTimestamp, types.PhysDate32, types.PhysDuration, types.PhysFloat64:
+		return 9
+	case types.PhysDecimal:
+		return 17
+	}
+	return math.MaxInt
 }
 
 // decodeValue decodes one value of physical type phys from src into b and

@@ -42,6 +42,9 @@ var randomCases = []randomCase{
 	{name: "dedup-first", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1", limit: 1, appendOnly: true},
 	{name: "dedup-last", input: "bigint timestamp(3) varchar", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
 	{name: "dedup-last-varchar", input: "varchar timestamp(3) bigint", part: []int{0}, order: "1 desc", limit: 1, appendOnly: true},
+	// A DESC value of every type is decoded from an inverted copy of its
+	// own bytes, before the values that follow it.
+	{name: "desc-every-type", input: "bigint decimal(10,2) boolean varchar date double", part: []int{0}, order: "2 desc, 1 desc, 3 desc, 4 desc, 5 desc", limit: 3, rowNumber: true},
 	// A pull query's ROW_NUMBER() numbers every row.
 	{name: "number-all", input: "bigint varchar bigint", part: []int{0}, order: "2 desc", limit: math.MaxInt64, rowNumber: true},
 	{name: "keep-all", input: "bigint varchar", order: "1", limit: math.MaxInt64},
