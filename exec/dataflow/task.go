@@ -34,9 +34,9 @@ type task struct {
 	tw      timerWait    // bounds waits for input by the chain's next timer
 
 	// alignID is the source's member number in job.wmAlign, when the job
-	// has one (-1 for a source outside it); alignHeld says the source is held back by its alignment
-	// group, and alignFlushed that its output was flushed since the hold
-	// began (wmalign.go).
+	// has one (-1 for a source outside it); alignHeld says the source is
+	// held back by its alignment group, and alignFlushed that its output
+	// was flushed since the hold began (wmalign.go).
 	alignID                 int
 	alignHeld, alignFlushed bool
 

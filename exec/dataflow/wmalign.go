@@ -137,6 +137,16 @@ func (a *sourceAlignment) ahead(wm int64, held bool) (rose <-chan struct{}, unti
 	return a.rose, until, true
 }
 
+// WatermarkAlignment returns the drift within which the job aligns its
+// sources' watermarks, or 0 when it does not (it was not asked to, or it
+// has fewer than two sources with event time).
+func (j *Job) WatermarkAlignment() time.Duration {
+	if j.wmAlign == nil {
+		return 0
+	}
+	return time.Duration(j.wmAlign.drift) * time.Millisecond
+}
+
 // alignUpdate reports the source's watermark to its alignment group, if
 // it is in one; counts says whether the source has data to read.
 func (t *task) alignUpdate(counts bool) {

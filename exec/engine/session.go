@@ -243,8 +243,8 @@ func (s *Session) set(st *sql.Set) (*Result, error) {
 		return s.setStateTTL(st)
 	case "watermark_alignment":
 		d, err := connector.ParseDuration(st.Value)
-		if err != nil || d < 0 {
-			msg := "a negative duration"
+		if err != nil || d < 0 || (d > 0 && d < time.Millisecond) {
+			msg := "not a duration of 1ms or more"
 			if err != nil {
 				msg = err.Error()
 			}

@@ -130,8 +130,8 @@ func (a *app) benchConfig(f benchFlags) (nexmark.Config, error) {
 	if f.checkpoint < 0 {
 		return nexmark.Config{}, usagef("--checkpoint-interval must not be negative, got %s", f.checkpoint)
 	}
-	if f.alignment < 0 {
-		return nexmark.Config{}, usagef("--watermark-alignment must not be negative, got %s", f.alignment)
+	if f.alignment < 0 || (f.alignment > 0 && f.alignment < time.Millisecond) {
+		return nexmark.Config{}, usagef("--watermark-alignment must be 0 or at least 1ms, got %s", f.alignment)
 	}
 	if f.generate != nexmark.GenerateRead && f.generate != nexmark.GenerateAll {
 		return nexmark.Config{}, usagef("--generate must be %s or %s, got %q", nexmark.GenerateRead, nexmark.GenerateAll, f.generate)

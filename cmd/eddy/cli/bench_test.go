@@ -57,6 +57,8 @@ func TestBenchUsageErrors(t *testing.T) {
 		{[]string{"--events", "many"}, "invalid argument"},
 		{[]string{"--rate", "-5"}, "--rate must not be negative"},
 		{[]string{"--checkpoint-interval", "-1s"}, "--checkpoint-interval must not be negative"},
+		{[]string{"--watermark-alignment", "-1s"}, "--watermark-alignment must be 0 or at least 1ms"},
+		{[]string{"--watermark-alignment", "100us"}, "--watermark-alignment must be 0 or at least 1ms"},
 		{[]string{"--generate", "everything"}, `--generate must be read or all, got "everything"`},
 		{[]string{"--queries", "q0,bid"}, `"bid" is not a query name`},
 		{[]string{"--queries", ""}, "no queries"},

@@ -136,6 +136,7 @@ func TestConnectFlags(t *testing.T) {
 		{[]string{"exec", "--password", "x", "-e", "SELECT 1;"}, "--password needs --connect"},
 		{[]string{"--parallelism", "2", "exec", "--connect", "127.0.0.1:1", "-e", "SELECT 1;"}, "--parallelism configures an engine in this process"},
 		{[]string{"--checkpoint-interval", "1s", "shell", "--connect", "127.0.0.1:1"}, "--checkpoint-interval configures an engine in this process"},
+		{[]string{"--watermark-alignment", "1s", "shell", "--connect", "127.0.0.1:1"}, "--watermark-alignment configures an engine in this process"},
 		{[]string{"serve", "--connect", "127.0.0.1:1"}, "unknown flag: --connect"},
 	} {
 		code, _, errOut := runCLI(t, &fakeSession{}, "", tc.args...)

@@ -201,8 +201,8 @@ func (a *app) checkOptions() error {
 	if a.opts.checkpoint < 0 {
 		return usagef("--checkpoint-interval must not be negative, got %s", a.opts.checkpoint)
 	}
-	if a.opts.alignment < 0 {
-		return usagef("--watermark-alignment must not be negative, got %s", a.opts.alignment)
+	if a.opts.alignment < 0 || (a.opts.alignment > 0 && a.opts.alignment < time.Millisecond) {
+		return usagef("--watermark-alignment must be 0 or at least 1ms, got %s", a.opts.alignment)
 	}
 	n, err := parseBytes(a.opts.bufferMem)
 	if err != nil || n < 1<<10 {
