@@ -72,6 +72,28 @@ func inputPath(path string, k int) string { return fmt.Sprintf("%s.%d", path, k)
 type graphBuilder struct {
 	g   dataflow.GraphSpec
 	svc Services
+	// built are the stages of the exchanges' inputs built so far: a
+	// sub-plan the query shares (physical.ShareSubplans) is the input of
+	// several exchanges and runs as one stage, which each reads.
+	built map[physical.Node]int
+}
+
+// buildInput returns the stage of in, the input of an exchange at path:
+// the one built already when in is shared, else a new one. Its stage's
+// chain ends with in, since an exchange starts a new stage above it.
+func (b *graphBuilder) buildInput(in physical.Node, path string) (int, error) {
+	if si, ok := b.built[in]; ok {
+		return si, nil
+	}
+	si, err := b.build(in, path)
+	if err != nil {
+		return 0, err
+	}
+	if b.built == nil {
+		b.built = map[physical.Node]int{}
+	}
+	b.built[in] = si
+	return si, nil
 }
 
 // build returns the index of the stage whose chain ends with n, which is
@@ -129,13 +151,13 @@ func (b *graphBuilder) build(n physical.Node, path string) (int, error) {
 		}
 		return stage, err
 	case *physical.Exchange:
-		up, err := b.build(h.Inputs[0], path)
+		up, err := b.buildInput(h.Inputs[0], path)
 		if err != nil {
 			return 0, err
 		}
 		b.g.Stages = append(b.g.Stages, dataflow.StageSpec{
 			Parallelism: h.Parallelism,
-			Inputs:      []dataflow.InputSpec{{From: up, Dist: distOf(n.Dist), Keys: n.Keys, NodeID: h.ID}},
+			Inputs:      []dataflow.InputSpec{{From: up, Dist: distOf(n.Dist), Keys: n.Keys, NodeID: h.ID, Project: n.Project}},
 		})
 		return len(b.g.Stages) - 1, nil
 	}
@@ -262,11 +284,11 @@ func (b *graphBuilder) buildMultiInput(n physical.Node, path string, newOp func(
 		if !ok {
 			return 0, fmt.Errorf("exec: input %d of %s is not an exchange", k, physical.Line(n))
 		}
-		up, err := b.build(ex.Hdr().Inputs[0], inputPath(path, k))
+		up, err := b.buildInput(ex.Hdr().Inputs[0], inputPath(path, k))
 		if err != nil {
 			return 0, err
 		}
-		st.Inputs = append(st.Inputs, dataflow.InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k, NodeID: ex.ID})
+		st.Inputs = append(st.Inputs, dataflow.InputSpec{From: up, Dist: distOf(ex.Dist), Keys: ex.Keys, Input: k, NodeID: ex.ID, Project: ex.Project})
 	}
 	st.Ops = []dataflow.OpSpec{{Name: physical.Line(n), NodeID: h.ID, StateKey: "state/" + path, New: newOp}}
 	b.g.Stages = append(b.g.Stages, st)

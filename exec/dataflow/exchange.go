@@ -67,6 +67,12 @@ type outWriter struct {
 	input    int
 	bp       *atomic.Int64 // accumulates backpressured nanoseconds
 
+	// project, when set, are the columns this consumer receives
+	// (InputSpec.Project); schema is their schema, made from the
+	// upstream schema from (fanout.go).
+	project      []int
+	from, schema *arrow.Schema
+
 	hashes []uint64
 	sels   [][]int32
 	next   int // the last instance a round-robin chunk went to
@@ -94,6 +100,11 @@ func (w *outWriter) send(ctx context.Context, dst int, m message) error {
 // Emit implements Emitter. The chunk is borrowed: what is sent is retained
 // (or newly built) for the receiver, which releases it.
 func (w *outWriter) Emit(ctx context.Context, c exec.Chunk) error {
+	if w.project != nil && c.Batch != nil {
+		p, release := w.projected(c)
+		defer release()
+		c = p
+	}
 	n := len(w.inboxes)
 	switch {
 	case w.dist == DistForward:

@@ -39,6 +39,11 @@ type InputSpec struct {
 	// other inputs only: a lookup join's table side, whose rows carry no
 	// event time, must not hold back the stream's watermark.
 	IgnoreWatermarks bool
+	// Project, when set, are the upstream stage's output columns this
+	// input receives, in order (Keys index them): a stage that several
+	// inputs read — a sub-plan the query uses in several places, run
+	// once — sends each the columns it wants.
+	Project []int
 }
 
 // StageSpec describes a stage: either a source (Source set, no Inputs) or a
@@ -66,7 +71,9 @@ type StageSpec struct {
 
 // GraphSpec is a dataflow: stages in topological order (every stage after
 // the stages it reads). The last stage ends in the query's sink and runs as
-// one instance.
+// one instance. A stage's output feeds one input of a later stage, or
+// several (a shared sub-plan), each through its own exchange; every stage
+// but the last feeds at least one.
 type GraphSpec struct {
 	Stages []StageSpec
 }
@@ -88,6 +95,11 @@ func (g *GraphSpec) validate() error {
 			}
 			if in.Dist == DistForward && g.Stages[in.From].Parallelism != s.Parallelism {
 				return errors.New("exec: forward exchange between stages of different parallelism")
+			}
+			for _, c := range in.Project {
+				if c < 0 {
+					return errors.New("exec: an input projects a negative column")
+				}
 			}
 		}
 	}

@@ -170,12 +170,14 @@ type Job struct {
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
 type stageRun struct {
-	spec     StageSpec
-	inboxes  []*inbox
-	senders  int // upstream instances feeding each instance
-	tasks    []*task
-	consumer consumerRef // the stage input its output feeds
-	shared   exec.Shared // what the stage's instances share (exec.Env.Shared)
+	spec    StageSpec
+	inboxes []*inbox
+	senders int // upstream instances feeding each instance
+	tasks   []*task
+	// consumers are the stage inputs its output feeds, in the order of
+	// the stages: one, or several for a sub-plan the query shares.
+	consumers []consumerRef
+	shared    exec.Shared // what the stage's instances share (exec.Env.Shared)
 }
 
 // consumerRef names the input of a later stage that a stage's output
@@ -183,7 +185,6 @@ type stageRun struct {
 // union of thousands of sources has thousands of each).
 type consumerRef struct {
 	stage, input int
-	ok           bool // false for a sink stage
 }
 
 // StartJob starts the dataflow g.
@@ -249,8 +250,8 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		for k, in := range s.Inputs {
 			senderBase[ci][k] = base
 			base += g.Stages[in.From].Parallelism
-			if in.From < ci { // the last such input is the stage's consumer
-				j.stages[in.From].consumer = consumerRef{stage: ci, input: k, ok: true}
+			if in.From < ci {
+				j.stages[in.From].consumers = append(j.stages[in.From].consumers, consumerRef{stage: ci, input: k})
 			}
 		}
 		j.stages[ci].senders = base

@@ -48,7 +48,8 @@ type OpPlace struct {
 // StageShape is a stage as the diagnosis sees it.
 type StageShape struct {
 	Parallelism int
-	// Consumer is the stage its output feeds (-1: the sink stage).
+	// Consumer is the stage its output feeds (-1: the sink stage), the
+	// last of them when it feeds several (a shared sub-plan).
 	Consumer int
 	// Hashed says an input reaches the stage through a hash exchange:
 	// its first operator's instances each receive the rows of their key
@@ -61,8 +62,8 @@ func (j *Job) Shape() Shape {
 	var sh Shape
 	for si, sr := range j.stages {
 		st := StageShape{Parallelism: sr.spec.Parallelism, Consumer: -1}
-		if sr.consumer.ok {
-			st.Consumer = sr.consumer.stage
+		if n := len(sr.consumers); n > 0 {
+			st.Consumer = sr.consumers[n-1].stage
 		}
 		for _, in := range sr.spec.Inputs {
 			if in.Dist == DistHash {

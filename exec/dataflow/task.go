@@ -23,7 +23,7 @@ type task struct {
 	inbox   *inbox
 	align   *aligner
 	chain   *chain
-	out     *outWriter // nil in the sink stage
+	out     output // nil in the sink stage
 	isSink  bool
 	metrics []*exec.OperatorMetrics
 	taskM   TaskMetrics
@@ -143,15 +143,21 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		ops = append(ops, op)
 		t.metrics = append(t.metrics, &exec.OperatorMetrics{})
 	}
-	// Write to the consumer of this stage's output.
+	// Write to the consumers of this stage's output.
 	var out exec.Emitter = discard{}
-	if c := sr.consumer; c.ok {
-		ci, k := c.stage, c.input
-		in := g.Stages[ci].Inputs[k]
-		t.out = &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys,
-			inboxes: j.stages[ci].inboxes, instance: inst, sender: senderBase[ci][k] + inst,
-			input: in.Input, bp: &t.taskM.BackpressureNanos, coalesce: opts.Coalesce}
-		out = t.out
+	var writers fanout
+	for _, c := range sr.consumers {
+		in := g.Stages[c.stage].Inputs[c.input]
+		writers = append(writers, &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys, project: in.Project,
+			inboxes: j.stages[c.stage].inboxes, instance: inst, sender: senderBase[c.stage][c.input] + inst,
+			input: in.Input, bp: &t.taskM.BackpressureNanos, coalesce: opts.Coalesce})
+	}
+	switch len(writers) {
+	case 0:
+	case 1:
+		t.out, out = writers[0], writers[0]
+	default:
+		t.out, out = writers, writers
 	}
 	t.isSink = t.out == nil
 	t.chain = newChain(ops, t.metrics, out)

@@ -146,7 +146,7 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	if sinkFigures != "" {
 		b.WriteString(sinkFigures + "\n")
 	}
-	analyzeTree(&b, q.plan, byNode, "└── ", "    ")
+	analyzeTree(&b, q.plan, byNode, map[physical.Node]bool{}, "└── ", "    ")
 	res := &Result{Kind: ResultRows, Preformatted: true, Columns: []Column{{Name: "plan", Type: types.VarcharT}}}
 	for _, line := range strings.Split(strings.TrimRight(b.String(), "\n"), "\n") {
 		res.Rows = append(res.Rows, []types.Datum{types.StringDatum(line)})
@@ -155,8 +155,15 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	return res, nil
 }
 
-func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]string, first, rest string) {
+// analyzeTree prints the plan under n with each operator's figures; a
+// sub-plan the query shares, once (done: those printed).
+func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]string, done map[physical.Node]bool, first, rest string) {
 	h := n.Hdr()
+	if done[n] {
+		b.WriteString(first + physical.SharedLine(n) + "\n")
+		return
+	}
+	done[n] = true
 	b.WriteString(first + physical.Line(n))
 	for _, figs := range byNode[h.ID] {
 		b.WriteString("  " + figs)
@@ -164,9 +171,9 @@ func analyzeTree(b *strings.Builder, n physical.Node, byNode map[int][]string, f
 	b.WriteString("\n")
 	for i, c := range h.Inputs {
 		if i == len(h.Inputs)-1 {
-			analyzeTree(b, c, byNode, rest+"└── ", rest+"    ")
+			analyzeTree(b, c, byNode, done, rest+"└── ", rest+"    ")
 		} else {
-			analyzeTree(b, c, byNode, rest+"├── ", rest+"│   ")
+			analyzeTree(b, c, byNode, done, rest+"├── ", rest+"│   ")
 		}
 	}
 }

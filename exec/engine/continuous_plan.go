@@ -19,7 +19,7 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 	if e.member != nil {
 		// A cluster cuts the plan at its exchanges, and moves no join
 		// between distributions at run time (cluster.go).
-		ps.parallelism, ps.adaptiveJoin = clusterPlanParallelism, adaptiveOff
+		ps.parallelism, ps.adaptiveJoin, ps.noShare = clusterPlanParallelism, adaptiveOff, true
 	}
 	ps.adaptiveJoins = ps.adaptiveJoin != adaptiveOff
 	b := e.newBuilder(src, start)

@@ -244,7 +244,7 @@ func dataflowInfo(q *runningQuery, now time.Time) ([]StageInfo, []ExchangeInfo) 
 			ex := ExchangeInfo{From: in.From, To: i, Input: in.Input, Kind: in.Dist.String()}
 			if n, ok := nodes[in.NodeID].(*physical.Exchange); ok && in.NodeID != 0 {
 				ex.Name = physical.Line(n)
-				cols := n.Inputs[0].Hdr().Cols
+				cols := n.Cols // the keys index the exchange's output
 				for _, key := range in.Keys {
 					if key >= 0 && key < len(cols) {
 						ex.Keys = append(ex.Keys, cols[key].Name)

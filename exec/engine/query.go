@@ -103,6 +103,11 @@ type planSettings struct {
 	// reads a running view's rows in place of a sub-plan of its own
 	// that computes them (share.go).
 	shareViews string
+	// noShare plans each place that uses a sub-plan its own copy of it
+	// (a cluster, whose fragments each feed one exchange); with the
+	// optimizer on, a query otherwise computes such a sub-plan once
+	// (physical.ShareSubplans).
+	noShare bool
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -127,7 +132,8 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 	}
 	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost,
 		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase, StateTTL: ps.stateTTL,
-		BroadcastBudget: float64(ps.broadcastBudget), AdaptiveJoins: ps.adaptiveJoins, JoinSwitches: physicalSwitches(ps.joinSwitches)})
+		BroadcastBudget: float64(ps.broadcastBudget), AdaptiveJoins: ps.adaptiveJoins, JoinSwitches: physicalSwitches(ps.joinSwitches),
+		ShareSubplans: !ps.noOptimize && !ps.noShare})
 	if err != nil {
 		return nil, err
 	}

@@ -26,7 +26,9 @@
 // also the session settings physical planning follows: parallelism=N,
 // join-distribution=hash|broadcast, two-phase=on|off,
 // broadcast-budget=BYTES and state-ttl=DURATION (Go's syntax: 1h, 200ms),
-// adaptive (the joins that could be broadcast may switch at run time) and
+// adaptive (the joins that could be broadcast may switch at run time),
+// share (a sub-plan used in several places is computed once, as the
+// engine plans with the optimizer on) and
 // switch=N:hash|broadcast:why (join N's distribution switched); mode=snapshot plans a pull query (the default is
 // the mode Walk is given). Every optimization checks the plan's invariants after
 // each rule application.
@@ -148,6 +150,8 @@ func (r *runner) parseArgs(t *testing.T, d *datadriven.TestData) settings {
 			fmt.Sscan(arg.Vals[0], &s.phys.BroadcastBudget)
 		case "adaptive":
 			s.phys.AdaptiveJoins = true
+		case "share":
+			s.phys.ShareSubplans = true
 		case "switch":
 			var sw physical.JoinSwitch
 			parts := strings.SplitN(arg.Vals[0], ":", 3)

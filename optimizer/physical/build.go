@@ -39,6 +39,9 @@ type Options struct {
 	// JoinSwitches force the distribution of joins by their ordinal
 	// (HashJoin.Ordinal): the switches made at run time.
 	JoinSwitches []JoinSwitch
+	// ShareSubplans computes once each sub-plan the query uses in several
+	// places (share.go).
+	ShareSubplans bool
 }
 
 // DefaultBroadcastBudget bounds the memory the replicas of a broadcast
@@ -48,8 +51,13 @@ const DefaultBroadcastBudget = 256 << 20
 // Decisions returns the cost-based choices made while building the plan.
 func Decisions(n Node) []cost.Decision {
 	var out []cost.Decision
+	seen := map[Node]bool{} // a shared sub-plan once
 	var walk func(n Node)
 	walk = func(n Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
 		for _, in := range n.Hdr().Inputs {
 			walk(in)
 		}
@@ -75,6 +83,9 @@ func Build(md *plan.Metadata, root plan.Node, opts Options) (Node, error) {
 	}
 	if opts.AdaptiveJoins {
 		markAdaptive(phys, false)
+	}
+	if opts.ShareSubplans {
+		phys = ShareSubplans(phys)
 	}
 	return phys, nil
 }

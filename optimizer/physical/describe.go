@@ -166,9 +166,21 @@ func (n *Dedup) Describe() (string, []plan.Attr) {
 func (n *Exchange) Describe() (string, []plan.Attr) {
 	d := n.Dist.String()
 	if n.Dist == Hash {
-		d += "(" + strings.Join(ordNames(n.Inputs[0].Hdr().Cols, n.Keys), ", ") + ")"
+		d += "(" + strings.Join(ordNames(n.Cols, n.Keys), ", ") + ")"
 	}
-	return "Exchange", []plan.Attr{{Value: d}}
+	attrs := []plan.Attr{{Value: d}}
+	if n.Project != nil {
+		in := n.Inputs[0].Hdr().Cols
+		cols := make([]string, len(n.Project))
+		for i, k := range n.Project {
+			cols[i] = in[k].Name
+			if i < len(n.Cols) && n.Cols[i].Name != in[k].Name {
+				cols[i] += " AS " + n.Cols[i].Name
+			}
+		}
+		attrs = append(attrs, plan.Attr{Key: "columns", Value: "[" + strings.Join(cols, ", ") + "]"})
+	}
+	return "Exchange", attrs
 }
 
 func (n *Sort) Describe() (string, []plan.Attr) {

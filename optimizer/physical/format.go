@@ -18,17 +18,43 @@ func Line(n Node) string {
 // operator a line, each with its parallelism, estimated output rate and, for
 // stateful operators, estimated state — followed by a warning line under
 // every operator whose state is unbounded.
+//
+// A sub-plan the query shares (ShareSubplans) is printed where it is
+// first read, saying how many read it, and elsewhere as one line naming
+// it.
 func Format(root Node) string {
 	var b strings.Builder
-	format(&b, root, "", "")
+	f := &formatter{b: &b, shared: Shared(root), done: map[Node]bool{}}
+	f.format(root, "", "")
 	return b.String()
 }
 
-func format(b *strings.Builder, n Node, first, rest string) {
+type formatter struct {
+	b      *strings.Builder
+	shared map[Node]int
+	done   map[Node]bool
+}
+
+// SharedLine is the line that stands for a shared sub-plan, rooted at n,
+// where it is read again.
+func SharedLine(n Node) string {
+	return "Shared " + Line(n) + "  (computed once: its output above)"
+}
+
+func (f *formatter) format(n Node, first, rest string) {
+	b := f.b
 	h := n.Hdr()
 	b.WriteString(first)
+	if f.done[n] {
+		b.WriteString(SharedLine(n) + "\n")
+		return
+	}
+	f.done[n] = true
 	b.WriteString(Line(n))
 	fmt.Fprintf(b, "  (parallelism=%d", h.Parallelism)
+	if k := f.shared[n]; k > 0 {
+		fmt.Fprintf(b, ", shared by %d inputs", k)
+	}
 	if _, ok := n.(*Exchange); !ok {
 		fmt.Fprintf(b, ", rate≈%s rows/s", Human(h.Est.RowsPerSec))
 		if h.Est.Stateful {
@@ -50,9 +76,9 @@ func format(b *strings.Builder, n Node, first, rest string) {
 	}
 	for i, c := range in {
 		if i == len(in)-1 {
-			format(b, c, rest+"└── ", rest+"    ")
+			f.format(c, rest+"└── ", rest+"    ")
 		} else {
-			format(b, c, rest+"├── ", rest+"│   ")
+			f.format(c, rest+"├── ", rest+"│   ")
 		}
 	}
 }

@@ -286,7 +286,11 @@ func (d DistKind) String() string {
 type Exchange struct {
 	Header
 	Dist DistKind
-	Keys []int // for Hash
+	Keys []int // for Hash, over the exchange's output columns
+	// Project, when set, are the input's columns the exchange passes on,
+	// in order: its input is a sub-plan shared with other exchanges that
+	// want other columns of it (share.go).
+	Project []int
 }
 
 // SortKey is one ORDER BY key over an input ordinal.
