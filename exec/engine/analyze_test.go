@@ -86,3 +86,30 @@ func TestExplainAnalyzeJoinState(t *testing.T) {
 		t.Errorf("EXPLAIN ANALYZE does not show the join's rows as Arrow:\n%s", plan)
 	}
 }
+
+// TestExplainAnalyzeSharedSubplan: a sub-plan a view uses twice runs once,
+// and EXPLAIN ANALYZE prints it once, with its figures, and its second
+// place as one Shared line; with the optimizer off each place has its own
+// copy and figures.
+func TestExplainAnalyzeSharedSubplan(t *testing.T) {
+	s := newSession(t, Config{Parallelism: 2})
+	const twice = ` AS SELECT k FROM ev WHERE v > 0 UNION ALL SELECT k FROM ev WHERE v > 0;`
+	run(t, s, `CREATE STREAM ev (k BIGINT, v BIGINT);
+		CREATE MATERIALIZED VIEW shared`+twice+`
+		SET optimizer = off;
+		CREATE MATERIALIZED VIEW apart`+twice+`
+		INSERT INTO ev VALUES (1, 1), (2, -1), (3, 5);
+		FLUSH;`)
+	for name, want := range map[string]struct{ calcs, shared int }{"shared": {1, 1}, "apart": {2, 0}} {
+		plan := text(run(t, s, "EXPLAIN ANALYZE "+name+";"))
+		calcs := len(regexp.MustCompile(`(?m)── Calc filter=v > 0 .*rows_in=3 rows_out=2`).FindAllString(plan, -1))
+		shared := len(regexp.MustCompile(`(?m)── Shared Calc filter=v > 0 .*computed once`).FindAllString(plan, -1))
+		if calcs != want.calcs || shared != want.shared {
+			t.Errorf("%s: %d filters with figures and %d Shared lines, want %d and %d:\n%s", name, calcs, shared, want.calcs, want.shared, plan)
+		}
+	}
+	got, want := text(run(t, s, "SELECT COUNT(*), SUM(k) FROM shared;")), text(run(t, s, "SELECT COUNT(*), SUM(k) FROM apart;"))
+	if got != want || !strings.Contains(want, "4") {
+		t.Errorf("shared: %s, apart: %s (want 4 rows each, the same)", got, want)
+	}
+}

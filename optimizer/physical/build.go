@@ -51,19 +51,7 @@ const DefaultBroadcastBudget = 256 << 20
 // Decisions returns the cost-based choices made while building the plan.
 func Decisions(n Node) []cost.Decision {
 	var out []cost.Decision
-	seen := map[Node]bool{} // a shared sub-plan once
-	var walk func(n Node)
-	walk = func(n Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
-		for _, in := range n.Hdr().Inputs {
-			walk(in)
-		}
-		out = append(out, n.Hdr().Decisions...)
-	}
-	walk(n)
+	eachNode(n, func(n Node) { out = append(out, n.Hdr().Decisions...) })
 	return out
 }
 

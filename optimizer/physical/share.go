@@ -199,23 +199,33 @@ func sameValue(a, b reflect.Value) bool {
 // root that more than one reads (ShareSubplans).
 func Shared(root Node) map[Node]int {
 	parents := map[Node]int{}
-	seen := map[Node]bool{}
-	var visit func(n Node)
-	visit = func(n Node) {
-		if seen[n] {
-			return
-		}
-		seen[n] = true
+	eachNode(root, func(n Node) {
 		for _, in := range n.Hdr().Inputs {
 			parents[in]++
-			visit(in)
 		}
-	}
-	visit(root)
+	})
 	for n, k := range parents {
 		if k < 2 {
 			delete(parents, n)
 		}
 	}
 	return parents
+}
+
+// eachNode calls fn for every node of the plan under root once, a shared
+// sub-plan included, inputs before the nodes that read them.
+func eachNode(root Node, fn func(Node)) {
+	seen := map[Node]bool{}
+	var walk func(n Node)
+	walk = func(n Node) {
+		if seen[n] {
+			return
+		}
+		seen[n] = true
+		for _, in := range n.Hdr().Inputs {
+			walk(in)
+		}
+		fn(n)
+	}
+	walk(root)
 }
