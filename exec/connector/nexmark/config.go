@@ -75,6 +75,11 @@ type Config struct {
 	// is that of the whole generator. Nil (generate = 'read') builds only
 	// the table's own events, and only their declared columns.
 	Generate []string
+
+	// block, when set, replaces SplitBlock: the package's tests take
+	// splits of one event in turn, where a table's events can end long
+	// before its split's.
+	block uint64
 }
 
 // options lists the WITH options a nexmark stream accepts.

@@ -136,7 +136,9 @@ func TestGenerateSome(t *testing.T) {
 }
 
 // TestGenerateAllTail checks a bounded split whose table's events end
-// long before the split does: at parallelism 50, split 10 has only bids,
+// long before the split does: with splits of one event each in turn (in
+// blocks of SplitBlock events every split has every table's), at
+// parallelism 50, split 10 has only bids,
 // so its person stream has no row, yet it builds every bid, returning
 // exec.ErrCaughtUp while more than walkPerNext events are left and io.EOF
 // at the end. Unbounded, the same split builds nothing.
@@ -144,7 +146,7 @@ func TestGenerateAllTail(t *testing.T) {
 	ctx := context.Background()
 	events := int64(50*walkPerNext + 50*1000)
 	cfg := testConfig(TablePerson, events)
-	cfg.Generate = allTables
+	cfg.Generate, cfg.block = allTables, 1
 	src := openSplit(t, cfg, 10, 50)
 	var errs []error
 	for range 5 {

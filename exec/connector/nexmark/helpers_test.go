@@ -96,9 +96,14 @@ func schemaTypes(t testing.TB, src *Source) []types.T {
 // table k among the first events, in order: the reference the cursor must
 // match.
 func splitEvents(k kind, instance, p int, events uint64) []uint64 {
+	return blockEvents(k, instance, p, events, SplitBlock)
+}
+
+// blockEvents is splitEvents with blocks of block events.
+func blockEvents(k kind, instance, p int, events, block uint64) []uint64 {
 	var out []uint64
-	for n := uint64(instance); n < events; n += uint64(p) {
-		if kindOf(n) == k {
+	for n := uint64(0); n < events; n++ {
+		if (n/block)%uint64(p) == uint64(instance) && kindOf(n) == k {
 			out = append(out, n)
 		}
 	}

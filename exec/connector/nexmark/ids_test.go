@@ -2,6 +2,7 @@ package nexmark
 
 import (
 	"math/big"
+	"slices"
 	"testing"
 )
 
@@ -139,32 +140,47 @@ func TestClock(t *testing.T) {
 }
 
 // TestCursor checks that a split visits exactly the events of its kind in
-// its residue class, at every parallelism up to 60 (so including splits
-// that have no events of a kind).
+// its blocks, at every parallelism up to 60 (so including splits that
+// have no events at all), with blocks of 1 to 70 events (below, at and
+// above the period of 50 of the kinds) and of SplitBlock.
 func TestCursor(t *testing.T) {
 	const events = 1000
-	for _, k := range []kind{kindPerson, kindAuction, kindBid} {
-		for p := 1; p <= 60; p++ {
-			for i := 0; i < p; i++ {
-				want := splitEvents(k, i, p, events)
-				c := newCursor(k, i, p, events)
-				if got := c.count(^uint64(0), 1<<30); got != len(want) {
-					t.Fatalf("kind %d, split %d/%d: count %d, want %d", k, i, p, got, len(want))
-				}
-				var got []uint64
-				for c.seek() {
-					got = append(got, c.n)
-					c.advance()
-				}
-				if len(got) != len(want) {
-					t.Fatalf("kind %d, split %d/%d: %d events, want %d", k, i, p, len(got), len(want))
-				}
-				for j := range got {
-					if got[j] != want[j] {
-						t.Fatalf("kind %d, split %d/%d: event %d is %d, want %d", k, i, p, j, got[j], want[j])
-					}
+	for _, block := range []uint64{1, 7, 49, 50, 51, 70, SplitBlock} {
+		for _, k := range []kind{kindPerson, kindAuction, kindBid} {
+			for p := 1; p <= 60; p++ {
+				for i := 0; i < p; i++ {
+					testCursor(t, k, i, p, events, block)
 				}
 			}
 		}
+	}
+}
+
+// testCursor checks split i of p over events with blocks of block: the
+// events it visits, and the counts up to a few limits.
+func testCursor(t *testing.T, k kind, i, p int, events, block uint64) {
+	t.Helper()
+	want := blockEvents(k, i, p, events, block)
+	c := newBlockCursor(k, i, p, int64(events), block)
+	for _, limit := range []uint64{0, 49, 333, events, ^uint64(0)} {
+		n := 0
+		for _, e := range want {
+			if e <= limit {
+				n++
+			}
+		}
+		for _, most := range []int{1, 5, 1 << 30} {
+			if got := c.count(limit, most); got != min(n, most) {
+				t.Fatalf("kind %d, split %d/%d, block %d: count(%d, %d) = %d, want %d", k, i, p, block, limit, most, got, min(n, most))
+			}
+		}
+	}
+	var got []uint64
+	for c.seek() {
+		got = append(got, c.n)
+		c.advance()
+	}
+	if !slices.Equal(got, want) {
+		t.Fatalf("kind %d, split %d/%d, block %d: events %v, want %v", k, i, p, block, got, want)
 	}
 }

@@ -14,7 +14,9 @@ const positionTag = "nexmark"
 // Position implements exec.Positioned. A nexmark position is the split's
 // next event number in the global sequence, with what decides the events
 // and the split: the table, seed, events, first_event_rate and base_time
-// options, the instance and the parallelism. The rate, the batch size,
+// options, the instance and the parallelism, and above one split the
+// events per block the splits take in turn (SplitBlock; a position of
+// splits that took every P-th event has none, and is refused). The rate, the batch size,
 // the declared columns and the generate option are not part of it: they
 // change when events come, how they are cut into chunks and what work is
 // done besides, not which event comes next.
@@ -37,6 +39,9 @@ func (s *Source) writeIdentity(w *position.Writer) {
 	w.Uint(uint64(s.cfg.BaseTime))
 	w.Uint(uint64(s.instance))
 	w.Uint(uint64(s.parallelism))
+	if s.parallelism > 1 {
+		w.Uint(s.cur.block)
+	}
 }
 
 // Seek implements exec.Positioned: the split goes on from the event
@@ -59,6 +64,10 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	table, seed, events := r.String(), int64(r.Uint()), int64(r.Uint())
 	fer, base := int64(r.Uint()), int64(r.Uint())
 	inst, par := r.Uint(), r.Uint()
+	block := uint64(SplitBlock)
+	if par > 1 {
+		block = r.Uint()
+	}
 	n := r.Uint()
 	if err := r.Done(); err != nil {
 		return err
@@ -79,9 +88,11 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 		return differs("base_time", base, s.cfg.BaseTime)
 	case inst != uint64(s.instance) || par != uint64(s.parallelism):
 		return position.Errorf(src, "the position is of split %d of %d, not %d of %d", inst, par, s.instance, s.parallelism)
+	case block != s.cur.block:
+		return position.Errorf(src, "the position is of splits taking blocks of %d events, not %d", block, s.cur.block)
 	case n > s.cur.end:
 		return position.Errorf(src, "event %d is past the end of the sequence (%d events)", n, s.cur.end)
-	case n < s.cur.end && n%s.cur.step != uint64(s.instance):
+	case n < s.cur.end && !s.cur.owns(n, s.instance):
 		return position.Errorf(src, "event %d is not in split %d of %d", n, s.instance, s.parallelism)
 	}
 	if err := ctx.Err(); err != nil {

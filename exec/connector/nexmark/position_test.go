@@ -150,6 +150,7 @@ func TestPositionRefused(t *testing.T) {
 		{Name: "base_time", Pos: posOf(with(func(c *Config) { c.BaseTime = 0 }), 1, 2), Want: "base_time 0, not 1436918400000"},
 		{Name: "instance", Pos: posOf(cfg, 0, 2), Want: "split 0 of 2, not 1 of 2"},
 		{Name: "parallelism", Pos: posOf(cfg, 1, 3), Want: "split 1 of 3, not 1 of 2"},
+		{Name: "block", Pos: posOf(with(func(c *Config) { c.block = 1 }), 1, 2), Want: "splits taking blocks of 1 events, not 4096"},
 		{Name: "past the end", Pos: craft(10_001), Want: "event 10001 is past the end of the sequence (10000 events)"},
 		{Name: "not in the split", Pos: craft(500), Want: "event 500 is not in split 1 of 2"},
 	}, nil)

@@ -90,8 +90,9 @@ func (s *Source) Schema() *arrow.Schema { return s.schema }
 func (s *Source) Bounded() bool { return s.cfg.Events > 0 }
 
 // Open positions the source at the start of split env.Instance of
-// env.Parallelism: it will generate the events n = Instance +
-// k*Parallelism of the global sequence that are of its table's kind. With
+// env.Parallelism: it will generate the events of the blocks Instance,
+// Instance + Parallelism, … of SplitBlock events of the global sequence
+// that are of its table's kind. With
 // a rate, the wall-clock schedule starts now.
 func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	switch {
@@ -110,7 +111,11 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	}
 	s.now, s.metrics = env.Now, env.Metrics
 	s.instance, s.parallelism = env.Instance, p
-	s.cur = newCursor(s.kind, env.Instance, p, s.cfg.Events)
+	block := s.cfg.block
+	if block == 0 {
+		block = SplitBlock
+	}
+	s.cur = newBlockCursor(s.kind, env.Instance, p, s.cfg.Events, block)
 	s.thr = connector.Throttle{Rate: s.cfg.Rate, Start: s.now()}
 	s.openDropped()
 	s.opened = true

@@ -63,8 +63,10 @@ func TestUnbounded(t *testing.T) {
 	}
 	src.Close()
 
-	// At parallelism 50, split 1 sees only auctions: no persons ever.
-	empty := openSplit(t, Config{Table: TablePerson, BaseTime: DefaultBaseTime}, 1, 50)
+	// Splits taking one event each in turn: at parallelism 50, split 1
+	// sees only auctions, no persons ever (in blocks of SplitBlock events,
+	// every split has some of each table).
+	empty := openSplit(t, Config{Table: TablePerson, BaseTime: DefaultBaseTime, block: 1}, 1, 50)
 	if _, err := empty.Next(ctx); !errors.Is(err, exec.ErrCaughtUp) {
 		t.Fatalf("Next of an empty split: %v, want ErrCaughtUp", err)
 	}
@@ -75,7 +77,9 @@ func TestUnbounded(t *testing.T) {
 	}
 
 	// Bounded, the same split simply ends.
-	bounded := openSplit(t, testConfig(TablePerson, 1000), 1, 50)
+	one := testConfig(TablePerson, 1000)
+	one.block = 1
+	bounded := openSplit(t, one, 1, 50)
 	if _, err := bounded.Next(ctx); !errors.Is(err, io.EOF) {
 		t.Errorf("Next of an empty bounded split: %v, want io.EOF", err)
 	}
