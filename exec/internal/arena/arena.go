@@ -104,6 +104,19 @@ func (a *Arena) String(off uint64, n uint32) string {
 	return unsafe.String(&a.blocks[off>>arenaShift][w], int(n))
 }
 
+// Room returns how many bytes the next value may take without a new
+// allocation: what is left of the block the next value goes to, 0 when
+// there is none yet. A value larger than Room makes the first block grow
+// by a copy, or starts a new block.
+func (a *Arena) Room() int {
+	k := a.next >> arenaShift
+	if k >= uint64(len(a.blocks)) {
+		return 0
+	}
+	b := a.blocks[k]
+	return min(cap(b)-len(b), arenaBlock-int(a.next&arenaMask))
+}
+
 // Next returns the offset the next value takes: offsets stay below it.
 func (a *Arena) Next() uint64 { return a.next }
 

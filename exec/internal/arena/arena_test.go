@@ -47,3 +47,32 @@ func TestArenaKeepsEveryValue(t *testing.T) {
 		t.Errorf("bytes %d, the blocks hold %d", a.bytes, held)
 	}
 }
+
+// TestRoom checks that a value of at most Room bytes is added without a
+// new allocation, and that Room is 0 before the first value.
+func TestRoom(t *testing.T) {
+	var a Arena
+	if a.Room() != 0 {
+		t.Fatalf("an empty arena has room %d", a.Room())
+	}
+	a.Reserve(100)
+	if a.Room() != 100 {
+		t.Fatalf("after Reserve(100) room is %d", a.Room())
+	}
+	a.AddString("0123456789")
+	if a.Room() != 90 || a.Bytes() != 100 {
+		t.Fatalf("after 10 bytes: room %d, bytes %d; want 90, 100", a.Room(), a.Bytes())
+	}
+	a.AddString(string(make([]byte, 90)))
+	if a.Room() != 0 || a.Bytes() != 100 {
+		t.Fatalf("after filling it: room %d, bytes %d; want 0, 100", a.Room(), a.Bytes())
+	}
+	// Past the first block, room is what the current block has left.
+	for a.Next() < arenaBlock+10 {
+		a.AddString(string(make([]byte, 1000)))
+	}
+	want := arenaBlock - int(a.Next()&arenaMask)
+	if a.Room() != want {
+		t.Fatalf("in the second block room is %d, want %d", a.Room(), want)
+	}
+}

@@ -107,7 +107,8 @@ type Tree struct {
 	// keys is the arena of the leaves' keys, appended to and never
 	// written over: a key's bytes stay where its Entry views saw them.
 	// dead counts the bytes of keys removed since, which a compaction
-	// (compactKeys) drops once they are most of the arena.
+	// (compactKeys) drops once they are most of the arena, or a quarter
+	// of it when a new key would make it grow.
 	keys arena.Arena
 	dead int
 }
@@ -188,7 +189,7 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 		t.root, t.keys, t.dead = nil, arena.Arena{}, 0
 	}
 	if t.dead > compactMin && 2*int64(t.dead) > t.keys.Used() {
-		t.compactKeys()
+		t.compactKeys(0)
 	}
 	return stored, before, nil
 }
@@ -198,11 +199,14 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 const compactMin = 256
 
 // compactKeys copies the keys held to a new arena, leaving the removed
-// ones behind: a walk over the leaves, amortized over at least as many
-// bytes of removed keys as it copies.
-func (t *Tree) compactKeys() {
+// ones behind: a walk over the leaves, amortized over at least a third as
+// many bytes of removed keys as it copies. The new arena has room for a key
+// of extra bytes and then for as many bytes as it keeps, so that the keys
+// that replace removed ones (a bounded Top-N's partition evicts one at each
+// entry) fill it rather than grow it by a copy at once.
+func (t *Tree) compactKeys(extra int) {
 	var keys arena.Arena
-	keys.Reserve(t.keys.Used() - int64(t.dead))
+	keys.Reserve(2*(t.keys.Used()-int64(t.dead)) + int64(extra))
 	n := t.root
 	for !n.leaf {
 		n = n.children[0]
@@ -384,6 +388,11 @@ func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Ent
 		// A value may start the next block: room for one more.
 		if t.keys.Next()+uint64(len(key.S))+1<<20 > math.MaxUint32 {
 			return Entry{}, 0, ErrKeysFull
+		}
+		if len(key.S) > t.keys.Room() && t.dead > 0 && 4*int64(t.dead) >= t.keys.Used() {
+			// The arena would grow, by a copy of its first block, and
+			// a quarter of it is dead: drop those bytes instead.
+			t.compactKeys(len(key.S))
 		}
 		e := slot{pfx: key.pfx, off: uint32(t.keys.AddString(key.S)), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
 		if len(n.entries) == cap(n.entries) {

@@ -4,7 +4,9 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -170,4 +172,44 @@ func checkNode(t *testing.T, tr *Tree, n *node, root bool, lo, hi string) int64 
 		sum += n.counts[i]
 	}
 	return sum
+}
+
+// TestTreeKeysUnderChurn replaces the rows of a partition that holds ten,
+// as a bounded Top-N does at each entry, and checks what the key arena
+// costs: it stays within a small multiple of the live keys, and it
+// allocates about two bytes per byte of key added, because it drops the
+// removed keys rather than grow while a quarter of it is dead, and leaves
+// room after a compaction (it allocated 6.5 bytes per byte before).
+func TestTreeKeysUnderChurn(t *testing.T) {
+	const live, rows = 10, 20000
+	keys := make([]Key, rows)
+	added := 0
+	for i := range keys {
+		keys[i] = KeyOf(fmt.Sprintf("%08d-%s", i, strings.Repeat("x", 150)))
+		added += len(keys[i].S)
+	}
+	var tr Tree
+	var g Gauge
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for i := range rows {
+		if _, _, err := tr.Add(keys[i], 1, 0, 0, &g); err != nil {
+			t.Fatal(err)
+		}
+		if i >= live {
+			if _, _, err := tr.Add(keys[i-live], -1, 0, 0, &g); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if limit := 3*g.KeyBytes + 512; i > 100 && tr.keys.Bytes() > limit {
+			t.Fatalf("row %d: the key arena holds %d bytes for %d live", i, tr.keys.Bytes(), g.KeyBytes)
+		}
+	}
+	runtime.ReadMemStats(&after)
+	if g.Entries != live {
+		t.Fatalf("%d entries, want %d", g.Entries, live)
+	}
+	if perByte := float64(after.TotalAlloc-before.TotalAlloc) / float64(added); perByte > 2.5 {
+		t.Errorf("allocated %.2f bytes per byte of key added, want at most 2.5", perByte)
+	}
 }
