@@ -52,9 +52,6 @@ func (s *exactSet) lookup(h uint64, key []byte, t, window int64, keyOf func(*ent
 	}) >= 0
 }
 
-// hashOf returns entry id's hash, for the index.
-func (s *exactSet) hashOf(id int32) uint64 { return s.entries[id].hash }
-
 // absDiff returns |a - b|, saturating rather than overflowing.
 func absDiff(a, b int64) int64 {
 	d := a - b
@@ -80,7 +77,7 @@ func (s *exactSet) add(e entry) int32 {
 		s.entries = append(s.entries, e)
 	}
 	s.entries[id].flags |= live
-	s.idx.Insert(e.hash, id, s.hashOf)
+	s.idx.Insert(e.hash, id)
 	return id
 }
 
@@ -89,7 +86,7 @@ func (s *exactSet) add(e entry) int32 {
 // so lookups never need tombstones.
 func (s *exactSet) remove(id int32) {
 	e := &s.entries[id]
-	s.idx.Remove(e.hash, id, s.hashOf)
+	s.idx.Remove(e.hash, id)
 	e.flags &^= live | written
 	s.free = append(s.free, id)
 }

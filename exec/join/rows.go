@@ -92,22 +92,19 @@ func (s *side) bucketFor(h uint64, keyCols []arrow.Array, i int) int32 {
 		s.buckets = append(s.buckets, bucket{})
 	}
 	s.buckets[b] = bucket{hash: h, head: noRow, tail: noRow}
-	s.index.Insert(h, b, s.bucketHash)
+	s.index.Insert(h, b)
 	if s.ttl != nil {
 		s.attachTTL(b)
 	}
 	return b
 }
 
-// bucketHash returns bucket b's key hash (for the probe index).
-func (s *side) bucketHash(b int32) uint64 { return s.buckets[b].hash }
-
 // freeBucket drops bucket b, empty.
 func (s *side) freeBucket(b int32) {
 	if s.buckets[b].rix != 0 {
 		s.dropRowIndex(b)
 	}
-	s.index.Remove(s.buckets[b].hash, b, s.bucketHash)
+	s.index.Remove(s.buckets[b].hash, b)
 	if s.ttl != nil {
 		s.ttl.detach(s.buckets[b].slot)
 	}
@@ -177,7 +174,7 @@ func (s *side) reserve(r *restored) {
 	if more := keys - len(s.freeBuckets); more > 0 {
 		s.buckets = slices.Grow(s.buckets, more)
 	}
-	s.index.Reserve(s.index.Len()+keys, s.bucketHash)
+	s.index.Reserve(s.index.Len() + keys)
 }
 
 // insert appends the stored row id, whose row hash is h, to bucket b.

@@ -53,9 +53,6 @@ func (s *table) find(h uint64, key []byte) int32 {
 	})
 }
 
-// hashOf returns entry id's hash, for the index.
-func (s *table) hashOf(id int32) uint64 { return s.entries[id].hash }
-
 // add adds an entry of hash h and key bytes key, with zero counts, and
 // returns its number.
 func (s *table) add(h uint64, key []byte) int32 {
@@ -74,7 +71,7 @@ func (s *table) add(h uint64, key []byte) int32 {
 		id = int32(len(s.entries))
 		s.entries = append(s.entries, e)
 	}
-	s.idx.Insert(h, id, s.hashOf)
+	s.idx.Insert(h, id)
 	return id
 }
 
@@ -98,7 +95,7 @@ func (s *table) compact() {
 // so lookups never need tombstones.
 func (s *table) remove(id int32) {
 	e := &s.entries[id]
-	s.idx.Remove(e.hash, id, s.hashOf)
+	s.idx.Remove(e.hash, id)
 	s.garbage += int(e.n)
 	e.flags &^= live | written
 	e.a, e.b = 0, 0

@@ -48,12 +48,11 @@ type slot struct {
 
 // slotTable holds the partitions of the de-duplication fast path.
 type slotTable struct {
-	ids    aggstate.Slots
-	slots  aggstate.Column[slot]
-	index  probe.Index
-	arena  arena.Arena
-	dead   int64 // bytes of the arena no slot refers to
-	hashOf func(id int32) uint64
+	ids   aggstate.Slots
+	slots aggstate.Column[slot]
+	index probe.Index
+	arena arena.Arena
+	dead  int64 // bytes of the arena no slot refers to
 }
 
 // compactMin is the fewest dead bytes that make a compaction worth it.
@@ -61,9 +60,7 @@ const compactMin = 4 << 20
 
 // newSlotTable returns an empty table.
 func newSlotTable() *slotTable {
-	st := &slotTable{}
-	st.hashOf = func(id int32) uint64 { return st.slots.At(id).hash }
-	return st
+	return &slotTable{}
 }
 
 // hashPart returns the hash a slot's partition key is indexed by.
@@ -85,7 +82,7 @@ func (st *slotTable) add(h uint64, pk, key []byte) int32 {
 	st.slots.Grow(int(id) + 1)
 	*st.slots.At(id) = slot{hash: h, part: st.arena.Add(pk), partN: uint32(len(pk)),
 		key: st.arena.Add(key), keyN: uint32(len(key)), live: true}
-	st.index.Insert(h, id, st.hashOf)
+	st.index.Insert(h, id)
 	return id
 }
 
@@ -139,7 +136,7 @@ func (st *slotTable) setSaved(s *slot, off uint64, n uint32) {
 // drop forgets the partition of slot id and frees its number.
 func (st *slotTable) drop(id int32) {
 	s := st.slots.At(id)
-	st.index.Remove(s.hash, id, st.hashOf)
+	st.index.Remove(s.hash, id)
 	st.dead += int64(s.partN) + int64(s.keyN)
 	if s.savedN != 0 && s.saved != s.key {
 		st.dead += int64(s.savedN)

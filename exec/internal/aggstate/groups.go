@@ -208,14 +208,11 @@ type BytesGroups struct {
 	keys   Column[string] // by slot
 	hashes Column[uint64] // by slot
 	size   int64          // total bytes of the live keys
-	hashOf func(slot int32) uint64
 }
 
 // NewBytesGroups returns an empty table.
 func NewBytesGroups() *BytesGroups {
-	g := &BytesGroups{}
-	g.hashOf = func(slot int32) uint64 { return *g.hashes.At(slot) }
-	return g
+	return &BytesGroups{}
 }
 
 // Find returns the slot of the encoded key k, creating the group if needed.
@@ -231,7 +228,7 @@ func (g *BytesGroups) Find(k []byte) (slot int32, created bool) {
 	g.keys.Grow(int(s) + 1)
 	g.hashes.Grow(int(s) + 1)
 	*g.keys.At(s), *g.hashes.At(s) = key, h
-	g.index.Insert(h, s, g.hashOf)
+	g.index.Insert(h, s)
 	g.size += int64(len(key))
 	return s, true
 }
@@ -249,7 +246,7 @@ func (g *BytesGroups) TableBytes() int64 { return g.index.Bytes() + g.keys.Bytes
 // Delete removes the group of a live slot and frees the slot.
 func (g *BytesGroups) Delete(slot int32) {
 	k := g.keys.At(slot)
-	g.index.Remove(*g.hashes.At(slot), slot, g.hashOf)
+	g.index.Remove(*g.hashes.At(slot), slot)
 	g.size -= int64(len(*k))
 	*k = ""
 	g.Free(slot)

@@ -2,95 +2,103 @@
 // numbers, with linear probing and backward-shift deletion (so lookups
 // never meet tombstones), for operators that keep their entries in a
 // slice of their own and want no map per row: exec/dedup's exact set,
-// exec/setop's counts and exec/join's buckets of rows by join key. The index holds entry numbers only; the operator
-// says what an entry's hash is (hashOf) and whether it matches a key.
+// exec/setop's counts and exec/join's buckets of rows by join key. The
+// index holds entry numbers only; the operator says whether an entry
+// matches a key.
+//
+// Each slot also holds the high 32 bits of its entry's hash, which place
+// the entry (its home slot) and filter a lookup: an entry whose bits
+// differ is passed over without reading the operator's entry, a cache
+// miss in a large state, and the index grows and deletes without asking
+// the operator for any entry's hash.
 package probe
 
-// MinSize is the smallest index: 256 slots, 1 KB.
+// MinSize is the smallest index: 256 slots, 2 KB.
 const MinSize = 256
 
 // Index maps hashes to entry numbers.
 type Index struct {
-	slots []int32 // entry number + 1; 0 is empty
+	// slots hold the high 32 bits of an entry's hash above its entry
+	// number + 1; 0 is empty.
+	slots []uint64
 	mask  uint64
 	n     int
 }
 
-// home returns the first slot of h's probe sequence. Its low bits are
-// folded with its high ones: the hashes an operator indexes are often
-// exec.HashRows's, whose low bits (the key group) are alike in one
-// instance — a hash exchange sent it the keys of its key groups — and
-// would otherwise leave most slots without an entry at home and make
-// long runs of the others.
-func (x *Index) home(h uint64) uint64 { return (h ^ h>>32) & x.mask }
+// slotOf returns the slot of entry id of hash h.
+func slotOf(h uint64, id int32) uint64 { return h&^0xffffffff | uint64(uint32(id+1)) }
+
+// home returns the first slot of the probe sequence of a hash whose high
+// 32 bits are hi (the high half of h, or of a slot). They are independent
+// of the low bits, which for exec.HashRows's hashes are the key group and
+// alike in one instance (a hash exchange sent it the keys of its key
+// groups). An index has at most 2^32 slots.
+func (x *Index) home(hi uint64) uint64 { return hi >> 32 & x.mask }
 
 // Len returns the number of entries indexed.
 func (x *Index) Len() int { return x.n }
 
-// Find returns the first entry number along h's probe sequence for which
-// match is true, or -1.
+// Find returns the first entry number along h's probe sequence whose hash
+// shares h's high 32 bits and for which match is true, or -1.
 func (x *Index) Find(h uint64, match func(id int32) bool) int32 {
 	if x.n == 0 {
 		return -1
 	}
+	tag := h &^ 0xffffffff
 	for i := x.home(h); ; i = (i + 1) & x.mask {
 		v := x.slots[i]
 		if v == 0 {
 			return -1
 		}
-		if match(v - 1) {
-			return v - 1
+		if v&^0xffffffff == tag {
+			if id := int32(uint32(v)) - 1; match(id) {
+				return id
+			}
 		}
 	}
 }
 
-// Insert indexes entry id of hash h, doubling the index (hashOf gives
-// each indexed entry's hash) when it would be more than half full.
-func (x *Index) Insert(h uint64, id int32, hashOf func(id int32) uint64) {
+// Insert indexes entry id of hash h, doubling the index when it would be
+// more than half full.
+func (x *Index) Insert(h uint64, id int32) {
 	if 2*(x.n+1) > len(x.slots) {
-		x.grow(hashOf)
+		x.resize(max(2*len(x.slots), MinSize))
 	}
-	x.place(h, id)
+	x.place(slotOf(h, id))
 	x.n++
 }
 
-// place puts id in the first empty slot of h's probe sequence.
-func (x *Index) place(h uint64, id int32) {
-	i := x.home(h)
+// place puts slot value v in the first empty slot of its probe sequence.
+func (x *Index) place(v uint64) {
+	i := x.home(v)
 	for x.slots[i] != 0 {
 		i = (i + 1) & x.mask
 	}
-	x.slots[i] = id + 1
+	x.slots[i] = v
 }
 
 // Reserve sizes the index for n entries in all (at most half full), so
 // that inserting up to n grows it at most once, now, rather than doubling
 // it repeatedly: a restore knows how many entries it is about to insert.
-func (x *Index) Reserve(n int, hashOf func(id int32) uint64) {
+func (x *Index) Reserve(n int) {
 	size := max(len(x.slots), MinSize)
 	for size < 2*n {
 		size *= 2
 	}
 	if size > len(x.slots) {
-		x.resize(size, hashOf)
+		x.resize(size)
 	}
-}
-
-// grow doubles the index (or makes the first) and places every entry
-// again.
-func (x *Index) grow(hashOf func(id int32) uint64) {
-	x.resize(max(2*len(x.slots), MinSize), hashOf)
 }
 
 // resize makes the index size slots (a power of two) and places every
 // entry again.
-func (x *Index) resize(size int, hashOf func(id int32) uint64) {
+func (x *Index) resize(size int) {
 	old := x.slots
-	x.slots = make([]int32, size)
+	x.slots = make([]uint64, size)
 	x.mask = uint64(size - 1)
 	for _, v := range old {
 		if v != 0 {
-			x.place(hashOf(v-1), v-1)
+			x.place(v)
 		}
 	}
 }
@@ -98,13 +106,14 @@ func (x *Index) resize(size int, hashOf func(id int32) uint64) {
 // Remove drops entry id of hash h, which must be indexed. The entries
 // after it in its probe run move back into the hole when their home slot
 // allows (backward-shift deletion).
-func (x *Index) Remove(h uint64, id int32, hashOf func(id int32) uint64) {
+func (x *Index) Remove(h uint64, id int32) {
+	v := slotOf(h, id)
 	i := x.home(h)
-	for x.slots[i] != id+1 {
+	for x.slots[i] != v {
 		i = (i + 1) & x.mask
 	}
 	for j := (i + 1) & x.mask; x.slots[j] != 0; j = (j + 1) & x.mask {
-		home := x.home(hashOf(x.slots[j] - 1))
+		home := x.home(x.slots[j])
 		// The entry at j may fill the hole at i if its home is not in the
 		// cyclic range (i, j].
 		if (j > i && (home <= i || home > j)) || (j < i && home <= i && home > j) {
@@ -117,4 +126,4 @@ func (x *Index) Remove(h uint64, id int32, hashOf func(id int32) uint64) {
 }
 
 // Bytes returns the memory of the index.
-func (x *Index) Bytes() int64 { return int64(cap(x.slots)) * 4 }
+func (x *Index) Bytes() int64 { return int64(cap(x.slots)) * 8 }

@@ -46,10 +46,10 @@ func (s *Set) compact() {
 	}
 	s.dead = 0
 	if s.indexed {
-		s.index.Reserve(s.live, s.hashOf)
+		s.index.Reserve(s.live)
 		for k, g := range s.segs {
 			for r := range g.n {
-				s.index.Insert(g.hashes[r], int32(k)<<segShift|int32(r), s.hashOf)
+				s.index.Insert(g.hashes[r], int32(k)<<segShift|int32(r))
 			}
 		}
 	}

@@ -26,7 +26,6 @@ type Set struct {
 	// indexed says index holds every live row, by the hash of its key.
 	indexed bool
 	index   probe.Index
-	hashOf  func(pos int32) uint64
 
 	// upsert makes an insert of a key held replace its rows (SetUpsert);
 	// replaced lists the rows the last Apply replaced.
@@ -52,9 +51,7 @@ type Replaced struct {
 // New returns an empty set of rows of types ts. key lists the ordinals of
 // a unique key of the rows, if they have one.
 func New(ts []types.T, key []int) *Set {
-	s := &Set{types: ts, key: key}
-	s.hashOf = func(pos int32) uint64 { return s.segs[pos>>segShift].hashes[pos&segMask] }
-	return s
+	return &Set{types: ts, key: key}
 }
 
 // SetUpsert makes a keyed set replace the rows of a key it holds when an
@@ -231,7 +228,7 @@ func (s *Set) insert(cols, keys []arrow.Array, i int, w int64, h uint64) {
 	g.setCount(int(p&segMask), w)
 	g.dead--
 	s.dead--
-	s.index.Insert(h, p, s.hashOf)
+	s.index.Insert(h, p)
 	s.live++
 }
 
@@ -275,7 +272,7 @@ func (s *Set) addCount(pos int32, w int64) {
 		g.setCount(r, n)
 		return
 	}
-	s.index.Remove(g.hashes[r], pos, s.hashOf)
+	s.index.Remove(g.hashes[r], pos)
 	s.live--
 	s.kill(pos)
 }
@@ -344,12 +341,12 @@ func (s *Set) buildIndex() error {
 			return err
 		}
 	}
-	s.index.Reserve(s.live, s.hashOf)
+	s.index.Reserve(s.live)
 	for k, g := range s.segs {
 		for r := range g.n {
 			if g.count(r) != 0 {
 				pos := int32(k)<<segShift | int32(r)
-				s.index.Insert(g.hashes[r], pos, s.hashOf)
+				s.index.Insert(g.hashes[r], pos)
 			}
 		}
 	}
