@@ -40,8 +40,9 @@ func (c Config) generate() string {
 // every column, and the one scanned the fewest times (the first of Tables
 // among equals) also builds the tables the query does not read. So the
 // query's scans build every event of the sequence between them, each kind
-// once when every stream is scanned once. A stream scanned twice (q5 and
-// q7 read bid twice) builds its events twice, as it does under
+// once when every stream is scanned once. A stream scanned twice (a
+// query planned with the optimizer off that reads bid in two places; the
+// optimizer merges such scans) builds its events twice, as it does under
 // GenerateRead, and the unread tables twice when it is the only one.
 // A query that scans none of the streams gets nothing: there is no scan
 // to build the sequence in.

@@ -27,7 +27,9 @@ import (
 // feed one exchange, and with the optimizer off.
 
 // ShareSubplans returns root with every sub-plan that it computes in
-// several places computed once (see above). It changes root in place.
+// several places computed once (see above), and the scans of a stream that
+// differ only in their columns merged (mergescans.go). It changes root in
+// place.
 func ShareSubplans(root Node) Node {
 	type site struct {
 		ex   *Exchange
@@ -58,6 +60,7 @@ func ShareSubplans(root Node) Node {
 		}
 	}
 	visit(root)
+	mergeScans(root)
 	return root
 }
 
