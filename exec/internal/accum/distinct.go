@@ -17,6 +17,10 @@ type distinctAgg[V ordered] struct {
 	inner Accumulator
 	arena *aggstate.Arena
 	ew    []int64
+	hs    []uint64 // the values' hashes, by row
+	// peeked sums what Update's first pass read, so that its loads are
+	// not dropped as unused.
+	peeked int64
 
 	// Merge's scratch: dst's new values, fed to inner as a batch.
 	mvals  []V
@@ -55,12 +59,16 @@ func (a *distinctAgg[V]) Update(b *Batch, w []int64, arg *Arg) error {
 	vals := *typed[V](&arg.Values)
 	slots := b.RowSlots()
 	a.ew = vec.Resize(a.ew, len(slots))
+	a.hs = vec.Resize(a.hs, len(slots))
 	for i, s := range slots {
+		if i%peekAhead == 0 {
+			a.peek(slots[i:min(i+peekAhead, len(slots))], vals[i:], w[i:], a.hs[i:])
+		}
 		a.ew[i] = 0
 		if w[i] == 0 {
 			continue
 		}
-		before, err := a.add(s, vals[i], w[i])
+		before, err := a.addHashed(s, vals[i], a.hs[i], w[i])
 		if err != nil {
 			return fmt.Errorf("DISTINCT: %w", err)
 		}
@@ -73,6 +81,26 @@ func (a *distinctAgg[V]) Update(b *Batch, w []int64, arg *Arg) error {
 	err := a.inner.Update(b, a.ew, arg)
 	arg.Ones = ones
 	return err
+}
+
+// peekAhead is how many rows' slots Update touches before it adds them:
+// enough to overlap many cache misses, few enough that the lines touched
+// stay in the closest caches until their rows are added.
+const peekAhead = 128
+
+// peek hashes the values of the rows of slots into hs and touches the
+// home slot of each in its group's set (CountSet.Peek).
+func (a *distinctAgg[V]) peek(slots []int32, vals []V, w []int64, hs []uint64) {
+	var sum int64
+	for i, s := range slots {
+		if w[i] == 0 {
+			continue
+		}
+		h := a.hash(vals[i])
+		hs[i] = h
+		sum += a.sets.At(s).Peek(h)
+	}
+	a.peeked += sum
 }
 
 // Merge adds the values of src to dst's and feeds those dst had not seen

@@ -41,9 +41,14 @@ func hashOf[V ordered]() func(V) uint64 {
 
 // add adds w occurrences of v to group s and returns the count before.
 func (m *countsets[V]) add(s int32, v V, w int64) (int64, error) {
+	return m.addHashed(s, v, m.hash(v), w)
+}
+
+// addHashed is add of a value whose hash is h.
+func (m *countsets[V]) addHashed(s int32, v V, h uint64, w int64) (int64, error) {
 	set := m.sets.At(s)
 	table := set.Bytes()
-	before, err := set.Add(v, m.hash(v), w, m.clone)
+	before, err := set.Add(v, h, w, m.clone)
 	m.tables += set.Bytes() - table
 	if err != nil {
 		return before, err
