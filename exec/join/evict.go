@@ -96,6 +96,9 @@ func (j *HashJoin) evict(ctx context.Context, wm int64, out exec.Emitter) error 
 			}
 		}
 		for k, id := range ids {
+			if k%peekAhead == 0 {
+				j.peekBuckets(s, ids[k:min(k+peekAhead, len(ids))])
+			}
 			var h uint64
 			if hs != nil {
 				h = hs[k]

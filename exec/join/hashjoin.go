@@ -109,6 +109,7 @@ type HashJoin struct {
 	outP    []int32 // output rows: probe row (-1: NULL)
 	outO    []int32 // and other-side id (-1: NULL)
 	outOps  []exec.Op
+	peeked  uint64   // sums what peekRows read, so that its loads are kept
 	hashes  []uint64 // the probe rows' hashes, when row indexes may read them
 	khashes []uint64 // the probe rows' join key hashes
 	nonNull []bool   // whether each probe row's join key is not NULL
@@ -273,6 +274,9 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		return err
 	}
 	for i := 0; i < n; i++ {
+		if i%peekAhead == 0 {
+			j.peekRows(other, i, min(i+peekAhead, n))
+		}
 		if !j.nonNull[i] || j.cfg.Lookup && in == 1 {
 			continue // a NULL key matches nothing; table changes look nothing up
 		}
@@ -294,6 +298,9 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	j.outP, j.outO, j.outOps = j.outP[:0], j.outO[:0], j.outOps[:0]
 	p := 0
 	for i := 0; i < n; i++ {
+		if i%peekAhead == 0 && !(j.cfg.Lookup && in == 0) {
+			j.peekRows(probe, i, min(i+peekAhead, n)) // where the rows go
+		}
 		start := p
 		for p < len(j.cand) && int(j.cand[p]) == i {
 			p++
@@ -310,6 +317,35 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	}
 	j.gauge()
 	return j.emit(ctx, in, c, other, out)
+}
+
+// peekAhead is how many rows' lookups the join touches ahead of making
+// them: enough to overlap many cache misses, few enough that the lines
+// stay in the closest caches until the rows reach them.
+const peekAhead = 64
+
+// peekRows touches what the lookups of rows lo..hi-1 of the chunk in side
+// s read first (side.peek), all before any of them, so that their cache
+// misses overlap.
+func (j *HashJoin) peekRows(s *side, lo, hi int) {
+	var sum uint64
+	for i := lo; i < hi; i++ {
+		if j.nonNull[i] {
+			sum += s.peek(j.khashes[i])
+		}
+	}
+	j.peeked += sum
+}
+
+// peekBuckets touches, for each row of ids in side s, what its removal
+// reads first: its bucket and the index slot of the bucket's hash, all
+// before any removal, so that their cache misses overlap.
+func (j *HashJoin) peekBuckets(s *side, ids []int32) {
+	var sum uint64
+	for _, id := range ids {
+		sum += s.peek(s.buckets[s.bucketOf.At(id)].hash)
+	}
+	j.peeked += sum
 }
 
 // hashProbeRows computes the row hashes of the chunk's rows when a row

@@ -77,6 +77,16 @@ func (s *side) lookupStored(h uint64, o *side, id int32) int32 {
 	})
 }
 
+// peek touches what a lookup of hash h reads first — its index slot and
+// the bucket that slot names — and returns the bucket's hash (see
+// probe.Index.Peek).
+func (s *side) peek(h uint64) uint64 {
+	if b := s.index.Peek(h); b >= 0 {
+		return s.buckets[b].hash
+	}
+	return 0
+}
+
 // bucketFor returns the bucket of the join key of row i of keyCols, whose
 // hash is h, making an empty one if there is none.
 func (s *side) bucketFor(h uint64, keyCols []arrow.Array, i int) int32 {

@@ -58,6 +58,19 @@ func (x *Index) Find(h uint64, match func(id int32) bool) int32 {
 	}
 }
 
+// Peek reads the home slot of hash h and returns the entry number it
+// holds, or -1 when it is empty, so that a caller about to look up many
+// hashes can first touch their slots in a loop whose loads do not wait on
+// each other: in an index larger than the caches each is a miss, and the
+// processor overlaps independent misses where lookups, one after the
+// other, each wait for theirs. The entry need not be h's.
+func (x *Index) Peek(h uint64) int32 {
+	if x.n == 0 {
+		return -1
+	}
+	return int32(uint32(x.slots[x.home(h)])) - 1
+}
+
 // Insert indexes entry id of hash h, doubling the index when it would be
 // more than half full.
 func (x *Index) Insert(h uint64, id int32) {
