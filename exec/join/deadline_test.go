@@ -67,3 +67,36 @@ func TestDeadlinesOrder(t *testing.T) {
 		t.Fatalf("after the last watermark: %d entries, %d deadlines, %d buckets", d.len(), len(d.heap), len(d.buckets))
 	}
 }
+
+// TestDeadlineGrain checks the rounding of a windowed join side's
+// deadlines: a 64th of the bound, a power of two, exact for a padded side
+// or a narrow bound.
+func TestDeadlineGrain(t *testing.T) {
+	for _, tc := range []struct {
+		span   int64
+		padded bool
+		want   int64
+	}{
+		{0, false, 1}, {63, false, 1}, {128, false, 2}, {512, false, 8}, {1100, false, 16},
+		{10_000, false, 128}, {10_000, true, 1}, {3_600_000, false, 32768},
+	} {
+		if got := deadlineGrain(tc.span, tc.padded); got != tc.want {
+			t.Errorf("deadlineGrain(%d, %v) = %d, want %d", tc.span, tc.padded, got, tc.want)
+		}
+	}
+	// A side rounds its rows' deadlines up to the grain: rows of nearby
+	// times share a bucket, and none is freed before its exact deadline.
+	s := &side{offset: 10, grain: 128}
+	for id, ts := range []int64{0, 1, 100, 117, 119, 500} {
+		s.track(int32(id), ts)
+	}
+	if got := len(s.deadline.heap); got != 3 {
+		t.Errorf("%d buckets for deadlines 10..510 at a grain of 128, want 3", got)
+	}
+	if ids := s.popDue(128, nil); len(ids) != 0 {
+		t.Errorf("freed %v below 128, the first rounded deadline", ids)
+	}
+	if ids := s.popDue(129, nil); len(ids) != 4 {
+		t.Errorf("freed %v once past 128, want the four rows of times 0..117", ids)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -27,7 +28,32 @@ func (s *side) track(id int32, t int64) {
 		s.gen = append(s.gen, 0)
 	}
 	s.gen[id]++ // wraps after 2^32 rows of one id, long after a stale entry of it is gone
-	s.deadline.push(t+s.offset, id, s.gen[id])
+	at := t + s.offset
+	if g := s.grain; g > 1 && at < math.MaxInt64-g {
+		at = (at + g - 1) &^ (g - 1)
+	}
+	s.deadline.push(at, id, s.gen[id])
+}
+
+// deadlineGrain returns the grain of a windowed join side's deadlines
+// (side.grain) for a bound of span milliseconds between the sides' times
+// (Hi - Lo): the largest power of two at most a 64th of it. A row is then
+// freed up to that much event time after it could first be, holding at
+// most about a 64th more of the side's rows, and an interval join whose
+// rows each have their own millisecond (q7: 10 s, rounded to 128 ms) keeps
+// a bucket, a map entry and a heap entry per 128 ms instead of per
+// millisecond. Freeing a row later changes no result, since every match
+// is checked against the join's condition; but an outer join emits a
+// padded row when it frees it, so a padded side keeps exact deadlines.
+func deadlineGrain(span int64, padded bool) int64 {
+	g := int64(1)
+	if padded {
+		return g
+	}
+	for 2*g <= span/64 {
+		g *= 2
+	}
+	return g
 }
 
 // untrack forgets the deadline of row id, retracted: its entry is stale

@@ -153,8 +153,12 @@ type side struct {
 	rprev       paged.Vec[int32]
 	// For a windowed join: the time column, the offset that makes a row's
 	// deadline (freed when deadline < watermark), and the rows by deadline.
-	timeCol  int
-	offset   int64
+	timeCol int
+	offset  int64
+	// grain rounds a row's deadline up to a multiple of it (a power of
+	// two; 1: exact), so that rows of nearby times share a bucket of the
+	// deadlines (deadlineGrain).
+	grain    int64
 	deadline deadlines
 	gen      []uint32 // by row id: its generation in deadline
 	stale    int      // deadline's entries of retracted rows
@@ -212,6 +216,7 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 		}
 		left.timeCol, left.offset, left.padded = c.LeftTime, c.RightLag-c.Lo, c.Kind.PreservesLeft()
 		right.timeCol, right.offset, right.padded = c.RightTime, c.Hi+c.LeftLag, c.Kind.PreservesRight()
+		left.grain, right.grain = deadlineGrain(c.Hi-c.Lo, left.padded), deadlineGrain(c.Hi-c.Lo, right.padded)
 		// Matches are counted to know, when a row is freed, whether to pad it.
 		left.counted, right.counted = left.padded, right.padded
 	}
