@@ -2,6 +2,7 @@ package types
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
@@ -9,7 +10,10 @@ import (
 )
 
 // DatumAt returns row i of arr, an array of type t (as made by T.Arrow).
-// It is meant for results and tests, not for hot loops.
+// A string is copied, so that the datum outlives arr: one kept in state,
+// a result or a test's rows must not pin, or read after its release, a
+// buffer that may be reused. It is meant for results, state kept row by
+// row and tests, not for hot loops.
 func DatumAt(arr arrow.Array, i int, t T) Datum {
 	if arr.IsNull(i) {
 		return NullDatum
@@ -24,7 +28,7 @@ func DatumAt(arr arrow.Array, i int, t T) Datum {
 	case *array.Decimal128:
 		return DecimalDatum(a.Value(i))
 	case *array.String:
-		return StringDatum(a.Value(i))
+		return StringDatum(strings.Clone(a.Value(i)))
 	case *array.Date32:
 		return IntDatum(int64(a.Value(i)))
 	case *array.Timestamp:

@@ -112,9 +112,7 @@ func (w *Agg) group(batch arrow.RecordBatch, i int, key []byte) *keyGroup {
 	}
 	vals := make([]types.Datum, len(w.cfg.GroupKeys))
 	for j, ord := range w.cfg.GroupKeys {
-		d := types.DatumAt(batch.Column(ord), i, w.cfg.Input[ord])
-		d.S = strings.Clone(d.S)
-		vals[j] = d
+		vals[j] = types.DatumAt(batch.Column(ord), i, w.cfg.Input[ord]) // a string is a copy
 	}
 	return w.addGroup(string(key), vals)
 }

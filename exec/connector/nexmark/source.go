@@ -30,7 +30,7 @@ type Source struct {
 	gen       *generator
 	batchSize int
 
-	alloc       memory.Allocator
+	alloc       *recycler // the batches' buffers, recycled
 	metrics     *exec.OperatorMetrics // progress: events passed, events to come
 	first       uint64                // the event the first Next started at
 	now         func() time.Time      // env.Now
@@ -105,10 +105,11 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if env.Instance < 0 || env.Instance >= p {
 		return fmt.Errorf("nexmark connector: instance %d is not among the %d instances", env.Instance, p)
 	}
-	s.alloc = env.Alloc
-	if s.alloc == nil {
-		s.alloc = memory.DefaultAllocator
+	under := env.Alloc
+	if under == nil {
+		under = memory.DefaultAllocator
 	}
+	s.alloc = &recycler{under: under}
 	s.now, s.metrics = env.Now, env.Metrics
 	s.instance, s.parallelism = env.Instance, p
 	block := s.cfg.block
@@ -216,6 +217,9 @@ func (s *Source) Wait(ctx context.Context) error {
 // without Open and idempotent.
 func (s *Source) Close() error {
 	s.closeDropped()
+	if s.alloc != nil {
+		s.alloc.close()
+	}
 	s.closed = true
 	return nil
 }
