@@ -30,7 +30,7 @@ type Source struct {
 	gen       *generator
 	batchSize int
 
-	alloc       *recycler // the batches' buffers, recycled
+	alloc       *recycler             // the batches' buffers, recycled
 	metrics     *exec.OperatorMetrics // progress: events passed, events to come
 	first       uint64                // the event the first Next started at
 	now         func() time.Time      // env.Now
