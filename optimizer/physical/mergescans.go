@@ -105,7 +105,6 @@ func sameScan(a, b *Source) bool {
 	ca.Header, cb.Header = Header{}, Header{}
 	ca.Ords, cb.Ords = nil, nil
 	ca.TimeOrd, cb.TimeOrd = 0, 0
-	ca.Est, cb.Est = Estimate{}, Estimate{}
 	return sameNode(&ca, &cb)
 }
 
