@@ -279,7 +279,7 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		return err
 	}
 	for i := 0; i < n; i++ {
-		if i%peekAhead == 0 {
+		if i%peekAhead == 0 && !(j.cfg.Lookup && in == 1) {
 			j.peekRows(other, i, min(i+peekAhead, n))
 		}
 		if !j.nonNull[i] || j.cfg.Lookup && in == 1 {
