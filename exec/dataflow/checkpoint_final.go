@@ -4,22 +4,26 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
 
 	"github.com/eddysql/eddy/exec"
-	"github.com/eddysql/eddy/internal/kvlog"
-	"github.com/eddysql/eddy/storage"
 )
 
 // The final checkpoint. A job whose every input ends (bounded sources)
 // stops taking checkpoints once its tasks have returned, so without one
 // more a restart would resume from the last periodic checkpoint and read
-// the tail of its inputs again (or, with none, all of them). So each task
-// of a checkpointing job snapshots its stateful operators once more after
-// its end of input, into a buffer of its own — the store may still be
-// committing a periodic checkpoint whose barrier the task has passed,
-// which must not see state from after it — and once every task has
-// returned and no checkpoint is in flight, the job writes the buffers and
-// the sources' end positions into the store and commits the next epoch.
+// the tail of its inputs again (or, with none, all of them). So a task of
+// a checkpointing job that reaches its end of input does not close its
+// operators: it returns with them open (task.finalDue). Once every task
+// has returned and no checkpoint is in flight, the job has each such task
+// snapshot its stateful operators into the store — not before, since the
+// store may still be committing a periodic checkpoint whose barrier the
+// task has passed, which must not see state from after it — writes the
+// sources' end positions and commits the next epoch; then it closes the
+// tasks. The snapshots go straight into the store, as a periodic one's
+// do, and the tasks write theirs in parallel.
 //
 // Only a job with no exec.Committer takes it: a committer (a two-phase
 // sink, a stream writer) publishes at its end of input what it has, and a
@@ -63,86 +67,79 @@ func (j *Job) awaitFinal(ctx context.Context) (uint64, error) {
 	return j.finalEpoch, j.finalErr
 }
 
-// finalWrites are the writes a final snapshot makes to one table, kept in
-// a log that allocates nothing per write.
-type finalWrites struct {
-	to  storage.StateTable
-	log kvlog.Log
-}
-
-// finalTable is the storage.StateTable a final snapshot writes to: it
-// appends to a finalWrites.
-type finalTable struct{ w *finalWrites }
-
-var errFinalRead = errors.New("dataflow: a final snapshot only writes")
-
-// errFinalTooLarge is returned for a key or value the log cannot hold.
-var errFinalTooLarge = fmt.Errorf("dataflow: a final snapshot's key or value: %w", storage.ErrTooLarge)
-
-func (f finalTable) Put(k, v []byte) error {
-	if len(k) > kvlog.MaxLen || len(v) > kvlog.MaxLen {
-		return errFinalTooLarge
-	}
-	f.w.log.Append(nil, k, v, false)
+// snapshotFinal marks the task, which reached its end of input, for the
+// final checkpoint: the job snapshots its operators and closes it
+// (finalCheckpoint, closeFinal) once every task has returned.
+func (t *task) snapshotFinal(context.Context) error {
+	t.finalDue = t.job.final && t.state != nil
 	return nil
 }
 
-func (f finalTable) WriteLog(l *kvlog.Log) error {
-	for i := range int32(l.Len()) {
-		v, ok := l.Val(i)
-		f.w.log.Append(nil, l.Key(i), v, !ok)
-	}
-	return nil
-}
-
-func (f finalTable) Delete(k []byte) error {
-	if len(k) > kvlog.MaxLen {
-		return errFinalTooLarge
-	}
-	f.w.log.Append(nil, k, nil, true)
-	return nil
-}
-
-func (f finalTable) Get([]byte) ([]byte, bool, error)           { return nil, false, errFinalRead }
-func (f finalTable) Scan([]byte, func(k, v []byte) error) error { return errFinalRead }
-func (f finalTable) DeleteRange(lo, hi []byte) error            { return errFinalRead }
-func (f finalTable) ScanRange(lo, hi []byte, fn func(k, v []byte) error) error {
-	return errFinalRead
-}
-
-// apply writes the buffered writes into their table and returns the
-// bytes of their keys and values. The table copies them: the log's memory
-// goes back to kvlog's pool, for the table's own log to copy the next
-// task's writes into.
-func (f *finalWrites) apply() (int64, error) {
-	n := int64(f.log.Size())
-	err := f.to.WriteLog(&f.log)
-	f.log.Release()
-	return n, err
-}
-
-// snapshotFinal takes the task's final snapshot, after its end of input.
-func (t *task) snapshotFinal(ctx context.Context) error {
-	if !t.job.final || t.state == nil {
-		return nil
-	}
+// writeFinal writes the task's final snapshot — all the state of its
+// stateful operators that the last periodic checkpoint did not write —
+// into the store, for checkpoint epoch. The job calls it once the task
+// has returned, so the operators are not running.
+func (t *task) writeFinal(ctx context.Context, epoch uint64) error {
 	s := t.state
-	t.final = make([]finalWrites, 0, len(s.ops)) // never moves: w points into it
 	for i, op := range s.ops {
 		if op == nil {
 			continue
 		}
-		t.final = append(t.final, finalWrites{to: s.tables[i]})
-		w := &stateWriter{t: finalTable{w: &t.final[len(t.final)-1]}}
-		err := op.Snapshot(ctx, 0, w)
+		w := s.writers[i]
+		err := op.Snapshot(ctx, epoch, w)
 		if ferr := w.flush(); err == nil {
 			err = ferr
 		}
+		s.wrote(w)
 		if err != nil {
-			return fmt.Errorf("snapshotting operator %d at the end of input: %w", i, err)
+			return fmt.Errorf("%s: snapshotting operator %d at the end of input: %w", t.name, i, err)
 		}
 	}
 	return nil
+}
+
+// finalTasks returns the tasks whose final snapshot is due.
+func (j *Job) finalTasks() []*task {
+	var due []*task
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			if t.finalDue {
+				due = append(due, t)
+			}
+		}
+	}
+	return due
+}
+
+// writeFinals writes the final snapshots of the tasks due, as many at a
+// time as there are processors: each writes its own operators' entries,
+// and tables take concurrent writes.
+func (j *Job) writeFinals(ctx context.Context, epoch uint64) error {
+	due := j.finalTasks()
+	errs := make([]error, len(due))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(due)) {
+		wg.Go(func() {
+			for i := int(next.Add(1) - 1); i < len(due); i = int(next.Add(1) - 1) {
+				t := due[i]
+				errs[i] = t.runRecovered(ctx, func(ctx context.Context) error { return t.writeFinal(ctx, epoch) })
+			}
+		})
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// closeFinal closes the tasks that waited for the final checkpoint,
+// whether or not it was taken.
+func (j *Job) closeFinal(ctx context.Context) {
+	for _, t := range j.finalTasks() {
+		t.finalDue = false
+		if err := t.runRecovered(ctx, func(context.Context) error { return t.close() }); err != nil {
+			j.fail(fmt.Errorf("%s: %w", t.name, err))
+		}
+	}
 }
 
 // finalCheckpoint commits the job's final checkpoint once every task has
@@ -154,16 +151,11 @@ func (j *Job) finalCheckpoint(ctx context.Context) error {
 	epoch := j.lastEpoch + 1
 	j.ckptMu.Unlock()
 	err := j.takeCheckpoint(ctx, epoch, func() error {
+		if err := j.writeFinals(ctx, epoch); err != nil {
+			return err
+		}
 		for _, sr := range j.stages {
 			for _, t := range sr.tasks {
-				for i := range t.final {
-					n, err := t.final[i].apply()
-					j.stateWritten.Add(n)
-					if err != nil {
-						return err
-					}
-				}
-				t.final = nil
 				if t.srcPos != nil {
 					// Every source ended: its end, unless a checkpoint
 					// wrote it already.

@@ -338,9 +338,6 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 				}
 			}
 		}
-		if j.account != nil {
-			opts.StateBudget.leave(j.account) // every task has closed: nothing is charged
-		}
 		j.mu.Lock()
 		j.ended = time.Now()
 		if j.state == JobRunning {
@@ -354,6 +351,10 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 			if err := j.finalCheckpoint(ctx); err != nil && opts.OnWarning != nil && ctx.Err() == nil {
 				opts.OnWarning(fmt.Sprintf("the final checkpoint of %s failed: %v", j.name, err))
 			}
+		}
+		j.closeFinal(ctx)
+		if j.account != nil {
+			opts.StateBudget.leave(j.account) // every task has closed: nothing is charged
 		}
 		close(j.done)
 	}()
@@ -371,6 +372,11 @@ func (j *Job) closeTasks() {
 func (j *Job) runTask(ctx context.Context, t *task) {
 	defer j.wg.Done()
 	err := t.runRecovered(ctx, t.run)
+	if err == nil && t.finalDue {
+		// The job snapshots and closes it (checkpoint_final.go).
+		j.running.Add(-1)
+		return
+	}
 	if errors.Is(err, errStopped) {
 		err = t.runRecovered(ctx, t.park)
 		if errors.Is(err, context.Canceled) {

@@ -60,10 +60,11 @@ type task struct {
 	// endPos is the encoded position of a source that ended, for the
 	// checkpoints requested after it (see sourceEnded); nil while it runs.
 	endPos []byte
-	// final is the task's final snapshot (see checkpoint_final.go),
-	// written by the task after its end of input and read by the job
-	// once every task has returned.
-	final      []finalWrites
+	// finalDue says the task reached its end of input in a job that
+	// takes a final checkpoint: the job snapshots its operators into the
+	// store and closes it once every task has returned
+	// (checkpoint_final.go).
+	finalDue   bool
 	caughtSent bool               // CaughtUp was sent
 	wake       context.CancelFunc // interrupts a waiting source when a flush, barrier or latency marker is asked for
 	// markers says the source task sends latency markers, latAsk the
