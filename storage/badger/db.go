@@ -142,6 +142,13 @@ func Open(dir string, opts Options) (*DB, error) {
 			return nil, err
 		}
 	}
+	if dir != "" {
+		if err := db.sweepRunDirs(); err != nil {
+			bdb.Close()
+			lock.release()
+			return nil, err
+		}
+	}
 	db.log = logcore.New(logBackend{db}, db.g)
 	if interval := opts.ValueLogGCInterval; dir != "" && interval >= 0 {
 		if interval == 0 {

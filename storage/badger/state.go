@@ -22,7 +22,8 @@ type stateBackend struct {
 	job  string
 	keys jobKeys
 
-	salt uint32 // runs.Salt of the job's name
+	salt  uint32    // runs.Salt of the job's name
+	files *runFiles // where new runs' blocks go; nil in an in-memory database
 
 	mu      sync.Mutex // guards the fields below
 	man     *manifest  // the last committed epoch's; never nil
@@ -37,6 +38,9 @@ var _ statecore.Backend = (*stateBackend)(nil)
 // a crash interrupted, or of a compaction).
 func (db *DB) openState(job string) (*stateBackend, error) {
 	b := &stateBackend{db: db, job: job, keys: newJobKeys(job), salt: runs.Salt(job), indexes: map[uint64]*runs.Index{}}
+	if db.dir != "" {
+		b.files = newRunFiles(db.dir, job)
+	}
 	if err := db.recoverDrop(b.keys); err != nil {
 		return nil, fmt.Errorf("finishing its interrupted drop: %w", err)
 	}
@@ -108,7 +112,8 @@ func (b *stateBackend) read(fn func(rs []runs.Run) error) error {
 	return b.readIn(txn, man.runs, fn)
 }
 
-// readIn runs fn over the runs metas names, read in txn.
+// readIn runs fn over the runs metas names, read in txn (their run files
+// held open until fn returns).
 func (b *stateBackend) readIn(txn *bdg.Txn, metas []runMeta, fn func(rs []runs.Run) error) error {
 	rs := make([]runs.Run, 0, len(metas))
 	for _, r := range metas {
@@ -116,7 +121,22 @@ func (b *stateBackend) readIn(txn *bdg.Txn, metas []runMeta, fn func(rs []runs.R
 		if err != nil {
 			return err
 		}
-		rs = append(rs, runs.Run{Salt: b.salt, ID: r.id, Index: idx, Fetch: b.fetcher(txn, r.id)})
+		fetch := b.fetcher(txn, r.id)
+		if r.file {
+			if b.files == nil {
+				return fmt.Errorf("%w: run %d is in a file, but the database is in memory", storage.ErrCorrupt, r.id)
+			}
+			o, err := b.files.acquire(r.id)
+			if err != nil {
+				return err
+			}
+			defer b.files.release(o)
+			if o.f.Blocks() != idx.Blocks() {
+				return fmt.Errorf("%w: the file of run %d holds %d blocks, its index %d", storage.ErrCorrupt, r.id, o.f.Blocks(), idx.Blocks())
+			}
+			fetch = o.f.Fetch
+		}
+		rs = append(rs, runs.Run{Salt: b.salt, ID: r.id, Index: idx, Fetch: fetch})
 	}
 	return fn(rs)
 }
@@ -251,6 +271,9 @@ func (b *stateBackend) Rollback() (uint64, error) {
 
 // Close implements statecore.Backend.
 func (b *stateBackend) Close() error {
+	if b.files != nil {
+		b.files.close()
+	}
 	b.db.jobs.Release(b.job)
 	return nil
 }
@@ -334,21 +357,18 @@ func (b *stateBackend) commit(ctx context.Context, muts statecore.Mutations, epo
 // writeRun writes run id from the entries feed adds (in key order) and
 // returns its manifest entry.
 func (b *stateBackend) writeRun(id uint64, feed func(add func(k, v []byte, del bool) error) error) (runMeta, error) {
-	wb := b.db.bdb.NewWriteBatch()
-	defer wb.Cancel()
-	bl := runs.NewBuilder(b.salt, id, func(no uint32, block []byte) error { return wb.Set(b.keys.runBlock(id, no), block) })
-	if err := feed(bl.Add); err != nil {
-		return runMeta{}, err
+	var idx *runs.Index
+	var err error
+	if b.files != nil {
+		idx, err = b.files.write(b.job, b.salt, id, feed)
+	} else {
+		idx, err = b.writeBadgerRun(id, feed)
 	}
-	idx, err := bl.Finish()
 	if err != nil {
 		return runMeta{}, err
 	}
 	if idx.Entries == 0 {
 		return runMeta{id: id}, nil // an empty run is not stored
-	}
-	if err := wb.Flush(); err != nil {
-		return runMeta{}, err
 	}
 	if err := b.db.putBlob(b.keys.runIndex(id), idx.Encode(b.salt, id)); err != nil {
 		return runMeta{}, err
@@ -356,7 +376,23 @@ func (b *stateBackend) writeRun(id uint64, feed func(add func(k, v []byte, del b
 	b.mu.Lock()
 	b.indexes[id] = idx
 	b.mu.Unlock()
-	return runMeta{id: id, blocks: uint64(idx.Blocks()), entries: uint64(idx.Entries), bytes: idx.Bytes}, nil
+	return runMeta{id: id, blocks: uint64(idx.Blocks()), entries: uint64(idx.Entries), bytes: idx.Bytes, file: b.files != nil}, nil
+}
+
+// writeBadgerRun writes the blocks of run id into Badger, as an in-memory
+// database keeps them, and returns its index.
+func (b *stateBackend) writeBadgerRun(id uint64, feed func(add func(k, v []byte, del bool) error) error) (*runs.Index, error) {
+	wb := b.db.bdb.NewWriteBatch()
+	defer wb.Cancel()
+	bl := runs.NewBuilder(b.salt, id, func(no uint32, block []byte) error { return wb.Set(b.keys.runBlock(id, no), block) })
+	if err := feed(bl.Add); err != nil {
+		return nil, err
+	}
+	idx, err := bl.Finish()
+	if err != nil || idx.Entries == 0 {
+		return idx, err
+	}
+	return idx, wb.Flush()
 }
 
 // abandon deletes the runs a failed commit wrote and returns err. The
@@ -381,6 +417,11 @@ func (b *stateBackend) deleteRuns(ids []uint64) error {
 	b.mu.Unlock()
 	if len(doomed) == 0 {
 		return nil
+	}
+	if b.files != nil {
+		if err := b.files.remove(doomed); err != nil {
+			return err
+		}
 	}
 	var keys [][]byte
 	err := b.db.bdb.View(func(txn *bdg.Txn) error {
@@ -415,6 +456,21 @@ func (b *stateBackend) deleteUnnamedRuns() error {
 	})
 	if err != nil {
 		return err
+	}
+	if b.files != nil {
+		ids, err := b.files.list()
+		if err != nil {
+			return err
+		}
+		var unnamed []uint64
+		for _, id := range ids {
+			if !b.man.has(id) && !b.prev.has(id) {
+				unnamed = append(unnamed, id)
+			}
+		}
+		if err := b.files.remove(unnamed); err != nil {
+			return err
+		}
 	}
 	return b.deleteKeys(keys)
 }

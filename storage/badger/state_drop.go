@@ -1,6 +1,11 @@
 package badger
 
 import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
 	bdg "github.com/dgraph-io/badger/v4"
 )
 
@@ -12,7 +17,72 @@ import (
 // the mark last. So a crash leaves the old state (before the mark) or, once
 // reopened, none.
 func (db *DB) DropState(job string) error {
-	return db.jobs.Drop(job, db.g, func() error { return db.dropState(newJobKeys(job)) })
+	return db.jobs.Drop(job, db.g, func() error {
+		if err := db.dropState(newJobKeys(job)); err != nil {
+			return err
+		}
+		return db.dropRunFiles(job)
+	})
+}
+
+// dropRunFiles deletes the run files of job, whose state is dropped. A
+// crash before it leaves them to the next Open (sweepRunDirs) or the
+// job's next State (deleteUnnamedRuns).
+func (db *DB) dropRunFiles(job string) error {
+	if db.dir == "" {
+		return nil
+	}
+	if err := os.RemoveAll(jobRunDir(db.dir, job)); err != nil {
+		return fmt.Errorf("storage: deleting the run files of job %q: %w", job, err)
+	}
+	return nil
+}
+
+// sweepRunDirs deletes the run directories of jobs that have no state
+// (a manifest, current or previous): what a crash during DropState left.
+// It runs when the database opens, before any job's state is.
+func (db *DB) sweepRunDirs() error {
+	root := filepath.Join(db.dir, runsDir)
+	ents, err := os.ReadDir(root)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("storage: reading %s: %w", root, err)
+	}
+	for _, e := range ents {
+		dir := filepath.Join(root, e.Name())
+		name, err := os.ReadFile(filepath.Join(dir, jobDirFile))
+		if err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("storage: reading %s: %w", dir, err)
+		}
+		if err == nil && jobRunDir(db.dir, string(name)) == dir {
+			keys := newJobKeys(string(name))
+			has := false
+			err := db.bdb.View(func(txn *bdg.Txn) error {
+				for _, k := range [][]byte{keys.manifest(), keys.previous()} {
+					_, err := txn.Get(k)
+					if err == nil {
+						has = true
+					} else if !isNotFound(err) {
+						return err
+					}
+				}
+				return nil
+			})
+			if err != nil {
+				return fmt.Errorf("storage: reading the state of job %q: %w", name, err)
+			}
+			if has {
+				continue
+			}
+		}
+		// No job, or a job without state: nothing names its runs.
+		if err := os.RemoveAll(dir); err != nil {
+			return fmt.Errorf("storage: deleting %s: %w", dir, err)
+		}
+	}
+	return nil
 }
 
 // smallStateDrop is the most keys of a job's state DropState deletes in

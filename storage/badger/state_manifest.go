@@ -22,6 +22,7 @@ type runMeta struct {
 	blocks  uint64
 	entries uint64
 	bytes   int64 // keys and values, as runs.Index counts them
+	file    bool  // its blocks are in a run file (state_files.go), not in Badger
 }
 
 // manifest names the runs of one committed epoch.
@@ -59,11 +60,14 @@ func (m *manifest) has(id uint64) bool {
 	return false
 }
 
-const manifestVersion = 1
+// manifestVersion is the version encode writes. Version 1, written before
+// run files, lacks each run's location: its blocks are all in Badger.
+const manifestVersion = 2
 
 // encode returns m's stored form: the version, the epoch, the next id,
-// the run count and each run's id, blocks, entries and bytes (uvarints),
-// then the CRC-32C of all of it, little-endian.
+// the run count and each run's id, blocks, entries, bytes and location
+// (1 for a run file, 0 for Badger) (uvarints), then the CRC-32C of all of
+// it, little-endian.
 func (m *manifest) encode() []byte {
 	b := []byte{manifestVersion}
 	b = binary.AppendUvarint(b, m.epoch)
@@ -74,6 +78,11 @@ func (m *manifest) encode() []byte {
 		b = binary.AppendUvarint(b, r.blocks)
 		b = binary.AppendUvarint(b, r.entries)
 		b = binary.AppendUvarint(b, uint64(r.bytes))
+		var file uint64
+		if r.file {
+			file = 1
+		}
+		b = binary.AppendUvarint(b, file)
 	}
 	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, castagnoli))
 }
@@ -87,8 +96,9 @@ func decodeManifest(data []byte) (*manifest, error) {
 	if crc32.Checksum(body, castagnoli) != binary.LittleEndian.Uint32(data[len(body):]) {
 		return nil, bad("fails its checksum")
 	}
-	if body[0] != manifestVersion {
-		return nil, bad(fmt.Sprintf("has unknown version %d", body[0]))
+	version := body[0]
+	if version != 1 && version != manifestVersion {
+		return nil, bad(fmt.Sprintf("has unknown version %d", version))
 	}
 	body = body[1:]
 	next := func() uint64 {
@@ -107,6 +117,15 @@ func decodeManifest(data []byte) (*manifest, error) {
 	}
 	for range n {
 		r := runMeta{id: next(), blocks: next(), entries: next(), bytes: int64(next())}
+		if version > 1 {
+			switch next() {
+			case 0:
+			case 1:
+				r.file = true
+			default:
+				return nil, bad("names a run in an unknown place")
+			}
+		}
 		m.runs = append(m.runs, r)
 	}
 	if body == nil || len(body) != 0 {

@@ -2,6 +2,7 @@ package badger
 
 import (
 	"context"
+	"os"
 	"encoding/binary"
 	"errors"
 	"strings"
@@ -47,13 +48,14 @@ func rawValue(t *testing.T, db *DB, key []byte) []byte {
 	return v
 }
 
-// TestDamagedState checks that a block of a checkpoint's run damaged in
-// the database, or found under another run, is an error naming the job on
-// Get and on Scan, and that a damaged manifest is one when the store is
-// opened.
+// TestDamagedState checks that a checkpoint's run file with a damaged
+// block, another job's block, cut short or missing, is an error naming
+// the job on Get and on Scan, and that a damaged manifest is one when the
+// store is opened.
 func TestDamagedState(t *testing.T) {
 	ctx := context.Background()
-	db := openDir(t, t.TempDir())
+	dir := t.TempDir()
+	db := openDir(t, dir)
 	defer db.Close()
 	for _, job := range []string{"job", "other"} {
 		s, err := db.State(job)
@@ -66,16 +68,26 @@ func TestDamagedState(t *testing.T) {
 		must(t, s.Close())
 	}
 
-	blocks, others := rawRunKeys(t, db, "job", runBlock), rawRunKeys(t, db, "other", runBlock)
-	if len(blocks) != 1 || len(others) != 1 {
-		t.Fatalf("%d and %d blocks, want one run of one block for each job", len(blocks), len(others))
+	jobFiles, otherFiles := newRunFiles(dir, "job"), newRunFiles(dir, "other")
+	ids, err := jobFiles.list()
+	must(t, err)
+	others, err := otherFiles.list()
+	must(t, err)
+	if len(ids) != 1 || len(others) != 1 || ids[0] != others[0] {
+		t.Fatalf("runs %v and %v, want one run of the same id for each job", ids, others)
 	}
-	block := rawValue(t, db, blocks[0])
-	flipped := append([]byte(nil), block...)
+	path := jobFiles.path(ids[0])
+	file, err := os.ReadFile(path)
+	must(t, err)
+	otherFile, err := os.ReadFile(otherFiles.path(others[0]))
+	must(t, err)
+	flipped := append([]byte(nil), file...)
 	flipped[1] ^= 1
 	for name, damage := range map[string]func(){
-		"a flipped byte":                 func() { setRaw(t, db, blocks[0], flipped) },
-		"another job's block (same run)": func() { setRaw(t, db, blocks[0], rawValue(t, db, others[0])) },
+		"a flipped byte":                 func() { must(t, os.WriteFile(path, flipped, 0o644)) },
+		"another job's block (same run)": func() { must(t, os.WriteFile(path, otherFile, 0o644)) },
+		"a file cut short":               func() { must(t, os.WriteFile(path, file[:len(file)-3], 0o644)) },
+		"a missing file":                 func() { must(t, os.Remove(path)) },
 	} {
 		damage()
 		s, err := db.State("job")

@@ -255,7 +255,7 @@ func TestDropStateCrash(t *testing.T) {
 				keys := newJobKeys("job")
 				stored := rawKeys(t, db, keys.runsPrefix())
 				defer func(n int) { smallStateDrop = n }(smallStateDrop)
-				smallStateDrop = 4 // fewer than the job's keys: the marked path
+				smallStateDrop = 1 // fewer than the job's keys: the marked path
 				var seen []string
 				crashHook = func(step string) bool {
 					seen = append(seen, step)
@@ -271,7 +271,7 @@ func TestDropStateCrash(t *testing.T) {
 				}
 				if crash == "partial" {
 					wb := db.bdb.NewWriteBatch()
-					for i, k := range rawRunKeys(t, db, "job", runBlock) {
+					for i, k := range rawRunKeys(t, db, "job", runIndex) {
 						if i%2 == 0 {
 							if err := wb.Delete(k); err != nil {
 								t.Fatal(err)
@@ -299,6 +299,9 @@ func TestDropStateCrash(t *testing.T) {
 				}
 				if n := rawKeys(t, db, keys.prefix); n != 0 {
 					t.Fatalf("%d keys left under the job's prefix", n)
+				}
+				if ids, err := newRunFiles(dir, "job").list(); err != nil || len(ids) != 0 {
+					t.Fatalf("run files %v (%v) left after the drop", ids, err)
 				}
 				for _, job := range []string{"jo", "jobb"} {
 					if epoch, n := jobState(t, db, job); epoch != 3 || n != dropKeys {

@@ -87,7 +87,8 @@ func flip(path string, off int64) error {
 	return err
 }
 
-// CopyDir copies the regular files of src into dst, which it creates. It
+// CopyDir copies the regular files of src and, recursively, of its
+// directories into dst, which it creates. It
 // copies only the data regions of sparse files (Badger preallocates its
 // logs), so copying a directory of a database that is still open is cheap;
 // the copy then is what a crash at that moment would leave.
@@ -100,10 +101,15 @@ func CopyDir(src, dst string) error {
 		return err
 	}
 	for _, e := range ents {
-		if !e.Type().IsRegular() {
-			continue
+		from, to := filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())
+		var err error
+		switch {
+		case e.IsDir():
+			err = CopyDir(from, to)
+		case e.Type().IsRegular():
+			err = copyFile(from, to)
 		}
-		if err := copyFile(filepath.Join(src, e.Name()), filepath.Join(dst, e.Name())); err != nil {
+		if err != nil {
 			return err
 		}
 	}

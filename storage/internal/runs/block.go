@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"math/bits"
 
 	"github.com/eddysql/eddy/storage"
 )
@@ -46,13 +47,14 @@ const indexSeal = ^uint32(0)
 
 // Builder builds a run from entries added in strictly increasing key
 // order. Each block, once full, goes to the emit function given to
-// NewBuilder, which owns it from then on.
+// NewBuilder, which owns it from then on (unless ReuseBlocks says
+// otherwise).
 type Builder struct {
+	reuse   bool // emit keeps no block: the next is built in its memory
 	salt    uint32
 	id      uint64
 	emit    func(no uint32, block []byte) error
 	cur     []byte
-	prev    []byte // the last key added to cur
 	n       int    // entries in cur
 	index   Index
 	lastKey []byte
@@ -65,13 +67,22 @@ func NewBuilder(salt uint32, id uint64, emit func(no uint32, block []byte) error
 	return &Builder{salt: salt, id: id, emit: emit}
 }
 
+// ReuseBlocks tells the builder that emit keeps no block once it
+// returns (it writes the block out), so the next block is built in the
+// same memory.
+func (b *Builder) ReuseBlocks() { b.reuse = true }
+
 // Add appends an entry: key set to val, or deleted when del is set. Keys
 // must ascend strictly.
 func (b *Builder) Add(key, val []byte, del bool) error {
 	if b.err != nil {
 		return b.err
 	}
-	if b.index.Entries > 0 && bytes.Compare(key, b.lastKey) <= 0 {
+	// The prefix key shares with the last key, and the first byte after
+	// it, say both whether key comes after it and how much of it the
+	// block's entry leaves out.
+	shared := commonPrefix(b.lastKey, key)
+	if b.index.Entries > 0 && (shared == len(key) || shared < len(b.lastKey) && key[shared] < b.lastKey[shared]) {
 		b.err = fmt.Errorf("runs: key %q added after %q", key, b.lastKey)
 		return b.err
 	}
@@ -81,9 +92,8 @@ func (b *Builder) Add(key, val []byte, del bool) error {
 		if b.cur == nil {
 			b.cur = make([]byte, 0, BlockSize+BlockSize/8)
 		}
-		b.prev = b.prev[:0]
+		shared = 0 // a block's first key is whole
 	}
-	shared := commonPrefix(b.prev, key)
 	var flags byte
 	if del {
 		flags = flagDelete
@@ -98,7 +108,6 @@ func (b *Builder) Add(key, val []byte, del bool) error {
 		b.cur = append(b.cur, val...)
 		size += int64(len(val))
 	}
-	b.prev = append(b.prev[:0], key...)
 	b.lastKey = append(b.lastKey[:0], key...)
 	b.n++
 	b.index.Counts[len(b.index.Counts)-1]++
@@ -112,12 +121,16 @@ func (b *Builder) Add(key, val []byte, del bool) error {
 
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
-	for i := range n {
-		if a[i] != b[i] {
-			return i
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)/8
 		}
 	}
-	return n
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // flush seals the current block and hands it to emit.
@@ -128,7 +141,11 @@ func (b *Builder) flush() error {
 	no := uint32(len(b.index.First) - 1)
 	block := binary.LittleEndian.AppendUint32(b.cur, seal(b.salt, b.id, no, b.cur))
 	b.cur, b.n = nil, 0
-	return b.emit(no, block)
+	err := b.emit(no, block)
+	if b.reuse {
+		b.cur = block[:0]
+	}
+	return err
 }
 
 // Finish emits the last block and returns the run's index.
