@@ -2,9 +2,9 @@ package badger
 
 import (
 	"context"
-	"os"
 	"encoding/binary"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 

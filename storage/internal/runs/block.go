@@ -55,7 +55,7 @@ type Builder struct {
 	id      uint64
 	emit    func(no uint32, block []byte) error
 	cur     []byte
-	n       int    // entries in cur
+	n       int // entries in cur
 	index   Index
 	lastKey []byte
 	err     error
