@@ -2,6 +2,8 @@ package runs
 
 import (
 	"bytes"
+	"encoding/binary"
+	"fmt"
 	"errors"
 	"math/rand/v2"
 	"os"
@@ -148,5 +150,38 @@ func TestFileDamageIsDetected(t *testing.T) {
 	w.Abort()
 	if _, err := os.Stat(filepath.Join(dir, "unfinished")); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("an aborted file is still there: %v", err)
+	}
+}
+
+// BenchmarkFileWrite builds a run of 64 MiB of 100-byte entries into a
+// file: encoding, writing and syncing, as a checkpoint's commit does.
+func BenchmarkFileWrite(b *testing.B) {
+	const entries = 640 << 10
+	val := bytes.Repeat([]byte{'v'}, 84)
+	key := make([]byte, 16)
+	dir := b.TempDir()
+	b.SetBytes(entries * 100)
+	for i := 0; b.Loop(); i++ {
+		path := filepath.Join(dir, fmt.Sprintf("run%d", i))
+		w, err := CreateFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		bl := NewBuilder(1, 1, w.WriteBlock)
+		bl.ReuseBlocks()
+		for k := range entries {
+			binary.BigEndian.PutUint64(key, 7)
+			binary.BigEndian.PutUint64(key[8:], uint64(k))
+			if err := bl.Add(key, val, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		if _, err := bl.Finish(); err != nil {
+			b.Fatal(err)
+		}
+		if err := w.Finish(); err != nil {
+			b.Fatal(err)
+		}
+		os.Remove(path)
 	}
 }
