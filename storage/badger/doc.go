@@ -6,8 +6,8 @@
 //	l <stream:8> <seq:8> <chunk:4>   log entries (big-endian numbers)
 //	s <job> m                        the manifest of the job's last checkpoint
 //	s <job> p                        the manifest of the one before (kept for Rollback)
-//	s <job> r <run:8> b <block:4>    a block of one of the job's state runs
-//	s <job> r <run:8> i <chunk:4>    that run's index (a blob)
+//	s <job> r <run:8> i <chunk:4>    the index (a blob) of one of the job's state runs
+//	s <job> r <run:8> b <block:4>    a block of that run, in an in-memory database
 //	s <job> x                        a drop of the job's state in progress
 //
 // where <job> is a key-codec string (storage.AppendString), which is
@@ -27,11 +27,17 @@
 // 100K-row batches take several.
 //
 // State commits are atomic: a commit writes the epoch's mutations as a
-// sorted run (storage/internal/runs: sealed blocks and an index) with a
-// WriteBatch, then the new manifest, naming it, and the previous manifest
-// in one transaction: that transaction is the commit point. Runs neither
+// sorted run (storage/internal/runs: sealed blocks and an index) — its
+// blocks into a file of their own, runs/<hash of the job>/<run>.run,
+// synced with its directory entry (state_files.go; an in-memory database,
+// and state written before run files, keep blocks in Badger), its index
+// as a blob — then the new manifest, naming it and where its blocks are,
+// and the previous manifest in one transaction: that transaction is the
+// commit point. Runs neither
 // manifest names (a commit a crash interrupted, runs compacted away) are
-// deleted, at the latest when the job's state is opened next. Reads merge
+// deleted, at the latest when the job's state is opened next; a job's run
+// directory goes with DropState, or when the database opens if a crash
+// left it. Reads merge
 // the manifest's runs; compaction (state_compact.go) keeps them few.
 //
 // Writes are synchronous (fsync before returning), so KV puts, log appends
