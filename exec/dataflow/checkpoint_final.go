@@ -67,12 +67,11 @@ func (j *Job) awaitFinal(ctx context.Context) (uint64, error) {
 	return j.finalEpoch, j.finalErr
 }
 
-// snapshotFinal marks the task, which reached its end of input, for the
+// markFinal marks the task, which reached its end of input, for the
 // final checkpoint: the job snapshots its operators and closes it
 // (finalCheckpoint, closeFinal) once every task has returned.
-func (t *task) snapshotFinal(context.Context) error {
+func (t *task) markFinal() {
 	t.finalDue = t.job.final && t.state != nil
-	return nil
 }
 
 // writeFinal writes the task's final snapshot — all the state of its

@@ -361,7 +361,8 @@ func (t *task) handle(ctx context.Context, m message) (ended bool, err error) {
 		}
 		switch c.Kind {
 		case exec.EndOfInput:
-			return true, t.snapshotFinal(ctx)
+			t.markFinal()
+			return true, nil
 		case exec.Barrier:
 			if ended, err := t.releaseHeld(ctx); err != nil || ended {
 				return ended, err
@@ -473,7 +474,8 @@ func (t *task) runSource(ctx context.Context) error {
 			if err := t.deliver(ctx, exec.Control{Kind: exec.EndOfInput}); err != nil {
 				return err
 			}
-			return t.snapshotFinal(ctx)
+			t.markFinal()
+			return nil
 		case errors.Is(err, exec.ErrCaughtUp):
 			t.alignUpdate(false)
 			t.behindSince.Store(0)
@@ -700,7 +702,8 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 			return err
 		}
 		if ctrl.Kind == exec.EndOfInput {
-			return t.snapshotFinal(ctx)
+			t.markFinal()
+			return nil
 		}
 	}
 }
