@@ -84,6 +84,8 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 	// With EMIT ON WINDOW CLOSE nothing is emitted per batch: results are
 	// computed when a window closes (emitFinal), not before and after.
 	results := h.close == nil || !h.close.cfg.Emit
+	// Every aggregate is updated before any new result is read: those
+	// that share a DISTINCT set update it together (accum.Accumulator).
 	for i, a := range h.aggs {
 		h.sink += a.Touch(b)
 		if results {
@@ -92,15 +94,20 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 				return fmt.Errorf("hash aggregate: %w", err)
 			}
 		}
+	}
+	for i, a := range h.aggs {
 		arg, w := h.args.Of(i, h.weights)
 		if err := a.Update(b, w, arg); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
-		if results {
-			h.newVecs[i].Resize(m)
-			if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
-				return fmt.Errorf("hash aggregate: %w", err)
-			}
+	}
+	if !results {
+		return nil
+	}
+	for i, a := range h.aggs {
+		h.newVecs[i].Resize(m)
+		if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
+			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}
 	return nil

@@ -200,7 +200,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 			cfg.Close = &agg.WindowClose{Key: n.CloseKey, Offset: n.CloseOffset, Emit: n.EmitOnClose}
 		}
 		for _, a := range n.Aggs {
-			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type})
+			cfg.Aggs = append(cfg.Aggs, accum.Spec{Func: a.Func, Distinct: a.Distinct, Arg: a.Arg, ArgType: a.ArgType, Type: a.Type, Share: a.Share})
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return agg.NewHashAgg(cfg), nil }}, nil
 	case *physical.LocalAgg:

@@ -289,6 +289,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	}
 	agg := &HashAgg{Header: b.header(n.Output(), p, in), GroupKeys: keys, PartKeys: part, AppendOnlyInput: n.Input.Props().AppendOnly, CloseKey: -1,
 		Aggs: aggSpecs(inCols, n.Aggs)}
+	shareDistinct(n, agg.Aggs)
 	if two.decision != nil {
 		agg.Decisions = append(agg.Decisions, *two.decision)
 	}

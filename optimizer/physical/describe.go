@@ -106,6 +106,9 @@ func (n *HashAgg) Describe() (string, []plan.Attr) {
 		attrs = append(attrs, plan.Attr{Key: "group", Value: list(colNames(n.Cols[:len(n.GroupKeys)]))})
 	}
 	attrs = append(attrs, plan.Attr{Key: "aggs", Value: aggsText(n.Aggs, n.Cols[len(n.GroupKeys):])})
+	if shared := sharedDistinctText(n.Aggs, n.Cols[len(n.GroupKeys):]); shared != "" {
+		attrs = append(attrs, plan.Attr{Key: "shared_distinct", Value: shared})
+	}
 	if n.Final {
 		attrs = append(attrs, plan.Attr{Key: "phase", Value: "final"})
 	}

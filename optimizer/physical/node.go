@@ -156,6 +156,9 @@ type AggSpec struct {
 	ArgType  types.T
 	Type     types.T
 	Text     string
+	// Share, when not 0, names DISTINCT aggregates that keep their values
+	// in one set per group (shareDistinct).
+	Share int
 }
 
 // PartialSpec is one partial aggregate of a LocalAgg, over input ordinals.

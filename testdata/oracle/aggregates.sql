@@ -22,6 +22,22 @@ CREATE MATERIALIZED VIEW v AS
   SELECT k, COUNT(DISTINCT g) AS dg, COUNT(DISTINCT s) AS ds, SUM(DISTINCT g) AS sdg, COUNT(DISTINCT flag) AS df
   FROM ev GROUP BY k;
 
+-- entry: agg_distinct_filtered
+-- DISTINCT aggregates of one column, plain and filtered with CASE WHEN
+-- (Nexmark's q15 and q16): over an append-only stream they share one set
+-- per group, with a bit per aggregate. Integers, doubles, decimals and
+-- strings; a filter that keeps NULLs out, one whose ELSE is not NULL, and
+-- SUM and AVG beside COUNT.
+CREATE MATERIALIZED VIEW v AS
+  SELECT k, COUNT(DISTINCT g) AS dg, COUNT(DISTINCT CASE WHEN flag THEN g END) AS dg_flag,
+         COUNT(DISTINCT CASE WHEN x > 0 THEN g END) AS dg_pos, SUM(DISTINCT CASE WHEN x > 0 THEN g END) AS sg_pos,
+         COUNT(DISTINCT CASE WHEN x > 0 THEN g ELSE -1 END) AS dg_else,
+         COUNT(DISTINCT x) AS dx, COUNT(DISTINCT CASE WHEN flag THEN x END) AS dx_flag,
+         AVG(DISTINCT CASE WHEN g > 0 THEN x END) AS ax_pos,
+         COUNT(DISTINCT d) AS dd, SUM(DISTINCT CASE WHEN flag THEN d END) AS sd_flag,
+         COUNT(DISTINCT s) AS ds, COUNT(DISTINCT CASE WHEN g > 0 THEN s END) AS ds_pos
+  FROM ev GROUP BY k;
+
 -- entry: count_distinct_per_auction
 CREATE MATERIALIZED VIEW v AS
   SELECT auction, COUNT(DISTINCT bidder) AS bidders, COUNT(DISTINCT channel) AS channels, COUNT(*) AS bids

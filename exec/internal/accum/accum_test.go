@@ -166,6 +166,9 @@ func TestAppendOnlyRefusesRetractions(t *testing.T) {
 		{spec(plan.AggMax, false, types.BigIntT), ErrAppendOnly},
 		{spec(plan.AggMin, false, types.VarcharT), ErrAppendOnly},
 		{spec(plan.AggApproxCountDistinct, false, types.BigIntT), ErrApproxRetraction},
+		{spec(plan.AggCount, true, types.BigIntT), ErrAppendOnly},
+		{spec(plan.AggCount, true, types.VarcharT), ErrAppendOnly},
+		{spec(plan.AggSum, true, types.DoubleT), ErrAppendOnly},
 	} {
 		s := newState(t, tc.sp, Options{AppendOnly: true})
 		err := s.apply([]row{{slot: 0, w: 1, v: randValue(rand.New(rand.NewPCG(1, 2)), tc.sp.ArgType)}, {slot: 0, w: -1, v: types.IntDatum(1)}})

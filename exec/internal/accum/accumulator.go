@@ -30,14 +30,18 @@ type Accumulator interface {
 	// its argument value (in arg; nil for COUNT(*)) to its group (see
 	// Batch). A batch is a Z-set: counts may be checked once its changes to
 	// a group are summed, so that it may retract a row it also inserts, in
-	// any order.
+	// any order. An operator calls Update on all its accumulators, in
+	// their order, before it reads the batch's new results of any: the
+	// aggregates that share a DISTINCT set (Spec.Share) update it when
+	// the last of them is given its argument.
 	Update(b *Batch, w []int64, arg *Arg) error
 	// Result writes the current value of each group of the batch (local
 	// group j: slot b.Touched[j], arena row b.Rows[j]) to dst, which must
 	// hold len(b.Touched) values; counts[j] is the group's row count.
 	Result(b *Batch, counts []int64, dst *Vector) error
 	// Free empties the state of slot kept outside the arena, when its
-	// group lost its last row or closed.
+	// group lost its last row or closed. An operator frees a slot in all
+	// its accumulators at once.
 	Free(slot int32)
 	// Bytes estimates the memory held outside the arena.
 	Bytes() int64

@@ -22,12 +22,7 @@ type distinctAgg[V ordered] struct {
 	// not dropped as unused.
 	peeked int64
 
-	// Merge's scratch: dst's new values, fed to inner as a batch.
-	mvals  []V
-	mbatch Batch
-	marg   Arg
-	mlids  []int32
-	mdst   [1]int32
+	merged mergeFeed[V]
 }
 
 func (a *distinctAgg[V]) Words() int { return a.inner.Words() }
@@ -107,7 +102,8 @@ func (a *distinctAgg[V]) peek(slots []int32, vals []V, w []int64, hs []uint64) {
 // to the inner accumulator, as a batch of one group: a value both saw
 // counts once.
 func (a *distinctAgg[V]) Merge(dst, src int32) error {
-	a.mvals = a.mvals[:0]
+	f := &a.merged
+	f.vals = f.vals[:0]
 	var err error
 	a.sets.At(src).Each(func(v V, n int64) {
 		if err != nil {
@@ -115,37 +111,56 @@ func (a *distinctAgg[V]) Merge(dst, src int32) error {
 		}
 		var before int64
 		if before, err = a.add(dst, v, n); before == 0 {
-			a.mvals = append(a.mvals, v)
+			f.vals = append(f.vals, v)
 		}
 	})
-	if err != nil || len(a.mvals) == 0 {
+	if err != nil {
 		return err
 	}
-	n := len(a.mvals)
-	a.mlids = vec.Resize(a.mlids, n)
-	clear(a.mlids)
-	a.mdst[0] = dst
-	a.mbatch.Reset(a.mlids, a.mdst[:], a.arena)
-	a.ew = vec.Resize(a.ew, n)
-	for i := range a.ew {
-		a.ew[i] = 1
+	return f.feed(a.inner, a.kind, a.arena, dst)
+}
+
+// mergeFeed feeds the values a merge brought into a group (vals) to a
+// DISTINCT aggregate's inner accumulator, as a batch of one group.
+type mergeFeed[V ordered] struct {
+	vals  []V
+	ew    []int64
+	batch Batch
+	arg   Arg
+	lids  []int32
+	dst   [1]int32
+}
+
+// feed feeds f.vals, values of kind k, to inner as new in group dst.
+func (f *mergeFeed[V]) feed(inner Accumulator, k Kind, arena *aggstate.Arena, dst int32) error {
+	n := len(f.vals)
+	if n == 0 {
+		return nil
+	}
+	f.lids = vec.Resize(f.lids, n)
+	clear(f.lids)
+	f.dst[0] = dst
+	f.batch.Reset(f.lids, f.dst[:], arena)
+	f.ew = vec.Resize(f.ew, n)
+	for i := range f.ew {
+		f.ew[i] = 1
 	}
 	// The inner accumulator reads the values, not their keys.
-	arg := &a.marg
-	*typed[V](&arg.Values) = a.mvals
-	switch a.kind {
+	arg := &f.arg
+	*typed[V](&arg.Values) = f.vals
+	switch k {
 	case KindFloat:
 		arg.F = vec.Resize(arg.F, n)
-		for i, k := range arg.I {
-			arg.F[i] = FloatFromKey(k)
+		for i, key := range arg.I {
+			arg.F[i] = FloatFromKey(key)
 		}
 	case KindDec:
 		arg.D = vec.Resize(arg.D, n)
-		for i, k := range arg.S {
-			arg.D[i] = DecFromKey(k)
+		for i, key := range arg.S {
+			arg.D[i] = DecFromKey(key)
 		}
 	}
-	return a.inner.Update(&a.mbatch, a.ew, arg)
+	return inner.Update(&f.batch, f.ew, arg)
 }
 
 func (a *distinctAgg[V]) Result(b *Batch, counts []int64, dst *Vector) error {

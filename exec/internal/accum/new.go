@@ -100,13 +100,31 @@ func decKeyLen(k Kind) int {
 // are the operator's.
 func NewAll(specs []Spec, nInput int, f Features, opts Options, header int) ([]Accumulator, *aggstate.Arena, error) {
 	accs := make([]Accumulator, len(specs))
-	words := header
 	for i, s := range specs {
 		acc, err := New(s, nInput, f, opts)
 		if err != nil {
 			return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
 		}
 		accs[i] = acc
+	}
+	for _, g := range shareGroups(specs, opts) {
+		inners := make([]Accumulator, len(g))
+		for j, i := range g {
+			s := specs[i]
+			s.Distinct = false
+			inner, err := New(s, nInput, f, opts)
+			if err != nil {
+				return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
+			}
+			inners[j] = inner
+		}
+		k, _ := KindOf(specs[g[0]].ArgType)
+		for j, m := range newShared(k, inners) {
+			accs[g[j]] = m
+		}
+	}
+	words := header
+	for _, acc := range accs {
 		words += acc.Words()
 	}
 	arena := aggstate.NewArena(words)
@@ -116,4 +134,42 @@ func NewAll(specs []Spec, nInput int, f Features, opts Options, header int) ([]A
 		off += acc.Words()
 	}
 	return accs, arena, nil
+}
+
+// shareGroups returns the DISTINCT aggregates of specs that keep their
+// values in sharedDistinct's presence sets, as lists of their indexes, one
+// list per set: over an input that never retracts (opts.AppendOnly),
+// those of one Share over values of one kind together (at most
+// aggstate.MaxPresence to a set), and each other alone. Over an input
+// that retracts, none: each keeps counts (distinctAgg).
+func shareGroups(specs []Spec, opts Options) [][]int {
+	if !opts.AppendOnly {
+		return nil
+	}
+	type key struct {
+		share int
+		kind  Kind
+	}
+	var groups [][]int
+	at := map[key]int{} // the group of a share and kind
+	for i, s := range specs {
+		switch {
+		case !s.Distinct || s.ArgType.Kind == types.Null:
+			continue
+		case s.Func != plan.AggCount && s.Func != plan.AggSum && s.Func != plan.AggAvg:
+			continue
+		}
+		k, ok := KindOf(s.ArgType)
+		if !ok {
+			continue
+		}
+		kk := key{s.Share, k}
+		if g, ok := at[kk]; ok && s.Share != 0 && len(groups[g]) < aggstate.MaxPresence {
+			groups[g] = append(groups[g], i)
+			continue
+		}
+		at[kk] = len(groups)
+		groups = append(groups, []int{i})
+	}
+	return groups
 }

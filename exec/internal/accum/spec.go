@@ -26,6 +26,11 @@ type Spec struct {
 	ArgType types.T
 	// Type is the result type (plan.AggResultType).
 	Type types.T
+	// Share, when not 0, names DISTINCT aggregates (COUNT, SUM or AVG)
+	// of an operator that keep their values in one set per group, because
+	// their arguments hold mostly the same values (see sharedDistinct). It
+	// changes no result, only the cost.
+	Share int
 }
 
 // Features are what an operator computes beyond COUNT, SUM, AVG, MIN and
