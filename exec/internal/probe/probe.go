@@ -140,3 +140,14 @@ func (x *Index) Remove(h uint64, id int32) {
 
 // Bytes returns the memory of the index.
 func (x *Index) Bytes() int64 { return int64(cap(x.slots)) * 8 }
+
+// Renumber makes entry id of hash h, which must be indexed, entry to: an
+// entry that moved keeps its slot, found along its probe sequence.
+func (x *Index) Renumber(h uint64, id, to int32) {
+	v := slotOf(h, id)
+	i := x.home(h)
+	for x.slots[i] != v {
+		i = (i + 1) & x.mask
+	}
+	x.slots[i] = slotOf(h, to)
+}

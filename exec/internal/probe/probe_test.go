@@ -5,16 +5,24 @@ import (
 	"testing"
 )
 
-// TestIndexAgainstAMap inserts and removes entries at random, many of
-// them on colliding hashes, and checks every entry is found exactly while
-// indexed and not after, against a map.
+// TestIndexAgainstAMap inserts, removes and renumbers entries at random,
+// many of them on colliding hashes, and checks every entry is found
+// exactly while indexed and not after, against a map.
 func TestIndexAgainstAMap(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	hashes := map[int32]uint64{}
 	var x Index
 	next := int32(0)
 	for step := range 20000 {
-		if len(hashes) > 0 && r.IntN(3) == 0 {
+		if len(hashes) > 0 && r.IntN(8) == 0 {
+			for id, h := range hashes { // a random entry moves
+				x.Renumber(h, id, next)
+				delete(hashes, id)
+				hashes[next] = h
+				next++
+				break
+			}
+		} else if len(hashes) > 0 && r.IntN(3) == 0 {
 			for id, h := range hashes { // a random entry
 				x.Remove(h, id)
 				delete(hashes, id)

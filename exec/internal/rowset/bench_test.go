@@ -2,7 +2,10 @@ package rowset_test
 
 import (
 	"fmt"
+	"math/rand/v2"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/memory"
 
@@ -131,4 +134,71 @@ func BenchmarkSetApply(b *testing.B) {
 			b.ReportMetric(float64(rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
 	}
+}
+
+// BenchmarkSetUpdatePauses holds 1M keyed rows and updates 4M of them
+// at random, a chunk of 4,096 updates at a time, and reports the median,
+// p99 and longest Apply: the pauses a view's compaction adds to the
+// stream of updates, where the rows/s hide them. Run it as
+//
+//	go test ./exec/internal/rowset -run XXX -bench BenchmarkSetUpdatePauses -count 3
+func BenchmarkSetUpdatePauses(b *testing.B) {
+	ts := []types.T{types.BigIntT, types.BigIntT, types.BigIntT, types.VarcharT, types.TimestampT(3)}
+	names := []string{"auction", "bidder", "price", "channel", "date_time"}
+	const keys, updates = 1_000_000, 4_000_000
+	row := func(i, price int) []types.Datum {
+		return []types.Datum{types.IntDatum(int64(i)), types.IntDatum(int64(i * 7 % 1000)), types.IntDatum(int64(price)),
+			{S: fmt.Sprint("channel-", i%10)}, types.IntDatum(1700000000000 + int64(i))}
+	}
+	load := benchChunks(keys, false)
+	price := make([]int, keys)
+	for k := range price {
+		price[k] = k % 997 // as benchChunks makes them
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	var chunks []exec.Chunk
+	for from := 0; from < updates; from += exec.BatchRows {
+		var rows [][]types.Datum
+		var ops []exec.Op
+		seen := map[int]bool{}
+		for range exec.BatchRows {
+			k := r.IntN(keys)
+			if seen[k] {
+				continue // one update of a key per chunk
+			}
+			seen[k] = true
+			rows = append(rows, row(k, price[k]), row(k, price[k]+1))
+			ops = append(ops, exec.UpdateBefore, exec.UpdateAfter)
+			price[k]++
+		}
+		chunks = append(chunks, exec.Chunk{Batch: types.BuildRecord(memory.DefaultAllocator, names, ts, rows), Ops: ops})
+	}
+	var times []time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		s := rowset.New(ts, []int{0})
+		for _, c := range load {
+			if err := s.Apply(c); err != nil {
+				b.Fatal(err)
+			}
+		}
+		// The first update indexes the rows: not a compaction's pause.
+		if err := s.Apply(chunks[0]); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		for _, c := range chunks[1:] {
+			start := time.Now()
+			if err := s.Apply(c); err != nil {
+				b.Fatal(err)
+			}
+			times = append(times, time.Since(start))
+		}
+	}
+	slices.Sort(times)
+	at := func(q float64) float64 { return float64(times[int(q*float64(len(times)-1))].Microseconds()) }
+	b.ReportMetric(at(0.5), "p50-µs")
+	b.ReportMetric(at(0.99), "p99-µs")
+	b.ReportMetric(at(1), "max-µs")
+	b.ReportMetric(float64(updates)*float64(b.N)/b.Elapsed().Seconds(), "updates/s")
 }

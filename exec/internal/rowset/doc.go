@@ -6,9 +6,11 @@
 // layout of Arrow arrays (column.go), so that a scan hands out a sealed
 // segment's columns as Arrow arrays without copying them (Batches). Rows
 // are only ever appended: a row whose count falls to zero stays in place,
-// dead, until dead rows outnumber live ones and the set compacts itself
-// (compact.go), which costs the rows kept, paid for by the deletions that
-// made it due.
+// dead, until half the rows of its segment are dead. Then the segment's
+// live rows move to the end of the set and it is left empty (compact.go):
+// the Apply that made it due pays for the move, at most about as many
+// rows as it applied, so a view is compacted a segment at a time as it
+// goes, with no pause to copy the whole set.
 //
 // An append-only input — a view over a stream that never retracts — costs
 // a copy of its columns and nothing per row: no hash, no index. The first

@@ -97,122 +97,134 @@ func batchRows(t *testing.T, s *rowset.Set) []string {
 func TestSetMatchesModel(t *testing.T) {
 	for _, keyed := range []bool{false, true} {
 		t.Run(fmt.Sprint("keyed=", keyed), func(t *testing.T) {
-			alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
-			defer alloc.AssertSize(t, 0)
-			r := rand.New(rand.NewPCG(7, uint64(len(fmt.Sprint(keyed)))))
-			var key []int
-			if keyed {
-				key = []int{0}
-			}
-			names := make([]string, len(modelTypes))
-			for i := range names {
-				names[i] = fmt.Sprint("c", i)
-			}
-			s := rowset.New(modelTypes, key)
-			state := exectest.NewState()
-			m := model{}
-			held := map[int64][]types.Datum{} // a keyed set's row of each key
-			var all [][]types.Datum           // a multiset's rows, some gone
-			next := int64(0)
-			for step := range modelSteps {
-				var rows [][]types.Datum
-				var ops []exec.Op
-				add := func(row []types.Datum, op exec.Op) {
-					rows, ops = append(rows, row), append(ops, op)
-					if op.Weight() > 0 {
-						m[rowText(row)]++
-					} else {
-						m[rowText(row)]--
-						if m[rowText(row)] == 0 {
-							delete(m, rowText(row))
-						}
-					}
-				}
-				n := 1 + r.IntN(2500)
-				phase := step % 3
-				for range n {
-					switch {
-					case phase == 0 || len(m) == 0:
-						// Inserts: new keys (a multiset also repeats rows).
-						row := randomRow(r, next)
-						next++
-						if !keyed && len(all) > 0 && r.IntN(5) == 0 {
-							row = all[r.IntN(len(all))]
-						}
-						add(row, exec.Insert)
-						held[row[0].I], all = row, append(all, row)
-					case keyed:
-						// Update or delete a key held.
-						k := int64(r.IntN(int(next)))
-						old, ok := held[k]
-						if !ok {
-							continue
-						}
-						add(old, exec.UpdateBefore)
-						delete(held, k)
-						if r.IntN(3) > 0 {
-							row := randomRow(r, k)
-							add(row, exec.UpdateAfter)
-							held[k] = row
-						}
-					default:
-						row := all[r.IntN(len(all))]
-						if m[rowText(row)] == 0 {
-							continue
-						}
-						add(row, exec.Delete)
-					}
-				}
-				if len(rows) == 0 {
-					continue
-				}
-				rec := types.BuildRecord(alloc, names, modelTypes, rows)
-				c := exec.Chunk{Batch: rec}
-				if phase != 0 {
-					c.Ops = ops
-				}
-				err := s.Apply(c)
-				rec.Release()
-				if err != nil {
-					t.Fatalf("step %d: %v", step, err)
-				}
-				if step%3 != 2 && step%5 != 4 {
-					continue
-				}
-				want := m.rows()
-				if got := setRows(s); !slices.Equal(got, want) {
-					t.Fatalf("step %d: the set holds %d rows, want %d", step, len(got), len(want))
-				}
-				if s.Len() < len(m) || s.Len() > len(want) {
-					t.Fatalf("step %d: Len %d, want between %d distinct rows and %d rows", step, s.Len(), len(m), len(want))
-				}
-				if step%6 == 2 {
-					if got := batchRows(t, s); !slices.Equal(got, want) {
-						t.Fatalf("step %d: the batches hold %d rows, want %d", step, len(got), len(want))
-					}
-				}
-				if step%5 == 4 {
-					if err := s.WriteChanges(0, state); err != nil {
-						t.Fatal(err)
-					}
-					restored := rowset.New(modelTypes, key)
-					err := state.Scan(context.Background(), exec.KeyGroupRange{Lo: 0, Hi: 1}, func(_ int, k, v []byte) error {
-						return restored.Load(k, v)
-					})
-					if err != nil {
-						t.Fatalf("step %d: restore: %v", step, err)
-					}
-					if got := setRows(restored); !slices.Equal(got, want) {
-						t.Fatalf("step %d: the restored set holds %d rows, want %d", step, len(got), len(want))
-					}
-					if step%2 == 1 {
-						// Go on from the restored set: its snapshots must
-						// extend the same entries.
-						s = restored
-					}
-				}
-			}
+			testSetMatchesModel(t, keyed)
 		})
+	}
+	// A set renumbers itself (one compaction of every row) when its
+	// positions run short, here after a few segments.
+	defer rowset.SetRenumberAt(3)()
+	for _, keyed := range []bool{false, true} {
+		t.Run(fmt.Sprint("renumbered/keyed=", keyed), func(t *testing.T) {
+			testSetMatchesModel(t, keyed)
+		})
+	}
+}
+
+func testSetMatchesModel(t *testing.T, keyed bool) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	r := rand.New(rand.NewPCG(7, uint64(len(fmt.Sprint(keyed)))))
+	var key []int
+	if keyed {
+		key = []int{0}
+	}
+	names := make([]string, len(modelTypes))
+	for i := range names {
+		names[i] = fmt.Sprint("c", i)
+	}
+	s := rowset.New(modelTypes, key)
+	state := exectest.NewState()
+	m := model{}
+	held := map[int64][]types.Datum{} // a keyed set's row of each key
+	var all [][]types.Datum           // a multiset's rows, some gone
+	next := int64(0)
+	for step := range modelSteps {
+		var rows [][]types.Datum
+		var ops []exec.Op
+		add := func(row []types.Datum, op exec.Op) {
+			rows, ops = append(rows, row), append(ops, op)
+			if op.Weight() > 0 {
+				m[rowText(row)]++
+			} else {
+				m[rowText(row)]--
+				if m[rowText(row)] == 0 {
+					delete(m, rowText(row))
+				}
+			}
+		}
+		n := 1 + r.IntN(2500)
+		phase := step % 3
+		for range n {
+			switch {
+			case phase == 0 || len(m) == 0:
+				// Inserts: new keys (a multiset also repeats rows).
+				row := randomRow(r, next)
+				next++
+				if !keyed && len(all) > 0 && r.IntN(5) == 0 {
+					row = all[r.IntN(len(all))]
+				}
+				add(row, exec.Insert)
+				held[row[0].I], all = row, append(all, row)
+			case keyed:
+				// Update or delete a key held.
+				k := int64(r.IntN(int(next)))
+				old, ok := held[k]
+				if !ok {
+					continue
+				}
+				add(old, exec.UpdateBefore)
+				delete(held, k)
+				if r.IntN(3) > 0 {
+					row := randomRow(r, k)
+					add(row, exec.UpdateAfter)
+					held[k] = row
+				}
+			default:
+				row := all[r.IntN(len(all))]
+				if m[rowText(row)] == 0 {
+					continue
+				}
+				add(row, exec.Delete)
+			}
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		rec := types.BuildRecord(alloc, names, modelTypes, rows)
+		c := exec.Chunk{Batch: rec}
+		if phase != 0 {
+			c.Ops = ops
+		}
+		err := s.Apply(c)
+		rec.Release()
+		if err != nil {
+			t.Fatalf("step %d: %v", step, err)
+		}
+		if step%3 != 2 && step%5 != 4 {
+			continue
+		}
+		want := m.rows()
+		if got := setRows(s); !slices.Equal(got, want) {
+			t.Fatalf("step %d: the set holds %d rows, want %d", step, len(got), len(want))
+		}
+		if s.Len() < len(m) || s.Len() > len(want) {
+			t.Fatalf("step %d: Len %d, want between %d distinct rows and %d rows", step, s.Len(), len(m), len(want))
+		}
+		if step%6 == 2 {
+			if got := batchRows(t, s); !slices.Equal(got, want) {
+				t.Fatalf("step %d: the batches hold %d rows, want %d", step, len(got), len(want))
+			}
+		}
+		if step%5 == 4 {
+			if err := s.WriteChanges(0, state); err != nil {
+				t.Fatal(err)
+			}
+			restored := rowset.New(modelTypes, key)
+			err := state.Scan(context.Background(), exec.KeyGroupRange{Lo: 0, Hi: 1}, func(_ int, k, v []byte) error {
+				return restored.Load(k, v)
+			})
+			if err != nil {
+				t.Fatalf("step %d: restore: %v", step, err)
+			}
+			if got := setRows(restored); !slices.Equal(got, want) {
+				t.Fatalf("step %d: the restored set holds %d rows, want %d", step, len(got), len(want))
+			}
+			if step%2 == 1 {
+				// Go on from the restored set: its snapshots must
+				// extend the same entries.
+				s = restored
+			}
+		}
 	}
 }
 

@@ -30,6 +30,7 @@ type segment struct {
 	dead   int      // rows whose count is zero
 	hashes []uint64 // the rows' key hashes, kept while the set is indexed
 	sealed bool     // full: no row will be appended
+	queued bool     // listed for compaction (Set.sparse)
 	// arrays caches the sealed segment's columns as Arrow arrays.
 	arrays []arrow.Array
 	// zones cache the sealed segment's columns' bounds, where zoned
@@ -43,6 +44,14 @@ func newSegment(ts []types.T) *segment {
 	for i, t := range ts {
 		s.cols[i] = newColumn(t)
 	}
+	return s
+}
+
+// emptySegment returns a sealed segment of no rows: the place of one a
+// compaction emptied, or of one a snapshot holds nothing of.
+func emptySegment(ts []types.T) *segment {
+	s := newSegment(ts)
+	s.sealed = true
 	return s
 }
 

@@ -27,6 +27,12 @@ type Set struct {
 	indexed bool
 	index   probe.Index
 
+	// sparse lists the segments to compact after the current Apply
+	// (compact.go); peeked sums what compactions read ahead, so that the
+	// loads are not dropped as unused.
+	sparse []int32
+	peeked int32
+
 	// upsert makes an insert of a key held replace its rows (SetUpsert);
 	// replaced lists the rows the last Apply replaced.
 	upsert   bool
@@ -95,7 +101,10 @@ func (s *Set) open() (*segment, error) {
 	if len(s.segs) > 0 && !s.segs[len(s.segs)-1].sealed {
 		return s.segs[len(s.segs)-1], nil
 	}
-	if len(s.segs) >= math.MaxInt32>>segShift {
+	if len(s.segs) > 0 {
+		s.queueSparse(len(s.segs) - 1) // sealed with rows dead already
+	}
+	if len(s.segs) >= maxSegments {
 		return nil, fmt.Errorf("exec: a result of more than %d rows is not supported yet", math.MaxInt32)
 	}
 	g := newSegment(s.types)
@@ -151,14 +160,14 @@ func (s *Set) Apply(c exec.Chunk) error {
 			from += k
 		}
 		s.live += n
-		s.maybeCompact()
+		s.maybeCompact(n)
 		return nil
 	}
 	if err := s.buildIndex(); err != nil {
 		return err
 	}
 	err := s.applyIndexed(c, cols)
-	s.maybeCompact()
+	s.maybeCompact(n)
 	return err
 }
 
@@ -286,6 +295,7 @@ func (s *Set) kill(pos int32) {
 	g.setCount(r, 0)
 	g.dead++
 	s.dead++
+	s.queueSparse(int(pos >> segShift))
 }
 
 // sameKey reports whether the live row at pos, of key hash h, has the key
@@ -349,6 +359,7 @@ func (s *Set) buildIndex() error {
 				s.index.Insert(g.hashes[r], pos)
 			}
 		}
+		s.queueSparse(k) // a restored segment may be sparse
 	}
 	s.indexed = true
 	return nil

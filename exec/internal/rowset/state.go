@@ -3,6 +3,7 @@ package rowset
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/probe"
@@ -42,6 +43,9 @@ type checkpoint struct {
 	chunks []int32 // first positions of rows entries
 	counts []int32 // positions with a count entry
 	legacy [][]byte
+	// drops lists the segments emptied since (compactSegment): the next
+	// snapshot deletes their entries.
+	drops []int32
 }
 
 // changed records that the count of the row at pos changed.
@@ -56,6 +60,15 @@ func (c *checkpoint) changed(pos int32) {
 	if c.mark[w]&(1<<(pos&63)) == 0 {
 		c.mark[w] |= 1 << (pos & 63)
 		c.dirty = append(c.dirty, pos)
+	}
+}
+
+// emptied records that the rows of segment k moved to the end of the
+// set (compactSegment): the next snapshot deletes the entries of k and
+// writes the moved rows as it writes appended ones.
+func (c *checkpoint) emptied(k int32) {
+	if c.track && !c.full {
+		c.drops = append(c.drops, k)
 	}
 }
 
@@ -88,7 +101,7 @@ func (s *Set) WriteChanges(group int, w exec.StateWriter) error {
 	for _, p := range c.dirty {
 		c.mark[p>>6] = 0
 	}
-	c.dirty = c.dirty[:0]
+	c.dirty, c.drops = c.dirty[:0], c.drops[:0]
 	return nil
 }
 
@@ -114,11 +127,19 @@ func (s *Set) writeChanges(group int, w exec.StateWriter) error {
 		}
 		c.legacy, c.chunks, c.counts, from = nil, c.chunks[:0], c.counts[:0], 0
 	}
+	if from > 0 {
+		if err := s.deleteEmptied(group, w); err != nil {
+			return err
+		}
+	}
 	for _, p := range c.dirty {
 		if from == 0 {
 			break // a full rewrite: the rows entries hold the counts
 		}
 		g, r := s.segs[p>>segShift], int(p&segMask)
+		if r >= g.n {
+			continue // its segment was emptied: its rows moved
+		}
 		buf = binary.AppendVarint(buf[:0], g.count(r))
 		if err := w.Put(group, appendPos(key[:0], countTag, p), buf); err != nil {
 			return err
@@ -150,6 +171,31 @@ func (s *Set) writeChanges(group int, w exec.StateWriter) error {
 			return err
 		}
 		c.chunks = append(c.chunks, start)
+	}
+	return nil
+}
+
+// deleteEmptied deletes the entries of the segments emptied since the
+// previous snapshot, and forgets them.
+func (s *Set) deleteEmptied(group int, w exec.StateWriter) error {
+	c := &s.ck
+	if len(c.drops) == 0 {
+		return nil
+	}
+	emptied := func(p int32) bool { return slices.Contains(c.drops, p>>segShift) }
+	var key []byte
+	for _, list := range []struct {
+		tag byte
+		ps  *[]int32
+	}{{rowsTag, &c.chunks}, {countTag, &c.counts}} {
+		for _, p := range *list.ps {
+			if emptied(p) {
+				if err := w.Delete(group, appendPos(key[:0], list.tag, p)); err != nil {
+					return err
+				}
+			}
+		}
+		*list.ps = slices.DeleteFunc(*list.ps, emptied)
 	}
 	return nil
 }
@@ -241,7 +287,7 @@ func (s *Set) padTo(p int32) error {
 			s.segs[len(s.segs)-1].sealed = true // sealed early when written
 		case p>>segShift > nx>>segShift:
 			// A segment the snapshot holds nothing of.
-			s.segs = append(s.segs, &segment{cols: newSegment(s.types).cols, sealed: true})
+			s.segs = append(s.segs, emptySegment(s.types))
 		default:
 			g, err := s.open()
 			if err != nil {
