@@ -215,3 +215,43 @@ func TakeRows(alloc memory.Allocator, c Chunk, sel []int32) (Chunk, error) {
 	}
 	return out, nil
 }
+
+// TakeRowsParts returns one chunk of the rows sels[k] of parts[k], part
+// after part (their Ops too, if any part has them), in one copy of the
+// rows (expr.TakeParts). The parts must have one schema.
+func TakeRowsParts(alloc memory.Allocator, parts []Chunk, sels [][]int32) (Chunk, error) {
+	first := parts[0].Batch
+	cols := make([]arrow.Array, first.NumCols())
+	arrs := make([]arrow.Array, len(parts))
+	n, ops := 0, false
+	for k, p := range parts {
+		n += len(sels[k])
+		ops = ops || p.Ops != nil
+	}
+	for i := range cols {
+		for k, p := range parts {
+			arrs[k] = p.Batch.Column(i)
+		}
+		a, err := expr.TakeParts(alloc, arrs, sels)
+		if err != nil {
+			for _, x := range cols[:i] {
+				x.Release()
+			}
+			return Chunk{}, fmt.Errorf("exec: taking rows: %w", err)
+		}
+		cols[i] = a
+	}
+	out := Chunk{Batch: array.NewRecordBatch(first.Schema(), cols, int64(n))}
+	for _, a := range cols {
+		a.Release()
+	}
+	if ops {
+		out.Ops = make([]Op, 0, n)
+		for k, p := range parts {
+			for _, r := range sels[k] {
+				out.Ops = append(out.Ops, p.Op(int(r)))
+			}
+		}
+	}
+	return out, nil
+}

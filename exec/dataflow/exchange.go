@@ -78,12 +78,22 @@ type outWriter struct {
 	next   int // the last instance a round-robin chunk went to
 
 	// Small parts of hash-partitioned chunks wait here, per consumer
-	// instance, until they make coalesceRows rows, a control message goes
-	// out, or the task runs out of input (see coalesce.go).
+	// instance, until they make coalesceRows rows, a control message other
+	// than a watermark goes out, or the task runs out of input (see
+	// coalesce.go).
 	coalesce bool
-	pend     [][]exec.Chunk
+	pend     [][]heldPart
+	pendSel  [][]int32 // per consumer: the held parts' rows, part after part
 	pendRows []int
 	held     int // parts held since the last flush of every consumer
+	// wm is a watermark held back behind the parts that waited when it
+	// came (wmWait: their consumers), sent to every consumer once those
+	// have gone.
+	wm     *exec.Control
+	wmWait []bool
+	// Scratch of flushTo.
+	takeChunks []exec.Chunk
+	takeSels   [][]int32
 }
 
 func (w *outWriter) send(ctx context.Context, dst int, m message) error {
@@ -159,19 +169,10 @@ func (w *outWriter) emitHashed(ctx context.Context, c exec.Chunk) error {
 		w.sels[dst] = append(w.sels[dst], int32(r))
 	}
 	for dst, sel := range w.sels {
-		var part exec.Chunk
-		switch len(sel) {
-		case 0:
+		if len(sel) == 0 {
 			continue
-		case rows:
-			part = c.Keep()
-		default:
-			var err error
-			if part, err = exec.TakeRows(w.alloc, c, sel); err != nil {
-				return err
-			}
 		}
-		if err := w.sendPart(ctx, dst, part); err != nil {
+		if err := w.sendPart(ctx, dst, c, sel); err != nil {
 			return err
 		}
 	}
@@ -181,6 +182,10 @@ func (w *outWriter) emitHashed(ctx context.Context, c exec.Chunk) error {
 // control sends a control message to every consumer instance, after the
 // rows waiting to be coalesced.
 func (w *outWriter) control(ctx context.Context, m exec.Control) error {
+	if m.Kind == exec.Watermark && w.waiting() {
+		w.holdWatermark(m)
+		return nil
+	}
 	if err := w.flush(ctx); err != nil {
 		return err
 	}

@@ -214,3 +214,70 @@ func TestTakeNegativeIndex(t *testing.T) {
 		t.Errorf("negative index accepted")
 	}
 }
+
+// TestTakeParts checks that TakeParts of the rows of several batches,
+// sliced or not, with and without NULLs, holds what Take of each part
+// holds, part after part.
+func TestTakeParts(t *testing.T) {
+	alloc := checkedAlloc(t)
+	ts := []types.T{boolT, bigint, double, dec102, vchar, dateT, ts3, ivl, types.NullT}
+	withNulls := [][]types.Datum{
+		{b(true), i(1), f(1.5), d("1.25", 2), s("one"), dd("2024-01-01"), tsd("2024-01-01 00:00:01"), i(1000), null},
+		{null, null, null, null, null, null, null, null, null},
+		{b(false), i(-3), f(-2), d("-3.00", 2), s(""), dd("1969-12-31"), tsd("1969-12-31 23:59:59.999"), i(-5), null},
+		{b(true), i(4), f(0), d("0.01", 2), s("four€"), dd("2000-02-29"), tsd("2000-02-29 12:00:00"), i(0), null},
+	}
+	noNulls := [][]types.Datum{
+		{b(false), i(7), f(7.25), d("7.00", 2), s("seven"), dd("2020-07-07"), tsd("2020-07-07 07:07:07"), i(7), null},
+		{b(true), i(8), f(-8), d("-8.50", 2), s("eight"), dd("1970-01-01"), tsd("1970-01-01 00:00:00.008"), i(-8), null},
+		{b(true), i(9), f(9), d("9.99", 2), s("nine"), dd("1999-09-09"), tsd("1999-09-09 09:09:09"), i(9), null},
+		{b(false), i(10), f(10), d("10.00", 2), s("ten"), dd("2010-10-10"), tsd("2010-10-10 10:10:10"), i(10), null},
+	}
+	for _, sliced := range []bool{false, true} {
+		recs := []arrow.RecordBatch{makeBatch(alloc, ts, withNulls, sliced), makeBatch(alloc, ts, noNulls, sliced), makeBatch(alloc, ts, withNulls, sliced)}
+		rows := [][][]types.Datum{withNulls, noNulls, withNulls}
+		for _, parts := range [][]int{{0, 1, 2}, {1, 1}, {1, 0}, {2}} {
+			sels := [][]int32{{3, 1, 0}, {2, 2, 1}, {0}, {}}
+			for j, typ := range ts {
+				var arrs []arrow.Array
+				var ss [][]int32
+				var want []types.Datum
+				for k, p := range parts {
+					arrs, ss = append(arrs, recs[p].Column(j)), append(ss, sels[k])
+					for _, r := range sels[k] {
+						want = append(want, rows[p][r][j])
+					}
+				}
+				got, err := TakeParts(alloc, arrs, ss)
+				if err != nil {
+					t.Fatalf("%s: %v", typ, err)
+				}
+				if got.Len() != len(want) {
+					t.Fatalf("sliced=%v parts %v %s: %d rows, want %d", sliced, parts, typ, got.Len(), len(want))
+				}
+				nulls := 0
+				for k, w := range want {
+					if g := types.DatumAt(got, k, typ); !types.Equal(g, w, typ) {
+						t.Errorf("sliced=%v parts %v %s row %d: got %s, want %s", sliced, parts, typ, k, types.Format(g, typ), types.Format(w, typ))
+					}
+					if w.Null {
+						nulls++
+					}
+				}
+				if got.NullN() != nulls {
+					t.Errorf("sliced=%v parts %v %s: %d NULLs, want %d", sliced, parts, typ, got.NullN(), nulls)
+				}
+				got.Release()
+			}
+		}
+		if _, err := TakeParts(alloc, []arrow.Array{recs[0].Column(1), recs[1].Column(1)}, [][]int32{{0}, {4}}); err == nil {
+			t.Errorf("out of range index accepted")
+		}
+		if _, err := TakeParts(alloc, []arrow.Array{recs[0].Column(1), recs[1].Column(2)}, [][]int32{{0}, {0}}); err == nil {
+			t.Errorf("parts of two types accepted")
+		}
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+}
