@@ -1,6 +1,7 @@
 package accum
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 
@@ -88,15 +89,7 @@ func (m *countsets[V]) appendSet(s int32, buf []byte, c valueCodec[V]) []byte {
 	}
 	entries := make([]entry, 0, set.Len())
 	set.Each(func(v V, n int64) { entries = append(entries, entry{v, n}) })
-	slices.SortFunc(entries, func(a, b entry) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(entries, func(a, b entry) int { return cmp.Compare(a.v, b.v) })
 	buf = binary.AppendUvarint(buf, uint64(len(entries)))
 	for _, e := range entries {
 		buf = c.put(buf, e.v)

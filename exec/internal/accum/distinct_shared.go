@@ -1,6 +1,7 @@
 package accum
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"math/bits"
@@ -302,15 +303,7 @@ func (s *sharedDistinct[V]) sortedOf(slot int32) []presentValue[V] {
 	}
 	s.sorted = s.sorted[:0]
 	s.sets.At(slot).Each(func(v V, bits uint32) { s.sorted = append(s.sorted, presentValue[V]{v, bits}) })
-	slices.SortFunc(s.sorted, func(a, b presentValue[V]) int {
-		switch {
-		case a.v < b.v:
-			return -1
-		case a.v > b.v:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(s.sorted, func(a, b presentValue[V]) int { return cmp.Compare(a.v, b.v) })
 	s.sortedSlot, s.sortedVersion = slot, s.version
 	return s.sorted
 }
