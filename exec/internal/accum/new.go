@@ -100,18 +100,14 @@ func decKeyLen(k Kind) int {
 // are the operator's.
 func NewAll(specs []Spec, nInput int, f Features, opts Options, header int) ([]Accumulator, *aggstate.Arena, error) {
 	accs := make([]Accumulator, len(specs))
-	for i, s := range specs {
-		acc, err := New(s, nInput, f, opts)
-		if err != nil {
-			return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
-		}
-		accs[i] = acc
-	}
 	for _, g := range shareGroups(specs, opts) {
 		inners := make([]Accumulator, len(g))
 		for j, i := range g {
+			if err := specs[i].Check(nInput, f); err != nil {
+				return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
+			}
 			s := specs[i]
-			s.Distinct = false
+			s.Distinct = false // the shared sets are the DISTINCT
 			inner, err := New(s, nInput, f, opts)
 			if err != nil {
 				return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
@@ -122,6 +118,16 @@ func NewAll(specs []Spec, nInput int, f Features, opts Options, header int) ([]A
 		for j, m := range newShared(k, inners) {
 			accs[g[j]] = m
 		}
+	}
+	for i, s := range specs {
+		if accs[i] != nil {
+			continue
+		}
+		acc, err := New(s, nInput, f, opts)
+		if err != nil {
+			return nil, nil, fmt.Errorf("aggregate %d: %w", i, err)
+		}
+		accs[i] = acc
 	}
 	words := header
 	for _, acc := range accs {
