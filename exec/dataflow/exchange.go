@@ -180,7 +180,8 @@ func (w *outWriter) emitHashed(ctx context.Context, c exec.Chunk) error {
 }
 
 // control sends a control message to every consumer instance, after the
-// rows waiting to be coalesced.
+// rows waiting to be coalesced; a watermark that comes while rows wait is
+// held until they go (holdWatermark).
 func (w *outWriter) control(ctx context.Context, m exec.Control) error {
 	if m.Kind == exec.Watermark && w.waiting() {
 		w.holdWatermark(m)
