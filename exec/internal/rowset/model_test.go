@@ -2,6 +2,7 @@ package rowset_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -327,5 +328,72 @@ func TestLoadsEarlierSnapshots(t *testing.T) {
 		return restored.Load(k, v)
 	}); err != nil || len(restored.Rows()) != 6 {
 		t.Fatalf("restored %d rows (%v), want 6", len(restored.Rows()), err)
+	}
+}
+
+// failingWriter is a checkpoint that fails at its first Put and is
+// discarded, as a failed epoch's writes are: it records nothing.
+type failingWriter struct{}
+
+func (failingWriter) Put(int, []byte, []byte) error { return errors.New("disk full") }
+func (failingWriter) Delete(int, []byte) error      { return nil }
+
+// TestEmptiedSegmentAfterFailedSnapshot empties a segment (its rows
+// deleted) after a snapshot, fails the next snapshot, and checks that the
+// one after it (a full rewrite) leaves no entry of the emptied segment:
+// the restored set holds exactly the rows held.
+func TestEmptiedSegmentAfterFailedSnapshot(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	names := make([]string, len(modelTypes))
+	for i := range names {
+		names[i] = fmt.Sprint("c", i)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	s := rowset.New(modelTypes, []int{0})
+	state := exectest.NewState()
+	m := model{}
+	apply := func(rows [][]types.Datum, op exec.Op) {
+		t.Helper()
+		rec := types.BuildRecord(alloc, names, modelTypes, rows)
+		defer rec.Release()
+		ops := make([]exec.Op, len(rows))
+		for i, row := range rows {
+			ops[i] = op
+			if op.Weight() > 0 {
+				m[rowText(row)]++
+			} else if m[rowText(row)]--; m[rowText(row)] == 0 {
+				delete(m, rowText(row))
+			}
+		}
+		if err := s.Apply(exec.Chunk{Batch: rec, Ops: ops}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const n = 3 * 8192
+	rows := make([][]types.Datum, n)
+	for k := range rows {
+		rows[k] = randomRow(r, int64(k))
+	}
+	apply(rows, exec.Insert)
+	if err := s.WriteChanges(0, state); err != nil {
+		t.Fatal(err)
+	}
+	apply(rows[:6000], exec.Delete) // the first segment: sparse, emptied
+	if err := s.WriteChanges(0, failingWriter{}); err == nil {
+		t.Fatal("the failing snapshot succeeded")
+	}
+	if err := s.WriteChanges(0, state); err != nil {
+		t.Fatal(err)
+	}
+	restored := rowset.New(modelTypes, []int{0})
+	err := state.Scan(context.Background(), exec.KeyGroupRange{Lo: 0, Hi: 1}, func(_ int, k, v []byte) error {
+		return restored.Load(k, v)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := setRows(restored), m.rows(); !slices.Equal(got, want) {
+		t.Fatalf("the restored set holds %d rows, want %d", len(got), len(want))
 	}
 }

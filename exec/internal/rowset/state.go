@@ -101,6 +101,12 @@ func (s *Set) WriteChanges(group int, w exec.StateWriter) error {
 	for _, p := range c.dirty {
 		c.mark[p>>6] = 0
 	}
+	if len(c.drops) > 0 {
+		// Forgotten only now: after a failed write, the next (a full
+		// rewrite) deletes them with the rest.
+		emptied := func(p int32) bool { return slices.Contains(c.drops, p>>segShift) }
+		c.chunks, c.counts = slices.DeleteFunc(c.chunks, emptied), slices.DeleteFunc(c.counts, emptied)
+	}
 	c.dirty, c.drops = c.dirty[:0], c.drops[:0]
 	return nil
 }
@@ -176,26 +182,23 @@ func (s *Set) writeChanges(group int, w exec.StateWriter) error {
 }
 
 // deleteEmptied deletes the entries of the segments emptied since the
-// previous snapshot, and forgets them.
+// previous snapshot (WriteChanges forgets them once the write is done).
 func (s *Set) deleteEmptied(group int, w exec.StateWriter) error {
 	c := &s.ck
-	if len(c.drops) == 0 {
-		return nil
-	}
-	emptied := func(p int32) bool { return slices.Contains(c.drops, p>>segShift) }
 	var key []byte
-	for _, list := range []struct {
-		tag byte
-		ps  *[]int32
-	}{{rowsTag, &c.chunks}, {countTag, &c.counts}} {
-		for _, p := range *list.ps {
-			if emptied(p) {
-				if err := w.Delete(group, appendPos(key[:0], list.tag, p)); err != nil {
-					return err
-				}
+	for _, p := range c.chunks {
+		if slices.Contains(c.drops, p>>segShift) {
+			if err := w.Delete(group, appendPos(key[:0], rowsTag, p)); err != nil {
+				return err
 			}
 		}
-		*list.ps = slices.DeleteFunc(*list.ps, emptied)
+	}
+	for _, p := range c.counts {
+		if slices.Contains(c.drops, p>>segShift) {
+			if err := w.Delete(group, appendPos(key[:0], countTag, p)); err != nil {
+				return err
+			}
+		}
 	}
 	return nil
 }
