@@ -114,6 +114,28 @@ func (c *cluster) control(m exec.Control) error {
 	return nil
 }
 
+// forward sends left rows (inserts) to instance i alone, as a forward
+// exchange from the upstream instance matched with it does.
+func (c *cluster) forward(i int, rows [][]types.Datum) error {
+	ch := exec.Chunk{Batch: types.BuildRecord(c.alloc, names(len(c.cfg.Left)), c.cfg.Left, rows)}
+	defer ch.Batch.Release()
+	if err := c.js[i].Process(context.Background(), 0, ch, c.out); err != nil {
+		return fmt.Errorf("instance %d: %w", i, err)
+	}
+	return nil
+}
+
+// watermarks sends instance i the watermark wms[i].
+func (c *cluster) watermarks(wms []int64) error {
+	for i, j := range c.js {
+		m := exec.Control{Kind: exec.Watermark, Watermark: wms[i]}
+		if err := j.OnControl(context.Background(), m, c.out); err != nil {
+			return fmt.Errorf("instance %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
 // snapshot has every instance snapshot into st, as the runtime's one
 // state table per operator, and returns the bytes they put.
 func (c *cluster) snapshot(st *exectest.State, epoch uint64) int {

@@ -34,7 +34,8 @@ type restored struct {
 // key groups in groups — with their match counts, and for a windowed join
 // their deadlines and the last watermark — and a lookup join's pending
 // stream rows. A broadcast join also reads the right side's rows of every
-// other key group, which every instance holds.
+// other key group, which every instance holds, unless it is windowed
+// (each instance's replica is in its own groups).
 func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.KeyGroupRange) error {
 	if j.env == nil {
 		return errors.New("hash join: Restore before Open")
@@ -50,7 +51,7 @@ func (j *HashJoin) Restore(ctx context.Context, r exec.StateReader, groups exec.
 		// are in the key groups the instance owns, as for any join.
 		mv = &relayout{}
 	}
-	if j.cfg.Broadcast || mv != nil {
+	if (j.cfg.Broadcast && !j.perInstance(1)) || mv != nil {
 		scan = exec.KeyGroupRange{Lo: 0, Hi: exec.NumKeyGroups}
 	}
 	return j.restoreScan(ctx, r, []exec.KeyGroupRange{scan}, mv, noWatermark)
@@ -125,8 +126,8 @@ func (j *HashJoin) restoreScan(ctx context.Context, r exec.StateReader, scans []
 				j.sides[0].changes.Restored(0, g, ident, false)
 			case mv != nil && !j.cfg.Broadcast && !own:
 				return nil // another instance's right rows
-			case j.cfg.Broadcast && in == 0 && !own:
-				return nil // another instance's forwarded rows
+			case j.perInstance(in) && !own:
+				return nil // another instance's forwarded rows, or replica
 			}
 			if err := j.restoreRow(&rows[in], j.sides[in], g, jk, ident, value); err != nil {
 				return fmt.Errorf("%w: key group %d: entry %q: %w", errRestore, g, key, err)

@@ -41,6 +41,12 @@ import (
 //     is forwarded from the instances upstream, not partitioned by key, so
 //     each instance writes its left rows within its own key groups (its
 //     first plus the key's group modulo their number) and restores those.
+//     A windowed broadcast join writes its right rows so too, the whole
+//     replica within its own groups: each replica frees its rows by its
+//     own instance's watermark, which follows the left rows forwarded to
+//     it, so at a barrier the replicas differ, and one instance's could
+//     not stand for another's (a right row one has freed, another may
+//     still have to match).
 //     A left row's later retraction reaches the instance that received
 //     the row, so those rows restore correctly only at the parallelism of
 //     the checkpoint: the range meta entry records it, and a restore at
@@ -128,10 +134,19 @@ func (j *HashJoin) groupOf(in int, h uint64) int {
 	switch {
 	case !j.keyed():
 		return r.Lo
-	case j.cfg.Broadcast && in == 0:
+	case j.perInstance(in):
 		return r.Lo + exec.KeyGroup(h)%r.Len()
 	}
 	return exec.KeyGroup(h)
+}
+
+// perInstance reports whether the rows of input in are the instance's own
+// rather than those of the key groups it owns: a broadcast join's left
+// rows (forwarded), and a windowed broadcast join's right rows too (the
+// instance's replica). They are written within the instance's own key
+// groups and restore only at the parallelism they were written at.
+func (j *HashJoin) perInstance(in int) bool {
+	return j.cfg.Broadcast && (in == 0 || j.cfg.Windowed)
 }
 
 // Snapshot implements exec.Stateful: it writes the rows added, changed and
@@ -192,7 +207,7 @@ func (j *HashJoin) snapshotRows(in int, s *side, w exec.StateWriter) error {
 	defer arrays.Release(keyCols)
 	for k, id := range ids {
 		g := j.groupOf(in, ck.hashes[k])
-		if j.cfg.Broadcast && in == 1 && !j.env.KeyGroups.Contains(g) {
+		if j.cfg.Broadcast && !j.perInstance(in) && !j.env.KeyGroups.Contains(g) {
 			continue // a replicated row the instance owning its group writes
 		}
 		key := rowkey.Append(append(j.keyBuf[:0], 1), keyCols, k)

@@ -119,9 +119,14 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 	run := func(c *cluster, s step) {
 		t.Helper()
 		var err error
-		if s.ctl != nil {
+		switch {
+		case s.wms != nil:
+			err = c.watermarks(s.wms)
+		case s.ctl != nil:
 			err = c.control(*s.ctl)
-		} else {
+		case s.to > 0:
+			err = c.forward(s.to-1, s.rows)
+		default:
 			err = c.send(s.in, s.rows, s.ops)
 		}
 		if err != nil {

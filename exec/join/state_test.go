@@ -21,6 +21,12 @@ type step struct {
 	rows [][]types.Datum
 	ops  []exec.Op
 	ctl  *exec.Control
+	// wms, when set, are watermarks of their own for each instance (a
+	// broadcast join's, which follow the left rows forwarded to it).
+	wms []int64
+	// to, when positive, forwards the left rows to instance to-1 (a
+	// broadcast join's, from the upstream instance matched with it).
+	to int
 }
 
 // stateTypes are the columns of both inputs of the restore tests: a key,

@@ -196,9 +196,10 @@ func DistributionCosts(leftRows, rightRows float64, p int) (hash, broadcast floa
 // equi-join on its keys and broadcasting the right side to the instances
 // of the left one (which is then not shuffled at all). Broadcast is
 // considered when the left side already runs in parallel, the right side's
-// state is bounded (a table, a bounded input), the join kind needs no
-// right row padded (inner, left, semi, anti, lookup), and all replicas fit
-// the broadcast budget. It wins when it costs less:
+// state is bounded (a table, a bounded input, or the time span of a
+// windowed join), the join kind needs no right row padded (inner, left,
+// semi, anti, lookup), and all replicas fit the broadcast budget. It wins
+// when it costs less:
 //
 //	hash      = (|left| + |right|) × shuffle + |right| × insert(|right| / p)
 //	broadcast = |left| × forward + p × |right| × (send + insert(|right|))
@@ -221,15 +222,13 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 	if !keyed || p < 2 || b.opts.Parallelism < 2 {
 		return distChoice{}
 	}
-	if _, windowed := n.Windowed(); windowed {
-		// Each replica of a broadcast side would free its rows by its own
-		// instance's watermark, while a checkpoint keeps one replica, the
-		// first to free them: an instance restored behind it would miss
-		// rows it still held.
-		return distChoice{}
-	}
+	_, windowed := n.Windowed()
 	rp := n.Right.Props()
-	if !rp.Bounded && !plan.ReadsTable(n.Right) {
+	if !windowed && !rp.Bounded && !plan.ReadsTable(n.Right) {
+		// A regular join keeps every row of an unbounded right side: in
+		// every instance, were it broadcast. A windowed join keeps the
+		// rows of a time span, so a small right side (one row per window:
+		// q5's and q7's maxima) stays small.
 		return distChoice{}
 	}
 	est := b.opts.Cost
@@ -246,7 +245,10 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 		{Desc: fmt.Sprintf("broadcast the right side to the left's %d instances: keep %d × %s rows, shuffle none", p, p, Human(rs)), Cost: bcast},
 	}
 	fits := float64(p)*rs*width <= budget
-	if b.opts.JoinDistribution == "" && b.opts.AdaptiveJoins {
+	if b.opts.JoinDistribution == "" && b.opts.AdaptiveJoins && !windowed {
+		// A windowed join does not switch: each of its replicas frees rows
+		// by its own instance's watermark, so they cannot move between
+		// layouts (exec/join's state.go).
 		if sw := b.joinSwitch(ordinal); sw != nil {
 			d.Chosen, d.Why = 0, sw.Why
 			if sw.Broadcast {
