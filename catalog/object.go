@@ -124,6 +124,13 @@ type SourceTraits struct {
 	// someone ingested: nothing waits to be read, so a reader behind the
 	// generator's event times is not lagging behind its input.
 	Generated bool
+	// SplitsShareTime says the splits of a Splittable source each hold a
+	// share of the same span of event time (a generator dealing its
+	// events to its splits), not stretches of it one after another (a
+	// file's byte ranges): a split that reads faster than the others runs
+	// ahead in event time, so the runtime keeps them within a drift of one
+	// another.
+	SplitsShareTime bool
 	// Rows estimates the rows of a bounded source; 0 when unknown.
 	Rows float64
 }

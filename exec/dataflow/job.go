@@ -87,6 +87,12 @@ type JobOptions struct {
 	// watermark is more than this ahead of the lowest among the job's
 	// sources with event time that have data to read (wmalign.go).
 	WatermarkAlignment time.Duration
+	// SplitAlignment, when positive and WatermarkAlignment is not, holds
+	// back an instance of a parallel source whose splits share their event
+	// time (WatermarkSpec.SplitsShareTime) whose watermark is more than
+	// this ahead of the lowest among the instances of its scan with data to
+	// read: an alignment group per such scan (wmalign.go).
+	SplitAlignment time.Duration
 	// onMarker, if set, sees every latency marker that reaches the sink,
 	// from the sink's task (tests).
 	onMarker func(exec.Control)
@@ -166,6 +172,10 @@ type Job struct {
 	// time, when JobOptions.WatermarkAlignment asks for one and there
 	// are two or more.
 	wmAlign *sourceAlignment
+	// splitAlign are the alignment groups of the scans whose splits share
+	// their event time, by stage, when JobOptions.SplitAlignment asks for
+	// them and wmAlign does not align every source.
+	splitAlign map[int]*sourceAlignment
 }
 
 // stageRun is a stage's runtime: its instances' inboxes, tasks and metrics.
@@ -265,6 +275,16 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 		}
 		if n > 1 {
 			j.wmAlign = newSourceAlignment(opts.WatermarkAlignment)
+		}
+	}
+	if j.wmAlign == nil && opts.SplitAlignment > 0 {
+		for si, s := range g.Stages {
+			if s.Source != nil && s.Watermark != nil && s.Watermark.SplitsShareTime && s.Parallelism > 1 {
+				if j.splitAlign == nil {
+					j.splitAlign = map[int]*sourceAlignment{}
+				}
+				j.splitAlign[si] = newSourceAlignment(opts.SplitAlignment)
+			}
 		}
 	}
 	// Create every task before starting any, so a failure to create one

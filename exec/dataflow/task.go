@@ -33,10 +33,12 @@ type task struct {
 	keep    *keeper      // source stages that append the keep probability (shed_keep.go)
 	tw      timerWait    // bounds waits for input by the chain's next timer
 
-	// alignID is the source's member number in job.wmAlign, when the job
-	// has one (-1 for a source outside it); alignHeld says the source is
-	// held back by its alignment group, and alignFlushed that its output
-	// was flushed since the hold began (wmalign.go).
+	// alignGroup is the source's alignment group (job.wmAlign, or its scan's
+	// in job.splitAlign), if it is in one, and alignID its member number
+	// there; alignHeld says the source is held back by its alignment
+	// group, and alignFlushed that its output was flushed since the hold
+	// began (wmalign.go).
+	alignGroup              *sourceAlignment
 	alignID                 int
 	alignHeld, alignFlushed bool
 
@@ -99,10 +101,14 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		t.source = src
 		if spec.Watermark != nil {
 			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
-			if _, msgs := src.(exec.MessageSource); j.wmAlign != nil && !msgs {
+			group := j.wmAlign
+			if group == nil {
+				group = j.splitAlign[si]
+			}
+			if _, msgs := src.(exec.MessageSource); group != nil && !msgs {
 				// A message source (a view's changes) carries its
 				// watermarks in-band: it is not held back, nor holds back.
-				t.alignID = j.wmAlign.join()
+				t.alignGroup, t.alignID = group, group.join()
 			} else {
 				t.alignID = -1
 			}

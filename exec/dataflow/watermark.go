@@ -24,6 +24,12 @@ type WatermarkSpec struct {
 	// IdleTimeout is how long a source may go without data before it is
 	// marked idle; 0 never marks it idle.
 	IdleTimeout time.Duration
+	// SplitsShareTime says the source's splits cover the same span of
+	// event time, each a share of it (a generator's events n mod P), not
+	// stretches of it one after another (a file's byte ranges): a split
+	// that reads faster than the others runs ahead in event time, and
+	// JobOptions.SplitAlignment keeps it within a drift of them.
+	SplitsShareTime bool
 	// OnLate, if set, receives the late rows of each chunk with the
 	// position of the chunk's first row among all rows the source read
 	// (late ones included), so a receiver can route each late row once

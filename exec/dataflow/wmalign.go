@@ -29,6 +29,11 @@ import (
 // Results do not change: a source's own watermark, and so which of its
 // rows are late, depend only on its rows; alignment changes when rows are
 // read, not what is read.
+//
+// JobOptions.SplitAlignment aligns less: the instances of each parallel
+// scan whose splits share their event time (WatermarkSpec.SplitsShareTime:
+// a generator dealing out one sequence of events), each scan a group of
+// its own, when the job does not align all its sources.
 
 // alignStall is how long the aligned sources wait for the lowest
 // watermark to rise before they read on regardless.
@@ -150,7 +155,7 @@ func (j *Job) WatermarkAlignment() time.Duration {
 // alignUpdate reports the source's watermark to its alignment group, if
 // it is in one; counts says whether the source has data to read.
 func (t *task) alignUpdate(counts bool) {
-	if a := t.job.wmAlign; a != nil && t.wm != nil && t.alignID >= 0 {
+	if a := t.alignGroup; a != nil && t.wm != nil && t.alignID >= 0 {
 		a.update(t.alignID, t.wm.wm, counts && !t.wm.idle)
 	}
 }
@@ -164,7 +169,7 @@ func (t *task) alignUpdate(counts bool) {
 // idle. Its output is flushed when a hold begins: what it holds may be
 // what the others wait for.
 func (t *task) holdBack(ctx context.Context, timerDue time.Time) (bool, error) {
-	a := t.job.wmAlign
+	a := t.alignGroup
 	if a == nil || t.wm == nil || t.alignID < 0 {
 		return false, nil
 	}

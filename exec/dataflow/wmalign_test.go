@@ -249,3 +249,56 @@ func TestCaughtUpSourceHoldsNoOneBack(t *testing.T) {
 		t.Fatalf("the backfill was held back %v: the caught-up source held it until the stall", held)
 	}
 }
+
+// TestSplitsThatShareTimeStayWithinTheDrift runs one source stage at
+// parallelism 2 whose first split reads 100 seconds of event time at once
+// and whose second takes 2 ms a second. When its splits share their event
+// time (WatermarkSpec.SplitsShareTime) and the job aligns splits, the fast
+// one stays within the drift of the slow one; splits that do not share it
+// (a file's byte ranges) read on, as does a job that aligns no splits.
+func TestSplitsThatShareTimeStayWithinTheDrift(t *testing.T) {
+	const step, drift = 1000, 2 * time.Second
+	for _, tc := range []struct {
+		share   bool
+		align   time.Duration
+		aligned bool
+	}{{true, drift, true}, {false, drift, false}, {true, 0, false}} {
+		alloc := exectest.Alloc(t)
+		slow := &timedSource{chunks: 100, rows: 10, step: step, pause: 2 * time.Millisecond}
+		fast := &timedSource{chunks: 100, rows: 10, step: step}
+		var mu sync.Mutex
+		var lead int64
+		fast.onNext = func(upto int64) {
+			mu.Lock()
+			lead = max(lead, upto-slow.emitted.Load())
+			mu.Unlock()
+		}
+		sink := &rowCounter{}
+		g := GraphSpec{Stages: []StageSpec{
+			{Parallelism: 2, Source: func(inst int) (exec.Source, error) {
+				if inst == 0 {
+					return fast, nil
+				}
+				return slow, nil
+			}, Watermark: &WatermarkSpec{TimeCol: 0, SplitsShareTime: tc.share}},
+			{Parallelism: 1, Inputs: []InputSpec{{From: 0, Dist: DistSingle}}, Ops: []OpSpec{only("count", sink)}},
+		}}
+		job := runJob(t, g, JobOptions{Alloc: alloc, SplitAlignment: tc.align})
+		if got := sink.rows[0].Load(); got != 2000 {
+			t.Fatalf("%+v: the sink counted %d rows, want 2000", tc, got)
+		}
+		bound := drift.Milliseconds() + 2*step
+		switch {
+		case tc.aligned && lead > bound:
+			t.Errorf("%+v: the fast split read %d ms past the slow one, more than %d", tc, lead, bound)
+		case !tc.aligned && lead <= bound:
+			t.Errorf("%+v: the fast split stayed within %d ms of the slow one (%d) though not aligned", tc, bound, lead)
+		}
+		if got := job.splitAlign[0] != nil; got != tc.aligned {
+			t.Errorf("%+v: the scan has an alignment group: %v", tc, got)
+		}
+		if tc.aligned && job.splitAlign[0].held.Load() == 0 {
+			t.Errorf("%+v: the fast split was never held back", tc)
+		}
+	}
+}

@@ -206,7 +206,7 @@ func (e *Engine) queryGraph(obj *catalog.Object, cq *compiledQuery, checkpointed
 	}
 	opts.PolicyInterval, opts.LatencyInterval = e.rateIntervals(obj)
 	if st := obj.Settings; st != nil && st.WatermarkAlignmentMs != nil {
-		opts.WatermarkAlignment = time.Duration(*st.WatermarkAlignmentMs) * time.Millisecond
+		setAlignment(&opts, time.Duration(*st.WatermarkAlignmentMs)*time.Millisecond)
 	}
 	return queryGraph{graph: g, mv: mv, options: opts}, nil
 }

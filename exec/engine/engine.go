@@ -274,11 +274,32 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 	return e, nil
 }
 
+// splitAlignment is the drift within which the instances of a parallel
+// scan whose splits share their event time (a nexmark generator's) keep
+// their watermarks, unless the query aligns all its sources or none
+// (SET watermark_alignment): a split read faster than the others would
+// otherwise run ahead, and a join or window downstream hold its rows
+// until the slowest split caught up — at p2, q7's join held twice the
+// bids of p1. The splits are one stream dealt out: what combines them by
+// event time waits for the slowest anyway.
+const splitAlignment = time.Second
+
 // jobOptions returns the options of a job named name whose warnings are
 // labelled label (empty: unlabelled).
 func (e *Engine) jobOptions(name, label string) dataflow.JobOptions {
 	return dataflow.JobOptions{Name: name, Alloc: e.alloc, BufferBytes: e.cfg.BufferBytes,
-		OnWarning: e.warner(label), StateBudget: e.state, WatermarkAlignment: e.cfg.WatermarkAlignment}
+		OnWarning: e.warner(label), StateBudget: e.state, WatermarkAlignment: e.cfg.WatermarkAlignment,
+		SplitAlignment: splitAlignment}
+}
+
+// setAlignment applies a query's SET watermark_alignment to its job's
+// options: a drift aligns all its sources, 0 none (not even the splits of
+// one scan).
+func setAlignment(opts *dataflow.JobOptions, d time.Duration) {
+	opts.WatermarkAlignment = d
+	if d == 0 {
+		opts.SplitAlignment = 0
+	}
 }
 
 // corruptQuery returns the error of a resumed query that failed on

@@ -27,7 +27,8 @@ func (e *Engine) watermarkFor(src *physical.Source) *dataflow.WatermarkSpec {
 	if obj.Watermark == nil || src.TimeOrd < 0 || obj.Kind == catalog.View {
 		return nil
 	}
-	spec := &dataflow.WatermarkSpec{TimeCol: src.TimeOrd, DelayMs: obj.Watermark.DelayMs, IdleTimeout: idleTimeout(obj)}
+	spec := &dataflow.WatermarkSpec{TimeCol: src.TimeOrd, DelayMs: obj.Watermark.DelayMs, IdleTimeout: idleTimeout(obj),
+		SplitsShareTime: e.conns.TraitsIn(obj, e.connEnv()).SplitsShareTime}
 	if target := obj.Options["late_rows_to"]; target != "" && len(src.Ords) == len(obj.Columns) {
 		spec.OnLate = func(ctx context.Context, pos int64, late exec.Chunk) error {
 			return e.late.route(e, obj, target, pos, late)

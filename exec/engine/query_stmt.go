@@ -127,7 +127,7 @@ func (s *Session) push(st *sql.Select) (*Result, error) {
 	}
 	opts := e.jobOptions("push query", "")
 	if s.alignment != nil {
-		opts.WatermarkAlignment = *s.alignment
+		setAlignment(&opts, *s.alignment)
 	}
 	job, err := dataflow.StartJob(e.ctx, g, opts)
 	if err != nil {

@@ -32,11 +32,12 @@ func (Connector) Columns(opts map[string]string) []catalog.Column {
 }
 
 // Traits says a nexmark stream is generated, read in one split per
-// instance, and bounded with a number of events, of which its table's
-// share (NEXMARK.md §1.3: 2 % persons, 6 % auctions, 92 % bids) is the
-// estimate of its rows.
+// instance, whose splits take turns at blocks of the one sequence of
+// events (so they share its event time), and bounded with a number of
+// events, of which its table's share (NEXMARK.md §1.3: 2 % persons, 6 %
+// auctions, 92 % bids) is the estimate of its rows.
 func (Connector) Traits(spec connector.Spec) catalog.SourceTraits {
-	t := catalog.SourceTraits{Splittable: true, Generated: true}
+	t := catalog.SourceTraits{Splittable: true, Generated: true, SplitsShareTime: true}
 	get := lookup(spec.Options)
 	if v, ok := get("events"); ok {
 		if n, err := intOption("events", v, 0, MaxEvents); err == nil && n > 0 {
