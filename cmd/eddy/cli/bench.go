@@ -111,7 +111,7 @@ writing the report).`,
 	fl.Float64Var(&f.rate, "rate", 0, "throttle the generator to this many events/s (0: unthrottled)")
 	fl.StringVar(&f.dir, "dir", "", "read the query files (qN.sql) and the data files they read from this directory instead of the queries built into eddy")
 	fl.DurationVar(&f.checkpoint, "checkpoint-interval", 0, "checkpoint each query's job this often into a state store on disk (0: no checkpoints)")
-	fl.DurationVar(&f.alignment, "watermark-alignment", 0, "align the watermarks of each query's sources within this drift (0: not aligned; see SET watermark_alignment)")
+	fl.DurationVar(&f.alignment, "watermark-alignment", 0, "align the watermarks of each query's sources within this drift (0: only the splits of each generator scan, within 1s; see SET watermark_alignment)")
 	fl.BoolVar(&f.disk, "disk", false, "run each query's engine on a data directory on disk, without checkpoints unless --checkpoint-interval says")
 	fl.StringVar(&f.generate, "generate", nexmark.GenerateRead, "what the generator makes: read (the tables each query reads) or all (every event of every table, every column)")
 	fl.StringVar(&f.child, "child", "", "run one query in this process and report it as JSON lines (used by the bench itself)")
