@@ -115,7 +115,7 @@ var sourceCases = map[string]connCase[catalog.SourceTraits]{
 	},
 	"nexmark": {
 		valid:     map[string]string{"connector": "nexmark", "table": "bid", "events": "1000"},
-		traits:    catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, Rows: 920},
+		traits:    catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, SplitsShareTime: true, Rows: 920},
 		invalid:   map[string]string{"connector": "nexmark", "table": "bid", "events": "many"},
 		badOption: "events",
 	},
@@ -166,10 +166,10 @@ func TestSourceTraits(t *testing.T) {
 	}{
 		{"file", map[string]string{"path": "f.csv", "follow": " TRUE "}, catalog.SourceTraits{}},
 		{"file", map[string]string{"path": "f.csv", "follow": "false"}, catalog.SourceTraits{Bounded: true, Splittable: true}},
-		{"nexmark", map[string]string{"table": "person"}, catalog.SourceTraits{Splittable: true, Generated: true}},
-		{"nexmark", map[string]string{"table": "person", "events": "00"}, catalog.SourceTraits{Splittable: true, Generated: true}},
-		{"nexmark", map[string]string{"table": "Auction", "events": " 1000 "}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, Rows: 60}},
-		{"nexmark", map[string]string{"table": "nope", "events": "1000"}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true}},
+		{"nexmark", map[string]string{"table": "person"}, catalog.SourceTraits{Splittable: true, Generated: true, SplitsShareTime: true}},
+		{"nexmark", map[string]string{"table": "person", "events": "00"}, catalog.SourceTraits{Splittable: true, Generated: true, SplitsShareTime: true}},
+		{"nexmark", map[string]string{"table": "Auction", "events": " 1000 "}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, SplitsShareTime: true, Rows: 60}},
+		{"nexmark", map[string]string{"table": "nope", "events": "1000"}, catalog.SourceTraits{Bounded: true, Splittable: true, Generated: true, SplitsShareTime: true}},
 	} {
 		c, err := r.Source(tt.conn)
 		if err != nil {
