@@ -22,6 +22,8 @@ type Partitions struct {
 	// Index.
 	Touched []*Partition
 	Gauge   Gauge
+	// keys is the arena the partitions' trees share (keyarena.go).
+	keys *keyArena
 }
 
 // Begin starts a chunk.
@@ -36,6 +38,7 @@ func (ps *Partitions) Touch(pk []byte) *Partition {
 			ps.m = map[string]*Partition{}
 		}
 		p = &Partition{Key: string(pk)}
+		p.Tree.keys = ps.sharedKeys()
 		ps.m[p.Key] = p
 		ps.Gauge.Parts++
 		ps.Gauge.KeyBytes += int64(len(p.Key))
@@ -63,6 +66,7 @@ func (ps *Partitions) Finish() {
 	}
 	clear(ps.Touched)
 	ps.Touched = ps.Touched[:0]
+	ps.compactKeys()
 }
 
 // Keys returns the encoded keys of the partitions held, in no order.
@@ -87,6 +91,12 @@ func (ps *Partitions) Drop(pk string) {
 		return
 	}
 	ps.Gauge.Forget(&p.Tree)
+	if ka := p.Tree.keys; ka != nil && ka.shared() {
+		_ = p.Tree.Each(func(e *Entry) error {
+			ka.dead += ka.span(len(e.S))
+			return nil
+		})
+	}
 	ps.Gauge.Parts--
 	ps.Gauge.KeyBytes -= int64(len(p.Key))
 	delete(ps.m, pk)

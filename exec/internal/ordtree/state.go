@@ -184,6 +184,7 @@ func (ps *Partitions) Load(pk, key string, n int64) (*Partition, error) {
 			ps.m = map[string]*Partition{}
 		}
 		p = &Partition{Key: strings.Clone(pk)}
+		p.Tree.keys = ps.sharedKeys()
 		ps.m[p.Key] = p
 		ps.Gauge.Parts++
 		ps.Gauge.KeyBytes += int64(len(p.Key))

@@ -3,11 +3,8 @@ package ordtree
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 	"slices"
 	"strings"
-
-	"github.com/eddysql/eddy/exec/internal/arena"
 )
 
 // ErrAbsent is returned by Tree.Add for a retraction of a key the
@@ -106,20 +103,22 @@ type Tree struct {
 	Total int64 // copies held
 	// keys is the arena of the leaves' keys, appended to and never
 	// written over: a key's bytes stay where its Entry views saw them.
-	// dead counts the bytes of keys removed since, which a compaction
-	// (compactKeys) drops once they are most of the arena, or a quarter
-	// of it when a new key would make it grow.
-	keys arena.Arena
-	dead int
+	// A tree's own (nil until its first key) counts the bytes of keys
+	// removed, which a compaction (compactKeys) drops once they are most
+	// of the arena, or a quarter of it when a new key would make it grow;
+	// the partitions of an operator share one (Partitions.keys), which
+	// Partitions compacts.
+	keys *keyArena
 }
 
-// ErrKeysFull is returned by Tree.Add when a partition's sort keys would
-// pass the 4 GiB its key arena addresses.
-var ErrKeysFull = errors.New("a partition's sort keys exceed 4 GiB")
+// ErrKeysFull is returned by Tree.Add when sort keys would pass what
+// their key arena addresses: 4 GiB of a tree's own, 32 GiB of the keys an
+// operator's partitions share.
+var ErrKeysFull = errors.New("sort keys exceed what their arena addresses (4 GiB of a partition's own, 32 GiB shared)")
 
 // key returns the bytes of slot e's key, a view of the arena.
 func (t *Tree) key(e *slot) string {
-	return t.keys.String(uint64(e.off), e.n)
+	return t.keys.str(e.off, e.n)
 }
 
 // entry returns slot e as an Entry.
@@ -172,6 +171,9 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 		}
 		t.root = &node{leaf: true}
 	}
+	if t.keys == nil {
+		t.keys = &keyArena{}
+	}
 	stored, before, err := t.root.add(t, key, w, id, olen, g)
 	if err != nil {
 		return Entry{}, 0, err
@@ -186,9 +188,13 @@ func (t *Tree) Add(key Key, w int64, id, olen int32, g *Gauge) (Entry, int64, er
 	case !r.leaf && len(r.children) == 1:
 		t.root = r.children[0]
 	case r.leaf && len(r.entries) == 0:
-		t.root, t.keys, t.dead = nil, arena.Arena{}, 0
+		t.root = nil
+		if !t.keys.shared() {
+			t.keys = nil
+		}
+		return stored, before, nil
 	}
-	if t.dead > compactMin && 2*int64(t.dead) > t.keys.Used() {
+	if ka := t.keys; !ka.shared() && ka.dead > compactMin && 2*ka.dead > ka.a.Used() {
 		t.compactKeys(0)
 	}
 	return stored, before, nil
@@ -205,19 +211,9 @@ const compactMin = 256
 // that replace removed ones (a bounded Top-N's partition evicts one at each
 // entry) fill it rather than grow it by a copy at once.
 func (t *Tree) compactKeys(extra int) {
-	var keys arena.Arena
-	keys.Reserve(2*(t.keys.Used()-int64(t.dead)) + int64(extra))
-	n := t.root
-	for !n.leaf {
-		n = n.children[0]
-	}
-	for ; n != nil; n = n.next {
-		for i := range n.entries {
-			e := &n.entries[i]
-			e.off = uint32(keys.AddString(t.key(e)))
-		}
-	}
-	t.keys, t.dead = keys, 0
+	keys := &keyArena{}
+	keys.a.Reserve(2*(t.keys.a.Used()-t.keys.dead) + int64(extra))
+	t.moveKeys(keys)
 }
 
 // Find returns the copies held below key (its rank) and of key.
@@ -385,16 +381,15 @@ func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Ent
 		if w <= 0 {
 			return Entry{}, 0, ErrAbsent
 		}
-		// A value may start the next block: room for one more.
-		if t.keys.Next()+uint64(len(key.S))+1<<20 > math.MaxUint32 {
+		if t.keys.full(len(key.S)) {
 			return Entry{}, 0, ErrKeysFull
 		}
-		if len(key.S) > t.keys.Room() && t.dead > 0 && 4*int64(t.dead) >= t.keys.Used() {
+		if ka := t.keys; !ka.shared() && len(key.S) > ka.a.Room() && ka.dead > 0 && 4*ka.dead >= ka.a.Used() {
 			// The arena would grow, by a copy of its first block, and
 			// a quarter of it is dead: drop those bytes instead.
 			t.compactKeys(len(key.S))
 		}
-		e := slot{pfx: key.pfx, off: uint32(t.keys.AddString(key.S)), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
+		e := slot{pfx: key.pfx, off: t.keys.add(key.S), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
 		if len(n.entries) == cap(n.entries) {
 			n.entries = growLeaf(n.entries)
 		}
@@ -409,7 +404,7 @@ func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Ent
 		return Entry{}, 0, ErrAbsent
 	}
 	if e.N += w; e.N == 0 {
-		t.dead += int(e.n)
+		t.keys.dead += t.keys.span(int(e.n))
 		n.entries = slices.Delete(n.entries, i, i+1)
 		g.Entries--
 		g.KeyBytes -= int64(len(stored.S))

@@ -97,8 +97,12 @@ func checkTree(t *testing.T, step int, tr *Tree, g *Gauge, model map[string]int6
 	}
 	// The key arena holds the live keys and the removed ones not yet
 	// compacted away, which are never most of it for long.
-	if live := tr.keys.Used() - int64(tr.dead); live != g.KeyBytes || (tr.dead > compactMin && 2*int64(tr.dead) > tr.keys.Used()) {
-		t.Fatalf("step %d: key arena of %d bytes, %d dead; gauge %d live key bytes", step, tr.keys.Used(), tr.dead, g.KeyBytes)
+	var used, dead int64
+	if tr.keys != nil {
+		used, dead = tr.keys.a.Used(), tr.keys.dead
+	}
+	if live := used - dead; live != g.KeyBytes || (dead > compactMin && 2*dead > used) {
+		t.Fatalf("step %d: key arena of %d bytes, %d dead; gauge %d live key bytes", step, used, dead, g.KeyBytes)
 	}
 	// The leaf chain lists every entry in order.
 	var leaf *node
@@ -201,8 +205,8 @@ func TestTreeKeysUnderChurn(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		if limit := 3*g.KeyBytes + 512; i > 100 && tr.keys.Bytes() > limit {
-			t.Fatalf("row %d: the key arena holds %d bytes for %d live", i, tr.keys.Bytes(), g.KeyBytes)
+		if limit := 3*g.KeyBytes + 512; i > 100 && tr.keys.a.Bytes() > limit {
+			t.Fatalf("row %d: the key arena holds %d bytes for %d live", i, tr.keys.a.Bytes(), g.KeyBytes)
 		}
 	}
 	runtime.ReadMemStats(&after)
