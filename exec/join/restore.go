@@ -68,6 +68,11 @@ func (j *HashJoin) restoreScan(ctx context.Context, r exec.StateReader, scans []
 	if j.ttl != nil {
 		j.ttl.now = j.env.Now().UnixMilli() // restored keys count as accessed now
 	}
+	for _, s := range j.sides {
+		// The rows restored are the checkpoint's: what changes after
+		// them is what the next snapshot writes.
+		s.changes.Track()
+	}
 	var rows [2]restored
 	var pend restored
 	var pendOps []exec.Op

@@ -196,6 +196,12 @@ func (j *HashJoin) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) err
 func (j *HashJoin) snapshotRows(in int, s *side, w exec.StateWriter) error {
 	ck := &j.ck
 	ids := s.changes.Dirty(ck.ids[:0])
+	if !s.changes.Tracking() {
+		// The first snapshot: every row held.
+		for b := range int32(len(s.buckets)) {
+			ids = s.appendRows(b, ids)
+		}
+	}
 	ck.ids = ids
 	if len(ids) == 0 {
 		return nil

@@ -25,7 +25,13 @@ import (
 // snapshot), and reports its removal (Removed), which records a deletion
 // only if the checkpoint holds an entry of the row. Until a snapshot has
 // written rows, no row has an identity and no deletion is ever recorded.
+//
+// Until its first Reset (the end of a first snapshot) or Track (a
+// restore), Changes tracks nothing: every row held is changed, so the
+// operator's first snapshot writes all of them (Tracking reports it), and
+// a query that never checkpoints keeps no list of every row it ever added.
 type Changes struct {
+	tracking bool
 	dirty []uint64 // a bit per row id: changed since the last snapshot
 	gone  []uint64 // a bit per row id: removed since it was marked
 	ids   []int32  // the dirty row ids, each once
@@ -93,6 +99,9 @@ func clearBit(bits []uint64, id int32) {
 // Mark records that row id was added or that what its entry holds
 // changed.
 func (c *Changes) Mark(id int32) {
+	if !c.tracking {
+		return
+	}
 	if setBit(&c.dirty, id) {
 		c.ids = append(c.ids, id)
 	}
@@ -107,6 +116,9 @@ func (c *Changes) Held(id int32) bool { return int(id) < len(c.ident) && c.ident
 // removed. If the checkpoint holds an entry of the row (Held), its
 // deletion is recorded; otherwise key is not read.
 func (c *Changes) Removed(id int32, tag byte, key []byte) {
+	if !c.tracking {
+		return // no entry is held, and every row held is changed
+	}
 	if hasBit(c.dirty, id) {
 		setBit(&c.gone, id)
 	}
@@ -120,8 +132,17 @@ func (c *Changes) Removed(id int32, tag byte, key []byte) {
 }
 
 // Clean reports whether nothing changed since the last Reset: no row
-// marked, no deletion recorded.
-func (c *Changes) Clean() bool { return len(c.ids) == 0 && len(c.delEnds) == 0 }
+// marked, no deletion recorded. Before changes are tracked, every row
+// held is changed, and it reports false.
+func (c *Changes) Clean() bool { return c.tracking && len(c.ids) == 0 && len(c.delEnds) == 0 }
+
+// Tracking reports whether changes are tracked: after a Reset or Track.
+// Before, Dirty lists nothing, and every row held counts as changed.
+func (c *Changes) Tracking() bool { return c.tracking }
+
+// Track starts tracking changes, as after a snapshot: a restore's rows are
+// the checkpoint's, and only what changes after them is written next.
+func (c *Changes) Track() { c.tracking = true }
 
 // Drop records that row id left the store without its entry being
 // deleted: the entry is another instance's from now on (a rescale moved
@@ -146,7 +167,8 @@ func (c *Changes) Renumber() {
 }
 
 // Dirty appends to ids the rows marked since the last Reset that are
-// still held.
+// still held (none before changes are tracked: the caller then writes
+// every row it holds).
 func (c *Changes) Dirty(ids []int32) []int32 {
 	for _, id := range c.ids {
 		if !hasBit(c.gone, id) {
@@ -215,8 +237,10 @@ func (c *Changes) Restored(id int32, group int, ident uint64, held bool) {
 	c.ident[id], c.group[id] = ident, uint16(group)
 }
 
-// Reset forgets the changes: the next snapshot starts from here.
+// Reset forgets the changes: the next snapshot starts from here, and
+// changes are tracked from now on.
 func (c *Changes) Reset() {
+	c.tracking = true
 	for _, id := range c.ids {
 		clearBit(c.dirty, id)
 		clearBit(c.gone, id)

@@ -79,12 +79,22 @@ func sameBits(a, b *Col, x, y int32) bool {
 	return a.Compare(x, y) == 0
 }
 
-// TestChanges checks the change tracking: marked rows are dirty until
-// Reset, removed ones are not, only rows a snapshot persisted record a
-// deletion, under their key, group and identity, and identities handed
-// out after a restore are above the restored ones.
+// TestChanges checks the change tracking: nothing is tracked before the
+// first Reset or Track (every row counts as changed), marked rows are
+// dirty until Reset, removed ones are not, only rows a snapshot persisted
+// record a deletion, under their key, group and identity, and identities
+// handed out after a restore are above the restored ones.
 func TestChanges(t *testing.T) {
 	var c Changes
+	c.Mark(3)
+	c.Removed(3, 1, []byte("k"))
+	if got := c.Dirty(nil); c.Tracking() || c.Clean() || len(got) != 0 {
+		t.Fatalf("before the first snapshot: tracking %v, clean %v, dirty %v", c.Tracking(), c.Clean(), got)
+	}
+	c.Track()
+	if !c.Tracking() || !c.Clean() {
+		t.Fatalf("after Track: tracking %v, clean %v", c.Tracking(), c.Clean())
+	}
 	c.Mark(3)
 	c.Mark(70)
 	c.Mark(3)
