@@ -32,12 +32,12 @@ import (
 // a query that never checkpoints keeps no list of every row it ever added.
 type Changes struct {
 	tracking bool
-	dirty []uint64 // a bit per row id: changed since the last snapshot
-	gone  []uint64 // a bit per row id: removed since it was marked
-	ids   []int32  // the dirty row ids, each once
-	ident []uint64 // by row id: the identity of the row's entry; 0: none
-	group []uint16 // by row id: the key group of the row's entry
-	next  uint64   // the identity to hand out next (from 1)
+	dirty    []uint64 // a bit per row id: changed since the last snapshot
+	gone     []uint64 // a bit per row id: removed since it was marked
+	ids      []int32  // the dirty row ids, each once
+	ident    []uint64 // by row id: the identity of the row's entry; 0: none
+	group    []uint16 // by row id: the key group of the row's entry
+	next     uint64   // the identity to hand out next (from 1)
 	// The entries to delete: keys concatenated, the end of each, its group.
 	delKeys   []byte
 	delEnds   []int
