@@ -123,7 +123,7 @@ func (j *HashJoin) apply(in int, probe, other *side, cols, keyCols []arrow.Array
 		probe.untrack(id)
 	}
 	probe.removeRow(b, id, h)
-	if probe.buckets[b].n > 0 {
+	if probe.buckets.Ref(b).n > 0 {
 		probe.touch(b)
 	}
 	return nil

@@ -143,10 +143,12 @@ type side struct {
 	counted bool
 	matches []int32
 	// The index: the buckets by the hash of their join key, the buckets
-	// (those free listed in freeBuckets), and by row id: its bucket and
-	// the next and previous ids of its bucket's list.
+	// (nbuckets of them, those free listed in freeBuckets; by pages, so
+	// that millions of join keys grow them without copies), and by row
+	// id: its bucket and the next and previous ids of its bucket's list.
 	index       probe.Index
-	buckets     []bucket
+	buckets     paged.Vec[bucket]
+	nbuckets    int32
 	freeBuckets []int32
 	bucketOf    paged.Vec[int32]
 	rnext       paged.Vec[int32]
@@ -287,7 +289,7 @@ func (j *HashJoin) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		}
 		if b := other.lookup(j.khashes[i], keyCols, i); b != noRow {
 			other.touch(b)
-			for id := other.buckets[b].head; id != noRow; id = other.rnext.At(id) {
+			for id := other.buckets.Ref(b).head; id != noRow; id = other.rnext.At(id) {
 				j.cand = append(j.cand, int32(i))
 				j.candIDs = append(j.candIDs, id)
 			}
@@ -348,7 +350,7 @@ func (j *HashJoin) peekRows(s *side, lo, hi int) {
 func (j *HashJoin) peekBuckets(s *side, ids []int32) {
 	var sum uint64
 	for _, id := range ids {
-		sum += s.peek(s.buckets[s.bucketOf.At(id)].hash)
+		sum += s.peek(s.buckets.Ref(s.bucketOf.At(id)).hash)
 	}
 	j.peeked += sum
 }

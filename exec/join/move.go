@@ -127,8 +127,8 @@ func (j *HashJoin) asOfSnapshot() bool {
 // filtered of the dropped rows' entries (and the stale ones).
 func (s *side) dropGroups(own exec.KeyGroupRange) {
 	dropped := false
-	for b := range int32(len(s.buckets)) {
-		bk := &s.buckets[b]
+	for b := range s.nbuckets {
+		bk := s.buckets.Ref(b)
 		if bk.n == 0 || own.Contains(exec.KeyGroup(bk.hash)) {
 			continue
 		}
@@ -154,8 +154,8 @@ func (s *side) dropGroups(own exec.KeyGroupRange) {
 // touchAll counts every key the side holds as accessed now, for the state
 // TTL.
 func (s *side) touchAll() {
-	for b := range int32(len(s.buckets)) {
-		if s.buckets[b].n > 0 {
+	for b := range s.nbuckets {
+		if s.buckets.Ref(b).n > 0 {
 			s.touch(b)
 		}
 	}

@@ -347,8 +347,8 @@ func dumpJoin(t *testing.T, j *HashJoin) string {
 		})
 		var ids []int32
 		n := 0
-		for b := range int32(len(s.buckets)) {
-			bk := &s.buckets[b]
+		for b := range s.nbuckets {
+			bk := s.buckets.Ref(b)
 			if bk.n == 0 {
 				continue
 			}

@@ -110,7 +110,7 @@ func (s *side) link(b int32, id int32, h uint64) {
 	for int(id) >= len(s.next) {
 		s.next = append(s.next, noRow)
 	}
-	heads := s.idx.heads[s.buckets[b].rix-1]
+	heads := s.idx.heads[s.buckets.Ref(b).rix-1]
 	s.next[id] = noRow
 	if first, ok := heads[h]; ok {
 		s.next[id] = first
@@ -120,7 +120,7 @@ func (s *side) link(b int32, id int32, h uint64) {
 
 // unlink removes id, whose row hashes to h, from b's row index.
 func (s *side) unlink(b int32, id int32, h uint64) {
-	heads := s.idx.heads[s.buckets[b].rix-1]
+	heads := s.idx.heads[s.buckets.Ref(b).rix-1]
 	prev := int32(noRow)
 	for cur, ok := heads[h]; ok && cur != noRow; prev, cur = cur, s.next[cur] {
 		if cur != id {
@@ -146,10 +146,10 @@ func (s *side) newRowIndex(b int32, n int) {
 		r := x.free[k-1]
 		x.free = x.free[:k-1]
 		x.heads[r] = m
-		s.buckets[b].rix = r + 1
+		s.buckets.Ref(b).rix = r + 1
 	} else {
 		x.heads = append(x.heads, m)
-		s.buckets[b].rix = int32(len(x.heads))
+		s.buckets.Ref(b).rix = int32(len(x.heads))
 	}
 	x.live++
 	x.buckets = append(x.buckets, b)
@@ -158,10 +158,10 @@ func (s *side) newRowIndex(b int32, n int) {
 // dropRowIndex drops bucket b's row index.
 func (s *side) dropRowIndex(b int32) {
 	x := &s.idx
-	r := s.buckets[b].rix - 1
+	r := s.buckets.Ref(b).rix - 1
 	x.heads[r] = nil
 	x.free = append(x.free, r)
-	s.buckets[b].rix = 0
+	s.buckets.Ref(b).rix = 0
 	x.live--
 }
 
@@ -173,7 +173,7 @@ func (s *side) find(alloc memory.Allocator, b int32, h uint64, cols []arrow.Arra
 	if b == noRow {
 		return noRow, nil
 	}
-	if s.buckets[b].rix == 0 && s.buckets[b].n > bucketIndexMin {
+	if s.buckets.Ref(b).rix == 0 && s.buckets.Ref(b).n > bucketIndexMin {
 		ids := s.appendRows(b, nil)
 		hs, err := s.storedHashes(alloc, ids)
 		if err != nil {
@@ -184,7 +184,7 @@ func (s *side) find(alloc memory.Allocator, b int32, h uint64, cols []arrow.Arra
 			s.link(b, id, hs[k])
 		}
 	}
-	bk := &s.buckets[b]
+	bk := s.buckets.Ref(b)
 	if bk.rix == 0 {
 		for id := bk.head; id != noRow; id = s.rnext.At(id) {
 			if s.store.Equal(id, cols, i) {
@@ -198,7 +198,7 @@ func (s *side) find(alloc memory.Allocator, b int32, h uint64, cols []arrow.Arra
 	if s.idx.lookups >= s.idx.sweepAt {
 		s.sweep()
 	}
-	heads := s.idx.heads[s.buckets[b].rix-1]
+	heads := s.idx.heads[s.buckets.Ref(b).rix-1]
 	for cur, ok := heads[h]; ok && cur != noRow; cur = s.next[cur] {
 		if s.store.Equal(cur, cols, i) {
 			return cur, nil
@@ -213,8 +213,8 @@ func (s *side) sweep() {
 	kept := x.buckets[:0]
 	for _, b := range x.buckets {
 		switch {
-		case s.buckets[b].rix == 0:
-		case s.buckets[b].epoch != x.epoch:
+		case s.buckets.Ref(b).rix == 0:
+		case s.buckets.Ref(b).epoch != x.epoch:
 			s.dropRowIndex(b)
 		default:
 			kept = append(kept, b)

@@ -1,7 +1,6 @@
 package join
 
 import (
-	"slices"
 	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -55,7 +54,7 @@ func (s *side) keyMatches(id int32, keyCols []arrow.Array, i int) bool {
 // hash is h, or noRow.
 func (s *side) lookup(h uint64, keyCols []arrow.Array, i int) int32 {
 	return s.index.Find(h, func(b int32) bool {
-		bk := &s.buckets[b]
+		bk := s.buckets.Ref(b)
 		return bk.hash == h && s.keyMatches(bk.head, keyCols, i)
 	})
 }
@@ -64,7 +63,7 @@ func (s *side) lookup(h uint64, keyCols []arrow.Array, i int) int32 {
 // (the other side, or s itself), whose hash is h, or noRow.
 func (s *side) lookupStored(h uint64, o *side, id int32) int32 {
 	return s.index.Find(h, func(b int32) bool {
-		bk := &s.buckets[b]
+		bk := s.buckets.Ref(b)
 		if bk.hash != h {
 			return false
 		}
@@ -82,7 +81,7 @@ func (s *side) lookupStored(h uint64, o *side, id int32) int32 {
 // probe.Index.Peek).
 func (s *side) peek(h uint64) uint64 {
 	if b := s.index.Peek(h); b >= 0 {
-		return s.buckets[b].hash
+		return s.buckets.Ref(b).hash
 	}
 	return 0
 }
@@ -98,10 +97,13 @@ func (s *side) bucketFor(h uint64, keyCols []arrow.Array, i int) int32 {
 		b = s.freeBuckets[k-1]
 		s.freeBuckets = s.freeBuckets[:k-1]
 	} else {
-		b = int32(len(s.buckets))
-		s.buckets = append(s.buckets, bucket{})
+		b = s.nbuckets
+		if int(b) >= s.buckets.Cap() {
+			s.buckets.Grow(int(b) + 1)
+		}
+		s.nbuckets++
 	}
-	s.buckets[b] = bucket{hash: h, head: noRow, tail: noRow}
+	*s.buckets.Ref(b) = bucket{hash: h, head: noRow, tail: noRow}
 	s.index.Insert(h, b)
 	if s.ttl != nil {
 		s.attachTTL(b)
@@ -111,20 +113,20 @@ func (s *side) bucketFor(h uint64, keyCols []arrow.Array, i int) int32 {
 
 // freeBucket drops bucket b, empty.
 func (s *side) freeBucket(b int32) {
-	if s.buckets[b].rix != 0 {
+	if s.buckets.Ref(b).rix != 0 {
 		s.dropRowIndex(b)
 	}
-	s.index.Remove(s.buckets[b].hash, b)
+	s.index.Remove(s.buckets.Ref(b).hash, b)
 	if s.ttl != nil {
-		s.ttl.detach(s.buckets[b].slot)
+		s.ttl.detach(s.buckets.Ref(b).slot)
 	}
-	s.buckets[b] = bucket{head: noRow, tail: noRow}
+	*s.buckets.Ref(b) = bucket{head: noRow, tail: noRow}
 	s.freeBuckets = append(s.freeBuckets, b)
 }
 
 // appendRows appends bucket b's row ids to ids.
 func (s *side) appendRows(b int32, ids []int32) []int32 {
-	for id := s.buckets[b].head; id != noRow; id = s.rnext.At(id) {
+	for id := s.buckets.Ref(b).head; id != noRow; id = s.rnext.At(id) {
 		ids = append(ids, id)
 	}
 	return ids
@@ -182,7 +184,7 @@ func (s *side) reserve(r *restored) {
 	s.changes.Reserve(n)
 	keys := r.distinctKeys()
 	if more := keys - len(s.freeBuckets); more > 0 {
-		s.buckets = slices.Grow(s.buckets, more)
+		s.buckets.Grow(int(s.nbuckets) + more)
 	}
 	s.index.Reserve(s.index.Len() + keys)
 }
@@ -193,7 +195,7 @@ func (s *side) insert(b int32, id int32, h uint64) {
 		s.growRows(int(id) + 1)
 	}
 	s.touch(b)
-	bk := &s.buckets[b]
+	bk := s.buckets.Ref(b)
 	s.bucketOf.Set(id, b)
 	s.rnext.Set(id, noRow)
 	s.rprev.Set(id, bk.tail)
@@ -213,7 +215,7 @@ func (s *side) insert(b int32, id int32, h uint64) {
 // has a row index. The bucket's last row takes id's place in its list. A
 // bucket left empty is freed.
 func (s *side) removeRow(b int32, id int32, h uint64) {
-	bk := &s.buckets[b]
+	bk := s.buckets.Ref(b)
 	if bk.rix != 0 {
 		s.unlink(b, id, h)
 	}
@@ -249,6 +251,6 @@ func (s *side) removeRow(b int32, id int32, h uint64) {
 
 // indexBytes estimates the memory of the side's index of its rows.
 func (s *side) indexBytes() int64 {
-	return s.index.Bytes() + int64(cap(s.buckets))*int64(unsafe.Sizeof(bucket{})) +
+	return s.index.Bytes() + int64(s.buckets.Cap())*int64(unsafe.Sizeof(bucket{})) +
 		4*int64(cap(s.freeBuckets)+len(s.next)) + s.rnext.Bytes() + s.rprev.Bytes() + s.bucketOf.Bytes()
 }

@@ -198,7 +198,7 @@ func (j *HashJoin) snapshotRows(in int, s *side, w exec.StateWriter) error {
 	ids := s.changes.Dirty(ck.ids[:0])
 	if !s.changes.Tracking() {
 		// The first snapshot: every row held.
-		for b := range int32(len(s.buckets)) {
+		for b := range s.nbuckets {
 			ids = s.appendRows(b, ids)
 		}
 	}

@@ -65,7 +65,7 @@ func (s *side) attachTTL(b int32) {
 		t.slots = append(t.slots, noRow)
 	}
 	t.slots[slot] = b
-	s.buckets[b].slot = slot
+	s.buckets.Ref(b).slot = slot
 }
 
 // detach frees the slot of a bucket that is gone.
@@ -78,7 +78,7 @@ func (t *sideTTL) detach(slot int32) {
 // touch records an access to bucket b's key now.
 func (s *side) touch(b int32) {
 	if s.ttl != nil {
-		s.ttl.wheel.Touch(s.buckets[b].slot, *s.ttl.now)
+		s.ttl.wheel.Touch(s.buckets.Ref(b).slot, *s.ttl.now)
 	}
 }
 
@@ -91,7 +91,7 @@ func (j *HashJoin) expire() {
 		for _, slot := range t.expired {
 			b := s.ttl.slots[slot]
 			o := j.sides[1-in]
-			ob := o.lookupStored(s.buckets[b].hash, s, s.buckets[b].head)
+			ob := o.lookupStored(s.buckets.Ref(b).hash, s, s.buckets.Ref(b).head)
 			evicted += s.evictBucket(b)
 			if ob != noRow {
 				evicted += o.evictBucket(ob)
@@ -108,7 +108,7 @@ func (j *HashJoin) expire() {
 // number of rows dropped.
 func (s *side) evictBucket(b int32) int64 {
 	var key []byte // the rows' entry key, read from the first one held
-	for id := s.buckets[b].head; id != noRow; id = s.rnext.At(id) {
+	for id := s.buckets.Ref(b).head; id != noRow; id = s.rnext.At(id) {
 		if key == nil && s.changes.Held(id) {
 			key = s.entryKey(id) // forget leaves the buffer alone when given a key
 		}
@@ -117,7 +117,7 @@ func (s *side) evictBucket(b int32) int64 {
 			s.matches[id] = 0
 		}
 	}
-	n := int64(s.buckets[b].n)
+	n := int64(s.buckets.Ref(b).n)
 	s.freeBucket(b)
 	return n
 }
