@@ -282,7 +282,14 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	}
 	var p int
 	var part []int
-	if sunk, sp, ok := b.sinkExchange(in, keys); ok {
+	distinct := func(idx []int) float64 {
+		d := 1.0
+		for _, i := range idx {
+			d *= b.opts.Cost.Distinct(n.Group[i])
+		}
+		return d
+	}
+	if sunk, sp, ok := b.sinkExchange(in, keys, distinct); ok {
 		in, p, part = sunk, b.opts.Parallelism, sp
 	} else {
 		in, p = b.partitioned(in, keys)

@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
 
@@ -22,6 +23,25 @@ import (
 // same rows for nothing, nor below anything else. The choice does not
 // depend on the parallelism, so the state layout (and a rescale) does
 // not either.
+//
+// Likewise below a projection that computes some group keys and passes
+// others on: q17's DATE_FORMAT(date_time, ...) day, and its CASE columns,
+// beside its auction. Hashing the keys passed on sends each group to one
+// instance as well, and the exchange then carries the projection's input
+// (auction, price, date_time) rather than its wider output (a string and
+// four more columns per bid), which the instances compute after it. It
+// does so when the projection filters nothing, its input is no wider than
+// its output, and the keys passed on are estimated to take enough values
+// (sinkMinDistinct) to spread the groups: a projection whose only passed
+// key is a flag would put every group on two instances.
+
+// sinkKey is a group key's index in an aggregate's keys and its ordinal
+// at a node below the aggregate.
+type sinkKey struct{ idx, ord int }
+
+// sinkMinDistinct is the fewest distinct values the keys an exchange
+// hashes below a projection must be estimated to take.
+const sinkMinDistinct = 64
 
 // sinkExchange returns in with a hash exchange on the keys among keys
 // (ordinals of in's columns) that pass through in's projections and
@@ -30,18 +50,20 @@ import (
 // and the indexes in keys of the keys it hashes. It reports false when
 // there is no such window, or no key survives it, or every key does (an
 // ordinary exchange above does as well).
-func (b *builder) sinkExchange(in Node, keys []int) (Node, []int, bool) {
+//
+// distinct estimates the distinct values of the group keys whose indexes
+// in keys it is given, for a sink below a projection.
+func (b *builder) sinkExchange(in Node, keys []int, distinct func(idx []int) float64) (Node, []int, bool) {
 	if len(keys) == 0 {
 		return nil, nil, false
 	}
-	type key struct{ idx, ord int } // a group key's index in keys and its ordinal at the current node
-	cur := make([]key, len(keys))
+	cur := make([]sinkKey, len(keys))
 	for i, k := range keys {
-		cur[i] = key{i, k}
+		cur[i] = sinkKey{i, k}
 	}
-	var chain []Node // the nodes above the exchange, top down
-	var below []key  // the keys at the exchange
-	var base Node    // what the exchange reads
+	var chain []Node    // the nodes above the exchange, top down
+	var below []sinkKey // the keys at the exchange
+	var base Node       // what the exchange reads
 	sink := func() (Node, []int, bool) {
 		if base == nil || len(below) == len(keys) {
 			return nil, nil, false
@@ -59,14 +81,20 @@ func (b *builder) sinkExchange(in Node, keys []int) (Node, []int, bool) {
 		chain[len(chain)-1].Hdr().Inputs[0] = ex
 		return in, part, true
 	}
+	filtered := false // the walk passed a filter: no projection below it may take the exchange
 	for n := in; ; n = n.Hdr().Inputs[0] {
 		switch x := n.(type) {
 		case *Calc:
 			next := cur[:0:0]
 			for _, k := range cur {
 				if r, ok := x.Projs[k.ord].(*plan.InputRef); ok {
-					next = append(next, key{k.idx, r.Ord})
+					next = append(next, sinkKey{k.idx, r.Ord})
 				}
+			}
+			filtered = filtered || x.Filter != nil
+			if !filtered && len(next) > 0 && len(next) < len(cur) && b.sinkBelowCalc(x, next, distinct) {
+				chain = append(chain[:0:0], chainTo(in, x)...)
+				below, base = append(below[:0:0], next...), x.Inputs[0]
 			}
 			cur = next
 		case *WindowAssign:
@@ -101,4 +129,19 @@ func chainTo(top, bottom Node) []Node {
 			return out
 		}
 	}
+}
+
+// sinkBelowCalc reports whether an exchange hashing the keys at (their
+// ordinals in x's input) may go below projection x, which computes other
+// group keys: x's input is no wider than its output, and the keys at are
+// estimated to take at least sinkMinDistinct values.
+func (b *builder) sinkBelowCalc(x *Calc, at []sinkKey, distinct func(idx []int) float64) bool {
+	if cost.RowWidth(x.Inputs[0].Hdr().Types()) > cost.RowWidth(x.Hdr().Types()) {
+		return false
+	}
+	idx := make([]int, len(at))
+	for i, k := range at {
+		idx[i] = k.idx
+	}
+	return distinct(idx) >= sinkMinDistinct
 }
