@@ -282,14 +282,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	}
 	var p int
 	var part []int
-	distinct := func(idx []int) float64 {
-		d := 1.0
-		for _, i := range idx {
-			d *= b.opts.Cost.Distinct(n.Group[i])
-		}
-		return d
-	}
-	if sunk, sp, ok := b.sinkExchange(in, keys, distinct); ok {
+	if sunk, sp, ok := b.sinkExchange(in, keys); ok {
 		in, p, part = sunk, b.opts.Parallelism, sp
 	} else {
 		in, p = b.partitioned(in, keys)

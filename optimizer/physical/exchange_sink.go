@@ -1,6 +1,7 @@
 package physical
 
 import (
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/optimizer/cost"
 	"github.com/eddysql/eddy/planner/plan"
 )
@@ -31,17 +32,14 @@ import (
 // (auction, price, date_time) rather than its wider output (a string and
 // four more columns per bid), which the instances compute after it. It
 // does so when the projection filters nothing, its input is no wider than
-// its output, and the keys passed on are estimated to take enough values
-// (sinkMinDistinct) to spread the groups: a projection whose only passed
-// key is a flag would put every group on two instances.
+// its output, and a key passed on is not a BOOLEAN: a flag alone would put
+// every group on two instances. Like the rest, the choice reads no
+// statistics, which ANALYZE may change between runs: a plan read again
+// at a restart must keep its state layout to resume its checkpoint.
 
 // sinkKey is a group key's index in an aggregate's keys and its ordinal
 // at a node below the aggregate.
 type sinkKey struct{ idx, ord int }
-
-// sinkMinDistinct is the fewest distinct values the keys an exchange
-// hashes below a projection must be estimated to take.
-const sinkMinDistinct = 64
 
 // sinkExchange returns in with a hash exchange on the keys among keys
 // (ordinals of in's columns) that pass through in's projections and
@@ -49,11 +47,9 @@ const sinkMinDistinct = 64
 // multiplies rows, the stages above it now at the plan's parallelism,
 // and the indexes in keys of the keys it hashes. It reports false when
 // there is no such window, or no key survives it, or every key does (an
-// ordinary exchange above does as well).
-//
-// distinct estimates the distinct values of the group keys whose indexes
-// in keys it is given, for a sink below a projection.
-func (b *builder) sinkExchange(in Node, keys []int, distinct func(idx []int) float64) (Node, []int, bool) {
+// ordinary exchange above does as well), and when there is no such
+// window or projection.
+func (b *builder) sinkExchange(in Node, keys []int) (Node, []int, bool) {
 	if len(keys) == 0 {
 		return nil, nil, false
 	}
@@ -92,7 +88,7 @@ func (b *builder) sinkExchange(in Node, keys []int, distinct func(idx []int) flo
 				}
 			}
 			filtered = filtered || x.Filter != nil
-			if !filtered && len(next) > 0 && len(next) < len(cur) && b.sinkBelowCalc(x, next, distinct) {
+			if !filtered && len(next) > 0 && len(next) < len(cur) && sinkBelowCalc(x, next) {
 				chain = append(chain[:0:0], chainTo(in, x)...)
 				below, base = append(below[:0:0], next...), x.Inputs[0]
 			}
@@ -133,15 +129,17 @@ func chainTo(top, bottom Node) []Node {
 
 // sinkBelowCalc reports whether an exchange hashing the keys at (their
 // ordinals in x's input) may go below projection x, which computes other
-// group keys: x's input is no wider than its output, and the keys at are
-// estimated to take at least sinkMinDistinct values.
-func (b *builder) sinkBelowCalc(x *Calc, at []sinkKey, distinct func(idx []int) float64) bool {
-	if cost.RowWidth(x.Inputs[0].Hdr().Types()) > cost.RowWidth(x.Hdr().Types()) {
+// group keys: x's input is no wider than its output, and a key of at is
+// not a BOOLEAN.
+func sinkBelowCalc(x *Calc, at []sinkKey) bool {
+	in := x.Inputs[0].Hdr().Types()
+	if cost.RowWidth(in) > cost.RowWidth(x.Hdr().Types()) {
 		return false
 	}
-	idx := make([]int, len(at))
-	for i, k := range at {
-		idx[i] = k.idx
+	for _, k := range at {
+		if in[k.ord].Kind != types.Boolean {
+			return true
+		}
 	}
-	return distinct(idx) >= sinkMinDistinct
+	return false
 }
