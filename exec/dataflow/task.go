@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/recycle"
 )
 
 // task runs one instance of a stage: it reads its source or its inbox,
@@ -19,6 +20,7 @@ type task struct {
 	name    string
 	job     *Job
 	env     *exec.Env
+	pool    *recycle.Pool // env.Alloc: the task's output buffers, recycled
 	source  exec.Source
 	inbox   *inbox
 	align   *aligner
@@ -82,6 +84,10 @@ type TaskMetrics struct {
 	BackpressureNanos atomic.Int64
 }
 
+// taskPoolBytes bounds the bytes a task's pool keeps of the output
+// buffers its readers released: a few batches of every column in flight.
+const taskPoolBytes = 16 << 20
+
 type discard struct{}
 
 func (discard) Emit(context.Context, exec.Chunk) error { return nil }
@@ -90,7 +96,8 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	sr := j.stages[si]
 	spec := sr.spec
 	t := &task{name: fmt.Sprintf("stage %d instance %d", si, inst), job: j}
-	t.env = &exec.Env{Alloc: opts.Alloc, Instance: inst, Parallelism: spec.Parallelism,
+	t.pool = recycle.New(opts.Alloc, taskPoolBytes)
+	t.env = &exec.Env{Alloc: t.pool, Instance: inst, Parallelism: spec.Parallelism,
 		KeyGroups: exec.KeyGroupsOf(inst, spec.Parallelism), Metrics: &exec.OperatorMetrics{}, OnWarning: opts.OnWarning,
 		Shared: &sr.shared}
 	if spec.Source != nil {
@@ -100,7 +107,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 		}
 		t.source = src
 		if spec.Watermark != nil {
-			t.wm = newWatermarker(*spec.Watermark, opts.Alloc, t.env.Metrics)
+			t.wm = newWatermarker(*spec.Watermark, t.pool, t.env.Metrics)
 			group := j.wmAlign
 			if group == nil {
 				group = j.splitAlign[si]
@@ -119,7 +126,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 			t.wshed = j.shed.windows.shedder(spec)
 		}
 		if spec.Keep {
-			t.keep = newKeeper(opts.Alloc)
+			t.keep = newKeeper(t.pool)
 		}
 	} else {
 		t.inbox = sr.inboxes[inst]
@@ -155,7 +162,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	var writers fanout
 	for _, c := range sr.consumers {
 		in := g.Stages[c.stage].Inputs[c.input]
-		writers = append(writers, &outWriter{alloc: opts.Alloc, dist: in.Dist, keys: in.Keys, project: in.Project,
+		writers = append(writers, &outWriter{alloc: t.pool, dist: in.Dist, keys: in.Keys, project: in.Project,
 			inboxes: j.stages[c.stage].inboxes, instance: inst, sender: senderBase[c.stage][c.input] + inst,
 			input: in.Input, bp: &t.taskM.BackpressureNanos, coalesce: opts.Coalesce})
 	}
@@ -214,6 +221,7 @@ func (t *task) close() error {
 	if t.inbox != nil {
 		t.inbox.drain() // release whatever is still queued for this instance
 	}
+	t.pool.Close()
 	return err
 }
 

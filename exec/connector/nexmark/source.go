@@ -9,12 +9,16 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
-	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
+	"github.com/eddysql/eddy/exec/internal/recycle"
 )
+
+// poolBytes bounds the bytes a split's pool keeps: a few batches of every
+// column in flight between the source and its readers.
+const poolBytes = 16 << 20
 
 // Source generates one split of a nexmark table. It implements
 // exec.Source; the runtime calls it from one goroutine.
@@ -30,7 +34,7 @@ type Source struct {
 	gen       *generator
 	batchSize int
 
-	alloc       *recycler             // the batches' buffers, recycled
+	alloc       *recycle.Pool         // the batches' buffers, recycled
 	metrics     *exec.OperatorMetrics // progress: events passed, events to come
 	first       uint64                // the event the first Next started at
 	now         func() time.Time      // env.Now
@@ -105,11 +109,7 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if env.Instance < 0 || env.Instance >= p {
 		return fmt.Errorf("nexmark connector: instance %d is not among the %d instances", env.Instance, p)
 	}
-	under := env.Alloc
-	if under == nil {
-		under = memory.DefaultAllocator
-	}
-	s.alloc = &recycler{under: under}
+	s.alloc = recycle.New(env.Alloc, poolBytes)
 	s.now, s.metrics = env.Now, env.Metrics
 	s.instance, s.parallelism = env.Instance, p
 	block := s.cfg.block
@@ -218,7 +218,7 @@ func (s *Source) Wait(ctx context.Context) error {
 func (s *Source) Close() error {
 	s.closeDropped()
 	if s.alloc != nil {
-		s.alloc.close()
+		s.alloc.Close()
 	}
 	s.closed = true
 	return nil

@@ -1,4 +1,4 @@
-package nexmark
+package recycle
 
 import (
 	"testing"
@@ -7,13 +7,14 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/memory"
 )
 
-// TestRecycler checks the batches' allocator: a freed buffer is handed out
-// again, zeroed; in a test binary it is poisoned while pooled; growing
-// within a size class keeps the buffer; the pool keeps at most maxHeld
-// bytes; and closing it returns every buffer to the underlying allocator.
-func TestRecycler(t *testing.T) {
+// TestPool checks the allocator: a freed buffer is handed out again,
+// zeroed; in a test binary it is poisoned while pooled; growing within a
+// size class keeps the buffer; the pool keeps at most maxHeld bytes; and
+// closing it returns every buffer to the underlying allocator.
+func TestPool(t *testing.T) {
+	const maxHeld = 16 << 20
 	under := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	r := &recycler{under: under}
+	r := New(under, maxHeld)
 
 	b := r.Allocate(100)
 	if len(b) != 100 || cap(b) != 128 {
@@ -23,7 +24,7 @@ func TestRecycler(t *testing.T) {
 		b[i] = byte(i)
 	}
 	r.Free(b)
-	if b[0] != poison || b[99] != poison {
+	if b[0] != Poison || b[99] != Poison {
 		t.Errorf("a pooled buffer is not poisoned in a test binary: % x", b[:4])
 	}
 	c := r.Allocate(120)
@@ -59,10 +60,10 @@ func TestRecycler(t *testing.T) {
 	for _, b := range bufs {
 		r.Free(b)
 	}
-	if r.held > maxHeld {
+	if r.Held() > maxHeld {
 		t.Errorf("the pool holds %d bytes, more than %d", r.held, maxHeld)
 	}
-	r.close()
+	r.Close()
 	r.Free(r.Allocate(64)) // after close, straight back
 	under.AssertSize(t, 0)
 }
