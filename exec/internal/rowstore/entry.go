@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"unsafe"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -146,7 +147,8 @@ func (s *Store) AddEncoded(b []byte) (int32, []byte, error) {
 			c.b.Set(id, v[0] == 1)
 		case types.PhysString:
 			l, m := binary.Uvarint(v)
-			c.soff.Set(id, c.arena.Add(v[m:m+int(l)]))
+			s := v[m : m+int(l)]
+			c.soff.Set(id, c.intern.add(&c.arena, unsafe.String(unsafe.SliceData(s), len(s))))
 			c.slen.Set(id, uint32(l))
 		}
 		at += c.valueLen(v)

@@ -33,8 +33,9 @@ type Store struct {
 }
 
 // Col is one column: values by row id, valid false for NULL. Strings
-// live in an arena; a reused or deleted row's bytes stay there as waste
-// until the arena is compacted.
+// live in an arena, where rows may share a repeated value's bytes
+// (interner); a deleted row's bytes stay there as waste until the arena
+// is compacted.
 type Col struct {
 	T     types.T
 	phys  types.Physical
@@ -48,7 +49,10 @@ type Col struct {
 	soff  paged.Vec[uint64]
 	slen  paged.Vec[uint32]
 	arena arena.Arena
-	waste int
+	// intern lets rows share the bytes of repeated values; waste is
+	// the bytes of the values removed rows held, shared or not.
+	intern interner
+	waste  int
 }
 
 // New returns an empty store of rows of types ts.
@@ -118,7 +122,7 @@ func (s *Store) ArrowBytes() int64 {
 		case types.PhysBool:
 			n += bits
 		case types.PhysString:
-			n += 4*(live+1) + c.arena.Used() - int64(c.waste)
+			n += 4*(live+1) + c.arena.Used() + c.intern.shared - int64(c.waste)
 		}
 	}
 	return n
@@ -236,7 +240,7 @@ func (c *Col) set(id int32, a arrow.Array, i int) {
 		c.b.Set(id, a.Value(i))
 	case *array.String:
 		v := a.Value(i)
-		c.soff.Set(id, c.arena.AddString(v))
+		c.soff.Set(id, c.intern.add(&c.arena, v))
 		c.slen.Set(id, uint32(len(v)))
 	default:
 		panic(fmt.Sprintf("exec: row store cannot hold %T", a)) // the planner types every column
@@ -280,13 +284,21 @@ func (c *Col) equalAt(id int32, a arrow.Array, i int, byKeyBits bool) bool {
 }
 
 // compactIfWasteful rewrites the string arena, holding the strings of
-// ids below n, when most of it is waste.
+// ids below n, when at least half of the bytes its rows were given (their
+// own or shared) belonged to rows since removed.
 func (c *Col) compactIfWasteful(n int32) {
-	if c.phys != types.PhysString || c.waste < 1<<16 || int64(c.waste) < c.arena.Used()/2 {
+	if c.phys != types.PhysString || c.waste < 1<<16 || int64(c.waste) < (c.arena.Used()+c.intern.shared)/2 {
 		return
 	}
 	var fresh arena.Arena
-	fresh.Reserve(c.arena.Used() - int64(c.waste))
+	fresh.Reserve(min(c.arena.Used(), c.arena.Used()+c.intern.shared-int64(c.waste)))
+	// Rows that shared a value's bytes share its new copy: the same old
+	// offset is the same value.
+	var moved map[uint64]uint64
+	if c.intern.shared > 0 {
+		moved = make(map[uint64]uint64)
+	}
+	var live int64
 	for p := 0; p < c.soff.Pages() && p<<paged.Shift < int(n); p++ {
 		offs, lens := c.soff.Page(p), c.slen.Page(p)
 		offs = offs[:min(len(offs), int(n)-p<<paged.Shift)]
@@ -298,10 +310,22 @@ func (c *Col) compactIfWasteful(n int32) {
 				offs[k] = 0
 				continue
 			}
-			offs[k] = fresh.Add(c.arena.At(offs[k], l))
+			live += int64(l)
+			if moved == nil || l < minInterned {
+				offs[k] = fresh.Add(c.arena.At(offs[k], l))
+				continue
+			}
+			to, ok := moved[offs[k]]
+			if !ok {
+				to = fresh.Add(c.arena.At(offs[k], l))
+				moved[offs[k]] = to
+			}
+			offs[k] = to
 		}
 	}
 	c.arena, c.waste = fresh, 0
+	c.intern.forget()
+	c.intern.shared = live - fresh.Used()
 }
 
 // Compare orders the non-NULL values of rows a and b as types.Compare
