@@ -1,12 +1,17 @@
 // Package arena keeps many variable-length values (the strings of a
-// join's rows, the sort keys of a Top-N) in blocks of up to 1 MiB, so that
+// join's rows, the sort keys of a Top-N) in blocks of up to 4 MiB, so that
 // it grows without copying what it holds: one growing slice copies all its
 // bytes at each growth (half the CPU of a join keeping every bid's
 // strings) and holds the old copy until the GC frees it. Values never
-// move, so views of them (At, String) stay valid.
+// move, so views of them (At, String) stay valid. A full-size block asks
+// for huge pages (exec/internal/hugepage).
 package arena
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/eddysql/eddy/exec/internal/hugepage"
+)
 
 // Arena holds values addressed by offset. Offsets are global: block k
 // holds offsets from k<<arenaShift, and a value never spans two blocks
@@ -20,9 +25,13 @@ type Arena struct {
 }
 
 const (
-	arenaShift = 20
+	arenaShift = 22
 	arenaBlock = 1 << arenaShift
-	arenaMask  = arenaBlock - 1
+	// BlockSize is the size of a full block: a value of up to BlockSize
+	// bytes never spans two, and one that does not fit in what is left
+	// of a block starts the next.
+	BlockSize = arenaBlock
+	arenaMask = arenaBlock - 1
 )
 
 // Add appends v and returns its offset.
@@ -64,7 +73,11 @@ func add[S string | []byte](a *Arena, v S) uint64 {
 			// The first block grows as it fills: small arenas stay small.
 			size = max(n, 64)
 		}
-		a.blocks = append(a.blocks, make([]byte, 0, size))
+		blk := make([]byte, 0, size)
+		if size >= arenaBlock {
+			hugepage.Advise(unsafe.Pointer(unsafe.SliceData(blk[:1])), uintptr(size))
+		}
+		a.blocks = append(a.blocks, blk)
 		a.bytes += int64(size)
 		a.next = k << arenaShift
 	}

@@ -43,7 +43,7 @@ func (ka *keyArena) span(n int) int64 {
 // full reports whether a key of n bytes could take an offset past what a
 // slot addresses (a value may start the next block: room for one more).
 func (ka *keyArena) full(n int) bool {
-	return (ka.a.Next()+uint64(n)+1<<20)>>ka.shift > math.MaxUint32
+	return (ka.a.Next()+uint64(n)+arena.BlockSize)>>ka.shift > math.MaxUint32
 }
 
 // add appends key s and returns its offset as a slot holds it.

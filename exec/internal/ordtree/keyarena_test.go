@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/eddysql/eddy/exec/internal/arena"
 )
 
 // TestSharedKeysAcrossPartitions runs 2,000 partitions of at most ten
@@ -87,7 +89,7 @@ func TestSharedKeysAcrossPartitions(t *testing.T) {
 		if ka.dead > sharedCompactMin && 2*ka.dead > ka.a.Used() {
 			t.Fatalf("chunk %d: %d of the shared arena's %d bytes are dead after the chunk", chunk, ka.dead, ka.a.Used())
 		}
-		if held := ka.a.Bytes(); held > 2*liveBytes+2*sharedCompactMin+1<<20 {
+		if held := ka.a.Bytes(); held > 2*liveBytes+2*sharedCompactMin+arena.BlockSize {
 			t.Fatalf("chunk %d: the shared arena holds %d bytes for %d live", chunk, held, liveBytes)
 		}
 	}

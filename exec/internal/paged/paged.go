@@ -1,6 +1,10 @@
 package paged
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/eddysql/eddy/exec/internal/hugepage"
+)
 
 // Shift is the log2 of the elements of a page. 4096 elements make a page
 // of 4 KiB of bools (one OS page), 16 KiB of int32s, 32 KiB of int64s (the
@@ -20,14 +24,23 @@ const (
 	// of a few elements (a join of a handful of rows) does not take a
 	// whole page; copying it costs at most PageLen elements once.
 	firstMin = 64
+	// groupBytes is the size of the groups of pages a large vector
+	// takes its pages from once it holds that much: one allocation of
+	// many pages, in huge pages where the kernel gives them
+	// (exec/internal/hugepage), rather than a fresh 4 KiB page faulted in
+	// every few thousand elements.
+	groupBytes = 4 << 20
 )
 
 // Vec is a vector of elements of type T indexed by dense int32 ids. It
 // has room (Cap) for ids 0..Cap()-1, whose elements are zero until set;
 // Grow makes room for more. Every page but a lone first one is full-size.
+// Once a vector holds groupBytes of pages, its next pages come from groups
+// of that size.
 type Vec[T any] struct {
 	pages [][]T
 	cap   int
+	spare []T // the rest of the last group of pages: the pages to come
 }
 
 // Cap returns the number of ids there is room for.
@@ -56,8 +69,25 @@ func (v *Vec[T]) Grow(n int) {
 		v.pages[0] = p
 	}
 	for len(v.pages)*PageLen < v.cap {
-		v.pages = append(v.pages, make([]T, PageLen))
+		v.pages = append(v.pages, v.newPage())
 	}
+}
+
+// newPage returns a full-size page: made alone while the vector is
+// smaller than a group, then taken from a group.
+func (v *Vec[T]) newPage() []T {
+	if len(v.spare) == 0 {
+		var zero T
+		perGroup := groupBytes / (PageLen * int(unsafe.Sizeof(zero)))
+		if perGroup <= 1 || len(v.pages) < perGroup {
+			return make([]T, PageLen)
+		}
+		v.spare = make([]T, perGroup*PageLen)
+		hugepage.Advise(unsafe.Pointer(unsafe.SliceData(v.spare)), uintptr(groupBytes))
+	}
+	p := v.spare[:PageLen:PageLen]
+	v.spare = v.spare[PageLen:]
+	return p
 }
 
 // Room returns the room a vector of room have has after Grow(n): the
@@ -89,9 +119,10 @@ func (v *Vec[T]) Pages() int { return len(v.pages) }
 // PageLen of them (fewer in a lone first page).
 func (v *Vec[T]) Page(p int) []T { return v.pages[p] }
 
-// Bytes returns the memory the vector holds: its pages and their
-// directory, not counting what its elements point to.
+// Bytes returns the memory the vector holds: its pages, those of its
+// group still to come, and their directory, not counting what its
+// elements point to.
 func (v *Vec[T]) Bytes() int64 {
 	var zero T
-	return int64(v.cap)*int64(unsafe.Sizeof(zero)) + int64(cap(v.pages))*int64(unsafe.Sizeof([]T(nil)))
+	return int64(v.cap+len(v.spare))*int64(unsafe.Sizeof(zero)) + int64(cap(v.pages))*int64(unsafe.Sizeof([]T(nil)))
 }

@@ -100,3 +100,40 @@ func TestBytes(t *testing.T) {
 		t.Fatalf("two pages: %d bytes, want %d", got, want)
 	}
 }
+
+// TestLargeVectorsTakePagesFromGroups grows a vector of int64s past two
+// groups' worth of pages: the pages past the first group's worth come
+// from groups (consecutive in memory, each capped at a page), every
+// element reads back, and Bytes counts the group's pages still to come.
+func TestLargeVectorsTakePagesFromGroups(t *testing.T) {
+	perGroup := groupBytes / (PageLen * 8)
+	n := (2*perGroup + 3) * PageLen
+	var v Vec[int64]
+	for i := range int32(n) {
+		v.Grow(int(i) + 1)
+		v.Set(i, int64(i)^0x5555)
+	}
+	for i := range int32(n) {
+		if got := v.At(i); got != int64(i)^0x5555 {
+			t.Fatalf("id %d holds %d", i, got)
+		}
+	}
+	for p := 0; p < v.Pages(); p++ {
+		page := v.Page(p)
+		if len(page) != PageLen || cap(page) != PageLen {
+			t.Fatalf("page %d: len %d, cap %d; want %d", p, len(page), cap(page), PageLen)
+		}
+		if p <= perGroup || (p-perGroup)%perGroup == 0 {
+			continue // alone, or its group's first
+		}
+		last := unsafe.Pointer(unsafe.SliceData(v.Page(p - 1)[PageLen-1:]))
+		if uintptr(unsafe.Pointer(unsafe.SliceData(page))) != uintptr(last)+8 {
+			t.Fatalf("page %d does not follow page %d in its group", p, p-1)
+		}
+	}
+	spare := (perGroup - 3) * PageLen
+	want := int64(n+spare)*8 + int64(cap(v.pages))*int64(unsafe.Sizeof([]int64(nil)))
+	if got := v.Bytes(); got != want {
+		t.Errorf("Bytes = %d, want %d (%d elements of a group to come)", got, want, spare)
+	}
+}

@@ -17,8 +17,8 @@ import (
 // cost more than the hashing.
 //
 // It costs a hash and a probe per value, so it watches itself, in trials
-// of trialValues values. While a quarter or more of a trial's values miss
-// the cache, the cache grows fourfold, up to maxSlots: values that repeat
+// of trialValues values. While one in sixteen or more of a trial's values
+// miss the cache, the cache grows fourfold, up to maxSlots: values that repeat
 // among more distinct ones than it holds find their copies in a larger
 // one. When fewer than one in eight found its value in the largest cache,
 // the column stores the next offValues values without looking, then tries
@@ -96,8 +96,8 @@ func (in *interner) lookup(a *arena.Arena, set []internSlot, h uint64, v string)
 // values up, and in how large a cache.
 func (in *interner) endTrial() {
 	switch {
-	case (in.seen-in.hits)*4 > in.seen && len(in.slots) < maxSlots:
-		// A quarter or more missed: a larger cache may hold more of the
+	case (in.seen-in.hits)*16 > in.seen && len(in.slots) < maxSlots:
+		// One in sixteen or more missed: a larger cache may hold more of the
 		// values that repeat. The slots move by their hashes.
 		bigger := make([]internSlot, 4*len(in.slots))
 		mask := uint64(len(bigger)-1) &^ 1

@@ -1,0 +1,8 @@
+//go:build !linux
+
+package hugepage
+
+import "unsafe"
+
+// Advise does nothing where the kernel takes no such advice.
+func Advise(p unsafe.Pointer, n uintptr) {}
