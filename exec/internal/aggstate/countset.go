@@ -1,6 +1,10 @@
 package aggstate
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/eddysql/eddy/exec/internal/hugepage"
+)
 
 // CountSet is an unordered multiset of values with counts, in an
 // open-addressing table with linear probing: the per-group state of a
@@ -95,7 +99,7 @@ func (s *CountSet[V]) Add(v V, h uint64, w int64, clone func(V) V) (before int64
 // grow doubles the table.
 func (s *CountSet[V]) grow() {
 	old := s.slots
-	s.slots = make([]countEntry[V], 2*len(old))
+	s.slots = hugepage.Make[countEntry[V]](2 * len(old))
 	mask := len(s.slots) - 1
 	for _, e := range old {
 		if e.n == 0 {

@@ -1,6 +1,10 @@
 package aggstate
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"github.com/eddysql/eddy/exec/internal/hugepage"
+)
 
 // intTable is an open-addressing hash table from int64 keys to int32 slots,
 // used instead of a Go map for the single-integer-key fast path. Entries sit
@@ -138,7 +142,7 @@ func (p *intPart) insert(i int, k int64, slot int32) (*intBucket, int) {
 func (p *intPart) grow() {
 	old := p.buckets
 	size := max(2*len(old), intMinBuckets)
-	p.buckets = make([]intBucket, size)
+	p.buckets = hugepage.Make[intBucket](size)
 	p.shift = uint8(64 - bits.TrailingZeros(uint(size)))
 	for bi := range old {
 		b := &old[bi]

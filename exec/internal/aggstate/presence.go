@@ -1,6 +1,10 @@
 package aggstate
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"github.com/eddysql/eddy/exec/internal/hugepage"
+)
 
 // MaxPresence is how many aggregates one PresenceSet keeps a bit for.
 const MaxPresence = 32
@@ -82,7 +86,7 @@ func (s *PresenceSet[V]) Add(v V, h uint64, bits uint32, clone func(V) V) (befor
 // order.
 func (s *PresenceSet[V]) grow() {
 	old := s.slots
-	s.slots = make([]presenceEntry[V], 2*len(old))
+	s.slots = hugepage.Make[presenceEntry[V]](2 * len(old))
 	mask := len(s.slots) - 1
 	for j := range old {
 		e := &old[j]

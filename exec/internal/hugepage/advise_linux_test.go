@@ -58,3 +58,24 @@ func flagsAt(t *testing.T, p uintptr) string {
 	t.Fatalf("no mapping holds %#x", p)
 	return ""
 }
+
+// TestMakeAdvisesLargeSlices checks that Make returns a zeroed slice of
+// the length asked and that one of 8 MiB is marked for huge pages.
+func TestMakeAdvisesLargeSlices(t *testing.T) {
+	if b, err := os.ReadFile("/sys/kernel/mm/transparent_hugepage/enabled"); err != nil || strings.Contains(string(b), "[never]") {
+		t.Skip("this kernel gives no transparent huge pages")
+	}
+	s := Make[uint64](1 << 20)
+	if len(s) != 1<<20 {
+		t.Fatalf("len %d", len(s))
+	}
+	for i, v := range s {
+		if v != 0 {
+			t.Fatalf("element %d is %d", i, v)
+		}
+	}
+	lo := (uintptr(unsafe.Pointer(unsafe.SliceData(s))) + size - 1) &^ (size - 1)
+	if got := flagsAt(t, lo); !strings.Contains(got, " hg") {
+		t.Errorf("an 8 MiB slice is not marked for huge pages: VmFlags:%s", got)
+	}
+}

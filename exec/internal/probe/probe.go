@@ -13,6 +13,8 @@
 // the operator for any entry's hash.
 package probe
 
+import "github.com/eddysql/eddy/exec/internal/hugepage"
+
 // MinSize is the smallest index: 256 slots, 2 KB.
 const MinSize = 256
 
@@ -107,7 +109,7 @@ func (x *Index) Reserve(n int) {
 // entry again.
 func (x *Index) resize(size int) {
 	old := x.slots
-	x.slots = make([]uint64, size)
+	x.slots = hugepage.Make[uint64](size)
 	x.mask = uint64(size - 1)
 	for _, v := range old {
 		if v != 0 {
