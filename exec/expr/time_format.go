@@ -239,6 +239,28 @@ func appendFormatted(d []byte, toks []fmtTok, ms int64) []byte {
 	return d
 }
 
+// formatUnit returns the span of time, in milliseconds, within which
+// every timestamp prints the same by toks: a millisecond for a format
+// with fractions of seconds, a second, a minute or an hour for one whose
+// finest field is that, and a day for a date (a month and a year are
+// whole days).
+func formatUnit(toks []fmtTok) int64 {
+	unit := int64(86_400_000)
+	for _, t := range toks {
+		switch t.field {
+		case 'f', 'z':
+			unit = 1
+		case 's', 'S', 'T', 'r':
+			unit = min(unit, 1000)
+		case 'i':
+			unit = min(unit, 60_000)
+		case 'H', 'k', 'h', 'I', 'l', 'p':
+			unit = min(unit, 3_600_000)
+		}
+	}
+	return unit
+}
+
 // buildFormat compiles DATE_FORMAT(ts, fmt) (MySQL specifiers) or, with
 // pg, TO_CHAR(ts, fmt) (PostgreSQL patterns). A constant format is parsed
 // once; a varying one when it changes.
@@ -254,8 +276,14 @@ func buildFormat(pg bool) funcBuilder {
 			toks, fixed = parse(d.S), true
 		}
 		lastSrc := ""
+		unit := formatUnit(toks)
 		return func(in []*vector, n int, out *result) error {
 			out.strings(n, n*20)
+			// A row whose timestamp falls in the same unit of the format
+			// (the same day for '%Y-%m-%d') as the last formatted one
+			// repeats its text: a stream's timestamps come nearly in
+			// order, and most rows of a batch share their day or minute.
+			last, lastFrom, lastTo := int64(0), -1, -1
 			for i := 0; i < n; i++ {
 				if !out.isValid(i) {
 					out.appendStr("")
@@ -264,9 +292,17 @@ func buildFormat(pg bool) funcBuilder {
 				if !fixed {
 					if src := in[1].str(i); toks == nil || src != lastSrc {
 						toks, lastSrc = parse(src), strings.Clone(src)
+						unit, lastFrom = formatUnit(toks), -1
 					}
 				}
-				out.buf.data = appendFormatted(out.buf.data, toks, in[0].int64At(i))
+				ms := in[0].int64At(i)
+				if k := floorDiv(ms, unit); lastFrom >= 0 && k == last {
+					out.buf.data = append(out.buf.data, out.buf.data[lastFrom:lastTo]...)
+				} else {
+					last, lastFrom = k, len(out.buf.data)
+					out.buf.data = appendFormatted(out.buf.data, toks, ms)
+					lastTo = len(out.buf.data)
+				}
 				out.buf.offs = append(out.buf.offs, int32(len(out.buf.data)))
 			}
 			out.finishStrings()
