@@ -12,7 +12,9 @@ import (
 // bound, and hands them out again.
 //
 // Buffers are kept by size class (powers of two from 64 bytes to 4 MiB);
-// a buffer taken from the pool is zeroed, as a fresh one is. What the pool
+// the bytes of a buffer taken from the pool are zeroed, as a fresh one's
+// are (only those asked for: a request of 2.1 MB clears 2.1 MB of its
+// 4 MiB buffer, and the rest if Reallocate grows into it). What the pool
 // does not keep goes back to the underlying allocator, and so does what it
 // holds when it is closed; a buffer freed after that goes straight back,
 // and one allocated after that comes straight from it.
@@ -74,14 +76,20 @@ func (p *Pool) Allocate(size int) []byte {
 	if b == nil {
 		return p.under.Allocate(1 << k)[:size]
 	}
-	clear(b)
-	return b[:size]
+	b = b[:size]
+	clear(b) // the rest is cleared if Reallocate grows into it
+	return b
 }
 
 // Reallocate implements memory.Allocator.
 func (p *Pool) Reallocate(size int, b []byte) []byte {
 	if size <= cap(b) && classOf(cap(b)) >= 0 && 1<<classOf(cap(b)) == cap(b) {
-		return b[:size] // its class has room; the bytes past len are zero
+		// Its class has room. The bytes past len may hold an earlier
+		// batch's: Allocate cleared only what it handed out.
+		if size > len(b) {
+			clear(b[len(b):size])
+		}
+		return b[:size]
 	}
 	nb := p.Allocate(size)
 	copy(nb, b)

@@ -31,7 +31,7 @@ func TestPool(t *testing.T) {
 	if unsafe.SliceData(c) != unsafe.SliceData(b) {
 		t.Errorf("Allocate(120) after freeing a 128-byte buffer did not reuse it")
 	}
-	for i, v := range c[:cap(c)] {
+	for i, v := range c {
 		if v != 0 {
 			t.Fatalf("a reused buffer is not zeroed: byte %d is %#x", i, v)
 		}
@@ -41,6 +41,11 @@ func TestPool(t *testing.T) {
 		t.Errorf("Reallocate within the class moved the buffer")
 	} else {
 		c = d
+	}
+	for i, v := range c[5:] {
+		if v != 0 {
+			t.Fatalf("Reallocate within the class left byte %d at %#x", 5+i, v)
+		}
 	}
 	e := r.Reallocate(1000, c)
 	if len(e) != 1000 || string(e[:5]) != "hello" {
