@@ -100,10 +100,11 @@ func (ps *Partitions) compactKeys() {
 		return
 	}
 	fresh := &keyArena{shift: sharedShift}
-	for _, p := range ps.m {
+	_ = ps.m.each(func(p *Partition) error {
 		if p.Tree.keys == ka {
 			p.Tree.moveKeys(fresh)
 		}
-	}
+		return nil
+	})
 	ps.keys = fresh
 }

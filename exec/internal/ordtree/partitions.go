@@ -8,6 +8,8 @@ type Partition struct {
 	// last chunk that touched it.
 	Index int32
 	epoch uint64 // the last chunk that touched it
+	id    int32  // its number in Partitions' index
+	hash  uint64 // its key's hash there
 }
 
 // Partitions are an ordered operator's partitions by encoded key and the
@@ -15,7 +17,7 @@ type Partition struct {
 // a chunk touches are listed in order of first touch (Touched), and what
 // the partitions hold is summed (Gauge). The zero value is empty.
 type Partitions struct {
-	m map[string]*Partition
+	m partIndex
 	// Epoch numbers the chunks: Begin starts the next.
 	Epoch uint64
 	// Touched are the partitions the current chunk touched, each at its
@@ -32,16 +34,10 @@ func (ps *Partitions) Begin() { ps.Epoch++ }
 // Touch returns the partition with encoded key pk, creating it, and marks
 // it touched by the current chunk.
 func (ps *Partitions) Touch(pk []byte) *Partition {
-	p := ps.m[string(pk)]
+	h := ps.m.hash(pk)
+	p := ps.m.findBytes(h, pk)
 	if p == nil {
-		if ps.m == nil {
-			ps.m = map[string]*Partition{}
-		}
-		p = &Partition{Key: string(pk)}
-		p.Tree.keys = ps.sharedKeys()
-		ps.m[p.Key] = p
-		ps.Gauge.Parts++
-		ps.Gauge.KeyBytes += int64(len(p.Key))
+		p = ps.create(string(pk), h)
 	}
 	if p.epoch != ps.Epoch {
 		p.epoch = ps.Epoch
@@ -51,15 +47,25 @@ func (ps *Partitions) Touch(pk []byte) *Partition {
 	return p
 }
 
+// create makes the partition of encoded key pk, whose hash is h.
+func (ps *Partitions) create(pk string, h uint64) *Partition {
+	p := &Partition{Key: pk}
+	p.Tree.keys = ps.sharedKeys()
+	ps.m.add(p, h)
+	ps.Gauge.Parts++
+	ps.Gauge.KeyBytes += int64(len(p.Key))
+	return p
+}
+
 // Get returns the partition with encoded key pk, nil if there is none.
-func (ps *Partitions) Get(pk string) *Partition { return ps.m[pk] }
+func (ps *Partitions) Get(pk string) *Partition { return ps.m.find(ps.m.hashString(pk), pk) }
 
 // Finish ends a chunk: it drops the partitions the chunk emptied and
 // forgets which it touched.
 func (ps *Partitions) Finish() {
 	for _, p := range ps.Touched {
 		if p.Tree.Total == 0 {
-			delete(ps.m, p.Key)
+			ps.m.remove(p)
 			ps.Gauge.Parts--
 			ps.Gauge.KeyBytes -= int64(len(p.Key))
 		}
@@ -71,22 +77,23 @@ func (ps *Partitions) Finish() {
 
 // Keys returns the encoded keys of the partitions held, in no order.
 func (ps *Partitions) Keys() []string {
-	keys := make([]string, 0, len(ps.m))
-	for k := range ps.m {
-		keys = append(keys, k)
-	}
+	keys := make([]string, 0, ps.m.len())
+	_ = ps.m.each(func(p *Partition) error {
+		keys = append(keys, p.Key)
+		return nil
+	})
 	return keys
 }
 
 // Len returns the number of partitions held.
-func (ps *Partitions) Len() int { return len(ps.m) }
+func (ps *Partitions) Len() int { return ps.m.len() }
 
 // Drop forgets the partition with encoded key pk and its rows, and takes
 // them off the gauge, as a rescale drops the partitions of the key groups
 // an instance no longer owns: nothing records the drop (the partition is
 // its new owner's, not gone). It must not be called during a chunk.
 func (ps *Partitions) Drop(pk string) {
-	p := ps.m[pk]
+	p := ps.Get(pk)
 	if p == nil {
 		return
 	}
@@ -99,7 +106,7 @@ func (ps *Partitions) Drop(pk string) {
 	}
 	ps.Gauge.Parts--
 	ps.Gauge.KeyBytes -= int64(len(p.Key))
-	delete(ps.m, pk)
+	ps.m.remove(p)
 }
 
 // Forget takes what tree t holds (its rows, entries and keys) off the

@@ -155,17 +155,14 @@ func (c *Changes) Bytes() int64 { return int64(cap(c.list)) * 40 }
 // then calls c.Done.
 func (ps *Partitions) Snapshot(c *Changes, fn func(part, key string, n int64) error) error {
 	if !c.on {
-		for _, p := range ps.m {
-			if err := p.Tree.Each(func(e *Entry) error { return fn(p.Key, e.S, e.N) }); err != nil {
-				return err
-			}
-		}
-		return nil
+		return ps.m.each(func(p *Partition) error {
+			return p.Tree.Each(func(e *Entry) error { return fn(p.Key, e.S, e.N) })
+		})
 	}
 	var p *Partition
 	return c.Each(func(part string, key Key) error {
 		if p == nil || p.Key != part {
-			if p = ps.m[part]; p == nil {
+			if p = ps.Get(part); p == nil {
 				p = &Partition{Key: part} // gone: an empty tree
 			}
 		}
@@ -178,16 +175,10 @@ func (ps *Partitions) Snapshot(c *Changes, fn func(part, key string, n int64) er
 // the partition with encoded key pk, which must not hold it yet. It
 // returns the partition.
 func (ps *Partitions) Load(pk, key string, n int64) (*Partition, error) {
-	p := ps.m[pk]
+	h := ps.m.hashString(pk)
+	p := ps.m.find(h, pk)
 	if p == nil {
-		if ps.m == nil {
-			ps.m = map[string]*Partition{}
-		}
-		p = &Partition{Key: strings.Clone(pk)}
-		p.Tree.keys = ps.sharedKeys()
-		ps.m[p.Key] = p
-		ps.Gauge.Parts++
-		ps.Gauge.KeyBytes += int64(len(p.Key))
+		p = ps.create(strings.Clone(pk), h)
 	}
 	if _, c := p.Tree.Find(KeyOf(key)); c != 0 {
 		return nil, fmt.Errorf("%w: a row restored twice", ErrDamaged)
