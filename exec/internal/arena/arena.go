@@ -1,5 +1,5 @@
 // Package arena keeps many variable-length values (the strings of a
-// join's rows, the sort keys of a Top-N) in blocks of up to 4 MiB, so that
+// join's rows, the sort keys of a Top-N) in blocks of up to 8 MiB, so that
 // it grows without copying what it holds: one growing slice copies all its
 // bytes at each growth (half the CPU of a join keeping every bid's
 // strings) and holds the old copy until the GC frees it. Values never
@@ -25,7 +25,7 @@ type Arena struct {
 }
 
 const (
-	arenaShift = 22
+	arenaShift = 23
 	arenaBlock = 1 << arenaShift
 	// BlockSize is the size of a full block: a value of up to BlockSize
 	// bytes never spans two, and one that does not fit in what is left
