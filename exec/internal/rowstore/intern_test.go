@@ -27,6 +27,19 @@ func url(k int) string {
 	return fmt.Sprintf("https://www.nexmark.com/channel-%04d/item.htm?query=1&channel_id=%d", k, k)
 }
 
+// storeStrings stores vs in a new one-column store and returns it with
+// the rows' ids.
+func storeStrings(vs []string) (*Store, []int32) {
+	rec := stringBatch(memory.DefaultAllocator, vs)
+	defer rec.Release()
+	s := New([]types.T{types.VarcharT})
+	ids := make([]int32, len(vs))
+	for i := range vs {
+		ids[i] = s.Add(rec.Columns(), i)
+	}
+	return s, ids
+}
+
 // checkStrings checks that rows ids of s hold want, by Gather and by
 // Equal, and that ArrowBytes counts exactly their bytes.
 func checkStrings(t *testing.T, s *Store, ids []int32, want []string) {
@@ -58,13 +71,7 @@ func TestRepeatedStringsShareBytes(t *testing.T) {
 	for i := range vs {
 		vs[i] = url(i % 40)
 	}
-	rec := stringBatch(memory.DefaultAllocator, vs)
-	defer rec.Release()
-	s := New([]types.T{types.VarcharT})
-	ids := make([]int32, len(vs))
-	for i := range vs {
-		ids[i] = s.Add(rec.Columns(), i)
-	}
+	s, ids := storeStrings(vs)
 	checkStrings(t, s, ids, vs)
 	logical := int64(len(vs) * len(vs[0])) // within a few bytes
 	if used := s.Cols[0].arena.Used(); used > logical/20 {
@@ -80,13 +87,7 @@ func TestUniqueStringsStopLookups(t *testing.T) {
 	for i := range vs {
 		vs[i] = fmt.Sprintf("order-%012d-padding", i)
 	}
-	rec := stringBatch(memory.DefaultAllocator, vs)
-	defer rec.Release()
-	s := New([]types.T{types.VarcharT})
-	ids := make([]int32, len(vs))
-	for i := range vs {
-		ids[i] = s.Add(rec.Columns(), i)
-	}
+	s, ids := storeStrings(vs)
 	in := &s.Cols[0].intern
 	if len(in.slots) != maxSlots || in.skip == 0 {
 		t.Errorf("after %d unique values the cache has %d slots and skips %d lookups; want %d slots, lookups skipped",
@@ -106,13 +107,7 @@ func TestInternerGrows(t *testing.T) {
 	for i := range vs {
 		vs[i] = url((i * 7919) % distinct)
 	}
-	rec := stringBatch(memory.DefaultAllocator, vs)
-	defer rec.Release()
-	s := New([]types.T{types.VarcharT})
-	ids := make([]int32, len(vs))
-	for i := range vs {
-		ids[i] = s.Add(rec.Columns(), i)
-	}
+	s, ids := storeStrings(vs)
 	if n := len(s.Cols[0].intern.slots); n <= firstSlots {
 		t.Errorf("the cache kept %d slots for %d distinct values", n, distinct)
 	}
@@ -139,13 +134,7 @@ func TestCompactionKeepsSharing(t *testing.T) {
 			vs[i] = strings.Repeat(fmt.Sprintf("unique-%08d|", i), 4)
 		}
 	}
-	rec := stringBatch(memory.DefaultAllocator, vs)
-	defer rec.Release()
-	s := New([]types.T{types.VarcharT})
-	ids := make([]int32, len(vs))
-	for i := range vs {
-		ids[i] = s.Add(rec.Columns(), i)
-	}
+	s, ids := storeStrings(vs)
 	before := s.Cols[0].arena.Used()
 	var keptIDs []int32
 	var kept []string
