@@ -163,6 +163,11 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	t.inputIDs = opcheck.IDs(t.cfg.Input)
 	t.parts, t.changes, t.dedup = ordtree.Partitions{}, ordtree.Changes{}, dedupDelta{}
+	if t.cfg.AppendOnly {
+		// A partition holds at most Limit rows, and Limit+1 while a row
+		// enters and the last leaves: its leaf starts with room for them.
+		t.parts.LeafCap = int(min(t.cfg.Limit+1, ordtree.MaxLeafCap))
+	}
 	if t.cfg.dedup() {
 		t.slots = newSlotTable()
 	}

@@ -26,6 +26,10 @@ type Partitions struct {
 	Gauge   Gauge
 	// keys is the arena the partitions' trees share (keyarena.go).
 	keys *keyArena
+	// LeafCap, if set, is the room a new partition's leaf starts with
+	// (at most MaxLeafCap): a bounded Top-N's N+1, so that its
+	// partitions' leaves do not grow by copies from four entries.
+	LeafCap int
 }
 
 // Begin starts a chunk.
@@ -51,6 +55,7 @@ func (ps *Partitions) Touch(pk []byte) *Partition {
 func (ps *Partitions) create(pk string, h uint64) *Partition {
 	p := &Partition{Key: pk}
 	p.Tree.keys = ps.sharedKeys()
+	p.Tree.leafCap = int32(min(ps.LeafCap, MaxLeafCap))
 	ps.m.add(p, h)
 	ps.Gauge.Parts++
 	ps.Gauge.KeyBytes += int64(len(p.Key))

@@ -109,6 +109,9 @@ type Tree struct {
 	// the partitions of an operator share one (Partitions.keys), which
 	// Partitions compacts.
 	keys *keyArena
+	// leafCap is the room a leaf grows to first, if more than leafMin
+	// (Partitions.LeafCap).
+	leafCap int32
 }
 
 // ErrKeysFull is returned by Tree.Add when sort keys would pass what
@@ -391,7 +394,7 @@ func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Ent
 		}
 		e := slot{pfx: key.pfx, off: t.keys.add(key.S), n: uint32(len(key.S)), N: w, ID: id, OLen: olen}
 		if len(n.entries) == cap(n.entries) {
-			n.entries = growLeaf(n.entries)
+			n.entries = growLeaf(n.entries, int(t.leafCap))
 		}
 		n.entries = slices.Insert(n.entries, i, e)
 		g.Entries++
@@ -417,12 +420,16 @@ func (n *node) addLeaf(t *Tree, key Key, w int64, id, olen int32, g *Gauge) (Ent
 // power of two from one.
 const leafMin = 4
 
+// MaxLeafCap is the most room a leaf holds: it splits past it.
+const MaxLeafCap = nodeMax + 1
+
 // growLeaf returns a leaf's entries, which are at their capacity, with
-// room for more: twice as many, but never more than a leaf holds before it
-// splits (nodeMax+1), so that a full leaf is not grown to twice nodeMax
-// just before its split halves it.
-func growLeaf(es []slot) []slot {
-	grown := make([]slot, len(es), max(min(max(2*len(es), leafMin), nodeMax+1), len(es)+1))
+// room for more: twice as many, or first what the tree expects (least, at
+// least leafMin), but never more than a leaf holds before it splits
+// (MaxLeafCap), so that a full leaf is not grown to twice nodeMax just
+// before its split halves it.
+func growLeaf(es []slot, least int) []slot {
+	grown := make([]slot, len(es), max(min(max(2*len(es), leafMin, least), MaxLeafCap), len(es)+1))
 	copy(grown, es)
 	return grown
 }
