@@ -9,16 +9,12 @@ import (
 	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
-	"github.com/eddysql/eddy/exec/internal/recycle"
 )
-
-// poolBytes bounds the bytes a split's pool keeps: a few batches of every
-// column in flight between the source and its readers.
-const poolBytes = 16 << 20
 
 // Source generates one split of a nexmark table. It implements
 // exec.Source; the runtime calls it from one goroutine.
@@ -34,7 +30,7 @@ type Source struct {
 	gen       *generator
 	batchSize int
 
-	alloc       *recycle.Pool         // the batches' buffers, recycled
+	alloc       memory.Allocator      // env.Alloc: a task's recycling pool (exec/internal/recycle)
 	metrics     *exec.OperatorMetrics // progress: events passed, events to come
 	first       uint64                // the event the first Next started at
 	now         func() time.Time      // env.Now
@@ -109,7 +105,10 @@ func (s *Source) Open(ctx context.Context, env *exec.Env) error {
 	if env.Instance < 0 || env.Instance >= p {
 		return fmt.Errorf("nexmark connector: instance %d is not among the %d instances", env.Instance, p)
 	}
-	s.alloc = recycle.New(env.Alloc, poolBytes)
+	s.alloc = env.Alloc
+	if s.alloc == nil {
+		s.alloc = memory.DefaultAllocator
+	}
 	s.now, s.metrics = env.Now, env.Metrics
 	s.instance, s.parallelism = env.Instance, p
 	block := s.cfg.block
@@ -217,9 +216,6 @@ func (s *Source) Wait(ctx context.Context) error {
 // without Open and idempotent.
 func (s *Source) Close() error {
 	s.closeDropped()
-	if s.alloc != nil {
-		s.alloc.Close()
-	}
 	s.closed = true
 	return nil
 }

@@ -14,27 +14,25 @@ import (
 // costs one, and the key comparison a second.
 type partIndex struct {
 	idx   probe.Index
-	parts []*Partition // by number; nil where a dropped one was
-	free  []int32      // numbers of dropped partitions, reused first
-	seed  maphash.Seed
-	init  bool
+	parts []*Partition  // by number; nil where a dropped one was
+	free  []int32       // numbers of dropped partitions, reused first
+	seed  *maphash.Seed // made with the first hash
+}
+
+// seedOf returns the index's hash seed, making it.
+func (x *partIndex) seedOf() maphash.Seed {
+	if x.seed == nil {
+		s := maphash.MakeSeed()
+		x.seed = &s
+	}
+	return *x.seed
 }
 
 // hash returns the hash of encoded key pk.
-func (x *partIndex) hash(pk []byte) uint64 {
-	if !x.init {
-		x.seed, x.init = maphash.MakeSeed(), true
-	}
-	return maphash.Bytes(x.seed, pk)
-}
+func (x *partIndex) hash(pk []byte) uint64 { return maphash.Bytes(x.seedOf(), pk) }
 
 // hashString returns the hash of encoded key pk.
-func (x *partIndex) hashString(pk string) uint64 {
-	if !x.init {
-		x.seed, x.init = maphash.MakeSeed(), true
-	}
-	return maphash.String(x.seed, pk)
-}
+func (x *partIndex) hashString(pk string) uint64 { return maphash.String(x.seedOf(), pk) }
 
 // find returns the partition of key pk, whose hash is h, or nil.
 func (x *partIndex) find(h uint64, pk string) *Partition {

@@ -8,7 +8,7 @@
 // (the generator's batches in q7, q9, q16 and q18; a join's output in
 // q20).
 //
-// Each task of a dataflow allocates its operators' output from its own
-// Pool, and each Nexmark split its batches; a buffer goes back to the
-// pool that allocated it, whichever task releases it.
+// Each task of a dataflow allocates its source's batches and its
+// operators' output from its own Pool; a buffer goes back to the pool that
+// allocated it, whichever task releases it.
 package recycle
