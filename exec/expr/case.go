@@ -86,6 +86,9 @@ func (c *compiler) buildCase(e *plan.Case) (node, error) {
 	if len(n.res) > 1<<16 {
 		return nil, notSupported("CASE with %d branches", len(n.res))
 	}
+	if m, err := c.buildMask(e, n); m != nil || err != nil {
+		return m, err
+	}
 	return n, nil
 }
 
