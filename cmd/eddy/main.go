@@ -10,5 +10,5 @@ import (
 )
 
 func main() {
-	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.StdIO()))
+	os.Exit(cli.MainProcess(context.Background(), os.Args[1:], cli.StdIO()))
 }

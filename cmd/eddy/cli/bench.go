@@ -194,7 +194,7 @@ func (a *app) benchNexmark(ctx context.Context, f benchFlags) error {
 				"--events", strconv.FormatInt(c.Events, 10), "--rate", strconv.FormatFloat(c.Rate, 'g', -1, 64),
 				"--checkpoint-interval", c.CheckpointInterval.String(), "--disk="+strconv.FormatBool(c.OnDisk),
 				"--watermark-alignment", c.WatermarkAlignment.String(),
-				"--generate", c.Generate)
+				"--generate", c.Generate, "--heap-huge-pages", a.opts.hugeHeap)
 			return exec.CommandContext(ctx, self[0], args...)
 		},
 	})

@@ -16,6 +16,7 @@ import (
 
 	"github.com/eddysql/eddy/cluster"
 	"github.com/eddysql/eddy/exec/engine"
+	"github.com/eddysql/eddy/internal/hugepage"
 	"github.com/eddysql/eddy/storage"
 )
 
@@ -84,6 +85,7 @@ type options struct {
 	autoscale   string        // --autoscale
 	cpuProfile  string        // --cpuprofile
 	memProfile  string        // --memprofile
+	hugeHeap    string        // --heap-huge-pages
 }
 
 // app is one invocation: its streams and global options.
@@ -102,16 +104,28 @@ type app struct {
 	// cluster, set by eddy serve --cluster, makes the engine a member of
 	// a cluster on Kafka instead of opening the data directory.
 	cluster *cluster.Config
+	// process says the invocation is the eddy process itself (MainProcess),
+	// which may set what is process-wide: the heap's huge pages.
+	process bool
+	// heap is what --heap-huge-pages did.
+	heap hugepage.HeapReservation
 }
 
-// Main runs the eddy command line args and returns the exit code.
+// Main runs the eddy command line args and returns the exit code. It
+// leaves what is process-wide as it is: it is also how tests run eddy.
 func Main(ctx context.Context, args []string, stdio IO) int {
-	return mainWith(ctx, args, stdio, nil)
+	return mainWith(ctx, args, stdio, nil, false)
+}
+
+// MainProcess is Main for the eddy process itself, which it may also
+// tune as a whole (--heap-huge-pages).
+func MainProcess(ctx context.Context, args []string, stdio IO) int {
+	return mainWith(ctx, args, stdio, nil, true)
 }
 
 // mainWith is Main with a replacement for engineSession (nil: none).
-func mainWith(ctx context.Context, args []string, stdio IO, open func(context.Context, bool) (session, func() error, error)) int {
-	a := &app{io: stdio, out: &syncWriter{w: stdio.Out}, openSession: open}
+func mainWith(ctx context.Context, args []string, stdio IO, open func(context.Context, bool) (session, func() error, error), process bool) int {
+	a := &app{io: stdio, out: &syncWriter{w: stdio.Out}, openSession: open, process: process}
 	if a.openSession == nil {
 		a.openSession = a.engineSession
 	}
@@ -166,6 +180,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.DurationVar(&a.opts.alignment, "watermark-alignment", 0, "default drift within which each continuous query's sources align their watermarks, a source running ahead waiting for the others (0: only the splits of each generator scan, within 1s; a session's SET watermark_alignment overrides it)")
 	pf.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.memProfile, "memprofile", "", "write a profile of the whole run's allocations to this file (for go tool pprof)")
+	pf.StringVar(&a.opts.hugeHeap, "heap-huge-pages", "4GiB", "ask the kernel for transparent huge pages for the first SIZE of memory the Go heap grows into (where transparent_hugepage is madvise; at most the Go runtime's memory limit; 0: none): one page fault and one TLB entry per 2 MiB instead of 512")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
@@ -222,9 +237,19 @@ func (a *app) checkOptions() error {
 			return usagef("--state-memory-limit must be 0 or a size of at least 1MiB such as 2GiB, got %q", a.opts.stateMem)
 		}
 	}
+	hugeHeap, err := parseBytes(a.opts.hugeHeap)
+	if err != nil {
+		return usagef("--heap-huge-pages must be a size such as 4GiB, or 0, got %q", a.opts.hugeHeap)
+	}
 	plan := planMemory(memLimit, stateLimit, a.opts.stateMem != "", detectMemory)
 	plan.apply()
 	a.opts.stateLimit = plan.stateLimit
+	if a.process && hugeHeap > 0 && a.heap == (hugepage.HeapReservation{}) {
+		if plan.goLimit > 0 {
+			hugeHeap = min(hugeHeap, plan.goLimit)
+		}
+		a.heap = hugepage.ReserveHeap(hugeHeap)
+	}
 	if (a.opts.cpuProfile != "" || a.opts.memProfile != "") && a.stopProfile == nil {
 		if a.stopProfile, err = startProfiles(a.opts.cpuProfile, a.opts.memProfile); err != nil {
 			return &usageError{err}

@@ -70,7 +70,7 @@ func runCLI(t *testing.T, f *fakeSession, stdin string, args ...string) (int, st
 	if f != nil {
 		open = f.open
 	}
-	code := mainWith(context.Background(), args, stdio, open)
+	code := mainWith(context.Background(), args, stdio, open, false)
 	return code, out.String(), errOut.String()
 }
 
@@ -209,6 +209,7 @@ func TestUsageErrors(t *testing.T) {
 		{"--format", "xml", "exec", "-e", "SHOW STREAMS;"},
 		{"--parallelism", "-1", "exec", "-e", "SHOW STREAMS;"},
 		{"--autoscale", "sometimes", "exec", "-e", "SHOW STREAMS;"},
+		{"--heap-huge-pages", "lots", "exec", "-e", "SHOW STREAMS;"},
 		{"exec"},
 		{"exec", "stray.sql"},
 		{"frobnicate"},
@@ -234,6 +235,24 @@ func TestHelpExitsZero(t *testing.T) {
 	code, out, _ := runCLI(t, &fakeSession{}, "", "--help")
 	if code != 0 || !strings.Contains(out, "exec") || !strings.Contains(out, "slt") {
 		t.Errorf("exit %d, stdout %q", code, out)
+	}
+}
+
+// TestProcessReservesHeapForHugePages runs eddy as its own process would
+// (MainProcess): eddy version then says what --heap-huge-pages did, where
+// Main, as tests run it, leaves the process's heap alone.
+func TestProcessReservesHeapForHugePages(t *testing.T) {
+	var out, errOut bytes.Buffer
+	stdio := IO{In: strings.NewReader(""), Out: &out, Err: &errOut}
+	if code := mainWith(context.Background(), []string{"--heap-huge-pages", "64MiB", "version"}, stdio, nil, true); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, errOut.String())
+	}
+	if !strings.Contains(out.String(), "huge pages for the heap: the first 6") && !strings.Contains(out.String(), "huge pages for the heap: not asked for (") {
+		t.Errorf("stdout %q", out.String())
+	}
+	code, plain, _ := runCLI(t, nil, "", "version")
+	if code != 0 || strings.Contains(plain, "huge pages") {
+		t.Errorf("Main reserved the heap: exit %d, stdout %q", code, plain)
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/eddysql/eddy/internal/hugepage"
 )
 
 // version is eddy's version, set at link time with
@@ -59,6 +61,9 @@ func (a *app) versionCommand() *cobra.Command {
 			fmt.Fprintf(a.out, "go   %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
 			if c := buildCommit(); c != "" {
 				fmt.Fprintf(a.out, "commit %s\n", c)
+			}
+			if a.heap != (hugepage.HeapReservation{}) {
+				fmt.Fprintf(a.out, "%s\n", a.heap)
 			}
 			return nil
 		}),

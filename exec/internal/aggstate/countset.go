@@ -3,7 +3,7 @@ package aggstate
 import (
 	"unsafe"
 
-	"github.com/eddysql/eddy/exec/internal/hugepage"
+	"github.com/eddysql/eddy/internal/hugepage"
 )
 
 // CountSet is an unordered multiset of values with counts, in an

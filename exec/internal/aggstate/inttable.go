@@ -3,7 +3,7 @@ package aggstate
 import (
 	"math/bits"
 
-	"github.com/eddysql/eddy/exec/internal/hugepage"
+	"github.com/eddysql/eddy/internal/hugepage"
 )
 
 // intTable is an open-addressing hash table from int64 keys to int32 slots,

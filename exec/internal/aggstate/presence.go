@@ -3,7 +3,7 @@ package aggstate
 import (
 	"unsafe"
 
-	"github.com/eddysql/eddy/exec/internal/hugepage"
+	"github.com/eddysql/eddy/internal/hugepage"
 )
 
 // MaxPresence is how many aggregates one PresenceSet keeps a bit for.

@@ -10,7 +10,7 @@ package arena
 import (
 	"unsafe"
 
-	"github.com/eddysql/eddy/exec/internal/hugepage"
+	"github.com/eddysql/eddy/internal/hugepage"
 )
 
 // Arena holds values addressed by offset. Offsets are global: block k

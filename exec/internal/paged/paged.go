@@ -3,7 +3,7 @@ package paged
 import (
 	"unsafe"
 
-	"github.com/eddysql/eddy/exec/internal/hugepage"
+	"github.com/eddysql/eddy/internal/hugepage"
 )
 
 // Shift is the log2 of the elements of a page. 4096 elements make a page

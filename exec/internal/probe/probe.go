@@ -13,7 +13,7 @@
 // the operator for any entry's hash.
 package probe
 
-import "github.com/eddysql/eddy/exec/internal/hugepage"
+import "github.com/eddysql/eddy/internal/hugepage"
 
 // MinSize is the smallest index: 256 slots, 2 KB.
 const MinSize = 256
