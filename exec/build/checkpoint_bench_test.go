@@ -20,6 +20,7 @@ import (
 	"github.com/eddysql/eddy/exec/agg"
 	"github.com/eddysql/eddy/exec/dataflow"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/internal/hugepage"
 	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/badger"
 	"github.com/eddysql/eddy/storage/mem"
@@ -310,6 +311,11 @@ var ckptPauseKeys = flag.Int64("ckpt.keys", 10_000_000, "resident keys of Benchm
 // cores.
 var ckptStore = flag.String("ckpt.store", "badger", "state store of BenchmarkCheckpointPauses: badger or mem")
 
+// ckptHugeHeap, when set, has BenchmarkCheckpointPauses reserve that much
+// of its heap for huge pages first, as the eddy process does at its start
+// (--heap-huge-pages).
+var ckptHugeHeap = flag.Int64("ckpt.hugeheap", 0, "bytes of heap BenchmarkCheckpointPauses reserves for huge pages, as eddy does (0: none)")
+
 // BenchmarkCheckpointPauses measures issue 10's no-pause target: with
 // checkpoints every second over 10M resident keys, the per-batch
 // processing time's p99 within 2× its median, and the synchronous part of
@@ -324,9 +330,12 @@ var ckptStore = flag.String("ckpt.store", "badger", "state store of BenchmarkChe
 // the 10M keys (a second of input dirties about as many groups as it has
 // rows), and hot, where every row goes to one of 1% of the keys.
 //
-//	go test ./exec/build -run XXX -bench BenchmarkCheckpointPauses -benchtime 1x -count 3 -cpu 2 -timeout 60m [-ckpt.store mem] [-ckpt.keys N]
+//	go test ./exec/build -run XXX -bench BenchmarkCheckpointPauses -benchtime 1x -count 3 -cpu 2 -timeout 60m [-ckpt.store mem] [-ckpt.keys N] [-ckpt.hugeheap 4294967296]
 func BenchmarkCheckpointPauses(b *testing.B) {
 	const measure = 10 * time.Second
+	if *ckptHugeHeap > 0 {
+		b.Logf("%s", hugepage.ReserveHeap(*ckptHugeHeap))
+	}
 	alloc := memory.NewGoAllocator()
 	resident := *ckptPauseKeys
 	all := make([]int64, resident)

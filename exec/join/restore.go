@@ -303,6 +303,15 @@ func (j *HashJoin) indexRestored(in int, s *side, r *restored) error {
 	s.reserve(r)
 	start := 0
 	for k, id := range r.ids {
+		if k%peekAhead == 0 {
+			// Touch the next rows' index slots first, so that their
+			// misses overlap (peekRows).
+			var sum uint64
+			for _, h := range j.ck.hashes[k:min(k+peekAhead, len(r.ids))] {
+				sum += s.peek(h)
+			}
+			j.peeked += sum
+		}
 		stored := r.keys[start:r.ends[k]]
 		start = r.ends[k]
 		j.keyBuf = rowkey.Append(append(j.keyBuf[:0], 1), keyCols, k)
