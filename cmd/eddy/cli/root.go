@@ -107,8 +107,11 @@ type app struct {
 	// process says the invocation is the eddy process itself (MainProcess),
 	// which may set what is process-wide: the heap's huge pages.
 	process bool
-	// heap is what --heap-huge-pages did.
-	heap hugepage.HeapReservation
+	// heapDone is closed once --heap-huge-pages has done its work, in
+	// the background, and heap says what it did; nil when it was not
+	// asked for.
+	heapDone chan struct{}
+	heap     hugepage.HeapReservation
 }
 
 // Main runs the eddy command line args and returns the exit code. It
@@ -135,6 +138,7 @@ func mainWith(ctx context.Context, args []string, stdio IO, open func(context.Co
 	cmd.SetOut(stdio.Out)
 	cmd.SetErr(stdio.Err)
 	err := cmd.ExecuteContext(ctx)
+	a.heapReserved()
 	if a.stopProfile != nil {
 		if perr := a.stopProfile(); perr != nil && err == nil {
 			err = &exitError{err: perr, code: exitFailure}
@@ -244,11 +248,18 @@ func (a *app) checkOptions() error {
 	plan := planMemory(memLimit, stateLimit, a.opts.stateMem != "", detectMemory)
 	plan.apply()
 	a.opts.stateLimit = plan.stateLimit
-	if a.process && hugeHeap > 0 && a.heap == (hugepage.HeapReservation{}) {
+	if a.process && hugeHeap > 0 && a.heapDone == nil {
 		if plan.goLimit > 0 {
 			hugeHeap = min(hugeHeap, plan.goLimit)
 		}
-		a.heap = hugepage.ReserveHeap(hugeHeap)
+		// In the background, while the engine opens: the reservation
+		// costs 20-50 ms here, mostly the runtime's metadata for the
+		// range, and the engine allocates little before its state.
+		a.heapDone = make(chan struct{})
+		go func() {
+			defer close(a.heapDone)
+			a.heap = hugepage.ReserveHeap(hugeHeap)
+		}()
 	}
 	if (a.opts.cpuProfile != "" || a.opts.memProfile != "") && a.stopProfile == nil {
 		if a.stopProfile, err = startProfiles(a.opts.cpuProfile, a.opts.memProfile); err != nil {
@@ -256,6 +267,15 @@ func (a *app) checkOptions() error {
 		}
 	}
 	return nil
+}
+
+// heapReserved waits for --heap-huge-pages to have done its work, if it
+// was asked to, and returns what it did.
+func (a *app) heapReserved() hugepage.HeapReservation {
+	if a.heapDone != nil {
+		<-a.heapDone
+	}
+	return a.heap
 }
 
 // parseBytes reads a size: a number with an optional unit, B, KB, MB, GB

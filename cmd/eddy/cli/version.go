@@ -62,8 +62,8 @@ func (a *app) versionCommand() *cobra.Command {
 			if c := buildCommit(); c != "" {
 				fmt.Fprintf(a.out, "commit %s\n", c)
 			}
-			if a.heap != (hugepage.HeapReservation{}) {
-				fmt.Fprintf(a.out, "%s\n", a.heap)
+			if h := a.heapReserved(); h != (hugepage.HeapReservation{}) {
+				fmt.Fprintf(a.out, "%s\n", h)
 			}
 			return nil
 		}),
