@@ -71,6 +71,9 @@ type overlay struct {
 	// is retired and no scan pins it. The store's mutex guards both.
 	pins    int
 	retired bool
+	// touched sums what touchRecords read, kept so that its loads are not
+	// dropped as unused.
+	touched byte
 }
 
 func newOverlay() *overlay { return &overlay{} }

@@ -178,7 +178,11 @@ func (s *Store) mutations(o *overlay) (Mutations, error) {
 	}
 	return func(fn func(Mutation) error) error {
 		gone := gone
-		for _, r := range order {
+		var touched byte
+		for i, r := range order {
+			if i%touchAhead == 0 {
+				touched += touchRecords(o, order[i:min(i+touchAhead, len(order))])
+			}
 			k := o.key(r)
 			for len(gone) > 0 && bytes.Compare(gone[0], k) < 0 {
 				if err := fn(Mutation{Key: gone[0], Delete: true}); err != nil {
@@ -196,8 +200,30 @@ func (s *Store) mutations(o *overlay) (Mutations, error) {
 				return err
 			}
 		}
+		o.touched += touched
 		return nil
 	}, nil
+}
+
+// touchAhead is how many records mutations reads ahead of handing them
+// on.
+const touchAhead = 32
+
+// touchRecords reads the first byte of the keys of records rs and returns
+// a value depending on them. In key order, the records are spread over
+// the log, each a cache miss (its slot, then its bytes) when the log is
+// larger than the caches; this loop, whose loads do not wait on each
+// other, lets the processor wait for many of them at once, where handing
+// them on one after the other (the run builder compares each key with the
+// last) waits for each in turn.
+func touchRecords(o *overlay, rs []int32) byte {
+	var sum byte
+	for _, r := range rs {
+		if k := o.key(r); len(k) > 0 {
+			sum += k[0]
+		}
+	}
+	return sum
 }
 
 // Bytes implements storage.StateStore with the backend's Size.
