@@ -36,6 +36,9 @@ func (r HeapReservation) String() string {
 // 2 MiB at a time. It is meant for a process's start, once: it collects
 // garbage and returns all free memory to the system.
 //
+// It reserves at most half the machine's memory (4 GiB where that cannot
+// be read): the kernel's default overcommit heuristic refuses a mapping
+// larger than the machine, and the runtime cannot survive a refused one.
 // It does nothing, and says why, where it would not help or could harm:
 // the kernel gives huge pages to every process ("always") or none
 // ("never"), or the process runs under strict overcommit accounting or
@@ -43,6 +46,11 @@ func (r HeapReservation) String() string {
 func ReserveHeap(n int64) HeapReservation {
 	if why := heapAdviceRefused(); why != "" {
 		return HeapReservation{Reason: why}
+	}
+	if m := machineMemory(); m > 0 {
+		n = min(n, m/2)
+	} else {
+		n = min(n, 4<<30)
 	}
 	if n < 2*size {
 		return HeapReservation{Reason: "no room to reserve"}
@@ -55,6 +63,24 @@ func ReserveHeap(n int64) HeapReservation {
 	b = nil
 	debug.FreeOSMemory()
 	return HeapReservation{Bytes: int64(hi - lo), lo: lo, hi: hi}
+}
+
+// machineMemory returns the machine's memory (MemTotal), or 0 if it
+// cannot be read.
+func machineMemory() int64 {
+	b, err := os.ReadFile("/proc/meminfo")
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
+			var kb int64
+			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
+				return kb << 10
+			}
+		}
+	}
+	return 0
 }
 
 // thpMode returns the kernel's transparent huge page mode (always,

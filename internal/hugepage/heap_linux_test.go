@@ -44,3 +44,19 @@ func TestReserveHeapTooSmall(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 }
+
+// TestReserveHeapAtMostHalfTheMachine asks for far more than the machine
+// has and gets at most half of it, not a runtime that cannot map it.
+func TestReserveHeapAtMostHalfTheMachine(t *testing.T) {
+	m := machineMemory()
+	if m == 0 {
+		t.Skip("no MemTotal in /proc/meminfo")
+	}
+	r := ReserveHeap(1 << 50)
+	if r.Bytes > m/2 {
+		t.Fatalf("reserved %d bytes of a machine of %d", r.Bytes, m)
+	}
+	if heapAdviceRefused() == "" && r.Bytes < m/2-2*size {
+		t.Fatalf("reserved %d bytes, want about half of %d", r.Bytes, m)
+	}
+}

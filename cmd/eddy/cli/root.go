@@ -184,7 +184,7 @@ interactive shell; with input piped in it runs that input as a script.`,
 	pf.DurationVar(&a.opts.alignment, "watermark-alignment", 0, "default drift within which each continuous query's sources align their watermarks, a source running ahead waiting for the others (0: only the splits of each generator scan, within 1s; a session's SET watermark_alignment overrides it)")
 	pf.StringVar(&a.opts.cpuProfile, "cpuprofile", "", "write a CPU profile of the whole run to this file (for go tool pprof)")
 	pf.StringVar(&a.opts.memProfile, "memprofile", "", "write a profile of the whole run's allocations to this file (for go tool pprof)")
-	pf.StringVar(&a.opts.hugeHeap, "heap-huge-pages", "4GiB", "ask the kernel for transparent huge pages for the first SIZE of memory the Go heap grows into (where transparent_hugepage is madvise; at most the Go runtime's memory limit; 0: none): one page fault and one TLB entry per 2 MiB instead of 512")
+	pf.StringVar(&a.opts.hugeHeap, "heap-huge-pages", "4GiB", "ask the kernel for transparent huge pages for the first SIZE of memory the Go heap grows into (where transparent_hugepage is madvise; at most the Go runtime's memory limit and half the machine's memory; 0: none): one page fault and one TLB entry per 2 MiB instead of 512")
 	pf.StringVar(&a.opts.stateMem, "state-memory-limit", "", "the memory the state of all queries may take together, e.g. 2GiB; a query whose state would pass it fails alone (0: no limit; empty: half of --memory-limit)")
 	root.CompletionOptions.HiddenDefaultCmd = true
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err} })
