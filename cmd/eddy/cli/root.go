@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,8 +251,10 @@ func (a *app) checkOptions() error {
 	plan.apply()
 	a.opts.stateLimit = plan.stateLimit
 	if a.process && hugeHeap > 0 && a.heapDone == nil {
-		if plan.goLimit > 0 {
-			hugeHeap = min(hugeHeap, plan.goLimit)
+		// At most the runtime's memory limit: the plan's, or GOMEMLIMIT's
+		// where the environment set it.
+		if limit := debug.SetMemoryLimit(-1); limit < math.MaxInt64 {
+			hugeHeap = min(hugeHeap, limit)
 		}
 		// In the background, while the engine opens: the reservation
 		// costs 20-50 ms here, mostly the runtime's metadata for the
