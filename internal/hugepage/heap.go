@@ -6,6 +6,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"unsafe"
+
+	"github.com/eddysql/eddy/internal/procfs"
 )
 
 // HeapReservation says what ReserveHeap did.
@@ -47,7 +49,7 @@ func ReserveHeap(n int64) HeapReservation {
 	if why := heapAdviceRefused(); why != "" {
 		return HeapReservation{Reason: why}
 	}
-	if m := machineMemory(); m > 0 {
+	if m := procfs.MemTotal(); m > 0 {
 		n = min(n, m/2)
 	} else {
 		n = min(n, 4<<30)
@@ -63,24 +65,6 @@ func ReserveHeap(n int64) HeapReservation {
 	b = nil
 	debug.FreeOSMemory()
 	return HeapReservation{Bytes: int64(hi - lo), lo: lo, hi: hi}
-}
-
-// machineMemory returns the machine's memory (MemTotal), or 0 if it
-// cannot be read.
-func machineMemory() int64 {
-	b, err := os.ReadFile("/proc/meminfo")
-	if err != nil {
-		return 0
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "MemTotal:"); ok {
-			var kb int64
-			if _, err := fmt.Sscanf(strings.TrimSpace(rest), "%d kB", &kb); err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
 }
 
 // thpMode returns the kernel's transparent huge page mode (always,

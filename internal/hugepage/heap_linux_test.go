@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/eddysql/eddy/internal/procfs"
 )
 
 // TestReserveHeapAdvisesWhatTheHeapGrowsInto reserves 256 MiB of heap and
@@ -48,7 +50,7 @@ func TestReserveHeapTooSmall(t *testing.T) {
 // TestReserveHeapAtMostHalfTheMachine asks for far more than the machine
 // has and gets at most half of it, not a runtime that cannot map it.
 func TestReserveHeapAtMostHalfTheMachine(t *testing.T) {
-	m := machineMemory()
+	m := procfs.MemTotal()
 	if m == 0 {
 		t.Skip("no MemTotal in /proc/meminfo")
 	}

@@ -1,11 +1,12 @@
 package cli
 
 import (
-	"bufio"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/eddysql/eddy/internal/procfs"
 )
 
 // detectMemory returns the tightest memory bound the process runs under
@@ -52,27 +53,7 @@ func readLimitFile(path string) int64 {
 }
 
 // memTotal returns the machine's memory (MemTotal in /proc/meminfo).
-func memTotal() int64 { return procKB("/proc/meminfo", "MemTotal:") }
+func memTotal() int64 { return procfs.MemTotal() }
 
 // vmSize returns the process's mapped address space (VmSize).
-func vmSize() int64 { return procKB("/proc/self/status", "VmSize:") }
-
-// procKB reads a "name: N kB" line of a /proc file, in bytes (0 if absent).
-func procKB(path, name string) int64 {
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		fields := strings.Fields(sc.Text())
-		if len(fields) >= 2 && fields[0] == name {
-			kb, err := strconv.ParseInt(fields[1], 10, 64)
-			if err == nil {
-				return kb << 10
-			}
-		}
-	}
-	return 0
-}
+func vmSize() int64 { return procfs.KB("/proc/self/status", "VmSize:") }
