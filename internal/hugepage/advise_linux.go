@@ -5,9 +5,6 @@ import (
 	"unsafe"
 )
 
-// size is the size of a transparent huge page on amd64 and arm64.
-const size = 2 << 20
-
 // madvHugepage is MADV_HUGEPAGE.
 const madvHugepage = 14
 

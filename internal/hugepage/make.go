@@ -2,6 +2,9 @@ package hugepage
 
 import "unsafe"
 
+// size is the size of a transparent huge page on amd64 and arm64.
+const size = 2 << 20
+
 // minBytes is the smallest allocation Make advises: one that holds at
 // least one whole aligned huge page wherever it starts.
 const minBytes = 4 << 20
