@@ -86,8 +86,8 @@ func (c *compiler) buildCase(e *plan.Case) (node, error) {
 	if len(n.res) > 1<<16 {
 		return nil, notSupported("CASE with %d branches", len(n.res))
 	}
-	if m, err := c.buildMask(e, n); m != nil || err != nil {
-		return m, err
+	if m := buildMask(e, n); m != nil {
+		return m, nil
 	}
 	return n, nil
 }

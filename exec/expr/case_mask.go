@@ -26,39 +26,34 @@ type maskNode struct {
 	general *caseNode
 }
 
-// buildMask returns a maskNode for e if e has its shape, or nil.
-func (c *compiler) buildMask(e *plan.Case, general *caseNode) (node, error) {
+// buildMask returns a maskNode for e, whose general CASE is general, if
+// e has its shape, or nil.
+func buildMask(e *plan.Case, general *caseNode) node {
 	if len(e.Whens) != 1 {
-		return nil, nil
+		return nil
 	}
 	if k, ok := e.Else.(*plan.Const); !ok || !k.Val.Null {
-		return nil, nil
+		return nil
 	}
 	w := e.Whens[0]
 	switch r := w.Result.(type) {
 	case *plan.InputRef:
 	case *plan.Const:
 		if r.Val.Null {
-			return nil, nil
+			return nil
 		}
 	default:
-		return nil, nil
+		return nil
 	}
 	if w.Result.Type().Physical() != e.Typ.Physical() {
-		return nil, nil
+		return nil
 	}
 	if w.Cond.Type().Kind != types.Boolean {
-		return nil, nil
+		return nil
 	}
-	cond, err := c.compile(w.Cond)
-	if err != nil {
-		return nil, err
-	}
-	x, err := c.compile(w.Result)
-	if err != nil {
-		return nil, err
-	}
-	return &maskNode{cond: cond, x: x, general: general}, nil
+	// The general CASE's own nodes: evaluated over every row, a branch is
+	// its node (branch.evalOn), and the two never run interleaved.
+	return &maskNode{cond: general.conds[0].n, x: general.res[0].n, general: general}
 }
 
 func (k *maskNode) eval(c *evalCtx) (*vector, error) {
