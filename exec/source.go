@@ -84,6 +84,21 @@ type Positioned interface {
 	Seek(ctx context.Context, pos []byte) error
 }
 
+// Exhausted is implemented by positioned sources that can tell, once
+// Seek has put them at a checkpoint's position, that nothing is left to
+// read there: a bounded input read to its end, a stream's log with no
+// entry past the position. A query resumed from a checkpoint whose
+// sources are all exhausted has no input to catch up on, so the rows its
+// view restored are current at once: the engine lets the view answer
+// while the rest of the query's state is still being read back. A source
+// that cannot tell cheaply (a Kafka topic) does not implement it.
+type Exhausted interface {
+	Positioned
+	// Exhausted reports whether the source, positioned by Seek, has
+	// nothing to read now. It is called after Seek and before Next.
+	Exhausted() bool
+}
+
 // PartitionedEventTime is implemented by sources whose input is made of
 // partitions, each in about event-time order on its own while their
 // interleaving is arbitrary (a Kafka topic's partitions). Their watermark

@@ -52,6 +52,9 @@ func (v *ValuesSource) Seek(ctx context.Context, pos []byte) error {
 	return nil
 }
 
+// Exhausted implements exec.Exhausted: every row was emitted.
+func (v *ValuesSource) Exhausted() bool { return len(v.Rows) == 0 }
+
 // hashRows computes, once, the hash of the columns and of every row, the
 // emitted ones included.
 func (v *ValuesSource) hashRows() {

@@ -41,6 +41,7 @@ func valuesOpener(rows [][]types.Datum) postest.Opener {
 func TestValuesPosition(t *testing.T) {
 	rows := valuesRows(5*exec.BatchRows + 17)
 	postest.Resume(t, valuesOpener(rows), valuesOpener(rows), -1, 4, true)
+	postest.ExhaustedAtEnd(t, valuesOpener(rows), valuesOpener(rows))
 }
 
 // TestValuesPositionRefused checks that positions of other rows, past

@@ -58,3 +58,22 @@ func (t *task) injectFailure() bool {
 	}
 	return bits != 0 && rand.Float64() < math.Float64frombits(bits)
 }
+
+// restoreHold, when set, holds the restore of every task that is not a
+// sink until it is closed (HoldRestores).
+var restoreHold atomic.Pointer[chan struct{}]
+
+// HoldRestores makes the tasks of jobs started from now on that restore a
+// checkpoint, except their sink tasks, wait before reading their state
+// until the returned function is called (or their job is stopped): a
+// test can so see what a job does while its state is read back. Tests
+// only.
+func HoldRestores() (release func()) {
+	ch := make(chan struct{})
+	restoreHold.Store(&ch)
+	return func() {
+		if restoreHold.CompareAndSwap(&ch, nil) {
+			close(ch)
+		}
+	}
+}

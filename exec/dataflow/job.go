@@ -127,6 +127,7 @@ type Job struct {
 	// restoredEpoch is the store's last committed epoch when the job
 	// started: the checkpoint a job started with Restore restores.
 	restoredEpoch uint64
+	rp            restoreProgress // the order of the restore (restore_order.go)
 	barrier       uint64 // every barrier <= barrier has reached the sink
 	// deferred counts the tasks whose operators began a snapshot at a
 	// barrier and have not finished writing it (checkpoint_deferred.go).
@@ -308,6 +309,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	}
 	if j.restore {
 		j.restored = newRestoreCounts(j.stages)
+		j.initRestoreOrder()
 	}
 	j.giveOut(opts.Handoff)
 	j.resumeErr = j.resumable()

@@ -235,11 +235,8 @@ func (t *task) run(ctx context.Context) error {
 			return err
 		}
 	}
-	if t.state != nil && t.job.restore {
-		if err := t.state.restore(ctx, t.job.restored); err != nil {
-			return t.job.restoreFailed(ctx, err, true)
-		}
-	}
+	// A restore positions the sources first and restores the sink's
+	// operators before the others' (restore_order.go).
 	if t.source != nil {
 		if err := t.source.Open(ctx, t.env); err != nil {
 			return err
@@ -251,16 +248,32 @@ func (t *task) run(ctx context.Context) error {
 			if err := t.srcPos.restore(ctx, t); err != nil {
 				return t.job.restoreFailed(ctx, err, false)
 			}
-			// The restored watermark goes out again before any row: the
-			// aligners downstream start over, and without it an input
-			// that has nothing new would hold back their watermark (an
-			// interval join would free and pad its rows later than an
-			// uninterrupted run).
-			if t.wm != nil && t.wm.wm != noWatermark {
-				if err := t.deliver(ctx, exec.Control{Kind: exec.Watermark, Watermark: t.wm.wm}); err != nil {
-					return err
-				}
+			t.job.sourcePositioned(t.source)
+		}
+	}
+	if t.job.restore {
+		if !t.isSink {
+			if err := t.job.awaitSinks(ctx); err != nil {
+				return err
 			}
+		}
+		if t.state != nil {
+			if err := t.state.restore(ctx, t.job.restored); err != nil {
+				return t.job.restoreFailed(ctx, err, true)
+			}
+		}
+		if t.isSink {
+			t.job.sinkRestored()
+		}
+	}
+	if t.srcPos != nil && t.job.restore && t.wm != nil && t.wm.wm != noWatermark {
+		// The restored watermark goes out again before any row: the
+		// aligners downstream start over, and without it an input that
+		// has nothing new would hold back their watermark (an interval
+		// join would free and pad its rows later than an uninterrupted
+		// run).
+		if err := t.deliver(ctx, exec.Control{Kind: exec.Watermark, Watermark: t.wm.wm}); err != nil {
+			return err
 		}
 	}
 	t.job.taskOpened()

@@ -237,15 +237,31 @@ func TestDamagedCheckpointFallsBack(t *testing.T) {
 
 			e = openEngine(t, cfg)
 			s := e.NewSession(SessionOptions{})
-			res := run(t, s, "SELECT * FROM a;")
+			// Damage in the view's own rows is found as the engine opens;
+			// in an operator's state, while the view answers from its rows
+			// (background.go): its query then fails and recovers, falling
+			// back all the same.
+			fellBack := func(n string) bool {
+				return strings.Contains(n, "materialized view a falls back on its previous checkpoint ") &&
+					strings.Contains(n, "of materialized view a is damaged: ")
+			}
+			// While it recovers, the view is not running.
+			res, err := s.Execute(context.Background(), mustParse(t, "SELECT * FROM a;"))
+			var notices []string
+			if err == nil {
+				notices = res.Notices
+			}
+			if err != nil || !slices.ContainsFunc(notices, fellBack) {
+				waitRecovered(t, e, 1)
+				notices = append(notices, run(t, s, "FLUSH;").Notices...)
+				res = run(t, s, "SELECT * FROM a;")
+				notices = append(notices, res.Notices...)
+			}
 			if got := sorted(text(res)); got != "1 | 3\n2 | 1\n3 | 1\n" {
 				t.Errorf("a after falling back holds\n%s", got)
 			}
-			if !slices.ContainsFunc(res.Notices, func(n string) bool {
-				return strings.Contains(n, "materialized view a falls back on its previous checkpoint ") &&
-					strings.Contains(n, "of materialized view a is damaged: ")
-			}) {
-				t.Errorf("no notice says a fell back on its previous checkpoint: %q", res.Notices)
+			if !slices.ContainsFunc(notices, fellBack) {
+				t.Errorf("no notice says a fell back on its previous checkpoint: %q", notices)
 			}
 			if st := e.status("a"); st.failed() {
 				t.Errorf("a's status: %s", st)

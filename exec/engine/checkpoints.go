@@ -166,7 +166,7 @@ func (e *Engine) noteResumed() {
 		if q == nil || q.state == nil || !q.state.restore {
 			continue
 		}
-		e.notices.add(fmt.Sprintf("%s %s resumed from its checkpoint %d (%s of state)", obj.Kind, obj.Name, q.state.epoch, dataflow.FormatBytes(q.job.RestoredBytes())))
+		e.notices.add(resumedNotice(q))
 	}
 }
 

@@ -86,11 +86,20 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 		}
 		return err
 	}
+	background := false
 	if qs != nil && qs.restore {
 		// The queries started after this one may read the view: they
-		// subscribe to its rows, which must be restored by then.
+		// subscribe to its rows, which must be restored by then. A view
+		// with nothing to catch up on may answer before the rest of its
+		// state is back (background.go).
 		e.noteRestoring(obj, job, qs)
-		err := job.WaitOpened(e.ctx)
+		var err error
+		if background = mv != nil && e.startup.resuming.Load(); background {
+			background, err = job.WaitReadable(e.ctx)
+		}
+		if err == nil && !background {
+			err = job.WaitOpened(e.ctx)
+		}
 		e.startup.restoring.Store(nil)
 		if err != nil {
 			job.Stop()
@@ -112,7 +121,7 @@ func (e *Engine) startQuery(obj *catalog.Object, cq *compiledQuery, resuming boo
 			return fmt.Errorf("writing the checkpoints of %s: %w", obj.Name, err)
 		}
 	}
-	e.register(&runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, bound: cq.own, graph: g, state: qs})
+	e.register(&runningQuery{obj: obj, job: job, mv: mv, plan: cq.phys, bound: cq.own, graph: g, state: qs, background: background})
 	return nil
 }
 

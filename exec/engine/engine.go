@@ -163,6 +163,9 @@ type runningQuery struct {
 	bound plan.Node
 	graph dataflow.GraphSpec
 	state *queryState // a view's checkpoints, if it is checkpointed
+	// background says the view answered from its restored rows while its
+	// other operators were still restoring (background.go).
+	background bool
 	// cluster is the member's share of a cluster query (cluster.go),
 	// whose job is a view's replica; a cluster's sink runs only as
 	// tasks, and its job is nil.
@@ -251,7 +254,9 @@ func openOn(ctx context.Context, cfg Config, root fileroot.Root, db storage.DB) 
 			wg.Wait()
 		}()
 	}
+	e.startup.resuming.Store(true)
 	e.resume()
+	e.startup.resuming.Store(false)
 	// Until checkpoints exist, resumed views rebuild their state from their
 	// inputs; wait until they have caught up, so a restarted engine answers
 	// pull queries as it did before.
@@ -313,7 +318,8 @@ func (e *Engine) corruptQuery() error {
 		if !ok || q.job == nil {
 			continue
 		}
-		if state, err := q.job.State(); state == dataflow.JobFailed && errors.Is(err, storage.ErrCorrupt) {
+		// (A checkpoint damaged in the background recovers: recover.go.)
+		if state, err := q.job.State(); state == dataflow.JobFailed && errors.Is(err, storage.ErrCorrupt) && !backgroundRestoreFailed(q, err) {
 			return fmt.Errorf("%s %s failed: %w", obj.Kind, obj.Name, err)
 		}
 	}
@@ -339,7 +345,7 @@ func inDataDir(err error, dir string) error {
 // up by what it writes to (a FIFO whose reader is slow) must not hold up
 // the start of eddy.
 func (e *Engine) waitCaughtUp(ctx context.Context) error {
-	if _, err := e.flushLevelsOf(ctx, e.flushLevels(func(q *runningQuery) bool { return !e.writesOut(q.obj) }), nil); err != nil {
+	if _, err := e.flushLevelsOf(ctx, e.flushLevels(func(q *runningQuery) bool { return !e.writesOut(q.obj) && e.catchesUpAtOpen(q) }), nil); err != nil {
 		return err
 	}
 	for _, level := range e.flushLevels(func(q *runningQuery) bool { return e.writesOut(q.obj) }) {
@@ -429,8 +435,10 @@ func (e *Engine) Close() error {
 	// engine stopped (and file sinks publish what they wrote), once a
 	// rescale in progress is done.
 	e.moves.RLock()
+	// A view still restoring in the background has processed nothing
+	// since the checkpoint it restores (background.go).
 	ctx, cancel := context.WithTimeout(e.ctx, closeCheckpointTimeout)
-	e.checkpointQueries(ctx, nil)
+	e.checkpointQueries(ctx, func(q *runningQuery) bool { return !q.restoring() })
 	cancel()
 	e.moves.RUnlock()
 	return e.halt()

@@ -11,7 +11,7 @@ import (
 // logTag is the kind tag of a stream-log source's positions.
 const logTag = "log"
 
-var _ exec.Positioned = (*logSource)(nil)
+var _ exec.Exhausted = (*logSource)(nil)
 
 // Position implements exec.Positioned: the sequence number of the next
 // entry Next returns (entries read ahead are after it), with the stream's
@@ -54,6 +54,10 @@ func (s *logSource) Seek(ctx context.Context, pos []byte) error {
 	if next > end {
 		return position.Errorf(src, "entry %d is past the end of the log (%d entries)", next, end)
 	}
-	s.next = next
+	s.next, s.atEnd = next, next == end
 	return nil
 }
+
+// Exhausted implements exec.Exhausted: Seek found the log's end (or the
+// snapshot's) at the position. Rows appended later are read as they come.
+func (s *logSource) Exhausted() bool { return s.atEnd }

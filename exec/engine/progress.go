@@ -182,6 +182,10 @@ func (s *Session) Progress() (Progress, bool) {
 type startupWork struct {
 	restoring atomic.Pointer[restoreWork] // the query restoring its checkpoint, if one is
 	started   time.Time
+	// resuming is set while Open resumes the stored queries: a view
+	// resumed then may answer before its operators restored
+	// (background.go).
+	resuming atomic.Bool
 }
 
 // restoreWork is a query restoring its checkpoint.

@@ -93,7 +93,7 @@ func (e *Engine) watchFailures(obj *catalog.Object, job *dataflow.Job) {
 			return
 		}
 		state, err := job.State()
-		if state != dataflow.JobFailed || !errors.Is(err, dataflow.ErrInternal) || e.ctx.Err() != nil {
+		if state != dataflow.JobFailed || e.ctx.Err() != nil {
 			return
 		}
 		e.mu.Lock()
@@ -101,6 +101,9 @@ func (e *Engine) watchFailures(obj *catalog.Object, job *dataflow.Job) {
 		e.mu.Unlock()
 		if q == nil || q.job != job {
 			return // dropped
+		}
+		if !errors.Is(err, dataflow.ErrInternal) && !backgroundRestoreFailed(q, err) {
+			return
 		}
 		if !e.recovery.allow(lower(obj.Name), committedEpoch(q)) {
 			e.notices.add(fmt.Sprintf("%s %s failed %d times in a row before its next checkpoint: it stays failed: %v",

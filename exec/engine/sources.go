@@ -139,6 +139,13 @@ func (p positioned) Seek(ctx context.Context, pos []byte) error {
 	return p.inner.(exec.Positioned).Seek(ctx, pos)
 }
 
+// Exhausted implements exec.Exhausted for the source it wraps: false
+// when that one cannot tell.
+func (p positioned) Exhausted() bool {
+	ex, ok := p.inner.(exec.Exhausted)
+	return ok && ex.Exhausted()
+}
+
 // positionedGenerating is a positioned exec.Generator.
 type positionedGenerating struct{ positioned }
 
@@ -233,6 +240,8 @@ type logSource struct {
 	known   uint64 // the log's end when last read: entries known to exist
 	pending []logEntry
 	started bool // Next was called: Seek is too late
+	// atEnd says Seek found no entry past its position (exec.Exhausted).
+	atEnd bool
 }
 
 // logEntry is an entry of the log read but not returned yet.

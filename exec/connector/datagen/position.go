@@ -6,9 +6,12 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/internal/position"
 )
+
+var _ exec.Exhausted = (*Source)(nil)
 
 // positionTag is the kind tag of a datagen source's positions.
 const positionTag = "datagen"
@@ -76,3 +79,6 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	s.thr = connector.Throttle{Rate: s.cfg.Rate, Start: s.now(), First: n}
 	return nil
 }
+
+// Exhausted implements exec.Exhausted: the split is past its last row.
+func (s *Source) Exhausted() bool { return s.opened && !s.closed && s.n >= s.end }

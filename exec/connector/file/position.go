@@ -141,10 +141,16 @@ func (s *Source) Seek(ctx context.Context, pos []byte) (err error) {
 	if err := s.seekIn(src, at, headerRead, info.Size()); err != nil {
 		return err
 	}
+	// A split's records are those starting at or before its upper bound.
+	s.exhausted = at.offset >= info.Size() || at.offset > s.split.hi
 	s.shared.reports.Add(int64(reported - s.reported))
 	s.reported = reported
 	return nil
 }
+
+// Exhausted implements exec.Exhausted: Seek found nothing left of the
+// split after its position (for a followed file, nothing yet).
+func (s *Source) Exhausted() bool { return s.exhausted }
 
 // resplit moves the source, open at split sp's instance of the same
 // parallelism, to the first record of sp.

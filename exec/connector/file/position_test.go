@@ -97,6 +97,45 @@ func (rs *runs) check(t *testing.T) {
 	}
 }
 
+// TestExhaustedAtEnd: a file source, whole or split, seeked to where a
+// read to its end stopped has nothing left; a followed file has nothing
+// yet, until lines are appended.
+func TestExhaustedAtEnd(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("id,name,price\n")
+	for i := range 40 {
+		fmt.Fprintf(&b, "%d,n%d,%d\n", i, i, i*10)
+	}
+	for _, follow := range []bool{false, true} {
+		cfg := fileAt(t, fmt.Sprintf("e%t.csv", follow), b.String(), Config{Format: FormatCSV, Header: true, Follow: follow,
+			Columns: cols(t, "id BIGINT", "name VARCHAR", "price BIGINT")})
+		rs := &runs{}
+		postest.ExhaustedAtEnd(t, rs.opener(cfg, 4, 0, false), rs.opener(cfg, 4, 0, true))
+		if !follow {
+			for inst := range 3 {
+				postest.ExhaustedAtEnd(t, rs.splitOpener(cfg, inst, 3, 4, 0, false), rs.splitOpener(cfg, inst, 3, 4, 0, true))
+			}
+			continue
+		}
+		a := rs.opener(cfg, 4, 0, false)(t)
+		postest.Read(t, a, -1)
+		pos, err := a.Position()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close()
+		appendFile(t, filepath.Join(cfg.Root.Dir(), "etrue.csv"), "40,n40,400\n")
+		src := rs.opener(cfg, 4, 0, true)(t)
+		if err := src.Seek(context.Background(), pos); err != nil {
+			t.Fatal(err)
+		}
+		if src.(*Source).Exhausted() {
+			t.Error("a followed file seeked before lines appended since is exhausted")
+		}
+		src.Close()
+	}
+}
+
 // TestPositionResume reads CSV and JSON-lines files in two parts, cut at
 // random chunk boundaries, at the start and at the end, with read-ahead of
 // various sizes, and checks that they make the uninterrupted read: the

@@ -47,15 +47,16 @@ type Source struct {
 	eof      bool  // a bounded file was read to its end
 	closed   bool
 
-	started bool      // Next was called: Seek is too late
-	first   int64     // the file offset the first Next read from (progress)
-	recLen  int       // the bytes of the record readRecord returned last
-	failAt  *location // on_error = 'fail': where the bad row that failed the source starts
+	started   bool      // Next was called: Seek is too late
+	exhausted bool      // Seek found nothing to read after its position
+	first     int64     // the file offset the first Next read from (progress)
+	recLen    int       // the bytes of the record readRecord returned last
+	failAt    *location // on_error = 'fail': where the bad row that failed the source starts
 }
 
 var (
-	_ exec.Source     = (*Source)(nil)
-	_ exec.Positioned = (*Source)(nil)
+	_ exec.Source    = (*Source)(nil)
+	_ exec.Exhausted = (*Source)(nil)
 )
 
 // New returns a source for cfg, which is validated. The file is opened by

@@ -207,6 +207,7 @@ func TestGenerateAllResume(t *testing.T) {
 	read := cfg
 	read.Generate = nil
 	postest.Resume(t, opener(cfg, 1, 3), opener(cfg, 1, 3), -1, 6, true)
+	postest.ExhaustedAtEnd(t, opener(cfg, 1, 3), opener(cfg, 1, 3))
 	postest.Resume(t, opener(cfg, 1, 3), opener(read, 1, 3), -1, 6, true)
 	postest.Resume(t, opener(read, 1, 3), opener(cfg, 1, 3), -1, 6, true)
 }

@@ -4,9 +4,12 @@ import (
 	"context"
 	"errors"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector"
 	"github.com/eddysql/eddy/exec/internal/position"
 )
+
+var _ exec.Exhausted = (*Source)(nil)
 
 // positionTag is the kind tag of a nexmark source's positions.
 const positionTag = "nexmark"
@@ -101,4 +104,18 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	s.cur.n = n
 	s.thr = connector.Throttle{Rate: s.cfg.Rate, Start: s.now(), First: n}
 	return nil
+}
+
+// Exhausted implements exec.Exhausted: a bounded split has no event of
+// its table left — nor, when it builds other tables' events too (the
+// generate option), any event left to walk.
+func (s *Source) Exhausted() bool {
+	switch {
+	case s.cfg.Events == 0 || !s.opened || s.closed:
+		return false
+	case s.walk:
+		return s.cur.n >= s.cur.end
+	}
+	c := s.cur
+	return !c.seek()
 }

@@ -41,6 +41,7 @@ func TestPositionResume(t *testing.T) {
 			other.BatchSize = batch/4 + 1
 			postest.Resume(t, opener(cfg, 0, 1), opener(cfg, 0, 1), -1, 6, true)
 			postest.Resume(t, opener(cfg, 2, 3), opener(cfg, 2, 3), -1, 6, true)
+			postest.ExhaustedAtEnd(t, opener(cfg, 2, 3), opener(cfg, 2, 3))
 			postest.Resume(t, opener(cfg, 1, 3), opener(other, 1, 3), -1, 6, false)
 			cfg.Events = 0
 			postest.Resume(t, opener(cfg, 2, 4), opener(cfg, 2, 4), 12, 4, true)

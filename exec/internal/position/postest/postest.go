@@ -66,7 +66,8 @@ func format(t testing.TB, b arrow.RecordBatch) []string {
 // rest. The rows of the two parts must be those of the uninterrupted
 // read, in order; with sameChunks (resumed cuts chunks where first does),
 // so must each chunk. A source seeked must report the position it was
-// seeked to until it reads.
+// seeked to until it reads and, if it is exec.Exhausted, not be
+// exhausted with chunks left to read.
 func Resume(t *testing.T, first, resumed Opener, most, cuts int, sameChunks bool) {
 	t.Helper()
 	src := first(t)
@@ -96,6 +97,9 @@ func Resume(t *testing.T, first, resumed Opener, most, cuts int, sameChunks bool
 		if again, err := b.Position(); err != nil || !bytes.Equal(again, pos) {
 			t.Fatalf("cut after %d chunks: Position after Seek is %x (%v), want %x", cut, again, err, pos)
 		}
+		if ex, ok := b.(exec.Exhausted); ok && ex.Exhausted() && (most >= 0 || cut < len(want)) {
+			t.Fatalf("cut after %d of %d chunks: exhausted after Seek, with chunks left", cut, len(want))
+		}
 		rest := most
 		if most >= 0 {
 			rest = most - cut
@@ -111,6 +115,36 @@ func Resume(t *testing.T, first, resumed Opener, most, cuts int, sameChunks bool
 		if g, w := slices.Concat(got...), slices.Concat(want...); !slices.Equal(g, w) {
 			t.Fatalf("cut after %d chunks: rows\n%v\nwant\n%v", cut, g, w)
 		}
+	}
+}
+
+// ExhaustedAtEnd checks that a source of first read to its end, and a
+// source of resumed seeked to its position there, is exec.Exhausted;
+// and that a source of resumed seeked to the position after first's
+// first chunk is not.
+func ExhaustedAtEnd(t *testing.T, first, resumed Opener) {
+	t.Helper()
+	ctx := context.Background()
+	for _, n := range []int{1, -1} {
+		a := first(t)
+		Read(t, a, n)
+		pos, err := a.Position()
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close()
+		b := resumed(t)
+		if err := b.Seek(ctx, pos); err != nil {
+			t.Fatal(err)
+		}
+		ex, ok := b.(exec.Exhausted)
+		if !ok {
+			t.Fatalf("%T is not exec.Exhausted", b)
+		}
+		if got := ex.Exhausted(); got != (n < 0) {
+			t.Errorf("seeked after %d chunks (-1: all), Exhausted is %v", n, got)
+		}
+		b.Close()
 	}
 }
 

@@ -1,0 +1,68 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/eddysql/eddy/exec/dataflow"
+)
+
+// Views that answer while their state is read back. When the engine opens
+// and resumes a view from its checkpoint, the view's own rows are restored
+// first and its sources positioned (dataflow's restore order); if then
+// every source has nothing after its recorded position (exec.Exhausted: a
+// bounded input read to its end, a stream's log with nothing new), the
+// view is current as restored: nothing is left for its query to catch up
+// on. Open does not wait for the rest of the query's state (a join's
+// sides, an aggregate's groups), which only input still to come needs:
+// the view answers pull queries at once while its operators restore in
+// the background, as RisingWave serves a materialized view from storage
+// while its actors rebuild. Input that arrives meanwhile (rows inserted
+// into a stream it reads) waits for the restore; FLUSH waits for it as
+// for any input.
+//
+// Only at Open, and only for a view no other query reads: a reader's
+// flush markers come through the view's query, which would hold up the
+// catching up Open waits for. A recovery or a rescale restores as before,
+// all at once. Closing the engine while a view restores in the background
+// stops its query without a last checkpoint: it has processed nothing
+// since the one it restores, which the next start resumes again. A
+// checkpoint found damaged in the background fails the query, which then
+// recovers as from a bug (recover.go): its restart restores all at once,
+// and a view falls back on its previous checkpoint.
+
+// restoring reports whether q's view answers while its operators are
+// still restoring their state.
+func (q *runningQuery) restoring() bool {
+	return q.background && q.job != nil && !q.job.Opened()
+}
+
+// catchesUpAtOpen reports whether Open waits for q to catch up on its
+// input: not for a view restoring in the background that no other query
+// reads. The caller holds e.mu.
+func (e *Engine) catchesUpAtOpen(q *runningQuery) bool {
+	return !q.restoring() || len(e.readersOf(q.obj)) > 1
+}
+
+// backgroundRestoreFailed reports whether err, the failure of q's job,
+// is its checkpoint failing to restore after the view began to answer.
+func backgroundRestoreFailed(q *runningQuery, err error) bool {
+	var re *dataflow.RestoreError
+	return q.background && errors.As(err, &re)
+}
+
+// resumedNotice says which checkpoint q resumed from and how much state
+// it read — or, for a view restoring in the background, how much there is
+// to read.
+func resumedNotice(q *runningQuery) string {
+	if q.restoring() {
+		known, err := q.state.store.Bytes()
+		if err == nil {
+			return fmt.Sprintf("%s %s resumed from its checkpoint %d: it answers from its rows while the rest of its state (%s in all) is read back",
+				q.obj.Kind, q.obj.Name, q.state.epoch, dataflow.FormatBytes(known))
+		}
+		return fmt.Sprintf("%s %s resumed from its checkpoint %d: it answers from its rows while the rest of its state is read back",
+			q.obj.Kind, q.obj.Name, q.state.epoch)
+	}
+	return fmt.Sprintf("%s %s resumed from its checkpoint %d (%s of state)", q.obj.Kind, q.obj.Name, q.state.epoch, dataflow.FormatBytes(q.job.RestoredBytes()))
+}
