@@ -128,7 +128,7 @@ type Job struct {
 	// started: the checkpoint a job started with Restore restores.
 	restoredEpoch uint64
 	rp            restoreProgress // the order of the restore (restore_order.go)
-	barrier       uint64 // every barrier <= barrier has reached the sink
+	barrier       uint64          // every barrier <= barrier has reached the sink
 	// deferred counts the tasks whose operators began a snapshot at a
 	// barrier and have not finished writing it (checkpoint_deferred.go).
 	deferred int
