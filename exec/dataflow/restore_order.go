@@ -6,19 +6,21 @@ import (
 	"github.com/eddysql/eddy/exec"
 )
 
-// The order of a restore. A job resumed from a checkpoint restores its
-// sink stage's operators first (a view's rows), and the other tasks'
-// operators once those are back; each source task seeks its source to
-// the recorded position before its own operators restore. So a job
-// whose sources all found nothing after their positions (exec.Exhausted:
-// a bounded input read to its end, a log with nothing new) has, as soon
-// as its sink restored, output that is current: nothing is left for it
-// to catch up on. Job.WaitReadable tells the engine when that point is
-// reached, and the view can answer while the rest of the state is read
-// back (an upstream operator's state only matters to input that has not
-// come yet). The sink goes first as on two cores the tasks restoring at
-// once share them: the view's rows would otherwise come back only at
-// about the end of the whole restore.
+// The order of a restore. Each source task of a job resumed from a
+// checkpoint seeks its source to the recorded position before its own
+// operators restore. When every source then finds nothing after its
+// position (exec.Exhausted: a bounded input read to its end, a log with
+// nothing new), the job restores its sink stage's operators first (a
+// view's rows) and the other tasks' once those are back: as soon as its
+// sink restored, its output is current, with nothing left to catch up
+// on. Job.WaitReadable tells the engine when that point is reached, and
+// the view can answer while the rest of the state is read back (an
+// upstream operator's state only matters to input that has not come
+// yet). The sink goes first as the tasks restoring at once share the
+// cores: the view's rows would otherwise come back only at about the end
+// of the whole restore. Otherwise (input to catch up on) every task
+// restores at once, the job's output being current only once it caught
+// up.
 
 // restoreProgress is where a job's restore stands. The job's mu guards
 // it.
@@ -77,13 +79,24 @@ func (j *Job) sinkRestored() {
 	j.mu.Unlock()
 }
 
-// awaitSinks blocks a task that is not a sink until the job's sink tasks
-// have restored, or ctx is done.
-func (j *Job) awaitSinks(ctx context.Context) error {
-	select {
-	case <-j.rp.sinksDone:
-	case <-ctx.Done():
-		return ctx.Err()
+// awaitTurn blocks a task that is not a sink until it may restore: once
+// every source task has positioned its source, at once if some source has
+// input left (the job catches up before its output is current, and its
+// tasks restore best all at once), else once the sink tasks restored. It
+// returns early when ctx is done.
+func (j *Job) awaitTurn(ctx context.Context) error {
+	if err := j.waitFor(ctx, func() bool { return j.rp.positioned == j.rp.sourceTasks || j.state != JobRunning }); err != nil {
+		return err
+	}
+	j.mu.Lock()
+	exhausted := j.rp.exhausted
+	j.mu.Unlock()
+	if exhausted {
+		select {
+		case <-j.rp.sinksDone:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
 	}
 	if j.rp.hold != nil {
 		select {

@@ -253,7 +253,7 @@ func (t *task) run(ctx context.Context) error {
 	}
 	if t.job.restore {
 		if !t.isSink {
-			if err := t.job.awaitSinks(ctx); err != nil {
+			if err := t.job.awaitTurn(ctx); err != nil {
 				return err
 			}
 		}
