@@ -103,8 +103,5 @@ func (g *GraphSpec) validate() error {
 			}
 		}
 	}
-	if g.Stages[len(g.Stages)-1].Parallelism != 1 {
-		return errors.New("exec: the sink stage must run as one instance")
-	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"runtime/debug"
 	"sync"
 	"sync/atomic"
@@ -129,6 +130,7 @@ type Job struct {
 	restoredEpoch uint64
 	rp            restoreProgress // the order of the restore (restore_order.go)
 	barrier       uint64          // every barrier <= barrier has reached the sink
+	sinks         []sinkProgress  // by instance of the sink stage (sinkControl)
 	// deferred counts the tasks whose operators began a snapshot at a
 	// barrier and have not finished writing it (checkpoint_deferred.go).
 	deferred int
@@ -307,6 +309,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	for _, sr := range j.stages {
 		j.tasks += len(sr.tasks)
 	}
+	j.sinks = make([]sinkProgress, len(j.stages[len(j.stages)-1].tasks))
 	if j.restore {
 		j.restored = newRestoreCounts(j.stages)
 		j.initRestoreOrder()
@@ -450,26 +453,58 @@ func (j *Job) signalLocked() {
 
 // sinkControl is called by the sink stage after its chain handled an aligned
 // control message.
-func (j *Job) sinkControl(m exec.Control) {
+func (j *Job) sinkControl(inst int, m exec.Control) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
+	for len(j.sinks) <= inst { // a job put together by hand (tests)
+		j.sinks = append(j.sinks, sinkProgress{})
+	}
+	at := &j.sinks[inst]
 	switch m.Kind {
 	case exec.Flush:
-		if m.FlushID > j.flushed {
-			j.flushed = m.FlushID
+		at.flushed = max(at.flushed, m.FlushID)
+		if f := j.sinksLeast(func(s sinkProgress) uint64 { return s.flushed }); f > j.flushed {
+			j.flushed = f
 			j.signalLocked()
 		}
 	case exec.Barrier:
-		if m.Epoch > j.barrier {
-			j.barrier = m.Epoch
+		at.barrier = max(at.barrier, m.Epoch)
+		if b := j.sinksLeast(func(s sinkProgress) uint64 { return s.barrier }); b > j.barrier {
+			j.barrier = b
 			j.signalLocked()
 		}
 	case exec.EndOfInput:
-		if j.state == JobRunning {
+		at.ended = true
+		if j.state == JobRunning && j.sinksLeast(func(s sinkProgress) uint64 { return boolUint(s.ended) }) == 1 {
 			j.state = JobFinished
 			j.signalLocked()
 		}
 	}
+}
+
+// sinkProgress is what control messages one instance of the sink stage
+// has seen: a marker or the end of input has reached the sink once it
+// reached every instance.
+type sinkProgress struct {
+	flushed, barrier uint64
+	ended            bool
+}
+
+// sinksLeast returns the least of f over the sink stage's instances. The
+// caller holds j.mu.
+func (j *Job) sinksLeast(f func(sinkProgress) uint64) uint64 {
+	least := uint64(math.MaxUint64)
+	for _, s := range j.sinks {
+		least = min(least, f(s))
+	}
+	return least
+}
+
+func boolUint(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Name returns the job's name.

@@ -323,7 +323,11 @@ func (t *task) deliver(ctx context.Context, m exec.Control) error {
 			return err
 		}
 	} else {
-		t.job.sinkControl(m)
+		inst := 0
+		if t.env != nil { // a task put together by hand (tests) has none
+			inst = t.env.Instance
+		}
+		t.job.sinkControl(inst, m)
 	}
 	if t.job.stopsAt(m) {
 		return errStopped

@@ -59,6 +59,7 @@ func (e *Engine) planContinuous(obj *catalog.Object, q *sql.Query, src *sql.Sour
 		if traits.AppendOnly {
 			what = "an append-only sink"
 		}
+		ps.parallelRoot = traits.Discards && e.member == nil
 		bound, err = b.BuildQuery(q, continuous)
 	}
 	if err != nil {

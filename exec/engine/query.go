@@ -108,6 +108,10 @@ type planSettings struct {
 	// optimizer on, a query otherwise computes such a sub-plan once
 	// (physical.ShareSubplans).
 	noShare bool
+	// parallelRoot runs the query's sink at the parallelism of the plan's
+	// root, not gathered into one instance: a sink that discards its rows
+	// (blackhole), as Flink runs one chained to the operator before it.
+	parallelRoot bool
 }
 
 // planQuery binds, optimizes and physically plans a query.
@@ -133,7 +137,7 @@ func (e *Engine) optimize(bound *planner.Query, ps planSettings) (*compiledQuery
 	phys, err := physical.Build(bound.Md, logical, physical.Options{Parallelism: ps.parallelism, Cost: rc.Cost,
 		JoinDistribution: ps.joinDistribution, TwoPhase: ps.twoPhase, StateTTL: ps.stateTTL,
 		BroadcastBudget: float64(ps.broadcastBudget), AdaptiveJoins: ps.adaptiveJoins, JoinSwitches: physicalSwitches(ps.joinSwitches),
-		ShareSubplans: !ps.noOptimize && !ps.noShare})
+		ShareSubplans: !ps.noOptimize && !ps.noShare, ParallelRoot: ps.parallelRoot})
 	if err != nil {
 		return nil, err
 	}

@@ -42,6 +42,10 @@ type Options struct {
 	// ShareSubplans computes once each sub-plan the query uses in several
 	// places (share.go).
 	ShareSubplans bool
+	// ParallelRoot says the root's consumer runs at the root's
+	// parallelism (a sink that discards its rows): the root's output is
+	// not gathered into one instance.
+	ParallelRoot bool
 }
 
 // DefaultBroadcastBudget bounds the memory the replicas of a broadcast
@@ -59,13 +63,17 @@ func Decisions(n Node) []cost.Decision {
 // references to input ordinals and inserting exchanges. The root's output
 // columns are the logical root's, in order; when the root runs at
 // parallelism above one a single-distribution exchange gathers it, since
-// result sinks run as one instance.
+// result sinks run as one instance — unless opts.ParallelRoot.
 func Build(md *plan.Metadata, root plan.Node, opts Options) (Node, error) {
 	if opts.Parallelism < 1 {
 		opts.Parallelism = 1
 	}
 	b := &builder{md: md, opts: opts}
-	phys, err := b.buildSingle(root)
+	build := b.buildSingle
+	if opts.ParallelRoot {
+		build = b.build
+	}
+	phys, err := build(root)
 	if err != nil {
 		return nil, err
 	}
