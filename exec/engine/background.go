@@ -25,8 +25,10 @@ import (
 // flush markers come through the view's query, which would hold up the
 // catching up Open waits for. A recovery or a rescale restores as before,
 // all at once. Closing the engine while a view restores in the background
-// stops its query without a last checkpoint: it has processed nothing
-// since the one it restores, which the next start resumes again. A
+// stops its query without a last checkpoint: its rows have not changed
+// since the one it restores, which the next start resumes again (what its
+// operators that had restored did since, with input that came meanwhile,
+// they then do again from that checkpoint's positions). A
 // checkpoint found damaged in the background fails the query, which then
 // recovers as from a bug (recover.go): its restart restores all at once,
 // and a view falls back on its previous checkpoint.

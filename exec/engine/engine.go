@@ -435,8 +435,8 @@ func (e *Engine) Close() error {
 	// engine stopped (and file sinks publish what they wrote), once a
 	// rescale in progress is done.
 	e.moves.RLock()
-	// A view still restoring in the background has processed nothing
-	// since the checkpoint it restores (background.go).
+	// A view still restoring in the background has not changed since the
+	// checkpoint it restores, which the next start resumes (background.go).
 	ctx, cancel := context.WithTimeout(e.ctx, closeCheckpointTimeout)
 	e.checkpointQueries(ctx, func(q *runningQuery) bool { return !q.restoring() })
 	cancel()
