@@ -88,9 +88,9 @@ func TestViewAnswersWhileItsStateRestores(t *testing.T) {
 }
 
 // TestCloseWhileRestoringKeepsTheCheckpoint: an engine closed while a
-// view restores in the background takes no checkpoint of it (it
-// processed nothing since the one it restores); the next start resumes
-// the same checkpoint, with the same rows, and goes on from there.
+// view restores in the background takes no checkpoint of it (its rows
+// have not changed since the one it restores); the next start resumes the
+// same checkpoint, with the same rows, and goes on from there.
 func TestCloseWhileRestoringKeepsTheCheckpoint(t *testing.T) {
 	cfg, want := backgroundSetup(t)
 	release := dataflow.HoldRestores()
