@@ -137,6 +137,9 @@ func (s *Session) explainAnalyze(st *sql.Explain) (*Result, error) {
 	if line := checkpointSummary(q); line != "" {
 		b.WriteString(line + "\n")
 	}
+	if line := restoringSummary(q); line != "" {
+		b.WriteString(line + "\n")
+	}
 	for _, line := range e.joinSwitchLines(q) {
 		b.WriteString(line + "\n")
 	}

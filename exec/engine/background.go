@@ -53,6 +53,21 @@ func backgroundRestoreFailed(q *runningQuery, err error) bool {
 	return q.background && errors.As(err, &re)
 }
 
+// restoringSummary is EXPLAIN ANALYZE's line for a view restoring in the
+// background: how much of its checkpoint's state is read back ("" when
+// none is being read).
+func restoringSummary(q *runningQuery) string {
+	if !q.restoring() {
+		return ""
+	}
+	line := fmt.Sprintf("restoring: the view answers from the rows of checkpoint %d while its operators read their state back (%s of entries read",
+		q.state.epoch, dataflow.FormatBytes(q.job.RestoredBytes()))
+	if known, err := q.state.store.Bytes(); err == nil {
+		line += "; " + dataflow.FormatBytes(known) + " stored"
+	}
+	return line + ")"
+}
+
 // resumedNotice says which checkpoint q resumed from and how much state
 // it read — or, for a view restoring in the background, how much there is
 // to read.

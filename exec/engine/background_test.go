@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,10 @@ func TestViewAnswersWhileItsStateRestores(t *testing.T) {
 		t.Errorf("j while restoring holds\n%s\nwant\n%s", got, want)
 	}
 	wantNotice(t, res, "materialized view j resumed from its checkpoint", "it answers from its rows while the rest of its state (", "in all) is read back")
+	restoringLine := regexp.MustCompile(`(?m)^restoring: the view answers from the rows of checkpoint [0-9]+ while its operators read their state back \([0-9.]+ [KMG]?i?B of entries read; [0-9.]+ [KMG]?i?B stored\)$`)
+	if plan := text(run(t, s, "EXPLAIN ANALYZE j;")); !restoringLine.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE j while restoring does not say so:\n%s", plan)
+	}
 	run(t, s, "INSERT INTO a VALUES (1, 11); INSERT INTO b VALUES (2);")
 	flushed := make(chan error, 1)
 	go func() {
@@ -80,6 +85,9 @@ func TestViewAnswersWhileItsStateRestores(t *testing.T) {
 	}
 	if q := query(e, "j"); q.restoring() {
 		t.Error("j still restores after FLUSH")
+	}
+	if plan := text(run(t, s, "EXPLAIN ANALYZE j;")); restoringLine.MatchString(plan) {
+		t.Errorf("EXPLAIN ANALYZE j after the restore says it restores:\n%s", plan)
 	}
 	want = "1 | 10 | 2\n1 | 11 | 2\n2 | 20 | 2\n3 | 30 | 3\n"
 	if got := sorted(text(run(t, s, "SELECT * FROM j;"))); got != want {
