@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddysql/eddy/exec/connector/kafka/kafkatest"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -77,21 +78,5 @@ func consumeCommitted(t *testing.T, brokers, topic string) []string {
 // its end offsets, each partition's in order.
 func readCommitted(t *testing.T, brokers, topic string) []*kgo.Record {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.ConsumeTopics(topic),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	var out []*kgo.Record
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		n := len(out)
-		out = append(out, fs.Records()...)
-		if len(out) == n {
-			return out
-		}
-	}
+	return kafkatest.ReadCommitted(t, brokers, topic)
 }

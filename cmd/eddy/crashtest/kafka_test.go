@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/eddysql/eddy/exec/connector/kafka/kafkatest"
 	"github.com/twmb/franz-go/pkg/kfake"
 	"github.com/twmb/franz-go/pkg/kgo"
 )
@@ -113,25 +114,9 @@ func kafkaProduce(t *testing.T, brokers, topic string, r int) {
 // lines, position being the partition and the offset.
 func committed(t *testing.T, brokers, topic string) []string {
 	t.Helper()
-	cl, err := kgo.NewClient(kgo.SeedBrokers(strings.Split(brokers, ",")...), kgo.ConsumeTopics(topic),
-		kgo.FetchIsolationLevel(kgo.ReadCommitted()), kgo.ConsumeResetOffset(kgo.NewOffset().AtStart()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	var out []string
-	for {
-		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-		fs := cl.PollFetches(ctx)
-		cancel()
-		n := 0
-		fs.EachRecord(func(r *kgo.Record) {
-			n++
-			out = append(out, fmt.Sprintf("%s=%s@%d.%09d", r.Key, r.Value, r.Partition, r.Offset))
-		})
-		if n == 0 {
-			break
-		}
+	for _, r := range kafkatest.ReadCommitted(t, brokers, topic) {
+		out = append(out, fmt.Sprintf("%s=%s@%d.%09d", r.Key, r.Value, r.Partition, r.Offset))
 	}
 	return out
 }
