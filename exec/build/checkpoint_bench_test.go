@@ -465,12 +465,15 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	// included.
 	med, cpuMed := quantile(op.batches, 0.5), quantile(op.cpuBatches, 0.5)
 	b.ReportMetric(ms(med), "batch-p50-ms")
+	b.ReportMetric(ms(quantile(op.batches, 0.99)), "batch-p99-ms")
+	b.ReportMetric(float64(quantile(op.batches, 0.99))/float64(max(med, 1)), "batch-p99/p50")
 	b.ReportMetric(ms(quantile(op.stalls, 0.99)), "stall-p99-ms")
 	b.ReportMetric(ms(slices.Max(append(op.stalls, 0))), "stall-max-ms")
 	b.ReportMetric(float64(quantile(op.stalls, 0.99))/float64(max(med, 1)), "stall-p99/p50")
 	// CPU time: the work alone.
 	b.ReportMetric(ms(cpuMed), "cpu-batch-p50-ms")
 	b.ReportMetric(ms(quantile(op.cpuBatches, 0.99)), "cpu-batch-p99-ms")
+	b.ReportMetric(float64(quantile(op.cpuBatches, 0.99))/float64(max(cpuMed, 1)), "cpu-batch-p99/p50")
 	b.ReportMetric(ms(quantile(op.cpuStalls, 0.99)), "cpu-stall-p99-ms")
 	b.ReportMetric(ms(slices.Max(append(op.cpuStalls, 0))), "cpu-stall-max-ms")
 	b.ReportMetric(float64(quantile(op.cpuStalls, 0.99))/float64(max(cpuMed, 1)), "cpu-stall-p99/p50")
