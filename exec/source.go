@@ -90,8 +90,8 @@ type Positioned interface {
 // entry past the position. A query resumed from a checkpoint whose
 // sources are all exhausted has no input to catch up on, so the rows its
 // view restored are current at once: the engine lets the view answer
-// while the rest of the query's state is still being read back. A source
-// that cannot tell cheaply (a Kafka topic) does not implement it.
+// while the rest of the query's state is still being read back. A Kafka
+// source asks the brokers for its partitions' end offsets when it seeks.
 type Exhausted interface {
 	Positioned
 	// Exhausted reports whether the source, positioned by Seek, has

@@ -40,7 +40,8 @@ func (s *Source) Position() ([]byte, error) {
 // Seek implements exec.Positioned: each partition the position records
 // is read on from its offset; a partition added to the topic since is
 // read from its startup offset. A position of another topic or split is
-// refused with a *position.Error.
+// refused with a *position.Error. It then lists the partitions' end
+// offsets, for Exhausted.
 func (s *Source) Seek(ctx context.Context, pos []byte) error {
 	switch {
 	case s.rows == nil:
@@ -75,5 +76,20 @@ func (s *Source) Seek(ctx context.Context, pos []byte) error {
 		}
 		s.next[i], s.et.max[i] = int64(o.off), int64(o.maxTs)
 	}
-	return ctx.Err()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// A listing that fails says nothing: the source is then not
+	// exhausted, and the query catches up before it answers.
+	caught, err := s.caughtUp(ctx)
+	s.exhausted = err == nil && caught
+	return nil
 }
+
+// Exhausted implements exec.Exhausted: every partition the source reads
+// had no message past its position when Seek placed it there (the end
+// offsets, or with read_committed the last stable offsets, listed then).
+// A partition whose last messages are a transaction's marker counts as
+// not exhausted until a read has passed the marker, which errs on the
+// safe side.
+func (s *Source) Exhausted() bool { return s.exhausted }

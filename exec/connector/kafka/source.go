@@ -68,12 +68,14 @@ type Source struct {
 	first    []int64 // per part: the offset reading started at (progress)
 	rows     *rows
 	started  bool
-	closed   bool
-	reported int
-	err      error // sticky: a failed source keeps failing
-	et       eventTimes
-	grp      *groupReporter // nil without a group option
-	now      time.Time      // processing time, taken once per Next
+	// exhausted says Seek found nothing past the position (Exhausted).
+	exhausted bool
+	closed    bool
+	reported  int
+	err       error // sticky: a failed source keeps failing
+	et        eventTimes
+	grp       *groupReporter // nil without a group option
+	now       time.Time      // processing time, taken once per Next
 
 	cl      *kgo.Client
 	cancel  context.CancelFunc
@@ -85,6 +87,7 @@ type Source struct {
 var (
 	_ exec.Source     = (*Source)(nil)
 	_ exec.Positioned = (*Source)(nil)
+	_ exec.Exhausted  = (*Source)(nil)
 )
 
 // New returns a source for cfg; snapshot reads to the end offsets as of

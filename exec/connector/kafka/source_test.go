@@ -19,6 +19,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/position"
+	"github.com/eddysql/eddy/exec/internal/position/postest"
 )
 
 // testTopic starts kfake with topic "t" of parts partitions holding n
@@ -31,24 +32,31 @@ func testTopic(t *testing.T, parts int32, n int) []string {
 		t.Fatal(err)
 	}
 	t.Cleanup(c.Close)
-	cl, err := kgo.NewClient(kgo.SeedBrokers(c.ListenAddrs()...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
+	produceIDs(t, c.ListenAddrs(), parts, 0, n)
+	return c.ListenAddrs()
+}
+
+// produceIDs writes to topic t of parts partitions the JSON messages
+// {"id": i} for i in [from, from+n), message i in partition i mod parts.
+func produceIDs(t *testing.T, brokers []string, parts int32, from, n int) {
+	t.Helper()
+	cl, err := kgo.NewClient(kgo.SeedBrokers(brokers...), kgo.RecordPartitioner(kgo.ManualPartitioner()))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer cl.Close()
 	var recs []*kgo.Record
-	for i := range n {
+	for i := from; i < from+n; i++ {
 		recs = append(recs, &kgo.Record{Topic: "t", Partition: int32(i) % parts, Value: []byte(fmt.Sprintf(`{"id": %d}`, i))})
 	}
 	if err := cl.ProduceSync(context.Background(), recs...).FirstErr(); err != nil {
 		t.Fatal(err)
 	}
-	return c.ListenAddrs()
 }
 
 // openSource opens instance inst of p of a source of topic t with one
 // BIGINT column id, in batches of batch rows.
-func openSource(t *testing.T, brokers []string, snapshot bool, inst, p, batch int) *Source {
+func openSource(t testing.TB, brokers []string, snapshot bool, inst, p, batch int) *Source {
 	t.Helper()
 	cols := []catalog.Column{{Name: "id", Type: types.BigIntT}}
 	cfg, err := FromOptions(map[string]string{"brokers": strings.Join(brokers, ","), "topic": "t"}, cols, nil)
@@ -143,6 +151,40 @@ func TestPositionAndSeek(t *testing.T) {
 	c := openSource(t, brokers, true, 0, 1, 5)
 	if err := c.Seek(context.Background(), w.Bytes()); !errors.As(err, &pe) || !strings.Contains(err.Error(), `topic "u"`) {
 		t.Errorf("seek to another topic's position: %v", err)
+	}
+}
+
+// TestExhaustedAfterSeek: an unbounded source seeked to the position
+// where another read every message is exhausted (it listed the end
+// offsets when it seeked); one seeked after the first chunk is not, nor,
+// once a message was produced since, one seeked to the same end.
+func TestExhaustedAfterSeek(t *testing.T) {
+	brokers := testTopic(t, 2, 40)
+	first := func(t testing.TB) exec.Positioned { return openSource(t, brokers, true, 0, 1, 5) }
+	resumed := func(t testing.TB) exec.Positioned { return openSource(t, brokers, false, 0, 1, 5) }
+	postest.ExhaustedAtEnd(t, first, resumed)
+
+	a := openSource(t, brokers, true, 0, 1, 5)
+	if ids := readIDs(t, a, 1000); len(ids) != 40 {
+		t.Fatalf("read %d messages, want 40", len(ids))
+	}
+	pos, err := a.Position()
+	if err != nil {
+		t.Fatal(err)
+	}
+	produceIDs(t, brokers, 2, 40, 1)
+	b := openSource(t, brokers, false, 0, 1, 5)
+	if err := b.Seek(context.Background(), pos); err != nil {
+		t.Fatal(err)
+	}
+	if b.Exhausted() {
+		t.Error("seeked to the old end after a message was produced, the source is exhausted")
+	}
+	if ids := readIDs(t, b, 1); !slices.Equal(ids, []int64{40}) {
+		t.Errorf("read on %v, want [40]", ids)
+	}
+	if fresh := openSource(t, brokers, false, 0, 1, 5); fresh.Exhausted() {
+		t.Error("a source never seeked is exhausted")
 	}
 }
 
