@@ -103,8 +103,17 @@ func TestFilterRerankedAtRunTime(t *testing.T) {
 	if kept := run(d, denv, rerankBatches(alloc, 200, 1, 0)); kept != 0 {
 		t.Fatalf("kept %d rows after the drift, want 0", kept)
 	}
-	if n, note := reorders(denv), denv.Metrics.Note(); n < 2 || !strings.Contains(note, "to channel LIKE") {
+	n := reorders(denv)
+	if note := denv.Metrics.Note(); n < 2 || !strings.Contains(note, "to channel LIKE") {
 		t.Fatalf("%d re-rankings, note %q: want the LIKE on s first again", n, note)
+	}
+	// The LIKE on t now sees no row: its figures are stale, and do not
+	// move it ahead again.
+	if kept := run(d, denv, rerankBatches(alloc, 200, 1, 0)); kept != 0 {
+		t.Fatalf("kept %d rows after the drift, want 0", kept)
+	}
+	if m, note := reorders(denv), denv.Metrics.Note(); m != n {
+		t.Fatalf("%d more re-rankings on figures the rows no longer reach, note %q", m-n, note)
 	}
 
 	// A conjunct that can fail (integer addition) between the two: nothing

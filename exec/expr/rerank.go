@@ -14,19 +14,27 @@ import (
 // puts them in the order the measurements rank best, when that order's
 // expected cost per row is at least rerankGain lower than the current
 // one's. Measurements are halved after each look, so the order follows
-// selectivities that drift. As in the optimizer, a conjunct that can fail
-// on some rows keeps its place (the ones before it may guard it), and the
-// others move only within the runs between two such.
+// selectivities that drift. A conjunct that evaluated few rows since the
+// last look (it follows one that drops nearly all) has nothing fresh to go
+// on: its figures are what it did before, halved, and would move it ahead
+// on data it no longer sees, then back once it sees them again. So no
+// order is changed until every conjunct that may move evaluated at least
+// rerankFreshRows rows since the last look. As in the optimizer, a
+// conjunct that can fail on some rows keeps its place (the ones before it
+// may guard it), and the others move only within the runs between two
+// such.
 
 const (
-	rerankEvery = 32   // batches between two looks
-	rerankGain  = 0.10 // the least fall in expected cost that reorders
+	rerankEvery     = 32   // batches between two looks
+	rerankGain      = 0.10 // the least fall in expected cost that reorders
+	rerankFreshRows = 256  // the rows a conjunct must evaluate between two looks to move
 )
 
 // conjStats are a conjunct's measurements since the last halving.
 type conjStats struct {
 	in, kept float64 // rows evaluated, rows kept
 	ns       float64 // time spent
+	fresh    int     // rows evaluated since the last look
 }
 
 // Reorder is a re-ranking of a filter's conjuncts at run time.
@@ -70,6 +78,7 @@ func (p *Program) measure(k, in, kept int, d time.Duration) {
 	s.in += float64(in)
 	s.kept += float64(kept)
 	s.ns += float64(d)
+	s.fresh += in
 }
 
 // rerank looks at the measurements and reorders the conjuncts when the
@@ -80,15 +89,16 @@ func (p *Program) rerank() *Reorder {
 			p.stats[i].in /= 2
 			p.stats[i].kept /= 2
 			p.stats[i].ns /= 2
+			p.stats[i].fresh = 0
 		}
 	}()
 	cur := make([]int, len(p.conj))
 	for i := range cur {
 		cur[i] = i
 	}
-	for i := range p.stats {
-		if _, ok := p.stats[i].rank(); !ok && !p.conj[i].fixed {
-			return nil // a conjunct the rows never reached: nothing to go on
+	for i, st := range p.stats {
+		if _, ok := st.rank(); (!ok || st.fresh < rerankFreshRows) && !p.conj[i].fixed {
+			return nil // a conjunct the rows (lately) did not reach: nothing to go on
 		}
 	}
 	better := append([]int(nil), cur...)
