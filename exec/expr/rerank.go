@@ -14,20 +14,22 @@ import (
 // puts them in the order the measurements rank best, when that order's
 // expected cost per row is at least rerankGain lower than the current
 // one's. Measurements are halved after each look, so the order follows
-// selectivities that drift. A conjunct that evaluated few rows since the
-// last look (it follows one that drops nearly all) has nothing fresh to go
-// on: its figures are what it did before, halved, and would move it ahead
-// on data it no longer sees, then back once it sees them again. So no
-// order is changed until every conjunct that may move evaluated at least
-// rerankFreshRows rows since the last look. As in the optimizer, a
-// conjunct that can fail on some rows keeps its place (the ones before it
-// may guard it), and the others move only within the runs between two
-// such.
+// selectivities that drift. A conjunct that suddenly sees far fewer rows
+// (one moved ahead of it now drops nearly all) has figures that are
+// mostly what it did before, halved: they would move it ahead on data it
+// no longer sees, then back once it sees them again. So no order changes
+// until every conjunct that may move has figures mostly fresh — at least
+// a quarter of its rows, and rerankFreshRows, evaluated since the last
+// look. One that has always seen few rows (behind a conjunct that always
+// dropped most) has fresh figures and moves when they say so. As in the
+// optimizer, a conjunct that can fail on some rows keeps its place (the
+// ones before it may guard it), and the others move only within the runs
+// between two such.
 
 const (
 	rerankEvery     = 32   // batches between two looks
 	rerankGain      = 0.10 // the least fall in expected cost that reorders
-	rerankFreshRows = 256  // the rows a conjunct must evaluate between two looks to move
+	rerankFreshRows = 16   // the least rows a conjunct must evaluate between two looks to move
 )
 
 // conjStats are a conjunct's measurements since the last halving.
@@ -54,6 +56,13 @@ func (s conjStats) rank() (float64, bool) {
 	}
 	sel, cost := s.kept/s.in, max(s.ns/s.in, 0.01)
 	return (1 - sel) / cost, true
+}
+
+// current reports whether a conjunct's figures are mostly fresh: at
+// least rerankFreshRows rows, and a quarter of the rows they count (a
+// steady stream makes half), evaluated since the last look.
+func (s conjStats) current() bool {
+	return s.fresh >= rerankFreshRows && float64(s.fresh) >= s.in/4
 }
 
 // expectedCost is the cost per input row of evaluating conjuncts in order,
@@ -97,7 +106,7 @@ func (p *Program) rerank() *Reorder {
 		cur[i] = i
 	}
 	for i, st := range p.stats {
-		if _, ok := st.rank(); (!ok || st.fresh < rerankFreshRows) && !p.conj[i].fixed {
+		if _, ok := st.rank(); (!ok || !st.current()) && !p.conj[i].fixed {
 			return nil // a conjunct the rows (lately) did not reach: nothing to go on
 		}
 	}
