@@ -84,6 +84,10 @@ func (c *Calc) Process(ctx context.Context, in int, ch exec.Chunk, out exec.Emit
 	if sel != nil {
 		c.sel = sel
 	}
+	if n := c.prog.Probes(); n > 0 && c.env.Metrics != nil {
+		// A conjunct was measured on a whole batch (expr/rerank_probe.go).
+		c.env.Metrics.Counter("filter_probes").Add(int64(n))
+	}
 	if r := c.prog.Reordered(); r != nil && c.env.Metrics != nil {
 		// The filter's conjuncts were re-ranked from what they were seen
 		// to do (expr/rerank.go): EXPLAIN ANALYZE counts it and says why.

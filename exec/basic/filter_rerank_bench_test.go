@@ -80,3 +80,63 @@ func BenchmarkFilterRerankRecovers(b *testing.B) {
 	b.ReportMetric(seconds/best, "interval2/best")
 	b.ReportMetric(thirds/best, "interval3/best")
 }
+
+// BenchmarkFilterRerankBehindSelective measures a filter ordered badly
+// where ranking alone cannot see it: a LIKE that keeps 1 row in 200 ahead
+// of an equality that keeps 1 in 100, which behind it sees about five
+// rows a batch and measures mostly the fixed cost of a call. A Calc that
+// starts in that order and one that starts in the good order each run
+// 1,024 batches (the first tries the equality ahead and keeps it there;
+// both go on trying the other order now and then, less and less often),
+// then are timed over 512 more; the bad order is timed over its first 64
+// batches, before it tries anything. Same batches, same run:
+//
+//	go test ./exec/basic -run XXX -bench BenchmarkFilterRerankBehindSelective -count 5
+func BenchmarkFilterRerankBehindSelective(b *testing.B) {
+	alloc := memory.NewGoAllocator()
+	in := []types.T{types.BigIntT, types.BigIntT, types.VarcharT, types.VarcharT}
+	like := &plan.Like{Arg: calcCol(2), Pattern: &plan.Const{Val: types.StringDatum("%needle%"), Typ: types.VarcharT}, Escape: '\\'}
+	eq := &plan.Binary{Op: plan.OpEq, L: calcCol(1), R: calcInt(3), Typ: types.BoolT}
+	batches := rerankBatches(alloc, 256, 100, 200)
+	defer func() {
+		for _, r := range batches {
+			r.Release()
+		}
+	}()
+	sink := exec.EmitterFunc(func(context.Context, exec.Chunk) error { return nil })
+	feed := func(c *Calc, batches []arrow.RecordBatch, passes int) float64 {
+		start := time.Now()
+		for range passes {
+			for _, r := range batches {
+				if err := c.Process(context.Background(), 0, exec.Chunk{Batch: r}, sink); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		return float64(time.Since(start)) / float64(passes*len(batches)*1024)
+	}
+	var adaptive, good, bad float64
+	for i := 0; i < b.N; i++ {
+		calcs := []*Calc{
+			NewCalc(in, &plan.And{Args: []plan.Expr{like, eq}}, []plan.Expr{calcCol(0)}, []string{"a"}),
+			NewCalc(in, &plan.And{Args: []plan.Expr{eq, like}}, []plan.Expr{calcCol(0)}, []string{"a"}),
+			NewCalc(in, &plan.And{Args: []plan.Expr{like, eq}}, []plan.Expr{calcCol(0)}, []string{"a"}),
+		}
+		for _, c := range calcs {
+			if err := c.Open(context.Background(), exec.NewTestEnv(alloc)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		bad += feed(calcs[2], batches[:64], 1)
+		feed(calcs[0], batches, 4)
+		feed(calcs[1], batches, 4)
+		adaptive += feed(calcs[0], batches, 2)
+		good += feed(calcs[1], batches, 2)
+		for _, c := range calcs {
+			c.Close()
+		}
+	}
+	b.ReportMetric(good/float64(b.N), "good-ns/row")
+	b.ReportMetric(adaptive/good, "started-bad/good")
+	b.ReportMetric(bad/good, "bad-order/good")
+}

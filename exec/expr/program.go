@@ -34,6 +34,7 @@ type Program struct {
 	stats    []conjStats // what each conjunct did, for re-ranking (rerank.go)
 	batches  int         // filtered batches since the last re-ranking look
 	reorder  *Reorder    // the last re-ranking, until Reordered takes it
+	probes   probes      // conjuncts measured on a whole batch (rerank_probe.go)
 	fsub     *evalCtx    // the rows still selected, for conjuncts after the first
 	selBuf   []int32
 	predTemp int // temps[:predTemp] are the filter's, run over every row
@@ -111,6 +112,7 @@ func CompileProgram(filter plan.Expr, projections []plan.Expr, input []types.T) 
 			p.conj = append(p.conj, conjunct{root: n, ords: colsUsed(cj), text: cj.String(), fixed: plan.CanFail(cj)})
 		}
 		p.stats = make([]conjStats, len(p.conj))
+		p.probes = newProbes()
 		p.fsub = newCtx(all)
 		p.fsub.batchCols = len(input)
 	}
@@ -231,6 +233,9 @@ func (p *Program) Eval(alloc memory.Allocator, batch arrow.RecordBatch, cols []a
 func (p *Program) filter(sel []int32) ([]int32, error) {
 	n := p.ctx.n
 	adapt := len(p.conj) > 1
+	if adapt && p.probes.next >= 0 && n > 0 {
+		p.runProbe()
+	}
 	for k, cj := range p.conj {
 		var start time.Time
 		in := len(sel)
