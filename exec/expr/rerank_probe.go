@@ -16,9 +16,11 @@ import "time"
 // if it came first, and keeps only the figures. At the next look those
 // figures are the conjunct's, and ranking decides as usual.
 //
-// A conjunct that cannot fail is evaluated on rows the ones before it
-// would drop, so only such are probed (the others keep their place
-// anyway). A probe costs an evaluation over one batch: it is asked for
+// Only a conjunct that cannot fail is probed, as it is evaluated on rows
+// the ones before it would drop (the others keep their place anyway).
+// plan.CanFail counts every function call as one that can, so a probe
+// never calls a volatile function (RAND(seed) would go on with its
+// sequence). A probe costs an evaluation over one batch: it is asked for
 // only when that costs, by the conjunct's figures so far (its cost per row
 // at most what they say), no more than what the conjunct ahead of it took
 // in the last look, which is as much as moving it ahead could save in a
