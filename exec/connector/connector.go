@@ -73,6 +73,17 @@ type Source interface {
 	Open(spec Spec, read Read, env Env) (exec.Source, error)
 }
 
+// ColumnReader is a source connector that can read only some of a
+// source's columns: under the given options, Open with a Spec whose
+// Columns are some of the declared ones (at least one, in their declared
+// order) makes chunks of those columns alone, and the rows, their order
+// and the source's positions are as with every column. The engine opens
+// such a source with the columns its query reads (projection pushdown);
+// others get every declared column and the engine drops the rest.
+type ColumnReader interface {
+	ReadsColumns(opts map[string]string) bool
+}
+
 // PathReader is a source connector that can fill a column from a JSON
 // path of its messages (a column declared WITH (path = '$.a.b'), in
 // catalog.Column.Path) under the given options (a file read as JSON, not

@@ -69,11 +69,41 @@ func (e *Engine) sourceFor(src *physical.Source, instance int) (exec.Source, err
 		read = connector.Snapshot
 	}
 	spec := connector.Spec{Object: obj.Name, Options: connectorOptions(obj.Options), Columns: obj.Columns, PrimaryKey: primaryKeyNames(obj)}
+	ords := src.Ords
+	if cr, ok := conn.(connector.ColumnReader); ok && cr.ReadsColumns(spec.Options) {
+		spec.Columns, ords = readColumns(obj.Columns, src.Ords)
+	}
 	inner, err := conn.Open(spec, read, e.connEnv())
 	if err != nil {
 		return nil, err
 	}
-	return project(inner, src.Ords, schemaOf(src)), nil
+	return project(inner, ords, schemaOf(src)), nil
+}
+
+// readColumns returns the columns of cols that ords (ordinals into cols,
+// in the order a scan reads them, perhaps repeated) name, in cols' order
+// and each once — the first column when ords names none, as a source
+// makes at least one — and ords as ordinals into them.
+func readColumns(cols []catalog.Column, ords []int) ([]catalog.Column, []int) {
+	at := make([]int, len(cols))
+	for i := range at {
+		at[i] = -1
+	}
+	for _, o := range ords {
+		at[o] = 0
+	}
+	var read []catalog.Column
+	for i, c := range cols {
+		if at[i] == 0 || (len(ords) == 0 && i == 0) {
+			at[i] = len(read)
+			read = append(read, c)
+		}
+	}
+	out := make([]int, len(ords))
+	for i, o := range ords {
+		out[i] = at[o]
+	}
+	return read, out
 }
 
 // project narrows inner's chunks to the columns ords, as a source that is

@@ -51,6 +51,12 @@ func (Connector) Traits(spec connector.Spec) catalog.SourceTraits {
 	return t
 }
 
+// ReadsColumns implements connector.ColumnReader: the generator builds
+// only the columns it is opened with (draws for the others are made all
+// the same, so the rows are the same), unless the generate option has it
+// build every column of the tables it lists.
+func (Connector) ReadsColumns(map[string]string) bool { return true }
+
 // Open returns the generator of one split, as a *Source; an unbounded one
 // is also an exec.Generator, and cannot be read as a snapshot.
 func (Connector) Open(spec connector.Spec, read connector.Read, _ connector.Env) (exec.Source, error) {
@@ -79,8 +85,9 @@ type generating struct{ *Source }
 func (generating) GeneratesRows() {}
 
 var (
-	_ exec.Generator  = generating{}
-	_ exec.Positioned = generating{}
+	_ connector.ColumnReader = Connector{}
+	_ exec.Generator         = generating{}
+	_ exec.Positioned        = generating{}
 )
 
 // OptionName implements connector.OptionError.
