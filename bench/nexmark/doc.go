@@ -19,9 +19,11 @@
 // alone costs.
 //
 // By default (Config.Generate = GenerateRead) only the streams a query
-// scans generate, each its own table's events: q3 and q8, which read
-// persons and auctions, never build a bid, and so cost less per event
-// than the whole generator does. Flink's and Feldera's Nexmark sources
+// scans generate, each its own table's events and only the columns the
+// query reads (the engine opens a nexmark source with those): q3 and q8,
+// which read persons and auctions, never build a bid, q11 builds a bid's
+// bidder and time and none of its strings, and so they cost less per
+// event than the whole generator does. Flink's and Feldera's Nexmark sources
 // make every event of every kind with every column whatever the query
 // reads; GenerateAll (--generate all) does the same. Before the run the
 // query is planned in an engine of its own to count how often it scans

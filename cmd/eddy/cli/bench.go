@@ -78,7 +78,8 @@ has query and error instead). Progress goes to standard error.
 
 Events count the whole sequence whatever a query reads. With --generate read
 (the default) only the streams a query scans generate, each its own table
-(every column): q3, which reads persons and auctions, builds no bid. With
+(the columns the query reads): q3, which reads persons and auctions, builds
+no bid, and q11 builds no bid's URL. With
 --generate all the query's streams build every event of every table with
 every column between them, as Flink's and Feldera's Nexmark sources do: the
 tables it does not read are built and dropped (the nexmark connector's
