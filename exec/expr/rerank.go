@@ -42,13 +42,12 @@ const (
 
 // conjStats are a conjunct's measurements since the last halving.
 type conjStats struct {
-	in, kept  float64 // rows evaluated, rows kept
-	ns        float64 // time spent
-	fresh     int     // rows evaluated since the last look
-	calls     int     // evaluations since the last look
-	freshNs   float64 // time spent since the last look
-	freshKept int     // rows kept since the last look
-	probed    bool    // the figures are a probe's, taken since the last look
+	in, kept float64 // rows evaluated, rows kept
+	ns       float64 // time spent
+	fresh    int     // rows evaluated since the last look
+	calls    int     // evaluations since the last look
+	freshNs  float64 // time spent since the last look
+	probed   bool    // the figures are a probe's, taken since the last look
 	// looks are the cost per row in the last looks that saw at least
 	// rerankFreshRows rows, the latest at looks[(nLooks-1)%costLooks].
 	looks  [costLooks]float64
@@ -77,7 +76,7 @@ func (s *conjStats) look() {
 		s.nLooks++
 	}
 	s.in, s.kept, s.ns = s.in/2, s.kept/2, s.ns/2
-	s.fresh, s.calls, s.freshNs, s.freshKept, s.probed = 0, 0, 0, 0, false
+	s.fresh, s.calls, s.freshNs, s.probed = 0, 0, 0, false
 }
 
 // Reorder is a re-ranking of a filter's conjuncts at run time.
@@ -131,7 +130,6 @@ func (p *Program) measure(k, in, kept int, d time.Duration) {
 	s.fresh += in
 	s.calls++
 	s.freshNs += float64(d)
-	s.freshKept += kept
 }
 
 // rerank looks at the measurements, a probe's among them, and reorders

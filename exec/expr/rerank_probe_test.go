@@ -22,8 +22,8 @@ func TestAskProbe(t *testing.T) {
 	// a batch and took 20 ns a row; the second, on those 5 rows a call,
 	// measured costPerRow.
 	figures := func(p *Program, costPerRow float64) {
-		p.stats[0] = conjStats{in: 32768, kept: 160, ns: 20 * 32768, fresh: 32768, calls: 32, freshNs: 20 * 32768, freshKept: 160}
-		p.stats[1] = conjStats{in: 160, kept: 80, ns: costPerRow * 160, fresh: 160, calls: 32, freshNs: costPerRow * 160, freshKept: 80}
+		p.stats[0] = conjStats{in: 32768, kept: 160, ns: 20 * 32768, fresh: 32768, calls: 32, freshNs: 20 * 32768}
+		p.stats[1] = conjStats{in: 160, kept: 80, ns: costPerRow * 160, fresh: 160, calls: 32, freshNs: costPerRow * 160}
 	}
 	for _, tc := range []struct {
 		name       string
