@@ -94,9 +94,7 @@ func BenchmarkFilterRerankRecovers(b *testing.B) {
 //	go test ./exec/basic -run XXX -bench BenchmarkFilterRerankBehindSelective -count 5
 func BenchmarkFilterRerankBehindSelective(b *testing.B) {
 	alloc := memory.NewGoAllocator()
-	in := []types.T{types.BigIntT, types.BigIntT, types.VarcharT, types.VarcharT}
-	like := &plan.Like{Arg: calcCol(2), Pattern: &plan.Const{Val: types.StringDatum("%needle%"), Typ: types.VarcharT}, Escape: '\\'}
-	eq := &plan.Binary{Op: plan.OpEq, L: calcCol(1), R: calcInt(3), Typ: types.BoolT}
+	in, like, eq := rerankConjuncts()
 	batches := rerankBatches(alloc, 256, 100, 200)
 	defer func() {
 		for _, r := range batches {

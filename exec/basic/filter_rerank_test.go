@@ -13,6 +13,15 @@ import (
 	"github.com/eddysql/eddy/planner/plan"
 )
 
+// rerankConjuncts returns the input types of rerankBatches' rows and two
+// conjuncts over them: s LIKE '%needle%' and b = 3.
+func rerankConjuncts() (in []types.T, like, eq plan.Expr) {
+	in = []types.T{types.BigIntT, types.BigIntT, types.VarcharT, types.VarcharT}
+	like = &plan.Like{Arg: calcCol(2), Pattern: &plan.Const{Val: types.StringDatum("%needle%"), Typ: types.VarcharT}, Escape: '\\'}
+	eq = &plan.Binary{Op: plan.OpEq, L: calcCol(1), R: calcInt(3), Typ: types.BoolT}
+	return in, like, eq
+}
+
 // rerankBatches are n batches of (a, b, s, t) rows: b equal to 3 and t
 // "red" in one row of bEvery (t "blue" otherwise), s holding "needle" in
 // one row of needleEvery (never when needleEvery is 0).
@@ -50,10 +59,8 @@ func rerankBatches(alloc memory.Allocator, n, bEvery, needleEvery int) []arrow.R
 func TestFilterRerankedAtRunTime(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
-	in := []types.T{types.BigIntT, types.BigIntT, types.VarcharT, types.VarcharT}
+	in, like, eq := rerankConjuncts()
 	str := func(s string) *plan.Const { return &plan.Const{Val: types.StringDatum(s), Typ: types.VarcharT} }
-	like := &plan.Like{Arg: calcCol(2), Pattern: str("%needle%"), Escape: '\\'}
-	eq := &plan.Binary{Op: plan.OpEq, L: calcCol(1), R: calcInt(3), Typ: types.BoolT}
 	guard := &plan.Binary{Op: plan.OpGt, L: &plan.Binary{Op: plan.OpAdd, L: calcCol(0), R: calcInt(1), Typ: types.BigIntT}, R: calcInt(0), Typ: types.BoolT}
 	run := func(c *Calc, env *exec.Env, batches []arrow.RecordBatch) int {
 		kept := 0
@@ -141,10 +148,7 @@ func TestFilterRerankedAtRunTime(t *testing.T) {
 func TestFilterRerankBehindSelectiveConjunct(t *testing.T) {
 	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer alloc.AssertSize(t, 0)
-	in := []types.T{types.BigIntT, types.BigIntT, types.VarcharT, types.VarcharT}
-	str := func(s string) *plan.Const { return &plan.Const{Val: types.StringDatum(s), Typ: types.VarcharT} }
-	like := &plan.Like{Arg: calcCol(2), Pattern: str("%needle%"), Escape: '\\'}
-	eq := &plan.Binary{Op: plan.OpEq, L: calcCol(1), R: calcInt(3), Typ: types.BoolT}
+	in, like, eq := rerankConjuncts()
 	c := NewCalc(in, &plan.And{Args: []plan.Expr{like, eq}}, []plan.Expr{calcCol(0)}, []string{"a"})
 	env := exec.NewTestEnv(alloc)
 	if err := c.Open(context.Background(), env); err != nil {
