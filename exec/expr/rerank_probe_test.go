@@ -1,6 +1,7 @@
 package expr
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/eddysql/eddy/catalog/types"
@@ -64,5 +65,32 @@ func TestAskProbe(t *testing.T) {
 	p.probes.wait = 0
 	if p.askProbe(); p.probes.next != -1 {
 		t.Fatalf("asked to probe %d behind a conjunct that keeps nearly every row", p.probes.next)
+	}
+}
+
+// TestProbeWait checks the looks a filter waits between probes: a probe
+// that moves nothing doubles the wait, from 4 up to maxProbeWait; a
+// re-ranking leaves at least probeSettle looks before the next.
+func TestProbeWait(t *testing.T) {
+	pr := newProbes()
+	if pr.wait != probeSettle || pr.next != -1 {
+		t.Fatalf("a new filter waits %d looks, next %d", pr.wait, pr.next)
+	}
+	var waits []int
+	for range 8 {
+		pr.looked(false, true)
+		waits = append(waits, pr.wait)
+	}
+	if want := []int{4, 8, 16, 32, 64, 128, 256, 256}; !slices.Equal(waits, want) {
+		t.Fatalf("waits after probes that moved nothing %v, want %v", waits, want)
+	}
+	pr.wait = 0
+	pr.looked(true, true)
+	if pr.wait != probeSettle {
+		t.Fatalf("wait after a re-ranking %d, want %d", pr.wait, probeSettle)
+	}
+	pr.looked(false, false)
+	if pr.wait != probeSettle {
+		t.Fatalf("a look without a probe changed the wait to %d", pr.wait)
 	}
 }
