@@ -19,8 +19,9 @@ type HashConfig struct {
 	// global aggregate.
 	GroupKeys []int
 	// PartKeys, when set, are the indexes in GroupKeys of the keys the
-	// input's exchange hashes, fewer than all (an exchange below a window
-	// assignment): a group's key group is theirs. Nil: every group key.
+	// input was hashed on, in the order it was: some of them (an exchange
+	// below a window assignment), or the keys of a join the aggregate
+	// follows. A group's key group is theirs. Nil: every group key.
 	PartKeys []int
 	Aggs     []accum.Spec
 	// Names are the output column names: the group columns, then the

@@ -222,7 +222,7 @@ func (b *graphBuilder) opSpec(n physical.Node) (dataflow.OpSpec, error) {
 		}
 		return dataflow.OpSpec{Name: name, New: func(int) (exec.Operator, error) { return sessionwin.NewAgg(cfg) }}, nil
 	case *physical.TopN:
-		cfg := topn.Config{Input: inTypes, Partition: n.Partition, Limit: n.Limit, RowNumber: n.RowNumber,
+		cfg := topn.Config{Input: inTypes, Partition: n.Partition, PartKeys: n.PartKeys, Limit: n.Limit, RowNumber: n.RowNumber,
 			AppendOnly: n.AppendOnlyInput, Names: names}
 		for _, k := range n.Order {
 			cfg.Order = append(cfg.Order, ordtree.SortKey{Col: k.Ord, Desc: k.Desc})

@@ -18,9 +18,10 @@ import (
 // partition's slot.
 //
 //   - The key group: computed when the slot is created, with
-//     exec.RowKeyGroups over the chunk's PARTITION BY columns, for all
-//     the chunk's rows at once — exactly as the hash exchange in front of
-//     the operator routed the row; a restored slot's is the group its
+//     exec.RowKeyGroups over the chunk's PARTITION BY columns that the
+//     input was hashed on (Config.PartKeys), for all the chunk's rows at
+//     once — exactly as the hash exchange before the operator routed the
+//     row; a restored slot's is the group its
 //     entry was read from.
 //   - The entry held: the sort key the last snapshot wrote (or the
 //     restore read), so that a snapshot deletes it when the row was
@@ -69,7 +70,8 @@ func (d *dedupDelta) bytes() int64 {
 
 // slotGroups sets the key group of every slot the chunk c created: the
 // instance's first group without partitions, else the group
-// exec.RowKeyGroups gives the row's PARTITION BY columns. A failure (a
+// exec.RowKeyGroups gives the row's PARTITION BY columns the input was
+// hashed on. A failure (a
 // column the exchange could not hash either) is kept for Snapshot to
 // report, as a snapshot that decoded the keys would have: the chunk's
 // output does not depend on it.
@@ -84,8 +86,9 @@ func (t *Operator) slotGroups(c exec.Chunk) {
 		}
 		return
 	}
-	cols := make([]arrow.Array, len(t.cfg.Partition))
-	for i, ord := range t.cfg.Partition {
+	ords := t.cfg.hashOrds()
+	cols := make([]arrow.Array, len(ords))
+	for i, ord := range ords {
 		cols[i] = c.Batch.Column(ord)
 	}
 	d.groups = vec.Resize(d.groups, c.NumRows())

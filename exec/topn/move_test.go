@@ -44,6 +44,50 @@ func TestAdoptGroupsEqualsRestore(t *testing.T) {
 	}
 }
 
+// TestMovesHashedOnSomePartitionColumns runs the configurations with
+// two PARTITION BY columns as TestAdoptGroupsEqualsRestore does, with
+// their input hashed on one of them, or on both in the other order (a
+// join's keys before the Top-N, Config.PartKeys): every partition must
+// stay in the key group of the columns its rows were routed by (dumpTopN
+// fails an instance holding one of another), through every move.
+func TestMovesHashedOnSomePartitionColumns(t *testing.T) {
+	for _, tc := range randomCases {
+		if len(tc.part) != 2 {
+			continue
+		}
+		for _, partKeys := range [][]int{{0}, {1}, {1, 0}} {
+			t.Run(fmt.Sprintf("%s/%v", tc.name, partKeys), func(t *testing.T) {
+				cfg := testConfig(t, tc.input, tc.part, tc.order, tc.limit, tc.rowNumber, tc.appendOnly)
+				cfg.PartKeys = partKeys
+				hashed := make([]int, len(partKeys))
+				for i, k := range partKeys {
+					hashed[i] = tc.part[k]
+				}
+				for seed := range uint64(3) {
+					exectest.CheckMoves(t, exectest.Moves{
+						New:         exectest.Maker(t, func() (*Operator, error) { return New(cfg) }),
+						Steps:       checkpointSteps(tc, rand.New(rand.NewPCG(seed, 13))),
+						Keys:        [][]int{hashed},
+						Parallelism: []int{1, 2, 3, 1, 4, 2},
+						Dump:        dumpTopN,
+						Options:     exectest.CollectorOptions{Minimal: true},
+					})
+				}
+			})
+		}
+	}
+}
+
+// TestPartKeysChecked: a partition key that is not a PARTITION BY
+// column's index is refused.
+func TestPartKeysChecked(t *testing.T) {
+	cfg := testConfig(t, "bigint varchar bigint", []int{0, 1}, "2 desc", 3, false, false)
+	cfg.PartKeys = []int{2}
+	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "partition key 2 is not one of its 2 PARTITION BY columns") {
+		t.Fatalf("got %v", err)
+	}
+}
+
 // dumpTopN renders the state of a Top-N instance: every row held with
 // its partition's key group and copies, the gauge, and what the next
 // snapshot writes (the changes listed; de-duplication's entry held and

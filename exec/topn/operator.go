@@ -23,6 +23,11 @@ type Config struct {
 	// Partition are the input ordinals of the PARTITION BY columns; empty
 	// for a global Top-N.
 	Partition []int
+	// PartKeys, when set, are the indexes in Partition of the columns the
+	// input was hashed on, in the order it was (a join's keys before the
+	// Top-N): a partition's key group is theirs. Nil: every PARTITION BY
+	// column, in order.
+	PartKeys []int
 	// Order are the ORDER BY keys: input ordinals with their direction.
 	Order []ordtree.SortKey
 	// Limit is N: the operator keeps the rows numbered 1..N of every
@@ -124,6 +129,11 @@ func (cfg *Config) check() error {
 	}
 	if cfg.Limit < 1 {
 		return fmt.Errorf("top-n: limit %d is not positive", cfg.Limit)
+	}
+	for _, k := range cfg.PartKeys {
+		if k < 0 || k >= len(cfg.Partition) {
+			return fmt.Errorf("top-n: partition key %d is not one of its %d PARTITION BY columns", k, len(cfg.Partition))
+		}
 	}
 	want := len(cfg.Input)
 	if cfg.RowNumber {
@@ -232,4 +242,17 @@ func (t *Operator) updateMetrics() {
 	}
 	t.env.Metrics.StateKeys.Store(t.parts.Gauge.Rows)
 	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes() + t.changes.Bytes() + t.dedup.bytes())
+}
+
+// hashOrds returns the input ordinals a partition's key group hashes, in
+// order: the columns the input was hashed on.
+func (cfg *Config) hashOrds() []int {
+	if cfg.PartKeys == nil {
+		return cfg.Partition
+	}
+	ords := make([]int, len(cfg.PartKeys))
+	for i, k := range cfg.PartKeys {
+		ords[i] = cfg.Partition[k]
+	}
+	return ords
 }

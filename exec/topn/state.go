@@ -110,7 +110,8 @@ func (t *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) err
 // snapshot's entries (consecutive entries of a partition are adjacent)
 // and t.snap.groups to the key group of each: the instance's first group
 // without partitions, else the group of exec.HashRows over the PARTITION
-// BY columns decoded from the key, as the exchange hashes the rows.
+// BY columns decoded from the key that the input was hashed on
+// (Config.PartKeys), as the exchange hashed the rows.
 func (t *Operator) keyGroups() error {
 	s := &t.snap
 	s.parts = s.parts[:0]
@@ -153,8 +154,9 @@ func (t *Operator) partGroups() error {
 			}
 		}
 	}()
-	cols := make([]arrow.Array, len(t.cfg.Partition))
-	for i, ord := range t.cfg.Partition {
+	ords := t.cfg.hashOrds()
+	cols := make([]arrow.Array, len(ords))
+	for i, ord := range ords {
 		cols[i] = arrs[ord]
 	}
 	var err error

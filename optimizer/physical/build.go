@@ -284,13 +284,21 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	}
 	inCols := n.Input.Output()
 	keys := ordsOf(inCols, n.Group)
-	two := b.chooseTwoPhase(n, in)
+	// Input hashed on some of the keys already needs no shuffle for a
+	// local phase to save (hashed.go), unless the session forces one.
+	hashedOn, hashed := b.hashedWithin(in, keys)
+	var two twoPhaseChoice
+	if !hashed || b.opts.TwoPhase == "on" {
+		two = b.chooseTwoPhase(n, in)
+	}
 	if two.twoPhase {
 		return b.buildTwoPhaseAgg(n, in, keys, two.decision)
 	}
 	var p int
 	var part []int
-	if sunk, sp, ok := b.sinkExchange(in, keys); ok {
+	if hashed {
+		p, part = in.Hdr().Parallelism, hashedOn
+	} else if sunk, sp, ok := b.sinkExchange(in, keys); ok {
 		in, p, part = sunk, b.opts.Parallelism, sp
 	} else {
 		in, p = b.partitioned(in, keys)
@@ -351,7 +359,12 @@ func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
 	inCols := n.Input.Output()
 	t := &TopN{Limit: n.Limit, RowNumber: n.Out != 0, AppendOnlyInput: n.Input.Props().AppendOnly,
 		Partition: ordsOf(inCols, n.Partition), Order: sortKeysOf(inCols, n.Order)}
-	in, p := b.partitioned(in, t.Partition)
+	var p int
+	if part, ok := b.hashedWithin(in, t.Partition); ok {
+		p, t.PartKeys = in.Hdr().Parallelism, part
+	} else {
+		in, p = b.partitioned(in, t.Partition)
+	}
 	t.Header = b.header(n.Output(), p, in)
 	parts := cost.GroupCount(len(t.Partition), cost.DefaultSnapshotRows, n.Input.Props().Bounded)
 	rows := parts * float64(min(n.Limit, 1000))

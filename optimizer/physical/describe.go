@@ -260,6 +260,13 @@ func (n *TopN) Describe() (string, []plan.Attr) {
 	if n.AppendOnlyInput {
 		attrs = append(attrs, plan.Attr{Key: "input", Value: "append-only"})
 	}
+	if len(n.PartKeys) > 0 {
+		names := make([]string, len(n.PartKeys))
+		for i, k := range n.PartKeys {
+			names[i] = in[n.Partition[k]].Name
+		}
+		attrs = append(attrs, plan.Attr{Key: "partitioned", Value: list(names)})
+	}
 	return "TopN", attrs
 }
 

@@ -79,8 +79,8 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		out = lcols
 	}
 	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords, Lookup: n.Lookup,
-		Ordinal: ordinal, Adaptive: dist.adaptive, LeftAppendOnly: n.Left.Props().AppendOnly, LeftRows: dist.leftRows,
-		Budget: dist.budget}
+		Ordinal: ordinal, Adaptive: dist.adaptive, MayBroadcast: b.mayBroadcast(n, len(keys) > 0, right, ordinal),
+		LeftAppendOnly: n.Left.Props().AppendOnly, LeftRows: dist.leftRows, Budget: dist.budget}
 	for _, k := range keys {
 		j.KeyText = append(j.KeyText, k.l.String()+" = "+k.r.String())
 	}
@@ -214,23 +214,10 @@ func DistributionCosts(leftRows, rightRows float64, p int) (hash, broadcast floa
 // much smaller tables.
 func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool, ordinal int) (c distChoice) {
 	p := left.Hdr().Parallelism
-	switch n.Kind {
-	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
-	default:
-		return distChoice{}
-	}
-	if !keyed || p < 2 || b.opts.Parallelism < 2 {
+	if !broadcastable(n, keyed) || p < 2 || b.opts.Parallelism < 2 {
 		return distChoice{}
 	}
 	_, windowed := n.Windowed()
-	rp := n.Right.Props()
-	if !windowed && !rp.Bounded && !plan.ReadsTable(n.Right) {
-		// A regular join keeps every row of an unbounded right side: in
-		// every instance, were it broadcast. A windowed join keeps the
-		// rows of a time span, so a small right side (one row per window:
-		// q5's and q7's maxima) stays small.
-		return distChoice{}
-	}
 	est := b.opts.Cost
 	ls, rs := est.Size(n.Left), est.Size(n.Right)
 	width := cost.RowWidth(right.Hdr().Types())
@@ -281,6 +268,50 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 		d.Why = fmt.Sprintf("the replicas of the right side (%sB) would not fit the broadcast budget (%sB)", Human(float64(p)*rs*width), Human(budget))
 	}
 	return distChoice{decision: d}
+}
+
+// broadcastable reports whether the join's right side may be broadcast
+// at some parallelism: the join keeps the rows of its left side where
+// they are (an inner, left, semi or anti join), has keys, and its right
+// side stays small: a regular join keeps every row of an unbounded right
+// side, in every instance were it broadcast, while a windowed join keeps
+// the rows of a time span (one row per window: q5's and q7's maxima), and
+// a table or a bounded input has the rows it has.
+func broadcastable(n *plan.Join, keyed bool) bool {
+	switch n.Kind {
+	case plan.InnerJoin, plan.LeftJoin, plan.SemiJoin, plan.AntiJoin:
+	default:
+		return false
+	}
+	_, windowed := n.Windowed()
+	return keyed && (windowed || n.Right.Props().Bounded || plan.ReadsTable(n.Right))
+}
+
+// mayBroadcast reports whether the join's right side may be broadcast at
+// some parallelism, or at run time: it is broadcastable and no setting
+// forces hash partitioning, and it is a table or a window join's side,
+// whose size statistics and the watermark decide, or a bounded input
+// whose replicas, by the estimate of its size, would fit the broadcast
+// budget at two instances (if they do not there, they fit at none).
+// Options.JoinDistribution and a switch at run time force the choice.
+func (b *builder) mayBroadcast(n *plan.Join, keyed bool, right Node, ordinal int) bool {
+	if !broadcastable(n, keyed) {
+		return false
+	}
+	switch b.opts.JoinDistribution {
+	case "hash":
+		return false
+	case "broadcast":
+		return true
+	}
+	if _, windowed := n.Windowed(); windowed || plan.ReadsTable(n.Right) || b.joinSwitch(ordinal) != nil {
+		return true
+	}
+	budget := b.opts.BroadcastBudget
+	if budget <= 0 {
+		budget = DefaultBroadcastBudget
+	}
+	return 2*b.opts.Cost.Size(n.Right)*cost.RowWidth(right.Hdr().Types()) <= budget
 }
 
 // joinNames names a join's sides for EXPLAIN: the tables or aliases they

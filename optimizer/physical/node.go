@@ -129,7 +129,10 @@ type HashJoin struct {
 	// (adaptive.go). LeftAppendOnly says its left input never retracts,
 	// which a switch to broadcast needs; LeftRows is the left side's size
 	// the cost model planned with, and Budget the broadcast budget.
-	Adaptive       bool
+	Adaptive bool
+	// MayBroadcast: the optimizer may broadcast the join's right side at
+	// some parallelism (broadcastable), whatever it chose at this one.
+	MayBroadcast   bool
 	LeftAppendOnly bool
 	LeftRows       float64
 	Budget         float64
@@ -182,8 +185,9 @@ type HashAgg struct {
 	Header
 	GroupKeys []int
 	// PartKeys, when set, are the indexes in GroupKeys of the keys the
-	// input's exchange hashes, fewer than all (exchange_sink.go): the
-	// groups' key groups are those keys'.
+	// input is hashed on: by its exchange, fewer than all
+	// (exchange_sink.go), or by a join before it (hashed.go). The groups'
+	// key groups are those keys'.
 	PartKeys        []int
 	Aggs            []AggSpec
 	AppendOnlyInput bool
@@ -206,7 +210,10 @@ type HashAgg struct {
 // the remaining columns), with their row number when RowNumber is set.
 type TopN struct {
 	Header
-	Partition       []int
+	Partition []int
+	// PartKeys, when set, are the indexes in Partition of the columns its
+	// input is hashed on already (hashed.go): its key groups are theirs.
+	PartKeys        []int
 	Order           []SortKey
 	Limit           int64
 	RowNumber       bool
