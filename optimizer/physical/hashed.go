@@ -119,7 +119,8 @@ func passedOn(projs []plan.Expr, set []int) ([]int, bool) {
 
 // hashedWithin returns, for an operator keyed by keys (ordinals of in's
 // columns), the indexes in keys of the columns in is hashed on, if in is
-// hashed on columns that are all among keys and not all BOOLEAN.
+// hashed on columns that are all among keys and not all BOOLEAN: nil when
+// they are all the keys, in order.
 func (b *builder) hashedWithin(in Node, keys []int) ([]int, bool) {
 	if len(keys) == 0 {
 		return nil, false
@@ -139,8 +140,24 @@ func (b *builder) hashedWithin(in Node, keys []int) ([]int, bool) {
 			}
 		}
 		if len(part) == len(set) && len(set) > 0 && flags < len(set) {
+			if identity(part, len(keys)) {
+				part = nil // every key, in order: what the operator hashes anyway
+			}
 			return part, true
 		}
 	}
 	return nil, false
+}
+
+// identity reports whether part is 0, 1, ..., n-1.
+func identity(part []int, n int) bool {
+	if len(part) != n {
+		return false
+	}
+	for i, k := range part {
+		if k != i {
+			return false
+		}
+	}
+	return true
 }
