@@ -298,6 +298,7 @@ func (b *builder) buildAgg(n *plan.Aggregate) (Node, error) {
 	var part []int
 	if hashed {
 		p, part = in.Hdr().Parallelism, hashedOn
+		in = b.exchange(in, Forward, nil, p)
 	} else if sunk, sp, ok := b.sinkExchange(in, keys); ok {
 		in, p, part = sunk, b.opts.Parallelism, sp
 	} else {
@@ -362,6 +363,7 @@ func (b *builder) buildTopN(n *plan.TopN) (Node, error) {
 	var p int
 	if part, ok := b.hashedWithin(in, t.Partition); ok {
 		p, t.PartKeys = in.Hdr().Parallelism, part
+		in = b.exchange(in, Forward, nil, p)
 	} else {
 		in, p = b.partitioned(in, t.Partition)
 	}
