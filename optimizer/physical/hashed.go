@@ -27,9 +27,15 @@ import (
 // keys, in order), so that checkpoints, restores and rescales place its
 // state where its rows arrive.
 //
+// The same holds of a join's side: one hashed on exactly the join's keys
+// already, in their order (an aggregate grouped by the join key: q8's
+// auctions by seller and window), is forwarded to the join, and only the
+// other side is hashed (keyedSide).
+//
 // The property follows the hashed columns up through projections that
 // pass them on, forward exchanges, window assignments and Top-Ns, and
-// stops at everything else. It holds only for a join of two hash exchanges, and
+// from an aggregate's keys (those it is partitioned by), and stops at
+// everything else. It holds only for a join of two hash exchanges, and
 // for an outer join only for the keys of its preserved side: a
 // NULL-extended row is where its other side's key hashed, not its NULLs.
 // A join the optimizer may broadcast at some parallelism (a lookup into
@@ -71,8 +77,45 @@ func (b *builder) hashedOn(n Node) [][]int {
 		return b.hashedOn(x.Hdr().Inputs[0])
 	case *HashJoin:
 		return joinHashedOn(x)
+	case *HashAgg:
+		// A group's rows, and so its results, are on the instance of its
+		// keys' hash (or of those it is partitioned by); they come first
+		// among the output's columns.
+		if len(x.GroupKeys) == 0 {
+			return nil
+		}
+		set := slices.Clone(x.PartKeys)
+		if set == nil {
+			set = make([]int, len(x.GroupKeys))
+			for i := range set {
+				set[i] = i
+			}
+		}
+		return [][]int{set}
 	}
 	return nil
+}
+
+// keyedSide returns a join's side, in, partitioned on its keys (ordinals
+// of its columns): by a hash exchange, or by a forward exchange when it
+// is hashed on exactly those keys already, in their order (a join after
+// an aggregate grouped by its key), and each of them has the type of the
+// other side's key it is compared with, so that both sides' keys hash
+// alike.
+func (b *builder) keyedSide(in Node, keys []int, other Node, otherKeys []int) Node {
+	p := b.opts.Parallelism
+	cols, ocols := in.Hdr().Cols, other.Hdr().Cols
+	for i, k := range keys {
+		if cols[k].Type != ocols[otherKeys[i]].Type {
+			return b.exchange(in, Hash, keys, p)
+		}
+	}
+	for _, set := range b.hashedOn(in) {
+		if slices.Equal(set, keys) {
+			return b.exchange(in, Forward, nil, p)
+		}
+	}
+	return b.exchange(in, Hash, keys, p)
 }
 
 // joinHashedOn returns the key sets a join's output is hashed on: its
@@ -83,10 +126,8 @@ func joinHashedOn(j *HashJoin) [][]int {
 	if j.MayBroadcast {
 		return nil
 	}
-	for _, in := range j.Inputs {
-		if ex, ok := in.(*Exchange); !ok || ex.Dist != Hash {
-			return nil
-		}
+	if !j.Hashed {
+		return nil
 	}
 	var out [][]int
 	switch j.Kind {

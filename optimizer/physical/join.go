@@ -71,7 +71,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		p = left.Hdr().Parallelism
 		left, right = b.exchange(left, Forward, nil, p), b.exchange(right, Broadcast, nil, p)
 	default:
-		left, right = b.exchange(left, Hash, lords, p), b.exchange(right, Hash, rords, p)
+		left, right = b.keyedSide(left, lords, right, rords), b.keyedSide(right, rords, left, lords)
 	}
 	all := append(append(plan.ColList(nil), lcols...), rcols...)
 	out := all
@@ -79,6 +79,7 @@ func (b *builder) buildJoin(n *plan.Join) (Node, error) {
 		out = lcols
 	}
 	j := &HashJoin{Header: b.header(out, p, left, right), Kind: n.Kind, LeftKeys: lords, RightKeys: rords, Lookup: n.Lookup,
+		Hashed:  len(keys) > 0 && !dist.broadcast,
 		Ordinal: ordinal, Adaptive: dist.adaptive, MayBroadcast: b.mayBroadcast(n, len(keys) > 0, right, ordinal),
 		LeftAppendOnly: n.Left.Props().AppendOnly, LeftRows: dist.leftRows, Budget: dist.budget}
 	for _, k := range keys {

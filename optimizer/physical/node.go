@@ -130,6 +130,10 @@ type HashJoin struct {
 	// which a switch to broadcast needs; LeftRows is the left side's size
 	// the cost model planned with, and Budget the broadcast budget.
 	Adaptive bool
+	// Hashed: both sides are partitioned on the keys, each by a hash
+	// exchange or hashed on them already (hashed.go), rather than
+	// gathered into one instance or broadcast.
+	Hashed bool
 	// MayBroadcast: the optimizer may broadcast the join's right side at
 	// some parallelism (broadcastable), whatever it chose at this one.
 	MayBroadcast   bool
