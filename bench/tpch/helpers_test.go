@@ -20,6 +20,10 @@ import (
 // once per process, so every test of a run shares it.
 var scaleFactor = flag.Float64("tpch.sf", 0.01, "TPC-H scale factor of the tests and benchmarks, in (0, 1]")
 
+// loadedParallelism is the parallelism of the views over loaded tables
+// (each view alone, timed, and BenchmarkTPCH): -tpch.parallelism=2.
+var loadedParallelism = flag.Int("tpch.parallelism", 1, "parallelism of the views created over loaded tables (the timed test and BenchmarkTPCH)")
+
 // tempDir holds the CSV files the file-stream tests read.
 var tempDir string
 

@@ -56,7 +56,7 @@ func loaded(tb testing.TB, ts []*tpch.Table) *eddy {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	d := openEddy(tb, tb.TempDir(), 1)
+	d := openEddy(tb, tb.TempDir(), *loadedParallelism)
 	d.createTables(tb, ts)
 	d.run(tb, ins[0])
 	d.run(tb, ins[1])

@@ -29,13 +29,13 @@ import (
 //
 // The same holds of a join's side: one hashed on exactly the join's keys
 // already, in their order (an aggregate grouped by the join key: q8's
-// auctions by seller and window), is forwarded to the join, and only the
-// other side is hashed (keyedSide).
+// auctions by seller and window; a table joined on its primary key), is
+// forwarded to the join, and only the other side is hashed (keyedSide).
 //
 // The property follows the hashed columns up through projections that
 // pass them on, forward exchanges, window assignments and Top-Ns, and
-// from an aggregate's keys (those it is partitioned by), and stops at
-// everything else. It holds only for a join of two hash exchanges, and
+// from an aggregate's keys (those it is partitioned by) and a table's
+// primary key (its Upsert), and stops at everything else. It holds only for a join of two hash exchanges, and
 // for an outer join only for the keys of its preserved side: a
 // NULL-extended row is where its other side's key hashed, not its NULLs.
 // A join the optimizer may broadcast at some parallelism (a lookup into
@@ -77,6 +77,10 @@ func (b *builder) hashedOn(n Node) [][]int {
 		return b.hashedOn(x.Hdr().Inputs[0])
 	case *HashJoin:
 		return joinHashedOn(x)
+	case *Upsert:
+		// A table's rows, by its primary key: hashed on it by the exchange
+		// before it, or on one instance.
+		return [][]int{slices.Clone(x.Keys)}
 	case *HashAgg:
 		// A group's rows, and so its results, are on the instance of its
 		// keys' hash (or of those it is partitioned by); they come first
