@@ -86,7 +86,7 @@ func (t *Operator) slotGroups(c exec.Chunk) {
 		}
 		return
 	}
-	ords := t.cfg.hashOrds()
+	ords := t.hashed
 	cols := make([]arrow.Array, len(ords))
 	for i, ord := range ords {
 		cols[i] = c.Batch.Column(ord)

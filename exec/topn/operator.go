@@ -77,6 +77,7 @@ type Config struct {
 // never to the number of partitions or rows held.
 type Operator struct {
 	cfg      Config
+	hashed   []int // the input ordinals a partition's key group hashes (Config.hashOrds)
 	env      *exec.Env
 	schema   *arrow.Schema
 	layout   ordtree.Layout
@@ -119,7 +120,7 @@ func New(cfg Config) (*Operator, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
-	return &Operator{cfg: cfg}, nil
+	return &Operator{cfg: cfg, hashed: cfg.hashOrds()}, nil
 }
 
 // check validates the configuration.

@@ -154,7 +154,7 @@ func (t *Operator) partGroups() error {
 			}
 		}
 	}()
-	ords := t.cfg.hashOrds()
+	ords := t.hashed
 	cols := make([]arrow.Array, len(ords))
 	for i, ord := range ords {
 		cols[i] = arrs[ord]
