@@ -34,8 +34,9 @@ import (
 //
 // The property follows the hashed columns up through projections that
 // pass them on, forward exchanges, window assignments and Top-Ns, and
-// from an aggregate's keys (those it is partitioned by) and a table's
-// primary key (its Upsert), and stops at everything else. It holds only for a join of two hash exchanges, and
+// from an aggregate's keys (those it is partitioned by), a session
+// window aggregate's and a table's primary key (its Upsert), and stops at
+// everything else. It holds only for a join of two hash exchanges, and
 // for an outer join only for the keys of its preserved side: a
 // NULL-extended row is where its other side's key hashed, not its NULLs.
 // A join the optimizer may broadcast at some parallelism (a lookup into
@@ -77,6 +78,13 @@ func (b *builder) hashedOn(n Node) [][]int {
 		return b.hashedOn(x.Hdr().Inputs[0])
 	case *HashJoin:
 		return joinHashedOn(x)
+	case *SessionAgg:
+		// Each key's sessions are on the instance of the key's hash; the
+		// keys come first among the output's columns.
+		if len(x.Keys) == 0 {
+			return nil
+		}
+		return [][]int{identityKeys(len(x.Keys))}
 	case *Upsert:
 		// A table's rows, by its primary key: hashed on it by the exchange
 		// before it, or on one instance.
@@ -90,10 +98,7 @@ func (b *builder) hashedOn(n Node) [][]int {
 		}
 		set := slices.Clone(x.PartKeys)
 		if set == nil {
-			set = make([]int, len(x.GroupKeys))
-			for i := range set {
-				set[i] = i
-			}
+			set = identityKeys(len(x.GroupKeys))
 		}
 		return [][]int{set}
 	}
@@ -198,6 +203,15 @@ func (b *builder) hashedWithin(in Node, keys []int) ([]int, bool) {
 		}
 	}
 	return nil, false
+}
+
+// identityKeys returns 0, 1, ..., n-1.
+func identityKeys(n int) []int {
+	keys := make([]int, n)
+	for i := range keys {
+		keys[i] = i
+	}
+	return keys
 }
 
 // identity reports whether part is 0, 1, ..., n-1.
