@@ -35,10 +35,12 @@ import (
 // The property follows the hashed columns up through projections that
 // pass them on, forward exchanges, window assignments and Top-Ns, and
 // from an aggregate's keys (those it is partitioned by), a session
-// window aggregate's and a table's primary key (its Upsert), and stops at
-// everything else. It holds only for a join of two hash exchanges, and
-// for an outer join only for the keys of its preserved side: a
-// NULL-extended row is where its other side's key hashed, not its NULLs.
+// window aggregate's keys and a table's primary key (its Upsert), and
+// stops at everything else. It holds for a join whose sides are both
+// partitioned on its keys (HashJoin.Hashed: hashed by its exchanges, or
+// forwarded hashed already), and for an outer join only for the keys of
+// its preserved side: a NULL-extended row is where its other side's key
+// hashed, not its NULLs.
 // A join the optimizer may broadcast at some parallelism (a lookup into
 // a table, a window join, a bounded side small enough:
 // HashJoin.MayBroadcast) is left out, so that the choice, like the
