@@ -222,10 +222,7 @@ func (b *builder) chooseDistribution(n *plan.Join, left, right Node, keyed bool,
 	est := b.opts.Cost
 	ls, rs := est.Size(n.Left), est.Size(n.Right)
 	width := cost.RowWidth(right.Hdr().Types())
-	budget := b.opts.BroadcastBudget
-	if budget <= 0 {
-		budget = DefaultBroadcastBudget
-	}
+	budget := b.broadcastBudget()
 	hash, bcast := DistributionCosts(ls, rs, p)
 	d := &cost.Decision{What: "distribution of the join " + strings.Join(joinNames(b, n), " ⋈ ")}
 	d.Alternatives = []cost.Alternative{
@@ -308,11 +305,16 @@ func (b *builder) mayBroadcast(n *plan.Join, keyed bool, right Node, ordinal int
 	if _, windowed := n.Windowed(); windowed || plan.ReadsTable(n.Right) || b.joinSwitch(ordinal) != nil {
 		return true
 	}
-	budget := b.opts.BroadcastBudget
-	if budget <= 0 {
-		budget = DefaultBroadcastBudget
+	return 2*b.opts.Cost.Size(n.Right)*cost.RowWidth(right.Hdr().Types()) <= b.broadcastBudget()
+}
+
+// broadcastBudget is the memory a broadcast side's replicas may take
+// together: the session's, or DefaultBroadcastBudget.
+func (b *builder) broadcastBudget() float64 {
+	if b.opts.BroadcastBudget > 0 {
+		return b.opts.BroadcastBudget
 	}
-	return 2*b.opts.Cost.Size(n.Right)*cost.RowWidth(right.Hdr().Types()) <= budget
+	return DefaultBroadcastBudget
 }
 
 // joinNames names a join's sides for EXPLAIN: the tables or aliases they
