@@ -39,6 +39,20 @@ type BoundedSource interface {
 	Bounded() bool
 }
 
+// FiniteSource is implemented by sources that can tell their input is
+// finite for good: once Next has returned io.EOF, the source never yields
+// another row, in this process or resumed from its end position after a
+// restart (a generator with a count of events). A file is not finite in
+// this sense: a restart reads the lines appended since. A job whose every
+// source is finite has, once they all ended, no use for the state that
+// only serves to process more input (FiniteInputState): its final
+// checkpoint leaves that state out.
+type FiniteSource interface {
+	Source
+	// Finite reports whether the source's input is finite for good.
+	Finite() bool
+}
+
 // Generator is implemented by unbounded sources that make their rows
 // rather than read rows someone ingested (an unbounded nexmark stream).
 // Nothing ingested is ever waiting in a generator, so a flush request is

@@ -91,6 +91,28 @@ type StateReader interface {
 	Scan(ctx context.Context, groups KeyGroupRange, fn func(group int, key, value []byte) error) error
 }
 
+// FiniteInputState is implemented by stateful operators that can tell
+// whether their state still matters once the job's every source has
+// ended for good (FiniteSource). The final checkpoint of such a job does
+// not write the state of an operator whose StateOutlivesInput is false,
+// and a job resumed from that checkpoint does not restore it: the
+// operator starts empty, and is given no row, only the control messages
+// that still flow (watermarks, end of input), for which an empty
+// operator of this kind emits nothing. Flink's finished tasks restore
+// nothing in the same way (FLIP-147). An operator that does not
+// implement it keeps its state, as do a materialized view's rows.
+type FiniteInputState interface {
+	Stateful
+	// StateOutlivesInput reports whether the state is still needed
+	// after the input ended for good: false for state that only serves
+	// to process more input (a join's sides, a keyed aggregate's
+	// groups, a Top-N's partitions); true when an empty operator would
+	// emit something without input (a global aggregate's row, emitted
+	// once) or has work left that time alone triggers (a state TTL's
+	// evictions).
+	StateOutlivesInput() bool
+}
+
 // Stateless is implemented by operators that keep nothing between calls
 // that a restart would need (a projection and filter, window assignment, a
 // union). A job whose every operator is Stateful or Stateless and whose

@@ -79,6 +79,7 @@ type HashAgg struct {
 var (
 	_ exec.Operator            = (*HashAgg)(nil)
 	_ exec.Stateful            = (*HashAgg)(nil)
+	_ exec.FiniteInputState    = (*HashAgg)(nil)
 	_ exec.DeferredSnapshotter = (*HashAgg)(nil)
 	_ exec.ProcessingTimer     = (*HashAgg)(nil)
 )
@@ -207,4 +208,13 @@ func (h *HashAgg) Close() error {
 	h.keys, h.aggs, h.args, h.arena, h.close, h.ttl = nil, nil, accum.Args{}, nil, nil, nil
 	h.pend = pendingSnap{} // a snapshot not all written is dropped
 	return nil
+}
+
+// StateOutlivesInput implements exec.FiniteInputState: a keyed
+// aggregate's groups serve only to fold the rows still to come — at the
+// end of input a windowed one closed every window — but a global
+// aggregate emits its row once, which an empty one would emit again,
+// and a state TTL has evictions left that time alone triggers.
+func (h *HashAgg) StateOutlivesInput() bool {
+	return len(h.cfg.GroupKeys) == 0 || (h.cfg.StateTTL > 0 && h.cfg.Close == nil)
 }

@@ -97,10 +97,12 @@ func newTaskState(store storage.StateStore, spec StageSpec, si int, ops []exec.O
 // restore has every stateful operator rebuild the state of the instance's
 // key groups from the last committed checkpoint — taking over the old
 // instance handed to it, if any (handoff.go) — counting the bytes read
-// per table and key group into byGroup.
-func (s *taskState) restore(ctx context.Context, byGroup *restoreCounts) error {
+// per table and key group into byGroup. When that checkpoint is the final
+// one of a job whose input ended for good (finished), the operators whose
+// state it left out start empty (checkpoint_finished.go).
+func (s *taskState) restore(ctx context.Context, byGroup *restoreCounts, finished bool) error {
 	for i, op := range s.ops {
-		if op == nil {
+		if op == nil || (finished && dropsAtEnd(op)) {
 			continue
 		}
 		r := stateReader{t: s.tables[i], read: s.read, groups: byGroup.of(s.names[i])}
@@ -306,8 +308,16 @@ func (j *Job) checkpointAt(ctx context.Context, epoch uint64) error {
 	return j.takeCheckpoint(ctx, epoch, func() error { return j.checkpoint(ctx, epoch) })
 }
 
-// checkpoint takes checkpoint epoch for Checkpoint.
+// checkpoint takes checkpoint epoch for Checkpoint. In a job that takes
+// a final checkpoint, once every source has ended it returns
+// errFinishing instead: the final checkpoint, which follows, holds all
+// that one would, and writing the state twice — or, when the input is
+// finite for good, state the final checkpoint leaves out — would only
+// cost.
 func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
+	if j.final && j.inputEnded() {
+		return errFinishing
+	}
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			if t.source != nil {

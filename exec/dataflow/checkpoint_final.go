@@ -23,7 +23,9 @@ import (
 // task has passed, which must not see state from after it — writes the
 // sources' end positions and commits the next epoch; then it closes the
 // tasks. The snapshots go straight into the store, as a periodic one's
-// do, and the tasks write theirs in parallel.
+// do, and the tasks write theirs in parallel. When every source is
+// finite for good, the state that only serves to process more input is
+// left out (checkpoint_finished.go).
 //
 // Only a job with no exec.Committer takes it: a committer (a two-phase
 // sink, a stream writer) publishes at its end of input what it has, and a
@@ -51,6 +53,24 @@ func (j *Job) finalCheckpoints() bool {
 // final checkpoint (awaitFinal) instead.
 var errFinishing = errors.New("dataflow: the job's input ended; its final checkpoint follows")
 
+// inputEnded reports whether every source of the job has ended.
+func (j *Job) inputEnded() bool {
+	for _, sr := range j.stages {
+		for _, t := range sr.tasks {
+			if t.source == nil {
+				continue
+			}
+			t.mu.Lock()
+			ended := t.endPos != nil
+			t.mu.Unlock()
+			if !ended {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // awaitFinal waits until the job is done and returns the epoch and the
 // outcome of its final checkpoint.
 func (j *Job) awaitFinal(ctx context.Context) (uint64, error) {
@@ -76,12 +96,14 @@ func (t *task) markFinal() {
 
 // writeFinal writes the task's final snapshot — all the state of its
 // stateful operators that the last periodic checkpoint did not write —
-// into the store, for checkpoint epoch. The job calls it once the task
-// has returned, so the operators are not running.
-func (t *task) writeFinal(ctx context.Context, epoch uint64) error {
+// into the store, for checkpoint epoch; when the job's input ended for
+// good (finite), not the state of the operators that drop it at the end
+// (checkpoint_finished.go). The job calls it once the task has returned,
+// so the operators are not running.
+func (t *task) writeFinal(ctx context.Context, epoch uint64, finite bool) error {
 	s := t.state
 	for i, op := range s.ops {
-		if op == nil {
+		if op == nil || (finite && dropsAtEnd(op)) {
 			continue
 		}
 		w := s.writers[i]
@@ -113,7 +135,7 @@ func (j *Job) finalTasks() []*task {
 // writeFinals writes the final snapshots of the tasks due, as many at a
 // time as there are processors: each writes its own operators' entries,
 // and tables take concurrent writes.
-func (j *Job) writeFinals(ctx context.Context, epoch uint64) error {
+func (j *Job) writeFinals(ctx context.Context, epoch uint64, finite bool) error {
 	due := j.finalTasks()
 	errs := make([]error, len(due))
 	var next atomic.Int64
@@ -122,7 +144,7 @@ func (j *Job) writeFinals(ctx context.Context, epoch uint64) error {
 		wg.Go(func() {
 			for i := int(next.Add(1) - 1); i < len(due); i = int(next.Add(1) - 1) {
 				t := due[i]
-				errs[i] = t.runRecovered(ctx, func(ctx context.Context) error { return t.writeFinal(ctx, epoch) })
+				errs[i] = t.runRecovered(ctx, func(ctx context.Context) error { return t.writeFinal(ctx, epoch, finite) })
 			}
 		})
 	}
@@ -149,9 +171,15 @@ func (j *Job) finalCheckpoint(ctx context.Context) error {
 	j.ckptMu.Lock()
 	epoch := j.lastEpoch + 1
 	j.ckptMu.Unlock()
+	finite := j.finiteInput()
 	err := j.takeCheckpoint(ctx, epoch, func() error {
-		if err := j.writeFinals(ctx, epoch); err != nil {
+		if err := j.writeFinals(ctx, epoch, finite); err != nil {
 			return err
+		}
+		if finite {
+			if err := j.markFinished(epoch); err != nil {
+				return err
+			}
 		}
 		for _, sr := range j.stages {
 			for _, t := range sr.tasks {

@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"maps"
 	"sync"
 	"testing"
@@ -126,4 +127,154 @@ func TestCheckpointAsTheInputEnds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// finiteSource is a test source whose input is finite for good.
+type finiteSource struct{ *exectest.Source }
+
+func (finiteSource) Finite() bool { return true }
+
+// forwardingCounter counts as keyCounter does and passes its input on.
+type forwardingCounter struct{ keyCounter }
+
+func (f *forwardingCounter) Process(ctx context.Context, in int, c exec.Chunk, out exec.Emitter) error {
+	if err := f.keyCounter.Process(ctx, in, c, out); err != nil {
+		return err
+	}
+	return out.Emit(ctx, c)
+}
+
+// inputCounter is a keyCounter whose state serves only to process more
+// input.
+type inputCounter struct{ keyCounter }
+
+func (*inputCounter) StateOutlivesInput() bool { return false }
+
+// finiteJob runs src → hash → [forwardingCounter, inputCounter] at
+// parallelism 2 → a sink, to its end, with periodic checkpoints too rare
+// to be taken, and returns the counters of each kind by instance.
+func finiteJob(t *testing.T, src exec.Source, store storage.StateStore, restore bool) (kept []*forwardingCounter, dropped []*inputCounter) {
+	t.Helper()
+	var mu sync.Mutex
+	kept, dropped = make([]*forwardingCounter, 2), make([]*inputCounter, 2)
+	keep := OpSpec{Name: "keep", New: func(inst int) (exec.Operator, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		kept[inst] = &forwardingCounter{}
+		return kept[inst], nil
+	}}
+	drop := OpSpec{Name: "drop", New: func(inst int) (exec.Operator, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		dropped[inst] = &inputCounter{}
+		return dropped[inst], nil
+	}}
+	g := GraphSpec{Stages: []StageSpec{sourceStage(src), stage(0, DistHash, 2, keep, drop), stage(1, DistSingle, 1, only("sink", &passthrough{}))}}
+	job, err := StartJob(context.Background(), g, JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: restore,
+		CheckpointInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := job.Wait(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return kept, dropped
+}
+
+// TestFinalCheckpointOfFiniteInput: when every source is finite for
+// good, the final checkpoint leaves out the state of the operators whose
+// state serves only to process more input, and marks the checkpoint; a
+// job resumed from it restores the other operators' state only. With a
+// source that may yet grow (a file), both are written and restored.
+func TestFinalCheckpointOfFiniteInput(t *testing.T) {
+	ctx := context.Background()
+	want := map[int64]int64{1: 1, 2: 2, 3: 2, 4: 1, 5: 1}
+	for _, finite := range []bool{true, false} {
+		db := mem.New()
+		store := jobStore(t, db)
+		newSource := func() exec.Source {
+			src := exectest.NewSource(t, exectest.Alloc(t), input...)
+			src.End()
+			if finite {
+				return finiteSource{src}
+			}
+			return src
+		}
+		finiteJob(t, newSource(), store, false)
+		if epoch, err := store.Recover(ctx); err != nil || epoch != 1 {
+			t.Fatalf("finite %v: last committed epoch %d, %v; want the final checkpoint, 1", finite, epoch, err)
+		}
+		if got := committedIn(t, store, stateTableName(1, 0)); !maps.Equal(got, want) {
+			t.Fatalf("finite %v: the final checkpoint holds %v of the kept state, want %v", finite, got, want)
+		}
+		wantDropped := want
+		if finite {
+			wantDropped = map[int64]int64{}
+		}
+		if got := committedIn(t, store, stateTableName(1, 1)); !maps.Equal(got, wantDropped) {
+			t.Fatalf("finite %v: the final checkpoint holds %v of the state serving input, want %v", finite, got, wantDropped)
+		}
+		if marked, err := readFinished(store); err != nil || marked != finite {
+			t.Fatalf("finite %v: the checkpoint's mark reads %v, %v", finite, marked, err)
+		}
+		if err := store.Close(); err != nil {
+			t.Fatal(err)
+		}
+
+		store = jobStore(t, db)
+		kept, dropped := finiteJob(t, newSource(), store, true)
+		gotKept, gotDropped := map[int64]int64{}, map[int64]int64{}
+		for i := range kept {
+			maps.Copy(gotKept, kept[i].counts)
+			maps.Copy(gotDropped, dropped[i].counts)
+			if restored := dropped[i].restored.Len() > 0; restored == finite {
+				t.Errorf("finite %v: instance %d's input state restored: %v", finite, i, restored)
+			}
+		}
+		if !maps.Equal(gotKept, want) || !maps.Equal(gotDropped, wantDropped) {
+			t.Errorf("finite %v: the resumed job holds %v and %v, want %v and %v", finite, gotKept, gotDropped, want, wantDropped)
+		}
+		// The resumed job's own final checkpoint keeps what it holds.
+		if got := committedIn(t, store, stateTableName(1, 0)); !maps.Equal(got, want) {
+			t.Errorf("finite %v: after the resumed job, the store holds %v of the kept state, want %v", finite, got, want)
+		}
+		if err := store.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDamagedFinishedMark: a mark that does not read back fails the
+// resumed job with a damaged checkpoint, as a damaged state entry does.
+func TestDamagedFinishedMark(t *testing.T) {
+	ctx := context.Background()
+	db := mem.New()
+	store := jobStore(t, db)
+	src := exectest.NewSource(t, exectest.Alloc(t), input...)
+	src.End()
+	finiteJob(t, finiteSource{src}, store, false)
+	tab, err := store.Table(finishedTable, storage.TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := tab.Put(finishedKey, []byte{0x80}); err != nil {
+		t.Fatal(err)
+	}
+	if err := store.Commit(ctx, 2); err != nil {
+		t.Fatal(err)
+	}
+	src = exectest.NewSource(t, exectest.Alloc(t), input...)
+	src.End()
+	g := GraphSpec{Stages: []StageSpec{sourceStage(finiteSource{src}), stage(0, DistHash, 2, OpSpec{Name: "drop", New: func(int) (exec.Operator, error) { return &inputCounter{}, nil }}),
+		stage(1, DistSingle, 1, only("sink", &passthrough{}))}}
+	job, err := StartJob(ctx, g, JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = job.Wait(ctx)
+	var re *RestoreError
+	if !errors.As(err, &re) || !re.Damaged || re.Epoch != 2 {
+		t.Fatalf("resuming from a damaged mark: %v; want a damaged checkpoint 2", err)
+	}
+	store.Close()
 }

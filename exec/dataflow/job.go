@@ -128,6 +128,11 @@ type Job struct {
 	// restoredEpoch is the store's last committed epoch when the job
 	// started: the checkpoint a job started with Restore restores.
 	restoredEpoch uint64
+	// restoredFinished says that checkpoint is the final one of a job
+	// whose input ended for good (checkpoint_finished.go), or
+	// finishedErr why its mark does not read back.
+	restoredFinished bool
+	finishedErr      error
 	rp            restoreProgress // the order of the restore (restore_order.go)
 	barrier       uint64          // every barrier <= barrier has reached the sink
 	sinks         []sinkProgress  // by instance of the sink stage (sinkControl)
@@ -313,6 +318,7 @@ func StartJob(ctx context.Context, g GraphSpec, opts JobOptions) (*Job, error) {
 	if j.restore {
 		j.restored = newRestoreCounts(j.stages)
 		j.initRestoreOrder()
+		j.restoredFinished, j.finishedErr = readFinished(j.store)
 	}
 	j.giveOut(opts.Handoff)
 	j.resumeErr = j.resumable()

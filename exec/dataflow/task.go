@@ -258,7 +258,10 @@ func (t *task) run(ctx context.Context) error {
 			}
 		}
 		if t.state != nil {
-			if err := t.state.restore(ctx, t.job.restored); err != nil {
+			if err := t.job.finishedErr; err != nil {
+				return t.job.restoreFailed(ctx, err, true)
+			}
+			if err := t.state.restore(ctx, t.job.restored, t.job.restoredFinished); err != nil {
 				return t.job.restoreFailed(ctx, err, true)
 			}
 		}

@@ -62,8 +62,9 @@ type Stats struct {
 }
 
 var (
-	_ exec.Operator = (*Operator)(nil)
-	_ exec.Stateful = (*Operator)(nil)
+	_ exec.Operator         = (*Operator)(nil)
+	_ exec.Stateful         = (*Operator)(nil)
+	_ exec.FiniteInputState = (*Operator)(nil)
 )
 
 // ErrRetraction is returned for an input row that retracts: a
@@ -260,3 +261,7 @@ func (o *Operator) Close() error {
 	o.keyCols, o.hashes, o.sel, o.key = nil, nil, nil, nil
 	return nil
 }
+
+// StateOutlivesInput implements exec.FiniteInputState: the keys seen
+// serve only to drop the duplicates still to come.
+func (o *Operator) StateOutlivesInput() bool { return false }

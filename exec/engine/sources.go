@@ -209,6 +209,12 @@ func (p *projecting) Bounded() bool {
 	return ok && bs.Bounded()
 }
 
+// Finite implements exec.FiniteSource for the source it wraps.
+func (p *projecting) Finite() bool {
+	fs, ok := p.inner.(exec.FiniteSource)
+	return ok && fs.Finite()
+}
+
 // TrackEventTime implements exec.PartitionedEventTime for a source that
 // does: col, an ordinal of the projected chunks, is the inner source's
 // column ords[col].

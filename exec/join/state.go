@@ -92,7 +92,16 @@ var errRestore = errors.New("hash join: restore")
 // restored at another parallelism than it was taken at.
 var errRescaledBroadcast = errors.New("not supported yet: restoring a broadcast join's checkpoint at another parallelism")
 
-var _ exec.Stateful = (*HashJoin)(nil)
+var (
+	_ exec.Stateful         = (*HashJoin)(nil)
+	_ exec.FiniteInputState = (*HashJoin)(nil)
+)
+
+// StateOutlivesInput implements exec.FiniteInputState: the sides' rows
+// serve only to match the rows still to come (an interval join padded
+// its outer rows when the end of input passed them), unless a state TTL
+// has evictions left that time alone triggers.
+func (j *HashJoin) StateOutlivesInput() bool { return j.cfg.StateTTL > 0 }
 
 // checkpoint is the join's state besides its rows, and the scratch of
 // Snapshot and Restore.

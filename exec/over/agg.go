@@ -117,8 +117,9 @@ type Agg struct {
 }
 
 var (
-	_ exec.Operator = (*Agg)(nil)
-	_ exec.Stateful = (*Agg)(nil)
+	_ exec.Operator         = (*Agg)(nil)
+	_ exec.Stateful         = (*Agg)(nil)
+	_ exec.FiniteInputState = (*Agg)(nil)
 )
 
 // New checks cfg and returns a window aggregate operator; Open creates
@@ -325,3 +326,7 @@ func (o *Agg) updateMetrics() {
 	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
 	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.groupGauge.Bytes() + o.store.Bytes() + o.ck.bytes())
 }
+
+// StateOutlivesInput implements exec.FiniteInputState: the partitions
+// serve only to compute the rows still to come.
+func (o *Agg) StateOutlivesInput() bool { return false }

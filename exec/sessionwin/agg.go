@@ -104,8 +104,9 @@ type Agg struct {
 }
 
 var (
-	_ exec.Operator = (*Agg)(nil)
-	_ exec.Stateful = (*Agg)(nil)
+	_ exec.Operator         = (*Agg)(nil)
+	_ exec.Stateful         = (*Agg)(nil)
+	_ exec.FiniteInputState = (*Agg)(nil)
 )
 
 // NewAgg checks cfg and returns the operator.
@@ -266,3 +267,8 @@ func (w *Agg) Close() error {
 	w.scratch = scratch{}
 	return nil
 }
+
+// StateOutlivesInput implements exec.FiniteInputState: at the end of
+// input every session was closed and emitted, and an empty operator
+// emits nothing.
+func (w *Agg) StateOutlivesInput() bool { return false }

@@ -33,8 +33,9 @@ type Operator struct {
 }
 
 var (
-	_ exec.Operator = (*Operator)(nil)
-	_ exec.Stateful = (*Operator)(nil)
+	_ exec.Operator         = (*Operator)(nil)
+	_ exec.Stateful         = (*Operator)(nil)
+	_ exec.FiniteInputState = (*Operator)(nil)
 )
 
 // New checks cfg and returns an operator; Open creates its state.
@@ -148,3 +149,7 @@ func (o *Operator) Close() error {
 	o.hashes, o.sel, o.ops, o.key = nil, nil, nil, nil
 	return nil
 }
+
+// StateOutlivesInput implements exec.FiniteInputState: the counts
+// serve only to combine the rows still to come.
+func (o *Operator) StateOutlivesInput() bool { return false }

@@ -108,8 +108,9 @@ type Operator struct {
 }
 
 var (
-	_ exec.Operator = (*Operator)(nil)
-	_ exec.Stateful = (*Operator)(nil)
+	_ exec.Operator         = (*Operator)(nil)
+	_ exec.Stateful         = (*Operator)(nil)
+	_ exec.FiniteInputState = (*Operator)(nil)
 )
 
 // errRetraction is returned when an input declared append-only retracts.
@@ -257,3 +258,8 @@ func (cfg *Config) hashOrds() []int {
 	}
 	return ords
 }
+
+// StateOutlivesInput implements exec.FiniteInputState: the partitions
+// serve only to rank rows still to come, and an empty Top-N emits
+// nothing without input.
+func (t *Operator) StateOutlivesInput() bool { return false }

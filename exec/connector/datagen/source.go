@@ -72,6 +72,11 @@ func (s *Source) Schema() *arrow.Schema { return s.schema }
 // Bounded implements exec.BoundedSource.
 func (s *Source) Bounded() bool { return s.end != unbounded }
 
+// Finite implements exec.FiniteSource: with an end the rows are a
+// function of their index, and a resumed source goes on from the index
+// it reached.
+func (s *Source) Finite() bool { return s.end != unbounded }
+
 // Open positions the source at the start of split env.Instance of
 // env.Parallelism. With a rate, the wall-clock schedule starts now.
 func (s *Source) Open(_ context.Context, env *exec.Env) error {

@@ -89,6 +89,11 @@ func (s *Source) Schema() *arrow.Schema { return s.schema }
 // source ends, even when a rate makes it wait for its next event.
 func (s *Source) Bounded() bool { return s.cfg.Events > 0 }
 
+// Finite implements exec.FiniteSource: with a number of events the
+// source's input is finite for good, as the events are a function of
+// their index and a resumed source goes on from the index it reached.
+func (s *Source) Finite() bool { return s.cfg.Events > 0 }
+
 // Open positions the source at the start of split env.Instance of
 // env.Parallelism: it will generate the events of the blocks Instance,
 // Instance + Parallelism, … of SplitBlock events of the global sequence
