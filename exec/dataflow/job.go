@@ -133,9 +133,9 @@ type Job struct {
 	// finishedErr why its mark does not read back.
 	restoredFinished bool
 	finishedErr      error
-	rp            restoreProgress // the order of the restore (restore_order.go)
-	barrier       uint64          // every barrier <= barrier has reached the sink
-	sinks         []sinkProgress  // by instance of the sink stage (sinkControl)
+	rp               restoreProgress // the order of the restore (restore_order.go)
+	barrier          uint64          // every barrier <= barrier has reached the sink
+	sinks            []sinkProgress  // by instance of the sink stage (sinkControl)
 	// deferred counts the tasks whose operators began a snapshot at a
 	// barrier and have not finished writing it (checkpoint_deferred.go).
 	deferred int
