@@ -15,6 +15,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/connector/conntest"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/exec/internal/recycle"
 )
 
 var (
@@ -59,29 +60,48 @@ func BenchmarkJSONSplits(b *testing.B) {
 	cs := cols(b, "auction BIGINT", "bidder BIGINT", "price BIGINT", "channel VARCHAR", "url VARCHAR",
 		"date_time TIMESTAMP(3)", "extra VARCHAR")
 	root := conntest.RootAt(b, dir)
-	for _, p := range []int{1, 2} {
-		b.Run(fmt.Sprintf("p%d", p), func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if n := readSplitsConcurrently(b, Config{Path: "bids.jsonl", Root: root, Format: FormatJSON, Columns: cs}, p); n != benchRows {
-					b.Fatalf("read %d rows, want %d", n, benchRows)
-				}
+	for _, recycled := range []bool{false, true} {
+		for _, p := range []int{1, 2} {
+			name := fmt.Sprintf("p%d", p)
+			if recycled {
+				name += "/recycled"
 			}
-			b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
-		})
+			b.Run(name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if n := readSplitsConcurrently(b, Config{Path: "bids.jsonl", Root: root, Format: FormatJSON, Columns: cs}, p, recycled); n != benchRows {
+						b.Fatalf("read %d rows, want %d", n, benchRows)
+					}
+				}
+				b.ReportMetric(float64(benchRows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+			})
+		}
 	}
 }
 
+// taskPoolBytes is what a dataflow task's pool of output buffers keeps
+// (exec/dataflow's own constant): the recycled variants allocate each
+// split's batches from such a pool, as the engine's source tasks do.
+const taskPoolBytes = 16 << 20
+
 // readSplitsConcurrently reads cfg's file in p splits of one stage, each
-// by a goroutine of its own, and returns the rows they read.
-func readSplitsConcurrently(b *testing.B, cfg Config, p int) int {
+// by a goroutine of its own — allocating from a pool of its own that
+// recycles the buffers of the batches released, when recycled is set —
+// and returns the rows they read.
+func readSplitsConcurrently(b *testing.B, cfg Config, p int, recycled bool) int {
 	shared := &exec.Shared{}
 	rows := make([]int, p)
 	errs := make([]error, p)
 	var wg sync.WaitGroup
 	for i := range p {
 		wg.Go(func() {
-			env := exec.NewTestEnv(memory.NewGoAllocator())
+			var alloc memory.Allocator = memory.NewGoAllocator()
+			if recycled {
+				pool := recycle.New(alloc, taskPoolBytes)
+				defer pool.Close()
+				alloc = pool
+			}
+			env := exec.NewTestEnv(alloc)
 			env.Instance, env.Parallelism, env.Shared = i, p, shared
 			s, err := New(cfg)
 			if err == nil {
