@@ -103,6 +103,9 @@ type SessionOptions struct {
 // that run until their objects are dropped.
 type Engine struct {
 	cfg   Config
+	// afterFlushCollect, if set, runs in FLUSH once it has listed the
+	// queries to flush (tests).
+	afterFlushCollect func()
 	root  fileroot.Root // where file connectors may read and write
 	conns *connector.Registry
 	db    storage.DB

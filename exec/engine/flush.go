@@ -15,31 +15,55 @@ import (
 // query stays failed, and every FLUSH reports it, until it is dropped.
 func (s *Session) flush(ctx context.Context) (*Result, error) {
 	e := s.eng
-	// A query restarting from its checkpoint after a failure is flushed
-	// once it has restarted.
+	for {
+		res, again, err := e.flushOnce(ctx)
+		if !again || ctx.Err() != nil {
+			return res, err
+		}
+	}
+}
+
+// flushOnce is one attempt of FLUSH. A query restarting from its
+// checkpoint after a failure (recover.go) is flushed once it has
+// restarted: the attempt waits for a restart under way, and when one
+// starts during the attempt — taking its queries out of those the attempt
+// flushes, and out of those it reports failed — it reports that the flush
+// must be made again (again), whatever its outcome.
+func (e *Engine) flushOnce(ctx context.Context) (res *Result, again bool, err error) {
 	e.recovery.wait()
 	// A rescale waits for the whole of it, sinks' checkpoints included
 	// (flushAll's lock, taken here once).
 	e.moves.RLock()
 	defer e.moves.RUnlock()
 	e.mu.Lock()
+	gen, busy := e.recovery.started.Load(), e.recovery.active.Load() > 0
 	jobs := make([]*dataflow.Job, 0, len(e.queries))
 	for _, q := range e.queries {
 		jobs = append(jobs, q.job)
 	}
 	e.mu.Unlock()
+	if busy {
+		return nil, true, nil // a restart began since the wait: wait for it
+	}
+	if e.afterFlushCollect != nil {
+		e.afterFlushCollect()
+	}
+	restarted := func() bool { return e.recovery.started.Load() != gen }
 	trackJobs(ctx, jobs...)
 	if _, err := e.flushLevelsOf(ctx, e.flushLevels(nil), nil); err != nil {
-		return nil, err
+		return nil, restarted(), err
 	}
 	// A checkpointed file sink's rows reach its files when a checkpoint
 	// commits (a failure shows as the query's, below); flushAll did so
 	// for the queries writing streams.
 	e.checkpointQueries(ctx, func(q *runningQuery) bool { return e.writesOut(q.obj) })
-	if failed := e.failedQueries(); len(failed) > 0 {
-		return nil, &QueriesFailedError{Failures: failed}
+	if restarted() {
+		return nil, true, nil
 	}
-	return ok("FLUSH"), nil
+	if failed := e.failedQueries(); len(failed) > 0 {
+		return nil, false, &QueriesFailedError{Failures: failed}
+	}
+	return ok("FLUSH"), false, nil
 }
 
 // flushAll sends a flush marker through every continuous query (and extra,

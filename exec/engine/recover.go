@@ -33,6 +33,13 @@ type recovery struct {
 	done atomic.Int64            // recoveries started
 	run  sync.Mutex              // held while a recovery runs: one at a time
 	mu   sync.Mutex              // guards last
+	// started counts the restarts of queries with their readers, and
+	// active those under way: both change under the engine's mu, when
+	// the queries leave e.queries and once they are back, so that FLUSH
+	// can tell whether one passed over queries a restart took away
+	// (Session.flush).
+	started atomic.Uint64
+	active  atomic.Int32
 	last map[string]recoveryMark // by object name (lower case)
 }
 
@@ -133,6 +140,13 @@ func (e *Engine) restartWithReaders(obj *catalog.Object, job *dataflow.Job, noti
 		return // dropped, or recovered already
 	}
 	restart := e.readersOf(obj)
+	e.recovery.started.Add(1)
+	e.recovery.active.Add(1)
+	defer func() {
+		e.mu.Lock()
+		e.recovery.active.Add(-1)
+		e.mu.Unlock()
+	}()
 	var stopped []*runningQuery
 	for _, o := range restart {
 		if q := e.queries[lower(o.Name)]; q != nil {
