@@ -103,9 +103,6 @@ type SessionOptions struct {
 // that run until their objects are dropped.
 type Engine struct {
 	cfg   Config
-	// afterFlushCollect, if set, runs in FLUSH once it has listed the
-	// queries to flush (tests).
-	afterFlushCollect func()
 	root  fileroot.Root // where file connectors may read and write
 	conns *connector.Registry
 	db    storage.DB
@@ -152,6 +149,10 @@ type Engine struct {
 	// cluster's command log (nil outside cluster mode; cluster.go).
 	member *cluster.Member
 	cmds   *cluster.CommandLog
+
+	// afterFlushCollect, if set, runs in FLUSH once it has listed the
+	// queries to flush (tests).
+	afterFlushCollect func()
 }
 
 // runningQuery is the continuous query behind a materialized view, a sink,

@@ -29,10 +29,10 @@ const maxFruitless = 3
 
 // recovery is the engine's record of recoveries.
 type recovery struct {
-	wg   sync.WaitGroup          // the goroutines watching queries; Close waits for them
-	done atomic.Int64            // recoveries started
-	run  sync.Mutex              // held while a recovery runs: one at a time
-	mu   sync.Mutex              // guards last
+	wg   sync.WaitGroup // the goroutines watching queries; Close waits for them
+	done atomic.Int64   // recoveries started
+	run  sync.Mutex     // held while a recovery runs: one at a time
+	mu   sync.Mutex     // guards last
 	// started counts the restarts of queries with their readers, and
 	// active those under way: both change under the engine's mu, when
 	// the queries leave e.queries and once they are back, so that FLUSH
@@ -40,7 +40,7 @@ type recovery struct {
 	// (Session.flush).
 	started atomic.Uint64
 	active  atomic.Int32
-	last map[string]recoveryMark // by object name (lower case)
+	last    map[string]recoveryMark // by object name (lower case)
 }
 
 // recoveryMark is where a query's recoveries stand: the checkpoint the
