@@ -87,3 +87,8 @@ func readFinished(store storage.StateStore) (bool, error) {
 	}
 	return true, nil
 }
+
+// ResumedFinished reports whether the job resumed from the final
+// checkpoint of its input ended for good: its operators whose state only
+// serves more input started empty.
+func (j *Job) ResumedFinished() bool { return j.restore && j.restoredFinished }

@@ -70,16 +70,22 @@ func restoringSummary(q *runningQuery) string {
 
 // resumedNotice says which checkpoint q resumed from and how much state
 // it read — or, for a view restoring in the background, how much there is
-// to read.
+// to read — and whether its input had ended for good, so that the
+// checkpoint kept only its results (dataflow.Job.ResumedFinished).
 func resumedNotice(q *runningQuery) string {
-	if q.restoring() {
-		known, err := q.state.store.Bytes()
-		if err == nil {
-			return fmt.Sprintf("%s %s resumed from its checkpoint %d: it answers from its rows while the rest of its state (%s in all) is read back",
-				q.obj.Kind, q.obj.Name, q.state.epoch, dataflow.FormatBytes(known))
-		}
-		return fmt.Sprintf("%s %s resumed from its checkpoint %d: it answers from its rows while the rest of its state is read back",
+	var msg string
+	switch known, err := q.state.store.Bytes(); {
+	case q.restoring() && err == nil:
+		msg = fmt.Sprintf("%s %s resumed from its checkpoint %d: it answers from its rows while the rest of its state (%s in all) is read back",
+			q.obj.Kind, q.obj.Name, q.state.epoch, dataflow.FormatBytes(known))
+	case q.restoring():
+		msg = fmt.Sprintf("%s %s resumed from its checkpoint %d: it answers from its rows while the rest of its state is read back",
 			q.obj.Kind, q.obj.Name, q.state.epoch)
+	default:
+		msg = fmt.Sprintf("%s %s resumed from its checkpoint %d (%s of state)", q.obj.Kind, q.obj.Name, q.state.epoch, dataflow.FormatBytes(q.job.RestoredBytes()))
 	}
-	return fmt.Sprintf("%s %s resumed from its checkpoint %d (%s of state)", q.obj.Kind, q.obj.Name, q.state.epoch, dataflow.FormatBytes(q.job.RestoredBytes()))
+	if q.job.ResumedFinished() {
+		msg += "; its input had ended for good, so the checkpoint kept only its results"
+	}
+	return msg
 }

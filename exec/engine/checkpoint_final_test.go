@@ -62,6 +62,7 @@ func TestFiniteInputFinalCheckpointKeepsResults(t *testing.T) {
 		   WHERE rn <= 3 GROUP BY rn`,
 	}
 	dir := t.TempDir() // the files, for the second run
+	var notices []string // of the first statement after the last restart
 	stored := func(t *testing.T, streams string) (map[string]int64, map[string]string) {
 		t.Helper()
 		cfg := Config{DataDir: filepath.Join(t.TempDir(), "data"), Parallelism: 2, CheckpointInterval: time.Hour, FileRoot: dir}
@@ -83,8 +84,11 @@ func TestFiniteInputFinalCheckpointKeepsResults(t *testing.T) {
 		defer func() { e.Close() }()
 		s = e.NewSession(SessionOptions{})
 		bytes := map[string]int64{}
+		notices = nil
 		for _, name := range []string{"v", "w"} {
-			if got := sorted(text(run(t, s, "SELECT * FROM "+name+";"))); got != want[name] {
+			res := run(t, s, "SELECT * FROM "+name+";")
+			notices = append(notices, res.Notices...)
+			if got := sorted(text(res)); got != want[name] {
 				t.Errorf("%s after the restart holds\n%s\nwant\n%s", name, got, want[name])
 			}
 			n, err := query(e, name).state.store.Bytes()
@@ -98,6 +102,12 @@ func TestFiniteInputFinalCheckpointKeepsResults(t *testing.T) {
 	finite, want := stored(t, `
 		CREATE STREAM auction (id BIGINT, seller BIGINT, category BIGINT) WITH (connector = 'nexmark', table = 'auction', events = '50000');
 		CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT) WITH (connector = 'nexmark', table = 'bid', events = '50000');`)
+	ended := func() bool {
+		return slices.ContainsFunc(notices, func(n string) bool { return strings.Contains(n, "its input had ended for good") })
+	}
+	if !ended() {
+		t.Errorf("the restart over finite input does not say the checkpoint kept only results: %q", notices)
+	}
 
 	// The same rows from files, which a restart reads on from their end.
 	cfg := Config{DataDir: filepath.Join(t.TempDir(), "gen"), Parallelism: 1}
@@ -125,6 +135,9 @@ func TestFiniteInputFinalCheckpointKeepsResults(t *testing.T) {
 		CREATE STREAM auction (id BIGINT, seller BIGINT, category BIGINT) WITH (connector = 'file', path = '%s', format = 'csv');
 		CREATE STREAM bid (auction BIGINT, bidder BIGINT, price BIGINT) WITH (connector = 'file', path = '%s', format = 'csv');`,
 		filepath.Join(dir, "auction.csv"), filepath.Join(dir, "bid.csv")))
+	if ended() {
+		t.Errorf("the restart over files says the checkpoint kept only results: %q", notices)
+	}
 	for name, rows := range want {
 		if fromFiles[name] != rows {
 			t.Errorf("%s over the files holds\n%s\nwant\n%s", name, fromFiles[name], rows)
