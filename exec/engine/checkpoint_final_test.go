@@ -61,7 +61,7 @@ func TestFiniteInputFinalCheckpointKeepsResults(t *testing.T) {
 		   SELECT auction, ROW_NUMBER() OVER (PARTITION BY auction ORDER BY price DESC, bidder) AS rn FROM bid) t
 		   WHERE rn <= 3 GROUP BY rn`,
 	}
-	dir := t.TempDir() // the files, for the second run
+	dir := t.TempDir()   // the files, for the second run
 	var notices []string // of the first statement after the last restart
 	stored := func(t *testing.T, streams string) (map[string]int64, map[string]string) {
 		t.Helper()
