@@ -97,6 +97,7 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 		id := st.find(h, pk)
 		if id < 0 {
 			id = st.add(h, pk, key)
+			t.dedup.pend.created(id)
 			st.at(id).epoch = t.parts.Epoch
 			t.touchedSlots = append(t.touchedSlots, touchedSlot{id: id, created: true})
 			t.dedup.created(id, i)
@@ -110,6 +111,9 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 			t.touchedSlots = append(t.touchedSlots, touchedSlot{id: id, old: s.key, oldN: s.keyN})
 		}
 		if ordtree.View(key) < st.keyOf(s) {
+			if t.dedup.pend.w != nil {
+				t.saveSlot(s, id) // copy-on-write: the entry as of the barrier
+			}
 			g.KeyBytes += int64(len(key)) - int64(s.keyN)
 			st.setKey(s, key)
 		}
@@ -128,12 +132,12 @@ func (t *Operator) diffDedup() {
 		switch s := st.at(ts.id); {
 		case ts.created:
 			t.addOut(st.partOf(s), st.keyOf(s), 0, exec.Insert)
-			t.dedup.mark(s, ts.id)
+			t.dedup.mark(ts.id)
 		case ts.old != s.key:
 			part := st.partOf(s)
 			t.addOut(part, st.arena.String(ts.old, ts.oldN), 0, exec.UpdateBefore)
 			t.addOut(part, st.keyOf(s), 0, exec.UpdateAfter)
-			t.dedup.mark(s, ts.id)
+			t.dedup.mark(ts.id)
 		}
 	}
 }

@@ -1,8 +1,6 @@
 package topn
 
 import (
-	"fmt"
-
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/exec"
@@ -27,18 +25,21 @@ import (
 //     restore read), so that a snapshot deletes it when the row was
 //     replaced since and puts the new one, and writes nothing for a row
 //     replaced and replaced back.
-//   - Whether it changed: a flag, and the slot appended to a list the
-//     first time it changes after a snapshot. Until the first snapshot or
-//     a restore the list stays empty: the first snapshot writes every
-//     slot.
+//   - Whether it changed: a bit by slot number, and the slot appended to
+//     a list the first time it changes after a snapshot. Until the first
+//     snapshot or a restore the list stays empty: the first snapshot
+//     writes every slot.
+//
+// A snapshot is written in steps (exec.DeferredSnapshotter; dedupsnap.go).
 
 // dedupDelta is what the de-duplication fast path keeps for its
 // snapshots beside its slots.
 type dedupDelta struct {
-	written bool    // a snapshot was taken or restored: changes are listed
-	dirty   []int32 // the slots changed since the last snapshot, each once
-	batch   []int32 // scratch of a snapshot of every slot
-	err     error   // a failure to compute key groups, reported by Snapshot
+	written bool     // a snapshot was taken or restored: changes are listed
+	bits    []uint64 // by slot number: changed since the last snapshot
+	dirty   []int32  // the slots changed since the last snapshot, each once
+	err     error    // a failure to compute key groups, reported by Snapshot
+	pend    dedupPending
 
 	// Scratch of the chunk: the slots it created and the row of each, and
 	// the key group of each of its rows.
@@ -56,16 +57,17 @@ func (d *dedupDelta) created(id int32, row int) {
 }
 
 // mark records a change of slot s, numbered id, when changes are listed.
-func (d *dedupDelta) mark(s *slot, id int32) {
-	if d.written && !s.dirty {
-		s.dirty = true
+func (d *dedupDelta) mark(id int32) {
+	if d.written && !hasBit(d.bits, id) {
+		d.bits = setBit(d.bits, id)
 		d.dirty = append(d.dirty, id)
 	}
 }
 
-// bytes estimates the memory of the delta and its scratch.
+// bytes estimates the memory of the delta, its pending snapshot and its
+// scratch.
 func (d *dedupDelta) bytes() int64 {
-	return int64(cap(d.dirty)+cap(d.batch)+cap(d.fresh)+cap(d.rows))*4 + int64(cap(d.groups)+cap(d.hashes))*8
+	return int64(cap(d.dirty)+cap(d.fresh)+cap(d.rows))*4 + int64(cap(d.bits)+cap(d.groups)+cap(d.hashes))*8 + d.pend.bytes()
 }
 
 // slotGroups sets the key group of every slot the chunk c created: the
@@ -108,48 +110,6 @@ func (t *Operator) slotGroups(c exec.Chunk) {
 func (d *dedupDelta) finishChunk() {
 	clear(d.fresh)
 	d.fresh, d.rows = d.fresh[:0], d.rows[:0]
-}
-
-// snapshotDedup writes the entries of the slots changed since the last
-// snapshot — for each, a Delete of the entry held when its row was
-// replaced and a Put of its row — or of every slot the first time.
-func (t *Operator) snapshotDedup(w exec.StateWriter) error {
-	d := &t.dedup
-	if d.err != nil {
-		return fmt.Errorf("top-n: snapshot: %w", d.err)
-	}
-	if !d.written {
-		batch := d.batch[:0]
-		for id := range t.slots.high() {
-			if !t.slots.at(id).live {
-				continue
-			}
-			if batch = append(batch, id); len(batch) == touchBatch {
-				if _, err := t.writeSlots(w, batch); err != nil {
-					return err
-				}
-				batch = batch[:0]
-			}
-		}
-		if _, err := t.writeSlots(w, batch); err != nil {
-			return err
-		}
-		d.batch, d.written = batch[:0], true
-		return nil
-	}
-	for i := 0; i < len(d.dirty); i += touchBatch {
-		n, err := t.writeSlots(w, d.dirty[i:min(i+touchBatch, len(d.dirty))])
-		for _, id := range d.dirty[i : i+n] {
-			t.slots.at(id).dirty = false
-		}
-		if err != nil {
-			// What was written is done; the rest stays listed.
-			d.dirty = d.dirty[:copy(d.dirty, d.dirty[i+n:])]
-			return err
-		}
-	}
-	d.dirty = d.dirty[:0]
-	return nil
 }
 
 // writeSlots writes the changes of the slots numbered ids (writeSlot) and

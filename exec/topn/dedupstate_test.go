@@ -364,3 +364,126 @@ func TestDedupUnhashablePartitionFailsOnlySnapshots(t *testing.T) {
 		t.Fatalf("snapshot: %v; want the column reported unhashable", err)
 	}
 }
+
+// TestDedupSnapshotInStepsHoldsTheBarrier checks de-duplication's
+// snapshots written in steps (exec.DeferredSnapshotter): begun at a
+// barrier and written a few entries at a time while chunks replace rows
+// of partitions still to be written and create new ones, the snapshot
+// writes exactly the changes as of the barrier; the next one writes what
+// changed after it.
+func TestDedupSnapshotInStepsHoldsTheBarrier(t *testing.T) {
+	ctx := context.Background()
+	h := newDedupHarness(t)
+	const n = 200
+	rows := func(score func(k int) int) []string {
+		var out []string
+		for k := range n {
+			if s := score(k); s > 0 {
+				out = append(out, fmt.Sprintf("%d %d", k, s))
+			}
+		}
+		return out
+	}
+	var want []string
+	for _, row := range rows(func(int) int { return 10 }) {
+		want = append(want, h.put(row))
+	}
+	h.feed(h.op, rows(func(int) int { return 10 })...)
+	h.snapshot(h.op, want...)
+
+	h.feed(h.op, rows(func(int) int { return 20 })...)
+	want = want[:0]
+	for k := range n {
+		want = append(want, h.del(fmt.Sprintf("%d 10", k)), h.put(fmt.Sprintf("%d 20", k)))
+	}
+	r := &recorder{state: h.state}
+	pending, err := h.op.BeginSnapshot(ctx, 2, r)
+	if err != nil || !pending {
+		t.Fatalf("BeginSnapshot: pending %v, %v; want a pending snapshot", pending, err)
+	}
+	step := func(budget int) bool {
+		t.Helper()
+		done, err := h.op.SnapshotStep(ctx, budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return done
+	}
+	step(10)
+	// Replaced after the barrier: the even partitions, then every third;
+	// new partitions, some taking the numbers of none dropped.
+	h.feed(h.op, rows(func(k int) int { return 30 * (1 - k%2) })...)
+	step(7)
+	h.feed(h.op, "1000 5", "1001 6")
+	step(3)
+	h.feed(h.op, rows(func(k int) int {
+		if k%3 == 0 {
+			return 40
+		}
+		return 0
+	})...)
+	for !step(7) {
+	}
+	slices.Sort(r.ops)
+	slices.Sort(want)
+	if !slices.Equal(r.ops, want) {
+		t.Fatalf("the snapshot written in steps wrote\n%s\nwant the barrier's\n%s", strings.Join(r.ops, "\n"), strings.Join(want, "\n"))
+	}
+	if p := &h.op.dedup.pend; slices.ContainsFunc(p.bits, func(w uint64) bool { return w != 0 }) {
+		t.Fatal("a slot is still pending after the snapshot was written")
+	}
+
+	want = []string{h.put("1000 5"), h.put("1001 6")}
+	for k := range n {
+		final := 20
+		if k%2 == 0 {
+			final = 30
+		}
+		if k%3 == 0 {
+			final = 40
+		}
+		if final != 20 {
+			want = append(want, h.del(fmt.Sprintf("%d 20", k)), h.put(fmt.Sprintf("%d %d", k, final)))
+		}
+	}
+	h.snapshot(h.op, want...)
+}
+
+// TestDedupFirstSnapshotInSteps checks the first snapshot, of every
+// partition, written in steps while chunks replace rows: it writes every
+// row as of the barrier.
+func TestDedupFirstSnapshotInSteps(t *testing.T) {
+	ctx := context.Background()
+	h := newDedupHarness(t)
+	var rows, want []string
+	for k := range 100 {
+		rows = append(rows, fmt.Sprintf("%d 10", k))
+		want = append(want, h.put(rows[k]))
+	}
+	h.feed(h.op, rows...)
+	r := &recorder{state: h.state}
+	if pending, err := h.op.BeginSnapshot(ctx, 1, r); err != nil || !pending {
+		t.Fatalf("BeginSnapshot: pending %v, %v; want a pending snapshot", pending, err)
+	}
+	for k := range 100 {
+		rows[k] = fmt.Sprintf("%d 20", k)
+	}
+	h.feed(h.op, rows[50:]...)
+	for done := false; !done; {
+		var err error
+		if done, err = h.op.SnapshotStep(ctx, 5); err != nil {
+			t.Fatal(err)
+		}
+		h.feed(h.op, "500 1")
+	}
+	slices.Sort(r.ops)
+	slices.Sort(want)
+	if !slices.Equal(r.ops, want) {
+		t.Fatalf("the first snapshot written in steps wrote\n%s\nwant\n%s", strings.Join(r.ops, "\n"), strings.Join(want, "\n"))
+	}
+	want = []string{h.put("500 1")}
+	for k := 50; k < 100; k++ {
+		want = append(want, h.del(fmt.Sprintf("%d 10", k)), h.put(rows[k]))
+	}
+	h.snapshot(h.op, want...)
+}

@@ -23,8 +23,8 @@ import (
 // It falls back to a full restore (reports false) for an old instance
 // that is not a Top-N configured alike, one with changes since its last
 // snapshot (general mode: changes not tracked yet, or listed; de-
-// duplication: not written yet, slots dirty, or a key group it failed to
-// compute), and a Top-N without partitions whose one group (the
+// duplication: not written yet, slots dirty, a snapshot not all written,
+// or a key group it failed to compute), and a Top-N without partitions whose one group (the
 // instance's first key group) is not the new instance's first.
 
 // dropChunk is how many partitions a drop decodes and hashes at a time.
@@ -40,7 +40,7 @@ func (t *Operator) AdoptGroups(ctx context.Context, old exec.Operator, held exec
 		return false, nil
 	case !reflect.DeepEqual(o.cfg, t.cfg):
 		return false, nil
-	case o.slots != nil && (!o.dedup.written || len(o.dedup.dirty) > 0 || o.dedup.err != nil):
+	case o.slots != nil && (!o.dedup.written || len(o.dedup.dirty) > 0 || o.dedup.pend.w != nil || o.dedup.err != nil):
 		return false, nil // not as of a checkpoint
 	case o.slots == nil && (!o.changes.Tracking() || o.changes.Len() > 0):
 		return false, nil // not as of a checkpoint

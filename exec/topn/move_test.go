@@ -100,11 +100,11 @@ func dumpTopN(t *testing.T, op exec.Operator) string {
 	if o.slots != nil {
 		checkSlots(t, o)
 		st := o.slots
-		eachSlot(o, func(_ int32, s *slot) {
+		eachSlot(o, func(id int32, s *slot) {
 			if !o.env.KeyGroups.Contains(int(s.group)) {
 				t.Errorf("a partition of key group %d in an instance owning %v", s.group, o.env.KeyGroups)
 			}
-			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, st.partOf(s), st.keyOf(s), st.savedOf(s), s.dirty))
+			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, st.partOf(s), st.keyOf(s), st.savedOf(s), hasBit(o.dedup.bits, id)))
 		})
 	} else {
 		s := &o.snap

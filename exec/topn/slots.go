@@ -42,7 +42,6 @@ type slot struct {
 	keyN   uint32 // length of the sort key
 	savedN uint32 // length of the saved sort key; 0 for no entry held
 	group  uint16 // the key group of the partition
-	dirty  bool   // listed in the delta: changed since the last snapshot
 	live   bool   // the slot holds a partition (not free)
 }
 

@@ -34,7 +34,8 @@ import (
 // partition and sort key, strings the tree already holds), from the first
 // snapshot or restore on; the first snapshot writes every row held.
 // De-duplication tracks its changes, and keeps its key groups, in its
-// slots instead (dedupstate.go).
+// slots instead (dedupstate.go), and writes its snapshots in steps
+// (dedupsnap.go).
 
 // errRestore is wrapped by every error of a restore.
 var errRestore = errors.New("top-n: restore")
@@ -60,12 +61,15 @@ type snapshot struct {
 // Snapshot implements exec.Stateful: it writes a Put for every row whose
 // copies changed since the last snapshot and a Delete for every row gone
 // (every row held, the first time).
-func (t *Operator) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
+func (t *Operator) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
 	if t.builders == nil {
 		return errors.New("top-n: Snapshot before Open")
 	}
 	if t.slots != nil {
-		err := t.snapshotDedup(w)
+		_, err := t.BeginSnapshot(ctx, epoch, w)
+		if err == nil {
+			err = t.finishDedup(ctx)
+		}
 		t.updateMetrics()
 		return err
 	}

@@ -1,0 +1,283 @@
+package topn
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/ordtree"
+)
+
+// De-duplication's snapshots written a part at a time
+// (exec.DeferredSnapshotter), as the hash aggregate's are, so that a
+// checkpoint pauses the operator for the time it takes to swap two
+// slices, not to encode every partition changed since the last one (at
+// a million partitions a second, a few hundred milliseconds).
+//
+// At the barrier BeginSnapshot swaps the delta out — the bits and the
+// list of the slots changed — and the next delta starts empty (its bits
+// are those the last snapshot cleared); the first snapshot takes every
+// slot. SnapshotStep then writes a budget of entries at a time: first
+// those saved by copy-on-write, then the pending slots not touched since,
+// each from its slot (writeSlot).
+//
+// Copy-on-write. Until the last step, a chunk about to replace the row of
+// a pending slot first writes the slot's change aside (saveSlot: the
+// Delete of the entry held and the Put of the row, encoded as writeSlot
+// writes them, and the row becomes the entry held), and takes the slot
+// off the pending ones; a slot created after the barrier, which may reuse
+// the number of one dropped, is taken off too. A row is only ever
+// replaced, never dropped, while the operator runs (drops come with
+// rescales, which start from a written snapshot), so nothing else needs
+// saving.
+
+// dedupPending is a snapshot begun and not all written.
+type dedupPending struct {
+	w    exec.StateWriter // where the snapshot goes; nil when none is pending
+	bits []uint64         // by slot number: its change is still to be written from the slot
+	ids  []int32          // the slots changed before the barrier (unless all)
+	all  bool             // the first snapshot: every slot numbered below high
+	high int32
+	next int // ids[next:], or the slots numbered next to high, are still to be looked at
+
+	// The changes saved by copy-on-write: for each, an entry key, its key
+	// group, and whether it is a Delete (else a Put of one copy).
+	keys      []byte
+	ends      []int
+	groups    []uint16
+	deletes   []bool
+	nextSaved int
+
+	batch []int32 // scratch: the slots a step writes
+}
+
+// created takes slot id, created after the barrier, off the pending ones.
+func (p *dedupPending) created(id int32) {
+	if p.w != nil && hasBit(p.bits, id) {
+		clearBit(p.bits, id)
+	}
+}
+
+// bytes estimates the memory of the pending snapshot.
+func (p *dedupPending) bytes() int64 {
+	return int64(cap(p.bits)+cap(p.ends))*8 + int64(cap(p.ids)+cap(p.batch))*4 + int64(cap(p.keys)+cap(p.deletes)) + int64(cap(p.groups))*2
+}
+
+var _ exec.DeferredSnapshotter = (*Operator)(nil)
+
+// BeginSnapshot implements exec.DeferredSnapshotter. In de-duplication it
+// finishes a snapshot begun before, then takes the slots changed since as
+// the pending snapshot, in time independent of their number, and reports
+// whether any are; otherwise (the general mode) it writes the whole
+// snapshot at once.
+func (t *Operator) BeginSnapshot(ctx context.Context, epoch uint64, w exec.StateWriter) (bool, error) {
+	if t.builders == nil {
+		return false, errors.New("top-n: Snapshot before Open")
+	}
+	if t.slots == nil {
+		return false, t.Snapshot(ctx, epoch, w)
+	}
+	if err := t.finishDedup(ctx); err != nil {
+		return false, err
+	}
+	d := &t.dedup
+	if d.err != nil {
+		return false, fmt.Errorf("top-n: snapshot: %w", d.err)
+	}
+	p := &d.pend
+	p.next, p.nextSaved = 0, 0
+	p.keys, p.ends, p.groups, p.deletes = p.keys[:0], p.ends[:0], p.groups[:0], p.deletes[:0]
+	if !d.written {
+		// Every slot, the first time: their bits set a word at a time.
+		p.all, p.high = true, t.slots.high()
+		p.bits = fillBits(p.bits, p.high)
+		d.written = true
+	} else {
+		p.all = false
+		p.bits, d.bits = d.bits, p.bits
+		p.ids, d.dirty = d.dirty, p.ids[:0]
+	}
+	if (p.all && p.high == 0) || (!p.all && len(p.ids) == 0) {
+		return false, nil
+	}
+	p.w = w
+	t.updateMetrics()
+	return true, nil
+}
+
+// SnapshotStep implements exec.DeferredSnapshotter: it writes at most
+// about budget of the pending snapshot's changes (a slot's Delete and Put
+// count as one) and reports whether none remain.
+func (t *Operator) SnapshotStep(_ context.Context, budget int) (bool, error) {
+	p := &t.dedup.pend
+	if p.w == nil {
+		return true, nil
+	}
+	budget = max(budget, 1)
+	n, err := t.writeSaved(budget)
+	if err == nil && n < budget {
+		err = t.writePending(budget - n)
+	}
+	if err != nil {
+		return false, fmt.Errorf("top-n: snapshot: %w", err)
+	}
+	if p.nextSaved < len(p.ends) || p.remaining() {
+		return false, nil
+	}
+	p.w = nil
+	t.updateMetrics()
+	return true, nil
+}
+
+// remaining reports whether pending slots are still to be looked at.
+func (p *dedupPending) remaining() bool {
+	if p.all {
+		return p.next < int(p.high)
+	}
+	return p.next < len(p.ids)
+}
+
+// finishDedup writes what remains of a pending snapshot.
+func (t *Operator) finishDedup(ctx context.Context) error {
+	for t.dedup.pend.w != nil {
+		if _, err := t.SnapshotStep(ctx, math.MaxInt); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeSaved writes at most budget of the changes saved by copy-on-write
+// and returns how many it wrote.
+func (t *Operator) writeSaved(budget int) (int, error) {
+	p := &t.dedup.pend
+	k := min(budget, len(p.ends)-p.nextSaved)
+	start := 0
+	if p.nextSaved > 0 {
+		start = p.ends[p.nextSaved-1]
+	}
+	value := ordtree.AppendEntryValue(t.snap.value[:0], 1)
+	t.snap.value = value
+	for i := p.nextSaved; i < p.nextSaved+k; i++ {
+		key, g := p.keys[start:p.ends[i]], int(p.groups[i])
+		var err error
+		if p.deletes[i] {
+			err = p.w.Delete(g, key)
+		} else {
+			err = p.w.Put(g, key, value)
+		}
+		if err != nil {
+			return i - p.nextSaved, err
+		}
+		start = p.ends[i]
+	}
+	p.nextSaved += k
+	return k, nil
+}
+
+// writePending writes the changes of at most budget pending slots from
+// the slots, passing over those saved already or not live. It looks at
+// no more than scanShare times budget slots, so that a step stays short
+// when most were saved.
+func (t *Operator) writePending(budget int) error {
+	p, st := &t.dedup.pend, t.slots
+	scan := math.MaxInt
+	if budget < math.MaxInt/scanShare {
+		scan = scanShare * budget
+	}
+	for scanned := 0; p.remaining() && budget > 0 && scan > 0; {
+		p.batch = p.batch[:0]
+		for len(p.batch) < min(budget, touchBatch) && scanned < scan && p.remaining() {
+			var id int32
+			if p.all {
+				id = int32(p.next)
+			} else {
+				id = p.ids[p.next]
+			}
+			p.next++
+			scanned++
+			if !hasBit(p.bits, id) {
+				continue
+			}
+			clearBit(p.bits, id)
+			if st.at(id).live {
+				p.batch = append(p.batch, id)
+			}
+		}
+		if len(p.batch) == 0 {
+			if scanned >= scan {
+				break
+			}
+			continue
+		}
+		if _, err := t.writeSlots(p.w, p.batch); err != nil {
+			return err
+		}
+		budget -= len(p.batch)
+	}
+	return nil
+}
+
+// scanShare bounds the slots a step looks at, in multiples of its budget.
+const scanShare = 8
+
+// saveSlot writes the change of pending slot s, numbered id, aside, as
+// writeSlot would write it, for a later step, and takes it off the
+// pending ones: the chunk is about to replace its row.
+func (t *Operator) saveSlot(s *slot, id int32) {
+	p, st := &t.dedup.pend, t.slots
+	if !hasBit(p.bits, id) {
+		return
+	}
+	clearBit(p.bits, id)
+	part := st.partOf(s)
+	if s.savedN != 0 {
+		p.keys = ordtree.AppendEntryKey(p.keys, part, st.savedOf(s))
+		p.ends, p.groups, p.deletes = append(p.ends, len(p.keys)), append(p.groups, s.group), append(p.deletes, true)
+	}
+	p.keys = ordtree.AppendEntryKey(p.keys, part, st.keyOf(s))
+	p.ends, p.groups, p.deletes = append(p.ends, len(p.keys)), append(p.groups, s.group), append(p.deletes, false)
+	st.setSaved(s, s.key, s.keyN)
+}
+
+// hasBit reports whether bit i of bits is set (false past its end).
+func hasBit(bits []uint64, i int32) bool {
+	w := int(i >> 6)
+	return w < len(bits) && bits[w]&(1<<(i&63)) != 0
+}
+
+// setBit sets bit i of bits, growing it as needed, and returns it.
+func setBit(bits []uint64, i int32) []uint64 {
+	w := int(i >> 6)
+	if w >= len(bits) {
+		bits = append(bits, make([]uint64, w+1-len(bits))...)
+	}
+	bits[w] |= 1 << (i & 63)
+	return bits
+}
+
+// clearBit clears bit i of bits, which must be within it.
+func clearBit(bits []uint64, i int32) { bits[i>>6] &^= 1 << (i & 63) }
+
+// fillBits returns bits with bits 0 to n-1 set and the rest of its words
+// clear, reusing its array.
+func fillBits(bits []uint64, n int32) []uint64 {
+	words := (int(n) + 63) / 64
+	if cap(bits) < words {
+		bits = make([]uint64, words)
+	}
+	bits = bits[:cap(bits)]
+	for i := range bits {
+		switch {
+		case i < int(n)/64:
+			bits[i] = math.MaxUint64
+		case i == int(n)/64 && n%64 != 0:
+			bits[i] = 1<<(n%64) - 1
+		default:
+			bits[i] = 0
+		}
+	}
+	return bits
+}
