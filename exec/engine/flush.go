@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"time"
 
 	"github.com/eddysql/eddy/catalog"
 	"github.com/eddysql/eddy/exec/dataflow"
@@ -43,7 +44,11 @@ func (e *Engine) flushOnce(ctx context.Context) (res *Result, again bool, err er
 	}
 	e.mu.Unlock()
 	if busy {
-		return nil, true, nil // a restart began since the wait: wait for it
+		// A restart began since the wait: the next attempt waits for it
+		// (it holds e.recovery.run); the pause only keeps a restart that
+		// did not take that lock from making the attempts spin.
+		time.Sleep(time.Millisecond)
+		return nil, true, nil
 	}
 	if e.afterFlushCollect != nil {
 		e.afterFlushCollect()
