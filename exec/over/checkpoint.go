@@ -12,6 +12,7 @@ import (
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/bitset"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowset"
 	"github.com/eddysql/eddy/exec/internal/vec"
@@ -87,25 +88,14 @@ func (c *checkpoint) bytes() int64 {
 
 // mark marks row id changed.
 func (c *checkpoint) mark(id int32) {
-	c.bits = setBit(c.bits, id)
-	if w, bit := &c.bits[id>>6], uint64(1)<<(id&63); *w&bit == 0 {
-		*w |= bit
+	if bitset.Set(&c.bits, id) {
 		c.ids = append(c.ids, id)
 	}
 }
 
-// setBit returns bits grown to hold bit id; it does not set it.
-func setBit(bits []uint64, id int32) []uint64 {
-	if w := int(id >> 6); w >= len(bits) {
-		bits = append(bits, make([]uint64, w+1-len(bits))...)
-	}
-	return bits
-}
-
 // added records that row id holds a row new to its partition.
 func (c *checkpoint) added(id int32) {
-	c.inUse = setBit(c.inUse, id)
-	c.inUse[id>>6] |= 1 << (id & 63)
+	bitset.Set(&c.inUse, id)
 	c.mark(id)
 }
 
@@ -150,7 +140,7 @@ func (o *Agg) gone(p *ordtree.Partition, sk string, b arrow.RecordBatch, i int) 
 }
 
 // freedID forgets row id, removed from the store.
-func (c *checkpoint) freedID(id int32) { c.inUse[id>>6] &^= 1 << (id & 63) }
+func (c *checkpoint) freedID(id int32) { bitset.Clear(c.inUse, id) }
 
 // appendEntryKey appends the entry key of the row of partition key pk and
 // sort key sk.
@@ -175,7 +165,7 @@ func (o *Agg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
 	}
 	c.live = c.live[:0]
 	for _, id := range c.ids {
-		if c.inUse[id>>6]&(1<<(id&63)) != 0 {
+		if bitset.Has(c.inUse, id) {
 			c.live = append(c.live, id)
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/bitset"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -55,8 +56,8 @@ type dedupPending struct {
 
 // created takes slot id, created after the barrier, off the pending ones.
 func (p *dedupPending) created(id int32) {
-	if p.w != nil && hasBit(p.bits, id) {
-		clearBit(p.bits, id)
+	if p.w != nil && bitset.Has(p.bits, id) {
+		bitset.Clear(p.bits, id)
 	}
 }
 
@@ -92,7 +93,7 @@ func (t *Operator) BeginSnapshot(ctx context.Context, epoch uint64, w exec.State
 	if !d.written {
 		// Every slot, the first time: their bits set a word at a time.
 		p.all, p.high = true, t.slots.high()
-		p.bits = fillBits(p.bits, p.high)
+		p.bits = bitset.Fill(p.bits, p.high)
 		d.written = true
 	} else {
 		p.all = false
@@ -198,10 +199,10 @@ func (t *Operator) writePending(budget int) error {
 			}
 			p.next++
 			scanned++
-			if !hasBit(p.bits, id) {
+			if !bitset.Has(p.bits, id) {
 				continue
 			}
-			clearBit(p.bits, id)
+			bitset.Clear(p.bits, id)
 			if st.at(id).live {
 				p.batch = append(p.batch, id)
 			}
@@ -228,10 +229,10 @@ const scanShare = 8
 // pending ones: the chunk is about to replace its row.
 func (t *Operator) saveSlot(s *slot, id int32) {
 	p, st := &t.dedup.pend, t.slots
-	if !hasBit(p.bits, id) {
+	if !bitset.Has(p.bits, id) {
 		return
 	}
-	clearBit(p.bits, id)
+	bitset.Clear(p.bits, id)
 	part := st.partOf(s)
 	if s.savedN != 0 {
 		p.keys = ordtree.AppendEntryKey(p.keys, part, st.savedOf(s))
@@ -240,44 +241,4 @@ func (t *Operator) saveSlot(s *slot, id int32) {
 	p.keys = ordtree.AppendEntryKey(p.keys, part, st.keyOf(s))
 	p.ends, p.groups, p.deletes = append(p.ends, len(p.keys)), append(p.groups, s.group), append(p.deletes, false)
 	st.setSaved(s, s.key, s.keyN)
-}
-
-// hasBit reports whether bit i of bits is set (false past its end).
-func hasBit(bits []uint64, i int32) bool {
-	w := int(i >> 6)
-	return w < len(bits) && bits[w]&(1<<(i&63)) != 0
-}
-
-// setBit sets bit i of bits, growing it as needed, and returns it.
-func setBit(bits []uint64, i int32) []uint64 {
-	w := int(i >> 6)
-	if w >= len(bits) {
-		bits = append(bits, make([]uint64, w+1-len(bits))...)
-	}
-	bits[w] |= 1 << (i & 63)
-	return bits
-}
-
-// clearBit clears bit i of bits, which must be within it.
-func clearBit(bits []uint64, i int32) { bits[i>>6] &^= 1 << (i & 63) }
-
-// fillBits returns bits with bits 0 to n-1 set and the rest of its words
-// clear, reusing its array.
-func fillBits(bits []uint64, n int32) []uint64 {
-	words := (int(n) + 63) / 64
-	if cap(bits) < words {
-		bits = make([]uint64, words)
-	}
-	bits = bits[:cap(bits)]
-	for i := range bits {
-		switch {
-		case i < int(n)/64:
-			bits[i] = math.MaxUint64
-		case i == int(n)/64 && n%64 != 0:
-			bits[i] = 1<<(n%64) - 1
-		default:
-			bits[i] = 0
-		}
-	}
-	return bits
 }

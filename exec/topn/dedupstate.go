@@ -4,6 +4,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/bitset"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -58,8 +59,7 @@ func (d *dedupDelta) created(id int32, row int) {
 
 // mark records a change of slot s, numbered id, when changes are listed.
 func (d *dedupDelta) mark(id int32) {
-	if d.written && !hasBit(d.bits, id) {
-		d.bits = setBit(d.bits, id)
+	if d.written && bitset.Set(&d.bits, id) {
 		d.dirty = append(d.dirty, id)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/exec/internal/bitset"
 	"github.com/eddysql/eddy/exec/internal/brute"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
@@ -429,7 +430,7 @@ func TestDedupSnapshotInStepsHoldsTheBarrier(t *testing.T) {
 	if !slices.Equal(r.ops, want) {
 		t.Fatalf("the snapshot written in steps wrote\n%s\nwant the barrier's\n%s", strings.Join(r.ops, "\n"), strings.Join(want, "\n"))
 	}
-	if p := &h.op.dedup.pend; slices.ContainsFunc(p.bits, func(w uint64) bool { return w != 0 }) {
+	if p := &h.op.dedup.pend; !bitset.Empty(p.bits) {
 		t.Fatal("a slot is still pending after the snapshot was written")
 	}
 

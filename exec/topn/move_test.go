@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/exec/internal/bitset"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -104,7 +105,7 @@ func dumpTopN(t *testing.T, op exec.Operator) string {
 			if !o.env.KeyGroups.Contains(int(s.group)) {
 				t.Errorf("a partition of key group %d in an instance owning %v", s.group, o.env.KeyGroups)
 			}
-			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, st.partOf(s), st.keyOf(s), st.savedOf(s), hasBit(o.dedup.bits, id)))
+			lines = append(lines, fmt.Sprintf("%d %x %x saved %x dirty %v", s.group, st.partOf(s), st.keyOf(s), st.savedOf(s), bitset.Has(o.dedup.bits, id)))
 		})
 	} else {
 		s := &o.snap

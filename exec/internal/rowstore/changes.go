@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"errors"
 	"math"
+
+	"github.com/eddysql/eddy/exec/internal/bitset"
 )
 
 // Changes tracks, for an operator that checkpoints a Store one entry per
@@ -70,42 +72,16 @@ func SplitEntryKey(entry []byte) (tag byte, key []byte, ident uint64, err error)
 	return entry[0], entry[1:n], ident, nil
 }
 
-// setBit sets bit id of *bits, growing it, and reports whether it was
-// clear.
-func setBit(bits *[]uint64, id int32) bool {
-	w := int(id >> 6)
-	if w >= len(*bits) {
-		*bits = append(*bits, make([]uint64, w+1-len(*bits))...)
-	}
-	bit := uint64(1) << (id & 63)
-	was := (*bits)[w]&bit != 0
-	(*bits)[w] |= bit
-	return !was
-}
-
-// hasBit reports whether bit id of bits is set.
-func hasBit(bits []uint64, id int32) bool {
-	w := int(id >> 6)
-	return w < len(bits) && bits[w]&(1<<(id&63)) != 0
-}
-
-// clearBit clears bit id of bits, if it has it.
-func clearBit(bits []uint64, id int32) {
-	if w := int(id >> 6); w < len(bits) {
-		bits[w] &^= 1 << (id & 63)
-	}
-}
-
 // Mark records that row id was added or that what its entry holds
 // changed.
 func (c *Changes) Mark(id int32) {
 	if !c.tracking {
 		return
 	}
-	if setBit(&c.dirty, id) {
+	if bitset.Set(&c.dirty, id) {
 		c.ids = append(c.ids, id)
 	}
-	clearBit(c.gone, id)
+	bitset.Clear(c.gone, id)
 }
 
 // Held reports whether the checkpoint holds an entry of row id: only then
@@ -119,8 +95,8 @@ func (c *Changes) Removed(id int32, tag byte, key []byte) {
 	if !c.tracking {
 		return // no entry is held, and every row held is changed
 	}
-	if hasBit(c.dirty, id) {
-		setBit(&c.gone, id)
+	if bitset.Has(c.dirty, id) {
+		bitset.Set(&c.gone, id)
 	}
 	if !c.Held(id) {
 		return
@@ -171,7 +147,7 @@ func (c *Changes) Renumber() {
 // every row it holds).
 func (c *Changes) Dirty(ids []int32) []int32 {
 	for _, id := range c.ids {
-		if !hasBit(c.gone, id) {
+		if !bitset.Has(c.gone, id) {
 			ids = append(ids, id)
 		}
 	}
@@ -242,8 +218,8 @@ func (c *Changes) Restored(id int32, group int, ident uint64, held bool) {
 func (c *Changes) Reset() {
 	c.tracking = true
 	for _, id := range c.ids {
-		clearBit(c.dirty, id)
-		clearBit(c.gone, id)
+		bitset.Clear(c.dirty, id)
+		bitset.Clear(c.gone, id)
 	}
 	c.ids = c.ids[:0]
 	c.delKeys, c.delEnds, c.delGroups = c.delKeys[:0], c.delEnds[:0], c.delGroups[:0]
