@@ -308,16 +308,8 @@ func (j *Job) checkpointAt(ctx context.Context, epoch uint64) error {
 	return j.takeCheckpoint(ctx, epoch, func() error { return j.checkpoint(ctx, epoch) })
 }
 
-// checkpoint takes checkpoint epoch for Checkpoint. In a job that takes
-// a final checkpoint, once every source has ended it returns
-// errFinishing instead: the final checkpoint, which follows, holds all
-// that one would, and writing the state twice — or, when the input is
-// finite for good, state the final checkpoint leaves out — would only
-// cost.
+// checkpoint takes checkpoint epoch for Checkpoint.
 func (j *Job) checkpoint(ctx context.Context, epoch uint64) error {
-	if j.final && j.inputEnded() {
-		return errFinishing
-	}
 	for _, sr := range j.stages {
 		for _, t := range sr.tasks {
 			if t.source != nil {

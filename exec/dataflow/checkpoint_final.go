@@ -53,24 +53,6 @@ func (j *Job) finalCheckpoints() bool {
 // final checkpoint (awaitFinal) instead.
 var errFinishing = errors.New("dataflow: the job's input ended; its final checkpoint follows")
 
-// inputEnded reports whether every source of the job has ended.
-func (j *Job) inputEnded() bool {
-	for _, sr := range j.stages {
-		for _, t := range sr.tasks {
-			if t.source == nil {
-				continue
-			}
-			t.mu.Lock()
-			ended := t.endPos != nil
-			t.mu.Unlock()
-			if !ended {
-				return false
-			}
-		}
-	}
-	return true
-}
-
 // awaitFinal waits until the job is done and returns the epoch and the
 // outcome of its final checkpoint.
 func (j *Job) awaitFinal(ctx context.Context) (uint64, error) {

@@ -210,9 +210,6 @@ func (j *Job) checkpointLoop(ctx context.Context, every time.Duration, onWarning
 		if err == nil {
 			continue
 		}
-		if errors.Is(err, errFinishing) {
-			return // the input ended: the final checkpoint follows
-		}
 		if state, _ := j.State(); state != JobRunning || ctx.Err() != nil {
 			return
 		}
