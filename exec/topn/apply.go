@@ -97,7 +97,6 @@ func (t *Operator) applyDedup(c exec.Chunk) error {
 		id := st.find(h, pk)
 		if id < 0 {
 			id = st.add(h, pk, key)
-			t.dedup.pend.created(id)
 			st.at(id).epoch = t.parts.Epoch
 			t.touchedSlots = append(t.touchedSlots, touchedSlot{id: id, created: true})
 			t.dedup.created(id, i)

@@ -28,11 +28,11 @@ import (
 // a pending slot first writes the slot's change aside (saveSlot: the
 // Delete of the entry held and the Put of the row, encoded as writeSlot
 // writes them, and the row becomes the entry held), and takes the slot
-// off the pending ones; a slot created after the barrier, which may reuse
-// the number of one dropped, is taken off too. A row is only ever
-// replaced, never dropped, while the operator runs (drops come with
-// rescales, which start from a written snapshot), so nothing else needs
-// saving.
+// off the pending ones. A row is only ever replaced, never dropped, while
+// the operator runs: drops come with rescales (dropGroups), which start
+// from a written snapshot, so no slot number is freed, nor taken again by
+// a slot created after the barrier, while a snapshot is pending; nothing
+// else needs saving.
 
 // dedupPending is a snapshot begun and not all written.
 type dedupPending struct {
@@ -52,13 +52,6 @@ type dedupPending struct {
 	nextSaved int
 
 	batch []int32 // scratch: the slots a step writes
-}
-
-// created takes slot id, created after the barrier, off the pending ones.
-func (p *dedupPending) created(id int32) {
-	if p.w != nil && bitset.Has(p.bits, id) {
-		bitset.Clear(p.bits, id)
-	}
 }
 
 // bytes estimates the memory of the pending snapshot.
