@@ -19,15 +19,30 @@ import (
 // can be, and returns the counters.
 func finalJob(t *testing.T, src *exectest.Source, store storage.StateStore, restore bool) []*keyCounter {
 	t.Helper()
-	var mu sync.Mutex
 	counters := make([]*keyCounter, 2)
-	count := OpSpec{Name: "count", New: func(inst int) (exec.Operator, error) {
+	runToEnd(t, exchanged(src, DistHash, 2, recordedOp("count", counters), &passthrough{}), store, restore)
+	return counters
+}
+
+// recordedOp returns the spec of an operator of type T, new for each
+// instance, which it records in out by instance.
+func recordedOp[T any, PT interface {
+	*T
+	exec.Operator
+}](name string, out []PT) OpSpec {
+	var mu sync.Mutex
+	return OpSpec{Name: name, New: func(inst int) (exec.Operator, error) {
 		mu.Lock()
 		defer mu.Unlock()
-		counters[inst] = &keyCounter{}
-		return counters[inst], nil
+		out[inst] = new(T)
+		return out[inst], nil
 	}}
-	g := exchanged(src, DistHash, 2, count, &passthrough{})
+}
+
+// runToEnd runs g to its end, with state in store (restored from it if
+// restore), with periodic checkpoints too rare to be taken.
+func runToEnd(t *testing.T, g GraphSpec, store storage.StateStore, restore bool) {
+	t.Helper()
 	job, err := StartJob(context.Background(), g, JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: restore,
 		CheckpointInterval: time.Hour})
 	if err != nil {
@@ -36,7 +51,6 @@ func finalJob(t *testing.T, src *exectest.Source, store storage.StateStore, rest
 	if err := job.Wait(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	return counters
 }
 
 // TestFinalCheckpointAtTheEndOfInput: a checkpointing job whose input
@@ -155,29 +169,10 @@ func (*inputCounter) StateOutlivesInput() bool { return false }
 // to be taken, and returns the counters of each kind by instance.
 func finiteJob(t *testing.T, src exec.Source, store storage.StateStore, restore bool) (kept []*forwardingCounter, dropped []*inputCounter) {
 	t.Helper()
-	var mu sync.Mutex
 	kept, dropped = make([]*forwardingCounter, 2), make([]*inputCounter, 2)
-	keep := OpSpec{Name: "keep", New: func(inst int) (exec.Operator, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		kept[inst] = &forwardingCounter{}
-		return kept[inst], nil
-	}}
-	drop := OpSpec{Name: "drop", New: func(inst int) (exec.Operator, error) {
-		mu.Lock()
-		defer mu.Unlock()
-		dropped[inst] = &inputCounter{}
-		return dropped[inst], nil
-	}}
-	g := GraphSpec{Stages: []StageSpec{sourceStage(src), stage(0, DistHash, 2, keep, drop), stage(1, DistSingle, 1, only("sink", &passthrough{}))}}
-	job, err := StartJob(context.Background(), g, JobOptions{Alloc: exectest.Alloc(t), State: store, Restore: restore,
-		CheckpointInterval: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := job.Wait(context.Background()); err != nil {
-		t.Fatal(err)
-	}
+	g := GraphSpec{Stages: []StageSpec{sourceStage(src), stage(0, DistHash, 2, recordedOp("keep", kept), recordedOp("drop", dropped)),
+		stage(1, DistSingle, 1, only("sink", &passthrough{}))}}
+	runToEnd(t, g, store, restore)
 	return kept, dropped
 }
 
