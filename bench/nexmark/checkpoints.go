@@ -20,6 +20,7 @@ const checkpointPoll = 250 * time.Millisecond
 // checkpointSeen is one checkpoint as SHOW CHECKPOINTS lists it.
 type checkpointSeen struct {
 	duration  time.Duration
+	sync      time.Duration
 	bytes     int64
 	committed bool
 }
@@ -65,15 +66,17 @@ func (l *checkpointLog) poll(ctx context.Context, sess *engine.Session) {
 		return
 	}
 	q, e, d, b, s := column(res, "query"), column(res, "epoch"), column(res, "duration_ms"), column(res, "bytes"), column(res, "status")
-	if q < 0 || e < 0 || d < 0 || b < 0 || s < 0 {
+	y := column(res, "sync_ms")
+	if q < 0 || e < 0 || d < 0 || b < 0 || s < 0 || y < 0 {
 		if l.err == nil {
-			l.err = errors.New("SHOW CHECKPOINTS lacks one of the columns query, epoch, duration_ms, bytes, status")
+			l.err = errors.New("SHOW CHECKPOINTS lacks one of the columns query, epoch, duration_ms, sync_ms, bytes, status")
 		}
 		return
 	}
 	for _, row := range res.Rows {
 		l.seen[checkpointKey{row[q].S, row[e].I}] = checkpointSeen{
 			duration:  time.Duration(row[d].F * float64(time.Millisecond)),
+			sync:      time.Duration(row[y].F * float64(time.Millisecond)),
 			bytes:     row[b].I,
 			committed: row[s].S == "committed",
 		}
@@ -81,8 +84,9 @@ func (l *checkpointLog) poll(ctx context.Context, sess *engine.Session) {
 }
 
 // figures returns what the log saw: the committed checkpoints, the bytes
-// they wrote, their durations (sorted) and how many failed.
-func (l *checkpointLog) figures() (committed int, bytes int64, durations []time.Duration, failed int, err error) {
+// they wrote, their durations (sorted), the longest synchronous part of
+// one and how many failed.
+func (l *checkpointLog) figures() (committed int, bytes int64, durations []time.Duration, syncMax time.Duration, failed int, err error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, c := range l.seen {
@@ -93,7 +97,8 @@ func (l *checkpointLog) figures() (committed int, bytes int64, durations []time.
 		committed++
 		bytes += c.bytes
 		durations = append(durations, c.duration)
+		syncMax = max(syncMax, c.sync)
 	}
 	slices.Sort(durations)
-	return committed, bytes, durations, failed, l.err
+	return committed, bytes, durations, syncMax, failed, l.err
 }

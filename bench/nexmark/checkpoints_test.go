@@ -12,12 +12,14 @@ import (
 func TestComputeCheckpoints(t *testing.T) {
 	f := Compute("q5", Measurement{Events: 10, Wall: time.Second, CPU: time.Second,
 		Checkpoints: 3, CheckpointsFailed: 1, CheckpointBytes: 12345,
-		CheckpointDurations: []time.Duration{10 * time.Millisecond, 25500 * time.Microsecond, 2 * time.Second}})
-	if f.Checkpoints != 3 || f.CheckpointsFailed != 1 || f.CheckpointBytes != 12345 || f.CheckpointMedianMs != 25.5 || f.CheckpointMaxMs != 2000 {
+		CheckpointDurations: []time.Duration{10 * time.Millisecond, 25500 * time.Microsecond, 2 * time.Second},
+		CheckpointSyncMax:   1234 * time.Microsecond})
+	if f.Checkpoints != 3 || f.CheckpointsFailed != 1 || f.CheckpointBytes != 12345 || f.CheckpointMedianMs != 25.5 || f.CheckpointMaxMs != 2000 ||
+		f.CheckpointSyncMs != 1.234 {
 		t.Errorf("got %+v", f)
 	}
 	f = Compute("q5", Measurement{Events: 10, Wall: time.Second, CPU: time.Second})
-	if f.Checkpoints != 0 || f.CheckpointMedianMs != 0 || f.CheckpointMaxMs != 0 {
+	if f.Checkpoints != 0 || f.CheckpointMedianMs != 0 || f.CheckpointMaxMs != 0 || f.CheckpointSyncMs != 0 {
 		t.Errorf("without checkpoints: %+v", f)
 	}
 }
@@ -34,7 +36,7 @@ func TestTableCheckpointColumns(t *testing.T) {
 		t.Fatal(err)
 	}
 	out := b.String()
-	for _, want := range []string{"checkpoints", "written", "median ms", "max ms", "1 (1 failed)", "3.0 MiB", "1500.0"} {
+	for _, want := range []string{"checkpoints", "written", "median ms", "max ms", "sync max ms", "1 (1 failed)", "3.0 MiB", "1500.0"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}

@@ -23,10 +23,14 @@ type Measurement struct {
 	// bytes of state entries they wrote (keys and values),
 	// CheckpointDurations their durations from the barriers' request to
 	// the commit, and CheckpointsFailed the number that failed.
+	// CheckpointSyncMax is the longest synchronous part of a committed
+	// checkpoint: the longest any task's input waited at a barrier for its
+	// operators' snapshots (SHOW CHECKPOINTS' sync_ms).
 	Checkpoints         int
 	CheckpointBytes     int64
 	CheckpointDurations []time.Duration
 	CheckpointsFailed   int
+	CheckpointSyncMax   time.Duration
 }
 
 // Figures are a query's results as `eddy bench nexmark --json` prints
@@ -48,12 +52,13 @@ type Figures struct {
 	CheckpointBytes    int64   `json:"checkpoint_bytes,omitempty"`
 	CheckpointMedianMs float64 `json:"checkpoint_median_ms,omitempty"`
 	CheckpointMaxMs    float64 `json:"checkpoint_max_ms,omitempty"`
+	CheckpointSyncMs   float64 `json:"checkpoint_sync_max_ms,omitempty"`
 }
 
 // Compute derives the figures of a measurement: cores is CPU time per
 // second of wall time, events per second per core is events per CPU
 // second; CheckpointDurations gives the median and the longest checkpoint
-// (it must be sorted). Times are rounded to microseconds, cores to thousandths and
+// (it must be sorted), CheckpointSyncMax the longest synchronous part. Times are rounded to microseconds, cores to thousandths and
 // rates to whole events, which is finer than a run can be repeated. A
 // zero time gives zero for the rates that divide by it, never an infinity.
 func Compute(query string, m Measurement) Figures {
@@ -76,6 +81,7 @@ func Compute(query string, m Measurement) Figures {
 	if d := m.CheckpointDurations; len(d) > 0 {
 		ms := func(x time.Duration) float64 { return round(x.Seconds()*1e3, 1e3) }
 		f.CheckpointMedianMs, f.CheckpointMaxMs = ms(d[len(d)/2]), ms(slices.Max(d))
+		f.CheckpointSyncMs = ms(m.CheckpointSyncMax)
 	}
 	return f
 }

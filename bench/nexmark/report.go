@@ -64,7 +64,7 @@ func Describe(c Config) []string {
 // when a run took checkpoints.
 var (
 	tableHeader      = []string{"query", "events", "wall s", "cpu s", "cores", "events/s", "events/s/core", "peak RSS"}
-	checkpointHeader = []string{"checkpoints", "written", "median ms", "max ms"}
+	checkpointHeader = []string{"checkpoints", "written", "median ms", "max ms", "sync max ms"}
 )
 
 // WriteTable writes the outcomes as an aligned table, the baseline (the
@@ -151,14 +151,15 @@ func tableRow(f Figures, base *Figures) []string {
 
 // checkpointCells formats a run's checkpoints: how many committed (and
 // failed, if any), the bytes they wrote, their median and longest
-// duration.
+// duration, and the longest synchronous part.
 func checkpointCells(f Figures) []string {
 	n := strconv.Itoa(f.Checkpoints)
 	if f.CheckpointsFailed > 0 {
 		n += fmt.Sprintf(" (%d failed)", f.CheckpointsFailed)
 	}
 	return []string{n, humanBytes(f.CheckpointBytes),
-		strconv.FormatFloat(f.CheckpointMedianMs, 'f', 1, 64), strconv.FormatFloat(f.CheckpointMaxMs, 'f', 1, 64)}
+		strconv.FormatFloat(f.CheckpointMedianMs, 'f', 1, 64), strconv.FormatFloat(f.CheckpointMaxMs, 'f', 1, 64),
+		strconv.FormatFloat(f.CheckpointSyncMs, 'f', 1, 64)}
 }
 
 // writeRow writes the cells of a row, the first left-aligned and the

@@ -116,7 +116,7 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	}
 	m := Measurement{Events: c.Events, Wall: wall, CPU: cpu1 - cpu0, PeakRSS: rss}
 	if ckpts != nil {
-		if m.Checkpoints, m.CheckpointBytes, m.CheckpointDurations, m.CheckpointsFailed, err = ckpts.figures(); err != nil {
+		if m.Checkpoints, m.CheckpointBytes, m.CheckpointDurations, m.CheckpointSyncMax, m.CheckpointsFailed, err = ckpts.figures(); err != nil {
 			return Figures{}, fmt.Errorf("reading the checkpoints: %w", err)
 		}
 	}
