@@ -66,6 +66,9 @@ func (j *HashJoin) apply(in int, probe, other *side, cols, keyCols []arrow.Array
 		// zero changes what it contributes on its own.
 		flips := false
 		if other.counted {
+			if other.pend.Has(o) {
+				j.save(other, o) // its entry holds the count as at the barrier
+			}
 			if insert {
 				flips = other.matches[o] == 0
 				other.matches[o]++

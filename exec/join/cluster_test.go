@@ -27,16 +27,23 @@ type cluster struct {
 	js    []*HashJoin
 	envs  []*exec.Env
 	out   exec.Emitter
+	// pending is, by instance, whether a snapshot begun is not all
+	// written (snapshot_test.go).
+	pending []bool
 }
 
 // newCluster opens p instances of a join of cfg; the test closes them.
 // A cfg with Relayout restores as the runtime has it restore a checkpoint
 // of another placement (exec.Env.Relayout).
-func newCluster(t *testing.T, cfg Config, p int, alloc memory.Allocator, out exec.Emitter) *cluster {
+// Each of envs, if any, changes every instance's environment before Open.
+func newCluster(t *testing.T, cfg Config, p int, alloc memory.Allocator, out exec.Emitter, envs ...func(*exec.Env)) *cluster {
 	c := &cluster{t: t, cfg: cfg, alloc: alloc, out: out}
 	for i := range p {
 		env := exectest.InstanceEnv(alloc, i, p, nil)
 		env.Relayout = cfg.Relayout
+		for _, f := range envs {
+			f(env)
+		}
 		j := NewHashJoin(cfg)
 		exectest.Open(t, j, env)
 		c.js, c.envs = append(c.js, j), append(c.envs, env)

@@ -119,7 +119,8 @@ type HashJoin struct {
 	waiting bool
 	pending []exec.Chunk
 	ck      checkpoint
-	ttl     *joinTTL // with a state TTL (ttl.go)
+	snap    pendingSnap // a snapshot written in steps (snapshot.go)
+	ttl     *joinTTL    // with a state TTL (ttl.go)
 	// rightRows and rightBytes are a regular keyed join's counters of
 	// the right rows it holds and their bytes (rowstore.Store.LiveBytes;
 	// summed over the instances:
@@ -172,8 +173,12 @@ type side struct {
 	idx      rowIndexes
 	hashCols []int
 	// The rows changed since the last snapshot, and the checkpoint's
-	// entries of the rows, tagged tag (state.go).
+	// entries of the rows, tagged tag (state.go); the rows a snapshot
+	// begun still has to write, which the join j saves before they change
+	// (snapshot.go).
 	changes rowstore.Changes
+	pend    rowstore.Pending
+	j       *HashJoin
 	tag     byte
 	keyBuf  []byte   // scratch of entryKey
 	ttl     *sideTTL // with a state TTL: the buckets' slots (ttl.go)
@@ -204,6 +209,15 @@ func (j *HashJoin) Open(ctx context.Context, env *exec.Env) error {
 		counted: c.Kind == plan.RightJoin || c.Kind == plan.FullJoin}
 	left.hashCols, right.hashCols = hashCols(c.Left), hashCols(c.Right)
 	left.tag, right.tag = tagLeft, tagRight
+	left.j, right.j = j, j
+	if env.Checkpointing {
+		// Every row added is marked from the start, so that the first
+		// snapshot begins as the others, from the list of changes, not a
+		// walk over every row held (a job that checkpoints resets the list
+		// at each).
+		left.changes.Track()
+		right.changes.Track()
+	}
 	if c.Broadcast && len(c.LeftKeys) == 0 {
 		return errors.New("hash join: a broadcast join without keys")
 	}

@@ -24,9 +24,6 @@ import (
 //     new range go whole, in one pass over the buckets, without a
 //     deletion (their entries are their new owners'); their rows' deadline
 //     entries go stale and the deadlines are filtered of the stale ones.
-//   - The identities handed out next follow the greatest a row kept
-//     holds, as after a restore of those rows (rowstore.Changes.Renumber),
-//     so that the next snapshots write what a restored instance writes.
 //   - The gained groups' rows are added as Restore adds them
 //     (restoreScan), a windowed join's watermark becomes the highest of
 //     the old instance's and the gained groups' entries — what a restore
@@ -99,7 +96,6 @@ func (j *HashJoin) AdoptGroups(ctx context.Context, old exec.Operator, held exec
 			s.ttl.wheel = ttl.New(j.cfg.StateTTL)
 			s.touchAll()
 		}
-		s.changes.Renumber()
 	}
 	if err := j.restoreScan(ctx, r, j.env.KeyGroups.Minus(held), nil, o.ck.wm); err != nil {
 		return true, err

@@ -127,8 +127,7 @@ func (j *HashJoin) restoreScan(ctx context.Context, r exec.StateReader, scans []
 			switch {
 			case mv != nil && in == 0:
 				// Every group's left rows: relayoutLeft keeps this
-				// instance's. Identities handed out later are greater.
-				j.sides[0].changes.Restored(0, g, ident, false)
+				// instance's.
 			case mv != nil && !j.cfg.Broadcast && !own:
 				return nil // another instance's right rows
 			case j.perInstance(in) && !own:

@@ -144,6 +144,9 @@ func (s *side) entryKey(id int32) []byte {
 // its checkpoint entry; key is its entry key if known (nil: read from the
 // store when the checkpoint holds the row).
 func (s *side) forget(id int32, key []byte) {
+	if s.pend.Has(id) {
+		s.j.save(s, id) // its entry as at the barrier, before it goes
+	}
 	if key == nil && s.changes.Held(id) {
 		key = s.entryKey(id)
 	}

@@ -1,8 +1,6 @@
 package join
 
 import (
-	"context"
-	"encoding/binary"
 	"errors"
 	"fmt"
 
@@ -10,7 +8,6 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
-	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -68,7 +65,8 @@ import (
 // A snapshot writes only what changed since the last one: rows added or
 // whose match count changed are marked in the side's rowstore.Changes (a
 // bit per row and a list), removed rows that a checkpoint holds record
-// their entry's deletion, and Snapshot writes those.
+// their entry's deletion, and a snapshot writes those, in steps after the
+// barrier (snapshot.go).
 const (
 	tagLeft    = 0x00
 	tagRight   = 0x01
@@ -156,87 +154,6 @@ func (j *HashJoin) groupOf(in int, h uint64) int {
 // groups and restore only at the parallelism they were written at.
 func (j *HashJoin) perInstance(in int) bool {
 	return j.cfg.Broadcast && (in == 0 || j.cfg.Windowed)
-}
-
-// Snapshot implements exec.Stateful: it writes the rows added, changed and
-// removed since the last snapshot, and the meta entries that changed.
-func (j *HashJoin) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
-	if j.env == nil {
-		return errors.New("hash join: Snapshot before Open")
-	}
-	if err := j.ck.writeMoves(w); err != nil {
-		return err
-	}
-	for in, s := range j.sides {
-		if err := s.changes.Deletions(w.Delete); err != nil {
-			return err
-		}
-		if err := j.snapshotRows(in, s, w); err != nil {
-			return err
-		}
-		s.changes.Reset()
-	}
-	if err := j.snapshotPending(w); err != nil {
-		return err
-	}
-	ck := &j.ck
-	r := j.env.KeyGroups
-	if j.cfg.Broadcast && !j.cfg.Lookup && !ck.rangeSaved {
-		ck.value = binary.AppendUvarint(binary.AppendUvarint(ck.value[:0], uint64(r.Lo)), uint64(r.Hi))
-		if err := w.Put(r.Lo, []byte{tagMeta, metaRange}, ck.value); err != nil {
-			return err
-		}
-		ck.rangeSaved = true
-	}
-	if j.cfg.Windowed && ck.wm != ck.savedWM {
-		ck.value = binary.AppendVarint(ck.value[:0], ck.wm)
-		for g := r.Lo; g < r.Hi; g++ {
-			if err := w.Put(g, []byte{tagMeta, metaWatermark}, ck.value); err != nil {
-				return err
-			}
-		}
-		ck.savedWM = ck.wm
-	}
-	return nil
-}
-
-// snapshotRows puts the entries of side s's (input in's) rows marked since
-// the last snapshot.
-func (j *HashJoin) snapshotRows(in int, s *side, w exec.StateWriter) error {
-	ck := &j.ck
-	ids := s.changes.Dirty(ck.ids[:0])
-	if !s.changes.Tracking() {
-		// The first snapshot: every row held.
-		for b := range s.nbuckets {
-			ids = s.appendRows(b, ids)
-		}
-	}
-	ck.ids = ids
-	if len(ids) == 0 {
-		return nil
-	}
-	keyCols, err := j.keyHashes(s, ids)
-	if err != nil {
-		return fmt.Errorf("hash join: snapshot: %w", err)
-	}
-	defer arrays.Release(keyCols)
-	for k, id := range ids {
-		g := j.groupOf(in, ck.hashes[k])
-		if j.cfg.Broadcast && !j.perInstance(in) && !j.env.KeyGroups.Contains(g) {
-			continue // a replicated row the instance owning its group writes
-		}
-		key := rowkey.Append(append(j.keyBuf[:0], 1), keyCols, k)
-		j.keyBuf = key
-		ck.key = rowstore.AppendEntryKey(ck.key[:0], sideTag(in), key, s.changes.Persist(id, g))
-		ck.value = s.store.AppendRow(ck.value[:0], id)
-		if s.counted {
-			ck.value = binary.AppendUvarint(ck.value, uint64(s.matches[id]))
-		}
-		if err := w.Put(g, ck.key, ck.value); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // sideTag is the tag of input in's entries.

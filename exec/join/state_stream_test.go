@@ -118,18 +118,7 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 	alloc := exectest.Alloc(t)
 	run := func(c *cluster, s step) {
 		t.Helper()
-		var err error
-		switch {
-		case s.wms != nil:
-			err = c.watermarks(s.wms)
-		case s.ctl != nil:
-			err = c.control(*s.ctl)
-		case s.to > 0:
-			err = c.forward(s.to-1, s.rows)
-		default:
-			err = c.send(s.in, s.rows, s.ops)
-		}
-		if err != nil {
+		if err := c.apply(s); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -143,13 +132,16 @@ func (r interruptedRun) check(t *testing.T) *cluster {
 	out := exectest.NewCollector(t, r.opts)
 	first := newCluster(t, r.cfg, r.from, alloc, out)
 	st := exectest.NewState()
+	var snaps []int
 	for i, s := range r.steps[:r.cut] {
 		run(first, s)
 		if i%r.every == r.every-1 {
 			first.snapshot(st, uint64(i))
+			snaps = append(snaps, i)
 		}
 	}
 	first.snapshot(st, uint64(r.cut))
+	steppedRun(t, r.cfg, r.from, r.steps[:r.cut], append(snaps, r.cut-1), r.opts)
 	toCfg := r.cfg
 	if r.switched != nil {
 		toCfg = *r.switched

@@ -118,14 +118,17 @@ func restoreRun(t *testing.T, cfg Config, steps []step, cut, from, to int, rng *
 	st := exectest.NewState()
 	first := newCluster(t, cfg, from, alloc, out)
 	epoch := uint64(0)
+	var snaps []int
 	for i, s := range steps[:cut] {
 		apply(first, i, s)
 		if rng.IntN(6) == 0 {
 			epoch++
 			first.snapshot(st, epoch)
+			snaps = append(snaps, i)
 		}
 	}
 	first.snapshot(st, epoch+1)
+	steppedRun(t, cfg, from, steps[:cut], append(snaps, cut-1), exectest.CollectorOptions{})
 	second := newCluster(t, cfg, to, alloc, out)
 	if err := second.restore(st); err != nil {
 		t.Fatalf("restore at parallelism %d of a snapshot at %d: %v", to, from, err)
@@ -328,10 +331,24 @@ func TestHashJoinRestoreRejectsDamage(t *testing.T) {
 // TestJoinTracksNoChangesBeforeItsFirstSnapshot adds rows to a join that
 // never snapshots and checks that its change tracking holds nothing (a
 // query without checkpoints keeps no list of every row it added), and
-// that the first snapshot then writes every row held, and only those.
+// that the first snapshot then writes every row held, and only those. In
+// a job that checkpoints, the join tracks its changes from the start, so
+// that its first snapshot begins as any other does, in constant time, and
+// writes the same.
 func TestJoinTracksNoChangesBeforeItsFirstSnapshot(t *testing.T) {
+	for _, checkpointing := range []bool{false, true} {
+		t.Run(fmt.Sprintf("checkpointing=%v", checkpointing), func(t *testing.T) {
+			firstSnapshotOfRowsHeld(t, checkpointing)
+		})
+	}
+}
+
+// firstSnapshotOfRowsHeld is TestJoinTracksNoChangesBeforeItsFirstSnapshot
+// in a job that checkpoints or not.
+func firstSnapshotOfRowsHeld(t *testing.T, checkpointing bool) {
 	cfg := stateConfig(plan.LeftJoin, false, false)
-	c := newCluster(t, cfg, 1, exectest.Alloc(t), exectest.NewCollector(t, exectest.CollectorOptions{}))
+	c := newCluster(t, cfg, 1, exectest.Alloc(t), exectest.NewCollector(t, exectest.CollectorOptions{}),
+		func(e *exec.Env) { e.Checkpointing = checkpointing })
 	const keys = 1000
 	for in := range 2 {
 		var rows [][]types.Datum
@@ -351,8 +368,8 @@ func TestJoinTracksNoChangesBeforeItsFirstSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 	for in, s := range c.js[0].sides {
-		if n := s.changes.Bytes(); n != 0 {
-			t.Fatalf("side %d tracks %d bytes of changes before any snapshot", in, n)
+		if n := s.changes.Bytes(); (n != 0) != checkpointing || s.changes.Tracking() != checkpointing {
+			t.Fatalf("side %d tracks %d bytes of changes before any snapshot (tracking %v)", in, n, s.changes.Tracking())
 		}
 	}
 	st := exectest.NewState()

@@ -3,9 +3,9 @@ package rowstore
 import (
 	"encoding/binary"
 	"errors"
-	"math"
 
 	"github.com/eddysql/eddy/exec/internal/bitset"
+	"github.com/eddysql/eddy/exec/internal/paged"
 )
 
 // Changes tracks, for an operator that checkpoints a Store one entry per
@@ -15,12 +15,18 @@ import (
 // A row's entry key is a tag byte (which of the operator's stores holds
 // the row), a key the operator chooses (what groups its rows: a join's
 // join key), and the row's identity, 8 bytes big-endian (AppendEntryKey,
-// SplitEntryKey). A row gets an identity, unique among the
-// instance's rows, the first time a snapshot writes it (Persist) or when
-// it is restored (Restored), together with the key group its entry is in;
-// both are kept by row id until the row is removed. The row ids of the
-// store are not identities: they are reused, and a restore hands out new
-// ones.
+// SplitEntryKey). A row gets an identity the first time a snapshot writes
+// it (Persist) or when it is restored (Restored), together with the key
+// group its entry is in; both are kept by row id until the row is
+// removed. The row ids of the store are not identities: they are reused,
+// and a restore hands out new ones. A new identity is made of the epoch
+// of the snapshot that writes the row and the row's id (Identity): no two
+// rows held at once share an id, a row removed and its id taken again
+// before that snapshot was never written, and every later snapshot —
+// after a restore too, since epochs go on from the last committed one —
+// has a greater epoch, so identities never repeat among the entries of a
+// checkpoint; and a row's identity does not depend on the order in which
+// a snapshot written in steps reaches its rows (Pending).
 //
 // The operator marks a row when it is added or what its entry holds
 // changes (Mark: a bit per row and an append to a list, once per row and
@@ -37,9 +43,11 @@ type Changes struct {
 	dirty    []uint64 // a bit per row id: changed since the last snapshot
 	gone     []uint64 // a bit per row id: removed since it was marked
 	ids      []int32  // the dirty row ids, each once
-	ident    []uint64 // by row id: the identity of the row's entry; 0: none
-	group    []uint16 // by row id: the key group of the row's entry
-	next     uint64   // the identity to hand out next (from 1)
+	// By row id, in pages (a snapshot's rows grow them without copying
+	// what they hold): the identity of the row's entry (0: none), and its
+	// key group.
+	ident paged.Vec[uint64]
+	group paged.Vec[uint16]
 	// The entries to delete: keys concatenated, the end of each, its group.
 	delKeys   []byte
 	delEnds   []int
@@ -86,7 +94,7 @@ func (c *Changes) Mark(id int32) {
 
 // Held reports whether the checkpoint holds an entry of row id: only then
 // does Removed read the row's key.
-func (c *Changes) Held(id int32) bool { return int(id) < len(c.ident) && c.ident[id] != 0 }
+func (c *Changes) Held(id int32) bool { return int(id) < c.ident.Cap() && c.ident.At(id) != 0 }
 
 // Removed records that row id, kept under key in the store tagged tag, was
 // removed. If the checkpoint holds an entry of the row (Held), its
@@ -101,10 +109,10 @@ func (c *Changes) Removed(id int32, tag byte, key []byte) {
 	if !c.Held(id) {
 		return
 	}
-	c.delKeys = AppendEntryKey(c.delKeys, tag, key, c.ident[id])
+	c.delKeys = AppendEntryKey(c.delKeys, tag, key, c.ident.At(id))
 	c.delEnds = append(c.delEnds, len(c.delKeys))
-	c.delGroups = append(c.delGroups, int(c.group[id]))
-	c.ident[id] = 0
+	c.delGroups = append(c.delGroups, int(c.group.At(id)))
+	c.ident.Set(id, 0)
 }
 
 // Clean reports whether nothing changed since the last Reset: no row
@@ -120,25 +128,14 @@ func (c *Changes) Tracking() bool { return c.tracking }
 // the checkpoint's, and only what changes after them is written next.
 func (c *Changes) Track() { c.tracking = true }
 
-// Drop records that row id left the store without its entry being
-// deleted: the entry is another instance's from now on (a rescale moved
-// its key group away). The row must not be dirty.
+// Drop records that the checkpoint holds no entry of row id that this
+// instance must delete: the entry is another instance's from now on (a
+// rescale moved its key group away; the row must then not be dirty), or
+// the identity Begin gave the row was not used (another instance writes
+// the row, a replica of it).
 func (c *Changes) Drop(id int32) {
-	if int(id) < len(c.ident) {
-		c.ident[id] = 0
-	}
-}
-
-// Renumber sets the identity to hand out next to follow the greatest
-// identity of a row held, as a restore of those rows alone sets it
-// (Restored): after rows were dropped, identities follow the ones the
-// rows kept hold.
-func (c *Changes) Renumber() {
-	c.next = 0
-	for _, ident := range c.ident {
-		if ident != 0 && ident < math.MaxUint64 {
-			c.next = max(c.next, ident+1)
-		}
+	if int(id) < c.ident.Cap() {
+		c.ident.Set(id, 0)
 	}
 }
 
@@ -170,47 +167,45 @@ func (c *Changes) Deletions(fn func(group int, key []byte) error) error {
 // Reserve makes room for the identities and groups of row ids below n in
 // one step.
 func (c *Changes) Reserve(n int) {
-	if n > len(c.ident) {
-		c.ident = append(c.ident, make([]uint64, n-len(c.ident))...)
-		c.group = append(c.group, make([]uint16, n-len(c.group))...)
-	}
+	c.ident.Grow(n)
+	c.group.Grow(n)
 }
 
 // grow makes room for row id's identity and group.
 func (c *Changes) grow(id int32) {
-	for int(id) >= len(c.ident) {
-		c.ident = append(c.ident, 0)
-		c.group = append(c.group, 0)
+	if int(id) >= c.ident.Cap() {
+		c.Reserve(int(id) + 1)
 	}
 }
 
-// Persist returns the identity of row id, whose entry a snapshot writes in
-// key group group, handing one out the first time. The row's entry stays
-// in that group until it is removed.
-func (c *Changes) Persist(id int32, group int) uint64 {
+// Identity returns the identity a snapshot of epoch gives row id, whose
+// entry it writes first.
+func Identity(epoch uint64, id int32) uint64 { return (epoch+1)<<31 | uint64(id) }
+
+// Persist returns the identity of row id, whose entry the snapshot of
+// epoch writes in key group group, handing one out the first time. The
+// row's entry stays in that group until it is removed.
+func (c *Changes) Persist(id int32, group int, epoch uint64) uint64 {
 	c.grow(id)
-	if c.ident[id] == 0 {
-		c.next = max(c.next, 1)
-		c.ident[id] = c.next
-		c.next++
+	ident := c.ident.At(id)
+	if ident == 0 {
+		ident = Identity(epoch, id)
+		c.ident.Set(id, ident)
 	}
-	c.group[id] = uint16(group)
-	return c.ident[id]
+	c.group.Set(id, uint16(group))
+	return ident
 }
 
 // Restored records that row id was restored from the entry of identity
 // ident in key group group (held is false for an entry another instance
-// writes, which this one only reads). Identities handed out later are
-// greater than every restored one.
+// writes, which this one only reads).
 func (c *Changes) Restored(id int32, group int, ident uint64, held bool) {
-	if ident < math.MaxUint64 {
-		c.next = max(c.next, ident+1)
-	}
 	if !held {
 		return
 	}
 	c.grow(id)
-	c.ident[id], c.group[id] = ident, uint16(group)
+	c.ident.Set(id, ident)
+	c.group.Set(id, uint16(group))
 }
 
 // Reset forgets the changes: the next snapshot starts from here, and
@@ -227,6 +222,6 @@ func (c *Changes) Reset() {
 
 // Bytes estimates the memory of the tracking.
 func (c *Changes) Bytes() int64 {
-	return 8*int64(cap(c.dirty)+cap(c.gone)+cap(c.ident)+len(c.delEnds)+len(c.delGroups)) +
-		4*int64(cap(c.ids)) + 2*int64(cap(c.group)) + int64(cap(c.delKeys))
+	return 8*int64(cap(c.dirty)+cap(c.gone)+len(c.delEnds)+len(c.delGroups)) + c.ident.Bytes() + c.group.Bytes() +
+		4*int64(cap(c.ids)) + int64(cap(c.delKeys))
 }

@@ -105,7 +105,7 @@ func TestChanges(t *testing.T) {
 	if err := c.Deletions(func(int, []byte) error { t.Fatal("a deletion of a row never persisted"); return nil }); err != nil {
 		t.Fatal(err)
 	}
-	id := c.Persist(3, 17)
+	id := c.Persist(3, 17, 1)
 	c.Reset()
 	if got := c.Dirty(nil); len(got) != 0 {
 		t.Fatalf("dirty %v after Reset", got)
@@ -124,9 +124,12 @@ func TestChanges(t *testing.T) {
 	if len(dels) != 1 {
 		t.Fatalf("%d deletions, want 1", len(dels))
 	}
-	c.Restored(5, 2, 1000, false)
-	if next := c.Persist(70, 4); next != 1001 {
-		t.Fatalf("identity %d after restoring 1000", next)
+	c.Restored(5, 2, 1000, true)
+	if got := c.Persist(5, 2, 9); got != 1000 {
+		t.Fatalf("restored row's identity %d, want 1000", got)
+	}
+	if got := c.Persist(70, 4, 9); got != Identity(9, 70) || got == id {
+		t.Fatalf("identity %d, want %d", got, Identity(9, 70))
 	}
 	if _, _, _, err := SplitEntryKey(AppendEntryKey(nil, 1, "", 0)); err == nil {
 		t.Fatal("identity 0 accepted")
