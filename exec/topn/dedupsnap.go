@@ -64,14 +64,14 @@ var _ exec.DeferredSnapshotter = (*Operator)(nil)
 // BeginSnapshot implements exec.DeferredSnapshotter. In de-duplication it
 // finishes a snapshot begun before, then takes the slots changed since as
 // the pending snapshot, in time independent of their number, and reports
-// whether any are; otherwise (the general mode) it writes the whole
-// snapshot at once.
+// whether any are; in the general mode it takes the list of rows changed
+// (topsnap.go).
 func (t *Operator) BeginSnapshot(ctx context.Context, epoch uint64, w exec.StateWriter) (bool, error) {
 	if t.builders == nil {
 		return false, errors.New("top-n: Snapshot before Open")
 	}
 	if t.slots == nil {
-		return false, t.Snapshot(ctx, epoch, w)
+		return t.beginTop(ctx, w)
 	}
 	if err := t.finishDedup(ctx); err != nil {
 		return false, err
@@ -102,9 +102,12 @@ func (t *Operator) BeginSnapshot(ctx context.Context, epoch uint64, w exec.State
 }
 
 // SnapshotStep implements exec.DeferredSnapshotter: it writes at most
-// about budget of the pending snapshot's changes (a slot's Delete and Put
-// count as one) and reports whether none remain.
+// about budget of the pending snapshot's changes (in de-duplication a
+// slot's Delete and Put count as one) and reports whether none remain.
 func (t *Operator) SnapshotStep(_ context.Context, budget int) (bool, error) {
+	if t.slots == nil {
+		return t.topStep(budget)
+	}
 	p := &t.dedup.pend
 	if p.w == nil {
 		return true, nil

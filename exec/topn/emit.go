@@ -28,6 +28,9 @@ func (t *Operator) diff() {
 	_ = t.netter.Each(t.deltas, len(t.parts.Touched), func(p int, net []ordtree.Delta) error {
 		first := len(t.outRows)
 		part := t.parts.Touched[p]
+		if t.top.w != nil {
+			t.saveTop(part, net) // copies as at the barrier, before they are noted changed
+		}
 		for _, d := range net {
 			t.changes.Note(part.Key, d.Key)
 		}

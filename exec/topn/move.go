@@ -42,7 +42,7 @@ func (t *Operator) AdoptGroups(ctx context.Context, old exec.Operator, held exec
 		return false, nil
 	case o.slots != nil && (!o.dedup.written || len(o.dedup.dirty) > 0 || o.dedup.pend.w != nil || o.dedup.err != nil):
 		return false, nil // not as of a checkpoint
-	case o.slots == nil && (!o.changes.Tracking() || o.changes.Len() > 0):
+	case o.slots == nil && (!o.changes.Tracking() || o.changes.Len() > 0 || o.top.w != nil):
 		return false, nil // not as of a checkpoint
 	case len(t.cfg.Partition) == 0 && held.Lo != t.env.KeyGroups.Lo:
 		// The rows are in the old instance's first key group.

@@ -92,6 +92,7 @@ type Operator struct {
 	dataPerRow []float64
 	changes    ordtree.Changes // general mode: the rows changed since the last snapshot
 	dedup      dedupDelta      // de-duplication mode: the slots changed since the last snapshot
+	top        topPending      // general mode: a snapshot written in steps (topsnap.go)
 	snap       snapshot        // Snapshot's scratch
 
 	// Scratch reused across chunks.
@@ -174,7 +175,7 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	t.schema = t.Schema()
 	t.layout = ordtree.NewLayout(t.cfg.Input, t.cfg.Partition, t.cfg.Order)
 	t.inputIDs = opcheck.IDs(t.cfg.Input)
-	t.parts, t.changes, t.dedup = ordtree.Partitions{}, ordtree.Changes{}, dedupDelta{}
+	t.parts, t.changes, t.dedup, t.top = ordtree.Partitions{}, ordtree.Changes{}, dedupDelta{}, topPending{}
 	if t.cfg.AppendOnly {
 		// A partition holds at most Limit rows, and Limit+1 while a row
 		// enters and the last leaves: its leaf starts with room for them.
@@ -182,6 +183,10 @@ func (t *Operator) Open(_ context.Context, env *exec.Env) error {
 	}
 	if t.cfg.dedup() {
 		t.slots = newSlotTable()
+	} else if env.Checkpointing {
+		// Every change is noted from the start, so that the first
+		// snapshot begins as the others do, from the list.
+		t.changes.Done()
 	}
 	t.builders = arrays.Builders(env.Alloc, t.schema)
 	t.updateMetrics()
@@ -229,7 +234,7 @@ func (t *Operator) Close() error {
 	arrays.ReleaseBuilders(t.builders)
 	t.builders = nil
 	t.parts, t.slots = ordtree.Partitions{}, nil
-	t.changes, t.dedup, t.snap = ordtree.Changes{}, dedupDelta{}, snapshot{}
+	t.changes, t.dedup, t.top, t.snap = ordtree.Changes{}, dedupDelta{}, topPending{}, snapshot{}
 	t.touchedSlots, t.deltas, t.outRows = nil, nil, nil
 	t.netter.Release()
 	t.pkeys, t.skeys = nil, nil
@@ -243,7 +248,7 @@ func (t *Operator) updateMetrics() {
 		return
 	}
 	t.env.Metrics.StateKeys.Store(t.parts.Gauge.Rows)
-	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes() + t.changes.Bytes() + t.dedup.bytes())
+	t.env.Metrics.StateBytes.Store(t.parts.Gauge.Bytes() + t.changes.Bytes() + t.dedup.bytes() + t.top.bytes())
 }
 
 // hashOrds returns the input ordinals a partition's key group hashes, in

@@ -60,19 +60,27 @@ type snapshot struct {
 
 // Snapshot implements exec.Stateful: it writes a Put for every row whose
 // copies changed since the last snapshot and a Delete for every row gone
-// (every row held, the first time).
+// (every row held, the first time), at once, after the rest of a snapshot
+// begun before.
 func (t *Operator) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
 	if t.builders == nil {
 		return errors.New("top-n: Snapshot before Open")
 	}
-	if t.slots != nil {
-		_, err := t.BeginSnapshot(ctx, epoch, w)
-		if err == nil {
+	_, err := t.BeginSnapshot(ctx, epoch, w)
+	if err == nil {
+		if t.slots != nil {
 			err = t.finishDedup(ctx)
+		} else {
+			err = t.finishTop(ctx)
 		}
-		t.updateMetrics()
-		return err
 	}
+	t.updateMetrics()
+	return err
+}
+
+// writeAll writes every row held, the first snapshot of a general Top-N
+// whose changes were not tracked, and starts tracking them.
+func (t *Operator) writeAll(w exec.StateWriter) error {
 	s := &t.snap
 	clear(s.entries)
 	s.entries = s.entries[:0]
@@ -83,6 +91,20 @@ func (t *Operator) Snapshot(ctx context.Context, epoch uint64, w exec.StateWrite
 	if err := t.parts.Snapshot(&t.changes, collect); err != nil {
 		return fmt.Errorf("top-n: snapshot: %w", err)
 	}
+	err := t.writeEntries(w)
+	t.changes.Done()
+	return err
+}
+
+// writeEntries writes the entries of t.snap.entries, in which the entries
+// of a partition are adjacent when it can (they are written in any order),
+// and empties it.
+func (t *Operator) writeEntries(w exec.StateWriter) error {
+	s := &t.snap
+	defer func() {
+		clear(s.entries)
+		s.entries = s.entries[:0]
+	}()
 	if err := t.keyGroups(); err != nil {
 		return fmt.Errorf("top-n: snapshot: %w", err)
 	}
@@ -103,16 +125,11 @@ func (t *Operator) Snapshot(ctx context.Context, epoch uint64, w exec.StateWrite
 			return err
 		}
 	}
-	clear(s.entries)
-	s.entries = s.entries[:0]
-	t.changes.Done()
-	t.updateMetrics()
 	return nil
 }
 
-// keyGroups sets t.snap.parts to the distinct partition keys of the
-// snapshot's entries (consecutive entries of a partition are adjacent)
-// and t.snap.groups to the key group of each: the instance's first group
+// keyGroups sets t.snap.parts to the partition keys of the snapshot's
+// entries (one for each run of consecutive entries of a partition) and t.snap.groups to the key group of each: the instance's first group
 // without partitions, else the group of exec.HashRows over the PARTITION
 // BY columns decoded from the key that the input was hashed on
 // (Config.PartKeys), as the exchange hashed the rows.

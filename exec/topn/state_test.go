@@ -245,3 +245,42 @@ func TestNoChangesRecordedWithoutCheckpoints(t *testing.T) {
 	}
 	(&exectest.Runner{Op: op, Env: exec.NewTestEnv(exectest.Alloc(t)), Out: newCollector(t)}).Run(t, steps)
 }
+
+// TestChangesTrackedFromOpenWhenCheckpointing runs the same chunks
+// through a Top-N in a job that checkpoints, which notes its changes from
+// Open so that its first snapshot begins from the list like the others,
+// and through one in a job that does not, whose first snapshot writes
+// every row held: both write the same entries, at the first snapshot and
+// at the next.
+func TestChangesTrackedFromOpenWhenCheckpointing(t *testing.T) {
+	cfg := testConfig(t, "bigint bigint", []int{0}, "1", 2, true, false)
+	var steps []exectest.Step
+	for k := range 200 {
+		steps = append(steps, exectest.Step{In: fmt.Sprintf("bigint bigint\n+I %d %d\n+I %d 1", k%7, k%5, k%3), AnyOut: true})
+		if k%4 == 3 {
+			steps = append(steps, exectest.Step{In: fmt.Sprintf("bigint bigint\n-D %d 1", k%3), AnyOut: true})
+		}
+	}
+	states := map[bool]*exectest.State{}
+	for _, checkpointing := range []bool{false, true} {
+		op, err := New(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		env := exec.NewTestEnv(exectest.Alloc(t))
+		env.Checkpointing = checkpointing
+		st := exectest.NewState()
+		states[checkpointing] = st
+		steps[100].Check = func(t *testing.T) {
+			if op.changes.Tracking() != checkpointing {
+				t.Fatalf("checkpointing %v: tracking %v before the first snapshot", checkpointing, op.changes.Tracking())
+			}
+			st.Snapshot(t, op, 1)
+		}
+		steps[len(steps)-1].Check = func(t *testing.T) { st.Snapshot(t, op, 2) }
+		(&exectest.Runner{Op: op, Env: env, Out: newCollector(t)}).Run(t, steps)
+	}
+	if diff := states[true].Diff(states[false]); diff != "" {
+		t.Fatalf("tracked from Open (-) and not (+):\n%s", diff)
+	}
+}

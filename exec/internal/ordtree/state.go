@@ -109,14 +109,17 @@ func (c *Changes) Note(part string, key Key) {
 	}
 }
 
+// compareChange orders changes by partition key, then sort key.
+func compareChange(a, b change) int {
+	if r := strings.Compare(a.part, b.part); r != 0 {
+		return r
+	}
+	return a.key.Compare(b.key)
+}
+
 // compact sorts the list by partition, then key, and drops repeats.
 func (c *Changes) compact() {
-	slices.SortFunc(c.list, func(a, b change) int {
-		if r := strings.Compare(a.part, b.part); r != 0 {
-			return r
-		}
-		return a.key.Compare(b.key)
-	})
+	slices.SortFunc(c.list, compareChange)
 	n := len(slices.CompactFunc(c.list, func(a, b change) bool { return a.part == b.part && a.key.S == b.key.S }))
 	clear(c.list[n:])
 	c.list = c.list[:n]
