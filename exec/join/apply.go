@@ -229,6 +229,7 @@ func (j *HashJoin) Close() error {
 	}
 	j.pending = nil
 	j.sides = [2]*side{}
+	j.snap = pendingSnap{} // a snapshot left pending is the failed job's
 	j.env = nil
 	return nil
 }

@@ -104,8 +104,8 @@ func (j *HashJoin) AdoptGroups(ctx context.Context, old exec.Operator, held exec
 }
 
 // asOfSnapshot reports whether nothing changed since the join's last
-// snapshot: no row marked or removed, no entry to move or delete, a
-// windowed join's watermark written, and no pending stream row.
+// snapshot, all written: no row marked or removed, no entry to move or
+// delete, a windowed join's watermark written, and no pending stream row.
 func (j *HashJoin) asOfSnapshot() bool {
 	ck := &j.ck
 	for _, s := range j.sides {
@@ -113,7 +113,7 @@ func (j *HashJoin) asOfSnapshot() bool {
 			return false
 		}
 	}
-	return len(ck.moveGroups) == 0 && ck.wm == ck.savedWM && len(j.pending) == 0 &&
+	return j.snap.w == nil && len(ck.moveGroups) == 0 && ck.wm == ck.savedWM && len(j.pending) == 0 &&
 		len(ck.pendGroups) == 0 && len(ck.delGroups) == 0
 }
 
