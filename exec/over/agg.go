@@ -98,6 +98,7 @@ type Agg struct {
 	cur        *ordtree.Partition // the partition being diffed
 	curBatch   arrow.RecordBatch  // and the chunk's rows
 	ck         checkpoint         // the checkpoints' bookkeeping (checkpoint.go)
+	pend       pendingSnap        // a snapshot written in steps (snapshot.go)
 
 	// Scratch reused across chunks.
 	pkeys, skeys [][]byte
@@ -235,7 +236,7 @@ func (o *Agg) Open(_ context.Context, env *exec.Env) error {
 	if o.cfg.needsGroupTree() {
 		o.groups = map[*ordtree.Partition]*ordtree.Tree{}
 	}
-	o.ck = checkpoint{}
+	o.ck, o.pend = checkpoint{}, pendingSnap{}
 	o.updateMetrics()
 	return nil
 }
@@ -307,7 +308,7 @@ func (o *Agg) OnControl(context.Context, exec.Control, exec.Emitter) error { ret
 func (o *Agg) Close() error {
 	o.store, o.parts = nil, ordtree.Partitions{}
 	o.groups, o.cur, o.curBatch = nil, nil, nil
-	o.ck = checkpoint{}
+	o.ck, o.pend = checkpoint{}, pendingSnap{}
 	o.deltas = nil
 	o.netter.Release()
 	o.olds, o.news, o.vals, o.rows = nil, nil, nil, nil
@@ -324,7 +325,7 @@ func (o *Agg) updateMetrics() {
 		return
 	}
 	o.env.Metrics.StateKeys.Store(o.parts.Gauge.Rows)
-	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.groupGauge.Bytes() + o.store.Bytes() + o.ck.bytes())
+	o.env.Metrics.StateBytes.Store(o.parts.Gauge.Bytes() + o.groupGauge.Bytes() + o.store.Bytes() + o.ck.bytes() + o.pend.bytes())
 }
 
 // StateOutlivesInput implements exec.FiniteInputState: the partitions

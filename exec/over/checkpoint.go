@@ -41,7 +41,7 @@ import (
 // is marked by its row store id (a bit and a list, in the loop that applies
 // a chunk's changes to the trees), and a row that loses its last copy
 // records its entry key for a Delete once a snapshot has been taken. The
-// snapshot gathers the marked rows still held (a bit per row id says which
+// snapshot, written in steps after the barrier (snapshot.go), gathers the marked rows still held (a bit per row id says which
 // ids are in use) from the row store and encodes their partition and sort
 // keys and hashes their key groups from those values, as a restore does,
 // then finds each row's copies in its partition's tree: the bookkeeping
@@ -147,40 +147,6 @@ func (c *checkpoint) freedID(id int32) { bitset.Clear(c.inUse, id) }
 func appendEntryKey(buf []byte, pk, sk string) []byte {
 	buf = binary.AppendUvarint(buf, uint64(len(pk)))
 	return append(append(buf, pk...), sk...)
-}
-
-// Snapshot writes the rows changed since the last snapshot: a Delete for
-// each row that lost its last copy, then a Put for each changed row held.
-func (o *Agg) Snapshot(_ context.Context, _ uint64, w exec.StateWriter) error {
-	if o.store == nil {
-		return errors.New("window aggregate: Snapshot before Open")
-	}
-	c := &o.ck
-	start := 0
-	for i, end := range c.delEnds {
-		if err := w.Delete(int(c.delKGs[i]), c.delKeys[start:end]); err != nil {
-			return err
-		}
-		start = end
-	}
-	c.live = c.live[:0]
-	for _, id := range c.ids {
-		if bitset.Has(c.inUse, id) {
-			c.live = append(c.live, id)
-		}
-	}
-	for lo := 0; lo < len(c.live); lo += snapshotBatch {
-		if err := o.putRows(w, c.live[lo:min(lo+snapshotBatch, len(c.live))]); err != nil {
-			return err
-		}
-	}
-	for _, id := range c.ids {
-		c.bits[id>>6] &^= 1 << (id & 63)
-	}
-	c.ids, c.delKeys, c.delEnds, c.delKGs = c.ids[:0], c.delKeys[:0], c.delEnds[:0], c.delKGs[:0]
-	c.written = true
-	o.updateMetrics()
-	return nil
 }
 
 // putRows puts the entries of the rows ids: it gathers their values,

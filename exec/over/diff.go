@@ -11,6 +11,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/exec/internal/bitset"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -70,6 +71,12 @@ func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.Re
 			o.store.Remove(id)
 			id = -1
 		}
+		if before > 0 && o.pend.w != nil {
+			// Its entry as at the barrier, before the change is noted.
+			if err := o.save(p, stored.S, got, before, b, int(d.Row)); err != nil {
+				return err
+			}
+		}
 		switch {
 		case before+d.W == 0:
 			// Freed once the chunk is out: the old outputs read it.
@@ -82,6 +89,11 @@ func (o *Agg) diffPartition(p *ordtree.Partition, ds []ordtree.Delta, b arrow.Re
 				return rowError(err)
 			}
 		case id >= 0:
+			if o.pend.w != nil {
+				// A pending row whose id is taken now was freed before the
+				// barrier (one freed after it was saved): not to be written.
+				bitset.Clear(o.pend.bits, id)
+			}
 			o.ck.added(id)
 			o.sided = append(o.sided, sided{id: id, d: int32(k)})
 			if err := o.groupAdded(p, stored); err != nil {

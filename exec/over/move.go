@@ -45,7 +45,7 @@ func (o *Agg) AdoptGroups(ctx context.Context, old exec.Operator, held exec.KeyG
 		return false, nil
 	case !reflect.DeepEqual(p.cfg, o.cfg):
 		return false, nil
-	case !p.ck.written || len(p.ck.ids) > 0 || len(p.ck.delEnds) > 0:
+	case !p.ck.written || len(p.ck.ids) > 0 || len(p.ck.delEnds) > 0 || p.pend.w != nil:
 		return false, nil // not as of a checkpoint
 	case len(o.cfg.Partition) == 0 && held.Lo != o.env.KeyGroups.Lo:
 		return false, nil

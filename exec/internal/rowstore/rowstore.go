@@ -405,3 +405,26 @@ func (c *Col) Int(id int32) int64 {
 	}
 	return c.i64.At(id)
 }
+
+// DatumAt returns row id's value as a datum, as types.DatumAt reads it
+// from the column Gather builds.
+func (c *Col) DatumAt(id int32) types.Datum {
+	if !c.valid.At(id) {
+		return types.NullDatum
+	}
+	switch c.phys {
+	case types.PhysBool:
+		return types.BoolDatum(c.b.At(id))
+	case types.PhysInt64, types.PhysTimestamp, types.PhysDuration:
+		return types.IntDatum(c.i64.At(id))
+	case types.PhysDate32:
+		return types.IntDatum(int64(c.i32.At(id)))
+	case types.PhysFloat64:
+		return types.FloatDatum(c.f64.At(id))
+	case types.PhysDecimal:
+		return types.DecimalDatum(c.dec.At(id))
+	case types.PhysString:
+		return types.StringDatum(c.str(id))
+	}
+	return types.NullDatum
+}

@@ -135,3 +135,29 @@ func TestChanges(t *testing.T) {
 		t.Fatal("identity 0 accepted")
 	}
 }
+
+// TestDatumAtReadsWhatGatherGives checks DatumAt against types.DatumAt
+// over the columns Gather builds, for rows of every type: extremes, -0,
+// NaN, NULLs, strings.
+func TestDatumAtReadsWhatGatherGives(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	b := types.BuildRecord(alloc, []string{"a", "b", "c", "d", "e", "f", "g", "h"}, entryTypes, entryRows)
+	defer b.Release()
+	s := New(entryTypes)
+	var ids []int32
+	for i := range entryRows {
+		ids = append(ids, s.Add(b.Columns(), i))
+	}
+	for c := range s.Cols {
+		col := s.Gather(alloc, c, ids)
+		for i, id := range ids {
+			got, want := s.Cols[c].DatumAt(id), types.DatumAt(col, i, entryTypes[c])
+			if got.Null != want.Null || got.I != want.I || got.S != want.S || got.D != want.D ||
+				math.Float64bits(got.F) != math.Float64bits(want.F) {
+				t.Errorf("row %d column %d: %+v, want %+v", i, c, got, want)
+			}
+		}
+		col.Release()
+	}
+}
