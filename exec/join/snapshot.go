@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/arrays"
+	"github.com/eddysql/eddy/exec/internal/cow"
 	"github.com/eddysql/eddy/exec/internal/rowkey"
 	"github.com/eddysql/eddy/exec/internal/rowstore"
 )
@@ -49,17 +50,10 @@ type pendingSnap struct {
 	w    exec.StateWriter // where the snapshot goes; nil when none is pending
 	side int              // the side whose pending rows the steps write
 
-	// The entries saved by copy-on-write, as of the barrier: their key
-	// groups, keys and values.
-	groups    []int
-	savedKeys []byte
-	keyEnds   []int
-	savedVals []byte
-	valEnds   []int
-	nextSaved int // groups[nextSaved:] are still to be written
+	saved cow.Entries // the entries saved by copy-on-write, as of the barrier
 
-	key   []byte  // scratch of save
-	batch []int32 // scratch of a step: the rows it writes
+	key, entry, value []byte  // scratch of save
+	batch             []int32 // scratch of a step: the rows it writes
 }
 
 // scanShare bounds the pending rows a step looks at, in multiples of its
@@ -118,8 +112,8 @@ func (j *HashJoin) BeginSnapshot(ctx context.Context, epoch uint64, w exec.State
 		return false, nil
 	}
 	p := &j.snap
-	p.w, p.side, p.nextSaved = w, 0, 0
-	p.groups, p.savedKeys, p.keyEnds, p.savedVals, p.valEnds = p.groups[:0], p.savedKeys[:0], p.keyEnds[:0], p.savedVals[:0], p.valEnds[:0]
+	p.w, p.side = w, 0
+	p.saved.Reset()
 	return true, nil
 }
 
@@ -165,7 +159,7 @@ func (j *HashJoin) SnapshotStep(_ context.Context, budget int) (bool, error) {
 		}
 	}
 	if n < budget {
-		k, err := j.writeSaved(budget - n)
+		k, err := p.saved.Write(p.w, budget-n)
 		n += k
 		if err != nil {
 			return false, fmt.Errorf("hash join: snapshot: %w", err)
@@ -183,7 +177,7 @@ func (j *HashJoin) SnapshotStep(_ context.Context, budget int) (bool, error) {
 		}
 		p.side++
 	}
-	if p.side < len(j.sides) || p.nextSaved < len(p.groups) || !j.sides[0].pend.Done() || !j.sides[1].pend.Done() {
+	if p.side < len(j.sides) || !p.saved.Done() || !j.sides[0].pend.Done() || !j.sides[1].pend.Done() {
 		return false, nil
 	}
 	p.w = nil
@@ -198,25 +192,6 @@ func (j *HashJoin) finishSnapshot(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// writeSaved writes at most n of the entries saved by copy-on-write, and
-// returns how many it wrote.
-func (j *HashJoin) writeSaved(n int) (int, error) {
-	p := &j.snap
-	k := 0
-	for ; k < n && p.nextSaved < len(p.groups); k++ {
-		i := p.nextSaved
-		kstart, vstart := 0, 0
-		if i > 0 {
-			kstart, vstart = p.keyEnds[i-1], p.valEnds[i-1]
-		}
-		if err := p.w.Put(p.groups[i], p.savedKeys[kstart:p.keyEnds[i]], p.savedVals[vstart:p.valEnds[i]]); err != nil {
-			return k, err
-		}
-		p.nextSaved++
-	}
-	return k, nil
 }
 
 // writeRows writes the entries of at most n of side s's (input in's)
@@ -289,11 +264,9 @@ func (j *HashJoin) save(s *side, id int32) {
 	}
 	p := &j.snap
 	p.key = s.store.AppendKey(append(p.key[:0], 1), id, s.keys)
-	p.savedKeys = rowstore.AppendEntryKey(p.savedKeys, sideTag(in), p.key, s.changes.Persist(id, g, s.pend.Epoch()))
-	p.keyEnds = append(p.keyEnds, len(p.savedKeys))
-	p.savedVals = j.appendValue(p.savedVals, s, id)
-	p.valEnds = append(p.valEnds, len(p.savedVals))
-	p.groups = append(p.groups, g)
+	p.entry = rowstore.AppendEntryKey(p.entry[:0], sideTag(in), p.key, s.changes.Persist(id, g, s.pend.Epoch()))
+	p.value = j.appendValue(p.value[:0], s, id)
+	p.saved.Put(g, p.entry, p.value)
 }
 
 // input returns the input whose rows side s keeps.
@@ -306,6 +279,5 @@ func (s *side) input() int {
 
 // bytes estimates the memory of the pending snapshot.
 func (p *pendingSnap) bytes() int64 {
-	return 8*int64(cap(p.groups)+cap(p.keyEnds)+cap(p.valEnds)) + int64(cap(p.savedKeys)+cap(p.savedVals)+cap(p.key)) +
-		4*int64(cap(p.batch))
+	return p.saved.Bytes() + int64(cap(p.key)+cap(p.entry)+cap(p.value)) + 4*int64(cap(p.batch))
 }

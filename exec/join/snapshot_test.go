@@ -152,7 +152,7 @@ func TestJoinSnapshotInStepsHoldsTheBarrier(t *testing.T) {
 	if got.Puts != 0 {
 		t.Fatalf("%d entries written before any step", got.Puts)
 	}
-	if saved := len(c.js[0].snap.groups); saved != 4 {
+	if saved := c.js[0].snap.saved.Len(); saved != 4 {
 		t.Errorf("%d entries saved by copy-on-write, want 4 (left rows 1, 2 and 3, right row 1)", saved)
 	}
 	c.finish()

@@ -9,6 +9,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/bitset"
+	"github.com/eddysql/eddy/exec/internal/cow"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/exec/internal/rowset"
 )
@@ -49,21 +50,16 @@ type pendingSnap struct {
 	delKGs  []int32
 	nextDel int
 
-	// The rows saved by copy-on-write: entry keys, values, key groups.
-	savedKeys []byte
-	keyEnds   []int
-	savedVals []byte
-	valEnds   []int
-	savedKGs  []int32
-	nextSaved int
+	saved      cow.Entries // the rows saved by copy-on-write, as of the barrier
+	key, value []byte      // scratch of save
 
 	batch []int32 // scratch: the rows a step writes
 }
 
 // bytes estimates the memory of the pending snapshot.
 func (p *pendingSnap) bytes() int64 {
-	return int64(cap(p.bits))*8 + int64(cap(p.ids)+cap(p.batch))*4 + int64(cap(p.delKeys)+cap(p.savedKeys)+cap(p.savedVals)) +
-		int64(cap(p.delEnds)+cap(p.keyEnds)+cap(p.valEnds))*8 + int64(cap(p.delKGs)+cap(p.savedKGs))*4
+	return int64(cap(p.bits))*8 + int64(cap(p.ids)+cap(p.batch))*4 + int64(cap(p.delKeys)) +
+		int64(cap(p.delEnds))*8 + int64(cap(p.delKGs))*4 + p.saved.Bytes() + int64(cap(p.key)+cap(p.value))
 }
 
 var _ exec.DeferredSnapshotter = (*Agg)(nil)
@@ -96,8 +92,8 @@ func (o *Agg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWriter) (
 	p.delKeys, c.delKeys = c.delKeys, p.delKeys[:0]
 	p.delEnds, c.delEnds = c.delEnds, p.delEnds[:0]
 	p.delKGs, c.delKGs = c.delKGs, p.delKGs[:0]
-	p.next, p.nextDel, p.nextSaved = 0, 0, 0
-	p.savedKeys, p.keyEnds, p.savedVals, p.valEnds, p.savedKGs = p.savedKeys[:0], p.keyEnds[:0], p.savedVals[:0], p.valEnds[:0], p.savedKGs[:0]
+	p.next, p.nextDel = 0, 0
+	p.saved.Reset()
 	c.written = true
 	if len(p.ids) == 0 && len(p.delEnds) == 0 {
 		return false, nil
@@ -127,16 +123,12 @@ func (o *Agg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 		}
 		p.nextDel++
 	}
-	for ; n < budget && p.nextSaved < len(p.keyEnds); n++ {
-		i := p.nextSaved
-		kstart, vstart := 0, 0
-		if i > 0 {
-			kstart, vstart = p.keyEnds[i-1], p.valEnds[i-1]
-		}
-		if err := p.w.Put(int(p.savedKGs[i]), p.savedKeys[kstart:p.keyEnds[i]], p.savedVals[vstart:p.valEnds[i]]); err != nil {
+	if n < budget {
+		k, err := p.saved.Write(p.w, budget-n)
+		n += k
+		if err != nil {
 			return false, err
 		}
-		p.nextSaved++
 	}
 	if n < budget {
 		p.batch = p.batch[:0]
@@ -161,7 +153,7 @@ func (o *Agg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 			}
 		}
 	}
-	if p.nextDel < len(p.delEnds) || p.nextSaved < len(p.keyEnds) || p.next < len(p.ids) {
+	if p.nextDel < len(p.delEnds) || !p.saved.Done() || p.next < len(p.ids) {
 		return false, nil
 	}
 	p.w = nil
@@ -199,11 +191,9 @@ func (o *Agg) save(p *ordtree.Partition, sk string, id int32, n int64, b arrow.R
 	for j := range o.store.Cols {
 		c.vals = append(c.vals, o.store.Cols[j].DatumAt(id))
 	}
-	pd.savedKeys = appendEntryKey(pd.savedKeys, p.Key, sk)
-	pd.keyEnds = append(pd.keyEnds, len(pd.savedKeys))
-	pd.savedVals = rowset.EncodeRow(pd.savedVals, o.cfg.Input, n, c.vals)
-	pd.valEnds = append(pd.valEnds, len(pd.savedVals))
-	pd.savedKGs = append(pd.savedKGs, kg)
+	pd.key = appendEntryKey(pd.key[:0], p.Key, sk)
+	pd.value = rowset.EncodeRow(pd.value[:0], o.cfg.Input, n, c.vals)
+	pd.saved.Put(int(kg), pd.key, pd.value)
 	clear(c.vals)
 	return nil
 }

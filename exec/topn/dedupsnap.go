@@ -8,6 +8,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/bitset"
+	"github.com/eddysql/eddy/exec/internal/cow"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 )
 
@@ -43,20 +44,17 @@ type dedupPending struct {
 	high int32
 	next int // ids[next:], or the slots numbered next to high, are still to be looked at
 
-	// The changes saved by copy-on-write: for each, an entry key, its key
-	// group, and whether it is a Delete (else a Put of one copy).
-	keys      []byte
-	ends      []int
-	groups    []uint16
-	deletes   []bool
-	nextSaved int
+	// The changes saved by copy-on-write (the Delete of the entry a slot
+	// held and the Put of its row), and saveSlot's scratch.
+	saved cow.Entries
+	key   []byte
 
 	batch []int32 // scratch: the slots a step writes
 }
 
 // bytes estimates the memory of the pending snapshot.
 func (p *dedupPending) bytes() int64 {
-	return int64(cap(p.bits)+cap(p.ends))*8 + int64(cap(p.ids)+cap(p.batch))*4 + int64(cap(p.keys)+cap(p.deletes)) + int64(cap(p.groups))*2
+	return int64(cap(p.bits))*8 + int64(cap(p.ids)+cap(p.batch))*4 + p.saved.Bytes() + int64(cap(p.key))
 }
 
 var _ exec.DeferredSnapshotter = (*Operator)(nil)
@@ -81,8 +79,8 @@ func (t *Operator) BeginSnapshot(ctx context.Context, epoch uint64, w exec.State
 		return false, fmt.Errorf("top-n: snapshot: %w", d.err)
 	}
 	p := &d.pend
-	p.next, p.nextSaved = 0, 0
-	p.keys, p.ends, p.groups, p.deletes = p.keys[:0], p.ends[:0], p.groups[:0], p.deletes[:0]
+	p.next = 0
+	p.saved.Reset()
 	if !d.written {
 		// Every slot, the first time: their bits set a word at a time.
 		p.all, p.high = true, t.slots.high()
@@ -113,14 +111,14 @@ func (t *Operator) SnapshotStep(_ context.Context, budget int) (bool, error) {
 		return true, nil
 	}
 	budget = max(budget, 1)
-	n, err := t.writeSaved(budget)
+	n, err := p.saved.Write(p.w, budget)
 	if err == nil && n < budget {
 		err = t.writePending(budget - n)
 	}
 	if err != nil {
 		return false, fmt.Errorf("top-n: snapshot: %w", err)
 	}
-	if p.nextSaved < len(p.ends) || p.remaining() {
+	if !p.saved.Done() || p.remaining() {
 		return false, nil
 	}
 	p.w = nil
@@ -144,34 +142,6 @@ func (t *Operator) finishDedup(ctx context.Context) error {
 		}
 	}
 	return nil
-}
-
-// writeSaved writes at most budget of the changes saved by copy-on-write
-// and returns how many it wrote.
-func (t *Operator) writeSaved(budget int) (int, error) {
-	p := &t.dedup.pend
-	k := min(budget, len(p.ends)-p.nextSaved)
-	start := 0
-	if p.nextSaved > 0 {
-		start = p.ends[p.nextSaved-1]
-	}
-	value := ordtree.AppendEntryValue(t.snap.value[:0], 1)
-	t.snap.value = value
-	for i := p.nextSaved; i < p.nextSaved+k; i++ {
-		key, g := p.keys[start:p.ends[i]], int(p.groups[i])
-		var err error
-		if p.deletes[i] {
-			err = p.w.Delete(g, key)
-		} else {
-			err = p.w.Put(g, key, value)
-		}
-		if err != nil {
-			return i - p.nextSaved, err
-		}
-		start = p.ends[i]
-	}
-	p.nextSaved += k
-	return k, nil
 }
 
 // writePending writes the changes of at most budget pending slots from
@@ -231,10 +201,13 @@ func (t *Operator) saveSlot(s *slot, id int32) {
 	bitset.Clear(p.bits, id)
 	part := st.partOf(s)
 	if s.savedN != 0 {
-		p.keys = ordtree.AppendEntryKey(p.keys, part, st.savedOf(s))
-		p.ends, p.groups, p.deletes = append(p.ends, len(p.keys)), append(p.groups, s.group), append(p.deletes, true)
+		p.key = ordtree.AppendEntryKey(p.key[:0], part, st.savedOf(s))
+		p.saved.Delete(int(s.group), p.key)
 	}
-	p.keys = ordtree.AppendEntryKey(p.keys, part, st.keyOf(s))
-	p.ends, p.groups, p.deletes = append(p.ends, len(p.keys)), append(p.groups, s.group), append(p.deletes, false)
+	p.key = ordtree.AppendEntryKey(p.key[:0], part, st.keyOf(s))
+	p.saved.Put(int(s.group), p.key, oneCopy)
 	st.setSaved(s, s.key, s.keyN)
 }
+
+// oneCopy is the entry value of a de-duplicated partition's row.
+var oneCopy = ordtree.AppendEntryValue(nil, 1)
