@@ -1,6 +1,9 @@
 package exec
 
-import "context"
+import (
+	"context"
+	"math"
+)
 
 // DeferredSnapshotter is implemented by a Stateful operator that can
 // write a snapshot a part at a time while it goes on processing input, so
@@ -39,4 +42,16 @@ type DeferredSnapshotter interface {
 	// pending entries of the snapshot begun last, and reports whether none
 	// remain. Without a pending snapshot it reports done.
 	SnapshotStep(ctx context.Context, budget int) (done bool, err error)
+}
+
+// FinishSnapshot writes what remains of d's pending snapshot, if any,
+// stepping with no bound: what Snapshot does before it begins a new one,
+// and after, to write it whole.
+func FinishSnapshot(ctx context.Context, d DeferredSnapshotter) error {
+	for {
+		done, err := d.SnapshotStep(ctx, math.MaxInt)
+		if err != nil || done {
+			return err
+		}
+	}
 }

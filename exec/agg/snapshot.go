@@ -77,7 +77,7 @@ func (h *HashAgg) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter
 	if _, err := h.BeginSnapshot(ctx, epoch, w); err != nil {
 		return err
 	}
-	return h.finishSnapshot(ctx)
+	return exec.FinishSnapshot(ctx, h)
 }
 
 // BeginSnapshot implements exec.DeferredSnapshotter: it finishes a
@@ -88,7 +88,7 @@ func (h *HashAgg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWrite
 	if h.keys == nil {
 		return false, errors.New("hash aggregate: Snapshot before Open")
 	}
-	if err := h.finishSnapshot(ctx); err != nil {
+	if err := exec.FinishSnapshot(ctx, h); err != nil {
 		return false, err
 	}
 	d, p := &h.delta, &h.pend
@@ -145,16 +145,6 @@ func (h *HashAgg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 	}
 	p.w = nil
 	return true, nil
-}
-
-// finishSnapshot writes what remains of a pending snapshot.
-func (h *HashAgg) finishSnapshot(ctx context.Context) error {
-	for h.pend.w != nil {
-		if _, err := h.SnapshotStep(ctx, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // writeWatermark puts the pending watermark in every key group the

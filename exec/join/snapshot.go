@@ -69,7 +69,7 @@ func (j *HashJoin) Snapshot(ctx context.Context, epoch uint64, w exec.StateWrite
 	if _, err := j.BeginSnapshot(ctx, epoch, w); err != nil {
 		return err
 	}
-	return j.finishSnapshot(ctx)
+	return exec.FinishSnapshot(ctx, j)
 }
 
 // BeginSnapshot implements exec.DeferredSnapshotter: it finishes a
@@ -81,7 +81,7 @@ func (j *HashJoin) BeginSnapshot(ctx context.Context, epoch uint64, w exec.State
 	if j.env == nil {
 		return false, errors.New("hash join: Snapshot before Open")
 	}
-	if err := j.finishSnapshot(ctx); err != nil {
+	if err := exec.FinishSnapshot(ctx, j); err != nil {
 		return false, err
 	}
 	ck := &j.ck
@@ -182,16 +182,6 @@ func (j *HashJoin) SnapshotStep(_ context.Context, budget int) (bool, error) {
 	}
 	p.w = nil
 	return true, nil
-}
-
-// finishSnapshot writes what remains of a pending snapshot.
-func (j *HashJoin) finishSnapshot(ctx context.Context) error {
-	for j.snap.w != nil {
-		if _, err := j.SnapshotStep(ctx, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // writeRows writes the entries of at most n of side s's (input in's)

@@ -72,7 +72,7 @@ func (o *Agg) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) er
 	if _, err := o.BeginSnapshot(ctx, epoch, w); err != nil {
 		return err
 	}
-	return o.finishSnapshot(ctx)
+	return exec.FinishSnapshot(ctx, o)
 }
 
 // BeginSnapshot implements exec.DeferredSnapshotter: it finishes a
@@ -82,7 +82,7 @@ func (o *Agg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWriter) (
 	if o.store == nil {
 		return false, errors.New("window aggregate: Snapshot before Open")
 	}
-	if err := o.finishSnapshot(ctx); err != nil {
+	if err := exec.FinishSnapshot(ctx, o); err != nil {
 		return false, err
 	}
 	c, p := &o.ck, &o.pend
@@ -159,16 +159,6 @@ func (o *Agg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 	p.w = nil
 	o.updateMetrics()
 	return true, nil
-}
-
-// finishSnapshot writes what remains of a pending snapshot.
-func (o *Agg) finishSnapshot(ctx context.Context) error {
-	for o.pend.w != nil {
-		if _, err := o.SnapshotStep(ctx, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // save takes row id of partition p, whose sort key is sk and which held

@@ -71,7 +71,7 @@ func (t *Operator) BeginSnapshot(ctx context.Context, epoch uint64, w exec.State
 	if t.slots == nil {
 		return t.beginTop(ctx, w)
 	}
-	if err := t.finishDedup(ctx); err != nil {
+	if err := exec.FinishSnapshot(ctx, t); err != nil {
 		return false, err
 	}
 	d := &t.dedup
@@ -132,16 +132,6 @@ func (p *dedupPending) remaining() bool {
 		return p.next < int(p.high)
 	}
 	return p.next < len(p.ids)
-}
-
-// finishDedup writes what remains of a pending snapshot.
-func (t *Operator) finishDedup(ctx context.Context) error {
-	for t.dedup.pend.w != nil {
-		if _, err := t.SnapshotStep(ctx, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // writePending writes the changes of at most budget pending slots from

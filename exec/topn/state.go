@@ -68,11 +68,7 @@ func (t *Operator) Snapshot(ctx context.Context, epoch uint64, w exec.StateWrite
 	}
 	_, err := t.BeginSnapshot(ctx, epoch, w)
 	if err == nil {
-		if t.slots != nil {
-			err = t.finishDedup(ctx)
-		} else {
-			err = t.finishTop(ctx)
-		}
+		err = exec.FinishSnapshot(ctx, t)
 	}
 	t.updateMetrics()
 	return err

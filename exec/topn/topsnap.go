@@ -3,7 +3,6 @@ package topn
 import (
 	"context"
 	"fmt"
-	"math"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
@@ -52,7 +51,7 @@ func (p *topPending) bytes() int64 { return p.list.Bytes() + int64(len(p.saved))
 // before, then takes the rows changed since as the pending snapshot, and
 // reports whether there are any.
 func (t *Operator) beginTop(ctx context.Context, w exec.StateWriter) (bool, error) {
-	if err := t.finishTop(ctx); err != nil {
+	if err := exec.FinishSnapshot(ctx, t); err != nil {
 		return false, err
 	}
 	if !t.changes.Tracking() {
@@ -99,16 +98,6 @@ func (t *Operator) topStep(budget int) (bool, error) {
 	clear(p.saved)
 	t.updateMetrics()
 	return true, nil
-}
-
-// finishTop writes what remains of a pending snapshot.
-func (t *Operator) finishTop(ctx context.Context) error {
-	for t.top.w != nil {
-		if _, err := t.SnapshotStep(ctx, math.MaxInt); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // saveTop saves the copies at the barrier of the rows of partition part
