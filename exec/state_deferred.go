@@ -55,3 +55,13 @@ func FinishSnapshot(ctx context.Context, d DeferredSnapshotter) error {
 		}
 	}
 }
+
+// SnapshotAtOnce writes d's snapshot of epoch whole, after the rest of one
+// begun before: Snapshot for an operator that writes its snapshots in
+// steps.
+func SnapshotAtOnce(ctx context.Context, d DeferredSnapshotter, epoch uint64, w StateWriter) error {
+	if _, err := d.BeginSnapshot(ctx, epoch, w); err != nil {
+		return err
+	}
+	return FinishSnapshot(ctx, d)
+}

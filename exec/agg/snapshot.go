@@ -74,10 +74,7 @@ const scanShare = 8
 // for each group deleted, and the watermark of a windowed aggregate if it
 // advanced), after the rest of a snapshot begun before.
 func (h *HashAgg) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
-	if _, err := h.BeginSnapshot(ctx, epoch, w); err != nil {
-		return err
-	}
-	return exec.FinishSnapshot(ctx, h)
+	return exec.SnapshotAtOnce(ctx, h, epoch, w)
 }
 
 // BeginSnapshot implements exec.DeferredSnapshotter: it finishes a

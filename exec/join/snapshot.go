@@ -66,10 +66,7 @@ var _ exec.DeferredSnapshotter = (*HashJoin)(nil)
 // removed since the last snapshot, and the meta entries that changed, at
 // once, after the rest of a snapshot begun before.
 func (j *HashJoin) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
-	if _, err := j.BeginSnapshot(ctx, epoch, w); err != nil {
-		return err
-	}
-	return exec.FinishSnapshot(ctx, j)
+	return exec.SnapshotAtOnce(ctx, j, epoch, w)
 }
 
 // BeginSnapshot implements exec.DeferredSnapshotter: it finishes a

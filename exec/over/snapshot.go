@@ -69,10 +69,7 @@ var _ exec.DeferredSnapshotter = (*Agg)(nil)
 // a Put for each changed row held — after the rest of a snapshot begun
 // before.
 func (o *Agg) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
-	if _, err := o.BeginSnapshot(ctx, epoch, w); err != nil {
-		return err
-	}
-	return exec.FinishSnapshot(ctx, o)
+	return exec.SnapshotAtOnce(ctx, o, epoch, w)
 }
 
 // BeginSnapshot implements exec.DeferredSnapshotter: it finishes a
