@@ -1,9 +1,6 @@
 package kvlog
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // MaxLen bounds the length of a key and of a value: a record holds them in
 // int32s.
@@ -28,15 +25,29 @@ const (
 	MaxChunk = 4 << 20
 )
 
+// Records are kept in pages of PageRecords, so that a log of millions of
+// writes never copies its records either: a single growing slice of them
+// would copy tens of megabytes at a doubling, in the middle of whatever
+// write made it grow (a step of a snapshot written between batches). The
+// first page grows by doubling up to its full size, so a small log takes
+// little memory.
+const (
+	pageShift   = 12
+	PageRecords = 1 << pageShift
+	pageMask    = PageRecords - 1
+	minPage     = 64
+)
+
 // Log is an append-only log of writes. The zero value is an empty log.
 type Log struct {
 	chunks [][]byte
-	recs   []record
-	size   int // the bytes of the keys and values appended
+	pages  [][]record // write i is pages[i>>pageShift][i&pageMask]
+	n      int        // the writes appended
+	size   int        // the bytes of the keys and values appended
 }
 
 // Len returns the number of writes appended.
-func (l *Log) Len() int { return len(l.recs) }
+func (l *Log) Len() int { return l.n }
 
 // Append appends a write of the key pre+k and the value v, or a deletion
 // of the key when del is set (v is then ignored). The key and the value
@@ -56,12 +67,41 @@ func (l *Log) Append(pre, k, v []byte, del bool) {
 	c = append(c, v...)
 	l.chunks[len(l.chunks)-1] = c
 	l.size += klen + len(v)
-	if len(l.recs) == cap(l.recs) {
-		// Double, where append grows a large slice by a quarter at a
-		// time and so copies each record about four times in all.
-		l.recs = slices.Grow(l.recs, max(len(l.recs), MinChunk/16))
+	l.addRecord(rec)
+}
+
+// addRecord appends rec to the pages, starting a page when the last is
+// full: a page of a log emptied by Reset if it kept one, else from the
+// pool, else a fresh one.
+func (l *Log) addRecord(rec record) {
+	i := l.n >> pageShift
+	if i == len(l.pages) {
+		var pg []record
+		if i > 0 {
+			pg = takePage()
+		}
+		if pg == nil {
+			pg = make([]record, 0, PageRecords)
+			if i == 0 {
+				pg = make([]record, 0, minPage)
+			}
+		}
+		l.pages = append(l.pages, pg)
 	}
-	l.recs = append(l.recs, rec)
+	pg := &l.pages[i]
+	if len(*pg) == cap(*pg) {
+		// Only the first page starts below its full size; it doubles.
+		grown := make([]record, len(*pg), min(2*cap(*pg), PageRecords))
+		copy(grown, *pg)
+		*pg = grown
+	}
+	*pg = append(*pg, rec)
+	l.n++
+}
+
+// rec returns the record of write i.
+func (l *Log) rec(i int32) *record {
+	return &l.pages[i>>pageShift][i&pageMask]
 }
 
 // room returns the last chunk with room for n more bytes, starting a new
@@ -90,7 +130,7 @@ func (l *Log) room(n int) []byte {
 // Key returns the key of write i. It aliases the log: the caller must not
 // modify it, and it stays valid as long as the log.
 func (l *Log) Key(i int32) []byte {
-	r := &l.recs[i]
+	r := l.rec(i)
 	end := int(r.off) + int(r.klen)
 	return l.chunks[r.chunk][r.off:end:end]
 }
@@ -98,7 +138,7 @@ func (l *Log) Key(i int32) []byte {
 // Val returns the value of write i, and false when it is a deletion. It
 // aliases the log as Key does.
 func (l *Log) Val(i int32) ([]byte, bool) {
-	r := &l.recs[i]
+	r := l.rec(i)
 	if r.vlen < 0 {
 		return nil, false
 	}
@@ -110,7 +150,7 @@ func (l *Log) Val(i int32) ([]byte, bool) {
 // Size returns the bytes of the keys and values appended.
 func (l *Log) Size() int { return l.size }
 
-// Reset empties the log and keeps its last chunk and its records' slice
+// Reset empties the log and keeps its last chunk and its pages of records
 // for the writes appended next: a log filled and emptied in turns (a
 // buffer flushed when it reaches a size) allocates nothing once warm. Keys
 // and values read before Reset must not be used after it.
@@ -120,7 +160,10 @@ func (l *Log) Reset() {
 		clear(l.chunks)
 		l.chunks = append(l.chunks[:0], last)
 	}
-	l.recs, l.size = l.recs[:0], 0
+	for i := range l.pages {
+		l.pages[i] = l.pages[i][:0]
+	}
+	l.n, l.size = 0, 0
 }
 
 // Bytes returns the bytes of the chunks the log holds.
@@ -129,5 +172,11 @@ func (l *Log) Bytes() int64 {
 	for _, c := range l.chunks {
 		n += int64(cap(c))
 	}
-	return n + int64(cap(l.recs))*16
+	for _, pg := range l.pages {
+		n += int64(cap(pg)) * recordBytes
+	}
+	return n
 }
+
+// recordBytes is the size of a record.
+const recordBytes = 16

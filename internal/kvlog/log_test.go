@@ -172,3 +172,59 @@ func TestReleaseReusesChunks(t *testing.T) {
 		t.Fatalf("pool holds %d bytes, want its bound %d", got, PoolBytes)
 	}
 }
+
+// TestRecordsNeverMove appends writes across many pages of records and
+// checks that no record moves as the log grows (a growing slice would
+// copy them all at each doubling), that Reset keeps the pages for the
+// next writes, and that Release gives the full pages to the pool.
+func TestRecordsNeverMove(t *testing.T) {
+	var l Log
+	n := 5*PageRecords + 7
+	for i := range n {
+		l.Append(nil, fmt.Appendf(nil, "%d", i), nil, i%3 == 0)
+	}
+	first, page1 := l.rec(0), l.rec(PageRecords)
+	for i := range 3 * PageRecords {
+		l.Append(nil, []byte("x"), []byte("y"), false)
+		if i == 0 && l.rec(0) != first {
+			t.Fatal("the first page moved")
+		}
+	}
+	if l.rec(0) != first || l.rec(PageRecords) != page1 {
+		t.Fatal("records moved as the log grew")
+	}
+	for _, i := range []int{0, 1, PageRecords - 1, PageRecords, n - 1} {
+		if got := string(l.Key(int32(i))); got != fmt.Sprint(i) {
+			t.Fatalf("write %d: key %q", i, got)
+		}
+		if _, ok := l.Val(int32(i)); ok == (i%3 == 0) {
+			t.Fatalf("write %d: put %v", i, ok)
+		}
+	}
+	pages := len(l.pages)
+	l.Reset()
+	for range 2 * PageRecords {
+		l.Append(nil, []byte("k"), nil, false)
+	}
+	if len(l.pages) != pages || l.rec(0) != first || l.rec(PageRecords) != page1 {
+		t.Fatalf("after Reset: %d pages (had %d), or new ones", len(l.pages), pages)
+	}
+	pooled := len(pool.pages)
+	l.Release()
+	if l.Len() != 0 || len(l.pages) != 0 {
+		t.Fatalf("released log holds %d writes, %d pages", l.Len(), len(l.pages))
+	}
+	if len(pool.pages) != min(pooled+pages, PoolBytes/(PageRecords*recordBytes)) {
+		t.Fatalf("pool has %d pages, had %d, the log %d", len(pool.pages), pooled, pages)
+	}
+	var m Log
+	for range PageRecords + 1 {
+		m.Append(nil, []byte("k"), nil, false)
+	}
+	if cap(m.pages[1]) != PageRecords || len(pool.pages) != min(pooled+pages, PoolBytes/(PageRecords*recordBytes))-1 {
+		t.Fatal("a second page was not taken from the pool")
+	}
+	if cap(m.pages[0]) != PageRecords {
+		t.Fatalf("the first page grew to %d records", cap(m.pages[0]))
+	}
+}

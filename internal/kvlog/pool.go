@@ -17,12 +17,29 @@ import "sync"
 // size a log's chunks reach after its first 4 MiB, so a small log neither
 // draws from it nor feeds it.
 
-// PoolBytes bounds the bytes of chunks the pool keeps between logs.
+// PoolBytes bounds the bytes of chunks the pool keeps between logs, and
+// again the bytes of pages of records (full pages only, as for chunks).
 const PoolBytes = 256 << 20
 
 var pool struct {
-	mu   sync.Mutex
-	free [][]byte // empty chunks of capacity MaxChunk
+	mu    sync.Mutex
+	free  [][]byte   // empty chunks of capacity MaxChunk
+	pages [][]record // empty pages of capacity PageRecords
+}
+
+// takePage returns an empty page of records of capacity PageRecords from
+// the pool, or nil when it has none.
+func takePage() []record {
+	pool.mu.Lock()
+	defer pool.mu.Unlock()
+	n := len(pool.pages)
+	if n == 0 {
+		return nil
+	}
+	pg := pool.pages[n-1]
+	pool.pages[n-1] = nil
+	pool.pages = pool.pages[:n-1]
+	return pg
 }
 
 // takeChunk returns an empty chunk of capacity MaxChunk from the pool, or
@@ -40,9 +57,10 @@ func takeChunk() []byte {
 	return c
 }
 
-// Release empties the log and gives its chunks of MaxChunk bytes to the
-// pool, up to PoolBytes in all. Keys and values read from the log must
-// not be used after it: their bytes will be overwritten by other logs.
+// Release empties the log and gives its chunks of MaxChunk bytes and its
+// full pages of records to the pool, up to PoolBytes of each. Keys and
+// values read from the log must not be used after it: their bytes will be
+// overwritten by other logs.
 func (l *Log) Release() {
 	pool.mu.Lock()
 	for _, c := range l.chunks {
@@ -50,9 +68,15 @@ func (l *Log) Release() {
 			pool.free = append(pool.free, c[:0])
 		}
 	}
+	for _, pg := range l.pages {
+		if cap(pg) == PageRecords && len(pool.pages) < PoolBytes/(PageRecords*recordBytes) {
+			pool.pages = append(pool.pages, pg[:0])
+		}
+	}
 	pool.mu.Unlock()
 	clear(l.chunks)
-	l.chunks, l.recs, l.size = l.chunks[:0], nil, 0
+	clear(l.pages)
+	l.chunks, l.pages, l.n, l.size = l.chunks[:0], l.pages[:0], 0, 0
 }
 
 // PooledBytes returns the bytes of the chunks the pool holds.

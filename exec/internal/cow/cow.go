@@ -64,4 +64,4 @@ func (e *Entries) Reset() {
 }
 
 // Bytes estimates the memory the entries hold.
-func (e *Entries) Bytes() int64 { return e.log.Bytes() + 16*int64(e.log.Len()) }
+func (e *Entries) Bytes() int64 { return e.log.Bytes() }
