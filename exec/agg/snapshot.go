@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/internal/kvlog"
 )
 
 // Snapshots written a part at a time (exec.DeferredSnapshotter), so that
@@ -46,6 +48,11 @@ type pendingSnap struct {
 	bits  []uint64 // by slot: its group is still to be written from the slot
 	slots []int32  // the slots dirty at the barrier
 	next  int      // slots[next:] are still to be looked at
+	// byBits is set when enough slots are pending that the steps find them
+	// in bits, in slot order, reading the arena and the keys in order,
+	// rather than in slots, in the order they changed (a cache miss each).
+	byBits bool
+	word   int // bits[word:] are still to be looked at, when byBits
 
 	delKeys []byte // the entry keys of the groups deleted before the barrier
 	delEnds []int
@@ -55,19 +62,62 @@ type pendingSnap struct {
 	writeWM bool
 
 	// The groups saved by copy-on-write: entry keys and values as of the
-	// barrier.
-	savedKeys []byte
-	keyEnds   []int
-	savedVals []byte
-	valEnds   []int
-	nextSaved int // keyEnds[nextSaved:] are still to be written
+	// barrier, in a log, whose writes are never copied again as it grows
+	// (growing slices of them copied tens of megabytes inside a batch).
+	saved     kvlog.Log
+	nextSaved int32 // the saved entries before it were written
 
-	batch []int32 // scratch: the slots a step writes
+	batch    []int32 // scratch: the slots a step writes
+	key, val []byte  // scratch: an entry being saved
 }
 
 // scanShare bounds the slots a step looks at, in multiples of its budget,
 // when most of them were saved already or freed: the step stays short.
+// A step of a snapshot found by bits looks at up to scanShare words of
+// bits per entry of its budget.
 const scanShare = 8
+
+// bitsDensity: a pending snapshot is found by bits, in slot order, when at
+// least one slot in bitsDensity is pending (one per 8 words of bits). A
+// variable for tests.
+var bitsDensity = 512
+
+// slotsLeft reports whether pending slots may remain to be looked at.
+func (p *pendingSnap) slotsLeft() bool {
+	if p.byBits {
+		return p.word < len(p.bits)
+	}
+	return p.next < len(p.slots)
+}
+
+// nextSlots appends to p.batch the next pending slots, clearing their
+// bits, until it holds budget of them or scan slots (words of bits) were
+// looked at; the caller writes those whose slot holds a group.
+func (p *pendingSnap) nextSlots(budget, scan int) {
+	if !p.byBits {
+		for scanned := 0; p.next < len(p.slots) && len(p.batch) < budget && scanned < scan; scanned++ {
+			s := p.slots[p.next]
+			p.next++
+			w, bit := s>>6, uint64(1)<<(s&63)
+			if p.bits[w]&bit != 0 {
+				p.bits[w] &^= bit
+				p.batch = append(p.batch, s)
+			}
+		}
+		return
+	}
+	for scanned := 0; p.word < len(p.bits) && len(p.batch) < budget && scanned < scan; scanned++ {
+		w := p.bits[p.word]
+		for w != 0 && len(p.batch) < budget {
+			b := bits.TrailingZeros64(w)
+			w &^= 1 << b
+			p.batch = append(p.batch, int32(p.word<<6+b))
+		}
+		if p.bits[p.word] = w; w == 0 {
+			p.word++
+		}
+	}
+}
 
 // Snapshot implements exec.Stateful: it writes the groups changed since
 // the last snapshot at once (a Put for each live dirty group, a Delete
@@ -94,8 +144,9 @@ func (h *HashAgg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWrite
 	p.delKeys, d.delKeys = d.delKeys, p.delKeys[:0]
 	p.delEnds, d.delEnds = d.delEnds, p.delEnds[:0]
 	d.grow(h.arena.Len())
-	p.next, p.nextDel, p.nextSaved = 0, 0, 0
-	p.savedKeys, p.keyEnds, p.savedVals, p.valEnds = p.savedKeys[:0], p.keyEnds[:0], p.savedVals[:0], p.valEnds[:0]
+	p.next, p.word, p.nextDel, p.nextSaved = 0, 0, 0, 0
+	p.byBits = len(p.slots)*bitsDensity >= len(p.bits)
+	p.saved.Reset()
 	if c := h.close; c != nil && c.wm != d.savedWM {
 		p.wm, p.writeWM, d.savedWM = c.wm, true, c.wm
 	}
@@ -137,7 +188,7 @@ func (h *HashAgg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("hash aggregate: snapshot: %w", err)
 	}
-	if p.nextDel < len(p.delEnds) || p.nextSaved < len(p.keyEnds) || p.next < len(p.slots) {
+	if p.nextDel < len(p.delEnds) || int(p.nextSaved) < p.saved.Len() || p.slotsLeft() {
 		return false, nil
 	}
 	p.w = nil
@@ -186,27 +237,26 @@ func (h *HashAgg) writeDeletes(budget int) (int, error) {
 // writeSaved writes the Puts of at most budget of the groups saved by
 // copy-on-write, and returns how many it wrote.
 func (h *HashAgg) writeSaved(budget int) (int, error) {
-	p := &h.pend
-	k := min(budget, len(p.keyEnds)-p.nextSaved)
+	d, p := &h.delta, &h.pend
+	k := min(budget, p.saved.Len()-int(p.nextSaved))
 	if k == 0 {
 		return 0, nil
 	}
-	kstart, vstart := 0, 0
-	if p.nextSaved > 0 {
-		kstart, vstart = p.keyEnds[p.nextSaved-1], p.valEnds[p.nextSaved-1]
+	d.keys, d.ends = d.keys[:0], d.ends[:0]
+	for i := range int32(k) {
+		d.keys = append(d.keys, p.saved.Key(p.nextSaved+i)...)
+		d.ends = append(d.ends, len(d.keys))
 	}
-	ends := p.keyEnds[p.nextSaved : p.nextSaved+k]
-	if err := h.keyGroups(p.savedKeys, kstart, ends); err != nil {
+	if err := h.keyGroups(d.keys, 0, d.ends); err != nil {
 		return 0, err
 	}
-	for i, kend := range ends {
-		vend := p.valEnds[p.nextSaved+i]
-		if err := p.w.Put(h.delta.groups[i], p.savedKeys[kstart:kend], p.savedVals[vstart:vend]); err != nil {
-			return i, err
+	for i := range int32(k) {
+		val, _ := p.saved.Val(p.nextSaved + i)
+		if err := p.w.Put(d.groups[i], p.saved.Key(p.nextSaved+i), val); err != nil {
+			return int(i), err
 		}
-		kstart, vstart = kend, vend
 	}
-	p.nextSaved += k
+	p.nextSaved += int32(k)
 	return k, nil
 }
 
@@ -221,21 +271,16 @@ func (h *HashAgg) writeSlots(budget int) (int, error) {
 	if budget < math.MaxInt/scanShare {
 		scan = scanShare * budget
 	}
-	for scanned := 0; p.next < len(p.slots) && len(p.batch) < budget && scanned < scan; scanned++ {
-		s := p.slots[p.next]
-		p.next++
-		w, bit := s>>6, uint64(1)<<(s&63)
-		if p.bits[w]&bit == 0 {
-			continue
-		}
-		p.bits[w] &^= bit
+	p.nextSlots(budget, scan)
+	live := p.batch[:0]
+	for _, s := range p.batch {
 		if h.live(s) {
-			p.batch = append(p.batch, s)
+			live = append(live, s)
 			d.keys = h.keys.appendEntryKey(d.keys, s)
 			d.ends = append(d.ends, len(d.keys))
 		}
 	}
-	if len(p.batch) == 0 {
+	if p.batch = live; len(p.batch) == 0 {
 		return 0, nil
 	}
 	if err := h.keyGroups(d.keys, 0, d.ends); err != nil {
@@ -285,26 +330,24 @@ func (h *HashAgg) save(s, row int32) {
 	if !h.live(s) {
 		return
 	}
-	val, err := h.appendGroup(p.savedVals, s)
+	val, err := h.appendGroup(p.val[:0], s)
+	p.val = val
 	if err != nil {
 		if p.err == nil {
 			p.err = fmt.Errorf("hash aggregate: snapshot: %w", err)
 		}
 		return
 	}
-	p.savedVals = val
-	p.valEnds = append(p.valEnds, len(p.savedVals))
 	if row >= 0 {
-		p.savedKeys = h.keys.appendRowEntryKey(p.savedKeys, s, row)
+		p.key = h.keys.appendRowEntryKey(p.key[:0], s, row)
 	} else {
-		p.savedKeys = h.keys.appendEntryKey(p.savedKeys, s)
+		p.key = h.keys.appendEntryKey(p.key[:0], s)
 	}
-	p.keyEnds = append(p.keyEnds, len(p.savedKeys))
+	p.saved.Append(nil, p.key, p.val, false)
 }
 
 // bytes estimates the memory of the pending snapshot.
 func (p *pendingSnap) bytes() int64 {
 	return int64(cap(p.bits))*8 + int64(cap(p.slots))*4 + int64(cap(p.delKeys)) + int64(cap(p.delEnds))*8 +
-		int64(cap(p.savedKeys)) + int64(cap(p.keyEnds))*8 + int64(cap(p.savedVals)) + int64(cap(p.valEnds))*8 +
-		int64(cap(p.batch))*4
+		p.saved.Bytes() + int64(cap(p.batch))*4 + int64(cap(p.key)+cap(p.val))
 }

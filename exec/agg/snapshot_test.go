@@ -2,6 +2,9 @@ package agg
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,5 +109,85 @@ func TestSnapshotFinishesThePendingOne(t *testing.T) {
 		if pending, err := steps.BeginSnapshot(ctx, 3, state); err != nil || pending {
 			t.Fatalf("a snapshot of nothing changed: pending %v, %v", pending, err)
 		}
+	}
+}
+
+// TestSnapshotInStepsRandom runs two aggregates on the same random input
+// over thousands of groups, one snapshotting at once, the other beginning
+// its snapshots and writing them a few entries at a time while later
+// chunks insert, retract (deleting groups) and create groups; after each
+// snapshot the two states must be equal. Barriers come after rounds that
+// dirty a few groups (the steps take the pending slots from the list of
+// those changed) and after rounds that dirty many (they scan the bits in
+// slot order); both kinds must occur.
+func TestSnapshotInStepsRandom(t *testing.T) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(7, 8))
+	clk := newFakeClock()
+	at, atEnv, atOut := ttlAgg(t, clk)
+	steps, env, out := ttlAgg(t, clk)
+	atState, state := exectest.NewState(), exectest.NewState()
+	const keys = 4000
+	rows := map[int64][]int64{} // by key, the values inserted and not retracted
+	chunk := func(n, span int) string {
+		var b strings.Builder
+		b.WriteString("bigint bigint")
+		for range n {
+			k := int64(rng.IntN(span))
+			if vs := rows[k]; len(vs) > 0 && rng.IntN(3) == 0 {
+				fmt.Fprintf(&b, "\n-D %d %d", k, vs[len(vs)-1])
+				rows[k] = vs[:len(vs)-1]
+				continue
+			}
+			v := int64(rng.IntN(100))
+			rows[k] = append(rows[k], v)
+			fmt.Fprintf(&b, "\n+I %d %d", k, v)
+		}
+		return b.String()
+	}
+	both := func(text string) {
+		feed(t, at, atEnv, atOut, text)
+		feed(t, steps, env, out, text)
+	}
+	both(chunk(3*keys, keys))
+	atState.Snapshot(t, at, 1)
+	state.Snapshot(t, steps, 1)
+	defer func(d int) { bitsDensity = d }(bitsDensity)
+	modes := map[bool]int{}
+	for epoch := uint64(2); epoch < 40; epoch++ {
+		// Every other round dirties a few groups, found by list (the
+		// slots of 4,000 groups are too few for the density at which the
+		// aggregate itself turns to the list: 0 makes it).
+		bitsDensity = 512
+		if epoch%2 == 0 {
+			both(chunk(5, keys))
+			bitsDensity = 0
+		} else {
+			both(chunk(keys, keys))
+		}
+		atState.Snapshot(t, at, epoch)
+		pending, err := steps.BeginSnapshot(ctx, epoch, state)
+		if err != nil || !pending {
+			t.Fatalf("epoch %d: BeginSnapshot: pending %v, %v", epoch, pending, err)
+		}
+		modes[steps.pend.byBits]++
+		for done := false; !done; {
+			if done, err = steps.SnapshotStep(ctx, 1+rng.IntN(40)); err != nil {
+				t.Fatal(err)
+			}
+			if !done && rng.IntN(2) == 0 {
+				// The next round's rows, over more keys than there are
+				// groups, so that groups are created too.
+				text := chunk(1+rng.IntN(30), keys+keys/4)
+				feed(t, at, atEnv, atOut, text)
+				feed(t, steps, env, out, text)
+			}
+		}
+		if diff := state.Diff(atState); diff != "" {
+			t.Fatalf("epoch %d (by bits %v): the snapshot written in steps differs (-steps +at once):\n%s", epoch, steps.pend.byBits, diff)
+		}
+	}
+	if modes[true] == 0 || modes[false] == 0 {
+		t.Fatalf("snapshots found by bits and by list: %v, want both", modes)
 	}
 }
