@@ -27,15 +27,19 @@ import (
 // time (the bound on pauses is twice the median batch), and the
 // snapshot still gets about a third of the task's time, so it ends. With
 // no input waiting a step takes maxStepTime, short enough that input
-// arriving meanwhile waits little. Steps are sized in entries from the
-// time the operator took per entry in its steps so far (initialEntryCost
-// before the first: an entry of the hash aggregate into Badger).
+// arriving meanwhile waits little. A step is a loop of sub-steps of at
+// most subStepEntries entries each, until its time is up: an estimate of
+// the time per entry that is off (entries cost more when the store grows
+// or the operator's state is out of cache) then lengthens a step by one
+// sub-step at most. Sub-steps are sized from the time the operator took
+// per entry so far (initialEntryCost before the first: an entry of the
+// hash aggregate into Badger), so that the last one ends about on time.
 const (
 	stepShare        = 2
 	minStepTime      = 200 * time.Microsecond
 	maxStepTime      = 4 * time.Millisecond
 	initialEntryCost = time.Microsecond
-	maxStepEntries   = 1 << 16
+	subStepEntries   = 1024
 )
 
 // pendingSnapshot is the snapshot a task's operators began at a barrier
@@ -52,21 +56,29 @@ type pendingSnapshot struct {
 func (s *taskState) deferring() bool { return s != nil && len(s.pend.ops) > 0 }
 
 // step has the first operator with entries left write about target's
-// worth of them, and reports whether the snapshot is finished.
+// worth of them, in sub-steps, and reports whether the snapshot is
+// finished.
 func (s *taskState) step(ctx context.Context, target time.Duration) (finished bool, err error) {
 	p := &s.pend
 	i := p.ops[0]
-	budget := int(min(max(target/p.perEntry, 1), maxStepEntries))
 	start := time.Now()
-	done, err := s.deferred[i].SnapshotStep(ctx, budget)
+	var done bool
+	for left := target; ; {
+		budget := int(min(max(left/p.perEntry, 1), subStepEntries))
+		sub := time.Now()
+		done, err = s.deferred[i].SnapshotStep(ctx, budget)
+		now := time.Now()
+		if n := s.wrote(s.writers[i]); n > 0 {
+			p.perEntry = max((3*p.perEntry+now.Sub(sub)/time.Duration(n))/4, time.Nanosecond)
+		}
+		if left = target - now.Sub(start); err != nil || done || left <= 0 {
+			break
+		}
+	}
 	if ferr := s.writers[i].flush(); err == nil {
 		err = ferr
 	}
-	d := time.Since(start)
-	p.steps += d
-	if n := s.wrote(s.writers[i]); n > 0 {
-		p.perEntry = max((3*p.perEntry+d/time.Duration(n))/4, time.Nanosecond)
-	}
+	p.steps += time.Since(start)
 	if err != nil {
 		return false, fmt.Errorf("snapshotting operator %d for checkpoint %d: %w", i, p.epoch, err)
 	}

@@ -25,6 +25,7 @@ type stepSnap struct {
 	nopOp
 	n          int
 	gate, fail chan struct{}
+	cost       time.Duration // the time an entry takes to write
 
 	mu     sync.Mutex
 	events []string
@@ -98,6 +99,7 @@ func (s *stepSnap) SnapshotStep(ctx context.Context, _ int) (bool, error) {
 		}
 	}
 	s.note("steps")
+	time.Sleep(s.cost)
 	if err := s.w.Put(0, fmt.Appendf(nil, "%d/%d", s.epoch, s.next), []byte("v")); err != nil {
 		return false, err
 	}
@@ -141,9 +143,10 @@ func (j *Job) deferredCount() int {
 // TestSnapshotStepsBetweenChunks: after a barrier the task forwards it
 // and writes the pending snapshot a step between two chunks, finishes it
 // before the end of input, and counts it pending in the job meanwhile.
+// Each entry takes longer than a step's time, so a step writes one.
 func TestSnapshotStepsBetweenChunks(t *testing.T) {
 	alloc := exectest.Alloc(t)
-	op := &stepSnap{n: 6}
+	op := &stepSnap{n: 6, cost: 2 * minStepTime}
 	tk, j, _ := stepTask(t, op)
 	ctx := context.Background()
 	put := func(m message) {
@@ -302,5 +305,64 @@ func TestSourceTaskStepsItsSnapshot(t *testing.T) {
 	src.End()
 	if err := job.Wait(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// budgetSnap is a deferred snapshot of n entries that writes its budget
+// of them at each step, taking cost per step whatever its budget, and
+// records the budgets it was given.
+type budgetSnap struct {
+	stepSnap
+	cost    time.Duration
+	budgets []int
+}
+
+func (s *budgetSnap) SnapshotStep(_ context.Context, budget int) (bool, error) {
+	s.budgets = append(s.budgets, budget)
+	time.Sleep(s.cost)
+	for ; budget > 0 && s.next < s.n; budget-- {
+		if err := s.w.Put(0, fmt.Appendf(nil, "%d", s.next), nil); err != nil {
+			return false, err
+		}
+		s.next++
+	}
+	return s.next == s.n, nil
+}
+
+// TestSnapshotStepRunsSubStepsUntilItsTime: a step calls the operator
+// with budgets of at most subStepEntries until its time is up, so that a
+// step of entries cheaper than estimated goes on for its time, and one of
+// entries dearer than estimated stops after a sub-step past its time.
+func TestSnapshotStepRunsSubStepsUntilItsTime(t *testing.T) {
+	ctx := context.Background()
+	op := &budgetSnap{stepSnap: stepSnap{n: 1 << 30}, cost: 100 * time.Microsecond}
+	tk, _, _ := stepTask(t, op)
+	if err := tk.state.snapshot(ctx, 0, 1); err != nil {
+		t.Fatal(err)
+	}
+	target := 20 * time.Millisecond
+	start := time.Now()
+	if done, err := tk.state.step(ctx, target); done || err != nil {
+		t.Fatalf("step: done %v, %v", done, err)
+	}
+	if d := time.Since(start); d < target {
+		t.Fatalf("the step ended after %v, before its %v", d, target)
+	}
+	if len(op.budgets) < 2 {
+		t.Fatalf("one sub-step of budget %v in a step of %v taking %v each", op.budgets, target, op.cost)
+	}
+	for _, b := range op.budgets {
+		if b < 1 || b > subStepEntries {
+			t.Fatalf("sub-step budgets %v, want each within 1..%d", op.budgets, subStepEntries)
+		}
+	}
+	// With each sub-step taking 50 ms, a step of 20 ms stops after its
+	// first.
+	op.budgets, op.cost = nil, 50*time.Millisecond
+	if _, err := tk.state.step(ctx, target); err != nil {
+		t.Fatal(err)
+	}
+	if len(op.budgets) != 1 {
+		t.Fatalf("%d sub-steps of 50 ms in a step of %v, want 1", len(op.budgets), target)
 	}
 }
