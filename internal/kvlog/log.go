@@ -40,7 +40,8 @@ const (
 
 // Log is an append-only log of writes. The zero value is an empty log.
 type Log struct {
-	chunks [][]byte
+	chunks [][]byte   // chunks[:cur+1] hold the writes; the rest, emptied by Reset, are kept for the next
+	cur    int        // the chunk being filled
 	pages  [][]record // write i is pages[i>>pageShift][i&pageMask]
 	n      int        // the writes appended
 	size   int        // the bytes of the keys and values appended
@@ -58,14 +59,14 @@ func (l *Log) Append(pre, k, v []byte, del bool) {
 		v = nil
 	}
 	c := l.room(klen + len(v))
-	rec := record{chunk: int32(len(l.chunks) - 1), off: int32(len(c)), klen: int32(klen), vlen: int32(len(v))}
+	rec := record{chunk: int32(l.cur), off: int32(len(c)), klen: int32(klen), vlen: int32(len(v))}
 	if del {
 		rec.vlen = -1
 	}
 	c = append(c, pre...)
 	c = append(c, k...)
 	c = append(c, v...)
-	l.chunks[len(l.chunks)-1] = c
+	l.chunks[l.cur] = c
 	l.size += klen + len(v)
 	l.addRecord(rec)
 }
@@ -104,17 +105,22 @@ func (l *Log) rec(i int32) *record {
 	return &l.pages[i>>pageShift][i&pageMask]
 }
 
-// room returns the last chunk with room for n more bytes, starting a new
-// one if it has not. Offsets within a chunk fit an int32: a chunk larger
-// than MaxChunk holds one write, at offset 0.
+// room returns the chunk being filled if it has room for n more bytes,
+// else moves on to the next: one kept by Reset if it is large enough, else
+// a new one. Offsets within a chunk fit an int32: a chunk larger than
+// MaxChunk holds one write, at offset 0.
 func (l *Log) room(n int) []byte {
 	size := MinChunk
 	if len(l.chunks) > 0 {
-		c := l.chunks[len(l.chunks)-1]
+		c := l.chunks[l.cur]
 		if len(c)+n <= cap(c) {
 			return c
 		}
 		size = min(2*cap(c), MaxChunk)
+		l.cur++
+		if l.cur < len(l.chunks) && n <= cap(l.chunks[l.cur]) {
+			return l.chunks[l.cur]
+		}
 	}
 	c := []byte(nil)
 	if size == MaxChunk && n <= MaxChunk {
@@ -123,7 +129,11 @@ func (l *Log) room(n int) []byte {
 	if c == nil {
 		c = make([]byte, 0, max(size, n))
 	}
-	l.chunks = append(l.chunks, c)
+	if l.cur < len(l.chunks) {
+		l.chunks[l.cur] = c // a kept chunk too small for the write
+	} else {
+		l.chunks = append(l.chunks, c)
+	}
 	return c
 }
 
@@ -150,20 +160,21 @@ func (l *Log) Val(i int32) ([]byte, bool) {
 // Size returns the bytes of the keys and values appended.
 func (l *Log) Size() int { return l.size }
 
-// Reset empties the log and keeps its last chunk and its pages of records
-// for the writes appended next: a log filled and emptied in turns (a
-// buffer flushed when it reaches a size) allocates nothing once warm. Keys
-// and values read before Reset must not be used after it.
+// Reset empties the log and keeps its chunks and its pages of records for
+// the writes appended next: a log filled and emptied in turns (a buffer
+// flushed when it reaches a size, the entries a snapshot saves) allocates
+// nothing once warm, and writes into memory it has touched before (fresh
+// memory costs a page fault per 4 KiB on its first touch, a millisecond
+// or more for a chunk, in whatever write crosses into it). Keys and values
+// read before Reset must not be used after it.
 func (l *Log) Reset() {
-	if n := len(l.chunks); n > 0 {
-		last := l.chunks[n-1][:0]
-		clear(l.chunks)
-		l.chunks = append(l.chunks[:0], last)
+	for i := range l.chunks {
+		l.chunks[i] = l.chunks[i][:0]
 	}
 	for i := range l.pages {
 		l.pages[i] = l.pages[i][:0]
 	}
-	l.n, l.size = 0, 0
+	l.cur, l.n, l.size = 0, 0, 0
 }
 
 // Bytes returns the bytes of the chunks the log holds.

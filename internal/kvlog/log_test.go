@@ -87,16 +87,19 @@ func BenchmarkAppend(b *testing.B) {
 }
 
 // TestLogReset checks that a log emptied by Reset takes new writes, reads
-// only those back, and reuses its last chunk.
+// only those back, and writes them into the chunks it had, in order.
 func TestLogReset(t *testing.T) {
 	var l Log
 	for i := range 1000 {
 		l.Append([]byte("k"), fmt.Appendf(nil, "%d", i), bytes.Repeat([]byte("v"), 100), false)
 	}
-	last := &l.chunks[len(l.chunks)-1][:1][0]
+	var had []*byte
+	for _, c := range l.chunks {
+		had = append(had, &c[:1][0])
+	}
 	l.Reset()
-	if l.Len() != 0 || l.Size() != 0 || len(l.chunks) != 1 {
-		t.Fatalf("after Reset: %d writes, %d bytes, %d chunks", l.Len(), l.Size(), len(l.chunks))
+	if l.Len() != 0 || l.Size() != 0 || len(l.chunks) != len(had) {
+		t.Fatalf("after Reset: %d writes, %d bytes, %d chunks (had %d)", l.Len(), l.Size(), len(l.chunks), len(had))
 	}
 	l.Append(nil, []byte("a"), []byte("1"), false)
 	l.Append(nil, []byte("b"), nil, true)
@@ -106,8 +109,36 @@ func TestLogReset(t *testing.T) {
 	if _, ok := l.Val(1); ok {
 		t.Fatal("the deletion reads as a put")
 	}
-	if &l.chunks[0][:1][0] != last {
-		t.Fatal("Reset did not keep the last chunk")
+	if &l.chunks[0][:1][0] != had[0] {
+		t.Fatal("Reset did not keep the first chunk")
+	}
+	// Filling the log again moves through the chunks it had.
+	for i := range 1000 {
+		l.Append([]byte("k"), fmt.Appendf(nil, "%d", i), bytes.Repeat([]byte("w"), 100), false)
+	}
+	for i, c := range l.chunks[:len(had)] {
+		if &c[:1][0] != had[i] {
+			t.Fatalf("chunk %d is new after Reset", i)
+		}
+	}
+	if len(l.chunks) != len(had) {
+		t.Fatalf("%d chunks for the same writes, had %d", len(l.chunks), len(had))
+	}
+	for i := range 1000 {
+		if k, v := l.Key(int32(2+i)), mustVal(t, &l, int32(2+i)); string(k) != fmt.Sprint("k", i) || len(v) != 100 || v[0] != 'w' {
+			t.Fatalf("write %d: %q = %q", 2+i, k, v)
+		}
+	}
+	// A write larger than the next chunk kept takes a chunk of its own.
+	l.Reset()
+	big := bytes.Repeat([]byte("x"), 3*MinChunk)
+	l.Append(nil, []byte("a"), nil, false)
+	for range cap(l.chunks[0]) / len(big) {
+		l.Append(nil, []byte("b"), big, false)
+	}
+	l.Append(nil, []byte("c"), big, false)
+	if v := mustVal(t, &l, int32(l.Len()-1)); !bytes.Equal(v, big) || string(l.Key(0)) != "a" {
+		t.Fatal("a large write after Reset reads back wrong")
 	}
 }
 

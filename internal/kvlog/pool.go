@@ -76,7 +76,7 @@ func (l *Log) Release() {
 	pool.mu.Unlock()
 	clear(l.chunks)
 	clear(l.pages)
-	l.chunks, l.pages, l.n, l.size = l.chunks[:0], l.pages[:0], 0, 0
+	l.chunks, l.pages, l.cur, l.n, l.size = l.chunks[:0], l.pages[:0], 0, 0, 0
 }
 
 // PooledBytes returns the bytes of the chunks the pool holds.
