@@ -23,9 +23,12 @@ import (
 
 // Step sizes. While input waits, a step takes about 1/stepShare of the
 // time the task took for its last chunk, within [minStepTime,
-// maxStepTime]: a chunk behind a step waits at most half again its own
-// time (the bound on pauses is twice the median batch), and the
-// snapshot still gets about a third of the task's time, so it ends. With
+// maxStepTime]: a chunk behind a step waits at most a quarter again its
+// own time (the bound on pauses is twice the median batch), and
+// the snapshot still gets about a fifth of the task's time, so it ends
+// (the hash aggregate's 3.4M entries a second at 10M keys in about 0.35 s;
+// with a share of a half, stalls were longer and checkpoints hardly
+// sooner: docs/benchmarks.md, Pauses). With
 // no input waiting a step takes maxStepTime, short enough that input
 // arriving meanwhile waits little. A step is a loop of sub-steps of at
 // most subStepEntries entries each, until its time is up: an estimate of
@@ -35,7 +38,7 @@ import (
 // per entry so far (initialEntryCost before the first: an entry of the
 // hash aggregate into Badger), so that the last one ends about on time.
 const (
-	stepShare        = 2
+	stepShare        = 4
 	minStepTime      = 200 * time.Microsecond
 	maxStepTime      = 4 * time.Millisecond
 	initialEntryCost = time.Microsecond
