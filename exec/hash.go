@@ -130,6 +130,20 @@ func hashString(s string) uint64 {
 // KeyGroup maps a row hash to its key group.
 func KeyGroup(h uint64) int { return int(h % NumKeyGroups) }
 
+// IntKeyGroup returns the key group of a row whose one hashed column is
+// integer-like (BIGINT, DATE, TIMESTAMP, INTERVAL or BOOLEAN, its value v
+// as an int64, a boolean's 0 or 1), or NULL when null: what RowKeyGroups
+// computes for such a column, without building it. An operator that
+// keeps such keys as int64s (the hash aggregate) finds its entries' key
+// groups with it.
+func IntKeyGroup(v int64, null bool) int {
+	u := uint64(v)
+	if null {
+		u = nullHash
+	}
+	return KeyGroup(combine(hashSeed, u))
+}
+
 // RowKeyGroups sets groups[i] to the key group of row i of cols, as the
 // hash exchange computes it, hashing into hashes, which it resizes to the
 // rows and returns for reuse. groups must have a row's length.

@@ -113,3 +113,46 @@ func TestRowKeyGroups(t *testing.T) {
 		}
 	}
 }
+
+// TestIntKeyGroupIsRowKeyGroups checks IntKeyGroup against RowKeyGroups
+// over one column of each integer-like type, with NULLs and negative
+// values.
+func TestIntKeyGroupIsRowKeyGroups(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	for _, typ := range []types.T{types.BigIntT, types.DateT, types.TimestampT(3), types.IntervalT, types.BoolT} {
+		var vals []types.Datum
+		var want []int64
+		for i := range 2000 {
+			v := int64(i*7919) - 5000000
+			switch typ.Kind {
+			case types.Date:
+				v = int64(int32(v))
+			case types.Boolean:
+				v = int64(i % 2)
+			case types.BigInt:
+				v *= 1 << 40
+			}
+			if i%97 == 0 {
+				vals, want = append(vals, types.NullDatum), append(want, 0)
+				continue
+			}
+			d := types.IntDatum(v)
+			if typ.Kind == types.Boolean {
+				d = types.BoolDatum(v == 1)
+			}
+			vals, want = append(vals, d), append(want, v)
+		}
+		col := types.BuildArray(alloc, typ, vals)
+		groups := make([]int, len(vals))
+		if _, err := RowKeyGroups([]arrow.Array{col}, nil, groups); err != nil {
+			t.Fatal(err)
+		}
+		for i, g := range groups {
+			if got := IntKeyGroup(want[i], col.IsNull(i)); got != g {
+				t.Fatalf("%s row %d (%d, null %v): IntKeyGroup %d, RowKeyGroups %d", typ, i, want[i], col.IsNull(i), got, g)
+			}
+		}
+		col.Release()
+	}
+}

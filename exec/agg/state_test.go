@@ -1,12 +1,16 @@
 package agg
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow-go/v18/arrow"
+
+	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
 	"github.com/eddysql/eddy/exec/internal/accum"
@@ -212,4 +216,65 @@ func partitionedBy(cfg HashConfig) []int {
 		out[i] = cfg.GroupKeys[k]
 	}
 	return out
+}
+
+// TestIntKeyGroupsAsTheExchange checks that the key groups a snapshot
+// writes an integer-like group key's entries under (read from the entry
+// keys, exec.IntKeyGroup) are those the hash exchange gives the rows, for
+// every integer-like type, NULL and negative values included.
+func TestIntKeyGroupsAsTheExchange(t *testing.T) {
+	for _, c := range []struct{ typ, vals string }{
+		{"bigint", "-9000000000000 -1 0 1 7 NULL 123456789012"},
+		{"date", "1969-12-31 1970-01-01 2024-02-29 NULL 2100-01-01"},
+		{"timestamp(3)", "1960-05-01T10:00:00.250 1970-01-01T00:00:00 2024-02-29T23:59:59.999 NULL"},
+		{"boolean", "true false NULL"},
+	} {
+		cfg := testConfig(t, c.typ+" bigint", []int{0}, "count(*)")
+		h := NewHashAgg(cfg)
+		env := exec.NewTestEnv(exectest.Alloc(t))
+		if err := h.Open(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+		if !h.intKeyGroups() {
+			t.Fatalf("%s: key groups not read from the integer keys", c.typ)
+		}
+		text := c.typ + " bigint"
+		for _, v := range strings.Fields(c.vals) {
+			text += "\n+I " + v + " 1"
+		}
+		ch := exectest.Chunk(t, env.Alloc, text)
+		want := make([]int, ch.Batch.NumRows())
+		if _, err := exec.RowKeyGroups([]arrow.Array{ch.Batch.Column(0)}, nil, want); err != nil {
+			t.Fatal(err)
+		}
+		out := exectest.NewCollector(t, exectest.CollectorOptions{})
+		if err := h.Process(context.Background(), 0, ch, out); err != nil {
+			t.Fatal(err)
+		}
+		// Each row is its own group: look each up by its key.
+		var keys []byte
+		var ends []int
+		for i := range ch.Batch.NumRows() {
+			var slot int32
+			var created bool
+			if d := types.DatumAt(ch.Batch.Column(0), int(i), cfg.Input[0]); d.Null {
+				slot, created = h.keys.ints.FindNull()
+			} else {
+				slot, created = h.keys.ints.Find(d.I)
+			}
+			if created {
+				t.Fatalf("%s: row %d has no group", c.typ, i)
+			}
+			keys = h.keys.appendEntryKey(keys, slot)
+			ends = append(ends, len(keys))
+		}
+		ch.Batch.Release()
+		if err := h.keyGroups(keys, 0, ends); err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(h.delta.groups, want) {
+			t.Fatalf("%s: key groups %v, the exchange's %v", c.typ, h.delta.groups, want)
+		}
+		h.Close()
+	}
 }
