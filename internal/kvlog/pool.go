@@ -29,32 +29,25 @@ var pool struct {
 
 // takePage returns an empty page of records of capacity PageRecords from
 // the pool, or nil when it has none.
-func takePage() []record {
-	pool.mu.Lock()
-	defer pool.mu.Unlock()
-	n := len(pool.pages)
-	if n == 0 {
-		return nil
-	}
-	pg := pool.pages[n-1]
-	pool.pages[n-1] = nil
-	pool.pages = pool.pages[:n-1]
-	return pg
-}
+func takePage() []record { return take(&pool.pages) }
 
 // takeChunk returns an empty chunk of capacity MaxChunk from the pool, or
 // nil when it has none.
-func takeChunk() []byte {
+func takeChunk() []byte { return take(&pool.free) }
+
+// take pops the last of the pool's free slices in free, or returns nil
+// when there is none.
+func take[T any](free *[][]T) []T {
 	pool.mu.Lock()
 	defer pool.mu.Unlock()
-	n := len(pool.free)
+	n := len(*free)
 	if n == 0 {
 		return nil
 	}
-	c := pool.free[n-1]
-	pool.free[n-1] = nil
-	pool.free = pool.free[:n-1]
-	return c
+	s := (*free)[n-1]
+	(*free)[n-1] = nil
+	*free = (*free)[:n-1]
+	return s
 }
 
 // Release empties the log and gives its chunks of MaxChunk bytes and its
