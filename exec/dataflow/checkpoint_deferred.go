@@ -74,8 +74,8 @@ func (s *taskState) step(ctx context.Context, target time.Duration) (finished bo
 		if n := s.wrote(s.writers[i]); n > 0 {
 			p.perEntry = max((3*p.perEntry+now.Sub(sub)/time.Duration(n))/4, time.Nanosecond)
 		}
-		if left = target - now.Sub(start); err != nil || done || left <= 0 {
-			break
+		if left = target - now.Sub(start); err != nil || done || left <= 0 || ctx.Err() != nil {
+			break // a job stopping: the callers look at ctx between steps
 		}
 	}
 	if ferr := s.writers[i].flush(); err == nil {

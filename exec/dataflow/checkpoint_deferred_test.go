@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -364,5 +365,13 @@ func TestSnapshotStepRunsSubStepsUntilItsTime(t *testing.T) {
 	}
 	if len(op.budgets) != 1 {
 		t.Fatalf("%d sub-steps of 50 ms in a step of %v, want 1", len(op.budgets), target)
+	}
+	// A step with no time limit (finishing a snapshot) stops after a
+	// sub-step once the job is stopping.
+	op.budgets, op.cost = nil, 0
+	stopped, cancel := context.WithCancel(ctx)
+	cancel()
+	if done, err := tk.state.step(stopped, time.Duration(math.MaxInt64)); done || err != nil || len(op.budgets) != 1 {
+		t.Fatalf("a step of a stopping job: done %v, %v, %d sub-steps; want 1, unfinished", done, err, len(op.budgets))
 	}
 }
