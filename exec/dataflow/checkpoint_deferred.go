@@ -12,7 +12,7 @@ import (
 // captures what changed, copy-on-write), and the task forwards the
 // barrier at once, having counted its pending snapshot in the job
 // (Job.deferred). Then the task writes the rest in steps on its own
-// goroutine: one after each message it handles, taking about half the
+// goroutine: one after each message it handles, taking about a quarter of the
 // time its last chunk took, and, while no input waits, one after another.
 // It finishes the snapshot at once before it handles the next barrier or
 // the end of input, so an operator never has two snapshots pending and a
