@@ -45,10 +45,14 @@ type DeferredSnapshotter interface {
 }
 
 // FinishSnapshot writes what remains of d's pending snapshot, if any,
-// stepping with no bound: what Snapshot does before it begins a new one,
+// stepping with no bound (after waiting for a BackgroundSnapshotter's
+// writer): what Snapshot does before it begins a new one,
 // and after, to write it whole.
 func FinishSnapshot(ctx context.Context, d DeferredSnapshotter) error {
 	for {
+		if err := WaitSnapshot(ctx, d); err != nil {
+			return err
+		}
 		done, err := d.SnapshotStep(ctx, math.MaxInt)
 		if err != nil || done {
 			return err

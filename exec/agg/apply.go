@@ -163,7 +163,9 @@ func (h *HashAgg) growSlots() {
 // freeSlot forgets the group of slot s, which lost its last row.
 func (h *HashAgg) freeSlot(s int32) {
 	if h.pend.w != nil {
+		h.lockSaves()
 		h.save(s, -1) // copy-on-write: as it was at the barrier
+		h.unlockSaves()
 	}
 	h.deleted(s)
 	h.keys.delete(s)

@@ -77,11 +77,12 @@ type HashAgg struct {
 }
 
 var (
-	_ exec.Operator            = (*HashAgg)(nil)
-	_ exec.Stateful            = (*HashAgg)(nil)
-	_ exec.FiniteInputState    = (*HashAgg)(nil)
-	_ exec.DeferredSnapshotter = (*HashAgg)(nil)
-	_ exec.ProcessingTimer     = (*HashAgg)(nil)
+	_ exec.Operator              = (*HashAgg)(nil)
+	_ exec.Stateful              = (*HashAgg)(nil)
+	_ exec.FiniteInputState      = (*HashAgg)(nil)
+	_ exec.DeferredSnapshotter   = (*HashAgg)(nil)
+	_ exec.BackgroundSnapshotter = (*HashAgg)(nil)
+	_ exec.ProcessingTimer       = (*HashAgg)(nil)
 )
 
 // The group header: the first words of a group's arena row.
@@ -206,6 +207,7 @@ func (h *HashAgg) Close() error {
 	arrays.ReleaseBuilders(h.builders)
 	h.builders = nil
 	h.keys, h.aggs, h.args, h.arena, h.close, h.ttl = nil, nil, accum.Args{}, nil, nil, nil
+	h.stopBackground()
 	h.pend = pendingSnap{} // a snapshot not all written is dropped
 	return nil
 }

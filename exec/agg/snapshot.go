@@ -67,6 +67,10 @@ type pendingSnap struct {
 	saved     kvlog.Log
 	nextSaved int32 // the saved entries before it were written
 
+	// bg is set while a writer goroutine writes the snapshot
+	// (snapshot_background.go); steps then write nothing.
+	bg *bgSnap
+
 	batch    []int32 // scratch: the slots a step writes
 	key, val []byte  // scratch: an entry being saved
 }
@@ -131,10 +135,17 @@ func (h *HashAgg) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter
 // snapshot begun before, then takes the delta as the pending snapshot and
 // starts a new one, in time independent of the number of dirty groups. It
 // reports whether anything is to be written.
+//
+// When the state allows it, the snapshot is then written by a goroutine
+// of its own (snapshot_background.go), and SnapshotStep only finishes it.
 func (h *HashAgg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWriter) (bool, error) {
 	if h.keys == nil {
 		return false, errors.New("hash aggregate: Snapshot before Open")
 	}
+	// A snapshot finished here in steps writes to w's buffer, which the
+	// runtime flushes after this returns: a writer goroutine, which
+	// flushes on its own, must not start ahead of it.
+	stepped := h.pend.w != nil && h.pend.bg == nil
 	if err := exec.FinishSnapshot(ctx, h); err != nil {
 		return false, err
 	}
@@ -155,12 +166,17 @@ func (h *HashAgg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWrite
 		return false, nil
 	}
 	p.w = w
+	if f, accs, ok := h.backgroundFor(w); ok && !stepped {
+		h.startBackground(ctx, f, accs)
+	}
 	return true, nil
 }
 
 // SnapshotStep implements exec.DeferredSnapshotter: it writes at most
 // budget of the pending snapshot's entries (the watermark's, written
-// first, not counted) and reports whether none remain.
+// first, not counted) and reports whether none remain. While a writer
+// goroutine writes the snapshot it writes nothing, and once the writer is
+// done it reports the snapshot finished.
 func (h *HashAgg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 	p := &h.pend
 	if p.w == nil {
@@ -168,6 +184,15 @@ func (h *HashAgg) SnapshotStep(_ context.Context, budget int) (bool, error) {
 	}
 	if p.err != nil {
 		return false, p.err
+	}
+	if p.bg != nil {
+		done, err := h.joinBackground()
+		if !done || err != nil {
+			p.err = err
+			return false, err
+		}
+		p.w = nil
+		return true, nil
 	}
 	budget = max(budget, 1)
 	if p.writeWM {
@@ -305,6 +330,8 @@ func (h *HashAgg) writeSlots(budget int) (int, error) {
 // rows[j], if rows is not nil, is a row of the current batch in the group
 // of slots[j].
 func (h *HashAgg) saveTouched(slots, rows []int32) {
+	h.lockSaves()
+	defer h.unlockSaves()
 	for j, s := range slots {
 		row := int32(-1)
 		if rows != nil {
@@ -319,14 +346,23 @@ func (h *HashAgg) saveTouched(slots, rows []int32) {
 // it since would have saved it first — for a later step to write. row,
 // unless negative, is a row of the current batch in the group, whose
 // integer key is read from the row (in cache) rather than the group
-// table. The caller checks that a snapshot is pending.
+// table. The caller checks that a snapshot is pending and, while a writer
+// goroutine runs, holds its mu.
 func (h *HashAgg) save(s, row int32) {
 	p := &h.pend
 	w, bit := int(s>>6), uint64(1)<<(s&63)
-	if w >= len(p.bits) || p.bits[w]&bit == 0 {
+	switch {
+	case w >= len(p.bits):
 		return
+	case p.bg != nil:
+		if !p.bg.claim(w, bit) {
+			return
+		}
+	case p.bits[w]&bit == 0:
+		return
+	default:
+		p.bits[w] &^= bit
 	}
-	p.bits[w] &^= bit
 	if !h.live(s) {
 		return
 	}

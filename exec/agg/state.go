@@ -116,10 +116,7 @@ func (g *groupKeys) appendEntryKey(buf []byte, slot int32) []byte {
 		return append(buf, globalKey...)
 	case keysInt:
 		k, null := g.ints.Key(slot)
-		if null {
-			return append(buf, 0)
-		}
-		return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(k))
+		return appendIntEntryKey(buf, k, null)
 	}
 	return append(buf, g.bytes.Key(slot)...)
 }
@@ -134,7 +131,7 @@ func (g *groupKeys) appendRowEntryKey(buf []byte, slot, row int32) []byte {
 	if g.batchNulls != nil && g.batchNulls.IsNull(int(row)) {
 		return append(buf, 0)
 	}
-	return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(g.batchKeys[row]))
+	return appendIntEntryKey(buf, g.batchKeys[row], false)
 }
 
 // live reports whether slot s holds a group: the global one, or one with
@@ -226,16 +223,11 @@ func (h *HashAgg) intKeyGroups() bool {
 func (h *HashAgg) intKeyGroupsOf(keys []byte, start int, ends []int) error {
 	d := &h.delta
 	for i, end := range ends {
-		key := keys[start:end]
-		switch {
-		case len(key) == 1 && key[0] == 0:
-			d.groups[i] = exec.IntKeyGroup(0, true)
-		case len(key) == 9 && key[0] == 1:
-			d.groups[i] = exec.IntKeyGroup(int64(binary.LittleEndian.Uint64(key[1:])), false)
-		default:
-			return fmt.Errorf("hash aggregate: an integer group's entry key of %d bytes", len(key))
+		g, err := intEntryKeyGroup(keys[start:end])
+		if err != nil {
+			return err
 		}
-		start = end
+		d.groups[i], start = g, end
 	}
 	return nil
 }

@@ -213,6 +213,34 @@ func (w *stateWriter) flush() error {
 	return err
 }
 
+var _ exec.StateWriterForker = (*stateWriter)(nil)
+
+// Fork implements exec.StateWriterForker: the writer it returns buffers
+// in a log of its own and writes it into the same table.
+func (w *stateWriter) Fork() exec.ForkedStateWriter {
+	return &forkedWriter{stateWriter: stateWriter{t: w.t}, parent: w}
+}
+
+// forkedWriter is a stateWriter for another goroutine (a snapshot written
+// in the background), whose counts join its parent's at the end.
+type forkedWriter struct {
+	stateWriter
+	parent *stateWriter
+}
+
+// Flush implements exec.ForkedStateWriter.
+func (f *forkedWriter) Flush() error { return f.flush() }
+
+// Join implements exec.ForkedStateWriter.
+func (f *forkedWriter) Join() error {
+	err := f.flush()
+	f.parent.bytes += f.bytes
+	f.parent.entries += f.entries
+	f.bytes, f.entries = 0, 0
+	f.log.Release()
+	return err
+}
+
 // Put implements exec.StateWriter.
 func (w *stateWriter) Put(group int, key, value []byte) error {
 	return w.add(group, key, value, false)

@@ -5,9 +5,12 @@ import (
 	"fmt"
 	"math"
 	"time"
+
+	"github.com/eddysql/eddy/exec"
 )
 
-// Snapshots written in steps (exec.DeferredSnapshotter). At the aligned
+// Snapshots written in steps (exec.DeferredSnapshotter), or in the
+// background (exec.BackgroundSnapshotter). At the aligned
 // barrier an operator that implements it only begins its snapshot (it
 // captures what changed, copy-on-write), and the task forwards the
 // barrier at once, having counted its pending snapshot in the job
@@ -16,7 +19,10 @@ import (
 // time its last chunk took, and, while no input waits, one after another.
 // It finishes the snapshot at once before it handles the next barrier or
 // the end of input, so an operator never has two snapshots pending and a
-// job that ends has written every snapshot. The job commits an epoch once
+// job that ends has written every snapshot. An operator may instead
+// write its snapshot on a goroutine of its own: then steps do nothing, the
+// task waits for its input or for that writer, and the step after the
+// writer is done finishes the snapshot. The job commits an epoch once
 // its barrier has reached the sink and no task has a snapshot pending; a
 // task that fails leaves its snapshot pending, and the checkpoint waiting
 // for it fails as the job does.
@@ -58,12 +64,36 @@ type pendingSnapshot struct {
 // deferring reports whether a snapshot is pending.
 func (s *taskState) deferring() bool { return s != nil && len(s.pend.ops) > 0 }
 
+// background returns, when the first operator with entries left writes
+// them on a goroutine of its own (exec.BackgroundSnapshotter) that is not
+// done, the channel closed when it is; nil otherwise. Steps then have
+// nothing to do: the task waits for its input or for that channel.
+func (s *taskState) background() <-chan struct{} {
+	if !s.deferring() {
+		return nil
+	}
+	b, ok := s.deferred[s.pend.ops[0]].(exec.BackgroundSnapshotter)
+	if !ok {
+		return nil
+	}
+	ch := b.SnapshotBusy()
+	select {
+	case <-ch:
+		return nil
+	default:
+		return ch
+	}
+}
+
 // step has the first operator with entries left write about target's
 // worth of them, in sub-steps, and reports whether the snapshot is
 // finished.
 func (s *taskState) step(ctx context.Context, target time.Duration) (finished bool, err error) {
 	p := &s.pend
 	i := p.ops[0]
+	if s.background() != nil {
+		return false, nil
+	}
 	start := time.Now()
 	var done bool
 	for left := target; ; {
@@ -71,7 +101,9 @@ func (s *taskState) step(ctx context.Context, target time.Duration) (finished bo
 		sub := time.Now()
 		done, err = s.deferred[i].SnapshotStep(ctx, budget)
 		now := time.Now()
-		if n := s.wrote(s.writers[i]); n > 0 {
+		// A step that finished a snapshot written in the background
+		// counts the writer's entries: not a measure of a step's.
+		if n := s.wrote(s.writers[i]); n > 0 && n <= int64(budget) {
 			p.perEntry = max((3*p.perEntry+now.Sub(sub)/time.Duration(n))/4, time.Nanosecond)
 		}
 		if left = target - now.Sub(start); err != nil || done || left <= 0 || ctx.Err() != nil {
@@ -99,6 +131,9 @@ func (t *task) snapshotSteps(ctx context.Context, idle func() bool) error {
 	for t.state.deferring() {
 		if err := ctx.Err(); err != nil {
 			return err // the job is stopping
+		}
+		if t.state.background() != nil {
+			return nil // the task waits for its input or the writer (runInbox)
 		}
 		quiet := idle != nil && idle()
 		target := maxStepTime
@@ -135,6 +170,13 @@ func (t *task) finishSnapshot(ctx context.Context, barrier bool) error {
 	for s.deferring() {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if ch := s.background(); ch != nil {
+			select {
+			case <-ch:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
 		}
 		if _, err := s.step(ctx, time.Duration(math.MaxInt64)); err != nil {
 			return err

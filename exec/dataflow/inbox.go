@@ -2,6 +2,7 @@ package dataflow
 
 import (
 	"context"
+	"errors"
 	"sync/atomic"
 	"time"
 
@@ -109,9 +110,13 @@ func (b *inbox) signal() {
 // received accounts for a message the receiver took off ch.
 func (b *inbox) received(m message) { b.unreserve(m.bytes) }
 
-// take returns the next message, waiting for one; idle accumulates the
-// nanoseconds spent waiting.
-func (b *inbox) take(ctx context.Context, idle *atomic.Int64) (message, error) {
+// errWoken is returned by take when its wake channel fired first.
+var errWoken = errors.New("woken")
+
+// take returns the next message, waiting for one or, when wake is not
+// nil, until it is closed (errWoken); idle accumulates the nanoseconds
+// spent waiting.
+func (b *inbox) take(ctx context.Context, wake <-chan struct{}, idle *atomic.Int64) (message, error) {
 	var m message
 	select {
 	case m = <-b.ch:
@@ -119,6 +124,9 @@ func (b *inbox) take(ctx context.Context, idle *atomic.Int64) (message, error) {
 		start := time.Now()
 		select {
 		case m = <-b.ch:
+		case <-wake:
+			idle.Add(int64(time.Since(start)))
+			return message{}, errWoken
 		case <-ctx.Done():
 			return message{}, ctx.Err()
 		}

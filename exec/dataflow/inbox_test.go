@@ -35,7 +35,7 @@ func TestInboxBoundsBytes(t *testing.T) {
 	case <-time.After(20 * time.Millisecond):
 	}
 	var idle atomic.Int64
-	if m, _ := b.take(ctx, &idle); m.bytes != 60 {
+	if m, _ := b.take(ctx, nil, &idle); m.bytes != 60 {
 		t.Fatalf("took %d bytes first, want the 60-byte batch", m.bytes)
 	}
 	if err := <-done; err != nil {
@@ -99,5 +99,30 @@ func TestJobQueuesWithinBufferBudget(t *testing.T) {
 	}
 	if st.Peak < budget/2 {
 		t.Fatalf("peak queued %d bytes: the slow sink never filled the %d-byte budget", st.Peak, budget)
+	}
+}
+
+// TestInboxTakeWakes checks that take returns errWoken when its wake
+// channel is closed while it waits, and a queued message before that.
+func TestInboxTakeWakes(t *testing.T) {
+	ctx := context.Background()
+	b := newInbox(100)
+	var idle atomic.Int64
+	wake := make(chan struct{})
+	go func() {
+		time.Sleep(5 * time.Millisecond)
+		close(wake)
+	}()
+	if _, err := b.take(ctx, wake, &idle); !errors.Is(err, errWoken) {
+		t.Fatalf("take with nothing queued and wake closed: %v, want errWoken", err)
+	}
+	if idle.Load() == 0 {
+		t.Fatal("the wait was not counted as idle")
+	}
+	if !b.tryPut(message{bytes: 7}) {
+		t.Fatal("the inbox refused a message")
+	}
+	if m, err := b.take(ctx, wake, &idle); err != nil || m.bytes != 7 {
+		t.Fatalf("take with a message queued: %d bytes, %v; want the message", m.bytes, err)
 	}
 }

@@ -360,8 +360,10 @@ func (t *task) runInbox(ctx context.Context) error {
 			}
 		}
 		wctx := t.tw.context(ctx, due)
-		m, err := t.inbox.take(wctx, &t.taskM.IdleNanos)
-		if timerExpired(ctx, wctx, err) {
+		// A snapshot's writer goroutine that finishes wakes the task, so
+		// that the checkpoint does not wait for input to complete.
+		m, err := t.inbox.take(wctx, t.state.background(), &t.taskM.IdleNanos)
+		if timerExpired(ctx, wctx, err) || err == errWoken {
 			continue
 		}
 		if err != nil {

@@ -48,12 +48,15 @@ func stateSpecs() (names []string, specs []Spec) {
 // slots), gives the same results, bit for bit, and goes on giving the
 // same results under the same further rows; every strict prefix of an
 // encoding fails to decode with ErrCorruptState, and no corruption of it
-// panics.
+// panics. An accumulator that encodes from its arena row (RowState) gives
+// the same bytes that way whenever it says it can, which both happens and
+// not (a SUM's carry).
 func TestStateRoundTrip(t *testing.T) {
 	names, specs := stateSpecs()
 	if len(specs) < 40 {
 		t.Fatalf("only %d aggregate calls", len(specs))
 	}
+	rowStates = [2]int{}
 	for i, sp := range specs {
 		for _, appendOnly := range []bool{true, false} {
 			t.Run(fmt.Sprintf("%s/append-only=%t", names[i], appendOnly), func(t *testing.T) {
@@ -61,7 +64,15 @@ func TestStateRoundTrip(t *testing.T) {
 			})
 		}
 	}
+	if rowStates[0] == 0 || rowStates[1] == 0 {
+		t.Fatalf("encodings by arena row: %d compared, %d refused; want both", rowStates[1], rowStates[0])
+	}
 }
+
+// rowStates counts, in TestStateRoundTrip, the states a RowState
+// accumulator would not encode from its arena row ([0]) and those it
+// did, compared with AppendState ([1]).
+var rowStates [2]int
 
 func checkRoundTrip(t *testing.T, sp Spec, opts Options) {
 	rng := rand.New(rand.NewPCG(uint64(sp.Func)<<8|uint64(sp.ArgType.Kind), uint64(b2i(opts.AppendOnly))))
@@ -109,6 +120,15 @@ func checkRoundTrip(t *testing.T, sp Spec, opts Options) {
 			}
 			b.arena.Row(s + 1)[0] = a.arena.Row(s)[0] // the operator restores the row count
 			checkCorruptions(t, sp, opts, enc, rng)
+			if rs, ok := a.acc.(RowState); ok {
+				if !rs.RowStateOnly() {
+					rowStates[0]++
+				} else if got := rs.AppendRowState(a.arena.View().Row(s), nil); string(got) != string(enc) {
+					t.Fatalf("round %d slot %d: encoded from the arena row % x, AppendState % x", round, s, got, enc)
+				} else {
+					rowStates[1]++
+				}
+			}
 		}
 		same := func(when string) {
 			t.Helper()

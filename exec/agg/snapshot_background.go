@@ -1,0 +1,317 @@
+package agg
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+	"runtime"
+	"sync"
+	"sync/atomic"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/internal/kvlog"
+)
+
+// Snapshots written in the background (exec.BackgroundSnapshotter). A
+// snapshot of many groups written in steps between batches still takes
+// the aggregate's own time: with every second of input dirtying millions
+// of groups, a third of the batches wait behind a step. When it can, the
+// aggregate instead hands the pending snapshot to a writer goroutine, on
+// another core, and goes on with its batches, paying only the copies on
+// write. It can when its state is what a writer may read while the
+// aggregate changes other groups: one integer-like group key whose key
+// group follows from its int64 (keys and key groups without Arrow
+// columns), no windows, and accumulators whose state of every group is
+// its arena words (accum.RowState: counts, sums without overflow carries,
+// extremes of append-only input); and when the runtime's writer can fork
+// (exec.StateWriterForker) and enough groups are pending to be worth a
+// goroutine.
+//
+// The writer reads the arena rows and keys through views taken at the
+// barrier (aggstate.ArenaView, IntKeysView): growing them appends chunks
+// and never moves the rows. The pending bits are shared, and each pending
+// slot is written by exactly one side:
+//
+//   - The writer takes a word of bits at a time: it publishes the word's
+//     index in busy, swaps the word to zero, copies the rows and keys of
+//     the slots it held, and clears busy; it encodes and writes them
+//     afterwards, from the copies.
+//   - The aggregate, before it changes or frees a slot (save), clears the
+//     slot's bit with an atomic AND. If the bit was set, the slot is its
+//     own to save, as in steps; if not, the writer may be copying the
+//     slot's word, and the aggregate waits until busy is another word
+//     before it changes anything.
+//
+// So a row is never written while the writer copies it, and every
+// pending group is written once, as at the barrier. The aggregate's
+// saved entries go to the same log as in steps, under mu, which it holds
+// for a batch's saves (claim and copy together); the writer, having
+// taken every word, takes mu once to read how many were saved (none can
+// be saved after that: every bit is clear) and writes them last. Its
+// order of writes is that of the steps: the watermark, the deletions,
+// then the groups, so a group deleted and created again before the
+// barrier is put after its deletion.
+
+// bgMinSlots is the fewest pending slots a snapshot is written in the
+// background for; below, steps cost less than starting a goroutine. A
+// variable for tests.
+var bgMinSlots = 4096
+
+// bgWordHook, when set (tests), is called by the writer before each word
+// of pending bits it takes, to vary how its work interleaves with the
+// aggregate's.
+var bgWordHook func(word int)
+
+// bgSnap is a snapshot being written by a writer goroutine.
+type bgSnap struct {
+	w      exec.ForkedStateWriter
+	cancel context.CancelFunc
+	done   chan struct{} // closed when the writer returns
+	err    error         // the writer's, set before done is closed
+
+	busy atomic.Int64 // the word of bits the writer copies slots of, or -1
+	// mu is held by the aggregate while it saves pending groups (claims
+	// them and copies their entries into saved) and by the writer when it
+	// reads how many were saved.
+	mu sync.Mutex
+
+	// What the writer reads, set before it starts.
+	bits    []uint64 // the pending slots; shared, changed by atomic operations only
+	delKeys []byte
+	delEnds []int
+	saved   *kvlog.Log
+	wm      int64
+	writeWM bool
+	owned   exec.KeyGroupRange
+	arena   aggstate.ArenaView
+	keys    aggstate.IntKeysView
+	accs    []accum.RowState
+
+	// The writer's scratch.
+	rows  []uint64 // the copied rows of a word's slots, a stride each
+	ks    []int64  // their keys
+	nulls []bool
+	key   []byte
+	val   []byte
+}
+
+// SnapshotBusy implements exec.BackgroundSnapshotter.
+func (h *HashAgg) SnapshotBusy() <-chan struct{} {
+	if b := h.pend.bg; b != nil {
+		return b.done
+	}
+	return nil
+}
+
+// backgroundFor returns the forking writer and the accumulators' row
+// encoders if the pending snapshot, to be written to w, can be written in
+// the background (see above).
+func (h *HashAgg) backgroundFor(w exec.StateWriter) (exec.StateWriterForker, []accum.RowState, bool) {
+	f, ok := w.(exec.StateWriterForker)
+	if !ok || len(h.pend.slots) < bgMinSlots || h.close != nil || !h.intKeyGroups() {
+		return nil, nil, false
+	}
+	accs := make([]accum.RowState, len(h.aggs))
+	for i, a := range h.aggs {
+		rs, ok := a.(accum.RowState)
+		if !ok || !rs.RowStateOnly() {
+			return nil, nil, false
+		}
+		accs[i] = rs
+	}
+	return f, accs, true
+}
+
+// startBackground hands the pending snapshot to a writer goroutine.
+func (h *HashAgg) startBackground(ctx context.Context, f exec.StateWriterForker, accs []accum.RowState) {
+	p := &h.pend
+	b := &bgSnap{
+		w: f.Fork(), done: make(chan struct{}),
+		bits: p.bits, delKeys: p.delKeys, delEnds: p.delEnds, saved: &p.saved,
+		wm: p.wm, writeWM: p.writeWM, owned: h.env.KeyGroups,
+		arena: h.arena.View(), keys: h.keys.ints.View(), accs: accs,
+	}
+	p.nextDel, p.writeWM = len(p.delEnds), false
+	b.busy.Store(-1)
+	ctx, b.cancel = context.WithCancel(ctx)
+	p.bg = b
+	go func() {
+		defer close(b.done)
+		b.err = b.write(ctx)
+	}()
+}
+
+// joinBackground finishes a snapshot written in the background once its
+// writer is done: it reports whether it was, and the writer's error or a
+// save's.
+func (h *HashAgg) joinBackground() (bool, error) {
+	p := &h.pend
+	b := p.bg
+	select {
+	case <-b.done:
+	default:
+		return false, nil
+	}
+	p.bg = nil
+	b.cancel()
+	err := b.err
+	if jerr := b.w.Join(); err == nil {
+		err = jerr
+	}
+	if err != nil {
+		return true, fmt.Errorf("hash aggregate: snapshot: %w", err)
+	}
+	return true, p.err
+}
+
+// stopBackground stops a writer goroutine, if one runs, and waits for it;
+// what it wrote is dropped with the snapshot.
+func (h *HashAgg) stopBackground() {
+	if b := h.pend.bg; b != nil {
+		b.cancel()
+		<-b.done
+		h.pend.bg = nil
+	}
+}
+
+// lockSaves takes the writer goroutine's mu, if one runs, before saves.
+func (h *HashAgg) lockSaves() {
+	if b := h.pend.bg; b != nil {
+		b.mu.Lock()
+	}
+}
+
+// unlockSaves releases what lockSaves took.
+func (h *HashAgg) unlockSaves() {
+	if b := h.pend.bg; b != nil {
+		b.mu.Unlock()
+	}
+}
+
+// claim takes pending slot w*64+bit's log2 off the bits for the
+// aggregate, which is about to change it, and reports whether it was
+// pending; when it was not, it returns once the writer is not copying the
+// slot's word.
+func (b *bgSnap) claim(w int, bit uint64) bool {
+	if atomic.AndUint64(&b.bits[w], ^bit)&bit != 0 {
+		return true
+	}
+	for b.busy.Load() == int64(w) {
+		runtime.Gosched()
+	}
+	return false
+}
+
+// write writes the pending snapshot: the watermark, the deletions, the
+// groups not saved, then those saved, and flushes.
+func (b *bgSnap) write(ctx context.Context) error {
+	if b.writeWM {
+		b.val = binary.AppendVarint(b.val[:0], b.wm)
+		for g := b.owned.Lo; g < b.owned.Hi; g++ {
+			if err := b.w.Put(g, []byte(watermarkKey), b.val); err != nil {
+				return err
+			}
+		}
+	}
+	start := 0
+	for _, end := range b.delEnds {
+		key := b.delKeys[start:end]
+		g, err := intEntryKeyGroup(key)
+		if err != nil {
+			return err
+		}
+		if err := b.w.Delete(g, key); err != nil {
+			return err
+		}
+		start = end
+	}
+	if err := b.writeSlots(ctx); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	n := int32(b.saved.Len())
+	b.mu.Unlock()
+	for i := range n {
+		key := b.saved.Key(i)
+		val, _ := b.saved.Val(i)
+		g, err := intEntryKeyGroup(key)
+		if err != nil {
+			return err
+		}
+		if err := b.w.Put(g, key, val); err != nil {
+			return err
+		}
+	}
+	return b.w.Flush()
+}
+
+// writeSlots writes the groups of the pending slots the aggregate has not
+// claimed, a word of bits at a time, in slot order.
+func (b *bgSnap) writeSlots(ctx context.Context) error {
+	stride := b.arena.Stride()
+	for wi := range b.bits {
+		if wi%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+		}
+		if atomic.LoadUint64(&b.bits[wi]) == 0 {
+			continue
+		}
+		if bgWordHook != nil {
+			bgWordHook(wi)
+		}
+		// Copy the rows and keys of the word's slots while the aggregate
+		// waits for them, then encode and write from the copies.
+		b.busy.Store(int64(wi))
+		word := atomic.SwapUint64(&b.bits[wi], 0)
+		b.rows, b.ks, b.nulls = b.rows[:0], b.ks[:0], b.nulls[:0]
+		for w := word; w != 0; w &= w - 1 {
+			s := int32(wi<<6 + bits.TrailingZeros64(w))
+			row := b.arena.Row(s)
+			if row[rowsWord] == 0 {
+				continue // freed before the barrier: its deletion is written
+			}
+			b.rows = append(b.rows, row...)
+			k, null := b.keys.Key(s)
+			b.ks, b.nulls = append(b.ks, k), append(b.nulls, null)
+		}
+		b.busy.Store(-1)
+		for j, k := range b.ks {
+			row := b.rows[j*stride : (j+1)*stride]
+			b.key = appendIntEntryKey(b.key[:0], k, b.nulls[j])
+			b.val = binary.AppendUvarint(b.val[:0], row[rowsWord])
+			for _, a := range b.accs {
+				b.val = a.AppendRowState(row, b.val)
+			}
+			if err := b.w.Put(exec.IntKeyGroup(k, b.nulls[j]), b.key, b.val); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// appendIntEntryKey appends the entry key of an integer group key, as
+// groupKeys.appendEntryKey writes it.
+func appendIntEntryKey(buf []byte, k int64, null bool) []byte {
+	if null {
+		return append(buf, 0)
+	}
+	return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(k))
+}
+
+// intEntryKeyGroup returns the key group of the entry key of an integer
+// group key.
+func intEntryKeyGroup(key []byte) (int, error) {
+	switch {
+	case len(key) == 1 && key[0] == 0:
+		return exec.IntKeyGroup(0, true), nil
+	case len(key) == 9 && key[0] == 1:
+		return exec.IntKeyGroup(int64(binary.LittleEndian.Uint64(key[1:])), false), nil
+	}
+	return 0, fmt.Errorf("hash aggregate: an integer group's entry key of %d bytes", len(key))
+}

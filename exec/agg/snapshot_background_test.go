@@ -1,0 +1,251 @@
+package agg
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+)
+
+// backgroundPair returns two aggregates of the same configuration on
+// clk's time: one to snapshot at once, one to snapshot in the background.
+type backgroundPair func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector)
+
+// sumsAgg is an aggregate of counts, a sum and an average of integers:
+// every accumulator encodes from its arena row.
+func sumsAgg(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
+	t.Helper()
+	h := NewHashAgg(testConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)", "sum(1)", "avg(1)"))
+	env := clk.env(t)
+	if err := h.Open(context.Background(), env); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { h.Close() })
+	return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
+}
+
+// slowWriter makes the background writer yield or sleep now and then, so
+// that its words interleave with the aggregate's batches.
+func slowWriter(t *testing.T) {
+	bgWordHook = func(int) {
+		switch rand.IntN(32) {
+		case 0:
+			time.Sleep(20 * time.Microsecond)
+		case 1, 2, 3, 4:
+			runtime.Gosched()
+		}
+	}
+	t.Cleanup(func() { bgWordHook = nil })
+}
+
+// TestSnapshotInBackgroundRandom runs two aggregates on the same random
+// input over thousands of groups, one snapshotting at once, the other
+// writing each snapshot on a writer goroutine while the test goroutine
+// goes on feeding it chunks that insert, retract (deleting groups) and
+// create groups, and advancing the clock so that the state TTL evicts
+// groups meanwhile; after each snapshot the two states must be equal.
+// Under -race this checks the claims of pending slots between the writer
+// and the aggregate. Every other snapshot is below the size written in
+// the background and goes in steps, so the two kinds follow each other.
+func TestSnapshotInBackgroundRandom(t *testing.T) {
+	for name, mk := range map[string]backgroundPair{"count and sum with a TTL": ttlAgg, "counts, sum and avg": sumsAgg} {
+		t.Run(name, func(t *testing.T) { testSnapshotInBackground(t, mk) })
+	}
+}
+
+func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(9, 10))
+	clk := newFakeClock()
+	at, atEnv, atOut := mk(t, clk)
+	bg, env, out := mk(t, clk)
+	atState, state := exectest.NewState(), exectest.NewState()
+	slowWriter(t)
+	defer func(n int) { bgMinSlots = n }(bgMinSlots)
+	const keys = 4000
+	// By key, the values inserted and not retracted since the clock last
+	// moved: rows of groups the TTL may have evicted are not retracted.
+	rows := map[int64][]int64{}
+	chunk := func(n, span int) string {
+		var b strings.Builder
+		b.WriteString("bigint bigint")
+		for range n {
+			k := int64(rng.IntN(span))
+			if vs := rows[k]; len(vs) > 0 && rng.IntN(3) == 0 {
+				fmt.Fprintf(&b, "\n-D %d %d", k, vs[len(vs)-1])
+				rows[k] = vs[:len(vs)-1]
+				continue
+			}
+			v := int64(rng.IntN(100))
+			rows[k] = append(rows[k], v)
+			fmt.Fprintf(&b, "\n+I %d %d", k, v)
+		}
+		return b.String()
+	}
+	both := func(text string) {
+		feed(t, at, atEnv, atOut, text)
+		feed(t, bg, env, out, text)
+	}
+	both(chunk(3*keys, keys))
+	atState.Snapshot(t, at, 1)
+	state.Snapshot(t, bg, 1)
+	inBackground := 0
+	for epoch := uint64(2); epoch < 30; epoch++ {
+		bgMinSlots = 0
+		if epoch%3 == 0 {
+			bgMinSlots = 1 << 30
+		}
+		both(chunk(keys, keys))
+		clk.advance(400 * time.Millisecond)
+		clear(rows)
+		atState.Snapshot(t, at, epoch)
+		forks := state.Forks
+		pending, err := bg.BeginSnapshot(ctx, epoch, state)
+		if err != nil || !pending {
+			t.Fatalf("epoch %d: BeginSnapshot: pending %v, %v", epoch, pending, err)
+		}
+		if state.Forks > forks {
+			inBackground++
+		}
+		fed := 0
+		for done := false; !done; {
+			if ch := bg.SnapshotBusy(); ch != nil && fed >= 30 {
+				<-ch
+			}
+			if done, err = bg.SnapshotStep(ctx, 1+rng.IntN(40)); err != nil {
+				t.Fatal(err)
+			}
+			if !done {
+				// The next round's rows, over more keys than there are
+				// groups, so that groups are created too; now and then
+				// the clock passes the TTL of groups idle since.
+				text := chunk(1+rng.IntN(60), keys+keys/4)
+				feed(t, at, atEnv, atOut, text)
+				feed(t, bg, env, out, text)
+				if rng.IntN(8) == 0 {
+					clk.advance(300 * time.Millisecond)
+					clear(rows)
+					tick(t, at, clk, atOut)
+					tick(t, bg, clk, out)
+				}
+				fed++
+			}
+		}
+		if diff := state.Diff(atState); diff != "" {
+			t.Fatalf("epoch %d: the snapshot written in the background differs (-background +at once):\n%s", epoch, diff)
+		}
+	}
+	if inBackground < 15 {
+		t.Fatalf("%d snapshots written in the background, want every one of at least 4,000 slots", inBackground)
+	}
+}
+
+// TestSnapshotInBackgroundOnlyWhenItCan checks which snapshots go to a
+// writer goroutine: those of an aggregate whose accumulators encode from
+// their arena rows, to a writer that forks, with enough groups pending;
+// not one whose SUM carries an overflow, nor a MIN over retractions (a
+// multiset per group), nor one to a writer that cannot fork.
+func TestSnapshotInBackgroundOnlyWhenItCan(t *testing.T) {
+	defer func(n int) { bgMinSlots = n }(bgMinSlots)
+	ctx := context.Background()
+	rows := "bigint bigint\n+I 1 10\n+I 2 20\n+I 3 30"
+	huge := "bigint bigint\n+I 1 9000000000000000000\n+I 1 9000000000000000000\n+I 2 1"
+	for _, c := range []struct {
+		name    string
+		calls   []string
+		input   string
+		groups  int
+		min     int
+		noFork  bool
+		forking bool
+	}{
+		{name: "counts and sums", calls: []string{"count(*)", "sum(1)", "avg(1)"}, input: rows, groups: 3, forking: true},
+		{name: "too few groups", calls: []string{"count(*)", "sum(1)"}, input: rows, groups: 3, min: 4},
+		{name: "a writer that cannot fork", calls: []string{"count(*)"}, input: rows, groups: 3, noFork: true},
+		// The average fits where the sum needs its carry.
+		{name: "a sum's overflow carry", calls: []string{"avg(1)"}, input: huge, groups: 2},
+		{name: "min over retractions", calls: []string{"min(1)"}, input: rows, groups: 3},
+	} {
+		bgMinSlots = c.min
+		cfg := testConfig(t, "bigint bigint", []int{0}, c.calls...)
+		h := NewHashAgg(cfg)
+		env := exec.NewTestEnv(exectest.Alloc(t))
+		if err := h.Open(ctx, env); err != nil {
+			t.Fatal(err)
+		}
+		ch := exectest.Chunk(t, env.Alloc, c.input)
+		if err := h.Process(ctx, 0, ch, newCollector(t, cfg)); err != nil {
+			t.Fatal(err)
+		}
+		ch.Batch.Release()
+		state := exectest.NewState()
+		var w exec.StateWriter = state
+		if c.noFork {
+			w = struct{ exec.StateWriter }{state}
+		}
+		if _, err := h.BeginSnapshot(ctx, 1, w); err != nil {
+			t.Fatal(err)
+		}
+		if got := h.SnapshotBusy() != nil; got != c.forking || (state.Forks > 0) != c.forking {
+			t.Errorf("%s: written in the background %v (%d forks), want %v", c.name, got, state.Forks, c.forking)
+		}
+		if err := exec.FinishSnapshot(ctx, h); err != nil {
+			t.Fatal(err)
+		}
+		if state.Len() != c.groups {
+			t.Errorf("%s: %d entries written, want %d", c.name, state.Len(), c.groups)
+		}
+		h.Close()
+	}
+}
+
+// TestSnapshotInBackgroundStops checks that Close stops a writer
+// goroutine and waits for it, and that a snapshot taken at once while one
+// is written in the background first waits for it.
+func TestSnapshotInBackgroundStops(t *testing.T) {
+	defer func(n int) { bgMinSlots = n }(bgMinSlots)
+	bgMinSlots = 0
+	bgWordHook = func(int) { time.Sleep(time.Millisecond) }
+	defer func() { bgWordHook = nil }()
+	ctx := context.Background()
+	var b strings.Builder
+	b.WriteString("bigint bigint")
+	for k := range 3000 {
+		fmt.Fprintf(&b, "\n+I %d 1", k)
+	}
+	for _, close := range []bool{true, false} {
+		clk := newFakeClock()
+		h, env, out := ttlAgg(t, clk)
+		feed(t, h, env, out, b.String())
+		state := exectest.NewState()
+		if _, err := h.BeginSnapshot(ctx, 1, state); err != nil {
+			t.Fatal(err)
+		}
+		busy := h.SnapshotBusy()
+		if busy == nil {
+			t.Fatal("3,000 groups were not written in the background")
+		}
+		if close {
+			h.Close()
+			select {
+			case <-busy:
+			default:
+				t.Fatal("Close returned before the writer goroutine")
+			}
+			continue
+		}
+		state.Snapshot(t, h, 2) // finishes 1, then writes 2 (nothing changed)
+		if state.Len() != 3000 {
+			t.Fatalf("after a snapshot at once: %d entries, want the 3,000 of the one pending", state.Len())
+		}
+		if h.SnapshotBusy() != nil {
+			t.Fatal("a writer goroutine still runs after a snapshot at once")
+		}
+	}
+}

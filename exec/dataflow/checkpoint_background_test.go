@@ -1,0 +1,132 @@
+package dataflow
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/storage"
+)
+
+// bgSnapOp is an exec.BackgroundSnapshotter for the runtime's tests: each
+// snapshot is n entries ("<epoch>/<i>"), written by a goroutine of its
+// own on a forked writer once gate is closed.
+type bgSnapOp struct {
+	nopOp
+	n    int
+	gate chan struct{}
+
+	busySteps atomic.Int64 // SnapshotSteps called while the writer ran
+	fork      exec.ForkedStateWriter
+	done      chan struct{}
+	err       error
+}
+
+var _ exec.BackgroundSnapshotter = (*bgSnapOp)(nil)
+
+func (o *bgSnapOp) Snapshot(ctx context.Context, epoch uint64, w exec.StateWriter) error {
+	return exec.SnapshotAtOnce(ctx, o, epoch, w)
+}
+
+func (o *bgSnapOp) BeginSnapshot(ctx context.Context, epoch uint64, w exec.StateWriter) (bool, error) {
+	if err := exec.FinishSnapshot(ctx, o); err != nil {
+		return false, err
+	}
+	f, ok := w.(exec.StateWriterForker)
+	if !ok {
+		return false, fmt.Errorf("the runtime's writer %T does not fork", w)
+	}
+	o.fork, o.done = f.Fork(), make(chan struct{})
+	go func() {
+		defer close(o.done)
+		select {
+		case <-o.gate:
+		case <-ctx.Done():
+			o.err = ctx.Err()
+			return
+		}
+		for i := range o.n {
+			if o.err = o.fork.Put(0, fmt.Appendf(nil, "%d/%d", epoch, i), []byte("value")); o.err != nil {
+				return
+			}
+		}
+		o.err = o.fork.Flush()
+	}()
+	return true, nil
+}
+
+func (o *bgSnapOp) SnapshotBusy() <-chan struct{} { return o.done }
+
+func (o *bgSnapOp) SnapshotStep(context.Context, int) (bool, error) {
+	if o.done == nil {
+		return true, nil
+	}
+	select {
+	case <-o.done:
+	default:
+		o.busySteps.Add(1)
+		return false, nil
+	}
+	err := o.err
+	if jerr := o.fork.Join(); err == nil {
+		err = jerr
+	}
+	o.done, o.fork = nil, nil
+	return err == nil, err
+}
+
+func (*bgSnapOp) Process(context.Context, int, exec.Chunk, exec.Emitter) error { return nil }
+
+func (*bgSnapOp) Restore(context.Context, exec.StateReader, exec.KeyGroupRange) error { return nil }
+
+// TestCommitWaitsForBackgroundSnapshot: a snapshot written on the
+// operator's own goroutine holds the epoch's commit back until it is
+// done, the task (idle meanwhile, with no input) is woken by its end
+// rather than by input, the runtime never calls SnapshotStep while it
+// runs, and the checkpoint counts the entries written on the forked
+// writer.
+func TestCommitWaitsForBackgroundSnapshot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	_, store := checkpointed(t)
+	op := &bgSnapOp{n: 3, gate: make(chan struct{})}
+	src := exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1")
+	job := startJob(t, exchanged(src, DistForward, 1, only("background", op), &passthrough{}),
+		JobOptions{Alloc: exectest.Alloc(t), State: store})
+	done := startCheckpoint(t, ctx, job, 1)
+	select {
+	case err := <-done:
+		t.Fatalf("checkpoint returned (%v) before the snapshot was written", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(op.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := op.busySteps.Load(); n != 0 {
+		t.Errorf("SnapshotStep called %d times while the writer ran, want none", n)
+	}
+	tab, err := store.Table(stateTableName(1, 0), storage.TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	if err := tab.Scan(nil, func(k, _ []byte) error { keys = append(keys, string(k[groupKeyLen:])); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"1/0", "1/1", "1/2"}; !slices.Equal(keys, want) {
+		t.Fatalf("committed %q, want %q", keys, want)
+	}
+	if stat := job.Checkpoints()[0]; stat.Bytes != 3*int64(groupKeyLen+len("1/0")+len("value")) {
+		t.Errorf("checkpoint wrote %d bytes, want the forked writer's 3 entries", stat.Bytes)
+	}
+	src.End()
+	if err := job.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
