@@ -60,6 +60,10 @@ import (
 // variable for tests.
 var bgMinSlots = 4096
 
+// backgroundCounter counts the snapshots written in the background, in
+// the operator's own counters (EXPLAIN ANALYZE), from the first.
+const backgroundCounter = "snapshots_in_background"
+
 // bgWordHook, when set (tests), is called by the writer before each word
 // of pending bits it takes, to vary how its work interleaves with the
 // aggregate's.
@@ -138,6 +142,7 @@ func (h *HashAgg) startBackground(ctx context.Context, f exec.StateWriterForker,
 	b.busy.Store(-1)
 	ctx, b.cancel = context.WithCancel(ctx)
 	p.bg = b
+	h.env.Metrics.Counter(backgroundCounter).Add(1)
 	go func() {
 		defer close(b.done)
 		b.err = b.write(ctx)

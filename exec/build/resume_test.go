@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -64,16 +65,105 @@ func TestViewResumesFromItsCheckpoint(t *testing.T) {
 	}
 }
 
+// TestViewResumesFromABackgroundSnapshot is TestViewResumesFromItsCheckpoint
+// with tens of thousands of groups, so that the aggregate writes its
+// snapshot on a goroutine of its own, and with the rows after the
+// checkpoint fed while it does: those rows change groups the writer has
+// yet to write, which must go into the checkpoint as they were at the
+// barrier, or the resumed view counts them twice.
+func TestViewResumesFromABackgroundSnapshot(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	rng := rand.New(rand.NewPCG(5, 6))
+	var input []string
+	for range 6 {
+		var b strings.Builder
+		b.WriteString("bigint bigint")
+		for range 40000 {
+			fmt.Fprintf(&b, "\n+I %d %d", rng.IntN(200000), rng.IntN(1000)-500)
+		}
+		input = append(input, b.String())
+	}
+	want := viewAfter(t, ctx, nil, false, 1, input)
+	db := mem.New()
+	store, err := db.State("v")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, stats := viewRun(t, ctx, viewRunOptions{store: store, p: 1, chunks: input[:3], after: input[3:], concurrent: true})
+	if n := opCount(stats, "agg", "snapshots_in_background"); n != 1 {
+		t.Fatalf("%d snapshots written in the background, want the checkpoint's", n)
+	}
+	if err := store.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if store, err = db.State("v"); err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	if got := viewAfter(t, ctx, store, true, 2, input); got != want {
+		t.Fatalf("resumed view differs from the uninterrupted one (%d and %d bytes)", len(got), len(want))
+	}
+}
+
+// barrierSource is an exectest.Source that closes positioned the first
+// time the runtime asks its position: when it emits a checkpoint's
+// barrier.
+type barrierSource struct {
+	*exectest.Source
+	positioned chan struct{}
+	once       sync.Once
+}
+
+func (s *barrierSource) Position() ([]byte, error) {
+	s.once.Do(func() { close(s.positioned) })
+	return s.Source.Position()
+}
+
+// opCount returns the operator's own counter of that name in stats.
+func opCount(stats []dataflow.OpStats, op, name string) int64 {
+	for _, s := range stats {
+		if s.Name != op {
+			continue
+		}
+		for _, c := range s.Counts {
+			if c.Name == name {
+				return c.Value
+			}
+		}
+	}
+	return 0
+}
+
 // viewAfter runs the view's dataflow over chunks at aggregate parallelism
 // p, with state in store (restored from it if restore), flushes, takes a
 // checkpoint if store is set, feeds after (read but not checkpointed) and
 // returns the view's rows, sorted.
 func viewAfter(t *testing.T, ctx context.Context, store storage.StateStore, restore bool, p int, chunks []string, after ...string) string {
 	t.Helper()
-	src := exectest.NewSource(t, exectest.Alloc(t), chunks...)
+	rows, _ := viewRun(t, ctx, viewRunOptions{store: store, restore: restore, p: p, chunks: chunks, after: after})
+	return rows
+}
+
+// viewRunOptions are viewRun's: viewAfter's arguments, and whether after
+// is fed while the checkpoint is taken rather than once it is.
+type viewRunOptions struct {
+	store         storage.StateStore
+	restore       bool
+	p             int
+	chunks, after []string
+	concurrent    bool
+}
+
+// viewRun is viewAfter, which also returns the job's operator stats.
+func viewRun(t *testing.T, ctx context.Context, o viewRunOptions) (string, []dataflow.OpStats) {
+	t.Helper()
+	store, restore, p, chunks, after := o.store, o.restore, o.p, o.chunks, o.after
+	src := &barrierSource{Source: exectest.NewSource(t, exectest.Alloc(t), chunks...), positioned: make(chan struct{})}
 	mv := mview.New([]string{"k", "n", "s"}, append(slices.Clone(oneAgg.Input), oneAgg.Input[0]), []int{0})
 	g := dataflow.GraphSpec{Stages: []dataflow.StageSpec{
 		{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }},
+
 		{Parallelism: p, Inputs: []dataflow.InputSpec{{From: 0, Dist: dataflow.DistHash, Keys: []int{0}}},
 			Ops: []dataflow.OpSpec{{Name: "agg", New: func(int) (exec.Operator, error) { return agg.NewHashAgg(oneAgg), nil }}}},
 		{Parallelism: 1, Inputs: []dataflow.InputSpec{{From: 1, Dist: dataflow.DistSingle}},
@@ -93,12 +183,31 @@ func viewAfter(t *testing.T, ctx context.Context, store storage.StateStore, rest
 	}
 	flush(1)
 	if store != nil {
-		if _, err := job.CheckpointNext(ctx); err != nil {
+		var built []exec.Chunk // parsed before the checkpoint, to be fed at once
+		if o.concurrent {
+			for _, c := range after {
+				built = append(built, exectest.Chunk(t, exectest.Alloc(t), c))
+			}
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := job.CheckpointNext(ctx)
+			done <- err
+		}()
+		if o.concurrent && len(after) > 0 {
+			// After the barrier left the source: the rows reach the
+			// aggregate once it began its snapshot.
+			<-src.positioned
+			src.Push(built...)
+		}
+		if err := <-done; err != nil {
 			t.Fatal(err)
 		}
 	}
 	if len(after) > 0 {
-		src.Add(after...)
+		if !o.concurrent || store == nil {
+			src.Add(after...)
+		}
 		flush(2)
 	}
 	var rows []string
@@ -106,5 +215,5 @@ func viewAfter(t *testing.T, ctx context.Context, store storage.StateStore, rest
 		rows = append(rows, fmt.Sprintf("%d %d %d", r[0].I, r[1].I, r[2].I))
 	}
 	slices.Sort(rows)
-	return strings.Join(rows, "\n")
+	return strings.Join(rows, "\n"), job.Stats()
 }
