@@ -68,8 +68,10 @@ type pendingSnap struct {
 	nextSaved int32 // the saved entries before it were written
 
 	// bg is set while a writer goroutine writes the snapshot
-	// (snapshot_background.go); steps then write nothing.
-	bg *bgSnap
+	// (snapshot_background.go); steps then write nothing, and saves go to
+	// rows, for the writer to encode.
+	bg   *bgSnap
+	rows rowLog
 
 	batch    []int32 // scratch: the slots a step writes
 	key, val []byte  // scratch: an entry being saved
@@ -158,6 +160,7 @@ func (h *HashAgg) BeginSnapshot(ctx context.Context, _ uint64, w exec.StateWrite
 	p.next, p.word, p.nextDel, p.nextSaved = 0, 0, 0, 0
 	p.byBits = len(p.slots)*bitsDensity >= len(p.bits)
 	p.saved.Reset()
+	p.rows.reset(h.arena.Stride())
 	if c := h.close; c != nil && c.wm != d.savedWM {
 		p.wm, p.writeWM, d.savedWM = c.wm, true, c.wm
 	}
@@ -366,6 +369,11 @@ func (h *HashAgg) save(s, row int32) {
 	if !h.live(s) {
 		return
 	}
+	if p.bg != nil {
+		k, null := h.keys.intKey(s, row)
+		p.rows.add(h.arena.Row(s), k, null)
+		return
+	}
 	val, err := h.appendGroup(p.val[:0], s)
 	p.val = val
 	if err != nil {
@@ -385,5 +393,5 @@ func (h *HashAgg) save(s, row int32) {
 // bytes estimates the memory of the pending snapshot.
 func (p *pendingSnap) bytes() int64 {
 	return int64(cap(p.bits))*8 + int64(cap(p.slots))*4 + int64(cap(p.delKeys)) + int64(cap(p.delEnds))*8 +
-		p.saved.Bytes() + int64(cap(p.batch))*4 + int64(cap(p.key)+cap(p.val))
+		p.saved.Bytes() + p.rows.bytes() + int64(cap(p.batch))*4 + int64(cap(p.key)+cap(p.val))
 }

@@ -12,7 +12,6 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
-	"github.com/eddysql/eddy/internal/kvlog"
 )
 
 // Snapshots written in the background (exec.BackgroundSnapshotter). A
@@ -47,8 +46,9 @@ import (
 //
 // So a row is never written while the writer copies it, and every
 // pending group is written once, as at the barrier. The aggregate's
-// saved entries go to the same log as in steps, under mu, which it holds
-// for a batch's saves (claim and copy together); the writer, having
+// saved groups go to a log of their arena rows and keys (rowLog), for
+// the writer to encode, under mu, which the aggregate holds for a
+// batch's saves (claim and copy together); the writer, having
 // taken every word, takes mu once to read how many were saved (none can
 // be saved after that: every bit is clear) and writes them last. Its
 // order of writes is that of the steps: the watermark, the deletions,
@@ -86,7 +86,7 @@ type bgSnap struct {
 	bits    []uint64 // the pending slots; shared, changed by atomic operations only
 	delKeys []byte
 	delEnds []int
-	saved   *kvlog.Log
+	saved   *rowLog // the groups the aggregate saved, appended under mu
 	wm      int64
 	writeWM bool
 	owned   exec.KeyGroupRange
@@ -134,7 +134,7 @@ func (h *HashAgg) startBackground(ctx context.Context, f exec.StateWriterForker,
 	p := &h.pend
 	b := &bgSnap{
 		w: f.Fork(), done: make(chan struct{}),
-		bits: p.bits, delKeys: p.delKeys, delEnds: p.delEnds, saved: &p.saved,
+		bits: p.bits, delKeys: p.delKeys, delEnds: p.delEnds, saved: &p.rows,
 		wm: p.wm, writeWM: p.writeWM, owned: h.env.KeyGroups,
 		arena: h.arena.View(), keys: h.keys.ints.View(), accs: accs,
 	}
@@ -201,7 +201,9 @@ func (h *HashAgg) unlockSaves() {
 // pending; when it was not, it returns once the writer is not copying the
 // slot's word.
 func (b *bgSnap) claim(w int, bit uint64) bool {
-	if atomic.AndUint64(&b.bits[w], ^bit)&bit != 0 {
+	// Most slots a batch touches are not pending: a load tells, without
+	// the locked instruction an AND is.
+	if atomic.LoadUint64(&b.bits[w])&bit != 0 && atomic.AndUint64(&b.bits[w], ^bit)&bit != 0 {
 		return true
 	}
 	for b.busy.Load() == int64(w) {
@@ -237,16 +239,10 @@ func (b *bgSnap) write(ctx context.Context) error {
 		return err
 	}
 	b.mu.Lock()
-	n := int32(b.saved.Len())
+	n := b.saved.n
 	b.mu.Unlock()
 	for i := range n {
-		key := b.saved.Key(i)
-		val, _ := b.saved.Val(i)
-		g, err := intEntryKeyGroup(key)
-		if err != nil {
-			return err
-		}
-		if err := b.w.Put(g, key, val); err != nil {
+		if err := b.put(b.saved.at(i)); err != nil {
 			return err
 		}
 	}
@@ -286,18 +282,22 @@ func (b *bgSnap) writeSlots(ctx context.Context) error {
 		}
 		b.busy.Store(-1)
 		for j, k := range b.ks {
-			row := b.rows[j*stride : (j+1)*stride]
-			b.key = appendIntEntryKey(b.key[:0], k, b.nulls[j])
-			b.val = binary.AppendUvarint(b.val[:0], row[rowsWord])
-			for _, a := range b.accs {
-				b.val = a.AppendRowState(row, b.val)
-			}
-			if err := b.w.Put(exec.IntKeyGroup(k, b.nulls[j]), b.key, b.val); err != nil {
+			if err := b.put(b.rows[j*stride:(j+1)*stride], k, b.nulls[j]); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// put writes the entry of the group whose arena row and key these are.
+func (b *bgSnap) put(row []uint64, k int64, null bool) error {
+	b.key = appendIntEntryKey(b.key[:0], k, null)
+	b.val = binary.AppendUvarint(b.val[:0], row[rowsWord])
+	for _, a := range b.accs {
+		b.val = a.AppendRowState(row, b.val)
+	}
+	return b.w.Put(exec.IntKeyGroup(k, null), b.key, b.val)
 }
 
 // appendIntEntryKey appends the entry key of an integer group key, as

@@ -134,6 +134,19 @@ func (g *groupKeys) appendRowEntryKey(buf []byte, slot, row int32) []byte {
 	return appendIntEntryKey(buf, g.batchKeys[row], false)
 }
 
+// intKey returns the integer key of the group of slot, in which row of
+// the current batch is unless row is negative (then the key is read from
+// the group table): appendRowEntryKey's key, not encoded.
+func (g *groupKeys) intKey(slot, row int32) (k int64, null bool) {
+	if row < 0 {
+		return g.ints.Key(slot)
+	}
+	if g.batchNulls != nil && g.batchNulls.IsNull(int(row)) {
+		return 0, true
+	}
+	return g.batchKeys[row], false
+}
+
 // live reports whether slot s holds a group: the global one, or one with
 // rows (a group is freed, its arena row cleared, when it loses its last).
 func (h *HashAgg) live(s int32) bool {

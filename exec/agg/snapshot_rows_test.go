@@ -1,0 +1,44 @@
+package agg
+
+import (
+	"slices"
+	"testing"
+)
+
+// TestRowLog checks that a rowLog gives back every row and key added,
+// across chunks, that rows added earlier never move as it grows, and that
+// a reset keeps its chunks for rows of the same width.
+func TestRowLog(t *testing.T) {
+	var l rowLog
+	l.reset(3)
+	n := 2*rowLogChunk + 17
+	row := func(i int) []uint64 { return []uint64{uint64(i), uint64(i) * 7, ^uint64(i)} }
+	for round := range 2 {
+		var first *uint64
+		for i := range n {
+			l.add(row(i), int64(-i), i%5 == 0)
+			if i == 0 {
+				r, _, _ := l.at(0)
+				first = &r[0]
+			}
+		}
+		for i := range n {
+			r, k, null := l.at(i)
+			if !slices.Equal(r, row(i)) || k != int64(-i) || null != (i%5 == 0) {
+				t.Fatalf("round %d: entry %d is %v %d %v", round, i, r, k, null)
+			}
+		}
+		if r, _, _ := l.at(0); &r[0] != first {
+			t.Fatalf("round %d: the first row moved as the log grew", round)
+		}
+		chunks := len(l.rows)
+		l.reset(3)
+		if l.n != 0 || len(l.rows) != chunks {
+			t.Fatalf("round %d: after reset %d rows and %d chunks, want 0 and %d", round, l.n, len(l.rows), chunks)
+		}
+	}
+	l.reset(5)
+	if len(l.rows) != 0 || l.stride != 5 {
+		t.Fatalf("a reset to rows of another width kept %d chunks of stride %d", len(l.rows), l.stride)
+	}
+}
