@@ -4,8 +4,8 @@
 // checkpoint barriers, flush markers, end of input); the Operator, Emitter
 // and Source interfaces and the small optional interfaces an operator or
 // source implements to say what else it is (WatermarkAbsorber,
-// ProcessingTimer, Stateful, DeferredSnapshotter, GroupMover,
-// BoundedSource, Generator, MessageSource);
+// ProcessingTimer, Stateful, DeferredSnapshotter, BackgroundSnapshotter,
+// GroupMover, BoundedSource, Generator, MessageSource);
 // the Env an operator instance runs in and its OperatorMetrics; and the
 // hashing of keys into key groups that both the runtime's exchanges and
 // the operators' keyed state follow.

@@ -5,7 +5,9 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/bits"
+	"os"
 	"runtime"
+	"strconv"
 	"sync"
 	"sync/atomic"
 
@@ -51,14 +53,24 @@ import (
 // batch's saves (claim and copy together); the writer, having
 // taken every word, takes mu once to read how many were saved (none can
 // be saved after that: every bit is clear) and writes them last. Its
-// order of writes is that of the steps: the watermark, the deletions,
-// then the groups, so a group deleted and created again before the
-// barrier is put after its deletion.
+// order of writes is that of the steps: the deletions, then the groups,
+// so a group deleted and created again before the barrier is put after
+// its deletion.
 
 // bgMinSlots is the fewest pending slots a snapshot is written in the
 // background for; below, steps cost less than starting a goroutine. A
-// variable for tests.
+// variable for tests; the crash harness, whose aggregates have fewer
+// groups, lowers it in the eddy processes it kills by setting
+// EDDY_TEST_BACKGROUND_SNAPSHOT_SLOTS.
 var bgMinSlots = 4096
+
+func init() {
+	if v := os.Getenv("EDDY_TEST_BACKGROUND_SNAPSHOT_SLOTS"); v != "" {
+		if n, err := strconv.Atoi(v); err == nil && n >= 0 {
+			bgMinSlots = n
+		}
+	}
+}
 
 // backgroundCounter counts the snapshots written in the background, in
 // the operator's own counters (EXPLAIN ANALYZE), from the first.
@@ -87,9 +99,6 @@ type bgSnap struct {
 	delKeys []byte
 	delEnds []int
 	saved   *rowLog // the groups the aggregate saved, appended under mu
-	wm      int64
-	writeWM bool
-	owned   exec.KeyGroupRange
 	arena   aggstate.ArenaView
 	keys    aggstate.IntKeysView
 	accs    []accum.RowState
@@ -135,10 +144,9 @@ func (h *HashAgg) startBackground(ctx context.Context, f exec.StateWriterForker,
 	b := &bgSnap{
 		w: f.Fork(), done: make(chan struct{}),
 		bits: p.bits, delKeys: p.delKeys, delEnds: p.delEnds, saved: &p.rows,
-		wm: p.wm, writeWM: p.writeWM, owned: h.env.KeyGroups,
 		arena: h.arena.View(), keys: h.keys.ints.View(), accs: accs,
 	}
-	p.nextDel, p.writeWM = len(p.delEnds), false
+	p.nextDel = len(p.delEnds)
 	b.busy.Store(-1)
 	ctx, b.cancel = context.WithCancel(ctx)
 	p.bg = b
@@ -196,7 +204,7 @@ func (h *HashAgg) unlockSaves() {
 	}
 }
 
-// claim takes pending slot w*64+bit's log2 off the bits for the
+// claim takes the slot of bit in word w of the pending bits for the
 // aggregate, which is about to change it, and reports whether it was
 // pending; when it was not, it returns once the writer is not copying the
 // slot's word.
@@ -212,17 +220,10 @@ func (b *bgSnap) claim(w int, bit uint64) bool {
 	return false
 }
 
-// write writes the pending snapshot: the watermark, the deletions, the
-// groups not saved, then those saved, and flushes.
+// write writes the pending snapshot: the deletions, the groups not
+// saved, then those saved, and flushes. (An aggregate without windows
+// has no watermark to write.)
 func (b *bgSnap) write(ctx context.Context) error {
-	if b.writeWM {
-		b.val = binary.AppendVarint(b.val[:0], b.wm)
-		for g := b.owned.Lo; g < b.owned.Hi; g++ {
-			if err := b.w.Put(g, []byte(watermarkKey), b.val); err != nil {
-				return err
-			}
-		}
-	}
 	start := 0
 	for _, end := range b.delEnds {
 		key := b.delKeys[start:end]

@@ -15,7 +15,10 @@
 // lines to the file and INSERTs rows (a process that is never killed, so
 // what was inserted is known). The reference run does the same rounds
 // without kills. Every process checkpoints every 100 ms and runs its
-// queries at parallelism 2 (the sink at 1, so its file has one order).
+// queries at parallelism 2 (the sink at 1, so its file has one order);
+// its aggregates write their snapshots in the background whenever their
+// state allows it, however few groups changed
+// (EDDY_TEST_BACKGROUND_SNAPSHOT_SLOTS).
 //
 // TestKafkaCrashHarness (kafka_test.go) does the same for a Kafka-to-Kafka
 // workload on an in-process cluster (kfake): a stream over a topic into
