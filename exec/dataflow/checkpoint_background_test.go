@@ -130,3 +130,44 @@ func TestCommitWaitsForBackgroundSnapshot(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// countingSource counts the calls to Next of the source it wraps.
+type countingSource struct {
+	*exectest.Source
+	nexts atomic.Int64
+}
+
+func (s *countingSource) Next(ctx context.Context) (exec.Chunk, error) {
+	s.nexts.Add(1)
+	return s.Source.Next(ctx)
+}
+
+// TestSourceTaskWaitsForBackgroundSnapshot: an operator chained behind a
+// source that has caught up writes its snapshot in the background; the
+// source task waits in the source's Wait (it does not ask the source
+// again and again meanwhile) and is woken by the writer's end, so that
+// the checkpoint commits.
+func TestSourceTaskWaitsForBackgroundSnapshot(t *testing.T) {
+	ctx, store := checkpointed(t)
+	op := &bgSnapOp{n: 2, gate: make(chan struct{})}
+	src := &countingSource{Source: exectest.NewSource(t, exectest.Alloc(t), "bigint\n+I 1")}
+	g := GraphSpec{Stages: []StageSpec{sourceStage(src, only("background", op)), stage(0, DistSingle, 1, only("sink", &passthrough{}))}}
+	job := startJob(t, g, JobOptions{Alloc: exectest.Alloc(t), State: store})
+	done := startCheckpoint(t, ctx, job, 1)
+	before := src.nexts.Load()
+	time.Sleep(50 * time.Millisecond)
+	if n := src.nexts.Load() - before; n > 5 {
+		t.Errorf("the source was asked %d times in 50 ms while the snapshot's writer ran", n)
+	}
+	close(op.gate)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if n := op.busySteps.Load(); n != 0 {
+		t.Errorf("SnapshotStep called %d times while the writer ran, want none", n)
+	}
+	src.End()
+	if err := job.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+}

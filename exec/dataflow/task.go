@@ -532,9 +532,10 @@ func (t *task) runSource(ctx context.Context) error {
 					return err
 				}
 			}
-			if t.state.deferring() {
+			if t.state.deferring() && t.state.background() == nil {
 				// No wait while a snapshot is pending: a step as long as
 				// the source has no data, then the source is asked again.
+				// (One written in the background wakes the wait below.)
 				if err := t.snapshotStep(ctx, maxStepTime); err != nil {
 					return err
 				}
@@ -615,8 +616,8 @@ func (t *task) requeue(id uint64) {
 }
 
 // wait blocks in the source's Wait until data may be available, a flush is
-// requested, a timer of the chain is due (timerDue, unless zero), or ctx
-// is done.
+// requested, a timer of the chain is due (timerDue, unless zero), a
+// snapshot's writer goroutine ends, or ctx is done.
 func (t *task) wait(ctx context.Context, timerDue time.Time) error {
 	wctx, cancel := context.WithCancel(ctx)
 	t.mu.Lock()
@@ -627,6 +628,7 @@ func (t *task) wait(ctx context.Context, timerDue time.Time) error {
 	}
 	t.wake = cancel
 	t.mu.Unlock()
+	defer wakeOn(wctx, cancel, t.state.background())()
 	var deadline time.Time
 	hasDeadline := false
 	if t.wm != nil {
@@ -660,6 +662,28 @@ func (t *task) wait(ctx context.Context, timerDue time.Time) error {
 		return err
 	}
 	return nil
+}
+
+// wakeOn cancels a wait (cancel, of ctx) when ch, unless nil, is closed
+// first. The function it returns, called once the wait is over, cancels
+// it and waits for the goroutine that watches ch.
+func wakeOn(ctx context.Context, cancel context.CancelFunc, ch <-chan struct{}) func() {
+	if ch == nil {
+		return cancel
+	}
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-ch:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	return func() {
+		cancel()
+		<-watched
+	}
 }
 
 // caughtUp sends CaughtUp the first time the source catches up (or ends).

@@ -185,7 +185,8 @@ func (t *task) holdBack(ctx context.Context, timerDue time.Time) (bool, error) {
 		}
 	}
 	t.alignFlushed = true
-	if t.state.deferring() {
+	bg := t.state.background()
+	if t.state.deferring() && bg == nil {
 		// A step of the pending snapshot rather than a wait.
 		return true, t.snapshotStep(ctx, maxStepTime)
 	}
@@ -211,6 +212,7 @@ func (t *task) holdBack(ctx context.Context, timerDue time.Time) (bool, error) {
 	case <-rose:
 	case <-wctx.Done():
 	case <-timer.C:
+	case <-bg: // a snapshot's writer goroutine ended: the task finishes it
 	}
 	timer.Stop()
 	waited := int64(time.Since(start))
