@@ -69,25 +69,10 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
 	slowWriter(t)
 	defer func(n int) { bgMinSlots = n }(bgMinSlots)
 	const keys = 4000
-	// By key, the values inserted and not retracted since the clock last
-	// moved: rows of groups the TTL may have evicted are not retracted.
-	rows := map[int64][]int64{}
-	chunk := func(n, span int) string {
-		var b strings.Builder
-		b.WriteString("bigint bigint")
-		for range n {
-			k := int64(rng.IntN(span))
-			if vs := rows[k]; len(vs) > 0 && rng.IntN(3) == 0 {
-				fmt.Fprintf(&b, "\n-D %d %d", k, vs[len(vs)-1])
-				rows[k] = vs[:len(vs)-1]
-				continue
-			}
-			v := int64(rng.IntN(100))
-			rows[k] = append(rows[k], v)
-			fmt.Fprintf(&b, "\n+I %d %d", k, v)
-		}
-		return b.String()
-	}
+	// Rows inserted before the clock last moved are not retracted: the
+	// TTL may have evicted their groups.
+	rows := randomChunks(rng)
+	chunk := rows.chunk
 	both := func(text string) {
 		feed(t, at, atEnv, atOut, text)
 		feed(t, bg, env, out, text)
@@ -103,7 +88,7 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
 		}
 		both(chunk(keys, keys))
 		clk.advance(400 * time.Millisecond)
-		clear(rows)
+		rows.forget()
 		atState.Snapshot(t, at, epoch)
 		forks := state.Forks
 		pending, err := bg.BeginSnapshot(ctx, epoch, state)
@@ -130,7 +115,7 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
 				feed(t, bg, env, out, text)
 				if rng.IntN(8) == 0 {
 					clk.advance(300 * time.Millisecond)
-					clear(rows)
+					rows.forget()
 					tick(t, at, clk, atOut)
 					tick(t, bg, clk, out)
 				}

@@ -128,23 +128,7 @@ func TestSnapshotInStepsRandom(t *testing.T) {
 	steps, env, out := ttlAgg(t, clk)
 	atState, state := exectest.NewState(), exectest.NewState()
 	const keys = 4000
-	rows := map[int64][]int64{} // by key, the values inserted and not retracted
-	chunk := func(n, span int) string {
-		var b strings.Builder
-		b.WriteString("bigint bigint")
-		for range n {
-			k := int64(rng.IntN(span))
-			if vs := rows[k]; len(vs) > 0 && rng.IntN(3) == 0 {
-				fmt.Fprintf(&b, "\n-D %d %d", k, vs[len(vs)-1])
-				rows[k] = vs[:len(vs)-1]
-				continue
-			}
-			v := int64(rng.IntN(100))
-			rows[k] = append(rows[k], v)
-			fmt.Fprintf(&b, "\n+I %d %d", k, v)
-		}
-		return b.String()
-	}
+	chunk := randomChunks(rng).chunk
 	both := func(text string) {
 		feed(t, at, atEnv, atOut, text)
 		feed(t, steps, env, out, text)
@@ -191,3 +175,36 @@ func TestSnapshotInStepsRandom(t *testing.T) {
 		t.Fatalf("snapshots found by bits and by list: %v, want both", modes)
 	}
 }
+
+// randomRows makes random chunks of (bigint, bigint) rows that insert
+// values and retract some inserted before, never one not inserted.
+type randomRows struct {
+	rng  *rand.Rand
+	rows map[int64][]int64 // by key, the values inserted and not retracted
+}
+
+func randomChunks(rng *rand.Rand) *randomRows {
+	return &randomRows{rng: rng, rows: map[int64][]int64{}}
+}
+
+// chunk returns n rows over keys 0..span-1, in Chunk's text form.
+func (r *randomRows) chunk(n, span int) string {
+	var b strings.Builder
+	b.WriteString("bigint bigint")
+	for range n {
+		k := int64(r.rng.IntN(span))
+		if vs := r.rows[k]; len(vs) > 0 && r.rng.IntN(3) == 0 {
+			fmt.Fprintf(&b, "\n-D %d %d", k, vs[len(vs)-1])
+			r.rows[k] = vs[:len(vs)-1]
+			continue
+		}
+		v := int64(r.rng.IntN(100))
+		r.rows[k] = append(r.rows[k], v)
+		fmt.Fprintf(&b, "\n+I %d %d", k, v)
+	}
+	return b.String()
+}
+
+// forget forgets every row inserted so far, so that none is retracted
+// (rows of groups the state TTL may have evicted).
+func (r *randomRows) forget() { clear(r.rows) }

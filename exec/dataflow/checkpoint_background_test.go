@@ -10,7 +10,6 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
-	"github.com/eddysql/eddy/storage"
 )
 
 // bgSnapOp is an exec.BackgroundSnapshotter for the runtime's tests: each
@@ -111,15 +110,7 @@ func TestCommitWaitsForBackgroundSnapshot(t *testing.T) {
 	if n := op.busySteps.Load(); n != 0 {
 		t.Errorf("SnapshotStep called %d times while the writer ran, want none", n)
 	}
-	tab, err := store.Table(stateTableName(1, 0), storage.TableOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	if err := tab.Scan(nil, func(k, _ []byte) error { keys = append(keys, string(k[groupKeyLen:])); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"1/0", "1/1", "1/2"}; !slices.Equal(keys, want) {
+	if keys, want := committedKeys(t, store, stateTableName(1, 0)), []string{"1/0", "1/1", "1/2"}; !slices.Equal(keys, want) {
 		t.Fatalf("committed %q, want %q", keys, want)
 	}
 	if stat := job.Checkpoints()[0]; stat.Bytes != 3*int64(groupKeyLen+len("1/0")+len("value")) {

@@ -243,15 +243,7 @@ func TestCommitWaitsForSnapshotSteps(t *testing.T) {
 	if last, err := store.Recover(ctx); err != nil || last != 1 {
 		t.Fatalf("last committed epoch %d (%v), want 1", last, err)
 	}
-	tab, err := store.Table(stateTableName(1, 0), storage.TableOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	if err := tab.Scan(nil, func(k, _ []byte) error { keys = append(keys, string(k[groupKeyLen:])); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if want := []string{"1/0", "1/1"}; !slices.Equal(keys, want) {
+	if keys, want := committedKeys(t, store, stateTableName(1, 0)), []string{"1/0", "1/1"}; !slices.Equal(keys, want) {
 		t.Fatalf("committed %q, want %q", keys, want)
 	}
 	stat := job.Checkpoints()[0]
@@ -374,4 +366,19 @@ func TestSnapshotStepRunsSubStepsUntilItsTime(t *testing.T) {
 	if done, err := tk.state.step(stopped, time.Duration(math.MaxInt64)); done || err != nil || len(op.budgets) != 1 {
 		t.Fatalf("a step of a stopping job: done %v, %v, %d sub-steps; want 1, unfinished", done, err, len(op.budgets))
 	}
+}
+
+// committedKeys returns the keys of a state table, without their key
+// group, in order.
+func committedKeys(t *testing.T, store storage.StateStore, table string) []string {
+	t.Helper()
+	tab, err := store.Table(table, storage.TableOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	if err := tab.Scan(nil, func(k, _ []byte) error { keys = append(keys, string(k[groupKeyLen:])); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }
