@@ -262,11 +262,15 @@ func (t *timedAgg) SnapshotStep(ctx context.Context, budget int) (bool, error) {
 
 // cycleSource emits load, in order, then the batches of cycle round and
 // round until stop is set, then io.EOF. It retains what it emits, so the
-// same batches serve every round.
+// same batches serve every round. With rate set, it emits the cycle's
+// rows at that many a second at most.
 type cycleSource struct {
 	load, cycle []exec.Chunk
 	next        int
 	stop        *atomic.Bool
+	rate        int64     // rows a second of the cycle; 0: as fast as taken
+	started     time.Time // when the cycle began, with rate
+	emitted     int64     // the cycle's rows emitted, with rate
 }
 
 func (s *cycleSource) Open(context.Context, *exec.Env) error { return nil }
@@ -280,6 +284,14 @@ func (s *cycleSource) Next(context.Context) (exec.Chunk, error) {
 		return exec.Chunk{}, io.EOF
 	default:
 		c = s.cycle[(s.next-len(s.load))%len(s.cycle)]
+		if s.rate > 0 {
+			if s.started.IsZero() {
+				s.started = time.Now()
+			}
+			due := s.started.Add(time.Duration(s.emitted * int64(time.Second) / s.rate))
+			time.Sleep(time.Until(due))
+			s.emitted += int64(c.NumRows())
+		}
 	}
 	s.next++
 	c.Batch.Retain()
@@ -316,6 +328,11 @@ var ckptStore = flag.String("ckpt.store", "badger", "state store of BenchmarkChe
 // (--heap-huge-pages).
 var ckptHugeHeap = flag.Int64("ckpt.hugeheap", 0, "bytes of heap BenchmarkCheckpointPauses reserves for huge pages, as eddy does (0: none)")
 
+// ckptRate, when set, paces BenchmarkCheckpointPauses's input at that
+// many rows a second, leaving the cores room for the checkpoints' work (a
+// sustained load rather than as much as the aggregate takes).
+var ckptRate = flag.Int64("ckpt.rate", 0, "rows a second BenchmarkCheckpointPauses feeds after the load (0: unthrottled)")
+
 // BenchmarkCheckpointPauses measures issue 10's no-pause target: with
 // checkpoints every second over 10M resident keys, the per-batch
 // processing time's p99 within 2× its median, and the synchronous part of
@@ -326,7 +343,7 @@ var ckptHugeHeap = flag.Int64("ckpt.hugeheap", 0, "bytes of heap BenchmarkCheckp
 // and a first (full) checkpoint, then 4,096-row batches for measure
 // seconds, unthrottled, measured with checkpoints every second and, in the
 // same run, without (the baseline). -ckpt.keys and -ckpt.store change the
-// number of keys and the store. Two key distributions: uniform over
+// number of keys and the store, -ckpt.rate paces the input. Two key distributions: uniform over
 // the 10M keys (a second of input dirties about as many groups as it has
 // rows), and hot, where every row goes to one of 1% of the keys.
 //
@@ -386,7 +403,7 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
 	defer cancel()
 	var stop, measuring atomic.Bool
-	src := &cycleSource{load: load, cycle: cycle, stop: &stop}
+	src := &cycleSource{load: load, cycle: cycle, stop: &stop, rate: *ckptRate}
 	op := &timedAgg{HashAgg: agg.NewHashAgg(oneAgg), measuring: &measuring}
 	g := aggGraph(dataflow.StageSpec{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }}, 1,
 		func(int) (exec.Operator, error) { return op, nil })
