@@ -128,6 +128,9 @@ func (s *taskState) snapshot(ctx context.Context, i int, epoch uint64) error {
 		if pending, err = d.BeginSnapshot(ctx, epoch, w); err == nil && pending {
 			s.pend.epoch = epoch
 			s.pend.ops = append(s.pend.ops, i)
+			if b, ok := d.(exec.BackgroundSnapshotter); ok && b.SnapshotBusy() != nil {
+				s.pend.since = start
+			}
 		}
 	} else {
 		err = s.ops[i].Snapshot(ctx, epoch, w)

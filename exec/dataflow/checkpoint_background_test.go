@@ -88,7 +88,7 @@ func (*bgSnapOp) Restore(context.Context, exec.StateReader, exec.KeyGroupRange) 
 // done, the task (idle meanwhile, with no input) is woken by its end
 // rather than by input, the runtime never calls SnapshotStep while it
 // runs, and the checkpoint counts the entries written on the forked
-// writer.
+// writer, and the writer's time as its deferred part.
 func TestCommitWaitsForBackgroundSnapshot(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -113,8 +113,12 @@ func TestCommitWaitsForBackgroundSnapshot(t *testing.T) {
 	if keys, want := committedKeys(t, store, stateTableName(1, 0)), []string{"1/0", "1/1", "1/2"}; !slices.Equal(keys, want) {
 		t.Fatalf("committed %q, want %q", keys, want)
 	}
-	if stat := job.Checkpoints()[0]; stat.Bytes != 3*int64(groupKeyLen+len("1/0")+len("value")) {
+	stat := job.Checkpoints()[0]
+	if stat.Bytes != 3*int64(groupKeyLen+len("1/0")+len("value")) {
 		t.Errorf("checkpoint wrote %d bytes, want the forked writer's 3 entries", stat.Bytes)
+	}
+	if stat.Deferred < 50*time.Millisecond || stat.Sync >= stat.Deferred {
+		t.Errorf("sync %v, deferred %v: want the writer's 50ms and more in deferred only", stat.Sync, stat.Deferred)
 	}
 	src.End()
 	if err := job.Wait(ctx); err != nil {

@@ -57,6 +57,10 @@ type pendingSnapshot struct {
 	epoch uint64
 	ops   []int         // chain positions of the operators with entries left, in chain order
 	steps time.Duration // the time its steps took so far
+	// since is when the barrier started a writer goroutine (of one of
+	// ops), zero if none: the time until the task finishes that
+	// operator's snapshot counts as the snapshot's deferred time.
+	since time.Time
 	// perEntry is the estimated time a step takes per entry written.
 	perEntry time.Duration
 }
@@ -93,6 +97,11 @@ func (s *taskState) step(ctx context.Context, target time.Duration) (finished bo
 	i := p.ops[0]
 	if s.background() != nil {
 		return false, nil
+	}
+	if b, ok := s.deferred[i].(exec.BackgroundSnapshotter); ok && b.SnapshotBusy() != nil && !p.since.IsZero() {
+		// Its writer is done, and this step finishes the snapshot.
+		p.steps += time.Since(p.since)
+		p.since = time.Time{}
 	}
 	start := time.Now()
 	var done bool
@@ -193,7 +202,7 @@ func (t *task) finishSnapshot(ctx context.Context, barrier bool) error {
 func (t *task) snapshotFinished() {
 	p := &t.state.pend
 	t.job.snapshotFinished(p.epoch, p.steps)
-	p.epoch, p.steps, p.ops = 0, 0, p.ops[:0]
+	p.epoch, p.steps, p.ops, p.since = 0, 0, p.ops[:0], time.Time{}
 }
 
 // snapshotBegun counts a task's snapshot left pending at a barrier; the

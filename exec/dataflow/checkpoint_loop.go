@@ -27,7 +27,11 @@ type CheckpointStat struct {
 	// Deferred is the longest time one task spent writing, in steps
 	// between chunks after the barrier went on, the entries its operators'
 	// BeginSnapshot left pending. Its input waits during a step, but a
-	// step at a time (a few ms at most), not for all of them.
+	// step at a time (a few ms at most), not for all of them. An operator
+	// that writes them on a goroutine of its own
+	// (exec.BackgroundSnapshotter) adds the time from the barrier until
+	// the task finished its snapshot, the writer done; its input does not
+	// wait for that at all.
 	Deferred time.Duration
 	// Alignment is the longest time a task with several senders held
 	// back the input of those whose barrier had arrived, from the first
