@@ -65,7 +65,7 @@ func hashColumn(col arrow.Array, out []uint64) error {
 			if f == 0 {
 				f = 0 // -0 and +0 are equal, so they must hash equally
 			}
-			v := math.Float64bits(f)
+			v := floatHash(f)
 			if nulls && a.IsNull(i) {
 				v = nullHash
 			}
@@ -117,6 +117,19 @@ func hashFixed[T int64 | arrow.Timestamp | arrow.Date32 | arrow.Duration](a arro
 	}
 }
 
+// floatHash is what a double's hash combines: its bits, with -0 as 0 and
+// every NaN alike, since GROUP BY and DISTINCT hold them equal (rows of
+// the same group must go to the same instance).
+func floatHash(f float64) uint64 {
+	switch {
+	case f == 0:
+		return 0
+	case f != f:
+		return math.Float64bits(math.NaN())
+	}
+	return math.Float64bits(f)
+}
+
 // hashString is FNV-1a over the bytes, finalized with mix64.
 func hashString(s string) uint64 {
 	h := uint64(0xcbf29ce484222325)
@@ -137,12 +150,42 @@ func KeyGroup(h uint64) int { return int(h % NumKeyGroups) }
 // keeps such keys as int64s (the hash aggregate) finds its entries' key
 // groups with it.
 func IntKeyGroup(v int64, null bool) int {
-	u := uint64(v)
 	if null {
-		u = nullHash
+		return NewRowHash().Null().KeyGroup()
 	}
-	return KeyGroup(combine(hashSeed, u))
+	return NewRowHash().Int(v).KeyGroup()
 }
+
+// RowHash is the hash of one row's hashed columns, combined a column at a
+// time, in order, as HashRows combines them: for an operator that keeps
+// its keys as values rather than Arrow columns (the hash aggregate's
+// encoded group keys) and must find their key groups as the exchange
+// does, without building columns.
+type RowHash uint64
+
+// NewRowHash returns the hash of a row before its first column.
+func NewRowHash() RowHash { return RowHash(hashSeed) }
+
+// Int combines an integer-like value: BIGINT, DATE, TIMESTAMP, INTERVAL,
+// or a BOOLEAN's 0 or 1.
+func (h RowHash) Int(v int64) RowHash { return RowHash(combine(uint64(h), uint64(v))) }
+
+// Float combines a double.
+func (h RowHash) Float(f float64) RowHash { return RowHash(combine(uint64(h), floatHash(f))) }
+
+// Decimal combines a decimal, by its two words.
+func (h RowHash) Decimal(lo uint64, hi int64) RowHash {
+	return RowHash(combine(combine(uint64(h), lo), uint64(hi)))
+}
+
+// String combines a string.
+func (h RowHash) String(s string) RowHash { return RowHash(combine(uint64(h), hashString(s))) }
+
+// Null combines a NULL, of any type.
+func (h RowHash) Null() RowHash { return RowHash(combine(uint64(h), nullHash)) }
+
+// KeyGroup returns the key group of the row.
+func (h RowHash) KeyGroup() int { return KeyGroup(uint64(h)) }
 
 // RowKeyGroups sets groups[i] to the key group of row i of cols, as the
 // hash exchange computes it, hashing into hashes, which it resizes to the

@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"math"
 	"testing"
 
 	"github.com/apache/arrow-go/v18/arrow"
@@ -154,5 +155,35 @@ func TestIntKeyGroupIsRowKeyGroups(t *testing.T) {
 			}
 		}
 		col.Release()
+	}
+}
+
+// TestHashRowsDoublesAsGroupByDoes checks that doubles GROUP BY holds equal
+// hash equally, so that the exchange sends their rows to one instance:
+// -0 and 0, and NaNs of any payload; and that RowHash combines a double
+// as HashRows does.
+func TestHashRowsDoublesAsGroupByDoes(t *testing.T) {
+	alloc := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer alloc.AssertSize(t, 0)
+	vals := []float64{0, math.Copysign(0, -1), math.NaN(), math.Float64frombits(0x7ff8000000000abc), math.Float64frombits(0xfff0000000000001), 2.5}
+	b := array.NewFloat64Builder(alloc)
+	b.AppendValues(vals, nil)
+	col := b.NewArray()
+	defer col.Release()
+	b.Release()
+	hashes := make([]uint64, len(vals))
+	if err := HashRows([]arrow.Array{col}, hashes); err != nil {
+		t.Fatal(err)
+	}
+	if hashes[0] != hashes[1] {
+		t.Errorf("-0 and 0 hash apart")
+	}
+	if hashes[2] != hashes[3] || hashes[2] != hashes[4] {
+		t.Errorf("NaNs hash apart: %x %x %x", hashes[2], hashes[3], hashes[4])
+	}
+	for i, f := range vals {
+		if got := NewRowHash().Float(f); uint64(got) != hashes[i] {
+			t.Errorf("%v: RowHash %x, HashRows %x", f, got, hashes[i])
+		}
 	}
 }

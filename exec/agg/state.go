@@ -5,12 +5,10 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-
-	"github.com/apache/arrow-go/v18/arrow"
+	"math"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/exec/internal/arrays"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
@@ -65,8 +63,7 @@ type delta struct {
 	keys   []byte
 	ends   []int
 	groups []int
-	hashes []uint64
-	rows   []accum.OutRow
+	offs   []int // a key's column offsets (keyOffsets)
 	value  []byte
 }
 
@@ -169,8 +166,9 @@ func (h *HashAgg) appendGroup(buf []byte, s int32) ([]byte, error) {
 // keyGroups sets d.groups[i] to the key group of the i-th entry key of
 // keys, which starts at offset start and ends at ends[i] (the next starts
 // there): the instance's first group for a global aggregate, else the key
-// group of exec.HashRows over the decoded key columns, built as Arrow
-// arrays of the input's types, as the exchange hashes the rows.
+// group the exchange computes (exec.HashRows) over the key columns it
+// hashes, from the encoded key's values (exec.RowHash) rather than from
+// Arrow columns built of them.
 func (h *HashAgg) keyGroups(keys []byte, start int, ends []int) error {
 	d := &h.delta
 	n := len(ends)
@@ -184,42 +182,77 @@ func (h *HashAgg) keyGroups(keys []byte, start int, ends []int) error {
 	if h.intKeyGroups() {
 		return h.intKeyGroupsOf(keys, start, ends)
 	}
-	for c := range h.keyVecs {
-		h.keyVecs[c].Resize(n)
-	}
-	base, all := start, string(keys[start:ends[n-1]]) // one copy, not one per key
-	for i, end := range ends {
-		key := all[start-base : end-base]
-		for c := range h.keyVecs {
-			v := &h.keyVecs[c]
-			v.Valid[i] = key[0] == 1
-			key = key[1:]
-			if v.Valid[i] {
-				key = key[decodeKey(key, v, i):]
-			}
-		}
-		start = end
-	}
-	d.rows = vec.Resize(d.rows, n)
-	for i := range d.rows {
-		d.rows[i] = accum.OutRow{J: int32(i)}
-	}
 	part := h.cfg.PartKeys
 	if part == nil {
 		part = h.allKeys
 	}
-	cols := make([]arrow.Array, len(part))
-	defer arrays.Release(cols)
-	for i, c := range part {
-		col, err := h.out.Column(h.env.Alloc, h.builders[c], &h.keyVecs[c], &h.keyVecs[c], d.rows)
-		if err != nil {
+	d.offs = vec.Resize(d.offs, len(h.keyVecs)+1)
+	base, all := start, string(keys[start:ends[n-1]]) // one copy, not one per key
+	for i, end := range ends {
+		key := all[start-base : end-base]
+		if err := h.keyOffsets(key, d.offs); err != nil {
 			return err
 		}
-		cols[i] = col
+		rh := exec.NewRowHash()
+		for _, c := range part {
+			rh = hashKeyValue(rh, key[d.offs[c]:d.offs[c+1]], h.keyVecs[c].Kind)
+		}
+		d.groups[i], start = rh.KeyGroup(), end
 	}
-	var err error
-	d.hashes, err = exec.RowKeyGroups(cols, d.hashes, d.groups)
-	return err
+	return nil
+}
+
+// keyOffsets sets offs[c] to where the c-th column of the encoded group
+// key starts (its tag byte), and offs[len(columns)] to the key's end.
+func (h *HashAgg) keyOffsets(key string, offs []int) error {
+	p := 0
+	for c := range h.keyVecs {
+		offs[c] = p
+		if p >= len(key) {
+			return fmt.Errorf("hash aggregate: a group key of %d bytes ends before column %d", len(key), c)
+		}
+		p++
+		if key[p-1] == 0 {
+			continue
+		}
+		switch h.keyVecs[c].Kind {
+		case accum.KindInt, accum.KindFloat:
+			p += 8
+		case accum.KindDec:
+			p += 16
+		default:
+			if p >= len(key) {
+				return fmt.Errorf("hash aggregate: a group key of %d bytes ends in column %d", len(key), c)
+			}
+			l, n := uvarint(key[p:])
+			p += n + l
+		}
+	}
+	if p != len(key) {
+		return fmt.Errorf("hash aggregate: a group key of %d bytes, its columns %d", len(key), p)
+	}
+	offs[len(h.keyVecs)] = p
+	return nil
+}
+
+// hashKeyValue combines into rh one column of an encoded group key (its
+// tag byte, then its value as groupKeys.encode writes it), as HashRows
+// combines the column's value.
+func hashKeyValue(rh exec.RowHash, v string, k accum.Kind) exec.RowHash {
+	if v[0] == 0 {
+		return rh.Null()
+	}
+	v = v[1:]
+	switch k {
+	case accum.KindInt:
+		return rh.Int(int64(le64(v)))
+	case accum.KindFloat:
+		return rh.Float(math.Float64frombits(le64(v)))
+	case accum.KindDec:
+		return rh.Decimal(le64(v), int64(le64(v[8:])))
+	}
+	_, n := uvarint(v)
+	return rh.String(v[n:])
 }
 
 // intKeyGroups reports whether key groups hash the one integer-like group
