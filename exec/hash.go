@@ -65,7 +65,7 @@ func hashColumn(col arrow.Array, out []uint64) error {
 			if f == 0 {
 				f = 0 // -0 and +0 are equal, so they must hash equally
 			}
-			v := floatHash(f)
+			v := FloatBits(f)
 			if nulls && a.IsNull(i) {
 				v = nullHash
 			}
@@ -117,10 +117,11 @@ func hashFixed[T int64 | arrow.Timestamp | arrow.Date32 | arrow.Duration](a arro
 	}
 }
 
-// floatHash is what a double's hash combines: its bits, with -0 as 0 and
-// every NaN alike, since GROUP BY and DISTINCT hold them equal (rows of
-// the same group must go to the same instance).
-func floatHash(f float64) uint64 {
+// FloatBits returns the bits of f with -0 as 0 and every NaN alike: the
+// identity of a double as GROUP BY and DISTINCT see it, unordered, which
+// the operators' keys encode and a row's hash combines (rows of one group
+// must go to one instance).
+func FloatBits(f float64) uint64 {
 	switch {
 	case f == 0:
 		return 0
@@ -171,7 +172,7 @@ func NewRowHash() RowHash { return RowHash(hashSeed) }
 func (h RowHash) Int(v int64) RowHash { return RowHash(combine(uint64(h), uint64(v))) }
 
 // Float combines a double.
-func (h RowHash) Float(f float64) RowHash { return RowHash(combine(uint64(h), floatHash(f))) }
+func (h RowHash) Float(f float64) RowHash { return RowHash(combine(uint64(h), FloatBits(f))) }
 
 // Decimal combines a decimal, by its two words.
 func (h RowHash) Decimal(lo uint64, hi int64) RowHash {

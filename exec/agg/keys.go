@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/array"
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
@@ -268,7 +269,7 @@ func (g *groupKeys) encodeColumn(arr arrow.Array, k accum.Kind) error {
 	case accum.KindFloat:
 		for i, v := range arr.(*array.Float64).Float64Values() {
 			if tag(i) {
-				binary.LittleEndian.PutUint64(buf[cur[i]:], accum.FloatBits(v))
+				binary.LittleEndian.PutUint64(buf[cur[i]:], exec.FloatBits(v))
 				cur[i] += 8
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/array"
 
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
 	"github.com/eddysql/eddy/exec/internal/vec"
@@ -46,7 +47,7 @@ func (g *groupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 			}
 			buf := vec.Resize(g.fixedBufs[c], n)
 			for i, v := range a.Float64Values() {
-				buf[i] = int64(accum.FloatBits(v))
+				buf[i] = int64(exec.FloatBits(v))
 			}
 			g.fixedBufs[c], g.fixed[c] = buf, buf
 		default:

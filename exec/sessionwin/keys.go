@@ -13,6 +13,7 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/vec"
 )
@@ -40,7 +41,7 @@ func (w *Agg) encodeKeys(batch arrow.RecordBatch) error {
 		case *array.Float64:
 			for i, f := range a.Float64Values() {
 				if !nullKey(bufs, i, valid) {
-					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], accum.FloatBits(f))
+					bufs[i] = binary.LittleEndian.AppendUint64(bufs[i], exec.FloatBits(f))
 				}
 			}
 		case *array.Decimal128:

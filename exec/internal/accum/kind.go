@@ -166,18 +166,6 @@ func FloatFromKey(k int64) float64 {
 	return math.Float64frombits(uint64(k ^ int64(uint64(k>>63)>>1)))
 }
 
-// FloatBits returns the bits of f with -0 as 0 and every NaN alike: the
-// identity of a double as GROUP BY and DISTINCT see it, unordered.
-func FloatBits(f float64) uint64 {
-	switch {
-	case f == 0:
-		return 0
-	case f != f:
-		return math.Float64bits(math.NaN())
-	}
-	return math.Float64bits(f)
-}
-
 // DecKeys encodes each decimal as 16 bytes whose byte order is the
 // numeric order (the high word with its sign bit flipped, then the low word,
 // big-endian), written into buf, and returns one string holding them all so
