@@ -56,9 +56,10 @@ type HashAgg struct {
 	closing     []int32         // scratch: the groups a watermark closes
 	sink        int64           // keeps the prefetching loads (touchRows, state.touch) alive
 	builders    []array.Builder
-	delta       delta       // what changed since the last snapshot (state.go)
-	pend        pendingSnap // a snapshot begun and not all written (snapshot.go)
-	ttl         *ttlState   // with a state TTL: the groups' last accesses (ttl.go)
+	delta       delta        // what changed since the last snapshot (state.go)
+	pend        pendingSnap  // a snapshot begun and not all written (snapshot.go)
+	grouper     entryGrouper // the key groups of entry keys (keygroup.go)
+	ttl         *ttlState    // with a state TTL: the groups' last accesses (ttl.go)
 
 	// Scratch reused across batches.
 	weights          []int64
@@ -69,7 +70,6 @@ type HashAgg struct {
 	firstRow         []int32 // by touched group: the first row of the batch in it
 	changed          []bool
 	keyVecs          []accum.Vector
-	allKeys          []int // 0..len(GroupKeys)-1: the keys a key group hashes without PartKeys
 	oldVecs, newVecs []accum.Vector
 	outRows          []accum.OutRow
 	out              accum.Out
@@ -115,10 +115,6 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	}
 	kinds := make([]accum.Kind, len(cfg.GroupKeys))
 	h.keyVecs = make([]accum.Vector, len(cfg.GroupKeys))
-	h.allKeys = make([]int, len(cfg.GroupKeys))
-	for i := range h.allKeys {
-		h.allKeys[i] = i
-	}
 	for i, ord := range cfg.GroupKeys {
 		kinds[i], _ = accum.KindOf(cfg.Input[ord])
 		h.keyVecs[i].Kind = kinds[i]
@@ -133,6 +129,7 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 	h.schema = schema
 	h.inputIDs = opcheck.IDs(cfg.Input)
 	h.keys = newGroupKeys(cfg.GroupKeys, kinds)
+	h.grouper = newEntryGrouper(kinds, cfg.PartKeys)
 	h.close = nil
 	if c := cfg.Close; c != nil {
 		if c.Key < 0 || c.Key >= len(cfg.GroupKeys) || kinds[c.Key] != accum.KindInt || c.Offset < 0 {

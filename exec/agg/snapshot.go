@@ -370,8 +370,12 @@ func (h *HashAgg) save(s, row int32) {
 		return
 	}
 	if p.bg != nil {
-		k, null := h.keys.intKey(s, row)
-		p.rows.add(h.arena.Row(s), k, null)
+		if h.keys.mode == keysInt {
+			k, null := h.keys.intKey(s, row)
+			p.rows.add(h.arena.Row(s), k, null)
+		} else {
+			p.rows.addKey(h.arena.Row(s), h.keys.bytes.Key(s))
+		}
 		return
 	}
 	val, err := h.appendGroup(p.val[:0], s)

@@ -23,17 +23,18 @@ import (
 // aggregate instead hands the pending snapshot to a writer goroutine, on
 // another core, and goes on with its batches, paying only the copies on
 // write. It can when its state is what a writer may read while the
-// aggregate changes other groups: one integer-like group key whose key
-// group follows from its int64 (keys and key groups without Arrow
-// columns), no windows, and accumulators whose state of every group is
-// its arena words (accum.RowState: counts, sums without overflow carries,
-// extremes of append-only input); and when the runtime's writer can fork
-// (exec.StateWriterForker) and enough groups are pending to be worth a
-// goroutine.
+// aggregate changes other groups: group keys (an int64, or an encoded
+// key, a string never changed in place, whose key group the writer finds
+// from its values, entryGrouper), no windows, and accumulators whose
+// state of every group is its arena words (accum.RowState: counts, sums
+// without overflow carries, extremes of append-only input); and when the
+// runtime's writer can fork (exec.StateWriterForker) and enough groups
+// are pending to be worth a goroutine.
 //
 // The writer reads the arena rows and keys through views taken at the
-// barrier (aggstate.ArenaView, IntKeysView): growing them appends chunks
-// and never moves the rows. The pending bits are shared, and each pending
+// barrier (aggstate.ArenaView, IntKeysView, BytesKeysView): growing them
+// appends chunks and never moves the rows. The pending bits are shared,
+// and each pending
 // slot is written by exactly one side:
 //
 //   - The writer takes a word of bits at a time: it publishes the word's
@@ -100,13 +101,17 @@ type bgSnap struct {
 	delEnds []int
 	saved   *rowLog // the groups the aggregate saved, appended under mu
 	arena   aggstate.ArenaView
-	keys    aggstate.IntKeysView
+	ints    bool                   // integer keys, in keys; else encoded ones, in strs
+	keys    aggstate.IntKeysView   // the integer keys
+	strs    aggstate.BytesKeysView // the encoded keys
+	grouper entryGrouper           // the encoded keys' key groups
 	accs    []accum.RowState
 
 	// The writer's scratch.
 	rows  []uint64 // the copied rows of a word's slots, a stride each
-	ks    []int64  // their keys
+	ks    []int64  // their integer keys
 	nulls []bool
+	ss    []string // or their encoded keys
 	key   []byte
 	val   []byte
 }
@@ -124,7 +129,7 @@ func (h *HashAgg) SnapshotBusy() <-chan struct{} {
 // the background (see above).
 func (h *HashAgg) backgroundFor(w exec.StateWriter) (exec.StateWriterForker, []accum.RowState, bool) {
 	f, ok := w.(exec.StateWriterForker)
-	if !ok || len(h.pend.slots) < bgMinSlots || h.close != nil || !h.intKeyGroups() {
+	if !ok || len(h.pend.slots) < bgMinSlots || h.close != nil || h.keys.mode == keysGlobal {
 		return nil, nil, false
 	}
 	accs := make([]accum.RowState, len(h.aggs))
@@ -144,7 +149,14 @@ func (h *HashAgg) startBackground(ctx context.Context, f exec.StateWriterForker,
 	b := &bgSnap{
 		w: f.Fork(), done: make(chan struct{}),
 		bits: p.bits, delKeys: p.delKeys, delEnds: p.delEnds, saved: &p.rows,
-		arena: h.arena.View(), keys: h.keys.ints.View(), accs: accs,
+		arena: h.arena.View(), ints: h.keys.mode == keysInt, accs: accs,
+		grouper: h.grouper,
+	}
+	b.grouper.offs = nil // the writer's own scratch
+	if b.ints {
+		b.keys = h.keys.ints.View()
+	} else {
+		b.strs = h.keys.bytes.View()
 	}
 	p.nextDel = len(p.delEnds)
 	b.busy.Store(-1)
@@ -224,14 +236,13 @@ func (b *bgSnap) claim(w int, bit uint64) bool {
 // saved, then those saved, and flushes. (An aggregate without windows
 // has no watermark to write.)
 func (b *bgSnap) write(ctx context.Context) error {
-	start := 0
+	start, all := 0, string(b.delKeys) // one copy, not one per key
 	for _, end := range b.delEnds {
-		key := b.delKeys[start:end]
-		g, err := intEntryKeyGroup(key)
+		g, err := b.grouper.of(all[start:end])
 		if err != nil {
 			return err
 		}
-		if err := b.w.Delete(g, key); err != nil {
+		if err := b.w.Delete(g, b.delKeys[start:end]); err != nil {
 			return err
 		}
 		start = end
@@ -243,7 +254,13 @@ func (b *bgSnap) write(ctx context.Context) error {
 	n := b.saved.n
 	b.mu.Unlock()
 	for i := range n {
-		if err := b.put(b.saved.at(i)); err != nil {
+		var err error
+		if b.ints {
+			err = b.put(b.saved.at(i))
+		} else {
+			err = b.putKey(b.saved.keyAt(i))
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -270,7 +287,7 @@ func (b *bgSnap) writeSlots(ctx context.Context) error {
 		// waits for them, then encode and write from the copies.
 		b.busy.Store(int64(wi))
 		word := atomic.SwapUint64(&b.bits[wi], 0)
-		b.rows, b.ks, b.nulls = b.rows[:0], b.ks[:0], b.nulls[:0]
+		b.rows, b.ks, b.nulls, b.ss = b.rows[:0], b.ks[:0], b.nulls[:0], b.ss[:0]
 		for w := word; w != 0; w &= w - 1 {
 			s := int32(wi<<6 + bits.TrailingZeros64(w))
 			row := b.arena.Row(s)
@@ -278,46 +295,54 @@ func (b *bgSnap) writeSlots(ctx context.Context) error {
 				continue // freed before the barrier: its deletion is written
 			}
 			b.rows = append(b.rows, row...)
-			k, null := b.keys.Key(s)
-			b.ks, b.nulls = append(b.ks, k), append(b.nulls, null)
+			if b.ints {
+				k, null := b.keys.Key(s)
+				b.ks, b.nulls = append(b.ks, k), append(b.nulls, null)
+			} else {
+				b.ss = append(b.ss, b.strs.Key(s))
+			}
 		}
 		b.busy.Store(-1)
-		for j, k := range b.ks {
-			if err := b.put(b.rows[j*stride:(j+1)*stride], k, b.nulls[j]); err != nil {
+		for j := range len(b.rows) / stride {
+			row := b.rows[j*stride : (j+1)*stride]
+			var err error
+			if b.ints {
+				err = b.put(row, b.ks[j], b.nulls[j])
+			} else {
+				err = b.putKey(row, b.ss[j])
+			}
+			if err != nil {
 				return err
 			}
 		}
+		clear(b.ss) // not to keep deleted groups' keys alive
 	}
 	return nil
 }
 
-// put writes the entry of the group whose arena row and key these are.
+// put writes the entry of the group whose arena row and integer key
+// these are.
 func (b *bgSnap) put(row []uint64, k int64, null bool) error {
 	b.key = appendIntEntryKey(b.key[:0], k, null)
+	return b.w.Put(exec.IntKeyGroup(k, null), b.key, b.value(row))
+}
+
+// putKey writes the entry of the group whose arena row and encoded key
+// these are.
+func (b *bgSnap) putKey(row []uint64, key string) error {
+	g, err := b.grouper.of(key)
+	if err != nil {
+		return err
+	}
+	b.key = append(b.key[:0], key...)
+	return b.w.Put(g, b.key, b.value(row))
+}
+
+// value returns the entry value of the group of an arena row, in scratch.
+func (b *bgSnap) value(row []uint64) []byte {
 	b.val = binary.AppendUvarint(b.val[:0], row[rowsWord])
 	for _, a := range b.accs {
 		b.val = a.AppendRowState(row, b.val)
 	}
-	return b.w.Put(exec.IntKeyGroup(k, null), b.key, b.val)
-}
-
-// appendIntEntryKey appends the entry key of an integer group key, as
-// groupKeys.appendEntryKey writes it.
-func appendIntEntryKey(buf []byte, k int64, null bool) []byte {
-	if null {
-		return append(buf, 0)
-	}
-	return binary.LittleEndian.AppendUint64(append(buf, 1), uint64(k))
-}
-
-// intEntryKeyGroup returns the key group of the entry key of an integer
-// group key.
-func intEntryKeyGroup(key []byte) (int, error) {
-	switch {
-	case len(key) == 1 && key[0] == 0:
-		return exec.IntKeyGroup(0, true), nil
-	case len(key) == 9 && key[0] == 1:
-		return exec.IntKeyGroup(int64(binary.LittleEndian.Uint64(key[1:])), false), nil
-	}
-	return 0, fmt.Errorf("hash aggregate: an integer group's entry key of %d bytes", len(key))
+	return b.val
 }

@@ -17,17 +17,21 @@ import (
 // clk's time: one to snapshot at once, one to snapshot in the background.
 type backgroundPair func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector)
 
-// sumsAgg is an aggregate of counts, a sum and an average of integers:
-// every accumulator encodes from its arena row.
-func sumsAgg(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
-	t.Helper()
-	h := NewHashAgg(testConfig(t, "bigint bigint", []int{0}, "count(*)", "count(1)", "sum(1)", "avg(1)"))
-	env := clk.env(t)
-	if err := h.Open(context.Background(), env); err != nil {
-		t.Fatal(err)
+// aggOf returns a backgroundPair of aggregates over input, grouped by
+// keys, of which the exchange hashes part (nil: all), computing calls.
+func aggOf(input string, keys, part []int, calls ...string) backgroundPair {
+	return func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
+		t.Helper()
+		cfg := testConfig(t, input, keys, calls...)
+		cfg.PartKeys = part
+		h := NewHashAgg(cfg)
+		env := clk.env(t)
+		if err := h.Open(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
 	}
-	t.Cleanup(func() { h.Close() })
-	return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
 }
 
 // slowWriter makes the background writer yield or sleep now and then, so
@@ -53,13 +57,26 @@ func slowWriter(t *testing.T) {
 // Under -race this checks the claims of pending slots between the writer
 // and the aggregate. Every other snapshot is below the size written in
 // the background and goes in steps, so the two kinds follow each other.
+//
+// The groups' keys are integers (an int64 by slot), strings, or two
+// integers (encoded keys, whose key groups the writer finds from their
+// values, here from the second column alone).
 func TestSnapshotInBackgroundRandom(t *testing.T) {
-	for name, mk := range map[string]backgroundPair{"count and sum with a TTL": ttlAgg, "counts, sum and avg": sumsAgg} {
-		t.Run(name, func(t *testing.T) { testSnapshotInBackground(t, mk) })
+	for _, c := range []struct {
+		name    string
+		mk      backgroundPair
+		strKeys bool
+	}{
+		{name: "count and sum with a TTL", mk: ttlAgg},
+		{name: "counts, sum and avg", mk: aggOf("bigint bigint", []int{0}, nil, "count(*)", "count(1)", "sum(1)", "avg(1)")},
+		{name: "a string key", mk: aggOf("varchar bigint", []int{0}, nil, "count(*)", "sum(1)", "avg(1)"), strKeys: true},
+		{name: "two keys", mk: aggOf("bigint bigint", []int{0, 1}, []int{1}, "count(*)", "count(1)")},
+	} {
+		t.Run(c.name, func(t *testing.T) { testSnapshotInBackground(t, c.mk, c.strKeys) })
 	}
 }
 
-func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
+func testSnapshotInBackground(t *testing.T, mk backgroundPair, strKeys bool) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(9, 10))
 	clk := newFakeClock()
@@ -72,6 +89,7 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
 	// Rows inserted before the clock last moved are not retracted: the
 	// TTL may have evicted their groups.
 	rows := randomChunks(rng)
+	rows.strKeys = strKeys
 	chunk := rows.chunk
 	both := func(text string) {
 		feed(t, at, atEnv, atOut, text)
@@ -132,25 +150,32 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair) {
 }
 
 // TestSnapshotInBackgroundOnlyWhenItCan checks which snapshots go to a
-// writer goroutine: those of an aggregate whose accumulators encode from
-// their arena rows, to a writer that forks, with enough groups pending;
-// not one whose SUM carries an overflow, nor a MIN over retractions (a
-// multiset per group), nor one to a writer that cannot fork.
+// writer goroutine: those of a grouped aggregate (integer, string or
+// several keys) whose accumulators encode from their arena rows, to a
+// writer that forks, with enough groups pending; not one whose SUM
+// carries an overflow, nor a MIN over retractions (a multiset per
+// group), nor one to a writer that cannot fork, nor a global aggregate
+// (one group).
 func TestSnapshotInBackgroundOnlyWhenItCan(t *testing.T) {
 	defer func(n int) { bgMinSlots = n }(bgMinSlots)
 	ctx := context.Background()
 	rows := "bigint bigint\n+I 1 10\n+I 2 20\n+I 3 30"
 	huge := "bigint bigint\n+I 1 9000000000000000000\n+I 1 9000000000000000000\n+I 2 1"
+	strs := "varchar bigint\n+I a 10\n+I NULL 20\n+I bb 30\n+I a 5"
 	for _, c := range []struct {
 		name    string
 		calls   []string
 		input   string
+		keys    []int // nil: the first column
 		groups  int
 		min     int
 		noFork  bool
 		forking bool
 	}{
 		{name: "counts and sums", calls: []string{"count(*)", "sum(1)", "avg(1)"}, input: rows, groups: 3, forking: true},
+		{name: "a string key", calls: []string{"count(*)", "sum(1)"}, input: strs, groups: 3, forking: true},
+		{name: "two keys", calls: []string{"count(*)"}, input: rows, keys: []int{1, 0}, groups: 3, forking: true},
+		{name: "a global aggregate", calls: []string{"count(*)", "sum(1)"}, input: rows, keys: []int{}, groups: 1},
 		{name: "too few groups", calls: []string{"count(*)", "sum(1)"}, input: rows, groups: 3, min: 4},
 		{name: "a writer that cannot fork", calls: []string{"count(*)"}, input: rows, groups: 3, noFork: true},
 		// The average fits where the sum needs its carry.
@@ -158,7 +183,11 @@ func TestSnapshotInBackgroundOnlyWhenItCan(t *testing.T) {
 		{name: "min over retractions", calls: []string{"min(1)"}, input: rows, groups: 3},
 	} {
 		bgMinSlots = c.min
-		cfg := testConfig(t, "bigint bigint", []int{0}, c.calls...)
+		keys := c.keys
+		if keys == nil {
+			keys = []int{0}
+		}
+		cfg := testConfig(t, strings.SplitN(c.input, "\n", 2)[0], keys, c.calls...)
 		h := NewHashAgg(cfg)
 		env := exec.NewTestEnv(exectest.Alloc(t))
 		if err := h.Open(ctx, env); err != nil {

@@ -2,12 +2,13 @@ package agg
 
 import (
 	"slices"
+	"strconv"
 	"testing"
 )
 
-// TestRowLog checks that a rowLog gives back every row and key added,
-// across chunks, that rows added earlier never move as it grows, and that
-// a reset keeps its chunks for rows of the same width.
+// TestRowLog checks that a rowLog gives back every row and integer key
+// added, across chunks, that rows added earlier never move as it grows,
+// and that a reset keeps its chunks for rows of the same width.
 func TestRowLog(t *testing.T) {
 	var l rowLog
 	l.reset(3)
@@ -40,5 +41,30 @@ func TestRowLog(t *testing.T) {
 	l.reset(5)
 	if len(l.rows) != 0 || l.stride != 5 {
 		t.Fatalf("a reset to rows of another width kept %d chunks of stride %d", len(l.rows), l.stride)
+	}
+}
+
+// TestRowLogEncodedKeys checks that a rowLog gives back the rows and
+// encoded keys added, across chunks, and that a reset forgets the keys
+// (not to keep deleted groups' keys alive) but keeps the chunks.
+func TestRowLogEncodedKeys(t *testing.T) {
+	var l rowLog
+	l.reset(2)
+	n := rowLogChunk + 5
+	key := func(i int) string { return strconv.Itoa(i) + "-key" }
+	for i := range n {
+		l.addKey([]uint64{uint64(i), 1}, key(i))
+	}
+	for i := range n {
+		if r, k := l.keyAt(i); !slices.Equal(r, []uint64{uint64(i), 1}) || k != key(i) {
+			t.Fatalf("entry %d is %v %q", i, r, k)
+		}
+	}
+	if len(l.keys) != 0 {
+		t.Fatalf("encoded keys allocated %d chunks of integer keys", len(l.keys))
+	}
+	l.reset(2)
+	if len(l.strs) != 2 || l.strs[0][0] != "" || l.strs[1][4] != "" {
+		t.Fatalf("after reset: %d chunks of keys, first %q, last %q; want 2, both empty", len(l.strs), l.strs[0][0], l.strs[1][4])
 	}
 }

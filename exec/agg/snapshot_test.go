@@ -176,11 +176,13 @@ func TestSnapshotInStepsRandom(t *testing.T) {
 	}
 }
 
-// randomRows makes random chunks of (bigint, bigint) rows that insert
-// values and retract some inserted before, never one not inserted.
+// randomRows makes random chunks of (bigint, bigint) rows, or (varchar,
+// bigint) rows when strKeys is set, that insert values and retract some
+// inserted before, never one not inserted.
 type randomRows struct {
-	rng  *rand.Rand
-	rows map[int64][]int64 // by key, the values inserted and not retracted
+	rng     *rand.Rand
+	rows    map[int64][]int64 // by key, the values inserted and not retracted
+	strKeys bool              // keys are strings, "key-" and the number
 }
 
 func randomChunks(rng *rand.Rand) *randomRows {
@@ -190,17 +192,22 @@ func randomChunks(rng *rand.Rand) *randomRows {
 // chunk returns n rows over keys 0..span-1, in Chunk's text form.
 func (r *randomRows) chunk(n, span int) string {
 	var b strings.Builder
-	b.WriteString("bigint bigint")
+	key := "%d"
+	if b.WriteString("bigint bigint"); r.strKeys {
+		b.Reset()
+		b.WriteString("varchar bigint")
+		key = "key-%d"
+	}
 	for range n {
 		k := int64(r.rng.IntN(span))
 		if vs := r.rows[k]; len(vs) > 0 && r.rng.IntN(3) == 0 {
-			fmt.Fprintf(&b, "\n-D %d %d", k, vs[len(vs)-1])
+			fmt.Fprintf(&b, "\n-D "+key+" %d", k, vs[len(vs)-1])
 			r.rows[k] = vs[:len(vs)-1]
 			continue
 		}
 		v := int64(r.rng.IntN(100))
 		r.rows[k] = append(r.rows[k], v)
-		fmt.Fprintf(&b, "\n+I %d %d", k, v)
+		fmt.Fprintf(&b, "\n+I "+key+" %d", k, v)
 	}
 	return b.String()
 }

@@ -5,11 +5,9 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"math"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
-	"github.com/eddysql/eddy/exec/internal/vec"
 )
 
 // The hash aggregate's checkpoints (exec.Stateful). Each group is one
@@ -161,121 +159,6 @@ func (h *HashAgg) appendGroup(buf []byte, s int32) ([]byte, error) {
 		}
 	}
 	return buf, nil
-}
-
-// keyGroups sets d.groups[i] to the key group of the i-th entry key of
-// keys, which starts at offset start and ends at ends[i] (the next starts
-// there): the instance's first group for a global aggregate, else the key
-// group the exchange computes (exec.HashRows) over the key columns it
-// hashes, from the encoded key's values (exec.RowHash) rather than from
-// Arrow columns built of them.
-func (h *HashAgg) keyGroups(keys []byte, start int, ends []int) error {
-	d := &h.delta
-	n := len(ends)
-	d.groups = vec.Resize(d.groups, n)
-	if h.keys.mode == keysGlobal || n == 0 {
-		for i := range d.groups {
-			d.groups[i] = h.env.KeyGroups.Lo
-		}
-		return nil
-	}
-	if h.intKeyGroups() {
-		return h.intKeyGroupsOf(keys, start, ends)
-	}
-	part := h.cfg.PartKeys
-	if part == nil {
-		part = h.allKeys
-	}
-	d.offs = vec.Resize(d.offs, len(h.keyVecs)+1)
-	base, all := start, string(keys[start:ends[n-1]]) // one copy, not one per key
-	for i, end := range ends {
-		key := all[start-base : end-base]
-		if err := h.keyOffsets(key, d.offs); err != nil {
-			return err
-		}
-		rh := exec.NewRowHash()
-		for _, c := range part {
-			rh = hashKeyValue(rh, key[d.offs[c]:d.offs[c+1]], h.keyVecs[c].Kind)
-		}
-		d.groups[i], start = rh.KeyGroup(), end
-	}
-	return nil
-}
-
-// keyOffsets sets offs[c] to where the c-th column of the encoded group
-// key starts (its tag byte), and offs[len(columns)] to the key's end.
-func (h *HashAgg) keyOffsets(key string, offs []int) error {
-	p := 0
-	for c := range h.keyVecs {
-		offs[c] = p
-		if p >= len(key) {
-			return fmt.Errorf("hash aggregate: a group key of %d bytes ends before column %d", len(key), c)
-		}
-		p++
-		if key[p-1] == 0 {
-			continue
-		}
-		switch h.keyVecs[c].Kind {
-		case accum.KindInt, accum.KindFloat:
-			p += 8
-		case accum.KindDec:
-			p += 16
-		default:
-			if p >= len(key) {
-				return fmt.Errorf("hash aggregate: a group key of %d bytes ends in column %d", len(key), c)
-			}
-			l, n := uvarint(key[p:])
-			p += n + l
-		}
-	}
-	if p != len(key) {
-		return fmt.Errorf("hash aggregate: a group key of %d bytes, its columns %d", len(key), p)
-	}
-	offs[len(h.keyVecs)] = p
-	return nil
-}
-
-// hashKeyValue combines into rh one column of an encoded group key (its
-// tag byte, then its value as groupKeys.encode writes it), as HashRows
-// combines the column's value.
-func hashKeyValue(rh exec.RowHash, v string, k accum.Kind) exec.RowHash {
-	if v[0] == 0 {
-		return rh.Null()
-	}
-	v = v[1:]
-	switch k {
-	case accum.KindInt:
-		return rh.Int(int64(le64(v)))
-	case accum.KindFloat:
-		return rh.Float(math.Float64frombits(le64(v)))
-	case accum.KindDec:
-		return rh.Decimal(le64(v), int64(le64(v[8:])))
-	}
-	_, n := uvarint(v)
-	return rh.String(v[n:])
-}
-
-// intKeyGroups reports whether key groups hash the one integer-like group
-// key alone, so that an entry's key group follows from its key's int64
-// (exec.IntKeyGroup) with no column built: most of a snapshot step's time
-// went to building and hashing them.
-func (h *HashAgg) intKeyGroups() bool {
-	part := h.cfg.PartKeys
-	return h.keys.mode == keysInt && (part == nil || len(part) == 1 && part[0] == 0)
-}
-
-// intKeyGroupsOf is keyGroups for entry keys of one integer-like group key:
-// a tag byte, 1 then the value's 8 bytes little-endian, or 0 for NULL.
-func (h *HashAgg) intKeyGroupsOf(keys []byte, start int, ends []int) error {
-	d := &h.delta
-	for i, end := range ends {
-		g, err := intEntryKeyGroup(keys[start:end])
-		if err != nil {
-			return err
-		}
-		d.groups[i], start = g, end
-	}
-	return nil
 }
 
 // Restore rebuilds the groups of the key groups in groups from the

@@ -235,7 +235,7 @@ func TestIntKeyGroupsAsTheExchange(t *testing.T) {
 		if err := h.Open(context.Background(), env); err != nil {
 			t.Fatal(err)
 		}
-		if !h.intKeyGroups() {
+		if !h.grouper.ints {
 			t.Fatalf("%s: key groups not read from the integer keys", c.typ)
 		}
 		text := c.typ + " bigint"

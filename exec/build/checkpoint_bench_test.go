@@ -6,6 +6,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -333,21 +334,64 @@ var ckptHugeHeap = flag.Int64("ckpt.hugeheap", 0, "bytes of heap BenchmarkCheckp
 // sustained load rather than as much as the aggregate takes).
 var ckptRate = flag.Int64("ckpt.rate", 0, "rows a second BenchmarkCheckpointPauses feeds after the load (0: unthrottled)")
 
+// ckptKeyType is the type of BenchmarkCheckpointPauses's group key:
+// bigint, or varchar (each key the decimal text of the bigint's, so the
+// same groups behind encoded keys).
+var ckptKeyType = flag.String("ckpt.keytype", "bigint", "group key type of BenchmarkCheckpointPauses: bigint or varchar")
+
+// pauseBatches is keyBatches (of value 1) with keys of -ckpt.keytype.
+func pauseBatches(b *testing.B, alloc memory.Allocator, keys []int64) []exec.Chunk {
+	switch *ckptKeyType {
+	case "bigint":
+		return keyBatches(alloc, keys, 1)
+	case "varchar":
+	default:
+		b.Fatalf("-ckpt.keytype: bigint or varchar, not %q", *ckptKeyType)
+	}
+	schema := arrow.NewSchema([]arrow.Field{types.Field("k", types.VarcharT, true), types.Field("v", types.BigIntT, true)}, nil)
+	var out []exec.Chunk
+	var text []byte
+	for start := 0; start < len(keys); start += ckptBatchRows {
+		part := keys[start:min(start+ckptBatchRows, len(keys))]
+		bld := array.NewRecordBuilder(alloc, schema)
+		kb, vb := bld.Field(0).(*array.StringBuilder), bld.Field(1).(*array.Int64Builder)
+		for _, k := range part {
+			text = strconv.AppendInt(text[:0], k, 10)
+			kb.BinaryBuilder.Append(text)
+			vb.Append(1)
+		}
+		out = append(out, exec.Chunk{Batch: bld.NewRecordBatch()})
+		bld.Release()
+	}
+	return out
+}
+
+// pauseAgg is oneAgg over keys of -ckpt.keytype.
+func pauseAgg() agg.HashConfig {
+	cfg := oneAgg
+	if *ckptKeyType == "varchar" {
+		cfg.Input = []types.T{types.VarcharT, types.BigIntT}
+	}
+	return cfg
+}
+
 // BenchmarkCheckpointPauses measures issue 10's no-pause target: with
 // checkpoints every second over 10M resident keys, the per-batch
 // processing time's p99 within 2× its median, and the synchronous part of
 // a checkpoint (the aggregate's BeginSnapshot, on its goroutine, while
-// its input waits) at most 50 ms; the rest of the snapshot is written in
-// steps between batches, which the stalls include (step-*, deferred-*). SELECT k, COUNT(*), SUM(v) GROUP BY k at
-// parallelism 1 behind a hash exchange, state in Badger: every key once
-// and a first (full) checkpoint, then 4,096-row batches for measure
-// seconds, unthrottled, measured with checkpoints every second and, in the
-// same run, without (the baseline). -ckpt.keys and -ckpt.store change the
-// number of keys and the store, -ckpt.rate paces the input. Two key distributions: uniform over
+// its input waits) at most 50 ms; the rest of the snapshot is written by
+// a writer goroutine or, when it cannot be, in steps between batches,
+// which the stalls include (step-*, deferred-*). SELECT k, COUNT(*),
+// SUM(v) GROUP BY k at parallelism 1 behind a hash exchange, state in
+// Badger: every key once and a first (full) checkpoint, then 4,096-row
+// batches for measure seconds, unthrottled, measured with checkpoints
+// every second and, in the same run, without (the baseline). -ckpt.keys,
+// -ckpt.store and -ckpt.keytype change the number of keys, the store and
+// the key's type, -ckpt.rate paces the input. Two key distributions: uniform over
 // the 10M keys (a second of input dirties about as many groups as it has
 // rows), and hot, where every row goes to one of 1% of the keys.
 //
-//	go test ./exec/build -run XXX -bench BenchmarkCheckpointPauses -benchtime 1x -count 3 -cpu 2 -timeout 60m [-ckpt.store mem] [-ckpt.keys N] [-ckpt.hugeheap 4294967296]
+//	go test ./exec/build -run XXX -bench BenchmarkCheckpointPauses -benchtime 1x -count 3 -cpu 2 -timeout 60m [-ckpt.store mem] [-ckpt.keys N] [-ckpt.keytype varchar] [-ckpt.hugeheap 4294967296]
 func BenchmarkCheckpointPauses(b *testing.B) {
 	const measure = 10 * time.Second
 	if *ckptHugeHeap > 0 {
@@ -359,7 +403,7 @@ func BenchmarkCheckpointPauses(b *testing.B) {
 	for i := range all {
 		all[i] = int64(i)
 	}
-	load := keyBatches(alloc, all, 1)
+	load := pauseBatches(b, alloc, all)
 	all = nil
 	rng := rand.New(rand.NewPCG(11, 12))
 	cycles := map[string][]exec.Chunk{}
@@ -372,7 +416,7 @@ func BenchmarkCheckpointPauses(b *testing.B) {
 		for i := range keys {
 			keys[i] = rng.Int64N(span) * (resident / span)
 		}
-		cycles[dist] = keyBatches(alloc, keys, 1)
+		cycles[dist] = pauseBatches(b, alloc, keys)
 	}
 	b.Cleanup(func() {
 		for _, cs := range append([][]exec.Chunk{load}, cycles["uniform"], cycles["hot"]) {
@@ -404,7 +448,7 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	defer cancel()
 	var stop, measuring atomic.Bool
 	src := &cycleSource{load: load, cycle: cycle, stop: &stop, rate: *ckptRate}
-	op := &timedAgg{HashAgg: agg.NewHashAgg(oneAgg), measuring: &measuring}
+	op := &timedAgg{HashAgg: agg.NewHashAgg(pauseAgg()), measuring: &measuring}
 	g := aggGraph(dataflow.StageSpec{Parallelism: 1, Source: func(int) (exec.Source, error) { return src, nil }}, 1,
 		func(int) (exec.Operator, error) { return op, nil })
 	var store storage.StateStore

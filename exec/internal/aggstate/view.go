@@ -51,3 +51,16 @@ func (v IntKeysView) Key(slot int32) (k int64, null bool) {
 	}
 	return v.chunks[slot>>chunkBits][slot&chunkMask], false
 }
+
+// BytesKeysView is a read-only view of the encoded keys of a BytesGroups'
+// slots as of when it was taken.
+type BytesKeysView struct {
+	chunks [][]string
+}
+
+// View returns a view of the encoded keys of the table's slots.
+func (g *BytesGroups) View() BytesKeysView { return BytesKeysView{chunks: g.keys.chunks} }
+
+// Key returns the encoded key of slot, which held a group when the view
+// was taken and holds it still.
+func (v BytesKeysView) Key(slot int32) string { return v.chunks[slot>>chunkBits][slot&chunkMask] }
