@@ -264,6 +264,7 @@ func (b *bgSnap) write(ctx context.Context) error {
 			return err
 		}
 	}
+	b.saved.dropKeys(n)
 	return b.w.Flush()
 }
 

@@ -22,16 +22,21 @@ type rowLog struct {
 const rowLogChunk = 4096
 
 // reset empties the log, for rows of stride words, keeping its chunks.
-// The encoded keys it held are dropped, not to keep deleted groups' keys
-// alive.
 func (l *rowLog) reset(stride int) {
 	if stride != l.stride {
 		*l = rowLog{stride: stride}
 	}
-	for c := 0; c < len(l.strs) && c*rowLogChunk < l.n; c++ {
-		clear(l.strs[c][:min(rowLogChunk, l.n-c*rowLogChunk)])
-	}
 	l.n = 0
+}
+
+// dropKeys forgets the first n encoded keys, once written, not to keep
+// deleted groups' keys alive until they are overwritten. The writer
+// goroutine does it, not the aggregate at its next barrier: a second of
+// saves can be millions of keys.
+func (l *rowLog) dropKeys(n int) {
+	for c := 0; c < len(l.strs) && c*rowLogChunk < n; c++ {
+		clear(l.strs[c][:min(rowLogChunk, n-c*rowLogChunk)])
+	}
 }
 
 // addRow appends the row of a group and returns the chunk and index its

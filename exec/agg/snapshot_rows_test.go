@@ -45,8 +45,8 @@ func TestRowLog(t *testing.T) {
 }
 
 // TestRowLogEncodedKeys checks that a rowLog gives back the rows and
-// encoded keys added, across chunks, and that a reset forgets the keys
-// (not to keep deleted groups' keys alive) but keeps the chunks.
+// encoded keys added, across chunks, and that dropKeys forgets the keys
+// (not to keep deleted groups' keys alive) and a reset keeps the chunks.
 func TestRowLogEncodedKeys(t *testing.T) {
 	var l rowLog
 	l.reset(2)
@@ -63,6 +63,7 @@ func TestRowLogEncodedKeys(t *testing.T) {
 	if len(l.keys) != 0 {
 		t.Fatalf("encoded keys allocated %d chunks of integer keys", len(l.keys))
 	}
+	l.dropKeys(n)
 	l.reset(2)
 	if len(l.strs) != 2 || l.strs[0][0] != "" || l.strs[1][4] != "" {
 		t.Fatalf("after reset: %d chunks of keys, first %q, last %q; want 2, both empty", len(l.strs), l.strs[0][0], l.strs[1][4])
