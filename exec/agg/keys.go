@@ -170,8 +170,9 @@ func (g *groupKeys) group(rec arrow.RecordBatch, lids []int32) (touched, first [
 			return nil, nil, err
 		}
 		g.slotKeys = vec.Resize(g.slotKeys, len(lids))
-		for i := range lids {
-			s, _ := g.bytes.Find(g.buf[g.off[i]:g.off[i+1]])
+		g.touched = vec.Resize(g.touched, len(lids))
+		g.bytes.FindAll(g.buf, g.off, g.touched)
+		for i, s := range g.touched {
 			g.slotKeys[i] = int64(s)
 		}
 	}

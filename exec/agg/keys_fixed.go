@@ -82,22 +82,23 @@ func (g *groupKeys) groupFixed(rec arrow.RecordBatch, lids []int32) bool {
 	}
 
 	// Encode each local group's key as encode does, all first, then look
-	// them up: lookups that do not wait on the encoding of their key
-	// overlap their cache misses.
+	// them up together (BytesGroups.FindAll, which overlaps their cache
+	// misses).
 	size := len(g.cols) * 9
 	g.buf = vec.Resize(g.buf, size*len(first))
+	g.off = vec.Resize(g.off, len(first)+1)
 	buf := g.buf
 	for l, r := range first {
 		p := l * size
+		g.off[l] = p
 		for _, vals := range g.fixed {
 			buf[p] = 1
 			binary.LittleEndian.PutUint64(buf[p+1:], uint64(vals[r]))
 			p += 9
 		}
 	}
+	g.off[len(first)] = size * len(first)
 	g.touched = vec.Resize(g.touched, len(first))
-	for l := range first {
-		g.touched[l], _ = g.bytes.Find(buf[l*size : (l+1)*size])
-	}
+	g.bytes.FindAll(buf, g.off, g.touched)
 	return true
 }

@@ -208,6 +208,11 @@ type BytesGroups struct {
 	keys   Column[string] // by slot
 	hashes Column[uint64] // by slot
 	size   int64          // total bytes of the live keys
+
+	// FindAll's scratch.
+	batchHashes []uint64
+	home        []int32
+	sink        int // keeps FindAll's touching loads alive
 }
 
 // NewBytesGroups returns an empty table.
@@ -218,8 +223,15 @@ func NewBytesGroups() *BytesGroups {
 // Find returns the slot of the encoded key k, creating the group if needed.
 // k is copied when a group is created, so the caller may reuse it.
 func (g *BytesGroups) Find(k []byte) (slot int32, created bool) {
-	h := xxh3.Hash(k)
-	s := g.index.Find(h, func(s int32) bool { return *g.hashes.At(s) == h && *g.keys.At(s) == string(k) })
+	return g.find(k, xxh3.Hash(k))
+}
+
+// find is Find of key k whose hash is h. A slot is matched by its key
+// alone: the index holds 32 bits of each entry's hash, so another key's
+// entry is compared only once in billions of probes, and reading the
+// slot's hash as well was one more cache miss per lookup.
+func (g *BytesGroups) find(k []byte, h uint64) (slot int32, created bool) {
+	s := g.index.Find(h, func(s int32) bool { return *g.keys.At(s) == string(k) })
 	if s >= 0 {
 		return s, false
 	}
@@ -231,6 +243,43 @@ func (g *BytesGroups) Find(k []byte) (slot int32, created bool) {
 	g.index.Insert(h, s)
 	g.size += int64(len(key))
 	return s, true
+}
+
+// FindAll sets slots[i] to the slot of the i-th encoded key of buf, which
+// spans buf[off[i]:off[i+1]], creating groups; len(off) is len(slots)+1.
+//
+// In a table larger than the caches a lookup waits on a chain of misses:
+// the index slot, the candidate's key (its string header), the key's
+// bytes. One lookup after another waits for each chain in turn; FindAll
+// first reads every key's home slot, then every candidate's key, in loops
+// whose loads do not wait on each other, so that the processor overlaps
+// their misses (as IntGroups.FindDistinct does), and the lookups that
+// follow find them in cache.
+func (g *BytesGroups) FindAll(buf []byte, off []int, slots []int32) {
+	n := len(slots)
+	if cap(g.batchHashes) < n {
+		g.batchHashes = make([]uint64, n)
+		g.home = make([]int32, n)
+	}
+	hashes, home := g.batchHashes[:n], g.home[:n]
+	for i := range n {
+		hashes[i] = xxh3.Hash(buf[off[i]:off[i+1]])
+	}
+	for i, h := range hashes {
+		home[i] = g.index.Peek(h)
+	}
+	sum := 0
+	for _, s := range home {
+		if s >= 0 {
+			if k := *g.keys.At(s); len(k) > 0 {
+				sum += int(k[len(k)-1])
+			}
+		}
+	}
+	g.sink += sum
+	for i, h := range hashes {
+		slots[i], _ = g.find(buf[off[i]:off[i+1]], h)
+	}
 }
 
 // Key returns the encoded key of a live slot.
