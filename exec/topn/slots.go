@@ -26,9 +26,10 @@ import (
 // A row replaced by a smaller one appends its key to the arena and leaves
 // the old bytes dead, unless the entry held still refers to them; so does
 // a snapshot that moves the entry held, and a dropped partition. When
-// dead bytes outnumber the live ones (and a minimum), compact copies the
-// live bytes into a fresh arena. It runs between chunks only, when no
-// view of the arena (an output row, a touched slot's old key) remains.
+// dead bytes outnumber the live ones (and a minimum), compact moves the
+// live bytes together, a block of the arena at a time. It runs between
+// chunks only, when no view of the arena (an output row, a touched
+// slot's old key) remains.
 
 // slot is the state of one partition in the de-duplication fast path:
 // its only row, and what checkpoints need of it (dedupstate.go).
@@ -51,7 +52,8 @@ type slotTable struct {
 	slots aggstate.Column[slot]
 	index probe.Index
 	arena arena.Arena
-	dead  int64 // bytes of the arena no slot refers to
+	dead  int64    // bytes of the arena no slot refers to
+	order []uint32 // scratch of compact
 }
 
 // compactMin is the fewest dead bytes that make a compaction worth it.
@@ -160,27 +162,79 @@ func (st *slotTable) maybeCompact() {
 	}
 }
 
-// compact copies the bytes the slots refer to into a fresh arena and
-// points the slots at the copies; a key that is also the entry held is
-// copied once. No view of the old arena may be held.
+// compact moves the bytes the slots refer to together and drops the
+// dead ones (arena.Compact: a block at a time, reusing the blocks it
+// empties); a key that is also the entry held is moved once. No view of
+// the arena may be held.
 func (st *slotTable) compact() {
-	old := &st.arena
-	var a arena.Arena
-	a.Reserve(st.liveBytes())
+	st.order = st.arena.Compact((*slotValues)(st), st.order)
+	st.dead = 0
+}
+
+// slotValues lists the slots' bytes for a compaction (arena.Values):
+// the tag of a value is its slot's number times four plus which of its
+// bytes it is.
+type slotValues slotTable
+
+// The values of a slot, by tag.
+const (
+	valPart     = iota // the partition key
+	valKey             // the row's sort key, not the entry held
+	valKeySaved        // the row's sort key, which is the entry held too
+	valSaved           // the entry held, other bytes than the row's key
+	valsPerSlot        // tags are a slot's number times this, plus which
+	valShift    = 2    // log2(valsPerSlot)
+)
+
+// maxSlots bounds the slot numbers a tag holds: 2^30 partitions, whose
+// slots alone would take 56 GiB.
+const maxSlots = 1 << (32 - valShift)
+
+func (v *slotValues) Each(visit func(tag uint32)) {
+	st := (*slotTable)(v)
+	if st.high() > maxSlots {
+		panic("topn: more partitions than a compaction's tags can number")
+	}
 	for id := range st.high() {
 		s := st.slots.At(id)
 		if !s.live {
 			continue
 		}
-		shared := sharesSaved(s)
-		s.part = a.Add(old.At(s.part, s.partN))
-		s.key = a.Add(old.At(s.key, s.keyN))
+		t := uint32(id) << valShift
+		visit(t | valPart)
 		switch {
-		case shared:
-			s.saved = s.key
+		case sharesSaved(s):
+			visit(t | valKeySaved)
 		case s.savedN != 0:
-			s.saved = a.Add(old.At(s.saved, s.savedN))
+			visit(t | valKey)
+			visit(t | valSaved)
+		default:
+			visit(t | valKey)
 		}
 	}
-	st.arena, st.dead = a, 0
+}
+
+func (v *slotValues) Value(tag uint32) (uint64, uint32) {
+	s := (*slotTable)(v).slots.At(int32(tag >> valShift))
+	switch tag & (valsPerSlot - 1) {
+	case valPart:
+		return s.part, s.partN
+	case valSaved:
+		return s.saved, s.savedN
+	}
+	return s.key, s.keyN
+}
+
+func (v *slotValues) Moved(tag uint32, off uint64) {
+	s := (*slotTable)(v).slots.At(int32(tag >> valShift))
+	switch tag & (valsPerSlot - 1) {
+	case valPart:
+		s.part = off
+	case valKey:
+		s.key = off
+	case valKeySaved:
+		s.key, s.saved = off, off
+	case valSaved:
+		s.saved = off
+	}
 }

@@ -19,9 +19,10 @@ import (
 // the first block's are left empty). The zero Arena is empty.
 type Arena struct {
 	blocks [][]byte
-	next   uint64 // the offset the next value takes
-	bytes  int64  // capacity of the blocks
-	used   int64  // bytes of the values added
+	free   [][]byte // full-size blocks a compaction emptied, for the next ones
+	next   uint64   // the offset the next value takes
+	bytes  int64    // capacity of the blocks, free ones included
+	used   int64    // bytes of the values added
 }
 
 const (
@@ -66,19 +67,27 @@ func add[S string | []byte](a *Arena, v S) uint64 {
 			a.blocks = append(a.blocks, nil) // the tail of a large value's offsets
 		}
 		size := uint64(arenaBlock)
+		var blk []byte
 		switch {
 		case n > arenaBlock:
 			size = n
+		case len(a.free) > 0:
+			// A block a compaction emptied: memory already touched.
+			blk = a.free[len(a.free)-1]
+			a.free[len(a.free)-1] = nil
+			a.free = a.free[:len(a.free)-1]
 		case k == 0:
 			// The first block grows as it fills: small arenas stay small.
 			size = max(n, 64)
 		}
-		blk := make([]byte, 0, size)
-		if size >= arenaBlock {
-			hugepage.Advise(unsafe.Pointer(unsafe.SliceData(blk[:1])), uintptr(size))
+		if blk == nil {
+			blk = make([]byte, 0, size)
+			if size >= arenaBlock {
+				hugepage.Advise(unsafe.Pointer(unsafe.SliceData(blk[:1])), uintptr(size))
+			}
+			a.bytes += int64(size)
 		}
 		a.blocks = append(a.blocks, blk)
-		a.bytes += int64(size)
 		a.next = k << arenaShift
 	}
 	b := &a.blocks[k]
