@@ -132,7 +132,7 @@ func TestRunJSON(t *testing.T) {
 			if len(m) != 2 || !strings.Contains(m["error"].(string), "panic: boom") {
 				t.Errorf("error line %s", l)
 			}
-		} else if len(m) != 9 || m["events"] != 20_000.0 || m["generate"] != GenerateRead {
+		} else if len(m) != 10 || m["events"] != 20_000.0 || m["generate"] != GenerateRead {
 			t.Errorf("line %s", l)
 		}
 	}

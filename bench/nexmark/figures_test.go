@@ -12,8 +12,8 @@ import (
 )
 
 func TestCompute(t *testing.T) {
-	f := Compute("q1", Measurement{Events: 10_000_000, Wall: 2 * time.Second, CPU: 3500 * time.Millisecond, PeakRSS: 50 << 20})
-	want := Figures{Query: "q1", Events: 10_000_000, WallS: 2, CPUS: 3.5, Cores: 1.75,
+	f := Compute("q1", Measurement{Events: 10_000_000, Wall: 2 * time.Second, CPU: 3500 * time.Millisecond, Sys: 250 * time.Millisecond, PeakRSS: 50 << 20})
+	want := Figures{Query: "q1", Events: 10_000_000, WallS: 2, CPUS: 3.5, SysS: 0.25, Cores: 1.75,
 		EventsPerS: 5_000_000, EventsPerSPerCore: 2_857_143, PeakRSSBytes: 50 << 20}
 	if f != want {
 		t.Errorf("got %+v\nwant %+v", f, want)
@@ -65,7 +65,7 @@ func TestJSONShape(t *testing.T) {
 	if err := json.Unmarshal(lines[0], &obj); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"cores", "cpu_s", "events", "events_per_s", "events_per_s_per_core", "generate", "peak_rss_bytes", "query", "wall_s"}
+	want := []string{"cores", "cpu_s", "events", "events_per_s", "events_per_s_per_core", "generate", "peak_rss_bytes", "query", "sys_s", "wall_s"}
 	if got := keys(obj); !reflect.DeepEqual(got, want) {
 		t.Errorf("fields %q, want %q", got, want)
 	}

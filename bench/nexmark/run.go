@@ -91,7 +91,7 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 		ckpts, stopCkpts = watchCheckpoints(eng)
 		defer stopCkpts()
 	}
-	cpu0, _, err := usage()
+	cpu0, sys0, _, err := usage()
 	if err != nil {
 		return Figures{}, err
 	}
@@ -104,7 +104,7 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 		return Figures{}, queryError(q, err)
 	}
 	wall := time.Since(start)
-	cpu1, rss, err := usage()
+	cpu1, sys1, rss, err := usage()
 	if err != nil {
 		return Figures{}, err
 	}
@@ -114,7 +114,7 @@ func RunOne(ctx context.Context, c Config, q Query, onProgress func(Progress)) (
 	if err := checkQueries(ctx, sess); err != nil {
 		return Figures{}, queryError(q, err)
 	}
-	m := Measurement{Events: c.Events, Wall: wall, CPU: cpu1 - cpu0, PeakRSS: rss}
+	m := Measurement{Events: c.Events, Wall: wall, CPU: cpu1 - cpu0, Sys: sys1 - sys0, PeakRSS: rss}
 	if ckpts != nil {
 		if m.Checkpoints, m.CheckpointBytes, m.CheckpointDurations, m.CheckpointSyncMax, m.CheckpointsFailed, err = ckpts.figures(); err != nil {
 			return Figures{}, fmt.Errorf("reading the checkpoints: %w", err)

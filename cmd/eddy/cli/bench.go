@@ -69,10 +69,11 @@ reads them from a directory instead) over the built-in nexmark generator
 into blackhole sinks, each to the end of a bounded run of --events
 events (persons, auctions and bids together) in a process of its own, after
 a baseline that only drains the generator. For each query it reports the wall
-time, the CPU time and cores the process used (getrusage), events/s,
+time, the CPU time (and its system part) and cores the process used
+(getrusage), events/s,
 events/s per core and peak RSS, and each as a ratio to the baseline: as an
 aligned table, or with --json as one JSON object per line per query
-(fields query, events, wall_s, cpu_s, cores, events_per_s,
+(fields query, events, wall_s, cpu_s, sys_s, cores, events_per_s,
 events_per_s_per_core, peak_rss_bytes, generate; a query that cannot run
 has query and error instead). Progress goes to standard error.
 

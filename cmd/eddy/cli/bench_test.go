@@ -98,6 +98,7 @@ func TestBenchNexmark(t *testing.T) {
 			Events            *int64   `json:"events"`
 			WallS             *float64 `json:"wall_s"`
 			CPUS              *float64 `json:"cpu_s"`
+			SysS              *float64 `json:"sys_s"`
 			Cores             *float64 `json:"cores"`
 			EventsPerS        *float64 `json:"events_per_s"`
 			EventsPerSPerCore *float64 `json:"events_per_s_per_core"`
@@ -110,7 +111,7 @@ func TestBenchNexmark(t *testing.T) {
 			t.Fatalf("line %d: %v: %s", i, err, lines[i])
 		}
 		if f.Query != want || f.Events == nil || *f.Events != 20000 || f.WallS == nil || *f.WallS <= 0 ||
-			f.CPUS == nil || *f.CPUS < 0 || f.Cores == nil || f.EventsPerS == nil || *f.EventsPerS <= 0 ||
+			f.CPUS == nil || *f.CPUS < 0 || f.SysS == nil || *f.SysS < 0 || *f.SysS > *f.CPUS || f.Cores == nil || f.EventsPerS == nil || *f.EventsPerS <= 0 ||
 			f.EventsPerSPerCore == nil || f.PeakRSSBytes == nil || *f.PeakRSSBytes < 1<<20 || f.Generate != "read" {
 			t.Errorf("line %d: %s", i, lines[i])
 		}
