@@ -25,7 +25,7 @@ import (
 // write. It can when its state is what a writer may read while the
 // aggregate changes other groups: group keys (an int64, or an encoded
 // key, a string never changed in place, whose key group the writer finds
-// from its values, entryGrouper), no windows, and accumulators whose
+// from its values, entryGrouper) and accumulators whose
 // state of every group is its arena words (accum.RowState: counts, sums
 // without overflow carries, extremes of append-only input); and when the
 // runtime's writer can fork (exec.StateWriterForker) and enough groups
@@ -96,7 +96,10 @@ type bgSnap struct {
 	mu sync.Mutex
 
 	// What the writer reads, set before it starts.
-	bits    []uint64 // the pending slots; shared, changed by atomic operations only
+	writeWM bool               // a windowed aggregate's watermark to write, wm,
+	wm      int64              // into every key group of groups
+	groups  exec.KeyGroupRange //
+	bits    []uint64           // the pending slots; shared, changed by atomic operations only
 	delKeys []byte
 	delEnds []int
 	saved   *rowLog // the groups the aggregate saved, appended under mu
@@ -129,7 +132,7 @@ func (h *HashAgg) SnapshotBusy() <-chan struct{} {
 // the background (see above).
 func (h *HashAgg) backgroundFor(w exec.StateWriter) (exec.StateWriterForker, []accum.RowState, bool) {
 	f, ok := w.(exec.StateWriterForker)
-	if !ok || len(h.pend.slots) < bgMinSlots || h.close != nil || h.keys.mode == keysGlobal {
+	if !ok || len(h.pend.slots) < bgMinSlots || h.keys.mode == keysGlobal {
 		return nil, nil, false
 	}
 	accs := make([]accum.RowState, len(h.aggs))
@@ -151,7 +154,9 @@ func (h *HashAgg) startBackground(ctx context.Context, f exec.StateWriterForker,
 		bits: p.bits, delKeys: p.delKeys, delEnds: p.delEnds, saved: &p.rows,
 		arena: h.arena.View(), ints: h.keys.mode == keysInt, accs: accs,
 		grouper: h.grouper,
+		writeWM: p.writeWM, wm: p.wm, groups: h.env.KeyGroups,
 	}
+	p.writeWM = false
 	b.grouper.offs = nil // the writer's own scratch
 	if b.ints {
 		b.keys = h.keys.ints.View()
@@ -232,10 +237,17 @@ func (b *bgSnap) claim(w int, bit uint64) bool {
 	return false
 }
 
-// write writes the pending snapshot: the deletions, the groups not
-// saved, then those saved, and flushes. (An aggregate without windows
-// has no watermark to write.)
+// write writes the pending snapshot: a windowed aggregate's watermark,
+// the deletions, the groups not saved, then those saved, and flushes.
 func (b *bgSnap) write(ctx context.Context) error {
+	if b.writeWM {
+		b.val = binary.AppendVarint(b.val[:0], b.wm)
+		for g := b.groups.Lo; g < b.groups.Hi; g++ {
+			if err := b.w.Put(g, []byte(watermarkKey), b.val); err != nil {
+				return err
+			}
+		}
+	}
 	start, all := 0, string(b.delKeys) // one copy, not one per key
 	for _, end := range b.delEnds {
 		g, err := b.grouper.of(all[start:end])

@@ -49,7 +49,8 @@ func slowWriter(t *testing.T) {
 }
 
 // TestSnapshotInBackgroundRandom runs two aggregates on the same random
-// input over thousands of groups, one snapshotting at once, the other
+// input over thousands of groups, one snapshotting at once (in steps,
+// to a writer that cannot fork), the other
 // writing each snapshot on a writer goroutine while the test goroutine
 // goes on feeding it chunks that insert, retract (deleting groups) and
 // create groups, and advancing the clock so that the state TTL evicts
@@ -62,21 +63,33 @@ func slowWriter(t *testing.T) {
 // integers (encoded keys, whose key groups the writer finds from their
 // values, here from the second column alone).
 func TestSnapshotInBackgroundRandom(t *testing.T) {
+	windowed := func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
+		t.Helper()
+		h := NewHashAgg(closeConfig(t, "bigint bigint", []int{0}, 1, WindowClose{Key: 0, Emit: true}, false))
+		env := clk.env(t)
+		if err := h.Open(context.Background(), env); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { h.Close() })
+		return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
+	}
 	for _, c := range []struct {
 		name    string
 		mk      backgroundPair
 		strKeys bool
+		wm      bool // the first column is a window's end, closed by watermarks
 	}{
 		{name: "count and sum with a TTL", mk: ttlAgg},
 		{name: "counts, sum and avg", mk: aggOf("bigint bigint", []int{0}, nil, "count(*)", "count(1)", "sum(1)", "avg(1)")},
 		{name: "a string key", mk: aggOf("varchar bigint", []int{0}, nil, "count(*)", "sum(1)", "avg(1)"), strKeys: true},
 		{name: "two keys", mk: aggOf("bigint bigint", []int{0, 1}, []int{1}, "count(*)", "count(1)")},
+		{name: "windows closed by watermarks", mk: windowed, wm: true},
 	} {
-		t.Run(c.name, func(t *testing.T) { testSnapshotInBackground(t, c.mk, c.strKeys) })
+		t.Run(c.name, func(t *testing.T) { testSnapshotInBackground(t, c.mk, c.strKeys, c.wm) })
 	}
 }
 
-func testSnapshotInBackground(t *testing.T, mk backgroundPair, strKeys bool) {
+func testSnapshotInBackground(t *testing.T, mk backgroundPair, strKeys, windowed bool) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(9, 10))
 	clk := newFakeClock()
@@ -95,8 +108,34 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair, strKeys bool) {
 		feed(t, at, atEnv, atOut, text)
 		feed(t, bg, env, out, text)
 	}
+	// A windowed aggregate's watermark closes the windows of the lowest
+	// keys, a few more at a time, before and while the writer runs.
+	wm := int64(0)
+	watermark := func() {
+		if !windowed {
+			return
+		}
+		wm += 30
+		for _, o := range []struct {
+			h   *HashAgg
+			out *exectest.Collector
+		}{{at, atOut}, {bg, out}} {
+			if err := o.h.OnControl(ctx, *exectest.Watermark(wm), o.out); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// The reference writes at once, in steps: through a writer that
+	// cannot fork, so that it never takes the writer goroutine's code.
+	atSnapshot := func(epoch uint64) {
+		t.Helper()
+		atState.Reset()
+		if err := at.Snapshot(ctx, epoch, struct{ exec.StateWriter }{atState}); err != nil {
+			t.Fatalf("snapshot %d: %v", epoch, err)
+		}
+	}
 	both(chunk(3*keys, keys))
-	atState.Snapshot(t, at, 1)
+	atSnapshot(1)
 	state.Snapshot(t, bg, 1)
 	inBackground := 0
 	for epoch := uint64(2); epoch < 30; epoch++ {
@@ -105,9 +144,10 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair, strKeys bool) {
 			bgMinSlots = 1 << 30
 		}
 		both(chunk(keys, keys))
+		watermark()
 		clk.advance(400 * time.Millisecond)
 		rows.forget()
-		atState.Snapshot(t, at, epoch)
+		atSnapshot(epoch)
 		forks := state.Forks
 		pending, err := bg.BeginSnapshot(ctx, epoch, state)
 		if err != nil || !pending {
@@ -131,6 +171,9 @@ func testSnapshotInBackground(t *testing.T, mk backgroundPair, strKeys bool) {
 				text := chunk(1+rng.IntN(60), keys+keys/4)
 				feed(t, at, atEnv, atOut, text)
 				feed(t, bg, env, out, text)
+				if rng.IntN(6) == 0 {
+					watermark()
+				}
 				if rng.IntN(8) == 0 {
 					clk.advance(300 * time.Millisecond)
 					rows.forget()
