@@ -17,14 +17,12 @@ import (
 // clk's time: one to snapshot at once, one to snapshot in the background.
 type backgroundPair func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector)
 
-// aggOf returns a backgroundPair of aggregates over input, grouped by
-// keys, of which the exchange hashes part (nil: all), computing calls.
-func aggOf(input string, keys, part []int, calls ...string) backgroundPair {
+// openOn returns a backgroundPair of aggregates of the configuration
+// cfg makes, opened on clk's time.
+func openOn(cfg func(t *testing.T) HashConfig) backgroundPair {
 	return func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
 		t.Helper()
-		cfg := testConfig(t, input, keys, calls...)
-		cfg.PartKeys = part
-		h := NewHashAgg(cfg)
+		h := NewHashAgg(cfg(t))
 		env := clk.env(t)
 		if err := h.Open(context.Background(), env); err != nil {
 			t.Fatal(err)
@@ -32,6 +30,16 @@ func aggOf(input string, keys, part []int, calls ...string) backgroundPair {
 		t.Cleanup(func() { h.Close() })
 		return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
 	}
+}
+
+// aggOf returns a backgroundPair of aggregates over input, grouped by
+// keys, of which the exchange hashes part (nil: all), computing calls.
+func aggOf(input string, keys, part []int, calls ...string) backgroundPair {
+	return openOn(func(t *testing.T) HashConfig {
+		cfg := testConfig(t, input, keys, calls...)
+		cfg.PartKeys = part
+		return cfg
+	})
 }
 
 // slowWriter makes the background writer yield or sleep now and then, so
@@ -63,16 +71,9 @@ func slowWriter(t *testing.T) {
 // integers (encoded keys, whose key groups the writer finds from their
 // values, here from the second column alone).
 func TestSnapshotInBackgroundRandom(t *testing.T) {
-	windowed := func(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
-		t.Helper()
-		h := NewHashAgg(closeConfig(t, "bigint bigint", []int{0}, 1, WindowClose{Key: 0, Emit: true}, false))
-		env := clk.env(t)
-		if err := h.Open(context.Background(), env); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { h.Close() })
-		return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
-	}
+	windowed := openOn(func(t *testing.T) HashConfig {
+		return closeConfig(t, "bigint bigint", []int{0}, 1, WindowClose{Key: 0, Emit: true}, false)
+	})
 	for _, c := range []struct {
 		name    string
 		mk      backgroundPair

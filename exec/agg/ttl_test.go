@@ -24,18 +24,11 @@ func (c *fakeClock) env(t *testing.T) *exec.Env {
 
 // ttlAgg opens a COUNT/SUM per key aggregate with a state TTL of 1600ms
 // (granularity 100ms) on clk.
-func ttlAgg(t *testing.T, clk *fakeClock) (*HashAgg, *exec.Env, *exectest.Collector) {
-	t.Helper()
+var ttlAgg = openOn(func(t *testing.T) HashConfig {
 	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)", "sum(1)")
 	cfg.StateTTL = 1600 * time.Millisecond
-	h := NewHashAgg(cfg)
-	env := clk.env(t)
-	if err := h.Open(context.Background(), env); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { h.Close() })
-	return h, env, exectest.NewCollector(t, exectest.CollectorOptions{})
-}
+	return cfg
+})
 
 func feed(t *testing.T, h *HashAgg, env *exec.Env, out *exectest.Collector, text string) string {
 	t.Helper()
