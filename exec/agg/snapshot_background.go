@@ -25,17 +25,17 @@ import (
 // write. It can when its state is what a writer may read while the
 // aggregate changes other groups: group keys (an int64, or an encoded
 // key, a string never changed in place, whose key group the writer finds
-// from its values, entryGrouper) and accumulators whose
-// state of every group is its arena words (accum.RowState: counts, sums
-// without overflow carries, extremes of append-only input); and when the
+// from its values, entryGrouper) and accumulators whose state of every
+// group is its arena words (accum.RowState: counts, sums without
+// overflow carries, extremes of append-only input); and when the
 // runtime's writer can fork (exec.StateWriterForker) and enough groups
-// are pending to be worth a goroutine.
+// are pending to be worth a goroutine. A windowed aggregate's writer
+// writes its watermark first, as the first step does.
 //
 // The writer reads the arena rows and keys through views taken at the
 // barrier (aggstate.ArenaView, IntKeysView, BytesKeysView): growing them
 // appends chunks and never moves the rows. The pending bits are shared,
-// and each pending
-// slot is written by exactly one side:
+// and each pending slot is written by exactly one side:
 //
 //   - The writer takes a word of bits at a time: it publishes the word's
 //     index in busy, swaps the word to zero, copies the rows and keys of
@@ -96,10 +96,12 @@ type bgSnap struct {
 	mu sync.Mutex
 
 	// What the writer reads, set before it starts.
-	writeWM bool               // a windowed aggregate's watermark to write, wm,
-	wm      int64              // into every key group of groups
-	groups  exec.KeyGroupRange //
-	bits    []uint64           // the pending slots; shared, changed by atomic operations only
+	// A windowed aggregate's watermark, if writeWM, goes into every key
+	// group of groups.
+	writeWM bool
+	wm      int64
+	groups  exec.KeyGroupRange
+	bits    []uint64 // the pending slots; shared, changed by atomic operations only
 	delKeys []byte
 	delEnds []int
 	saved   *rowLog // the groups the aggregate saved, appended under mu
