@@ -53,6 +53,19 @@ type WatermarkAbsorber interface {
 	AbsorbsWatermarks() bool
 }
 
+// PartsProcessor is implemented by operators that can take a hash
+// partition's rows where they lie: the rows sels[k] of chunks[k], part
+// after part, processed as one chunk of those rows would be. A hash
+// exchange then sends such an operator the rows of its producer's chunks
+// without copying them into a chunk of their own. The chunks and sels are
+// borrowed, as Process borrows its chunk. TakesParts reports whether the
+// instance takes parts at all (an operator may in one configuration only);
+// an exchange copies the rows for one that does not.
+type PartsProcessor interface {
+	TakesParts() bool
+	ProcessParts(ctx context.Context, in int, chunks []Chunk, sels [][]int32, out Emitter) error
+}
+
 // ProcessingTimer is implemented by operators that act when processing
 // time passes, whether input arrives or not: a file sink writes out the
 // rows it buffers once they have waited its flush interval, even when no

@@ -462,9 +462,7 @@ func (t *task) releaseHeld(ctx context.Context) (ended bool, err error) {
 	for i, m := range held {
 		if ended, err = t.handle(ctx, m); err != nil || ended {
 			for _, rest := range held[i+1:] {
-				if rest.chunk.Batch != nil {
-					rest.chunk.Batch.Release()
-				}
+				rest.release()
 			}
 			return ended, err
 		}

@@ -72,9 +72,7 @@ func (j *Job) StopAtCheckpoint(ctx context.Context) (uint64, error) {
 // epoch, which a resumed job reads again.
 func (t *task) park(ctx context.Context) error {
 	for _, m := range t.held {
-		if m.chunk.Batch != nil {
-			m.chunk.Batch.Release()
-		}
+		m.release()
 	}
 	t.held = nil
 	if err := t.finishSnapshot(ctx, false); err != nil {

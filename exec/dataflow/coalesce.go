@@ -42,20 +42,13 @@ func (w *outWriter) sendPart(ctx context.Context, dst int, c exec.Chunk, sel []i
 		if err := w.flushTo(ctx, dst); err != nil {
 			return err
 		}
-		var part exec.Chunk
 		if len(sel) == c.NumRows() {
-			part = c.Keep()
-		} else {
-			var err error
-			if part, err = exec.TakeRows(w.alloc, c, sel); err != nil {
-				return err
-			}
+			return w.sendRetained(ctx, dst, c)
 		}
-		if err := w.send(ctx, dst, message{chunk: part}); err != nil {
-			part.Batch.Release()
-			return err
-		}
-		return nil
+		w.takeChunks, w.takeSels = append(w.takeChunks[:0], c.Keep()), append(w.takeSels[:0], sel)
+		err := w.sendParts(ctx, dst, w.takeChunks, w.takeSels)
+		clear(w.takeChunks)
+		return err
 	}
 	if w.pend == nil {
 		w.pend = make([][]heldPart, len(w.inboxes))
@@ -139,33 +132,24 @@ func (w *outWriter) flushTo(ctx context.Context, dst int) error {
 		return nil
 	}
 	parts, sel := w.pend[dst], w.pendSel[dst]
-	defer func() {
-		for _, p := range parts {
+	w.pend[dst], w.pendSel[dst], w.pendRows[dst] = parts[:0], sel[:0], 0
+	var err error
+	if p := parts[0]; len(parts) == 1 && p.to-p.from == p.c.NumRows() {
+		// The held chunk goes whole, its reference with it.
+		if err = w.send(ctx, dst, message{chunk: p.c}); err != nil {
 			p.c.Batch.Release()
 		}
-		clear(parts)
-		w.pend[dst], w.pendSel[dst], w.pendRows[dst] = parts[:0], sel[:0], 0
-	}()
-	var merged exec.Chunk
-	var err error
-	switch p := parts[0]; {
-	case len(parts) == 1 && p.to-p.from == p.c.NumRows():
-		merged = p.c.Keep()
-	case len(parts) == 1:
-		merged, err = exec.TakeRows(w.alloc, p.c, sel[p.from:p.to])
-	default:
+	} else {
+		// sendParts takes over the held references.
 		w.takeChunks, w.takeSels = w.takeChunks[:0], w.takeSels[:0]
 		for _, p := range parts {
 			w.takeChunks, w.takeSels = append(w.takeChunks, p.c), append(w.takeSels, sel[p.from:p.to])
 		}
-		merged, err = exec.TakeRowsParts(w.alloc, w.takeChunks, w.takeSels)
+		err = w.sendParts(ctx, dst, w.takeChunks, w.takeSels)
 		clear(w.takeChunks)
 	}
+	clear(parts)
 	if err != nil {
-		return err
-	}
-	if err := w.send(ctx, dst, message{chunk: merged}); err != nil {
-		merged.Batch.Release()
 		return err
 	}
 	if w.wm != nil && w.wmWait[dst] {

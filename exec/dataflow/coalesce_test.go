@@ -24,20 +24,7 @@ func TestCoalescedExchange(t *testing.T) {
 		}
 		return exec.Insert
 	}
-	src := &exectest.Replay{}
-	for k := range 600 {
-		src.Batches = append(src.Batches, intBatch(alloc, 5*k, 5*k+5))
-		o := make([]exec.Op, 5)
-		for i := range o {
-			o[i] = deleteThirds(int64(5*k + i))
-		}
-		src.Ops = append(src.Ops, o)
-	}
-	defer func() {
-		for _, b := range src.Batches {
-			b.Release()
-		}
-	}()
+	src := smallChunks(t, alloc, 600, 5, deleteThirds)
 	recs := []*opsRecorder{{}, {}, {}}
 	rec := OpSpec{Name: "rec", New: func(i int) (exec.Operator, error) { return recs[i], nil }}
 	runJob(t, exchanged(src, DistHash, 3, rec, &exectest.Counter{}), JobOptions{Alloc: alloc, Coalesce: true})

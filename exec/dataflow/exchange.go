@@ -17,8 +17,12 @@ type message struct {
 	sender int
 	input  int
 	chunk  exec.Chunk
-	ctrl   exec.Control // Kind 0 for data
-	bytes  int64        // the batch's buffers, counted against the inbox's budget
+	// parts, when set instead of chunk, are chunks whose rows sels[k]
+	// are the message's, part after part (parts.go).
+	parts []exec.Chunk
+	sels  [][]int32
+	ctrl  exec.Control // Kind 0 for data
+	bytes int64        // the batches' buffers, counted against the inbox's budget
 }
 
 // Distribution says how an output writer spreads rows over the consumer's
@@ -98,7 +102,7 @@ type outWriter struct {
 
 func (w *outWriter) send(ctx context.Context, dst int, m message) error {
 	m.sender, m.input = w.sender, w.input
-	m.bytes = batchBytes(m.chunk.Batch)
+	m.bytes = m.size()
 	if w.inboxes[dst].tryPut(m) {
 		return nil
 	}

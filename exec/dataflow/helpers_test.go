@@ -163,6 +163,27 @@ func intReplay(t *testing.T, alloc memory.Allocator, lo, hi, step int) *exectest
 	return src
 }
 
+// smallChunks returns a source of n chunks of size rows, the values 0 to
+// n*size-1 in order, each row with the op opOf gives its value; released
+// when t ends.
+func smallChunks(t *testing.T, alloc memory.Allocator, n, size int, opOf func(v int64) exec.Op) *exectest.Replay {
+	src := &exectest.Replay{}
+	for k := range n {
+		src.Batches = append(src.Batches, intBatch(alloc, size*k, size*k+size))
+		o := make([]exec.Op, size)
+		for i := range o {
+			o[i] = opOf(int64(size*k + i))
+		}
+		src.Ops = append(src.Ops, o)
+	}
+	t.Cleanup(func() {
+		for _, b := range src.Batches {
+			b.Release()
+		}
+	})
+	return src
+}
+
 // only returns an operator spec whose every instance is op.
 func only(name string, op exec.Operator) OpSpec {
 	return OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op, nil }}

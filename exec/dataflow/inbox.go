@@ -38,6 +38,9 @@ type inbox struct {
 	used  atomic.Int64
 	peak  atomic.Int64
 	space chan struct{} // a token: the receiver freed bytes
+	// takesParts is set when the instance's first operator takes an
+	// exchange's parts in place (parts.go), before any task runs.
+	takesParts bool
 }
 
 func newInbox(limit int64) *inbox {
@@ -142,9 +145,7 @@ func (b *inbox) drain() {
 		select {
 		case m := <-b.ch:
 			b.received(m)
-			if m.chunk.Batch != nil {
-				m.chunk.Batch.Release()
-			}
+			m.release()
 		default:
 			return
 		}

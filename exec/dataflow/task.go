@@ -175,6 +175,9 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	}
 	t.isSink = t.out == nil
 	t.chain = newChain(ops, t.metrics, out)
+	if t.inbox != nil {
+		t.inbox.takesParts = takesParts(ops)
+	}
 	if j.account != nil {
 		t.chain.state = &stateAccount{budget: opts.StateBudget, job: j.account, charged: make([]int64, len(ops))}
 	}
@@ -384,11 +387,16 @@ func (t *task) handle(ctx context.Context, m message) (ended bool, err error) {
 	}
 	if m.ctrl.Kind == 0 {
 		if t.injectFailure() {
-			m.chunk.Batch.Release()
+			m.release()
 			panic("injected task failure (EDDY_TEST_TASK_PANIC_RATE)")
 		}
-		err := t.process(ctx, m.input, m.chunk)
-		m.chunk.Batch.Release()
+		var err error
+		if m.parts != nil {
+			err = t.processParts(ctx, m.input, m.parts, m.sels)
+		} else {
+			err = t.process(ctx, m.input, m.chunk)
+		}
+		m.release()
 		return false, err
 	}
 	for _, c := range t.align.add(m.sender, m.ctrl) {
@@ -776,6 +784,18 @@ func (t *task) process(ctx context.Context, input int, c exec.Chunk) error {
 	}
 	start := time.Now()
 	err := t.chain.process(ctx, 0, input, c)
+	t.lastChunk = time.Since(start)
+	return err
+}
+
+// processParts runs the parts of an exchange's message through the chain,
+// as process does a chunk.
+func (t *task) processParts(ctx context.Context, input int, parts []exec.Chunk, sels [][]int32) error {
+	if t.state == nil {
+		return t.chain.processParts(ctx, input, parts, sels)
+	}
+	start := time.Now()
+	err := t.chain.processParts(ctx, input, parts, sels)
 	t.lastChunk = time.Since(start)
 	return err
 }

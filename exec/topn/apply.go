@@ -20,16 +20,20 @@ type touchedSlot struct {
 	created bool
 }
 
-// apply applies every row of c to its partition's tree in order and records
-// the changes in t.deltas.
-func (t *Operator) apply(c exec.Chunk) error {
+// apply applies every row encoded (t.skeys), whose operations are ops (nil:
+// all inserts), to its partition's tree in order and records the changes
+// in t.deltas.
+func (t *Operator) apply(ops []exec.Op) error {
 	var p *ordtree.Partition
 	for i := range t.skeys {
 		if p == nil || !bytes.Equal(t.pkeys[i], t.pkeys[i-1]) {
 			p = t.parts.Touch(t.pkeys[i])
 		}
 		key := ordtree.KeyOf(ordtree.View(t.skeys[i]))
-		w := c.Op(i).Weight()
+		w := int64(1)
+		if ops != nil {
+			w = ops[i].Weight()
+		}
 		if t.cfg.AppendOnly {
 			if err := t.addBounded(p, key, w); err != nil {
 				return err

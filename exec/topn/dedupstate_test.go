@@ -86,7 +86,7 @@ func (h *dedupHarness) entry(row string) (int, string) {
 	c := exectest.Chunk(h.t, h.alloc, dedupInput+"\n+I "+row)
 	defer c.Batch.Release()
 	enc := h.open(exec.NewTestEnv(h.alloc))
-	if err := enc.encode(c.Batch); err != nil {
+	if err := enc.encode([]exec.Chunk{c}, nil); err != nil {
 		h.t.Fatal(err)
 	}
 	groups := make([]int, 1)
@@ -277,7 +277,7 @@ func TestDedupKeyGroupsAreTheExchanges(t *testing.T) {
 				if _, err := exec.RowKeyGroups(cols, nil, groups); err != nil {
 					t.Fatal(err)
 				}
-				if err := op.encode(c.Batch); err != nil {
+				if err := op.encode([]exec.Chunk{c}, nil); err != nil {
 					t.Fatal(err)
 				}
 				for i, g := range groups {

@@ -9,25 +9,52 @@ import (
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
 	"github.com/eddysql/eddy/catalog/types"
+	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/ordtree"
 	"github.com/eddysql/eddy/storage"
 )
 
-// encode makes the partition and sort keys of every row of b in t.pkeys and
-// t.skeys, column by column.
-func (t *Operator) encode(b arrow.RecordBatch) error {
-	n := int(b.NumRows())
+// encode makes the partition and sort keys of the rows of chunks (rows
+// sels[k] of chunks[k], or every row when sels is nil), part after part, in
+// t.pkeys and t.skeys, column by column.
+func (t *Operator) encode(chunks []exec.Chunk, sels [][]int32) error {
+	n := 0
+	for k, c := range chunks {
+		if sels != nil {
+			n += len(sels[k])
+		} else {
+			n += c.NumRows()
+		}
+	}
 	t.skeys = ordtree.ResetKeys(t.skeys, n)
 	for _, f := range t.layout.Sort {
-		if err := ordtree.EncodeColumn(t.skeys, b.Column(f.Ord), f.Desc); err != nil {
+		if err := encodeParts(t.skeys, chunks, sels, f.Ord, f.Desc); err != nil {
 			return err
 		}
 	}
 	t.pkeys = ordtree.ResetKeys(t.pkeys, n)
 	for _, f := range t.layout.Part {
-		if err := ordtree.EncodeColumn(t.pkeys, b.Column(f.Ord), false); err != nil {
+		if err := encodeParts(t.pkeys, chunks, sels, f.Ord, false); err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// encodeParts appends column ord of the rows of chunks to keys, part after
+// part, as encode does.
+func encodeParts(keys [][]byte, chunks []exec.Chunk, sels [][]int32, ord int, desc bool) error {
+	off := 0
+	for k, c := range chunks {
+		var rows []int32
+		n := c.NumRows()
+		if sels != nil {
+			rows, n = sels[k], len(sels[k])
+		}
+		if err := ordtree.EncodeColumnRows(keys[off:off+n], c.Batch.Column(ord), rows, desc); err != nil {
+			return err
+		}
+		off += n
 	}
 	return nil
 }

@@ -104,6 +104,8 @@ type Operator struct {
 	newRanks     []int64
 	outRows      []outRow
 	ops          []exec.Op
+	inOps        []exec.Op     // ProcessParts: the parts' rows' operations
+	one          [1]exec.Chunk // Process: its chunk, as the parts run takes
 	decodeBuf    []byte
 	stringBuf    []byte
 }
@@ -112,6 +114,7 @@ var (
 	_ exec.Operator         = (*Operator)(nil)
 	_ exec.Stateful         = (*Operator)(nil)
 	_ exec.FiniteInputState = (*Operator)(nil)
+	_ exec.PartsProcessor   = (*Operator)(nil)
 )
 
 // errRetraction is returned when an input declared append-only retracts.
@@ -200,17 +203,62 @@ func (t *Operator) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 	if empty, err := opcheck.Chunk("top-n", t.builders != nil, in, c, t.inputIDs, t.cfg.Input); empty || err != nil {
 		return err
 	}
+	t.one[0] = c
+	err := t.run(ctx, t.one[:], nil, c.Ops, out)
+	t.one[0] = exec.Chunk{}
+	return err
+}
+
+// TakesParts reports whether the operator takes an exchange's parts in
+// place: in general it does; de-duplication, which hashes each new
+// partition's columns from its chunk, does not.
+func (t *Operator) TakesParts() bool { return !t.cfg.dedup() }
+
+// ProcessParts applies the rows sels[k] of chunks[k], part after part, as
+// Process would a chunk of them.
+func (t *Operator) ProcessParts(ctx context.Context, in int, chunks []exec.Chunk, sels [][]int32, out exec.Emitter) error {
+	if !t.TakesParts() {
+		return errors.New("top-n: de-duplication takes whole chunks, not parts")
+	}
+	n, withOps := 0, false
+	for k, c := range chunks {
+		if _, err := opcheck.Chunk("top-n", t.builders != nil, in, c, t.inputIDs, t.cfg.Input); err != nil {
+			return err
+		}
+		n += len(sels[k])
+		withOps = withOps || c.Ops != nil
+	}
+	if n == 0 {
+		return nil
+	}
+	var ops []exec.Op
+	if withOps {
+		t.inOps = t.inOps[:0]
+		for k, c := range chunks {
+			for _, r := range sels[k] {
+				t.inOps = append(t.inOps, c.Op(int(r)))
+			}
+		}
+		ops = t.inOps
+	}
+	return t.run(ctx, chunks, sels, ops, out)
+}
+
+// run applies the rows of chunks (their rows sels[k], or all of them when
+// sels is nil), whose operations are ops (nil: all inserts), emits the
+// resulting changes and updates the state gauges.
+func (t *Operator) run(ctx context.Context, chunks []exec.Chunk, sels [][]int32, ops []exec.Op, out exec.Emitter) error {
 	t.parts.Begin()
-	err := t.encode(c.Batch)
+	err := t.encode(chunks, sels)
 	switch {
 	case err != nil:
 	case t.slots != nil:
-		err = t.applyDedup(c)
+		err = t.applyDedup(chunks[0]) // never parts (TakesParts)
 		if err == nil {
 			t.diffDedup()
 		}
 	default:
-		err = t.apply(c)
+		err = t.apply(ops)
 		if err == nil {
 			t.diff()
 		}

@@ -116,54 +116,73 @@ func ResetKeys(keys [][]byte, n int) [][]byte {
 // EncodeColumn appends the encoding of every row of arr to its key in
 // keys, inverted when desc.
 func EncodeColumn(keys [][]byte, arr arrow.Array, desc bool) error {
+	return EncodeColumnRows(keys, arr, nil, desc)
+}
+
+// EncodeColumnRows appends the encoding of row rows[i] of arr to keys[i],
+// inverted when desc; nil rows means row i, as in EncodeColumn. An
+// operator that takes a hash partition's rows in place (exec.PartsProcessor)
+// encodes the rows of each part so, without a copy of the part.
+func EncodeColumnRows(keys [][]byte, arr arrow.Array, rows []int32, desc bool) error {
+	row := func(i int) int {
+		if rows == nil {
+			return i
+		}
+		return int(rows[i])
+	}
 	switch a := arr.(type) {
 	case *array.Int64:
 		for i := range keys {
-			keys[i] = appendInt(keys[i], a.IsNull(i), a.Value(i), desc)
+			r := row(i)
+			keys[i] = appendInt(keys[i], a.IsNull(r), a.Value(r), desc)
 		}
 	case *array.Timestamp:
 		for i := range keys {
-			keys[i] = appendInt(keys[i], a.IsNull(i), int64(a.Value(i)), desc)
+			r := row(i)
+			keys[i] = appendInt(keys[i], a.IsNull(r), int64(a.Value(r)), desc)
 		}
 	case *array.Date32:
 		for i := range keys {
-			keys[i] = appendInt(keys[i], a.IsNull(i), int64(a.Value(i)), desc)
+			r := row(i)
+			keys[i] = appendInt(keys[i], a.IsNull(r), int64(a.Value(r)), desc)
 		}
 	case *array.Duration:
 		for i := range keys {
-			keys[i] = appendInt(keys[i], a.IsNull(i), int64(a.Value(i)), desc)
+			r := row(i)
+			keys[i] = appendInt(keys[i], a.IsNull(r), int64(a.Value(r)), desc)
 		}
 	case *array.Float64:
 		for i := range keys {
-			keys[i] = appendFloat(keys[i], a.IsNull(i), a.Value(i), desc)
+			r := row(i)
+			keys[i] = appendFloat(keys[i], a.IsNull(r), a.Value(r), desc)
 		}
 	case *array.String:
 		for i := range keys {
-			start := len(keys[i])
-			if a.IsNull(i) {
+			r, start := row(i), len(keys[i])
+			if a.IsNull(r) {
 				keys[i] = storage.AppendNull(keys[i])
 			} else {
-				keys[i] = storage.AppendString(keys[i], a.Value(i))
+				keys[i] = storage.AppendString(keys[i], a.Value(r))
 			}
 			Invert(keys[i][start:], desc)
 		}
 	case *array.Decimal128:
 		for i := range keys {
-			start := len(keys[i])
-			if a.IsNull(i) {
+			r, start := row(i), len(keys[i])
+			if a.IsNull(r) {
 				keys[i] = storage.AppendNull(keys[i])
 			} else {
-				keys[i] = storage.AppendDecimal128(keys[i], a.Value(i))
+				keys[i] = storage.AppendDecimal128(keys[i], a.Value(r))
 			}
 			Invert(keys[i][start:], desc)
 		}
 	case *array.Boolean:
 		for i := range keys {
-			start := len(keys[i])
-			if a.IsNull(i) {
+			r, start := row(i), len(keys[i])
+			if a.IsNull(r) {
 				keys[i] = storage.AppendNull(keys[i])
 			} else {
-				keys[i] = storage.AppendBool(keys[i], a.Value(i))
+				keys[i] = storage.AppendBool(keys[i], a.Value(r))
 			}
 			Invert(keys[i][start:], desc)
 		}
