@@ -66,6 +66,17 @@ type PartsProcessor interface {
 	ProcessParts(ctx context.Context, in int, chunks []Chunk, sels [][]int32, out Emitter) error
 }
 
+// OutputDeferrer is implemented by operators that hold back output across
+// chunks while more input is at hand, so that several chunks' changes of
+// a row fold into one (a mini-batch). FlushDeferred emits what the
+// operator holds; its task calls it, operator after operator of its chain,
+// before it waits for input, so deferring delays no output beyond the
+// input already queued. An operator emits what it holds by itself before
+// any control message its held output must precede.
+type OutputDeferrer interface {
+	FlushDeferred(ctx context.Context, out Emitter) error
+}
+
 // ProcessingTimer is implemented by operators that act when processing
 // time passes, whether input arrives or not: a file sink writes out the
 // rows it buffers once they have waited its flush interval, even when no
@@ -119,6 +130,11 @@ type Env struct {
 	// Clock, if set, replaces time.Now as Now: tests give operators a
 	// fake clock. The runtime leaves it nil.
 	Clock func() time.Time
+	// CoarseChangelog says no one observes the job's changelog change by
+	// change (a view's or a blackhole sink's job): only what the changes
+	// integrate to. An operator may then fold the changes of several
+	// chunks into one (OutputDeferrer).
+	CoarseChangelog bool
 	// Shared is the same for every instance of the stage in this job:
 	// what the splits of a source share (see Shared). It is nil when an
 	// instance runs alone (NewTestEnv), which then shares with no one.

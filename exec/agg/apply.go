@@ -101,8 +101,8 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
 	}
-	if !results {
-		return nil
+	if !results || h.mb.on {
+		return nil // a mini-batch computes the new results when it emits
 	}
 	for i, a := range h.aggs {
 		h.newVecs[i].Resize(m)

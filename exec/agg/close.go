@@ -145,6 +145,11 @@ func (c *closer) due(wm int64, dst []int32) []int32 {
 	return dst
 }
 
+// anyDue reports whether a group closes at watermark wm.
+func (c *closer) anyDue(wm int64) bool {
+	return len(c.times) > 0 && c.times[0] <= wm
+}
+
 // release drops the references into the batch.
 func (c *closer) release() { c.vals, c.valid = nil, nil }
 

@@ -39,11 +39,7 @@ func (h *HashAgg) emitChanges(ctx context.Context, out exec.Emitter) error {
 	}
 
 	if h.close != nil {
-		for j, s := range touched {
-			if h.oldRows[j] == 0 && h.newRows[j] > 0 {
-				h.close.add(s, h.firstRow[j])
-			}
-		}
+		h.closeNew()
 		if h.close.cfg.Emit {
 			// Nothing is emitted before the window closes; groups that
 			// lost their rows are freed.
@@ -80,6 +76,15 @@ func (h *HashAgg) emitChanges(ctx context.Context, out exec.Emitter) error {
 		}
 	}
 	return err
+}
+
+// closeNew has the closer track the groups the batch created.
+func (h *HashAgg) closeNew() {
+	for j, s := range h.touched {
+		if h.oldRows[j] == 0 && h.newRows[j] > 0 {
+			h.close.add(s, h.firstRow[j])
+		}
+	}
 }
 
 // sendInitial emits a global aggregate's row (COUNT 0, other aggregates NULL

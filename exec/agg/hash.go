@@ -60,6 +60,7 @@ type HashAgg struct {
 	pend        pendingSnap  // a snapshot begun and not all written (snapshot.go)
 	grouper     entryGrouper // the key groups of entry keys (keygroup.go)
 	ttl         *ttlState    // with a state TTL: the groups' last accesses (ttl.go)
+	mb          miniBatch    // the changes held to fold several chunks' (minibatch.go)
 
 	// Scratch reused across batches.
 	weights          []int64
@@ -83,6 +84,7 @@ var (
 	_ exec.DeferredSnapshotter   = (*HashAgg)(nil)
 	_ exec.BackgroundSnapshotter = (*HashAgg)(nil)
 	_ exec.ProcessingTimer       = (*HashAgg)(nil)
+	_ exec.OutputDeferrer        = (*HashAgg)(nil)
 )
 
 // The group header: the first words of a group's arena row.
@@ -149,6 +151,7 @@ func (h *HashAgg) Open(_ context.Context, env *exec.Env) error {
 		h.ttl = newTTLState(cfg.StateTTL, env)
 	}
 	h.builders = arrays.Builders(env.Alloc, schema)
+	h.mb = miniBatch{on: h.canFold(), old: accum.Results(cfg.Aggs)}
 	h.updateStateMetrics()
 	return nil
 }
@@ -170,7 +173,14 @@ func (h *HashAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Em
 		h.expire() // a group idle for the TTL is gone before this batch reaches it
 	}
 	err = h.apply(c)
-	if err == nil {
+	switch {
+	case err != nil:
+	case h.mb.on:
+		if h.close != nil {
+			h.closeNew()
+		}
+		err = h.hold(ctx, out)
+	default:
 		err = h.emitChanges(ctx, out)
 	}
 	h.releaseBatch()
@@ -186,6 +196,9 @@ func (h *HashAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.Em
 func (h *HashAgg) OnControl(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	if h.keys == nil {
 		return errors.New("hash aggregate: OnControl before Open")
+	}
+	if err := h.flushBefore(ctx, m, out); err != nil {
+		return err
 	}
 	if h.close != nil {
 		switch {
@@ -206,6 +219,7 @@ func (h *HashAgg) Close() error {
 	h.keys, h.aggs, h.args, h.arena, h.close, h.ttl = nil, nil, accum.Args{}, nil, nil, nil
 	h.stopBackground()
 	h.pend = pendingSnap{} // a snapshot not all written is dropped
+	h.mb = miniBatch{}     // changes held are dropped with the state
 	return nil
 }
 

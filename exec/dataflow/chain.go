@@ -20,6 +20,8 @@ type chain struct {
 	state    *stateAccount // nil: the job's state is not budgeted
 	snap     *taskState    // the stateful operators, nil when none or no checkpoints
 	timers   []int         // the operators that are ProcessingTimers
+	// deferrers are the operators that are OutputDeferrers.
+	deferrers []int
 	// handed marks the operators handed to another job (handoff.go):
 	// close leaves them open.
 	handed []bool
@@ -36,6 +38,11 @@ type chainEmitter struct {
 
 func newChain(ops []exec.Operator, metrics []*exec.OperatorMetrics, out exec.Emitter) *chain {
 	c := &chain{ops: ops, metrics: metrics, out: out, timers: timerOps(ops), handed: make([]bool, len(ops))}
+	for i, op := range ops {
+		if _, ok := op.(exec.OutputDeferrer); ok {
+			c.deferrers = append(c.deferrers, i)
+		}
+	}
 	c.emitters = make([]*chainEmitter, len(ops))
 	for i := range ops {
 		c.emitters[i] = &chainEmitter{c: c, next: i + 1}
@@ -100,6 +107,24 @@ func (e *chainEmitter) begin() opCall {
 func (e *chainEmitter) end(m *exec.OperatorMetrics, call opCall) {
 	m.BusyNanos.Add(int64(time.Since(call.start) - e.child))
 	e.child = call.saved
+}
+
+// flushDeferred has every operator that defers output (exec.OutputDeferrer)
+// emit what it holds, in chain order.
+func (c *chain) flushDeferred(ctx context.Context) error {
+	for _, i := range c.deferrers {
+		em := c.emitters[i]
+		call := em.begin()
+		err := c.ops[i].(exec.OutputDeferrer).FlushDeferred(ctx, em)
+		em.end(c.metrics[i], call)
+		if err == nil && c.state != nil {
+			err = c.state.settle(i, c.metrics[i])
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // control delivers an aligned control message to every operator in order,

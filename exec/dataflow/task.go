@@ -99,7 +99,7 @@ func (j *Job) newTask(si, inst int, g GraphSpec, senderBase [][]int, opts JobOpt
 	t.pool = recycle.New(opts.Alloc, taskPoolBytes)
 	t.env = &exec.Env{Alloc: t.pool, Instance: inst, Parallelism: spec.Parallelism,
 		KeyGroups: exec.KeyGroupsOf(inst, spec.Parallelism), Metrics: &exec.OperatorMetrics{}, OnWarning: opts.OnWarning,
-		Shared: &sr.shared}
+		Shared: &sr.shared, CoarseChangelog: opts.Coalesce}
 	if spec.Source != nil {
 		src, err := spec.Source(inst)
 		if err != nil {
@@ -347,10 +347,10 @@ func (t *task) runInbox(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
-		if t.out != nil && len(t.inbox.ch) == 0 {
-			// Out of input for now: what waits to be coalesced goes out
-			// before the task sleeps.
-			if err := t.out.flush(ctx); err != nil {
+		if len(t.inbox.ch) == 0 {
+			// Out of input for now: what operators defer and what waits
+			// to be coalesced go out before the task sleeps.
+			if err := t.flushHeld(ctx); err != nil {
 				return err
 			}
 		}
@@ -535,10 +535,8 @@ func (t *task) runSource(ctx context.Context) error {
 					return err
 				}
 			}
-			if t.out != nil {
-				if err := t.out.flush(ctx); err != nil {
-					return err
-				}
+			if err := t.flushHeld(ctx); err != nil {
+				return err
 			}
 			if t.state.deferring() && t.state.background() == nil {
 				// No wait while a snapshot is pending: a step as long as
@@ -714,10 +712,8 @@ func (t *task) runMessageSource(ctx context.Context, ms exec.MessageSource) erro
 		if err != nil {
 			return err
 		}
-		if t.out != nil {
-			if err := t.out.flush(ctx); err != nil {
-				return err
-			}
+		if err := t.flushHeld(ctx); err != nil {
+			return err
 		}
 		// The next message may be long in coming: a pending snapshot is
 		// finished first.
@@ -786,6 +782,20 @@ func (t *task) process(ctx context.Context, input int, c exec.Chunk) error {
 	err := t.chain.process(ctx, 0, input, c)
 	t.lastChunk = time.Since(start)
 	return err
+}
+
+// flushHeld sends on what the task holds back while input is at hand, as
+// it is about to wait: the output its operators defer (in chain order, so
+// that each one's flush reaches the next first), then the parts its
+// exchanges hold to coalesce.
+func (t *task) flushHeld(ctx context.Context) error {
+	if err := t.chain.flushDeferred(ctx); err != nil {
+		return err
+	}
+	if t.out != nil {
+		return t.out.flush(ctx)
+	}
+	return nil
 }
 
 // processParts runs the parts of an exchange's message through the chain,

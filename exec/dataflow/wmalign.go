@@ -178,9 +178,9 @@ func (t *task) holdBack(ctx context.Context, timerDue time.Time) (bool, error) {
 		t.alignFlushed = false
 		return false, nil
 	}
-	if !t.alignFlushed && t.out != nil {
+	if !t.alignFlushed {
 		// Once per hold: the rows it holds may be what the others wait for.
-		if err := t.out.flush(ctx); err != nil {
+		if err := t.flushHeld(ctx); err != nil {
 			return false, err
 		}
 	}

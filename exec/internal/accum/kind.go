@@ -3,6 +3,7 @@ package accum
 import (
 	"encoding/binary"
 	"math"
+	"strings"
 
 	"github.com/apache/arrow-go/v18/arrow/decimal128"
 
@@ -85,6 +86,22 @@ func (v *Vector) Resize(n int) {
 	case KindStr:
 		clear(v.S)
 		v.S = vec.Resize(v.S, n)
+	}
+}
+
+// Append appends value j of u (of v's kind) to v; a string is copied, so
+// that it outlives the state u's was read from.
+func (v *Vector) Append(u *Vector, j int) {
+	v.Valid = append(v.Valid, u.Valid[j])
+	switch v.Kind {
+	case KindInt:
+		v.I = append(v.I, u.I[j])
+	case KindFloat:
+		v.F = append(v.F, u.F[j])
+	case KindDec:
+		v.D = append(v.D, u.D[j])
+	case KindStr:
+		v.S = append(v.S, strings.Clone(u.S[j]))
 	}
 }
 

@@ -1,0 +1,169 @@
+package agg
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/internal/accum"
+	"github.com/eddysql/eddy/exec/internal/vec"
+)
+
+// An aggregate emits, after each chunk, a change for every group the chunk
+// touched. A group touched by several chunks in a row changes as often,
+// and every change costs the operators downstream: q5's running counts per
+// auction and window feed a join that spent more than its aggregate did.
+// In a job whose changelog no one observes change by change (a view, a
+// blackhole sink: exec.Env.CoarseChangelog), an aggregate over input that
+// never retracts folds the changes of several chunks into one, as Flink's
+// mini-batch aggregation does: it holds the groups the chunks touched,
+// with their row counts and results as of its last emission, and emits
+// their changes in one chunk when
+//
+//   - its task runs out of input (FlushDeferred), so that holding delays
+//     no output beyond the input already queued;
+//   - a control message comes that its output must precede: a barrier
+//     (the snapshot is of emitted results), a flush, the end of input, or
+//     a watermark that closes some window (its groups' changes go before
+//     the window closes, as they would have without holding; the changes
+//     of windows still open may follow a watermark, as rows of theirs
+//     could have); a watermark reaching an aggregate without windows
+//     flushes it and ends its holding, since such watermarks come with
+//     every chunk;
+//   - miniBatchChunks chunks or miniBatchGroups groups are held.
+//
+// The integrated output is the same; there are fewer changes, each group
+// with one -U/+U pair (or +I) per emission instead of per chunk.
+
+// The bounds of a mini-batch.
+const (
+	miniBatchChunks = 32
+	miniBatchGroups = 1 << 16
+)
+
+// miniBatch is what an aggregate folding its changes holds between
+// emissions.
+type miniBatch struct {
+	on      bool
+	slots   []int32        // the groups changed since the last emission, in first-touch order
+	held    []uint64       // by slot: a bit set while the group is in slots
+	oldRows []int64        // by held group: its row count at the last emission
+	old     []accum.Vector // by aggregate, by held group: its result then
+	chunks  int            // chunks folded since the last emission
+}
+
+// canFold reports whether the aggregate may fold the changes of several
+// chunks: its changelog is unobserved, its input never retracts (no group
+// is emptied, so a held group stays in its slot), it emits results as they
+// change (not only when a window closes) and it has group keys and no
+// state TTL (whose evictions come by processing time).
+func (h *HashAgg) canFold() bool {
+	return h.env.CoarseChangelog && h.cfg.AppendOnly && h.keys.mode != keysGlobal && h.ttl == nil &&
+		(h.close == nil || !h.close.cfg.Emit)
+}
+
+// hold adds the groups the chunk just applied touched to those held, with
+// their row counts and results before it when they were not held yet, and
+// emits them once a bound is reached.
+func (h *HashAgg) hold(ctx context.Context, out exec.Emitter) error {
+	mb := &h.mb
+	if n := (h.arena.Len() + 63) / 64; len(mb.held) < n {
+		mb.held = append(mb.held, make([]uint64, n-len(mb.held))...) // keeping the bits set
+	}
+	for j, s := range h.touched {
+		if mb.held[s>>6]&(1<<(s&63)) != 0 {
+			continue
+		}
+		mb.held[s>>6] |= 1 << (s & 63)
+		mb.slots = append(mb.slots, s)
+		mb.oldRows = append(mb.oldRows, h.oldRows[j])
+		for i := range mb.old {
+			mb.old[i].Append(&h.oldVecs[i], j)
+		}
+	}
+	if mb.chunks++; mb.chunks >= miniBatchChunks || len(mb.slots) >= miniBatchGroups {
+		return h.FlushDeferred(ctx, out)
+	}
+	return nil
+}
+
+// FlushDeferred implements exec.OutputDeferrer: it emits the changes of the
+// groups held since the last emission, one chunk for all of them.
+func (h *HashAgg) FlushDeferred(ctx context.Context, out exec.Emitter) error {
+	mb := &h.mb
+	if len(mb.slots) == 0 {
+		return nil
+	}
+	defer mb.reset()
+	m := len(mb.slots)
+	h.touched = append(h.touched[:0], mb.slots...)
+	if h.pend.w != nil {
+		// Copy-on-write before computing results: a result may change a
+		// group's state (a sketch caches its estimate).
+		h.saveTouched(h.touched, nil)
+	}
+	b := &h.batch
+	b.Reset(nil, h.touched, h.arena)
+	h.newRows = vec.Resize(h.newRows, m)
+	for j, r := range b.Rows {
+		h.newRows[j] = int64(r[rowsWord])
+	}
+	h.changed = vec.Resize(h.changed, m)
+	clear(h.changed)
+	for i, a := range h.aggs {
+		h.sink += a.Touch(b)
+		h.newVecs[i].Resize(m)
+		if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
+			return fmt.Errorf("hash aggregate: %w", err)
+		}
+		accum.MarkChanged(&mb.old[i], &h.newVecs[i], h.changed)
+	}
+	h.keys.decodeSlots(h.touched, h.keyVecs)
+	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
+	for j := range h.touched {
+		switch before, after := mb.oldRows[j], h.newRows[j]; {
+		case before == 0 && after > 0:
+			h.addRow(j, false, exec.Insert)
+		case after > 0 && h.changed[j]:
+			h.addRow(j, true, exec.UpdateBefore)
+			h.addRow(j, false, exec.UpdateAfter)
+		}
+	}
+	// The old results are the held ones.
+	h.oldVecs, mb.old = mb.old, h.oldVecs
+	err := h.buildRows(ctx, out)
+	h.oldVecs, mb.old = mb.old, h.oldVecs
+	return err
+}
+
+// flushBefore emits the changes held before control message m reaches the
+// aggregate, when m requires it (see above); a watermark reaching an
+// aggregate without windows also ends its holding.
+func (h *HashAgg) flushBefore(ctx context.Context, m exec.Control, out exec.Emitter) error {
+	mb := &h.mb
+	if !mb.on {
+		return nil
+	}
+	if m.Kind == exec.Watermark {
+		switch {
+		case m.Idle:
+			return nil
+		case h.close == nil:
+			mb.on = false
+		case !h.close.anyDue(m.Watermark):
+			return nil
+		}
+	}
+	return h.FlushDeferred(ctx, out)
+}
+
+// reset forgets the groups held.
+func (mb *miniBatch) reset() {
+	for _, s := range mb.slots {
+		mb.held[s>>6] &^= 1 << (s & 63)
+	}
+	mb.slots, mb.oldRows, mb.chunks = mb.slots[:0], mb.oldRows[:0], 0
+	for i := range mb.old {
+		mb.old[i].Resize(0)
+	}
+}

@@ -1,0 +1,226 @@
+package agg
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/eddysql/eddy/exec"
+	"github.com/eddysql/eddy/exec/exectest"
+)
+
+// foldPair is two aggregates of one configuration fed the same input: one
+// emitting after every chunk, the other folding chunks' changes (its
+// changelog unobserved).
+type foldPair struct {
+	t           *testing.T
+	plain, fold *HashAgg
+	plainOut    *exectest.Collector
+	foldOut     *exectest.Collector
+	header      string
+}
+
+func newFoldPair(t *testing.T, cfg HashConfig, input string) *foldPair {
+	t.Helper()
+	alloc := exectest.Alloc(t)
+	p := &foldPair{t: t, plain: NewHashAgg(cfg), fold: NewHashAgg(cfg), header: input + "\n",
+		plainOut: newCollector(t, cfg), foldOut: newCollector(t, cfg)}
+	exectest.Open(t, p.plain, exec.NewTestEnv(alloc))
+	env := exec.NewTestEnv(alloc)
+	env.CoarseChangelog = true
+	exectest.Open(t, p.fold, env)
+	return p
+}
+
+// chunk feeds both the rows.
+func (p *foldPair) chunk(rows []string) {
+	p.t.Helper()
+	ctx := context.Background()
+	for _, side := range []struct {
+		h   *HashAgg
+		out *exectest.Collector
+	}{{p.plain, p.plainOut}, {p.fold, p.foldOut}} {
+		c := exectest.Chunk(p.t, side.h.env.Alloc, p.header+strings.Join(rows, "\n"))
+		err := side.h.Process(ctx, 0, c, side.out)
+		c.Batch.Release()
+		if err != nil {
+			p.t.Fatal(err)
+		}
+	}
+}
+
+// control sends both m.
+func (p *foldPair) control(m exec.Control) {
+	p.t.Helper()
+	ctx := context.Background()
+	if err := p.plain.OnControl(ctx, m, p.plainOut); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := p.fold.OnControl(ctx, m, p.foldOut); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// flush has the folding aggregate emit what it holds, as its task does
+// before it waits.
+func (p *foldPair) flush() {
+	p.t.Helper()
+	if err := p.fold.FlushDeferred(context.Background(), p.foldOut); err != nil {
+		p.t.Fatal(err)
+	}
+	if err := p.plain.FlushDeferred(context.Background(), p.plainOut); err != nil {
+		p.t.Fatal(err)
+	}
+}
+
+// same fails unless both integrated outputs agree on the rows keep selects
+// (nil: all).
+func (p *foldPair) same(step string, keep func(row string) bool) {
+	p.t.Helper()
+	sel := func(rows []string) []string {
+		if keep == nil {
+			return rows
+		}
+		return slices.DeleteFunc(slices.Clone(rows), func(r string) bool { return !keep(r) })
+	}
+	got, want := sel(p.foldOut.Rows()), sel(p.plainOut.Rows())
+	if !slices.Equal(got, want) {
+		p.t.Fatalf("%s: folding aggregate\n%s\nper chunk\n%s", step, strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// TestMiniBatchFoldsChanges feeds random append-only chunks, flushes,
+// barriers and watermarks to an aggregate that folds chunks' changes and
+// to one that does not: whenever the folding one has emitted what it
+// holds (its task about to wait, a barrier, a flush) the two integrate to
+// the same rows; a watermark that closes windows finds the closed windows'
+// rows the same too, so they were emitted before the windows closed; and
+// the folding aggregate emits fewer changes.
+func TestMiniBatchFoldsChanges(t *testing.T) {
+	for _, tc := range []struct {
+		windowed bool
+		keys     int
+	}{{false, 6}, {true, 6}, {true, 3000}} {
+		windowed := tc.windowed
+		t.Run(fmt.Sprintf("windowed=%v,keys=%d", windowed, tc.keys), func(t *testing.T) {
+			const input = "bigint bigint bigint" // window start, key, value
+			cfg := testConfig(t, input, []int{0, 1}, "count(*)", "sum(2)", "max(2)")
+			cfg.AppendOnly = true
+			const size = 100
+			if windowed {
+				cfg.Close = &WindowClose{Key: 0, Offset: size}
+			}
+			seeds := uint64(6)
+			if tc.keys > 100 {
+				seeds = 2 // many groups: slots past several arena chunks
+			}
+			for seed := range seeds {
+				r := rand.New(rand.NewPCG(seed, 3))
+				p := newFoldPair(t, cfg, input)
+				if !p.fold.mb.on || p.plain.mb.on {
+					t.Fatalf("folding: %v and %v, want only the aggregate whose changelog is unobserved", p.fold.mb.on, p.plain.mb.on)
+				}
+				wm, epoch := int64(0), uint64(0)
+				for step := range 200 {
+					switch k := r.IntN(20); {
+					case k < 13:
+						rows := make([]string, 1+r.IntN(8+tc.keys/10))
+						for i := range rows {
+							start := (wm/size + int64(r.IntN(3))) * size // open windows, and a late row now and then
+							if r.IntN(10) == 0 {
+								start = wm - size
+							}
+							rows[i] = fmt.Sprintf("+I %d %d %d", start, r.IntN(tc.keys), r.IntN(100))
+						}
+						p.chunk(rows)
+					case k < 16:
+						p.flush()
+						p.same(fmt.Sprintf("seed %d step %d, after a flush", seed, step), nil)
+					case k < 17:
+						epoch++
+						p.control(exec.Control{Kind: exec.Barrier, Epoch: epoch})
+						p.same(fmt.Sprintf("seed %d step %d, after a barrier", seed, step), nil)
+					default:
+						wm += int64(r.IntN(2 * size))
+						p.control(exec.Control{Kind: exec.Watermark, Watermark: wm})
+						closed := func(row string) bool {
+							start, _ := strconv.ParseInt(strings.Fields(row)[0], 10, 64)
+							return !windowed || start+size <= wm
+						}
+						p.same(fmt.Sprintf("seed %d step %d, after watermark %d", seed, step, wm), closed)
+						if !windowed && p.fold.mb.on {
+							t.Fatal("an aggregate without windows still folds after a watermark")
+						}
+					}
+				}
+				p.control(exec.Control{Kind: exec.EndOfInput})
+				p.same(fmt.Sprintf("seed %d, at the end", seed), nil)
+				if windowed {
+					folded, plain := len(strings.Split(p.foldOut.Take(), "\n")), len(strings.Split(p.plainOut.Take(), "\n"))
+					if folded >= plain {
+						t.Fatalf("seed %d: %d changes folded against %d per chunk", seed, folded, plain)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestMiniBatchBounds checks that a folding aggregate emits by itself once
+// it has held miniBatchChunks chunks.
+func TestMiniBatchBounds(t *testing.T) {
+	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
+	cfg.AppendOnly = true
+	p := newFoldPair(t, cfg, "bigint bigint")
+	for i := range miniBatchChunks {
+		if got := p.foldOut.Take(); got != "" {
+			t.Fatalf("emitted after %d chunks: %q", i, got)
+		}
+		p.chunk([]string{"+I 1 1", "+I " + strconv.Itoa(i) + " 2"})
+	}
+	p.same("after the bound", nil)
+	if got, want := len(p.fold.mb.slots), 0; got != want {
+		t.Fatalf("%d groups held after the bound", got)
+	}
+}
+
+// TestMiniBatchOnlyWhenItCan checks which aggregates fold chunks' changes:
+// not when the changelog is observed, the input retracts, results wait
+// for their window to close, a TTL evicts groups, or there are no groups.
+func TestMiniBatchOnlyWhenItCan(t *testing.T) {
+	base := func() HashConfig {
+		cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
+		cfg.AppendOnly = true
+		return cfg
+	}
+	for _, tc := range []struct {
+		name   string
+		edit   func(*HashConfig)
+		coarse bool
+		want   bool
+	}{
+		{"append-only, unobserved", func(*HashConfig) {}, true, true},
+		{"observed", func(*HashConfig) {}, false, false},
+		{"retracting", func(c *HashConfig) { c.AppendOnly = false }, true, false},
+		{"emit on window close", func(c *HashConfig) { c.Close = &WindowClose{Key: 0, Offset: 10, Emit: true} }, true, false},
+		{"running windows", func(c *HashConfig) { c.Close = &WindowClose{Key: 0, Offset: 10} }, true, true},
+		{"state ttl", func(c *HashConfig) { c.StateTTL = 1e9 }, true, false},
+		{"global", func(c *HashConfig) { c.GroupKeys, c.Names = nil, c.Names[1:] }, true, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := base()
+			tc.edit(&cfg)
+			h := NewHashAgg(cfg)
+			env := exec.NewTestEnv(exectest.Alloc(t))
+			env.CoarseChangelog = tc.coarse
+			exectest.Open(t, h, env)
+			if h.mb.on != tc.want {
+				t.Fatalf("folds: %v, want %v", h.mb.on, tc.want)
+			}
+		})
+	}
+}
