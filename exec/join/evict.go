@@ -115,7 +115,7 @@ func (j *HashJoin) evict(ctx context.Context, wm int64, out exec.Emitter) error 
 			}
 		}
 		var hs []uint64
-		if s.idx.live > 0 {
+		if s.idx.live > 0 && s.dropEvictedIndexes(ids) {
 			var err error
 			if hs, err = s.storedHashes(j.env.Alloc, ids); err != nil {
 				return fmt.Errorf("hash join: %w", err)

@@ -172,6 +172,7 @@ type side struct {
 	next     []int32
 	idx      rowIndexes
 	hashCols []int
+	evicting map[int32]int32 // scratch of dropEvictedIndexes: rows due by bucket
 	// The rows changed since the last snapshot, and the checkpoint's
 	// entries of the rows, tagged tag (state.go); the rows a snapshot
 	// begun still has to write, which the join j saves before they change

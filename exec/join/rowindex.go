@@ -50,6 +50,7 @@ type rowIndexes struct {
 	lookups int     // lookups through an index so far
 	sweepAt int     // lookups at which to sweep next
 	epoch   uint32  // sweeps so far
+	evicted int     // indexes dropped with every row of their bucket (dropEvictedIndexes)
 	minGap  int     // if set (tests), the lookups between sweeps
 }
 
@@ -163,6 +164,34 @@ func (s *side) dropRowIndex(b int32) {
 	x.free = append(x.free, r)
 	s.buckets.Ref(b).rix = 0
 	x.live--
+}
+
+// dropEvictedIndexes drops the row index of every bucket all of whose rows
+// are among ids, which are about to be removed: its rows then leave
+// without their hash computed or their chain unlinked one by one (q5
+// evicts a closed window's bucket, row index and all, at once). It
+// reports whether a bucket with a row index keeps some rows, whose
+// removal needs their hashes.
+func (s *side) dropEvictedIndexes(ids []int32) (partial bool) {
+	if s.evicting == nil {
+		s.evicting = map[int32]int32{}
+	}
+	due := s.evicting
+	for _, id := range ids {
+		if b := s.bucketOf.At(id); s.buckets.Ref(b).rix != 0 {
+			due[b]++
+		}
+	}
+	for b, n := range due {
+		if n == s.buckets.Ref(b).n {
+			s.dropRowIndex(b)
+			s.idx.evicted++
+		} else {
+			partial = true
+		}
+	}
+	clear(due)
+	return partial
 }
 
 // find returns the id of a row of bucket b (noRow: none) equal to row i of

@@ -3,7 +3,10 @@ package join
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"testing"
+
+	"github.com/apache/arrow-go/v18/arrow/memory"
 
 	"github.com/eddysql/eddy/catalog/types"
 	"github.com/eddysql/eddy/exec"
@@ -266,5 +269,120 @@ func TestWindowedJoinRetractionsRestore(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestWindowJoinEvictsIndexedBuckets runs Nexmark q5's shape: per-auction
+// counts of a window (k = ts = the window's start, a the auction), which
+// their aggregate retracts and replaces, joined on the window with its
+// maximum. Each window's counts make one bucket, large enough to get a
+// row index, and a watermark evicts it whole: the index is dropped at once
+// rather than unlinked row by row. The integrated output stays the join
+// of what both inputs hold, and nothing is held at the end.
+func TestWindowJoinEvictsIndexedBuckets(t *testing.T) {
+	ts := []types.T{types.BigIntT, types.TimestampT(3), types.BigIntT}
+	ref := func(ord int) plan.Expr { return &plan.InputRef{Ord: ord, Typ: types.TimestampT(3)} }
+	cfg := Config{Kind: plan.InnerJoin, Left: ts, Right: ts, LeftKeys: []int{0}, RightKeys: []int{0},
+		Residual: &plan.And{Args: []plan.Expr{
+			&plan.Binary{Op: plan.OpGe, L: ref(1), R: ref(4), Typ: types.BoolT},
+			&plan.Binary{Op: plan.OpLe, L: ref(1), R: ref(4), Typ: types.BoolT},
+		}}, Names: []string{"lk", "lt", "la", "rk", "rt", "rm"}, Windowed: true, LeftTime: 1, RightTime: 1}
+	match := func(l, r []types.Datum) bool {
+		return !l[0].Null && !r[0].Null && l[0].I == r[0].I && l[1].I == r[1].I
+	}
+	// Keyed by the window, a bucket goes whole; keyed by one constant, the
+	// watermark takes the closed windows' rows out of a bucket that keeps
+	// the open ones', and their hashes unlink them from its row index.
+	for _, whole := range []bool{true, false} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			rig := newRig(t, cfg, []string{"k", "ts", "a"}, exectest.Millis, false)
+			rng := rand.New(rand.NewPCG(seed, 5))
+			held := [2][][]types.Datum{}
+			wm := int64(0)
+			for step := range 300 {
+				in := 0
+				if rng.IntN(8) == 0 {
+					in = 1
+				}
+				var rows [][]types.Datum
+				var ops []exec.Op
+				for k := 1 + rng.IntN(12); k > 0; k-- {
+					if h := held[in]; len(h) > 0 && rng.IntN(5) == 0 {
+						j := rng.IntN(len(h))
+						if r := h[j]; r[1].I >= wm {
+							rows, ops = append(rows, r), append(ops, exec.Delete)
+							held[in] = append(h[:j], h[j+1:]...)
+							continue
+						}
+					}
+					w := wm + 10*int64(rng.IntN(3))
+					k := w
+					if !whole {
+						k = 0
+					}
+					r := []types.Datum{types.IntDatum(k), types.IntDatum(w), types.IntDatum(int64(rng.IntN(60)))}
+					held[in] = append(held[in], r)
+					rows, ops = append(rows, r), append(ops, exec.Insert)
+				}
+				if err := rig.send(in, rows, ops); err != nil {
+					t.Fatalf("seed %d step %d: %v", seed, step, err)
+				}
+				if step%20 == 19 {
+					wm += 10
+					if err := rig.control(exec.Control{Kind: exec.Watermark, Watermark: wm}); err != nil {
+						t.Fatal(err)
+					}
+					for i := range held {
+						held[i] = slices.DeleteFunc(held[i], func(r []types.Datum) bool { return r[1].I < wm })
+					}
+					checkRowIndexes(t, fmt.Sprintf("seed %d step %d", seed, step), rig.j.sides[0], rig.env.Alloc)
+				}
+				if step%5 == 4 { // every few steps, watermarks included: the brute force costs the product of the inputs
+					rig.check(fmt.Sprintf("seed %d step %d", seed, step), match)
+				}
+			}
+			if err := rig.control(exec.Control{Kind: exec.Watermark, Watermark: exec.MaxWatermark}); err != nil {
+				t.Fatal(err)
+			}
+			if n := rig.held(); n != 0 {
+				t.Fatalf("seed %d: %d rows held at the end", seed, n)
+			}
+			if whole && rig.j.sides[0].idx.evicted == 0 {
+				t.Fatalf("seed %d: no bucket was evicted with its row index", seed)
+			}
+		}
+	}
+}
+
+// checkRowIndexes fails t unless every row index of side s holds exactly
+// its bucket's rows, each in the chain of its row's hash.
+func checkRowIndexes(t *testing.T, what string, s *side, alloc memory.Allocator) {
+	t.Helper()
+	for b := range s.nbuckets {
+		bk := s.buckets.Ref(b)
+		if bk.rix == 0 {
+			continue
+		}
+		ids := s.appendRows(b, nil)
+		hs, err := s.storedHashes(alloc, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		inBucket := map[int32]uint64{}
+		for k, id := range ids {
+			inBucket[id] = hs[k]
+		}
+		seen := 0
+		for h, first := range s.idx.heads[bk.rix-1] {
+			for id := first; id != noRow; id = s.next[id] {
+				if want, ok := inBucket[id]; !ok || want != h {
+					t.Fatalf("%s: bucket %d's row index has row %d under hash %x (in the bucket: %v)", what, b, id, h, ok)
+				}
+				seen++
+			}
+		}
+		if seen != len(ids) {
+			t.Fatalf("%s: bucket %d's row index chains %d rows of its %d", what, b, seen, len(ids))
+		}
 	}
 }
