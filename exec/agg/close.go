@@ -150,6 +150,12 @@ func (c *closer) anyDue(wm int64) bool {
 	return len(c.times) > 0 && c.times[0] <= wm
 }
 
+// closesBy reports whether group slot s closes at watermark wm, or waits
+// for no close at all (a group of late rows only, or of a NULL time).
+func (c *closer) closesBy(s int32, wm int64) bool {
+	return int(s) >= len(c.slotAt) || c.slotAt[s] <= wm
+}
+
 // release drops the references into the batch.
 func (c *closer) release() { c.vals, c.valid = nil, nil }
 

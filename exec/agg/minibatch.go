@@ -23,14 +23,17 @@ import (
 //   - its task runs out of input (FlushDeferred), so that holding delays
 //     no output beyond the input already queued;
 //   - a control message comes that its output must precede: a barrier
-//     (the snapshot is of emitted results), a flush, the end of input, or
-//     a watermark that closes some window (its groups' changes go before
-//     the window closes, as they would have without holding; the changes
-//     of windows still open may follow a watermark, as rows of theirs
-//     could have); a watermark reaching an aggregate without windows
-//     flushes it and ends its holding, since such watermarks come with
-//     every chunk;
-//   - miniBatchChunks chunks or miniBatchGroups groups are held.
+//     (the snapshot is of emitted results), a flush, the end of input;
+//   - miniBatchChunks chunks or miniBatchGroups groups are held since it
+//     last emitted them all.
+//
+// A watermark that closes windows emits the changes of their groups first,
+// as they would have gone before the windows closed without holding; the
+// groups of windows still open stay held (their changes may follow a
+// watermark, as rows of theirs could have), so that each of q5's hopping
+// windows, open over five slides, is not emitted at each slide's close. A
+// watermark reaching an aggregate without windows emits everything and
+// ends its holding, since such watermarks come with every chunk.
 //
 // The integrated output is the same; there are fewer changes, each group
 // with one -U/+U pair (or +I) per emission instead of per chunk.
@@ -49,7 +52,8 @@ type miniBatch struct {
 	held    []uint64       // by slot: a bit set while the group is in slots
 	oldRows []int64        // by held group: its row count at the last emission
 	old     []accum.Vector // by aggregate, by held group: its result then
-	chunks  int            // chunks folded since the last emission
+	chunks  int            // chunks folded since the last emission of every group held
+	pick    []int32        // scratch of emitHeld: the indexes of the groups emitted
 }
 
 // canFold reports whether the aggregate may fold the changes of several
@@ -90,13 +94,54 @@ func (h *HashAgg) hold(ctx context.Context, out exec.Emitter) error {
 // FlushDeferred implements exec.OutputDeferrer: it emits the changes of the
 // groups held since the last emission, one chunk for all of them.
 func (h *HashAgg) FlushDeferred(ctx context.Context, out exec.Emitter) error {
+	return h.emitHeld(ctx, out, noClose)
+}
+
+// emitHeld emits the changes of the groups held, in one chunk: all of them
+// when wm is noClose, else those that close at watermark wm; the others
+// stay held. A held group without rows (its chunks' rows were late for
+// its window) is freed.
+func (h *HashAgg) emitHeld(ctx context.Context, out exec.Emitter, wm int64) error {
 	mb := &h.mb
 	if len(mb.slots) == 0 {
 		return nil
 	}
-	defer mb.reset()
-	m := len(mb.slots)
-	h.touched = append(h.touched[:0], mb.slots...)
+	mb.pick = mb.pick[:0]
+	for j, s := range mb.slots {
+		if wm == noClose || h.close.closesBy(s, wm) {
+			mb.pick = append(mb.pick, int32(j))
+		}
+	}
+	if len(mb.pick) == 0 {
+		return nil
+	}
+	all := len(mb.pick) == len(mb.slots)
+	h.touched = h.touched[:0]
+	for i := range h.oldVecs {
+		h.oldVecs[i].Resize(0)
+	}
+	h.oldRows = h.oldRows[:0]
+	for _, j := range mb.pick {
+		h.touched = append(h.touched, mb.slots[j])
+		h.oldRows = append(h.oldRows, mb.oldRows[j])
+		for i := range h.oldVecs {
+			h.oldVecs[i].Append(&mb.old[i], int(j))
+		}
+	}
+	err := h.emitTouched(ctx, out)
+	if all {
+		mb.reset()
+	} else {
+		mb.drop(mb.pick)
+	}
+	return err
+}
+
+// emitTouched emits the changes of the groups h.touched, whose row counts
+// and results at their last emission are h.oldRows and h.oldVecs, and frees
+// those left without rows.
+func (h *HashAgg) emitTouched(ctx context.Context, out exec.Emitter) error {
+	m := len(h.touched)
 	if h.pend.w != nil {
 		// Copy-on-write before computing results: a result may change a
 		// group's state (a sketch caches its estimate).
@@ -116,45 +161,75 @@ func (h *HashAgg) FlushDeferred(ctx context.Context, out exec.Emitter) error {
 		if err := a.Result(b, h.newRows, &h.newVecs[i]); err != nil {
 			return fmt.Errorf("hash aggregate: %w", err)
 		}
-		accum.MarkChanged(&mb.old[i], &h.newVecs[i], h.changed)
+		accum.MarkChanged(&h.oldVecs[i], &h.newVecs[i], h.changed)
 	}
 	h.keys.decodeSlots(h.touched, h.keyVecs)
 	h.outRows, h.ops = h.outRows[:0], h.ops[:0]
+	empty := false
 	for j := range h.touched {
-		switch before, after := mb.oldRows[j], h.newRows[j]; {
-		case before == 0 && after > 0:
+		switch before, after := h.oldRows[j], h.newRows[j]; {
+		case after == 0:
+			empty = true
+		case before == 0:
 			h.addRow(j, false, exec.Insert)
-		case after > 0 && h.changed[j]:
+		case h.changed[j]:
 			h.addRow(j, true, exec.UpdateBefore)
 			h.addRow(j, false, exec.UpdateAfter)
 		}
 	}
-	// The old results are the held ones.
-	h.oldVecs, mb.old = mb.old, h.oldVecs
 	err := h.buildRows(ctx, out)
-	h.oldVecs, mb.old = mb.old, h.oldVecs
+	if empty {
+		for j, s := range h.touched {
+			if h.newRows[j] == 0 {
+				h.freeSlot(s)
+			}
+		}
+	}
 	return err
 }
 
-// flushBefore emits the changes held before control message m reaches the
-// aggregate, when m requires it (see above); a watermark reaching an
-// aggregate without windows also ends its holding.
+// flushBefore emits the changes held that control message m must follow:
+// before a watermark, those of the groups it closes (an aggregate without
+// windows emits all it holds and ends its holding); before any other
+// message, all of them.
 func (h *HashAgg) flushBefore(ctx context.Context, m exec.Control, out exec.Emitter) error {
 	mb := &h.mb
-	if !mb.on {
+	switch {
+	case !mb.on:
+		return nil
+	case m.Kind != exec.Watermark:
+		return h.FlushDeferred(ctx, out)
+	case m.Idle:
+		return nil
+	case h.close == nil:
+		mb.on = false
+		return h.FlushDeferred(ctx, out)
+	case !h.close.anyDue(m.Watermark):
 		return nil
 	}
-	if m.Kind == exec.Watermark {
-		switch {
-		case m.Idle:
-			return nil
-		case h.close == nil:
-			mb.on = false
-		case !h.close.anyDue(m.Watermark):
-			return nil
+	return h.emitHeld(ctx, out, m.Watermark)
+}
+
+// drop forgets the held groups at indexes picked (ascending), keeping the
+// others in order.
+func (mb *miniBatch) drop(picked []int32) {
+	k, next := 0, 0
+	for j, s := range mb.slots {
+		if next < len(picked) && int(picked[next]) == j {
+			next++
+			mb.held[s>>6] &^= 1 << (s & 63)
+			continue
 		}
+		mb.slots[k], mb.oldRows[k] = s, mb.oldRows[j]
+		for i := range mb.old {
+			mb.old[i].Move(k, j)
+		}
+		k++
 	}
-	return h.FlushDeferred(ctx, out)
+	mb.slots, mb.oldRows = mb.slots[:k], mb.oldRows[:k]
+	for i := range mb.old {
+		mb.old[i].Truncate(k)
+	}
 }
 
 // reset forgets the groups held.

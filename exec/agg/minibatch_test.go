@@ -91,6 +91,13 @@ func (p *foldPair) same(step string, keep func(row string) bool) {
 	if !slices.Equal(got, want) {
 		p.t.Fatalf("%s: folding aggregate\n%s\nper chunk\n%s", step, strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+	if keep == nil {
+		// Nothing held: the groups are the same too (those of late rows
+		// only are freed).
+		if got, want := p.fold.keys.live(), p.plain.keys.live(); got != want {
+			p.t.Fatalf("%s: %d groups against %d", step, got, want)
+		}
+	}
 }
 
 // TestMiniBatchFoldsChanges feeds random append-only chunks, flushes,
@@ -124,7 +131,7 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 				if !p.fold.mb.on || p.plain.mb.on {
 					t.Fatalf("folding: %v and %v, want only the aggregate whose changelog is unobserved", p.fold.mb.on, p.plain.mb.on)
 				}
-				wm, epoch := int64(0), uint64(0)
+				wm, epoch, keptOpen := int64(0), uint64(0), 0
 				for step := range 200 {
 					switch k := r.IntN(20); {
 					case k < 13:
@@ -152,6 +159,12 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 							return !windowed || start+size <= wm
 						}
 						p.same(fmt.Sprintf("seed %d step %d, after watermark %d", seed, step, wm), closed)
+						for _, s := range p.fold.mb.slots {
+							if c := p.fold.close; windowed && int(s) < len(c.slotAt) && c.slotAt[s] != noClose && c.slotAt[s] <= wm {
+								t.Fatalf("seed %d step %d: a group of a closed window still held", seed, step)
+							}
+							keptOpen++
+						}
 						if !windowed && p.fold.mb.on {
 							t.Fatal("an aggregate without windows still folds after a watermark")
 						}
@@ -159,6 +172,9 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 				}
 				p.control(exec.Control{Kind: exec.EndOfInput})
 				p.same(fmt.Sprintf("seed %d, at the end", seed), nil)
+				if windowed && keptOpen == 0 {
+					t.Fatalf("seed %d: no open window's group stayed held past a watermark", seed)
+				}
 				if windowed {
 					folded, plain := len(strings.Split(p.foldOut.Take(), "\n")), len(strings.Split(p.plainOut.Take(), "\n"))
 					if folded >= plain {

@@ -105,6 +105,37 @@ func (v *Vector) Append(u *Vector, j int) {
 	}
 }
 
+// Move sets value k of v to its value j.
+func (v *Vector) Move(k, j int) {
+	v.Valid[k] = v.Valid[j]
+	switch v.Kind {
+	case KindInt:
+		v.I[k] = v.I[j]
+	case KindFloat:
+		v.F[k] = v.F[j]
+	case KindDec:
+		v.D[k] = v.D[j]
+	case KindStr:
+		v.S[k] = v.S[j]
+	}
+}
+
+// Truncate keeps the first n values of v.
+func (v *Vector) Truncate(n int) {
+	v.Valid = v.Valid[:n]
+	switch v.Kind {
+	case KindInt:
+		v.I = v.I[:n]
+	case KindFloat:
+		v.F = v.F[:n]
+	case KindDec:
+		v.D = v.D[:n]
+	case KindStr:
+		clear(v.S[n:])
+		v.S = v.S[:n]
+	}
+}
+
 // MarkChanged sets changed[j] for every j where old and new differ (NULL
 // equals NULL; doubles compare by their bits, so NaN is unchanged).
 func MarkChanged(old, new *Vector, changed []bool) {
