@@ -24,8 +24,14 @@ import (
 //     no output beyond the input already queued;
 //   - a control message comes that its output must precede: a barrier
 //     (the snapshot is of emitted results), a flush, the end of input;
-//   - miniBatchChunks chunks or miniBatchGroups groups are held since it
-//     last emitted them all.
+//
+// and, after a chunk, emits the groups held since miniBatchChunks chunks
+// before and the oldest beyond miniBatchGroups, oldest first: as a chunk
+// brings at most a chunk's rows of new groups, a chunk then emits about as
+// many changes as it would have alone, and a held change waits a bounded
+// number of chunks — the aggregate's batches take as long as before, with
+// no flush of every group now and then (BenchmarkCheckpointPauses
+// measures per-batch times).
 //
 // A watermark that closes windows emits the changes of their groups first,
 // as they would have gone before the windows closed without holding; the
@@ -38,10 +44,22 @@ import (
 // The integrated output is the same; there are fewer changes, each group
 // with one -U/+U pair (or +I) per emission instead of per chunk.
 
-// The bounds of a mini-batch.
+// Folding pays only when chunks touch the groups held again: where keys
+// seldom repeat within a few chunks (uniform keys over millions of
+// groups), every group is held once and emitted later, its state read
+// again out of cache. So the aggregate checks every foldCheckChunks chunks
+// how many of its chunks' group changes folding saved, and stops for good
+// below foldMinSaving.
+const (
+	foldCheckChunks = 256
+	foldMinSaving   = 0.1
+)
+
+// The bounds of a mini-batch: the chunks a group stays held at most, and
+// the groups held at most.
 const (
 	miniBatchChunks = 32
-	miniBatchGroups = 1 << 16
+	miniBatchGroups = 1 << 15
 )
 
 // miniBatch is what an aggregate folding its changes holds between
@@ -52,7 +70,10 @@ type miniBatch struct {
 	held    []uint64       // by slot: a bit set while the group is in slots
 	oldRows []int64        // by held group: its row count at the last emission
 	old     []accum.Vector // by aggregate, by held group: its result then
-	chunks  int            // chunks folded since the last emission of every group held
+	since   []int64        // by held group: the chunk it was first held after
+	chunk   int64          // chunks folded so far
+	touched int64          // groups the chunks touched since the last check
+	added   int64          // of those, the ones not held already
 	pick    []int32        // scratch of emitHeld: the indexes of the groups emitted
 }
 
@@ -79,36 +100,52 @@ func (h *HashAgg) hold(ctx context.Context, out exec.Emitter) error {
 			continue
 		}
 		mb.held[s>>6] |= 1 << (s & 63)
+		mb.added++
 		mb.slots = append(mb.slots, s)
+		mb.since = append(mb.since, mb.chunk)
 		mb.oldRows = append(mb.oldRows, h.oldRows[j])
 		for i := range mb.old {
 			mb.old[i].Append(&h.oldVecs[i], j)
 		}
 	}
-	if mb.chunks++; mb.chunks >= miniBatchChunks || len(mb.slots) >= miniBatchGroups {
-		return h.FlushDeferred(ctx, out)
+	mb.chunk++
+	mb.touched += int64(len(h.touched))
+	if mb.chunk%foldCheckChunks == 0 {
+		saved := 1 - float64(mb.added)/float64(max(mb.touched, 1))
+		mb.touched, mb.added = 0, 0
+		if saved < foldMinSaving {
+			mb.on = false
+			return h.FlushDeferred(ctx, out)
+		}
 	}
-	return nil
+	n := 0 // the oldest groups, held too long or too many
+	for n < len(mb.slots) && (mb.since[n] <= mb.chunk-miniBatchChunks || len(mb.slots)-n > miniBatchGroups) {
+		n++
+	}
+	if n == 0 {
+		return nil
+	}
+	return h.emitHeld(ctx, out, func(j int, _ int32) bool { return j < n })
 }
 
 // FlushDeferred implements exec.OutputDeferrer: it emits the changes of the
 // groups held since the last emission, one chunk for all of them.
 func (h *HashAgg) FlushDeferred(ctx context.Context, out exec.Emitter) error {
-	return h.emitHeld(ctx, out, noClose)
+	return h.emitHeld(ctx, out, nil)
 }
 
-// emitHeld emits the changes of the groups held, in one chunk: all of them
-// when wm is noClose, else those that close at watermark wm; the others
-// stay held. A held group without rows (its chunks' rows were late for
-// its window) is freed.
-func (h *HashAgg) emitHeld(ctx context.Context, out exec.Emitter, wm int64) error {
+// emitHeld emits the changes of the groups held that emit picks (by index
+// among the held, and slot; nil: all of them), in one chunk; the others
+// stay held. A held group without rows (its chunks' rows were late for its
+// window) is freed.
+func (h *HashAgg) emitHeld(ctx context.Context, out exec.Emitter, emit func(j int, s int32) bool) error {
 	mb := &h.mb
 	if len(mb.slots) == 0 {
 		return nil
 	}
 	mb.pick = mb.pick[:0]
 	for j, s := range mb.slots {
-		if wm == noClose || h.close.closesBy(s, wm) {
+		if emit == nil || emit(j, s) {
 			mb.pick = append(mb.pick, int32(j))
 		}
 	}
@@ -207,7 +244,7 @@ func (h *HashAgg) flushBefore(ctx context.Context, m exec.Control, out exec.Emit
 	case !h.close.anyDue(m.Watermark):
 		return nil
 	}
-	return h.emitHeld(ctx, out, m.Watermark)
+	return h.emitHeld(ctx, out, func(_ int, s int32) bool { return h.close.closesBy(s, m.Watermark) })
 }
 
 // drop forgets the held groups at indexes picked (ascending), keeping the
@@ -220,13 +257,13 @@ func (mb *miniBatch) drop(picked []int32) {
 			mb.held[s>>6] &^= 1 << (s & 63)
 			continue
 		}
-		mb.slots[k], mb.oldRows[k] = s, mb.oldRows[j]
+		mb.slots[k], mb.since[k], mb.oldRows[k] = s, mb.since[j], mb.oldRows[j]
 		for i := range mb.old {
 			mb.old[i].Move(k, j)
 		}
 		k++
 	}
-	mb.slots, mb.oldRows = mb.slots[:k], mb.oldRows[:k]
+	mb.slots, mb.since, mb.oldRows = mb.slots[:k], mb.since[:k], mb.oldRows[:k]
 	for i := range mb.old {
 		mb.old[i].Truncate(k)
 	}
@@ -237,7 +274,7 @@ func (mb *miniBatch) reset() {
 	for _, s := range mb.slots {
 		mb.held[s>>6] &^= 1 << (s & 63)
 	}
-	mb.slots, mb.oldRows, mb.chunks = mb.slots[:0], mb.oldRows[:0], 0
+	mb.slots, mb.since, mb.oldRows = mb.slots[:0], mb.since[:0], mb.oldRows[:0]
 	for i := range mb.old {
 		mb.old[i].Resize(0)
 	}

@@ -186,21 +186,56 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 	}
 }
 
-// TestMiniBatchBounds checks that a folding aggregate emits by itself once
-// it has held miniBatchChunks chunks.
+// TestMiniBatchBounds checks that a folding aggregate emits, after a
+// chunk, the groups held since miniBatchChunks chunks before and the
+// oldest beyond miniBatchGroups, and only those.
 func TestMiniBatchBounds(t *testing.T) {
 	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
 	cfg.AppendOnly = true
 	p := newFoldPair(t, cfg, "bigint bigint")
+	// Group 0 every chunk, group i in chunk i: after chunk
+	// miniBatchChunks, groups 0 and 1, held since the first, go.
 	for i := range miniBatchChunks {
 		if got := p.foldOut.Take(); got != "" {
 			t.Fatalf("emitted after %d chunks: %q", i, got)
 		}
-		p.chunk([]string{"+I 1 1", "+I " + strconv.Itoa(i) + " 2"})
+		p.chunk([]string{"+I 0 0", "+I " + strconv.Itoa(i+1) + " 0"})
 	}
-	p.same("after the bound", nil)
-	if got, want := len(p.fold.mb.slots), 0; got != want {
-		t.Fatalf("%d groups held after the bound", got)
+	if got, want := p.foldOut.Take(), "+I 0 32\n+I 1 1"; got != want {
+		t.Fatalf("after %d chunks: emitted\n%s\nwant\n%s", miniBatchChunks, got, want)
+	}
+	if err := p.fold.FlushDeferred(context.Background(), p.foldOut); err != nil {
+		t.Fatal(err)
+	}
+	p.foldOut.Take()
+
+	// Chunks of new groups only: past miniBatchGroups, the oldest go, and
+	// a chunk emits no more than it brought.
+	const per = 4096
+	next := 1000
+	for c := range miniBatchGroups/per + 3 {
+		rows := make([]string, per)
+		for i := range rows {
+			rows[i] = "+I " + strconv.Itoa(next) + " 0"
+			next++
+		}
+		p.chunk(rows)
+		got := p.foldOut.Take()
+		n := 0
+		if got != "" {
+			n = len(strings.Split(got, "\n"))
+		}
+		held := len(p.fold.mb.slots)
+		switch {
+		case held > miniBatchGroups:
+			t.Fatalf("chunk %d: %d groups held", c, held)
+		case n > per:
+			t.Fatalf("chunk %d: emitted %d changes for %d new groups", c, n, per)
+		case (c+1)*per > miniBatchGroups && n != per:
+			t.Fatalf("chunk %d: emitted %d changes past the bound, want %d", c, n, per)
+		case n > 0 && !strings.HasPrefix(got, "+I "+strconv.Itoa(1000+(c+1)*per-held-n)+" "):
+			t.Fatalf("chunk %d: did not emit the oldest groups first: %.40q", c, got)
+		}
 	}
 }
 
@@ -236,6 +271,41 @@ func TestMiniBatchOnlyWhenItCan(t *testing.T) {
 			exectest.Open(t, h, env)
 			if h.mb.on != tc.want {
 				t.Fatalf("folds: %v, want %v", h.mb.on, tc.want)
+			}
+		})
+	}
+}
+
+// TestMiniBatchStopsWhenItSavesLittle checks that an aggregate whose
+// chunks seldom touch a group again stops folding at its first check,
+// emitting what it held, and that one whose chunks do goes on.
+func TestMiniBatchStopsWhenItSavesLittle(t *testing.T) {
+	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
+	cfg.AppendOnly = true
+	for _, tc := range []struct {
+		name  string
+		key   func(chunk, row int) int
+		folds bool
+	}{
+		{"new keys", func(c, r int) int { return c*8 + r }, false},
+		{"repeated keys", func(c, r int) int { return (c*8 + r) % 64 }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newFoldPair(t, cfg, "bigint bigint")
+			for c := range foldCheckChunks {
+				rows := make([]string, 8)
+				for r := range rows {
+					rows[r] = "+I " + strconv.Itoa(tc.key(c, r)) + " 0"
+				}
+				p.chunk(rows)
+			}
+			if p.fold.mb.on != tc.folds {
+				t.Fatalf("folds after %d chunks: %v, want %v", foldCheckChunks, p.fold.mb.on, tc.folds)
+			}
+			if !tc.folds {
+				p.same("once it stopped", nil)
+				p.chunk([]string{"+I 0 0"})
+				p.same("after it stopped", nil)
 			}
 		})
 	}
