@@ -66,7 +66,11 @@ const (
 // emissions.
 type miniBatch struct {
 	on      bool
-	slots   []int32        // the groups changed since the last emission, in first-touch order
+	// The held groups are entries first... of slots, since, oldRows and
+	// old: the oldest leave by moving first up, and the arrays are
+	// compacted once first passes half of them.
+	first   int
+	slots   []int32        // the groups changed since their last emission, in first-touch order
 	held    []uint64       // by slot: a bit set while the group is in slots
 	oldRows []int64        // by held group: its row count at the last emission
 	old     []accum.Vector // by aggregate, by held group: its result then
@@ -118,14 +122,20 @@ func (h *HashAgg) hold(ctx context.Context, out exec.Emitter) error {
 			return h.FlushDeferred(ctx, out)
 		}
 	}
-	n := 0 // the oldest groups, held too long or too many
+	n := mb.first // past the oldest groups, held too long or too many
 	for n < len(mb.slots) && (mb.since[n] <= mb.chunk-miniBatchChunks || len(mb.slots)-n > miniBatchGroups) {
 		n++
 	}
-	if n == 0 {
+	if n == mb.first {
 		return nil
 	}
-	return h.emitHeld(ctx, out, func(j int, _ int32) bool { return j < n })
+	mb.pick = mb.pick[:0]
+	for j := mb.first; j < n; j++ {
+		mb.pick = append(mb.pick, int32(j))
+	}
+	err := h.emitPicked(ctx, out)
+	mb.dropOldest(n)
+	return err
 }
 
 // FlushDeferred implements exec.OutputDeferrer: it emits the changes of the
@@ -140,19 +150,31 @@ func (h *HashAgg) FlushDeferred(ctx context.Context, out exec.Emitter) error {
 // window) is freed.
 func (h *HashAgg) emitHeld(ctx context.Context, out exec.Emitter, emit func(j int, s int32) bool) error {
 	mb := &h.mb
-	if len(mb.slots) == 0 {
+	if len(mb.slots) == mb.first {
 		return nil
 	}
 	mb.pick = mb.pick[:0]
-	for j, s := range mb.slots {
-		if emit == nil || emit(j, s) {
+	for j := mb.first; j < len(mb.slots); j++ {
+		if emit == nil || emit(j, mb.slots[j]) {
 			mb.pick = append(mb.pick, int32(j))
 		}
 	}
 	if len(mb.pick) == 0 {
 		return nil
 	}
-	all := len(mb.pick) == len(mb.slots)
+	all := len(mb.pick) == len(mb.slots)-mb.first
+	err := h.emitPicked(ctx, out)
+	if all {
+		mb.reset()
+	} else {
+		mb.drop(mb.pick)
+	}
+	return err
+}
+
+// emitPicked emits the changes of the held groups at indexes mb.pick.
+func (h *HashAgg) emitPicked(ctx context.Context, out exec.Emitter) error {
+	mb := &h.mb
 	h.touched = h.touched[:0]
 	for i := range h.oldVecs {
 		h.oldVecs[i].Resize(0)
@@ -165,13 +187,7 @@ func (h *HashAgg) emitHeld(ctx context.Context, out exec.Emitter, emit func(j in
 			h.oldVecs[i].Append(&mb.old[i], int(j))
 		}
 	}
-	err := h.emitTouched(ctx, out)
-	if all {
-		mb.reset()
-	} else {
-		mb.drop(mb.pick)
-	}
-	return err
+	return h.emitTouched(ctx, out)
 }
 
 // emitTouched emits the changes of the groups h.touched, whose row counts
@@ -247,11 +263,30 @@ func (h *HashAgg) flushBefore(ctx context.Context, m exec.Control, out exec.Emit
 	return h.emitHeld(ctx, out, func(_ int, s int32) bool { return h.close.closesBy(s, m.Watermark) })
 }
 
+// dropOldest forgets the held groups before index n.
+func (mb *miniBatch) dropOldest(n int) {
+	for _, s := range mb.slots[mb.first:n] {
+		mb.held[s>>6] &^= 1 << (s & 63)
+	}
+	mb.first = n
+	if live := len(mb.slots) - n; n >= 1024 && n > live {
+		copy(mb.slots, mb.slots[n:])
+		copy(mb.since, mb.since[n:])
+		copy(mb.oldRows, mb.oldRows[n:])
+		mb.slots, mb.since, mb.oldRows = mb.slots[:live], mb.since[:live], mb.oldRows[:live]
+		for i := range mb.old {
+			mb.old[i].DropFirst(n)
+		}
+		mb.first = 0
+	}
+}
+
 // drop forgets the held groups at indexes picked (ascending), keeping the
-// others in order.
+// others in order, from index 0.
 func (mb *miniBatch) drop(picked []int32) {
 	k, next := 0, 0
-	for j, s := range mb.slots {
+	for j := mb.first; j < len(mb.slots); j++ {
+		s := mb.slots[j]
 		if next < len(picked) && int(picked[next]) == j {
 			next++
 			mb.held[s>>6] &^= 1 << (s & 63)
@@ -263,7 +298,7 @@ func (mb *miniBatch) drop(picked []int32) {
 		}
 		k++
 	}
-	mb.slots, mb.since, mb.oldRows = mb.slots[:k], mb.since[:k], mb.oldRows[:k]
+	mb.slots, mb.since, mb.oldRows, mb.first = mb.slots[:k], mb.since[:k], mb.oldRows[:k], 0
 	for i := range mb.old {
 		mb.old[i].Truncate(k)
 	}
@@ -271,10 +306,10 @@ func (mb *miniBatch) drop(picked []int32) {
 
 // reset forgets the groups held.
 func (mb *miniBatch) reset() {
-	for _, s := range mb.slots {
+	for _, s := range mb.slots[mb.first:] {
 		mb.held[s>>6] &^= 1 << (s & 63)
 	}
-	mb.slots, mb.since, mb.oldRows = mb.slots[:0], mb.since[:0], mb.oldRows[:0]
+	mb.slots, mb.since, mb.oldRows, mb.first = mb.slots[:0], mb.since[:0], mb.oldRows[:0], 0
 	for i := range mb.old {
 		mb.old[i].Resize(0)
 	}

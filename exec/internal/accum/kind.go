@@ -120,6 +120,23 @@ func (v *Vector) Move(k, j int) {
 	}
 }
 
+// DropFirst removes the first n values of v, moving the others down.
+func (v *Vector) DropFirst(n int) {
+	live := len(v.Valid) - n
+	copy(v.Valid, v.Valid[n:])
+	switch v.Kind {
+	case KindInt:
+		copy(v.I, v.I[n:])
+	case KindFloat:
+		copy(v.F, v.F[n:])
+	case KindDec:
+		copy(v.D, v.D[n:])
+	case KindStr:
+		copy(v.S, v.S[n:])
+	}
+	v.Truncate(live)
+}
+
 // Truncate keeps the first n values of v.
 func (v *Vector) Truncate(n int) {
 	v.Valid = v.Valid[:n]
