@@ -65,7 +65,7 @@ const (
 // miniBatch is what an aggregate folding its changes holds between
 // emissions.
 type miniBatch struct {
-	on      bool
+	on bool
 	// The held groups are entries first... of slots, since, oldRows and
 	// old: the oldest leave by moving first up, and the arrays are
 	// compacted once first passes half of them.

@@ -225,7 +225,7 @@ func TestMiniBatchBounds(t *testing.T) {
 		if got != "" {
 			n = len(strings.Split(got, "\n"))
 		}
-		held := len(p.fold.mb.slots)-p.fold.mb.first
+		held := len(p.fold.mb.slots) - p.fold.mb.first
 		switch {
 		case held > miniBatchGroups:
 			t.Fatalf("chunk %d: %d groups held", c, held)
