@@ -108,21 +108,15 @@ func (p *foldPair) same(step string, keep func(row string) bool) {
 // rows the same too, so they were emitted before the windows closed; and
 // the folding aggregate emits fewer changes.
 func TestMiniBatchFoldsChanges(t *testing.T) {
-	for _, tc := range []struct {
-		windowed bool
-		keys     int
-	}{{false, 6}, {true, 6}, {true, 3000}} {
-		windowed := tc.windowed
-		t.Run(fmt.Sprintf("windowed=%v,keys=%d", windowed, tc.keys), func(t *testing.T) {
+	for _, keys := range []int{6, 3000} {
+		t.Run(fmt.Sprintf("keys=%d", keys), func(t *testing.T) {
 			const input = "bigint bigint bigint" // window start, key, value
 			cfg := testConfig(t, input, []int{0, 1}, "count(*)", "sum(2)", "max(2)")
 			cfg.AppendOnly = true
 			const size = 100
-			if windowed {
-				cfg.Close = &WindowClose{Key: 0, Offset: size}
-			}
+			cfg.Close = &WindowClose{Key: 0, Offset: size}
 			seeds := uint64(6)
-			if tc.keys > 100 {
+			if keys > 100 {
 				seeds = 2 // many groups: slots past several arena chunks
 			}
 			for seed := range seeds {
@@ -135,13 +129,13 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 				for step := range 200 {
 					switch k := r.IntN(20); {
 					case k < 13:
-						rows := make([]string, 1+r.IntN(8+tc.keys/10))
+						rows := make([]string, 1+r.IntN(8+keys/10))
 						for i := range rows {
 							start := (wm/size + int64(r.IntN(3))) * size // open windows, and a late row now and then
 							if r.IntN(10) == 0 {
 								start = wm - size
 							}
-							rows[i] = fmt.Sprintf("+I %d %d %d", start, r.IntN(tc.keys), r.IntN(100))
+							rows[i] = fmt.Sprintf("+I %d %d %d", start, r.IntN(keys), r.IntN(100))
 						}
 						p.chunk(rows)
 					case k < 16:
@@ -156,30 +150,25 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 						p.control(exec.Control{Kind: exec.Watermark, Watermark: wm})
 						closed := func(row string) bool {
 							start, _ := strconv.ParseInt(strings.Fields(row)[0], 10, 64)
-							return !windowed || start+size <= wm
+							return start+size <= wm
 						}
 						p.same(fmt.Sprintf("seed %d step %d, after watermark %d", seed, step, wm), closed)
 						for _, s := range p.fold.mb.slots[p.fold.mb.first:] {
-							if c := p.fold.close; windowed && int(s) < len(c.slotAt) && c.slotAt[s] != noClose && c.slotAt[s] <= wm {
+							if c := p.fold.close; int(s) < len(c.slotAt) && c.slotAt[s] != noClose && c.slotAt[s] <= wm {
 								t.Fatalf("seed %d step %d: a group of a closed window still held", seed, step)
 							}
 							keptOpen++
-						}
-						if !windowed && p.fold.mb.on {
-							t.Fatal("an aggregate without windows still folds after a watermark")
 						}
 					}
 				}
 				p.control(exec.Control{Kind: exec.EndOfInput})
 				p.same(fmt.Sprintf("seed %d, at the end", seed), nil)
-				if windowed && keptOpen == 0 {
+				if keptOpen == 0 {
 					t.Fatalf("seed %d: no open window's group stayed held past a watermark", seed)
 				}
-				if windowed {
-					folded, plain := len(strings.Split(p.foldOut.Take(), "\n")), len(strings.Split(p.plainOut.Take(), "\n"))
-					if folded >= plain {
-						t.Fatalf("seed %d: %d changes folded against %d per chunk", seed, folded, plain)
-					}
+				folded, plain := len(strings.Split(p.foldOut.Take(), "\n")), len(strings.Split(p.plainOut.Take(), "\n"))
+				if folded >= plain {
+					t.Fatalf("seed %d: %d changes folded against %d per chunk", seed, folded, plain)
 				}
 			}
 		})
@@ -190,8 +179,7 @@ func TestMiniBatchFoldsChanges(t *testing.T) {
 // chunk, the groups held since miniBatchChunks chunks before and the
 // oldest beyond miniBatchGroups, and only those.
 func TestMiniBatchBounds(t *testing.T) {
-	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
-	cfg.AppendOnly = true
+	cfg := runningWindows(t)
 	p := newFoldPair(t, cfg, "bigint bigint")
 	// Group 0 every chunk, group i in chunk i: after chunk
 	// miniBatchChunks, groups 0 and 1, held since the first, go.
@@ -240,27 +228,21 @@ func TestMiniBatchBounds(t *testing.T) {
 }
 
 // TestMiniBatchOnlyWhenItCan checks which aggregates fold chunks' changes:
-// not when the changelog is observed, the input retracts, results wait
-// for their window to close, a TTL evicts groups, or there are no groups.
+// windowed ones emitting running results over input that never retracts,
+// whose changelog no one observes.
 func TestMiniBatchOnlyWhenItCan(t *testing.T) {
-	base := func() HashConfig {
-		cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
-		cfg.AppendOnly = true
-		return cfg
-	}
+	base := func() HashConfig { return runningWindows(t) }
 	for _, tc := range []struct {
 		name   string
 		edit   func(*HashConfig)
 		coarse bool
 		want   bool
 	}{
-		{"append-only, unobserved", func(*HashConfig) {}, true, true},
+		{"running windows, append-only, unobserved", func(*HashConfig) {}, true, true},
 		{"observed", func(*HashConfig) {}, false, false},
 		{"retracting", func(c *HashConfig) { c.AppendOnly = false }, true, false},
-		{"emit on window close", func(c *HashConfig) { c.Close = &WindowClose{Key: 0, Offset: 10, Emit: true} }, true, false},
-		{"running windows", func(c *HashConfig) { c.Close = &WindowClose{Key: 0, Offset: 10} }, true, true},
-		{"state ttl", func(c *HashConfig) { c.StateTTL = 1e9 }, true, false},
-		{"global", func(c *HashConfig) { c.GroupKeys, c.Names = nil, c.Names[1:] }, true, false},
+		{"emit on window close", func(c *HashConfig) { c.Close.Emit = true }, true, false},
+		{"no windows", func(c *HashConfig) { c.Close = nil }, true, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := base()
@@ -280,8 +262,7 @@ func TestMiniBatchOnlyWhenItCan(t *testing.T) {
 // chunks seldom touch a group again stops folding at its first check,
 // emitting what it held, and that one whose chunks do goes on.
 func TestMiniBatchStopsWhenItSavesLittle(t *testing.T) {
-	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
-	cfg.AppendOnly = true
+	cfg := runningWindows(t)
 	for _, tc := range []struct {
 		name  string
 		key   func(chunk, row int) int
@@ -309,4 +290,14 @@ func TestMiniBatchStopsWhenItSavesLittle(t *testing.T) {
 			}
 		})
 	}
+}
+
+// runningWindows is an aggregate folding chunks' changes, COUNT(*) GROUP
+// BY a window column k0 (windows of 1,000,000: the tests send no
+// watermark that would close one) over append-only input.
+func runningWindows(t *testing.T) HashConfig {
+	cfg := testConfig(t, "bigint bigint", []int{0}, "count(*)")
+	cfg.AppendOnly = true
+	cfg.Close = &WindowClose{Key: 0, Offset: 1_000_000}
+	return cfg
 }
