@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/apache/arrow-go/v18/arrow/array"
 
@@ -43,13 +42,7 @@ func TestCoalescedExchangeFlushesWhenIdle(t *testing.T) {
 	sink := &recorder{}
 	job := startJob(t, exchanged(src, DistHash, 2, only("pass", &passthrough{}), sink), JobOptions{Alloc: alloc, Coalesce: true})
 	src.Add("bigint\n+I 1\n+I 2\n+I 3")
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sink.sorted()) < 3 {
-		if time.Now().After(deadline) {
-			t.Fatalf("rows held back: the sink has %v", sink.sorted())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	sink.waitRows(t, 3, "rows held back")
 	job.Stop()
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
@@ -77,13 +76,7 @@ func TestTaskFlushesDeferredOutputWhenIdle(t *testing.T) {
 	}}
 	job := startJob(t, g, JobOptions{Alloc: alloc, Coalesce: true})
 	src.Add("bigint\n+I 1\n+I 2\n+I 3\n+I 4")
-	deadline := time.Now().Add(10 * time.Second)
-	for len(sink.sorted()) < 4 {
-		if time.Now().After(deadline) {
-			t.Fatalf("output deferred for good: the sink has %v", sink.sorted())
-		}
-		time.Sleep(time.Millisecond)
-	}
+	sink.waitRows(t, 4, "output deferred for good")
 	job.Stop()
 	for name, h := range map[string]*holder{"source stage": atSource, "middle stage": mid, "sink stage": atSink} {
 		h.mu.Lock()

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow-go/v18/arrow"
 	"github.com/apache/arrow-go/v18/arrow/memory"
@@ -76,6 +77,19 @@ func (r *recorder) sorted() []int64 {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return slices.Sorted(slices.Values(r.rows))
+}
+
+// waitRows waits up to 10 s for the recorder to have n rows, failing t
+// with what before what it has when they do not come.
+func (r *recorder) waitRows(t *testing.T, n int, what string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for len(r.sorted()) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the sink has %v", what, r.sorted())
+		}
+		time.Sleep(time.Millisecond)
+	}
 }
 
 // seen returns the values and control messages received so far, in order.
