@@ -96,8 +96,9 @@ func (h *HashAgg) canFold() bool {
 }
 
 // hold adds the groups the chunk just applied touched to those held, with
-// their row counts and results before it when they were not held yet, and
-// emits them once a bound is reached.
+// their row counts and results before it when they were not held yet;
+// then it emits the oldest, held too long or beyond the bound, and checks
+// now and then that folding pays.
 func (h *HashAgg) hold(ctx context.Context, out exec.Emitter) error {
 	mb := &h.mb
 	if n := (h.arena.Len() + 63) / 64; len(mb.held) < n {

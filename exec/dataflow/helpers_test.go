@@ -79,8 +79,8 @@ func (r *recorder) sorted() []int64 {
 	return slices.Sorted(slices.Values(r.rows))
 }
 
-// waitRows waits up to 10 s for the recorder to have n rows, failing t
-// with what before what it has when they do not come.
+// waitRows waits up to 10 s for the recorder to have n rows; if they do
+// not come, it fails t with what and the rows it has.
 func (r *recorder) waitRows(t *testing.T, n int, what string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
