@@ -17,12 +17,7 @@ import (
 // consumers get far fewer batches than were sent, and nothing leaks.
 func TestCoalescedExchange(t *testing.T) {
 	alloc := exectest.Alloc(t)
-	deleteThirds := func(v int64) exec.Op {
-		if v%3 == 0 {
-			return exec.Delete
-		}
-		return exec.Insert
-	}
+	deleteThirds := deleteEvery(3)
 	src := smallChunks(t, alloc, 600, 5, deleteThirds)
 	recs := []*opsRecorder{{}, {}, {}}
 	rec := OpSpec{Name: "rec", New: func(i int) (exec.Operator, error) { return recs[i], nil }}

@@ -198,6 +198,17 @@ func smallChunks(t *testing.T, alloc memory.Allocator, n, size int, opOf func(v 
 	return src
 }
 
+// deleteEvery returns the op of value v: a Delete for every n-th value,
+// else an Insert.
+func deleteEvery(n int64) func(v int64) exec.Op {
+	return func(v int64) exec.Op {
+		if v%n == 0 {
+			return exec.Delete
+		}
+		return exec.Insert
+	}
+}
+
 // only returns an operator spec whose every instance is op.
 func only(name string, op exec.Operator) OpSpec {
 	return OpSpec{Name: name, New: func(int) (exec.Operator, error) { return op, nil }}

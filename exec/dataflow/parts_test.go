@@ -57,12 +57,7 @@ func TestExchangeSendsPartsInPlace(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			alloc := exectest.Alloc(t)
-			deleteFifths := func(v int64) exec.Op {
-				if v%5 == 0 {
-					return exec.Delete
-				}
-				return exec.Insert
-			}
+			deleteFifths := deleteEvery(5)
 			src := smallChunks(t, alloc, 600, 5, deleteFifths)
 			recs := []*partsRecorder{{takes: tc.takes}, {takes: tc.takes}, {takes: tc.takes}}
 			rec := OpSpec{Name: "rec", New: func(i int) (exec.Operator, error) { return recs[i], nil }}
