@@ -14,6 +14,7 @@ import (
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/accum"
 	"github.com/eddysql/eddy/exec/internal/aggstate"
+	"github.com/eddysql/eddy/internal/giveway"
 )
 
 // Snapshots written in the background (exec.BackgroundSnapshotter). A
@@ -286,6 +287,7 @@ func (b *bgSnap) write(ctx context.Context) error {
 // claimed, a word of bits at a time, in slot order.
 func (b *bgSnap) writeSlots(ctx context.Context) error {
 	stride := b.arena.Stride()
+	var pace giveway.Pacer
 	for wi := range b.bits {
 		if wi%1024 == 0 {
 			if err := ctx.Err(); err != nil {
@@ -295,6 +297,7 @@ func (b *bgSnap) writeSlots(ctx context.Context) error {
 		if atomic.LoadUint64(&b.bits[wi]) == 0 {
 			continue
 		}
+		pace.Step(16)
 		if bgWordHook != nil {
 			bgWordHook(wi)
 		}

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	bdg "github.com/dgraph-io/badger/v4"
+	"github.com/eddysql/eddy/internal/giveway"
 	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/internal/runs"
 	"github.com/eddysql/eddy/storage/internal/statecore"
@@ -359,6 +360,16 @@ func (b *stateBackend) commit(ctx context.Context, muts statecore.Mutations, epo
 func (b *stateBackend) writeRun(id uint64, feed func(add func(k, v []byte, del bool) error) error) (runMeta, error) {
 	var idx *runs.Index
 	var err error
+	// A commit and a compaction are background work: they give way to
+	// the tasks about every 1,024 entries (tens of microseconds).
+	var pace giveway.Pacer
+	inner := feed
+	feed = func(add func(k, v []byte, del bool) error) error {
+		return inner(func(k, v []byte, del bool) error {
+			pace.Step(1024)
+			return add(k, v, del)
+		})
+	}
 	if b.files != nil {
 		idx, err = b.files.write(b.job, b.salt, id, feed)
 	} else {

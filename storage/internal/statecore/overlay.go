@@ -5,6 +5,7 @@ import (
 	"errors"
 	"slices"
 
+	"github.com/eddysql/eddy/internal/giveway"
 	"github.com/eddysql/eddy/internal/kvlog"
 )
 
@@ -49,7 +50,10 @@ var errTooLarge = errors.New("a key or value of 2 GiB or more, or over 2^30 writ
 // up by later ones (see overlay_index.go); sorted gives each key's last
 // write once, in key order, for Commit.
 type overlay struct {
-	log   kvlog.Log // the puts and deletes in the order made, records numbered from 0
+	log kvlog.Log // the puts and deletes in the order made, records numbered from 0
+	// pace, set on an overlay frozen for a commit, paces its sort as the
+	// commit's background work (internal/giveway); nil otherwise.
+	pace  *giveway.Pacer
 	segs  []segment // the log's runs of records written to one table, in order
 	spans []span    // the DeleteRanges in the order made
 

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sync"
 	"unsafe"
+
+	"github.com/eddysql/eddy/internal/giveway"
 )
 
 // sortWords is how many 8-byte words of each key a sort item holds: one
@@ -227,8 +229,11 @@ func commonPrefix(a, b []byte) int {
 func sortDepth(o *overlay, items, tmp []sortItem, depth int) {
 	for i := range items {
 		items[i].wordsAt(o.key(items[i].idx), depth)
+		if i&(paceItems-1) == paceItems-1 {
+			o.pace.Step(1)
+		}
 	}
-	sortWord(items, tmp, 0)
+	sortWord(items, tmp, 0, o.pace)
 	for i := 0; i < len(items); {
 		j := i + 1
 		for j < len(items) && items[j].w == items[i].w && items[j].rem == items[i].rem {
@@ -249,6 +254,10 @@ func sortDepth(o *overlay, items, tmp []sortItem, depth int) {
 	}
 }
 
+// paceItems is how many items a sort handles between two steps of its
+// pacer: tens of microseconds of work.
+const paceItems = 4096
+
 // smallSort is the size of run that sortWord sorts by insertion: a radix
 // pass has to clear and add up 256 counters whatever the run's size, more
 // work than insertion sort does on a run this small.
@@ -267,8 +276,12 @@ func (a *sortItem) less(b *sortItem, w int) bool {
 }
 
 // sortWord sorts items, whose words before w are equal, by their words
-// from w on, then rem, stably, with tmp as scratch.
-func sortWord(items, tmp []sortItem, w int) {
+// from w on, then rem, stably, with tmp as scratch. A pass over
+// paceItems items or more is a step of pace (nil: none).
+func sortWord(items, tmp []sortItem, w int, pace *giveway.Pacer) {
+	if len(items) >= paceItems {
+		pace.Step(1)
+	}
 	if len(items) <= smallSort {
 		for i := 1; i < len(items); i++ {
 			for j := i; j > 0 && items[j].less(&items[j-1], w); j-- {
@@ -293,7 +306,7 @@ func sortWord(items, tmp []sortItem, w int) {
 		diff |= items[i].w[w] ^ first
 	}
 	if diff == 0 {
-		sortWord(items, tmp, w+1)
+		sortWord(items, tmp, w+1, pace)
 		return
 	}
 	shift := uint(63-bits.LeadingZeros64(diff)) &^ 7
@@ -313,7 +326,7 @@ func sortWord(items, tmp []sortItem, w int) {
 	copy(items, tmp)
 	for d := range 256 {
 		if lo, hi := starts[d], starts[d+1]; hi-lo > 1 {
-			sortWord(items[lo:hi], tmp[lo:hi], w)
+			sortWord(items[lo:hi], tmp[lo:hi], w, pace)
 		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/eddysql/eddy/internal/giveway"
 	"github.com/eddysql/eddy/storage"
 	"github.com/eddysql/eddy/storage/internal/guard"
 )
@@ -136,6 +137,7 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 		return fmt.Errorf("%w: job %q cannot commit epoch %d after epoch %d", storage.ErrStaleEpoch, s.job, epoch, last)
 	}
 	frozen := s.live
+	frozen.pace = new(giveway.Pacer)
 	s.frozen, s.live = frozen, newOverlay()
 	s.sortFrozen = sync.OnceFunc(func() { frozen.sorted() })
 	s.mu.Unlock()
