@@ -314,6 +314,19 @@ func quantile(ds []time.Duration, q float64) time.Duration {
 	return ds[min(int(q*float64(len(ds))), len(ds)-1)]
 }
 
+// reportBatches reports the median and p99 of a run's sorted batch times,
+// the p99 and longest of its stalls, and both p99s over the median,
+// their names begun with prefix.
+func reportBatches(b *testing.B, prefix string, batches, stalls []time.Duration) {
+	med := max(quantile(batches, 0.5), 1)
+	b.ReportMetric(ms(med), prefix+"batch-p50-ms")
+	b.ReportMetric(ms(quantile(batches, 0.99)), prefix+"batch-p99-ms")
+	b.ReportMetric(float64(quantile(batches, 0.99))/float64(med), prefix+"batch-p99/p50")
+	b.ReportMetric(ms(quantile(stalls, 0.99)), prefix+"stall-p99-ms")
+	b.ReportMetric(ms(slices.Max(append(stalls, 0))), prefix+"stall-max-ms")
+	b.ReportMetric(float64(quantile(stalls, 0.99))/float64(med), prefix+"stall-p99/p50")
+}
+
 // ms is d in milliseconds.
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
@@ -536,22 +549,10 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
 	b.ReportMetric(ms(first.Duration), "full-ckpt-ms")
 	// Wall time: what the rows behind a batch wait, the machine's load
-	// included.
-	med, cpuMed := quantile(op.batches, 0.5), quantile(op.cpuBatches, 0.5)
-	b.ReportMetric(ms(med), "batch-p50-ms")
-	b.ReportMetric(ms(quantile(op.batches, 0.99)), "batch-p99-ms")
-	b.ReportMetric(float64(quantile(op.batches, 0.99))/float64(max(med, 1)), "batch-p99/p50")
-	b.ReportMetric(ms(quantile(op.stalls, 0.99)), "stall-p99-ms")
-	b.ReportMetric(ms(slices.Max(append(op.stalls, 0))), "stall-max-ms")
-	b.ReportMetric(float64(quantile(op.stalls, 0.99))/float64(max(med, 1)), "stall-p99/p50")
-	// CPU time: the work alone.
+	// included; CPU time: the work alone.
+	reportBatches(b, "", op.batches, op.stalls)
 	if !*ckptWallOnly {
-		b.ReportMetric(ms(cpuMed), "cpu-batch-p50-ms")
-		b.ReportMetric(ms(quantile(op.cpuBatches, 0.99)), "cpu-batch-p99-ms")
-		b.ReportMetric(float64(quantile(op.cpuBatches, 0.99))/float64(max(cpuMed, 1)), "cpu-batch-p99/p50")
-		b.ReportMetric(ms(quantile(op.cpuStalls, 0.99)), "cpu-stall-p99-ms")
-		b.ReportMetric(ms(slices.Max(append(op.cpuStalls, 0))), "cpu-stall-max-ms")
-		b.ReportMetric(float64(quantile(op.cpuStalls, 0.99))/float64(max(cpuMed, 1)), "cpu-stall-p99/p50")
+		reportBatches(b, "cpu-", op.cpuBatches, op.cpuStalls)
 	}
 	if every > 0 {
 		b.ReportMetric(float64(ckpts), "ckpts")
