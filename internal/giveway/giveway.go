@@ -30,11 +30,11 @@ type Pacer struct {
 	waiting func() int64
 }
 
-// Step counts a unit of work. Every every units, which the caller picks
-// to take some tens of microseconds (a thousand entries, a word of
-// pending groups), it reads the clock; after checkEvery of work, it gives
-// way to the goroutines waiting for a processor, if any, by sleeping. A
-// nil Pacer does nothing.
+// Step counts a unit of work. Once in every units (the caller picks the
+// number to take some tens of microseconds: a thousand entries, sixteen
+// words of pending groups) it reads the clock, and after checkEvery of
+// work it gives way to the goroutines waiting for a processor, if any,
+// by sleeping. A nil Pacer does nothing.
 func (p *Pacer) Step(every int) {
 	if p == nil {
 		return
