@@ -151,6 +151,7 @@ func (s *Store) Commit(ctx context.Context, epoch uint64) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.frozen, s.sortFrozen = nil, nil
+	frozen.pace = nil // sorted; a failed commit's writes go back under the live ones, whose reads are not paced
 	if err != nil {
 		s.live = under(frozen, s.live)
 		return fmt.Errorf("storage: committing epoch %d of job %q: %w", epoch, s.job, err)

@@ -178,6 +178,9 @@ func TestReadsDuringCommit(t *testing.T) {
 	if err := s.Commit(context.Background(), 3); err == nil {
 		t.Fatal("commit 3 did not fail")
 	}
+	if s.live.pace != nil {
+		t.Fatal("the failed commit's overlay, live again, still paces its sorts")
+	}
 	put("k000", "4") // over the failed commit's writes
 	b.mu.Lock()
 	b.failCommit = nil
