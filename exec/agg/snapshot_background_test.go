@@ -42,8 +42,10 @@ func aggOf(input string, keys, part []int, calls ...string) backgroundPair {
 	})
 }
 
-// slowWriter makes the background writer yield or sleep now and then, so
-// that its words interleave with the aggregate's batches.
+// slowWriter makes the background writer yield or sleep now and then,
+// between words and in the middle of a copy, so that its words
+// interleave with the aggregate's batches and the aggregate waits for
+// copies of the words it changes.
 func slowWriter(t *testing.T) {
 	bgWordHook = func(int) {
 		switch rand.IntN(32) {
@@ -53,7 +55,46 @@ func slowWriter(t *testing.T) {
 			runtime.Gosched()
 		}
 	}
-	t.Cleanup(func() { bgWordHook = nil })
+	bgCopyHook = func(int) {
+		if rand.IntN(64) == 0 {
+			time.Sleep(50 * time.Microsecond)
+		}
+	}
+	t.Cleanup(func() { bgWordHook, bgCopyHook = nil, nil })
+}
+
+// TestClaimWaitsForTheCopy checks that the aggregate, about to change a
+// slot whose word the writer copies, waits until the copy ends, and only
+// then.
+func TestClaimWaitsForTheCopy(t *testing.T) {
+	b := &bgSnap{bits: make([]uint64, 4)}
+	b.busy.Store(-1)
+	b.bits[1] = 1 << 5
+	if !b.claim(1, 1<<5) || b.bits[1] != 0 {
+		t.Fatal("a pending slot was not claimed")
+	}
+	if b.claim(2, 1<<5) {
+		t.Fatal("a slot not pending was claimed")
+	}
+	// The writer copies word 2.
+	b.copying.Lock()
+	b.busy.Store(2)
+	if b.claim(3, 1) {
+		t.Fatal("a slot of another word was claimed")
+	}
+	returned := make(chan struct{})
+	go func() {
+		b.claim(2, 1<<7)
+		close(returned)
+	}()
+	select {
+	case <-returned:
+		t.Fatal("claim returned while the writer copied the slot's word")
+	case <-time.After(20 * time.Millisecond):
+	}
+	b.busy.Store(-1)
+	b.copying.Unlock()
+	<-returned
 }
 
 // TestSnapshotInBackgroundRandom runs two aggregates on the same random
