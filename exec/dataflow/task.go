@@ -11,6 +11,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/internal/recycle"
+	"github.com/eddysql/eddy/internal/giveway"
 )
 
 // task runs one instance of a stage: it reads its source or its inbox,
@@ -342,12 +343,17 @@ func (t *task) deliver(ctx context.Context, m exec.Control) error {
 }
 
 func (t *task) runInbox(ctx context.Context) error {
+	// The task's claim on the cores: a checkpoint's background work gives
+	// way while the task cannot keep up with its input (giveway.Demand).
+	demand := giveway.NewDemand()
+	defer demand.Close()
 	for {
 		due, err := t.timers(ctx)
 		if err != nil {
 			return err
 		}
 		if len(t.inbox.ch) == 0 {
+			demand.Waiting()
 			// Out of input for now: what operators defer and what waits
 			// to be coalesced go out before the task sleeps.
 			if err := t.flushHeld(ctx); err != nil {
@@ -372,6 +378,7 @@ func (t *task) runInbox(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		demand.Busy()
 		if ended, err := t.handle(ctx, m); err != nil || ended {
 			return err
 		}

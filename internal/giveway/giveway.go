@@ -5,12 +5,9 @@ import (
 	"time"
 )
 
-// runnableMetric counts the goroutines ready to run but not running.
-const runnableMetric = "/sched/goroutines/runnable:goroutines"
-
-// checkEvery is how much work a Pacer does between two looks at the run
-// queues, and how long it sleeps at a time while it gives way: about the
-// longest a task waits for a processor behind it.
+// checkEvery is how much work a Pacer does between two looks at the
+// scheduler, and how long it sleeps at a time while it gives way: about
+// the longest a task waits for a processor behind it.
 const checkEvery = 100 * time.Microsecond
 
 // minShare is the least share of its time a Pacer's work keeps while
@@ -25,16 +22,17 @@ type Pacer struct {
 	since  time.Time // when the work since the last give-way began
 	sample [1]metrics.Sample
 
-	// waiting, when set (tests), replaces the count of runnable
-	// goroutines.
-	waiting func() int64
+	// waiting and saturated, when set (tests), replace the count of
+	// runnable goroutines and Saturated.
+	waiting   func() int64
+	saturated func() bool
 }
 
 // Step counts a unit of work. Once in every units (the caller picks the
 // number to take some tens of microseconds: a thousand entries, sixteen
 // words of pending groups) it reads the clock, and after checkEvery of
-// work it gives way to the goroutines waiting for a processor, if any,
-// by sleeping. A nil Pacer does nothing.
+// work it gives way to the goroutines waiting for a processor, if the
+// cores are contended, by sleeping. A nil Pacer does nothing.
 func (p *Pacer) Step(every int) {
 	if p == nil {
 		return
@@ -55,17 +53,25 @@ func (p *Pacer) Step(every int) {
 }
 
 // giveWay sleeps while goroutines wait for a processor, for at most the
-// time minShare allows after the work since p.since. It sleeps rather
-// than yield: a goroutine woken onto another processor's queue (where a
-// task wakes the one it feeds) runs elsewhere only when this processor
-// has nothing to run and steals it.
+// time minShare allows after the work since p.since, if a task cannot
+// keep up with its input (Saturated). It sleeps rather than yield:
+// a goroutine woken onto another processor's queue (where a task wakes
+// the one it feeds) runs elsewhere only when this processor has nothing
+// to run and steals it.
 func (p *Pacer) giveWay(now time.Time) {
+	if !p.contended() {
+		p.since = now
+		return
+	}
 	limit := time.Duration(float64(now.Sub(p.since)) * (1 - minShare) / minShare)
 	for p.runnable() > 0 && time.Since(now) < limit {
 		time.Sleep(checkEvery)
 	}
 	p.since = time.Now()
 }
+
+// runnableMetric counts the goroutines ready to run but not running.
+const runnableMetric = "/sched/goroutines/runnable:goroutines"
 
 // runnable returns how many goroutines wait for a processor.
 func (p *Pacer) runnable() int64 {
@@ -78,4 +84,13 @@ func (p *Pacer) runnable() int64 {
 		return 0
 	}
 	return int64(p.sample[0].Value.Uint64())
+}
+
+// contended reports whether the Pacer should give way: whether a task
+// cannot keep up with its input.
+func (p *Pacer) contended() bool {
+	if p.saturated != nil {
+		return p.saturated()
+	}
+	return Saturated()
 }

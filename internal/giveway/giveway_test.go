@@ -7,11 +7,17 @@ import (
 	"time"
 )
 
-// TestStepLooksOnlyAfterWork checks that Step reads the run queues only
+// contendedPacer returns a Pacer that finds a task saturated, with
+// waiting as its count of runnable goroutines (the runtime's when nil).
+func contendedPacer(waiting func() int64) *Pacer {
+	return &Pacer{waiting: waiting, saturated: func() bool { return true }}
+}
+
+// TestStepLooksOnlyAfterWork checks that Step looks at the scheduler only
 // every every units, once checkEvery of work has passed.
 func TestStepLooksOnlyAfterWork(t *testing.T) {
 	looks := 0
-	p := &Pacer{waiting: func() int64 { looks++; return 0 }}
+	p := &Pacer{saturated: func() bool { looks++; return false }}
 	for range 3 {
 		p.Step(4)
 	}
@@ -34,23 +40,49 @@ func TestStepLooksOnlyAfterWork(t *testing.T) {
 		t.Fatalf("after checkEvery of work: %d looks, want 1", looks)
 	}
 	if time.Since(p.since) > time.Minute {
-		t.Fatal("giving way did not restart the clock")
+		t.Fatal("looking did not restart the clock")
 	}
 }
 
-// TestGiveWaySleepsWhileOthersWait checks that a Pacer sleeps until no
-// goroutine waits, when that comes within its limit.
+// TestNoGiveWayWithoutContention checks that a Pacer does not sleep,
+// however many goroutines are runnable, while no task is saturated, and
+// gives way once one is.
+func TestNoGiveWayWithoutContention(t *testing.T) {
+	saturated := false
+	p := &Pacer{waiting: func() int64 { return 3 }, saturated: func() bool { return saturated }}
+	for look := range 3 {
+		now := time.Now()
+		p.since = now.Add(-time.Second) // a limit of 3 s
+		p.giveWay(now)
+		if d := time.Since(now); d >= checkEvery {
+			t.Fatalf("look %d: gave way for %v without contention", look, d)
+		}
+		if p.since.Before(now) {
+			t.Fatalf("look %d: the clock did not restart", look)
+		}
+	}
+	saturated = true
+	now := time.Now()
+	p.since = now.Add(-time.Millisecond)
+	p.giveWay(now)
+	if d := time.Since(now); d < 3*time.Millisecond {
+		t.Fatalf("gave way for %v with a task saturated, want its limit of 3 ms", d)
+	}
+}
+
+// TestGiveWaySleepsWhileOthersWait checks that a contended Pacer sleeps
+// until no goroutine waits, when that comes within its limit.
 func TestGiveWaySleepsWhileOthersWait(t *testing.T) {
 	left := 3
 	looks := 0
-	p := &Pacer{waiting: func() int64 {
+	p := contendedPacer(func() int64 {
 		looks++
 		if left == 0 {
 			return 0
 		}
 		left--
 		return 2
-	}}
+	})
 	now := time.Now()
 	p.since = now.Add(-time.Second) // a limit of 3 s
 	p.giveWay(now)
@@ -65,7 +97,7 @@ func TestGiveWaySleepsWhileOthersWait(t *testing.T) {
 // TestGiveWayKeepsItsShare checks that a Pacer whose waiters never leave
 // gives way for about three times its work (minShare), not for ever.
 func TestGiveWayKeepsItsShare(t *testing.T) {
-	p := &Pacer{waiting: func() int64 { return 1 }}
+	p := contendedPacer(func() int64 { return 1 })
 	now := time.Now()
 	work := 4 * time.Millisecond
 	p.since = now.Add(-work)
@@ -87,7 +119,7 @@ func TestGiveWayLetsAGoroutineRun(t *testing.T) {
 		ran.Store(true)
 		close(done)
 	}()
-	p := &Pacer{}
+	p := contendedPacer(nil)
 	if n := p.runnable(); n < 1 {
 		t.Fatalf("runnable goroutines: %d, want at least the one started", n)
 	}
@@ -101,4 +133,20 @@ func TestGiveWayLetsAGoroutineRun(t *testing.T) {
 		t.Fatalf("gave way for %v after the goroutine ran", d)
 	}
 	<-done
+}
+
+// BenchmarkLook measures a Pacer's look when no task is saturated, about
+// every checkEvery of background work: Saturated over 64 open Demands.
+//
+//	go test ./internal/giveway -run XXX -bench BenchmarkLook -benchmem
+func BenchmarkLook(b *testing.B) {
+	for range 64 {
+		d := NewDemand()
+		d.Waiting()
+		defer d.Close()
+	}
+	var p Pacer
+	for b.Loop() {
+		p.contended()
+	}
 }
