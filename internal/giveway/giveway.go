@@ -31,8 +31,9 @@ type Pacer struct {
 // Step counts a unit of work. Once in every units (the caller picks the
 // number to take some tens of microseconds: a thousand entries, sixteen
 // words of pending groups) it reads the clock, and after checkEvery of
-// work it gives way to the goroutines waiting for a processor, if the
-// cores are contended, by sleeping. A nil Pacer does nothing.
+// work, if a task cannot keep up with its input (Saturated), it gives
+// way to the goroutines waiting for a processor by sleeping. A nil Pacer
+// does nothing.
 func (p *Pacer) Step(every int) {
 	if p == nil {
 		return
