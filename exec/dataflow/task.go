@@ -345,6 +345,8 @@ func (t *task) deliver(ctx context.Context, m exec.Control) error {
 func (t *task) runInbox(ctx context.Context) error {
 	// The task's claim on the cores: a checkpoint's background work gives
 	// way while the task cannot keep up with its input (giveway.Demand).
+	// Source tasks hold none: a source may wait inside Next (for its rate,
+	// or polling) without saying so, and would look saturated throughout.
 	demand := giveway.NewDemand()
 	defer demand.Close()
 	for {
