@@ -72,6 +72,7 @@ type pendingSnap struct {
 	// rows, for the writer to encode.
 	bg   *bgSnap
 	rows rowLog
+	own  []uint64 // the last writer's own bits, kept for the next one's
 
 	batch    []int32 // scratch: the slots a step writes
 	key, val []byte  // scratch: an entry being saved
@@ -335,6 +336,9 @@ func (h *HashAgg) writeSlots(budget int) (int, error) {
 func (h *HashAgg) saveTouched(slots, rows []int32) {
 	h.lockSaves()
 	defer h.unlockSaves()
+	if b := h.pend.bg; b != nil {
+		h.sink += b.touch(slots)
+	}
 	for j, s := range slots {
 		row := int32(-1)
 		if rows != nil {
@@ -396,6 +400,6 @@ func (h *HashAgg) save(s, row int32) {
 
 // bytes estimates the memory of the pending snapshot.
 func (p *pendingSnap) bytes() int64 {
-	return int64(cap(p.bits))*8 + int64(cap(p.slots))*4 + int64(cap(p.delKeys)) + int64(cap(p.delEnds))*8 +
+	return int64(cap(p.bits)+cap(p.own))*8 + int64(cap(p.slots))*4 + int64(cap(p.delKeys)) + int64(cap(p.delEnds))*8 +
 		p.saved.Bytes() + p.rows.bytes() + int64(cap(p.batch))*4 + int64(cap(p.key)+cap(p.val))
 }

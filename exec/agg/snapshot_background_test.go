@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -64,23 +65,33 @@ func slowWriter(t *testing.T) {
 }
 
 // TestClaimWaitsForTheCopy checks that the aggregate, about to change a
-// slot whose word the writer copies, waits until the copy ends, and only
-// then.
+// slot pending at the barrier whose word the writer copies, waits until
+// the copy ends, and only then; and that it looks at the shared bits once
+// a slot.
 func TestClaimWaitsForTheCopy(t *testing.T) {
-	b := &bgSnap{bits: make([]uint64, 4)}
+	// Pending at the barrier: slots 5 of word 1, 7 of word 2, 0 of word 3.
+	b := &bgSnap{bits: []uint64{0, 1 << 5, 1 << 7, 1}}
+	b.own = slices.Clone(b.bits)
 	b.busy.Store(-1)
-	b.bits[1] = 1 << 5
 	if !b.claim(1, 1<<5) || b.bits[1] != 0 {
 		t.Fatal("a pending slot was not claimed")
+	}
+	b.bits[1] = 1 << 5 // as if still pending: the aggregate looked already
+	if b.claim(1, 1<<5) || b.bits[1] != 1<<5 {
+		t.Fatal("a slot claimed before was looked at again")
 	}
 	if b.claim(2, 1<<5) {
 		t.Fatal("a slot not pending was claimed")
 	}
-	// The writer copies word 2.
+	// The writer copies word 2, having taken its bits.
 	b.copying.Lock()
 	b.busy.Store(2)
-	if b.claim(3, 1) {
-		t.Fatal("a slot of another word was claimed")
+	b.bits[2] = 0
+	if b.claim(3, 1) == false || b.bits[3] != 0 {
+		t.Fatal("a pending slot of another word was not claimed")
+	}
+	if b.claim(2, 1<<6) {
+		t.Fatal("a slot not pending was claimed")
 	}
 	returned := make(chan struct{})
 	go func() {
