@@ -12,6 +12,7 @@ import (
 
 	"github.com/eddysql/eddy/exec"
 	"github.com/eddysql/eddy/exec/exectest"
+	"github.com/eddysql/eddy/internal/giveway"
 )
 
 // backgroundPair returns two aggregates of the same configuration on
@@ -324,15 +325,11 @@ func TestSnapshotInBackgroundStops(t *testing.T) {
 	bgWordHook = func(int) { time.Sleep(time.Millisecond) }
 	defer func() { bgWordHook = nil }()
 	ctx := context.Background()
-	var b strings.Builder
-	b.WriteString("bigint bigint")
-	for k := range 3000 {
-		fmt.Fprintf(&b, "\n+I %d 1", k)
-	}
+	inserts := insertsText(3000)
 	for _, close := range []bool{true, false} {
 		clk := newFakeClock()
 		h, env, out := ttlAgg(t, clk)
-		feed(t, h, env, out, b.String())
+		feed(t, h, env, out, inserts)
 		state := exectest.NewState()
 		if _, err := h.BeginSnapshot(ctx, 1, state); err != nil {
 			t.Fatal(err)
@@ -358,4 +355,49 @@ func TestSnapshotInBackgroundStops(t *testing.T) {
 			t.Fatal("a writer goroutine still runs after a snapshot at once")
 		}
 	}
+}
+
+// TestBackgroundWriterPaces checks that the writer goroutine of a
+// snapshot written in the background looks whether to give way
+// (giveway.Pacer) as it goes, and that the aggregate's own steps, which
+// write a snapshot too small for a writer, do not.
+func TestBackgroundWriterPaces(t *testing.T) {
+	defer func(n int) { bgMinSlots = n }(bgMinSlots)
+	h, env, out := aggOf("bigint bigint", []int{0}, nil, "count(*)", "sum(1)")(t, newFakeClock())
+	// Enough groups for milliseconds of the writer's work, where a look
+	// comes every 100 µs of it.
+	const groups = 100_000
+	inserts := insertsText(groups)
+	feed(t, h, env, out, inserts)
+	state := exectest.NewState()
+	bgMinSlots = groups + 1 // in steps
+	before := giveway.Looks()
+	state.Snapshot(t, h, 1)
+	if n := giveway.Looks() - before; n != 0 {
+		t.Fatalf("a snapshot in steps looked %d times", n)
+	}
+	feed(t, h, env, out, inserts) // every group changes again
+	bgMinSlots = 0
+	before = giveway.Looks()
+	state.Snapshot(t, h, 2)
+	if h.env.Metrics.Counter(backgroundCounter).Load() != 1 {
+		t.Fatal("the second snapshot was not written in the background")
+	}
+	if giveway.Looks() == before {
+		t.Fatal("the background writer never looked whether to give way")
+	}
+	if len(state.Entries) == 0 {
+		t.Fatal("the snapshot wrote nothing")
+	}
+}
+
+// insertsText returns a chunk, in exectest.Chunk's text form, inserting
+// a row (k, 1) for each k from 0 to n-1.
+func insertsText(n int) string {
+	var b strings.Builder
+	b.WriteString("bigint bigint")
+	for k := range n {
+		fmt.Fprintf(&b, "\n+I %d 1", k)
+	}
+	return b.String()
 }

@@ -2,6 +2,7 @@ package giveway
 
 import (
 	"runtime/metrics"
+	"sync/atomic"
 	"time"
 )
 
@@ -60,6 +61,7 @@ func (p *Pacer) Step(every int) {
 // the one it feeds) runs elsewhere only when this processor has nothing
 // to run and steals it.
 func (p *Pacer) giveWay(now time.Time) {
+	looks.Add(1)
 	if !p.contended() {
 		p.since = now
 		return
@@ -69,6 +71,17 @@ func (p *Pacer) giveWay(now time.Time) {
 		time.Sleep(checkEvery)
 	}
 	p.since = time.Now()
+}
+
+// looks counts the times Pacers have looked whether to give way.
+var looks atomic.Int64
+
+// Looks returns how many times Pacers have looked whether to give way,
+// after checkEvery of work each time: a test of work that paces itself
+// checks that the count grows while the work runs (the giving way itself
+// is this package's to test).
+func Looks() int64 {
+	return looks.Load()
 }
 
 // runnableMetric counts the goroutines ready to run but not running.

@@ -14,8 +14,10 @@ func contendedPacer(waiting func() int64) *Pacer {
 }
 
 // TestStepLooksOnlyAfterWork checks that Step looks at the scheduler only
-// every every units, once checkEvery of work has passed.
+// every every units, once checkEvery of work has passed, and that Looks
+// counts the look.
 func TestStepLooksOnlyAfterWork(t *testing.T) {
+	before := Looks()
 	looks := 0
 	p := &Pacer{saturated: func() bool { looks++; return false }}
 	for range 3 {
@@ -38,6 +40,9 @@ func TestStepLooksOnlyAfterWork(t *testing.T) {
 	p.Step(4)
 	if looks != 1 {
 		t.Fatalf("after checkEvery of work: %d looks, want 1", looks)
+	}
+	if n := Looks() - before; n != 1 {
+		t.Fatalf("Looks grew by %d, want 1", n)
 	}
 	if time.Since(p.since) > time.Minute {
 		t.Fatal("looking did not restart the clock")
