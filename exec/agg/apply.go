@@ -51,10 +51,12 @@ func (h *HashAgg) apply(c exec.Chunk) error {
 	b.Reset(h.lids, touched, h.arena)
 
 	m := len(touched)
-	h.sink += touchRows(b.Rows)
 	if h.pend.w != nil {
-		// Copy-on-write, the groups' rows in cache: as at the barrier.
-		h.saveTouched(touched, first)
+		// Copy-on-write, reading the groups' rows as it goes: as at the
+		// barrier.
+		h.saveTouched(touched, first, b.Rows)
+	} else {
+		h.sink += touchRows(b.Rows)
 	}
 	h.oldRows, h.newRows = vec.Resize(h.oldRows, m), vec.Resize(h.newRows, m)
 	delta := h.newRows

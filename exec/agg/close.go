@@ -187,7 +187,7 @@ func (h *HashAgg) closeWindows(ctx context.Context, wm int64, out exec.Emitter) 
 	if h.pend.w != nil {
 		// Copy-on-write before emitFinal: computing a result may change
 		// a group's state (a sketch caches its estimate).
-		h.saveTouched(h.closing, nil)
+		h.saveTouched(h.closing, nil, nil)
 	}
 	var err error
 	for lo := 0; lo < len(h.closing); lo += closeChunk {

@@ -203,7 +203,7 @@ func (h *HashAgg) emitTouched(ctx context.Context, out exec.Emitter) error {
 	if h.pend.w != nil {
 		// Copy-on-write before computing results: a result may change a
 		// group's state (a sketch caches its estimate).
-		h.saveTouched(h.touched, nil)
+		h.saveTouched(h.touched, nil, nil)
 	}
 	b := &h.batch
 	b.Reset(nil, h.touched, h.arena)

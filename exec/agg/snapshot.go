@@ -332,21 +332,41 @@ func (h *HashAgg) writeSlots(budget int) (int, error) {
 
 // saveTouched saves, before they change, the pending groups among slots;
 // rows[j], if rows is not nil, is a row of the current batch in the group
-// of slots[j].
-func (h *HashAgg) saveTouched(slots, rows []int32) {
+// of slots[j]; arena[j], if arena is not nil, is the arena row of
+// slots[j].
+//
+// It goes a block of saveBlock slots at a time: the block's arena rows
+// and its words of pending bits are read in one pass, their misses
+// overlapped, then the block's slots are saved from the cache. Reading
+// every row of a batch first (touchRows) and saving after left the first
+// rows evicted by the time their saves came, while a writer goroutine
+// streamed the arena through the shared cache: a profile put 78 % of
+// save's time at its first read of the row.
+func (h *HashAgg) saveTouched(slots, rows []int32, arena [][]uint64) {
 	h.lockSaves()
 	defer h.unlockSaves()
-	if b := h.pend.bg; b != nil {
-		h.sink += b.touch(slots)
-	}
-	for j, s := range slots {
-		row := int32(-1)
-		if rows != nil {
-			row = rows[j]
+	for lo := 0; lo < len(slots); lo += saveBlock {
+		hi := min(lo+saveBlock, len(slots))
+		if arena != nil {
+			h.sink += touchRows(arena[lo:hi])
 		}
-		h.save(s, row)
+		if b := h.pend.bg; b != nil {
+			h.sink += b.touch(slots[lo:hi])
+		}
+		for j := lo; j < hi; j++ {
+			row := int32(-1)
+			if rows != nil {
+				row = rows[j]
+			}
+			h.save(slots[j], row)
+		}
 	}
 }
+
+// saveBlock is how many slots saveTouched reads ahead of saving them:
+// enough for the processor to wait for many misses at once, few enough
+// for their rows to stay in its own cache.
+const saveBlock = 64
 
 // save takes slot s off the pending snapshot, if it is on it, copying its
 // group's entry as it is now — as at the barrier, since whatever changed
