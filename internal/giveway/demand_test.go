@@ -20,39 +20,31 @@ func fakeClock(t *testing.T) *int64 {
 // not once closed.
 func TestSaturated(t *testing.T) {
 	now := fakeClock(t)
-	if Saturated() {
-		t.Fatal("saturated with no task")
+	check := func(want bool, when string) {
+		t.Helper()
+		if got := Saturated(); got != want {
+			t.Fatalf("%s: saturated %v, want %v", when, got, want)
+		}
 	}
+	check(false, "no task")
 	d, other := NewDemand(), NewDemand()
 	other.Waiting()
 	defer other.Close()
 	*now += int64(saturatedAfter) - 1
-	if Saturated() {
-		t.Fatal("saturated before saturatedAfter of work")
-	}
+	check(false, "before saturatedAfter of work")
 	*now++
-	if !Saturated() {
-		t.Fatal("not saturated after saturatedAfter of work")
-	}
+	check(true, "after saturatedAfter of work")
 	d.Waiting()
-	if Saturated() {
-		t.Fatal("saturated while the task waits for input")
-	}
+	check(false, "while the task waits for input")
 	*now += int64(time.Minute)
 	d.Busy() // input again: busy from now on
 	*now += int64(saturatedAfter) / 2
 	d.Busy() // more input, without a wait: the same busy spell
-	if Saturated() {
-		t.Fatal("saturated half saturatedAfter after input came back")
-	}
+	check(false, "half saturatedAfter after input came back")
 	*now += int64(saturatedAfter) / 2
-	if !Saturated() {
-		t.Fatal("not saturated after a busy spell of saturatedAfter")
-	}
+	check(true, "after a busy spell of saturatedAfter")
 	d.Close()
-	if Saturated() {
-		t.Fatal("saturated after the busy task closed")
-	}
+	check(false, "after the busy task closed")
 	var none *Demand
 	none.Busy() // a task without a Demand (tests) does nothing
 	none.Waiting()
