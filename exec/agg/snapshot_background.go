@@ -50,8 +50,8 @@ import (
 //     its own copy of the bits (own), which the writer never touches, and
 //     clears a slot's bit there when it has looked. The shared words'
 //     cache lines are changed by the writer on another core, and reading
-//     them for every slot a batch touched (most were not pending) took a
-//     quarter of the aggregate's time while the writer ran. It waits on
+//     them for every slot a batch touched (most were not pending) took
+//     16 % of the aggregate's time while the writer ran. It waits on
 //     copying, a mutex the writer holds while busy is set, not by
 //     spinning: on a machine whose cores are all busy, the writer's thread
 //     may have lost its core in the middle of a copy, and a spinning
