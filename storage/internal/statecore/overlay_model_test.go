@@ -2,6 +2,7 @@ package statecore
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -243,9 +244,20 @@ func randomOps(t *testing.T, rng *rand.Rand, n int, key, bound func() string, do
 }
 
 // checkMutations checks Store.mutations of the frozen overlay o against
-// the model m over the committed keys.
+// the model m over the committed keys, the records read in place and
+// gathered (see gather).
 func checkMutations(t *testing.T, o *overlay, m *model, committed map[string]bool) {
 	t.Helper()
+	for _, least := range []int{math.MaxInt, 0} {
+		checkMutationsFrom(t, o, m, committed, least)
+	}
+}
+
+// checkMutationsFrom is checkMutations with gatherMin set to least.
+func checkMutationsFrom(t *testing.T, o *overlay, m *model, committed map[string]bool, least int) {
+	t.Helper()
+	defer func(was int) { gatherMin = was }(gatherMin)
+	gatherMin = least
 	s := &Store{b: fakeBackend{data: committed}}
 	each, err := s.mutations(o)
 	if err != nil {
@@ -273,5 +285,5 @@ func checkMutations(t *testing.T, o *overlay, m *model, committed map[string]boo
 	for _, k := range keys {
 		exp = append(exp, want[k])
 	}
-	expect(t, "mutations", strings.Join(got, " "), strings.Join(exp, " "))
+	expect(t, fmt.Sprintf("mutations (gatherMin %d)", least), strings.Join(got, " "), strings.Join(exp, " "))
 }

@@ -100,15 +100,18 @@ var sortScratch struct {
 const maxSortScratch = (256 << 20) / int(unsafe.Sizeof(sortItem{}))
 
 // takeSortScratch returns n items of scratch: the kept ones when they are
-// enough, fresh ones otherwise. Their contents are undefined.
+// enough, fresh ones otherwise, the kept ones then staying kept (for a
+// commit's gather, which makes do with less; see gather). Their contents
+// are undefined.
 func takeSortScratch(n int) []sortItem {
 	sortScratch.mu.Lock()
 	buf := sortScratch.buf
-	sortScratch.buf = nil
-	sortScratch.mu.Unlock()
 	if cap(buf) < n {
+		sortScratch.mu.Unlock()
 		return make([]sortItem, n)
 	}
+	sortScratch.buf = nil
+	sortScratch.mu.Unlock()
 	return buf[:n]
 }
 

@@ -181,29 +181,43 @@ func (s *Store) mutations(o *overlay) (Mutations, error) {
 	}
 	return func(fn func(Mutation) error) error {
 		gone := gone
-		var touched byte
-		for i, r := range order {
-			if i%touchAhead == 0 {
-				touched += touchRecords(o, order[i:min(i+touchAhead, len(order))])
-			}
-			k := o.key(r)
+		emit := func(k, v []byte, del bool) error {
 			for len(gone) > 0 && bytes.Compare(gone[0], k) < 0 {
 				if err := fn(Mutation{Key: gone[0], Delete: true}); err != nil {
 					return err
 				}
 				gone = gone[1:]
 			}
-			v, ok := o.val(r)
-			if err := fn(Mutation{Key: k, Val: v, Delete: !ok}); err != nil {
+			return fn(Mutation{Key: k, Val: v, Delete: del})
+		}
+		var g *gathered
+		if len(order) >= gatherMin {
+			g = gather(o, order)
+		}
+		if g != nil {
+			err := g.each(emit)
+			g.release()
+			if err != nil {
 				return err
 			}
+		} else {
+			var touched byte
+			for i, r := range order {
+				if i%touchAhead == 0 {
+					touched += touchRecords(o, order[i:min(i+touchAhead, len(order))])
+				}
+				v, ok := o.val(r)
+				if err := emit(o.key(r), v, !ok); err != nil {
+					return err
+				}
+			}
+			o.touched += touched
 		}
 		for _, k := range gone {
 			if err := fn(Mutation{Key: k, Delete: true}); err != nil {
 				return err
 			}
 		}
-		o.touched += touched
 		return nil
 	}, nil
 }
