@@ -33,56 +33,104 @@ type Entry struct {
 // will stay under); otherwise a deleted key is skipped. key and val are
 // valid only until fn returns. An error from fn is returned as is.
 func Merge(runs []Run, top []Entry, lo, hi []byte, keepDeletes bool, fn func(key, val []byte, del bool) error) error {
-	curs := make([]cursor, 0, len(runs)+1)
-	for _, r := range runs {
+	h := make(mergeHeap, 0, len(runs)+1)
+	for i, r := range runs {
 		c := &runCursor{run: r, hi: hi}
 		if err := c.seek(lo); err != nil {
 			return err
 		}
-		curs = append(curs, c)
+		if k, ok := c.key(); ok {
+			h = append(h, mergeHead{c: c, key: k, age: i})
+		}
 	}
 	if len(top) > 0 {
 		i := sort.Search(len(top), func(i int) bool { return bytes.Compare(top[i].Key, lo) >= 0 })
-		curs = append(curs, &entryCursor{entries: top, i: i, hi: hi})
+		c := &entryCursor{entries: top, i: i, hi: hi}
+		if k, ok := c.key(); ok {
+			h = append(h, mergeHead{c: c, key: k, age: len(runs)})
+		}
 	}
-	for {
-		// The smallest head; among equal keys the newest cursor's entry.
-		best := -1
-		var key []byte
-		for i, c := range curs {
-			k, ok := c.key()
-			if !ok {
-				continue
-			}
-			if best < 0 || bytes.Compare(k, key) <= 0 {
-				best, key = i, k
-			}
-		}
-		if best < 0 {
-			return nil
-		}
-		val, del := curs[best].value()
+	for i := len(h)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+	var last []byte
+	for len(h) > 0 {
+		// The smallest head, the newest among equal keys, decides its key;
+		// then every cursor at that key moves on, the decided one first.
+		val, del := h[0].c.value()
 		if !del || keepDeletes {
-			if err := fn(key, val, del); err != nil {
+			if err := fn(h[0].key, val, del); err != nil {
 				return err
 			}
 		}
-		// Advance every cursor at this key (key aliases the best cursor's
-		// head, so it is compared before that cursor moves).
-		for i, c := range curs {
-			if i == best {
-				continue
+		last = append(last[:0], h[0].key...) // the head's key goes when its cursor moves
+		for len(h) > 0 && bytes.Equal(h[0].key, last) {
+			if err := h.next(); err != nil {
+				return err
 			}
-			if k, ok := c.key(); ok && bytes.Equal(k, key) {
-				if err := c.next(); err != nil {
-					return err
-				}
-			}
-		}
-		if err := curs[best].next(); err != nil {
-			return err
 		}
 	}
+	return nil
+}
+
+// mergeHead is a cursor of a merge and its head's key; age is its place
+// among the merge's sources, the newest last.
+type mergeHead struct {
+	c   cursor
+	key []byte
+	age int
+}
+
+// mergeHeap is a merge's cursors not ended, a binary heap by head key,
+// the newest first among equal keys. A merge's output is each key's
+// newest entry: with k cursors, a heap compares O(log k) keys for it, where
+// a look at every cursor compared k.
+type mergeHeap []mergeHead
+
+// before reports whether head i goes before head j.
+func (h mergeHeap) before(i, j int) bool {
+	if c := bytes.Compare(h[i].key, h[j].key); c != 0 {
+		return c < 0
+	}
+	return h[i].age > h[j].age
+}
+
+// down moves head i down to its place.
+func (h mergeHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h) && h.before(r, l) {
+			m = r
+		}
+		if !h.before(m, i) {
+			return
+		}
+		h[i], h[m] = h[m], h[i]
+		i = m
+	}
+}
+
+// next moves the first head's cursor on, putting it back in its place, or
+// dropping it when it ends.
+func (h *mergeHeap) next() error {
+	first := &(*h)[0]
+	if err := first.c.next(); err != nil {
+		return err
+	}
+	k, ok := first.c.key()
+	if ok {
+		first.key = k
+	} else {
+		n := len(*h) - 1
+		(*h)[0] = (*h)[n]
+		*h = (*h)[:n]
+	}
+	h.down(0)
+	return nil
 }
 
 // Get returns the value of key in runs (oldest first): found reports

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"maps"
@@ -229,6 +230,51 @@ func BenchmarkBuildAndMerge(b *testing.B) {
 		Merge([]Run{run}, nil, nil, nil, false, func([]byte, []byte, bool) error { count++; return nil })
 		if count != n {
 			b.Fatal(count)
+		}
+	}
+}
+
+// BenchmarkMergeRuns merges nine runs of a checkpoint's shape, as a
+// compaction does: each run 200K keys of an aggregate's state (a table's
+// prefix, a 2-byte key group, a tag and an 8-byte integer), drawn from
+// 1M, so that most keys of a run are in others too, with 10-byte values.
+func BenchmarkMergeRuns(b *testing.B) {
+	const runs, perRun, space = 9, 200_000, 1_000_000
+	rng := rand.New(rand.NewPCG(11, 12))
+	var rs []Run
+	for id := range runs {
+		keys := map[uint64]bool{}
+		for len(keys) < perRun {
+			keys[rng.Uint64N(space)] = true
+		}
+		var entries []Entry
+		for k := range keys {
+			key := fmt.Appendf(nil, "stage1/op0\x00%c%c\x01", byte(k*0x9E3779B97F4A7C15>>56), byte(k>>3))
+			key = binary.BigEndian.AppendUint64(key, k)
+			entries = append(entries, Entry{Key: key, Val: fmt.Appendf(nil, "v%09d", id)})
+		}
+		slices.SortFunc(entries, func(a, b Entry) int { return bytes.Compare(a.Key, b.Key) })
+		var blocks [][]byte
+		bl := NewBuilder(5, uint64(id), func(_ uint32, block []byte) error { blocks = append(blocks, block); return nil })
+		for _, e := range entries {
+			if err := bl.Add(e.Key, e.Val, false); err != nil {
+				b.Fatal(err)
+			}
+		}
+		idx, err := bl.Finish()
+		if err != nil {
+			b.Fatal(err)
+		}
+		rs = append(rs, Run{Salt: 5, ID: uint64(id), Index: idx, Fetch: func(no uint32, dst []byte) ([]byte, error) {
+			return append(dst[:0], blocks[no]...), nil
+		}})
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		count := 0
+		err := Merge(rs, nil, nil, nil, true, func([]byte, []byte, bool) error { count++; return nil })
+		if err != nil || count < perRun {
+			b.Fatal(count, err)
 		}
 	}
 }
