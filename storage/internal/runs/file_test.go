@@ -185,3 +185,42 @@ func BenchmarkFileWrite(b *testing.B) {
 		os.Remove(path)
 	}
 }
+
+// TestFileWriterStartsWriteback checks that a run file's bytes are handed
+// to the kernel's writeback as they are written, a megabyte or more at a
+// time, in order and each once, and that a file so written (the real
+// writeback, not the test's hook) reads back.
+func TestFileWriterStartsWriteback(t *testing.T) {
+	r := rand.New(rand.NewPCG(10, 11))
+	entries := randomEntries(r, 4000, 8000)
+	type span struct{ off, n int64 }
+	var spans []span
+	startWriteback = func(_ *os.File, off, n int64) { spans = append(spans, span{off, n}) }
+	path, run, f := fileRun(t, t.TempDir(), 4, entries)
+	startWriteback = writeback
+	f.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Size() < 3*writebackEvery {
+		t.Fatalf("a file of %d bytes: the test wants several megabytes", st.Size())
+	}
+	var next int64
+	for _, s := range spans {
+		if s.off != next || s.n < writebackEvery {
+			t.Fatalf("writeback of [%d, %d) after [0, %d): want the next %d bytes or more", s.off, s.off+s.n, next, writebackEvery)
+		}
+		next = s.off + s.n
+	}
+	if blocks := int64(run.Index.Blocks()); next < st.Size()-writebackEvery-BlockSize*2 {
+		t.Fatalf("writeback started for %d of %d bytes (%d blocks)", next, st.Size(), blocks)
+	}
+
+	_, run, f = fileRun(t, t.TempDir(), 4, entries)
+	defer f.Close()
+	n := 0
+	if err := Merge([]Run{run}, nil, nil, nil, true, func([]byte, []byte, bool) error { n++; return nil }); err != nil || n != len(entries) {
+		t.Fatalf("read back %d of %d entries: %v", n, len(entries), err)
+	}
+}
