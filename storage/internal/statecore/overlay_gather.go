@@ -74,10 +74,13 @@ func bucketShift(n int) uint {
 }
 
 // gather ranks the records of order and counts the bytes of each bucket,
-// or returns nil when a bucket's records do not fit the space, and
-// mutations is left to read them in place.
+// or returns nil when there are none or a bucket's records do not fit the
+// space, and mutations is left to read them in place.
 func gather(o *overlay, order []int32) *gathered {
 	recs, n := o.recs(), len(order)
+	if n == 0 {
+		return nil
+	}
 	shift := bucketShift(n)
 	rankBytes := 4 * recs
 	need := rankBytes + gatherHeader*n + o.log.Size() // at most

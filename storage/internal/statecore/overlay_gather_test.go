@@ -230,3 +230,32 @@ func TestGatherPaces(t *testing.T) {
 		t.Fatal("the gather never looked whether to give way")
 	}
 }
+
+// TestGatherOfNothing commits an overlay whose every write a range
+// deletion removed: no record to gather, only the committed keys the
+// range covers to delete.
+func TestGatherOfNothing(t *testing.T) {
+	o := newOverlay()
+	for i := range 100 {
+		if err := o.put(nil, fmt.Appendf(nil, "k%03d", i), []byte("v")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	o.deleteRange([]byte("k"), []byte("l"))
+	if g := gather(o, o.sorted()); g != nil {
+		t.Fatalf("gathered %d records of none", g.n)
+	}
+	defer func(was int) { gatherMin = was }(gatherMin)
+	gatherMin = 0
+	each, err := (&Store{b: fakeBackend{data: map[string]bool{"k007": true, "k050": true}}}).mutations(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range collect(each) {
+		got = append(got, show(m.Key, m.Val, m.Delete))
+	}
+	if want := []string{"k007-", "k050-"}; !slices.Equal(got, want) {
+		t.Fatalf("mutations %v, want %v", got, want)
+	}
+}
