@@ -3,8 +3,10 @@ package build
 import (
 	"context"
 	"flag"
+	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strconv"
 	"sync"
@@ -186,12 +188,21 @@ type timedAgg struct {
 	locked    bool
 
 	batches, stalls, snaps          []time.Duration // wall time
+	marks                           []batchMarks    // with -ckpt.slowlog: each batch's
 	cpuBatches, cpuStalls, cpuSnaps []time.Duration // the thread's CPU time
 	steps, cpuSteps                 []time.Duration // of each step: wall, CPU
 	sinceBatch, cpuSinceBatch       time.Duration   // snapshot time since the last batch
 }
 
 var _ exec.DeferredSnapshotter = (*timedAgg)(nil)
+
+// batchMarks are where and when a batch ran (batchMark at its start and
+// its end), for -ckpt.slowlog.
+type batchMarks struct {
+	start, end       int64 // CLOCK_MONOTONIC, ns
+	startTid, endTid int
+	wall             time.Duration
+}
 
 // times returns the wall and CPU clocks (no CPU time with
 // -ckpt.wallonly).
@@ -213,10 +224,19 @@ func (t *timedAgg) Process(ctx context.Context, in int, c exec.Chunk, out exec.E
 		t.sinceBatch, t.cpuSinceBatch = 0, 0
 		return t.HashAgg.Process(ctx, in, c, out)
 	}
+	var m batchMarks
+	if *ckptSlowLog != "" {
+		m.start, m.startTid = batchMark()
+	}
 	start, cpu0 := t.times()
 	err := t.HashAgg.Process(ctx, in, c, out)
 	end, cpu1 := t.times()
 	d, cd := end.Sub(start), cpu1-cpu0
+	if *ckptSlowLog != "" {
+		m.end, m.endTid = batchMark()
+		m.wall = d
+		t.marks = append(t.marks, m)
+	}
 	t.batches, t.stalls = append(t.batches, d), append(t.stalls, d+t.sinceBatch)
 	t.cpuBatches, t.cpuStalls = append(t.cpuBatches, cd), append(t.cpuStalls, cd+t.cpuSinceBatch)
 	t.sinceBatch, t.cpuSinceBatch = 0, 0
@@ -343,6 +363,37 @@ var ckptPauseKeys = flag.Int64("ckpt.keys", 10_000_000, "resident keys of Benchm
 // longer runs see more checkpoints and quote their quantiles with less
 // noise.
 var ckptMeasure = flag.Duration("ckpt.measure", 10*time.Second, "how long BenchmarkCheckpointPauses measures, with checkpoints and without")
+
+// ckptSlowLog, when set, names a file that BenchmarkCheckpointPauses
+// appends its measured batches over twice the median to, one a line: the
+// benchmark's name, then start and end on CLOCK_MONOTONIC in nanoseconds,
+// the threads it began and ended on, and its wall time. Recorded with
+// `perf record -k CLOCK_MONOTONIC -e sched:sched_switch -e cpu-clock -g`,
+// each slow batch can be set against what its thread and the others ran
+// meanwhile (see docs/benchmarks.md, *Where the slow batches' time goes*).
+var ckptSlowLog = flag.String("ckpt.slowlog", "", "file BenchmarkCheckpointPauses appends its batches over twice the median to, with CLOCK_MONOTONIC times and thread ids")
+
+// writeSlowLog appends op's measured batches over twice the median to
+// -ckpt.slowlog.
+func writeSlowLog(b *testing.B, op *timedAgg) {
+	limit := 2 * max(quantile(slices.Sorted(slices.Values(op.batches)), 0.5), 1)
+	var out []byte
+	for _, m := range op.marks {
+		if m.wall > limit {
+			out = fmt.Appendf(out, "%s %d %d %d %d %d\n", b.Name(), m.start, m.end, m.startTid, m.endTid, m.wall.Nanoseconds())
+		}
+	}
+	f, err := os.OpenFile(*ckptSlowLog, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err == nil {
+		_, err = f.Write(out)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		b.Fatalf("-ckpt.slowlog: %v", err)
+	}
+}
 
 // ckptStore is the state store of BenchmarkCheckpointPauses: badger, as
 // the engine keeps state, or mem (storage/mem), whose commits cost little,
@@ -560,6 +611,9 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	// Wall time: what the rows behind a batch wait, the machine's load
 	// included; CPU time: the work alone.
 	reportBatches(b, "", op.batches, op.stalls)
+	if *ckptSlowLog != "" {
+		writeSlowLog(b, op)
+	}
 	if !*ckptWallOnly {
 		reportBatches(b, "cpu-", op.cpuBatches, op.cpuStalls)
 	}

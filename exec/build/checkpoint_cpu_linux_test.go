@@ -30,3 +30,16 @@ func threadCPU() (time.Duration, bool) {
 // lockThread locks the calling goroutine to its thread, so that
 // threadCPU measures it; the thread ends with the goroutine.
 func lockThread() { runtime.LockOSThread() }
+
+// clockMonotonic is Linux's CLOCK_MONOTONIC, the clock `perf record -k
+// CLOCK_MONOTONIC` stamps its events with.
+const clockMonotonic = 1
+
+// batchMark returns the time on CLOCK_MONOTONIC, in nanoseconds, and the
+// calling thread's id, for -ckpt.slowlog: a slow batch's start and end so
+// marked can be set against a perf recording of the same run.
+func batchMark() (int64, int) {
+	var ts syscall.Timespec
+	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockMonotonic, uintptr(unsafe.Pointer(&ts)), 0)
+	return ts.Nano(), syscall.Gettid()
+}

@@ -10,3 +10,6 @@ func threadCPU() (time.Duration, bool) { return 0, false }
 
 // lockThread does nothing where threadCPU is unknown.
 func lockThread() {}
+
+// batchMark is unknown here: -ckpt.slowlog writes zeros.
+func batchMark() (int64, int) { return 0, 0 }
