@@ -420,6 +420,41 @@ var ckptRate = flag.Int64("ckpt.rate", 0, "rows a second BenchmarkCheckpointPaus
 // go on on whichever thread has a processor first.
 var ckptWallOnly = flag.Bool("ckpt.wallonly", false, "time BenchmarkCheckpointPauses' batches by the wall clock only, its aggregate not locked to a thread")
 
+// ckptNeighbor, when above 0, runs a goroutine beside the window without
+// checkpoints that keeps a core busy for that share of every 10 ms with
+// arithmetic alone (no memory beyond its registers): the cores taken as
+// the checkpoints' background work takes them, and nothing else shared
+// with the aggregate. Set to the cores the window with checkpoints took
+// over the one without (process-cores), it tells the slow batches that
+// come from the other core being busy at all from those the checkpoints'
+// own work causes.
+var ckptNeighbor = flag.Float64("ckpt.neighbor", 0, "share of a core a CPU-only goroutine takes during BenchmarkCheckpointPauses' window without checkpoints (0: none)")
+
+// busyNeighbor keeps its goroutine busy with arithmetic for share of
+// every 10 ms until stop is set, and returns the busy time.
+func busyNeighbor(share float64, stop *atomic.Bool) time.Duration {
+	const period = 10 * time.Millisecond
+	busy := time.Duration(float64(period) * min(share, 1))
+	var spent time.Duration
+	x := 1.0
+	for !stop.Load() {
+		start := time.Now()
+		for time.Since(start) < busy {
+			for range 1000 {
+				x = x*0.999999 + 1e-7
+			}
+		}
+		spent += time.Since(start)
+		if rest := period - time.Since(start); rest > 0 {
+			time.Sleep(rest)
+		}
+	}
+	if x == 0 { // keeps the loop from being optimized away
+		spent++
+	}
+	return spent
+}
+
 // ckptKeyType is the type of BenchmarkCheckpointPauses's group key:
 // bigint, or varchar (each key the decimal text of the bigint's, so the
 // same groups behind encoded keys).
@@ -566,8 +601,14 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	rows0 := job.Stats()[1].RowsIn
 	measuring.Store(true)
 	start := time.Now()
+	cpuStart, cpuKnown := processCPU()
 	var wg sync.WaitGroup
 	var ckptErr error
+	var neighborStop atomic.Bool
+	var neighborBusy time.Duration
+	if every == 0 && *ckptNeighbor > 0 {
+		wg.Go(func() { neighborBusy = busyNeighbor(*ckptNeighbor, &neighborStop) })
+	}
 	if every > 0 {
 		wg.Go(func() {
 			tick := time.NewTicker(every)
@@ -582,9 +623,11 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 		})
 	}
 	time.Sleep(measure)
+	neighborStop.Store(true)
 	wg.Wait()
 	measuring.Store(false)
 	elapsed := time.Since(start)
+	cpuEnd, _ := processCPU()
 	rows := job.Stats()[1].RowsIn - rows0
 	stop.Store(true)
 	if err := job.Wait(ctx); err != nil {
@@ -608,6 +651,12 @@ func benchPauses(b *testing.B, alloc memory.Allocator, load, cycle []exec.Chunk,
 	}
 	b.ReportMetric(float64(rows)/elapsed.Seconds(), "rows/s")
 	b.ReportMetric(ms(first.Duration), "full-ckpt-ms")
+	if cpuKnown {
+		b.ReportMetric((cpuEnd-cpuStart).Seconds()/elapsed.Seconds(), "process-cores")
+	}
+	if neighborBusy > 0 {
+		b.ReportMetric(neighborBusy.Seconds()/elapsed.Seconds(), "neighbor-cores")
+	}
 	// Wall time: what the rows behind a batch wait, the machine's load
 	// included; CPU time: the work alone.
 	reportBatches(b, "", op.batches, op.stalls)

@@ -43,3 +43,14 @@ func batchMark() (int64, int) {
 	syscall.Syscall(syscall.SYS_CLOCK_GETTIME, clockMonotonic, uintptr(unsafe.Pointer(&ts)), 0)
 	return ts.Nano(), syscall.Gettid()
 }
+
+// processCPU returns the CPU time the whole process has used (user and
+// system), and true: BenchmarkCheckpointPauses reports how many cores its
+// window took, the checkpoints' background work included.
+func processCPU() (time.Duration, bool) {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), true
+}
